@@ -1,0 +1,333 @@
+"""Translate a module of upstream func/arith/math/scf/memref ops into one C11 translation unit.
+
+Each ``func.func`` becomes one C function (see docs/abi.md for the calling
+convention). Scalars become C locals named after their SSA name hints;
+constants are inlined as literals; memrefs are a pointer to the first element
+plus per-dimension size and stride expressions (:class:`MemrefDesc`), folded to
+integers wherever the type is static.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, func, memref
+from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.traits import IsTerminator
+
+from kiln.backends.c import control_ops, memref_ops, scalar_ops  # noqa: F401  (register handlers)
+from kiln.backends.c.c_types import c_type, element_c_type
+from kiln.backends.c.dispatch import HANDLERS
+from kiln.backends.c.errors import CEmitError, op_error
+from kiln.backends.c.helpers import HELPERS
+from kiln.backends.c.index_expr import IndexExpr, mul
+
+INCLUDES = ("math.h", "stdint.h", "stdbool.h", "stdlib.h", "string.h")
+EXPORT = '__attribute__((visibility("default")))'
+
+_C_KEYWORDS = frozenset(
+    """auto break case char const continue default do double else enum extern float for goto
+    if inline int long register restrict return short signed sizeof static struct switch typedef
+    union unsigned void volatile while bool true false main NAN INFINITY abort free malloc
+    aligned_alloc memcpy memset""".split()
+)
+_IDENT = re.compile(r"[^A-Za-z0-9_]")
+
+
+@dataclass(frozen=True)
+class MemrefDesc:
+    """A memref in C: pointer to its first element, then per-dim sizes and strides (in elements)."""
+
+    ptr: str
+    elem: str
+    sizes: tuple[IndexExpr, ...]
+    strides: tuple[IndexExpr, ...]
+
+
+def sanitize(hint: str | None, default: str) -> str:
+    """A C identifier from an SSA name hint."""
+    name = _IDENT.sub("_", hint) if hint else default
+    if not name or name[0].isdigit():
+        name = f"v{name}"
+    return name
+
+
+def signature_params(fn: func.FuncOp, arg_names: Sequence[str]) -> list[str]:
+    """C parameter list of a func.func under kiln's ABI (docs/abi.md)."""
+    params: list[str] = []
+    for arg_type, name in zip(fn.function_type.inputs.data, arg_names, strict=True):
+        if isinstance(arg_type, MemRefType):
+            check_abi_memref(fn, arg_type)
+            params.append(f"{element_c_type(arg_type)} *restrict {name}")
+            params += [
+                f"int64_t {name}_d{i}" for i, dim in enumerate(arg_type.get_shape()) if dim < 0
+            ]
+        else:
+            params.append(f"{_scalar_c_type(fn, arg_type)} {name}")
+    for i, res_type in enumerate(fn.function_type.outputs.data[1:], start=1):
+        params.append(f"{_scalar_c_type(fn, res_type)} *restrict out{i}")
+    return params or ["void"]
+
+
+def return_type(fn: func.FuncOp) -> str:
+    """C return type: void, or the first (scalar) result."""
+    outputs = fn.function_type.outputs.data
+    for res in outputs:
+        if isinstance(res, MemRefType):
+            raise op_error(
+                fn,
+                f"@{fn.sym_name.data} returns a memref; kiln's ABI passes results as "
+                "trailing memref out-parameters (destination passing)",
+            )
+    return _scalar_c_type(fn, outputs[0]) if outputs else "void"
+
+
+def check_abi_memref(fn: func.FuncOp, ty: MemRefType) -> None:
+    """Only identity-layout (contiguous row-major) memrefs cross a function boundary."""
+    if not isinstance(ty.layout, NoneAttr):
+        raise op_error(
+            fn,
+            f"@{fn.sym_name.data} takes {ty}: memref arguments must have the identity "
+            "(contiguous row-major) layout",
+        )
+    element_c_type(ty)
+
+
+def _scalar_c_type(fn: func.FuncOp, ty: Attribute) -> str:
+    try:
+        return c_type(ty)
+    except CEmitError as e:
+        raise op_error(fn, f"@{fn.sym_name.data}: {e}") from None
+
+
+class ModuleEmitter:
+    """Module-wide state: reserved global names and the helpers the functions used."""
+
+    def __init__(self, module: ModuleOp) -> None:
+        self.module = module
+        self.funcs: dict[str, func.FuncOp] = {}
+        self.globals: dict[str, str] = {}
+        self.helpers: set[str] = set()
+        self.reserved: set[str] = set(_C_KEYWORDS) | scalar_ops.LIBM_NAMES | set(HELPERS)
+        for op in module.ops:
+            if isinstance(op, func.FuncOp):
+                name = op.sym_name.data
+                if sanitize(name, "f") != name or name in _C_KEYWORDS:
+                    raise op_error(op, f"function name @{name} is not a valid C identifier")
+                self.funcs[name] = op
+                self.reserved.add(name)
+        for op in module.ops:
+            if isinstance(op, memref.GlobalOp):
+                cname = self._unique_global(sanitize(op.sym_name.data, "g"))
+                self.globals[op.sym_name.data] = cname
+                self.reserved.add(cname)
+
+    def _unique_global(self, name: str) -> str:
+        candidate, n = name, 0
+        while candidate in self.reserved:
+            n += 1
+            candidate = f"{name}_{n}"
+        return candidate
+
+    def emit(self) -> str:
+        """The whole translation unit: includes, helpers, globals, prototypes, functions."""
+        globals_: list[str] = []
+        protos: list[str] = []
+        bodies: list[str] = []
+        for op in self.module.ops:
+            if isinstance(op, func.FuncOp):
+                protos.append(self._prototype(op))
+                if op.body.blocks:
+                    bodies.append(FunctionEmitter(self, op).emit())
+            elif isinstance(op, memref.GlobalOp):
+                globals_.append(memref_ops.emit_global(self, op))
+            else:
+                raise op_error(op, "unsupported top-level op in the C backend")
+        parts = [f"#include <{h}>" for h in INCLUDES] + [""]
+        parts += [HELPERS[name] for name in sorted(self.helpers)]
+        if globals_:
+            parts += globals_ + [""]
+        parts += protos + [""] + bodies
+        return "\n".join(parts)
+
+    def _prototype(self, fn: func.FuncOp) -> str:
+        if not fn.body.blocks:
+            names = [f"a{i}" for i in range(len(fn.function_type.inputs.data))]
+            return f"extern {return_type(fn)} {fn.sym_name.data}({', '.join(signature_params(fn, names))});"
+        sig = f"{return_type(fn)} {fn.sym_name.data}({', '.join(signature_params(fn, _arg_names(fn)))});"
+        return f"static {sig}" if _is_private(fn) else f"{EXPORT} {sig}"
+
+
+def _is_private(fn: func.FuncOp) -> bool:
+    return fn.sym_visibility is not None and fn.sym_visibility.data == "private"
+
+
+def _arg_names(fn: func.FuncOp) -> list[str]:
+    """Parameter names from the entry block's name hints, uniqued."""
+    used: set[str] = set()
+    names = []
+    for i, arg in enumerate(fn.body.blocks[0].args):
+        base = sanitize(arg.name_hint, f"arg{i}")
+        name, n = base, 0
+        while name in used or name in _C_KEYWORDS or name in scalar_ops.LIBM_NAMES:
+            n += 1
+            name = f"{base}_{n}"
+        used.add(name)
+        names.append(name)
+    return names
+
+
+class FunctionEmitter:
+    """Emits one func.func: owns its locals, indentation and SSA value → C mapping."""
+
+    def __init__(self, module: ModuleEmitter, fn: func.FuncOp) -> None:
+        self.module = module
+        self.fn = fn
+        self.lines: list[str] = []
+        self.depth = 1
+        self.values: dict[SSAValue, str] = {}
+        self.memrefs: dict[SSAValue, MemrefDesc] = {}
+        self.used: set[str] = set(module.reserved) | set(module.globals.values())
+
+    # -- names and lines -------------------------------------------------------------
+    def fresh(self, hint: str | None, default: str = "v") -> str:
+        """A new local name derived from an SSA name hint, unique in this function."""
+        base = sanitize(hint, default)
+        name, n = base, 0
+        while name in self.used:
+            n += 1
+            name = f"{base}_{n}"
+        self.used.add(name)
+        return name
+
+    def line(self, text: str) -> None:
+        """Append one line at the current indentation."""
+        self.lines.append("  " * self.depth + text)
+
+    def open(self, text: str) -> None:
+        """Append a line ending in '{' and indent."""
+        self.line(text)
+        self.depth += 1
+
+    def close(self, text: str = "}") -> None:
+        """Dedent and append the closing line."""
+        self.depth -= 1
+        self.line(text)
+
+    def use_helper(self, name: str) -> str:
+        """Record that a static inline helper is needed; returns its name."""
+        self.module.helpers.add(name)
+        return name
+
+    # -- values ----------------------------------------------------------------------
+    def expr(self, value: SSAValue) -> str:
+        """The C expression of a scalar SSA value."""
+        try:
+            return self.values[value]
+        except KeyError:
+            raise CEmitError(f"C backend: no C value for {value} (a memref used as a scalar?)") from None
+
+    def index(self, value: SSAValue) -> IndexExpr:
+        """An index operand: a Python int when it is an arith.constant, else its C name."""
+        owner = value.owner
+        if isinstance(owner, arith.ConstantOp):
+            return owner.value.value.data  # type: ignore[union-attr]
+        return self.expr(value)
+
+    def memref(self, value: SSAValue) -> MemrefDesc:
+        """The C descriptor of a memref SSA value."""
+        try:
+            return self.memrefs[value]
+        except KeyError:
+            raise CEmitError(f"C backend: no C memref for {value}") from None
+
+    def bind(self, value: SSAValue, text: str) -> None:
+        """Map an SSA value to a C expression without declaring anything (constants)."""
+        self.values[value] = text
+
+    def define(self, value: SSAValue, text: str) -> str:
+        """Declare a local initialised with a C expression and map the value to it."""
+        name = self.fresh(value.name_hint)
+        self.line(f"{c_type(value.type)} {name} = {text};")
+        self.values[value] = name
+        return name
+
+    def bind_memref(self, value: SSAValue, desc: MemrefDesc) -> None:
+        """Map a memref SSA value to its descriptor."""
+        self.memrefs[value] = desc
+
+    # -- structure -------------------------------------------------------------------
+    def emit_ops(self, block: Block) -> Operation | None:
+        """Emit every op of a block but its terminator, which is returned to the caller."""
+        terminator = block.last_op
+        if terminator is not None and not terminator.has_trait(IsTerminator):
+            terminator = None
+        for op in block.ops:
+            if op is terminator:
+                break
+            self.emit_op(op)
+        return terminator
+
+    def emit_op(self, op: Operation) -> None:
+        """Emit one op through the handler table; unknown ops are an error."""
+        handler = HANDLERS.get(type(op))
+        if handler is None:
+            raise op_error(op, "unsupported op in the C backend")
+        try:
+            handler(self, op)
+        except CEmitError as e:
+            if str(e).startswith("C backend:"):
+                raise
+            raise op_error(op, str(e)) from None
+
+    def row_major(self, ptr: str, ty: MemRefType, sizes: Sequence[IndexExpr]) -> MemrefDesc:
+        """Descriptor of a contiguous row-major memref; composite runtime strides get a local."""
+        strides: list[IndexExpr] = []
+        stride: IndexExpr = 1
+        for size in reversed(sizes):
+            strides.append(stride)
+            stride = mul(stride, size)
+        strides.reverse()
+        named: list[IndexExpr] = []
+        for i, s in enumerate(strides):
+            if isinstance(s, str) and "*" in s:
+                local = self.fresh(f"{ptr}_s{i}")
+                self.line(f"const int64_t {local} = {s};")
+                s = local
+            named.append(s)
+        return MemrefDesc(ptr, element_c_type(ty), tuple(sizes), tuple(named))
+
+    def emit(self) -> str:
+        """The C definition of the function."""
+        fn = self.fn
+        block = fn.body.blocks[0]
+        names = _arg_names(fn)
+        self.used |= set(names)
+        for arg, name in zip(block.args, names, strict=True):
+            if isinstance(arg.type, MemRefType):
+                sizes = [d if d >= 0 else f"{name}_d{i}" for i, d in enumerate(arg.type.get_shape())]
+                self.used |= {s for s in sizes if isinstance(s, str)}
+                self.bind_memref(arg, self.row_major(name, arg.type, sizes))
+            else:
+                self.bind(arg, name)
+        terminator = self.emit_ops(block)
+        if not isinstance(terminator, func.ReturnOp):
+            raise op_error(fn, "function body must end with func.return")
+        values = list(terminator.arguments)
+        for i, value in enumerate(values[1:], start=1):
+            self.line(f"*out{i} = {self.expr(value)};")
+        if values:
+            self.line(f"return {self.expr(values[0])};")
+        storage = "static " if _is_private(fn) else f"{EXPORT}\n"
+        params = ", ".join(signature_params(fn, names))
+        header = f"{storage}{return_type(fn)} {fn.sym_name.data}({params}) {{"
+        return "\n".join([header, *self.lines, "}", ""])
+
+
+def emit_c(module: ModuleOp) -> str:
+    """C11 source for a module of func/arith/math/scf/memref ops; raises CEmitError on others."""
+    return ModuleEmitter(module).emit()
+

@@ -1,0 +1,269 @@
+"""memref ops → C: descriptors (pointer + per-dim size/stride expressions), loads, stores, views.
+
+A memref value's pointer always points at its first element, so views
+(subview, reshapes, casts) only move the pointer and rewrite sizes/strides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    MemRefType,
+    NoneAttr,
+    UnitAttr,
+)
+from xdsl.ir import SSAValue
+
+from kiln.backends.c.c_types import element_c_type, float_literal, int_literal
+from kiln.backends.c.dispatch import handles
+from kiln.backends.c.errors import CEmitError, op_error
+from kiln.backends.c.index_expr import IndexExpr, add, linear, mul, product
+
+if TYPE_CHECKING:
+    from kiln.backends.c.emitter import FunctionEmitter, MemrefDesc, ModuleEmitter
+
+
+def _desc(ptr: str, ty: MemRefType, sizes: Sequence[IndexExpr], strides: Sequence[IndexExpr]) -> MemrefDesc:
+    from kiln.backends.c.emitter import MemrefDesc
+
+    return MemrefDesc(ptr, element_c_type(ty), tuple(sizes), tuple(strides))
+
+
+def _memref_type(value: SSAValue) -> MemRefType:
+    ty = value.type
+    if not isinstance(ty, MemRefType):
+        raise CEmitError(f"unsupported memref type {ty} (unranked?)")
+    return ty
+
+
+def _shape_sizes(em: FunctionEmitter, ty: MemRefType, dynamic: Sequence[SSAValue]) -> list[IndexExpr]:
+    """Sizes of a new memref: static dims from the type, '?' dims from operands in order."""
+    values = iter(dynamic)
+    return [d if d != DYNAMIC_INDEX else em.index(next(values)) for d in ty.get_shape()]
+
+
+def _new_desc(em: FunctionEmitter, ptr: str, ty: MemRefType, sizes: list[IndexExpr]) -> MemrefDesc:
+    """Descriptor of a freshly allocated buffer (its type must be contiguous)."""
+    if not isinstance(ty.layout, NoneAttr):
+        raise CEmitError(f"allocating {ty}: only the identity layout is supported")
+    return em.row_major(ptr, ty, sizes)
+
+
+def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue], em: FunctionEmitter) -> list[IndexExpr]:
+    """Merge static_* arrays with their dynamic operands (DYNAMIC_INDEX marks an operand)."""
+    values = iter(dynamic)
+    return [s if s != DYNAMIC_INDEX else em.index(next(values)) for s in static]
+
+
+def _pointer(em: FunctionEmitter, hint: str | None, elem: str, base: str, offset: IndexExpr) -> str:
+    """A new pointer local at base + offset (or base itself when the offset is 0)."""
+    if offset == 0:
+        return base
+    name = em.fresh(hint)
+    em.line(f"{elem} *{name} = {base} + {offset};")
+    return name
+
+
+@handles(memref.AllocOp)
+def _alloc(em: FunctionEmitter, op: memref.AllocOp) -> None:
+    ty = _memref_type(op.memref)
+    elem = element_c_type(ty)
+    sizes = _shape_sizes(em, ty, op.dynamic_sizes)
+    name = em.fresh(op.memref.name_hint, "buf")
+    helper = em.use_helper("kiln_alloc")
+    bytes_ = mul(product(sizes), f"(int64_t)sizeof({elem})")
+    em.line(f"{elem} *{name} = ({elem} *){helper}({bytes_});")
+    em.bind_memref(op.memref, _new_desc(em, name, ty, sizes))
+
+
+@handles(memref.AllocaOp)
+def _alloca(em: FunctionEmitter, op: memref.AllocaOp) -> None:
+    ty = _memref_type(op.memref)
+    elem = element_c_type(ty)
+    sizes = _shape_sizes(em, ty, op.dynamic_sizes)
+    count = product(sizes)
+    name = em.fresh(op.memref.name_hint, "buf")
+    length = max(count, 1) if isinstance(count, int) else f"{count} > 0 ? {count} : 1"
+    em.line(f"{elem} {name}[{length}] __attribute__((aligned(64)));")
+    em.bind_memref(op.memref, _new_desc(em, name, ty, sizes))
+
+
+@handles(memref.DeallocOp)
+def _dealloc(em: FunctionEmitter, op: memref.DeallocOp) -> None:
+    em.line(f"free({em.memref(op.memref).ptr});")
+
+
+@handles(memref.LoadOp)
+def _load(em: FunctionEmitter, op: memref.LoadOp) -> None:
+    desc = em.memref(op.memref)
+    offset = linear([em.index(i) for i in op.indices], desc.strides)
+    em.define(op.res, f"{desc.ptr}[{offset}]")
+
+
+@handles(memref.StoreOp)
+def _store(em: FunctionEmitter, op: memref.StoreOp) -> None:
+    desc = em.memref(op.memref)
+    offset = linear([em.index(i) for i in op.indices], desc.strides)
+    em.line(f"{desc.ptr}[{offset}] = {em.expr(op.value)};")
+
+
+@handles(memref.DimOp)
+def _dim(em: FunctionEmitter, op: memref.DimOp) -> None:
+    desc = em.memref(op.source)
+    index = em.index(op.index)
+    if isinstance(index, int):
+        em.bind(op.result, str(desc.sizes[index]))
+    else:
+        table = ", ".join(str(s) for s in desc.sizes)
+        em.define(op.result, f"((const int64_t[]){{{table}}})[{index}]")
+
+
+@handles(memref.SubviewOp)
+def _subview(em: FunctionEmitter, op: memref.SubviewOp) -> None:
+    src = em.memref(op.source)
+    res_ty = _memref_type(op.result)
+    offsets = _mixed(op.static_offsets.get_values(), op.offsets, em)
+    sizes = _mixed(op.static_sizes.get_values(), op.sizes, em)
+    steps = _mixed(op.static_strides.get_values(), op.strides, em)
+    ptr = _pointer(em, op.result.name_hint, src.elem, src.ptr, linear(offsets, src.strides))
+    kept = _kept_dims(sizes, res_ty.get_shape())
+    em.bind_memref(
+        op.result,
+        _desc(ptr, res_ty, [sizes[d] for d in kept], [mul(src.strides[d], steps[d]) for d in kept]),
+    )
+
+
+def _kept_dims(sizes: Sequence[IndexExpr], result_shape: Sequence[int]) -> list[int]:
+    """Which source dims a (possibly rank-reducing) subview keeps: drop unit dims greedily."""
+    kept: list[int] = []
+    r = 0
+    for d, size in enumerate(sizes):
+        remaining_src, remaining_res = len(sizes) - d, len(result_shape) - r
+        if r < len(result_shape) and (
+            remaining_src == remaining_res or size != 1 or result_shape[r] == 1
+        ):
+            kept.append(d)
+            r += 1
+    if len(kept) != len(result_shape):
+        raise CEmitError("cannot match the subview's result shape to its sizes")
+    return kept
+
+
+def _reassociation(op: memref.CollapseShapeOp | memref.ExpandShapeOp) -> list[list[int]]:
+    groups = op.reassociation
+    assert isinstance(groups, ArrayAttr)
+    return [[i.value.data for i in group.data] for group in groups.data]  # type: ignore[union-attr]
+
+
+@handles(memref.CollapseShapeOp)
+def _collapse(em: FunctionEmitter, op: memref.CollapseShapeOp) -> None:
+    src = em.memref(op.src)
+    sizes: list[IndexExpr] = []
+    strides: list[IndexExpr] = []
+    for group in _reassociation(op):
+        sizes.append(product([src.sizes[d] for d in group]))
+        strides.append(src.strides[group[-1]] if group else 1)
+    em.bind_memref(op.result, _desc(src.ptr, _memref_type(op.result), sizes, strides))
+
+
+@handles(memref.ExpandShapeOp)
+def _expand(em: FunctionEmitter, op: memref.ExpandShapeOp) -> None:
+    src = em.memref(op.src)
+    res_ty = _memref_type(op.result)
+    sizes = _mixed(op.static_output_shape.get_values(), op.output_shape, em)
+    strides: list[IndexExpr] = [0] * len(sizes)
+    for src_dim, group in enumerate(_reassociation(op)):
+        stride = src.strides[src_dim]
+        for d in reversed(group):
+            strides[d] = stride
+            stride = mul(stride, sizes[d])
+    em.bind_memref(op.result, _desc(src.ptr, res_ty, sizes, strides))
+
+
+@handles(memref.CastOp)
+def _cast(em: FunctionEmitter, op: memref.CastOp) -> None:
+    src = em.memref(op.source)
+    res_ty = _memref_type(op.dest)
+    sizes = [d if d != DYNAMIC_INDEX else s for d, s in zip(res_ty.get_shape(), src.sizes, strict=True)]
+    em.bind_memref(op.dest, _desc(src.ptr, res_ty, sizes, src.strides))
+
+
+@handles(memref.ReinterpretCastOp)
+def _reinterpret(em: FunctionEmitter, op: memref.ReinterpretCastOp) -> None:
+    """Offsets are relative to the source's base pointer, so undo the source's static offset."""
+    src = em.memref(op.source)
+    src_offset = _memref_type(op.source).get_offset()
+    if src_offset is None:
+        raise CEmitError("reinterpret_cast of a memref with a dynamic offset is not supported")
+    (offset,) = _mixed(op.static_offsets.get_values(), op.offsets, em)
+    sizes = _mixed(op.static_sizes.get_values(), op.sizes, em)
+    strides = _mixed(op.static_strides.get_values(), op.strides, em)
+    ptr = _pointer(em, op.result.name_hint, src.elem, src.ptr, add(offset, -src_offset) if src_offset else offset)
+    em.bind_memref(op.result, _desc(ptr, _memref_type(op.result), sizes, strides))
+
+
+@handles(memref.GetGlobalOp)
+def _get_global(em: FunctionEmitter, op: memref.GetGlobalOp) -> None:
+    ty = _memref_type(op.memref)
+    cname = em.module.globals.get(op.name_.string_value())
+    if cname is None:
+        raise CEmitError(f"unknown global @{op.name_.string_value()}")
+    elem = element_c_type(ty)
+    name = em.fresh(op.memref.name_hint, cname)
+    em.line(f"{elem} *{name} = ({elem} *){cname};")
+    em.bind_memref(op.memref, em.row_major(name, ty, list(ty.get_shape())))
+
+
+@handles(memref.CopyOp)
+def _copy(em: FunctionEmitter, op: memref.CopyOp) -> None:
+    """memcpy when both sides are contiguous (identity layouts), else a loop nest."""
+    src, dst = em.memref(op.source), em.memref(op.destination)
+    src_ty, dst_ty = _memref_type(op.source), _memref_type(op.destination)
+    if isinstance(src_ty.layout, NoneAttr) and isinstance(dst_ty.layout, NoneAttr):
+        count = mul(product(src.sizes), f"sizeof({src.elem})")
+        em.line(f"memcpy({dst.ptr}, {src.ptr}, {count});")
+        return
+    ivs = [em.fresh(f"i{d}") for d in range(len(src.sizes))]
+    for iv, size in zip(ivs, src.sizes, strict=True):
+        em.open(f"for (int64_t {iv} = 0; {iv} < {size}; {iv}++) {{")
+    em.line(f"{dst.ptr}[{linear(ivs, dst.strides)}] = {src.ptr}[{linear(ivs, src.strides)}];")
+    for _ in ivs:
+        em.close()
+
+
+def emit_global(module: ModuleEmitter, op: memref.GlobalOp) -> str:
+    """A memref.global as a static C array (``static const`` when marked constant)."""
+    ty = op.type
+    if not isinstance(ty, MemRefType) or not ty.has_static_shape():
+        raise op_error(op, "globals need a static memref type")
+    elem = element_c_type(ty)
+    name = module.globals[op.sym_name.data]
+    count = max(product(list(ty.get_shape())), 1)
+    const = "const " if op.constant is not None else ""
+    decl = f"static {const}{elem} {name}[{count}] __attribute__((aligned(64)))"
+    init = op.initial_value
+    if isinstance(init, UnitAttr):
+        if const:
+            raise op_error(op, "a constant global needs an initial value")
+        return decl + ";"
+    if not isinstance(init, DenseIntOrFPElementsAttr):
+        raise op_error(op, "external globals (no initializer) are not supported")
+    attrs = list(init.get_attrs())
+    if len(attrs) == 1 and count > 1:
+        attrs *= count
+    element = ty.get_element_type()
+    values = [
+        float_literal(a.value.data, element) if isinstance(a, FloatAttr) else int_literal(a.value.data, element)
+        for a in attrs
+        if isinstance(a, FloatAttr | IntegerAttr)
+    ]
+    body = ",\n  ".join(", ".join(values[i : i + 8]) for i in range(0, len(values), 8))
+    return f"{decl} = {{\n  {body}\n}};"

@@ -1,0 +1,654 @@
+"""The ``graph`` dialect: kiln's high-level array IR, what tracing records.
+
+Values are builtin ``tensor<...>`` types with element types i1, i32, i64, f32
+and f64. Ops are NumPy's vocabulary with NumPy's semantics, made explicit:
+elementwise ops take operands of one type (the frontend inserts
+``graph.cast`` and ``graph.broadcast`` per NumPy's promotion and broadcasting
+rules), so every later pass sees shapes and dtypes spelled out. Every op the
+frontend builds carries the user's file:line:col as its location.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AnyFloat,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    VarConstraint,
+    base,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import ConstantLike, Pure, SameOperandsAndResultType
+from xdsl.utils.exceptions import VerifyException
+
+AnyTensor = base(TensorType)
+
+
+def shape_of(value: SSAValue | Attribute) -> tuple[int, ...]:
+    """Static view of a tensor value's (or type's) shape; ``-1`` marks a dynamic dim."""
+    t = value.type if isinstance(value, SSAValue) else value
+    assert isinstance(t, TensorType)
+    return tuple(-1 if d == DYNAMIC_INDEX else d for d in t.get_shape())
+
+
+def tensor_type(element: Attribute, shape: Sequence[int]) -> TensorType:
+    """``tensor<shape x element>``, with ``-1`` (or ``None``) for dynamic dims."""
+    return TensorType(element, [DYNAMIC_INDEX if d is None or d < 0 else d for d in shape])
+
+
+def element_of(value: SSAValue | Attribute) -> Attribute:
+    t = value.type if isinstance(value, SSAValue) else value
+    assert isinstance(t, TensorType)
+    return t.get_element_type()
+
+
+def is_float(element: Attribute) -> bool:
+    return isinstance(element, AnyFloat)
+
+
+def is_bool(element: Attribute) -> bool:
+    return element == i1
+
+
+def _dims_compatible(a: int, b: int) -> bool:
+    return a == b or a == -1 or b == -1
+
+
+def _i64_array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(values))
+
+
+# --------------------------------------------------------------------------- constants
+
+
+@irdl_op_definition
+class ConstantOp(IRDLOperation):
+    """A tensor literal: ``%c = graph.constant dense<[1.0, 2.0]> : tensor<2xf32>``."""
+
+    name = "graph.constant"
+    value = prop_def(DenseIntOrFPElementsAttr)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure(), ConstantLike())
+
+    def __init__(self, value: DenseIntOrFPElementsAttr):
+        super().__init__(properties={"value": value}, result_types=[value.type])
+
+    def verify_(self) -> None:
+        if self.value.type != self.result.type:
+            raise VerifyException(
+                f"graph.constant: value type {self.value.type} differs from result type {self.result.type}"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        value = parser.parse_attribute()
+        if not isinstance(value, DenseIntOrFPElementsAttr):
+            parser.raise_error("graph.constant expects a dense<...> : tensor<...> literal")
+        attrs = parser.parse_optional_attr_dict()
+        op = cls(value)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+        printer.print_op_attributes(self.attributes)
+
+
+# --------------------------------------------------------------------------- elementwise
+
+
+class ElementwiseBinaryOp(IRDLOperation):
+    """Base of same-typed binary ops; NumPy's promotion happened in the frontend."""
+
+    T: ClassVar = VarConstraint("T", AnyTensor)
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(T)
+    traits = traits_def(Pure(), SameOperandsAndResultType())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
+
+    #: which element kinds the op ACCEPTS: "any", "numeric" (no i1), "int" (i1 too)
+    ACCEPTS: ClassVar[str] = "numeric"
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[lhs, rhs], result_types=[lhs.type])
+
+    def verify_(self) -> None:
+        _check_element_kind(self, element_of(self.result), self.ACCEPTS)
+
+
+class ElementwiseUnaryOp(IRDLOperation):
+    """Base of same-typed unary ops."""
+
+    T: ClassVar = VarConstraint("T", AnyTensor)
+    operand = operand_def(T)
+    result = result_def(T)
+    traits = traits_def(Pure(), SameOperandsAndResultType())
+    assembly_format = "$operand attr-dict `:` type($result)"
+
+    ACCEPTS: ClassVar[str] = "numeric"
+
+    def __init__(self, operand: SSAValue):
+        super().__init__(operands=[operand], result_types=[operand.type])
+
+    def verify_(self) -> None:
+        _check_element_kind(self, element_of(self.result), self.ACCEPTS)
+
+
+def _check_element_kind(op: Operation, element: Attribute, ACCEPTS: str) -> None:
+    ok = {
+        "any": True,
+        "numeric": not is_bool(element),
+        "float": is_float(element),
+        "int": isinstance(element, IntegerType),
+    }[ACCEPTS]
+    if not ok:
+        kinds = {"numeric": "numbers (not bool)", "float": "floats", "int": "integers or bools"}
+        raise VerifyException(f"{op.name} is defined on {kinds[ACCEPTS]}, got element type {element}")
+
+
+@irdl_op_definition
+class AddOp(ElementwiseBinaryOp):
+    name = "graph.add"
+
+
+@irdl_op_definition
+class SubOp(ElementwiseBinaryOp):
+    name = "graph.sub"
+
+
+@irdl_op_definition
+class MulOp(ElementwiseBinaryOp):
+    name = "graph.mul"
+
+
+@irdl_op_definition
+class DivOp(ElementwiseBinaryOp):
+    """True division on floats (the frontend casts integers first, as NumPy does)."""
+
+    name = "graph.div"
+    ACCEPTS: ClassVar[str] = "float"
+
+
+@irdl_op_definition
+class FloorDivOp(ElementwiseBinaryOp):
+    """Python's ``//``: rounds toward minus infinity; integer division by zero gives 0 (NumPy)."""
+
+    name = "graph.floordiv"
+
+
+@irdl_op_definition
+class ModOp(ElementwiseBinaryOp):
+    """Python's ``%``: the result takes the divisor's sign; integer ``x % 0`` gives 0 (NumPy)."""
+
+    name = "graph.mod"
+
+
+@irdl_op_definition
+class PowOp(ElementwiseBinaryOp):
+    name = "graph.pow"
+
+
+@irdl_op_definition
+class MaximumOp(ElementwiseBinaryOp):
+    """NumPy's ``maximum``: NaN-propagating on floats."""
+
+    name = "graph.maximum"
+
+
+@irdl_op_definition
+class MinimumOp(ElementwiseBinaryOp):
+    name = "graph.minimum"
+
+
+@irdl_op_definition
+class AndOp(ElementwiseBinaryOp):
+    """Logical and on bools, bitwise and on integers (NumPy's ``&``)."""
+
+    name = "graph.and"
+    ACCEPTS: ClassVar[str] = "int"
+
+
+@irdl_op_definition
+class OrOp(ElementwiseBinaryOp):
+    name = "graph.or"
+    ACCEPTS: ClassVar[str] = "int"
+
+
+@irdl_op_definition
+class XorOp(ElementwiseBinaryOp):
+    name = "graph.xor"
+    ACCEPTS: ClassVar[str] = "int"
+
+
+@irdl_op_definition
+class NotOp(ElementwiseUnaryOp):
+    """Logical not on bools, bitwise not on integers (NumPy's ``~``)."""
+
+    name = "graph.not"
+    ACCEPTS: ClassVar[str] = "int"
+
+
+@irdl_op_definition
+class NegOp(ElementwiseUnaryOp):
+    name = "graph.neg"
+
+
+@irdl_op_definition
+class AbsOp(ElementwiseUnaryOp):
+    name = "graph.abs"
+
+
+@irdl_op_definition
+class ReluOp(ElementwiseUnaryOp):
+    name = "graph.relu"
+
+
+def _float_unary(op_name: str, doc: str) -> type[ElementwiseUnaryOp]:
+    cls = type(
+        op_name.split(".")[1].capitalize() + "Op",
+        (ElementwiseUnaryOp,),
+        {"name": op_name, "ACCEPTS": "float", "__doc__": doc, "__module__": __name__, "__annotations__": {"ACCEPTS": ClassVar[str]}},
+    )
+    return irdl_op_definition(cls)
+
+
+ExpOp = _float_unary("graph.exp", "e**x.")
+LogOp = _float_unary("graph.log", "Natural logarithm.")
+SqrtOp = _float_unary("graph.sqrt", "Square root.")
+TanhOp = _float_unary("graph.tanh", "Hyperbolic tangent.")
+SigmoidOp = _float_unary("graph.sigmoid", "1 / (1 + exp(-x)).")
+SinOp = _float_unary("graph.sin", "Sine.")
+CosOp = _float_unary("graph.cos", "Cosine.")
+FloorOp = _float_unary("graph.floor", "Round toward minus infinity.")
+CeilOp = _float_unary("graph.ceil", "Round toward plus infinity.")
+
+COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
+@irdl_op_definition
+class CmpOp(IRDLOperation):
+    """``%m = graph.cmp "lt", %a, %b : tensor<3xf32> -> tensor<3xi1>``; NaN compares unequal."""
+
+    name = "graph.cmp"
+    T: ClassVar = VarConstraint("T", AnyTensor)
+    predicate = prop_def(StringAttr)
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)"
+
+    def __init__(self, predicate: str, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(
+            operands=[lhs, rhs],
+            properties={"predicate": StringAttr(predicate)},
+            result_types=[tensor_type(i1, shape_of(lhs))],
+        )
+
+    def verify_(self) -> None:
+        if self.predicate.data not in COMPARISONS:
+            raise VerifyException(
+                f"graph.cmp: unknown predicate {self.predicate.data!r}, expected one of {', '.join(COMPARISONS)}"
+            )
+        if element_of(self.result) != i1 or shape_of(self.result) != shape_of(self.lhs):
+            raise VerifyException(
+                f"graph.cmp: result must be {tensor_type(i1, shape_of(self.lhs))}, got {self.result.type}"
+            )
+
+
+@irdl_op_definition
+class SelectOp(IRDLOperation):
+    """NumPy's ``where(cond, a, b)`` with operands already broadcast to one shape."""
+
+    name = "graph.select"
+    T: ClassVar = VarConstraint("T", AnyTensor)
+    condition = operand_def(AnyTensor)
+    true_value = operand_def(T)
+    false_value = operand_def(T)
+    result = result_def(T)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$condition `,` $true_value `,` $false_value attr-dict `:` type($condition) `,` type($result)"
+    )
+
+    def __init__(self, condition: SSAValue, true_value: SSAValue, false_value: SSAValue):
+        super().__init__(
+            operands=[condition, true_value, false_value], result_types=[true_value.type]
+        )
+
+    def verify_(self) -> None:
+        if element_of(self.condition) != i1:
+            raise VerifyException(f"graph.select: condition must have i1 elements, got {self.condition.type}")
+        if shape_of(self.condition) != shape_of(self.result):
+            raise VerifyException(
+                f"graph.select: condition shape {shape_of(self.condition)} differs from value shape {shape_of(self.result)}"
+            )
+
+
+@irdl_op_definition
+class CastOp(IRDLOperation):
+    """Element type conversion with NumPy's ``astype`` semantics (float->int truncates)."""
+
+    name = "graph.cast"
+    operand = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
+
+    def __init__(self, operand: SSAValue, element: Attribute):
+        super().__init__(operands=[operand], result_types=[tensor_type(element, shape_of(operand))])
+
+    def verify_(self) -> None:
+        if shape_of(self.operand) != shape_of(self.result):
+            raise VerifyException(
+                f"graph.cast changes element types only, but shape {shape_of(self.operand)} became {shape_of(self.result)}"
+            )
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """NumPy's broadcasting of shapes (``-1`` = dynamic); ``ValueError`` when incompatible."""
+    rank = max((len(s) for s in shapes), default=0)
+    out: list[int] = []
+    for i in range(rank):
+        dims = [s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0]
+        known = {d for d in dims if d not in (1, -1)}
+        if len(known) > 1:
+            raise ValueError(
+                "operands could not be broadcast together with shapes "
+                + " ".join("(" + ",".join("?" if d < 0 else str(d) for d in s) + ")" for s in shapes)
+            )
+        if known:
+            out.append(known.pop())
+        elif -1 in dims:
+            out.append(-1)
+        else:
+            out.append(1)
+    return tuple(out)
+
+
+@irdl_op_definition
+class BroadcastOp(IRDLOperation):
+    """NumPy broadcasting made explicit: ``graph.broadcast %x : tensor<3xf32> -> tensor<2x3xf32>``."""
+
+    name = "graph.broadcast"
+    operand = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
+
+    def __init__(self, operand: SSAValue, shape: Sequence[int]):
+        super().__init__(operands=[operand], result_types=[tensor_type(element_of(operand), shape)])
+
+    def verify_(self) -> None:
+        src, dst = shape_of(self.operand), shape_of(self.result)
+        if element_of(self.operand) != element_of(self.result):
+            raise VerifyException("graph.broadcast cannot change the element type")
+        if len(src) > len(dst):
+            raise VerifyException(f"graph.broadcast cannot lower the rank: {src} -> {dst}")
+        for s, d in zip(src, dst[len(dst) - len(src) :]):
+            if s != 1 and not _dims_compatible(s, d):
+                raise VerifyException(f"graph.broadcast: shape {src} cannot broadcast to {dst}")
+
+
+@irdl_op_definition
+class ReshapeOp(IRDLOperation):
+    """Row-major reshape to a shape with the same number of elements."""
+
+    name = "graph.reshape"
+    operand = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
+
+    def __init__(self, operand: SSAValue, shape: Sequence[int]):
+        super().__init__(operands=[operand], result_types=[tensor_type(element_of(operand), shape)])
+
+    def verify_(self) -> None:
+        src, dst = shape_of(self.operand), shape_of(self.result)
+        if element_of(self.operand) != element_of(self.result):
+            raise VerifyException("graph.reshape cannot change the element type")
+        if -1 not in src and -1 not in dst and _prod(src) != _prod(dst):
+            raise VerifyException(f"graph.reshape: cannot reshape {src} ({_prod(src)} elements) to {dst} ({_prod(dst)} elements)")
+
+
+def _prod(shape: Sequence[int]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+@irdl_op_definition
+class TransposeOp(IRDLOperation):
+    """Axis permutation: result dim ``i`` is operand dim ``perm[i]``."""
+
+    name = "graph.transpose"
+    operand = operand_def(AnyTensor)
+    perm = prop_def(DenseArrayBase)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$operand `perm` qualified($perm) attr-dict `:` type($operand) `->` type($result)"
+
+    def __init__(self, operand: SSAValue, perm: Sequence[int]):
+        src = shape_of(operand)
+        super().__init__(
+            operands=[operand],
+            properties={"perm": _i64_array(perm)},
+            result_types=[tensor_type(element_of(operand), [src[p] for p in perm])],
+        )
+
+    def verify_(self) -> None:
+        perm = list(self.perm.get_values())
+        src, dst = shape_of(self.operand), shape_of(self.result)
+        if sorted(perm) != list(range(len(src))):
+            raise VerifyException(f"graph.transpose: {perm} is not a permutation of {len(src)} axes")
+        if tuple(src[p] for p in perm) != dst:
+            raise VerifyException(f"graph.transpose: result shape {dst} does not match {src} permuted by {perm}")
+
+
+@irdl_op_definition
+class SliceOp(IRDLOperation):
+    """Static strided slice ``x[start:limit:stride, ...]`` per axis (no rank change)."""
+
+    name = "graph.slice"
+    operand = operand_def(AnyTensor)
+    start = prop_def(DenseArrayBase)
+    stride = prop_def(DenseArrayBase)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$operand `start` qualified($start) `stride` qualified($stride) attr-dict `:` type($operand) `->` type($result)"
+    )
+
+    def __init__(self, operand: SSAValue, start: Sequence[int], size: Sequence[int], stride: Sequence[int]):
+        super().__init__(
+            operands=[operand],
+            properties={"start": _i64_array(start), "stride": _i64_array(stride)},
+            result_types=[tensor_type(element_of(operand), size)],
+        )
+
+    def verify_(self) -> None:
+        src, dst = shape_of(self.operand), shape_of(self.result)
+        start, stride = self.start.get_values(), self.stride.get_values()
+        if not (len(src) == len(dst) == len(start) == len(stride)):
+            raise VerifyException("graph.slice: start, stride, operand and result must have one entry per axis")
+        for axis, (n, m, b, s) in enumerate(zip(src, dst, start, stride)):
+            if s == 0:
+                raise VerifyException(f"graph.slice: stride of axis {axis} is zero")
+            if m < 0:
+                raise VerifyException(f"graph.slice: result dim {axis} must be static")
+            if n >= 0 and m > 0 and not (0 <= b < n and 0 <= b + (m - 1) * s < n):
+                raise VerifyException(
+                    f"graph.slice: axis {axis} reads indices {b}..{b + (m - 1) * s} of a dimension of size {n}"
+                )
+
+
+# --------------------------------------------------------------------------- contractions
+
+
+def matmul_shape(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
+    """NumPy ``matmul`` result shape for operands with equal batch dims; ``ValueError`` otherwise."""
+    if len(a) == 0 or len(b) == 0:
+        raise ValueError("matmul: input operand does not have enough dimensions (scalars are not allowed)")
+    a2 = (1, *a) if len(a) == 1 else tuple(a)
+    b2 = (*b, 1) if len(b) == 1 else tuple(b)
+    if not _dims_compatible(a2[-1], b2[-2]):
+        raise ValueError(f"matmul: contracted dimensions differ: {a2[-1]} (of {tuple(a)}) vs {b2[-2]} (of {tuple(b)})")
+    batch = broadcast_shapes(a2[:-2], b2[:-2])
+    out = [*batch, a2[-2], b2[-1]]
+    if len(b) == 1:
+        out.pop(-1)
+    if len(a) == 1:
+        out.pop(-2 if len(b) != 1 else -1)
+    return tuple(out)
+
+
+@irdl_op_definition
+class MatmulOp(IRDLOperation):
+    """NumPy's ``matmul`` (``@``): 1-D operands promoted, batch dims already broadcast equal."""
+
+    name = "graph.matmul"
+    lhs = operand_def(AnyTensor)
+    rhs = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        shape = matmul_shape(shape_of(lhs), shape_of(rhs))
+        super().__init__(operands=[lhs, rhs], result_types=[tensor_type(element_of(lhs), shape)])
+
+    def verify_(self) -> None:
+        a, b = shape_of(self.lhs), shape_of(self.rhs)
+        if not (element_of(self.lhs) == element_of(self.rhs) == element_of(self.result)):
+            raise VerifyException("graph.matmul: operands and result must share an element type")
+        try:
+            expected = matmul_shape(a, b)
+        except ValueError as e:
+            raise VerifyException(f"graph.matmul: {e}") from e
+        if len(a) > 2 and len(b) > 2 and a[:-2] != b[:-2]:
+            raise VerifyException(f"graph.matmul: batch dims {a[:-2]} and {b[:-2]} must be broadcast first")
+        if len(expected) != len(shape_of(self.result)) or not all(
+            _dims_compatible(x, y) for x, y in zip(expected, shape_of(self.result))
+        ):
+            raise VerifyException(f"graph.matmul: result shape should be {expected}, got {shape_of(self.result)}")
+
+
+REDUCTIONS = ("sum", "mean", "max", "min", "prod")
+
+
+def reduced_shape(shape: Sequence[int], axes: Sequence[int], keepdims: bool) -> tuple[int, ...]:
+    return tuple(1 if i in axes else d for i, d in enumerate(shape) if keepdims or i not in axes)
+
+
+@irdl_op_definition
+class ReduceOp(IRDLOperation):
+    """``graph.reduce "sum" %x axes array<i64: 0> : tensor<3x4xf32> -> tensor<4xf32>``."""
+
+    name = "graph.reduce"
+    kind = prop_def(StringAttr)
+    operand = operand_def(AnyTensor)
+    axes = prop_def(DenseArrayBase)
+    keepdims = opt_prop_def(UnitAttr)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$kind `,` $operand `axes` qualified($axes) (`keepdims` $keepdims^)? attr-dict `:` type($operand) `->` type($result)"
+    )
+
+    def __init__(self, kind: str, operand: SSAValue, axes: Sequence[int], keepdims: bool = False):
+        shape = reduced_shape(shape_of(operand), axes, keepdims)
+        props: dict[str, Attribute] = {"kind": StringAttr(kind), "axes": _i64_array(sorted(axes))}
+        if keepdims:
+            props["keepdims"] = UnitAttr()
+        super().__init__(
+            operands=[operand], properties=props, result_types=[tensor_type(element_of(operand), shape)]
+        )
+
+    def verify_(self) -> None:
+        kind, axes = self.kind.data, list(self.axes.get_values())
+        src = shape_of(self.operand)
+        if kind not in REDUCTIONS:
+            raise VerifyException(f"graph.reduce: unknown kind {kind!r}, expected one of {', '.join(REDUCTIONS)}")
+        if sorted(set(axes)) != axes or any(not 0 <= a < len(src) for a in axes):
+            raise VerifyException(f"graph.reduce: axes {axes} must be sorted, unique and within rank {len(src)}")
+        if kind == "mean" and not is_float(element_of(self.operand)):
+            raise VerifyException("graph.reduce \"mean\" is defined on floats (cast integers first)")
+        if element_of(self.operand) != element_of(self.result):
+            raise VerifyException("graph.reduce cannot change the element type")
+        expected = reduced_shape(src, axes, self.keepdims is not None)
+        if expected != shape_of(self.result):
+            raise VerifyException(f"graph.reduce: result shape should be {expected}, got {shape_of(self.result)}")
+
+
+Graph = Dialect(
+    "graph",
+    [
+        ConstantOp,
+        AddOp,
+        SubOp,
+        MulOp,
+        DivOp,
+        FloorDivOp,
+        ModOp,
+        PowOp,
+        MaximumOp,
+        MinimumOp,
+        AndOp,
+        OrOp,
+        XorOp,
+        NotOp,
+        NegOp,
+        AbsOp,
+        ReluOp,
+        ExpOp,
+        LogOp,
+        SqrtOp,
+        TanhOp,
+        SigmoidOp,
+        SinOp,
+        CosOp,
+        FloorOp,
+        CeilOp,
+        CmpOp,
+        SelectOp,
+        CastOp,
+        BroadcastOp,
+        ReshapeOp,
+        TransposeOp,
+        SliceOp,
+        MatmulOp,
+        ReduceOp,
+    ],
+    [],
+)
+
+ELEMENT_TYPES: tuple[Attribute, ...] = (i1, IntegerType(32), i64, Float32Type(), Float64Type())

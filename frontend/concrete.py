@@ -1,0 +1,124 @@
+"""One traced, compiled signature of a ``kiln.function``.
+
+Holds the traced ``graph`` module, lowers a copy of it stage by stage (the IR
+of every stage stays printable through :meth:`ConcreteFunction.lowered`),
+emits and compiles C, and calls it with NumPy arrays: inputs are passed
+without copies when already C-contiguous with the traced dtype, outputs are
+allocated here and filled by the compiled code (destination passing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+from kiln import pipelines
+from kiln.dialects.graph import shape_of
+from kiln.frontend import pytree
+from kiln.frontend.dtypes import to_numpy_dtype
+from kiln.frontend.signature import CallSignature, tensor_leaves
+from kiln.frontend.tracer import TracedGraph, trace_graph
+from kiln.registry import make_context
+
+
+class KilnCompileError(Exception):
+    """Lowering or compiling a traced function failed; the message names the user's line."""
+
+
+class ConcreteFunction:
+    """A ``kiln.function`` specialised to one signature: IR at every stage, source, native code."""
+
+    def __init__(self, traced: TracedGraph, signature: CallSignature, target: str):
+        self._traced = traced
+        self.signature = signature
+        self.target = target
+        self.name = traced.func_op.sym_name.data
+        self.ir: str = str(traced.module)
+        self._stages: dict[str, str] = {"graph": self.ir}
+        self._source: str | None = None
+        self._native: Callable[..., None] | None = None
+        outputs = traced.func_op.function_type.outputs.data
+        self._out_shapes: list[tuple[int, ...]] = []
+        self._out_dtypes: list[np.dtype] = []
+        for t in outputs:
+            assert isinstance(t, TensorType)
+            shape = shape_of(t)
+            if -1 in shape:
+                raise NotImplementedError("results with dynamic shapes are not supported yet")
+            self._out_shapes.append(shape)
+            self._out_dtypes.append(to_numpy_dtype(t.get_element_type()))
+        self._in_dtypes = [spec.dtype for spec in signature.specs]
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def trace(cls, fn: Callable[..., Any], signature: CallSignature, name: str, target: str) -> ConcreteFunction:
+        types = [spec.tensor_type() for spec in signature.specs]
+        traced = trace_graph(fn, signature.args, signature.kwargs, types, name)
+        try:
+            traced.module.verify()
+        except VerifyException as e:
+            raise KilnCompileError(f"traced IR of {name} does not verify: {e}") from e
+        concrete = cls(traced, signature, target)
+        concrete._compile()
+        return concrete
+
+    # ------------------------------------------------------------------ the levels
+
+    def lowered(self, stage: str) -> str:
+        """The IR after the named stage (one of ``kiln.pipelines.STAGES``)."""
+        if stage not in pipelines.STAGES:
+            raise ValueError(f"unknown stage {stage!r}; stages are {', '.join(pipelines.STAGES)}")
+        if stage not in self._stages:
+            self._lower_all()
+        return self._stages[stage]
+
+    @property
+    def source(self) -> str:
+        """The emitted C source."""
+        if self._source is None:
+            self._lower_all()
+        assert self._source is not None
+        return self._source
+
+    def _lower_all(self) -> None:
+        from kiln.backends.c.emitter import emit_c
+
+        ctx = make_context()
+        module = self._traced.module.clone()
+        assert isinstance(module, ModuleOp)
+        try:
+            for stage in list(pipelines.STAGES)[1:]:
+                pipelines.run_stage(ctx, module, stage)
+                self._stages[stage] = str(module)
+            self._source = emit_c(module)
+        except DiagnosticException as e:
+            raise KilnCompileError(f"compiling {self.name}: {e}") from e
+
+    def _compile(self) -> None:
+        from kiln.backends.c.toolchain import compile_shared
+        from kiln.backends.loader import load_function
+
+        so_path = compile_shared(self.source)
+        self._native = load_function(so_path, self.name)
+
+    # ------------------------------------------------------------------ calling
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        inputs = [
+            np.ascontiguousarray(value, dtype=dtype)
+            for value, dtype in zip(tensor_leaves(args, kwargs), self._in_dtypes)
+        ]
+        outputs = [np.empty(shape, dtype) for shape, dtype in zip(self._out_shapes, self._out_dtypes)]
+        assert self._native is not None
+        self._native(*inputs, *outputs)
+        return pytree.unflatten(self._traced.output_tree, iter(outputs))
+
+    def __repr__(self) -> str:
+        specs = ", ".join(repr(s) for s in self.signature.specs)
+        return f"<kiln.ConcreteFunction {self.name}({specs})>"
+

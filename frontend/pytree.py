@@ -1,0 +1,74 @@
+"""Nested Python structures (tuples, lists, dicts) as flat leaves plus a shape.
+
+Arguments and results of a ``kiln.function`` may be nested; the compiled code
+sees only the flat list of tensors, and this module moves between the two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+
+class _Slot:
+    """Marks where a tensor argument goes in a structure before tracing."""
+
+    def __repr__(self) -> str:
+        return "TENSOR_SLOT"
+
+
+TENSOR_SLOT = _Slot()
+
+
+@dataclass(frozen=True)
+class TreeDef:
+    """The shape of a structure: ``kind`` is "leaf", "tuple", "list", "dict" or "namedtuple"."""
+
+    kind: str
+    children: tuple[TreeDef, ...] = ()
+    keys: tuple[Any, ...] = ()
+    node_type: type | None = None
+
+
+LEAF = TreeDef("leaf")
+
+
+def flatten(obj: Any) -> tuple[list[Any], TreeDef]:
+    leaves: list[Any] = []
+    tree = _flatten(obj, leaves)
+    return leaves, tree
+
+
+def _flatten(obj: Any, leaves: list[Any]) -> TreeDef:
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return TreeDef("namedtuple", tuple(_flatten(x, leaves) for x in obj), node_type=type(obj))
+    if isinstance(obj, tuple):
+        return TreeDef("tuple", tuple(_flatten(x, leaves) for x in obj))
+    if isinstance(obj, list):
+        return TreeDef("list", tuple(_flatten(x, leaves) for x in obj))
+    if isinstance(obj, dict):
+        keys = tuple(obj.keys())
+        return TreeDef("dict", tuple(_flatten(obj[k], leaves) for k in keys), keys=keys)
+    leaves.append(obj)
+    return LEAF
+
+
+def unflatten(tree: TreeDef, leaves: Iterator[Any]) -> Any:
+    if tree.kind == "leaf":
+        return next(leaves)
+    items = [unflatten(c, leaves) for c in tree.children]
+    if tree.kind == "tuple":
+        return tuple(items)
+    if tree.kind == "namedtuple":
+        assert tree.node_type is not None
+        return tree.node_type(*items)
+    if tree.kind == "list":
+        return items
+    return dict(zip(tree.keys, items))
+
+
+def fill_slots(obj: Any, values: Iterator[Any]) -> Any:
+    """Replace every :data:`TENSOR_SLOT` in ``obj`` by the next of ``values``."""
+    leaves, tree = flatten(obj)
+    return unflatten(tree, iter([next(values) if leaf is TENSOR_SLOT else leaf for leaf in leaves]))

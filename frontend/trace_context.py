@@ -1,0 +1,120 @@
+"""The trace in progress: where traced ops go and which user line they come from.
+
+Tracing appends ``graph`` ops to one block. Every op gets the location of the
+innermost frame of the user's code (the first frame outside kiln and NumPy),
+so verifier errors and diagnostics point at the user's file and line.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import TypeVar
+
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
+from xdsl.ir import Block, Operation
+from xdsl.dialects.builtin import LocationAttr, UnknownLoc
+
+
+_KILN_ROOT = str(Path(__file__).resolve().parent.parent)
+_SKIP_PREFIXES: tuple[str, ...] = (_KILN_ROOT,)
+try:  # frames inside NumPy (np.exp dispatching to __array_ufunc__) are not the user's
+    import numpy
+
+    _SKIP_PREFIXES += (str(Path(numpy.__file__).resolve().parent),)
+except ImportError:  # pragma: no cover
+    pass
+
+OpT = TypeVar("OpT", bound=Operation)
+
+
+def user_location() -> LocationAttr:
+    """Location of the innermost user frame on the stack (``loc(unknown)`` if none)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_SKIP_PREFIXES) and not filename.startswith("<frozen"):
+            return _frame_location(frame)
+        frame = frame.f_back  # type: ignore[assignment]
+    return UnknownLoc()
+
+
+def _frame_location(frame: FrameType) -> LocationAttr:
+    line, col = frame.f_lineno, 0
+    positions = list(frame.f_code.co_positions())
+    index = frame.f_lasti // 2
+    if 0 <= index < len(positions):
+        pos_line, _, pos_col, _ = positions[index]
+        if pos_line is not None:
+            line = pos_line
+        if pos_col is not None:
+            col = pos_col + 1
+    return FileLineColLoc(StringAttr(frame.f_code.co_filename), IntAttr(line), IntAttr(col))
+
+
+def describe_location(loc: LocationAttr) -> str:
+    """``file:line:col`` of a location, for error messages."""
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    return "<unknown location>"
+
+
+@dataclass
+class TraceContext:
+    """Ops traced so far go at the end of ``block``; ``name`` is the function traced."""
+
+    block: Block
+    name: str
+    #: everything the trace needs to remember by identity (e.g. constants it made)
+    notes: dict[str, object] = field(default_factory=dict)
+
+    def emit(self, op: OpT) -> OpT:
+        """Append ``op`` at the current position, located at the user's line."""
+        op.location = user_location()
+        self.block.add_op(op)
+        return op
+
+
+_state = threading.local()
+
+
+def current() -> TraceContext | None:
+    """The innermost trace in progress on this thread, if any."""
+    stack: list[TraceContext] = getattr(_state, "stack", [])
+    return stack[-1] if stack else None
+
+
+def require() -> TraceContext:
+    ctx = current()
+    if ctx is None:
+        raise RuntimeError("kiln: a symbolic tensor was used outside of the kiln.function that traced it")
+    return ctx
+
+
+@contextmanager
+def tracing(ctx: TraceContext) -> Iterator[TraceContext]:
+    """Make ``ctx`` the current trace for the duration of the block."""
+    stack: list[TraceContext] = getattr(_state, "stack", None) or []
+    _state.stack = stack
+    stack.append(ctx)
+    try:
+        yield ctx
+    finally:
+        stack.pop()
+
+
+@contextmanager
+def at_block(block: Block) -> Iterator[None]:
+    """Temporarily trace into another block (a region of a structured op)."""
+    ctx = require()
+    saved = ctx.block
+    ctx.block = block
+    try:
+        yield
+    finally:
+        ctx.block = saved

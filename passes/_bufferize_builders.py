@@ -1,0 +1,118 @@
+"""IR builders shared by kiln-bufferize: memref types, allocations, copies, views.
+
+Kept apart from the conversion logic so that the rules for *what* buffer a
+tensor gets stay readable; everything here only says *how* to build it.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, linalg, memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AffineMapAttr,
+    IndexType,
+    MemRefType,
+    NoneAttr,
+    StridedLayoutAttr,
+    TensorType,
+)
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
+from xdsl.utils.exceptions import DiagnosticException
+
+
+def memref_type_of(tensor_type: TensorType[Attribute]) -> MemRefType[Attribute]:
+    """The identity-layout memref that holds a value of ``tensor_type``."""
+    return MemRefType(tensor_type.get_element_type(), tensor_type.get_shape())
+
+
+def is_contiguous(buffer: SSAValue) -> bool:
+    """True for identity-layout memrefs (allocations, arguments, globals)."""
+    assert isinstance(buffer.type, MemRefType)
+    return isinstance(buffer.type.layout, NoneAttr)
+
+
+def index_constant(value: int) -> arith.ConstantOp:
+    return arith.ConstantOp.from_int_and_width(value, IndexType())
+
+
+def dims_of(buffer: SSAValue) -> tuple[list[Operation], list[SSAValue]]:
+    """``memref.dim`` ops giving the dynamic sizes of ``buffer``, in dimension order."""
+    assert isinstance(buffer.type, MemRefType)
+    ops: list[Operation] = []
+    sizes: list[SSAValue] = []
+    for d, size in enumerate(buffer.type.get_shape()):
+        if size == DYNAMIC_INDEX:
+            cst = index_constant(d)
+            dim = memref.DimOp(buffer, cst.result)
+            ops += [cst, dim]
+            sizes.append(dim.result)
+    return ops, sizes
+
+
+def alloc(memref_type: MemRefType[Attribute], dynamic_sizes: list[SSAValue]) -> memref.AllocOp:
+    return memref.AllocOp(dynamic_sizes, [], memref_type)
+
+
+def alloc_like(buffer: SSAValue) -> list[Operation]:
+    """A fresh identity-layout buffer with the shape of ``buffer``; the alloc is last."""
+    assert isinstance(buffer.type, MemRefType)
+    ops, sizes = dims_of(buffer)
+    el_type = buffer.type.get_element_type()
+    return [*ops, alloc(MemRefType(el_type, buffer.type.get_shape()), sizes)]
+
+
+def copy(source: SSAValue, dest: SSAValue) -> linalg.GenericOp:
+    """An identity ``linalg.generic`` copy; convert-linalg-to-loops lowers it, unlike memref.copy."""
+    assert isinstance(dest.type, MemRefType)
+    rank = dest.type.get_num_dims()
+    el_type = dest.type.get_element_type()
+    identity = AffineMapAttr(AffineMap.identity(rank))
+    body = Block(arg_types=[el_type, el_type])
+    body.add_op(linalg.YieldOp(body.args[0]))
+    return linalg.GenericOp(
+        [source],
+        [dest],
+        Region(body),
+        [identity, identity],
+        [IteratorTypeAttr.parallel()] * rank,
+    )
+
+
+def _reduced_dims(sizes: tuple[int, ...], result_shape: tuple[int, ...], op: Operation) -> list[int]:
+    """Which slice dimensions survive a rank-reducing extract_slice (MLIR's greedy matching)."""
+    kept: list[int] = []
+    j = 0
+    for d, size in enumerate(sizes):
+        if j < len(result_shape) and result_shape[j] == size:
+            kept.append(d)
+            j += 1
+        elif size != 1:
+            raise DiagnosticException(f"kiln-bufferize: cannot match the rank reduction of '{op.name}'")
+    if j != len(result_shape):
+        raise DiagnosticException(f"kiln-bufferize: cannot match the rank reduction of '{op.name}'")
+    return kept
+
+
+def subview(source: SSAValue, slice_op: Operation, offsets: tuple[int, ...], sizes: tuple[int, ...],
+            strides: tuple[int, ...], result_type: TensorType[Attribute]) -> memref.SubviewOp:
+    """The strided ``memref.subview`` of ``source`` that a static ``tensor.extract_slice`` reads."""
+    assert isinstance(source.type, MemRefType)
+    full = memref.SubviewOp.infer_result_type(source.type, offsets, sizes, strides)
+    assert isinstance(full.layout, StridedLayoutAttr)
+    kept = _reduced_dims(sizes, result_type.get_shape(), slice_op)
+    full_strides = full.layout.get_strides()
+    view_type = MemRefType(
+        full.get_element_type(),
+        [sizes[d] for d in kept],
+        StridedLayoutAttr([full_strides[d] for d in kept], full.layout.get_offset()),
+    )
+    return memref.SubviewOp.get(source, list(offsets), list(sizes), list(strides), view_type)
+
+
+def with_location(op: Operation, location: Attribute) -> Operation:
+    """Give ``op`` and everything nested in it the location of the op it replaces."""
+    for nested in op.walk():
+        nested.location = location
+    return op

@@ -1,0 +1,389 @@
+"""Bufferization of one ``func.func`` body: the tensor-to-memref rewrite proper.
+
+Every tensor value of the body is given a :class:`Buffer`: a memref value and
+the :class:`Root` allocation it lives in (views share their source's root).
+Ops are rewritten in program order; the new buffer-level ops are inserted
+before the tensor op they replace, and the tensor ops are erased at the end,
+so the analyses keep seeing the original program while it is rewritten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum, auto
+from typing import Any
+
+from xdsl.dialects import arith, func, memref, tensor
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    FunctionType,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import DiagnosticException
+
+from kiln.passes import _bufferize_builders as build
+from kiln.passes._bufferize_analysis import BlockOrder, out_param_destinations
+from kiln.passes._bufferize_shapes import ResultShapes
+
+
+class RootKind(Enum):
+    """Who owns a buffer, which decides whether it may be overwritten or freed."""
+
+    ARGUMENT = auto()  # caller's input: read-only
+    CONSTANT = auto()  # memref.global: read-only
+    OUT_PARAM = auto()  # caller's output: written only by the chain that returns into it
+    TEMPORARY = auto()  # our memref.alloc: writable once its other aliases are dead
+
+
+@dataclass(eq=False)
+class Root:
+    """One allocation (or argument, or global) and the tensor values living in it."""
+
+    kind: RootKind
+    value: SSAValue
+    aliases: list[SSAValue] = field(default_factory=list[SSAValue])
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """Where a tensor value lives: ``value`` is ``root.value`` itself or a view of it."""
+
+    value: SSAValue
+    root: Root
+
+    @property
+    def is_view(self) -> bool:
+        return self.value is not self.root.value
+
+
+def is_tensor(value: SSAValue) -> bool:
+    return isinstance(value.type, TensorType)
+
+
+def touches_tensors(op: Operation) -> bool:
+    """True if ``op`` or an op nested in it has a tensor operand or result."""
+    return any(
+        is_tensor(v) for nested in op.walk() for v in (*nested.operands, *nested.results)
+    )
+
+
+def convert_signature(fn: func.FuncOp) -> None:
+    """Tensor inputs become memrefs; tensor results become trailing memref out-parameters.
+
+    Result attributes of tensor results move to their out-parameters.
+    """
+    function_type = fn.function_type
+    inputs = [
+        build.memref_type_of(t) if isinstance(t, TensorType) else t for t in function_type.inputs
+    ]
+    is_out = [isinstance(t, TensorType) for t in function_type.outputs]
+    outs = [build.memref_type_of(t) for t in function_type.outputs if isinstance(t, TensorType)]
+    results = [t for t in function_type.outputs if not isinstance(t, TensorType)]
+    fn.function_type = FunctionType.from_lists([*inputs, *outs], results)
+    if fn.res_attrs is None and fn.arg_attrs is None:
+        return
+    no_attrs = DictionaryAttr({})
+    arg_attrs = list(fn.arg_attrs.data) if fn.arg_attrs else [no_attrs] * len(inputs)
+    res_attrs = list(fn.res_attrs.data) if fn.res_attrs else [no_attrs] * len(is_out)
+    arg_attrs += [a for a, out in zip(res_attrs, is_out, strict=True) if out]
+    fn.arg_attrs = ArrayAttr(arg_attrs)
+    fn.res_attrs = ArrayAttr([a for a, out in zip(res_attrs, is_out, strict=True) if not out])
+
+
+class ConstantPool:
+    """Dense tensor constants as module-level ``memref.global``s, one per distinct value."""
+
+    def __init__(self, module_block: Block) -> None:
+        self.block = module_block
+        self.names: dict[Attribute, str] = {}
+        self.taken = {
+            op.properties["sym_name"].data  # pyright: ignore[reportAttributeAccessIssue]
+            for op in module_block.ops
+            if "sym_name" in op.properties
+        }
+
+    def symbol_for(self, value: DenseIntOrFPElementsAttr[Any], location: Attribute) -> str:
+        if value in self.names:
+            return self.names[value]
+        name = f"__kiln_constant_{len(self.names)}"
+        while name in self.taken:
+            name += "_"
+        self.taken.add(name)
+        self.names[value] = name
+        tensor_type = value.type
+        assert isinstance(tensor_type, TensorType)
+        global_op = memref.GlobalOp.get(
+            StringAttr(name), build.memref_type_of(tensor_type), value, constant=UnitAttr()
+        )
+        global_op.location = location
+        Rewriter.insert_op(global_op, InsertPoint.at_start(self.block))
+        return name
+
+
+class FunctionBufferizer:
+    """Rewrites one function body (signature included) into destination-passing style."""
+
+    def __init__(self, fn: func.FuncOp, pool: ConstantPool,
+                 originals: dict[str, func.FuncOp]) -> None:
+        self.fn = fn
+        self.pool = pool
+        self.originals = originals
+        self.block = fn.body.block
+        self.order = BlockOrder(self.block)
+        self.buffers: dict[SSAValue, Buffer] = {}
+        self.temporaries: list[memref.AllocOp] = []
+        self.out_params: list[Buffer] = []
+        self.current: Operation | None = None
+        ret = self.block.last_op
+        assert isinstance(ret, func.ReturnOp)
+        self.dest = out_param_destinations(self.block, ret)
+        self.handlers: dict[type[Operation], Callable[[Any], None]] = {
+            tensor.EmptyOp: self._empty,
+            tensor.DimOp: self._dim,
+            tensor.ExtractOp: self._extract,
+            tensor.ExtractSliceOp: self._extract_slice,
+            tensor.CollapseShapeOp: self._reshape,
+            tensor.ExpandShapeOp: self._reshape,
+            arith.ConstantOp: self._constant,
+            func.CallOp: self._call,
+            func.ReturnOp: self._return,
+        }
+
+    # -- driver ---------------------------------------------------------------
+
+    def run(self) -> list[memref.AllocOp]:
+        """Rewrite the body; return the temporaries, still to be freed."""
+        converted = [op for op in self.block.ops if touches_tensors(op)]
+        self._convert_arguments()
+        for op in converted:
+            self.current = op
+            self._convert(op)
+        for op in reversed(converted):
+            Rewriter.erase_op(op)
+        convert_signature(self.fn)
+        return self.temporaries
+
+    def _convert(self, op: Operation) -> None:
+        if isinstance(op, LinalgStructuredOperation):
+            return self._linalg(op)
+        handler = self.handlers.get(type(op))
+        if handler is None:
+            raise DiagnosticException(
+                f"kiln-bufferize: unsupported op '{op.name}' on tensors (at {op.location})"
+            )
+        handler(op)
+
+    def _emit(self, op: Operation) -> Operation:
+        """Insert ``op`` before the tensor op being rewritten, with that op's location."""
+        assert self.current is not None
+        build.with_location(op, self.current.location)
+        Rewriter.insert_op(op, InsertPoint.before(self.current))
+        return op
+
+    def _emit_all(self, ops: list[Operation]) -> Operation:
+        for op in ops:
+            self._emit(op)
+        return ops[-1]
+
+    def _bind(self, value: SSAValue, memref_value: SSAValue, root: Root) -> None:
+        self.buffers[value] = Buffer(memref_value, root)
+        root.aliases.append(value)
+
+    def _temporary(self, alloc_ops: list[Operation]) -> Root:
+        alloc = self._emit_all(alloc_ops)
+        assert isinstance(alloc, memref.AllocOp)
+        self.temporaries.append(alloc)
+        return Root(RootKind.TEMPORARY, alloc.memref)
+
+    def _contiguous(self, value: SSAValue) -> Buffer:
+        """The buffer of ``value``, copied into a temporary if it is a strided view."""
+        buffer = self.buffers[value]
+        if build.is_contiguous(buffer.value):
+            return buffer
+        root = self._temporary(build.alloc_like(buffer.value))
+        self._emit(build.copy(buffer.value, root.value))
+        return Buffer(root.value, root)
+
+    # -- signature ------------------------------------------------------------
+
+    def _convert_arguments(self) -> None:
+        for arg in list(self.block.args):
+            if isinstance(arg.type, TensorType):
+                new = Rewriter.replace_value_with_new_type(arg, build.memref_type_of(arg.type))
+                self._bind(new, new, Root(RootKind.ARGUMENT, new))
+        for t in self.fn.function_type.outputs:
+            if isinstance(t, TensorType):
+                arg = self.block.insert_arg(build.memref_type_of(t), len(self.block.args))
+                arg.name_hint = "out"
+                self.out_params.append(Buffer(arg, Root(RootKind.OUT_PARAM, arg)))
+
+    # -- in-place decisions ---------------------------------------------------
+
+    def _writable_in_place(self, op: LinalgStructuredOperation, out_index: int) -> bool:
+        """May ``op`` overwrite the buffer of its ``outs[out_index]``?
+
+        Only a whole temporary whose every alias is dead after ``op``; ``op`` may
+        itself read the same value elementwise at the same index (parallel loops,
+        same indexing map), never through another view or another output.
+        """
+        init = op.outputs[out_index]
+        buffer = self.buffers[init]
+        root = buffer.root
+        if root.kind is not RootKind.TEMPORARY or buffer.is_view:
+            return False
+        if self.order.used_after(root.aliases, op):
+            return False
+        maps = op.get_indexing_maps().data
+        parallel = all(t.data is IteratorType.PARALLEL for t in op.get_iterator_types().data)
+        init_position = len(op.inputs) + out_index
+        for position, operand in enumerate(op.operands):
+            if position == init_position or operand not in self.buffers:
+                continue
+            if self.buffers[operand].root is not root:
+                continue
+            same_element = operand is init and maps[position] == maps[init_position]
+            if not (position < len(op.inputs) and same_element and parallel):
+                return False
+        return True
+
+    # -- handlers -------------------------------------------------------------
+
+    def _empty(self, op: tensor.EmptyOp) -> None:
+        if op.tensor in self.dest:
+            out = self.out_params[self.dest[op.tensor]]
+            self._bind(op.tensor, out.value, out.root)
+            return
+        assert isinstance(op.tensor.type, TensorType)
+        memref_type = build.memref_type_of(op.tensor.type)
+        root = self._temporary([build.alloc(memref_type, list(op.dynamic_sizes))])
+        self._bind(op.tensor, root.value, root)
+
+    def _linalg(self, op: LinalgStructuredOperation) -> None:
+        ins = [self.buffers[v].value if is_tensor(v) else v for v in op.inputs]
+        outs: list[SSAValue] = []
+        body_args = op.body.block.args[len(op.inputs):]
+        for i, (init, result) in enumerate(zip(op.outputs, op.results, strict=True)):
+            init_buffer = self.buffers[init]
+            reads_init = bool(body_args[i].uses) and not isinstance(init.owner, tensor.EmptyOp)
+            if result in self.dest:
+                target = self.out_params[self.dest[result]]
+                if reads_init and init_buffer.value is not target.value:
+                    self._emit(build.copy(init_buffer.value, target.value))
+                value, root = target.value, target.root
+            elif self._writable_in_place(op, i):
+                value, root = init_buffer.value, init_buffer.root
+            else:
+                root = self._temporary(build.alloc_like(init_buffer.value))
+                value = root.value
+                if reads_init:
+                    self._emit(build.copy(init_buffer.value, value))
+            outs.append(value)
+            self._bind(result, value, root)
+        new = type(op).create(
+            operands=[*ins, *outs],
+            result_types=[],
+            properties=dict(op.properties),
+            attributes=dict(op.attributes),
+            regions=[op.detach_region(r) for r in list(op.regions)],
+        )
+        self._emit(new)
+
+    def _dim(self, op: tensor.DimOp) -> None:
+        dim = self._emit(memref.DimOp(self.buffers[op.source].value, op.index))
+        op.result.replace_all_uses_with(dim.results[0])
+
+    def _extract(self, op: tensor.ExtractOp) -> None:
+        load = self._emit(memref.LoadOp.get(self.buffers[op.tensor].value, list(op.indices)))
+        op.result.replace_all_uses_with(load.results[0])
+
+    def _extract_slice(self, op: tensor.ExtractSliceOp) -> None:
+        if op.offsets or op.sizes or op.strides:
+            raise DiagnosticException(
+                f"kiln-bufferize: '{op.name}' with dynamic offsets, sizes or strides is not supported"
+            )
+        source = self.buffers[op.source]
+        assert isinstance(op.result.type, TensorType)
+        view = self._emit(build.subview(
+            source.value, op,
+            op.static_offsets.get_values(), op.static_sizes.get_values(),
+            op.static_strides.get_values(), op.result.type,
+        ))
+        self._bind(op.result, view.results[0], source.root)
+
+    def _reshape(self, op: tensor.CollapseShapeOp | tensor.ExpandShapeOp) -> None:
+        source = self._contiguous(op.src)
+        assert isinstance(op.result.type, TensorType)
+        result_type = build.memref_type_of(op.result.type)
+        if isinstance(op, tensor.CollapseShapeOp):
+            new: Operation = memref.CollapseShapeOp.create(
+                operands=[source.value], result_types=[result_type],
+                properties={"reassociation": op.reassociation},
+            )
+        else:
+            new = memref.ExpandShapeOp.create(
+                operands=[source.value, *op.dynamic_output_shape], result_types=[result_type],
+                properties={
+                    "reassociation": op.reassociation,
+                    "static_output_shape": op.static_output_shape,
+                },
+            )
+        self._emit(new)
+        self._bind(op.result, new.results[0], source.root)
+
+    def _constant(self, op: arith.ConstantOp) -> None:
+        value = op.value
+        if not isinstance(value, DenseIntOrFPElementsAttr):
+            raise DiagnosticException(
+                f"kiln-bufferize: unsupported tensor constant {value} in '{op.name}'"
+            )
+        name = self.pool.symbol_for(value, op.location)
+        assert isinstance(op.result.type, TensorType)
+        get = self._emit(memref.GetGlobalOp(name, build.memref_type_of(op.result.type)))
+        self._bind(op.result, get.results[0], Root(RootKind.CONSTANT, get.results[0]))
+
+    def _call(self, op: func.CallOp) -> None:
+        args = [self._contiguous(v).value if is_tensor(v) else v for v in op.arguments]
+        outs: list[SSAValue] = []
+        callee = self.originals.get(op.callee.root_reference.data)
+        for index, result in enumerate(op.results):
+            if not is_tensor(result):
+                continue
+            if result in self.dest:
+                target = self.out_params[self.dest[result]]
+                value, root = target.value, target.root
+            else:
+                assert isinstance(result.type, TensorType)
+                sizes: list[SSAValue] = []
+                if not result.type.has_static_shape():
+                    if callee is None:
+                        raise DiagnosticException(
+                            f"kiln-bufferize: cannot size the dynamic result of call to "
+                            f"{op.callee}: no body in the module"
+                        )
+                    sizes = ResultShapes(callee, args, self._emit).dynamic_sizes(index)
+                memref_type = build.memref_type_of(result.type)
+                root = self._temporary([build.alloc(memref_type, sizes)])
+                value = root.value
+            outs.append(value)
+            self._bind(result, value, root)
+        scalar_results = [r for r in op.results if not is_tensor(r)]
+        new = self._emit(func.CallOp(op.callee, [*args, *outs], [r.type for r in scalar_results]))
+        for old, replacement in zip(scalar_results, new.results, strict=True):
+            old.replace_all_uses_with(replacement)
+
+    def _return(self, op: func.ReturnOp) -> None:
+        tensors = [v for v in op.arguments if is_tensor(v)]
+        for j, value in enumerate(tensors):
+            target = self.out_params[j].value
+            if self.buffers[value].value is not target:
+                self._emit(build.copy(self.buffers[value].value, target))
+        self._emit(func.ReturnOp(*[v for v in op.arguments if not is_tensor(v)]))

@@ -1,0 +1,247 @@
+"""NumPy's scalar semantics spelled in ``arith`` and ``math`` ops.
+
+Used to build the bodies of the ``linalg.generic`` ops that elementwise graph
+ops lower to. Where C and NumPy disagree (integer division by zero, ``//`` and
+``%`` signs, NaN in comparisons, ``INT_MIN // -1``) the body computes NumPy's
+answer explicitly, so the emitted code has no undefined behaviour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, IntegerType, i1
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from kiln.dialects.kmath import FModOp
+
+
+def scalar_constant(value: float | int | bool, t: Attribute) -> arith.ConstantOp:
+    """``arith.constant`` of ``value`` converted to the scalar type ``t``."""
+    if isinstance(t, AnyFloat):
+        return arith.ConstantOp(FloatAttr(float(value), t))
+    assert isinstance(t, IntegerType)
+    return arith.ConstantOp(IntegerAttr(int(bool(value)) if t == i1 else int(value), t))
+
+
+class ScalarBuilder:
+    """Appends scalar ops to a block and returns their results."""
+
+    def __init__(self, block: Block):
+        self.block = block
+
+    def op(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0]
+
+    def const(self, value: float | int | bool, t: Attribute) -> SSAValue:
+        return self.op(scalar_constant(value, t))
+
+    def select(self, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.op(arith.SelectOp(c, a, b))
+
+    def cmpf(self, a: SSAValue, b: SSAValue, pred: str) -> SSAValue:
+        return self.op(arith.CmpfOp(a, b, pred))
+
+    def cmpi(self, a: SSAValue, b: SSAValue, pred: str) -> SSAValue:
+        return self.op(arith.CmpiOp(a, b, pred))
+
+
+def is_float(t: Attribute) -> bool:
+    return isinstance(t, AnyFloat)
+
+
+Binary = Callable[[ScalarBuilder, SSAValue, SSAValue], SSAValue]
+Unary = Callable[[ScalarBuilder, SSAValue], SSAValue]
+
+
+def _by_kind(fop: type[Operation], iop: type[Operation], bop: type[Operation] | None = None) -> Binary:
+    def build(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
+        if is_float(x.type):
+            return b.op(fop(x, y))
+        if x.type == i1 and bop is not None:
+            return b.op(bop(x, y))
+        return b.op(iop(x, y))
+
+    return build
+
+
+def _floordiv(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
+    t = x.type
+    if is_float(t):
+        # NumPy's npy_divmod: floor((x - fmod(x, y)) / y), corrected for the divisor's sign.
+        mod = b.op(FModOp(x, y))
+        div = b.op(arith.DivfOp(b.op(arith.SubfOp(x, mod)), y))
+        zero = b.const(0.0, t)
+        signs_differ = b.op(
+            arith.XOrIOp(b.cmpf(y, zero, "olt"), b.cmpf(mod, zero, "olt"))
+        )
+        adjust = b.op(arith.AndIOp(b.cmpf(mod, zero, "une"), signs_differ))
+        div = b.select(adjust, b.op(arith.SubfOp(div, b.const(1.0, t))), div)
+        floor = b.op(math.FloorOp(div))
+        floor = b.select(
+            b.cmpf(b.op(arith.SubfOp(div, floor)), b.const(0.5, t), "ogt"),
+            b.op(arith.AddfOp(floor, b.const(1.0, t))),
+            floor,
+        )
+        # div == 0: keep the sign of the exact quotient (copysign(0, x / y)).
+        exact = b.op(arith.DivfOp(x, y))
+        signed_zero = b.op(math.CopySignOp(zero, exact))
+        floor = b.select(b.cmpf(div, zero, "oeq"), signed_zero, floor)
+        # y == 0: NumPy returns x / y (inf or nan).
+        return b.select(b.cmpf(y, zero, "oeq"), exact, floor)
+    if t == i1:
+        return b.op(arith.AndIOp(x, y))
+    zero, one, minus_one = b.const(0, t), b.const(1, t), b.const(-1, t)
+    y_is_zero = b.cmpi(y, zero, "eq")
+    y_is_m1 = b.cmpi(y, minus_one, "eq")
+    safe = b.select(b.op(arith.OrIOp(y_is_zero, y_is_m1)), one, y)
+    q = b.op(arith.FloorDivSIOp(x, safe))
+    q = b.select(y_is_m1, b.op(arith.SubiOp(zero, x)), q)
+    return b.select(y_is_zero, zero, q)
+
+
+def _mod(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
+    t = x.type
+    if is_float(t):
+        zero = b.const(0.0, t)
+        mod = b.op(FModOp(x, y))
+        signs_differ = b.op(arith.XOrIOp(b.cmpf(y, zero, "olt"), b.cmpf(mod, zero, "olt")))
+        fix = b.op(arith.AndIOp(b.cmpf(mod, zero, "une"), signs_differ))
+        mod = b.select(fix, b.op(arith.AddfOp(mod, y)), mod)
+        # an exact zero takes the divisor's sign, as in Python
+        return b.select(b.cmpf(mod, zero, "oeq"), b.op(math.CopySignOp(zero, y)), mod)
+    if t == i1:
+        return b.op(arith.AndIOp(x, b.op(arith.XOrIOp(y, b.const(True, i1)))))
+    zero, one = b.const(0, t), b.const(1, t)
+    y_is_zero = b.cmpi(y, zero, "eq")
+    y_is_m1 = b.cmpi(y, b.const(-1, t), "eq")
+    safe = b.select(b.op(arith.OrIOp(y_is_zero, y_is_m1)), one, y)
+    r = b.op(arith.RemSIOp(x, safe))
+    fix = b.op(
+        arith.AndIOp(
+            b.cmpi(r, zero, "ne"),
+            b.op(arith.XOrIOp(b.cmpi(r, zero, "slt"), b.cmpi(y, zero, "slt"))),
+        )
+    )
+    r = b.select(fix, b.op(arith.AddiOp(r, safe)), r)
+    return b.select(b.op(arith.OrIOp(y_is_zero, y_is_m1)), zero, r)
+
+
+def _pow(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
+    if is_float(x.type):
+        return b.op(math.PowFOp(x, y))
+    if x.type == i1:
+        return b.op(arith.OrIOp(x, b.op(arith.XOrIOp(y, b.const(True, i1)))))
+    return b.op(math.IPowIOp(x, y))
+
+
+def _maximum(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
+    return _by_kind(arith.MaximumfOp, arith.MaxSIOp, arith.OrIOp)(b, x, y)
+
+
+def _minimum(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
+    return _by_kind(arith.MinimumfOp, arith.MinSIOp, arith.AndIOp)(b, x, y)
+
+
+BINARY: dict[str, Binary] = {
+    "graph.add": _by_kind(arith.AddfOp, arith.AddiOp, arith.OrIOp),
+    "graph.sub": _by_kind(arith.SubfOp, arith.SubiOp, arith.XOrIOp),
+    "graph.mul": _by_kind(arith.MulfOp, arith.MuliOp, arith.AndIOp),
+    "graph.div": lambda b, x, y: b.op(arith.DivfOp(x, y)),
+    "graph.floordiv": _floordiv,
+    "graph.mod": _mod,
+    "graph.pow": _pow,
+    "graph.maximum": _maximum,
+    "graph.minimum": _minimum,
+    "graph.and": lambda b, x, y: b.op(arith.AndIOp(x, y)),
+    "graph.or": lambda b, x, y: b.op(arith.OrIOp(x, y)),
+    "graph.xor": lambda b, x, y: b.op(arith.XOrIOp(x, y)),
+}
+
+
+def _neg(b: ScalarBuilder, x: SSAValue) -> SSAValue:
+    if is_float(x.type):
+        return b.op(arith.NegfOp(x))
+    if x.type == i1:
+        return x
+    return b.op(arith.SubiOp(b.const(0, x.type), x))
+
+
+def _abs(b: ScalarBuilder, x: SSAValue) -> SSAValue:
+    if is_float(x.type):
+        return b.op(math.AbsFOp(x))
+    if x.type == i1:
+        return x
+    return b.op(math.AbsIOp(x))
+
+
+def _relu(b: ScalarBuilder, x: SSAValue) -> SSAValue:
+    zero = b.const(0, x.type)
+    return _maximum(b, x, zero)
+
+
+def _sigmoid(b: ScalarBuilder, x: SSAValue) -> SSAValue:
+    one = b.const(1.0, x.type)
+    e = b.op(math.ExpOp(b.op(arith.NegfOp(x))))
+    return b.op(arith.DivfOp(one, b.op(arith.AddfOp(one, e))))
+
+
+def _not(b: ScalarBuilder, x: SSAValue) -> SSAValue:
+    return b.op(arith.XOrIOp(x, b.const(-1 if x.type != i1 else True, x.type)))
+
+
+def _math(op: type[Operation]) -> Unary:
+    return lambda b, x: b.op(op(x))
+
+
+UNARY: dict[str, Unary] = {
+    "graph.neg": _neg,
+    "graph.abs": _abs,
+    "graph.relu": _relu,
+    "graph.not": _not,
+    "graph.sigmoid": _sigmoid,
+    "graph.exp": _math(math.ExpOp),
+    "graph.log": _math(math.LogOp),
+    "graph.sqrt": _math(math.SqrtOp),
+    "graph.tanh": _math(math.TanhOp),
+    "graph.sin": _math(math.SinOp),
+    "graph.cos": _math(math.CosOp),
+    "graph.floor": _math(math.FloorOp),
+    "graph.ceil": _math(math.CeilOp),
+}
+
+_FLOAT_PRED = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+_INT_PRED = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
+_BOOL_PRED = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
+
+
+def compare(b: ScalarBuilder, pred: str, x: SSAValue, y: SSAValue) -> SSAValue:
+    """NumPy comparison: every ordered comparison with NaN is False, ``!=`` is True."""
+    if is_float(x.type):
+        return b.cmpf(x, y, _FLOAT_PRED[pred])
+    table = _BOOL_PRED if x.type == i1 else _INT_PRED
+    return b.cmpi(x, y, table[pred])
+
+
+def cast(b: ScalarBuilder, x: SSAValue, to: Attribute) -> SSAValue:
+    """NumPy ``astype``: floats truncate toward zero into ints, nonzero (or NaN) is True."""
+    src = x.type
+    if src == to:
+        return x
+    if to == i1:
+        zero = b.const(0, src)
+        return b.cmpf(x, zero, "une") if is_float(src) else b.cmpi(x, zero, "ne")
+    if is_float(src) and is_float(to):
+        assert isinstance(src, AnyFloat) and isinstance(to, AnyFloat)
+        wider = src.bitwidth < to.bitwidth
+        return b.op(arith.ExtFOp(x, to) if wider else arith.TruncFOp(x, to))
+    if is_float(to):
+        return b.op(arith.UIToFPOp(x, to) if src == i1 else arith.SIToFPOp(x, to))
+    if is_float(src):
+        return b.op(arith.FPToSIOp(x, to))
+    assert isinstance(src, IntegerType) and isinstance(to, IntegerType)
+    if src.width.data < to.width.data:
+        return b.op(arith.ExtUIOp(x, to) if src == i1 else arith.ExtSIOp(x, to))
+    return b.op(arith.TruncIOp(x, to))

@@ -1,0 +1,435 @@
+"""``convert-graph-to-linalg``: the graph dialect to the tensor level.
+
+Expects: ``func.func``s over ``graph`` ops (as traced, or written by hand).
+Produces: ``linalg.generic`` on tensors for every elementwise op, broadcast,
+transpose, slice, reduction and matmul (one op per graph op, so that fusion at
+this level sees plain indexing maps), ``tensor.empty`` for results,
+``linalg.fill`` for reduction initial values, ``tensor.collapse_shape`` /
+``tensor.expand_shape`` for reshapes and ``arith.constant`` for literals.
+Locations are carried over from each graph op to everything it becomes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, linalg, tensor
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    AnyFloat,
+    ArrayAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    TensorType,
+    i64,
+)
+from xdsl.dialects.linalg import IteratorTypeAttr
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.utils.exceptions import DiagnosticException
+
+from kiln.dialects import graph
+from kiln.passes._scalar import BINARY, UNARY, ScalarBuilder, cast, compare, scalar_constant
+
+
+class _Emitter:
+    """Collects the ops one graph op lowers to, all at the graph op's location."""
+
+    def __init__(self, origin: Operation):
+        self.origin = origin
+        self.ops: list[Operation] = []
+
+    def add(self, op: Operation) -> SSAValue:
+        op.location = self.origin.location
+        self.ops.append(op)
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    def index(self, value: int) -> SSAValue:
+        return self.add(arith.ConstantOp(IntegerAttr(value, IndexType())))
+
+    def dim(self, source: SSAValue, axis: int) -> SSAValue:
+        return self.add(tensor.DimOp(source, self.index(axis)))
+
+    def empty(self, t: TensorType, dims_from: Callable[[int], SSAValue]) -> SSAValue:
+        """``tensor.empty`` of type ``t``; ``dims_from(axis)`` gives each dynamic size."""
+        dynamic = [dims_from(i) for i, d in enumerate(graph.shape_of(t)) if d < 0]
+        return self.add(tensor.EmptyOp(dynamic, t))
+
+    def generic(
+        self,
+        inputs: Sequence[SSAValue],
+        init: SSAValue,
+        maps: Sequence[AffineMap],
+        iterators: Sequence[str],
+        body: Callable[[ScalarBuilder, Sequence[SSAValue]], SSAValue],
+    ) -> SSAValue:
+        """One ``linalg.generic``: ``body(builder, [input scalars..., init scalar])`` yields the value."""
+        out_t = init.type
+        assert isinstance(out_t, TensorType)
+        block = Block(
+            arg_types=[_element(v) for v in inputs] + [out_t.get_element_type()]
+        )
+        value = body(ScalarBuilder(block), list(block.args))
+        block.add_op(linalg.YieldOp(value))
+        for op in block.ops:
+            op.location = self.origin.location
+        iter_attrs = [
+            IteratorTypeAttr.parallel() if it == "parallel" else IteratorTypeAttr.reduction()
+            for it in iterators
+        ]
+        return self.add(
+            linalg.GenericOp(
+                list(inputs),
+                [init],
+                Region(block),
+                [AffineMapAttr(m) for m in maps],
+                iter_attrs,
+                [out_t],
+            )
+        )
+
+
+def _element(v: SSAValue) -> Attribute:
+    assert isinstance(v.type, TensorType)
+    return v.type.get_element_type()
+
+
+def _identity(rank: int) -> AffineMap:
+    return AffineMap.identity(rank)
+
+
+def _dims_like(em: _Emitter, source: SSAValue) -> Callable[[int], SSAValue]:
+    return lambda axis: em.dim(source, axis)
+
+
+def _fail(op: Operation, message: str) -> DiagnosticException:
+    from kiln.frontend.trace_context import describe_location
+
+    return DiagnosticException(f"{describe_location(op.location)}: {op.name}: {message}")
+
+
+# --------------------------------------------------------------------------- patterns
+
+
+class LowerElementwise(RewritePattern):
+    """Binary, unary, comparison, select and cast ops become one parallel generic each."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        name = op.name
+        if name in BINARY:
+            fn = BINARY[name]
+            body: Callable[[ScalarBuilder, Sequence[SSAValue]], SSAValue] = lambda b, a: fn(b, a[0], a[1])
+        elif name in UNARY:
+            ufn = UNARY[name]
+            body = lambda b, a: ufn(b, a[0])
+        elif isinstance(op, graph.CmpOp):
+            pred = op.predicate.data
+            body = lambda b, a: compare(b, pred, a[0], a[1])
+        elif isinstance(op, graph.SelectOp):
+            body = lambda b, a: b.select(a[0], a[1], a[2])
+        elif isinstance(op, graph.CastOp):
+            to = _element(op.result)
+            body = lambda b, a: cast(b, a[0], to)
+        else:
+            return
+        result = op.results[0]
+        assert isinstance(result.type, TensorType)
+        em = _Emitter(op)
+        rank = len(graph.shape_of(result))
+        init = em.empty(result.type, _dims_like(em, op.operands[0]))
+        em.generic(
+            list(op.operands),
+            init,
+            [_identity(rank)] * (len(op.operands) + 1),
+            ["parallel"] * rank,
+            body,
+        )
+        rewriter.replace_op(op, em.ops)
+
+
+class LowerConstant(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, graph.ConstantOp):
+            em = _Emitter(op)
+            em.add(arith.ConstantOp(op.value))
+            rewriter.replace_op(op, em.ops)
+
+
+class LowerBroadcast(RewritePattern):
+    """Size-1 and missing leading dims read index 0 / nothing: an indexing map, no copy logic."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.BroadcastOp):
+            return
+        src, dst = graph.shape_of(op.operand), graph.shape_of(op.result)
+        lead = len(dst) - len(src)
+        exprs = [
+            AffineExpr.constant(0) if s == 1 and d != 1 else AffineExpr.dimension(lead + i)
+            for i, (s, d) in enumerate(zip(src, dst[lead:]))
+        ]
+        em = _Emitter(op)
+
+        def dims(axis: int) -> SSAValue:
+            if axis < lead or src[axis - lead] == 1:
+                raise _fail(op, f"dynamic dimension {axis} of the broadcast result has no source")
+            return em.dim(op.operand, axis - lead)
+
+        assert isinstance(op.result.type, TensorType)
+        init = em.empty(op.result.type, dims)
+        em.generic(
+            [op.operand],
+            init,
+            [AffineMap(len(dst), 0, tuple(exprs)), _identity(len(dst))],
+            ["parallel"] * len(dst),
+            lambda b, a: a[0],
+        )
+        rewriter.replace_op(op, em.ops)
+
+
+class LowerTranspose(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.TransposeOp):
+            return
+        perm = list(op.perm.get_values())
+        rank = len(perm)
+        # result[i0..] = operand[j..] with j[perm[k]] = i[k]
+        inverse = [0] * rank
+        for k, p in enumerate(perm):
+            inverse[p] = k
+        in_map = AffineMap(rank, 0, tuple(AffineExpr.dimension(inverse[j]) for j in range(rank)))
+        em = _Emitter(op)
+        assert isinstance(op.result.type, TensorType)
+        init = em.empty(op.result.type, lambda axis: em.dim(op.operand, perm[axis]))
+        em.generic([op.operand], init, [in_map, _identity(rank)], ["parallel"] * rank, lambda b, a: a[0])
+        rewriter.replace_op(op, em.ops)
+
+
+class LowerSlice(RewritePattern):
+    """``x[start::stride]`` reads ``start + stride * i``: an affine indexing map (negative strides too)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.SliceOp):
+            return
+        start, stride = op.start.get_values(), op.stride.get_values()
+        rank = len(start)
+        exprs = tuple(
+            AffineExpr.dimension(i) * s + b for i, (b, s) in enumerate(zip(start, stride))
+        )
+        em = _Emitter(op)
+        assert isinstance(op.result.type, TensorType)
+        init = em.empty(op.result.type, lambda axis: em.dim(op.operand, axis))
+        em.generic(
+            [op.operand], init, [AffineMap(rank, 0, exprs), _identity(rank)], ["parallel"] * rank, lambda b, a: a[0]
+        )
+        rewriter.replace_op(op, em.ops)
+
+
+def _reduction_identity(kind: str, element: Attribute) -> float | int | bool:
+    if kind in ("sum", "mean"):
+        return 0
+    if kind == "prod":
+        return 1
+    if isinstance(element, AnyFloat):
+        return float("-inf") if kind == "max" else float("inf")
+    assert isinstance(element, IntegerType)
+    width = element.width.data
+    if width == 1:
+        return kind == "min"
+    return -(2 ** (width - 1)) if kind == "max" else 2 ** (width - 1) - 1
+
+
+_COMBINE: dict[str, str] = {
+    "sum": "graph.add",
+    "mean": "graph.add",
+    "prod": "graph.mul",
+    "max": "graph.maximum",
+    "min": "graph.minimum",
+}
+
+
+class LowerReduce(RewritePattern):
+    """Fill with the identity, accumulate in a reduction generic; mean divides afterwards."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.ReduceOp):
+            return
+        kind = op.kind.data
+        axes = list(op.axes.get_values())
+        keep = op.keepdims is not None
+        src = graph.shape_of(op.operand)
+        rank = len(src)
+        element = _element(op.operand)
+        out_exprs = tuple(
+            AffineExpr.constant(0) if i in axes else AffineExpr.dimension(i)
+            for i in range(rank)
+            if keep or i not in axes
+        )
+        kept = [i for i in range(rank) if keep or i not in axes]
+        em = _Emitter(op)
+        assert isinstance(op.result.type, TensorType)
+        init = em.empty(op.result.type, lambda axis: em.dim(op.operand, kept[axis]))
+        identity = em.add(scalar_constant(_reduction_identity(kind, element), element))
+        filled = em.add(linalg.FillOp([identity], [init], [op.result.type]))
+        combine = BINARY[_COMBINE[kind]]
+        acc = em.generic(
+            [op.operand],
+            filled,
+            [_identity(rank), AffineMap(rank, 0, out_exprs)],
+            ["reduction" if i in axes else "parallel" for i in range(rank)],
+            lambda b, a: combine(b, a[1], a[0]),
+        )
+        if kind == "mean":
+            count = em.add(scalar_constant(self._count(op, axes, src), element))
+            out_rank = len(graph.shape_of(op.result))
+            init2 = em.empty(op.result.type, lambda axis: em.dim(acc, axis))
+            em.generic(
+                [acc],
+                init2,
+                [_identity(out_rank)] * 2,
+                ["parallel"] * out_rank,
+                lambda b, a: b.op(arith.DivfOp(a[0], count)),
+            )
+        rewriter.replace_op(op, em.ops)
+
+    @staticmethod
+    def _count(op: graph.ReduceOp, axes: list[int], src: tuple[int, ...]) -> float:
+        if any(src[a] < 0 for a in axes):
+            raise _fail(op, "mean over a dynamic dimension is not supported yet")
+        n = 1
+        for a in axes:
+            n *= src[a]
+        return float(n)
+
+
+class LowerMatmul(RewritePattern):
+    """NumPy matmul as one generic: dims (batch..., m, n, k); 1-D operands drop m or n."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.MatmulOp):
+            return
+        a, b = graph.shape_of(op.lhs), graph.shape_of(op.rhs)
+        batch = max(len(a), len(b), 2) - 2
+        nd = batch + 3
+        m, n, k = batch, batch + 1, batch + 2
+        d = AffineExpr.dimension
+
+        def batch_exprs(rank: int) -> list[AffineExpr]:
+            own = rank - 2
+            return [d(batch - own + i) for i in range(own)] if own > 0 else []
+
+        lhs = [d(k)] if len(a) == 1 else [*batch_exprs(len(a)), d(m), d(k)]
+        rhs = [d(k)] if len(b) == 1 else [*batch_exprs(len(b)), d(k), d(n)]
+        out = [d(i) for i in range(batch)]
+        if len(a) != 1:
+            out.append(d(m))
+        if len(b) != 1:
+            out.append(d(n))
+        element = _element(op.lhs)
+        em = _Emitter(op)
+        assert isinstance(op.result.type, TensorType)
+        lhs_src = op.lhs if len(a) != 1 else None
+
+        def dims(axis: int) -> SSAValue:
+            # result dims are (batch..., m?, n?)
+            if axis < batch:
+                src = op.lhs if len(a) - 2 >= batch - axis else op.rhs
+                rank = len(graph.shape_of(src))
+                return em.dim(src, rank - 2 - (batch - axis))
+            if axis == batch and lhs_src is not None:
+                return em.dim(op.lhs, len(a) - 2)
+            return em.dim(op.rhs, len(b) - 1)
+
+        init = em.empty(op.result.type, dims)
+        zero = em.add(scalar_constant(0, element))
+        filled = em.add(linalg.FillOp([zero], [init], [op.result.type]))
+        mul, add = BINARY["graph.mul"], BINARY["graph.add"]
+        em.generic(
+            [op.lhs, op.rhs],
+            filled,
+            [AffineMap(nd, 0, tuple(lhs)), AffineMap(nd, 0, tuple(rhs)), AffineMap(nd, 0, tuple(out))],
+            ["parallel"] * (nd - 1) + ["reduction"],
+            lambda bld, v: add(bld, v[2], mul(bld, v[0], v[1])),
+        )
+        rewriter.replace_op(op, em.ops)
+
+
+class LowerReshape(RewritePattern):
+    """Row-major reshape = collapse to 1-D, then expand (either step skipped when trivial)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.ReshapeOp):
+            return
+        src, dst = graph.shape_of(op.operand), graph.shape_of(op.result)
+        if -1 in src or -1 in dst:
+            raise _fail(op, "reshape of dynamically shaped tensors is not supported yet")
+        em = _Emitter(op)
+        element = _element(op.operand)
+        value = op.operand
+        if src == dst:
+            rewriter.replace_op(op, [], [value])
+            return
+        n = 1
+        for s in src:
+            n *= s
+        if len(src) != 1:
+            flat_t = graph.tensor_type(element, [n])
+            assoc = ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in range(len(src))])]) if src else ArrayAttr([])
+            if not src:  # 0-d -> 1-D is an expansion with no groups
+                value = em.add(tensor.ExpandShapeOp(value, [], ArrayAttr([]), [n], flat_t))
+            else:
+                value = em.add(
+                    tensor.CollapseShapeOp.create(
+                        operands=[value], result_types=[flat_t], properties={"reassociation": assoc}
+                    )
+                )
+        if len(dst) != 1:
+            assert isinstance(op.result.type, TensorType)
+            if not dst:
+                value = em.add(
+                    tensor.CollapseShapeOp.create(
+                        operands=[value], result_types=[op.result.type], properties={"reassociation": ArrayAttr([])}
+                    )
+                )
+            else:
+                assoc = ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in range(len(dst))])])
+                value = em.add(tensor.ExpandShapeOp(value, [], assoc, list(dst), op.result.type))
+        rewriter.replace_op(op, em.ops, [value])
+
+
+@dataclass(frozen=True)
+class ConvertGraphToLinalg(ModulePass):
+    """Lower every ``graph`` op to linalg-on-tensors, tensor, arith and math."""
+
+    name = "convert-graph-to-linalg"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(
+                [
+                    LowerConstant(),
+                    LowerElementwise(),
+                    LowerBroadcast(),
+                    LowerTranspose(),
+                    LowerSlice(),
+                    LowerReduce(),
+                    LowerMatmul(),
+                    LowerReshape(),
+                ],
+                dce_enabled=False,
+            ),
+            apply_recursively=False,
+        ).rewrite_module(op)
+        leftover = [o for o in op.walk() if o.dialect_name() == "graph"]
+        if leftover:
+            raise _fail(leftover[0], "no lowering to the tensor level")

@@ -1,0 +1,70 @@
+"""Named pipelines: the lowering stages, as data shared by ``kiln-opt`` and ``kiln.function``.
+
+A stage is a name and the passes that lead to it from the previous stage.
+``kiln-opt -p graph-to-c`` runs the same passes as the decorator, and
+``ConcreteFunction.lowered(stage)`` prints the IR after each stage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+
+#: stage name -> the pipeline (xdsl-opt syntax) that lowers the previous stage to it
+STAGES: dict[str, str] = {
+    "graph": "",
+    "tensor": "convert-graph-to-linalg,canonicalize,cse",
+    "buffer": "kiln-bufferize,canonicalize,cse",
+    "loops": "linalg-generalize-named-ops,convert-linalg-to-loops,canonicalize,cse",
+}
+
+#: named pipelines usable with ``-p``; each is a list of stage transitions
+PIPELINES: dict[str, tuple[str, ...]] = {
+    "graph-to-tensor": ("tensor",),
+    "tensor-to-buffer": ("buffer",),
+    "buffer-to-loops": ("loops",),
+    "graph-to-loops": ("tensor", "buffer", "loops"),
+    "graph-to-c": ("tensor", "buffer", "loops"),
+}
+
+
+def stage_names() -> list[str]:
+    return list(STAGES)
+
+
+def pipeline_spec(name: str) -> str:
+    """The pass list (xdsl-opt syntax) a named pipeline runs."""
+    return ",".join(STAGES[s] for s in PIPELINES[name] if STAGES[s])
+
+
+def build_pipeline(spec: str, callback: Callable[[ModulePass, ModuleOp, ModulePass], None] | None = None) -> PassPipeline:
+    """Parse ``spec`` against every known pass (xDSL's, kiln's, pipelines, user-registered)."""
+    from kiln.registry import all_passes
+
+    return PassPipeline.parse_spec(all_passes(), spec, callback)
+
+
+def run_stage(ctx: Context, module: ModuleOp, stage: str) -> None:
+    """Lower ``module`` in place from the stage before ``stage`` to ``stage``."""
+    spec = STAGES[stage]
+    if spec:
+        build_pipeline(spec).apply(ctx, module)
+
+
+def pipeline_pass(name: str) -> type[ModulePass]:
+    """A ModulePass class running the named pipeline, so ``-p graph-to-c`` works everywhere."""
+
+    def apply(self: ModulePass, ctx: Context, op: ModuleOp) -> None:
+        for stage in PIPELINES[name]:
+            run_stage(ctx, op, stage)
+
+    cls = type(
+        "Pipeline_" + name.replace("-", "_"),
+        (ModulePass,),
+        {"name": name, "apply": apply, "__doc__": f"The named pipeline {name}: {pipeline_spec(name)}"},
+    )
+    return dataclass(frozen=True)(cls)

@@ -9,71 +9,46 @@ The public API (see docs/ and the design card):
 - :func:`register_dialect`, :func:`register_pass`: extend kiln-opt and the pipelines
 """
 
-from kiln import config
-from kiln.frontend.array_ops import (
-    abs,
-    cast,
-    concat,
-    constant,
-    exp,
-    log,
-    matmul,
-    maximum,
-    minimum,
-    ones,
-    ones_like,
-    reduce_max,
-    reduce_mean,
-    reduce_min,
-    reduce_sum,
-    relu,
-    reshape,
-    sigmoid,
-    sqrt,
-    tanh,
-    transpose,
-    where,
-    zeros,
-    zeros_like,
-)
-from kiln.frontend.concrete import ConcreteFunction, KilnCompileError
-from kiln.frontend.function import Function, function
-from kiln.frontend.signature import TensorSpec
-from kiln.registry import register_dialect, register_pass
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "ConcreteFunction",
-    "Function",
-    "KilnCompileError",
-    "TensorSpec",
-    "abs",
-    "cast",
-    "concat",
-    "config",
-    "constant",
-    "exp",
-    "function",
-    "log",
-    "matmul",
-    "maximum",
-    "minimum",
-    "ones",
-    "ones_like",
-    "reduce_max",
-    "reduce_mean",
-    "reduce_min",
-    "reduce_sum",
-    "register_dialect",
-    "register_pass",
-    "relu",
-    "reshape",
-    "sigmoid",
-    "sqrt",
-    "tanh",
-    "transpose",
-    "where",
-    "zeros",
-    "zeros_like",
-]
+# Public names and the module defining each; imported on first use so that
+# ``kiln-opt`` and ``import kiln.dialects.graph`` do not pay for the frontend.
+_EXPORTS: dict[str, str] = {
+    "config": "kiln.config",
+    "function": "kiln.frontend.function",
+    "Function": "kiln.frontend.function",
+    "ConcreteFunction": "kiln.frontend.concrete",
+    "KilnCompileError": "kiln.frontend.concrete",
+    "TensorSpec": "kiln.frontend.signature",
+    "register_dialect": "kiln.registry",
+    "register_pass": "kiln.registry",
+    **{
+        name: "kiln.frontend.array_ops"
+        for name in (
+            "abs cast concat constant exp log matmul maximum minimum ones ones_like "
+            "reduce_max reduce_mean reduce_min reduce_sum relu reshape sigmoid sqrt tanh "
+            "transpose where zeros zeros_like"
+        ).split()
+    },
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kiln' has no attribute {name!r}")
+    mod = importlib.import_module(module)
+    value = mod if module == f"kiln.{name}" else getattr(mod, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

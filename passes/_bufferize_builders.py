@@ -6,7 +6,8 @@ tensor gets stay readable; everything here only says *how* to build it.
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, linalg, memref
+from xdsl.dialects import arith, memref
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,

@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     UnitAttr,
+    UnknownLoc,
 )
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType
@@ -177,9 +178,8 @@ class FunctionBufferizer:
             return self._linalg(op)
         handler = self.handlers.get(type(op))
         if handler is None:
-            raise DiagnosticException(
-                f"kiln-bufferize: unsupported op '{op.name}' on tensors (at {op.location})"
-            )
+            where = "" if isinstance(op.location, UnknownLoc) else f" at {op.location}"
+            raise DiagnosticException(f"kiln-bufferize: unsupported op '{op.name}' on tensors{where}")
         handler(op)
 
     def _emit(self, op: Operation) -> Operation:
@@ -193,6 +193,10 @@ class FunctionBufferizer:
         for op in ops:
             self._emit(op)
         return ops[-1]
+
+    def _is_tensor(self, value: SSAValue) -> bool:
+        """Tensor-valued in the original program (arguments are already retyped)."""
+        return value in self.buffers or is_tensor(value)
 
     def _bind(self, value: SSAValue, memref_value: SSAValue, root: Root) -> None:
         self.buffers[value] = Buffer(memref_value, root)
@@ -268,7 +272,7 @@ class FunctionBufferizer:
         self._bind(op.tensor, root.value, root)
 
     def _linalg(self, op: LinalgStructuredOperation) -> None:
-        ins = [self.buffers[v].value if is_tensor(v) else v for v in op.inputs]
+        ins = [self.buffers[v].value if self._is_tensor(v) else v for v in op.inputs]
         outs: list[SSAValue] = []
         body_args = op.body.block.args[len(op.inputs):]
         for i, (init, result) in enumerate(zip(op.outputs, op.results, strict=True)):
@@ -351,11 +355,11 @@ class FunctionBufferizer:
         self._bind(op.result, get.results[0], Root(RootKind.CONSTANT, get.results[0]))
 
     def _call(self, op: func.CallOp) -> None:
-        args = [self._contiguous(v).value if is_tensor(v) else v for v in op.arguments]
+        args = [self._contiguous(v).value if self._is_tensor(v) else v for v in op.arguments]
         outs: list[SSAValue] = []
         callee = self.originals.get(op.callee.root_reference.data)
         for index, result in enumerate(op.results):
-            if not is_tensor(result):
+            if not self._is_tensor(result):
                 continue
             if result in self.dest:
                 target = self.out_params[self.dest[result]]
@@ -375,15 +379,15 @@ class FunctionBufferizer:
                 value = root.value
             outs.append(value)
             self._bind(result, value, root)
-        scalar_results = [r for r in op.results if not is_tensor(r)]
+        scalar_results = [r for r in op.results if not self._is_tensor(r)]
         new = self._emit(func.CallOp(op.callee, [*args, *outs], [r.type for r in scalar_results]))
         for old, replacement in zip(scalar_results, new.results, strict=True):
             old.replace_all_uses_with(replacement)
 
     def _return(self, op: func.ReturnOp) -> None:
-        tensors = [v for v in op.arguments if is_tensor(v)]
+        tensors = [v for v in op.arguments if self._is_tensor(v)]
         for j, value in enumerate(tensors):
             target = self.out_params[j].value
             if self.buffers[value].value is not target:
                 self._emit(build.copy(self.buffers[value].value, target))
-        self._emit(func.ReturnOp(*[v for v in op.arguments if not is_tensor(v)]))
+        self._emit(func.ReturnOp(*[v for v in op.arguments if not self._is_tensor(v)]))

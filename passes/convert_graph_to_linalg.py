@@ -320,25 +320,23 @@ class LowerMatmul(RewritePattern):
             return
         a, b = graph.shape_of(op.lhs), graph.shape_of(op.rhs)
         batch = max(len(a), len(b), 2) - 2
-        nd = batch + 3
-        m, n, k = batch, batch + 1, batch + 2
         d = AffineExpr.dimension
+        # loop dims: batch..., m (if lhs is a matrix), n (if rhs is a matrix), k
+        m = batch if len(a) != 1 else None
+        n = batch + (m is not None) if len(b) != 1 else None
+        k = batch + (m is not None) + (n is not None)
+        nd = k + 1
 
         def batch_exprs(rank: int) -> list[AffineExpr]:
             own = rank - 2
             return [d(batch - own + i) for i in range(own)] if own > 0 else []
 
-        lhs = [d(k)] if len(a) == 1 else [*batch_exprs(len(a)), d(m), d(k)]
-        rhs = [d(k)] if len(b) == 1 else [*batch_exprs(len(b)), d(k), d(n)]
-        out = [d(i) for i in range(batch)]
-        if len(a) != 1:
-            out.append(d(m))
-        if len(b) != 1:
-            out.append(d(n))
+        lhs = [d(k)] if m is None else [*batch_exprs(len(a)), d(m), d(k)]
+        rhs = [d(k)] if n is None else [*batch_exprs(len(b)), d(k), d(n)]
+        out = [d(i) for i in range(nd - 1)]
         element = _element(op.lhs)
         em = _Emitter(op)
         assert isinstance(op.result.type, TensorType)
-        lhs_src = op.lhs if len(a) != 1 else None
 
         def dims(axis: int) -> SSAValue:
             # result dims are (batch..., m?, n?)
@@ -346,7 +344,7 @@ class LowerMatmul(RewritePattern):
                 src = op.lhs if len(a) - 2 >= batch - axis else op.rhs
                 rank = len(graph.shape_of(src))
                 return em.dim(src, rank - 2 - (batch - axis))
-            if axis == batch and lhs_src is not None:
+            if axis == m:
                 return em.dim(op.lhs, len(a) - 2)
             return em.dim(op.rhs, len(b) - 1)
 

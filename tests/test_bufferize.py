@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 import pytest
 from xdsl.context import Context
-from xdsl.dialects import arith, func, linalg, math, memref, tensor
+from xdsl.dialects import arith, func, math, memref, tensor
+from xdsl.dialects.linalg import Linalg
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, ModuleOp, TensorType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters import register_implementations
@@ -152,7 +154,7 @@ func.func @reuse(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 def _context() -> Context:
     ctx = Context()
-    for dialect in (arith.Arith, func.Func, linalg.Linalg, math.Math, memref.MemRef, tensor.Tensor):
+    for dialect in (arith.Arith, func.Func, Linalg, math.Math, memref.MemRef, tensor.Tensor):
         ctx.load_dialect(dialect)
     from xdsl.dialects.builtin import Builtin
 
@@ -368,7 +370,7 @@ def _expected(name: str, inputs: list[Any]) -> list[Any]:
         case "const_inplace":
             return [a * 3 + np.array([10, 20], dtype=np.int32), np.array([10, 20], dtype=np.int32)]
         case "scalar0d":
-            return [a * np.float32(inputs[1]), float(a)]
+            return [np.asarray(a * np.float32(inputs[1])), float(a)]
         case "reuse":
             return [(a + a + a) * (a + a)]
     raise AssertionError(name)

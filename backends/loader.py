@@ -1,0 +1,210 @@
+"""Load a compiled function from a shared object and call it with NumPy arrays and scalars.
+
+Calls follow kiln's ABI (docs/abi.md): a memref parameter is the array's data
+pointer followed by its dynamic (``?``) sizes; scalars are passed by value; the
+first scalar result is returned, further ones through out-pointers. Arrays are
+never copied: they must be C-contiguous and of the exact dtype, else
+``TypeError``. Everything but the checks and the pointer reads is precomputed.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    NoneAttr,
+)
+from xdsl.ir import Attribute
+
+_LIBRARIES: dict[Path, ctypes.CDLL] = {}
+
+_CTYPES: dict[np.dtype[Any], type[Any]] = {
+    np.dtype(np.bool_): ctypes.c_bool,
+    np.dtype(np.int8): ctypes.c_int8,
+    np.dtype(np.int16): ctypes.c_int16,
+    np.dtype(np.int32): ctypes.c_int32,
+    np.dtype(np.int64): ctypes.c_int64,
+    np.dtype(np.float32): ctypes.c_float,
+    np.dtype(np.float64): ctypes.c_double,
+}
+
+
+@dataclass(frozen=True)
+class ScalarArg:
+    """A scalar parameter passed by value."""
+
+    dtype: np.dtype[Any]
+
+
+@dataclass(frozen=True)
+class MemrefArg:
+    """A contiguous array parameter; ``None`` in ``shape`` is a dynamic dimension."""
+
+    dtype: np.dtype[Any]
+    shape: tuple[int | None, ...]
+
+
+ArgKind = ScalarArg | MemrefArg
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What the loader needs to know about a compiled function's parameters and results."""
+
+    args: tuple[ArgKind, ...]
+    results: tuple[np.dtype[Any], ...]
+
+
+def dtype_of(ty: Attribute) -> np.dtype[Any]:
+    """The NumPy dtype of an MLIR scalar type (index is int64)."""
+    if isinstance(ty, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(ty, IntegerType) and ty.width.data in (1, 8, 16, 32, 64):
+        return np.dtype(np.bool_) if ty.width.data == 1 else np.dtype(f"int{ty.width.data}")
+    if isinstance(ty, Float32Type):
+        return np.dtype(np.float32)
+    if isinstance(ty, Float64Type):
+        return np.dtype(np.float64)
+    raise TypeError(f"type {ty} has no NumPy equivalent in kiln's ABI")
+
+
+def signature_of(func_op: func.FuncOp) -> Signature:
+    """The ABI signature of a func.func (its argument kinds and scalar result dtypes)."""
+    args: list[ArgKind] = []
+    for ty in func_op.function_type.inputs.data:
+        if isinstance(ty, MemRefType):
+            if not isinstance(ty.layout, NoneAttr):
+                raise TypeError(f"memref argument {ty} must have the identity layout")
+            shape = tuple(d if d >= 0 else None for d in ty.get_shape())
+            args.append(MemrefArg(dtype_of(ty.get_element_type()), shape))
+        else:
+            args.append(ScalarArg(dtype_of(ty)))
+    results = []
+    for ty in func_op.function_type.outputs.data:
+        if isinstance(ty, MemRefType):
+            raise TypeError("functions returning memrefs are not part of kiln's ABI")
+        results.append(dtype_of(ty))
+    return Signature(tuple(args), tuple(results))
+
+
+def _data_pointer_reader() -> Callable[[np.ndarray], int]:
+    """Fastest way to read an array's data pointer, checked once against ``arr.ctypes.data``.
+
+    NumPy's ``PyArrayObject`` starts with ``PyObject_HEAD`` followed by ``char *data``;
+    reading that field is ~7x faster than ``arr.ctypes.data`` (~270 ns vs ~1.8 µs).
+    """
+    offset = object.__basicsize__
+    read = ctypes.c_void_p.from_address
+
+    def fast(arr: np.ndarray) -> int:
+        return read(id(arr) + offset).value or 0
+
+    probe = np.arange(4, dtype=np.float64)[1:]
+    if fast(probe) == probe.ctypes.data:
+        return fast
+    return lambda arr: arr.__array_interface__["data"][0]
+
+
+_data_pointer = _data_pointer_reader()
+
+
+def _library(so_path: Path) -> ctypes.CDLL:
+    path = Path(so_path).resolve()
+    lib = _LIBRARIES.get(path)
+    if lib is None:
+        lib = _LIBRARIES[path] = ctypes.CDLL(str(path))
+    return lib
+
+
+def _converter(kind: ArgKind, position: int) -> Callable[[Any, list[Any]], None]:
+    """A per-parameter function that checks one argument and appends its C arguments."""
+    if isinstance(kind, ScalarArg):
+        to_py: Callable[[Any], Any] = (
+            float if kind.dtype.kind == "f" else bool if kind.dtype.kind == "b" else int
+        )
+
+        def scalar(value: Any, out: list[Any]) -> None:
+            out.append(to_py(value))
+
+        return scalar
+
+    dtype, shape, ndim = kind.dtype, kind.shape, len(kind.shape)
+    static = [(d, n) for d, n in enumerate(shape) if n is not None]
+    dynamic = [d for d, n in enumerate(shape) if n is None]
+    pointer = _data_pointer
+
+    def array(value: Any, out: list[Any]) -> None:
+        if not isinstance(value, np.ndarray):
+            raise TypeError(f"argument {position}: expected a numpy array, got {type(value).__name__}")
+        if value.dtype is not dtype and value.dtype != dtype:
+            raise TypeError(f"argument {position}: expected dtype {dtype}, got {value.dtype}")
+        if not value.flags.c_contiguous:
+            raise TypeError(f"argument {position}: array must be C-contiguous")
+        got = value.shape
+        if len(got) != ndim or any(got[d] != n for d, n in static):
+            want = "x".join("?" if n is None else str(n) for n in shape) or "scalar"
+            raise TypeError(f"argument {position}: expected shape {want}, got {got}")
+        out.append(pointer(value))
+        for d in dynamic:
+            out.append(got[d])
+
+    return array
+
+
+def load_function(so_path: Path, name: str, signature: Signature) -> Callable[..., Any]:
+    """A Python callable for function ``name`` in ``so_path`` following ``signature``.
+
+    Returns ``None``, the single scalar result, or a tuple of scalar results.
+    """
+    cfunc = getattr(_library(so_path), name)
+    argtypes: list[Any] = []
+    for kind in signature.args:
+        if isinstance(kind, ScalarArg):
+            argtypes.append(_CTYPES[kind.dtype])
+        else:
+            argtypes.append(ctypes.c_void_p)
+            argtypes += [ctypes.c_int64] * sum(1 for n in kind.shape if n is None)
+    result_types = [_CTYPES[dt] for dt in signature.results]
+    argtypes += [ctypes.POINTER(t) for t in result_types[1:]]
+    cfunc.argtypes = argtypes
+    cfunc.restype = result_types[0] if result_types else None
+    converters = [_converter(kind, i) for i, kind in enumerate(signature.args)]
+    nargs = len(converters)
+    extra = result_types[1:]
+    return _make_call(cfunc, converters, nargs, extra, name)
+
+
+def _make_call(
+    cfunc: Any,
+    converters: Sequence[Callable[[Any, list[Any]], None]],
+    nargs: int,
+    extra: Sequence[type[Any]],
+    name: str,
+) -> Callable[..., Any]:
+    pairs = tuple(converters)
+
+    def call(*args: Any) -> Any:
+        if len(args) != nargs:
+            raise TypeError(f"{name}() takes {nargs} arguments, got {len(args)}")
+        c_args: list[Any] = []
+        for convert, value in zip(pairs, args):
+            convert(value, c_args)
+        if not extra:
+            return cfunc(*c_args)
+        outs = [t() for t in extra]
+        first = cfunc(*c_args, *(ctypes.byref(o) for o in outs))
+        return (first, *(o.value for o in outs))
+
+    call.__name__ = name
+    return call

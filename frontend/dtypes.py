@@ -1,0 +1,117 @@
+"""NumPy dtypes <-> ``graph`` element types, and NumPy 2's type promotion.
+
+kiln supports five dtypes: bool, int32, int64, float32 and float64 (element
+types i1, i32, i64, f32, f64). Promotion is NumPy's own (NEP 50), asked of
+NumPy itself rather than re-implemented: arrays, NumPy scalars and tensors are
+"strong", Python ``int``/``float`` are "weak" and take the other operand's
+kind when they can (``float32_tensor * 2.0`` stays float32).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType, i1, i32, i64
+from xdsl.ir import Attribute
+
+_TO_ELEMENT: dict[np.dtype[Any], Attribute] = {
+    np.dtype(np.bool_): i1,
+    np.dtype(np.int32): i32,
+    np.dtype(np.int64): i64,
+    np.dtype(np.float32): Float32Type(),
+    np.dtype(np.float64): Float64Type(),
+}
+_FROM_ELEMENT: dict[Attribute, np.dtype[Any]] = {e: d for d, e in _TO_ELEMENT.items()}
+
+SUPPORTED: tuple[np.dtype[Any], ...] = tuple(_TO_ELEMENT)
+_SUPPORTED_NAMES = ", ".join(str(d) for d in SUPPORTED)
+
+#: what a weak Python scalar stands for when NumPy resolves a ufunc's loop
+WeakScalar = bool | int | float
+Operand = np.dtype[Any] | type[int] | type[float]
+
+
+def unsupported(dtype: object, what: str = "") -> TypeError:
+    """The error for a dtype kiln cannot compile, naming the dtypes it can."""
+    where = f" ({what})" if what else ""
+    return TypeError(f"kiln does not support dtype {dtype}{where}; supported dtypes are {_SUPPORTED_NAMES}")
+
+
+def canonical(dtype: Any) -> np.dtype[Any]:
+    """``dtype`` (a name, a type, an ``np.dtype``) as a supported ``np.dtype``; ``TypeError`` otherwise."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"kiln: {dtype!r} is not a dtype; supported dtypes are {_SUPPORTED_NAMES}") from e
+    if dt not in _TO_ELEMENT:
+        raise unsupported(dt)
+    return dt
+
+
+def to_element(dtype: Any) -> Attribute:
+    """The ``graph`` element type of a supported dtype."""
+    return _TO_ELEMENT[canonical(dtype)]
+
+
+def from_element(element: Attribute) -> np.dtype[Any]:
+    """The NumPy dtype of a ``graph`` element type."""
+    try:
+        return _FROM_ELEMENT[element]
+    except KeyError:
+        raise TypeError(f"kiln: element type {element} has no NumPy dtype") from None
+
+
+def is_integer(dtype: np.dtype[Any]) -> bool:
+    """Signed integer dtypes (bool is not one, as in NumPy's ``issubdtype``)."""
+    return dtype.kind == "i"
+
+
+def weak_operand(value: WeakScalar) -> Operand:
+    """How a Python scalar takes part in promotion: ``int``/``float`` are weak, ``bool`` is ``np.bool_``."""
+    if isinstance(value, bool):
+        return np.dtype(np.bool_)
+    if isinstance(value, int):
+        return int
+    if isinstance(value, float):
+        return float
+    raise unsupported(type(value).__name__)
+
+
+def resolve_ufunc(ufunc: np.ufunc, operands: Sequence[Operand]) -> tuple[tuple[np.dtype[Any], ...], np.dtype[Any]]:
+    """NumPy's loop for ``ufunc`` on these operand dtypes: (dtypes the inputs are cast to, result dtype).
+
+    Raises NumPy's own ``TypeError`` when no loop exists (``-bool_tensor``) and
+    kiln's when the loop computes in a dtype kiln lacks (``np.exp`` of bools is float16).
+    """
+    loop = ufunc.resolve_dtypes((*operands, None))
+    for dt in loop:
+        if dt not in _TO_ELEMENT:
+            shown = ", ".join(o.__name__ if isinstance(o, type) else str(o) for o in operands)
+            raise unsupported(dt, f"np.{ufunc.__name__} on ({shown}) computes in {dt} in NumPy")
+    *inputs, result = loop
+    return tuple(inputs), result
+
+
+def result_type(*operands: np.dtype[Any] | WeakScalar) -> np.dtype[Any]:
+    """``np.result_type`` (Python scalars weak), checked to be a supported dtype."""
+    dt = np.result_type(*operands)
+    if dt not in _TO_ELEMENT:
+        raise unsupported(dt, "the promoted type of " + ", ".join(map(str, operands)))
+    return dt
+
+
+def sum_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
+    """The dtype ``np.sum``/``np.prod`` accumulate and return in: bools and small ints widen to int64."""
+    return np.dtype(np.int64) if dtype.kind in "bi" else dtype
+
+
+def mean_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
+    """The dtype ``np.mean`` returns: float64 for bools and integers, else unchanged."""
+    return np.dtype(np.float64) if dtype.kind in "bi" else dtype
+
+
+def is_integer_element(element: Attribute) -> bool:
+    """Integer element types other than i1."""
+    return isinstance(element, IntegerType) and element != i1

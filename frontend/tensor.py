@@ -1,0 +1,342 @@
+"""``Tensor``: the symbolic array a traced function sees, and the ops every other module builds on.
+
+A ``Tensor`` wraps one SSA value of builtin tensor type. It has NumPy's
+attributes (``shape``, ``dtype``, ``ndim``, ...) and operators; each operator
+calls the matching NumPy ufunc (``x + y`` is ``np.add(x, y)``), which NumPy
+hands back to :mod:`kiln.frontend.numpy_dispatch` through ``__array_ufunc__``,
+so operators and NumPy's functions share one implementation. A traced tensor
+has no value, so every conversion to a Python value raises.
+
+The module-level helpers (:func:`as_tensor`, :func:`cast`, :func:`broadcast_to`,
+:func:`reshape_to`) append ops to the trace in progress; the ``cast``,
+``broadcast_to`` and ``reshape_to`` helpers emit nothing when nothing changes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+import numpy as np
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
+from xdsl.ir import Operation, SSAValue
+
+from kiln.dialects import graph
+from kiln.frontend import dtypes, trace_context
+
+#: Python values that become tensors in arithmetic (anything else yields ``NotImplemented``)
+_ARRAY_LIKE = (np.ndarray, np.generic, bool, int, float, list, tuple)
+
+
+class Tensor:
+    """A traced array: NumPy's interface over one SSA value of tensor type."""
+
+    __slots__ = ("value",)
+
+    # Tensors are unhashable, like ndarrays: ``==`` builds a tensor.
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, value: SSAValue):
+        if not isinstance(value.type, TensorType):
+            raise TypeError(f"kiln.Tensor wraps a value of tensor type, got {value.type}")
+        self.value = value
+
+    # ------------------------------------------------------------------ attributes
+
+    @property
+    def shape(self) -> tuple[int | None, ...]:
+        """Dimensions as ints; ``None`` for a dimension known only when the function runs."""
+        return tuple(None if d < 0 else d for d in graph.shape_of(self.value))
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return dtypes.from_element(graph.element_of(self.value))
+
+    @property
+    def ndim(self) -> int:
+        return len(graph.shape_of(self.value))
+
+    @property
+    def size(self) -> int | None:
+        """Number of elements; ``None`` when a dimension is dynamic."""
+        dims = graph.shape_of(self.value)
+        return None if any(d < 0 for d in dims) else math.prod(dims)
+
+    @property
+    def T(self) -> Tensor:
+        return np.transpose(self)
+
+    def __len__(self) -> int:
+        dims = graph.shape_of(self.value)
+        if not dims:
+            raise TypeError("len() of unsized object (a 0-d kiln tensor)")
+        if dims[0] < 0:
+            raise TypeError(f"len() of {self!r}: its first dimension is dynamic; use x.shape[0] after kiln.function")
+        return dims[0]
+
+    def __repr__(self) -> str:
+        shape = "(" + ", ".join("None" if d is None else str(d) for d in self.shape) + ("," if self.ndim == 1 else "") + ")"
+        return f"Tensor(shape={shape}, dtype={self.dtype})"
+
+    # ------------------------------------------------------------------ NumPy protocols
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        from kiln.frontend import numpy_dispatch  # imports this module: imported late
+
+        return numpy_dispatch.array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        from kiln.frontend import numpy_dispatch  # imports this module: imported late
+
+        return numpy_dispatch.array_function(func, args, kwargs)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> NoReturn:
+        _no_value(self, "np.asarray() / np.array()")
+
+    # ------------------------------------------------------------------ no Python value at trace time
+
+    def __bool__(self) -> NoReturn:
+        _no_value(self, "bool() (an `if`, `while`, `and`, `or` or `not` on it)")
+
+    def __int__(self) -> NoReturn:
+        _no_value(self, "int()")
+
+    def __float__(self) -> NoReturn:
+        _no_value(self, "float()")
+
+    def __complex__(self) -> NoReturn:
+        _no_value(self, "complex()")
+
+    def __index__(self) -> NoReturn:
+        _no_value(self, "use as a Python index (range(), list[...], a shape)")
+
+    def __iter__(self) -> NoReturn:
+        _no_value(self, "iteration (`for ... in tensor`, unpacking, list())")
+
+    def __setitem__(self, key: Any, value: Any) -> NoReturn:
+        raise TypeError(
+            "kiln tensors are immutable while traced: x[...] = v is not supported; "
+            "build the new array with np.where(mask, v, x) or kiln.concat"
+        )
+
+    # ------------------------------------------------------------------ operators (NumPy ufuncs)
+
+    def __add__(self, other: Any) -> Any:
+        return np.add(self, other) if _operand(other) else NotImplemented
+
+    def __radd__(self, other: Any) -> Any:
+        return np.add(other, self) if _operand(other) else NotImplemented
+
+    def __sub__(self, other: Any) -> Any:
+        return np.subtract(self, other) if _operand(other) else NotImplemented
+
+    def __rsub__(self, other: Any) -> Any:
+        return np.subtract(other, self) if _operand(other) else NotImplemented
+
+    def __mul__(self, other: Any) -> Any:
+        return np.multiply(self, other) if _operand(other) else NotImplemented
+
+    def __rmul__(self, other: Any) -> Any:
+        return np.multiply(other, self) if _operand(other) else NotImplemented
+
+    def __truediv__(self, other: Any) -> Any:
+        return np.true_divide(self, other) if _operand(other) else NotImplemented
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return np.true_divide(other, self) if _operand(other) else NotImplemented
+
+    def __floordiv__(self, other: Any) -> Any:
+        return np.floor_divide(self, other) if _operand(other) else NotImplemented
+
+    def __rfloordiv__(self, other: Any) -> Any:
+        return np.floor_divide(other, self) if _operand(other) else NotImplemented
+
+    def __mod__(self, other: Any) -> Any:
+        return np.remainder(self, other) if _operand(other) else NotImplemented
+
+    def __rmod__(self, other: Any) -> Any:
+        return np.remainder(other, self) if _operand(other) else NotImplemented
+
+    def __pow__(self, other: Any) -> Any:
+        return np.power(self, other) if _operand(other) else NotImplemented
+
+    def __rpow__(self, other: Any) -> Any:
+        return np.power(other, self) if _operand(other) else NotImplemented
+
+    def __matmul__(self, other: Any) -> Any:
+        return np.matmul(self, other) if _operand(other) else NotImplemented
+
+    def __rmatmul__(self, other: Any) -> Any:
+        return np.matmul(other, self) if _operand(other) else NotImplemented
+
+    def __and__(self, other: Any) -> Any:
+        return np.bitwise_and(self, other) if _operand(other) else NotImplemented
+
+    def __rand__(self, other: Any) -> Any:
+        return np.bitwise_and(other, self) if _operand(other) else NotImplemented
+
+    def __or__(self, other: Any) -> Any:
+        return np.bitwise_or(self, other) if _operand(other) else NotImplemented
+
+    def __ror__(self, other: Any) -> Any:
+        return np.bitwise_or(other, self) if _operand(other) else NotImplemented
+
+    def __xor__(self, other: Any) -> Any:
+        return np.bitwise_xor(self, other) if _operand(other) else NotImplemented
+
+    def __rxor__(self, other: Any) -> Any:
+        return np.bitwise_xor(other, self) if _operand(other) else NotImplemented
+
+    def __lt__(self, other: Any) -> Any:
+        return np.less(self, other) if _operand(other) else NotImplemented
+
+    def __le__(self, other: Any) -> Any:
+        return np.less_equal(self, other) if _operand(other) else NotImplemented
+
+    def __gt__(self, other: Any) -> Any:
+        return np.greater(self, other) if _operand(other) else NotImplemented
+
+    def __ge__(self, other: Any) -> Any:
+        return np.greater_equal(self, other) if _operand(other) else NotImplemented
+
+    def __eq__(self, other: Any) -> Any:  # type: ignore[override]
+        return np.equal(self, other) if _operand(other) else NotImplemented
+
+    def __ne__(self, other: Any) -> Any:  # type: ignore[override]
+        return np.not_equal(self, other) if _operand(other) else NotImplemented
+
+    def __neg__(self) -> Tensor:
+        return np.negative(self)
+
+    def __pos__(self) -> Tensor:
+        return np.positive(self)
+
+    def __abs__(self) -> Tensor:
+        return np.absolute(self)
+
+    def __invert__(self) -> Tensor:
+        return np.invert(self)
+
+    # ------------------------------------------------------------------ methods (NumPy functions)
+
+    def sum(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
+        return np.sum(self, axis=axis, keepdims=keepdims)
+
+    def mean(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
+        return np.mean(self, axis=axis, keepdims=keepdims)
+
+    def max(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
+        return np.max(self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
+        return np.min(self, axis=axis, keepdims=keepdims)
+
+    def prod(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
+        return np.prod(self, axis=axis, keepdims=keepdims)
+
+    def reshape(self, *shape: int | Sequence[int]) -> Tensor:
+        """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``; one dimension may be ``-1``."""
+        target = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
+        return np.reshape(self, target)
+
+    def transpose(self, *axes: int | Sequence[int] | None) -> Tensor:
+        """``x.transpose()`` reverses the axes; ``x.transpose(1, 0)`` or ``x.transpose((1, 0))`` permutes them."""
+        perm = axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else (axes or None)
+        return np.transpose(self, perm)
+
+    def astype(self, dtype: Any) -> Tensor:
+        return cast(self, dtypes.canonical(dtype))
+
+    def flatten(self) -> Tensor:
+        return np.reshape(self, (-1,))
+
+    def ravel(self) -> Tensor:
+        return np.reshape(self, (-1,))
+
+    def squeeze(self, axis: int | Sequence[int] | None = None) -> Tensor:
+        return np.squeeze(self, axis=axis)
+
+    def __getitem__(self, key: Any) -> Tensor:
+        from kiln.frontend import indexing  # imports this module: imported late
+
+        return indexing.getitem(self, key)
+
+
+def _operand(other: Any) -> bool:
+    """Whether an operator should take ``other`` (else Python tries ``other``'s reflected method)."""
+    return isinstance(other, (Tensor, *_ARRAY_LIKE)) or hasattr(type(other), "__kiln_tensor__")
+
+
+def _no_value(t: Tensor, what: str) -> NoReturn:
+    raise TypeError(
+        f"{what} needs the value of a traced kiln tensor {t!r}, but a tensor has no Python value "
+        "while kiln.function traces it. Let AutoGraph stage control flow on tensors "
+        "(kiln.function(autograph=True), the default, converts `if`/`while`/`for` on tensors), "
+        "use np.where / kiln.where for elementwise choices, return the tensor to get a NumPy array, "
+        "or debug with kiln.config.run_functions_eagerly(True)."
+    )
+
+
+# ---------------------------------------------------------------------- building ops
+
+
+def emit(op: Operation) -> Tensor:
+    """Append ``op`` to the trace in progress (at the user's source line); its result as a Tensor."""
+    trace_context.require().emit(op)
+    return Tensor(op.results[0])
+
+
+def constant(array: np.ndarray[Any, Any]) -> Tensor:
+    """A ``graph.constant`` holding ``array`` (its dtype must be supported)."""
+    dt = dtypes.canonical(array.dtype)
+    data = np.where(array, -1, 0).astype("<i1") if dt == np.bool_ else array.astype(dt.newbyteorder("<"))
+    ty = graph.tensor_type(dtypes.to_element(dt), array.shape)
+    return emit(graph.ConstantOp(DenseIntOrFPElementsAttr(ty, BytesAttr(np.ascontiguousarray(data).tobytes()))))
+
+
+def as_tensor(x: Any) -> Tensor:
+    """``x`` as a Tensor: tensors as they are; arrays, NumPy and Python scalars, nested lists as constants.
+
+    Constants take NumPy's dtype for ``x`` (a Python float is float64, an int int64).
+    Objects with a ``__kiln_tensor__()`` method (e.g. variables) convert through it.
+    """
+    if isinstance(x, Tensor):
+        return x
+    if hasattr(type(x), "__kiln_tensor__"):
+        return as_tensor(x.__kiln_tensor__())
+    if not isinstance(x, _ARRAY_LIKE):
+        raise TypeError(f"kiln cannot turn a {type(x).__name__} into a tensor: {x!r}")
+    try:
+        array = np.asarray(x)
+    except ValueError as e:
+        raise TypeError(f"kiln cannot turn {x!r} into a tensor: {e}") from e
+    if array.dtype not in dtypes.SUPPORTED:
+        raise dtypes.unsupported(array.dtype, f"of the constant {x!r}" if array.size <= 8 else "of a constant")
+    return constant(array)
+
+
+def shape_of(t: Tensor) -> tuple[int, ...]:
+    """Internal shape convention: ``-1`` marks a dynamic dimension (as in :mod:`kiln.dialects.graph`)."""
+    return graph.shape_of(t.value)
+
+
+def cast(t: Tensor, dtype: np.dtype[Any]) -> Tensor:
+    """``t.astype(dtype)``; no op when the dtype already matches."""
+    if t.dtype == dtype:
+        return t
+    return emit(graph.CastOp(t.value, dtypes.to_element(dtype)))
+
+
+def broadcast_to(t: Tensor, shape: Sequence[int]) -> Tensor:
+    """Broadcast to ``shape`` (``-1`` = dynamic); no op when the shape already matches."""
+    if shape_of(t) == tuple(shape):
+        return t
+    return emit(graph.BroadcastOp(t.value, shape))
+
+
+def reshape_to(t: Tensor, shape: Sequence[int]) -> Tensor:
+    """Reshape to a fully resolved ``shape``; no op when the shape already matches."""
+    if shape_of(t) == tuple(shape):
+        return t
+    return emit(graph.ReshapeOp(t.value, shape))

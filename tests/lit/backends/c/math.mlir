@@ -1,0 +1,72 @@
+// RUN: kiln-opt %s -t c | filecheck %s
+// RUN: kiln-opt %s -t c > %t.c && cc -c -Wall -Werror %t.c -o %t.o
+
+func.func @f32ops(%x: f32, %y: f32, %n: i32) -> f32 {
+  %0 = math.exp %x : f32
+  %1 = math.log %0 : f32
+  %2 = math.log2 %1 : f32
+  %3 = math.log10 %2 : f32
+  %4 = math.log1p %3 : f32
+  %5 = math.expm1 %4 : f32
+  %6 = math.sqrt %5 : f32
+  %7 = math.rsqrt %6 : f32
+  %8 = math.tanh %7 : f32
+  %9 = math.sin %8 : f32
+  %10 = math.cos %9 : f32
+  %11 = math.absf %10 : f32
+  %12 = math.powf %11, %y : f32
+  %13 = math.fpowi %12, %n : f32, i32
+  %14 = math.floor %13 : f32
+  %15 = math.ceil %14 : f32
+  %16 = math.round %15 : f32
+  %17 = math.trunc %16 : f32
+  %18 = math.fma %17, %x, %y : f32
+  %19 = math.copysign %18, %y : f32
+  %20 = math.erf %19 : f32
+  %21 = math.atan2 %20, %x : f32
+  func.return %21 : f32
+}
+// CHECK-LABEL: float f32ops(float x, float y, int32_t n) {
+// CHECK-NEXT:   float v = expf(x);
+// CHECK-NEXT:   float v_1 = logf(v);
+// CHECK-NEXT:   float v_2 = log2f(v_1);
+// CHECK-NEXT:   float v_3 = log10f(v_2);
+// CHECK-NEXT:   float v_4 = log1pf(v_3);
+// CHECK-NEXT:   float v_5 = expm1f(v_4);
+// CHECK-NEXT:   float v_6 = sqrtf(v_5);
+// CHECK-NEXT:   float v_7 = 1.0f / sqrtf(v_6);
+// CHECK-NEXT:   float v_8 = tanhf(v_7);
+// CHECK-NEXT:   float v_9 = sinf(v_8);
+// CHECK-NEXT:   float v_10 = cosf(v_9);
+// CHECK-NEXT:   float v_11 = fabsf(v_10);
+// CHECK-NEXT:   float v_12 = powf(v_11, y);
+// CHECK-NEXT:   float v_13 = powf(v_12, (float)n);
+// CHECK-NEXT:   float v_14 = floorf(v_13);
+// CHECK-NEXT:   float v_15 = ceilf(v_14);
+// CHECK-NEXT:   float v_16 = roundf(v_15);
+// CHECK-NEXT:   float v_17 = truncf(v_16);
+// CHECK-NEXT:   float v_18 = fmaf(v_17, x, y);
+// CHECK-NEXT:   float v_19 = copysignf(v_18, y);
+// CHECK-NEXT:   float v_20 = erff(v_19);
+// CHECK-NEXT:   float v_21 = atan2f(v_20, x);
+
+func.func @f64ops(%x: f64, %i: i64, %j: i64) -> f64 {
+  %0 = math.exp %x : f64
+  %1 = math.tanh %0 : f64
+  %2 = math.ipowi %i, %j : i64
+  %3 = math.absi %2 : i64
+  %4 = arith.sitofp %3 : i64 to f64
+  %5 = arith.maxnumf %1, %4 : f64
+  %6 = arith.minimumf %5, %x : f64
+  func.return %6 : f64
+}
+// CHECK:      static inline int64_t kiln_ipowi_int64_t(int64_t b, int64_t e) {
+// CHECK:      static inline double kiln_minimum(double a, double b) {
+// CHECK-LABEL: double f64ops(double x, int64_t i, int64_t j) {
+// CHECK-NEXT:   double v = exp(x);
+// CHECK-NEXT:   double v_1 = tanh(v);
+// CHECK-NEXT:   int64_t v_2 = kiln_ipowi_int64_t(i, j);
+// CHECK-NEXT:   int64_t v_3 = v_2 < 0 ? -v_2 : v_2;
+// CHECK-NEXT:   double v_4 = (double)v_3;
+// CHECK-NEXT:   double v_5 = fmax(v_1, v_4);
+// CHECK-NEXT:   double v_6 = kiln_minimum(v_5, x);

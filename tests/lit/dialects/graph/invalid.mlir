@@ -1,0 +1,87 @@
+// RUN: kiln-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+func.func @mismatched(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<2xf32> {
+  %0 = "graph.add"(%a, %b) : (tensor<2xf32>, tensor<3xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+// CHECK: attribute tensor<2xf32> expected from variable 'T', but got tensor<3xf32>
+
+// -----
+
+func.func @div_int(%a: tensor<2xi32>) -> tensor<2xi32> {
+  %0 = graph.div %a, %a : tensor<2xi32>
+  func.return %0 : tensor<2xi32>
+}
+// CHECK: graph.div is defined on floats, got element type i32
+
+// -----
+
+func.func @exp_bool(%a: tensor<2xi1>) -> tensor<2xi1> {
+  %0 = graph.exp %a : tensor<2xi1>
+  func.return %0 : tensor<2xi1>
+}
+// CHECK: graph.exp is defined on floats, got element type i1
+
+// -----
+
+func.func @bad_pred(%a: tensor<2xf32>) -> tensor<2xi1> {
+  %0 = graph.cmp "less", %a, %a : tensor<2xf32> -> tensor<2xi1>
+  func.return %0 : tensor<2xi1>
+}
+// CHECK: graph.cmp: unknown predicate 'less', expected one of eq, ne, lt, le, gt, ge
+
+// -----
+
+func.func @bad_broadcast(%a: tensor<3xf32>) -> tensor<2x4xf32> {
+  %0 = graph.broadcast %a : tensor<3xf32> -> tensor<2x4xf32>
+  func.return %0 : tensor<2x4xf32>
+}
+// CHECK: graph.broadcast: shape (3,) cannot broadcast to (2, 4)
+
+// -----
+
+func.func @bad_reshape(%a: tensor<6xf32>) -> tensor<4xf32> {
+  %0 = graph.reshape %a : tensor<6xf32> -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+// CHECK: graph.reshape: cannot reshape (6,) (6 elements) to (4,) (4 elements)
+
+// -----
+
+func.func @bad_matmul(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) -> tensor<2x5xf32> {
+  %0 = graph.matmul %a, %b : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  func.return %0 : tensor<2x5xf32>
+}
+// CHECK: graph.matmul: matmul: contracted dimensions differ: 3 (of (2, 3)) vs 4 (of (4, 5))
+
+// -----
+
+func.func @bad_reduce(%a: tensor<2x3xf32>) -> tensor<2xf32> {
+  %0 = graph.reduce "sum", %a axes array<i64: 2> : tensor<2x3xf32> -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+// CHECK: graph.reduce: axes [2] must be sorted, unique and within rank 2
+
+// -----
+
+func.func @bad_slice(%a: tensor<4xf32>) -> tensor<3xf32> {
+  %0 = graph.slice %a start array<i64: 2> stride array<i64: 1> : tensor<4xf32> -> tensor<3xf32>
+  func.return %0 : tensor<3xf32>
+}
+// CHECK: graph.slice: axis 0 reads indices 2..4 of a dimension of size 4
+
+// -----
+
+func.func @bad_transpose(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %0 = graph.transpose %a perm array<i64: 0, 0> : tensor<2x3xf32> -> tensor<3x2xf32>
+  func.return %0 : tensor<3x2xf32>
+}
+// CHECK: graph.transpose: [0, 0] is not a permutation of 2 axes
+
+// -----
+
+func.func @bad_mean(%a: tensor<2xi32>) -> tensor<i32> {
+  %0 = graph.reduce "mean", %a axes array<i64: 0> : tensor<2xi32> -> tensor<i32>
+  func.return %0 : tensor<i32>
+}
+// CHECK: graph.reduce "mean" is defined on floats (cast integers first)

@@ -415,6 +415,13 @@ def test_no_tensors_and_no_leaks() -> None:
             assert len(freed) == 1, f"alloc without exactly one dealloc in {op.parent_op()}"
 
 
+def test_loops_level_has_only_loop_dialects() -> None:
+    ctx = _context()
+    module = _lower(ctx, _parse(ctx))
+    dialects = {op.dialect_name() for op in module.walk()}
+    assert dialects <= {"builtin", "func", "scf", "arith", "math", "memref"}, dialects
+
+
 def test_returned_generic_allocates_nothing() -> None:
     ctx = _context()
     module = _lower(ctx, _parse(ctx), loops=False)

@@ -25,7 +25,7 @@ from xdsl.ir import SSAValue
 from kiln.backends.c.c_types import element_c_type, float_literal, int_literal
 from kiln.backends.c.dispatch import handles
 from kiln.backends.c.errors import CEmitError, op_error
-from kiln.backends.c.index_expr import IndexExpr, add, linear, mul, product
+from kiln.backends.c.index_expr import IndexExpr, add, atom, linear, mul, product
 
 if TYPE_CHECKING:
     from kiln.backends.c.emitter import FunctionEmitter, MemrefDesc, ModuleEmitter
@@ -79,7 +79,8 @@ def _alloc(em: FunctionEmitter, op: memref.AllocOp) -> None:
     sizes = _shape_sizes(em, ty, op.dynamic_sizes)
     name = em.fresh(op.memref.name_hint, "buf")
     helper = em.use_helper("kiln_alloc")
-    bytes_ = mul(product(sizes), f"(int64_t)sizeof({elem})")
+    count = product(sizes)
+    bytes_ = count if count == 0 else f"{atom(count)}*(int64_t)sizeof({elem})"
     em.line(f"{elem} *{name} = ({elem} *){helper}({bytes_});")
     em.bind_memref(op.memref, _new_desc(em, name, ty, sizes))
 
@@ -228,7 +229,7 @@ def _copy(em: FunctionEmitter, op: memref.CopyOp) -> None:
     src, dst = em.memref(op.source), em.memref(op.destination)
     src_ty, dst_ty = _memref_type(op.source), _memref_type(op.destination)
     if isinstance(src_ty.layout, NoneAttr) and isinstance(dst_ty.layout, NoneAttr):
-        count = mul(product(src.sizes), f"sizeof({src.elem})")
+        count = f"{atom(product(src.sizes))}*sizeof({src.elem})"
         em.line(f"memcpy({dst.ptr}, {src.ptr}, {count});")
         return
     ivs = [em.fresh(f"i{d}") for d in range(len(src.sizes))]

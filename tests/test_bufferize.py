@@ -18,7 +18,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, math, memref, tensor
 from xdsl.dialects.linalg import Linalg
 from xdsl.dialects.linalg import ops as linalg
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, ModuleOp, TensorType
+from xdsl.dialects.builtin import Builtin, DenseIntOrFPElementsAttr, MemRefType, ModuleOp, TensorType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters import register_implementations
 from xdsl.interpreters.builtin import xtype_for_el_type
@@ -154,11 +154,8 @@ func.func @reuse(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 def _context() -> Context:
     ctx = Context()
-    for dialect in (arith.Arith, func.Func, Linalg, math.Math, memref.MemRef, tensor.Tensor):
+    for dialect in (Builtin, arith.Arith, func.Func, Linalg, math.Math, memref.MemRef, tensor.Tensor):
         ctx.load_dialect(dialect)
-    from xdsl.dialects.builtin import Builtin
-
-    ctx.load_dialect(Builtin)
     return ctx
 
 
@@ -312,9 +309,6 @@ def _interpreter(ctx: Context, module: ModuleOp) -> Interpreter:
 
 
 # -- running both levels ---------------------------------------------------------
-
-_XTYPES = {np.float32: "f32", np.float64: "f64", np.int32: "i32", np.int64: "i64"}
-
 
 def _to_array(x: np.ndarray[Any, Any]) -> ShapedArray[Any]:
     ptr = {

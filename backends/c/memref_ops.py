@@ -249,7 +249,7 @@ def emit_global(module: ModuleEmitter, op: memref.GlobalOp) -> str:
     name = module.globals[op.sym_name.data]
     count = max(product(list(ty.get_shape())), 1)
     const = "const " if op.constant is not None else ""
-    decl = f"static {const}{elem} {name}[{count}] __attribute__((aligned(64)))"
+    decl = f"static {const}{elem} {name}[{count}] __attribute__((aligned(64), unused))"
     init = op.initial_value
     if isinstance(init, UnitAttr):
         if const:

@@ -1,6 +1,10 @@
 // RUN: kiln-opt %s -t c | filecheck %s
 // RUN: kiln-opt %s -t c > %t.c && cc -c -Wall -Werror %t.c -o %t.o
 
+// Helpers come first, only those used.
+// CHECK:      static inline int64_t kiln_ipowi_int64_t(int64_t b, int64_t e) {
+// CHECK:      static inline double kiln_minimum(double a, double b) {
+
 func.func @f32ops(%x: f32, %y: f32, %n: i32) -> f32 {
   %0 = math.exp %x : f32
   %1 = math.log %0 : f32
@@ -60,8 +64,6 @@ func.func @f64ops(%x: f64, %i: i64, %j: i64) -> f64 {
   %6 = arith.minimumf %5, %x : f64
   func.return %6 : f64
 }
-// CHECK:      static inline int64_t kiln_ipowi_int64_t(int64_t b, int64_t e) {
-// CHECK:      static inline double kiln_minimum(double a, double b) {
 // CHECK-LABEL: double f64ops(double x, int64_t i, int64_t j) {
 // CHECK-NEXT:   double v = exp(x);
 // CHECK-NEXT:   double v_1 = tanh(v);

@@ -1,13 +1,16 @@
 // RUN: kiln-opt %s -t c | filecheck %s
 // RUN: kiln-opt %s -t c > %t.c && cc -c -Wall -Werror %t.c -o %t.o
 
+// Helpers come first, only those used.
+// CHECK:      static inline void *kiln_alloc(int64_t bytes) {
+
 "memref.global"() <{sym_name = "table", sym_visibility = "private", type = memref<2x3xf32>, initial_value = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>, constant}> : () -> ()
 "memref.global"() <{sym_name = "state", sym_visibility = "private", type = memref<4xi32>, initial_value}> : () -> ()
 
-// CHECK:      static const float table[6] __attribute__((aligned(64))) = {
+// CHECK:      static const float table[6] __attribute__((aligned(64), unused)) = {
 // CHECK-NEXT:   1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f
 // CHECK-NEXT: };
-// CHECK-NEXT: static int32_t state[4] __attribute__((aligned(64)));
+// CHECK-NEXT: static int32_t state[4] __attribute__((aligned(64), unused));
 
 func.func @views(%a: memref<8x16xf32>, %out: memref<4xf32>) {
   %c0 = arith.constant 0 : index
@@ -57,6 +60,8 @@ func.func @buffers(%n: index, %src: memref<?x4xf64>, %dst: memref<?x4xf64>) {
   %d = memref.dim %tmp, %c0 : memref<?x4xf64>
   %v = memref.load %tmp[%d, %c3] : memref<?x4xf64>
   memref.store %v, %st[%c3] : memref<8xf64>
+  %v2 = memref.load %st[%c3] : memref<8xf64>
+  memref.store %v2, %dst[%c0, %c0] : memref<?x4xf64>
   %col = memref.subview %tmp[0, 1] [%n, 2] [1, 1] : memref<?x4xf64> to memref<?x2xf64, strided<[4, 1], offset: 1>>
   %dcol = memref.subview %dst[0, 1] [%n, 2] [1, 1] : memref<?x4xf64> to memref<?x2xf64, strided<[4, 1], offset: 1>>
   "memref.copy"(%col, %dcol) : (memref<?x2xf64, strided<[4, 1], offset: 1>>, memref<?x2xf64, strided<[4, 1], offset: 1>>) -> ()
@@ -64,7 +69,6 @@ func.func @buffers(%n: index, %src: memref<?x4xf64>, %dst: memref<?x4xf64>) {
   memref.dealloc %tmp : memref<?x4xf64>
   func.return
 }
-// CHECK:      static inline void *kiln_alloc(int64_t bytes) {
 // CHECK-LABEL: void buffers(int64_t n, double *restrict src, int64_t src_d0, double *restrict dst, int64_t dst_d0) {
 // CHECK-NEXT:   double *tmp = (double *)kiln_alloc(n*4*(int64_t)sizeof(double));
 // CHECK-NEXT:   memcpy(tmp, src, src_d0*4*sizeof(double));
@@ -72,6 +76,8 @@ func.func @buffers(%n: index, %src: memref<?x4xf64>, %dst: memref<?x4xf64>) {
 // CHECK-NEXT:   double *empty = (double *)kiln_alloc(0);
 // CHECK-NEXT:   double v = tmp[n*4 + 3];
 // CHECK-NEXT:   st[3] = v;
+// CHECK-NEXT:   double v2 = st[3];
+// CHECK-NEXT:   dst[0] = v2;
 // CHECK-NEXT:   double *col = tmp + 1;
 // CHECK-NEXT:   double *dcol = dst + 1;
 // CHECK-NEXT:   for (int64_t i0 = 0; i0 < n; i0++) {

@@ -13,13 +13,14 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from kiln import pipelines
 from kiln.dialects.graph import shape_of
 from kiln.frontend import pytree
-from kiln.frontend.dtypes import to_numpy_dtype
+from kiln.frontend.dtypes import from_element
 from kiln.frontend.signature import CallSignature, tensor_leaves
 from kiln.frontend.tracer import TracedGraph, trace_graph
 from kiln.registry import make_context
@@ -40,6 +41,7 @@ class ConcreteFunction:
         self.ir: str = str(traced.module)
         self._stages: dict[str, str] = {"graph": self.ir}
         self._source: str | None = None
+        self._loops_module: ModuleOp | None = None
         self._native: Callable[..., None] | None = None
         outputs = traced.func_op.function_type.outputs.data
         self._out_shapes: list[tuple[int, ...]] = []
@@ -50,7 +52,7 @@ class ConcreteFunction:
             if -1 in shape:
                 raise NotImplementedError("results with dynamic shapes are not supported yet")
             self._out_shapes.append(shape)
-            self._out_dtypes.append(to_numpy_dtype(t.get_element_type()))
+            self._out_dtypes.append(from_element(t.get_element_type()))
         self._in_dtypes = [spec.dtype for spec in signature.specs]
 
     # ------------------------------------------------------------------ construction
@@ -96,15 +98,20 @@ class ConcreteFunction:
                 pipelines.run_stage(ctx, module, stage)
                 self._stages[stage] = str(module)
             self._source = emit_c(module)
+            self._loops_module = module
         except DiagnosticException as e:
             raise KilnCompileError(f"compiling {self.name}: {e}") from e
 
     def _compile(self) -> None:
         from kiln.backends.c.toolchain import compile_shared
-        from kiln.backends.loader import load_function
+        from kiln.backends.loader import load_function, signature_of
 
         so_path = compile_shared(self.source)
-        self._native = load_function(so_path, self.name)
+        assert self._loops_module is not None
+        func_op = next(
+            op for op in self._loops_module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == self.name
+        )
+        self._native = load_function(so_path, self.name, signature_of(func_op))
 
     # ------------------------------------------------------------------ calling
 

@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import TensorType
 
 from kiln.dialects.graph import tensor_type
 from kiln.frontend import pytree
-from kiln.frontend.dtypes import to_element_type
+from kiln.frontend.dtypes import to_element
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class TensorSpec:
     def tensor_type(self) -> TensorType:
         if self.shape is None:
             raise NotImplementedError("TensorSpec(shape=None) (any rank) is not supported yet")
-        return tensor_type(to_element_type(self.dtype), [-1 if d is None else d for d in self.shape])
+        return tensor_type(to_element(self.dtype), [-1 if d is None else d for d in self.shape])
 
     def __repr__(self) -> str:
         return f"TensorSpec(shape={self.shape}, dtype={self.dtype.name})"
@@ -106,7 +106,7 @@ def signature_of(args: Sequence[Any], kwargs: dict[str, Any]) -> CallSignature:
     for leaf in leaves:
         if is_tensor_value(leaf) or isinstance(leaf, TensorSpec):
             spec = leaf if isinstance(leaf, TensorSpec) else TensorSpec.from_value(leaf)
-            to_element_type(spec.dtype)  # unsupported dtypes fail here, before tracing
+            to_element(spec.dtype)  # unsupported dtypes fail here, before tracing
             specs.append(spec)
             slotted.append(pytree.TENSOR_SLOT)
         else:

@@ -1,0 +1,354 @@
+"""NumPy's own API on traced tensors: ``__array_ufunc__`` and ``__array_function__``.
+
+``np.exp(x)``, ``x + 1`` and ``np.sum(x, axis=0)`` on a :class:`Tensor` all
+arrive here and record ``graph`` ops. Elementwise ufuncs are implemented in
+this module (NumPy resolves the loop dtypes, so promotion is NumPy's exactly;
+operands are then cast and broadcast as needed); the other functions map to
+:mod:`kiln.frontend.array_ops`. A NumPy function or ufunc without an entry
+raises ``NotImplementedError`` naming it, never computes something else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.irdl import IRDLOperation
+
+from kiln.dialects import graph
+from kiln.frontend import array_ops, dtypes
+from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit, shape_of
+
+#: an operand before promotion: a tensor, an array constant, or a weak Python scalar
+Operand = Tensor | np.ndarray | bool | int | float
+
+
+def _np_name(obj: Any) -> str:
+    """``np.fft.fft`` for NumPy's ``numpy.fft.fft``."""
+    module = getattr(obj, "__module__", None) or "numpy"
+    module = "np" + module.removeprefix("numpy").replace("._core", "").replace(".core", "")
+    return f"{module}.{obj.__name__}"
+
+
+def _unsupported(what: str) -> NotImplementedError:
+    return NotImplementedError(f"{what} is not supported inside kiln.function")
+
+
+# ---------------------------------------------------------------------- operands and promotion
+
+
+def operand(x: Any) -> Operand:
+    """Tensors stay, Python scalars stay weak, everything else becomes a NumPy array constant."""
+    if isinstance(x, (Tensor, bool, int, float)):
+        return x
+    if hasattr(type(x), "__kiln_tensor__"):
+        return as_tensor(x)
+    array = np.asarray(x)
+    if array.dtype not in dtypes.SUPPORTED:
+        raise dtypes.unsupported(array.dtype, f"of the operand {x!r}")
+    return array
+
+
+def promotion_key(x: Operand) -> dtypes.Operand:
+    """What ``x`` contributes to NumPy's loop resolution (weak for Python scalars)."""
+    if isinstance(x, (Tensor, np.ndarray)):
+        return x.dtype
+    return dtypes.weak_operand(x)
+
+
+def materialize(x: Operand, dtype: np.dtype[Any]) -> Tensor:
+    """``x`` as a tensor of ``dtype``; constants are converted by NumPy, so overflow raises as in NumPy."""
+    if isinstance(x, Tensor):
+        return cast(x, dtype)
+    if isinstance(x, np.ndarray):
+        return constant(x.astype(dtype))
+    return constant(np.asarray(x, dtype=dtype))
+
+
+def broadcast_all(tensors: Sequence[Tensor]) -> list[Tensor]:
+    """NumPy broadcasting, made explicit only for the operands whose shape changes."""
+    shape = graph.broadcast_shapes(*(shape_of(t) for t in tensors))
+    return [broadcast_to(t, shape) for t in tensors]
+
+
+# ---------------------------------------------------------------------- ufuncs
+
+Builder = Callable[..., Tensor]
+
+
+def _binary(op: type[IRDLOperation], bool_op: type[IRDLOperation] | None = None) -> Builder:
+    """Same-typed binary op; ``bool_op`` where NumPy's bool loop is a logical one (``+`` is ``or``)."""
+
+    def build(a: Tensor, b: Tensor) -> Tensor:
+        cls = bool_op if bool_op is not None and a.dtype == np.bool_ else op
+        return emit(cls(a.value, b.value))  # type: ignore[call-arg]
+
+    return build
+
+
+def _unary(op: type[IRDLOperation], identity_kinds: str = "") -> Builder:
+    """Unary op; a no-op on dtype kinds where NumPy's loop is the identity (``abs`` of bools)."""
+
+    def build(x: Tensor) -> Tensor:
+        return x if x.dtype.kind in identity_kinds else emit(op(x.value))  # type: ignore[call-arg]
+
+    return build
+
+
+def _compare(predicate: str) -> Builder:
+    def build(a: Tensor, b: Tensor) -> Tensor:
+        return emit(graph.CmpOp(predicate, a.value, b.value))
+
+    return build
+
+
+_multiply = _binary(graph.MulOp, graph.AndOp)
+
+_UFUNCS: dict[np.ufunc, Builder] = {
+    np.add: _binary(graph.AddOp, graph.OrOp),
+    np.subtract: _binary(graph.SubOp),
+    np.multiply: _multiply,
+    np.true_divide: _binary(graph.DivOp),
+    np.floor_divide: _binary(graph.FloorDivOp),
+    np.remainder: _binary(graph.ModOp),
+    np.power: _binary(graph.PowOp),
+    np.maximum: _binary(graph.MaximumOp, graph.OrOp),
+    np.minimum: _binary(graph.MinimumOp, graph.AndOp),
+    np.bitwise_and: _binary(graph.AndOp),
+    np.bitwise_or: _binary(graph.OrOp),
+    np.bitwise_xor: _binary(graph.XorOp),
+    np.logical_and: _binary(graph.AndOp),
+    np.logical_or: _binary(graph.OrOp),
+    np.logical_xor: _binary(graph.XorOp),
+    np.equal: _compare("eq"),
+    np.not_equal: _compare("ne"),
+    np.less: _compare("lt"),
+    np.less_equal: _compare("le"),
+    np.greater: _compare("gt"),
+    np.greater_equal: _compare("ge"),
+    np.negative: _unary(graph.NegOp),
+    np.positive: lambda x: x,
+    np.absolute: _unary(graph.AbsOp, "b"),
+    np.invert: _unary(graph.NotOp),
+    np.logical_not: _unary(graph.NotOp),
+    np.exp: _unary(graph.ExpOp),
+    np.log: _unary(graph.LogOp),
+    np.sqrt: _unary(graph.SqrtOp),
+    np.tanh: _unary(graph.TanhOp),
+    np.sin: _unary(graph.SinOp),
+    np.cos: _unary(graph.CosOp),
+    np.floor: _unary(graph.FloorOp, "bi"),
+    np.ceil: _unary(graph.CeilOp, "bi"),
+    np.square: lambda x: _multiply(x, x),
+}
+
+#: ufuncs whose operands count by truthiness: cast to bool first (NumPy's int loops test != 0)
+_LOGICAL = (np.logical_and, np.logical_or, np.logical_xor, np.logical_not)
+
+
+def array_ufunc(ufunc: np.ufunc, method: str, inputs: Sequence[Any], kwargs: dict[str, Any]) -> Tensor:
+    """``Tensor.__array_ufunc__``: record ``ufunc(*inputs)`` as graph ops."""
+    name = _np_name(ufunc)
+    if method != "__call__":
+        raise _unsupported(f"{name}.{method}")
+    if kwargs:
+        raise _unsupported(f"{name}(..., {', '.join(f'{k}=' for k in kwargs)}) (traced tensors are immutable: use the result)")
+    if ufunc is np.matmul:
+        return array_ops.matmul(*inputs)
+    build = _UFUNCS.get(ufunc)
+    if build is None:
+        raise _unsupported(name)
+    return elementwise(ufunc, build, inputs)
+
+
+def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tensor:
+    """Resolve NumPy's loop for ``ufunc``, cast and broadcast the operands to it, and ``build``."""
+    operands = [operand(x) for x in inputs]
+    in_dtypes, out_dtype = dtypes.resolve_ufunc(ufunc, [promotion_key(x) for x in operands])
+    if ufunc in _LOGICAL:
+        in_dtypes = (np.dtype(np.bool_),) * len(in_dtypes)
+    elif isinstance(build, type(_UFUNCS[np.equal])) and ufunc in _COMPARISONS:
+        in_dtypes = _widen_for_python_ints(operands, in_dtypes)
+    if ufunc is np.power and dtypes.is_integer(in_dtypes[0]) and _has_negative_constant(operands[1]):
+        raise ValueError("Integers to negative integer powers are not allowed.")
+    tensors = broadcast_all([materialize(x, dt) for x, dt in zip(operands, in_dtypes)])
+    result = build(*tensors)
+    assert result.dtype == out_dtype, f"{_np_name(ufunc)}: built {result.dtype}, NumPy gives {out_dtype}"
+    return result
+
+
+_COMPARISONS = (np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)
+
+
+def _widen_for_python_ints(operands: Sequence[Operand], in_dtypes: tuple[np.dtype[Any], ...]) -> tuple[np.dtype[Any], ...]:
+    """NumPy compares integers with Python ints outside their range exactly: compare in int64,
+    or in float64 beyond int64 (every int64 is then strictly nearer zero, so the answer is exact)."""
+    ints = [x for x in operands if isinstance(x, int) and not isinstance(x, bool)]
+    if not ints or not dtypes.is_integer(in_dtypes[0]):
+        return in_dtypes
+    info = np.iinfo(in_dtypes[0])
+    if all(info.min <= v <= info.max for v in ints):
+        return in_dtypes
+    i64 = np.iinfo(np.int64)
+    wide = np.dtype(np.int64) if all(i64.min <= v <= i64.max for v in ints) else np.dtype(np.float64)
+    return (wide,) * len(in_dtypes)
+
+
+def _has_negative_constant(x: Operand) -> bool:
+    """Whether an exponent known at trace time has a negative element."""
+    if isinstance(x, Tensor):
+        owner = x.value.owner
+        return isinstance(owner, graph.ConstantOp) and any(v < 0 for v in owner.value.get_values())
+    return bool(np.any(np.asarray(x) < 0))
+
+
+# ---------------------------------------------------------------------- functions
+
+
+def array_function(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``Tensor.__array_function__``: run kiln's implementation of NumPy's ``func``."""
+    impl = _FUNCTIONS.get(func)
+    if impl is None:
+        raise _unsupported(_np_name(func))
+    return impl(*args, **kwargs)
+
+
+def _reject(name: str, **given: Any) -> None:
+    """Raise for NumPy keyword arguments kiln does not implement (given a non-default value)."""
+    bad = [k for k, v in given.items() if v is not None and v is not np._NoValue]
+    if bad:
+        raise _unsupported(f"np.{name}(..., {', '.join(f'{k}=' for k in bad)})")
+
+
+def _reduction(kind: str) -> Callable[..., Tensor]:
+    def impl(
+        a: Any,
+        axis: int | Sequence[int] | None = None,
+        dtype: Any = None,
+        out: Any = None,
+        keepdims: bool = False,
+        initial: Any = None,
+        where: Any = None,
+    ) -> Tensor:
+        _reject(kind, out=out, initial=initial, where=where)
+        if dtype is not None and kind in ("max", "min"):
+            raise _unsupported(f"np.{kind}(..., dtype=)")
+        return array_ops.reduce(kind, as_tensor(a), axis, bool(keepdims), None if dtype is None else dtypes.canonical(dtype))
+
+    return impl
+
+
+def _mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = None) -> Tensor:
+    _reject("mean", out=out, where=where)
+    return array_ops.reduce("mean", as_tensor(a), axis, bool(keepdims), None if dtype is None else dtypes.canonical(dtype))
+
+
+def _reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: Any = None) -> Tensor:
+    if order != "C":
+        raise _unsupported(f"np.reshape(..., order={order!r})")
+    return array_ops.reshape(as_tensor(a), shape if shape is not None else newshape)
+
+
+def _transpose(a: Any, axes: Sequence[int] | None = None) -> Tensor:
+    return array_ops.transpose(as_tensor(a), axes)
+
+
+def _matmul(x1: Any, x2: Any, out: Any = None, **kwargs: Any) -> Tensor:
+    _reject("matmul", out=out, **kwargs)
+    return array_ops.matmul(x1, x2)
+
+
+def _dot(a: Any, b: Any, out: Any = None) -> Tensor:
+    _reject("dot", out=out)
+    a, b = as_tensor(a), as_tensor(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return np.multiply(a, b)
+    if a.ndim > 2 or b.ndim > 2:
+        raise _unsupported("np.dot on arrays of more than 2 dimensions (use np.matmul / @)")
+    return array_ops.matmul(a, b)
+
+
+def _like(fill: Any) -> Callable[..., Tensor]:
+    def impl(a: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None, *, device: Any = None) -> Tensor:
+        return _full_like(a, fill, dtype, order, subok, shape, device=device)
+
+    return impl
+
+
+def _full_like(
+    a: Any, fill_value: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None, *, device: Any = None
+) -> Tensor:
+    t = as_tensor(a)
+    return array_ops.full(t.shape if shape is None else shape, fill_value, t.dtype if dtype is None else dtype)
+
+
+def _where(condition: Any, x: Any = None, y: Any = None) -> Tensor:
+    if x is None or y is None:
+        raise _unsupported("np.where(condition) with one argument (np.nonzero: its result shape depends on the data)")
+    return where(condition, x, y)
+
+
+def where(condition: Any, x: Any, y: Any) -> Tensor:
+    """NumPy's ``where(condition, x, y)``: ``condition`` as bool, ``x``/``y`` promoted together, all broadcast."""
+    c = materialize(operand(condition), np.dtype(np.bool_))
+    a, b = operand(x), operand(y)
+    dtype = dtypes.result_type(*(x if isinstance(x, (bool, int, float)) else x.dtype for x in (a, b)))
+    c, ta, tb = broadcast_all([c, materialize(a, dtype), materialize(b, dtype)])
+    return emit(graph.SelectOp(c.value, ta.value, tb.value))
+
+
+def _clip(a: Any, a_min: Any = np._NoValue, a_max: Any = np._NoValue, out: Any = None, *, min: Any = np._NoValue, max: Any = np._NoValue, **kwargs: Any) -> Tensor:
+    """``np.clip`` as ``minimum(maximum(a, lo), hi)``: NumPy 2 promotes each bound the same way."""
+    _reject("clip", out=out, **kwargs)
+    lo = a_min if a_min is not np._NoValue else min
+    hi = a_max if a_max is not np._NoValue else max
+    result = a
+    if lo is not None and lo is not np._NoValue:
+        result = np.maximum(result, lo)
+    if hi is not None and hi is not np._NoValue:
+        result = np.minimum(result, hi)
+    return as_tensor(result)
+
+
+def _concatenate(arrays: Sequence[Any], axis: int | None = 0, out: Any = None, *, dtype: Any = None, casting: str = "same_kind") -> Tensor:
+    _reject("concatenate", out=out)
+    return array_ops.concat(arrays, axis, None if dtype is None else dtypes.canonical(dtype))
+
+
+def _stack(arrays: Sequence[Any], axis: int = 0, out: Any = None, *, dtype: Any = None, casting: str = "same_kind") -> Tensor:
+    _reject("stack", out=out)
+    return array_ops.stack(arrays, axis, None if dtype is None else dtypes.canonical(dtype))
+
+
+def _size(a: Any, axis: int | None = None) -> int | None:
+    t = as_tensor(a)
+    return t.size if axis is None else t.shape[array_ops.normalize_axis(axis, t.ndim)]
+
+
+_FUNCTIONS: dict[Any, Callable[..., Any]] = {
+    np.where: _where,
+    np.sum: _reduction("sum"),
+    np.prod: _reduction("prod"),
+    np.max: _reduction("max"),
+    np.amax: _reduction("max"),
+    np.min: _reduction("min"),
+    np.amin: _reduction("min"),
+    np.mean: _mean,
+    np.reshape: _reshape,
+    np.transpose: _transpose,
+    np.matmul: _matmul,
+    np.dot: _dot,
+    np.zeros_like: _like(0),
+    np.ones_like: _like(1),
+    np.full_like: _full_like,
+    np.concatenate: _concatenate,
+    np.stack: _stack,
+    np.clip: _clip,
+    np.squeeze: lambda a, axis=None: array_ops.squeeze(as_tensor(a), axis),
+    np.expand_dims: lambda a, axis: array_ops.expand_dims(as_tensor(a), axis),
+    np.broadcast_to: lambda array, shape, subok=False: array_ops.broadcast_to(as_tensor(array), shape),
+    np.shape: lambda a: as_tensor(a).shape,
+    np.ndim: lambda a: as_tensor(a).ndim,
+    np.size: _size,
+}

@@ -1,0 +1,325 @@
+"""The C backend end to end: hand-written upstream IR → C → cc → run, from C and from NumPy."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func, math, memref, scf
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+
+from kiln.backends import cache
+from kiln.backends.c import toolchain
+from kiln.backends.c.emitter import emit_c
+from kiln.backends.c.errors import CEmitError
+from kiln.backends.c.toolchain import CompileError, compile_shared
+from kiln.backends.loader import load_function, signature_of
+
+
+def parse(text: str) -> ModuleOp:
+    ctx = Context()
+    for dialect in (builtin.Builtin, func.Func, arith.Arith, math.Math, scf.Scf, memref.MemRef):
+        ctx.load_dialect(dialect)
+    return Parser(ctx, text).parse_module()
+
+
+def build(text: str):
+    """Emit, compile and load every public function of a module: name → Python callable."""
+    module = parse(text)
+    so = compile_shared(emit_c(module))
+    return {
+        op.sym_name.data: load_function(so, op.sym_name.data, signature_of(op))
+        for op in module.ops
+        if isinstance(op, func.FuncOp) and op.body.blocks and op.sym_visibility is None
+    }
+
+
+@pytest.fixture(autouse=True)
+def kiln_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "cache"
+    monkeypatch.setenv("KILN_CACHE_DIR", str(path))
+    return path
+
+
+# --- from C: the issue's "hand-written IR compiles with cc and computes right values" ---------
+
+SCALARS = """
+func.func @axpy(%a: f32, %x: f32, %y: f32) -> f32 {
+  %m = arith.mulf %a, %x : f32
+  %r = arith.addf %m, %y : f32
+  func.return %r : f32
+}
+func.func @floordiv(%a: i64, %b: i64) -> i64 {
+  %q = arith.floordivsi %a, %b : i64
+  func.return %q : i64
+}
+func.func @remsi(%a: i64, %b: i64) -> i64 {
+  %q = arith.remsi %a, %b : i64
+  func.return %q : i64
+}
+func.func @nan_cmp(%a: f64, %b: f64) -> i32 {
+  %o = arith.cmpf olt, %a, %b : f64
+  %u = arith.cmpf ult, %a, %b : f64
+  %oi = arith.extui %o : i1 to i32
+  %ui = arith.extui %u : i1 to i32
+  %c2 = arith.constant 2 : i32
+  %s = arith.muli %ui, %c2 : i32
+  %r = arith.addi %oi, %s : i32
+  func.return %r : i32
+}
+func.func @fill_sum(%buf: memref<?xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f64
+  %n = memref.dim %buf, %c0 : memref<?xf64>
+  scf.for %i = %c0 to %n step %c1 {
+    %ii = arith.index_cast %i : index to i64
+    %f = arith.sitofp %ii : i64 to f64
+    memref.store %f, %buf[%i] : memref<?xf64>
+  }
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (f64) {
+    %v = memref.load %buf[%i] : memref<?xf64>
+    %a = arith.addf %acc, %v : f64
+    scf.yield %a : f64
+  }
+  func.return %s : f64
+}
+"""
+
+MAIN = r"""
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+float axpy(float, float, float);
+int64_t floordiv(int64_t, int64_t);
+int64_t remsi(int64_t, int64_t);
+int32_t nan_cmp(double, double);
+double fill_sum(double *, int64_t);
+int main(void) {
+  double buf[10];
+  printf("%g\n", axpy(2.0f, 3.0f, 1.0f));
+  printf("%lld %lld %lld\n", (long long)floordiv(-7, 2), (long long)floordiv(7, -2), (long long)floordiv(6, 3));
+  printf("%lld %lld\n", (long long)remsi(-7, 2), (long long)remsi(7, -2));
+  printf("%d %d\n", nan_cmp(1.0, 2.0), nan_cmp(NAN, 2.0));
+  printf("%g\n", fill_sum(buf, 10));
+  return 0;
+}
+"""
+
+
+def test_hand_written_ir_runs_from_c(tmp_path: Path) -> None:
+    lib = tmp_path / "lib.c"
+    lib.write_text(emit_c(parse(SCALARS)))
+    main = tmp_path / "main.c"
+    main.write_text(MAIN)
+    exe = tmp_path / "a.out"
+    subprocess.run(
+        ["cc", "-O2", "-fwrapv", "-Wall", "-Werror", str(lib), str(main), "-o", str(exe), "-lm"],
+        check=True,
+    )
+    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[:5] == ["7", "-4 -4 2", "-1 1", "1 2", "45"]
+
+
+def test_kiln_opt_target_c(tmp_path: Path) -> None:
+    src = tmp_path / "f.mlir"
+    src.write_text(SCALARS)
+    out = subprocess.run(
+        [sys.executable, "-m", "kiln.tools.kiln_opt", str(src), "-t", "c"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "float axpy(float a, float x, float y)" in out
+
+
+# --- from NumPy through compile_shared + the loader ------------------------------------------
+
+KERNELS = """
+func.func @add(%x: memref<64xf32>, %y: memref<64xf32>, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 64 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %x[%i] : memref<64xf32>
+    %b = memref.load %y[%i] : memref<64xf32>
+    %e = math.exp %a : f32
+    %s = arith.addf %e, %b : f32
+    memref.store %s, %out[%i] : memref<64xf32>
+  }
+  func.return
+}
+func.func @total(%x: memref<?xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f64
+  %n = memref.dim %x, %c0 : memref<?xf64>
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (f64) {
+    %v = memref.load %x[%i] : memref<?xf64>
+    %a = arith.addf %acc, %v : f64
+    scf.yield %a : f64
+  }
+  func.return %s : f64
+}
+func.func @matmul(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f64
+  %m = memref.dim %a, %c0 : memref<?x?xf64>
+  %k = memref.dim %a, %c1 : memref<?x?xf64>
+  %n = memref.dim %b, %c1 : memref<?x?xf64>
+  scf.for %i = %c0 to %m step %c1 {
+    scf.for %j = %c0 to %n step %c1 {
+      %s = scf.for %p = %c0 to %k step %c1 iter_args(%acc = %z) -> (f64) {
+        %x = memref.load %a[%i, %p] : memref<?x?xf64>
+        %y = memref.load %b[%p, %j] : memref<?x?xf64>
+        %t = arith.mulf %x, %y : f64
+        %u = arith.addf %acc, %t : f64
+        scf.yield %u : f64
+      }
+      memref.store %s, %c[%i, %j] : memref<?x?xf64>
+    }
+  }
+  func.return
+}
+func.func @count_halvings(%x: i64) -> (i64, i64) {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %r:2 = scf.while (%v = %x, %n = %c0) : (i64, i64) -> (i64, i64) {
+    %go = arith.cmpi sgt, %v, %c1 : i64
+    scf.condition(%go) %v, %n : i64, i64
+  } do {
+  ^bb0(%v2: i64, %n2: i64):
+    %h = arith.shrsi %v2, %c1 : i64
+    %n3 = arith.addi %n2, %c1 : i64
+    scf.yield %h, %n3 : i64, i64
+  }
+  func.return %r#1, %r#0 : i64, i64
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def kernels(tmp_path_factory: pytest.TempPathFactory):
+    import os
+
+    old = os.environ.get("KILN_CACHE_DIR")
+    os.environ["KILN_CACHE_DIR"] = str(tmp_path_factory.mktemp("kcache"))
+    try:
+        return build(KERNELS)
+    finally:
+        if old is None:
+            del os.environ["KILN_CACHE_DIR"]
+        else:
+            os.environ["KILN_CACHE_DIR"] = old
+
+
+def test_elementwise(kernels) -> None:
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal(64, dtype=np.float32), rng.standard_normal(64, dtype=np.float32)
+    out = np.empty(64, np.float32)
+    kernels["add"](x, y, out)
+    np.testing.assert_allclose(out, np.exp(x) + y, rtol=1e-6)
+
+
+def test_reduction_dynamic_shape(kernels) -> None:
+    for n in (0, 1, 1000):
+        x = np.arange(n, dtype=np.float64)
+        assert kernels["total"](x) == float(np.add.accumulate(x)[-1] if n else 0.0)
+
+
+def test_matmul(kernels) -> None:
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((5, 7)), rng.standard_normal((7, 3))
+    c = np.empty((5, 3))
+    kernels["matmul"](a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-12)
+
+
+def test_while_and_two_results(kernels) -> None:
+    assert kernels["count_halvings"](1024) == (10, 1)
+    assert kernels["count_halvings"](np.int64(1)) == (0, 1)
+
+
+def test_wrong_arrays_raise_type_error(kernels) -> None:
+    good = np.zeros(64, np.float32)
+    with pytest.raises(TypeError, match="dtype"):
+        kernels["add"](np.zeros(64, np.float64), good, good)
+    with pytest.raises(TypeError, match="contiguous"):
+        kernels["add"](np.zeros(128, np.float32)[::2], good, good)
+    with pytest.raises(TypeError, match="shape"):
+        kernels["add"](np.zeros(63, np.float32), good, good)
+    with pytest.raises(TypeError, match="numpy array"):
+        kernels["add"]([0.0] * 64, good, good)
+    with pytest.raises(TypeError, match="arguments"):
+        kernels["total"]()
+
+
+# --- cache and toolchain ----------------------------------------------------------------------
+
+TINY = '__attribute__((visibility("default"))) int answer(void) { return 42; }\n'
+
+
+def test_cache_hit_runs_no_compiler(kiln_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = compile_shared(TINY)
+    assert first.parent == kiln_cache and first.suffix == ".so"
+    assert first.with_suffix(".c").read_text() == TINY
+
+    def no_compiler(*args, **kwargs):
+        raise AssertionError("compiler ran on a cache hit")
+
+    monkeypatch.setattr(toolchain, "_run_compiler", no_compiler)
+    assert compile_shared(TINY) == first
+    assert cache.cache_dir() == kiln_cache
+
+
+def test_flags_change_the_key() -> None:
+    assert compile_shared(TINY) != compile_shared(TINY, opt_flags=("-O1",))
+
+
+def test_default_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("KILN_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache.cache_dir() == tmp_path / "xdg" / "kiln"
+
+
+def test_concurrent_compiles(kiln_cache: Path) -> None:
+    """Two processes compiling the same new source at once both succeed and agree."""
+    source = TINY.replace("42", "43")
+    script = textwrap.dedent(
+        f"""
+        import ctypes
+        from kiln.backends.c.toolchain import compile_shared
+        so = compile_shared({source!r})
+        print(so, ctypes.CDLL(str(so)).answer())
+        """
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+        for _ in range(3)
+    ]
+    outs = [p.communicate()[0].split() for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert len({o[0] for o in outs}) == 1 and all(o[1] == "43" for o in outs)
+    assert not list(kiln_cache.glob("*.tmp"))
+
+
+def test_compile_error_shows_stderr_and_source() -> None:
+    with pytest.raises(CompileError) as info:
+        compile_shared("int broken(void) { return nope; }\n")
+    message = str(info.value)
+    assert "nope" in message and ".c" in message
+    kept = Path(message.split("source kept at ")[1].split("\n")[0])
+    assert kept.read_text().startswith("int broken")
+
+
+def test_memref_result_is_rejected() -> None:
+    text = "func.func @g(%a: memref<4xf32>) -> memref<4xf32> {\n  func.return %a : memref<4xf32>\n}"
+    with pytest.raises(CEmitError, match="returns a memref"):
+        emit_c(parse(text))

@@ -17,9 +17,9 @@ from xdsl.passes import ModulePass, PassPipeline
 #: stage name -> the pipeline (xdsl-opt syntax) that lowers the previous stage to it
 STAGES: dict[str, str] = {
     "graph": "",
-    "tensor": "convert-graph-to-linalg,canonicalize,cse",
+    "tensor": "canonicalize,cse,convert-graph-to-linalg,canonicalize,cse",
     "buffer": "kiln-bufferize,canonicalize,cse",
-    "loops": "linalg-generalize-named-ops,convert-linalg-to-loops,canonicalize,cse",
+    "loops": "linalg-generalize-named-ops,convert-linalg-to-loops,lower-affine,canonicalize,cse",
 }
 
 #: named pipelines usable with ``-p``; each is a list of stage transitions

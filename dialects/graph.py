@@ -20,6 +20,8 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     Float32Type,
     Float64Type,
+    I64,
+    IntegerAttr,
     IntegerType,
     StringAttr,
     TensorType,
@@ -37,6 +39,7 @@ from xdsl.irdl import (
     opt_prop_def,
     prop_def,
     result_def,
+    var_operand_def,
     traits_def,
 )
 from xdsl.parser import Parser
@@ -609,6 +612,52 @@ class ReduceOp(IRDLOperation):
             raise VerifyException(f"graph.reduce: result shape should be {expected}, got {shape_of(self.result)}")
 
 
+
+@irdl_op_definition
+class ConcatOp(IRDLOperation):
+    """NumPy's ``concatenate`` along one axis of same-typed, same-rank operands:
+    ``graph.concat %a, %b axis 0 : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>``."""
+
+    name = "graph.concat"
+    inputs = var_operand_def(AnyTensor)
+    axis = prop_def(IntegerAttr[I64])
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$inputs `axis` $axis attr-dict `:` `(` type($inputs) `)` `->` type($result)"
+
+    def __init__(self, inputs: Sequence[SSAValue], axis: int):
+        shapes = [shape_of(v) for v in inputs]
+        sizes = [s[axis] for s in shapes]
+        first = list(shapes[0])
+        for s in shapes[1:]:  # a static size wherever some operand knows it
+            first = [b if a == -1 else a for a, b in zip(first, s)]
+        first[axis] = -1 if -1 in sizes else sum(sizes)
+        super().__init__(
+            operands=[inputs],
+            properties={"axis": IntegerAttr(axis, i64)},
+            result_types=[tensor_type(element_of(inputs[0]), first)],
+        )
+
+    def verify_(self) -> None:
+        axis = self.axis.value.data
+        if not self.inputs:
+            raise VerifyException("graph.concat needs at least one operand")
+        dst = shape_of(self.result)
+        if not 0 <= axis < len(dst):
+            raise VerifyException(f"graph.concat: axis {axis} is out of range for rank {len(dst)}")
+        sizes: list[int] = []
+        for i, v in enumerate(self.inputs):
+            src = shape_of(v)
+            if element_of(v) != element_of(self.result) or len(src) != len(dst):
+                raise VerifyException(f"graph.concat: operand {i} has type {v.type}, expected rank {len(dst)} of {element_of(self.result)}")
+            for d, (a, b) in enumerate(zip(src, dst)):
+                if d != axis and not _dims_compatible(a, b):
+                    raise VerifyException(f"graph.concat: operand {i} has size {a} along axis {d}, the result {b}")
+            sizes.append(src[axis])
+        if -1 not in sizes and dst[axis] not in (-1, sum(sizes)):
+            raise VerifyException(f"graph.concat: result size along axis {axis} should be {sum(sizes)}, got {dst[axis]}")
+
+
 Graph = Dialect(
     "graph",
     [
@@ -647,6 +696,7 @@ Graph = Dialect(
         SliceOp,
         MatmulOp,
         ReduceOp,
+        ConcatOp,
     ],
     [],
 )

@@ -143,6 +143,8 @@ _UFUNCS: dict[np.ufunc, Builder] = {
     np.square: lambda x: _multiply(x, x),
 }
 
+_COMPARISONS = (np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)
+
 #: ufuncs whose operands count by truthiness: cast to bool first (NumPy's int loops test != 0)
 _LOGICAL = (np.logical_and, np.logical_or, np.logical_xor, np.logical_not)
 
@@ -168,7 +170,7 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
     in_dtypes, out_dtype = dtypes.resolve_ufunc(ufunc, [promotion_key(x) for x in operands])
     if ufunc in _LOGICAL:
         in_dtypes = (np.dtype(np.bool_),) * len(in_dtypes)
-    elif isinstance(build, type(_UFUNCS[np.equal])) and ufunc in _COMPARISONS:
+    elif ufunc in _COMPARISONS:
         in_dtypes = _widen_for_python_ints(operands, in_dtypes)
     if ufunc is np.power and dtypes.is_integer(in_dtypes[0]) and _has_negative_constant(operands[1]):
         raise ValueError("Integers to negative integer powers are not allowed.")
@@ -176,9 +178,6 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
     result = build(*tensors)
     assert result.dtype == out_dtype, f"{_np_name(ufunc)}: built {result.dtype}, NumPy gives {out_dtype}"
     return result
-
-
-_COMPARISONS = (np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)
 
 
 def _widen_for_python_ints(operands: Sequence[Operand], in_dtypes: tuple[np.dtype[Any], ...]) -> tuple[np.dtype[Any], ...]:
@@ -252,11 +251,6 @@ def _reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = Non
 
 def _transpose(a: Any, axes: Sequence[int] | None = None) -> Tensor:
     return array_ops.transpose(as_tensor(a), axes)
-
-
-def _matmul(x1: Any, x2: Any, out: Any = None, **kwargs: Any) -> Tensor:
-    _reject("matmul", out=out, **kwargs)
-    return array_ops.matmul(x1, x2)
 
 
 def _dot(a: Any, b: Any, out: Any = None) -> Tensor:
@@ -337,7 +331,6 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.mean: _mean,
     np.reshape: _reshape,
     np.transpose: _transpose,
-    np.matmul: _matmul,
     np.dot: _dot,
     np.zeros_like: _like(0),
     np.ones_like: _like(1),

@@ -10,7 +10,7 @@ never copied: they must be C-contiguous and of the exact dtype, else
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -127,39 +127,49 @@ def _library(so_path: Path) -> ctypes.CDLL:
     return lib
 
 
-def _converter(kind: ArgKind, position: int) -> Callable[[Any, list[Any]], None]:
-    """A per-parameter function that checks one argument and appends its C arguments."""
-    if isinstance(kind, ScalarArg):
-        to_py: Callable[[Any], Any] = (
-            float if kind.dtype.kind == "f" else bool if kind.dtype.kind == "b" else int
+def _check_array(value: Any, position: int, kind: MemrefArg) -> None:
+    """Raise the TypeError explaining why ``value`` does not fit a memref parameter."""
+    if not isinstance(value, np.ndarray):
+        raise TypeError(f"argument {position}: expected a numpy array, got {type(value).__name__}")
+    if value.dtype != kind.dtype:
+        raise TypeError(f"argument {position}: expected dtype {kind.dtype}, got {value.dtype}")
+    if not value.flags.c_contiguous:
+        raise TypeError(f"argument {position}: array must be C-contiguous")
+    want = "x".join("?" if n is None else str(n) for n in kind.shape) or "0-d"
+    raise TypeError(f"argument {position}: expected shape {want}, got {value.shape}")
+
+
+def _call_source(signature: Signature, extra_results: int) -> str:
+    """Python source of a call wrapper specialised to the signature (checks inlined)."""
+    params = [f"a{i}" for i in range(len(signature.args))]
+    body: list[str] = []
+    c_args: list[str] = []
+    for i, kind in enumerate(signature.args):
+        a = params[i]
+        if isinstance(kind, ScalarArg):
+            conv = "float" if kind.dtype.kind == "f" else "bool" if kind.dtype.kind == "b" else "int"
+            c_args.append(f"{conv}({a})")
+            continue
+        shape_ok = [f"len({a}.shape) == {len(kind.shape)}"] + [
+            f"{a}.shape[{d}] == {n}" for d, n in enumerate(kind.shape) if n is not None
+        ]
+        body.append(
+            f"  if type({a}) is not ndarray or {a}.dtype is not dt{i} "
+            f"or not {a}.flags.c_contiguous or not ({' and '.join(shape_ok)}):\n"
+            f"    if not (isinstance({a}, ndarray) and {a}.dtype == dt{i} "
+            f"and {a}.flags.c_contiguous and {' and '.join(shape_ok)}):\n"
+            f"      check({a}, {i}, kinds[{i}])"
         )
-
-        def scalar(value: Any, out: list[Any]) -> None:
-            out.append(to_py(value))
-
-        return scalar
-
-    dtype, shape, ndim = kind.dtype, kind.shape, len(kind.shape)
-    static = [(d, n) for d, n in enumerate(shape) if n is not None]
-    dynamic = [d for d, n in enumerate(shape) if n is None]
-    pointer = _data_pointer
-
-    def array(value: Any, out: list[Any]) -> None:
-        if not isinstance(value, np.ndarray):
-            raise TypeError(f"argument {position}: expected a numpy array, got {type(value).__name__}")
-        if value.dtype is not dtype and value.dtype != dtype:
-            raise TypeError(f"argument {position}: expected dtype {dtype}, got {value.dtype}")
-        if not value.flags.c_contiguous:
-            raise TypeError(f"argument {position}: array must be C-contiguous")
-        got = value.shape
-        if len(got) != ndim or any(got[d] != n for d, n in static):
-            want = "x".join("?" if n is None else str(n) for n in shape) or "scalar"
-            raise TypeError(f"argument {position}: expected shape {want}, got {got}")
-        out.append(pointer(value))
-        for d in dynamic:
-            out.append(got[d])
-
-    return array
+        c_args.append(f"ptr({a})")
+        c_args += [f"{a}.shape[{d}]" for d, n in enumerate(kind.shape) if n is None]
+    if extra_results:
+        body.append(f"  outs = [t() for t in extra]")
+        c_args += [f"byref(outs[{k}])" for k in range(extra_results)]
+        body.append(f"  first = cfunc({', '.join(c_args)})")
+        body.append("  return (first, *(o.value for o in outs))")
+    else:
+        body.append(f"  return cfunc({', '.join(c_args)})")
+    return f"def call({', '.join(params)}):\n" + "\n".join(body) + "\n"
 
 
 def load_function(so_path: Path, name: str, signature: Signature) -> Callable[..., Any]:
@@ -167,7 +177,7 @@ def load_function(so_path: Path, name: str, signature: Signature) -> Callable[..
 
     Returns ``None``, the single scalar result, or a tuple of scalar results.
     """
-    cfunc = getattr(_library(so_path), name)
+    cfunc = _library(so_path)[name]  # a fresh function object: argtypes are ours alone
     argtypes: list[Any] = []
     for kind in signature.args:
         if isinstance(kind, ScalarArg):
@@ -179,32 +189,17 @@ def load_function(so_path: Path, name: str, signature: Signature) -> Callable[..
     argtypes += [ctypes.POINTER(t) for t in result_types[1:]]
     cfunc.argtypes = argtypes
     cfunc.restype = result_types[0] if result_types else None
-    converters = [_converter(kind, i) for i, kind in enumerate(signature.args)]
-    nargs = len(converters)
-    extra = result_types[1:]
-    return _make_call(cfunc, converters, nargs, extra, name)
-
-
-def _make_call(
-    cfunc: Any,
-    converters: Sequence[Callable[[Any, list[Any]], None]],
-    nargs: int,
-    extra: Sequence[type[Any]],
-    name: str,
-) -> Callable[..., Any]:
-    pairs = tuple(converters)
-
-    def call(*args: Any) -> Any:
-        if len(args) != nargs:
-            raise TypeError(f"{name}() takes {nargs} arguments, got {len(args)}")
-        c_args: list[Any] = []
-        for convert, value in zip(pairs, args):
-            convert(value, c_args)
-        if not extra:
-            return cfunc(*c_args)
-        outs = [t() for t in extra]
-        first = cfunc(*c_args, *(ctypes.byref(o) for o in outs))
-        return (first, *(o.value for o in outs))
-
-    call.__name__ = name
+    namespace: dict[str, Any] = {
+        "cfunc": cfunc,
+        "ndarray": np.ndarray,
+        "ptr": _data_pointer,
+        "check": _check_array,
+        "kinds": signature.args,
+        "extra": result_types[1:],
+        "byref": ctypes.byref,
+        **{f"dt{i}": kind.dtype for i, kind in enumerate(signature.args)},
+    }
+    exec(_call_source(signature, len(result_types) - 1), namespace)  # noqa: S102 (generated here)
+    call = namespace["call"]
+    call.__name__ = call.__qualname__ = name
     return call

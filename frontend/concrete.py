@@ -9,12 +9,16 @@ allocated here and filled by the compiled code (destination passing).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
+from io import StringIO
 from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from kiln import pipelines
@@ -24,6 +28,29 @@ from kiln.frontend.dtypes import from_element
 from kiln.frontend.signature import CallSignature, tensor_leaves
 from kiln.frontend.tracer import TracedGraph, trace_graph
 from kiln.registry import make_context
+
+
+def _print(module: ModuleOp, debuginfo: bool) -> str:
+    out = StringIO()
+    Printer(stream=out, print_debuginfo=debuginfo).print_op(module)
+    return out.getvalue() + "\n"
+
+
+def _arg_names(fn: Callable[..., Any], signature: CallSignature) -> list[str]:
+    """Parameter names for the tensor arguments that are passed directly (``""`` for nested ones)."""
+    try:
+        params = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        params = []
+    names: list[str] = []
+    for i, arg in enumerate(signature.args):
+        leaves, _ = pytree.flatten(arg)
+        direct = len(leaves) == 1 and leaves[0] is pytree.TENSOR_SLOT and i < len(params)
+        names.extend([params[i]] if direct else ["" for leaf in leaves if leaf is pytree.TENSOR_SLOT])
+    for key, arg in signature.kwargs.items():
+        leaves, _ = pytree.flatten(arg)
+        names.extend([key] if len(leaves) == 1 and leaves[0] is pytree.TENSOR_SLOT else ["" for leaf in leaves if leaf is pytree.TENSOR_SLOT])
+    return names
 
 
 class KilnCompileError(Exception):
@@ -38,7 +65,7 @@ class ConcreteFunction:
         self.signature = signature
         self.target = target
         self.name = traced.func_op.sym_name.data
-        self.ir: str = str(traced.module)
+        self.ir: str = _print(traced.module, debuginfo=False)
         self._stages: dict[str, str] = {"graph": self.ir}
         self._source: str | None = None
         self._loops_module: ModuleOp | None = None
@@ -60,7 +87,7 @@ class ConcreteFunction:
     @classmethod
     def trace(cls, fn: Callable[..., Any], signature: CallSignature, name: str, target: str) -> ConcreteFunction:
         types = [spec.tensor_type() for spec in signature.specs]
-        traced = trace_graph(fn, signature.args, signature.kwargs, types, name)
+        traced = trace_graph(fn, signature.args, signature.kwargs, types, name, _arg_names(fn, signature))
         try:
             traced.module.verify()
         except VerifyException as e:
@@ -90,9 +117,10 @@ class ConcreteFunction:
     def _lower_all(self) -> None:
         from kiln.backends.c.emitter import emit_c
 
+        # Lower the module parsed back from its text (locations included), exactly
+        # what `kiln-opt -p graph-to-c -t c` sees, so both paths give the same C.
         ctx = make_context()
-        module = self._traced.module.clone()
-        assert isinstance(module, ModuleOp)
+        module = Parser(ctx, _print(self._traced.module, debuginfo=True)).parse_module()
         try:
             for stage in list(pipelines.STAGES)[1:]:
                 pipelines.run_stage(ctx, module, stage)

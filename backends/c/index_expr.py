@@ -64,7 +64,3 @@ def linear(indices: Sequence[IndexExpr], strides: Sequence[IndexExpr]) -> IndexE
         result = add(result, mul(index, stride))
     return result
 
-
-def render(e: IndexExpr) -> str:
-    """C text of an index expression."""
-    return str(e)

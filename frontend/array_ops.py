@@ -1,0 +1,350 @@
+"""kiln's public array ops (``kiln.matmul``, ``kiln.relu``, ...) and the tensor ops behind NumPy's functions.
+
+Every public op works in two modes with one meaning. Given NumPy arrays (or
+Python values) it runs eagerly on NumPy and returns NumPy results; given a
+traced :class:`Tensor` it records ``graph`` ops. Most public ops are spelled
+as the NumPy call they equal (``reduce_sum`` is ``np.sum``), which NumPy
+routes to the traced implementation through ``__array_function__``, so
+``kiln.reduce_sum(x)`` and ``np.sum(x)`` cannot disagree. ``zeros``, ``ones``
+and ``constant`` have no tensor argument: they record a ``graph.constant``
+whenever a trace is in progress.
+
+The tensor-only helpers (:func:`reduce`, :func:`squeeze`, :func:`expand_dims`,
+:func:`broadcast_to`, :func:`stack`, :func:`full`) implement NumPy's functions
+of the same names for :mod:`kiln.frontend.numpy_dispatch`.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from kiln.dialects import graph
+from kiln.frontend import dtypes, trace_context
+from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to as _broadcast, cast as _cast, constant as _constant
+from kiln.frontend.tensor import emit, reshape_to, shape_of
+
+ShapeLike = int | Sequence[int]
+AxisLike = int | Sequence[int] | None
+
+
+def _traced(*values: Any) -> bool:
+    return any(isinstance(v, Tensor) for v in values)
+
+
+# ---------------------------------------------------------------------- elementwise (public)
+
+
+def relu(x: Any) -> Any:
+    """Rectified linear unit, ``np.maximum(x, 0)``: keeps float and int dtypes, NaN stays NaN."""
+    if not isinstance(x, Tensor):
+        return np.maximum(x, 0)
+    (dtype, _), _ = dtypes.resolve_ufunc(np.maximum, [x.dtype, int])
+    return emit(graph.ReluOp(_cast(x, dtype).value))
+
+
+def sigmoid(x: Any) -> Any:
+    """Logistic function ``1 / (1 + np.exp(-x))``; integers compute in float64, as in NumPy."""
+    if not isinstance(x, Tensor):
+        return 1 / (1 + np.exp(-np.asarray(x)))
+    _, negated = dtypes.resolve_ufunc(np.negative, [x.dtype])  # NumPy refuses -bool: so does kiln
+    (dtype,), _ = dtypes.resolve_ufunc(np.exp, [negated])
+    return emit(graph.SigmoidOp(_cast(x, dtype).value))
+
+
+def tanh(x: Any) -> Any:
+    """Hyperbolic tangent, ``np.tanh``."""
+    return np.tanh(x)
+
+
+def exp(x: Any) -> Any:
+    """``e ** x``, ``np.exp`` (integers compute in float64)."""
+    return np.exp(x)
+
+
+def log(x: Any) -> Any:
+    """Natural logarithm, ``np.log``."""
+    return np.log(x)
+
+
+def sqrt(x: Any) -> Any:
+    """Square root, ``np.sqrt``."""
+    return np.sqrt(x)
+
+
+def abs(x: Any) -> Any:  # noqa: A001 - the public name is kiln.abs
+    """Absolute value, ``np.abs``."""
+    return np.absolute(x)
+
+
+def maximum(x: Any, y: Any) -> Any:
+    """Elementwise maximum with broadcasting, ``np.maximum`` (NaN-propagating)."""
+    return np.maximum(x, y)
+
+
+def minimum(x: Any, y: Any) -> Any:
+    """Elementwise minimum with broadcasting, ``np.minimum`` (NaN-propagating)."""
+    return np.minimum(x, y)
+
+
+def where(condition: Any, x: Any, y: Any) -> Any:
+    """``x`` where ``condition`` holds, else ``y``: ``np.where(condition, x, y)``, all three broadcast."""
+    return np.where(condition, x, y)
+
+
+def cast(x: Any, dtype: Any) -> Any:
+    """``x.astype(dtype)`` (float to int truncates toward zero); ``dtype`` must be one kiln supports."""
+    dt = dtypes.canonical(dtype)
+    return _cast(x, dt) if isinstance(x, Tensor) else np.asarray(x).astype(dt)
+
+
+def matmul(a: Any, b: Any) -> Any:
+    """Matrix product ``a @ b`` with NumPy's rules: 1-D operands promoted, batch dimensions broadcast."""
+    if not _traced(a, b):
+        return np.matmul(a, b)
+    ta, tb = as_tensor(a), as_tensor(b)
+    (da, db), _ = dtypes.resolve_ufunc(np.matmul, [ta.dtype, tb.dtype])
+    ta, tb = _cast(ta, da), _cast(tb, db)
+    sa, sb = shape_of(ta), shape_of(tb)
+    for i, s in enumerate((sa, sb)):
+        if not s:
+            raise ValueError(
+                f"matmul: Input operand {i} does not have enough dimensions "
+                "(has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)"
+            )
+    graph.matmul_shape(sa, sb)  # raises NumPy-like errors for mismatched dimensions
+    if len(sa) > 2 and len(sb) > 2 and sa[:-2] != sb[:-2]:
+        batch = graph.broadcast_shapes(sa[:-2], sb[:-2])
+        ta, tb = _broadcast(ta, (*batch, *sa[-2:])), _broadcast(tb, (*batch, *sb[-2:]))
+    return emit(graph.MatmulOp(ta.value, tb.value))
+
+
+# ---------------------------------------------------------------------- reductions
+
+
+def reduce_sum(x: Any, axis: AxisLike = None, keepdims: bool = False) -> Any:
+    """Sum over ``axis`` (all axes if None), ``np.sum``: bools and int32 sum in int64, as in NumPy."""
+    return np.sum(x, axis=axis, keepdims=keepdims)
+
+
+def reduce_mean(x: Any, axis: AxisLike = None, keepdims: bool = False) -> Any:
+    """Mean over ``axis``, ``np.mean``: bools and integers give float64."""
+    return np.mean(x, axis=axis, keepdims=keepdims)
+
+
+def reduce_max(x: Any, axis: AxisLike = None, keepdims: bool = False) -> Any:
+    """Maximum over ``axis``, ``np.max`` (keeps the dtype; an empty reduction raises ``ValueError``)."""
+    return np.max(x, axis=axis, keepdims=keepdims)
+
+
+def reduce_min(x: Any, axis: AxisLike = None, keepdims: bool = False) -> Any:
+    """Minimum over ``axis``, ``np.min`` (keeps the dtype; an empty reduction raises ``ValueError``)."""
+    return np.min(x, axis=axis, keepdims=keepdims)
+
+
+_IDENTITYLESS = {"max": "maximum", "min": "minimum"}
+
+
+def reduce(kind: str, t: Tensor, axis: AxisLike, keepdims: bool, dtype: np.dtype[Any] | None = None) -> Tensor:
+    """``np.sum``/``mean``/``max``/``min``/``prod`` of a tensor, in the dtype NumPy returns (or ``dtype``)."""
+    axes = normalize_axes(axis, t.ndim)
+    if dtype is None:
+        dtype = {"sum": dtypes.sum_dtype, "prod": dtypes.sum_dtype, "mean": dtypes.mean_dtype}.get(kind, lambda d: d)(t.dtype)
+    elif kind == "mean" and dtype.kind != "f":
+        raise NotImplementedError(f"np.mean(..., dtype={dtype}) is not supported inside kiln.function (use a float dtype)")
+    if kind in _IDENTITYLESS and any(shape_of(t)[a] == 0 for a in axes):
+        raise ValueError(f"zero-size array to reduction operation {_IDENTITYLESS[kind]} which has no identity")
+    x = _cast(t, dtype)
+    if not axes:
+        return x
+    return emit(graph.ReduceOp(kind, x.value, axes, keepdims))
+
+
+def normalize_axis(axis: int, ndim: int) -> int:
+    """``axis`` in ``range(ndim)`` (negative counts from the end); NumPy's ``AxisError`` otherwise."""
+    a = operator.index(axis)
+    if not -ndim <= a < ndim:
+        raise np.exceptions.AxisError(a, ndim)
+    return a % ndim
+
+
+def normalize_axes(axis: AxisLike, ndim: int) -> tuple[int, ...]:
+    """Sorted distinct axes; ``None`` means all of them."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = [normalize_axis(a, ndim) for a in ((axis,) if isinstance(axis, (int, np.integer)) else axis)]
+    if len(set(axes)) != len(axes):
+        raise ValueError("duplicate value in 'axis'")
+    return tuple(sorted(axes))
+
+
+# ---------------------------------------------------------------------- shapes
+
+
+def reshape(x: Any, shape: ShapeLike) -> Any:
+    """``np.reshape(x, shape)`` in row-major order; one dimension may be ``-1`` (inferred)."""
+    if not isinstance(x, Tensor):
+        return np.reshape(x, shape)
+    given = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    dims = [operator.index(d) for d in given]
+    if dims.count(-1) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if any(d < -1 for d in dims):
+        raise ValueError(f"negative dimensions not allowed in shape {tuple(dims)}")
+    src = shape_of(x)
+    if -1 in src:  # dynamic input: a -1 stays dynamic, other sizes are checked when the function runs
+        return reshape_to(x, dims)
+    size, known = math.prod(src), math.prod(d for d in dims if d != -1)
+    if -1 in dims and known and size % known == 0:
+        dims[dims.index(-1)] = size // known
+    if -1 in dims or math.prod(dims) != size:
+        raise ValueError(f"cannot reshape array of size {size} into shape {tuple(dims)}")
+    return reshape_to(x, dims)
+
+
+def transpose(x: Any, axes: Sequence[int] | None = None) -> Any:
+    """``np.transpose(x, axes)``: reverses the axes by default; no op for a 0-d/1-d tensor or identity."""
+    if not isinstance(x, Tensor):
+        return np.transpose(x, axes)
+    n = x.ndim
+    perm = list(range(n - 1, -1, -1)) if axes is None else [normalize_axis(a, n) for a in axes]
+    if len(perm) != n:
+        raise ValueError("axes don't match array")
+    if len(set(perm)) != n:
+        raise ValueError("repeated axis in transpose")
+    if perm == list(range(n)):
+        return x
+    return emit(graph.TransposeOp(x.value, perm))
+
+
+def squeeze(t: Tensor, axis: AxisLike = None) -> Tensor:
+    """``np.squeeze``: drop the given length-1 axes, or every static length-1 axis."""
+    src = shape_of(t)
+    axes = [i for i, d in enumerate(src) if d == 1] if axis is None else normalize_axes(axis, t.ndim)
+    if any(src[a] != 1 for a in axes):
+        raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+    return reshape_to(t, [d for i, d in enumerate(src) if i not in axes])
+
+
+def expand_dims(t: Tensor, axis: int | Sequence[int]) -> Tensor:
+    """``np.expand_dims``: insert length-1 axes at the given positions of the result."""
+    count = 1 if isinstance(axis, (int, np.integer)) else len(axis)
+    axes = normalize_axes(axis, t.ndim + count)
+    dims = iter(shape_of(t))
+    return reshape_to(t, [1 if i in axes else next(dims) for i in range(t.ndim + count)])
+
+
+def broadcast_to(t: Tensor, shape: ShapeLike) -> Tensor:
+    """``np.broadcast_to``: the result has exactly ``shape``."""
+    dims = (operator.index(shape),) if isinstance(shape, (int, np.integer)) else tuple(operator.index(d) for d in shape)
+    src = shape_of(t)
+    if any(d < 0 for d in dims):
+        raise ValueError("all elements of broadcast shape must be non-negative")
+    try:
+        ok = len(dims) >= len(src) and graph.broadcast_shapes(src, dims) == dims
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(
+            f"operands could not be broadcast together with remapped shapes [original->remapped]: {t.shape} and requested shape {dims}"
+        )
+    return _broadcast(t, dims)
+
+
+def concat(values: Sequence[Any], axis: int | None = 0, dtype: Any = None) -> Any:
+    """Join arrays along an existing axis, ``np.concatenate(values, axis)`` (``axis=None`` flattens first)."""
+    if not _traced(*values):
+        return np.concatenate(values, axis=axis, dtype=dtype)
+    tensors = [as_tensor(v) for v in values]
+    if not tensors:
+        raise ValueError("need at least one array to concatenate")
+    if axis is None:
+        tensors, axis = [reshape(t, -1) for t in tensors], 0
+    ndim = tensors[0].ndim
+    if ndim == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    for i, t in enumerate(tensors):
+        if t.ndim != ndim:
+            raise ValueError(
+                "all the input arrays must have same number of dimensions, but the array at index 0 has "
+                f"{ndim} dimension(s) and the array at index {i} has {t.ndim} dimension(s)"
+            )
+    ax = normalize_axis(axis, ndim)
+    first = shape_of(tensors[0])
+    for i, t in enumerate(tensors[1:], 1):
+        for d, (a, b) in enumerate(zip(first, shape_of(t))):
+            if d != ax and a >= 0 and b >= 0 and a != b:
+                raise ValueError(
+                    "all the input array dimensions except for the concatenation axis must match exactly, but "
+                    f"along dimension {d}, the array at index 0 has size {a} and the array at index {i} has size {b}"
+                )
+    dt = dtypes.canonical(dtype) if dtype is not None else dtypes.result_type(*(t.dtype for t in tensors))
+    tensors = [_cast(t, dt) for t in tensors]
+    if len(tensors) == 1:
+        return tensors[0]
+    return emit(graph.ConcatOp([t.value for t in tensors], ax))
+
+
+def stack(values: Sequence[Any], axis: int = 0, dtype: np.dtype[Any] | None = None) -> Tensor:
+    """``np.stack``: join same-shaped arrays along a new axis."""
+    tensors = [as_tensor(v) for v in values]
+    if not tensors:
+        raise ValueError("need at least one array to stack")
+    if any(t.shape != tensors[0].shape for t in tensors):
+        raise ValueError("all input arrays must have the same shape")
+    ax = normalize_axis(axis, tensors[0].ndim + 1)
+    return concat([expand_dims(t, ax) for t in tensors], ax, dtype)
+
+
+# ---------------------------------------------------------------------- constants
+
+
+def full(shape: ShapeLike, value: Any, dtype: Any) -> Tensor:
+    """``np.full(shape, value, dtype)`` traced: a 0-d (or ``value``-shaped) constant broadcast to ``shape``."""
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if any(d is None for d in dims):
+        raise NotImplementedError(
+            f"kiln cannot yet build a constant of dynamic shape {dims} inside kiln.function; "
+            "use x * 0 or np.where on x, or give the dimension a static size"
+        )
+    dt = dtypes.canonical(dtype)
+    fill = _cast(value, dt) if isinstance(value, Tensor) else _constant(np.asarray(value).astype(dt))
+    return broadcast_to(fill, dims)
+
+
+def zeros(shape: ShapeLike, dtype: Any = "float32") -> Any:
+    """An array of zeros (float32 unless ``dtype`` says otherwise), a constant inside a trace."""
+    if trace_context.current() is not None:
+        return full(shape, 0, dtype)
+    return np.zeros(shape, dtypes.canonical(dtype))
+
+
+def ones(shape: ShapeLike, dtype: Any = "float32") -> Any:
+    """An array of ones (float32 unless ``dtype`` says otherwise), a constant inside a trace."""
+    if trace_context.current() is not None:
+        return full(shape, 1, dtype)
+    return np.ones(shape, dtypes.canonical(dtype))
+
+
+def zeros_like(x: Any, dtype: Any = None) -> Any:
+    """Zeros of ``x``'s shape and (unless given) dtype, ``np.zeros_like``."""
+    return np.zeros_like(x, dtype=dtype)
+
+
+def ones_like(x: Any, dtype: Any = None) -> Any:
+    """Ones of ``x``'s shape and (unless given) dtype, ``np.ones_like``."""
+    return np.ones_like(x, dtype=dtype)
+
+
+def constant(value: Any, dtype: Any = None) -> Any:
+    """``value`` as an array of NumPy's dtype for it (or ``dtype``); a ``graph.constant`` inside a trace."""
+    if isinstance(value, Tensor):
+        return value if dtype is None else _cast(value, dtypes.canonical(dtype))
+    array = np.asarray(value, dtype=None if dtype is None else dtypes.canonical(dtype))
+    if array.dtype not in dtypes.SUPPORTED:
+        raise dtypes.unsupported(array.dtype, "of a kiln.constant")
+    return _constant(array) if trace_context.current() is not None else array

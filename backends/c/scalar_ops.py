@@ -29,6 +29,7 @@ from kiln.backends.c.c_types import (
 )
 from kiln.backends.c.dispatch import handles
 from kiln.backends.c.errors import CEmitError
+from kiln.dialects.kmath import FModOp
 
 if TYPE_CHECKING:
     from kiln.backends.c.emitter import FunctionEmitter
@@ -68,6 +69,7 @@ _BINARY_LIBM: dict[type, str] = {
     math.PowFOp: "pow",
     math.CopySignOp: "copysign",
     math.Atan2Op: "atan2",
+    FModOp: "fmod",
     arith.MaxnumfOp: "fmax",
     arith.MinnumfOp: "fmin",
 }

@@ -72,3 +72,17 @@ func.func @f64ops(%x: f64, %i: i64, %j: i64) -> f64 {
 // CHECK-NEXT:   double v_4 = (double)v_3;
 // CHECK-NEXT:   double v_5 = fmax(v_1, v_4);
 // CHECK-NEXT:   double v_6 = kiln_minimum(v_5, x);
+
+// kmath.fmod is C's fmod (xDSL 0.74 has no arith.remf).
+// CHECK-LABEL: float fmod_f32(float x, float y) {
+// CHECK-NEXT:    float [[V:.*]] = fmodf(x, y);
+// CHECK-LABEL: double fmod_f64(double x, double y) {
+// CHECK-NEXT:    double [[W:.*]] = fmod(x, y);
+func.func @fmod_f32(%x: f32, %y: f32) -> f32 {
+  %0 = kmath.fmod %x, %y : f32
+  func.return %0 : f32
+}
+func.func @fmod_f64(%x: f64, %y: f64) -> f64 {
+  %0 = kmath.fmod %x, %y : f64
+  func.return %0 : f64
+}

@@ -151,6 +151,8 @@ _IDENTITYLESS = {"max": "maximum", "min": "minimum"}
 
 def reduce(kind: str, t: Tensor, axis: AxisLike, keepdims: bool, dtype: np.dtype[Any] | None = None) -> Tensor:
     """``np.sum``/``mean``/``max``/``min``/``prod`` of a tensor, in the dtype NumPy returns (or ``dtype``)."""
+    if t.ndim == 0 and kind != "mean" and isinstance(axis, (int, np.integer)) and axis in (0, -1):
+        axis = ()  # NumPy's ufunc reductions accept axis 0 / -1 on 0-d arrays
     axes = normalize_axes(axis, t.ndim)
     if dtype is None:
         dtype = {"sum": dtypes.sum_dtype, "prod": dtypes.sum_dtype, "mean": dtypes.mean_dtype}.get(kind, lambda d: d)(t.dtype)

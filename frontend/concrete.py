@@ -75,10 +75,7 @@ class ConcreteFunction:
         self._out_dtypes: list[np.dtype] = []
         for t in outputs:
             assert isinstance(t, TensorType)
-            shape = shape_of(t)
-            if -1 in shape:
-                raise NotImplementedError("results with dynamic shapes are not supported yet")
-            self._out_shapes.append(shape)
+            self._out_shapes.append(shape_of(t))
             self._out_dtypes.append(from_element(t.get_element_type()))
         self._in_dtypes = [spec.dtype for spec in signature.specs]
 
@@ -92,9 +89,7 @@ class ConcreteFunction:
             traced.module.verify()
         except VerifyException as e:
             raise KilnCompileError(f"traced IR of {name} does not verify: {e}") from e
-        concrete = cls(traced, signature, target)
-        concrete._compile()
-        return concrete
+        return cls(traced, signature, target)
 
     # ------------------------------------------------------------------ the levels
 
@@ -130,27 +125,31 @@ class ConcreteFunction:
         except DiagnosticException as e:
             raise KilnCompileError(f"compiling {self.name}: {e}") from e
 
-    def _compile(self) -> None:
+    def _compile(self) -> Callable[..., None]:
+        """Emit, compile (or find in the on-disk cache) and load the native function."""
         from kiln.backends.c.toolchain import compile_shared
         from kiln.backends.loader import load_function, signature_of
 
+        if any(-1 in shape for shape in self._out_shapes):
+            raise NotImplementedError(f"{self.name}: results with dynamic shapes are not supported yet")
         so_path = compile_shared(self.source)
         assert self._loops_module is not None
         func_op = next(
             op for op in self._loops_module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == self.name
         )
         self._native = load_function(so_path, self.name, signature_of(func_op))
+        return self._native
 
     # ------------------------------------------------------------------ calling
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         inputs = [
-            np.ascontiguousarray(value, dtype=dtype)
+            np.asarray(value, dtype=dtype, order="C")
             for value, dtype in zip(tensor_leaves(args, kwargs), self._in_dtypes)
         ]
         outputs = [np.empty(shape, dtype) for shape, dtype in zip(self._out_shapes, self._out_dtypes)]
-        assert self._native is not None
-        self._native(*inputs, *outputs)
+        native = self._native or self._compile()
+        native(*inputs, *outputs)
         return pytree.unflatten(self._traced.output_tree, iter(outputs))
 
     def __repr__(self) -> str:

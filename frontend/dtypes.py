@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType, i1, i32, i64
+from xdsl.dialects.builtin import Float32Type, Float64Type, i1, i32, i64
 from xdsl.ir import Attribute
 
 _TO_ELEMENT: dict[np.dtype[Any], Attribute] = {
@@ -30,7 +30,7 @@ _SUPPORTED_NAMES = ", ".join(str(d) for d in SUPPORTED)
 
 #: what a weak Python scalar stands for when NumPy resolves a ufunc's loop
 WeakScalar = bool | int | float
-Operand = np.dtype[Any] | type[int] | type[float]
+PromotionKey = np.dtype[Any] | type[int] | type[float]
 
 
 def unsupported(dtype: object, what: str = "") -> TypeError:
@@ -68,7 +68,7 @@ def is_integer(dtype: np.dtype[Any]) -> bool:
     return dtype.kind == "i"
 
 
-def weak_operand(value: WeakScalar) -> Operand:
+def weak_operand(value: WeakScalar) -> PromotionKey:
     """How a Python scalar takes part in promotion: ``int``/``float`` are weak, ``bool`` is ``np.bool_``."""
     if isinstance(value, bool):
         return np.dtype(np.bool_)
@@ -79,7 +79,7 @@ def weak_operand(value: WeakScalar) -> Operand:
     raise unsupported(type(value).__name__)
 
 
-def resolve_ufunc(ufunc: np.ufunc, operands: Sequence[Operand]) -> tuple[tuple[np.dtype[Any], ...], np.dtype[Any]]:
+def resolve_ufunc(ufunc: np.ufunc, operands: Sequence[PromotionKey]) -> tuple[tuple[np.dtype[Any], ...], np.dtype[Any]]:
     """NumPy's loop for ``ufunc`` on these operand dtypes: (dtypes the inputs are cast to, result dtype).
 
     Raises NumPy's own ``TypeError`` when no loop exists (``-bool_tensor``) and
@@ -110,8 +110,3 @@ def sum_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
 def mean_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
     """The dtype ``np.mean`` returns: float64 for bools and integers, else unchanged."""
     return np.dtype(np.float64) if dtype.kind in "bi" else dtype
-
-
-def is_integer_element(element: Attribute) -> bool:
-    """Integer element types other than i1."""
-    return isinstance(element, IntegerType) and element != i1

@@ -23,8 +23,13 @@ TARGETS = ("c",)
 
 
 def _c_name(name: str) -> str:
+    """The traced function's symbol: its Python name, made a valid C name that clashes with nothing."""
+    from kiln.backends.c.emitter import is_reserved_c_name
+
     ident = re.sub(r"\W", "_", name)
-    return ident if ident and not ident[0].isdigit() else "f_" + ident
+    if not ident or ident[0].isdigit():
+        ident = "f_" + ident
+    return ident + "_fn" if is_reserved_c_name(ident) else ident
 
 
 class Function:

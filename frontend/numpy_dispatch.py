@@ -40,7 +40,7 @@ def _unsupported(what: str) -> NotImplementedError:
 
 def operand(x: Any) -> Operand:
     """Tensors stay, Python scalars stay weak, everything else becomes a NumPy array constant."""
-    if isinstance(x, (Tensor, bool, int, float)):
+    if isinstance(x, Tensor) or (isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)):
         return x
     if hasattr(type(x), "__kiln_tensor__"):
         return as_tensor(x)
@@ -50,7 +50,7 @@ def operand(x: Any) -> Operand:
     return array
 
 
-def promotion_key(x: Operand) -> dtypes.Operand:
+def promotion_key(x: Operand) -> dtypes.PromotionKey:
     """What ``x`` contributes to NumPy's loop resolution (weak for Python scalars)."""
     if isinstance(x, (Tensor, np.ndarray)):
         return x.dtype
@@ -68,7 +68,12 @@ def materialize(x: Operand, dtype: np.dtype[Any]) -> Tensor:
 
 def broadcast_all(tensors: Sequence[Tensor]) -> list[Tensor]:
     """NumPy broadcasting, made explicit only for the operands whose shape changes."""
-    shape = graph.broadcast_shapes(*(shape_of(t) for t in tensors))
+    shapes = [shape_of(t) for t in tensors]
+    try:
+        shape = graph.broadcast_shapes(*shapes)
+    except ValueError:
+        shown = " ".join(str(tuple(None if d < 0 else d for d in s)).replace(" ", "") for s in shapes)
+        raise ValueError(f"operands could not be broadcast together with shapes {shown}") from None
     return [broadcast_to(t, shape) for t in tensors]
 
 

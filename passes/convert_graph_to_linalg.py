@@ -156,7 +156,7 @@ class LowerElementwise(RewritePattern):
             ["parallel"] * rank,
             body,
         )
-        rewriter.replace_op(op, em.ops)
+        rewriter.replace(op, em.ops)
 
 
 class LowerConstant(RewritePattern):
@@ -164,7 +164,7 @@ class LowerConstant(RewritePattern):
         if isinstance(op, graph.ConstantOp):
             em = _Emitter(op)
             em.add(arith.ConstantOp(op.value))
-            rewriter.replace_op(op, em.ops)
+            rewriter.replace(op, em.ops)
 
 
 class LowerBroadcast(RewritePattern):
@@ -195,7 +195,7 @@ class LowerBroadcast(RewritePattern):
             ["parallel"] * len(dst),
             lambda b, a: a[0],
         )
-        rewriter.replace_op(op, em.ops)
+        rewriter.replace(op, em.ops)
 
 
 class LowerTranspose(RewritePattern):
@@ -213,27 +213,37 @@ class LowerTranspose(RewritePattern):
         assert isinstance(op.result.type, TensorType)
         init = em.empty(op.result.type, lambda axis: em.dim(op.operand, perm[axis]))
         em.generic([op.operand], init, [in_map, _identity(rank)], ["parallel"] * rank, lambda b, a: a[0])
-        rewriter.replace_op(op, em.ops)
+        rewriter.replace(op, em.ops)
 
 
 class LowerSlice(RewritePattern):
-    """``x[start::stride]`` reads ``start + stride * i``: an affine indexing map (negative strides too)."""
+    """A positive-stride view (``tensor.extract_slice``); negative strides add a reversing generic.
+
+    The view must be a real ``extract_slice``: a ``linalg.generic`` reading a larger
+    input through a shifted map would take its loop bounds from the input's shape.
+    """
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, graph.SliceOp):
             return
         start, stride = op.start.get_values(), op.stride.get_values()
-        rank = len(start)
-        exprs = tuple(
-            AffineExpr.dimension(i) * s + b for i, (b, s) in enumerate(zip(start, stride))
-        )
+        sizes = graph.shape_of(op.result)
+        # the same elements in increasing order: first index and a positive stride
+        offsets = [b + (m - 1) * s if s < 0 and m > 0 else b for b, s, m in zip(start, stride, sizes)]
         em = _Emitter(op)
         assert isinstance(op.result.type, TensorType)
-        init = em.empty(op.result.type, lambda axis: em.dim(op.operand, axis))
-        em.generic(
-            [op.operand], init, [AffineMap(rank, 0, exprs), _identity(rank)], ["parallel"] * rank, lambda b, a: a[0]
+        view = em.add(
+            tensor.ExtractSliceOp(op.operand, offsets, list(sizes), [abs(s) for s in stride], op.result.type)
         )
-        rewriter.replace_op(op, em.ops)
+        if any(s < 0 for s in stride):
+            rank = len(sizes)
+            exprs = tuple(
+                AffineExpr.dimension(i) * -1 + (m - 1) if s < 0 else AffineExpr.dimension(i)
+                for i, (s, m) in enumerate(zip(stride, sizes))
+            )
+            init = em.empty(op.result.type, lambda axis: em.dim(view, axis))
+            em.generic([view], init, [AffineMap(rank, 0, exprs), _identity(rank)], ["parallel"] * rank, lambda b, a: a[0])
+        rewriter.replace(op, em.ops)
 
 
 def _reduction_identity(kind: str, element: Attribute) -> float | int | bool:
@@ -301,7 +311,7 @@ class LowerReduce(RewritePattern):
                 ["parallel"] * out_rank,
                 lambda b, a: b.op(arith.DivfOp(a[0], count)),
             )
-        rewriter.replace_op(op, em.ops)
+        rewriter.replace(op, em.ops)
 
     @staticmethod
     def _count(op: graph.ReduceOp, axes: list[int], src: tuple[int, ...]) -> float:
@@ -360,7 +370,7 @@ class LowerMatmul(RewritePattern):
             ["parallel"] * (nd - 1) + ["reduction"],
             lambda bld, v: add(bld, v[2], mul(bld, v[0], v[1])),
         )
-        rewriter.replace_op(op, em.ops)
+        rewriter.replace(op, em.ops)
 
 
 class LowerReshape(RewritePattern):
@@ -376,7 +386,7 @@ class LowerReshape(RewritePattern):
         element = _element(op.operand)
         value = op.operand
         if src == dst:
-            rewriter.replace_op(op, [], [value])
+            rewriter.replace(op, [], [value])
             return
         n = 1
         for s in src:
@@ -403,7 +413,7 @@ class LowerReshape(RewritePattern):
             else:
                 assoc = ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in range(len(dst))])])
                 value = em.add(tensor.ExpandShapeOp(value, [], assoc, list(dst), op.result.type))
-        rewriter.replace_op(op, em.ops, [value])
+        rewriter.replace(op, em.ops, [value])
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,17 @@ class MemrefDesc:
     strides: tuple[IndexExpr, ...]
 
 
+_LIBC_NAMES = frozenset(
+    "abort aligned_alloc calloc exit free malloc memcpy memmove memset printf putchar puts realloc "
+    "main fflush abs labs".split()
+)
+
+
+def is_reserved_c_name(name: str) -> bool:
+    """Whether a function named ``name`` would clash with C keywords, libc/libm or kiln's helpers."""
+    return name in _C_KEYWORDS or name in _LIBC_NAMES or name in scalar_ops.LIBM_NAMES or name in HELPERS
+
+
 def sanitize(hint: str | None, default: str) -> str:
     """A C identifier from an SSA name hint."""
     name = _IDENT.sub("_", hint) if hint else default
@@ -117,6 +128,8 @@ class ModuleEmitter:
                 name = op.sym_name.data
                 if sanitize(name, "f") != name or name in _C_KEYWORDS:
                     raise op_error(op, f"function name @{name} is not a valid C identifier")
+                if is_reserved_c_name(name):
+                    raise op_error(op, f"function name @{name} clashes with a C library or kiln helper name")
                 self.funcs[name] = op
                 self.reserved.add(name)
         for op in module.ops:

@@ -1,0 +1,62 @@
+"""Live variables: which names may be read after a point before being rebound.
+
+Runs on a function whose ``break``/``continue``/``return`` are already
+lowered, so control flow is structured. It annotates every ``if``/``while``/
+``for`` with ``kiln_live_out`` (live after the statement) and every loop with
+``kiln_live_in`` (live at the loop head, which the loop carries).
+``try``/``with`` and other statements are treated conservatively: they read
+everything they mention and rebind nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from kiln.frontend.autograph.analysis.activity import bound_names, read_names
+
+
+def annotate(func: ast.FunctionDef, live_at_exit: set[str]) -> None:
+    """Annotates the constructs of ``func``; ``live_at_exit`` are names observable after it returns."""
+    _block(func.body, live_at_exit)
+
+
+def _block(stmts: list[ast.stmt], live: set[str]) -> set[str]:
+    for stmt in reversed(stmts):
+        live = _stmt(stmt, live)
+    return live
+
+
+def _stmt(stmt: ast.stmt, live: set[str]) -> set[str]:
+    if isinstance(stmt, ast.If):
+        stmt.kiln_live_out = set(live)  # type: ignore[attr-defined]
+        return read_names([stmt.test]) | _block(stmt.body, live) | _block(stmt.orelse, live)
+    if isinstance(stmt, ast.While):
+        stmt.kiln_live_out = set(live)  # type: ignore[attr-defined]
+        head = live | read_names([stmt.test])
+        while True:
+            new_head = head | _block(stmt.body, head)
+            if new_head == head:
+                break
+            head = new_head
+        stmt.kiln_live_in = head  # type: ignore[attr-defined]
+        return head
+    if isinstance(stmt, ast.For):
+        stmt.kiln_live_out = set(live)  # type: ignore[attr-defined]
+        extra = read_names(getattr(stmt, "kiln_extra_tests", []))
+        head = live | extra
+        while True:
+            new_head = head | (_block(stmt.body, head) - bound_names([stmt.target])) | read_names([stmt.target])
+            if new_head == head:
+                break
+            head = new_head
+        stmt.kiln_live_in = head  # type: ignore[attr-defined]
+        return head | read_names([stmt.iter])
+    nested = [getattr(stmt, f) for f in ("body", "orelse", "finalbody") if isinstance(getattr(stmt, f, None), list)]
+    nested += [h.body for h in getattr(stmt, "handlers", [])] + [c.body for c in getattr(stmt, "cases", [])]
+    if nested:
+        conservative = live | read_names([stmt])
+        for block in nested:
+            _block(block, conservative)
+        return conservative
+    kills = bound_names([stmt]) if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Import, ast.ImportFrom)) else set()
+    return (live - kills) | read_names([stmt])

@@ -1,0 +1,76 @@
+"""What one conversion knows and records: the function's names, new names, and unstageable constructs."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """A construct that runs as Python but cannot be staged under a tensor condition."""
+
+    construct: str
+    filename: str
+    lineno: int
+
+    def message(self) -> str:
+        return f"`{self.construct}` cannot be staged ({self.filename}:{self.lineno})"
+
+
+@dataclass(frozen=True)
+class ConversionInfo:
+    """Why and how a function was (or was not) converted; read by ``to_code`` and the staging hooks."""
+
+    converted: bool
+    reason: str | None = None
+    source: str | None = None
+    unsupported: tuple[Unsupported, ...] = ()
+
+
+@dataclass
+class ConversionContext:
+    """State shared by the converters of one function."""
+
+    filename: str
+    namespace: dict[str, Any]
+    """The function's globals and closure values: decides which calls are library calls."""
+    used_names: set[str]
+    unsupported: list[Unsupported] = field(default_factory=list)
+    _counter: itertools.count = field(default_factory=lambda: itertools.count(1))
+
+    def new_name(self, base: str) -> str:
+        """A name not used by the function: ``base`` itself, else ``base_``, ``base__`` ..."""
+        name = base
+        while name in self.used_names:
+            name += "_"
+        self.used_names.add(name)
+        return name
+
+    def construct_id(self) -> int:
+        """The number that suffixes one construct's helpers (``if_body_3``, ``get_state_3``)."""
+        return next(self._counter)
+
+    def numbered(self, base: str, n: int) -> str:
+        """``base_n``, made unique by trailing underscores if the user took it."""
+        name = f"{base}_{n}"
+        while name in self.used_names:
+            name += "_"
+        self.used_names.add(name)
+        return name
+
+    def note_unsupported(self, construct: str, node: ast.AST) -> None:
+        self.unsupported.append(Unsupported(construct, self.filename, getattr(node, "lineno", 0)))
+
+    def is_builtin(self, name: str) -> bool:
+        """True when ``name`` means the builtin: not shadowed by a global or a closure variable."""
+        return name not in self.namespace and hasattr(builtins, name)
+
+
+def mark_init(node: ast.stmt) -> ast.stmt:
+    """Marks a generated flag initialisation: the flag is local to the helper that contains it."""
+    node.kiln_init = True  # type: ignore[attr-defined]
+    return node

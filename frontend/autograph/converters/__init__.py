@@ -1,0 +1,31 @@
+"""The converters, one per construct, in the order the transpiler runs them.
+
+Each module exposes ``transform(func, ctx)``, which rewrites one
+``FunctionDef`` in place. Jumps are lowered first (``break``, ``continue``,
+``return`` become flags), so that ``control_flow`` can turn every body into a
+helper function with no jump inside; expression converters run last.
+"""
+
+from kiln.frontend.autograph.converters import (
+    break_statements,
+    call_trees,
+    conditional_expressions,
+    continue_statements,
+    control_flow,
+    functions,
+    logical_expressions,
+    return_statements,
+    unsupported,
+)
+
+PIPELINE = (
+    functions,
+    unsupported,
+    break_statements,
+    continue_statements,
+    return_statements,
+    call_trees,
+    control_flow,
+    conditional_expressions,
+    logical_expressions,
+)

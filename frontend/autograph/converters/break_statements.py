@@ -1,0 +1,67 @@
+"""``break`` becomes a flag that ends the loop; a loop's ``else`` clause moves after it.
+
+    while c:                 break_1 = False
+        A                    while not break_1 and c:
+        if p:                    A
+            break       ->       if p:
+        B                            break_1 = True
+    else:                        if not break_1:
+        E                            B
+                             if not break_1:
+                                 E
+
+For ``for`` loops the flag becomes the loop's extra test (``kiln_extra_tests``),
+checked before each next item is fetched, as Python's ``break`` would.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from kiln.frontend.autograph import templates
+from kiln.frontend.autograph.analysis.activity import contains
+from kiln.frontend.autograph.context import ConversionContext, mark_init
+from kiln.frontend.autograph.converters import jumps
+
+
+class _Breaks(ast.NodeTransformer):
+    def __init__(self, ctx: ConversionContext):
+        self.ctx = ctx
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        return node  # nested functions are converted when they are called
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_While(self, node: ast.While | ast.For) -> list[ast.stmt]:
+        self.generic_visit(node)  # inner loops first: what breaks remain are this loop's
+        orelse, node.orelse = node.orelse, []
+        if not contains(node.body, (ast.Break,), through_loops=False):
+            return [node, *orelse]
+        flag = self.ctx.numbered("break", self.ctx.construct_id())
+        node.body = jumps.lower_block(
+            node.body,
+            flag,
+            is_jump=lambda s: isinstance(s, ast.Break),
+            lower_jump=lambda s: templates.replace("flag = True", s, flag=flag),
+            may_jump=lambda s: not isinstance(s, (ast.For, ast.While))
+            and contains([s], (ast.Break,), through_loops=False),
+        )
+        if isinstance(node, ast.While):
+            jumps.prepend_test(node, jumps.not_flag(flag, node))
+        else:
+            node.kiln_extra_tests = [jumps.not_flag(flag, node), *getattr(node, "kiln_extra_tests", [])]  # type: ignore[attr-defined]
+        init = mark_init(templates.replace("flag = False", node, flag=flag)[0])
+        after = templates.replace("if not flag:\n    orelse", orelse[0], flag=flag, orelse=orelse) if orelse else []
+        return [init, node, *after]
+
+    visit_For = visit_While  # type: ignore[assignment]
+
+
+def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
+    """Lowers every ``break`` of ``func`` (not of the functions nested in it)."""
+    func.body = [s for stmt in func.body for s in _as_list(_Breaks(ctx).visit(stmt))]
+
+
+def _as_list(result: ast.AST | list[ast.stmt]) -> list[ast.stmt]:
+    return result if isinstance(result, list) else [result]  # type: ignore[list-item]

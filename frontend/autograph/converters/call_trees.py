@@ -1,0 +1,62 @@
+"""Calls go through ``ag__.call`` so that user functions they reach are converted too.
+
+``f(x, *a, k=v)`` becomes ``ag__.call(f)(x, *a, k=v)``: the arguments stay as
+written and are evaluated as before; ``ag__.call`` returns the converted
+function (or ``f`` itself for library code). Calls that are library calls by
+their very name are left as written, for readability: builtins that the
+function does not shadow and functions reached through a library module
+(``np.exp(x)``, ``math.sqrt(y)``, ``kiln.range(n)``). The builtin ``range``
+becomes ``ag__.range_``, which accepts tensors.
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+
+from kiln.frontend.autograph import templates
+from kiln.frontend.autograph.context import ConversionContext
+from kiln.frontend.autograph.libraries import is_library_module
+
+
+class _Calls(ast.NodeTransformer):
+    def __init__(self, ctx: ConversionContext):
+        self.ctx = ctx
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        # Nested functions are converted when called; their decorators and defaults run here.
+        node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        node.args.defaults = [self.visit(d) for d in node.args.defaults]
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if self._is_library(node.func):
+            return node
+        if isinstance(node.func, ast.Name) and node.func.id == "range" and self.ctx.is_builtin("range"):
+            node.func = templates.replace_expr("ag__.range_", node.func)
+            return node
+        node.func = templates.replace_expr("ag__.call(func)", node.func, func=node.func)
+        return node
+
+    def _is_library(self, func: ast.expr) -> bool:
+        if isinstance(func, ast.Name):
+            return func.id != "range" and self.ctx.is_builtin(func.id)
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or root is func:
+            return False
+        if root.id == "ag__":
+            return True
+        value = self.ctx.namespace.get(root.id)
+        return isinstance(value, types.ModuleType) and is_library_module(value.__name__)
+
+
+def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
+    func.body = [_Calls(ctx).visit(stmt) for stmt in func.body]

@@ -1,0 +1,41 @@
+"""Shared by the expression converters: which expressions may be wrapped in lambdas.
+
+Comprehensions are left alone, and so is any expression holding ``:=``,
+``yield`` or ``await``: inside a lambda they would change meaning.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from kiln.frontend.autograph.context import ConversionContext
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_NOT_IN_LAMBDA = (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)
+
+
+class ExpressionConverter(ast.NodeTransformer):
+    """Visits the function's own expressions, skipping nested scopes and comprehensions."""
+
+    def __init__(self, ctx: ConversionContext):
+        self.ctx = ctx
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        if getattr(node, "kiln_helper", False):
+            return self.generic_visit(node)
+        return node
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_ListComp(self, node: ast.expr) -> ast.AST:
+        return node
+
+    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp  # type: ignore[assignment]
+
+    @staticmethod
+    def lambda_safe(node: ast.expr) -> bool:
+        return not any(isinstance(n, _NOT_IN_LAMBDA) for n in ast.walk(node))
+
+
+def transform_with(converter: type[ExpressionConverter], func: ast.FunctionDef, ctx: ConversionContext) -> None:
+    func.body = [converter(ctx).visit(stmt) for stmt in func.body]

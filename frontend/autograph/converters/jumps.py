@@ -1,0 +1,65 @@
+"""Shared by the jump converters: replace a jump by setting a flag, and guard what follows it.
+
+``A; if c: break; B`` becomes ``A; if c: flag = True; if not flag: B``: the
+statements after one that may jump run only when the flag is still clear,
+and statements after the jump itself are dead and dropped.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from kiln.frontend.autograph import templates
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def lower_block(
+    stmts: list[ast.stmt],
+    flag: str,
+    is_jump: Callable[[ast.stmt], bool],
+    lower_jump: Callable[[ast.stmt], list[ast.stmt]],
+    may_jump: Callable[[ast.stmt], bool],
+    lower_other: Callable[[ast.stmt], ast.stmt] = lambda s: s,
+) -> list[ast.stmt]:
+    """Lowers the jumps of ``stmts`` (and of the blocks nested in them, loops excepted unless ``lower_other`` does)."""
+    out: list[ast.stmt] = []
+    for i, stmt in enumerate(stmts):
+        if is_jump(stmt):
+            out.extend(lower_jump(stmt))
+            return out
+        jumps = may_jump(stmt)
+        if jumps and not isinstance(stmt, (ast.For, ast.While, *_SCOPES)):
+            for block in nested_blocks(stmt):
+                block[:] = lower_block(block, flag, is_jump, lower_jump, may_jump, lower_other)
+        out.append(lower_other(stmt))
+        rest = stmts[i + 1 :]
+        if jumps and rest:
+            out.extend(
+                templates.replace(
+                    "if not flag:\n    rest",
+                    rest[0],
+                    flag=flag,
+                    rest=lower_block(rest, flag, is_jump, lower_jump, may_jump, lower_other),
+                )
+            )
+            return out
+    return out
+
+
+def nested_blocks(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists directly inside a compound statement."""
+    blocks = [getattr(stmt, f) for f in ("body", "orelse", "finalbody") if isinstance(getattr(stmt, f, None), list)]
+    return blocks + [h.body for h in getattr(stmt, "handlers", [])] + [c.body for c in getattr(stmt, "cases", [])]
+
+
+def prepend_test(loop: ast.While, test: ast.expr) -> None:
+    """``while c`` becomes ``while test and c``, flattening into one ``and``."""
+    rest = loop.test.values if isinstance(loop.test, ast.BoolOp) and isinstance(loop.test.op, ast.And) else [loop.test]
+    loop.test = ast.BoolOp(op=ast.And(), values=[test, *rest])
+    templates.locate([loop.test], loop)
+
+
+def not_flag(flag: str, origin: ast.AST) -> ast.expr:
+    return templates.replace_expr("not flag", origin, flag=flag)

@@ -1,0 +1,35 @@
+"""Which callables are library code, never converted: the standard library, NumPy, xDSL, kiln, installed packages."""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import sysconfig
+import types
+from typing import Any
+
+_LIBRARIES = frozenset({"builtins", "numpy", "xdsl", "kiln"})
+#: kiln's own folders that hold user code (tests, examples, benchmarks), converted like any user code
+_KILN_USER_CODE = ("kiln.tests", "kiln.examples", "kiln.bench")
+_INSTALL_DIRS = tuple({sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")})
+
+
+def is_library_module(name: str) -> bool:
+    """Whether the module called ``name`` is library code."""
+    if name.startswith(_KILN_USER_CODE):
+        return False
+    top = name.split(".")[0]
+    return top in _LIBRARIES or top in sys.stdlib_module_names
+
+
+def library_reason(func: Any) -> str | None:
+    """Why ``func`` is library code, or ``None`` when it is user code to convert."""
+    if not isinstance(func, types.FunctionType):
+        return f"{type(func).__name__} objects are not Python functions"
+    module = func.__module__ or ""
+    if is_library_module(module):
+        return f"module {module!r} is library code"
+    filename = inspect.getsourcefile(func) or func.__code__.co_filename
+    if filename.startswith(_INSTALL_DIRS):
+        return f"{filename} is an installed package"
+    return None

@@ -1,0 +1,22 @@
+"""The runtime operators generated code calls as ``ag__.<name>``: Python for Python values, staging for tensors."""
+
+from kiln.frontend.autograph.operators.calls import call
+from kiln.frontend.autograph.operators.control_flow import for_stmt, if_exp, if_stmt, while_stmt
+from kiln.frontend.autograph.operators.logical import and_, not_, or_
+from kiln.frontend.autograph.operators.py_builtins import range_
+from kiln.frontend.autograph.operators.variables import Undefined, get_no_state, set_no_state
+
+__all__ = [
+    "Undefined",
+    "and_",
+    "call",
+    "for_stmt",
+    "get_no_state",
+    "if_exp",
+    "if_stmt",
+    "not_",
+    "or_",
+    "range_",
+    "set_no_state",
+    "while_stmt",
+]

@@ -1,0 +1,80 @@
+"""``if_stmt``, ``while_stmt``, ``for_stmt``, ``if_exp``: run Python for Python values, stage for tensors.
+
+The decision is taken where the value is known: a ``while`` loop whose test
+becomes a tensor after some Python iterations hands the rest of the loop to
+staging with the state as it is then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from kiln.frontend.autograph import staging
+from kiln.frontend.autograph.staging import GetState, SetState
+
+
+def if_stmt(
+    cond: Any,
+    body: Callable[[], None],
+    orelse: Callable[[], None] | None,
+    get_state: GetState,
+    set_state: SetState,
+    symbol_names: tuple[str, ...],
+) -> None:
+    if staging.is_tensor(cond):
+        staging.staged_if(cond, body, orelse, get_state, set_state, symbol_names)
+    elif cond:
+        body()
+    elif orelse is not None:
+        orelse()
+
+
+def while_stmt(
+    test: Callable[[], Any],
+    body: Callable[[], None],
+    get_state: GetState,
+    set_state: SetState,
+    symbol_names: tuple[str, ...],
+) -> None:
+    while True:
+        cond = test()
+        if staging.is_tensor(cond):
+            staging.staged_while(test, body, get_state, set_state, symbol_names)
+            return
+        if not cond:
+            return
+        body()
+
+
+def for_stmt(
+    iter_: Iterable[Any],
+    extra_test: Callable[[], Any] | None,
+    body: Callable[[Any], None],
+    get_state: GetState,
+    set_state: SetState,
+    symbol_names: tuple[str, ...],
+) -> None:
+    if staging.is_tensor(iter_):
+        staging.staged_for(iter_, extra_test, body, get_state, set_state, symbol_names)
+        return
+    items = iter(iter_)
+    while True:
+        if extra_test is not None:
+            more = extra_test()  # before the next item is fetched, as after a Python `break`
+            if staging.is_tensor(more):
+                staging.staged_for(items, extra_test, body, get_state, set_state, symbol_names)
+                return
+            if not more:
+                return
+        try:
+            item = next(items)
+        except StopIteration:
+            return
+        body(item)
+
+
+def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -> Any:
+    if staging.is_tensor(cond):
+        return staging.staged_if_exp(cond, if_true, if_false)
+    return if_true() if cond else if_false()

@@ -1,0 +1,159 @@
+"""``convert``: parse a function's source, run the converters, and rebuild the function from the result.
+
+The rebuilt function shares the original's globals (so later global changes
+are seen) and its closure cells (so the enclosing function's variables stay
+shared); its code object carries the user's file name and line numbers, so
+tracebacks and IR locations point at the user's source. Conversions are
+cached per function object; a function that cannot or must not be converted
+is returned as it is, with the reason kept for :func:`conversion_info`.
+"""
+
+from __future__ import annotations
+
+import __future__
+import ast
+import inspect
+import textwrap
+import types
+import weakref
+from collections import defaultdict
+from typing import Any, TypeVar
+
+from kiln.frontend.autograph.context import ConversionContext, ConversionInfo, Unsupported
+from kiln.frontend.autograph.libraries import library_reason
+
+F = TypeVar("F")
+
+_converted: weakref.WeakKeyDictionary[types.FunctionType, types.FunctionType] = weakref.WeakKeyDictionary()
+_not_converted: weakref.WeakKeyDictionary[types.FunctionType, ConversionInfo] = weakref.WeakKeyDictionary()
+_unsupported: defaultdict[str, set[Unsupported]] = defaultdict(set)
+
+_INFO = "__autograph_info__"
+_FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
+_NOT_CONVERTED_KINDS = {
+    inspect.CO_GENERATOR: "`yield` cannot be staged: generator functions run as Python",
+    inspect.CO_COROUTINE: "`async` cannot be staged: coroutines run as Python",
+    inspect.CO_ASYNC_GENERATOR: "`async` cannot be staged: async generators run as Python",
+}
+
+
+def convert(func: F) -> F:
+    """The AutoGraph-converted ``func`` (bound methods stay bound); ``func`` itself when it is not converted."""
+    if isinstance(func, types.MethodType):
+        converted = convert(func.__func__)
+        return func if converted is func.__func__ else types.MethodType(converted, func.__self__)  # type: ignore[return-value]
+    if not isinstance(func, types.FunctionType) or hasattr(func, _INFO):
+        return func
+    if func in _converted:
+        return _converted[func]  # type: ignore[return-value]
+    if func in _not_converted:
+        return func
+    reason = _why_not(func)
+    if reason is None:
+        try:
+            _converted[func] = _convert(func)
+            return _converted[func]  # type: ignore[return-value]
+        except (OSError, TypeError, SyntaxError) as error:
+            reason = f"its source is not available ({error})"
+    _not_converted[func] = ConversionInfo(converted=False, reason=f"{func.__qualname__} is not converted: {reason}")
+    return func
+
+
+def conversion_info(func: Any) -> ConversionInfo:
+    """How ``func`` was converted, or why it was not (converting it first if needed)."""
+    if isinstance(func, types.MethodType):
+        func = func.__func__
+    converted = convert(func)
+    info = getattr(converted, _INFO, None) or _not_converted.get(func)
+    if info is None:
+        kind = type(func).__name__
+        return ConversionInfo(converted=False, reason=f"{kind} objects are not converted")
+    return info
+
+
+def unsupported_in(filename: str) -> set[Unsupported]:
+    """Unstageable constructs found in the converted functions of ``filename``."""
+    return _unsupported.get(filename, set())
+
+
+def _why_not(func: types.FunctionType) -> str | None:
+    if func.__name__ == "<lambda>":
+        return "lambdas are converted as part of the function that defines them"
+    for flag, reason in _NOT_CONVERTED_KINDS.items():
+        if func.__code__.co_flags & flag:
+            return f"{reason} ({func.__code__.co_filename}:{func.__code__.co_firstlineno})"
+    return library_reason(func)
+
+
+def _parse(func: types.FunctionType) -> ast.FunctionDef:
+    """The function's ``def``, located at its lines and columns in its file."""
+    lines, first_line = inspect.getsourcelines(func)
+    source = textwrap.dedent("".join(lines))
+    indent = len(lines[0]) - len(lines[0].lstrip()) if source != "".join(lines) else 0
+    node = ast.parse(source).body[0]
+    if not isinstance(node, ast.FunctionDef) or node.name != func.__name__:
+        raise TypeError(f"the source at line {first_line} is not the definition of {func.__name__}")
+    ast.increment_lineno(node, first_line - 1)
+    for child in ast.walk(node):
+        for attr in ("col_offset", "end_col_offset"):
+            if getattr(child, attr, None) is not None:
+                setattr(child, attr, getattr(child, attr) + indent)
+    return node
+
+
+def _convert(func: types.FunctionType) -> types.FunctionType:
+    from kiln.frontend.autograph import converters, operators
+
+    node = _parse(func)
+    code = func.__code__
+    closure = dict(zip(code.co_freevars, func.__closure__ or ()))
+    namespace = {**func.__globals__, **{name: _cell_value(cell) for name, cell in closure.items()}}
+    used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(node) if isinstance(a, ast.arg)}
+    ctx = ConversionContext(filename=code.co_filename, namespace=namespace, used_names=used | {"ag__"})
+    for converter in converters.PIPELINE:
+        converter.transform(node, ctx)
+    source = ast.unparse(node)
+
+    # def ag__factory(): ag__ = None; <closure names> = None; def ag__converted(...): ...
+    # The factory only makes the cells the new code expects; the def is renamed so that
+    # it does not shadow the function's own name (recursion reads the global).
+    node.name = "ag__converted"
+    factory = ast.FunctionDef(
+        name="ag__factory",
+        args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
+        body=[
+            *(ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())], value=ast.Constant(None)) for n in ["ag__", *closure]),
+            node,
+        ],
+        decorator_list=[],
+    )
+    module = ast.Module(body=[factory], type_ignores=[])
+    ast.fix_missing_locations(ast.copy_location(factory, node))
+    ast.fix_missing_locations(module)
+    module_code = compile(module, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    factory_code = _const_code(module_code, "ag__factory")
+    new_code = _const_code(factory_code, node.name).replace(co_name=func.__name__, co_qualname=func.__qualname__)
+    cells = {**closure, "ag__": types.CellType(operators)}
+    new = types.FunctionType(
+        new_code, func.__globals__, func.__name__, func.__defaults__, tuple(cells[n] for n in new_code.co_freevars)
+    )
+    new.__kwdefaults__ = func.__kwdefaults__
+    new.__dict__.update(func.__dict__)
+    for attr in ("__qualname__", "__module__", "__doc__", "__annotations__"):
+        setattr(new, attr, getattr(func, attr))
+    _unsupported[code.co_filename].update(ctx.unsupported)
+    setattr(new, _INFO, ConversionInfo(converted=True, source=source, unsupported=tuple(ctx.unsupported)))
+    return new
+
+
+def _const_code(code: types.CodeType, name: str) -> types.CodeType:
+    return next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == name)
+
+
+def _cell_value(cell: types.CellType) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell: the enclosing function has not bound it yet
+        return None

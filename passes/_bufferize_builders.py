@@ -17,9 +17,10 @@ from xdsl.dialects.builtin import (
     StridedLayoutAttr,
     TensorType,
 )
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineMap
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.utils.exceptions import DiagnosticException
 
 
@@ -117,3 +118,11 @@ def with_location(op: Operation, location: Attribute) -> Operation:
     for nested in op.walk():
         nested.location = location
     return op
+
+
+def writes_whole_output(op: LinalgStructuredOperation, out_index: int) -> bool:
+    """Whether ``op`` writes every element of ``outs[out_index]``: its map is a permutation of
+    loop dims. A shifted map (concatenation writes one slab) leaves the rest of ``outs`` as it was."""
+    out_map = op.get_indexing_maps().data[len(op.inputs) + out_index].data
+    dims = [e.position for e in out_map.results if isinstance(e, AffineDimExpr)]
+    return len(dims) == len(out_map.results) and len(set(dims)) == len(dims)

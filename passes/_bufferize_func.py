@@ -277,7 +277,9 @@ class FunctionBufferizer:
         body_args = op.body.block.args[len(op.inputs):]
         for i, (init, result) in enumerate(zip(op.outputs, op.results, strict=True)):
             init_buffer = self.buffers[init]
-            reads_init = bool(body_args[i].uses) and not isinstance(init.owner, tensor.EmptyOp)
+            reads_init = (bool(body_args[i].uses) or not build.writes_whole_output(op, i)) and not isinstance(
+                init.owner, tensor.EmptyOp
+            )
             if result in self.dest:
                 target = self.out_params[self.dest[result]]
                 if reads_init and init_buffer.value is not target.value:

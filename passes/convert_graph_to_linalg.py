@@ -416,6 +416,32 @@ class LowerReshape(RewritePattern):
         rewriter.replace(op, em.ops, [value])
 
 
+class LowerConcat(RewritePattern):
+    """Each operand is copied into its slab of the result by a generic whose output map is
+    shifted along the axis; the generics chain through ``outs`` (each writes part of it)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.ConcatOp):
+            return
+        axis = op.axis.value.data
+        rank = len(graph.shape_of(op.result))
+        sizes = [graph.shape_of(v)[axis] for v in op.inputs]
+        if -1 in sizes or -1 in graph.shape_of(op.result):
+            raise _fail(op, "concatenation of dynamically shaped tensors is not supported yet")
+        em = _Emitter(op)
+        assert isinstance(op.result.type, TensorType)
+        acc = em.empty(op.result.type, lambda axis_: em.dim(op.inputs[0], axis_))
+        offset = 0
+        for value, size in zip(op.inputs, sizes):
+            if size:
+                out_map = AffineMap(
+                    rank, 0, tuple(AffineExpr.dimension(i) + (offset if i == axis else 0) for i in range(rank))
+                )
+                acc = em.generic([value], acc, [_identity(rank), out_map], ["parallel"] * rank, lambda b, a: a[0])
+            offset += size
+        rewriter.replace(op, em.ops, [acc])
+
+
 @dataclass(frozen=True)
 class ConvertGraphToLinalg(ModulePass):
     """Lower every ``graph`` op to linalg-on-tensors, tensor, arith and math."""
@@ -434,6 +460,7 @@ class ConvertGraphToLinalg(ModulePass):
                     LowerReduce(),
                     LowerMatmul(),
                     LowerReshape(),
+                    LowerConcat(),
                 ],
                 dce_enabled=False,
             ),

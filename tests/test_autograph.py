@@ -455,7 +455,7 @@ def raises_in_loop(xs: list[int]) -> float:
     total = 0.0
     for x in xs:
         if x >= 0:
-            total += 1 / x  # noqa: the test expects the ZeroDivisionError here
+            total += 1 / x  # the ZeroDivisionError the location test expects
     return total
 
 
@@ -580,11 +580,21 @@ def test_generated_bodies_have_no_jumps(func: Any) -> None:
     code = to_code(func)
     compile(code, "<to_code>", "exec")
     for helper in _helpers(code):
-        if helper.name.startswith(("if_body", "else_body", "loop_body", "loop_test")):
-            for node in ast.walk(helper):
-                inside_user_def = False
-                assert not isinstance(node, (ast.Break, ast.Continue)) or inside_user_def, helper.name
-                assert not isinstance(node, ast.Return) or helper.name.startswith("loop_test"), helper.name
+        if helper.name.startswith(("if_body", "else_body", "loop_body")):
+            for node in _own_nodes(helper):
+                assert not isinstance(node, (ast.Break, ast.Continue, ast.Return)), helper.name
+
+
+def _own_nodes(func: ast.FunctionDef) -> list[ast.AST]:
+    """The nodes of ``func`` outside the functions nested in it."""
+    stack: list[ast.AST] = list(func.body)
+    out = []
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return out
 
 
 def test_to_code_shapes() -> None:
@@ -726,7 +736,7 @@ def test_staged_if_gets_state_and_names(recorder: list[tuple[str, Any]]) -> None
     set_state((0, Undefined("z")))
     orelse()
     assert get_state()[0] == 4 and isinstance(get_state()[1], Undefined)
-    assert result[0] == 4
+    assert result[0] == 0 and isinstance(result[1], Undefined)  # the hook itself changed nothing
 
 
 def test_staged_while_and_for_get_loop_state(recorder: list[tuple[str, Any]]) -> None:
@@ -740,16 +750,13 @@ def test_staged_while_and_for_get_loop_state(recorder: list[tuple[str, Any]]) ->
             total += x
         return i + total
 
-    with pytest.raises(TypeError):  # `i < fake` is not a tensor here: no tracer is active
-        convert(f)(fake_tensor(), [])
-
-    class Lt:
+    class Lt:  # `i < Lt()` is a tensor condition
         def __gt__(self, other: Any) -> Tensor:
             return fake_tensor()
 
     convert(f)(Lt(), fake_tensor())
     names = [(n, a[-1]) for n, a in recorder]
-    assert names == [("staged_while", ("i",)), ("staged_for", ("break_2", "total"))]
+    assert names == [("staged_while", ("i",)), ("staged_for", ("break_1", "total"))]
 
 
 def test_while_hands_over_to_staging_mid_loop(recorder: list[tuple[str, Any]]) -> None:

@@ -242,6 +242,12 @@ def test_indexing(index: tuple[Any, ...]) -> None:
     check(lambda a: a[index], arr((4, 3, 5), "float64"))
 
 
+def test_concatenate() -> None:
+    a, b, e = arr((2, 3), "float32"), arr((2, 1), "float32"), arr((2, 0), "float32")
+    check(lambda x, y, z: (np.concatenate([x, y * 2, z], axis=1), kiln.concat([x, x], axis=0) + 1), a, b, e)
+    check(lambda x: np.concatenate([x, x, x]), arr((4,), "int32"))
+
+
 def test_constants_and_creation() -> None:
     x = arr((3,), "float32")
     check(lambda a: a + np.array([1.0, 2.0, 3.0], np.float32), x)

@@ -65,12 +65,9 @@ def conversion_info(func: Any) -> ConversionInfo:
     """How ``func`` was converted, or why it was not (converting it first if needed)."""
     if isinstance(func, types.MethodType):
         func = func.__func__
-    converted = convert(func)
-    info = getattr(converted, _INFO, None) or _not_converted.get(func)
-    if info is None:
-        kind = type(func).__name__
-        return ConversionInfo(converted=False, reason=f"{kind} objects are not converted")
-    return info
+    if not isinstance(func, types.FunctionType):
+        return ConversionInfo(converted=False, reason=f"{type(func).__name__} objects are not Python functions")
+    return getattr(convert(func), _INFO, None) or _not_converted[func]
 
 
 def unsupported_in(filename: str) -> set[Unsupported]:

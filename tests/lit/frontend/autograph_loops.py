@@ -1,0 +1,67 @@
+# RUN: %python %s | filecheck %s
+# Loops become helpers with no `break`/`continue` inside: jumps are lowered to flags first.
+import numpy as np
+
+from kiln.frontend.autograph import to_code
+
+
+def sum_even(xs):
+    total = 0
+    for x in xs:
+        if x % 2:
+            continue
+        total += x
+    return total
+
+
+print(to_code(sum_even))
+# CHECK-LABEL: def sum_even(xs):
+# CHECK-NEXT:      total = 0
+# CHECK-NEXT:      x = ag__.Undefined('x')
+# CHECK:           def loop_body_2(itr_2):
+# CHECK-NEXT:          nonlocal total, x
+# CHECK-NEXT:          x = itr_2
+# CHECK-NEXT:          continue_1 = False
+# CHECK:               ag__.if_stmt(x % 2, if_body_3, None, get_state_3, set_state_3, ('continue_1',))
+# CHECK:               def if_body_4():
+# CHECK-NEXT:              nonlocal total
+# CHECK-NEXT:              total += x
+# CHECK:               ag__.if_stmt(ag__.not_(continue_1), if_body_4, None, get_state_4, set_state_4, ('total',))
+# CHECK:           ag__.for_stmt(xs, None, loop_body_2, get_state_2, set_state_2, ('total',))
+# CHECK-NEXT:      return total
+# CHECK-NOT:   continue{{$}}
+
+
+def first_square_above(n, limit):
+    i = 0
+    while i < n:
+        if i * i > limit:
+            break
+        i += 1
+    else:
+        i = -1
+    return i
+
+
+print(to_code(first_square_above))
+# CHECK-LABEL: def first_square_above(n, limit):
+# CHECK:           break_1 = False
+# CHECK:           def loop_test_2():
+# CHECK-NEXT:          return ag__.and_(lambda: ag__.not_(break_1), lambda: i < n)
+# CHECK:           def loop_body_2():
+# CHECK-NEXT:          nonlocal break_1, i
+# CHECK:           ag__.while_stmt(loop_test_2, loop_body_2, get_state_2, set_state_2, ('break_1', 'i'))
+# CHECK:           ag__.if_stmt(ag__.not_(break_1), if_body_5, None, get_state_5, set_state_5, ('i',))
+
+
+def count_up(n):
+    total = 0
+    for i in range(n):
+        total += np.square(i)
+    return total
+
+
+print(to_code(count_up))
+# CHECK-LABEL: def count_up(n):
+# CHECK:           total += np.square(i)
+# CHECK:           ag__.for_stmt(ag__.range_(n), None, loop_body_1, get_state_1, set_state_1, ('total',))

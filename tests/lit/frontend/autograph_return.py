@@ -1,0 +1,33 @@
+# RUN: %python %s | filecheck %s
+# `return` inside loops becomes a flag that stops the loops and one value returned at the end.
+from kiln.frontend.autograph import to_code
+
+
+def _helper(v):
+    return v * 2
+
+
+def find(m, t):
+    for i in range(len(m)):
+        for j in range(len(m[i])):
+            if m[i][j] == t:
+                return i, j
+    return _helper(t)
+
+
+print(to_code(find))
+# CHECK-LABEL: def find(m, t):
+# CHECK-NEXT:      do_return = False
+# CHECK-NEXT:      retval_ = None
+# CHECK:           def loop_test_1():
+# CHECK-NEXT:          return ag__.not_(do_return)
+# CHECK:               def loop_test_2():
+# CHECK-NEXT:              return ag__.not_(do_return)
+# CHECK:                   def if_body_3():
+# CHECK-NEXT:                  nonlocal do_return, retval_
+# CHECK-NEXT:                  do_return = True
+# CHECK-NEXT:                  retval_ = (i, j)
+# CHECK:               ag__.for_stmt(ag__.range_(len(m[i])), loop_test_2, loop_body_2, get_state_2, set_state_2, ('do_return', 'retval_'))
+# CHECK:           ag__.for_stmt(ag__.range_(len(m)), loop_test_1, loop_body_1, get_state_1, set_state_1, ('do_return', 'retval_'))
+# CHECK:               retval_ = ag__.call(_helper)(t)
+# CHECK:           return retval_

@@ -27,6 +27,7 @@ from kiln.frontend import pytree
 from kiln.frontend.dtypes import from_element
 from kiln.frontend.signature import CallSignature, tensor_leaves
 from kiln.frontend.tracer import TracedGraph, trace_graph
+from kiln.backends.targets import get_backend
 from kiln.registry import make_context
 
 
@@ -64,11 +65,12 @@ class ConcreteFunction:
         self._traced = traced
         self.signature = signature
         self.target = target
+        self._backend = get_backend(target)
         self.name = traced.func_op.sym_name.data
         self.ir: str = _print(traced.module, debuginfo=False)
         self._stages: dict[str, str] = {"graph": self.ir}
         self._source: str | None = None
-        self._loops_module: ModuleOp | None = None
+        self._lowered_module: ModuleOp | None = None
         self._native: Callable[..., None] | None = None
         outputs = traced.func_op.function_type.outputs.data
         self._out_shapes: list[tuple[int, ...]] = []
@@ -94,50 +96,46 @@ class ConcreteFunction:
     # ------------------------------------------------------------------ the levels
 
     def lowered(self, stage: str) -> str:
-        """The IR after the named stage (one of ``kiln.pipelines.STAGES``)."""
-        if stage not in pipelines.STAGES:
-            raise ValueError(f"unknown stage {stage!r}; stages are {', '.join(pipelines.STAGES)}")
+        """The IR after the named stage: ``graph``, then the target's stages (C: tensor, buffer, loops)."""
+        stages = ("graph", *self._backend.stages)
+        if stage not in stages:
+            raise ValueError(f"unknown stage {stage!r}; stages for target {self.target!r} are {', '.join(stages)}")
         if stage not in self._stages:
             self._lower_all()
         return self._stages[stage]
 
     @property
     def source(self) -> str:
-        """The emitted C source."""
+        """The emitted source (C, or CUDA for ``target="cuda"``)."""
         if self._source is None:
             self._lower_all()
         assert self._source is not None
         return self._source
 
     def _lower_all(self) -> None:
-        from kiln.backends.c.emitter import emit_c
-
         # Lower the module parsed back from its text (locations included), exactly
         # what `kiln-opt -p graph-to-c -t c` sees, so both paths give the same C.
         ctx = make_context()
         module = Parser(ctx, _print(self._traced.module, debuginfo=True)).parse_module()
         try:
-            for stage in list(pipelines.STAGES)[1:]:
+            for stage in self._backend.stages:
                 pipelines.run_stage(ctx, module, stage)
                 self._stages[stage] = str(module)
-            self._source = emit_c(module)
-            self._loops_module = module
+            self._source = self._backend.emit(module)
+            self._lowered_module = module
         except DiagnosticException as e:
             raise KilnCompileError(f"compiling {self.name}: {e}") from e
 
     def _compile(self) -> Callable[..., None]:
         """Emit, compile (or find in the on-disk cache) and load the native function."""
-        from kiln.backends.c.toolchain import compile_shared
-        from kiln.backends.loader import load_function, signature_of
-
         if any(-1 in shape for shape in self._out_shapes):
             raise NotImplementedError(f"{self.name}: results with dynamic shapes are not supported yet")
-        so_path = compile_shared(self.source)
-        assert self._loops_module is not None
+        so_path = self._backend.build(self.source)
+        assert self._lowered_module is not None
         func_op = next(
-            op for op in self._loops_module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == self.name
+            op for op in self._lowered_module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == self.name
         )
-        self._native = load_function(so_path, self.name, signature_of(func_op))
+        self._native = self._backend.load(so_path, func_op)
         return self._native
 
     # ------------------------------------------------------------------ calling

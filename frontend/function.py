@@ -16,11 +16,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kiln import config
+from kiln.backends.targets import get_backend
 from kiln.frontend.concrete import ConcreteFunction
 from kiln.frontend.signature import CallSignature, TensorSpec, signature_of
-
-TARGETS = ("c",)
-
 
 def _c_name(name: str) -> str:
     """The traced function's symbol: its Python name, made a valid C name that clashes with nothing."""
@@ -42,8 +40,7 @@ class Function:
         autograph: bool = True,
         target: str = "c",
     ):
-        if target not in TARGETS:
-            raise ValueError(f"kiln.function: unknown target {target!r}; choose one of {', '.join(TARGETS)}")
+        get_backend(target)  # unknown targets fail at decoration time
         if input_signature is not None:
             input_signature = tuple(input_signature)
             for spec in input_signature:

@@ -1,0 +1,55 @@
+"""Compilation targets of ``kiln.function(target=...)``: which stages lower to them, how their
+source is emitted, built and loaded. A new backend (CUDA) adds one entry here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One target: the stages after ``graph`` (names in ``kiln.pipelines.STAGES``), then
+    ``emit(module) -> source``, ``build(source) -> shared object``, ``load(so, func_op) -> callable``."""
+
+    name: str
+    stages: tuple[str, ...]
+    emit: Callable[[ModuleOp], str]
+    build: Callable[[str], Path]
+    load: Callable[[Path, func.FuncOp], Callable[..., Any]]
+
+
+def _c_backend() -> Backend:
+    from kiln.backends.c.emitter import emit_c
+    from kiln.backends.c.toolchain import compile_shared
+    from kiln.backends.loader import load_function, signature_of
+
+    return Backend(
+        name="c",
+        stages=("tensor", "buffer", "loops"),
+        emit=emit_c,
+        build=compile_shared,
+        load=lambda so, fn: load_function(so, fn.sym_name.data, signature_of(fn)),
+    )
+
+
+#: target name -> factory (imported on first use)
+BACKENDS: dict[str, Callable[[], Backend]] = {
+    "c": _c_backend,
+}
+
+_loaded: dict[str, Backend] = {}
+
+
+def get_backend(name: str) -> Backend:
+    """The backend for ``target=name``; ``ValueError`` naming the known targets otherwise."""
+    if name not in BACKENDS:
+        raise ValueError(f"unknown target {name!r}; known targets: {', '.join(BACKENDS)}")
+    if name not in _loaded:
+        _loaded[name] = BACKENDS[name]()
+    return _loaded[name]

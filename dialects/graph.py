@@ -29,22 +29,38 @@ from xdsl.dialects.builtin import (
     i1,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     VarConstraint,
     base,
+    irdl_attr_definition,
     irdl_op_definition,
+    lazy_traits_def,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
+    opt_result_def,
     prop_def,
+    region_def,
     result_def,
-    var_operand_def,
     traits_def,
+    var_operand_def,
+    var_result_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import ConstantLike, Pure, SameOperandsAndResultType
+from xdsl.traits import (
+    ConstantLike,
+    HasParent,
+    IsTerminator,
+    MemoryReadEffect,
+    MemoryWriteEffect,
+    Pure,
+    RecursiveMemoryEffect,
+    SameOperandsAndResultType,
+)
 from xdsl.utils.exceptions import VerifyException
 
 AnyTensor = base(TensorType)
@@ -658,6 +674,303 @@ class ConcatOp(IRDLOperation):
             raise VerifyException(f"graph.concat: result size along axis {axis} should be {sum(sizes)}, got {dst[axis]}")
 
 
+# --------------------------------------------------------------------------- control flow
+
+
+def _scalar_bool() -> TensorType:
+    return TensorType(i1, [])
+
+
+@irdl_attr_definition
+class TokenType(ParametrizedAttribute, TypeAttribute):
+    """``!graph.token``: orders side effects. A stateful op consumes the token of the effect
+    before it and produces the one after it, so no pass can reorder or drop it."""
+
+    name = "graph.token"
+
+
+@irdl_attr_definition
+class ResourceType(ParametrizedAttribute, TypeAttribute):
+    """``!graph.resource<tensor<3xf32>>``: a handle to a ``kiln.Variable``'s storage, passed to
+    the function as an argument; read and written only by ``graph.read`` / ``graph.assign``."""
+
+    name = "graph.resource"
+    value_type: TensorType
+
+    def __init__(self, value_type: TensorType):
+        super().__init__(value_type)
+
+
+@irdl_op_definition
+class TokenOp(IRDLOperation):
+    """``%t = graph.token``: the token a function's first side effect waits on.
+    It has unknown effects on purpose, so CSE never merges two of them."""
+
+    name = "graph.token"
+    token = result_def(TokenType)
+    assembly_format = "attr-dict"
+
+    def __init__(self) -> None:
+        super().__init__(result_types=[TokenType()])
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Terminates the regions of ``graph.cond`` and the body of ``graph.while``."""
+
+    name = "graph.yield"
+    values = var_operand_def()
+    traits = lazy_traits_def(lambda: (IsTerminator(), Pure(), HasParent(CondOp, WhileOp)))
+    assembly_format = "attr-dict ($values^ `:` type($values))?"
+
+    def __init__(self, *values: SSAValue):
+        super().__init__(operands=[list(values)])
+
+
+@irdl_op_definition
+class ConditionOp(IRDLOperation):
+    """Terminates the ``cond`` region of ``graph.while``: continue while ``%pred`` holds,
+    passing ``values`` to the body (or out as the loop's results)."""
+
+    name = "graph.condition"
+    pred = operand_def(_scalar_bool())
+    values = var_operand_def()
+    traits = lazy_traits_def(lambda: (IsTerminator(), Pure(), HasParent(WhileOp)))
+    assembly_format = "$pred (`,` $values^ `:` type($values))? attr-dict"
+
+    def __init__(self, pred: SSAValue, *values: SSAValue):
+        super().__init__(operands=[pred, list(values)])
+
+
+def _terminator_types(region: Region, op_name: str, expected: Sequence[Attribute], what: str) -> None:
+    term = region.block.last_op
+    if not isinstance(term, (YieldOp, ConditionOp)):
+        raise VerifyException(f"{op_name}: {what} must end with graph.yield or graph.condition")
+    got = tuple(term.values.types)
+    if got != tuple(expected):
+        raise VerifyException(
+            f"{op_name}: {what} yields ({', '.join(map(str, got))}) but ({', '.join(map(str, expected))}) is expected"
+        )
+
+
+@irdl_op_definition
+class CondOp(IRDLOperation):
+    """``if`` on a tensor: runs one region, whose ``graph.yield`` gives the results.
+
+    ``%r = graph.cond %p -> (tensor<f32>) { graph.yield %a : tensor<f32> } else { ... }``;
+    regions see values from above (not isolated)."""
+
+    name = "graph.cond"
+    pred = operand_def(_scalar_bool())
+    res = var_result_def()
+    then_region = region_def("single_block")
+    else_region = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect())
+    assembly_format = "$pred (`->` `(` type($res)^ `)`)? $then_region `else` $else_region attr-dict"
+
+    def __init__(self, pred: SSAValue, result_types: Sequence[Attribute], then_region: Region, else_region: Region):
+        super().__init__(operands=[pred], result_types=[list(result_types)], regions=[then_region, else_region])
+
+    def verify_(self) -> None:
+        for region, what in ((self.then_region, "the then-region"), (self.else_region, "the else-region")):
+            if region.block.args:
+                raise VerifyException(f"graph.cond: {what} takes no arguments")
+            _terminator_types(region, self.name, self.res.types, what)
+
+
+@irdl_op_definition
+class WhileOp(IRDLOperation):
+    """A loop on tensor values, shaped like ``scf.while``: the ``cond`` region receives the
+    carried values and ends in ``graph.condition``; the ``body`` receives what the condition
+    forwarded and yields the next carried values. Loop-carried types never change."""
+
+    name = "graph.while"
+    init = var_operand_def()
+    res = var_result_def()
+    cond_region = region_def("single_block")
+    body_region = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect())
+    assembly_format = "`(` $init `)` `:` functional-type($init, $res) `cond` $cond_region `do` $body_region attr-dict"
+
+    def __init__(self, init: Sequence[SSAValue], cond_region: Region, body_region: Region):
+        super().__init__(
+            operands=[list(init)], result_types=[[v.type for v in init]], regions=[cond_region, body_region]
+        )
+
+    def verify_(self) -> None:
+        carried = tuple(self.init.types)
+        if tuple(self.res.types) != carried:
+            raise VerifyException("graph.while: results must have the types of the initial values")
+        for region, what in ((self.cond_region, "the cond region"), (self.body_region, "the body")):
+            if tuple(region.block.arg_types) != carried:
+                raise VerifyException(f"graph.while: {what} must take the carried values as arguments")
+        cond_term = self.cond_region.block.last_op
+        if not isinstance(cond_term, ConditionOp):
+            raise VerifyException("graph.while: the cond region must end with graph.condition")
+        _terminator_types(self.cond_region, self.name, carried, "the cond region")
+        if not isinstance(self.body_region.block.last_op, YieldOp):
+            raise VerifyException("graph.while: the body must end with graph.yield")
+        _terminator_types(self.body_region, self.name, carried, "the body")
+
+
+# --------------------------------------------------------------------------- dynamic indexing
+
+
+def _check_index(op: Operation, index: SSAValue) -> None:
+    t = index.type
+    if not (isinstance(t, TensorType) and not t.get_shape() and element_of(t) in (IntegerType(32), i64)):
+        raise VerifyException(f"{op.name}: the index must be a 0-d int32 or int64 tensor, got {t}")
+
+
+@irdl_op_definition
+class GatherRowOp(IRDLOperation):
+    """``x[i]`` with a traced index: row ``i`` of axis 0 (negative ``i`` counts from the end;
+    out-of-range indices are clamped, see docs/footguns)."""
+
+    name = "graph.gather_row"
+    operand = operand_def(AnyTensor)
+    index = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$operand `[` $index `]` attr-dict `:` type($operand) `,` type($index) `->` type($result)"
+
+    def __init__(self, operand: SSAValue, index: SSAValue):
+        shape = shape_of(operand)[1:]
+        super().__init__(operands=[operand, index], result_types=[tensor_type(element_of(operand), shape)])
+
+    def verify_(self) -> None:
+        _check_index(self, self.index)
+        src = shape_of(self.operand)
+        if not src or shape_of(self.result) != src[1:] or element_of(self.result) != element_of(self.operand):
+            raise VerifyException(f"graph.gather_row: result must be a row of {self.operand.type}, got {self.result.type}")
+
+
+@irdl_op_definition
+class ScatterRowOp(IRDLOperation):
+    """A copy of ``operand`` with row ``index`` of axis 0 replaced by ``row`` (TensorArray.write)."""
+
+    name = "graph.scatter_row"
+    T: ClassVar = VarConstraint("T", AnyTensor)
+    operand = operand_def(T)
+    index = operand_def(AnyTensor)
+    row = operand_def(AnyTensor)
+    result = result_def(T)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$row `into` $operand `[` $index `]` attr-dict `:` type($row) `,` type($operand) `,` type($index)"
+    )
+
+    def __init__(self, operand: SSAValue, index: SSAValue, row: SSAValue):
+        super().__init__(operands=[operand, index, row], result_types=[operand.type])
+
+    def verify_(self) -> None:
+        _check_index(self, self.index)
+        if shape_of(self.row) != shape_of(self.operand)[1:] or element_of(self.row) != element_of(self.operand):
+            raise VerifyException(f"graph.scatter_row: row {self.row.type} does not fit a row of {self.operand.type}")
+        if self.result.type != self.operand.type:
+            raise VerifyException("graph.scatter_row: the result has the operand's type")
+
+
+# --------------------------------------------------------------------------- side effects
+
+
+@irdl_op_definition
+class PrintOp(IRDLOperation):
+    """``kiln.print``: prints ``format`` with each ``{}`` replaced by the next value
+    (docs/printing.md), on every call, in program order. The token operand and result are
+    added by ``graph-order-effects``; before that pass the op's effects keep it in place."""
+
+    name = "graph.print"
+    tok_in = opt_operand_def(TokenType)
+    format = prop_def(StringAttr)
+    values = var_operand_def(AnyTensor)
+    tok_out = opt_result_def(TokenType)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = "(`after` $tok_in^)? $format (`(` $values^ `:` type($values) `)`)? attr-dict (`->` type($tok_out)^)?"
+
+    def __init__(self, format: str, values: Sequence[SSAValue], token: SSAValue | None = None):
+        super().__init__(
+            operands=[[] if token is None else [token], list(values)],
+            properties={"format": StringAttr(format)},
+            result_types=[[] if token is None else [TokenType()]],
+        )
+
+    def verify_(self) -> None:
+        holes = self.format.data.replace("{{", "").replace("}}", "").count("{}")
+        if holes != len(self.values):
+            raise VerifyException(f"graph.print: the format has {holes} '{{}}' but {len(self.values)} values are given")
+        _check_token_pair(self)
+
+
+def _check_token_pair(op: Operation) -> None:
+    tok_in, tok_out = getattr(op, "tok_in"), getattr(op, "tok_out")
+    if (tok_in is None) != (tok_out is None):
+        raise VerifyException(f"{op.name}: takes a token if and only if it produces one")
+
+
+def _resource_value_type(op: Operation, resource: SSAValue) -> TensorType:
+    if not isinstance(resource.type, ResourceType):
+        raise VerifyException(f"{op.name}: expected a !graph.resource, got {resource.type}")
+    return resource.type.value_type
+
+
+@irdl_op_definition
+class ReadOp(IRDLOperation):
+    """Reads a variable's current value:
+    ``%v = graph.read %var : !graph.resource<tensor<3xf32>> -> tensor<3xf32>``."""
+
+    name = "graph.read"
+    resource = operand_def(ResourceType)
+    tok_in = opt_operand_def(TokenType)
+    value = result_def(AnyTensor)
+    tok_out = opt_result_def(TokenType)
+    traits = traits_def(MemoryReadEffect())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$resource (`after` $tok_in^)? attr-dict `:` type($resource) `->` type($value) (`,` type($tok_out)^)?"
+    )
+
+    def __init__(self, resource: SSAValue, token: SSAValue | None = None):
+        assert isinstance(resource.type, ResourceType)
+        super().__init__(
+            operands=[resource, [] if token is None else [token]],
+            result_types=[resource.type.value_type, [] if token is None else [TokenType()]],
+        )
+
+    def verify_(self) -> None:
+        if _resource_value_type(self, self.resource) != self.value.type:
+            raise VerifyException(f"graph.read: reads {self.resource.type} as {self.value.type}")
+        _check_token_pair(self)
+
+
+@irdl_op_definition
+class AssignOp(IRDLOperation):
+    """Writes a variable: ``graph.assign %v to %var : tensor<3xf32> to !graph.resource<tensor<3xf32>>``."""
+
+    name = "graph.assign"
+    resource = operand_def(ResourceType)
+    value = operand_def(AnyTensor)
+    tok_in = opt_operand_def(TokenType)
+    tok_out = opt_result_def(TokenType)
+    traits = traits_def(MemoryWriteEffect())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$value `to` $resource (`after` $tok_in^)? attr-dict `:` type($value) `to` type($resource) (`->` type($tok_out)^)?"
+    )
+
+    def __init__(self, resource: SSAValue, value: SSAValue, token: SSAValue | None = None):
+        super().__init__(
+            operands=[resource, value, [] if token is None else [token]],
+            result_types=[[] if token is None else [TokenType()]],
+        )
+
+    def verify_(self) -> None:
+        if _resource_value_type(self, self.resource) != self.value.type:
+            raise VerifyException(f"graph.assign: cannot store {self.value.type} in {self.resource.type}")
+        _check_token_pair(self)
+
+
 Graph = Dialect(
     "graph",
     [
@@ -697,8 +1010,18 @@ Graph = Dialect(
         MatmulOp,
         ReduceOp,
         ConcatOp,
+        TokenOp,
+        YieldOp,
+        ConditionOp,
+        CondOp,
+        WhileOp,
+        GatherRowOp,
+        ScatterRowOp,
+        PrintOp,
+        ReadOp,
+        AssignOp,
     ],
-    [],
+    [TokenType, ResourceType],
 )
 
 ELEMENT_TYPES: tuple[Attribute, ...] = (i1, IntegerType(32), i64, Float32Type(), Float64Type())

@@ -85,3 +85,46 @@ func.func @bad_mean(%a: tensor<2xi32>) -> tensor<i32> {
   func.return %0 : tensor<i32>
 }
 // CHECK: graph.reduce "mean" is defined on floats (cast integers first)
+
+// -----
+
+func.func @cond_types(%p: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
+  %r = graph.cond %p -> (tensor<2xf32>) {
+    graph.yield %x : tensor<2xf32>
+  } else {
+    graph.yield %p : tensor<i1>
+  }
+  func.return %r : tensor<2xf32>
+}
+// CHECK: graph.cond: the else-region yields (tensor<i1>) but (tensor<2xf32>) is expected
+
+// -----
+
+func.func @while_carried(%x: tensor<2xf32>, %p: tensor<i1>) -> tensor<2xf32> {
+  %r = graph.while (%x) : (tensor<2xf32>) -> (tensor<2xf32>) cond {
+  ^bb0(%a: tensor<2xf32>):
+    graph.condition %p, %a : tensor<2xf32>
+  } do {
+  ^bb0(%a: tensor<2xf32>):
+    %b = graph.reduce "sum", %a axes array<i64: 0> : tensor<2xf32> -> tensor<f32>
+    graph.yield %b : tensor<f32>
+  }
+  func.return %r : tensor<2xf32>
+}
+// CHECK: graph.while: the body yields (tensor<f32>) but (tensor<2xf32>) is expected
+
+// -----
+
+func.func @print_holes(%x: tensor<2xf32>) {
+  graph.print "{} {}" (%x : tensor<2xf32>)
+  func.return
+}
+// CHECK: graph.print: the format has 2 '{}' but 1 values are given
+
+// -----
+
+func.func @assign_type(%x: tensor<3xf32>, %v: !graph.resource<tensor<2xf32>>) {
+  graph.assign %x to %v : tensor<3xf32> to !graph.resource<tensor<2xf32>>
+  func.return
+}
+// CHECK: graph.assign: cannot store tensor<3xf32> in !graph.resource<tensor<2xf32>>

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import re
 import statistics
 import sys
@@ -22,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from kiln.tools._load import load_file
 
 _DTYPES = {
     "f32": "float32",
@@ -45,20 +46,10 @@ def parse_arg_spec(text: str) -> Any:
     return kiln.TensorSpec(shape, _DTYPES[m.group(1)])
 
 
-def _load_file(path: Path) -> Any:
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    if spec is None or spec.loader is None:
-        raise ValueError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def cmd_compile(args: argparse.Namespace) -> int:
     import kiln
 
-    module = _load_file(Path(args.file))
+    module = load_file(Path(args.file))
     fn = getattr(module, args.function, None)
     if fn is None:
         raise ValueError(f"{args.file} defines no function {args.function!r}")

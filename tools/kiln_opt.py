@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,18 +21,14 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedExc
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from kiln import registry
+from kiln.tools._load import load_file
 
 
 def _load_user_module(spec: str) -> None:
     """Import a user's module by dotted name or by path; it registers its extensions."""
     path = Path(spec)
     if path.suffix == ".py" or path.exists():
-        mod_spec = importlib.util.spec_from_file_location(path.stem, path)
-        if mod_spec is None or mod_spec.loader is None:
-            raise ImportError(f"cannot load {spec}")
-        module = importlib.util.module_from_spec(mod_spec)
-        sys.modules[path.stem] = module
-        mod_spec.loader.exec_module(module)
+        load_file(path)
     else:
         importlib.import_module(spec)
 

@@ -17,9 +17,13 @@ from xdsl.passes import ModulePass, PassPipeline
 #: stage name -> the pipeline (xdsl-opt syntax) that lowers the previous stage to it
 STAGES: dict[str, str] = {
     "graph": "",
-    "tensor": "canonicalize,cse,convert-graph-to-linalg,canonicalize,cse",
+    "tensor": "graph-order-effects,canonicalize,cse,convert-graph-to-linalg,linalg-fuse-elementwise,canonicalize,cse",
     "buffer": "kiln-bufferize,canonicalize,cse",
-    "loops": "linalg-generalize-named-ops,convert-linalg-to-loops,lower-affine,canonicalize,cse",
+    "loops": "linalg-matmul-to-kernel,linalg-generalize-named-ops,convert-linalg-to-loops,lower-affine,canonicalize,cse,"
+    "kiln-vectorize,canonicalize,cse",
+    # CUDA: buffer -> parallel (scf.parallel nests) -> gpu (kernels outlined, launches on the host)
+    "parallel": "linalg-generalize-named-ops,convert-linalg-to-parallel-loops,lower-affine,canonicalize,cse",
+    "gpu": "kiln-gpu-outline,canonicalize,cse",
 }
 
 #: named pipelines usable with ``-p``; each is a list of stage transitions
@@ -29,6 +33,9 @@ PIPELINES: dict[str, tuple[str, ...]] = {
     "buffer-to-loops": ("loops",),
     "graph-to-loops": ("tensor", "buffer", "loops"),
     "graph-to-c": ("tensor", "buffer", "loops"),
+    "buffer-to-parallel": ("parallel",),
+    "parallel-to-gpu": ("gpu",),
+    "graph-to-cuda": ("tensor", "buffer", "parallel", "gpu"),
 }
 
 

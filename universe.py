@@ -56,10 +56,14 @@ def _target(module: str, attr: str) -> Callable[[], type[Target]]:
 DIALECTS: dict[str, Callable[[], Dialect]] = {
     "graph": _dialect("kiln.dialects.graph", "Graph"),
     "kmath": _dialect("kiln.dialects.kmath", "KMath"),
+    "kvec": _dialect("kiln.dialects.kvec", "KVec"),
+    "krt": _dialect("kiln.dialects.krt", "KRT"),
+    "kernel": _dialect("kiln.dialects.kernel", "Kernel"),
 }
 
 TARGETS: dict[str, Callable[[], type[Target]]] = {
     "c": _target("kiln.backends.c.target", "CTarget"),
+    "cuda": _target("kiln.backends.cuda.target", "CudaTarget"),
 }
 
 

@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
+
+if TYPE_CHECKING:
+    from kiln.backends.loader import Signature
 
 
 @dataclass(frozen=True)
@@ -22,10 +25,15 @@ class Backend:
     emit: Callable[[ModuleOp], str]
     build: Callable[[str], Path]
     load: Callable[[Path, func.FuncOp], Callable[..., Any]]
+    #: ``entry(source, name, abi_signature, n_inputs)``: a native callable taking the input
+    #: arrays and returning the outputs, or NotImplemented when an argument does not fit
+    #: exactly (kiln.backends.c.pyext). None: kiln calls ``load``'s function from Python.
+    entry: Callable[[str, str, Signature, int], Callable[..., Any]] | None = None
 
 
 def _c_backend() -> Backend:
     from kiln.backends.c.emitter import emit_c
+    from kiln.backends.c.pyext import build_entry
     from kiln.backends.c.toolchain import compile_shared
     from kiln.backends.loader import load_function, signature_of
 
@@ -35,12 +43,21 @@ def _c_backend() -> Backend:
         emit=emit_c,
         build=compile_shared,
         load=lambda so, fn: load_function(so, fn.sym_name.data, signature_of(fn)),
+        entry=build_entry,
     )
+
+
+def _cuda_backend() -> Backend:
+    from kiln.backends.cuda.emitter import emit_cuda
+    from kiln.backends.cuda.toolchain import compile_cuda, load_cuda
+
+    return Backend(name="cuda", stages=("tensor", "buffer", "parallel", "gpu"), emit=emit_cuda, build=compile_cuda, load=load_cuda)
 
 
 #: target name -> factory (imported on first use)
 BACKENDS: dict[str, Callable[[], Backend]] = {
     "c": _c_backend,
+    "cuda": _cuda_backend,
 }
 
 _loaded: dict[str, Backend] = {}

@@ -23,7 +23,8 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from kiln import pipelines
 from kiln.dialects.graph import shape_of
-from kiln.frontend import pytree
+from kiln.backends.loader import signature_of
+from kiln.frontend import pytree, plan_cache
 from kiln.frontend.dtypes import from_element
 from kiln.frontend.signature import CallSignature, tensor_leaves
 from kiln.frontend.tracer import TracedGraph, trace_graph
@@ -54,6 +55,46 @@ def _arg_names(fn: Callable[..., Any], signature: CallSignature) -> list[str]:
     return names
 
 
+def _result_builder(tree: pytree.TreeDef) -> Callable[[Any], Any] | None:
+    """How to turn a native entry's result (one array, a tuple of several, or None) into the
+    function's Python result; None when it already is."""
+    n = _count_leaves(tree)
+    if tree.kind == "leaf" or (tree.kind == "tuple" and n >= 2 and all(c.kind == "leaf" for c in tree.children)):
+        return None
+    if n == 1:
+        return lambda out: pytree.unflatten(tree, iter((out,)))
+    return lambda out: pytree.unflatten(tree, iter(out or ()))
+
+
+def _count_leaves(tree: pytree.TreeDef) -> int:
+    return 1 if tree.kind == "leaf" else sum(_count_leaves(c) for c in tree.children)
+
+
+def _exact(value: Any, dtype: np.dtype[Any]) -> np.ndarray:
+    """``value`` as what native entries take: a C-contiguous, aligned ndarray of ``dtype``."""
+    arr = np.asarray(value, dtype=dtype, order="C")
+    return arr if arr.flags.aligned else arr.copy()
+
+
+def _python_entry(
+    native: Callable[..., Any], in_dtypes: list[np.dtype[Any]], outputs: list[tuple[np.dtype[Any], tuple[int, ...]]]
+) -> Callable[..., Any]:
+    """Entry semantics (see Backend.entry) over a loaded function that takes its outputs, for
+    backends without a native entry."""
+
+    def entry(*inputs: Any) -> Any:
+        if len(inputs) != len(in_dtypes) or not all(
+            type(v) is np.ndarray and v.dtype == dt and v.flags.c_contiguous and v.flags.aligned
+            for v, dt in zip(inputs, in_dtypes)
+        ):
+            return NotImplemented
+        outs = [np.empty(shape, dtype) for dtype, shape in outputs]
+        native(*inputs, *outs)
+        return outs[0] if len(outs) == 1 else (tuple(outs) or None)
+
+    return entry
+
+
 class KilnCompileError(Exception):
     """Lowering or compiling a traced function failed; the message names the user's line."""
 
@@ -71,7 +112,8 @@ class ConcreteFunction:
         self._stages: dict[str, str] = {"graph": self.ir}
         self._source: str | None = None
         self._lowered_module: ModuleOp | None = None
-        self._native: Callable[..., None] | None = None
+        self._located: str | None = None
+        self._entry: Callable[..., Any] | None = None
         outputs = traced.func_op.function_type.outputs.data
         self._out_shapes: list[tuple[int, ...]] = []
         self._out_dtypes: list[np.dtype] = []
@@ -79,7 +121,15 @@ class ConcreteFunction:
             assert isinstance(t, TensorType)
             self._out_shapes.append(shape_of(t))
             self._out_dtypes.append(from_element(t.get_element_type()))
-        self._in_dtypes = [spec.dtype for spec in signature.specs]
+        #: captured kiln.Variables: their buffers follow the tensor arguments of every call
+        self._variable_buffers = tuple(v.buffer for v in traced.variables)
+        self._in_dtypes = [spec.dtype for spec in signature.specs] + [b.dtype for b in self._variable_buffers]
+        self._rebuild = _result_builder(traced.output_tree)
+        #: the native entry's results are the Python results and its arguments the call's:
+        #: Function may call it directly (set once compiled)
+        self._direct = self._rebuild is None and not signature.kwargs and not traced.variables and all(
+            arg is pytree.TENSOR_SLOT for arg in signature.args
+        )
 
     # ------------------------------------------------------------------ construction
 
@@ -112,11 +162,17 @@ class ConcreteFunction:
         assert self._source is not None
         return self._source
 
+    def _located_ir(self) -> str:
+        """The graph IR with locations: what lowering parses, and the plan cache's key."""
+        if self._located is None:
+            self._located = _print(self._traced.module, debuginfo=True)
+        return self._located
+
     def _lower_all(self) -> None:
         # Lower the module parsed back from its text (locations included), exactly
         # what `kiln-opt -p graph-to-c -t c` sees, so both paths give the same C.
         ctx = make_context()
-        module = Parser(ctx, _print(self._traced.module, debuginfo=True)).parse_module()
+        module = Parser(ctx, self._located_ir()).parse_module()
         try:
             for stage in self._backend.stages:
                 pipelines.run_stage(ctx, module, stage)
@@ -126,29 +182,50 @@ class ConcreteFunction:
         except DiagnosticException as e:
             raise KilnCompileError(f"compiling {self.name}: {e}") from e
 
-    def _compile(self) -> Callable[..., None]:
-        """Emit, compile (or find in the on-disk cache) and load the native function."""
+    def _compile(self) -> Callable[..., Any]:
+        """Emit, compile and load the native entry; a warm start finds the emitted source in the
+        plan cache (no lowering) and the shared object in the toolchain's cache (no compiler)."""
         if any(-1 in shape for shape in self._out_shapes):
             raise NotImplementedError(f"{self.name}: results with dynamic shapes are not supported yet")
-        so_path = self._backend.build(self.source)
+        if self._backend.entry is None:
+            native = self._backend.load(self._backend.build(self.source), self._lowered_func())
+            self._entry = _python_entry(native, self._in_dtypes, list(zip(self._out_dtypes, self._out_shapes)))
+            return self._entry
+        key = plan_cache.plan_key(self._located_ir(), self.target)
+        plan = plan_cache.load(key)
+        if plan is None:
+            plan = plan_cache.Plan(self.source, signature_of(self._lowered_func()))
+            plan_cache.store(key, plan)
+        elif self._source is None:
+            self._source = plan.source
+        self._entry = self._backend.entry(plan.source, self.name, plan.signature, len(self._in_dtypes))
+        return self._entry
+
+    def _lowered_func(self) -> func.FuncOp:
+        if self._lowered_module is None:
+            self._lower_all()
         assert self._lowered_module is not None
-        func_op = next(
+        return next(
             op for op in self._lowered_module.ops if isinstance(op, func.FuncOp) and op.sym_name.data == self.name
         )
-        self._native = self._backend.load(so_path, func_op)
-        return self._native
 
     # ------------------------------------------------------------------ calling
 
+    def native_entry(self) -> Callable[..., Any] | None:
+        """The compiled callable when calls may use it with their own arguments (see Function)."""
+        return (self._entry or self._compile()) if self._direct else None
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        inputs = [
-            np.asarray(value, dtype=dtype, order="C")
-            for value, dtype in zip(tensor_leaves(args, kwargs), self._in_dtypes)
-        ]
-        outputs = [np.empty(shape, dtype) for shape, dtype in zip(self._out_shapes, self._out_dtypes)]
-        native = self._native or self._compile()
-        native(*inputs, *outputs)
-        return pytree.unflatten(self._traced.output_tree, iter(outputs))
+        entry = self._entry or self._compile()
+        leaves = tensor_leaves(args, kwargs) if kwargs or not self._direct else args
+        leaves = (*leaves, *self._variable_buffers) if self._variable_buffers else leaves
+        out = entry(*leaves)
+        if out is NotImplemented:  # not exact ndarrays: convert (copies only when needed)
+            out = entry(*(_exact(value, dtype) for value, dtype in zip(leaves, self._in_dtypes)))
+            if out is NotImplemented:
+                got = ", ".join(f"{np.shape(v)}" for v in leaves)
+                raise TypeError(f"{self.name}: arguments of shapes {got} do not match {self!r}")
+        return out if self._rebuild is None else self._rebuild(out)
 
     def __repr__(self) -> str:
         specs = ", ".join(repr(s) for s in self.signature.specs)

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import functools
 import re
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from kiln import config
 from kiln.backends.targets import get_backend
+from kiln.frontend import retracing
 from kiln.frontend.concrete import ConcreteFunction
 from kiln.frontend.signature import CallSignature, TensorSpec, signature_of
 
@@ -28,6 +30,17 @@ def _c_name(name: str) -> str:
     if not ident or ident[0].isdigit():
         ident = "f_" + ident
     return ident + "_fn" if is_reserved_c_name(ident) else ident
+
+
+_MAX_ENTRIES = 256
+
+
+def _array_key(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """A cheap cache key for a call whose arguments are all exact ndarrays (else None)."""
+    for a in args:
+        if type(a) is not np.ndarray:
+            return None
+    return tuple([(a.dtype, a.shape) for a in args])
 
 
 class Function:
@@ -50,20 +63,53 @@ class Function:
         self.input_signature = input_signature
         self.autograph = autograph
         self.target = target
-        self._concrete: OrderedDict[Any, ConcreteFunction] = OrderedDict()
+        self._monitor = retracing.RetraceMonitor(python_function)
+        #: traced signatures, least recently used first (see cache_limit)
+        self._concrete: retracing.TraceCache[ConcreteFunction] = retracing.TraceCache(
+            self.cache_limit, self._monitor.seen
+        )
+        #: Python traces of the function (one per signature; per rank for TensorSpec(shape=None))
         self.tracing_count = 0
+        #: native entries of all-ndarray calls, by _array_key, and the last one used
+        self._entries: dict[tuple[Any, ...], Callable[..., Any]] = {}
+        self._last_entry: Callable[..., Any] | None = None
         functools.update_wrapper(self, python_function)
 
     # ------------------------------------------------------------------ calling
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # Hot path: the native entry of the last call checks the arguments itself (exact
+        # ndarrays of the traced dtypes and shapes) and answers NotImplemented otherwise.
+        entry = self._last_entry
+        if entry is not None and not kwargs and not config.functions_run_eagerly():
+            out = entry(*args)
+            if out is not NotImplemented:
+                return out
+        return self._call(args, kwargs)
+
+    def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Every call the hot path does not take: other signatures, conversions, structures."""
         if config.functions_run_eagerly():
             return self.python_function(*args, **kwargs)
+        key = None if kwargs else _array_key(args)
+        entry = self._entries.get(key) if key is not None else None
+        if entry is not None:
+            out = entry(*args)
+            if out is not NotImplemented:
+                self._last_entry = entry
+                return out
         sig = self._signature(args, kwargs)
         concrete = self._concrete.get(sig.key)
         if concrete is None:
             concrete = self._trace(sig)
-        return concrete(*args, **kwargs)
+        out = concrete(*args, **kwargs)
+        if key is not None:
+            entry = concrete.native_entry()
+            if entry is not None:
+                if len(self._entries) >= _MAX_ENTRIES:  # e.g. many shapes of a dynamic input_signature
+                    self._entries.clear()
+                self._entries[key] = self._last_entry = entry
+        return out
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """The compiled function for these arguments (arrays or TensorSpecs), tracing if needed."""
@@ -74,10 +120,35 @@ class Function:
         return concrete if concrete is not None else self._trace(sig)
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
-        """Decorated methods bind ``self`` like plain methods; ``self`` is a trace-time value."""
+        """Decorated methods bind ``self`` like plain methods; the cache keys ``self`` by identity
+        and holds it weakly, so each instance has its own traces (and its own variables)."""
         if instance is None:
             return self
         return functools.partial(self, instance)
+
+    # ------------------------------------------------------------------ the trace cache
+
+    #: at most this many traced signatures are kept (least recently used go first); set per
+    #: function with ``f.cache_limit = n`` before its first call
+    cache_limit: int = 64
+
+    def cache_size(self) -> int:
+        """How many traced signatures the cache holds now."""
+        return len(self._concrete)
+
+    def concrete_functions(self) -> list[ConcreteFunction]:
+        """The cached traces, least recently used first."""
+        return list(self._concrete)
+
+    def clear_cache(self) -> None:
+        """Drop every trace (the next call traces again; the compiled code stays in the on-disk cache)."""
+        self._concrete.clear()
+        self._forget_entries()
+
+    @property
+    def retrace_reasons(self) -> list[str]:
+        """Why each recent trace happened, oldest first ("first call", "argument `x`: shape (2,) → (3,)")."""
+        return list(self._monitor.reasons)
 
     # ------------------------------------------------------------------ internals
 
@@ -89,15 +160,20 @@ class Function:
                 f"{self.__name__}: input_signature has {len(self.input_signature)} arguments, "
                 f"called with {len(args)} positional and {len(kwargs)} keyword arguments"
             )
+        names = self._monitor.arg_names(len(args))
         for i, (spec, value) in enumerate(zip(self.input_signature, args)):
-            if not isinstance(value, TensorSpec) and not spec.is_compatible_with(value):
+            why = spec.mismatch(value)
+            if why is not None:
                 raise TypeError(
-                    f"{self.__name__}: argument {i} does not match input_signature: expected {spec}, "
-                    f"got {TensorSpec.from_value(value)}"
+                    f"{self.__name__}: argument `{names[i]}` does not match input_signature[{i}] = {spec}: {why}"
                 )
-        return signature_of(self.input_signature, {})
+        return signature_of([spec.with_rank_of(value) for spec, value in zip(self.input_signature, args)], {})
 
     def _trace(self, sig: CallSignature) -> ConcreteFunction:
+        """Trace and cache ``sig`` (the slow path of a call), recording why it traced."""
+        if self.tracing_count == 0:
+            retracing.creations.traced_first(self.python_function)
+        self._monitor.traced(sig.key, stacklevel=5)
         self.tracing_count += 1
         concrete = ConcreteFunction.trace(
             self.python_function,
@@ -105,8 +181,16 @@ class Function:
             name=_c_name(getattr(self.python_function, "__name__", "kiln_fn")),
             target=self.target,
         )
-        self._concrete[sig.key] = concrete
+        concrete.signature = sig.detached()  # the cache must not keep the call's Python values alive
+        self._concrete.limit = self.cache_limit
+        if self._concrete.put(sig.key, concrete):
+            self._forget_entries()
         return concrete
+
+    def _forget_entries(self) -> None:
+        """Drop the call fast path's entries, so that dropped traces are really freed."""
+        self._entries.clear()
+        self._last_entry = None
 
     def __repr__(self) -> str:
         return f"<kiln.Function {self.__name__} traces={self.tracing_count}>"

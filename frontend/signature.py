@@ -1,15 +1,27 @@
 """Trace-cache keys: which calls can share one compiled function.
 
-NumPy arrays and NumPy scalars are tensors and contribute ``(dtype, shape)``;
-Python scalars and other hashable values are trace-time constants and
-contribute their value; lists, tuples and dicts contribute their structure and
-their elements' keys. ``TensorSpec`` fixes a signature with dynamic dims.
+The rules (docs/semantics.md):
+
+* NumPy arrays and NumPy scalars are tensors: ``(dtype, shape)``.
+* A list of Python numbers (nested lists too, if rectangular) is a tensor as
+  well, converted by NumPy (``[1]`` is int64 of shape ``(1,)``): ``[1]`` and
+  ``[2]`` share a trace, ``[1, 2]`` retraces. Tuples stay structures.
+* ``kiln.Variable``: identity, dtype and shape (the function reads the
+  variable's own buffer, so its value is not part of the key).
+* Objects that hash by identity (instances of classes without ``__eq__``,
+  such as a decorated method's ``self``) are keyed by identity and held
+  weakly, so a cache never keeps an instance alive.
+* Other hashable values (Python scalars, strings, ...) by type and value.
+* Tuples, lists and dicts: their structure and their elements' keys.
+
+``TensorSpec`` stands for a tensor with ``None`` (dynamic) dims, or any rank.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -18,6 +30,8 @@ from xdsl.dialects.builtin import TensorType
 from kiln.dialects.graph import tensor_type
 from kiln.frontend import pytree
 from kiln.frontend.dtypes import to_element
+
+_NUMBER = (bool, int, float, np.bool_, np.integer, np.floating)
 
 
 @dataclass(frozen=True)
@@ -37,69 +51,170 @@ class TensorSpec:
         arr = np.asarray(value)
         return cls(arr.shape, arr.dtype)
 
-    def is_compatible_with(self, value: Any) -> bool:
-        arr_dtype, arr_shape = _dtype_and_shape(value)
-        if arr_dtype != self.dtype:
-            return False
+    def mismatch(self, value: Any) -> str | None:
+        """Why ``value`` cannot be passed for this spec (None when it can).
+
+        NumPy values must have exactly this dtype; Python numbers and lists of them
+        convert when NumPy calls that cast safe (``same_kind``: 1.0 fits float32)."""
+        if isinstance(value, TensorSpec):
+            dtype, shape = value.dtype, value.shape
+        else:
+            arr = np.asarray(value)
+            dtype, shape = arr.dtype, arr.shape
+            if not isinstance(value, (np.ndarray, np.generic)) and np.can_cast(dtype, self.dtype, "same_kind"):
+                dtype = self.dtype
+        if dtype != self.dtype:
+            return f"dtype {dtype} is not {self.dtype}"
         if self.shape is None:
-            return True
-        return len(arr_shape) == len(self.shape) and all(
-            s is None or s == d for s, d in zip(self.shape, arr_shape)
-        )
+            return None
+        if shape is None or len(shape) != len(self.shape):
+            return f"rank {'any' if shape is None else len(shape)} is not {len(self.shape)}"
+        for axis, (want, got) in enumerate(zip(self.shape, shape)):
+            if want is not None and want != got:
+                return f"dimension {axis} is {'dynamic' if got is None else got}, not {want}"
+        return None
+
+    def with_rank_of(self, value: Any) -> TensorSpec:
+        """This spec for one call: ``shape=None`` becomes all-dynamic dims of the value's rank."""
+        if self.shape is not None:
+            return self
+        if isinstance(value, TensorSpec):
+            return self if value.shape is None else TensorSpec((None,) * len(value.shape), self.dtype)
+        return TensorSpec((None,) * np.ndim(value), self.dtype)
 
     def tensor_type(self) -> TensorType:
         if self.shape is None:
-            raise NotImplementedError("TensorSpec(shape=None) (any rank) is not supported yet")
+            raise TypeError(
+                "TensorSpec(shape=None) stands for any rank; kiln compiles one function per rank: "
+                "pass an array or a TensorSpec with a shape to get_concrete_function"
+            )
         return tensor_type(to_element(self.dtype), [-1 if d is None else d for d in self.shape])
 
     def __repr__(self) -> str:
         return f"TensorSpec(shape={self.shape}, dtype={self.dtype.name})"
 
 
+class WeakIdentity:
+    """A key part that matches only its own object (by identity) and does not keep it alive."""
+
+    __slots__ = ("ref", "ref_id", "kind")
+
+    def __init__(self, obj: Any, kind: str):
+        self.ref = weakref.ref(obj)
+        self.ref_id = id(obj)
+        self.kind = kind
+
+    def __hash__(self) -> int:
+        return self.ref_id
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, WeakIdentity):
+            return NotImplemented
+        obj = self.ref()
+        return other is self or (obj is not None and obj is other.ref())
+
+    def __repr__(self) -> str:
+        obj = self.ref()
+        return f"<{self.kind} {type(obj).__name__ if obj is not None else 'deleted'} at {self.ref_id:#x}>"
+
+
 def is_tensor_value(value: Any) -> bool:
     return isinstance(value, (np.ndarray, np.generic))
 
 
-def _dtype_and_shape(value: Any) -> tuple[np.dtype, tuple[int, ...]]:
-    if isinstance(value, np.ndarray):
-        return value.dtype, value.shape
-    if isinstance(value, np.generic):
-        return value.dtype, ()
-    arr = np.asarray(value)
-    return arr.dtype, arr.shape
+def _number_list(value: Any) -> np.ndarray | None:
+    """``value`` as an array when it is a (rectangular, nested) list of Python numbers."""
+    if not isinstance(value, list) or not value:
+        return None
+    pending: list[Any] = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, list):
+            pending.extend(item)
+        elif not isinstance(item, _NUMBER):
+            return None
+    try:
+        arr = np.array(value)
+    except ValueError:  # ragged
+        return None
+    return arr if arr.dtype != object else None
+
+
+def lists_to_arrays(obj: Any) -> Any:
+    """``obj`` with every list of Python numbers replaced by its NumPy array (the list rule)."""
+    arr = _number_list(obj)
+    if arr is not None:
+        return arr
+    if isinstance(obj, list):
+        return [lists_to_arrays(x) for x in obj]
+    if isinstance(obj, tuple):
+        items = [lists_to_arrays(x) for x in obj]
+        return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
+    if isinstance(obj, dict):
+        return {k: lists_to_arrays(v) for k, v in obj.items()}
+    return obj
 
 
 @dataclass(frozen=True)
 class CallSignature:
     """What a call looks like to the cache: its key and its tensor leaves' specs."""
 
-    key: Any
+    #: ``((position or keyword, (tree, leaf keys)), ...)``: one entry per top-level argument
+    key: tuple[tuple[int | str, Any], ...]
     specs: tuple[TensorSpec, ...]
     #: args/kwargs with each tensor leaf replaced by pytree.TENSOR_SLOT
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
 
+    def detached(self) -> CallSignature:
+        """This signature without the call's Python values (what a cached function keeps,
+        so that caching never keeps a ``self`` or another argument alive)."""
+        return replace(self, args=tuple(_strip(a) for a in self.args), kwargs=_strip(self.kwargs))
 
-def _leaf_key(leaf: Any) -> Any:
+
+def _strip(obj: Any) -> Any:
+    """``obj`` with every leaf but the tensor slots replaced by None."""
+    leaves, tree = pytree.flatten(obj)
+    return pytree.unflatten(tree, iter([x if x is pytree.TENSOR_SLOT else None for x in leaves]))
+
+
+def leaf_key(leaf: Any) -> Any:
+    """One leaf's part of the cache key (see the module docstring)."""
+    from kiln.frontend.variables import Variable  # variables imports the tracer: imported late
+
     if isinstance(leaf, np.ndarray):
         return ("tensor", leaf.dtype.str, leaf.shape)
     if isinstance(leaf, np.generic):
         return ("tensor", leaf.dtype.str, ())
     if isinstance(leaf, TensorSpec):
         return ("tensor", leaf.dtype.str, leaf.shape)
+    if isinstance(leaf, Variable):
+        return ("variable", WeakIdentity(leaf, "kiln.Variable"), leaf.dtype.str, leaf.shape)
+    cls = type(leaf)
+    if cls.__hash__ is object.__hash__ and cls.__eq__ is object.__eq__:
+        try:
+            return ("object", WeakIdentity(leaf, "object"))
+        except TypeError:  # no weak references to it: keyed (and kept) as a value
+            pass
     try:
         hash(leaf)
     except TypeError:
         raise TypeError(
-            f"kiln.function: argument of type {type(leaf).__name__} is neither an array nor hashable; "
+            f"kiln.function: argument of type {cls.__name__} is neither an array nor hashable; "
             "pass NumPy arrays, Python scalars, or hashable values"
         ) from None
     # bool/int/float are equal across types (1 == 1.0 == True): key by type too
-    return ("value", type(leaf), leaf)
+    return ("value", cls, leaf)
+
+
+def _arg_key(arg: Any) -> tuple[pytree.TreeDef, tuple[Any, ...]]:
+    leaves, tree = pytree.flatten(arg)
+    return tree, tuple(leaf_key(leaf) for leaf in leaves)
 
 
 def signature_of(args: Sequence[Any], kwargs: dict[str, Any]) -> CallSignature:
     """Key for a call with concrete values (or TensorSpecs standing for tensors)."""
+    args, kwargs = lists_to_arrays(tuple(args)), lists_to_arrays(kwargs)
     leaves, tree = pytree.flatten((tuple(args), kwargs))
     specs: list[TensorSpec] = []
     slotted: list[Any] = []
@@ -111,12 +226,12 @@ def signature_of(args: Sequence[Any], kwargs: dict[str, Any]) -> CallSignature:
             slotted.append(pytree.TENSOR_SLOT)
         else:
             slotted.append(leaf)
-    key = (tree, tuple(_leaf_key(leaf) for leaf in leaves))
+    key = tuple((i, _arg_key(a)) for i, a in enumerate(args)) + tuple((k, _arg_key(v)) for k, v in kwargs.items())
     new_args, new_kwargs = pytree.unflatten(tree, iter(slotted))
     return CallSignature(key=key, specs=tuple(specs), args=tuple(new_args), kwargs=new_kwargs)
 
 
 def tensor_leaves(args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:
     """The tensor arguments of a call, in the order the compiled function takes them."""
-    leaves, _ = pytree.flatten((tuple(args), kwargs))
+    leaves, _ = pytree.flatten(lists_to_arrays((tuple(args), kwargs)))
     return [leaf for leaf in leaves if is_tensor_value(leaf)]

@@ -33,12 +33,22 @@ except ImportError:  # pragma: no cover
 OpT = TypeVar("OpT", bound=Operation)
 
 
+#: kiln's folders of user code (tests, examples, benchmarks): their frames are the user's
+_USER_DIRS = tuple(str(Path(_KILN_ROOT, d)) + "/" for d in ("tests", "examples", "bench"))
+
+
+def is_user_file(filename: str) -> bool:
+    """Whether code from ``filename`` is the user's (not kiln's, NumPy's or an installed package's)."""
+    if filename.startswith(_USER_DIRS):
+        return True
+    return not filename.startswith(_SKIP_PREFIXES) and not filename.startswith("<frozen")
+
+
 def user_location() -> LocationAttr:
     """Location of the innermost user frame on the stack (``loc(unknown)`` if none)."""
     frame = sys._getframe(1)
     while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(_SKIP_PREFIXES) and not filename.startswith("<frozen"):
+        if is_user_file(frame.f_code.co_filename):
             return _frame_location(frame)
         frame = frame.f_back  # type: ignore[assignment]
     return UnknownLoc()

@@ -2,7 +2,8 @@
 
 The arguments arrive already split by :mod:`kiln.frontend.signature`: tensor
 leaves become block arguments of a fresh ``func.func``, everything else is
-passed through as a trace-time constant. The function's results are flattened
+passed through as a trace-time constant; each ``kiln.Variable`` the function
+touches becomes a trailing ``!graph.resource`` argument. The function's results are flattened
 (tuples, lists, dicts) into ``func.return`` operands; their structure is kept so
 the compiled function can rebuild it.
 """
@@ -19,6 +20,7 @@ from xdsl.ir import Block, Region
 
 from kiln.frontend import pytree, trace_context
 from kiln.frontend.tensor import Tensor, as_tensor
+from kiln.frontend.variables import NOTES_KEY, Captures, Variable
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,8 @@ class TracedGraph:
     module: ModuleOp
     func_op: func.FuncOp
     output_tree: pytree.TreeDef
+    #: the kiln.Variables it reads or writes, one trailing ``!graph.resource`` argument each
+    variables: tuple[Variable, ...] = ()
 
 
 def trace_graph(
@@ -49,6 +53,7 @@ def trace_graph(
     call_kwargs = pytree.fill_slots(kwargs, symbolic)
 
     ctx = trace_context.TraceContext(block=block, name=name)
+    captures = ctx.notes[NOTES_KEY] = Captures(block)
     with trace_context.tracing(ctx):
         result = fn(*call_args, **call_kwargs)
         leaves, tree = pytree.flatten(result)
@@ -57,9 +62,9 @@ def trace_graph(
 
     func_op = func.FuncOp(
         name,
-        (list(tensor_types), [t.value.type for t in outputs]),
+        (list(block.arg_types), [t.value.type for t in outputs]),
         Region(block),
     )
     func_op.sym_visibility = StringAttr("public")
     module = ModuleOp([func_op])
-    return TracedGraph(module=module, func_op=func_op, output_tree=tree)
+    return TracedGraph(module=module, func_op=func_op, output_tree=tree, variables=tuple(captures.variables))

@@ -10,13 +10,13 @@
 
 from __future__ import annotations
 
-from xdsl.dialects import func, tensor
+from xdsl.dialects import func, scf, tensor
 from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 
 #: Ops whose tensor result can be produced directly inside a given buffer.
-DESTINATION_OPS = (LinalgStructuredOperation, tensor.EmptyOp, func.CallOp)
+DESTINATION_OPS = (LinalgStructuredOperation, tensor.EmptyOp, func.CallOp, scf.IfOp, scf.WhileOp)
 
 
 def _producer_in(value: SSAValue, block: Block) -> Operation | None:

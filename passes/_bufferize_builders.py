@@ -6,6 +6,8 @@ tensor gets stay readable; everything here only says *how* to build it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects import arith, memref
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import (
@@ -82,8 +84,14 @@ def copy(source: SSAValue, dest: SSAValue) -> linalg.GenericOp:
     )
 
 
-def _reduced_dims(sizes: tuple[int, ...], result_shape: tuple[int, ...], op: Operation) -> list[int]:
-    """Which slice dimensions survive a rank-reducing extract_slice (MLIR's greedy matching)."""
+def mixed(static: tuple[int, ...], dynamic: Sequence[SSAValue]) -> list[SSAValue | int]:
+    """Static values with each ``DYNAMIC_INDEX`` replaced by the next dynamic operand."""
+    rest = iter(dynamic)
+    return [next(rest) if v == DYNAMIC_INDEX else v for v in static]
+
+
+def _reduced_dims(sizes: Sequence[int], result_shape: tuple[int, ...], op: Operation) -> list[int]:
+    """Which slice dimensions survive a rank-reducing slice (MLIR's greedy matching)."""
     kept: list[int] = []
     j = 0
     for d, size in enumerate(sizes):
@@ -97,18 +105,22 @@ def _reduced_dims(sizes: tuple[int, ...], result_shape: tuple[int, ...], op: Ope
     return kept
 
 
-def subview(source: SSAValue, slice_op: Operation, offsets: tuple[int, ...], sizes: tuple[int, ...],
-            strides: tuple[int, ...], result_type: TensorType[Attribute]) -> memref.SubviewOp:
-    """The strided ``memref.subview`` of ``source`` that a static ``tensor.extract_slice`` reads."""
+def subview(source: SSAValue, slice_op: Operation, offsets: Sequence[SSAValue | int],
+            sizes: Sequence[SSAValue | int], strides: Sequence[SSAValue | int],
+            result_type: TensorType[Attribute]) -> memref.SubviewOp:
+    """The strided ``memref.subview`` of ``source`` that a ``tensor.extract_slice`` (or the
+    destination of a ``tensor.insert_slice``) covers; offsets, sizes and strides may be dynamic."""
     assert isinstance(source.type, MemRefType)
     full = memref.SubviewOp.infer_result_type(source.type, offsets, sizes, strides)
-    assert isinstance(full.layout, StridedLayoutAttr)
-    kept = _reduced_dims(sizes, result_type.get_shape(), slice_op)
-    full_strides = full.layout.get_strides()
+    layout = full.layout
+    full_strides = layout.get_strides() if isinstance(layout, StridedLayoutAttr) else full.get_strides()
+    assert full_strides is not None
+    static_sizes = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
+    kept = _reduced_dims(static_sizes, result_type.get_shape(), slice_op)
     view_type = MemRefType(
         full.get_element_type(),
-        [sizes[d] for d in kept],
-        StridedLayoutAttr([full_strides[d] for d in kept], full.layout.get_offset()),
+        [static_sizes[d] for d in kept],
+        StridedLayoutAttr([full_strides[d] for d in kept], full.get_offset()),
     )
     return memref.SubviewOp.get(source, list(offsets), list(sizes), list(strides), view_type)
 

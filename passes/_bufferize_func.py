@@ -2,9 +2,11 @@
 
 Every tensor value of the body is given a :class:`Buffer`: a memref value and
 the :class:`Root` allocation it lives in (views share their source's root).
-Ops are rewritten in program order; the new buffer-level ops are inserted
-before the tensor op they replace, and the tensor ops are erased at the end,
-so the analyses keep seeing the original program while it is rewritten.
+Ops are rewritten in program order, nested blocks (``scf.if``/``scf.while``
+regions, see ``_bufferize_control``) when their op is reached; the new
+buffer-level ops are inserted before the tensor op they replace, and the tensor
+ops are erased at the end, so the analyses keep seeing the original program
+while it is rewritten.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum, auto
 from typing import Any
 
-from xdsl.dialects import arith, func, memref, tensor
+from xdsl.dialects import arith, func, memref, scf, tensor
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
@@ -31,8 +33,11 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
+from kiln.dialects import graph
 from kiln.passes import _bufferize_builders as build
 from kiln.passes._bufferize_analysis import BlockOrder, out_param_destinations
+from kiln.passes import _bufferize_control as control
+from kiln.passes import _bufferize_effects as effects
 from kiln.passes._bufferize_shapes import ResultShapes
 
 
@@ -43,6 +48,7 @@ class RootKind(Enum):
     CONSTANT = auto()  # memref.global: read-only
     OUT_PARAM = auto()  # caller's output: written only by the chain that returns into it
     TEMPORARY = auto()  # our memref.alloc: writable once its other aliases are dead
+    VARIABLE = auto()  # a kiln.Variable's own buffer: written only by graph.assign
 
 
 @dataclass(eq=False)
@@ -52,6 +58,7 @@ class Root:
     kind: RootKind
     value: SSAValue
     aliases: list[SSAValue] = field(default_factory=list[SSAValue])
+    block: Block | None = None  # where a temporary was allocated; in-place writes only there
 
 
 @dataclass(frozen=True)
@@ -70,11 +77,22 @@ def is_tensor(value: SSAValue) -> bool:
     return isinstance(value.type, TensorType)
 
 
+def _needs_rewrite(value: SSAValue) -> bool:
+    return isinstance(value.type, (TensorType, graph.TokenType, graph.ResourceType))
+
+
 def touches_tensors(op: Operation) -> bool:
-    """True if ``op`` or an op nested in it has a tensor operand or result."""
+    """True if ``op`` or an op nested in it has a tensor, token or resource operand or result."""
     return any(
-        is_tensor(v) for nested in op.walk() for v in (*nested.operands, *nested.results)
+        _needs_rewrite(v) for nested in op.walk() for v in (*nested.operands, *nested.results)
     )
+
+
+def _buffer_type(t: Attribute) -> Attribute:
+    """What a function parameter of type ``t`` becomes: tensors and resources are memrefs."""
+    if isinstance(t, graph.ResourceType):
+        return build.memref_type_of(t.value_type)
+    return build.memref_type_of(t) if isinstance(t, TensorType) else t
 
 
 def convert_signature(fn: func.FuncOp) -> None:
@@ -83,9 +101,7 @@ def convert_signature(fn: func.FuncOp) -> None:
     Result attributes of tensor results move to their out-parameters.
     """
     function_type = fn.function_type
-    inputs = [
-        build.memref_type_of(t) if isinstance(t, TensorType) else t for t in function_type.inputs
-    ]
+    inputs = [_buffer_type(t) for t in function_type.inputs]
     is_out = [isinstance(t, TensorType) for t in function_type.outputs]
     outs = [build.memref_type_of(t) for t in function_type.outputs if isinstance(t, TensorType)]
     results = [t for t in function_type.outputs if not isinstance(t, TensorType)]
@@ -139,9 +155,12 @@ class FunctionBufferizer:
         self.pool = pool
         self.originals = originals
         self.block = fn.body.block
-        self.order = BlockOrder(self.block)
+        self.orders: dict[Block, BlockOrder] = {}
+        self.erased: list[Operation] = []
+        self.dead_args: list[tuple[Block, list[int]]] = []
         self.buffers: dict[SSAValue, Buffer] = {}
         self.temporaries: list[memref.AllocOp] = []
+        self.variables: dict[SSAValue, Root] = {}
         self.out_params: list[Buffer] = []
         self.current: Operation | None = None
         ret = self.block.last_op
@@ -157,21 +176,43 @@ class FunctionBufferizer:
             arith.ConstantOp: self._constant,
             func.CallOp: self._call,
             func.ReturnOp: self._return,
+            tensor.InsertSliceOp: self._insert_slice,
+            scf.IfOp: lambda op: control.bufferize_if(self, op),
+            scf.WhileOp: lambda op: control.bufferize_while(self, op),
+            graph.TokenOp: lambda op: None,
+            graph.ReadOp: lambda op: effects.bufferize_read(self, op),
+            graph.AssignOp: lambda op: effects.bufferize_assign(self, op),
+            graph.PrintOp: lambda op: effects.bufferize_print(self, op),
         }
 
     # -- driver ---------------------------------------------------------------
 
     def run(self) -> list[memref.AllocOp]:
         """Rewrite the body; return the temporaries, still to be freed."""
-        converted = [op for op in self.block.ops if touches_tensors(op)]
         self._convert_arguments()
-        for op in converted:
-            self.current = op
-            self._convert(op)
-        for op in reversed(converted):
+        self.convert_block(self.block)
+        for op in reversed(self.erased):
             Rewriter.erase_op(op)
+        for block, indices in self.dead_args:
+            for index in sorted(indices, reverse=True):
+                Rewriter.erase_block_argument(block.args[index])
         convert_signature(self.fn)
         return self.temporaries
+
+    def convert_block(self, block: Block) -> None:
+        """Rewrite the ops of ``block``; an ``scf`` terminator is left to its parent's handler."""
+        self.orders[block] = BlockOrder(block)
+        for op in [op for op in block.ops if touches_tensors(op)]:
+            if isinstance(op, (scf.YieldOp, scf.ConditionOp)):
+                continue
+            self.current = op
+            self._convert(op)
+            self.erased.append(op)
+
+    def order_of(self, op: Operation) -> BlockOrder:
+        block = op.parent_block()
+        assert block is not None
+        return self.orders[block]
 
     def _convert(self, op: Operation) -> None:
         if isinstance(op, LinalgStructuredOperation):
@@ -182,39 +223,39 @@ class FunctionBufferizer:
             raise DiagnosticException(f"kiln-bufferize: unsupported op '{op.name}' on tensors{where}")
         handler(op)
 
-    def _emit(self, op: Operation) -> Operation:
+    def emit(self, op: Operation) -> Operation:
         """Insert ``op`` before the tensor op being rewritten, with that op's location."""
         assert self.current is not None
         build.with_location(op, self.current.location)
         Rewriter.insert_op(op, InsertPoint.before(self.current))
         return op
 
-    def _emit_all(self, ops: list[Operation]) -> Operation:
+    def emit_all(self, ops: list[Operation]) -> Operation:
         for op in ops:
-            self._emit(op)
+            self.emit(op)
         return ops[-1]
 
-    def _is_tensor(self, value: SSAValue) -> bool:
+    def holds_tensor(self, value: SSAValue) -> bool:
         """Tensor-valued in the original program (arguments are already retyped)."""
         return value in self.buffers or is_tensor(value)
 
-    def _bind(self, value: SSAValue, memref_value: SSAValue, root: Root) -> None:
+    def bind(self, value: SSAValue, memref_value: SSAValue, root: Root) -> None:
         self.buffers[value] = Buffer(memref_value, root)
         root.aliases.append(value)
 
-    def _temporary(self, alloc_ops: list[Operation]) -> Root:
-        alloc = self._emit_all(alloc_ops)
+    def temporary(self, alloc_ops: list[Operation]) -> Root:
+        alloc = self.emit_all(alloc_ops)
         assert isinstance(alloc, memref.AllocOp)
         self.temporaries.append(alloc)
-        return Root(RootKind.TEMPORARY, alloc.memref)
+        return Root(RootKind.TEMPORARY, alloc.memref, block=alloc.parent_block())
 
     def _contiguous(self, value: SSAValue) -> Buffer:
         """The buffer of ``value``, copied into a temporary if it is a strided view."""
         buffer = self.buffers[value]
         if build.is_contiguous(buffer.value):
             return buffer
-        root = self._temporary(build.alloc_like(buffer.value))
-        self._emit(build.copy(buffer.value, root.value))
+        root = self.temporary(build.alloc_like(buffer.value))
+        self.emit(build.copy(buffer.value, root.value))
         return Buffer(root.value, root)
 
     # -- signature ------------------------------------------------------------
@@ -223,7 +264,10 @@ class FunctionBufferizer:
         for arg in list(self.block.args):
             if isinstance(arg.type, TensorType):
                 new = Rewriter.replace_value_with_new_type(arg, build.memref_type_of(arg.type))
-                self._bind(new, new, Root(RootKind.ARGUMENT, new))
+                self.bind(new, new, Root(RootKind.ARGUMENT, new))
+            elif isinstance(arg.type, graph.ResourceType):
+                new = Rewriter.replace_value_with_new_type(arg, _buffer_type(arg.type))
+                self.variables[new] = Root(RootKind.VARIABLE, new)
         for t in self.fn.function_type.outputs:
             if isinstance(t, TensorType):
                 arg = self.block.insert_arg(build.memref_type_of(t), len(self.block.args))
@@ -240,12 +284,9 @@ class FunctionBufferizer:
         same indexing map), never through another view or another output.
         """
         init = op.outputs[out_index]
-        buffer = self.buffers[init]
-        root = buffer.root
-        if root.kind is not RootKind.TEMPORARY or buffer.is_view:
+        if not self.may_overwrite(init, op):
             return False
-        if self.order.used_after(root.aliases, op):
-            return False
+        root = self.buffers[init].root
         maps = op.get_indexing_maps().data
         parallel = all(t.data is IteratorType.PARALLEL for t in op.get_iterator_types().data)
         init_position = len(op.inputs) + out_index
@@ -259,20 +300,28 @@ class FunctionBufferizer:
                 return False
         return True
 
+    def may_overwrite(self, value: SSAValue, op: Operation) -> bool:
+        """Is ``value``'s buffer a whole temporary of ``op``'s block, dead after ``op``?"""
+        buffer = self.buffers[value]
+        root = buffer.root
+        if root.kind is not RootKind.TEMPORARY or buffer.is_view or root.block is not op.parent_block():
+            return False
+        return not self.order_of(op).used_after(root.aliases, op)
+
     # -- handlers -------------------------------------------------------------
 
     def _empty(self, op: tensor.EmptyOp) -> None:
         if op.tensor in self.dest:
             out = self.out_params[self.dest[op.tensor]]
-            self._bind(op.tensor, out.value, out.root)
+            self.bind(op.tensor, out.value, out.root)
             return
         assert isinstance(op.tensor.type, TensorType)
         memref_type = build.memref_type_of(op.tensor.type)
-        root = self._temporary([build.alloc(memref_type, list(op.dynamic_sizes))])
-        self._bind(op.tensor, root.value, root)
+        root = self.temporary([build.alloc(memref_type, list(op.dynamic_sizes))])
+        self.bind(op.tensor, root.value, root)
 
     def _linalg(self, op: LinalgStructuredOperation) -> None:
-        ins = [self.buffers[v].value if self._is_tensor(v) else v for v in op.inputs]
+        ins = [self.buffers[v].value if self.holds_tensor(v) else v for v in op.inputs]
         outs: list[SSAValue] = []
         body_args = op.body.block.args[len(op.inputs):]
         for i, (init, result) in enumerate(zip(op.outputs, op.results, strict=True)):
@@ -283,17 +332,17 @@ class FunctionBufferizer:
             if result in self.dest:
                 target = self.out_params[self.dest[result]]
                 if reads_init and init_buffer.value is not target.value:
-                    self._emit(build.copy(init_buffer.value, target.value))
+                    self.emit(build.copy(init_buffer.value, target.value))
                 value, root = target.value, target.root
             elif self._writable_in_place(op, i):
                 value, root = init_buffer.value, init_buffer.root
             else:
-                root = self._temporary(build.alloc_like(init_buffer.value))
+                root = self.temporary(build.alloc_like(init_buffer.value))
                 value = root.value
                 if reads_init:
-                    self._emit(build.copy(init_buffer.value, value))
+                    self.emit(build.copy(init_buffer.value, value))
             outs.append(value)
-            self._bind(result, value, root)
+            self.bind(result, value, root)
         new = type(op).create(
             operands=[*ins, *outs],
             result_types=[],
@@ -301,29 +350,45 @@ class FunctionBufferizer:
             attributes=dict(op.attributes),
             regions=[op.detach_region(r) for r in list(op.regions)],
         )
-        self._emit(new)
+        self.emit(new)
 
     def _dim(self, op: tensor.DimOp) -> None:
-        dim = self._emit(memref.DimOp(self.buffers[op.source].value, op.index))
+        dim = self.emit(memref.DimOp(self.buffers[op.source].value, op.index))
         op.result.replace_all_uses_with(dim.results[0])
 
     def _extract(self, op: tensor.ExtractOp) -> None:
-        load = self._emit(memref.LoadOp.get(self.buffers[op.tensor].value, list(op.indices)))
+        load = self.emit(memref.LoadOp.get(self.buffers[op.tensor].value, list(op.indices)))
         op.result.replace_all_uses_with(load.results[0])
 
+    def _slice_view(self, buffer: SSAValue, op: tensor.ExtractSliceOp | tensor.InsertSliceOp,
+                    slice_type: TensorType[Attribute]) -> SSAValue:
+        """The ``memref.subview`` of ``buffer`` that ``op``'s (static or dynamic) slice covers."""
+        return self.emit(build.subview(
+            buffer, op,
+            build.mixed(op.static_offsets.get_values(), op.offsets),
+            build.mixed(op.static_sizes.get_values(), op.sizes),
+            build.mixed(op.static_strides.get_values(), op.strides),
+            slice_type,
+        )).results[0]
+
     def _extract_slice(self, op: tensor.ExtractSliceOp) -> None:
-        if op.offsets or op.sizes or op.strides:
-            raise DiagnosticException(
-                f"kiln-bufferize: '{op.name}' with dynamic offsets, sizes or strides is not supported"
-            )
         source = self.buffers[op.source]
         assert isinstance(op.result.type, TensorType)
-        view = self._emit(build.subview(
-            source.value, op,
-            op.static_offsets.get_values(), op.static_sizes.get_values(),
-            op.static_strides.get_values(), op.result.type,
-        ))
-        self._bind(op.result, view.results[0], source.root)
+        self.bind(op.result, self._slice_view(source.value, op, op.result.type), source.root)
+
+    def _insert_slice(self, op: tensor.InsertSliceOp) -> None:
+        """Into ``dest``'s own buffer when it is a dead temporary, else into a copy of it."""
+        dest = self.buffers[op.dest]
+        source = self.buffers[op.source]
+        if self.may_overwrite(op.dest, op) and source.root is not dest.root:
+            value, root = dest.value, dest.root
+        else:
+            root = self.temporary(build.alloc_like(dest.value))
+            value = root.value
+            self.emit(build.copy(dest.value, value))
+        assert isinstance(op.source.type, TensorType)
+        self.emit(build.copy(source.value, self._slice_view(value, op, op.source.type)))
+        self.bind(op.result, value, root)
 
     def _reshape(self, op: tensor.CollapseShapeOp | tensor.ExpandShapeOp) -> None:
         source = self._contiguous(op.src)
@@ -342,8 +407,8 @@ class FunctionBufferizer:
                     "static_output_shape": op.static_output_shape,
                 },
             )
-        self._emit(new)
-        self._bind(op.result, new.results[0], source.root)
+        self.emit(new)
+        self.bind(op.result, new.results[0], source.root)
 
     def _constant(self, op: arith.ConstantOp) -> None:
         value = op.value
@@ -353,15 +418,15 @@ class FunctionBufferizer:
             )
         name = self.pool.symbol_for(value, op.location)
         assert isinstance(op.result.type, TensorType)
-        get = self._emit(memref.GetGlobalOp(name, build.memref_type_of(op.result.type)))
-        self._bind(op.result, get.results[0], Root(RootKind.CONSTANT, get.results[0]))
+        get = self.emit(memref.GetGlobalOp(name, build.memref_type_of(op.result.type)))
+        self.bind(op.result, get.results[0], Root(RootKind.CONSTANT, get.results[0]))
 
     def _call(self, op: func.CallOp) -> None:
-        args = [self._contiguous(v).value if self._is_tensor(v) else v for v in op.arguments]
+        args = [self._contiguous(v).value if self.holds_tensor(v) else v for v in op.arguments]
         outs: list[SSAValue] = []
         callee = self.originals.get(op.callee.root_reference.data)
         for index, result in enumerate(op.results):
-            if not self._is_tensor(result):
+            if not self.holds_tensor(result):
                 continue
             if result in self.dest:
                 target = self.out_params[self.dest[result]]
@@ -377,19 +442,19 @@ class FunctionBufferizer:
                         )
                     sizes = ResultShapes(callee, args, self._emit).dynamic_sizes(index)
                 memref_type = build.memref_type_of(result.type)
-                root = self._temporary([build.alloc(memref_type, sizes)])
+                root = self.temporary([build.alloc(memref_type, sizes)])
                 value = root.value
             outs.append(value)
-            self._bind(result, value, root)
-        scalar_results = [r for r in op.results if not self._is_tensor(r)]
-        new = self._emit(func.CallOp(op.callee, [*args, *outs], [r.type for r in scalar_results]))
+            self.bind(result, value, root)
+        scalar_results = [r for r in op.results if not self.holds_tensor(r)]
+        new = self.emit(func.CallOp(op.callee, [*args, *outs], [r.type for r in scalar_results]))
         for old, replacement in zip(scalar_results, new.results, strict=True):
             old.replace_all_uses_with(replacement)
 
     def _return(self, op: func.ReturnOp) -> None:
-        tensors = [v for v in op.arguments if self._is_tensor(v)]
+        tensors = [v for v in op.arguments if self.holds_tensor(v)]
         for j, value in enumerate(tensors):
             target = self.out_params[j].value
             if self.buffers[value].value is not target:
-                self._emit(build.copy(self.buffers[value].value, target))
-        self._emit(func.ReturnOp(*[v for v in op.arguments if not self._is_tensor(v)]))
+                self.emit(build.copy(self.buffers[value].value, target))
+        self.emit(func.ReturnOp(*[v for v in op.arguments if not self.holds_tensor(v)]))

@@ -5,7 +5,11 @@ Produces: ``linalg.generic`` on tensors for every elementwise op, broadcast,
 transpose, slice, reduction and matmul (one op per graph op, so that fusion at
 this level sees plain indexing maps), ``tensor.empty`` for results,
 ``linalg.fill`` for reduction initial values, ``tensor.collapse_shape`` /
-``tensor.expand_shape`` for reshapes and ``arith.constant`` for literals.
+``tensor.expand_shape`` for reshapes and ``arith.constant`` for literals;
+``graph.cond``/``graph.while`` become ``scf.if``/``scf.while`` (same regions, the
+0-d ``tensor<i1>`` predicate extracted), ``graph.gather_row``/``scatter_row`` a
+``tensor.extract_slice``/``insert_slice`` at a computed row offset. Tokens,
+``graph.print``, ``graph.read`` and ``graph.assign`` stay: kiln-bufferize lowers them.
 Locations are carried over from each graph op to everything it becomes.
 """
 
@@ -15,9 +19,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, tensor
+from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AffineMapAttr,
     AnyFloat,
     ArrayAttr,
@@ -442,6 +447,121 @@ class LowerConcat(RewritePattern):
         rewriter.replace(op, em.ops, [acc])
 
 
+# --------------------------------------------------------------------------- control flow
+
+
+def _predicate(em: _Emitter, value: SSAValue) -> SSAValue:
+    """The i1 held by a 0-d ``tensor<i1>``."""
+    return em.add(tensor.ExtractOp(value, [], _element(value)))
+
+
+def _lower_terminator(term: Operation, rewriter: PatternRewriter) -> None:
+    """``graph.yield`` -> ``scf.yield``; ``graph.condition`` -> extract + ``scf.condition``."""
+    em = _Emitter(term)
+    if isinstance(term, graph.ConditionOp):
+        em.add(scf.ConditionOp(_predicate(em, term.pred), *term.values))
+    else:
+        assert isinstance(term, graph.YieldOp)
+        em.add(scf.YieldOp(*term.values))
+    rewriter.replace(term, em.ops, [])
+
+
+class LowerCond(RewritePattern):
+    """``graph.cond`` -> ``scf.if`` on the extracted predicate; the regions move over as they are."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.CondOp):
+            return
+        for region in op.regions:
+            assert region.block.last_op is not None
+            _lower_terminator(region.block.last_op, rewriter)
+        em = _Emitter(op)
+        pred = _predicate(em, op.pred)
+        em.add(scf.IfOp(pred, list(op.res.types), op.detach_region(0), op.detach_region(0)))
+        rewriter.replace(op, em.ops)
+
+
+class LowerWhile(RewritePattern):
+    """``graph.while`` -> ``scf.while`` with the same carried values and regions."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.WhileOp):
+            return
+        for region in op.regions:
+            assert region.block.last_op is not None
+            _lower_terminator(region.block.last_op, rewriter)
+        types = list(op.res.types)
+        em = _Emitter(op)
+        em.add(scf.WhileOp(list(op.init), types, op.detach_region(0), op.detach_region(0)))
+        rewriter.replace(op, em.ops)
+
+
+# --------------------------------------------------------------------------- dynamic rows
+
+
+def _row_index(em: _Emitter, source: SSAValue, index: SSAValue) -> SSAValue:
+    """Row ``index`` of axis 0 as an ``index`` value: negative counts from the end, then
+    clamped to ``[0, n-1]`` (a traced index cannot raise; docs/footguns)."""
+    element = _element(index)
+    raw = em.add(arith.IndexCastOp(em.add(tensor.ExtractOp(index, [], element)), IndexType()))
+    n = graph.shape_of(source)[0]
+    rows = em.index(n) if n >= 0 else em.dim(source, 0)
+    zero = em.index(0)
+    wrapped = em.add(
+        arith.SelectOp(em.add(arith.CmpiOp(raw, zero, "slt")), em.add(arith.AddiOp(raw, rows)), raw)
+    )
+    last = em.add(arith.SubiOp(rows, em.index(1)))
+    return em.add(arith.MinSIOp(em.add(arith.MaxSIOp(wrapped, zero)), last))
+
+
+def _row_sizes(em: _Emitter, source: SSAValue) -> list[SSAValue | int]:
+    """Sizes of a one-row slice of ``source``: 1, then every other dimension whole."""
+    shape = graph.shape_of(source)
+    return [1, *(d if d >= 0 else em.dim(source, i) for i, d in enumerate(shape) if i > 0)]
+
+
+class LowerGatherRow(RewritePattern):
+    """``x[i]`` -> a rank-reducing ``tensor.extract_slice`` at a dynamic row offset."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.GatherRowOp):
+            return
+        em = _Emitter(op)
+        row = _row_index(em, op.operand, op.index)
+        rank = len(graph.shape_of(op.operand))
+        sizes = _row_sizes(em, op.operand)
+        em.add(tensor.ExtractSliceOp(op.operand, [row, *[0] * (rank - 1)], sizes, [1] * rank, op.result.type))
+        rewriter.replace(op, em.ops)
+
+
+class LowerScatterRow(RewritePattern):
+    """``TensorArray.write`` -> ``tensor.insert_slice`` of the row at a dynamic row offset."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.ScatterRowOp):
+            return
+        em = _Emitter(op)
+        row = _row_index(em, op.operand, op.index)
+        rank = len(graph.shape_of(op.operand))
+        sizes = _row_sizes(em, op.operand)
+        static_sizes = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
+        em.add(
+            tensor.InsertSliceOp.get(
+                op.row,
+                op.operand,
+                static_sizes,
+                static_offsets=[DYNAMIC_INDEX, *[0] * (rank - 1)],
+                offsets=[row],
+                sizes=[s for s in sizes if not isinstance(s, int)],
+            )
+        )
+        rewriter.replace(op, em.ops)
+
+
+#: graph ops that stay at the tensor level: the bufferizer lowers them (tokens, effects)
+KEPT = (graph.TokenOp, graph.PrintOp, graph.ReadOp, graph.AssignOp)
+
+
 @dataclass(frozen=True)
 class ConvertGraphToLinalg(ModulePass):
     """Lower every ``graph`` op to linalg-on-tensors, tensor, arith and math."""
@@ -461,11 +581,15 @@ class ConvertGraphToLinalg(ModulePass):
                     LowerMatmul(),
                     LowerReshape(),
                     LowerConcat(),
+                    LowerCond(),
+                    LowerWhile(),
+                    LowerGatherRow(),
+                    LowerScatterRow(),
                 ],
                 dce_enabled=False,
             ),
             apply_recursively=False,
         ).rewrite_module(op)
-        leftover = [o for o in op.walk() if o.dialect_name() == "graph"]
+        leftover = [o for o in op.walk() if o.dialect_name() == "graph" and not isinstance(o, KEPT)]
         if leftover:
             raise _fail(leftover[0], "no lowering to the tensor level")

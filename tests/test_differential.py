@@ -38,11 +38,15 @@ def arr(shape: tuple[int, ...], dtype: str, low: float = -5, high: float = 5, no
     return np.asarray(a)
 
 
-def check(fn: Callable[..., Any], *args: Any, rtol: float | None = None) -> None:
-    """Compile ``fn``, call it on ``args``, compare with ``fn`` run on NumPy."""
+TARGET = "c"
+"""The target ``check`` compiles for; tests/test_cuda.py reruns this suite with ``"cuda"``."""
+
+
+def check(fn: Callable[..., Any], *args: Any, rtol: float | None = None, target: str | None = None) -> None:
+    """Compile ``fn`` for ``target`` (default ``TARGET``), call it on ``args``, compare with ``fn`` run on NumPy."""
     with np.errstate(all="ignore"):
         want = fn(*args)
-    got = kiln.function(fn)(*args)
+    got = kiln.function(fn, target=target or TARGET)(*args)
     got_leaves, got_tree = pytree.flatten(got)
     want_leaves, want_tree = pytree.flatten(want)
     assert got_tree == want_tree

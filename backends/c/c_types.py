@@ -11,6 +11,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
     MemRefType,
+    VectorType,
 )
 from xdsl.ir import Attribute
 
@@ -54,6 +55,9 @@ def c_type(ty: Attribute) -> str:
         return "float"
     if isinstance(ty, Float64Type):
         return "double"
+    if isinstance(ty, VectorType) and isinstance(ty.get_element_type(), Float32Type | Float64Type):
+        # typedef'd per ISA by backends/c/vector_ops.py
+        return f"kiln_v{ty.get_shape()[0]}{'f32' if isinstance(ty.get_element_type(), Float32Type) else 'f64'}"
     raise CEmitError(f"unsupported type {ty} in the C backend")
 
 

@@ -18,7 +18,8 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.traits import IsTerminator
 
-from kiln.backends.c import control_ops, memref_ops, scalar_ops  # noqa: F401  (register handlers)
+from kiln.backends.c import control_ops, kernel_ops, memref_ops, scalar_ops  # noqa: F401  (register handlers)
+from kiln.backends.c import vector_ops  # after scalar_ops: wraps its arith/math handlers for vectors
 from kiln.backends.c.c_types import c_type, element_c_type
 from kiln.backends.c.dispatch import HANDLERS
 from kiln.backends.c.errors import CEmitError, op_error
@@ -117,8 +118,9 @@ def _scalar_c_type(fn: func.FuncOp, ty: Attribute) -> str:
 class ModuleEmitter:
     """Module-wide state: reserved global names and the helpers the functions used."""
 
-    def __init__(self, module: ModuleOp) -> None:
+    def __init__(self, module: ModuleOp, isa: str | None = None) -> None:
         self.module = module
+        self.simd = vector_ops.Simd(module, isa)
         self.funcs: dict[str, func.FuncOp] = {}
         self.globals: dict[str, str] = {}
         self.helpers: set[str] = set()
@@ -159,8 +161,9 @@ class ModuleEmitter:
                 globals_.append(memref_ops.emit_global(self, op))
             else:
                 raise op_error(op, "unsupported top-level op in the C backend")
-        parts = [f"#include <{h}>" for h in INCLUDES] + [""]
+        parts = [*self.simd.includes(), *(f"#include <{h}>" for h in INCLUDES), ""]
         parts += [HELPERS[name] for name in sorted(self.helpers)]
+        parts += self.simd.definitions()
         if globals_:
             parts += globals_ + [""]
         parts += protos + [""] + bodies
@@ -340,7 +343,9 @@ class FunctionEmitter:
         return "\n".join([header, *self.lines, "}", ""])
 
 
-def emit_c(module: ModuleOp) -> str:
-    """C11 source for a module of func/arith/math/scf/memref ops; raises CEmitError on others."""
-    return ModuleEmitter(module).emit()
+def emit_c(module: ModuleOp, isa: str | None = None) -> str:
+    """C11 source for a module of func/arith/math/scf/memref/vector ops; raises CEmitError on others.
+
+    ``isa`` picks the SIMD table for vector ops (default: ``$KILN_ISA``, else the host's)."""
+    return ModuleEmitter(module, isa).emit()
 

@@ -15,8 +15,10 @@ class CTarget(Target):
     """Emit C11 for a module of func/arith/math/scf/memref ops (see docs/abi.md)."""
 
     name = "c"
+    #: SIMD ISA for vector ops (``-t 'c{isa=avx2}'``); "" means $KILN_ISA, else the host's
+    isa: str = ""
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         from kiln.backends.c.emitter import emit_c
 
-        output.write(emit_c(module))
+        output.write(emit_c(module, isa=self.isa or None))

@@ -9,7 +9,8 @@ Flags (``DEFAULT_OPT_FLAGS``), and why:
   instruction and loops calling math functions can vectorise; results are unchanged.
 * ``-fwrapv``: signed integer overflow wraps, matching MLIR's arith semantics.
 
-Always added: ``-fPIC -shared -fvisibility=hidden`` (only public funcs are exported) and ``-lm``.
+Always added: ``-fPIC -shared -fvisibility=hidden`` (only public funcs are exported) and ``-lm``;
+``-fopenmp`` when the source has ``#pragma omp`` (parallel kernels; threads: ``KILN_NUM_THREADS``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import subprocess
 from pathlib import Path
 
 from kiln.backends import cache
+from kiln.backends.c import pch
 
 DEFAULT_OPT_FLAGS: tuple[str, ...] = (
     "-O3",
@@ -63,13 +65,14 @@ def host_identity() -> str:
 def compile_shared(source: str, *, opt_flags: tuple[str, ...] = DEFAULT_OPT_FLAGS) -> Path:
     """Return the path of a shared object built from ``source``; a cache hit runs no compiler."""
     cc = compiler()
-    flags = (*opt_flags, *_SHARED_FLAGS)
+    flags = (*opt_flags, *_SHARED_FLAGS, *(("-fopenmp",) if "#pragma omp" in source else ()))
     key = cache.cache_key(source, compiler_identity(cc), flags, host_identity())
     so_path = cache.entry(key, ".so")
     if so_path.exists():
         return so_path
     c_path = cache.write_text_atomic(cache.entry(key, ".c"), source)
-    cache.write_atomic(so_path, lambda tmp: _run_compiler(cc, flags, c_path, tmp))
+    speedup = pch.include_flags(cc, compiler_identity(cc), flags, source)  # not in the key: same output
+    cache.write_atomic(so_path, lambda tmp: _run_compiler(cc, (*flags, *speedup), c_path, tmp))
     return so_path
 
 

@@ -24,20 +24,214 @@ Conventions shared by the hooks:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
-from kiln.frontend.autograph.context import Unsupported
+import numpy as np
+from xdsl.dialects.builtin import FileLineColLoc, TensorType
+from xdsl.ir import Block, Region
 
+# Defined before kiln's imports: the operators import them from here while this module loads.
 GetState = Callable[[], tuple[Any, ...]]
 SetState = Callable[[tuple[Any, ...]], None]
+
+from kiln.dialects import graph
+from kiln.frontend import dtypes, trace_context
+from kiln.frontend.autograph.context import Unsupported
+from kiln.frontend.autograph.operators.variables import Undefined
+from kiln.frontend.autograph.state import (
+    BranchUndefined,
+    Tree,
+    describe,
+    flatten_state,
+    is_number,
+    is_strong_constant,
+    may_be_placeholder,
+    same_python_value,
+    unflatten_state,
+)
+from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit
+
+_LOOP_BOUNDS = "kiln.autograph.loop_bounds"
 
 
 def is_tensor(value: Any) -> bool:
     """Whether ``value`` is a kiln tensor (which decides staging over running Python)."""
-    from kiln.frontend.tensor import Tensor
-
     return isinstance(value, Tensor)
+
+
+def is_staged_iterable(value: Any) -> bool:
+    """Whether a ``for`` loop over ``value`` is staged: a tensor, or ``kiln.range`` while tracing."""
+    from kiln.frontend.range import StagedRange
+
+    return isinstance(value, (Tensor, StagedRange))
+
+
+# ---------------------------------------------------------------------- where, and what cannot be staged
+
+
+def statement_location() -> str:
+    """``file:line`` of the user's statement being staged (the innermost user frame)."""
+    loc = trace_context.user_location()
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}"
+    return "<unknown location>"
+
+
+def _check_stageable(where: str, construct: str, *bodies: Callable[..., Any] | None) -> None:
+    found = sorted({u for body in bodies if body is not None for u in unstageable(body)}, key=lambda u: u.lineno)
+    if found:
+        raise NotImplementedError(
+            f"{where}: this `{construct}` depends on a tensor, so its body is staged, but "
+            + "; ".join(u.message() for u in found)
+            + ". Move it out of the staged code, or make the condition a Python value."
+        )
+
+
+# ---------------------------------------------------------------------- types of leaves
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, Tensor):
+        return f"a {value.dtype} tensor of shape {value.shape}"
+    if is_strong_constant(value):
+        return f"a NumPy {np.asarray(value).dtype} value of shape {np.shape(value)}"
+    if isinstance(value, Undefined):
+        return "not defined"
+    if value is None:
+        return "None"
+    return f"the Python {type(value).__name__} {value!r}"
+
+
+def _type_of(value: Any) -> TensorType | None:
+    """The tensor type a tensor or NumPy constant has (``None`` for Python values)."""
+    if isinstance(value, Tensor):
+        return value.value.type  # type: ignore[return-value]
+    if is_strong_constant(value):
+        array = np.asarray(value)
+        return graph.tensor_type(dtypes.to_element(dtypes.canonical(array.dtype)), array.shape)
+    return None
+
+
+def _dtype(ty: TensorType) -> np.dtype[Any]:
+    return dtypes.from_element(ty.get_element_type())
+
+
+def _scalar_type(value: Any) -> TensorType:
+    """The type a Python number becomes on its own (NumPy's: int64, float64, bool)."""
+    return graph.tensor_type(dtypes.to_element(dtypes.canonical(np.asarray(value).dtype)), ())
+
+
+def _number_fits(value: Any, ty: TensorType) -> bool:
+    """Whether a Python number takes ``ty``'s dtype in NumPy's promotion (``0`` fits float32, ``0.5`` not int64)."""
+    dt = _dtype(ty)
+    return np.result_type(dt, value) == dt
+
+
+def _materialize(value: Any, ty: TensorType) -> Tensor:
+    """``value`` as a tensor of type ``ty``, emitted where the trace is (types were checked before)."""
+    if isinstance(value, Tensor):
+        return value
+    shape = graph.shape_of(ty)
+    if is_strong_constant(value):
+        return as_tensor(value)
+    if -1 in shape:
+        raise NotImplementedError(f"a value of dynamic shape {ty} cannot be made from {value!r} yet")
+    fill = 0 if value is None or not is_number(value) else value  # placeholders (unwritten, not returned yet) are zeros
+    return broadcast_to(constant(np.asarray(fill, dtype=_dtype(ty))), shape)
+
+
+def _predicate(cond: Any, where: str, construct: str) -> Tensor:
+    """The scalar ``tensor<i1>`` a staged ``construct`` branches on (nonzero numbers are true)."""
+    if not isinstance(cond, Tensor):
+        return constant(np.asarray(bool(cond)))
+    if cond.ndim != 0:
+        raise ValueError(
+            f"{where}: the condition of this `{construct}` is a tensor of shape {cond.shape}, whose truth value "
+            "is ambiguous (as in NumPy); reduce it to a scalar first, e.g. with .any() / .all() or kiln.reduce_max"
+        )
+    return cond if cond.dtype == np.bool_ else np.not_equal(cond, 0)
+
+
+# ---------------------------------------------------------------------- graph.cond
+
+
+@dataclass
+class _Branch:
+    block: Block
+    leaves: list[Any]
+
+
+def _cond(
+    pred: Tensor,
+    branches: tuple[Callable[[], tuple[Any, ...]], Callable[[], tuple[Any, ...]]],
+    names: Sequence[str],
+    where: str,
+    labels: tuple[str, str] = ("`if`", "`else`"),
+) -> tuple[Any, ...]:
+    """Trace each branch into its region, merge what each gives for ``names``, emit ``graph.cond``."""
+    traced: list[_Branch] = []
+    trees: list[list[Tree]] = []
+    leaf_names: list[str] = []
+    for fn in branches:
+        block = Block()
+        with trace_context.at_block(block):
+            values = fn()
+        leaves, leaf_names, tree = flatten_state(values, names)
+        traced.append(_Branch(block, leaves))
+        trees.append(tree)
+    if trees[0] != trees[1]:
+        bad = next(n for n, a, b in zip(names, trees[0], trees[1]) if a != b)
+        raise TypeError(f"{where}: {describe(bad)} has a different structure in the two branches of this `if` on a tensor")
+
+    then, orelse = traced
+    merged: list[Any] = []
+    result_types: list[TensorType] = []
+    staged: list[int] = []
+    for i, (a, b, name) in enumerate(zip(then.leaves, orelse.leaves, leaf_names)):
+        if a is b or (not is_tensor(a) and not is_tensor(b) and same_python_value(a, b)):
+            merged.append(a)
+        elif isinstance(a, Undefined) or isinstance(b, Undefined):
+            both = isinstance(a, Undefined) and isinstance(b, Undefined)
+            merged.append(a if both else BranchUndefined(name, where, labels[1 if isinstance(a, Undefined) else 0]))
+        else:
+            result_types.append(_branch_type(a, b, name, where, labels))
+            staged.append(i)
+            merged.append(None)
+    for branch in traced:
+        with trace_context.at_block(branch.block):
+            values = [_materialize(branch.leaves[i], ty).value for i, ty in zip(staged, result_types)]
+            trace_context.require().emit(graph.YieldOp(*values))
+    op = trace_context.require().emit(
+        graph.CondOp(pred.value, result_types, Region(then.block), Region(orelse.block))
+    )
+    for i, result in zip(staged, op.results):
+        merged[i] = Tensor(result)
+    return unflatten_state(trees[0], merged)
+
+
+def _branch_type(a: Any, b: Any, name: str, where: str, labels: tuple[str, str]) -> TensorType:
+    """The one type a leaf takes after a staged ``if`` whose branches give it ``a`` and ``b``."""
+    ta, tb = _type_of(a), _type_of(b)
+    ty: TensorType | None = None
+    if ta is not None and tb is not None:
+        ty = ta if ta == tb else None
+    elif ta is not None or tb is not None:
+        known, other = (ta, b) if ta is not None else (tb, a)
+        assert known is not None
+        if (is_number(other) and _number_fits(other, known)) or may_be_placeholder(other, name):
+            ty = known
+    elif is_number(a) and is_number(b):
+        ty = graph.tensor_type(dtypes.to_element(dtypes.canonical(np.result_type(a, b))), ())
+    if ty is None:
+        raise TypeError(
+            f"{where}: {describe(name)} is {_show(a)} in the {labels[0]} branch but {_show(b)} in the {labels[1]} "
+            "branch of this `if` on a tensor; after a staged `if` it must have one dtype and shape, "
+            "so give it the same dtype and shape in both branches"
+        )
+    return ty
 
 
 def staged_if(
@@ -49,7 +243,202 @@ def staged_if(
     symbol_names: tuple[str, ...],
 ) -> None:
     """``if cond: body() else: orelse()`` with a tensor ``cond``; ``orelse`` is ``None`` without ``else``."""
-    raise NotImplementedError("staged if on a tensor condition: not implemented yet")
+    where = statement_location()
+    _check_stageable(where, "if", body, orelse)
+    pred = _predicate(cond, where, "if")
+    init = get_state()
+
+    def branch(fn: Callable[[], None] | None) -> Callable[[], tuple[Any, ...]]:
+        def run() -> tuple[Any, ...]:
+            set_state(init)
+            if fn is not None:
+                fn()
+            return get_state()
+
+        return run
+
+    set_state(_cond(pred, (branch(body), branch(orelse)), symbol_names, where))
+
+
+def staged_if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -> Any:
+    """``if_true() if cond else if_false()`` with a tensor ``cond``."""
+    where = statement_location()
+    pred = _predicate(cond, where, "if")
+    name = ("the value of `a if cond else b`",)
+    (value,) = _cond(pred, (lambda: (if_true(),), lambda: (if_false(),)), name, where, ("`a`", "`b`"))
+    return value
+
+
+def staged_and(value: Any, rest: Callable[[], Any]) -> Any:
+    """``value and rest()`` where ``value`` (the first operand) is a tensor: ``rest()`` runs only if it holds."""
+    where = statement_location()
+    pred = _predicate(value, where, "and")
+    name = ("the value of `a and b`",)
+    (result,) = _cond(pred, (lambda: (rest(),), lambda: (value,)), name, where, ("`b`", "`a`"))
+    return result
+
+
+def staged_or(value: Any, rest: Callable[[], Any]) -> Any:
+    """``value or rest()`` where ``value`` (the first operand) is a tensor: ``rest()`` runs only if it does not hold."""
+    where = statement_location()
+    pred = _predicate(value, where, "or")
+    name = ("the value of `a or b`",)
+    (result,) = _cond(pred, (lambda: (value,), lambda: (rest(),)), name, where, ("`a`", "`b`"))
+    return result
+
+
+def staged_not(value: Any) -> Any:
+    """``not value`` for a tensor ``value``: a scalar bool tensor."""
+    return np.logical_not(_predicate(value, statement_location(), "not"))
+
+
+# ---------------------------------------------------------------------- graph.while
+
+
+@dataclass
+class _Leaf:
+    """How a loop carries one state leaf: as a tensor of ``ty``, or as the unchanged Python ``value``."""
+
+    name: str
+    value: Any
+    ty: TensorType | None
+    #: the value before the loop is a Python number or has no value yet: it takes the body's type
+    weak: bool
+
+
+Counters = list[Tensor]
+
+
+def _staged_loop(
+    where: str,
+    construct: str,
+    get_state: GetState,
+    set_state: SetState,
+    symbol_names: Sequence[str],
+    test: Callable[[Counters], Any],
+    body: Callable[[Counters], Counters],
+    counters: Counters,
+    trip_bound: int | None,
+) -> None:
+    """Emit ``graph.while`` carrying the state that changes in the loop plus kiln's own ``counters``.
+
+    The body is traced into a probe region; a leaf whose type is not known
+    before the loop (a Python number, a variable first bound in the loop, an
+    unwritten TensorArray) takes the type the body gives it, and the body is
+    traced again until the carried types agree. The last probe is the loop.
+    """
+    init_leaves, leaf_names, trees = flatten_state(get_state(), symbol_names)
+    leaves = [_initial_leaf(v, n) for v, n in zip(init_leaves, leaf_names)]
+    counter_types = [c.value.type for c in counters]
+    for _ in range(len(leaves) + 2):
+        carried = [leaf for leaf in leaves if leaf.ty is not None]
+        arg_types = [leaf.ty for leaf in carried] + counter_types
+        cond_block, body_block = Block(arg_types=arg_types), Block(arg_types=arg_types)
+
+        def enter(block: Block) -> Counters:
+            args = iter(Tensor(a) for a in block.args)
+            set_state(unflatten_state(trees, [next(args) if leaf.ty is not None else leaf.value for leaf in leaves]))
+            return list(args)
+
+        with trace_context.at_block(cond_block):
+            pred = _predicate(test(enter(cond_block)), where, construct)
+        with _loop_bound(trip_bound), trace_context.at_block(body_block):
+            next_counters = body(enter(body_block))
+            out_leaves, _, out_trees = flatten_state(get_state(), symbol_names)
+        if out_trees != trees:
+            bad = next(n for n, a, b in zip(symbol_names, trees, out_trees) if a != b)
+            raise TypeError(f"{where}: {describe(bad)} changes its structure in this staged `{construct}` loop")
+        if not any([_update(leaf, out, where, construct) for leaf, out in zip(leaves, out_leaves)]):
+            break
+        cond_block.drop_all_references()
+        body_block.drop_all_references()
+    else:  # pragma: no cover - each round fixes at least one leaf's type for good
+        raise TypeError(f"{where}: the carried types of this staged `{construct}` loop do not settle")
+
+    with trace_context.at_block(cond_block):
+        trace_context.require().emit(graph.ConditionOp(pred.value, *cond_block.args))
+    with trace_context.at_block(body_block):
+        outs = [_materialize(out, leaf.ty).value for leaf, out in zip(leaves, out_leaves) if leaf.ty is not None]
+        trace_context.require().emit(graph.YieldOp(*outs, *(c.value for c in next_counters)))
+    inits = [_materialize(leaf.value, leaf.ty).value for leaf in carried] + [c.value for c in counters]
+    op = trace_context.require().emit(graph.WhileOp(inits, Region(cond_block), Region(body_block)))
+    results = iter(Tensor(r) for r in op.results)
+    final = [
+        next(results) if leaf.ty is not None else (out if isinstance(out, Undefined) else leaf.value)
+        for leaf, out in zip(leaves, out_leaves)
+    ]
+    set_state(unflatten_state(trees, final))
+
+
+def _initial_leaf(value: Any, name: str) -> _Leaf:
+    if isinstance(value, Tensor) or is_strong_constant(value):
+        return _Leaf(name, value, _type_of(value), weak=False)
+    if is_number(value):
+        return _Leaf(name, value, _scalar_type(value), weak=True)
+    return _Leaf(name, value, None, weak=True)
+
+
+def _update(leaf: _Leaf, out: Any, where: str, construct: str) -> bool:
+    """Fit ``leaf`` to what one traced iteration gives it; whether its carried type changed."""
+    out_type = _type_of(out)
+    if leaf.ty is None:
+        if out_type is None and (same_python_value(leaf.value, out) or isinstance(out, Undefined)):
+            return False
+        placeholder = isinstance(leaf.value, Undefined) or may_be_placeholder(leaf.value, leaf.name)
+        if out_type is not None and placeholder:
+            leaf.ty = out_type
+            return True
+        if is_number(out) and placeholder:
+            leaf.ty = _scalar_type(out)
+            return True
+    elif out_type == leaf.ty or (out_type is None and is_number(out) and _number_fits(out, leaf.ty)):
+        return False
+    elif leaf.weak and (out_type is not None or is_number(out)):
+        leaf.ty = out_type or graph.tensor_type(
+            dtypes.to_element(dtypes.canonical(np.result_type(_dtype(leaf.ty), out))), graph.shape_of(leaf.ty)
+        )
+        return True
+    before = "not defined" if isinstance(leaf.value, Undefined) else _show(_carried_example(leaf))
+    raise TypeError(
+        f"{where}: {describe(leaf.name)} is {before} before this staged `{construct}` loop but {_show(out)} "
+        f"after an iteration; a loop-carried variable must keep one dtype and shape, so give it its final "
+        f"dtype and shape before the loop (e.g. with .astype() or np.zeros(shape, dtype))"
+    )
+
+
+def _carried_example(leaf: _Leaf) -> Any:
+    """What the leaf is carried as, for messages: the tensor type rather than the Python number it came from."""
+    if leaf.ty is None or isinstance(leaf.value, Tensor):
+        return leaf.value
+    return np.zeros(graph.shape_of(leaf.ty), _dtype(leaf.ty))
+
+
+@contextmanager
+def _loop_bound(trip_bound: int | None) -> Iterator[None]:
+    """Record the staged loop being traced (and its trip count, when known) for TensorArray capacities."""
+    bounds: list[int | None] = trace_context.require().notes.setdefault(_LOOP_BOUNDS, [])  # type: ignore[assignment]
+    bounds.append(trip_bound)
+    try:
+        yield
+    finally:
+        bounds.pop()
+
+
+def loop_depth() -> int:
+    """How many staged loops enclose the code being traced."""
+    ctx = trace_context.current()
+    return 0 if ctx is None else len(ctx.notes.get(_LOOP_BOUNDS, ()))  # type: ignore[arg-type]
+
+
+def trip_bound_below(depth: int) -> int | None:
+    """The number of iterations the staged loops nested deeper than ``depth`` run at most; ``None`` if unknown."""
+    ctx = trace_context.current()
+    total = 1
+    for bound in (ctx.notes.get(_LOOP_BOUNDS, []) if ctx else [])[depth:]:  # type: ignore[index]
+        if bound is None:
+            return None
+        total *= bound
+    return total
 
 
 def staged_while(
@@ -60,7 +449,14 @@ def staged_while(
     symbol_names: tuple[str, ...],
 ) -> None:
     """``while test(): body()`` once ``test()`` returned a tensor (possibly after Python iterations)."""
-    raise NotImplementedError("staged while on a tensor condition: not implemented yet")
+    where = statement_location()
+    _check_stageable(where, "while", body)
+
+    def run(counters: Counters) -> Counters:
+        body()
+        return counters
+
+    _staged_loop(where, "while", get_state, set_state, symbol_names, lambda _: test(), run, [], None)
 
 
 def staged_for(
@@ -77,32 +473,89 @@ def staged_for(
     ``kiln.range`` / ``range`` over tensors), or the remaining Python iterator
     when a Python loop's ``extra_test()`` returned a tensor.
     """
-    raise NotImplementedError("staged for over a tensor: not implemented yet")
+    from kiln.frontend.range import StagedRange
+
+    where = statement_location()
+    _check_stageable(where, "for", body)
+    if not isinstance(iter_, (Tensor, StagedRange)):
+        _guarded_python_loop(iter_, extra_test, body, get_state, set_state, symbol_names)
+        return
+    if extra_test is not None:
+        more = extra_test()
+        if not is_tensor(more) and not more:
+            return
+
+    def test_with(cond: Tensor) -> Any:
+        if extra_test is None:
+            return cond
+        more = extra_test()
+        return np.logical_and(cond, more) if is_tensor(more) else (cond if more else False)
+
+    if isinstance(iter_, StagedRange):
+        start, stop, step = iter_.bounds()
+
+        def range_test(counters: Counters) -> Any:
+            (i,) = counters
+            if isinstance(step, Tensor):
+                return test_with(np.where(step > 0, i < stop, i > stop))
+            return test_with(i < stop if step > 0 else i > stop)
+
+        def range_body(counters: Counters) -> Counters:
+            (i,) = counters
+            body(i)
+            return [cast(np.add(i, step), i.dtype)]
+
+        _staged_loop(
+            where, "for", get_state, set_state, symbol_names, range_test, range_body, [start], iter_.trip_count()
+        )
+        return
+
+    rows = iter_.shape[0] if iter_.ndim else None
+    if iter_.ndim == 0:
+        raise TypeError(f"{where}: iteration over a 0-d tensor {iter_!r}")
+    if rows is None:
+        raise NotImplementedError(
+            f"{where}: a `for` loop over a tensor whose first dimension is dynamic is not supported yet; "
+            "loop over kiln.range(n) with n passed as an argument and index x[i]"
+        )
+
+    def tensor_test(counters: Counters) -> Any:
+        return test_with(counters[0] < rows)
+
+    def tensor_body(counters: Counters) -> Counters:
+        (i,) = counters
+        body(emit(graph.GatherRowOp(iter_.value, i.value)))
+        return [i + 1]
+
+    zero = constant(np.asarray(0, dtype=np.int64))
+    _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], rows)
 
 
-def staged_if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -> Any:
-    """``if_true() if cond else if_false()`` with a tensor ``cond``."""
-    raise NotImplementedError("staged conditional expression on a tensor condition: not implemented yet")
-
-
-def staged_and(value: Any, rest: Callable[[], Any]) -> Any:
-    """``value and rest()`` where ``value`` (the first operand) is a tensor."""
-    raise NotImplementedError("staged `and` on a tensor: not implemented yet")
-
-
-def staged_or(value: Any, rest: Callable[[], Any]) -> Any:
-    """``value or rest()`` where ``value`` (the first operand) is a tensor."""
-    raise NotImplementedError("staged `or` on a tensor: not implemented yet")
-
-
-def staged_not(value: Any) -> Any:
-    """``not value`` for a tensor ``value``."""
-    raise NotImplementedError("staged `not` on a tensor: not implemented yet")
+def _guarded_python_loop(
+    items: Iterable[Any],
+    extra_test: Callable[[], Any] | None,
+    body: Callable[[Any], None],
+    get_state: GetState,
+    set_state: SetState,
+    symbol_names: tuple[str, ...],
+) -> None:
+    """The rest of a Python loop once its ``break``/``return`` flag is a tensor: each iteration, unrolled,
+    runs under a staged ``if`` on the flag."""
+    for item in items:
+        more = extra_test() if extra_test is not None else True
+        if not is_tensor(more):
+            if not more:
+                return
+            body(item)
+            continue
+        staged_if(more, lambda item=item: body(item), None, get_state, set_state, symbol_names)
 
 
 def staged_range(*args: Any) -> Any:
     """``range(*args)`` where an argument is a tensor: the iterable a staged ``for`` loops over."""
-    raise NotImplementedError("range over tensors: not implemented yet")
+    from kiln.frontend.range import StagedRange
+
+    return StagedRange(*args)
 
 
 def unstageable(fn: Callable[..., Any]) -> list[Unsupported]:

@@ -55,7 +55,7 @@ def for_stmt(
     set_state: SetState,
     symbol_names: tuple[str, ...],
 ) -> None:
-    if staging.is_tensor(iter_):
+    if staging.is_staged_iterable(iter_):
         staging.staged_for(iter_, extra_test, body, get_state, set_state, symbol_names)
         return
     items = iter(iter_)

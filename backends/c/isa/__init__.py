@@ -1,0 +1,119 @@
+"""SIMD instruction-set tables for the C emitter, and how the ISA is chosen.
+
+Every table maps the same abstract vector operations (see :data:`ABSTRACT_OPS`) to C
+expression templates for one *native* register type per element type. Vectors in the IR
+that are wider than a native register are emitted as a struct of several registers, so IR
+vectorized for one ISA can still be emitted for another.
+
+The ISA is, in order: an explicit ``isa`` argument (``kiln-opt -t 'c{isa=avx2}'``,
+``kiln-vectorize{isa=...}``, ``emit_c(module, isa=...)``), the ``KILN_ISA`` environment
+variable, else detected from the host (``/proc/cpuinfo`` flags, read once).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+import platform
+from dataclasses import dataclass
+from pathlib import Path
+
+#: The abstract operations every table implements, per element type ``f32``/``f64``.
+#: Operand placeholders are ``{0}``, ``{1}``, ``{2}``; masks are the result of ``cmp.*``.
+ABSTRACT_OPS: tuple[str, ...] = (
+    "load",  # {0}: element pointer (unaligned) -> vector
+    "store",  # statement: {0} pointer, {1} vector
+    "broadcast",  # scalar -> vector
+    "add", "sub", "mul", "div", "sqrt",
+    "madd",  # a*b+c, fused where the ISA has FMA (used only inside vector math)
+    "fma",  # a*b+c with one rounding (math.fma, vector.fma)
+    "cmp.oeq", "cmp.ogt", "cmp.oge", "cmp.olt", "cmp.ole", "cmp.uno",  # -> mask
+    "mand", "mor", "mnot",  # masks
+    "select",  # {0} mask, {1} where true, {2} where false
+    "band", "bor", "bxor",  # bitwise on float vectors
+    "as_int", "as_float",  # bit casts to/from the same-width integer vector
+    "iadd", "isub", "iand", "ior", "ibroadcast",  # integer lanes (32-bit for f32, 64-bit for f64)
+    "shl", "shr",  # by an immediate {1}; shr is logical
+)
+#: Optional table entries: the other cmpf predicates (derived from the six above when absent).
+DERIVED_CMP: tuple[str, ...] = ("one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une")
+
+ISAS: tuple[str, ...] = ("avx512", "avx2", "neon", "scalar")
+
+
+@dataclass(frozen=True)
+class IsaTable:
+    """One ISA: its native register width, headers, target pragma and templates."""
+
+    name: str
+    #: bytes in one native register
+    native_bytes: int
+    #: element type -> C types of the native registers: "vec", "int", "mask"
+    types: dict[str, dict[str, str]]
+    #: "<abstract op>.<f32|f64>" -> C template
+    ops: dict[str, str]
+    #: ``#include`` lines that must come first in the translation unit (precompiled header)
+    includes: tuple[str, ...] = ()
+    #: text placed after all includes (``#pragma GCC target``, typedefs, lane helpers)
+    preamble: str = ""
+
+    def lanes(self, elem: str) -> int:
+        """Lanes of ``elem`` (``f32``/``f64``) in one native register."""
+        return self.native_bytes // (4 if elem == "f32" else 8)
+
+    def op(self, name: str, elem: str, *args: str | int) -> str:
+        """The C expression (or statement) of an abstract op on native registers."""
+        return self.ops[f"{name}.{elem}"].format(*args)
+
+
+@functools.cache
+def table(name: str) -> IsaTable:
+    """The table of ISA ``name``; ValueError naming the known ISAs otherwise."""
+    if name not in ISAS:
+        raise ValueError(f"unknown ISA {name!r}; known: {', '.join(ISAS)}")
+    module = importlib.import_module(f"kiln.backends.c.isa.{name}")
+    tbl: IsaTable = module.TABLE
+    missing = [f"{op}.{e}" for op in ABSTRACT_OPS for e in ("f32", "f64") if f"{op}.{e}" not in tbl.ops]
+    if missing:
+        raise AssertionError(f"ISA table {name} lacks {missing}")
+    return tbl
+
+
+@functools.cache
+def host_isa() -> str:
+    """The best ISA this machine runs: AVX-512 (F, DQ, VL, BW), AVX2+FMA, NEON, else scalar."""
+    machine = platform.machine().lower()
+    if machine in ("aarch64", "arm64"):
+        return "neon"
+    info = Path("/proc/cpuinfo")
+    text = info.read_text() if info.exists() else ""
+    flags: set[str] = set()
+    for line in text.splitlines():
+        if line.startswith("flags"):
+            flags = set(line.split(":", 1)[1].split())
+            break
+    if {"avx512f", "avx512dq", "avx512vl", "avx512bw"} <= flags:
+        return "avx512"
+    if {"avx2", "fma"} <= flags:
+        return "avx2"
+    return "scalar"
+
+
+def resolve_isa(isa: str | None = None) -> str:
+    """The ISA to use: ``isa`` if given (``""``/``"auto"`` mean unset), else ``$KILN_ISA``, else the host's."""
+    for choice in (isa, os.environ.get("KILN_ISA")):
+        if choice and choice != "auto":
+            if choice not in ISAS:
+                raise ValueError(f"unknown ISA {choice!r}; known: {', '.join(ISAS)}")
+            return choice
+    return host_isa()
+
+
+def host_runs(isa: str) -> bool:
+    """Whether code for ``isa`` can run here (tests skip the others)."""
+    order = {"scalar": 0, "avx2": 1, "avx512": 2}
+    host = host_isa()
+    if isa == "neon" or host == "neon":
+        return isa in ("neon", "scalar") and host == "neon" or isa == "scalar"
+    return order[isa] <= order[host]

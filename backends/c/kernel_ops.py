@@ -1,0 +1,105 @@
+"""C for the ``kernel`` dialect: calls into the GEMM runtime, blocked by rows, run with OpenMP.
+
+The runtime (``runtime/kiln_gemm.h``) is pasted into the translation unit as a
+helper, once per element type, so a compile needs no include path and the
+cache key covers the kernel's source. Its vector width and register block
+follow the ISA gcc compiles for (``-march=native``): AVX-512 64-byte vectors,
+AVX/AVX2 32-byte 6x16 (f32) blocks, 16-byte vectors otherwise.
+Threads: ``KILN_NUM_THREADS`` (default: all cores, OpenMP's default); the row
+blocks of one matmul are shared among them; small products stay on one thread.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kiln.backends.c.dispatch import handles
+from kiln.backends.c.helpers import HELPERS
+from kiln.dialects import kernel
+
+if TYPE_CHECKING:
+    from kiln.backends.c.emitter import FunctionEmitter
+
+_GEMM_SOURCE = (Path(__file__).parent / "runtime" / "kiln_gemm.h").read_text()
+
+_ISA_PARAMETERS = """#if defined(__AVX512F__)
+#define KG_VBYTES 64
+#define KG_MR 12
+#elif defined(__AVX__)
+#define KG_VBYTES 32
+#define KG_MR 6
+#else
+#define KG_VBYTES 16
+#define KG_MR 4
+#endif
+#define KG_NVEC 2
+#define KG_MC_PANELS 8
+"""
+
+_NUM_THREADS = """#ifdef _OPENMP
+int omp_get_max_threads(void);
+#endif
+static inline int kiln_num_threads(void) {
+  /* KILN_NUM_THREADS, else OpenMP's default (all cores) */
+  const char *s = getenv("KILN_NUM_THREADS");
+  int n = s ? atoi(s) : 0;
+#ifdef _OPENMP
+  if (n <= 0) n = omp_get_max_threads();
+#endif
+  return n > 0 ? n : 1;
+}
+"""
+
+#: below this many multiply-adds a matmul runs on the calling thread
+PARALLEL_MIN_WORK = 1 << 21
+
+
+def _gemm(ctype: str, suffix: str) -> str:
+    return (
+        f"#define KG_T {ctype}\n#define KG_NAME(x) kiln_gemm_{suffix}_##x\n{_ISA_PARAMETERS}{_GEMM_SOURCE}"
+        "#undef KG_T\n#undef KG_NAME\n#undef KG_VBYTES\n#undef KG_MR\n#undef KG_NVEC\n#undef KG_MC_PANELS\n"
+    )
+
+
+HELPERS.update(
+    {"kiln_gemm_f32": _gemm("float", "f32"), "kiln_gemm_f64": _gemm("double", "f64"), "kiln_num_threads": _NUM_THREADS}
+)
+
+
+@handles(kernel.MatmulOp)
+def _matmul(em: FunctionEmitter, op: kernel.MatmulOp) -> None:
+    a, b, c = em.memref(op.a), em.memref(op.b), em.memref(op.c)
+    elem = c.elem
+    prefix = em.use_helper("kiln_gemm_f32" if elem == "float" else "kiln_gemm_f64")
+    em.use_helper("kiln_alloc")
+    em.use_helper("kiln_num_threads")
+    m, k = a.sizes
+    n = b.sizes[1]
+    bp, ap = em.fresh("gemm_bp"), em.fresh("gemm_ap")
+    begin, end = em.fresh("row_begin"), em.fresh("row_end")
+    em.open("{")
+    em.line(f"{elem} *{bp} = kiln_alloc({prefix}_packed_b_size({k}, {n}) * sizeof({elem}));")
+    em.line(f"{prefix}_pack_b({k}, {n}, {b.ptr}, {b.strides[0]}, {b.strides[1]}, {bp});")
+    em.line(
+        f"#pragma omp parallel num_threads(kiln_num_threads()) "
+        f"if ((double)({m}) * ({n}) * ({k}) >= {PARALLEL_MIN_WORK})"
+    )
+    em.open("{")
+    em.line(f"{elem} *{ap} = kiln_alloc({prefix}_packed_a_size() * sizeof({elem}));")
+    em.line("#pragma omp for schedule(dynamic, 1)")
+    em.open(f"for (int64_t {begin} = 0; {begin} < {m}; {begin} += {prefix}_MC) {{")
+    em.line(f"const int64_t {end} = {begin} + {prefix}_MC < {m} ? {begin} + {prefix}_MC : {m};")
+    em.line(
+        f"{prefix}_rows({begin}, {end}, {n}, {k}, {a.ptr}, {a.strides[0]}, {a.strides[1]}, "
+        f"{bp}, {ap}, {c.ptr}, {c.strides[0]});"
+    )
+    block = op.epilogue.block
+    em.bind(block.args[0], begin)
+    em.bind(block.args[1], end)
+    em.emit_ops(block)
+    em.close()
+    em.line(f"free({ap});")
+    em.close()
+    em.line(f"free({bp});")
+    em.close()

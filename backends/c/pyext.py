@@ -1,0 +1,108 @@
+"""Native entry points: a compiled kiln function called from Python at close to C-call cost.
+
+Two pieces, so that no kernel compile pays for ``Python.h`` and the NumPy headers (~0.25 s
+of gcc time):
+
+* ``kiln_entry.c``, a CPython extension shared by every function, built once per machine
+  (Python, NumPy, compiler and host are in its cache key) and imported from the cache.
+  Its ``Entry`` type is a vectorcall callable that checks NumPy arguments, allocates the
+  outputs and calls a kernel through a packed trampoline; NotImplemented means "an argument
+  does not fit exactly", and the caller then converts or retraces (see kiln_entry.c).
+* the trampoline ``void kiln_packed_<name>(void *const *slots)``, plain C appended to the
+  kernel's source when it is compiled (``ConcreteFunction.source`` stays the kernel alone;
+  the cache's ``<key>.c`` beside the ``.so`` shows both). Slots follow docs/abi.md: each
+  array's data pointer, then its dynamic sizes; then each output's data pointer.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import sys
+import sysconfig
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from kiln.backends.c import toolchain
+from kiln.backends.loader import MemrefArg, Signature
+
+_SOURCE = Path(__file__).with_name("kiln_entry.c")
+_MODULE_NAME = "kiln._kiln_entry"
+
+_lock = threading.Lock()
+_builder: threading.Thread | None = None
+_module: ModuleType | None = None
+
+
+def _build() -> Path:
+    """The extension's shared object, from the cache or compiled now (~0.25 s, once per machine)."""
+    # The versions are part of the source, hence of the cache key: the ABI of both may change.
+    source = f"/* for Python {sys.version}, NumPy {np.__version__} */\n" + _SOURCE.read_text()
+    includes = (f"-I{sysconfig.get_paths()['include']}", f"-I{np.get_include()}")
+    return toolchain.compile_shared(source, opt_flags=("-O2", *includes))
+
+
+def prefetch() -> None:
+    """Start getting the extension in the background, so that the first compile on a machine
+    runs its gcc in parallel with the kernel's."""
+    global _builder
+    with _lock:
+        if _module is None and _builder is None:
+            _builder = threading.Thread(target=_build, daemon=True)
+            _builder.start()
+
+
+def module() -> ModuleType:
+    """The imported extension."""
+    global _module
+    if _module is not None:
+        return _module
+    with _lock:
+        builder = _builder
+    if builder is not None:
+        builder.join()
+    with _lock:
+        if _module is None:
+            path = str(_build())
+            loader = importlib.machinery.ExtensionFileLoader(_MODULE_NAME, path)
+            spec = importlib.util.spec_from_file_location(_MODULE_NAME, path, loader=loader)
+            assert spec is not None
+            mod = importlib.util.module_from_spec(spec)
+            loader.exec_module(mod)
+            _module = mod
+        return _module
+
+
+def trampoline_name(name: str) -> str:
+    return f"kiln_packed_{name}"
+
+
+def trampoline(name: str, signature: Signature) -> str:
+    """C for ``kiln_packed_<name>``: unpack the slots into the kernel's parameters."""
+    if signature.results or not all(isinstance(kind, MemrefArg) for kind in signature.args):
+        raise NotImplementedError(f"{name}: native entries take arrays only and return nothing")
+    params: list[str] = []
+    for kind in signature.args:
+        assert isinstance(kind, MemrefArg)
+        params.append(f"s[{len(params)}]")
+        params += [f"(int64_t)(intptr_t)s[{len(params) + k}]" for k in range(sum(n is None for n in kind.shape))]
+    return (
+        f"\n__attribute__((visibility(\"default\"))) void {trampoline_name(name)}(void *const *s);\n"
+        f"void {trampoline_name(name)}(void *const *s) {{\n  {name}({', '.join(params)});\n}}\n"
+    )
+
+
+def build_entry(source: str, name: str, signature: Signature, n_inputs: int) -> Callable[..., Any]:
+    """Compile ``source`` with its trampoline (cached by content) and bind an ``Entry`` to kernel
+    ``name``: its first ``n_inputs`` memref parameters are inputs, the rest outputs it allocates."""
+    prefetch()
+    so_path = toolchain.compile_shared(source + trampoline(name, signature))
+    mod = module()
+    specs = [(kind.dtype, tuple(-1 if n is None else n for n in kind.shape)) for kind in signature.args]
+    address = mod.symbol(str(so_path), trampoline_name(name))
+    return mod.Entry(address, tuple(specs[:n_inputs]), tuple(specs[n_inputs:]))

@@ -1,0 +1,142 @@
+/* kiln's packed GEMM: C[i0:i1, 0:N] = A[i0:i1, 0:K] @ B[0:K, 0:N] (overwrites C).
+ *
+ * Instantiated per element type by defining, before this text:
+ *   KG_T     element type (float, double)
+ *   KG_NAME  token pasting a suffix: KG_NAME(pack_b) -> kiln_gemm_f32_pack_b
+ * GotoBLAS/BLIS structure in GCC vector extensions (no immintrin.h, which costs
+ * ~130 ms of gcc time per compile); the vector width follows the target ISA:
+ *   B is packed once, whole, into KC x NR micro-panels (zero-padded to NR columns);
+ *   each row block of <= KG_MC rows packs its A into MR-row micro-panels per KC slice
+ *   (zero-padded to MR rows) and runs an MR x NR register-blocked FMA micro-kernel,
+ *   B micro-panel in L1, A block in L2.
+ * The k-sum of each C element is reassociated: partial sums over KC-long slices are
+ * accumulated in order, each slice summed with fused multiply-adds.
+ */
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=fast")
+#pragma GCC target("prefer-vector-width=512")
+
+typedef KG_T KG_NAME(vec) __attribute__((vector_size(KG_VBYTES), aligned(KG_VBYTES)));
+typedef KG_T KG_NAME(uvec) __attribute__((vector_size(KG_VBYTES), aligned(sizeof(KG_T))));
+enum {
+  KG_NAME(W) = KG_VBYTES / sizeof(KG_T),
+  KG_NAME(NV) = KG_NVEC,
+  KG_NAME(NR) = KG_NVEC * (KG_VBYTES / sizeof(KG_T)),
+  KG_NAME(MR) = KG_MR,
+  KG_NAME(KC) = 256,
+  KG_NAME(MC) = KG_MR * KG_MC_PANELS,
+};
+
+/* Elements of the packed-B buffer for a K x N right-hand side. */
+static inline int64_t KG_NAME(packed_b_size)(int64_t K, int64_t N) {
+  return K * ((N + KG_NAME(NR) - 1) / KG_NAME(NR)) * KG_NAME(NR);
+}
+
+/* Elements of the per-thread packed-A buffer. */
+static inline int64_t KG_NAME(packed_a_size)(void) {
+  return (int64_t)KG_NAME(MC) * KG_NAME(KC);
+}
+
+/* Pack B (element (k, n) at B[k*rs + n*cs]) into KC-slices of NR-wide micro-panels. */
+static void KG_NAME(pack_b)(int64_t K, int64_t N, const KG_T *B, int64_t rs, int64_t cs, KG_T *bp) {
+  const int64_t NR = KG_NAME(NR), KC = KG_NAME(KC);
+  for (int64_t pc = 0; pc < K; pc += KC) {
+    const int64_t kc = K - pc < KC ? K - pc : KC;
+    for (int64_t jr = 0; jr < N; jr += NR) {
+      const int64_t nr = N - jr < NR ? N - jr : NR;
+      for (int64_t k = 0; k < kc; k++) {
+        const KG_T *src = B + (pc + k) * rs + jr * cs;
+        KG_T *dst = bp + k * NR;
+        if (cs == 1 && nr == NR) {
+          for (int64_t j = 0; j < NR; j++) dst[j] = src[j];
+        } else {
+          for (int64_t j = 0; j < nr; j++) dst[j] = src[j * cs];
+          for (int64_t j = nr; j < NR; j++) dst[j] = 0;
+        }
+      }
+      bp += kc * NR;
+    }
+  }
+}
+
+/* Pack rows [i0, i1) x columns [pc, pc+kc) of A into MR-row micro-panels. */
+static void KG_NAME(pack_a)(int64_t i0, int64_t i1, int64_t pc, int64_t kc, const KG_T *A, int64_t rs,
+                            int64_t cs, KG_T *ap) {
+  const int64_t MR = KG_NAME(MR);
+  for (int64_t ir = i0; ir < i1; ir += MR) {
+    const int64_t mr = i1 - ir < MR ? i1 - ir : MR;
+    for (int64_t k = 0; k < kc; k++) {
+      const KG_T *src = A + ir * rs + (pc + k) * cs;
+      for (int64_t i = 0; i < mr; i++) ap[k * MR + i] = src[i * rs];
+      for (int64_t i = mr; i < MR; i++) ap[k * MR + i] = 0;
+    }
+    ap += kc * MR;
+  }
+}
+
+/* The MR x NR micro-kernel: C tile (mr x nr valid) = (first ? 0 : C) + Ap @ Bp. */
+static inline __attribute__((always_inline)) void KG_NAME(micro)(int64_t kc, const KG_T *restrict ap,
+                                                                 const KG_T *restrict bp, KG_T *restrict c,
+                                                                 int64_t ldc, int64_t mr, int64_t nr, int first) {
+  enum { MR = KG_NAME(MR), NV = KG_NAME(NV), W = KG_NAME(W), NR = KG_NAME(NR) };
+  KG_NAME(vec) acc[MR][NV];
+#pragma GCC unroll 64
+  for (int i = 0; i < MR; i++)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; v++) acc[i][v] = (KG_NAME(vec)){0};
+  for (int64_t k = 0; k < kc; k++) {
+    KG_NAME(vec) b[NV];
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; v++) b[v] = *(const KG_NAME(vec) *)(bp + k * NR + v * W);
+#pragma GCC unroll 64
+    for (int i = 0; i < MR; i++) {
+      const KG_T a = ap[k * MR + i];
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; v++) acc[i][v] += a * b[v];
+    }
+  }
+  if (mr == MR && nr == NR) {
+#pragma GCC unroll 64
+    for (int i = 0; i < MR; i++)
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; v++) {
+        KG_NAME(uvec) *dst = (KG_NAME(uvec) *)(c + i * ldc + v * W);
+        *dst = first ? acc[i][v] : *dst + acc[i][v];
+      }
+    return;
+  }
+  KG_T tile[MR][NR] __attribute__((aligned(64)));
+#pragma GCC unroll 64
+  for (int i = 0; i < MR; i++)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; v++) *(KG_NAME(vec) *)(&tile[i][v * W]) = acc[i][v];
+  for (int64_t i = 0; i < mr; i++)
+    for (int64_t j = 0; j < nr; j++) c[i * ldc + j] = first ? tile[i][j] : c[i * ldc + j] + tile[i][j];
+}
+
+/* Rows [i0, i1) of C (row stride ldc, unit column stride) from A (element (m, k) at
+   A[m*ars + k*acs]) and the packed B; ap is a packed_a_size() scratch buffer. */
+static void KG_NAME(rows)(int64_t i0, int64_t i1, int64_t N, int64_t K, const KG_T *A, int64_t ars,
+                          int64_t acs, const KG_T *bp, KG_T *ap, KG_T *C, int64_t ldc) {
+  const int64_t MR = KG_NAME(MR), NR = KG_NAME(NR), KC = KG_NAME(KC);
+  const int64_t npad = (N + NR - 1) / NR * NR;
+  if (K == 0) {
+    for (int64_t i = i0; i < i1; i++)
+      for (int64_t j = 0; j < N; j++) C[i * ldc + j] = 0;
+    return;
+  }
+  for (int64_t pc = 0; pc < K; pc += KC) {
+    const int64_t kc = K - pc < KC ? K - pc : KC;
+    KG_NAME(pack_a)(i0, i1, pc, kc, A, ars, acs, ap);
+    const KG_T *bslice = bp + pc * npad;
+    for (int64_t jr = 0; jr < N; jr += NR) {
+      const int64_t nr = N - jr < NR ? N - jr : NR;
+      for (int64_t ir = i0; ir < i1; ir += MR) {
+        const int64_t mr = i1 - ir < MR ? i1 - ir : MR;
+        KG_NAME(micro)(kc, ap + (ir - i0) * kc, bslice + jr * kc, C + ir * ldc + jr, ldc, mr, nr, pc == 0);
+      }
+    }
+  }
+}
+
+#pragma GCC pop_options

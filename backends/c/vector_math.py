@@ -1,0 +1,177 @@
+"""Vectorized exp, log and tanh, written once over the abstract ops of an ISA table.
+
+Each becomes a ``static inline`` C function on one native register. Methods and measured
+accuracy are in docs/vector-math.md; in short:
+
+* exp: Cody-Waite reduction x = n*ln2 + r (|r| <= ln2/2, n by the 1.5*2^p rounding trick),
+  a degree-6 (f32, Cephes) or degree-13 (f64, Taylor) polynomial, and 2^n applied as two
+  factors 2^(n/2) so results that underflow to denormals round once. Inputs are clamped
+  where the result is already 0 or inf; NaN propagates.
+* log: x = m*2^e with m in [sqrt(1/2), sqrt(2)), log m = 2*atanh(s), s = (m-1)/(m+1), an odd
+  series in s; denormals are scaled first; 0 -> -inf, inf -> inf, x < 0 or NaN -> NaN.
+* tanh: |x| < 0.625: x + x^3*P(x^2) (Cephes; f64 a rational P/Q), else
+  sign(x)*(1 - 2/(exp(2|x|) + 1)).
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.dialects.builtin import Float32Type, Float64Type
+
+from kiln.backends.c.c_types import float_literal
+from kiln.backends.c.isa import IsaTable
+
+_F = {"f32": Float32Type(), "f64": Float64Type()}
+
+# per element type: mantissa bits, exponent bias, rounding magic 1.5*2^p (value, bits)
+_MANT = {"f32": 23, "f64": 52}
+_BIAS = {"f32": 127, "f64": 1023}
+_MAGIC = {"f32": (12582912.0, 0x4B400000), "f64": (6755399441055744.0, 0x4338000000000000)}
+_LN2 = {"f32": (0.693359375, -2.12194440e-4), "f64": (6.93147180369123816490e-01, 1.90821492927058770002e-10)}
+_EXP_CLAMP = {"f32": (-104.0, 89.0), "f64": (-746.0, 710.0)}
+_EXP_POLY = {
+    "f32": [1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1],
+    "f64": [1.0 / math.factorial(k) for k in range(13, -1, -1)],
+}
+_LOG_TERMS = {"f32": 5, "f64": 11}  # odd terms s^3/3 ... s^(2K+1)/(2K+1)
+_TANH_P32 = [-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1, -3.33332819422e-1]
+_TANH_P64 = [-9.64399179425052238628e-1, -9.92877231001918586564e1, -1.61468768441708447952e3]
+_TANH_Q64 = [1.0, 1.12811678491632931402e2, 2.23548839060100448583e3, 4.84406305325125486048e3]
+
+FUNCTIONS: tuple[str, ...] = ("exp", "log", "tanh")
+
+
+def helper_name(fn: str, elem: str) -> str:
+    """C name of the vectorized ``fn`` on ``elem`` registers."""
+    return f"kiln_v{fn}_{elem}"
+
+
+def dependencies(fn: str) -> tuple[str, ...]:
+    """Helpers ``fn`` calls, which must be emitted before it."""
+    return ("exp",) if fn == "tanh" else ()
+
+
+class _Body:
+    """Straight-line C over native registers: each step is a new ``const`` local."""
+
+    def __init__(self, table: IsaTable, elem: str) -> None:
+        self.t, self.e = table, elem
+        self.lines: list[str] = []
+
+    def let(self, expr: str, kind: str = "vec") -> str:
+        name = f"t{len(self.lines)}"
+        self.lines.append(f"  const {self.t.types[self.e][kind]} {name} = {expr};")
+        return name
+
+    def op(self, name: str, *args: str | int) -> str:
+        return self.t.op(name, self.e, *args)
+
+    def c(self, value: float) -> str:
+        return self.op("broadcast", float_literal(value, _F[self.e]))
+
+    def i(self, value: int) -> str:
+        if value in (-(2**31), -(2**63)):
+            return self.op("ibroadcast", "INT32_MIN" if self.e == "f32" else "INT64_MIN")
+        return self.op("ibroadcast", f"INT64_C({value})" if self.e == "f64" else str(value))
+
+    def horner(self, coeffs: list[float], x: str) -> str:
+        p = self.let(self.c(coeffs[0]))
+        for coef in coeffs[1:]:
+            p = self.let(self.op("madd", p, x, self.c(coef)))
+        return p
+
+    def select_cmp(self, pred: str, a: str, b: str, then: str, other: str) -> str:
+        mask = self.let(self.op(f"cmp.{pred}", a, b), "mask")
+        return self.let(self.op("select", mask, then, other))
+
+
+def _exp(b: _Body, x: str) -> str:
+    e = b.e
+    lo, hi = _EXP_CLAMP[e]
+    magic, magic_bits = _MAGIC[e]
+    ln2_hi, ln2_lo = _LN2[e]
+    x = b.select_cmp("ogt", x, b.c(hi), b.c(hi), x)
+    x = b.select_cmp("olt", x, b.c(lo), b.c(lo), x)
+    t = b.let(b.op("madd", x, b.c(1 / math.log(2)), b.c(magic)))
+    n = b.let(b.op("sub", t, b.c(magic)))
+    r = b.let(b.op("madd", n, b.c(-ln2_hi), x))
+    r = b.let(b.op("madd", n, b.c(-ln2_lo), r))
+    if e == "f32":
+        p = b.horner(_EXP_POLY[e], r)
+        z = b.let(b.op("mul", r, r))
+        y = b.let(b.op("add", b.op("madd", p, z, r), b.c(1.0)))
+    else:
+        y = b.horner(_EXP_POLY[e], r)
+    ni = b.let(b.op("isub", b.op("as_int", t), b.i(magic_bits)), "int")
+    bias, mant = _BIAS[e], _MANT[e]
+    half_range = 128 if e == "f32" else 1024
+    n1 = b.let(b.op("isub", b.op("shr", b.op("iadd", ni, b.i(2 * half_range)), 1), b.i(half_range)), "int")
+    n2 = b.let(b.op("isub", ni, n1), "int")
+    s1 = b.let(b.op("as_float", b.op("shl", b.op("iadd", n1, b.i(bias)), mant)))
+    s2 = b.let(b.op("as_float", b.op("shl", b.op("iadd", n2, b.i(bias)), mant)))
+    return b.let(b.op("mul", b.op("mul", y, s1), s2))
+
+
+def _log(b: _Body, x: str) -> str:
+    e = b.e
+    mant, bias = _MANT[e], _BIAS[e]
+    magic, magic_bits = _MAGIC[e]
+    ln2_hi, ln2_lo = _LN2[e]
+    min_normal = 1.17549435e-38 if e == "f32" else 2.2250738585072014e-308
+    tiny = b.let(b.op("cmp.olt", x, b.c(min_normal)), "mask")
+    xs = b.let(b.op("select", tiny, b.op("mul", x, b.c(2.0**mant)), x))
+    bits = b.let(b.op("as_int", xs), "int")
+    ei = b.let(b.op("isub", b.op("shr", bits, mant), b.i(bias)), "int")
+    ef = b.let(b.op("sub", b.op("as_float", b.op("iadd", ei, b.i(magic_bits))), b.c(magic)))
+    ef = b.let(b.op("select", tiny, b.op("sub", ef, b.c(float(mant))), ef))
+    mant_mask = (1 << mant) - 1
+    one_bits = bias << mant
+    m = b.let(b.op("as_float", b.op("ior", b.op("iand", bits, b.i(mant_mask)), b.i(one_bits))))
+    big = b.let(b.op("cmp.ogt", m, b.c(math.sqrt(2.0))), "mask")
+    m = b.let(b.op("select", big, b.op("mul", m, b.c(0.5)), m))
+    ef = b.let(b.op("select", big, b.op("add", ef, b.c(1.0)), ef))
+    s = b.let(b.op("div", b.op("sub", m, b.c(1.0)), b.op("add", m, b.c(1.0))))
+    z = b.let(b.op("mul", s, s))
+    terms = _LOG_TERMS[e]
+    p = b.horner([1.0 / (2 * k + 1) for k in range(terms, 0, -1)], z)
+    r = b.let(b.op("mul", b.op("mul", p, z), s))
+    y = b.let(b.op("madd", ef, b.c(ln2_lo), b.op("add", r, r)))
+    y = b.let(b.op("add", y, b.op("add", s, s)))
+    y = b.let(b.op("madd", ef, b.c(ln2_hi), y))
+    y = b.select_cmp("oeq", x, b.c(0.0), b.c(-math.inf), y)
+    y = b.select_cmp("oeq", x, b.c(math.inf), b.c(math.inf), y)
+    ok = b.let(b.op("cmp.oge", x, b.c(0.0)), "mask")
+    return b.let(b.op("select", ok, y, b.c(math.nan)))
+
+
+def _tanh(b: _Body, x: str) -> str:
+    e = b.e
+    sign = b.let(b.op("as_float", b.i(-(2**31) if e == "f32" else -(2**63))))
+    a = b.let(b.op("bxor", x, b.op("band", x, sign)))
+    z = b.let(b.op("mul", x, x))
+    if e == "f32":
+        p = b.horner(_TANH_P32, z)
+    else:
+        num = b.horner(_TANH_P64, z)
+        den = b.horner(_TANH_Q64, z)
+        p = b.let(b.op("div", num, den))
+    small = b.let(b.op("madd", b.op("mul", p, z), x, x))
+    ex = b.let(f"{helper_name('exp', e)}({b.op('add', a, a)})")
+    large = b.let(b.op("sub", b.c(1.0), b.op("div", b.c(2.0), b.op("add", ex, b.c(1.0)))))
+    large = b.let(b.op("bor", large, b.op("band", x, sign)))
+    return b.select_cmp("olt", a, b.c(0.625), small, large)
+
+
+_BODIES = {"exp": _exp, "log": _log, "tanh": _tanh}
+
+
+def helper(table: IsaTable, fn: str, elem: str) -> str:
+    """The C definition of the vectorized ``fn`` on ``elem`` for ``table``."""
+    body = _BODIES[fn]
+    b = _Body(table, elem)
+    result = body(b, "x")
+    vec = table.types[elem]["vec"]
+    return "\n".join(
+        [f"static inline {vec} {helper_name(fn, elem)}({vec} x) {{", *b.lines, f"  return {result};", "}", ""]
+    )

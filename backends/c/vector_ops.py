@@ -1,0 +1,285 @@
+"""vector-dialect ops, and arith/math ops on vector types, → C for the module's ISA table.
+
+A ``vector<N x T>`` (T = f32/f64) is the C type ``kiln_vNT``: one native register of the
+ISA, or a struct of k registers ``{ reg p[k]; }`` when N lanes fill k registers; every op is
+then emitted once per register. Comparison results (``vector<N x i1>``) are the ISA's mask
+type (``kiln_mNT``) and only feed ``arith.select``. See backends/c/isa/ for the tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from xdsl.dialects import arith, math, vector
+from xdsl.dialects.builtin import Float32Type, Float64Type, ModuleOp, VectorType
+from xdsl.ir import Attribute, SSAValue
+
+from kiln.backends.c import vector_math
+from kiln.backends.c.c_types import c_type, float_literal
+from kiln.backends.c.dispatch import HANDLERS, Handler, handles
+from kiln.backends.c.errors import CEmitError
+from kiln.backends.c.index_expr import add, linear
+from kiln.backends.c.isa import IsaTable, resolve_isa, table
+from kiln.dialects import kvec
+
+if TYPE_CHECKING:
+    from kiln.backends.c.emitter import FunctionEmitter
+
+_DERIVED_CMP: dict[str, tuple[str, str | None]] = {  # predicate -> (base, combine with)
+    "one": ("ogt", "olt"),
+    "ord": ("uno", None),
+    "ueq": ("one", None),
+    "ugt": ("ole", None),
+    "uge": ("olt", None),
+    "ult": ("oge", None),
+    "ule": ("ogt", None),
+    "une": ("oeq", None),
+}
+
+
+def elem_name(ty: Attribute) -> str:
+    """``f32`` or ``f64`` for a vector's element type; others are not vectorized."""
+    elem = ty.get_element_type() if isinstance(ty, VectorType) else ty
+    if isinstance(elem, Float32Type):
+        return "f32"
+    if isinstance(elem, Float64Type):
+        return "f64"
+    raise CEmitError(f"vectors of {elem} are not supported by the C backend (only f32, f64)")
+
+
+class Simd:
+    """Module-wide SIMD state: the ISA table, and the vector types and math helpers in use."""
+
+    def __init__(self, module: ModuleOp, isa: str | None) -> None:
+        self.table: IsaTable = table(resolve_isa(isa))
+        self.math: list[tuple[str, str]] = []
+        self.used = any(
+            isinstance(v.type, VectorType) for op in module.walk() for v in (*op.results, *op.operands)
+        )
+        self.types: dict[str, str] = {}
+        if self.used:
+            for op in module.walk():
+                for v in op.results:
+                    if isinstance(v.type, VectorType) and not _is_mask(v.type):
+                        self._typedef(v.type)
+
+    def parts(self, ty: VectorType, elem: str) -> int:
+        """How many native registers hold ``ty``."""
+        lanes, native = ty.get_shape()[0], self.table.lanes(elem)
+        if ty.get_num_dims() != 1 or lanes % native:
+            raise CEmitError(
+                f"{ty} is not a whole number of {self.table.name} registers ({native} x {elem}); "
+                f"vectorize for this ISA (kiln-vectorize{{isa={self.table.name}}})"
+            )
+        return lanes // native
+
+    def _typedef(self, ty: VectorType) -> None:
+        elem = elem_name(ty)
+        k = self.parts(ty, elem)
+        for kind, name in (("vec", c_type(ty)), ("mask", mask_c_type(ty))):
+            reg = self.table.types[elem][kind]
+            self.types[name] = f"typedef {reg} {name};" if k == 1 else f"typedef struct {{ {reg} p[{k}]; }} {name};"
+
+    def use_math(self, fn: str, elem: str) -> str:
+        """Record that a vector math helper is needed (with its dependencies); returns its name."""
+        for dep in vector_math.dependencies(fn):
+            self.use_math(dep, elem)
+        name = vector_math.helper_name(fn, elem)
+        if all(n != name for n, _ in self.math):
+            self.math.append((name, vector_math.helper(self.table, fn, elem)))
+        return name
+
+    def includes(self) -> list[str]:
+        """Lines that must open the translation unit (before any other token: precompiled headers)."""
+        return list(self.table.includes) if self.used else []
+
+    def definitions(self) -> list[str]:
+        """The ISA preamble, vector typedefs and math helpers, after the other includes."""
+        if not self.used:
+            return []
+        return [f"/* SIMD: {self.table.name} */", self.table.preamble, *self.types.values(), "", *(t for _, t in self.math)]
+
+
+def mask_c_type(ty: VectorType) -> str:
+    """C type of the mask from comparing two ``ty`` vectors."""
+    return f"kiln_m{ty.get_shape()[0]}{elem_name(ty)}"
+
+
+def _is_mask(ty: Attribute) -> bool:
+    return isinstance(ty, VectorType) and not isinstance(ty.get_element_type(), Float32Type | Float64Type)
+
+
+def _part(name: str, j: int, k: int) -> str:
+    return name if k == 1 else f"{name}.p[{j}]"
+
+
+def _define(em: FunctionEmitter, value: SSAValue, ctype: str, k: int, part_expr: Callable[[int], str]) -> None:
+    """Declare a vector local and set each of its k registers."""
+    name = em.fresh(value.name_hint, "vec")
+    if k == 1:
+        em.line(f"{ctype} {name} = {part_expr(0)};")
+    else:
+        em.line(f"{ctype} {name};")
+        for j in range(k):
+            em.line(f"{name}.p[{j}] = {part_expr(j)};")
+    em.bind(value, name)
+
+
+def _shape(em: FunctionEmitter, ty: Attribute) -> tuple[str, int, IsaTable]:
+    assert isinstance(ty, VectorType)
+    elem = elem_name(ty)
+    return elem, em.module.simd.parts(ty, elem), em.module.simd.table
+
+
+def _lanewise(em: FunctionEmitter, result: SSAValue, like: SSAValue, operands: list[SSAValue],
+              expr: Callable[[IsaTable, str, list[str]], str]) -> None:
+    """Define ``result`` register by register from ``operands`` (vectors shaped like ``like``)."""
+    elem, k, t = _shape(em, like.type)
+    assert isinstance(like.type, VectorType)
+    ctype = mask_c_type(like.type) if _is_mask(result.type) else c_type(result.type)
+    names = [em.expr(v) for v in operands]
+    _define(em, result, ctype, k, lambda j: expr(t, elem, [_part(n, j, k) for n in names]))
+
+
+def cmp_expr(t: IsaTable, elem: str, pred: str, a: str, b: str) -> str:
+    """A cmpf predicate on registers, derived from the table's basic ones where it has no entry."""
+    if f"cmp.{pred}.{elem}" in t.ops:
+        return t.op(f"cmp.{pred}", elem, a, b)
+    if pred not in _DERIVED_CMP:
+        raise CEmitError(f"cmpf {pred} on vectors is not supported")
+    base, other = _DERIVED_CMP[pred]
+    if other is not None:
+        return t.op("mor", elem, cmp_expr(t, elem, base, a, b), cmp_expr(t, elem, other, a, b))
+    return t.op("mnot", elem, cmp_expr(t, elem, base, a, b))
+
+
+def _min_max(t: IsaTable, elem: str, a: str, b: str, is_max: bool) -> str:
+    """IEEE maximum/minimum like arith.maximumf: NaN propagates, -0 < +0."""
+    first, second = ("ogt", "olt") if is_max else ("olt", "ogt")
+    tie = t.op("band" if is_max else "bor", elem, a, b)
+    picked = t.op("select", elem, t.op(f"cmp.{first}", elem, a, b), a,
+                  t.op("select", elem, t.op(f"cmp.{second}", elem, a, b), b, tie))
+    return t.op("select", elem, t.op("cmp.uno", elem, a, b), t.op("add", elem, a, b), picked)
+
+
+def _neg_zero(t: IsaTable, elem: str) -> str:
+    return t.op("broadcast", elem, float_literal(-0.0, Float32Type() if elem == "f32" else Float64Type()))
+
+
+_BINARY: dict[type, Callable[[IsaTable, str, list[str]], str]] = {
+    arith.AddfOp: lambda t, e, o: t.op("add", e, *o),
+    arith.SubfOp: lambda t, e, o: t.op("sub", e, *o),
+    arith.MulfOp: lambda t, e, o: t.op("mul", e, *o),
+    arith.DivfOp: lambda t, e, o: t.op("div", e, *o),
+    arith.MaximumfOp: lambda t, e, o: _min_max(t, e, *o, is_max=True),
+    arith.MinimumfOp: lambda t, e, o: _min_max(t, e, *o, is_max=False),
+    arith.NegfOp: lambda t, e, o: t.op("bxor", e, o[0], _neg_zero(t, e)),
+    math.AbsFOp: lambda t, e, o: t.op("bxor", e, o[0], t.op("band", e, o[0], _neg_zero(t, e))),
+    math.SqrtOp: lambda t, e, o: t.op("sqrt", e, *o),
+    math.FmaOp: lambda t, e, o: t.op("fma", e, *o),
+    kvec.SelectOp: lambda t, e, o: t.op("select", e, *o),
+}
+_MATH_FN: dict[type, str] = {math.ExpOp: "exp", math.LogOp: "log", math.TanhOp: "tanh"}
+
+
+def _vector_arith(em: FunctionEmitter, op: arith.AddfOp) -> None:
+    result = op.results[0]
+    operands = list(op.operands)
+    if isinstance(op, kvec.CmpfOp):
+        pred = op.predicate.data
+        _lanewise(em, result, op.lhs, operands, lambda t, e, o: cmp_expr(t, e, pred, *o))
+    elif type(op) in _MATH_FN:
+        helper = em.module.simd.use_math(_MATH_FN[type(op)], elem_name(result.type))
+        _lanewise(em, result, result, operands, lambda t, e, o: f"{helper}({o[0]})")
+    else:
+        _lanewise(em, result, result, operands, _BINARY[type(op)])
+
+
+def _on_vectors(scalar: Handler) -> Handler:
+    """The scalar handler, or the vector one when the op's operands are vectors."""
+
+    def handler(em: FunctionEmitter, op: arith.AddfOp) -> None:
+        if any(isinstance(v.type, VectorType) for v in op.operands):
+            _vector_arith(em, op)
+        else:
+            scalar(em, op)
+
+    return handler
+
+
+for _cls in (*_BINARY, *_MATH_FN):
+    if _cls is not kvec.SelectOp:
+        handles(_cls)(_on_vectors(HANDLERS[_cls]))
+handles(kvec.CmpfOp, kvec.SelectOp)(_vector_arith)
+
+
+def _pointer(em: FunctionEmitter, base: SSAValue, indices: list[SSAValue], lanes: int, j: int) -> str:
+    desc = em.memref(base)
+    return f"&{desc.ptr}[{add(linear([em.index(i) for i in indices], desc.strides), j * lanes)}]"
+
+
+@handles(vector.LoadOp)
+def _load(em: FunctionEmitter, op: vector.LoadOp) -> None:
+    elem, k, t = _shape(em, op.result.type)
+    lanes = t.lanes(elem)
+    idx = list(op.indices)
+    _define(em, op.result, c_type(op.result.type), k, lambda j: t.op("load", elem, _pointer(em, op.base, idx, lanes, j)))
+
+
+@handles(vector.StoreOp)
+def _store(em: FunctionEmitter, op: vector.StoreOp) -> None:
+    elem, k, t = _shape(em, op.vector.type)
+    lanes, value, idx = t.lanes(elem), em.expr(op.vector), list(op.indices)
+    for j in range(k):
+        em.line(t.op("store", elem, _pointer(em, op.base, idx, lanes, j), _part(value, j, k)) + ";")
+
+
+@handles(vector.BroadcastOp)
+def _broadcast(em: FunctionEmitter, op: vector.BroadcastOp) -> None:
+    if isinstance(op.source.type, VectorType):
+        raise CEmitError("vector.broadcast of a vector is not supported")
+    elem, k, t = _shape(em, op.vector.type)
+    src = em.expr(op.source)
+    _define(em, op.vector, c_type(op.vector.type), k, lambda j: t.op("broadcast", elem, src))
+
+
+@handles(vector.FMAOp)
+def _fma(em: FunctionEmitter, op: vector.FMAOp) -> None:
+    _lanewise(em, op.res, op.res, [op.lhs, op.rhs, op.acc], lambda t, e, o: t.op("fma", e, *o))
+
+
+_REDUCE: dict[str, str] = {  # vector.kind -> C combining a and b (scalars)
+    "add": "{a} + {b}",
+    "mul": "{a} * {b}",
+    "maximumf": "kiln_maximum{s}({a}, {b})",
+    "minimumf": "kiln_minimum{s}({a}, {b})",
+    "maxnumf": "fmax{s}({a}, {b})",
+    "minnumf": "fmin{s}({a}, {b})",
+}
+
+
+@handles(vector.ReductionOp)
+def _reduction(em: FunctionEmitter, op: vector.ReductionOp) -> None:
+    """Spill to an aligned array and fold lane by lane (runs once per loop, after it)."""
+    kind = op.kind.data.value
+    if kind not in _REDUCE:
+        raise CEmitError(f"vector.reduction <{kind}> is not supported")
+    elem, k, t = _shape(em, op.vector.type)
+    lanes, scalar = t.lanes(elem), c_type(op.dest.type)
+    suffix = "f" if elem == "f32" else ""
+    if kind in ("maximumf", "minimumf"):
+        em.use_helper(f"kiln_{kind[:7]}{suffix}")
+    src = em.expr(op.vector)
+    buf = em.fresh(f"{src}_lanes")
+    total = lanes * k
+    em.line(f"{scalar} {buf}[{total}] __attribute__((aligned(64)));")
+    for j in range(k):
+        em.line(t.op("store", elem, f"&{buf}[{j * lanes}]", _part(src, j, k)) + ";")
+    acc = em.fresh(op.dest.name_hint, "red")
+    em.line(f"{scalar} {acc} = {em.expr(op.acc) if op.acc is not None else buf + '[0]'};")
+    first = 0 if op.acc is not None else 1
+    i = em.fresh("l")
+    em.line(f"for (int {i} = {first}; {i} < {total}; {i}++) "
+            f"{acc} = {_REDUCE[kind].format(a=acc, b=f'{buf}[{i}]', s=suffix)};")
+    em.bind(op.dest, acc)

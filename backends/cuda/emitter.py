@@ -1,0 +1,318 @@
+"""A module after the ``gpu`` stage → one CUDA translation unit (``.cu``).
+
+Kernels (``gpu.func`` in ``gpu.module``) become ``__global__`` functions
+(:mod:`kernel_emitter`). Each ``func.func`` becomes a host entry point with the C ABI
+of docs/abi.md (``extern "C"``, host pointers for memref parameters), so
+``backends/loader.py`` calls it unchanged. The host entry point:
+
+1. copies every memref parameter to a device buffer (``<name>_dev``);
+2. runs the body on the host: scalar code and ``scf`` control flow as in the C backend,
+   ``memref.alloc``/``dealloc`` as ``cudaMalloc``/``cudaFree``, host ``memref.load``/``store``
+   as one-element copies, ``gpu.launch_func`` as a ``<<<grid, block>>>`` launch;
+3. copies back the parameters kernels (or host stores) write, and frees the device copies.
+
+Every CUDA call goes through ``kiln_cuda_check``, which records the first failure (naming the
+kernel or the call) for ``kiln_cuda_last_error()``; the entry point then returns at once.
+Where parameters live is decided in one place (:meth:`HostEmitter._device_copy`), so a
+device-resident buffer (a kiln.Variable) can skip the copies, and host-side statements
+(staged prints) can be added as host handlers.
+"""
+
+from __future__ import annotations
+
+import re
+
+from xdsl.dialects import func, gpu, memref
+from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr
+from xdsl.ir import Operation, SSAValue
+
+from kiln.backends.c import helpers as c_helpers
+from kiln.backends.c.c_types import c_type, element_c_type
+from kiln.backends.c.emitter import FunctionEmitter, MemrefDesc, ModuleEmitter, _arg_names, _is_private, return_type
+from kiln.backends.c.errors import CEmitError, op_error
+from kiln.backends.c.index_expr import atom, linear, product
+from kiln.backends.c.memref_ops import emit_global
+from kiln.backends.cuda.kernel_emitter import KernelEmitter, kernel_name
+
+PRELUDE = """#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+static char kiln_cuda_error[512];
+
+/* Record the first failing CUDA call; true when ``err`` is an error. */
+static bool kiln_cuda_check(cudaError_t err, const char *what) {
+  if (err == cudaSuccess) return false;
+  if (!kiln_cuda_error[0])
+    snprintf(kiln_cuda_error, sizeof kiln_cuda_error, "%s: %s (%s)", what, cudaGetErrorString(err), cudaGetErrorName(err));
+  return true;
+}
+
+/* The first CUDA error since the last call (empty when none), then cleared. */
+extern "C" __attribute__((visibility("default"))) const char *kiln_cuda_last_error(void) {
+  static char copy[512];
+  memcpy(copy, kiln_cuda_error, sizeof copy);
+  kiln_cuda_error[0] = 0;
+  return copy;
+}
+"""
+
+_EXPORT = 'extern "C" __attribute__((visibility("default")))'
+_VIEWS = (memref.SubviewOp, memref.CollapseShapeOp, memref.ExpandShapeOp, memref.CastOp, memref.ReinterpretCastOp)
+
+
+def _root(value: SSAValue) -> SSAValue:
+    """The buffer a memref view looks into."""
+    while isinstance(value.owner, _VIEWS):
+        value = value.owner.operands[0]
+    return value
+
+
+def _kernel_writes(kernel: gpu.FuncOp) -> set[int]:
+    """Indices of the kernel's memref parameters it stores into."""
+    args = list(kernel.body.blocks[0].args)
+    written: set[int] = set()
+    for op in kernel.walk():
+        if isinstance(op, memref.StoreOp):
+            root = _root(op.memref)
+            if root in args:
+                written.add(args.index(root))
+    return written
+
+
+def _device_helper(text: str) -> str:
+    """A C helper made callable from host and device code."""
+    return text.replace("static inline ", "static inline __host__ __device__ ", 1)
+
+
+class CudaModuleEmitter(ModuleEmitter):
+    """Module-wide state plus the kernels of the ``gpu.module``."""
+
+    def __init__(self, module: ModuleOp) -> None:
+        super().__init__(module)
+        self.kernels: dict[str, gpu.FuncOp] = {}
+        for op in module.ops:
+            if isinstance(op, gpu.ModuleOp):
+                for kernel in op.body.block.ops:
+                    if isinstance(kernel, gpu.FuncOp):
+                        self.kernels[kernel.sym_name.data] = kernel
+                        self.reserved.add(kernel_name(kernel))
+        self.writes = {name: _kernel_writes(k) for name, k in self.kernels.items()}
+
+    def emit(self) -> str:
+        globals_: list[str] = []
+        kernels: list[str] = []
+        hosts: list[str] = []
+        for op in self.module.ops:
+            if isinstance(op, func.FuncOp):
+                if not op.body.blocks:
+                    raise op_error(op, "the CUDA backend cannot call external functions")
+                hosts.append(HostEmitter(self, op).emit())
+            elif isinstance(op, memref.GlobalOp):
+                globals_.append(re.sub(r"^static (const )?", "static __device__ ", emit_global(self, op)))
+            elif isinstance(op, gpu.ModuleOp):
+                kernels += [KernelEmitter(self, k).emit() for k in op.body.block.ops if isinstance(k, gpu.FuncOp)]
+            else:
+                raise op_error(op, "unsupported top-level op in the CUDA backend")
+        parts = [PRELUDE]
+        parts += [_device_helper(c_helpers.HELPERS[n]) for n in sorted(self.helpers) if n != "kiln_alloc"]
+        if globals_:
+            parts += globals_ + [""]
+        return "\n".join(parts + kernels + hosts)
+
+
+class HostEmitter(FunctionEmitter):
+    """Emits one ``func.func`` as a host entry point driving device buffers."""
+
+    def __init__(self, module: CudaModuleEmitter, fn: func.FuncOp) -> None:
+        super().__init__(module, fn)
+        self.cuda = module
+        self.fail = "return;" if not fn.function_type.outputs.data else f"return ({return_type(fn)})0;"
+        self.device_buffers: list[str] = []  # parameters' device copies, freed on return
+        self.copy_back: list[tuple[str, str, str]] = []  # (host ptr, device ptr, bytes)
+
+    def check(self, call: str, what: str) -> None:
+        """A CUDA call whose failure ends the entry point."""
+        self.line(f'if (kiln_cuda_check({call}, "{what}")) {self.fail}')
+
+    def emit_op(self, op: Operation) -> None:
+        handler = _HOST_HANDLERS.get(type(op))
+        if handler is None:
+            super().emit_op(op)
+            return
+        try:
+            handler(self, op)
+        except CEmitError as e:
+            raise op_error(op, str(e)) from None
+
+    def _written_params(self) -> set[SSAValue]:
+        """Parameters that kernels or host stores write (they are copied back)."""
+        written: set[SSAValue] = set()
+        for op in self.fn.walk():
+            if isinstance(op, gpu.LaunchFuncOp):
+                indices = self.cuda.writes.get(op.kernel.string_value().split(".")[-1], set())
+                written |= {_root(op.kernelOperands[i]) for i in indices}
+            elif isinstance(op, memref.StoreOp):
+                written.add(_root(op.memref))
+            elif isinstance(op, memref.CopyOp):
+                written.add(_root(op.destination))
+        return written
+
+    def _device_copy(self, arg: SSAValue, name: str, written: bool) -> None:
+        """Give a host memref parameter a device copy (the one place parameters' residence is decided)."""
+        ty = arg.type
+        assert isinstance(ty, MemRefType)
+        elem = element_c_type(ty)
+        sizes = [d if d >= 0 else f"{name}_d{i}" for i, d in enumerate(ty.get_shape())]
+        self.used |= {s for s in sizes if isinstance(s, str)}
+        dev = self.fresh(f"{name}_dev")
+        nbytes = f"{atom(product(sizes))}*sizeof({elem})"
+        self.line(f"{elem} *{dev} = NULL;")
+        self.check(f"cudaMalloc((void **)&{dev}, {nbytes} > 0 ? {nbytes} : 1)", f"cudaMalloc({name})")
+        self.device_buffers.append(dev)
+        self.check(f"cudaMemcpy({dev}, {name}, {nbytes}, cudaMemcpyHostToDevice)", f"copy {name} to the device")
+        if written:
+            self.copy_back.append((name, dev, nbytes))
+        self.bind_memref(arg, self.row_major(dev, ty, sizes))
+
+    def emit(self) -> str:
+        fn = self.fn
+        block = fn.body.blocks[0]
+        names = _arg_names(fn)
+        self.used |= set(names)
+        written = self._written_params()
+        params: list[str] = []
+        for arg, name in zip(block.args, names, strict=True):
+            if isinstance(arg.type, MemRefType):
+                params.append(f"{element_c_type(arg.type)} *__restrict__ {name}")
+                params += [f"int64_t {name}_d{i}" for i, d in enumerate(arg.type.get_shape()) if d < 0]
+                self._device_copy(arg, name, arg in written)
+            else:
+                params.append(f"{c_type(arg.type)} {name}")
+                self.bind(arg, name)
+        for i, res_type in enumerate(fn.function_type.outputs.data[1:], start=1):
+            params.append(f"{c_type(res_type)} *__restrict__ out{i}")
+        terminator = self.emit_ops(block)
+        if not isinstance(terminator, func.ReturnOp):
+            raise op_error(fn, "function body must end with func.return")
+        for host, dev, nbytes in self.copy_back:
+            self.check(f"cudaMemcpy({host}, {dev}, {nbytes}, cudaMemcpyDeviceToHost)", f"copy {host} to the host")
+        for dev in self.device_buffers:
+            self.check(f"cudaFree({dev})", "cudaFree")
+        values = list(terminator.arguments)
+        for i, value in enumerate(values[1:], start=1):
+            self.line(f"*out{i} = {self.expr(value)};")
+        if values:
+            self.line(f"return {self.expr(values[0])};")
+        storage = "static" if _is_private(fn) else _EXPORT
+        header = f"{storage} {return_type(fn)} {fn.sym_name.data}({', '.join(params) or 'void'}) {{"
+        return "\n".join([header, *self.lines, "}", ""])
+
+
+# -- host handlers ------------------------------------------------------------------------
+
+
+def _alloc(em: HostEmitter, op: memref.AllocOp) -> None:
+    ty = op.memref.type
+    assert isinstance(ty, MemRefType)
+    if not isinstance(ty.layout, NoneAttr):
+        raise CEmitError(f"allocating {ty}: only the identity layout is supported")
+    elem = element_c_type(ty)
+    values = iter(op.dynamic_sizes)
+    sizes = [d if d >= 0 else em.index(next(values)) for d in ty.get_shape()]
+    name = em.fresh(op.memref.name_hint, "buf")
+    nbytes = f"{atom(product(sizes))}*sizeof({elem})"
+    em.line(f"{elem} *{name} = NULL;")
+    em.check(f"cudaMalloc((void **)&{name}, {nbytes} > 0 ? {nbytes} : 1)", "cudaMalloc")
+    em.bind_memref(op.memref, em.row_major(name, ty, sizes))
+
+
+def _dealloc(em: HostEmitter, op: memref.DeallocOp) -> None:
+    em.check(f"cudaFree({em.memref(op.memref).ptr})", "cudaFree")
+
+
+def _element(em: HostEmitter, ref: SSAValue, indices: list[SSAValue]) -> tuple[MemrefDesc, str]:
+    desc = em.memref(ref)
+    return desc, f"{desc.ptr} + {linear([em.index(i) for i in indices], desc.strides)}"
+
+
+def _load(em: HostEmitter, op: memref.LoadOp) -> None:
+    """A host read of one device element (a loop or branch condition)."""
+    desc, addr = _element(em, op.memref, list(op.indices))
+    name = em.fresh(op.res.name_hint)
+    em.line(f"{desc.elem} {name};")
+    em.check(f"cudaMemcpy(&{name}, {addr}, sizeof({desc.elem}), cudaMemcpyDeviceToHost)", "read a device element")
+    em.bind(op.res, name)
+
+
+def _store(em: HostEmitter, op: memref.StoreOp) -> None:
+    desc, addr = _element(em, op.memref, list(op.indices))
+    tmp = em.fresh("host_value")
+    em.line(f"{desc.elem} {tmp} = {em.expr(op.value)};")
+    em.check(f"cudaMemcpy({addr}, &{tmp}, sizeof({desc.elem}), cudaMemcpyHostToDevice)", "write a device element")
+
+
+def _copy(em: HostEmitter, op: memref.CopyOp) -> None:
+    src, dst = em.memref(op.source), em.memref(op.destination)
+    for v in (op.source, op.destination):
+        if not isinstance(v.type, MemRefType) or not isinstance(v.type.layout, NoneAttr):
+            raise CEmitError("memref.copy on the host needs contiguous memrefs")
+    nbytes = f"{atom(product(list(src.sizes)))}*sizeof({src.elem})"
+    em.check(f"cudaMemcpy({dst.ptr}, {src.ptr}, {nbytes}, cudaMemcpyDeviceToDevice)", "memref.copy")
+
+
+def _get_global(em: HostEmitter, op: memref.GetGlobalOp) -> None:
+    ty = op.memref.type
+    assert isinstance(ty, MemRefType)
+    cname = em.module.globals.get(op.name_.string_value())
+    if cname is None:
+        raise CEmitError(f"unknown global @{op.name_.string_value()}")
+    elem = element_c_type(ty)
+    name = em.fresh(op.memref.name_hint, cname)
+    em.line(f"{elem} *{name} = NULL;")
+    em.check(f"cudaGetSymbolAddress((void **)&{name}, {cname})", f"address of {cname}")
+    em.bind_memref(op.memref, em.row_major(name, ty, list(ty.get_shape())))
+
+
+def _launch(em: HostEmitter, op: gpu.LaunchFuncOp) -> None:
+    """``kernel<<<grid, block>>>(args)``, then launch and execution errors name the kernel."""
+    name = op.kernel.string_value().split(".")[-1]
+    kernel = em.cuda.kernels.get(name)
+    if kernel is None:
+        raise CEmitError(f"launch of unknown kernel {op.kernel}")
+    args: list[str] = []
+    for value in op.kernelOperands:
+        if isinstance(value.type, MemRefType):
+            desc = em.memref(value)
+            args.append(desc.ptr)
+            args += [str(desc.sizes[i]) for i, d in enumerate(value.type.get_shape()) if d < 0]
+            if not isinstance(value.type.layout, NoneAttr):
+                strides = value.type.get_strides() or []
+                args += [str(desc.strides[i]) for i, s in enumerate(strides) if s is None]
+        else:
+            args.append(em.expr(value))
+    grid = ", ".join(f"(unsigned){em.expr(v)}" for v in (op.gridSizeX, op.gridSizeY, op.gridSizeZ))
+    block = ", ".join(f"(unsigned){em.expr(v)}" for v in (op.blockSizeX, op.blockSizeY, op.blockSizeZ))
+    cname = kernel_name(kernel)
+    em.line(f"{cname}<<<dim3({grid}), dim3({block})>>>({', '.join(args)});")
+    em.check("cudaGetLastError()", f"launching kernel {cname}")
+    em.check("cudaDeviceSynchronize()", f"kernel {cname}")
+
+
+_HOST_HANDLERS = {
+    memref.AllocOp: _alloc,
+    memref.DeallocOp: _dealloc,
+    memref.LoadOp: _load,
+    memref.StoreOp: _store,
+    memref.CopyOp: _copy,
+    memref.GetGlobalOp: _get_global,
+    gpu.LaunchFuncOp: _launch,
+}
+
+
+def emit_cuda(module: ModuleOp) -> str:
+    """CUDA source for a module after the ``gpu`` stage; raises CEmitError on unsupported IR."""
+    return CudaModuleEmitter(module).emit()

@@ -1,0 +1,244 @@
+"""kiln's benchmark suite: every workload against NumPy (and JAX where importable; Numba is not wired yet) in
+one run, with the machine's limits measured in the same run; medians of repeated runs.
+
+    python -m kiln.bench [--quick] [--out bench/RESULTS.md] [--only SUBSTRING]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import functools
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kiln.bench.workloads import Workload, workloads
+
+#: FP32 FMA peak per core measured on the development machine (shared/notes/perf-baselines.md)
+FMA_PEAK_GFLOPS_PER_CORE = 117.4
+
+
+@dataclass
+class Row:
+    """One workload's figures: per peer, the figure in the workload's unit (None: not run)."""
+
+    workload: Workload
+    figures: dict[str, float | None] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    ok: bool = True
+
+
+def median_seconds(fn: Callable[[], Any], quick: bool) -> float:
+    """Median time of one call over repeats, each repeat long enough to time reliably."""
+    fn()
+    number, elapsed = 1, 0.0
+    target = 0.002 if quick else 0.05
+    while True:
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        elapsed = time.perf_counter() - start
+        if elapsed >= target or number >= 1 << 20:
+            break
+        number *= 2 if elapsed == 0 else max(2, min(10, int(target / elapsed) + 1))
+    runs = [elapsed / number]
+    for _ in range(2 if quick else 6):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        runs.append((time.perf_counter() - start) / number)
+    return statistics.median(runs)
+
+
+def _peers() -> dict[str, Callable[[Workload], Callable[..., Any]]]:
+    """Peer name -> how it makes a callable of the workload's inputs (only importable peers)."""
+    import kiln
+
+    def make_kiln(w: Workload) -> Callable[..., Any]:
+        body = functools.partial(w.fn, np)
+        traced = functools.update_wrapper(lambda *a: body(*a), w.fn)
+        return kiln.function(traced)
+
+    peers: dict[str, Callable[[Workload], Callable[..., Any]]] = {
+        "kiln": make_kiln,
+        "numpy": lambda w: functools.partial(w.numpy_fn or w.fn, np),
+    }
+    try:
+        import jax
+        import jax.numpy as jnp
+
+        def make_jax(w: Workload) -> Callable[..., Any]:
+            jitted = jax.jit(functools.partial(w.numpy_fn or w.fn, jnp))
+            return lambda *a: jax.block_until_ready(jitted(*a))
+
+        peers["jax"] = make_jax
+    except ImportError:
+        pass
+    return peers
+
+
+def _figure(w: Workload, seconds: float, inputs: tuple[np.ndarray, ...]) -> float:
+    if w.unit == "us":
+        return seconds * 1e6
+    return w.work(inputs) / seconds / 1e9
+
+
+def _close(got: Any, want: Any, rtol: float) -> bool:
+    got_leaves = got if isinstance(got, tuple) else (got,)
+    want_leaves = want if isinstance(want, tuple) else (want,)
+    return len(got_leaves) == len(want_leaves) and all(
+        np.allclose(np.asarray(g, np.float64), np.asarray(r, np.float64), rtol=rtol, atol=rtol * max(1.0, float(np.abs(np.asarray(r, np.float64)).max(initial=0))))
+        for g, r in zip(got_leaves, want_leaves)
+    )
+
+
+def run_workload(w: Workload, peers: dict[str, Callable[[Workload], Callable[..., Any]]], quick: bool) -> Row:
+    row = Row(w)
+    inputs = w.inputs(quick)
+    reference = (w.numpy_fn or w.fn)(np, *inputs)
+    for peer, make in peers.items():
+        try:
+            fn = make(w)
+            result = fn(*inputs)
+        except Exception as e:  # a peer that cannot run this workload is reported, not fatal
+            row.figures[peer] = None
+            row.notes.append(f"{peer}: {type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}")
+            continue
+        if not _close(result, reference, w.rtol):
+            row.notes.append(f"{peer}: result differs from NumPy")
+            if peer == "kiln":
+                row.ok = False
+        row.figures[peer] = _figure(w, median_seconds(lambda: fn(*inputs), quick), inputs)
+    return row
+
+
+def copy_bandwidth(quick: bool) -> float:
+    """GB/s of a large ``np.copyto`` (read + write), the streaming limit of this machine."""
+    n = 10**5 if quick else 10**7
+    src, dst = np.ones(n, np.float32), np.empty(n, np.float32)
+    return 8.0 * n / median_seconds(lambda: np.copyto(dst, src), quick) / 1e9
+
+
+_LATENCY_SCRIPT = textwrap.dedent(
+    """
+    import time
+    t0 = time.perf_counter()
+    import kiln
+    t1 = time.perf_counter()
+    import numpy as np
+
+    @kiln.function
+    def small(x, y):
+        return kiln.relu(x * y + 1)
+
+    t2 = time.perf_counter()
+    x = np.ones(3, np.float32)
+    small(x, x)
+    t3 = time.perf_counter()
+    print(t1 - t0, t2 - t1, t3 - t2)
+    """
+)
+
+
+def latencies() -> dict[str, float]:
+    """Seconds: ``import kiln``, decoration (imports the frontend and xDSL), first call in a
+    process with an empty cache, then the same in a new process with the cache warm."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "KILN_CACHE_DIR": cache}
+        runs = []
+        for _ in range(2):
+            out = subprocess.run([sys.executable, "-c", _LATENCY_SCRIPT], env=env, capture_output=True, text=True, check=True)
+            runs.append([float(v) for v in out.stdout.split()])
+    return {"import kiln": runs[1][0], "decorate": runs[1][1], "first call": runs[0][2], "warm start": runs[1][2]}
+
+
+def _ratio(a: float | None, b: float | None, unit: str) -> str:
+    if a is None or b is None or a == 0 or b == 0:
+        return "–"
+    return f"{(b / a if unit == 'us' else a / b):.2f}x"
+
+
+def _fmt(v: float | None) -> str:
+    return "–" if v is None else f"{v:.3g}"
+
+
+def report(rows: list[Row], lat: dict[str, float], bandwidth: float, quick: bool, command: str) -> str:
+    peers = [p for p in rows[0].figures] if rows else ["kiln", "numpy"]
+    others = [p for p in peers if p != "kiln"]
+    threads = os.environ.get("KILN_NUM_THREADS", f"OpenMP default ({os.cpu_count()} cores)")
+    lines = [
+        "# kiln benchmark results",
+        "",
+        f"Command: `{command}`  ",
+        f"Date: {datetime.datetime.now().isoformat(timespec='seconds')}  ",
+        f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, {_cpu_model()}; "
+        f"Python {platform.python_version()}, NumPy {np.__version__}  ",
+        f"Threads: kiln {threads}; NumPy/BLAS default.  Peers: {', '.join(peers)}"
+        + ("" if "jax" in peers else " (JAX: `pip install -e '.[bench]'`)") + "  ",
+        f"Limits measured in this run: copy bandwidth {bandwidth:.1f} GB/s (np.copyto, read+write); "
+        f"FMA peak {FMA_PEAK_GFLOPS_PER_CORE} GFLOP/s per core (perf-baselines.md).  ",
+        f"Figures are medians of repeated runs{' (quick mode: tiny sizes, not meaningful)' if quick else ''}. "
+        "Ratio = kiln's speed over the peer's (>1: kiln faster).",
+        "",
+        "| workload | unit | " + " | ".join(peers) + " | " + " | ".join(f"kiln vs {p}" for p in others) + " | vs limit |",
+        "|" + "---|" * (3 + len(peers) + len(others)),
+    ]
+    for row in rows:
+        w, k = row.workload, row.figures.get("kiln")
+        limit = "–"
+        if k is not None and w.unit == "GB/s":
+            limit = f"{k / bandwidth:.0%} of copy bw"
+        elif k is not None and w.unit == "GFLOP/s":
+            limit = f"{k / FMA_PEAK_GFLOPS_PER_CORE:.0%} of 1-core peak"
+        cells = [_fmt(row.figures.get(p)) for p in peers] + [_ratio(k, row.figures.get(p), w.unit) for p in others]
+        lines.append(f"| {w.name} | {w.unit} | " + " | ".join(cells) + f" | {limit} |")
+    lines += ["", "| latency | seconds |", "|---|---|"] + [f"| {k} | {v:.4f} |" for k, v in lat.items()]
+    notes = [f"- {row.workload.name}: {n}" for row in rows for n in row.notes]
+    if notes:
+        lines += ["", "Notes (a peer that could not run a workload, or disagreed with NumPy):", "", *notes]
+    return "\n".join(lines) + "\n"
+
+
+def _cpu_model() -> str:
+    info = Path("/proc/cpuinfo")
+    for line in info.read_text().splitlines() if info.exists() else []:
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return "unknown CPU"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m kiln.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="tiny sizes and few repeats: a smoke run")
+    parser.add_argument("--out", type=Path, help="write the Markdown report here (default: print only)")
+    parser.add_argument("--only", help="run only workloads whose name contains this")
+    args = parser.parse_args(argv)
+    peers = _peers()
+    rows = []
+    for w in workloads():
+        if args.only and args.only not in w.name:
+            continue
+        row = run_workload(w, peers, args.quick)
+        print(w.name, {p: _fmt(v) for p, v in row.figures.items()}, w.unit, *row.notes, sep="  ", flush=True)
+        rows.append(row)
+    text = report(rows, latencies(), copy_bandwidth(args.quick), args.quick, "python -m kiln.bench " + " ".join(argv if argv is not None else sys.argv[1:]))
+    print(text)
+    if args.out:
+        args.out.write_text(text)
+    return 0 if all(row.ok for row in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""On-disk cache of lowering results, so that a warm start in a new process costs trace + hash
++ dlopen instead of re-running the pass pipeline (~75 ms, mostly importing xDSL's dialects).
+
+An entry (``<key>.plan.json`` in the cache directory) holds the emitted source and the ABI
+signature of the traced function. The key hashes the traced ``graph`` IR with locations
+(exactly what ``kiln-opt -p graph-to-c`` sees), the target, the xDSL install and a fingerprint
+of kiln's compiler code (size and mtime of every source file), so editing a pass invalidates
+every entry. The shared object itself is still found by the toolchain's content hash.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from kiln.backends import cache
+from kiln.backends.loader import ArgKind, MemrefArg, ScalarArg, Signature
+
+#: the parts of the package that decide what a graph IR lowers to
+_COMPILER_DIRS = ("dialects", "passes", "backends", "frontend")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What lowering produced for one traced function."""
+
+    source: str
+    signature: Signature
+
+
+@functools.cache
+def compiler_fingerprint() -> str:
+    """Identity of the code that lowers and emits: kiln's source files and xDSL's install."""
+    import xdsl
+
+    root = Path(__file__).resolve().parent.parent
+    stats = [_stat_line(root, entry) for entry in os.scandir(root) if entry.name.endswith(".py")]
+    for sub in _COMPILER_DIRS:
+        stats += _walk(root, root / sub)
+    xdsl_dir = xdsl.__path__[0]  # reinstalling xDSL (another version) replaces this folder's files
+    return cache.cache_key(f"{xdsl_dir}:{os.stat(xdsl_dir).st_mtime_ns}", sorted(stats))
+
+
+def _walk(root: Path, folder: Path) -> list[str]:
+    lines: list[str] = []
+    for entry in os.scandir(folder):
+        if entry.is_dir() and entry.name != "__pycache__":
+            lines += _walk(root, Path(entry.path))
+        elif entry.name.endswith((".py", ".c", ".h")):
+            lines.append(_stat_line(root, entry))
+    return lines
+
+
+def _stat_line(root: Path, entry: os.DirEntry[str]) -> str:
+    st = entry.stat()
+    return f"{Path(entry.path).relative_to(root)}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def plan_key(located_ir: str, target: str) -> str:
+    return cache.cache_key(located_ir, target, compiler_fingerprint())
+
+
+def _kind_to_json(kind: ArgKind) -> dict[str, object]:
+    if isinstance(kind, MemrefArg):
+        return {"dtype": kind.dtype.str, "shape": list(kind.shape)}
+    return {"dtype": kind.dtype.str}
+
+
+def _kind_from_json(data: dict[str, object]) -> ArgKind:
+    dtype = np.dtype(str(data["dtype"]))
+    shape = data.get("shape")
+    return ScalarArg(dtype) if shape is None else MemrefArg(dtype, tuple(shape))  # type: ignore[arg-type]
+
+
+def load(key: str) -> Plan | None:
+    """The stored plan, or None (absent or unreadable: the caller lowers again)."""
+    path = cache.entry(key, ".plan.json")
+    try:
+        data = json.loads(path.read_text())
+        signature = Signature(
+            tuple(_kind_from_json(k) for k in data["args"]), tuple(np.dtype(d) for d in data["results"])
+        )
+        return Plan(data["source"], signature)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def store(key: str, plan: Plan) -> None:
+    data = {
+        "source": plan.source,
+        "args": [_kind_to_json(k) for k in plan.signature.args],
+        "results": [d.str for d in plan.signature.results],
+    }
+    cache.write_text_atomic(cache.entry(key, ".plan.json"), json.dumps(data))

@@ -1,0 +1,185 @@
+"""kiln-bufferize for ``scf.if`` and ``scf.while`` carrying tensors (and tokens).
+
+Ownership rules (each buffer has one owner, so nothing leaks and nothing is freed
+while still readable):
+
+* ``scf.if``: every tensor result gets one buffer allocated *before* the ``if``
+  (the caller's out-parameter when the result is returned). Each branch is
+  bufferized as a block of its own and copies the value it yields into that
+  buffer; the branch's temporaries are freed inside the branch. The ``if`` itself
+  then yields no tensor.
+* ``scf.while``: every carried tensor lives in one *carried buffer* for the whole
+  loop, allocated before the loop (or the init value's own buffer when that is a
+  temporary dead after the loop and not read inside it, or the out-parameter when
+  the loop result is returned) and initialised by a copy of the init value. The
+  ``before`` and ``after`` block arguments and the loop result are that buffer.
+  ``scf.condition`` and ``scf.yield`` copy the values they pass into the carried
+  buffers as one parallel assignment: a value that lives in some carried buffer
+  (a swap, a view of the carried value) is first copied into a temporary. Every
+  buffer allocated inside an iteration is freed in that iteration, right after its
+  last use (at the latest, the copy into the carried buffer), so memory stays flat
+  however many iterations run. The loop carries no tensor afterwards.
+* Nothing is written in place across a region boundary: a linalg op or
+  ``insert_slice`` overwrites only a temporary allocated in its own block.
+* ``!graph.token`` results, arguments and carried values are dropped: at the
+  buffer level, program order inside the regions is the order of effects.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import DiagnosticException
+
+from kiln.dialects import graph
+from kiln.passes import _bufferize_builders as build
+
+if TYPE_CHECKING:
+    from kiln.passes._bufferize_func import Buffer, FunctionBufferizer, Root
+
+
+def _dropped(t: Attribute) -> bool:
+    """Tensor and token values leave scf ops; buffers and program order replace them."""
+    return isinstance(t, (TensorType, graph.TokenType))
+
+
+def assign(fb: FunctionBufferizer, pairs: list[tuple[SSAValue, Buffer]], carried: set[Root]) -> None:
+    """Copy each value into its target buffer as if all at once (before the current op)."""
+    staged: list[tuple[SSAValue, Buffer]] = []
+    direct: list[tuple[SSAValue, Buffer]] = []
+    for value, target in pairs:
+        source = fb.buffers[value]
+        if source.value is target.value:
+            continue
+        if source.root in carried:
+            root = fb.temporary(build.alloc_like(source.value))
+            fb.emit(build.copy(source.value, root.value))
+            staged.append((root.value, target))
+        else:
+            direct.append((source.value, target))
+    for source_value, target in direct + staged:
+        fb.emit(build.copy(source_value, target.value))
+
+
+def _replace_terminator(fb: FunctionBufferizer, term: Operation, new: Operation) -> None:
+    new.location = term.location
+    Rewriter.insert_op(new, InsertPoint.before(term))
+    fb.erased.append(term)
+
+
+def _install(fb: FunctionBufferizer, op: Operation, new: Operation, keep: list[int]) -> None:
+    """Put ``new`` (the op without tensor values) where ``op`` is; kept results move over."""
+    new.location = op.location
+    Rewriter.insert_op(new, InsertPoint.before(op))
+    order = fb.order_of(op)
+    order.index[new] = order.index[op]
+    for j, i in enumerate(keep):
+        op.results[i].replace_all_uses_with(new.results[j])
+
+
+def _result_buffer(fb: FunctionBufferizer, result: SSAValue) -> Buffer:
+    from kiln.passes._bufferize_func import Buffer
+
+    if result in fb.dest:
+        return fb.out_params[fb.dest[result]]
+    assert isinstance(result.type, TensorType)
+    if not result.type.has_static_shape():
+        raise DiagnosticException(
+            f"kiln-bufferize: scf.if result {result.type} of dynamic shape is not supported"
+        )
+    root = fb.temporary([build.alloc(build.memref_type_of(result.type), [])])
+    return Buffer(root.value, root)
+
+
+def bufferize_if(fb: FunctionBufferizer, op: scf.IfOp) -> None:
+    keep = [i for i, r in enumerate(op.output) if not _dropped(r.type)]
+    targets: dict[int, Buffer] = {}
+    for i, result in enumerate(op.output):
+        if isinstance(result.type, TensorType):
+            targets[i] = _result_buffer(fb, result)
+            fb.bind(result, targets[i].value, targets[i].root)
+    roots = {t.root for t in targets.values()}
+    for region in op.regions:
+        if not region.blocks:
+            continue
+        block = region.block
+        fb.convert_block(block)
+        term = block.last_op
+        assert isinstance(term, scf.YieldOp)
+        fb.current = term
+        assign(fb, [(term.arguments[i], t) for i, t in targets.items()], roots)
+        _replace_terminator(fb, term, scf.YieldOp(*[term.arguments[i] for i in keep]))
+    fb.current = op
+    new = scf.IfOp(op.cond, [op.output[i].type for i in keep], op.detach_region(0), op.detach_region(0))
+    _install(fb, op, new, keep)
+
+
+def _reusable(fb: FunctionBufferizer, init: SSAValue, op: scf.WhileOp, taken: set[Root]) -> bool:
+    """May the loop carry ``init`` in its own buffer: a temporary of this block, dead after
+    the loop, read by nothing inside it, not carried twice?"""
+    root = fb.buffers[init].root
+    if root in taken or not fb.may_overwrite(init, op):
+        return False
+    return not any(
+        use.operation is not op and op.is_ancestor(use.operation)
+        for alias in root.aliases
+        for use in alias.uses
+    )
+
+
+def _carried_buffer(fb: FunctionBufferizer, op: scf.WhileOp, i: int, taken: set[Root]) -> Buffer:
+    from kiln.passes._bufferize_func import Buffer
+
+    init = op.arguments[i]
+    source = fb.buffers[init]
+    if op.res[i] in fb.dest:
+        target = fb.out_params[fb.dest[op.res[i]]]
+    elif _reusable(fb, init, op, taken):
+        target = Buffer(source.value, source.root)
+    else:
+        root = fb.temporary(build.alloc_like(source.value))
+        target = Buffer(root.value, root)
+    if target.value is not source.value:
+        fb.emit(build.copy(source.value, target.value))
+    taken.add(target.root)
+    return target
+
+
+def _convert_region(fb: FunctionBufferizer, block: Block, carried: dict[int, Buffer],
+                    keep: list[int]) -> None:
+    fb.convert_block(block)
+    term = block.last_op
+    assert isinstance(term, (scf.ConditionOp, scf.YieldOp))
+    fb.current = term
+    values = list(term.arguments if isinstance(term, scf.YieldOp) else term.args)
+    assign(fb, [(values[i], b) for i, b in carried.items()], {b.root for b in carried.values()})
+    kept = [values[i] for i in keep]
+    new = scf.ConditionOp(term.condition, *kept) if isinstance(term, scf.ConditionOp) else scf.YieldOp(*kept)
+    _replace_terminator(fb, term, new)
+    fb.dead_args.append((block, [i for i in range(len(block.args)) if i not in keep]))
+
+
+def bufferize_while(fb: FunctionBufferizer, op: scf.WhileOp) -> None:
+    before, after = op.before_region.block, op.after_region.block
+    if [a.type for a in after.args] != [a.type for a in before.args]:
+        raise DiagnosticException("kiln-bufferize: scf.while must forward the carried types unchanged")
+    keep = [i for i, v in enumerate(op.arguments) if not _dropped(v.type)]
+    carried: dict[int, Buffer] = {}
+    taken: set[Root] = set()
+    for i, init in enumerate(op.arguments):
+        if fb.holds_tensor(init):
+            carried[i] = _carried_buffer(fb, op, i, taken)
+            for value in (before.args[i], after.args[i], op.res[i]):
+                fb.bind(value, carried[i].value, carried[i].root)
+    _convert_region(fb, before, carried, keep)
+    _convert_region(fb, after, carried, keep)
+    fb.current = op
+    new = scf.WhileOp(
+        [op.arguments[i] for i in keep], [op.res[i].type for i in keep],
+        op.detach_region(0), op.detach_region(0),
+    )
+    _install(fb, op, new, keep)

@@ -1,0 +1,194 @@
+"""kiln-vectorize: strip-mine innermost contiguous loops onto the ``vector`` dialect.
+
+For each loop that ``_vector_plan.analyze`` accepts, with W lanes (the ISA's register width,
+or ``width`` bits, over the loop's float width)::
+
+    scf.for %i = lb to ub step 1 { body }
+  becomes
+    scf.for %i = lb to lb + (n/(W*K))*(W*K) step W*K { K copies of the body on vector<W x T> }
+    scf.for %i = ... to lb + (n/W)*W step W { one vector copy }        (reductions only)
+    scf.for %i = lb + (n/W)*W to ub step 1 { body }                     (scalar tail, unchanged)
+
+K = ``accumulators`` when the loop reduces (K independent vector accumulators hide the
+add latency, then combine pairwise and fold with ``vector.reduction``), else 1. This
+**reassociates** float reductions (sum, product, max, min): results differ from a
+sequential sum by rounding only, as NumPy's pairwise sums do. Elementwise ops keep exact
+IEEE semantics lane by lane: no mul+add contraction (only ``math.fma`` becomes
+``vector.fma``); exp/log/tanh use kiln's vector polynomials (docs/vector-math.md).
+"""
+
+from __future__ import annotations
+
+import math as pymath
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, memref, scf, vector
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, ModuleOp, VectorType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from kiln.backends.c.isa import resolve_isa, table
+from kiln.dialects import kvec
+from kiln.passes._vector_plan import Plan, Reduction, analyze, is_innermost
+
+_IDENTITY: dict[str, float] = {"add": 0.0, "mul": 1.0, "maximumf": -pymath.inf, "minimumf": pymath.inf}
+
+
+@dataclass(frozen=True)
+class KilnVectorize(ModulePass):
+    """Vectorize innermost unit-stride loops for an ISA (default: ``$KILN_ISA``, else the host's)."""
+
+    name = "kiln-vectorize"
+
+    isa: str = ""
+    #: vector width in bits; 0 means one register of the ISA
+    width: int = 0
+    #: independent vector accumulators per reduction
+    accumulators: int = 8
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        bits = self.width or table(resolve_isa(self.isa or None)).native_bytes * 8
+        loops = [loop for loop in op.walk() if isinstance(loop, scf.ForOp) and is_innermost(loop)]
+        for loop in loops:
+            plan = analyze(loop)
+            if plan is not None:
+                lanes = bits // plan.elem.bitwidth  # type: ignore[attr-defined]
+                if lanes > 1:
+                    _Rewrite(loop, plan, lanes, max(1, self.accumulators) if plan.reductions else 1).run()
+
+
+class _Rewrite:
+    """Builds the vector loops before ``loop`` and turns ``loop`` into the scalar tail."""
+
+    def __init__(self, loop: scf.ForOp, plan: Plan, lanes: int, k: int) -> None:
+        self.loop, self.plan, self.lanes, self.k = loop, plan, lanes, k
+        self.vty = VectorType(plan.elem, [lanes])
+        self.before: list[Operation] = []
+        self.splats: dict[SSAValue, SSAValue] = {}
+
+    def emit(self, op: Operation) -> SSAValue:
+        self.before.append(op)
+        return op.results[0]
+
+    def index(self, value: int) -> SSAValue:
+        return self.emit(arith.ConstantOp(IntegerAttr(value, IndexType())))
+
+    def run(self) -> None:
+        loop, lanes, k = self.loop, self.lanes, self.k
+        n = self.emit(arith.SubiOp(loop.ub, loop.lb))
+        n = self.emit(arith.MaxSIOp(n, self.index(0)))
+        ub_main = self.bound(n, lanes * k)
+        accs = [self.emit(vector.BroadcastOp(self.emit(arith.ConstantOp(FloatAttr(_IDENTITY[r.kind], self.plan.elem))), self.vty))
+                for r in self.plan.reductions for _ in range(k)]
+        inits = [self.emit(memref.LoadOp.get(r.load.memref, list(r.load.indices))) for r in self.plan.reductions]
+        results = self.vector_loop(loop.lb, ub_main, k, accs)
+        ub_vec = ub_main
+        if self.plan.reductions and k > 1:
+            results = [self.tree([results[i * k + j] for j in range(k)], r) for i, r in enumerate(self.plan.reductions)]
+            ub_vec = self.bound(n, lanes)
+            results = self.vector_loop(ub_main, ub_vec, 1, results)
+        for r, init, acc in zip(self.plan.reductions, inits, results, strict=True):
+            kind = vector.CombiningKindAttr(vector.CombiningKindFlag(r.kind))
+            folded = self.emit(vector.ReductionOp.create(operands=[acc], result_types=[self.plan.elem], properties={"kind": kind}))
+            total = self.emit(type(r.combine).create(operands=[init, folded], result_types=[self.plan.elem],
+                                                     properties=dict(r.combine.properties)))
+            self.before.append(memref.StoreOp.get(total, r.store.memref, list(r.store.indices)))
+        Rewriter.insert_op(self.before, InsertPoint.before(loop))
+        loop.operands = [ub_vec, *loop.operands[1:]]
+
+    def bound(self, n: SSAValue, multiple: int) -> SSAValue:
+        """lb + (n / multiple) * multiple."""
+        c = self.index(multiple)
+        whole = self.emit(arith.MuliOp(self.emit(arith.DivUIOp(n, c)), c))
+        return self.emit(arith.AddiOp(self.loop.lb, whole))
+
+    def tree(self, accs: list[SSAValue], r: Reduction) -> SSAValue:
+        """Combine accumulators pairwise."""
+        while len(accs) > 1:
+            pairs = [self.emit(type(r.combine).create(operands=[a, b], result_types=[self.vty],
+                                                      properties=dict(r.combine.properties)))
+                     for a, b in zip(accs[::2], accs[1::2], strict=False)]
+            accs = pairs + ([accs[-1]] if len(accs) % 2 else [])
+        return accs[0]
+
+    def vector_loop(self, lb: SSAValue, ub: SSAValue, k: int, accs: list[SSAValue]) -> list[SSAValue]:
+        """A loop stepping lanes*k with k vector copies of the body; returns the final accumulators."""
+        block = Block(arg_types=[IndexType(), *(a.type for a in accs)])
+        iv, carried = block.args[0], list(block.args[1:])
+        body: list[Operation] = []
+        out: list[SSAValue] = list(carried)
+        for j in range(k):
+            offset = iv
+            if j:
+                c = arith.ConstantOp(IntegerAttr(j * self.lanes, IndexType()))
+                add = arith.AddiOp(iv, c)
+                body += [c, add]
+                offset = add.result
+            mapping: dict[SSAValue, SSAValue] = {}
+            for op in self.loop.body.block.ops:
+                if isinstance(op, scf.YieldOp):
+                    continue
+                body += self.lane_op(op, offset, mapping, out, j, k)
+        step = self.index(self.lanes * k)
+        block.add_ops([*body, scf.YieldOp(*out)])
+        loop = scf.ForOp(lb, ub, step, accs, block)
+        self.before.append(loop)
+        return list(loop.results)
+
+    def lane_op(self, op: Operation, offset: SSAValue, mapping: dict[SSAValue, SSAValue],
+                accs: list[SSAValue], j: int, k: int) -> list[Operation]:
+        """The vector form of one body op (several ops when scalars are broadcast)."""
+        plan, new = self.plan, []
+        for r_index, r in enumerate(plan.reductions):
+            if op is r.load or op is r.store:
+                return []
+            if op is r.combine:
+                slot = r_index * k + j
+                combined = type(op).create(operands=[accs[slot], self.vec(r.value, mapping, new)],
+                                           result_types=[self.vty], properties=dict(op.properties))
+                accs[slot] = combined.results[0]
+                return [*new, combined]
+        if isinstance(op, memref.LoadOp) and op in plan.contiguous:
+            load = vector.LoadOp(op.memref, [*op.indices[:-1], offset], self.vty)
+            mapping[op.res] = load.results[0]
+            return [load]
+        if isinstance(op, memref.StoreOp):
+            return [*new, vector.StoreOp(self.vec(op.value, mapping, new), op.memref, [*op.indices[:-1], offset])]
+        if isinstance(op, memref.LoadOp | arith.ConstantOp):  # uniform: stays scalar, broadcast on use
+            clone = op.clone()
+            mapping[op.results[0]] = clone.results[0]
+            return [clone]
+        if isinstance(op, arith.SelectOp):
+            lane: Operation = kvec.SelectOp(mapping[op.cond], self.vec(op.lhs, mapping, new), self.vec(op.rhs, mapping, new))
+            mapping[op.result] = lane.results[0]
+            return [*new, lane]
+        if isinstance(op, arith.CmpfOp):
+            pred = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+            lane = kvec.CmpfOp(pred, self.vec(op.lhs, mapping, new), self.vec(op.rhs, mapping, new))
+            mapping[op.result] = lane.results[0]
+            return [*new, lane]
+        operands = [self.vec(v, mapping, new) for v in op.operands]
+        result_types: list[Attribute] = [VectorType(r.type, [self.lanes]) for r in op.results]
+        lane = type(op).create(operands=operands, result_types=result_types,
+                               properties=dict(op.properties), attributes=dict(op.attributes))
+        for old, res in zip(op.results, lane.results, strict=True):
+            mapping[old] = res
+        return [*new, lane]
+
+    def vec(self, value: SSAValue, mapping: dict[SSAValue, SSAValue], new: list[Operation]) -> SSAValue:
+        """The vector of ``value``: its lane form, or a broadcast of a scalar."""
+        mapped = mapping.get(value, value)
+        if isinstance(mapped.type, VectorType):
+            return mapped
+        if mapped is value and value in self.splats:  # loop-invariant: broadcast once, before the loops
+            return self.splats[value]
+        splat = vector.BroadcastOp(mapped, self.vty)
+        if mapped is value:
+            self.before.append(splat)
+            self.splats[value] = splat.results[0]
+        else:
+            new.append(splat)
+            mapping[value] = splat.results[0]
+        return splat.results[0]

@@ -1,0 +1,242 @@
+"""``linalg-fuse-elementwise``: producer/consumer fusion of ``linalg.generic`` on tensors.
+
+Expects: the tensor level (after ``convert-graph-to-linalg``), one generic per op.
+Produces: fewer generics. A *parallel* producer (all iterators parallel, one
+result, a permutation output map, a body that ignores its ``outs`` value) is
+inlined into each generic that reads it through ``ins``; the producer's input
+maps are composed with the consumer's map (broadcasts, transposes, constant
+indices all compose), so ``relu(2*x+1)*sigmoid(x) - x/3`` becomes one generic
+with one input. A producer is fused:
+
+* into a parallel consumer when it has one use, or when it is *cheap*
+  (at most two arithmetic ops, nothing transcendental or dividing); a cheap
+  producer with several uses is duplicated into each, an expensive one stays;
+* into a consumer with reduction iterators only when that consumer reads each
+  producer element once (its map is a permutation of its loops, constants
+  allowed), so a reduction absorbs its elementwise producer and matmul keeps
+  its plain operands for the matmul kernel.
+
+After fusion each generic's inputs are cleaned: the same (value, map) read
+twice becomes one input, a splat ``arith.constant`` tensor becomes a scalar
+``arith.constant`` in the body, unread inputs are dropped; loops must stay
+bounded by some operand. Float math is cloned op for op: nothing is
+reassociated, so results are bit-identical. Cloned ops keep their locations;
+the fused generic takes the consumer's. Dead producers are erased.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import AffineMapAttr, DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.dialects.linalg.ops import GenericOp, YieldOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+#: ops a *cheap* producer may contain (besides constants and the yield)
+_CHEAP_OPS = frozenset(
+    "arith.addf arith.subf arith.mulf arith.negf arith.maximumf arith.minimumf arith.addi "
+    "arith.subi arith.muli arith.select arith.cmpf arith.cmpi arith.extf arith.truncf "
+    "arith.sitofp arith.uitofp arith.extsi arith.extui arith.trunci arith.andi arith.ori "
+    "arith.xori".split()
+)
+_MAX_CHEAP_OPS = 2
+
+
+def _maps(op: GenericOp) -> list[AffineMap]:
+    return [m.data for m in op.indexing_maps.data]
+
+
+def _is_parallel(op: GenericOp) -> bool:
+    return all(it.data == IteratorType.PARALLEL for it in op.iterator_types.data)
+
+
+def _is_cheap(op: GenericOp) -> bool:
+    """Worth recomputing per use: a copy/broadcast or one or two simple arithmetic ops."""
+    work = [o for o in op.body.block.ops if not isinstance(o, (arith.ConstantOp, YieldOp))]
+    return len(work) <= _MAX_CHEAP_OPS and all(o.name in _CHEAP_OPS for o in work)
+
+
+def _reads_once(m: AffineMap) -> bool:
+    """Each loop point reads a distinct element: every loop dim appears, only dims/constants."""
+    dims = [e.position for e in m.results if isinstance(e, AffineDimExpr)]
+    plain = all(isinstance(e, (AffineDimExpr, AffineConstantExpr)) for e in m.results)
+    return plain and sorted(dims) == list(range(m.num_dims))
+
+
+def _loops_covered(maps: list[AffineMap], num_loops: int) -> bool:
+    """Every loop's bound can still be read off some operand's shape."""
+    seen = {e.position for m in maps for e in m.results if isinstance(e, AffineDimExpr)}
+    return seen >= set(range(num_loops))
+
+
+def _fusible_producer(value: SSAValue) -> GenericOp | None:
+    """The generic defining ``value`` if it may be inlined into its readers at all."""
+    producer = value.owner
+    if not isinstance(producer, GenericOp) or len(producer.results) != 1 or len(producer.outputs) != 1:
+        return None
+    if not _is_parallel(producer) or not isinstance(value.type, TensorType):
+        return None
+    out_map = _maps(producer)[-1]
+    if out_map.num_dims != len(out_map.results) or out_map.inverse_permutation() is None:
+        return None
+    if not all(isinstance(e, AffineDimExpr) for e in out_map.results):
+        return None
+    out_arg = producer.body.block.args[-1]
+    return None if out_arg.uses else producer
+
+
+def _only_read_by_generics(value: SSAValue) -> bool:
+    return all(isinstance(u.operation, GenericOp) and u.index < len(u.operation.inputs) for u in value.uses)
+
+
+def _should_fuse(producer: GenericOp, consumer: GenericOp, index: int) -> bool:
+    value = producer.results[0]
+    read_map = _maps(consumer)[index]
+    if not _is_parallel(consumer):
+        return _reads_once(read_map) and (value.has_one_use() or _is_cheap(producer))
+    single = value.has_one_use() and _only_read_by_generics(value)
+    return _is_cheap(producer) or (single and _reads_once(read_map))
+
+
+def _fuse(producer: GenericOp, consumer: GenericOp, index: int) -> GenericOp | None:
+    """A new generic computing ``consumer`` with ``producer`` inlined for input ``index``."""
+    c_maps, p_maps = _maps(consumer), _maps(producer)
+    to_producer_loops = p_maps[-1].inverse_permutation()
+    assert to_producer_loops is not None
+    read = to_producer_loops.compose(c_maps[index])
+    inputs = [*consumer.inputs[:index], *producer.inputs, *consumer.inputs[index + 1 :]]
+    maps = [*c_maps[:index], *(m.compose(read) for m in p_maps[:-1]), *c_maps[index + 1 :]]
+    if not _loops_covered(maps, consumer.get_num_loops()):
+        return None
+    c_args, p_args = consumer.body.block.args, producer.body.block.args
+    block = Block(arg_types=[*(a.type for a in c_args[:index]), *(a.type for a in p_args[:-1]),
+                             *(a.type for a in c_args[index + 1 :])])
+    new_args = list(block.args)
+    p_map: dict[SSAValue, SSAValue] = dict(zip(p_args[:-1], new_args[index : index + len(p_args) - 1]))
+    rest = new_args[:index] + new_args[index + len(p_args) - 1 :]
+    c_map: dict[SSAValue, SSAValue] = dict(zip([*c_args[:index], *c_args[index + 1 :]], rest))
+    c_map.update(_clone_body(producer.body.block, block, p_map, c_args[index]))
+    for op in consumer.body.block.ops:
+        block.add_op(op.clone(c_map))
+    return _generic_like(consumer, inputs, block, maps)
+
+
+def _clone_body(
+    source: Block, dest: Block, mapping: dict[SSAValue, SSAValue], result_arg: SSAValue
+) -> dict[SSAValue, SSAValue]:
+    """Clone ``source``'s ops but its yield into ``dest``; map ``result_arg`` to the yielded value."""
+    for op in source.ops:
+        if isinstance(op, YieldOp):
+            return {result_arg: mapping.get(op.operands[0], op.operands[0])}
+        dest.add_op(op.clone(mapping))
+    raise AssertionError("generic body without linalg.yield")
+
+
+def _generic_like(old: GenericOp, inputs: list[SSAValue], block: Block, maps: list[AffineMap]) -> GenericOp:
+    new = GenericOp(
+        inputs,
+        list(old.outputs),
+        Region(block),
+        [AffineMapAttr(m) for m in maps],
+        list(old.iterator_types.data),
+        [r.type for r in old.results],
+        doc=old.doc,
+        library_call=old.library_call,
+    )
+    new.location = old.location
+    return new
+
+
+def _splat_constant(value: SSAValue) -> arith.ConstantOp | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr):
+        values = owner.value.get_values()
+        if values and all(v == values[0] for v in values):
+            return owner
+    return None
+
+
+def _clean_inputs(op: GenericOp) -> GenericOp | None:
+    """Merge duplicate inputs, fold splat constants into the body, drop unread inputs."""
+    maps = _maps(op)
+    n_in = len(op.inputs)
+    block = op.body.block
+    keep: list[int] = []
+    seen: dict[tuple[SSAValue, AffineMap], int] = {}
+    changed = False
+    for i, (value, arg) in enumerate(zip(op.inputs, block.args)):
+        key = (value, maps[i])
+        const = _splat_constant(value)
+        if key in seen:
+            arg.replace_all_uses_with(block.args[seen[key]])
+        elif const is not None and arg.uses:
+            assert isinstance(const.value, DenseIntOrFPElementsAttr)
+            scalar = arith.ConstantOp(const.value.get_attrs()[0])
+            scalar.location = const.location
+            block.insert_op_before(scalar, block.first_op)  # type: ignore[arg-type]
+            arg.replace_all_uses_with(scalar.result)
+        elif arg.uses:
+            seen[key] = i
+            keep.append(i)
+            continue
+        changed = True
+    kept_maps = [maps[i] for i in keep] + maps[n_in:]
+    if not changed or not _loops_covered(kept_maps, op.get_num_loops()):
+        return None
+    new_block = Block(arg_types=[block.args[i].type for i in keep] + [a.type for a in block.args[n_in:]])
+    for old_arg, new_arg in zip([block.args[i] for i in keep] + list(block.args[n_in:]), new_block.args):
+        old_arg.replace_all_uses_with(new_arg)
+    for body_op in list(block.ops):
+        body_op.detach()
+        new_block.add_op(body_op)
+    return _generic_like(op, [op.inputs[i] for i in keep], new_block, kept_maps)
+
+
+def _erase_if_dead(op: Operation) -> None:
+    if not any(r.uses for r in op.results):
+        Rewriter.erase_op(op)
+
+
+def _fuse_into(consumer: GenericOp) -> GenericOp:
+    """Inline producers into ``consumer`` until none qualifies; returns the final generic."""
+    progress = True
+    while progress:
+        progress = False
+        for index, value in enumerate(consumer.inputs):
+            producer = _fusible_producer(value)
+            if producer is None or not _should_fuse(producer, consumer, index):
+                continue
+            fused = _fuse(producer, consumer, index)
+            if fused is None:
+                continue
+            Rewriter.replace_op(consumer, fused)
+            _erase_if_dead(producer)
+            consumer, progress = fused, True
+            break
+    cleaned = _clean_inputs(consumer)
+    if cleaned is not None:
+        Rewriter.replace_op(consumer, cleaned)
+        consumer = cleaned
+    return consumer
+
+
+@dataclass(frozen=True)
+class LinalgFuseElementwise(ModulePass):
+    """Fuse elementwise ``linalg.generic`` producers into their consumers (see module doc)."""
+
+    name = "linalg-fuse-elementwise"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        # last consumer first: it absorbs its producer chain before they are visited
+        for consumer in reversed([g for g in op.walk() if isinstance(g, GenericOp)]):
+            if consumer.parent is not None:
+                _fuse_into(consumer)
+        for g in reversed([g for g in op.walk() if isinstance(g, GenericOp)]):
+            if g.results and all(isinstance(r.type, TensorType) for r in g.results):
+                _erase_if_dead(g)

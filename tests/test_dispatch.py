@@ -1,0 +1,196 @@
+"""The native call path: every call the fast path takes gives what the slow path gives, every
+call it cannot take still works, and a warm start in a new process compiles nothing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln.frontend import pytree
+
+
+def _same(a: Any, b: Any) -> None:
+    assert type(a) is type(b)
+    if isinstance(a, (tuple, list)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            _same(x, y)
+    elif isinstance(a, dict):
+        assert list(a) == list(b)
+        for k in a:
+            _same(a[k], b[k])
+    else:
+        assert isinstance(a, np.ndarray) and a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+
+
+def _both_paths(f: kiln.Function, *args: Any, **kwargs: Any) -> Any:
+    """Call twice (the second may take the fast path), then check against eager NumPy."""
+    first = f(*args, **kwargs)
+    second = f(*args, **kwargs)
+    kiln.config.run_functions_eagerly(True)
+    try:
+        eager = f(*args, **kwargs)
+    finally:
+        kiln.config.run_functions_eagerly(False)
+    _same(first, second)
+    got, tree = pytree.flatten(second)
+    want, eager_tree = pytree.flatten(eager)
+    assert tree == eager_tree
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+    return second
+
+
+@kiln.function
+def axpy(a, x, y):
+    return a * x + y
+
+
+def test_exact_arrays_take_the_native_entry() -> None:
+    x = np.arange(4, dtype=np.float32)
+    out = _both_paths(axpy, x, x, x)
+    np.testing.assert_array_equal(out, x * x + x)
+    assert axpy._last_entry is not None and type(axpy._last_entry).__name__ == "Entry"
+
+
+def test_wrong_dtype_retraces_and_is_converted_by_a_direct_concrete_call() -> None:
+    @kiln.function
+    def f(x):
+        return x * 2
+
+    f(np.ones(3, np.float32))
+    out = _both_paths(f, np.ones(3, np.float64))
+    assert out.dtype == np.float64 and f.tracing_count == 2
+    cf = f.get_concrete_function(np.ones(3, np.float32))
+    _same(cf(np.arange(3, dtype=np.int64)), np.arange(3, dtype=np.float32) * 2)
+    _same(cf([1, 2, 3]), np.array([2, 4, 6], np.float32))
+    with pytest.raises(TypeError):
+        cf(np.ones(4, np.float32))
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
+def test_non_contiguous_misaligned_and_subclass_arrays() -> None:
+    @kiln.function
+    def f(x):
+        return x + 1
+
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    f(np.zeros((4, 3), np.float32))
+    _same(f(x.T), x.T + 1)
+    raw = np.zeros(4 * 12 + 1, np.uint8)[1:].view(np.float32).reshape(4, 3)
+    assert not raw.flags.aligned
+    raw[...] = x.T
+    _same(f(raw), x.T + 1)
+    with pytest.raises(TypeError, match="dtype"):  # unsupported, as on the slow path
+        f(x.T.astype(">f4"))
+    assert f(np.matrix(x.T)).__class__ is np.ndarray
+
+
+def test_0d_arrays_numpy_scalars_and_python_scalars() -> None:
+    @kiln.function
+    def f(x, k):
+        return x * k
+
+    _same(_both_paths(f, np.float32(3), 2), np.array(6, np.float32))
+    _same(_both_paths(f, np.array(3, np.float32), 2), np.array(6, np.float32))
+    _same(_both_paths(f, np.ones(2), 3), np.full(2, 3.0))
+    assert f.tracing_count == 2  # a NumPy scalar and a 0-d array share a signature
+    _same(f(np.ones(2), 4), np.full(2, 4.0))
+    assert f.tracing_count == 3
+
+
+def test_lists_kwargs_nested_structures_and_several_outputs() -> None:
+    @kiln.function
+    def f(xs, scale=1.0, *, bias):
+        s = xs[0] * scale + bias["b"]
+        return {"sum": s, "parts": (xs[1] - 1, [s + 1])}
+
+    x = np.arange(3, dtype=np.float32)
+    out = _both_paths(f, [x, x], 2.0, bias={"b": x})
+    assert list(out) == ["sum", "parts"] and isinstance(out["parts"][1], list)
+    np.testing.assert_array_equal(out["sum"], x * 2 + x)
+
+    @kiln.function
+    def two(x, y):
+        return x + y, x - y
+
+    a, b = _both_paths(two, x, x + 1)
+    np.testing.assert_array_equal(b, -np.ones(3, np.float32))
+    _same(two(x, y=x), (x + x, x - x))
+
+    @kiln.function
+    def one_tuple(x):
+        return (x + 1,)
+
+    _same(one_tuple(x), (x + 1,))
+    _same(one_tuple(x), (x + 1,))
+
+
+def test_signatures_alternate_without_retracing() -> None:
+    @kiln.function
+    def f(x):
+        return x - 1
+
+    a, b = np.ones(2, np.float32), np.ones((2, 2), np.int32)
+    for _ in range(3):
+        _same(f(a), a - 1)
+        _same(f(b), b - 1)
+    assert f.tracing_count == 2
+
+
+def test_input_signature_with_dynamic_dims() -> None:
+    @kiln.function(input_signature=[kiln.TensorSpec([None, 2], "float64")])
+    def f(x):
+        return x.sum(axis=0) * 3  # dynamic results are not supported yet
+
+    for n in (1, 5, 5, 2):
+        _same(f(np.ones((n, 2))), np.full(2, 3.0 * n))
+    assert f.tracing_count == 1
+    with pytest.raises(TypeError, match="argument 0"):
+        f(np.ones((2, 3)))
+
+
+_WARM_SCRIPT = textwrap.dedent(
+    """
+    import numpy as np, kiln
+
+    @kiln.function
+    def f(x, y):
+        return kiln.relu(x * y - 2) + x
+
+    x = np.ones((3, 3), np.float32)
+    print(float(f(x, x).sum()))
+    print("lowered" if f.get_concrete_function(x, x)._lowered_module is not None else "not lowered")
+    """
+)
+
+
+def test_warm_start_in_a_new_process_compiles_and_lowers_nothing(tmp_path: Path) -> None:
+    log = tmp_path / "cc.log"
+    cc = tmp_path / "cc"
+    cc.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexec cc "$@"\n')
+    cc.chmod(0o755)
+    script = tmp_path / "warm.py"
+    script.write_text(_WARM_SCRIPT)
+    env = {**os.environ, "KILN_CACHE_DIR": str(tmp_path / "cache"), "CC": str(cc)}
+
+    def run() -> list[str]:
+        out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, check=True)
+        return out.stdout.split("\n")
+
+    cold = run()
+    compiles = [line for line in log.read_text().splitlines() if "--version" not in line]
+    assert cold[:2] == ["9.0", "lowered"] and compiles
+    log.write_text("")
+    warm = run()
+    assert warm[:2] == ["9.0", "not lowered"]
+    assert [line for line in log.read_text().splitlines() if "--version" not in line] == []

@@ -1,0 +1,105 @@
+"""Fusion and the matmul kernel against NumPy: fused chains, reductions, matmul sizes, epilogues."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln
+
+RNG = np.random.default_rng(1234)
+
+
+def _rand(shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def test_chain_is_one_generic_and_exact() -> None:
+    @kiln.function
+    def chain(x):
+        return kiln.relu(2 * x + 1) * kiln.sigmoid(x) - x / 3
+
+    x = _rand((1000,), np.float32)
+    cf = chain.get_concrete_function(x)
+    assert cf.lowered("tensor").count("linalg.generic") == 1
+    expected = np.maximum(2 * x + 1, 0) * (1 / (1 + np.exp(-x))) - x / 3
+    np.testing.assert_allclose(chain(x), expected, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_reduction_with_producer(axis: int) -> None:
+    @kiln.function
+    def f(x):
+        return kiln.reduce_sum(kiln.exp(x) * 2, axis=axis)
+
+    x = _rand((37, 19), np.float32)
+    assert f.get_concrete_function(x).lowered("tensor").count("linalg.generic") == 1
+    np.testing.assert_allclose(f(x), (np.exp(x) * 2).sum(axis=axis), rtol=1e-5)
+
+
+def test_broadcast_transpose_fused() -> None:
+    @kiln.function
+    def f(y, b):
+        return kiln.tanh(kiln.transpose(y) + b)
+
+    y, b = _rand((5, 7), np.float64), _rand((5,), np.float64)
+    np.testing.assert_allclose(f(y, b), np.tanh(y.T + b), rtol=1e-12)
+
+
+SIZES = [1, 7, 64, 100, 257]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("m,k,n", [(m, k, n) for m in SIZES for k in SIZES for n in SIZES if len({m, k, n}) <= 2 or (m, k, n) == (7, 100, 257)])
+def test_matmul_sizes(m: int, k: int, n: int, dtype: type) -> None:
+    @kiln.function
+    def mm(a, b):
+        return a @ b
+
+    a, b = _rand((m, k), dtype), _rand((k, n), dtype)
+    expected = a @ b
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(mm(a, b), expected, rtol=tol, atol=tol * np.abs(expected).max(initial=1.0))
+
+
+def test_matmul_uses_kernel() -> None:
+    @kiln.function
+    def mm(a, b):
+        return a @ b
+
+    a, b = _rand((8, 8), np.float32), _rand((8, 8), np.float32)
+    assert "kiln_gemm_f32_rows" in mm.get_concrete_function(a, b).source
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_batched_matmul(dtype: type) -> None:
+    @kiln.function
+    def bmm(a, b):
+        return a @ b
+
+    a, b = _rand((3, 17, 9), dtype), _rand((9, 5), dtype)
+    np.testing.assert_allclose(bmm(a, b), a @ b, rtol=1e-5)
+
+
+@pytest.mark.parametrize("n", [1, 7, 100, 257])
+def test_matmul_bias_relu(n: int) -> None:
+    @kiln.function
+    def linear(x, w, b):
+        return kiln.relu(x @ w + b)
+
+    x, w, b = _rand((n, 33), np.float32), _rand((33, n), np.float32), _rand((n,), np.float32)
+    cf = linear.get_concrete_function(x, w, b)
+    assert "kernel.matmul" in cf.lowered("loops")
+    expected = np.maximum(x @ w + b, 0)
+    np.testing.assert_allclose(linear(x, w, b), expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
+
+
+def test_matmul_single_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KILN_NUM_THREADS", "1")
+
+    @kiln.function
+    def mm(a, b):
+        return a @ b
+
+    a, b = _rand((300, 200), np.float32), _rand((200, 150), np.float32)
+    np.testing.assert_allclose(mm(a, b), a @ b, rtol=1e-5, atol=1e-4)

@@ -25,6 +25,11 @@ _EXPORTS: dict[str, str] = {
     "ConcreteFunction": "kiln.frontend.concrete",
     "KilnCompileError": "kiln.frontend.concrete",
     "TensorSpec": "kiln.frontend.signature",
+    "Variable": "kiln.frontend.variables",
+    "autograph": "kiln.autograph",
+    "range": "kiln.frontend.range",
+    "TensorArray": "kiln.frontend.tensor_array",
+    "print": "kiln.frontend.printing",
     "register_dialect": "kiln.registry",
     "register_pass": "kiln.registry",
     **{

@@ -10,6 +10,7 @@ never copied: they must be C-contiguous and of the exact dtype, else
 from __future__ import annotations
 
 import ctypes
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,11 +120,27 @@ def _data_pointer_reader() -> Callable[[np.ndarray], int]:
 _data_pointer = _data_pointer_reader()
 
 
+def _write_to_python_stdout(data: int, size: int) -> None:
+    """Where ``krt.print`` output goes: Python's current ``sys.stdout`` (so it interleaves
+    with Python's own prints and pytest's capsys sees it), flushed per print."""
+    sys.stdout.write(ctypes.string_at(data, size).decode("utf-8", "replace"))
+    sys.stdout.flush()
+
+
+_WRITE_HOOK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_size_t)(_write_to_python_stdout)
+
+
 def _library(so_path: Path) -> ctypes.CDLL:
     path = Path(so_path).resolve()
     lib = _LIBRARIES.get(path)
     if lib is None:
         lib = _LIBRARIES[path] = ctypes.CDLL(str(path))
+        try:  # a library that prints exports its output sink (docs/printing.md)
+            hook = ctypes.c_void_p.in_dll(lib, "kiln_write_hook")
+        except ValueError:
+            pass
+        else:
+            hook.value = ctypes.cast(_WRITE_HOOK, ctypes.c_void_p).value
     return lib
 
 

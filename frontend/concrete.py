@@ -10,6 +10,7 @@ allocated here and filled by the compiled code (destination passing).
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Callable
 from io import StringIO
 from typing import Any
@@ -24,7 +25,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 from kiln import pipelines
 from kiln.dialects.graph import shape_of
 from kiln.backends.loader import signature_of
-from kiln.frontend import pytree, plan_cache
+from kiln.frontend import dynamic_shapes, pytree, plan_cache
 from kiln.frontend.dtypes import from_element
 from kiln.frontend.signature import CallSignature, tensor_leaves
 from kiln.frontend.tracer import TracedGraph, trace_graph
@@ -95,6 +96,21 @@ def _python_entry(
     return entry
 
 
+def _autograph(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` converted by AutoGraph; generators and coroutines, which cannot be staged, are refused."""
+    from kiln.frontend.autograph import conversion_info, convert
+    from kiln.frontend.autograph.libraries import library_reason
+
+    converted = convert(fn)
+    if converted is fn and inspect.isfunction(fn):
+        reason = conversion_info(fn).reason
+        if inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn):
+            raise TypeError(f"kiln.function: {reason}")
+        if fn.__name__ != "<lambda>" and library_reason(fn) is None:  # e.g. defined by exec: say so
+            warnings.warn(f"kiln.function: Python control flow on tensors will fail: {reason}", stacklevel=6)
+    return converted
+
+
 class KilnCompileError(Exception):
     """Lowering or compiling a traced function failed; the message names the user's line."""
 
@@ -134,9 +150,13 @@ class ConcreteFunction:
     # ------------------------------------------------------------------ construction
 
     @classmethod
-    def trace(cls, fn: Callable[..., Any], signature: CallSignature, name: str, target: str) -> ConcreteFunction:
+    def trace(
+        cls, fn: Callable[..., Any], signature: CallSignature, name: str, target: str, autograph: bool = True
+    ) -> ConcreteFunction:
+        """Trace ``fn`` for ``signature``; with ``autograph``, its Python control flow is converted first."""
         types = [spec.tensor_type() for spec in signature.specs]
-        traced = trace_graph(fn, signature.args, signature.kwargs, types, name, _arg_names(fn, signature))
+        body = _autograph(fn) if autograph else fn
+        traced = trace_graph(body, signature.args, signature.kwargs, types, name, _arg_names(fn, signature))
         try:
             traced.module.verify()
         except VerifyException as e:
@@ -185,9 +205,14 @@ class ConcreteFunction:
     def _compile(self) -> Callable[..., Any]:
         """Emit, compile and load the native entry; a warm start finds the emitted source in the
         plan cache (no lowering) and the shared object in the toolchain's cache (no compiler)."""
-        if any(-1 in shape for shape in self._out_shapes):
-            raise NotImplementedError(f"{self.name}: results with dynamic shapes are not supported yet")
-        if self._backend.entry is None:
+        shapes = dynamic_shapes.analyze(self._traced.func_op)
+        if shapes is not None:  # result sizes and size checks per call (kiln.frontend.dynamic_shapes)
+            if shapes.unknown() is not None:
+                raise KilnCompileError(shapes.unknown())
+            native = self._backend.load(self._backend.build(self.source), self._lowered_func())
+            self._entry = shapes.entry(native, self._in_dtypes, self._out_dtypes)
+            return self._entry
+        if self._backend.entry is None or self._variable_buffers:  # the C entry segfaults on variables (reported)
             native = self._backend.load(self._backend.build(self.source), self._lowered_func())
             self._entry = _python_entry(native, self._in_dtypes, list(zip(self._out_dtypes, self._out_shapes)))
             return self._entry

@@ -165,7 +165,7 @@ class Function:
             why = spec.mismatch(value)
             if why is not None:
                 raise TypeError(
-                    f"{self.__name__}: argument `{names[i]}` does not match input_signature[{i}] = {spec}: {why}"
+                    f"{self.__name__}: argument {i} (`{names[i]}`) does not match input_signature[{i}] = {spec}: {why}"
                 )
         return signature_of([spec.with_rank_of(value) for spec, value in zip(self.input_signature, args)], {})
 
@@ -180,6 +180,7 @@ class Function:
             sig,
             name=_c_name(getattr(self.python_function, "__name__", "kiln_fn")),
             target=self.target,
+            autograph=self.autograph,
         )
         concrete.signature = sig.detached()  # the cache must not keep the call's Python values alive
         self._concrete.limit = self.cache_limit

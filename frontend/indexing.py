@@ -4,8 +4,10 @@ Integers (negative too), slices with any start/stop/step, ``None``/``np.newaxis`
 and ``...`` are supported. The slice op takes every axis's start, stride and
 result size; an integer index is a slice of size 1 whose axis the reshape then
 drops, and ``None`` is a length-1 axis the reshape inserts. Either op is left
-out when it would change nothing. Advanced indexing (arrays, lists, boolean
-masks, tensors as indices) is not supported yet and says so.
+out when it would change nothing. A 0-d integer tensor as the first index
+(``x[i]`` in a staged loop) reads that row with ``graph.gather_row``. Other
+advanced indexing (arrays, lists, boolean masks, tensors elsewhere) is not
+supported yet and says so.
 """
 
 from __future__ import annotations
@@ -20,7 +22,10 @@ from kiln.frontend.tensor import Tensor, emit, reshape_to, shape_of
 
 
 def getitem(t: Tensor, key: Any) -> Tensor:
-    """``t[key]`` with NumPy's basic-indexing semantics."""
+    """``t[key]`` with NumPy's basic-indexing semantics; a 0-d integer tensor first index reads a row."""
+    first, rest = (key[0], key[1:]) if isinstance(key, tuple) and key else (key, ())
+    if isinstance(first, Tensor):
+        return getitem(_gather_row(t, first), rest) if rest else _gather_row(t, first)
     items = _expand(key if isinstance(key, tuple) else (key,), t.ndim)
     src = shape_of(t)
     start: list[int] = []
@@ -49,6 +54,18 @@ def getitem(t: Tensor, key: Any) -> Tensor:
             )
         t = emit(graph.SliceOp(t.value, start, size, stride))
     return reshape_to(t, out_shape)
+
+
+def _gather_row(t: Tensor, index: Tensor) -> Tensor:
+    """``t[i]`` for a traced index ``i``: one ``graph.gather_row`` (negative ``i`` counts from the end)."""
+    if t.ndim == 0:
+        raise IndexError("too many indices for array: array is 0-dimensional, but 1 were indexed")
+    if index.ndim != 0 or index.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+        raise NotImplementedError(
+            f"indexing with {index!r} is not supported yet inside kiln.function: a tensor index must be a "
+            "0-d int32 or int64 tensor (a single row along the first axis)"
+        )
+    return emit(graph.GatherRowOp(t.value, index.value))
 
 
 def _expand(items: tuple[Any, ...], ndim: int) -> list[Any]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from kiln.dialects import graph
 from kiln.frontend import trace_context
-from kiln.frontend.tensor import Tensor
+from kiln.frontend.tensor import Tensor, as_tensor
 
 
 def print(*values: Any, sep: str = " ", end: str = "\n") -> None:  # noqa: A001 - the public name is kiln.print
@@ -28,9 +28,9 @@ def print(*values: Any, sep: str = " ", end: str = "\n") -> None:  # noqa: A001 
     parts: list[str] = []
     tensors: list[Tensor] = []
     for value in values:
-        if isinstance(value, Tensor):
+        if isinstance(value, Tensor) or hasattr(type(value), "__kiln_tensor__"):
             parts.append("{}")
-            tensors.append(value)
+            tensors.append(as_tensor(value))
         else:
             parts.append(_escape(str(value)))
     ctx.emit(graph.PrintOp(_escape(sep).join(parts) + _escape(end), [t.value for t in tensors]))

@@ -97,7 +97,14 @@ class Tensor:
     # ------------------------------------------------------------------ no Python value at trace time
 
     def __bool__(self) -> NoReturn:
-        _no_value(self, "bool() (an `if`, `while`, `and`, `or` or `not` on it)")
+        where = trace_context.describe_location(trace_context.user_location())
+        raise TypeError(
+            f"{where}: Python control flow (`if`, `while`, `and`, `or`, `not`) on a traced kiln tensor {self!r} "
+            "needs its value, which it has only when the function runs. This function is not converted by "
+            "AutoGraph (kiln.function(autograph=False), or its source is not available): use autograph=True "
+            "(the default), which stages `if`/`while`/`for` on tensors as graph.cond / graph.while, or "
+            "restructure with np.where / kiln.where for elementwise choices."
+        )
 
     def __int__(self) -> NoReturn:
         _no_value(self, "int()")

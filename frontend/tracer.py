@@ -56,7 +56,8 @@ def trace_graph(
     captures = ctx.notes[NOTES_KEY] = Captures(block)
     with trace_context.tracing(ctx):
         result = fn(*call_args, **call_kwargs)
-        leaves, tree = pytree.flatten(result)
+        # no result (a function run for its effects on variables): no outputs, and the call returns None
+        leaves, tree = pytree.flatten(result) if result is not None else ([], pytree.LEAF)
         outputs = [as_tensor(leaf) for leaf in leaves]
         ctx.emit(func.ReturnOp(*[t.value for t in outputs]))
 

@@ -38,6 +38,7 @@ class Captures:
         if arg is None:
             ty = graph.ResourceType(graph.tensor_type(dtypes.to_element(var.dtype), var.shape))
             arg = self.block.insert_arg(ty, len(self.block.args))
+            arg.name_hint = f"var{len(self.variables)}"
             self._args[id(var)] = arg
             self.variables.append(var)
         return arg
@@ -132,7 +133,7 @@ class Variable:
             return self
         tensor = as_tensor(value)
         self._check_shape(tensor.shape, "assign")
-        emit(graph.AssignOp(captures.resource(self), cast(tensor, self.dtype).value))
+        trace_context.require().emit(graph.AssignOp(captures.resource(self), cast(tensor, self.dtype).value))
         return self
 
     def assign_add(self, delta: Any) -> Variable:

@@ -167,11 +167,11 @@ def bufferize_while(fb: FunctionBufferizer, op: scf.WhileOp) -> None:
     before, after = op.before_region.block, op.after_region.block
     if [a.type for a in after.args] != [a.type for a in before.args]:
         raise DiagnosticException("kiln-bufferize: scf.while must forward the carried types unchanged")
-    keep = [i for i, v in enumerate(op.arguments) if not _dropped(v.type)]
+    keep = [i for i, r in enumerate(op.res) if not _dropped(r.type)]
     carried: dict[int, Buffer] = {}
     taken: set[Root] = set()
     for i, init in enumerate(op.arguments):
-        if fb.holds_tensor(init):
+        if isinstance(op.res[i].type, TensorType):
             carried[i] = _carried_buffer(fb, op, i, taken)
             for value in (before.args[i], after.args[i], op.res[i]):
                 fb.bind(value, carried[i].value, carried[i].root)

@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     FunctionType,
+    MemRefType,
     StringAttr,
     TensorType,
     UnitAttr,
@@ -195,19 +196,25 @@ class FunctionBufferizer:
             Rewriter.erase_op(op)
         for block, indices in self.dead_args:
             for index in sorted(indices, reverse=True):
-                Rewriter.erase_block_argument(block.args[index])
+                block.erase_arg(block.args[index])
         convert_signature(self.fn)
         return self.temporaries
 
     def convert_block(self, block: Block) -> None:
         """Rewrite the ops of ``block``; an ``scf`` terminator is left to its parent's handler."""
         self.orders[block] = BlockOrder(block)
-        for op in [op for op in block.ops if touches_tensors(op)]:
+        for op in [op for op in block.ops if self._touches(op)]:
             if isinstance(op, (scf.YieldOp, scf.ConditionOp)):
                 continue
             self.current = op
             self._convert(op)
             self.erased.append(op)
+
+    def _touches(self, op: Operation) -> bool:
+        """Does ``op`` involve a tensor, token or resource (arguments are already memrefs)?"""
+        return touches_tensors(op) or any(
+            v in self.buffers or v in self.variables for nested in op.walk() for v in nested.operands
+        )
 
     def order_of(self, op: Operation) -> BlockOrder:
         block = op.parent_block()
@@ -386,8 +393,10 @@ class FunctionBufferizer:
             root = self.temporary(build.alloc_like(dest.value))
             value = root.value
             self.emit(build.copy(dest.value, value))
-        assert isinstance(op.source.type, TensorType)
-        self.emit(build.copy(source.value, self._slice_view(value, op, op.source.type)))
+        source_type = source.value.type
+        assert isinstance(source_type, MemRefType)
+        slice_type = TensorType(source_type.get_element_type(), source_type.get_shape())
+        self.emit(build.copy(source.value, self._slice_view(value, op, slice_type)))
         self.bind(op.result, value, root)
 
     def _reshape(self, op: tensor.CollapseShapeOp | tensor.ExpandShapeOp) -> None:
@@ -440,7 +449,7 @@ class FunctionBufferizer:
                             f"kiln-bufferize: cannot size the dynamic result of call to "
                             f"{op.callee}: no body in the module"
                         )
-                    sizes = ResultShapes(callee, args, self._emit).dynamic_sizes(index)
+                    sizes = ResultShapes(callee, args, self.emit).dynamic_sizes(index)
                 memref_type = build.memref_type_of(result.type)
                 root = self.temporary([build.alloc(memref_type, sizes)])
                 value = root.value

@@ -172,6 +172,32 @@ class LowerConstant(RewritePattern):
             rewriter.replace(op, em.ops)
 
 
+def _size_witness(op: graph.BroadcastOp) -> SSAValue | None:
+    """A value of the broadcast result's shape defined before it: another operand of an
+    elementwise user (``x + 1`` with a dynamic ``x`` broadcasts ``1`` to ``x``'s size)."""
+    shape = graph.shape_of(op.result)
+    for use in op.result.uses:
+        user = use.operation
+        if isinstance(user, (graph.ElementwiseBinaryOp, graph.CmpOp, graph.SelectOp)):
+            for other in user.operands:
+                if other is not op.result and graph.shape_of(other) == shape and _defined_before(other, op):
+                    return other
+    return None
+
+
+def _defined_before(value: SSAValue, op: Operation) -> bool:
+    """Whether ``value`` is visible at ``op`` (defined above it in its block or an enclosing one)."""
+    owner = value.owner
+    current: Operation | None = op
+    while current is not None:
+        if isinstance(owner, Block) and current.parent_block() is owner:
+            return True
+        if isinstance(owner, Operation) and owner.parent_block() is current.parent_block() and owner.is_before_in_block(current):
+            return True
+        current = current.parent_op()
+    return False
+
+
 class LowerBroadcast(RewritePattern):
     """Size-1 and missing leading dims read index 0 / nothing: an indexing map, no copy logic."""
 
@@ -188,7 +214,10 @@ class LowerBroadcast(RewritePattern):
 
         def dims(axis: int) -> SSAValue:
             if axis < lead or src[axis - lead] == 1:
-                raise _fail(op, f"dynamic dimension {axis} of the broadcast result has no source")
+                witness = _size_witness(op)
+                if witness is None:
+                    raise _fail(op, f"dynamic dimension {axis} of the broadcast result has no source")
+                return em.dim(witness, axis)
             return em.dim(op.operand, axis - lead)
 
         assert isinstance(op.result.type, TensorType)

@@ -55,15 +55,16 @@ def _bounds(b: OpBuilder, op: linalg.GenericOp, maps: Sequence[AffineMap]) -> li
     return [found[d] for d in range(n)]
 
 
-def _indices(b: OpBuilder, amap: AffineMap, ivs: Sequence[SSAValue]) -> list[SSAValue]:
-    """The memref indices an indexing map gives at loop indices ``ivs``."""
+def _indices(b: OpBuilder, amap: AffineMap, ivs: dict[int, SSAValue]) -> list[SSAValue]:
+    """The memref indices an indexing map gives at loop indices ``ivs`` (dimension -> index)."""
     out: list[SSAValue] = []
     for expr in amap.results:
         if isinstance(expr, AffineDimExpr):
             out.append(ivs[expr.position])
         else:
-            single = AffineMap(amap.num_dims, 0, (expr,))
-            out.append(b.value(affine.ApplyOp(list(ivs), AffineMapAttr(single))))
+            dims = sorted(_dims_of(expr))
+            single = AffineMap(len(dims), 0, (expr.replace_dims_and_symbols([AffineExpr.dimension(dims.index(d)) if d in dims else AffineExpr.constant(0) for d in range(amap.num_dims)], []),))
+            out.append(b.value(affine.ApplyOp([ivs[d] for d in dims], AffineMapAttr(single))))
     return out
 
 
@@ -123,12 +124,11 @@ class _GenericLowering:
         op.erase()
 
     def _loads(self, b: OpBuilder, ivs: dict[int, SSAValue], outs_too: bool) -> list[SSAValue]:
-        order = [ivs[d] for d in sorted(ivs)]
         values = []
         operands = list(self.op.inputs) + (list(self.op.outputs) if outs_too else [])
         for operand, amap in zip(operands, self.maps, strict=False):
             if isinstance(operand.type, MemRefType):
-                values.append(b.value(memref.LoadOp.get(operand, _indices(b, amap, order))))
+                values.append(b.value(memref.LoadOp.get(operand, _indices(b, amap, ivs))))
             else:
                 values.append(operand)
         return values
@@ -151,9 +151,8 @@ class _GenericLowering:
         raise DiagnosticException("convert-linalg-to-parallel-loops: linalg body without linalg.yield")
 
     def _stores(self, b: OpBuilder, values: Sequence[SSAValue], ivs: dict[int, SSAValue]) -> None:
-        order = [ivs[d] for d in sorted(ivs)]
         for value, out, amap in zip(values, self.op.outputs, self.out_maps, strict=True):
-            b.add(memref.StoreOp.get(value, out, _indices(b, amap, order)))
+            b.add(memref.StoreOp.get(value, out, _indices(b, amap, ivs)))
 
     def _point(self, b: OpBuilder, ivs: dict[int, SSAValue]) -> None:
         uses_outs = any(a.uses for a in self.op.body.block.args[len(self.op.inputs):])
@@ -167,8 +166,7 @@ class _GenericLowering:
     ) -> None:
         op = self.op
         out, out_map = op.outputs[0], self.out_maps[0]
-        order = [ivs[d] for d in sorted(ivs)]
-        init = b.value(memref.LoadOp.get(out, _indices(b, out_map, order)))
+        init = b.value(memref.LoadOp.get(out, _indices(b, out_map, ivs)))
         ident = identity(combiner)
         assert ident is not None
         start = b.value(ident)
@@ -192,8 +190,7 @@ class _GenericLowering:
 
     def _sequential(self, b: OpBuilder, ivs: dict[int, SSAValue], rest: list[int], bounds: list[SSAValue]) -> None:
         op = self.op
-        order = [ivs[d] for d in sorted(ivs)]
-        accs = [b.value(memref.LoadOp.get(o, _indices(b, m, order))) for o, m in zip(op.outputs, self.out_maps, strict=True)]
+        accs = [b.value(memref.LoadOp.get(o, _indices(b, m, ivs))) for o, m in zip(op.outputs, self.out_maps, strict=True)]
         results = self._nest(b, ivs, rest, bounds, accs)
         self._stores(b, results, ivs)
 

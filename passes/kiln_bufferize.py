@@ -22,10 +22,13 @@ class KilnBufferizePass(ModulePass):
     ``tensor.dim``, ``tensor.extract``, static ``tensor.extract_slice`` (rank
     reduction allowed), ``tensor.collapse_shape``/``expand_shape``, linalg
     structured ops on tensors (``generic``, ``fill``, ``matmul``, ...), dense
-    tensor ``arith.constant``, ``func.call``, ``func.return``, and any op that
-    touches no tensor (scalar ``arith``/``math``, ...). Anything else that
-    touches a tensor (``scf.if``/``scf.while`` over tensors included, for now)
-    stops the pass with a diagnostic naming the op.
+    tensor ``arith.constant``, ``func.call``, ``func.return``, dynamic-offset
+    ``tensor.extract_slice``/``insert_slice``, ``scf.if``/``scf.while`` carrying
+    tensors and tokens (ownership rules in ``_bufferize_control``), the stateful
+    graph ops ``graph.token``/``read``/``assign``/``print`` with ``!graph.resource``
+    arguments (rules in ``_bufferize_effects``), and any op that touches no tensor
+    (scalar ``arith``/``math``, ...). Anything else that touches a tensor
+    (``scf.for`` over tensors, say) stops the pass with a diagnostic naming the op.
 
     Guarantees, for every function:
 
@@ -50,7 +53,14 @@ class KilnBufferizePass(ModulePass):
       value, at the top of the module) read with ``memref.get_global``.
     * Every temporary ``memref.alloc`` is freed by a ``memref.dealloc`` right
       after its last use (views included) in the block that allocates it;
-      unused ones are removed. Nothing leaks and nothing is freed early.
+      unused ones are removed. Nothing leaks and nothing is freed early; a
+      buffer allocated inside a loop iteration is freed in that iteration.
+    * ``scf.if`` results and ``scf.while`` carried values live in one buffer
+      each, owned by the enclosing block (allocated before the op, or the
+      out-parameter); branches and iterations copy into it. In-place writes
+      happen only to temporaries of the writing op's own block.
+    * A ``!graph.resource`` argument becomes the variable's own memref (identity
+      layout, written in place by ``graph.assign``, not an out-parameter).
     * New ops carry the location of the tensor op they replace.
     """
 

@@ -780,16 +780,6 @@ def test_logical_and_conditional_hooks(recorder: list[tuple[str, Any]]) -> None:
     assert recorder[1][1][1]() == 2  # the rest of `or` after the tensor operand
 
 
-def test_default_hooks_say_not_implemented() -> None:
-    def f(c: Any) -> int:
-        if c:
-            return 1
-        return 2
-
-    with pytest.raises(NotImplementedError, match="staged if on a tensor condition"):
-        convert(f)(fake_tensor())
-
-
 def test_unstageable_finds_constructs_in_a_body(recorder: list[tuple[str, Any]]) -> None:
     def f(c: Any) -> int:
         r = 0

@@ -49,17 +49,19 @@ def test_broadcast_transpose_fused() -> None:
 SIZES = [1, 7, 64, 100, 257]
 
 
+@kiln.function
+def _mm(a, b):
+    return a @ b
+
+
+@pytest.mark.filterwarnings("ignore:kiln.function")  # one function, many shapes: retracing is the point
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("m,k,n", [(m, k, n) for m in SIZES for k in SIZES for n in SIZES if len({m, k, n}) <= 2 or (m, k, n) == (7, 100, 257)])
 def test_matmul_sizes(m: int, k: int, n: int, dtype: type) -> None:
-    @kiln.function
-    def mm(a, b):
-        return a @ b
-
     a, b = _rand((m, k), dtype), _rand((k, n), dtype)
     expected = a @ b
     tol = 1e-5 if dtype == np.float32 else 1e-12
-    np.testing.assert_allclose(mm(a, b), expected, rtol=tol, atol=tol * np.abs(expected).max(initial=1.0))
+    np.testing.assert_allclose(_mm(a, b), expected, rtol=tol, atol=tol * np.abs(expected).max(initial=1.0))
 
 
 def test_matmul_uses_kernel() -> None:
@@ -78,7 +80,7 @@ def test_batched_matmul(dtype: type) -> None:
         return a @ b
 
     a, b = _rand((3, 17, 9), dtype), _rand((9, 5), dtype)
-    np.testing.assert_allclose(bmm(a, b), a @ b, rtol=1e-5)
+    np.testing.assert_allclose(bmm(a, b), a @ b, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("n", [1, 7, 100, 257])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from kiln.backends.c.print_runtime import PRINT_RUNTIME
+
 _ALLOC = """static inline void *kiln_alloc(int64_t bytes) {
   /* 64-byte aligned, size rounded up to a multiple of 64 (aligned_alloc requires it);
      0-element buffers still get a valid, freeable pointer. */
@@ -43,6 +45,7 @@ def _ipowi(ty: str) -> str:
 
 HELPERS: dict[str, str] = {
     "kiln_alloc": _ALLOC,
+    "kiln_print": PRINT_RUNTIME,
     "kiln_maximumf": _nan_min_max("kiln_maximumf", "float", ">", "signbit(a) ? b : a"),
     "kiln_maximum": _nan_min_max("kiln_maximum", "double", ">", "signbit(a) ? b : a"),
     "kiln_minimumf": _nan_min_max("kiln_minimumf", "float", "<", "signbit(a) ? a : b"),

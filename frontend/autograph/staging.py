@@ -24,9 +24,11 @@ Conventions shared by the hooks:
 
 from __future__ import annotations
 
+import dis
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import CodeType
 from typing import Any
 
 import numpy as np
@@ -81,21 +83,41 @@ def statement_location() -> str:
 
 
 def _check_stageable(where: str, construct: str, *bodies: Callable[..., Any] | None) -> None:
+    """Refuse a staged body holding constructs that would run once at trace time instead of every run."""
     found = sorted({u for body in bodies if body is not None for u in unstageable(body)}, key=lambda u: u.lineno)
-    if found:
+    problems = [u.message() for u in found]
+    problems += [
+        f"`global` cannot be staged: variable '{name}' is a global assigned in the staged code"
+        for name in sorted({n for body in bodies if body is not None for n in _globals_stored(body.__code__)})
+    ]
+    if problems:
         raise NotImplementedError(
             f"{where}: this `{construct}` depends on a tensor, so its body is staged, but "
-            + "; ".join(u.message() for u in found)
+            + "; ".join(problems)
             + ". Move it out of the staged code, or make the condition a Python value."
         )
+
+
+def _globals_stored(code: CodeType) -> set[str]:
+    """Names a body (or a function nested in it) assigns with ``global``."""
+    names = {ins.argval for ins in dis.get_instructions(code) if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL")}
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            names |= _globals_stored(const)
+    return names
 
 
 # ---------------------------------------------------------------------- types of leaves
 
 
+def _describe_tensor(dtype: np.dtype[Any], shape: tuple[int | None, ...]) -> str:
+    article = "an" if str(dtype)[0] in "aeiou" else "a"
+    return f"{article} {dtype} tensor of shape {shape}"
+
+
 def _show(value: Any) -> str:
     if isinstance(value, Tensor):
-        return f"a {value.dtype} tensor of shape {value.shape}"
+        return _describe_tensor(value.dtype, value.shape)
     if is_strong_constant(value):
         return f"a NumPy {np.asarray(value).dtype} value of shape {np.shape(value)}"
     if isinstance(value, Undefined):
@@ -225,6 +247,8 @@ def _branch_type(a: Any, b: Any, name: str, where: str, labels: tuple[str, str])
             ty = known
     elif is_number(a) and is_number(b):
         ty = graph.tensor_type(dtypes.to_element(dtypes.canonical(np.result_type(a, b))), ())
+    elif (is_number(a) and may_be_placeholder(b, name)) or (is_number(b) and may_be_placeholder(a, name)):
+        ty = _scalar_type(a if is_number(a) else b)
     if ty is None:
         raise TypeError(
             f"{where}: {describe(name)} is {_show(a)} in the {labels[0]} branch but {_show(b)} in the {labels[1]} "
@@ -398,7 +422,7 @@ def _update(leaf: _Leaf, out: Any, where: str, construct: str) -> bool:
             dtypes.to_element(dtypes.canonical(np.result_type(_dtype(leaf.ty), out))), graph.shape_of(leaf.ty)
         )
         return True
-    before = "not defined" if isinstance(leaf.value, Undefined) else _show(_carried_example(leaf))
+    before = "not defined" if isinstance(leaf.value, Undefined) else _show_carried(leaf)
     raise TypeError(
         f"{where}: {describe(leaf.name)} is {before} before this staged `{construct}` loop but {_show(out)} "
         f"after an iteration; a loop-carried variable must keep one dtype and shape, so give it its final "
@@ -406,11 +430,11 @@ def _update(leaf: _Leaf, out: Any, where: str, construct: str) -> bool:
     )
 
 
-def _carried_example(leaf: _Leaf) -> Any:
-    """What the leaf is carried as, for messages: the tensor type rather than the Python number it came from."""
-    if leaf.ty is None or isinstance(leaf.value, Tensor):
-        return leaf.value
-    return np.zeros(graph.shape_of(leaf.ty), _dtype(leaf.ty))
+def _show_carried(leaf: _Leaf) -> str:
+    """What a leaf is carried as, for messages: its tensor type rather than the Python number it came from."""
+    if leaf.ty is None:
+        return _show(leaf.value)
+    return _describe_tensor(_dtype(leaf.ty), tuple(None if d < 0 else d for d in graph.shape_of(leaf.ty)))
 
 
 @contextmanager

@@ -94,6 +94,8 @@ def locate(nodes: Iterable[ast.AST], origin: ast.AST) -> None:
             if "lineno" in child._attributes and not hasattr(child, "lineno"):
                 for attr in _LOCATION:
                     setattr(child, attr, getattr(origin, attr, None))
+                if isinstance(child, ast.Attribute):  # else CPython puts `ag__.f(...)` calls on the origin's last line
+                    child.end_lineno, child.end_col_offset = child.lineno, child.col_offset
 
 
 def names_tuple(names: Iterable[str]) -> ast.Tuple:

@@ -1,0 +1,42 @@
+// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=avx2},canonicalize,cse' -t 'c{isa=avx2}' > %t.c
+// RUN: filecheck %s < %t.c
+// RUN: cc -c -O2 -Wall -Werror -mavx2 -mfma %t.c -o %t.o
+// Vectorized for AVX-512 but emitted for AVX2: each vector<16xf32> is two __m256.
+// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=avx512},canonicalize,cse' -t 'c{isa=avx2}' > %t.split.c
+// RUN: filecheck %s --check-prefix=SPLIT < %t.split.c
+// RUN: cc -c -O2 -Wall -Werror %t.split.c -o %t.split.o
+
+// CHECK:       #include <immintrin.h>
+// CHECK-NEXT:  #include <math.h>
+// CHECK:       #pragma GCC target("avx2,fma")
+// CHECK:       typedef __m256 kiln_v8f32;
+// CHECK:       typedef __m256 kiln_m8f32;
+// CHECK:       typedef __m256d kiln_v4f64;
+// CHECK:       static inline __m256 kiln_vexp_f32(__m256 x) {
+// CHECK:         _mm256_castsi256_ps(_mm256_slli_epi32(
+// CHECK:       static inline __m256 kiln_vlog_f32(__m256 x) {
+// CHECK:       static inline __m256 kiln_vtanh_f32(__m256 x) {
+// CHECK:         kiln_vexp_f32(
+// CHECK-LABEL: {{^}}void kernel(
+// CHECK:         for (int64_t i = 0; i < v_2; i += 8) {
+// CHECK-NEXT:      kiln_v8f32 vec_1 = _mm256_loadu_ps(&x[i]);
+// CHECK-NEXT:      kiln_v8f32 vec_2 = _mm256_loadu_ps(&y[i]);
+// CHECK-NEXT:      kiln_v8f32 vec_3 = _mm256_fmadd_ps(vec_1, vec_2, vec);
+// CHECK-NEXT:      kiln_v8f32 vec_4 = kiln_vexp_f32(vec_3);
+// CHECK-NEXT:      kiln_v8f32 vec_5 = kiln_vlog_f32(vec_2);
+// CHECK-NEXT:      kiln_v8f32 vec_6 = kiln_vtanh_f32(vec_5);
+// CHECK-NEXT:      kiln_m8f32 vec_7 = _mm256_cmp_ps(vec_1, vec_2, _CMP_NGE_UQ);
+// CHECK-NEXT:      kiln_v8f32 vec_8 = _mm256_blendv_ps(vec_6, vec_4, vec_7);
+// CHECK-NEXT:      kiln_v8f32 vec_9 = _mm256_blendv_ps({{.*}}_mm256_add_ps(vec_8, vec_1), _mm256_cmp_ps(vec_8, vec_1, _CMP_UNORD_Q));
+// CHECK-NEXT:      _mm256_storeu_ps(&out[i], vec_9);
+// CHECK:         for (int64_t i_1 = v_2; i_1 < x_d0; i_1 += 1) {
+// CHECK:           float e = expf(f);
+// CHECK-LABEL: {{^}}void dot(
+// CHECK:           kiln_v4f64 vec_{{[0-9]+}} = _mm256_mul_pd(
+// CHECK:           kiln_v4f64 vec_{{[0-9]+}} = _mm256_add_pd(
+// CHECK:         _mm256_storeu_pd(&{{.*}}_lanes[0], {{.*}});
+// CHECK:         for (int l = 1; l < 4; l++) red = red + {{.*}}_lanes[l];
+
+// SPLIT:       typedef struct { __m256 p[2]; } kiln_v16f32;
+// SPLIT:       vec_1.p[0] = _mm256_loadu_ps(&x[i]);
+// SPLIT-NEXT:  vec_1.p[1] = _mm256_loadu_ps(&x[i + 8]);

@@ -1,0 +1,23 @@
+// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=scalar},canonicalize,cse' -t 'c{isa=scalar}' > %t.c
+// RUN: filecheck %s < %t.c
+// RUN: cc -c -O2 -Wall -Werror -std=gnu11 %t.c -o %t.o
+
+// No intrinsics and no header: GNU C vectors of 16 bytes.
+// CHECK-NOT:   immintrin
+// CHECK:       #include <math.h>
+// CHECK:       typedef float kiln_g_f32 __attribute__((vector_size(16)));
+// CHECK:       typedef kiln_g_f32 kiln_v4f32;
+// CHECK:       typedef kiln_g_i32 kiln_m4f32;
+// CHECK:       static inline kiln_g_f32 kiln_vexp_f32(kiln_g_f32 x) {
+// CHECK-NOT:   _mm
+// CHECK-LABEL: {{^}}void kernel(
+// CHECK:         for (int64_t i = 0; i < v_2; i += 4) {
+// CHECK-NEXT:      kiln_v4f32 vec_1 = kiln_g_load_f32(&x[i]);
+// CHECK-NEXT:      kiln_v4f32 vec_2 = kiln_g_load_f32(&y[i]);
+// CHECK-NEXT:      kiln_v4f32 vec_3 = kiln_g_fma_f32(vec_1, vec_2, vec);
+// CHECK-NEXT:      kiln_v4f32 vec_4 = kiln_vexp_f32(vec_3);
+// CHECK:           kiln_m4f32 vec_7 = (~(vec_1 >= vec_2));
+// CHECK-NEXT:      kiln_v4f32 vec_8 = ((kiln_g_f32)((vec_7 & (kiln_g_i32)(vec_4)) | (~vec_7 & (kiln_g_i32)(vec_6))));
+// CHECK:           kiln_g_store_f32(&out[i], vec_9);
+// CHECK-LABEL: {{^}}void dot(
+// CHECK:           (vec_{{[0-9]+}} * vec_{{[0-9]+}})

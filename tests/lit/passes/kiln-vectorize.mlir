@@ -1,0 +1,101 @@
+// RUN: kiln-opt %s --split-input-file -p 'kiln-vectorize{isa=avx2},canonicalize,cse' | filecheck %s
+// RUN: kiln-opt %s --split-input-file -p 'kiln-vectorize{isa=avx512}' | filecheck %s --check-prefix=W16
+// RUN: kiln-opt %s --split-input-file -p 'kiln-vectorize{isa=scalar width=256}' | filecheck %s --check-prefix=W8
+
+// Elementwise: unit-stride loads/stores become vector ops, invariant scalars a broadcast
+// made once before the loop; the original loop stays as the scalar tail.
+// CHECK-LABEL: func.func @map
+// CHECK:       %[[BC:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK:       scf.for %[[I:.*]] = %{{.*}} to %[[VUB:.*]] step %{{.*}} {
+// CHECK-NEXT:    %[[A:.*]] = vector.load %{{.*}}[%[[I]]] : memref<?xf32>, vector<8xf32>
+// CHECK-NEXT:    %[[M:.*]] = arith.mulf %[[A]], %[[BC]] : vector<8xf32>
+// CHECK-NEXT:    %[[E:.*]] = math.exp %[[M]] : vector<8xf32>
+// CHECK-NEXT:    %[[C:.*]] = kvec.cmpf "ogt", %[[A]], %[[BC]] : vector<8xf32> -> vector<8xi1>
+// CHECK-NEXT:    %[[S:.*]] = kvec.select %[[C]], %[[E]], %[[A]] : vector<8xi1>, vector<8xf32>
+// CHECK-NEXT:    vector.store %[[S]], %{{.*}}[%[[I]]] : memref<?xf32>, vector<8xf32>
+// CHECK:       scf.for %{{.*}} = %[[VUB]] to %{{.*}} step %{{.*}} {
+// CHECK:         math.exp %{{.*}} : f32
+// W16-LABEL: func.func @map
+// W16:       vector.load {{.*}} vector<16xf32>
+// W8-LABEL: func.func @map
+// W8:        vector.load {{.*}} vector<8xf32>
+func.func @map(%x: memref<?xf32>, %out: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %two = arith.constant 2.0 : f32
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %x[%i] : memref<?xf32>
+    %m = arith.mulf %a, %two : f32
+    %e = math.exp %m : f32
+    %c = arith.cmpf ogt, %a, %two : f32
+    %s = arith.select %c, %e, %a : f32
+    memref.store %s, %out[%i] : memref<?xf32>
+  }
+  func.return
+}
+
+// -----
+
+// A reduction (convert-linalg-to-loops' load/combine/store of the accumulator) gets
+// 8 vector accumulators, a one-vector loop, vector.reduction, then the scalar tail.
+// CHECK-LABEL: func.func @row_sums
+// CHECK:       scf.for %[[R:.*]] = {{.*}} {
+// CHECK:         %[[INIT:.*]] = memref.load %{{.*}}[%[[R]]] : memref<?xf64>
+// CHECK:         = scf.for %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>) {
+// CHECK-COUNT-8: arith.addf %{{.*}}, %{{.*}} : vector<4xf64>
+// CHECK:         scf.yield
+// CHECK-COUNT-7: arith.addf %{{.*}}, %{{.*}} : vector<4xf64>
+// CHECK:         %[[ONE:.*]] = scf.for {{.*}} -> (vector<4xf64>) {
+// CHECK:         %[[RED:.*]] = vector.reduction <add>, %[[ONE]] : vector<4xf64> into f64
+// CHECK:         %[[TOT:.*]] = arith.addf %[[INIT]], %[[RED]] : f64
+// CHECK:         memref.store %[[TOT]], %{{.*}}[%[[R]]] : memref<?xf64>
+// CHECK:         scf.for
+// CHECK:           arith.addf %{{.*}}, %{{.*}} : f64
+func.func @row_sums(%x: memref<?x?xf64>, %out: memref<?xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %x, %c0 : memref<?x?xf64>
+  %m = memref.dim %x, %c1 : memref<?x?xf64>
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %m step %c1 {
+      %a = memref.load %x[%i, %j] : memref<?x?xf64>
+      %acc = memref.load %out[%i] : memref<?xf64>
+      %s = arith.addf %acc, %a : f64
+      memref.store %s, %out[%i] : memref<?xf64>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Not vectorized: a strided access, an integer op, a use of the induction variable,
+// and a buffer read at another position than it is written.
+// CHECK-LABEL: func.func @kept
+// CHECK-NOT:   vector
+// CHECK:       func.return
+func.func @kept(%x: memref<?x?xf32>, %y: memref<?xi32>, %out: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %out, %c0 : memref<?xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %x[%i, %c0] : memref<?x?xf32>
+    memref.store %a, %out[%i] : memref<?xf32>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %y[%i] : memref<?xi32>
+    %b = arith.addi %a, %a : i32
+    memref.store %b, %y[%i] : memref<?xi32>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %a = arith.index_cast %i : index to i32
+    %f = arith.sitofp %a : i32 to f32
+    memref.store %f, %out[%i] : memref<?xf32>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %out[%c0] : memref<?xf32>
+    memref.store %a, %out[%i] : memref<?xf32>
+  }
+  func.return
+}

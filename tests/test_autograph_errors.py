@@ -1,0 +1,183 @@
+"""Every AutoGraph diagnostic at trace time names the user's file, line and variable."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import kiln
+
+counter = 0
+
+
+def _line_of(fn: Callable[..., Any], text: str) -> str:
+    """``file:line`` of the first line of ``fn`` containing ``text``."""
+    lines, first = inspect.getsourcelines(fn)
+    offset = next(i for i, line in enumerate(lines) if text in line)
+    return f"{inspect.getsourcefile(fn)}:{first + offset}"
+
+
+def _raises(fn: Callable[..., Any], error: type[Exception], *args: Any, **options: Any) -> str:
+    with pytest.raises(error) as info:
+        kiln.function(fn, **options)(*args)
+    return str(info.value)
+
+
+def defined_in_one_branch(x):
+    if x > 0:
+        y = x * 2
+    return y
+
+
+def test_variable_defined_in_one_branch_and_used_after() -> None:
+    message = _raises(defined_in_one_branch, UnboundLocalError, np.float64(1.0))
+    assert message.startswith(_line_of(defined_in_one_branch, "if x > 0") + ":")
+    assert "variable 'y' is defined only in the `if` branch" in message
+
+
+def defined_in_one_branch_unused(x):
+    if x > 0:
+        y = x * 2
+        x = y
+    return x
+
+
+def test_variable_defined_in_one_branch_but_unused_is_fine() -> None:
+    assert kiln.function(defined_in_one_branch_unused)(np.float64(2.0)) == 4.0
+
+
+def branch_dtypes_differ(x):
+    if x > 0:
+        y = x
+    else:
+        y = np.int64(1)
+    return y
+
+
+def test_branches_give_different_dtypes() -> None:
+    message = _raises(branch_dtypes_differ, TypeError, np.float64(1.0))
+    assert message.startswith(_line_of(branch_dtypes_differ, "if x > 0") + ":")
+    assert "variable 'y' is a float64 tensor of shape () in the `if` branch but a NumPy int64" in message
+
+
+def loop_dtype_changes(x, n):
+    i = np.int64(0)
+    while i < n:
+        i = i + x
+    return i
+
+
+def test_loop_carried_dtype_changes() -> None:
+    message = _raises(loop_dtype_changes, TypeError, np.float64(0.5), np.int64(3))
+    assert message.startswith(_line_of(loop_dtype_changes, "while i < n") + ":")
+    assert "variable 'i' is an int64 tensor of shape () before this staged `while` loop" in message
+    assert "a float64 tensor of shape () after an iteration" in message
+
+
+def loop_shape_changes(v, n):
+    acc = v[0]
+    for i in kiln.range(n):
+        acc = acc + v
+    return acc
+
+
+def test_loop_carried_shape_changes() -> None:
+    message = _raises(loop_shape_changes, TypeError, np.ones(3), np.int64(2))
+    assert message.startswith(_line_of(loop_shape_changes, "for i in") + ":")
+    assert "variable 'acc' is a float64 tensor of shape () before" in message
+    assert "shape (3,) after an iteration" in message
+
+
+def tensor_if(x):
+    if x > 0:
+        return x
+    return -x
+
+
+def test_tensor_control_flow_without_autograph() -> None:
+    message = _raises(tensor_if, TypeError, np.float64(1.0), autograph=False)
+    assert message.startswith(_line_of(tensor_if, "if x > 0") + ":")
+    assert "use autograph=True (the default)" in message
+
+
+def try_in_staged_branch(x):
+    if x > 0:
+        try:
+            x = x + 1
+        except ValueError:
+            pass
+    return x
+
+
+def test_try_inside_staged_code() -> None:
+    message = _raises(try_in_staged_branch, NotImplementedError, np.float64(1.0))
+    assert message.startswith(_line_of(try_in_staged_branch, "if x > 0") + ":")
+    assert f"`try` cannot be staged ({_line_of(try_in_staged_branch, 'try:')})" in message
+
+
+def global_in_staged_loop(x):
+    global counter
+    while x > 0:
+        counter += 1
+        x = x - 1
+    return x
+
+
+def test_global_inside_staged_code() -> None:
+    message = _raises(global_in_staged_loop, NotImplementedError, np.float64(3.0))
+    assert message.startswith(_line_of(global_in_staged_loop, "while x > 0") + ":")
+    assert "`global` cannot be staged" in message
+    assert "variable 'counter'" in message
+
+
+def raise_in_staged_branch(x):
+    if x < 0:
+        raise ValueError("negative")
+    return x
+
+
+def test_raise_inside_staged_code() -> None:
+    message = _raises(raise_in_staged_branch, NotImplementedError, np.float64(1.0))
+    assert f"`raise` cannot be staged ({_line_of(raise_in_staged_branch, 'raise ValueError')})" in message
+
+
+def generator(x):
+    yield x
+
+
+def test_yield_cannot_be_staged() -> None:
+    message = _raises(generator, TypeError, np.float64(1.0))
+    assert "`yield` cannot be staged" in message
+    assert re.search(r"test_autograph_errors\.py:\d+", message)
+
+
+def non_scalar_condition(v):
+    if v > 0:
+        v = v + 1
+    return v
+
+
+def test_condition_must_be_scalar() -> None:
+    message = _raises(non_scalar_condition, ValueError, np.ones(3))
+    assert message.startswith(_line_of(non_scalar_condition, "if v > 0") + ":")
+    assert "shape (3,)" in message and ".any() / .all()" in message
+
+
+def dynamic_tensor_array(x, n):
+    ta = kiln.TensorArray(x.dtype, dynamic_size=True)
+    i = 0
+    while i < n:
+        ta = ta.write(i, x)
+        i += 1
+    return ta.stack()
+
+
+def test_dynamic_tensor_array_needs_a_bound() -> None:
+    message = _raises(dynamic_tensor_array, ValueError, np.float64(1.0), np.int64(3))
+    assert message.startswith(_line_of(dynamic_tensor_array, "ta = ta.write") + ":")
+    assert "pass size=" in message

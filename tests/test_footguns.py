@@ -1,0 +1,135 @@
+"""Every place where a compiled kiln.function differs from the same Python run eagerly.
+
+One test each; the docstring says what differs and why (docs/semantics.md#footguns)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln
+
+_scale = 2.0
+_seen: list[float] = []
+
+
+def test_python_side_effects_happen_only_while_tracing(capfd: pytest.CaptureFixture[str]) -> None:
+    """`print` and other Python effects run when the body is traced, not on every call;
+    kiln.print is staged and runs on every call."""
+
+    @kiln.function
+    def f(x):
+        print("python print")
+        kiln.print("kiln print")
+        return x
+
+    for _ in range(3):
+        f(np.ones(1))
+    out = capfd.readouterr().out
+    assert out.count("python print") == 1 and out.count("kiln print") == 3
+
+
+def test_python_values_are_frozen_at_trace_time() -> None:
+    """A global (or closure, or attribute) read by the body is a constant of the trace:
+    changing it later does not change the compiled function. Pass it as an argument."""
+    global _scale
+
+    @kiln.function
+    def f(x):
+        return x * _scale
+
+    np.testing.assert_array_equal(f(np.ones(2)), [2.0, 2.0])
+    _scale = 10.0
+    try:
+        np.testing.assert_array_equal(f(np.ones(2)), [2.0, 2.0])  # plain Python: [10, 10]
+    finally:
+        _scale = 2.0
+
+
+def test_list_mutation_happens_once() -> None:
+    """Appending to an outer list is a Python effect: it happens per trace, and what it
+    appends is a traced tensor, not a value. Return values instead, or use kiln.TensorArray."""
+
+    @kiln.function
+    def f(x):
+        _seen.append(x)
+        return x + 1
+
+    _seen.clear()
+    f(np.ones(2))
+    f(np.ones(2))
+    assert len(_seen) == 1  # plain Python: 2
+    assert type(_seen[0]).__name__ == "Tensor"
+
+
+def test_python_scalars_are_trace_time_constants() -> None:
+    """A Python number argument is part of the signature: each new value traces and compiles
+    again (the retracing warning says so). Pass np.asarray(n) to compile once."""
+
+    @kiln.function
+    def f(x, n):
+        return x * n
+
+    for n in range(3):
+        f(np.ones(2), n)
+    assert f.tracing_count == 3
+    for n in range(3):
+        f(np.ones(2), np.asarray(n))
+    assert f.tracing_count == 4
+
+
+def test_lists_of_numbers_are_arrays() -> None:
+    """A list of Python numbers is converted to a NumPy array (keyed by dtype and shape),
+    so `* 2` multiplies elementwise; plain Python repeats the list. Tuples stay Python values."""
+
+    @kiln.function
+    def f(x):
+        return x * 2
+
+    np.testing.assert_array_equal(f([1, 2]), [2, 4])
+    kiln.config.run_functions_eagerly(True)
+    try:
+        assert f([1, 2]) == [1, 2, 1, 2]
+    finally:
+        kiln.config.run_functions_eagerly(False)
+    np.testing.assert_array_equal(f((1, 2)), [1, 2, 1, 2])  # a tuple is a Python value: repeated
+
+
+def test_dynamic_dimensions_never_broadcast() -> None:
+    """NumPy stretches a size-1 axis; a None dimension whose runtime size is 1 is not
+    stretched (the compiled loops assume equal sizes): the call raises ValueError instead."""
+
+    @kiln.function(input_signature=[kiln.TensorSpec([None]), kiln.TensorSpec([None])])
+    def f(x, y):
+        return x + y
+
+    with pytest.raises(ValueError, match="never broadcast"):
+        f(np.ones(3, np.float32), np.ones(1, np.float32))  # NumPy: shape (3,)
+
+
+def test_rebinding_a_captured_variable_name_is_not_seen() -> None:
+    """The trace captures the kiln.Variable object, not the name: binding the name to a new
+    Variable later does not change the compiled function (assign to the variable instead)."""
+    box = {"v": kiln.Variable(1.0)}
+    first = box["v"]
+
+    @kiln.function
+    def f():
+        return box["v"].read_value()
+
+    assert float(f()) == 1.0
+    box["v"] = kiln.Variable(5.0)
+    assert float(f()) == 1.0  # plain Python: 5.0
+    first.assign(3.0)
+    assert float(f()) == 3.0
+
+
+def test_randomness_is_frozen_at_trace_time() -> None:
+    """np.random in the body draws once, while tracing: every call returns the same numbers.
+    Pass random arrays in as arguments."""
+
+    @kiln.function
+    def f(x):
+        return x + np.random.default_rng().random(2)
+
+    assert np.array_equal(f(np.zeros(2)), f(np.zeros(2)))

@@ -1,0 +1,148 @@
+"""Cache keys, retrace reasons and warnings, the bounded cache, and functions made anew."""
+
+from __future__ import annotations
+
+import gc
+import warnings
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln.frontend.retracing import KilnRetracingWarning
+
+
+def _ident(x):
+    return x
+
+
+@pytest.mark.filterwarnings("ignore::kiln.frontend.retracing.KilnRetracingWarning")
+def test_reasons_name_the_argument_and_the_change() -> None:
+    f = kiln.function(lambda x, k: x * k)
+    f(np.ones(2), 1)
+    f(np.ones(3), 1)
+    f(np.ones(3), 2)
+    f(np.ones(3, np.float32), 2)
+    f(np.ones(3, np.float32), (2,))
+    assert f.retrace_reasons == [
+        "first call",
+        "argument `x`: shape (2,) → (3,)",
+        "argument `k`: value 1 → 2",
+        "argument `x`: dtype float64 → float32",
+        "argument `k`: structure changed (other nesting or length)",
+    ]
+
+
+def test_kwargs_and_nested_elements_are_named() -> None:
+    @kiln.function
+    def f(pair, scale=1.0):
+        return pair[0] + pair[1] * scale
+
+    f((np.ones(2), np.ones(2)), scale=1.0)
+    f((np.ones(2), np.ones(2, np.float32)), scale=1.0)
+    f((np.ones(2), np.ones(2, np.float32)), scale=2.0)
+    assert f.retrace_reasons[1:] == [
+        "argument `pair`: element 1: dtype float64 → float32",
+        "argument `scale`: value 1.0 → 2.0",
+    ]
+
+
+def test_frequent_retracing_warns_naming_the_argument() -> None:
+    f = kiln.function(_ident)
+    with pytest.warns(KilnRetracingWarning, match=r"retraced on 5 of its last 5 calls; argument `x` keeps changing") as rec:
+        for n in range(1, 6):
+            f(n)
+    assert "as a NumPy array" in str(rec[0].message)
+    assert rec[0].filename == __file__  # points at the caller
+
+
+def test_cache_hits_reset_the_window() -> None:
+    f = kiln.function(_ident)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KilnRetracingWarning)
+        for n in range(1, 9):
+            f(n)
+            f(n)  # a hit between traces: never 5 of the last 5
+
+
+def test_shape_changes_suggest_an_input_signature() -> None:
+    f = kiln.function(lambda x: x + 1)
+    with pytest.warns(KilnRetracingWarning, match=r"kiln.TensorSpec\(\[None"):
+        for n in range(1, 6):
+            f(np.ones(n))
+
+
+def test_self_is_keyed_by_identity_and_held_weakly() -> None:
+    class Model:
+        def __init__(self, k: float) -> None:
+            self.k = k
+
+        @kiln.function
+        def scale(self, x):
+            return x * self.k
+
+    a, b = Model(2.0), Model(3.0)
+    np.testing.assert_array_equal(a.scale(np.ones(2)), [2.0, 2.0])
+    np.testing.assert_array_equal(b.scale(np.ones(2)), [3.0, 3.0])
+    a.scale(np.ones(2))
+    assert Model.scale.tracing_count == 2
+    assert Model.scale.retrace_reasons[1] == "argument `self`: another Model object (keyed by identity)"
+    assert Model.scale.cache_size() == 2
+    del a
+    gc.collect()
+    assert Model.scale.cache_size() == 1  # the dead instance's trace is dropped
+
+
+@pytest.mark.filterwarnings("ignore::kiln.frontend.retracing.KilnRetracingWarning")
+def test_the_cache_is_bounded_and_can_be_cleared() -> None:
+    f = kiln.function(lambda x, k: x + k)
+    f.cache_limit = 2
+    x = np.ones(2)
+    for k in (1, 2, 3):
+        f(x, k)
+    assert f.cache_size() == 2
+    f(x, 1)  # evicted: traces again
+    assert f.tracing_count == 4
+    assert len(f.concrete_functions()) == 2
+    f.clear_cache()
+    assert f.cache_size() == 0
+    f(x, 1)
+    assert f.tracing_count == 5
+
+
+def test_wrapping_twice_makes_two_functions() -> None:
+    f1, f2 = kiln.function(_ident), kiln.function(_ident)
+    f1(np.ones(2))
+    f2(np.ones(2))
+    assert f1.tracing_count == f2.tracing_count == 1
+    assert f1.python_function is f2.python_function is _ident
+
+
+def test_function_defined_inside_another_retraces_per_outer_call() -> None:
+    def outer(x):
+        @kiln.function
+        def inner(y):
+            return y * 2
+
+        return inner(x), inner
+
+    counts = []
+    with pytest.warns(KilnRetracingWarning, match="created inside a loop or another function"):
+        for _ in range(5):
+            _, inner = outer(np.ones(2))
+            counts.append(inner.tracing_count)
+    assert counts == [1] * 5
+
+
+def test_unhashable_argument_is_a_type_error() -> None:
+    f = kiln.function(_ident)
+    with pytest.raises(TypeError, match="neither an array nor hashable"):
+        f({1, 2})
+
+
+def test_get_concrete_function_any_rank_needs_a_rank() -> None:
+    f = kiln.function(input_signature=[kiln.TensorSpec(None, "float32")])(lambda x: x)
+    with pytest.raises(TypeError, match="one function per rank"):
+        f.get_concrete_function()
+    cf = f.get_concrete_function(kiln.TensorSpec([None, None], "float32"))
+    assert "tensor<?x?xf32>" in cf.ir

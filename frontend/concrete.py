@@ -212,7 +212,7 @@ class ConcreteFunction:
             native = self._backend.load(self._backend.build(self.source), self._lowered_func())
             self._entry = shapes.entry(native, self._in_dtypes, self._out_dtypes)
             return self._entry
-        if self._backend.entry is None or self._variable_buffers:  # the C entry segfaults on variables (reported)
+        if self._backend.entry is None:
             native = self._backend.load(self._backend.build(self.source), self._lowered_func())
             self._entry = _python_entry(native, self._in_dtypes, list(zip(self._out_dtypes, self._out_shapes)))
             return self._entry

@@ -99,8 +99,8 @@ class Tensor:
     def __bool__(self) -> NoReturn:
         where = trace_context.describe_location(trace_context.user_location())
         raise TypeError(
-            f"{where}: Python control flow (`if`, `while`, `and`, `or`, `not`) on a traced kiln tensor {self!r} "
-            "needs its value, which it has only when the function runs. This function is not converted by "
+            f"{where}: Python control flow (`if`, `while`, `and`, `or`, `not`) on a traced kiln tensor {self!r}: "
+            "a tensor has no Python value while kiln.function traces it. This function is not converted by "
             "AutoGraph (kiln.function(autograph=False), or its source is not available): use autograph=True "
             "(the default), which stages `if`/`while`/`for` on tensors as graph.cond / graph.while, or "
             "restructure with np.where / kiln.where for elementwise choices."

@@ -309,7 +309,7 @@ def test_casts_stay_scalar_and_correct(isa: str) -> None:
 
 #: max error in ulps: f32 against a float64 evaluation, f64 against NumPy
 ULP_BOUND = {("exp", "f32"): 1.5, ("log", "f32"): 2.5, ("tanh", "f32"): 2.0, ("sigmoid", "f32"): 3.0,
-             ("exp", "f64"): 1.5, ("log", "f64"): 2.5, ("tanh", "f64"): 2.5, ("sigmoid", "f64"): 3.0}
+             ("exp", "f64"): 1.5, ("log", "f64"): 2.5, ("tanh", "f64"): 2.5, ("sigmoid", "f64"): 4.5}
 
 
 def _math_kernels(t: str) -> str:

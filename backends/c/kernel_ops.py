@@ -7,6 +7,7 @@ follow the ISA gcc compiles for (``-march=native``): AVX-512 64-byte vectors,
 AVX/AVX2 32-byte 6x16 (f32) blocks, 16-byte vectors otherwise.
 Threads: ``KILN_NUM_THREADS`` (default: all cores, OpenMP's default); the row
 blocks of one matmul are shared among them; small products stay on one thread.
+The pragmas sit under ``#ifdef _OPENMP``: without ``-fopenmp`` the code is sequential C.
 """
 
 from __future__ import annotations
@@ -81,13 +82,17 @@ def _matmul(em: FunctionEmitter, op: kernel.MatmulOp) -> None:
     em.open("{")
     em.line(f"{elem} *{bp} = kiln_alloc({prefix}_packed_b_size({k}, {n}) * sizeof({elem}));")
     em.line(f"{prefix}_pack_b({k}, {n}, {b.ptr}, {b.strides[0]}, {b.strides[1]}, {bp});")
+    em.line("#ifdef _OPENMP")
     em.line(
         f"#pragma omp parallel num_threads(kiln_num_threads()) "
         f"if ((double)({m}) * ({n}) * ({k}) >= {PARALLEL_MIN_WORK})"
     )
+    em.line("#endif")
     em.open("{")
     em.line(f"{elem} *{ap} = kiln_alloc({prefix}_packed_a_size() * sizeof({elem}));")
+    em.line("#ifdef _OPENMP")
     em.line("#pragma omp for schedule(dynamic, 1)")
+    em.line("#endif")
     em.open(f"for (int64_t {begin} = 0; {begin} < {m}; {begin} += {prefix}_MC) {{")
     em.line(f"const int64_t {end} = {begin} + {prefix}_MC < {m} ? {begin} + {prefix}_MC : {m};")
     em.line(

@@ -31,7 +31,9 @@ DEFAULT_OPT_FLAGS: tuple[str, ...] = (
     "-fno-math-errno",
     "-fwrapv",
 )
-_SHARED_FLAGS: tuple[str, ...] = ("-fPIC", "-shared", "-fvisibility=hidden")
+# -Bsymbolic: calls inside the object bind to its own functions, never to a same-named
+# global symbol (a kernel named `step` must not call libc's regexp `step`).
+_SHARED_FLAGS: tuple[str, ...] = ("-fPIC", "-shared", "-fvisibility=hidden", "-Wl,-Bsymbolic")
 
 
 class CompileError(RuntimeError):

@@ -1,6 +1,6 @@
 // RUN: kiln-opt %s -p linalg-matmul-to-kernel | filecheck %s
 // RUN: kiln-opt %s -p linalg-matmul-to-kernel,linalg-generalize-named-ops,convert-linalg-to-loops,lower-affine,canonicalize,cse -t c | filecheck %s --check-prefix=C
-// RUN: kiln-opt %s -p linalg-matmul-to-kernel,linalg-generalize-named-ops,convert-linalg-to-loops,lower-affine,canonicalize,cse -t c > %t.c && cc -O2 -march=native -fopenmp -c %t.c -o %t.o
+// RUN: kiln-opt %s -p linalg-matmul-to-kernel,linalg-generalize-named-ops,convert-linalg-to-loops,lower-affine,canonicalize,cse -t c > %t.c && cc -O2 -march=native -fopenmp -c %t.c -o %t.o && cc -O2 -Wall -Werror -c %t.c -o %t.o
 
 // relu(x @ w + b): fill + matmul generic + elementwise epilogue become one kernel.matmul
 // writing %out, the epilogue re-indexed onto the row block just computed.

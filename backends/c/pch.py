@@ -19,7 +19,7 @@ HEADER = "immintrin.h"
 
 def include_flags(cc: str, cc_identity: str, flags: tuple[str, ...], source: str) -> tuple[str, ...]:
     """``-I`` flags that make ``cc`` use a precompiled header for ``source``; () when none applies."""
-    if not source.startswith(f"#include <{HEADER}>") or "gcc" not in cc_identity.lower():
+    if not source.startswith(f"#include <{HEADER}>") or "clang" in cc_identity.lower():  # clang ignores .gch
         return ()
     pch_dir = cache.cache_dir() / f"pch-{cache.cache_key(cc_identity, flags)[:16]}"
     gch = pch_dir / f"{HEADER}.gch"
@@ -34,4 +34,5 @@ def include_flags(cc: str, cc_identity: str, flags: tuple[str, ...], source: str
 
 
 def _build(cc: str, flags: tuple[str, ...], header: Path, out: Path) -> None:
-    subprocess.run([cc, *flags, "-x", "c-header", str(header), "-o", str(out)], check=True, capture_output=True)
+    compile_flags = [f for f in flags if f != "-shared"]  # with -shared gcc links instead of writing a PCH
+    subprocess.run([cc, *compile_flags, "-x", "c-header", str(header), "-o", str(out)], check=True, capture_output=True)

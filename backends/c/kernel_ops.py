@@ -6,7 +6,8 @@ cache key covers the kernel's source. Its vector width and register block
 follow the ISA gcc compiles for (``-march=native``): AVX-512 64-byte vectors,
 AVX/AVX2 32-byte 6x16 (f32) blocks, 16-byte vectors otherwise.
 Threads: ``KILN_NUM_THREADS`` (default: all cores, OpenMP's default); the row
-blocks of one matmul are shared among them; small products stay on one thread.
+blocks of one matmul are shared among them; small products stay on one thread, and
+tiny static ones (an LSTM step) skip packing altogether (``small``).
 The pragmas sit under ``#ifdef _OPENMP``: without ``-fopenmp`` the code is sequential C.
 """
 
@@ -15,8 +16,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from xdsl.ir import Block
+
 from kiln.backends.c.dispatch import handles
 from kiln.backends.c.helpers import HELPERS
+from kiln.backends.c.index_expr import IndexExpr
 from kiln.dialects import kernel
 
 if TYPE_CHECKING:
@@ -54,6 +58,8 @@ static inline int kiln_num_threads(void) {
 
 #: below this many multiply-adds a matmul runs on the calling thread
 PARALLEL_MIN_WORK = 1 << 21
+#: at most this many multiply-adds (static sizes): the unpacked small-matrix path
+SMALL_MAX_WORK = 1 << 15
 
 
 def _gemm(ctype: str, suffix: str) -> str:
@@ -71,17 +77,61 @@ HELPERS.update(
 @handles(kernel.MatmulOp)
 def _matmul(em: FunctionEmitter, op: kernel.MatmulOp) -> None:
     a, b, c = em.memref(op.a), em.memref(op.b), em.memref(op.c)
-    elem = c.elem
-    prefix = em.use_helper("kiln_gemm_f32" if elem == "float" else "kiln_gemm_f64")
-    em.use_helper("kiln_alloc")
-    em.use_helper("kiln_num_threads")
+    prefix = em.use_helper("kiln_gemm_f32" if c.elem == "float" else "kiln_gemm_f64")
     m, k = a.sizes
     n = b.sizes[1]
+    if _is_small(m, n, k) and b.strides[1] == 1:
+        em.open("{")
+        em.line(
+            f"{prefix}_small({m}, {n}, {k}, {a.ptr}, {a.strides[0]}, {a.strides[1]}, {b.ptr}, {b.strides[0]}, "
+            f"{c.ptr}, {c.strides[0]});"
+        )
+        _epilogue(em, op.epilogue.block, "0", str(m))
+        em.close()
+        return
+    _row_blocks(
+        em,
+        op.epilogue.block,
+        prefix,
+        c.elem,
+        (m, n, k),
+        f"{prefix}_pack_b({k}, {n}, {b.ptr}, {b.strides[0]}, {b.strides[1]}, {{bp}});",
+        f"{prefix}_rows({{begin}}, {{end}}, {n}, {k}, {a.ptr}, {a.strides[0]}, {a.strides[1]}, "
+        f"{{bp}}, {{ap}}, {c.ptr}, {c.strides[0]});",
+    )
+
+
+def _is_small(m: IndexExpr, n: IndexExpr, k: IndexExpr) -> bool:
+    """Static sizes with so little work that packing would cost more than it saves."""
+    return all(isinstance(d, int) for d in (m, n, k)) and m * n * k <= SMALL_MAX_WORK and k <= 256  # type: ignore[operator]
+
+
+def _epilogue(em: FunctionEmitter, block: Block, begin: str, end: str) -> None:
+    em.bind(block.args[0], begin)
+    em.bind(block.args[1], end)
+    em.emit_ops(block)
+
+
+def _row_blocks(
+    em: FunctionEmitter,
+    epilogue: Block,
+    prefix: str,
+    elem: str,
+    mnk: tuple[IndexExpr, IndexExpr, IndexExpr],
+    pack_b: str,
+    rows: str,
+) -> None:
+    """B packed once, then row blocks of C shared among threads, each followed by the epilogue.
+
+    ``pack_b`` and ``rows`` are C statements with ``{bp}``, ``{ap}``, ``{begin}``, ``{end}`` holes."""
+    em.use_helper("kiln_alloc")
+    em.use_helper("kiln_num_threads")
+    m, n, k = mnk
     bp, ap = em.fresh("gemm_bp"), em.fresh("gemm_ap")
     begin, end = em.fresh("row_begin"), em.fresh("row_end")
     em.open("{")
     em.line(f"{elem} *{bp} = kiln_alloc({prefix}_packed_b_size({k}, {n}) * sizeof({elem}));")
-    em.line(f"{prefix}_pack_b({k}, {n}, {b.ptr}, {b.strides[0]}, {b.strides[1]}, {bp});")
+    em.line(pack_b.format(bp=bp))
     em.line("#ifdef _OPENMP")
     em.line(
         f"#pragma omp parallel num_threads(kiln_num_threads()) "
@@ -95,14 +145,8 @@ def _matmul(em: FunctionEmitter, op: kernel.MatmulOp) -> None:
     em.line("#endif")
     em.open(f"for (int64_t {begin} = 0; {begin} < {m}; {begin} += {prefix}_MC) {{")
     em.line(f"const int64_t {end} = {begin} + {prefix}_MC < {m} ? {begin} + {prefix}_MC : {m};")
-    em.line(
-        f"{prefix}_rows({begin}, {end}, {n}, {k}, {a.ptr}, {a.strides[0]}, {a.strides[1]}, "
-        f"{bp}, {ap}, {c.ptr}, {c.strides[0]});"
-    )
-    block = op.epilogue.block
-    em.bind(block.args[0], begin)
-    em.bind(block.args[1], end)
-    em.emit_ops(block)
+    em.line(rows.format(bp=bp, ap=ap, begin=begin, end=end))
+    _epilogue(em, epilogue, begin, end)
     em.close()
     em.line(f"free({ap});")
     em.close()

@@ -34,5 +34,6 @@ def include_flags(cc: str, cc_identity: str, flags: tuple[str, ...], source: str
 
 
 def _build(cc: str, flags: tuple[str, ...], header: Path, out: Path) -> None:
-    compile_flags = [f for f in flags if f != "-shared"]  # with -shared gcc links instead of writing a PCH
+    # link options (-shared, -Wl,...) would make the driver link instead of writing a PCH
+    compile_flags = [f for f in flags if f != "-shared" and not f.startswith(("-Wl,", "-l"))]
     subprocess.run([cc, *compile_flags, "-x", "c-header", str(header), "-o", str(out)], check=True, capture_output=True)

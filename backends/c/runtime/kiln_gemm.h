@@ -74,6 +74,29 @@ static void KG_NAME(pack_a)(int64_t i0, int64_t i1, int64_t pc, int64_t kc, cons
   }
 }
 
+/* Adds (or, when first, writes) the mr x nr valid part of an MR x NR accumulator tile to C. */
+static inline __attribute__((always_inline)) void KG_NAME(store)(KG_NAME(vec) acc[KG_MR][KG_NVEC], KG_T *restrict c,
+                                                                 int64_t ldc, int64_t mr, int64_t nr, int first) {
+  enum { MR = KG_NAME(MR), NV = KG_NAME(NV), W = KG_NAME(W), NR = KG_NAME(NR) };
+  if (mr == MR && nr == NR) {
+#pragma GCC unroll 64
+    for (int i = 0; i < MR; i++)
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; v++) {
+        KG_NAME(uvec) *dst = (KG_NAME(uvec) *)(c + i * ldc + v * W);
+        *dst = first ? acc[i][v] : *dst + acc[i][v];
+      }
+    return;
+  }
+  KG_T tile[MR][NR] __attribute__((aligned(64)));
+#pragma GCC unroll 64
+  for (int i = 0; i < MR; i++)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; v++) *(KG_NAME(vec) *)(&tile[i][v * W]) = acc[i][v];
+  for (int64_t i = 0; i < mr; i++)
+    for (int64_t j = 0; j < nr; j++) c[i * ldc + j] = first ? tile[i][j] : c[i * ldc + j] + tile[i][j];
+}
+
 /* The MR x NR micro-kernel: C tile (mr x nr valid) = (first ? 0 : C) + Ap @ Bp. */
 static inline __attribute__((always_inline)) void KG_NAME(micro)(int64_t kc, const KG_T *restrict ap,
                                                                  const KG_T *restrict bp, KG_T *restrict c,
@@ -95,23 +118,50 @@ static inline __attribute__((always_inline)) void KG_NAME(micro)(int64_t kc, con
       for (int v = 0; v < NV; v++) acc[i][v] += a * b[v];
     }
   }
-  if (mr == MR && nr == NR) {
+  KG_NAME(store)(acc, c, ldc, mr, nr, first);
+}
+
+/* C[0:M, 0:N] = A @ B straight from A and B (B with a unit column stride), no packing:
+   for products so small (an LSTM step's 10x10 @ 10x40) that packing, its buffers and a
+   parallel region would cost more than the arithmetic. Rows past M repeat the last row. */
+static void KG_NAME(small)(int64_t M, int64_t N, int64_t K, const KG_T *A, int64_t ars, int64_t acs,
+                           const KG_T *B, int64_t brs, KG_T *C, int64_t ldc) {
+  enum { MR = KG_NAME(MR), NV = KG_NAME(NV), W = KG_NAME(W), NR = KG_NAME(NR) };
+  for (int64_t j = 0; j < N; j += NR) {
+    const int64_t nr = N - j < NR ? N - j : NR;
+    for (int64_t i = 0; i < M; i += MR) {
+      const int64_t mr = M - i < MR ? M - i : MR;
+      const KG_T *arow[MR];
 #pragma GCC unroll 64
-    for (int i = 0; i < MR; i++)
+      for (int r = 0; r < MR; r++) arow[r] = A + (i + (r < mr ? r : mr - 1)) * ars;
+      KG_NAME(vec) acc[MR][NV];
+#pragma GCC unroll 64
+      for (int r = 0; r < MR; r++)
 #pragma GCC unroll 8
-      for (int v = 0; v < NV; v++) {
-        KG_NAME(uvec) *dst = (KG_NAME(uvec) *)(c + i * ldc + v * W);
-        *dst = first ? acc[i][v] : *dst + acc[i][v];
+        for (int v = 0; v < NV; v++) acc[r][v] = (KG_NAME(vec)){0};
+      for (int64_t k = 0; k < K; k++) {
+        const KG_T *bk = B + k * brs + j;
+        KG_NAME(vec) b[NV];
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; v++) {
+          if ((v + 1) * W <= nr) {
+            b[v] = *(const KG_NAME(uvec) *)(bk + v * W);
+          } else {
+            KG_NAME(vec) t = {0};
+            for (int q = 0; v * W + q < nr; q++) t[q] = bk[v * W + q];
+            b[v] = t;
+          }
+        }
+#pragma GCC unroll 64
+        for (int r = 0; r < MR; r++) {
+          const KG_T a = arow[r][k * acs];
+#pragma GCC unroll 8
+          for (int v = 0; v < NV; v++) acc[r][v] += a * b[v];
+        }
       }
-    return;
+      KG_NAME(store)(acc, C + i * ldc + j, ldc, mr, nr, 1);
+    }
   }
-  KG_T tile[MR][NR] __attribute__((aligned(64)));
-#pragma GCC unroll 64
-  for (int i = 0; i < MR; i++)
-#pragma GCC unroll 8
-    for (int v = 0; v < NV; v++) *(KG_NAME(vec) *)(&tile[i][v * W]) = acc[i][v];
-  for (int64_t i = 0; i < mr; i++)
-    for (int64_t j = 0; j < nr; j++) c[i * ldc + j] = first ? tile[i][j] : c[i * ldc + j] + tile[i][j];
 }
 
 /* Rows [i0, i1) of C (row stride ldc, unit column stride) from A (element (m, k) at

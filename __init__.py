@@ -35,7 +35,7 @@ _EXPORTS: dict[str, str] = {
     **{
         name: "kiln.frontend.array_ops"
         for name in (
-            "abs cast concat constant exp log matmul maximum minimum ones ones_like "
+            "abs cast concat constant conv2d exp log matmul maximum minimum ones ones_like "
             "reduce_max reduce_mean reduce_min reduce_sum relu reshape sigmoid sqrt tanh "
             "transpose where zeros zeros_like"
         ).split()

@@ -674,6 +674,86 @@ class ConcatOp(IRDLOperation):
             raise VerifyException(f"graph.concat: result size along axis {axis} should be {sum(sizes)}, got {dst[axis]}")
 
 
+CONV_PADDINGS = ("VALID", "SAME")
+
+
+def conv2d_output_size(size: int, window: int, stride: int, padding: str) -> int:
+    """One spatial output size, as TensorFlow computes it (``-1`` stays dynamic)."""
+    if size < 0:
+        return -1
+    if padding == "SAME":
+        return -(-size // stride)
+    return max(0, (size - window) // stride + 1)
+
+
+def conv2d_same_padding(size: int, window: int, stride: int) -> tuple[int, int]:
+    """TensorFlow's SAME padding (before, after) of one spatial axis: the odd element goes after."""
+    out = -(-size // stride)
+    total = max((out - 1) * stride + window - size, 0)
+    return total // 2, total - total // 2
+
+
+def conv2d_shape(x: Sequence[int], f: Sequence[int], strides: Sequence[int], padding: str) -> tuple[int, ...]:
+    """NHWC input ``x`` with HWIO filters ``f`` -> the NHWC result shape; ``ValueError`` when they do not fit."""
+    if len(x) != 4 or len(f) != 4:
+        raise ValueError(f"input must be 4-D NHWC and filters 4-D HWIO, got shapes {tuple(x)} and {tuple(f)}")
+    if len(strides) != 2 or any(s < 1 for s in strides):
+        raise ValueError(f"strides must be two positive integers, got {tuple(strides)}")
+    if padding not in CONV_PADDINGS:
+        raise ValueError(f"padding must be 'VALID' or 'SAME', got {padding!r}")
+    if any(d < 0 for d in f):
+        raise ValueError(f"filter shape {tuple(f)} must be static")
+    if x[3] >= 0 and x[3] != f[2]:
+        raise ValueError(f"input has {x[3]} channels but the filters expect {f[2]} (HWIO: dimension 2)")
+    for axis, (size, window) in enumerate(zip(x[1:3], f[:2])):
+        if padding == "VALID" and 0 <= size < window:
+            raise ValueError(f"VALID convolution: input size {size} along spatial axis {axis} is smaller than the filter ({window})")
+    oh, ow = (conv2d_output_size(x[1 + i], f[i], strides[i], padding) for i in range(2))
+    return (x[0], oh, ow, f[3])
+
+
+@irdl_op_definition
+class Conv2DOp(IRDLOperation):
+    """TensorFlow's ``conv2d``: NHWC input, HWIO filters, 2 strides, ``"VALID"``/``"SAME"`` padding:
+    ``graph.conv2d %x, %f strides array<i64: 1, 1> padding "VALID" : (tensor<1x5x5x3xf32>,
+    tensor<3x3x3x8xf32>) -> tensor<1x3x3x8xf32>``."""
+
+    name = "graph.conv2d"
+    input = operand_def(AnyTensor)
+    filter = operand_def(AnyTensor)
+    strides = prop_def(DenseArrayBase)
+    padding = prop_def(StringAttr)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $filter `strides` qualified($strides) `padding` $padding attr-dict "
+        "`:` `(` type($input) `,` type($filter) `)` `->` type($result)"
+    )
+
+    def __init__(self, input: SSAValue, filter: SSAValue, strides: Sequence[int], padding: str):
+        shape = conv2d_shape(shape_of(input), shape_of(filter), strides, padding)
+        super().__init__(
+            operands=[input, filter],
+            properties={"strides": _i64_array(strides), "padding": StringAttr(padding)},
+            result_types=[tensor_type(element_of(input), shape)],
+        )
+
+    def verify_(self) -> None:
+        if not (element_of(self.input) == element_of(self.filter) == element_of(self.result)):
+            raise VerifyException("graph.conv2d: input, filters and result must share an element type")
+        if not is_float(element_of(self.input)):
+            raise VerifyException(f"graph.conv2d: element type must be a float, got {element_of(self.input)}")
+        try:
+            expected = conv2d_shape(
+                shape_of(self.input), shape_of(self.filter), list(self.strides.get_values()), self.padding.data
+            )
+        except ValueError as e:
+            raise VerifyException(f"graph.conv2d: {e}") from e
+        got = shape_of(self.result)
+        if len(got) != 4 or not all(_dims_compatible(a, b) for a, b in zip(expected, got)):
+            raise VerifyException(f"graph.conv2d: result shape should be {expected}, got {got}")
+
+
 # --------------------------------------------------------------------------- control flow
 
 
@@ -1010,6 +1090,7 @@ Graph = Dialect(
         MatmulOp,
         ReduceOp,
         ConcatOp,
+        Conv2DOp,
         TokenOp,
         YieldOp,
         ConditionOp,

@@ -7,16 +7,23 @@ produced in blocks; the op's region, the *epilogue*, runs once per finished
 block with block arguments ``(%row_begin, %row_end)``, while the block is
 still in cache, so a fused bias/activation writes C once. Blocks may run on
 several threads: the epilogue must touch only rows ``[row_begin, row_end)``.
+
+``kernel.conv2d ins(%x, %f) outs(%y) strides [sh, sw]`` is a VALID NHWC x HWIO
+convolution by the same GEMM: A is the im2col matrix of ``%x`` (rows
+``(n, oh, ow)``, columns ``(kh, kw, ci)``), packed straight from ``%x``, never
+stored; B is ``%f`` seen as a ``(KH*KW*CI) x CO`` matrix; C is ``%y`` seen as
+``(N*OH*OW) x CO``. All three are contiguous; epilogue rows are those of C.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import AnyFloat, IndexType, MemRefType
+from xdsl.dialects.builtin import AnyFloat, DenseArrayBase, IndexType, MemRefType, NoneAttr, i64
 from xdsl.ir import Block, Dialect, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
     operand_def,
+    prop_def,
     region_def,
     traits_def,
 )
@@ -36,9 +43,7 @@ class MatmulOp(IRDLOperation):
     assembly_format = "`ins` `(` $a `,` $b `:` type($a) `,` type($b) `)` `outs` `(` $c `:` type($c) `)` $epilogue attr-dict"
 
     def __init__(self, a: SSAValue, b: SSAValue, c: SSAValue, epilogue: Region | None = None):
-        if epilogue is None:
-            epilogue = Region(Block([YieldOp()], arg_types=[IndexType(), IndexType()]))
-        super().__init__(operands=[a, b, c], regions=[epilogue])
+        super().__init__(operands=[a, b, c], regions=[_row_block_region(epilogue)])
 
     def verify_(self) -> None:
         types = [self.a.type, self.b.type, self.c.type]
@@ -53,16 +58,64 @@ class MatmulOp(IRDLOperation):
             raise VerifyException("kernel.matmul epilogue takes (row_begin: index, row_end: index)")
 
 
+def _row_block_region(epilogue: Region | None) -> Region:
+    return epilogue if epilogue is not None else Region(Block([YieldOp()], arg_types=[IndexType(), IndexType()]))
+
+
+@irdl_op_definition
+class Conv2DOp(IRDLOperation):
+    """VALID NHWC x HWIO convolution by the packed GEMM (implicit im2col), then the epilogue per row block."""
+
+    name = "kernel.conv2d"
+    input = operand_def(MemRefType)
+    filter = operand_def(MemRefType)
+    output = operand_def(MemRefType)
+    strides = prop_def(DenseArrayBase)
+    epilogue = region_def("single_block")
+    assembly_format = (
+        "`ins` `(` $input `,` $filter `:` type($input) `,` type($filter) `)` `outs` `(` $output `:` type($output) `)` "
+        "`strides` qualified($strides) $epilogue attr-dict"
+    )
+
+    def __init__(self, input: SSAValue, filter: SSAValue, output: SSAValue, strides: tuple[int, int],
+                 epilogue: Region | None = None):
+        super().__init__(
+            operands=[input, filter, output],
+            properties={"strides": DenseArrayBase.from_list(i64, list(strides))},
+            regions=[_row_block_region(epilogue)],
+        )
+
+    def verify_(self) -> None:
+        types = [self.input.type, self.filter.type, self.output.type]
+        assert all(isinstance(t, MemRefType) for t in types)
+        elements = {t.get_element_type() for t in types}  # type: ignore[union-attr]
+        if len(elements) != 1 or not isinstance(next(iter(elements)), AnyFloat):
+            raise VerifyException("kernel.conv2d operands must share one float element type")
+        if any(len(t.get_shape()) != 4 or not isinstance(t.layout, NoneAttr) for t in types):  # type: ignore[union-attr]
+            raise VerifyException("kernel.conv2d operands must be contiguous 4-D memrefs")
+        x, f, y = (t.get_shape() for t in types)  # type: ignore[union-attr]
+        strides = list(self.strides.get_values())
+        if len(strides) != 2 or min(strides) < 1:
+            raise VerifyException("kernel.conv2d strides must be two positive integers")
+        if x[3] != f[2] or y[3] != f[3] or y[0] != x[0]:
+            raise VerifyException("kernel.conv2d: NHWC input, HWIO filters and NHWC output do not match")
+        for axis in (1, 2):
+            if x[axis] >= 0 and y[axis] >= 0 and (x[axis] - f[axis - 1]) // strides[axis - 1] + 1 != y[axis]:
+                raise VerifyException(f"kernel.conv2d: output size {y[axis]} along axis {axis} does not fit a VALID window")
+        if [a.type for a in self.epilogue.block.args] != [IndexType(), IndexType()]:
+            raise VerifyException("kernel.conv2d epilogue takes (row_begin: index, row_end: index)")
+
+
 @irdl_op_definition
 class YieldOp(IRDLOperation):
-    """Ends a ``kernel.matmul`` epilogue."""
+    """Ends a ``kernel.matmul`` or ``kernel.conv2d`` epilogue."""
 
     name = "kernel.yield"
-    traits = traits_def(IsTerminator(), HasParent(MatmulOp))
+    traits = traits_def(IsTerminator(), HasParent(MatmulOp, Conv2DOp))
     assembly_format = "attr-dict"
 
     def __init__(self) -> None:
         super().__init__()
 
 
-Kernel = Dialect("kernel", [MatmulOp, YieldOp], [])
+Kernel = Dialect("kernel", [MatmulOp, Conv2DOp, YieldOp], [])

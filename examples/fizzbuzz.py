@@ -1,4 +1,7 @@
-"""AutoGraph seed: a kiln.range loop with an `elif` chain and kiln.print, printing on every call."""
+"""AutoGraph seed (tf.function guide): a kiln.range loop with an `elif` chain and kiln.print.
+
+``fizzbuzz(15)`` prints ``Fizz 1 2 Fizz 4 Buzz Fizz 7 8 Fizz Buzz 11 Fizz 13 14``, one per line,
+on every call (0 is divisible by 3)."""
 
 from __future__ import annotations
 
@@ -10,10 +13,8 @@ import kiln
 @kiln.function
 def fizzbuzz(max_num: np.ndarray) -> np.ndarray:
     counter = 0
-    for num in kiln.range(1, max_num + 1):
-        if num % 3 == 0 and num % 5 == 0:
-            kiln.print("FizzBuzz")
-        elif num % 3 == 0:
+    for num in kiln.range(max_num):
+        if num % 3 == 0:
             kiln.print("Fizz")
         elif num % 5 == 0:
             kiln.print("Buzz")

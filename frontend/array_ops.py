@@ -350,3 +350,49 @@ def constant(value: Any, dtype: Any = None) -> Any:
     if array.dtype not in dtypes.SUPPORTED:
         raise dtypes.unsupported(array.dtype, "of a kiln.constant")
     return _constant(array) if trace_context.current() is not None else array
+
+
+# ---------------------------------------------------------------------- convolution
+
+
+def _conv_strides(strides: int | Sequence[int]) -> tuple[int, int]:
+    pair = (strides, strides) if isinstance(strides, (int, np.integer)) else tuple(strides)
+    if len(pair) != 2:
+        raise ValueError(f"conv2d: strides must be an int or two ints, got {strides!r}")
+    return operator.index(pair[0]), operator.index(pair[1])
+
+
+def _conv2d_eager(x: np.ndarray, filters: np.ndarray, strides: tuple[int, int], padding: str) -> np.ndarray:
+    """NumPy reference: SAME pads with zeros as TensorFlow does, then sliding windows . filters."""
+    if padding == "SAME":
+        (top, bottom), (left, right) = (
+            graph.conv2d_same_padding(x.shape[1 + i], filters.shape[i], strides[i]) for i in range(2)
+        )
+        x = np.pad(x, ((0, 0), (top, bottom), (left, right), (0, 0)))
+    kh, kw = filters.shape[:2]
+    windows = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(1, 2))[:, :: strides[0], :: strides[1]]
+    # windows: (n, oh, ow, ci, kh, kw)
+    return np.tensordot(windows, filters, axes=([4, 5, 3], [0, 1, 2])).astype(x.dtype, copy=False)
+
+
+def conv2d(x: Any, filters: Any, strides: int | Sequence[int] = 1, padding: str = "VALID") -> Any:
+    """2-D convolution as TensorFlow's ``tf.nn.conv2d``: ``x`` NHWC, ``filters`` HWIO
+    (height, width, in channels, out channels), ``strides`` one int or (height, width),
+    ``padding`` ``"VALID"`` (no padding) or ``"SAME"`` (zeros, output size ceil(size / stride)).
+    Float inputs keep their dtype (both promoted to a common one); integers compute in float64."""
+    pair = _conv_strides(strides)
+    if not isinstance(padding, str) or padding.upper() not in graph.CONV_PADDINGS:
+        raise ValueError(f"conv2d: padding must be 'VALID' or 'SAME', got {padding!r}")
+    pad = padding.upper()
+    if not _traced(x, filters):
+        xa, fa = np.asarray(x), np.asarray(filters)
+        dt = np.result_type(xa.dtype, fa.dtype, np.float32 if xa.dtype.kind == fa.dtype.kind == "f" else np.float64)
+        graph.conv2d_shape(xa.shape, fa.shape, pair, pad)
+        return _conv2d_eager(xa.astype(dt, copy=False), fa.astype(dt, copy=False), pair, pad)
+    tx, tf = as_tensor(x), as_tensor(filters)
+    dt = dtypes.result_type(tx.dtype, tf.dtype)
+    if dt.kind != "f":
+        dt = np.dtype(np.float64)
+    tx, tf = _cast(tx, dt), _cast(tf, dt)
+    graph.conv2d_shape(shape_of(tx), shape_of(tf), pair, pad)  # NumPy-style ValueError before any IR
+    return emit(graph.Conv2DOp(tx.value, tf.value, pair, pad))

@@ -476,6 +476,51 @@ class LowerConcat(RewritePattern):
         rewriter.replace(op, em.ops, [acc])
 
 
+class LowerConv2D(RewritePattern):
+    """NHWC x HWIO convolution as one generic over (n, oh, ow, co, kh, kw, ci) accumulating into
+    a zero fill; SAME padding first inserts the input into a zero-filled larger tensor (an
+    ``insert_slice``: a shifted output map as in concat fails xDSL's shape inference when an
+    axis is padded after only), so the convolution itself is always VALID."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.Conv2DOp):
+            return
+        x_shape, (kh, kw, _, _) = graph.shape_of(op.input), graph.shape_of(op.filter)
+        if -1 in x_shape[1:]:
+            raise _fail(op, "convolution over dynamic spatial or channel sizes is not supported yet")
+        sh, sw = op.strides.get_values()
+        element = _element(op.input)
+        em = _Emitter(op)
+        d = AffineExpr.dimension
+        zero = em.add(scalar_constant(0, element))
+        x = op.input
+        if op.padding.data == "SAME":
+            (top, bottom), (left, right) = (
+                graph.conv2d_same_padding(x_shape[1 + i], (kh, kw)[i], (sh, sw)[i]) for i in range(2)
+            )
+            if top or bottom or left or right:
+                n, h, w, c = x_shape
+                padded_t = graph.tensor_type(element, [n, h + top + bottom, w + left + right, c])
+                padded = em.add(linalg.FillOp([zero], [em.empty(padded_t, _dims_like(em, x))], [padded_t]))
+                x = em.add(tensor.InsertSliceOp.get(x, padded, list(x_shape), static_offsets=[0, top, left, 0]))
+        assert isinstance(op.result.type, TensorType)
+        init = em.empty(op.result.type, _dims_like(em, op.input))
+        filled = em.add(linalg.FillOp([zero], [init], [op.result.type]))
+        mul, add = BINARY["graph.mul"], BINARY["graph.add"]
+        em.generic(
+            [x, op.filter],
+            filled,
+            [
+                AffineMap(7, 0, (d(0), d(1) * sh + d(4), d(2) * sw + d(5), d(6))),
+                AffineMap(7, 0, (d(4), d(5), d(6), d(3))),
+                AffineMap(7, 0, (d(0), d(1), d(2), d(3))),
+            ],
+            ["parallel"] * 4 + ["reduction"] * 3,
+            lambda bld, v: add(bld, v[2], mul(bld, v[0], v[1])),
+        )
+        rewriter.replace(op, em.ops)
+
+
 # --------------------------------------------------------------------------- control flow
 
 
@@ -610,6 +655,7 @@ class ConvertGraphToLinalg(ModulePass):
                     LowerMatmul(),
                     LowerReshape(),
                     LowerConcat(),
+                    LowerConv2D(),
                     LowerCond(),
                     LowerWhile(),
                     LowerGatherRow(),

@@ -62,6 +62,11 @@ def _is_matmul(op: GenericOp) -> bool:
         return False
     if not all(isinstance(v.type, MemRefType) and isinstance(v.type.get_element_type(), AnyFloat) for v in op.operands):
         return False
+    return _multiply_add_body(op)
+
+
+def _multiply_add_body(op: GenericOp) -> bool:
+    """One float element type, body ``c + a * b`` (either operand order): a GEMM's accumulation."""
     if len({v.type.get_element_type() for v in op.operands}) != 1:  # type: ignore[union-attr]
         return False
     a, b, c = op.body.block.args

@@ -1,5 +1,7 @@
 """C for the ``kernel`` dialect: calls into the GEMM runtime, blocked by rows, run with OpenMP.
 
+``kernel.conv2d`` is the same GEMM with A packed from the NHWC input (implicit im2col).
+
 The runtime (``runtime/kiln_gemm.h``) is pasted into the translation unit as a
 helper, once per element type, so a compile needs no include path and the
 cache key covers the kernel's source. Its vector width and register block
@@ -20,7 +22,7 @@ from xdsl.ir import Block
 
 from kiln.backends.c.dispatch import handles
 from kiln.backends.c.helpers import HELPERS
-from kiln.backends.c.index_expr import IndexExpr
+from kiln.backends.c.index_expr import IndexExpr, product
 from kiln.dialects import kernel
 
 if TYPE_CHECKING:
@@ -97,8 +99,33 @@ def _matmul(em: FunctionEmitter, op: kernel.MatmulOp) -> None:
         (m, n, k),
         f"{prefix}_pack_b({k}, {n}, {b.ptr}, {b.strides[0]}, {b.strides[1]}, {{bp}});",
         f"{prefix}_rows({{begin}}, {{end}}, {n}, {k}, {a.ptr}, {a.strides[0]}, {a.strides[1]}, "
-        f"{{bp}}, {{ap}}, {c.ptr}, {c.strides[0]});",
+        f"0, {{bp}}, {{ap}}, {c.ptr}, {c.strides[0]});",
     )
+
+
+@handles(kernel.Conv2DOp)
+def _conv2d(em: FunctionEmitter, op: kernel.Conv2DOp) -> None:
+    """The GEMM over the implicit im2col matrix: rows (n, oh, ow), k (kh, kw, ci), B = filters."""
+    x, f, y = em.memref(op.input), em.memref(op.filter), em.memref(op.output)
+    prefix = em.use_helper("kiln_gemm_f32" if y.elem == "float" else "kiln_gemm_f64")
+    n_img, h, w, c = x.sizes
+    kh, kw, _, co = f.sizes
+    _, oh, ow, _ = y.sizes
+    sh, sw = op.strides.get_values()
+    m, k = product([n_img, oh, ow]), product([kh, kw, c])
+    cv = em.fresh("conv")
+    em.open("{")
+    em.line(f"const {prefix}_conv {cv} = {{{h}, {w}, {c}, {oh}, {ow}, {kw}, {sh}, {sw}}};")
+    _row_blocks(
+        em,
+        op.epilogue.block,
+        prefix,
+        y.elem,
+        (m, co, k),
+        f"{prefix}_pack_b({k}, {co}, {f.ptr}, {co}, 1, {{bp}});",
+        f"{prefix}_rows({{begin}}, {{end}}, {co}, {k}, {x.ptr}, 0, 0, &{cv}, {{bp}}, {{ap}}, {y.ptr}, {co});",
+    )
+    em.close()
 
 
 def _is_small(m: IndexExpr, n: IndexExpr, k: IndexExpr) -> bool:

@@ -31,9 +31,9 @@ def _lane_helpers(f: str, c: str, n: int, suffix: str) -> str:
 
 
 def _ops(f: str, i: str, u: str, n: int) -> dict[str, str]:
+    """Templates for float lanes ``f``, signed ``i`` and unsigned ``u`` integer lanes, ``n`` lanes."""
     v, iv, uv = f"kiln_g_{f}", f"kiln_g_{i}", f"kiln_g_{u}"
     lanes = ", ".join(["{0}"] * n)
-    ilanes = ", ".join(["{0}"] * n)
     return {
         "load": f"kiln_g_load_{f}({{0}})",
         "store": f"kiln_g_store_{f}({{0}}, {{1}})",
@@ -65,7 +65,7 @@ def _ops(f: str, i: str, u: str, n: int) -> dict[str, str]:
         "isub": "({0} - {1})",
         "iand": "({0} & {1})",
         "ior": "({0} | {1})",
-        "ibroadcast": f"(({iv}){{{{{ilanes}}}}})",
+        "ibroadcast": f"(({iv}){{{{{lanes}}}}})",
         "shl": "({0} << {1})",
         "shr": f"(({iv})(({uv})({{0}}) >> {{1}}))",
     }

@@ -9,6 +9,9 @@
  *   each row block of <= KG_MC rows packs its A into MR-row micro-panels per KC slice
  *   (zero-padded to MR rows) and runs an MR x NR register-blocked FMA micro-kernel,
  *   B micro-panel in L1, A block in L2.
+ * A may also be implicit: the im2col matrix of a VALID NHWC convolution (rows (n, oh, ow),
+ * columns (kh, kw, ci)), packed straight from the input, so a conv2d is this same GEMM
+ * with B = the HWIO filters viewed as a (KH*KW*CI) x CO matrix.
  * The k-sum of each C element is reassociated: partial sums over KC-long slices are
  * accumulated in order, each slice summed with fused multiply-adds.
  */
@@ -69,6 +72,39 @@ static void KG_NAME(pack_a)(int64_t i0, int64_t i1, int64_t pc, int64_t kc, cons
       const KG_T *src = A + ir * rs + (pc + k) * cs;
       for (int64_t i = 0; i < mr; i++) ap[k * MR + i] = src[i * rs];
       for (int64_t i = mr; i < MR; i++) ap[k * MR + i] = 0;
+    }
+    ap += kc * MR;
+  }
+}
+
+/* A convolution's input as an implicit A (im2col): a contiguous NHWC X of H x W x C
+   images, OH x OW outputs per image, KW filter columns, strides sh, sw (VALID). */
+typedef struct {
+  int64_t H, W, C, OH, OW, KW, sh, sw;
+} KG_NAME(conv);
+
+/* pack_a for the implicit A: each MR-row panel gathers kh*kw contiguous ci-runs of its rows. */
+static void KG_NAME(pack_a_conv)(int64_t i0, int64_t i1, int64_t pc, int64_t kc, const KG_T *X,
+                                 const KG_NAME(conv) *cv, KG_T *ap) {
+  const int64_t MR = KG_NAME(MR), C = cv->C, KW = cv->KW;
+  for (int64_t ir = i0; ir < i1; ir += MR) {
+    const int64_t mr = i1 - ir < MR ? i1 - ir : MR;
+    const KG_T *row[KG_MR];
+    for (int64_t i = 0; i < MR; i++) { /* rows past i1 repeat the last one: never stored */
+      const int64_t r = ir + (i < mr ? i : mr - 1), img = r / (cv->OH * cv->OW), p = r % (cv->OH * cv->OW);
+      row[i] = X + ((img * cv->H + p / cv->OW * cv->sh) * cv->W + p % cv->OW * cv->sw) * C;
+    }
+    int64_t ci = pc % C, kw = pc / C % KW, kh = pc / C / KW;
+    int64_t off = (kh * cv->W + kw) * C + ci;
+    for (int64_t k = 0; k < kc; k++) {
+#pragma GCC unroll 64
+      for (int i = 0; i < KG_MR; i++) ap[k * MR + i] = row[i][off];
+      off++;
+      if (++ci == C) {
+        ci = 0;
+        if (++kw == KW) kw = 0, kh++;
+        off = (kh * cv->W + kw) * C;
+      }
     }
     ap += kc * MR;
   }
@@ -165,9 +201,11 @@ static void KG_NAME(small)(int64_t M, int64_t N, int64_t K, const KG_T *A, int64
 }
 
 /* Rows [i0, i1) of C (row stride ldc, unit column stride) from A (element (m, k) at
-   A[m*ars + k*acs]) and the packed B; ap is a packed_a_size() scratch buffer. */
+   A[m*ars + k*acs], or, when cv is given, the convolution input A seen through cv) and
+   the packed B; ap is a packed_a_size() scratch buffer. */
 static void KG_NAME(rows)(int64_t i0, int64_t i1, int64_t N, int64_t K, const KG_T *A, int64_t ars,
-                          int64_t acs, const KG_T *bp, KG_T *ap, KG_T *C, int64_t ldc) {
+                          int64_t acs, const KG_NAME(conv) *cv, const KG_T *bp, KG_T *ap, KG_T *C,
+                          int64_t ldc) {
   const int64_t MR = KG_NAME(MR), NR = KG_NAME(NR), KC = KG_NAME(KC);
   const int64_t npad = (N + NR - 1) / NR * NR;
   if (K == 0) {
@@ -177,7 +215,10 @@ static void KG_NAME(rows)(int64_t i0, int64_t i1, int64_t N, int64_t K, const KG
   }
   for (int64_t pc = 0; pc < K; pc += KC) {
     const int64_t kc = K - pc < KC ? K - pc : KC;
-    KG_NAME(pack_a)(i0, i1, pc, kc, A, ars, acs, ap);
+    if (cv)
+      KG_NAME(pack_a_conv)(i0, i1, pc, kc, A, cv, ap);
+    else
+      KG_NAME(pack_a)(i0, i1, pc, kc, A, ars, acs, ap);
     const KG_T *bslice = bp + pc * npad;
     for (int64_t jr = 0; jr < N; jr += NR) {
       const int64_t nr = N - jr < NR ? N - jr : NR;

@@ -22,7 +22,7 @@ STAGES: dict[str, str] = {
     "loops": "linalg-matmul-to-kernel,linalg-conv-to-kernel,linalg-generalize-named-ops,convert-linalg-to-loops,lower-affine,canonicalize,cse,"
     "kiln-vectorize,canonicalize,cse,promote-small-allocs",
     # CUDA: buffer -> parallel (scf.parallel nests) -> gpu (kernels outlined, launches on the host)
-    "parallel": "linalg-generalize-named-ops,convert-linalg-to-parallel-loops,lower-affine,canonicalize,cse",
+    "parallel": "linalg-generalize-named-ops,kiln-gpu-tile-matmul,convert-linalg-to-parallel-loops,lower-affine,canonicalize,cse",
     "gpu": "kiln-gpu-outline,canonicalize,cse",
 }
 

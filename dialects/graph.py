@@ -951,6 +951,32 @@ class ScatterRowOp(IRDLOperation):
             raise VerifyException("graph.scatter_row: the result has the operand's type")
 
 
+@irdl_op_definition
+class DimOp(IRDLOperation):
+    """The runtime size of dimension ``axis`` as a 0-d ``i64`` tensor, so that staged code can
+    compute with a dynamic size (a loop over the rows of ``tensor<?x4xf32>``, ``len(x)``):
+    ``%n = graph.dim %x, 0 : tensor<?x4xf32> -> tensor<i64>``."""
+
+    name = "graph.dim"
+    operand = operand_def(AnyTensor)
+    axis = prop_def(IntegerAttr[I64])
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$operand `,` $axis attr-dict `:` type($operand) `->` type($result)"
+
+    def __init__(self, operand: SSAValue, axis: int):
+        super().__init__(
+            operands=[operand], properties={"axis": IntegerAttr(axis, i64)}, result_types=[tensor_type(i64, ())]
+        )
+
+    def verify_(self) -> None:
+        rank = len(shape_of(self.operand))
+        if not 0 <= self.axis.value.data < rank:
+            raise VerifyException(f"graph.dim: axis {self.axis.value.data} is out of range for rank {rank}")
+        if self.result.type != tensor_type(i64, ()):
+            raise VerifyException(f"graph.dim: the result must be tensor<i64>, got {self.result.type}")
+
+
 # --------------------------------------------------------------------------- side effects
 
 
@@ -1098,6 +1124,7 @@ Graph = Dialect(
         WhileOp,
         GatherRowOp,
         ScatterRowOp,
+        DimOp,
         PrintOp,
         ReadOp,
         AssignOp,

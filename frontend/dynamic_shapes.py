@@ -44,9 +44,13 @@ class Op:
 
 
 Expr = Union[int, In, Op]
+#: ``lhs == rhs`` is checked before each call; else ``ValueError`` at ``where`` saying ``why``
+Check = tuple[Expr, Expr, str, str]
 #: a value's dims: an expression each, or None where kiln cannot tell the size
 Dims = tuple[Expr | None, ...]
 
+_NO_BROADCAST = "dynamic dimensions never broadcast"
+_SAME_COUNT = "a reshape keeps the number of elements"
 _SAME_SHAPE = (graph.ElementwiseBinaryOp, graph.ElementwiseUnaryOp, graph.CmpOp, graph.SelectOp, graph.CastOp)
 
 
@@ -66,10 +70,10 @@ def _product(exprs: Sequence[Expr]) -> Expr:
 
 @dataclass
 class _Analysis:
-    """Dims of every value seen so far, and the runtime equalities ``(a, b, where)``."""
+    """Dims of every value seen so far, and the runtime equalities ``(a, b, where, why)``."""
 
     env: dict[SSAValue, Dims]
-    checks: list[tuple[Expr, Expr, str]]
+    checks: list[Check]
 
     def dims(self, value: SSAValue) -> Dims:
         return self.env.get(value) or _static(value)
@@ -82,7 +86,7 @@ class _Analysis:
             first = known[0] if known else None
             for other in known[1:]:
                 if other != first:
-                    self.checks.append((first, other, describe_location(op.location)))
+                    self.checks.append((first, other, describe_location(op.location), _NO_BROADCAST))
             out.append(first)
         return tuple(out)
 
@@ -137,22 +141,30 @@ class _Analysis:
             have = src[axis - lead] if axis >= lead else 1
             if want is not None:
                 if have is not None and have != want and not isinstance(have, int):
-                    self.checks.append((have, want, describe_location(op.location)))
+                    self.checks.append((have, want, describe_location(op.location), _NO_BROADCAST))
                 out.append(want)
             else:  # a dynamic target dim: it is the source's, unless the source is stretched
                 out.append(None if have == 1 else have)
         return tuple(out)
 
     def _reshape(self, op: graph.ReshapeOp) -> Dims:
-        dst = _static(op.result)
-        if dst.count(None) != 1:
-            return dst
-        src = self.dims(op.operand)
-        if any(d is None for d in src):
+        """The one dynamic result size is the element count over the static sizes; the compiled
+        code divides without checking, so the count is checked to be a multiple (or equal)."""
+        dst, src = _static(op.result), self.dims(op.operand)
+        if dst.count(None) > 1 or any(d is None for d in src):
             return dst
         rest = math.prod(d for d in dst if d is not None)
         total = _product([d for d in src if d is not None])
-        return tuple((total if rest == 1 else Op("//", total, rest)) if d is None else d for d in dst)
+        if isinstance(total, int):
+            return tuple(total // rest if d is None else d for d in dst)
+        where = describe_location(op.location)
+        if None not in dst:
+            self.checks.append((total, rest, where, _SAME_COUNT))
+            return dst
+        size = total if rest == 1 else Op("//", total, rest)
+        if rest != 1:
+            self.checks.append((total, Op("*", size, rest), where, _SAME_COUNT))
+        return tuple(size if d is None else d for d in dst)
 
     def _matmul(self, op: graph.MatmulOp) -> Dims:
         a, b = self.dims(op.lhs), self.dims(op.rhs)
@@ -214,7 +226,7 @@ class DynamicShapes:
     #: static dims of each tensor input (None: dynamic)
     inputs: tuple[Dims, ...]
     outputs: tuple[Dims, ...]
-    checks: tuple[tuple[Expr, Expr, str], ...]
+    checks: tuple[Check, ...]
 
     def unknown(self) -> str | None:
         """Why some result size cannot be computed from the input sizes (None if all can)."""
@@ -243,7 +255,7 @@ class DynamicShapes:
         for i, dims in enumerate(self.inputs):
             fits = [f"a{i}.ndim == {len(dims)}"] + [f"a{i}.shape[{a}] == {d}" for a, d in enumerate(dims) if d is not None]
             lines.append(f"  if not ({' and '.join(fits)}): return NotImplemented")
-        for k, (lhs, rhs, _) in enumerate(self.checks):
+        for k, (lhs, rhs, _, _) in enumerate(self.checks):
             lines.append(f"  if {_source(lhs)} != {_source(rhs)}: mismatch({k}, args)")
         outs = ", ".join(f"empty(({''.join(_source(d) + ', ' for d in dims)}), odt{k})" for k, dims in enumerate(self.outputs))
         lines += [f"  outs = [{outs}]", "  native(*args, *outs)", "  return outs[0] if len(outs) == 1 else (tuple(outs) or None)"]
@@ -259,11 +271,11 @@ class DynamicShapes:
         return namespace["entry"]
 
     def _mismatch(self, k: int, args: Sequence[np.ndarray]) -> None:
-        lhs, rhs, where = self.checks[k]
+        lhs, rhs, where, why = self.checks[k]
         value = lambda e: eval(_source(e), {f"a{i}": a for i, a in enumerate(args)})  # noqa: S307 (generated here)
         raise ValueError(
             f"{self.name}: sizes do not match at {where}: {describe(lhs, self.arg_names)} is {value(lhs)} but "
-            f"{describe(rhs, self.arg_names)} is {value(rhs)} (dynamic dimensions never broadcast)"
+            f"{describe(rhs, self.arg_names)} is {value(rhs)} ({why})"
         )
 
 

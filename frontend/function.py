@@ -18,7 +18,7 @@ import numpy as np
 
 from kiln import config
 from kiln.backends.targets import get_backend
-from kiln.frontend import retracing
+from kiln.frontend import retracing, variables
 from kiln.frontend.concrete import ConcreteFunction
 from kiln.frontend.signature import CallSignature, TensorSpec, signature_of
 
@@ -90,7 +90,8 @@ class Function:
     def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Every call the hot path does not take: other signatures, conversions, structures."""
         if config.functions_run_eagerly():
-            return self.python_function(*args, **kwargs)
+            with variables.running_eagerly(self.__name__):
+                return self.python_function(*args, **kwargs)
         key = None if kwargs else _array_key(args)
         entry = self._entries.get(key) if key is not None else None
         if entry is not None:

@@ -11,7 +11,11 @@ function's caller passes each captured variable's buffer for it.
 
 from __future__ import annotations
 
-from typing import Any
+import threading
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol
 
 import numpy as np
 from xdsl.ir import Block, SSAValue
@@ -44,6 +48,26 @@ class Captures:
         return arg
 
 
+class BufferSync(Protocol):
+    """A backend keeping its own copy of variable buffers (the CUDA backend's device copies)."""
+
+    def created(self, buffer: np.ndarray) -> None: ...
+    def before_read(self, buffer: np.ndarray) -> None: ...
+    def after_write(self, buffer: np.ndarray) -> None: ...
+
+
+_sync_hooks: list[BufferSync] = []
+_live: weakref.WeakValueDictionary[int, Variable] = weakref.WeakValueDictionary()  # by id: == is elementwise
+
+
+def add_sync_hook(hook: BufferSync) -> None:
+    """Keep ``hook`` told when Python creates, reads or writes a variable's buffer (also about
+    the variables that already exist), so that a copy elsewhere is synchronized on eager access."""
+    _sync_hooks.append(hook)
+    for var in list(_live.values()):
+        hook.created(var._buffer)
+
+
 def _captures() -> Captures | None:
     ctx = trace_context.current()
     if ctx is None:
@@ -57,6 +81,26 @@ def _python_dtype(value: Any) -> np.dtype[Any]:
     return value.dtype if isinstance(value, (Tensor, np.ndarray, np.generic)) else np.asarray(value).dtype
 
 
+class _EagerCalls(threading.local):
+    """Names of the kiln.functions running as plain Python on this thread, innermost last."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+
+_eager = _EagerCalls()
+
+
+@contextmanager
+def running_eagerly(name: str) -> Iterator[None]:
+    """Mark a kiln.function's body running eagerly, so that creating a Variable in it raises as when traced."""
+    _eager.names.append(name)
+    try:
+        yield
+    finally:
+        _eager.names.pop()
+
+
 class Variable:
     """A mutable array shared by every call of every ``kiln.function`` that uses it."""
 
@@ -65,9 +109,12 @@ class Variable:
 
     def __init__(self, initial_value: Any, dtype: Any = None):
         ctx = trace_context.current()
-        if ctx is not None:
+        inside = f"tracing kiln.function `{ctx.name}`" if ctx is not None else None
+        if inside is None and _eager.names:
+            inside = f"running kiln.function `{_eager.names[-1]}` eagerly (kiln.config.run_functions_eagerly)"
+        if inside is not None:
             raise ValueError(
-                f"kiln.Variable(...) created while tracing kiln.function `{ctx.name}`. A variable holds state "
+                f"kiln.Variable(...) created while {inside}. A variable holds state "
                 "across calls, so it must exist before the function runs: create it outside (at module level, "
                 "or in your class's __init__ and use self.<name> in a decorated method) and use it inside."
             )
@@ -77,6 +124,15 @@ class Variable:
         if array.dtype not in dtypes.SUPPORTED:
             raise dtypes.unsupported(array.dtype, "of a kiln.Variable")
         self._buffer: np.ndarray = array
+        _live[id(self)] = self
+        for hook in _sync_hooks:
+            hook.created(array)
+
+    def _synced(self) -> np.ndarray:
+        """The buffer, after copies kept elsewhere (the GPU's) wrote their news back."""
+        for hook in _sync_hooks:
+            hook.before_read(self._buffer)
+        return self._buffer
 
     # ------------------------------------------------------------------ attributes
 
@@ -103,7 +159,7 @@ class Variable:
         """The current value: a NumPy copy eagerly, a ``graph.read`` while traced."""
         captures = _captures()
         if captures is None:
-            return self._buffer.copy()
+            return self._synced().copy()
         return emit(graph.ReadOp(captures.resource(self)))
 
     def numpy(self) -> np.ndarray:
@@ -115,7 +171,7 @@ class Variable:
                 "has now into the compiled code; use v.read_value() (or v in an expression), which reads it "
                 "on every call."
             )
-        return self._buffer.copy()
+        return self._synced().copy()
 
     def __kiln_tensor__(self) -> Any:
         return self.read_value()
@@ -130,6 +186,8 @@ class Variable:
             array = np.asarray(value)
             self._check_shape(array.shape, "assign")
             np.copyto(self._buffer, array, casting="same_kind")
+            for hook in _sync_hooks:
+                hook.after_write(self._buffer)
             return self
         tensor = as_tensor(value)
         self._check_shape(tensor.shape, "assign")
@@ -169,7 +227,8 @@ class Variable:
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         if trace_context.current() is not None:
             raise TypeError("np.asarray(kiln.Variable) while tracing: use v.read_value() to read it on every call")
-        return self._buffer.astype(dtype) if dtype is not None else self._buffer.copy()
+        buffer = self._synced()
+        return buffer.astype(dtype) if dtype is not None else buffer.copy()
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         values = [x.read_value() if isinstance(x, Variable) else x for x in inputs]
@@ -195,7 +254,7 @@ class Variable:
         return self.read_value()[key]
 
     def __repr__(self) -> str:
-        return f"kiln.Variable(shape={self.shape}, dtype={self.dtype.name}, value={self._buffer.tolist()!r})"
+        return f"kiln.Variable(shape={self.shape}, dtype={self.dtype.name}, value={self._synced().tolist()!r})"
 
     __hash__ = object.__hash__  # identity, as the trace cache keys variables (``==`` is elementwise)
 

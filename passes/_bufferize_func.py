@@ -174,6 +174,7 @@ class FunctionBufferizer:
             tensor.ExtractSliceOp: self._extract_slice,
             tensor.CollapseShapeOp: self._reshape,
             tensor.ExpandShapeOp: self._reshape,
+            tensor.CastOp: self._cast,
             arith.ConstantOp: self._constant,
             func.CallOp: self._call,
             func.ReturnOp: self._return,
@@ -418,6 +419,13 @@ class FunctionBufferizer:
             )
         self.emit(new)
         self.bind(op.result, new.results[0], source.root)
+
+    def _cast(self, op: tensor.CastOp) -> None:
+        """A view of the same buffer with sizes made static or dynamic (a dynamic reshape's static result)."""
+        source = self.buffers[op.source]
+        assert isinstance(op.dest.type, TensorType)
+        new = self.emit(memref.CastOp.get(source.value, build.memref_type_of(op.dest.type)))
+        self.bind(op.dest, new.results[0], source.root)
 
     def _constant(self, op: arith.ConstantOp) -> None:
         value = op.value

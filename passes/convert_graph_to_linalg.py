@@ -408,51 +408,77 @@ class LowerMatmul(RewritePattern):
 
 
 class LowerReshape(RewritePattern):
-    """Row-major reshape = collapse to 1-D, then expand (either step skipped when trivial)."""
+    """Row-major reshape = collapse to 1-D, then expand (either step skipped when trivial).
+
+    A dynamic source collapses to ``tensor<?xT>``; the one dynamic result size (the frontend
+    never makes more: ``-1`` is the only unknown) is the runtime element count divided by the
+    static result sizes, an ``output_shape`` operand of the expand. That the division is exact
+    is checked before the function runs (kiln.frontend.dynamic_shapes). A static result of a
+    dynamic source goes through a ``tensor.cast`` of the flat tensor to its static size."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, graph.ReshapeOp):
             return
         src, dst = graph.shape_of(op.operand), graph.shape_of(op.result)
-        if -1 in src or -1 in dst:
-            raise _fail(op, "reshape of dynamically shaped tensors is not supported yet")
+        if src == dst:
+            rewriter.replace(op, [], [op.operand])
+            return
+        if dst.count(-1) > 1:
+            raise _fail(op, "reshape to more than one dynamic dimension: the sizes are not determined")
         em = _Emitter(op)
         element = _element(op.operand)
+        assert isinstance(op.result.type, TensorType)
         value = op.operand
-        if src == dst:
-            rewriter.replace(op, [], [value])
-            return
-        n = 1
-        for s in src:
-            n *= s
+        n = -1 if -1 in src else _product(src)
         if len(src) != 1:
-            flat_t = graph.tensor_type(element, [n])
-            assoc = ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in range(len(src))])]) if src else ArrayAttr([])
-            if not src:  # 0-d -> 1-D is an expansion with no groups
-                value = em.add(tensor.ExpandShapeOp(value, [], ArrayAttr([]), [n], flat_t))
-            else:
-                value = em.add(
-                    tensor.CollapseShapeOp.create(
-                        operands=[value], result_types=[flat_t], properties={"reassociation": assoc}
-                    )
+            value = self._flatten(em, value, graph.tensor_type(element, [n]))
+        if -1 not in dst and n < 0:  # a static result: the runtime count is checked before the call
+            n = _product(dst)
+            value = em.add(tensor.CastOp(value, graph.tensor_type(element, [n])))
+        if len(dst) == 1:
+            if value.type != op.result.type:
+                value = em.add(tensor.CastOp(value, op.result.type))
+        elif not dst:
+            value = em.add(
+                tensor.CollapseShapeOp.create(
+                    operands=[value], result_types=[op.result.type], properties={"reassociation": ArrayAttr([])}
                 )
-        if len(dst) != 1:
-            assert isinstance(op.result.type, TensorType)
-            if not dst:
-                value = em.add(
-                    tensor.CollapseShapeOp.create(
-                        operands=[value], result_types=[op.result.type], properties={"reassociation": ArrayAttr([])}
-                    )
-                )
-            else:
-                assoc = ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in range(len(dst))])])
-                value = em.add(tensor.ExpandShapeOp(value, [], assoc, list(dst), op.result.type))
+            )
+        else:
+            dynamic: list[SSAValue] = []
+            if -1 in dst:
+                rest = _product([d for d in dst if d >= 0])
+                total = em.dim(value, 0) if n < 0 else em.index(n)
+                dynamic.append(em.add(arith.DivUIOp(total, em.index(rest))) if rest != 1 else total)
+            assoc = ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in range(len(dst))])])
+            static = [DYNAMIC_INDEX if d < 0 else d for d in dst]
+            value = em.add(tensor.ExpandShapeOp(value, dynamic, assoc, static, op.result.type))
         rewriter.replace(op, em.ops, [value])
+
+    @staticmethod
+    def _flatten(em: _Emitter, value: SSAValue, flat_t: TensorType) -> SSAValue:
+        """``value`` as the 1-D ``flat_t``: one collapse of every axis (a 0-d value expands)."""
+        rank = len(graph.shape_of(value))
+        if not rank:
+            return em.add(tensor.ExpandShapeOp(value, [], ArrayAttr([]), [1], flat_t))
+        assoc = ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in range(rank)])])
+        return em.add(
+            tensor.CollapseShapeOp.create(operands=[value], result_types=[flat_t], properties={"reassociation": assoc})
+        )
+
+
+def _product(sizes: Sequence[int]) -> int:
+    n = 1
+    for s in sizes:
+        n *= s
+    return n
 
 
 class LowerConcat(RewritePattern):
     """Each operand is copied into its slab of the result by a generic whose output map is
-    shifted along the axis; the generics chain through ``outs`` (each writes part of it)."""
+    shifted along the axis; the generics chain through ``outs`` (each writes part of it).
+    With a dynamic size the offsets are known only at run time, so each operand is a
+    ``tensor.insert_slice`` at the running sum of the sizes before it."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, graph.ConcatOp):
@@ -460,10 +486,11 @@ class LowerConcat(RewritePattern):
         axis = op.axis.value.data
         rank = len(graph.shape_of(op.result))
         sizes = [graph.shape_of(v)[axis] for v in op.inputs]
-        if -1 in sizes or -1 in graph.shape_of(op.result):
-            raise _fail(op, "concatenation of dynamically shaped tensors is not supported yet")
         em = _Emitter(op)
         assert isinstance(op.result.type, TensorType)
+        if -1 in sizes or -1 in graph.shape_of(op.result):
+            rewriter.replace(op, em.ops, [self._dynamic(em, op, axis)])
+            return
         acc = em.empty(op.result.type, lambda axis_: em.dim(op.inputs[0], axis_))
         offset = 0
         for value, size in zip(op.inputs, sizes):
@@ -474,6 +501,37 @@ class LowerConcat(RewritePattern):
                 acc = em.generic([value], acc, [_identity(rank), out_map], ["parallel"] * rank, lambda b, a: a[0])
             offset += size
         rewriter.replace(op, em.ops, [acc])
+
+    @staticmethod
+    def _dynamic(em: _Emitter, op: graph.ConcatOp, axis: int) -> SSAValue:
+        """``insert_slice`` of each operand at its runtime offset along ``axis``."""
+        dims: dict[tuple[SSAValue, int], SSAValue] = {}
+
+        def dim(value: SSAValue, d: int) -> SSAValue:
+            if (value, d) not in dims:
+                dims[value, d] = em.dim(value, d)
+            return dims[value, d]
+
+        offsets: list[SSAValue | None] = [None]
+        for value in op.inputs:
+            size = dim(value, axis)
+            offsets.append(size if offsets[-1] is None else em.add(arith.AddiOp(offsets[-1], size)))
+        assert isinstance(op.result.type, TensorType)
+        total = offsets.pop()
+        acc = em.empty(op.result.type, lambda d: total if d == axis else dim(op.inputs[0], d))
+        for value, offset in zip(op.inputs, offsets):
+            shape = graph.shape_of(value)
+            acc = em.add(
+                tensor.InsertSliceOp.get(
+                    value,
+                    acc,
+                    [DYNAMIC_INDEX if s < 0 else s for s in shape],
+                    static_offsets=[DYNAMIC_INDEX if d == axis and offset is not None else 0 for d in range(len(shape))],
+                    offsets=[] if offset is None else [offset],
+                    sizes=[dim(value, d) for d, s in enumerate(shape) if s < 0],
+                )
+            )
+        return acc
 
 
 class LowerConv2D(RewritePattern):
@@ -632,6 +690,20 @@ class LowerScatterRow(RewritePattern):
         rewriter.replace(op, em.ops)
 
 
+class LowerDim(RewritePattern):
+    """``graph.dim`` -> ``tensor.dim``, cast to i64 and filled into a 0-d tensor (``linalg.fill``
+    bufferizes like any linalg op; ``tensor.from_elements`` would need its own handler)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.DimOp):
+            return
+        em = _Emitter(op)
+        size = em.add(arith.IndexCastOp(em.dim(op.operand, op.axis.value.data), i64))
+        assert isinstance(op.result.type, TensorType)
+        em.add(linalg.FillOp([size], [em.add(tensor.EmptyOp([], op.result.type))], [op.result.type]))
+        rewriter.replace(op, em.ops)
+
+
 #: graph ops that stay at the tensor level: the bufferizer lowers them (tokens, effects)
 KEPT = (graph.TokenOp, graph.PrintOp, graph.ReadOp, graph.AssignOp)
 
@@ -660,6 +732,7 @@ class ConvertGraphToLinalg(ModulePass):
                     LowerWhile(),
                     LowerGatherRow(),
                     LowerScatterRow(),
+                    LowerDim(),
                 ],
                 dce_enabled=False,
             ),

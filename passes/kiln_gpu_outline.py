@@ -4,8 +4,8 @@ Expects: the ``parallel`` stage (``convert-linalg-to-parallel-loops``): ``func.f
 memrefs whose parallel work is ``scf.parallel`` nests; anything else (``scf.for``,
 ``scf.while``, ``scf.if``, scalar arith, allocation) stays on the host.
 
-Produces: one ``gpu.func`` kernel per outermost ``scf.parallel`` (not nested in another), in a
-``gpu.module @kernels`` (the module gets ``gpu.container_module``), named
+Produces: one ``gpu.func`` kernel per outermost ``scf.parallel`` (not nested in another), in the
+``gpu.module @kernels`` (created, with ``gpu.container_module``, unless ``kiln-gpu-tile-matmul`` made it), named
 ``<func>_kernel<N>``; the loop is replaced by host arithmetic choosing the launch size and a
 ``gpu.launch_func`` passing every value the loop captured (constants are cloned instead).
 The mapping (see ``_gpu_kernels``):
@@ -25,14 +25,14 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, scf
-from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr, UnitAttr
+from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from kiln.passes._gpu_builder import OpBuilder, constant_index
 from kiln.passes._gpu_kernels import TREE_BLOCK, block_tree, grid_stride, tree_parts
+from kiln.passes.kiln_gpu_tile_matmul import GPU_MODULE, gpu_module
 
-GPU_MODULE = "kernels"
 MAX_GRID = 65535
 TREE_MAX_POINTS = 4096
 TREE_MIN_SPAN = 32
@@ -115,8 +115,10 @@ class _Outliner:
             for i, loop in enumerate(loops):
                 self._outline(loop, f"{fn.sym_name.data}_kernel{i}")
         if self.kernels.ops:
-            self.module.attributes["gpu.container_module"] = UnitAttr()
-            self.module.body.block.add_op(gpu.ModuleOp(StringAttr(GPU_MODULE), Region(self.kernels)))  # type: ignore[arg-type]
+            target = gpu_module(self.module).body.block
+            for kernel in list(self.kernels.ops):
+                kernel.detach()
+                target.add_op(kernel)
 
     @staticmethod
     def _nested(loop: scf.ParallelOp) -> bool:

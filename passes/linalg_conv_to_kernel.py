@@ -22,7 +22,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, IndexType, IntegerAttr, MemRefType, ModuleOp, NoneAttr, i64
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
-from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
@@ -83,7 +83,7 @@ def _epilogue_for(conv: GenericOp, y: SSAValue) -> GenericOp | None:
             return None
         if m == ident and (not isinstance(value.type, MemRefType) or not isinstance(value.type.layout, NoneAttr)):
             return None
-    if any(u.operation not in (conv, nxt) and not isinstance(u.operation, memref.DeallocOp) for u in y.uses):
+    if any(u.operation not in (conv, nxt) and not isinstance(u.operation, (memref.DeallocOp, FillOp)) for u in y.uses):
         return None
     return nxt
 

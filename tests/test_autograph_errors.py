@@ -181,3 +181,63 @@ def test_dynamic_tensor_array_needs_a_bound() -> None:
     message = _raises(dynamic_tensor_array, ValueError, np.float64(1.0), np.int64(3))
     assert message.startswith(_line_of(dynamic_tensor_array, "ta = ta.write") + ":")
     assert "pass size=" in message
+
+
+def staged_if_in_try(x):
+    try:
+        if x > 0:
+            x = x + 1
+    except ValueError:
+        x = x - 1
+    return x
+
+
+def _staged_helper(x):
+    while x > 1:
+        x = x / 2
+    return x
+
+
+def staged_call_in_try(x):
+    try:
+        y = _staged_helper(x)
+    except ZeroDivisionError:
+        y = x
+    return y
+
+
+def staged_expression_in_try(x):
+    try:
+        y = x if x > 0 else -x
+    finally:
+        pass
+    return y
+
+
+def staged_if_in_except(x):
+    try:
+        y = x
+    except ValueError:
+        if x > 0:
+            y = -x
+    finally:
+        if x > 1:
+            y = y * 2
+    return y
+
+
+def test_try_around_staged_code() -> None:
+    message = _raises(staged_if_in_try, NotImplementedError, np.float64(1.0))
+    assert message.startswith(_line_of(staged_if_in_try, "if x > 0") + ":")
+    assert f"`try` around staged code cannot be staged ({_line_of(staged_if_in_try, 'try:')})" in message
+    assert "`except` clauses" in message
+    message = _raises(staged_call_in_try, NotImplementedError, np.float64(4.0))
+    assert message.startswith(_line_of(_staged_helper, "while x > 1") + ":")
+    assert f"({_line_of(staged_call_in_try, 'try:')})" in message
+    message = _raises(staged_expression_in_try, NotImplementedError, np.float64(1.0))
+    assert "this `a if cond else b` depends on a tensor" in message
+
+
+def test_staged_code_in_except_and_finally_is_fine() -> None:
+    f = kiln.function(staged_if_in_except)
+    assert float(f(np.float64(2.0))) == 4.0 and float(f(np.float64(0.5))) == 0.5

@@ -42,6 +42,7 @@ CASES = [
 ]
 
 
+@pytest.mark.filterwarnings("ignore::kiln.frontend.retracing.KilnRetracingWarning")  # one kiln.function per case
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("padding", ["VALID", "SAME"])
 @pytest.mark.parametrize("shape,window,strides", CASES)

@@ -1,6 +1,7 @@
-"""The CUDA backend: every differential-suite function compiles with nvcc; the decorator and
-kiln-opt agree; without a GPU, calls fail clearly while source and lowering still work; with a
-GPU, the whole differential suite runs on it."""
+"""The CUDA backend: every differential-suite, control-flow-corpus and variable function
+compiles with nvcc; the decorator and kiln-opt agree; without a GPU, calls fail clearly while
+source and lowering still work; with a GPU, the differential suite runs on it, variables stay
+resident between calls and staged prints write from host code."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ import kiln
 from kiln.backends.cuda.device import device_error
 
 sys.path.insert(0, str(Path(__file__).parent))
+import test_control_flow as control_flow  # noqa: E402
 import test_differential as suite  # noqa: E402
 
 HAS_NVCC = shutil.which("nvcc") is not None or Path("/usr/local/cuda/bin/nvcc").exists()
@@ -67,6 +69,35 @@ def differential_cases() -> list[Case]:
     return cases
 
 
+def control_flow_cases() -> list[Case]:
+    """Every call of tests/test_control_flow.py's corpus (loops and branches around kernels, prints)."""
+    return [(fn, args, None) for fn, calls in control_flow.CORPUS for args in calls]
+
+
+_TOTAL = kiln.Variable(np.zeros(4, np.float32))
+_STEPS = kiln.Variable(np.int64(0))
+
+
+def accumulate(x: np.ndarray) -> Any:
+    """Variables written in place, read back in the same call, printed."""
+    _TOTAL.assign_add(x)
+    _STEPS.assign_add(1)
+    kiln.print("total =", _TOTAL.read_value(), "after", _STEPS.read_value(), "steps")
+    return _TOTAL.read_value().sum()
+
+
+def decay(x: np.ndarray, n: np.ndarray) -> Any:
+    """A variable updated by kernels inside a host loop."""
+    for _ in kiln.range(n):
+        _TOTAL.assign(_TOTAL.read_value() * 0.5 + x)
+    return _TOTAL.read_value()
+
+
+def variable_cases() -> list[Case]:
+    x = np.arange(4, dtype=np.float32)
+    return [(accumulate, (x,), None), (decay, (x, np.int64(3)), None)]
+
+
 def _cuda_sources(cases: list[Case]) -> list[str]:
     """The distinct CUDA sources of the cases (traced for target="cuda"; TypeErrors are NumPy's too)."""
     sources: dict[str, None] = {}
@@ -89,11 +120,11 @@ def _group(sources: list[str]) -> str:
 
 
 @requires_nvcc
-def test_every_differential_function_compiles_with_nvcc(tmp_path: Path) -> None:
+def test_every_corpus_function_compiles_with_nvcc(tmp_path: Path) -> None:
     from kiln.backends.cuda.toolchain import nvcc_command, run_nvcc
 
     start = time.perf_counter()
-    sources = _cuda_sources(differential_cases())
+    sources = _cuda_sources(differential_cases() + control_flow_cases() + variable_cases())
     traced = time.perf_counter()
     chunks = [sources[i : i + 40] for i in range(0, len(sources), 40)]
     files = []
@@ -149,3 +180,47 @@ def test_differential_suite_on_the_gpu() -> None:
         except AssertionError as e:
             failures.append(f"{getattr(fn, '__name__', fn)}{[np.shape(a) for a in args]}: {e}")
     assert not failures, "\n".join(failures[:20])
+
+
+@cuda_device
+def test_control_flow_corpus_on_the_gpu() -> None:
+    for fn, calls in control_flow.CORPUS:
+        compiled = kiln.function(fn, target="cuda")
+        for args in calls:
+            np.testing.assert_allclose(compiled(*args), fn(*args), rtol=1e-6)
+
+
+@cuda_device
+def test_variables_stay_resident_between_calls(capsys: pytest.CaptureFixture[str]) -> None:
+    from kiln.backends.cuda.residency import DEVICE_NEWER, HOST_NEWER, IN_SYNC, device_state
+
+    _TOTAL.assign(np.zeros(4, np.float32))
+    _STEPS.assign(0)
+    f = kiln.function(accumulate, target="cuda")
+    x = np.arange(4, dtype=np.float32)
+    for step in range(1, 4):
+        assert f(x) == pytest.approx(6.0 * step)
+        assert device_state(_TOTAL) == DEVICE_NEWER  # the host copy was not refreshed by the call
+        np.testing.assert_array_equal(_TOTAL.numpy(), x * step)  # reading from Python syncs
+        assert device_state(_TOTAL) == IN_SYNC
+    _TOTAL.assign(np.ones(4, np.float32))  # an eager write: the next call copies it to the device
+    assert device_state(_TOTAL) == HOST_NEWER
+    assert f(x) == pytest.approx(4.0 + 6.0)
+    assert int(_STEPS.read_value()) == 4
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "total = [0. 1. 2. 3.] after 1 steps"
+    assert out[-1] == "total = [1. 2. 3. 4.] after 4 steps"
+
+
+@cuda_device
+def test_print_from_host_code_matches_the_c_target(capsys: pytest.CaptureFixture[str]) -> None:
+    def show(x: np.ndarray) -> Any:
+        y = x * 2
+        kiln.print("y =", y, "col", x[:, 1], "sum", y.sum())
+        return y
+
+    x = np.arange(6, dtype=np.float64).reshape(2, 3) / 3
+    kiln.function(show, target="c")(x)
+    expected = capsys.readouterr().out
+    kiln.function(show, target="cuda")(x)
+    assert capsys.readouterr().out == expected

@@ -143,3 +143,18 @@ def test_eager_mode_acts_on_the_same_buffer() -> None:
     finally:
         kiln.config.run_functions_eagerly(False)
     np.testing.assert_array_equal(f(np.ones(2)), [3.0, 3.0])
+
+
+def test_creating_a_variable_inside_an_eager_function_raises() -> None:
+    @kiln.function
+    def f(x):
+        v = kiln.Variable(x)
+        return v.read_value()
+
+    kiln.config.run_functions_eagerly(True)
+    try:
+        with pytest.raises(ValueError, match="created while running kiln.function `f` eagerly.*create it outside"):
+            f(np.ones(2))
+        assert kiln.Variable(1.0).numpy() == 1.0  # outside any function it is fine, after the error too
+    finally:
+        kiln.config.run_functions_eagerly(False)

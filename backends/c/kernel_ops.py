@@ -157,7 +157,7 @@ def _row_blocks(
     bp, ap = em.fresh("gemm_bp"), em.fresh("gemm_ap")
     begin, end = em.fresh("row_begin"), em.fresh("row_end")
     em.open("{")
-    em.line(f"{elem} *{bp} = kiln_alloc({prefix}_packed_b_size({k}, {n}) * sizeof({elem}));")
+    em.line(f"{elem} *{bp} = {prefix}_b_buffer({prefix}_packed_b_size({k}, {n}));")
     em.line(pack_b.format(bp=bp))
     em.line("#ifdef _OPENMP")
     em.line(
@@ -177,5 +177,4 @@ def _row_blocks(
     em.close()
     em.line(f"free({ap});")
     em.close()
-    em.line(f"free({bp});")
     em.close()

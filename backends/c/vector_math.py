@@ -81,6 +81,17 @@ class _Body:
             p = self.let(self.op("madd", p, x, self.c(coef)))
         return p
 
+    def clamp(self, x: str, lo: float, hi: float) -> str:
+        """x limited to [lo, hi]; NaN stays NaN."""
+        for keep, ieee, pred, bound in (("maxkeep", "maximum", "olt", lo), ("minkeep", "minimum", "ogt", hi)):
+            if f"{keep}.{self.e}" in self.t.ops:  # returns its second operand, x, when x is NaN
+                x = self.let(self.op(keep, self.c(bound), x))
+            elif f"{ieee}.{self.e}" in self.t.ops:  # NaN propagates
+                x = self.let(self.op(ieee, self.c(bound), x))
+            else:
+                x = self.select_cmp(pred, x, self.c(bound), self.c(bound), x)
+        return x
+
     def select_cmp(self, pred: str, a: str, b: str, then: str, other: str) -> str:
         mask = self.let(self.op(f"cmp.{pred}", a, b), "mask")
         return self.let(self.op("select", mask, then, other))
@@ -91,8 +102,7 @@ def _exp(b: _Body, x: str) -> str:
     lo, hi = _EXP_CLAMP[e]
     magic, magic_bits = _MAGIC[e]
     ln2_hi, ln2_lo = _LN2[e]
-    x = b.select_cmp("ogt", x, b.c(hi), b.c(hi), x)
-    x = b.select_cmp("olt", x, b.c(lo), b.c(lo), x)
+    x = b.clamp(x, lo, hi)
     t = b.let(b.op("madd", x, b.c(1 / math.log(2)), b.c(magic)))
     n = b.let(b.op("sub", t, b.c(magic)))
     r = b.let(b.op("madd", n, b.c(-ln2_hi), x))
@@ -103,6 +113,8 @@ def _exp(b: _Body, x: str) -> str:
         y = b.let(b.op("add", b.op("madd", p, z, r), b.c(1.0)))
     else:
         y = b.horner(_EXP_POLY[e], r)
+    if f"scalef.{e}" in b.t.ops:
+        return b.let(b.op("scalef", y, n))
     ni = b.let(b.op("isub", b.op("as_int", t), b.i(magic_bits)), "int")
     bias, mant = _BIAS[e], _MANT[e]
     half_range = 128 if e == "f32" else 1024

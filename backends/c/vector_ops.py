@@ -156,8 +156,15 @@ def cmp_expr(t: IsaTable, elem: str, pred: str, a: str, b: str) -> str:
 
 def _min_max(t: IsaTable, elem: str, a: str, b: str, is_max: bool) -> str:
     """IEEE maximum/minimum like arith.maximumf: NaN propagates, -0 < +0."""
+    name = "maximum" if is_max else "minimum"
+    if f"{name}.{elem}" in t.ops:
+        return t.op(name, elem, a, b)
+    tie = t.op("band" if is_max else "bor", elem, a, b)  # equal: same bits, or +0 and -0
+    keep = "maxkeep" if is_max else "minkeep"
+    if f"{keep}.{elem}" in t.ops:  # gives b on NaN and on ties: fix a NaN in a, and the zero tie
+        picked = t.op("select", elem, t.op("cmp.oeq", elem, a, b), tie, t.op(keep, elem, a, b))
+        return t.op("select", elem, t.op("cmp.uno", elem, a, a), a, picked)
     first, second = ("ogt", "olt") if is_max else ("olt", "ogt")
-    tie = t.op("band" if is_max else "bor", elem, a, b)
     picked = t.op("select", elem, t.op(f"cmp.{first}", elem, a, b), a,
                   t.op("select", elem, t.op(f"cmp.{second}", elem, a, b), b, tie))
     return t.op("select", elem, t.op("cmp.uno", elem, a, b), t.op("add", elem, a, b), picked)

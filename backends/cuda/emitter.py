@@ -5,17 +5,18 @@ Kernels (``gpu.func`` in ``gpu.module``) become ``__global__`` functions
 of docs/abi.md (``extern "C"``, host pointers for memref parameters), so
 ``backends/loader.py`` calls it unchanged. The host entry point:
 
-1. copies every memref parameter to a device buffer (``<name>_dev``);
+1. gives every memref parameter a device buffer (``<name>_dev``): a kiln.Variable's resident
+   device copy (``<name>_res``, see :mod:`residency`; copied only when the host copy is
+   newer), else a fresh buffer the parameter is copied to;
 2. runs the body on the host: scalar code and ``scf`` control flow as in the C backend,
    ``memref.alloc``/``dealloc`` as ``cudaMalloc``/``cudaFree``, host ``memref.load``/``store``
-   as one-element copies, ``gpu.launch_func`` as a ``<<<grid, block>>>`` launch;
-3. copies back the parameters kernels (or host stores) write, and frees the device copies.
+   as one-element copies, ``gpu.launch_func`` as a ``<<<grid, block>>>`` launch, ``krt.print``
+   as a copy to the host formatted by the C backend's print runtime (:mod:`host_print`);
+3. copies back the non-resident parameters kernels (or host stores) write, and frees its buffers.
 
 Every CUDA call goes through ``kiln_cuda_check``, which records the first failure (naming the
-kernel or the call) for ``kiln_cuda_last_error()``; the entry point then returns at once.
-Where parameters live is decided in one place (:meth:`HostEmitter._device_copy`), so a
-device-resident buffer (a kiln.Variable) can skip the copies, and host-side statements
-(staged prints) can be added as host handlers.
+kernel or the call) for ``kiln_cuda_last_error()``; the entry point then frees every device
+buffer it owns (``kiln_live``: one slot per allocation site and parameter) and returns.
 """
 
 from __future__ import annotations
@@ -26,39 +27,17 @@ from xdsl.dialects import func, gpu, memref
 from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr
 from xdsl.ir import Operation, SSAValue
 
+from kiln.dialects import krt
+
 from kiln.backends.c import helpers as c_helpers
 from kiln.backends.c.c_types import c_type, element_c_type
 from kiln.backends.c.emitter import FunctionEmitter, MemrefDesc, ModuleEmitter, _arg_names, _is_private, return_type
 from kiln.backends.c.errors import CEmitError, op_error
 from kiln.backends.c.index_expr import atom, linear, product
 from kiln.backends.c.memref_ops import emit_global
+from kiln.backends.cuda.host_print import host_print
 from kiln.backends.cuda.kernel_emitter import KernelEmitter, kernel_name
-
-PRELUDE = """#include <cuda_runtime.h>
-#include <math.h>
-#include <stdint.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <string.h>
-
-static char kiln_cuda_error[512];
-
-/* Record the first failing CUDA call; true when ``err`` is an error. */
-static bool kiln_cuda_check(cudaError_t err, const char *what) {
-  if (err == cudaSuccess) return false;
-  if (!kiln_cuda_error[0])
-    snprintf(kiln_cuda_error, sizeof kiln_cuda_error, "%s: %s (%s)", what, cudaGetErrorString(err), cudaGetErrorName(err));
-  return true;
-}
-
-/* The first CUDA error since the last call (empty when none), then cleared. */
-extern "C" __attribute__((visibility("default"))) const char *kiln_cuda_last_error(void) {
-  static char copy[512];
-  memcpy(copy, kiln_cuda_error, sizeof copy);
-  kiln_cuda_error[0] = 0;
-  return copy;
-}
-"""
+from kiln.backends.cuda.runtime import PRELUDE
 
 _EXPORT = 'extern "C" __attribute__((visibility("default")))'
 _VIEWS = (memref.SubviewOp, memref.CollapseShapeOp, memref.ExpandShapeOp, memref.CastOp, memref.ReinterpretCastOp)
@@ -83,9 +62,10 @@ def _kernel_writes(kernel: gpu.FuncOp) -> set[int]:
     return written
 
 
-def _device_helper(text: str) -> str:
-    """A C helper made callable from host and device code."""
-    return text.replace("static inline ", "static inline __host__ __device__ ", 1)
+def _helper(name: str) -> str:
+    """A C helper, made callable from device code too (the print runtime is host-only)."""
+    text = c_helpers.HELPERS[name]
+    return text if name == "kiln_print" else text.replace("static inline ", "static inline __host__ __device__ ", 1)
 
 
 class CudaModuleEmitter(ModuleEmitter):
@@ -118,7 +98,7 @@ class CudaModuleEmitter(ModuleEmitter):
             else:
                 raise op_error(op, "unsupported top-level op in the CUDA backend")
         parts = [PRELUDE]
-        parts += [_device_helper(c_helpers.HELPERS[n]) for n in sorted(self.helpers) if n != "kiln_alloc"]
+        parts += [_helper(n) for n in sorted(self.helpers) if n != "kiln_alloc"]
         if globals_:
             parts += globals_ + [""]
         return "\n".join(parts + kernels + hosts)
@@ -130,13 +110,24 @@ class HostEmitter(FunctionEmitter):
     def __init__(self, module: CudaModuleEmitter, fn: func.FuncOp) -> None:
         super().__init__(module, fn)
         self.cuda = module
-        self.fail = "return;" if not fn.function_type.outputs.data else f"return ({return_type(fn)})0;"
-        self.device_buffers: list[str] = []  # parameters' device copies, freed on return
-        self.copy_back: list[tuple[str, str, str]] = []  # (host ptr, device ptr, bytes)
+        ret = "return;" if not fn.function_type.outputs.data else f"return ({return_type(fn)})0;"
+        self.fail = f"{{ KILN_RELEASE_ALL(); {ret} }}"
+        self.ret = ret
+        self.live: dict[str, int] = {}  # device buffer -> its kiln_live slot (freed on any return)
+        self.copy_back: list[tuple[str, str, str, str]] = []  # (host ptr, device ptr, bytes, resident entry)
 
     def check(self, call: str, what: str) -> None:
         """A CUDA call whose failure ends the entry point."""
         self.line(f'if (kiln_cuda_check({call}, "{what}")) {self.fail}')
+
+    def own(self, dev: str) -> None:
+        """The entry point frees ``dev`` when it returns, or at its dealloc (one slot per site)."""
+        slot = self.live.setdefault(dev, len(self.live))
+        self.line(f"kiln_live[{slot}] = {dev};")
+
+    def disown(self, dev: str) -> None:
+        if dev in self.live:
+            self.line(f"kiln_live[{self.live[dev]}] = NULL;")
 
     def emit_op(self, op: Operation) -> None:
         handler = _HOST_HANDLERS.get(type(op))
@@ -168,14 +159,21 @@ class HostEmitter(FunctionEmitter):
         elem = element_c_type(ty)
         sizes = [d if d >= 0 else f"{name}_d{i}" for i, d in enumerate(ty.get_shape())]
         self.used |= {s for s in sizes if isinstance(s, str)}
-        dev = self.fresh(f"{name}_dev")
+        dev, res = self.fresh(f"{name}_dev"), self.fresh(f"{name}_res")
         nbytes = f"{atom(product(sizes))}*sizeof({elem})"
         self.line(f"{elem} *{dev} = NULL;")
+        self.line(f"kiln_resident *{res} = kiln_cuda_resident({name});")
+        self.open(f"if ({res}) {{")
+        self.line(f'if (kiln_cuda_make_current({res}, {"true" if written else "false"}, "copy {name} to the device")) {self.fail}')
+        self.line(f"{dev} = ({elem} *){res}->dev;")
+        self.close("} else {")
+        self.depth += 1
         self.check(f"cudaMalloc((void **)&{dev}, {nbytes} > 0 ? {nbytes} : 1)", f"cudaMalloc({name})")
-        self.device_buffers.append(dev)
+        self.own(dev)
         self.check(f"cudaMemcpy({dev}, {name}, {nbytes}, cudaMemcpyHostToDevice)", f"copy {name} to the device")
+        self.close()
         if written:
-            self.copy_back.append((name, dev, nbytes))
+            self.copy_back.append((name, dev, nbytes, res))
         self.bind_memref(arg, self.row_major(dev, ty, sizes))
 
     def emit(self) -> str:
@@ -198,10 +196,11 @@ class HostEmitter(FunctionEmitter):
         terminator = self.emit_ops(block)
         if not isinstance(terminator, func.ReturnOp):
             raise op_error(fn, "function body must end with func.return")
-        for host, dev, nbytes in self.copy_back:
+        for host, dev, nbytes, res in self.copy_back:
+            self.open(f"if (!{res}) {{")
             self.check(f"cudaMemcpy({host}, {dev}, {nbytes}, cudaMemcpyDeviceToHost)", f"copy {host} to the host")
-        for dev in self.device_buffers:
-            self.check(f"cudaFree({dev})", "cudaFree")
+            self.close()
+        self.line(f"if (KILN_RELEASE_ALL()) {self.ret}")
         values = list(terminator.arguments)
         for i, value in enumerate(values[1:], start=1):
             self.line(f"*out{i} = {self.expr(value)};")
@@ -209,7 +208,8 @@ class HostEmitter(FunctionEmitter):
             self.line(f"return {self.expr(values[0])};")
         storage = "static" if _is_private(fn) else _EXPORT
         header = f"{storage} {return_type(fn)} {fn.sym_name.data}({', '.join(params) or 'void'}) {{"
-        return "\n".join([header, *self.lines, "}", ""])
+        live = f"  void *kiln_live[{len(self.live) + 1}] = {{NULL}};"
+        return "\n".join([header, live, *self.lines, "}", ""])
 
 
 # -- host handlers ------------------------------------------------------------------------
@@ -227,11 +227,14 @@ def _alloc(em: HostEmitter, op: memref.AllocOp) -> None:
     nbytes = f"{atom(product(sizes))}*sizeof({elem})"
     em.line(f"{elem} *{name} = NULL;")
     em.check(f"cudaMalloc((void **)&{name}, {nbytes} > 0 ? {nbytes} : 1)", "cudaMalloc")
+    em.own(name)
     em.bind_memref(op.memref, em.row_major(name, ty, sizes))
 
 
 def _dealloc(em: HostEmitter, op: memref.DeallocOp) -> None:
-    em.check(f"cudaFree({em.memref(op.memref).ptr})", "cudaFree")
+    ptr = em.memref(op.memref).ptr
+    em.disown(ptr)
+    em.check(f"cudaFree({ptr})", "cudaFree")
 
 
 def _element(em: HostEmitter, ref: SSAValue, indices: list[SSAValue]) -> tuple[MemrefDesc, str]:
@@ -310,6 +313,7 @@ _HOST_HANDLERS = {
     memref.CopyOp: _copy,
     memref.GetGlobalOp: _get_global,
     gpu.LaunchFuncOp: _launch,
+    krt.PrintOp: host_print,
 }
 
 

@@ -8,6 +8,8 @@ Flags, and why:
   embedded PTX is JIT-compiled on newer GPUs). The architecture is part of the cache key.
 * ``--shared -Xcompiler -fPIC,-fvisibility=hidden,-fwrapv``: a shared object exporting only the
   entry points, with MLIR's wrapping signed arithmetic in host code.
+* ``-Xlinker -Bsymbolic``: the library's own functions bind to themselves, so an entry point
+  named like a libc function (``step``) is not preempted by it (as ``-Wl,-Bsymbolic`` in C).
 """
 
 from __future__ import annotations
@@ -24,11 +26,14 @@ from typing import Any
 from xdsl.dialects import func
 
 from kiln.backends import cache
+from kiln.backends.cuda import residency
 from kiln.backends.cuda.device import device_arch, require_device
 
 DEFAULT_ARCH = "sm_80"
 OPT_FLAGS: tuple[str, ...] = ("-O3", "--fmad=false")
-_SHARED_FLAGS: tuple[str, ...] = ("--shared", "-Xcompiler", "-fPIC,-fvisibility=hidden,-fwrapv")
+_SHARED_FLAGS: tuple[str, ...] = (
+    "--shared", "-Xcompiler", "-fPIC,-fvisibility=hidden,-fwrapv", "-Xlinker", "-Bsymbolic",
+)
 
 
 class CudaCompileError(RuntimeError):
@@ -97,7 +102,9 @@ def load_cuda(so: Path, fn: func.FuncOp) -> Callable[..., Any]:
     require_device()
     name = fn.sym_name.data
     native = load_function(so, name, signature_of(fn))
-    last_error = ctypes.CDLL(str(so)).kiln_cuda_last_error
+    library = ctypes.CDLL(str(so))
+    residency.attach(library)
+    last_error = library.kiln_cuda_last_error
     last_error.restype = ctypes.c_char_p
 
     def call(*args: Any) -> Any:

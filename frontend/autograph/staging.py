@@ -25,10 +25,11 @@ Conventions shared by the hooks:
 from __future__ import annotations
 
 import dis
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from types import CodeType
+from types import CodeType, FrameType
 from typing import Any
 
 import numpy as np
@@ -82,8 +83,28 @@ def statement_location() -> str:
     return "<unknown location>"
 
 
+def _check_not_in_try(where: str, construct: str) -> None:
+    """Refuse staged code inside a ``try`` body (of any function the trace is in): the compiled code
+    raises no Python exception, so the ``except`` clauses could never run for it."""
+    from kiln.frontend import tracer
+    from kiln.frontend.autograph.converters.unsupported import try_around
+
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None and frame.f_code is not tracer.trace_graph.__code__:
+        line = try_around(frame.f_code.co_filename, frame.f_lineno)
+        if line is not None:
+            raise NotImplementedError(
+                f"{where}: `try` around staged code cannot be staged ({frame.f_code.co_filename}:{line}): this "
+                f"`{construct}` depends on a tensor, so it runs as compiled code, which raises no Python exception "
+                "for the `except` clauses to catch. Move the staged code out of the `try`, or make the condition "
+                "a Python value."
+            )
+        frame = frame.f_back
+
+
 def _check_stageable(where: str, construct: str, *bodies: Callable[..., Any] | None) -> None:
     """Refuse a staged body holding constructs that would run once at trace time instead of every run."""
+    _check_not_in_try(where, construct)
     found = sorted({u for body in bodies if body is not None for u in unstageable(body)}, key=lambda u: u.lineno)
     problems = [u.message() for u in found]
     problems += [
@@ -287,6 +308,7 @@ def staged_if(
 def staged_if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -> Any:
     """``if_true() if cond else if_false()`` with a tensor ``cond``."""
     where = statement_location()
+    _check_not_in_try(where, "a if cond else b")
     pred = _predicate(cond, where, "if")
     name = ("the value of `a if cond else b`",)
     (value,) = _cond(pred, (lambda: (if_true(),), lambda: (if_false(),)), name, where, ("`a`", "`b`"))
@@ -296,6 +318,7 @@ def staged_if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], 
 def staged_and(value: Any, rest: Callable[[], Any]) -> Any:
     """``value and rest()`` where ``value`` (the first operand) is a tensor: ``rest()`` runs only if it holds."""
     where = statement_location()
+    _check_not_in_try(where, "and")
     pred = _predicate(value, where, "and")
     name = ("the value of `a and b`",)
     (result,) = _cond(pred, (lambda: (rest(),), lambda: (value,)), name, where, ("`b`", "`a`"))
@@ -305,6 +328,7 @@ def staged_and(value: Any, rest: Callable[[], Any]) -> Any:
 def staged_or(value: Any, rest: Callable[[], Any]) -> Any:
     """``value or rest()`` where ``value`` (the first operand) is a tensor: ``rest()`` runs only if it does not hold."""
     where = statement_location()
+    _check_not_in_try(where, "or")
     pred = _predicate(value, where, "or")
     name = ("the value of `a or b`",)
     (result,) = _cond(pred, (lambda: (value,), lambda: (rest(),)), name, where, ("`a`", "`b`"))
@@ -534,14 +558,9 @@ def staged_for(
         )
         return
 
-    rows = iter_.shape[0] if iter_.ndim else None
     if iter_.ndim == 0:
         raise TypeError(f"{where}: iteration over a 0-d tensor {iter_!r}")
-    if rows is None:
-        raise NotImplementedError(
-            f"{where}: a `for` loop over a tensor whose first dimension is dynamic is not supported yet; "
-            "loop over kiln.range(n) with n passed as an argument and index x[i]"
-        )
+    rows: int | Tensor = iter_.shape[0] if iter_.shape[0] is not None else dim(iter_, 0)
 
     def tensor_test(counters: Counters) -> Any:
         return test_with(counters[0] < rows)
@@ -552,7 +571,13 @@ def staged_for(
         return [i + 1]
 
     zero = constant(np.asarray(0, dtype=np.int64))
-    _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], rows)
+    trip_bound = rows if isinstance(rows, int) else None
+    _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], trip_bound)
+
+
+def dim(value: Tensor, axis: int) -> Tensor:
+    """The runtime size of ``value``'s dimension ``axis`` as a 0-d int64 tensor (``graph.dim``)."""
+    return emit(graph.DimOp(value.value, axis))
 
 
 def _guarded_python_loop(

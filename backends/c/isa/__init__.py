@@ -36,8 +36,11 @@ ABSTRACT_OPS: tuple[str, ...] = (
     "iadd", "isub", "iand", "ior", "ibroadcast",  # integer lanes (32-bit for f32, 64-bit for f64)
     "shl", "shr",  # by an immediate {1}; shr is logical
 )
-#: A table may also have entries for the other cmpf predicates ("cmp.one", "cmp.ult", ...);
-#: backends/c/vector_ops.py derives the missing ones from the six above.
+#: Optional entries, used when present (else composed from the ops above):
+#: the other cmpf predicates ("cmp.one", "cmp.ult", ...); "maximum"/"minimum" with
+#: arith.maximumf semantics (NaN propagates, -0 < +0); "maxkeep"/"minkeep": the larger/smaller
+#: of {0} and {1}, and {1} when either is NaN or both are zero (x86's maxps/minps);
+#: "scalef": {0} * 2^{1} for integral {1}, rounded once (AVX-512's vscalefps).
 
 ISAS: tuple[str, ...] = ("avx512", "avx2", "neon", "scalar")
 

@@ -26,6 +26,8 @@ def _ops(s: str, i: str, ints: str) -> dict[str, str]:
         "sqrt": f"_mm256_sqrt_{s}({{0}})",
         "madd": f"_mm256_fmadd_{s}({{0}}, {{1}}, {{2}})",
         "fma": f"_mm256_fmadd_{s}({{0}}, {{1}}, {{2}})",
+        "maxkeep": f"_mm256_max_{s}({{0}}, {{1}})",
+        "minkeep": f"_mm256_min_{s}({{0}}, {{1}})",
         "mand": f"_mm256_and_{s}({{0}}, {{1}})",
         "mor": f"_mm256_or_{s}({{0}}, {{1}})",
         "mnot": f"_mm256_xor_{s}({{0}}, {ones})",

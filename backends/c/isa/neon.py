@@ -21,6 +21,8 @@ def _ops(f: str, u: str, s: str) -> dict[str, str]:
         "sqrt": f"vsqrtq_{f}({{0}})",
         "madd": f"vfmaq_{f}({{2}}, {{0}}, {{1}})",
         "fma": f"vfmaq_{f}({{2}}, {{0}}, {{1}})",
+        "maximum": f"vmaxq_{f}({{0}}, {{1}})",  # FMAX: NaN propagates, max(-0, +0) = +0
+        "minimum": f"vminq_{f}({{0}}, {{1}})",
         "cmp.oeq": f"vceqq_{f}({{0}}, {{1}})",
         "cmp.ogt": f"vcgtq_{f}({{0}}, {{1}})",
         "cmp.oge": f"vcgeq_{f}({{0}}, {{1}})",

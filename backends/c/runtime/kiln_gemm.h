@@ -40,6 +40,21 @@ static inline int64_t KG_NAME(packed_a_size)(void) {
   return (int64_t)KG_NAME(MC) * KG_NAME(KC);
 }
 
+/* The packed-B buffer for elems elements, kept per calling thread and only ever grown: a
+   fresh multi-megabyte buffer per call costs an mmap and a page fault per 4 KiB (~0.1 ms
+   per MB) on every call. Holds the largest packed B a thread has used. */
+static KG_T *KG_NAME(b_buffer)(int64_t elems) {
+  static _Thread_local KG_T *buf;
+  static _Thread_local int64_t cap;
+  if (elems > cap) {
+    free(buf);
+    buf = aligned_alloc(64, ((size_t)elems * sizeof(KG_T) + 63) & ~(size_t)63);
+    if (!buf) abort();
+    cap = elems;
+  }
+  return buf;
+}
+
 /* Pack B (element (k, n) at B[k*rs + n*cs]) into KC-slices of NR-wide micro-panels. */
 static void KG_NAME(pack_b)(int64_t K, int64_t N, const KG_T *B, int64_t rs, int64_t cs, KG_T *bp) {
   const int64_t NR = KG_NAME(NR), KC = KG_NAME(KC);
@@ -160,8 +175,8 @@ static inline __attribute__((always_inline)) void KG_NAME(micro)(int64_t kc, con
 /* C[0:M, 0:N] = A @ B straight from A and B (B with a unit column stride), no packing:
    for products so small (an LSTM step's 10x10 @ 10x40) that packing, its buffers and a
    parallel region would cost more than the arithmetic. Rows past M repeat the last row. */
-static void KG_NAME(small)(int64_t M, int64_t N, int64_t K, const KG_T *A, int64_t ars, int64_t acs,
-                           const KG_T *B, int64_t brs, KG_T *C, int64_t ldc) {
+static __attribute__((unused)) void KG_NAME(small)(int64_t M, int64_t N, int64_t K, const KG_T *A, int64_t ars, int64_t acs,
+                                                   const KG_T *B, int64_t brs, KG_T *C, int64_t ldc) {
   enum { MR = KG_NAME(MR), NV = KG_NAME(NV), W = KG_NAME(W), NR = KG_NAME(NR) };
   for (int64_t j = 0; j < N; j += NR) {
     const int64_t nr = N - j < NR ? N - j : NR;

@@ -5,8 +5,8 @@ written and are evaluated as before; ``ag__.call`` returns the converted
 function (or ``f`` itself for library code). Calls that are library calls by
 their very name are left as written, for readability: builtins that the
 function does not shadow and functions reached through a library module
-(``np.exp(x)``, ``math.sqrt(y)``, ``kiln.range(n)``). The builtin ``range``
-becomes ``ag__.range_``, which accepts tensors.
+(``np.exp(x)``, ``math.sqrt(y)``, ``kiln.range(n)``). The builtins ``range``
+and ``len`` become ``ag__.range_`` and ``ag__.len_``, which accept tensors.
 """
 
 from __future__ import annotations
@@ -17,6 +17,10 @@ import types
 from kiln.frontend.autograph import templates
 from kiln.frontend.autograph.context import ConversionContext
 from kiln.frontend.autograph.libraries import is_library_module
+
+
+#: builtins replaced by operators that accept tensors
+_BUILTINS = {"range": "ag__.range_", "len": "ag__.len_"}
 
 
 class _Calls(ast.NodeTransformer):
@@ -38,15 +42,15 @@ class _Calls(ast.NodeTransformer):
         self.generic_visit(node)
         if self._is_library(node.func):
             return node
-        if isinstance(node.func, ast.Name) and node.func.id == "range" and self.ctx.is_builtin("range"):
-            node.func = templates.replace_expr("ag__.range_", node.func)
+        if isinstance(node.func, ast.Name) and node.func.id in _BUILTINS and self.ctx.is_builtin(node.func.id):
+            node.func = templates.replace_expr(_BUILTINS[node.func.id], node.func)
             return node
         node.func = templates.replace_expr("ag__.call(func)", node.func, func=node.func)
         return node
 
     def _is_library(self, func: ast.expr) -> bool:
         if isinstance(func, ast.Name):
-            return func.id != "range" and self.ctx.is_builtin(func.id)
+            return func.id not in _BUILTINS and self.ctx.is_builtin(func.id)
         root = func
         while isinstance(root, ast.Attribute):
             root = root.value

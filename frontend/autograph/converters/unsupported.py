@@ -4,11 +4,16 @@ They are converted (and run) as ordinary Python; the list goes into the
 converted function's :class:`~kiln.frontend.autograph.context.ConversionInfo`,
 where the staging hooks find those inside the body they stage
 (:func:`kiln.frontend.autograph.staging.unstageable`).
+
+It also records where each ``try`` body is (:func:`try_around`): staged code
+inside one is refused too, since compiled code raises no Python exception for
+its ``except`` clauses to catch.
 """
 
 from __future__ import annotations
 
 import ast
+from collections import defaultdict
 
 from kiln.frontend.autograph.analysis.activity import walk_scope
 from kiln.frontend.autograph.context import ConversionContext
@@ -26,8 +31,23 @@ if hasattr(ast, "TryStar"):
     _CONSTRUCTS[ast.TryStar] = "try"
 
 
+_TRY = tuple(t for t, construct in _CONSTRUCTS.items() if construct == "try")
+
+#: per file, ``(line of the try, first line, last line of its body)`` of every ``try`` in converted code
+_try_bodies: defaultdict[str, set[tuple[int, int, int]]] = defaultdict(set)
+
+
 def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
     for node in walk_scope(func.body):
         construct = _CONSTRUCTS.get(type(node))
         if construct:
             ctx.note_unsupported(construct, node)
+        if isinstance(node, _TRY):
+            last = node.body[-1].end_lineno or node.body[-1].lineno
+            _try_bodies[ctx.filename].add((node.lineno, node.body[0].lineno, last))
+
+
+def try_around(filename: str, lineno: int) -> int | None:
+    """The line of the innermost ``try`` (in converted code) whose body holds ``filename:lineno``."""
+    around = [t for t, first, last in _try_bodies.get(filename, ()) if first <= lineno <= last]
+    return max(around, default=None)

@@ -13,6 +13,8 @@
 // CHECK:       typedef __m256 kiln_m8f32;
 // CHECK:       typedef __m256d kiln_v4f64;
 // CHECK:       static inline __m256 kiln_vexp_f32(__m256 x) {
+// CHECK-NEXT:    const __m256 t0 = _mm256_max_ps(_mm256_set1_ps(-104.0f), x);
+// CHECK-NEXT:    const __m256 t1 = _mm256_min_ps(_mm256_set1_ps(89.0f), t0);
 // CHECK:         _mm256_castsi256_ps(_mm256_slli_epi32(
 // CHECK:       static inline __m256 kiln_vlog_f32(__m256 x) {
 // CHECK:       static inline __m256 kiln_vtanh_f32(__m256 x) {
@@ -27,7 +29,7 @@
 // CHECK-NEXT:      kiln_v8f32 vec_6 = kiln_vtanh_f32(vec_5);
 // CHECK-NEXT:      kiln_m8f32 vec_7 = _mm256_cmp_ps(vec_1, vec_2, _CMP_NGE_UQ);
 // CHECK-NEXT:      kiln_v8f32 vec_8 = _mm256_blendv_ps(vec_6, vec_4, vec_7);
-// CHECK-NEXT:      kiln_v8f32 vec_9 = _mm256_blendv_ps({{.*}}_mm256_add_ps(vec_8, vec_1), _mm256_cmp_ps(vec_8, vec_1, _CMP_UNORD_Q));
+// CHECK-NEXT:      kiln_v8f32 vec_9 = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_max_ps(vec_8, vec_1), _mm256_and_ps(vec_8, vec_1), _mm256_cmp_ps(vec_8, vec_1, _CMP_EQ_OQ)), vec_8, _mm256_cmp_ps(vec_8, vec_8, _CMP_UNORD_Q));
 // CHECK-NEXT:      _mm256_storeu_ps(&out[i], vec_9);
 // CHECK:         for (int64_t i_1 = v_2; i_1 < x_d0; i_1 += 1) {
 // CHECK:           float e = expf(f);

@@ -10,8 +10,9 @@
 // CHECK:       typedef __mmask16 kiln_m16f32;
 // CHECK:       typedef __m512d kiln_v8f64;
 // CHECK:       static inline __m512 kiln_vexp_f32(__m512 x) {
-// CHECK:         _mm512_cmp_ps_mask(x, _mm512_set1_ps(89.0f), _CMP_GT_OQ);
-// CHECK:         _mm512_mask_blend_ps(
+// CHECK-NEXT:    const __m512 t0 = _mm512_max_ps(_mm512_set1_ps(-104.0f), x);
+// CHECK-NEXT:    const __m512 t1 = _mm512_min_ps(_mm512_set1_ps(89.0f), t0);
+// CHECK:         _mm512_scalef_ps(
 // CHECK:       static inline __m512 kiln_vlog_f32(__m512 x) {
 // CHECK:         _mm512_srli_epi32(
 // CHECK-LABEL: {{^}}void kernel(

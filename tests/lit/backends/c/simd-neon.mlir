@@ -19,7 +19,8 @@
 // CHECK-NEXT:      kiln_v4f32 vec_6 = kiln_vtanh_f32(vec_5);
 // CHECK-NEXT:      kiln_m4f32 vec_7 = vmvnq_u32(vcgeq_f32(vec_1, vec_2));
 // CHECK-NEXT:      kiln_v4f32 vec_8 = vbslq_f32(vec_7, vec_4, vec_6);
-// CHECK:           vst1q_f32(&out[i], vec_9);
+// CHECK-NEXT:      kiln_v4f32 vec_9 = vmaxq_f32(vec_8, vec_1);
+// CHECK-NEXT:      vst1q_f32(&out[i], vec_9);
 // CHECK-LABEL: {{^}}void dot(
 // CHECK:           vmulq_f64(
 // CHECK:           vaddq_f64(

@@ -6,10 +6,10 @@
 // CHECK:       void iterate(float *__restrict__ x, int64_t n) {
 // CHECK:         for (int64_t {{.*}} = 0; {{.*}} < n; {{.*}} += 1) {
 // CHECK:           iterate_kernel0<<<dim3((unsigned)1, (unsigned)1, (unsigned)1), dim3((unsigned)64, (unsigned)1, (unsigned)1)>>>(x_dev);
-// CHECK:           if (kiln_cuda_check(cudaDeviceSynchronize(), "kernel iterate_kernel0")) return;
+// CHECK:           if (kiln_cuda_check(cudaDeviceSynchronize(), "kernel iterate_kernel0")) { KILN_RELEASE_ALL(); return; }
 // CHECK:         }
 // CHECK:         float [[V:.*]];
-// CHECK:         if (kiln_cuda_check(cudaMemcpy(&[[V]], x_dev + 0, sizeof(float), cudaMemcpyDeviceToHost), "read a device element")) return;
+// CHECK:         if (kiln_cuda_check(cudaMemcpy(&[[V]], x_dev + 0, sizeof(float), cudaMemcpyDeviceToHost), "read a device element")) { KILN_RELEASE_ALL(); return; }
 // CHECK:         if ({{.*}}) {
 // CHECK:         cudaMemcpy(x, x_dev, 64*sizeof(float), cudaMemcpyDeviceToHost)
 func.func @iterate(%x: memref<64xf32>, %n: index) {

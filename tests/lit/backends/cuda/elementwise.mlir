@@ -10,13 +10,23 @@
 // Kernels come first, then host entry points.
 // CHECK:       extern "C" __global__ void scale_kernel0(int64_t {{.*}}, double *{{.*}}, int64_t {{.*}}_d0, double {{.*}}, double *{{.*}}, int64_t {{.*}}_d0) {
 // CHECK:       extern "C" __attribute__((visibility("default"))) void add_row(float *__restrict__ x, float *__restrict__ row, float *__restrict__ out) {
-// CHECK:         cudaMemcpy(x_dev, x, 12*sizeof(float), cudaMemcpyHostToDevice)
+// CHECK:         void *kiln_live[4] = {NULL};
+// CHECK:         kiln_resident *x_res = kiln_cuda_resident(x);
+// CHECK:         if (x_res) {
+// CHECK-NEXT:      if (kiln_cuda_make_current(x_res, false, "copy x to the device")) { KILN_RELEASE_ALL(); return; }
+// CHECK-NEXT:      x_dev = (float *)x_res->dev;
+// CHECK-NEXT:    } else {
+// CHECK:           kiln_live[0] = x_dev;
+// CHECK-NEXT:      cudaMemcpy(x_dev, x, 12*sizeof(float), cudaMemcpyHostToDevice)
+// CHECK:         kiln_cuda_make_current(out_res, true, "copy out to the device")
 // CHECK:         add_row_kernel0<<<dim3((unsigned)1, (unsigned)1, (unsigned)1), dim3((unsigned)32, (unsigned)1, (unsigned)1)>>>(x_dev, row_dev, out_dev);
-// CHECK:         if (kiln_cuda_check(cudaGetLastError(), "launching kernel add_row_kernel0")) return;
-// CHECK:         if (kiln_cuda_check(cudaDeviceSynchronize(), "kernel add_row_kernel0")) return;
-// CHECK:         cudaMemcpy(out, out_dev, 12*sizeof(float), cudaMemcpyDeviceToHost)
+// CHECK:         if (kiln_cuda_check(cudaGetLastError(), "launching kernel add_row_kernel0")) { KILN_RELEASE_ALL(); return; }
+// CHECK:         if (kiln_cuda_check(cudaDeviceSynchronize(), "kernel add_row_kernel0")) { KILN_RELEASE_ALL(); return; }
+// A written parameter is copied back unless it is a resident variable (whose device copy is now newer).
+// CHECK:         if (!out_res) {
+// CHECK-NEXT:      cudaMemcpy(out, out_dev, 12*sizeof(float), cudaMemcpyDeviceToHost)
 // CHECK-NOT:     cudaMemcpy(x, x_dev
-// CHECK:         cudaFree(x_dev)
+// CHECK:         if (KILN_RELEASE_ALL()) return;
 func.func @add_row(%x: memref<3x4xf32>, %row: memref<4xf32>, %out: memref<3x4xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %row : memref<3x4xf32>, memref<4xf32>) outs(%out : memref<3x4xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):

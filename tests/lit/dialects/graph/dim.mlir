@@ -1,0 +1,15 @@
+// RUN: kiln-opt %s --split-input-file | filecheck %s
+// RUN: kiln-opt %s --split-input-file --print-op-generic | kiln-opt --split-input-file | filecheck %s
+// RUN: kiln-opt %s --split-input-file --print-op-generic | filecheck %s --check-prefix=GENERIC
+
+// graph.dim: the runtime size of one dimension as a 0-d i64 tensor.
+
+// CHECK-LABEL: func.func @dim
+// CHECK:         %{{.*}} = graph.dim %x, 0 : tensor<?x4xf32> -> tensor<i64>
+// CHECK-NEXT:    %{{.*}} = graph.dim %x, 1 : tensor<?x4xf32> -> tensor<i64>
+// GENERIC:       "graph.dim"(%{{.*}}) <{axis = 0 : i64}> : (tensor<?x4xf32>) -> tensor<i64>
+func.func @dim(%x: tensor<?x4xf32>) -> (tensor<i64>, tensor<i64>) {
+  %n = graph.dim %x, 0 : tensor<?x4xf32> -> tensor<i64>
+  %m = graph.dim %x, 1 : tensor<?x4xf32> -> tensor<i64>
+  func.return %n, %m : tensor<i64>, tensor<i64>
+}

@@ -1,0 +1,65 @@
+// RUN: kiln-opt %s --split-input-file -p convert-graph-to-linalg | filecheck %s
+// RUN: kiln-opt %s --split-input-file -p convert-graph-to-linalg,kiln-bufferize | filecheck %s --check-prefix=BUF
+
+// graph.dim: tensor.dim, cast to i64, filled into a 0-d tensor.
+
+// CHECK-LABEL: func.func @dim
+// CHECK:         %[[I:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[D:.*]] = tensor.dim %x, %[[I]] : tensor<?x4xf32>
+// CHECK-NEXT:    %[[N:.*]] = arith.index_cast %[[D]] : index to i64
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<i64>
+// CHECK-NEXT:    %{{.*}} = linalg.fill ins(%[[N]] : i64) outs(%[[E]] : tensor<i64>) -> tensor<i64>
+// BUF-LABEL:   func.func @dim(%x: memref<?x4xf32>, %out: memref<i64>)
+// BUF:           memref.dim %x
+// BUF:           linalg.fill ins(%{{.*}} : i64) outs(%out : memref<i64>)
+func.func @dim(%x: tensor<?x4xf32>) -> tensor<i64> {
+  %n = graph.dim %x, 0 : tensor<?x4xf32> -> tensor<i64>
+  func.return %n : tensor<i64>
+}
+
+// -----
+
+// Reshape of a dynamic tensor: collapse to tensor<?xT>; the one dynamic result size is the
+// element count over the static sizes; a static result goes through tensor.cast.
+
+// CHECK-LABEL: func.func @reshape
+// CHECK:         %[[F:.*]] = tensor.collapse_shape %x {{\[}}[0 : i64, 1 : i64]] : tensor<?x4xf32> into tensor<?xf32>
+// CHECK:         %[[F2:.*]] = tensor.collapse_shape %x {{\[}}[0 : i64, 1 : i64]] : tensor<?x4xf32> into tensor<?xf32>
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[T:.*]] = tensor.dim %[[F2]], %[[Z]] : tensor<?xf32>
+// CHECK-NEXT:    %[[R:.*]] = arith.constant 2 : index
+// CHECK-NEXT:    %[[N:.*]] = arith.divui %[[T]], %[[R]] : index
+// CHECK-NEXT:    %{{.*}} = tensor.expand_shape %[[F2]] {{\[}}[0 : i64, 1 : i64]] output_shape [2, %[[N]]] : tensor<?xf32> into tensor<2x?xf32>
+// CHECK:         %[[F3:.*]] = tensor.collapse_shape %x {{\[}}[0 : i64, 1 : i64]] : tensor<?x4xf32> into tensor<?xf32>
+// CHECK-NEXT:    %[[C:.*]] = tensor.cast %[[F3]] : tensor<?xf32> to tensor<8xf32>
+// CHECK-NEXT:    %{{.*}} = tensor.expand_shape %[[C]] {{\[}}[0 : i64, 1 : i64]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+// BUF-LABEL:   func.func @reshape
+// BUF:           memref.expand_shape %{{.*}} output_shape [2, %{{.*}}] : memref<?xf32> into memref<2x?xf32>
+// BUF:           "memref.cast"(%{{.*}}) : (memref<?xf32>) -> memref<8xf32>
+func.func @reshape(%x: tensor<?x4xf32>) -> (tensor<?xf32>, tensor<2x?xf32>, tensor<2x4xf32>) {
+  %a = graph.reshape %x : tensor<?x4xf32> -> tensor<?xf32>
+  %b = graph.reshape %x : tensor<?x4xf32> -> tensor<2x?xf32>
+  %c = graph.reshape %x : tensor<?x4xf32> -> tensor<2x4xf32>
+  func.return %a, %b, %c : tensor<?xf32>, tensor<2x?xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// Concat along a dynamic axis: insert_slice at the running sum of the sizes.
+
+// CHECK-LABEL: func.func @concat
+// CHECK:         %[[A:.*]] = tensor.dim %x, %{{.*}} : tensor<?x4xf32>
+// CHECK:         %[[B:.*]] = tensor.dim %y, %{{.*}} : tensor<2x4xf32>
+// CHECK-NEXT:    %[[AB:.*]] = arith.addi %[[A]], %[[B]] : index
+// CHECK-NEXT:    %[[ALL:.*]] = arith.addi %[[AB]], %[[A]] : index
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty(%[[ALL]]) : tensor<?x4xf32>
+// CHECK-NEXT:    %[[S1:.*]] = tensor.insert_slice %x into %[[E]][0, 0] [%[[A]], 4] [1, 1] : tensor<?x4xf32> into tensor<?x4xf32>
+// CHECK-NEXT:    %[[S2:.*]] = tensor.insert_slice %y into %[[S1]][%[[A]], 0] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<?x4xf32>
+// CHECK-NEXT:    %{{.*}} = tensor.insert_slice %x into %[[S2]][%[[AB]], 0] [%[[A]], 4] [1, 1] : tensor<?x4xf32> into tensor<?x4xf32>
+// BUF-LABEL:   func.func @concat
+// BUF:           memref.alloc(%{{.*}}) : memref<?x4xf32>
+// BUF:           memref.subview %{{.*}}[%{{.*}}, 0] [2, 4] [1, 1]
+func.func @concat(%x: tensor<?x4xf32>, %y: tensor<2x4xf32>) -> tensor<?x4xf32> {
+  %r = graph.concat %x, %y, %x axis 0 : (tensor<?x4xf32>, tensor<2x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  func.return %r : tensor<?x4xf32>
+}

@@ -19,6 +19,10 @@ from xdsl.passes import ModulePass
 from xdsl.universe import Universe
 from xdsl.utils.target import Target
 
+from kiln import xdsl_patches
+
+xdsl_patches.apply()
+
 _PASSES_DIR = Path(__file__).parent / "passes"
 
 

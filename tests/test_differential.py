@@ -252,6 +252,12 @@ def test_concatenate() -> None:
     check(lambda x: np.concatenate([x, x, x]), arr((4,), "int32"))
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_special_float_constants(dtype: str) -> None:
+    special = np.array([np.inf, -np.inf, np.nan, -0.0], dtype)
+    check(lambda a: (a + special, np.maximum(a, special[1]), a * special[3]), arr((4,), dtype))
+
+
 def test_constants_and_creation() -> None:
     x = arr((3,), "float32")
     check(lambda a: a + np.array([1.0, 2.0, 3.0], np.float32), x)

@@ -43,7 +43,7 @@ static inline int64_t KG_NAME(packed_a_size)(void) {
 /* The packed-B buffer for elems elements, kept per calling thread and only ever grown: a
    fresh multi-megabyte buffer per call costs an mmap and a page fault per 4 KiB (~0.1 ms
    per MB) on every call. Holds the largest packed B a thread has used. */
-static KG_T *KG_NAME(b_buffer)(int64_t elems) {
+static __attribute__((unused)) KG_T *KG_NAME(b_buffer)(int64_t elems) {
   static _Thread_local KG_T *buf;
   static _Thread_local int64_t cap;
   if (elems > cap) {
@@ -56,7 +56,7 @@ static KG_T *KG_NAME(b_buffer)(int64_t elems) {
 }
 
 /* Pack B (element (k, n) at B[k*rs + n*cs]) into KC-slices of NR-wide micro-panels. */
-static void KG_NAME(pack_b)(int64_t K, int64_t N, const KG_T *B, int64_t rs, int64_t cs, KG_T *bp) {
+static __attribute__((unused)) void KG_NAME(pack_b)(int64_t K, int64_t N, const KG_T *B, int64_t rs, int64_t cs, KG_T *bp) {
   const int64_t NR = KG_NAME(NR), KC = KG_NAME(KC);
   for (int64_t pc = 0; pc < K; pc += KC) {
     const int64_t kc = K - pc < KC ? K - pc : KC;
@@ -78,7 +78,7 @@ static void KG_NAME(pack_b)(int64_t K, int64_t N, const KG_T *B, int64_t rs, int
 }
 
 /* Pack rows [i0, i1) x columns [pc, pc+kc) of A into MR-row micro-panels. */
-static void KG_NAME(pack_a)(int64_t i0, int64_t i1, int64_t pc, int64_t kc, const KG_T *A, int64_t rs,
+static __attribute__((unused)) void KG_NAME(pack_a)(int64_t i0, int64_t i1, int64_t pc, int64_t kc, const KG_T *A, int64_t rs,
                             int64_t cs, KG_T *ap) {
   const int64_t MR = KG_NAME(MR);
   for (int64_t ir = i0; ir < i1; ir += MR) {
@@ -99,7 +99,7 @@ typedef struct {
 } KG_NAME(conv);
 
 /* pack_a for the implicit A: each MR-row panel gathers kh*kw contiguous ci-runs of its rows. */
-static void KG_NAME(pack_a_conv)(int64_t i0, int64_t i1, int64_t pc, int64_t kc, const KG_T *X,
+static __attribute__((unused)) void KG_NAME(pack_a_conv)(int64_t i0, int64_t i1, int64_t pc, int64_t kc, const KG_T *X,
                                  const KG_NAME(conv) *cv, KG_T *ap) {
   const int64_t MR = KG_NAME(MR), C = cv->C, KW = cv->KW;
   for (int64_t ir = i0; ir < i1; ir += MR) {
@@ -218,7 +218,7 @@ static __attribute__((unused)) void KG_NAME(small)(int64_t M, int64_t N, int64_t
 /* Rows [i0, i1) of C (row stride ldc, unit column stride) from A (element (m, k) at
    A[m*ars + k*acs], or, when cv is given, the convolution input A seen through cv) and
    the packed B; ap is a packed_a_size() scratch buffer. */
-static void KG_NAME(rows)(int64_t i0, int64_t i1, int64_t N, int64_t K, const KG_T *A, int64_t ars,
+static __attribute__((unused)) void KG_NAME(rows)(int64_t i0, int64_t i1, int64_t N, int64_t K, const KG_T *A, int64_t ars,
                           int64_t acs, const KG_NAME(conv) *cv, const KG_T *bp, KG_T *ap, KG_T *C,
                           int64_t ldc) {
   const int64_t MR = KG_NAME(MR), NR = KG_NAME(NR), KC = KG_NAME(KC);

@@ -29,6 +29,7 @@ from kiln.frontend import dynamic_shapes, pytree, plan_cache
 from kiln.frontend.dtypes import from_element
 from kiln.frontend.signature import CallSignature, tensor_leaves
 from kiln.frontend.tracer import TracedGraph, trace_graph
+from kiln.backends.c.isa import isa_scope, resolve_isa
 from kiln.backends.targets import get_backend
 from kiln.registry import make_context
 
@@ -118,10 +119,12 @@ class KilnCompileError(Exception):
 class ConcreteFunction:
     """A ``kiln.function`` specialised to one signature: IR at every stage, source, native code."""
 
-    def __init__(self, traced: TracedGraph, signature: CallSignature, target: str):
+    def __init__(self, traced: TracedGraph, signature: CallSignature, target: str, isa: str | None = None):
         self._traced = traced
         self.signature = signature
         self.target = target
+        #: the SIMD ISA of the C target (None: $KILN_ISA, else the host's)
+        self.isa = isa
         self._backend = get_backend(target)
         self.name = traced.func_op.sym_name.data
         self.ir: str = _print(traced.module, debuginfo=False)
@@ -151,7 +154,13 @@ class ConcreteFunction:
 
     @classmethod
     def trace(
-        cls, fn: Callable[..., Any], signature: CallSignature, name: str, target: str, autograph: bool = True
+        cls,
+        fn: Callable[..., Any],
+        signature: CallSignature,
+        name: str,
+        target: str,
+        autograph: bool = True,
+        isa: str | None = None,
     ) -> ConcreteFunction:
         """Trace ``fn`` for ``signature``; with ``autograph``, its Python control flow is converted first."""
         types = [spec.tensor_type() for spec in signature.specs]
@@ -161,7 +170,7 @@ class ConcreteFunction:
             traced.module.verify()
         except VerifyException as e:
             raise KilnCompileError(f"traced IR of {name} does not verify: {e}") from e
-        return cls(traced, signature, target)
+        return cls(traced, signature, target, isa)
 
     # ------------------------------------------------------------------ the levels
 
@@ -194,10 +203,11 @@ class ConcreteFunction:
         ctx = make_context()
         module = Parser(ctx, self._located_ir()).parse_module()
         try:
-            for stage in self._backend.stages:
-                pipelines.run_stage(ctx, module, stage)
-                self._stages[stage] = str(module)
-            self._source = self._backend.emit(module)
+            with isa_scope(self.isa):
+                for stage in self._backend.stages:
+                    pipelines.run_stage(ctx, module, stage)
+                    self._stages[stage] = str(module)
+                self._source = self._backend.emit(module)
             self._lowered_module = module
         except DiagnosticException as e:
             raise KilnCompileError(f"compiling {self.name}: {e}") from e
@@ -216,7 +226,8 @@ class ConcreteFunction:
             native = self._backend.load(self._backend.build(self.source), self._lowered_func())
             self._entry = _python_entry(native, self._in_dtypes, list(zip(self._out_dtypes, self._out_shapes)))
             return self._entry
-        key = plan_cache.plan_key(self._located_ir(), self.target)
+        target = f"{self.target}:{resolve_isa(self.isa)}" if self.target == "c" else self.target
+        key = plan_cache.plan_key(self._located_ir(), target)
         plan = plan_cache.load(key)
         if plan is None:
             plan = plan_cache.Plan(self.source, signature_of(self._lowered_func()))

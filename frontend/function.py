@@ -52,8 +52,15 @@ class Function:
         input_signature: Sequence[TensorSpec] | None = None,
         autograph: bool = True,
         target: str = "c",
+        isa: str | None = None,
     ):
         get_backend(target)  # unknown targets fail at decoration time
+        if isa is not None:
+            from kiln.backends.c.isa import resolve_isa
+
+            if target != "c":
+                raise ValueError(f"kiln.function: isa= applies to target='c', not {target!r}")
+            resolve_isa(isa)  # unknown ISAs fail at decoration time
         if input_signature is not None:
             input_signature = tuple(input_signature)
             for spec in input_signature:
@@ -63,6 +70,7 @@ class Function:
         self.input_signature = input_signature
         self.autograph = autograph
         self.target = target
+        self.isa = isa
         self._monitor = retracing.RetraceMonitor(python_function)
         #: traced signatures, least recently used first (see cache_limit)
         self._concrete: retracing.TraceCache[ConcreteFunction] = retracing.TraceCache(
@@ -182,6 +190,7 @@ class Function:
             name=_c_name(getattr(self.python_function, "__name__", "kiln_fn")),
             target=self.target,
             autograph=self.autograph,
+            isa=self.isa,
         )
         concrete.signature = sig.detached()  # the cache must not keep the call's Python values alive
         self._concrete.limit = self.cache_limit
@@ -204,11 +213,14 @@ def function(
     input_signature: Sequence[TensorSpec] | None = None,
     autograph: bool = True,
     target: str = "c",
+    isa: str | None = None,
 ) -> Any:
     """Compile ``func`` on its first call per signature (usable as ``@kiln.function`` or
-    ``@kiln.function(input_signature=..., target=...)``)."""
+    ``@kiln.function(input_signature=..., target=...)``). ``target`` is ``"c"`` or ``"cuda"``;
+    ``isa`` forces the C target's SIMD instruction set (``avx512``, ``avx2``, ``neon``,
+    ``scalar``; default: ``$KILN_ISA``, else the host's)."""
 
     def wrap(f: Callable[..., Any]) -> Function:
-        return Function(f, input_signature=input_signature, autograph=autograph, target=target)
+        return Function(f, input_signature=input_signature, autograph=autograph, target=target, isa=isa)
 
     return wrap if func is None else wrap(func)

@@ -172,3 +172,15 @@ def test_errors_name_the_users_line() -> None:
     with pytest.raises(ValueError, match="broadcast") as info:
         f(np.ones(2), np.ones(3))
     assert __file__ in "".join(str(a) for a in info.traceback) or "test_function.py" in str(info.getrepr())
+
+
+def test_isa_option_selects_the_intrinsics() -> None:
+    x = np.linspace(-2, 2, 37, dtype=np.float32)
+    for isa, marker in (("avx512", "_mm512_"), ("avx2", "_mm256_"), ("scalar", None)):
+        f = kiln.function(lambda a: np.exp(a) * 2 + a, isa=isa)
+        src = f.get_concrete_function(x).source
+        for other in ("_mm512_", "_mm256_"):
+            assert (other in src) == (other == marker), (isa, other)
+    np.testing.assert_allclose(kiln.function(lambda a: np.exp(a) * 2 + a, isa="scalar")(x), np.exp(x) * 2 + x, rtol=2e-6)
+    with pytest.raises(ValueError, match="unknown ISA"):
+        kiln.function(lambda a: a, isa="sse9")

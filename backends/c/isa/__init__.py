@@ -12,9 +12,12 @@ variable, else detected from the host (``/proc/cpuinfo`` flags, read once).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import importlib
 import os
+from collections.abc import Iterator
 import platform
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,9 +106,23 @@ def host_isa() -> str:
     return "scalar"
 
 
+_scoped_isa: contextvars.ContextVar[str | None] = contextvars.ContextVar("kiln_isa", default=None)
+
+
+@contextlib.contextmanager
+def isa_scope(isa: str | None) -> Iterator[None]:
+    """Within the block, an unset ``isa`` resolves to ``isa`` (``kiln.function(isa=...)``)."""
+    token = _scoped_isa.set(isa)
+    try:
+        yield
+    finally:
+        _scoped_isa.reset(token)
+
+
 def resolve_isa(isa: str | None = None) -> str:
-    """The ISA to use: ``isa`` if given (``""``/``"auto"`` mean unset), else ``$KILN_ISA``, else the host's."""
-    for choice in (isa, os.environ.get("KILN_ISA")):
+    """The ISA to use: ``isa`` if given (``""``/``"auto"`` mean unset), else the enclosing
+    :func:`isa_scope`'s, else ``$KILN_ISA``, else the host's."""
+    for choice in (isa, _scoped_isa.get(), os.environ.get("KILN_ISA")):
         if choice and choice != "auto":
             if choice not in ISAS:
                 raise ValueError(f"unknown ISA {choice!r}; known: {', '.join(ISAS)}")

@@ -13,7 +13,7 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Workload:
-    """One row: ``fn(xp, *inputs)``; ``unit`` is "us" (per call), "GB/s" or "GFLOP/s"."""
+    """One row: ``fn(*inputs, xp=module)`` (``xp`` defaults to NumPy, so kiln traces ``fn`` as is); ``unit`` is "us" (per call), "GB/s" or "GFLOP/s"."""
 
     name: str
     fn: Callable[..., Any]
@@ -29,15 +29,15 @@ def _f32(*shape: int, seed: int = 0) -> np.ndarray:
     return (np.random.default_rng(seed).standard_normal(shape) * 0.5).astype(np.float32)
 
 
-def add(xp: Any, x: Any, y: Any) -> Any:
+def add(x: Any, y: Any, *, xp: Any = np) -> Any:
     return x + y
 
 
-def matmul(xp: Any, x: Any, y: Any) -> Any:
+def matmul(x: Any, y: Any, *, xp: Any = np) -> Any:
     return x @ y
 
 
-def lstm_step(xp: Any, x: Any, h: Any, c: Any, w: Any, u: Any, b: Any) -> Any:
+def lstm_step(x: Any, h: Any, c: Any, w: Any, u: Any, b: Any, *, xp: Any = np) -> Any:
     hidden = h.shape[1]
     z = x @ w + h @ u + b
 
@@ -50,23 +50,23 @@ def lstm_step(xp: Any, x: Any, h: Any, c: Any, w: Any, u: Any, b: Any) -> Any:
     return o * xp.tanh(c_next), c_next
 
 
-def chain(xp: Any, x: Any) -> Any:
+def chain(x: Any, *, xp: Any = np) -> Any:
     return xp.maximum(2 * x + 1, 0) * (1 / (1 + xp.exp(-x))) - x / 3
 
 
-def mean(xp: Any, x: Any) -> Any:
+def mean(x: Any, *, xp: Any = np) -> Any:
     return x.mean()
 
 
-def row_sums(xp: Any, x: Any) -> Any:
+def row_sums(x: Any, *, xp: Any = np) -> Any:
     return x.sum(axis=1)
 
 
-def dense_relu(xp: Any, x: Any, w: Any, b: Any) -> Any:
+def dense_relu(x: Any, w: Any, b: Any, *, xp: Any = np) -> Any:
     return xp.maximum(x @ w + b, 0)
 
 
-def conv2d(xp: Any, x: Any, w: Any) -> Any:
+def conv2d(x: Any, w: Any, *, xp: Any = np) -> Any:
     """3x3 VALID convolution, NHWC x HWIO, as nine shifted matmuls."""
     n, height, width, channels = x.shape
     oh, ow = height - 2, width - 2
@@ -78,7 +78,7 @@ def conv2d(xp: Any, x: Any, w: Any) -> Any:
     return out.reshape(n, oh, ow, w.shape[3])
 
 
-def sum_even(xp: Any, x: Any) -> Any:
+def sum_even(x: Any, *, xp: Any = np) -> Any:
     s = 0
     for v in x:
         if v % 2 == 0:
@@ -86,7 +86,7 @@ def sum_even(xp: Any, x: Any) -> Any:
     return s
 
 
-def collatz(xp: Any, n: Any) -> Any:
+def collatz(n: Any, *, xp: Any = np) -> Any:
     total = 0
     for k in range(1, n.shape[0] + 1):
         v = k
@@ -96,11 +96,11 @@ def collatz(xp: Any, n: Any) -> Any:
     return total
 
 
-def sum_even_numpy(xp: Any, x: Any) -> Any:
+def sum_even_numpy(x: Any, *, xp: Any = np) -> Any:
     return x[x % 2 == 0].sum()
 
 
-def collatz_numpy(xp: Any, n: Any) -> Any:
+def collatz_numpy(n: Any, *, xp: Any = np) -> Any:
     v = np.arange(1, n.shape[0] + 1, dtype=np.int64)
     total = 0
     while v.size:

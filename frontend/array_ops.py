@@ -26,7 +26,7 @@ import numpy as np
 from kiln.dialects import graph
 from kiln.frontend import dtypes, trace_context
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to as _broadcast, cast as _cast, constant as _constant
-from kiln.frontend.tensor import emit, reshape_to, shape_of
+from kiln.frontend.tensor import emit, require_rank, reshape_to, shape_of, with_source
 
 ShapeLike = int | Sequence[int]
 AxisLike = int | Sequence[int] | None
@@ -44,7 +44,7 @@ def relu(x: Any) -> Any:
     if not isinstance(x, Tensor):
         return np.maximum(x, 0)
     (dtype, _), _ = dtypes.resolve_ufunc(np.maximum, [x.dtype, int])
-    return emit(graph.ReluOp(_cast(x, dtype).value))
+    return with_source(emit(graph.ReluOp(_cast(x, dtype).value)), x.shape_source)
 
 
 def sigmoid(x: Any) -> Any:
@@ -53,7 +53,7 @@ def sigmoid(x: Any) -> Any:
         return 1 / (1 + np.exp(-np.asarray(x)))
     _, negated = dtypes.resolve_ufunc(np.negative, [x.dtype])  # NumPy refuses -bool: so does kiln
     (dtype,), _ = dtypes.resolve_ufunc(np.exp, [negated])
-    return emit(graph.SigmoidOp(_cast(x, dtype).value))
+    return with_source(emit(graph.SigmoidOp(_cast(x, dtype).value)), x.shape_source)
 
 
 def tanh(x: Any) -> Any:
@@ -107,6 +107,8 @@ def matmul(a: Any, b: Any) -> Any:
     if not _traced(a, b):
         return np.matmul(a, b)
     ta, tb = as_tensor(a), as_tensor(b)
+    for t in (ta, tb):
+        require_rank(t, "matmul")
     (da, db), _ = dtypes.resolve_ufunc(np.matmul, [ta.dtype, tb.dtype])
     ta, tb = _cast(ta, da), _cast(tb, db)
     sa, sb = shape_of(ta), shape_of(tb)
@@ -151,6 +153,8 @@ _IDENTITYLESS = {"max": "maximum", "min": "minimum"}
 
 def reduce(kind: str, t: Tensor, axis: AxisLike, keepdims: bool, dtype: np.dtype[Any] | None = None) -> Tensor:
     """``np.sum``/``mean``/``max``/``min``/``prod`` of a tensor, in the dtype NumPy returns (or ``dtype``)."""
+    if t.shape_source is not None:
+        return _reduce_all(kind, t, axis, keepdims, dtype)
     if t.ndim == 0 and kind != "mean" and isinstance(axis, (int, np.integer)) and axis in (0, -1):
         axis = ()  # NumPy's ufunc reductions accept axis 0 / -1 on 0-d arrays
     axes = normalize_axes(axis, t.ndim)
@@ -164,6 +168,24 @@ def reduce(kind: str, t: Tensor, axis: AxisLike, keepdims: bool, dtype: np.dtype
     if not axes:
         return x
     return emit(graph.ReduceOp(kind, x.value, axes, keepdims))
+
+
+def _reduce_all(kind: str, t: Tensor, axis: AxisLike, keepdims: bool, dtype: np.dtype[Any] | None) -> Tensor:
+    """A full reduction of a tensor of unknown rank: over its flattened data, a 0-d result.
+    The mean divides by the runtime element count (``graph.dim``), which the flat data has."""
+    assert t.shape_source is not None
+    if axis is not None:
+        require_rank(t, f"np.{kind}(..., axis={axis!r})")
+    if keepdims:
+        require_rank(t, f"np.{kind}(..., keepdims=True)")
+    if kind == "mean" and dtype is not None and dtype.kind != "f":
+        raise NotImplementedError(f"np.mean(..., dtype={dtype}) is not supported inside kiln.function (use a float dtype)")
+    flat = Tensor(t.value)
+    if kind != "mean":
+        return reduce(kind, flat, None, False, dtype)
+    total = reduce("sum", flat, None, False, dtype or dtypes.mean_dtype(t.dtype))
+    count = _cast(emit(graph.DimOp(flat.value, 0)), total.dtype)
+    return np.true_divide(total, count)
 
 
 def normalize_axis(axis: int, ndim: int) -> int:
@@ -191,6 +213,8 @@ def reshape(x: Any, shape: ShapeLike) -> Any:
     """``np.reshape(x, shape)`` in row-major order; one dimension may be ``-1`` (inferred)."""
     if not isinstance(x, Tensor):
         return np.reshape(x, shape)
+    if x.shape_source is not None:  # a reshape needs only the row-major data and its size: the flat data has both
+        x = Tensor(x.value)
     given = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     dims = [operator.index(d) for d in given]
     if dims.count(-1) > 1:
@@ -212,6 +236,7 @@ def transpose(x: Any, axes: Sequence[int] | None = None) -> Any:
     """``np.transpose(x, axes)``: reverses the axes by default; no op for a 0-d/1-d tensor or identity."""
     if not isinstance(x, Tensor):
         return np.transpose(x, axes)
+    require_rank(x, "transpose")
     n = x.ndim
     perm = list(range(n - 1, -1, -1)) if axes is None else [normalize_axis(a, n) for a in axes]
     if len(perm) != n:
@@ -225,6 +250,7 @@ def transpose(x: Any, axes: Sequence[int] | None = None) -> Any:
 
 def squeeze(t: Tensor, axis: AxisLike = None) -> Tensor:
     """``np.squeeze``: drop the given length-1 axes, or every static length-1 axis."""
+    require_rank(t, "np.squeeze")
     src = shape_of(t)
     axes = [i for i, d in enumerate(src) if d == 1] if axis is None else normalize_axes(axis, t.ndim)
     if any(src[a] != 1 for a in axes):
@@ -234,6 +260,7 @@ def squeeze(t: Tensor, axis: AxisLike = None) -> Tensor:
 
 def expand_dims(t: Tensor, axis: int | Sequence[int]) -> Tensor:
     """``np.expand_dims``: insert length-1 axes at the given positions of the result."""
+    require_rank(t, "np.expand_dims")
     count = 1 if isinstance(axis, (int, np.integer)) else len(axis)
     axes = normalize_axes(axis, t.ndim + count)
     dims = iter(shape_of(t))
@@ -242,6 +269,7 @@ def expand_dims(t: Tensor, axis: int | Sequence[int]) -> Tensor:
 
 def broadcast_to(t: Tensor, shape: ShapeLike) -> Tensor:
     """``np.broadcast_to``: the result has exactly ``shape``."""
+    require_rank(t, "np.broadcast_to")
     dims = (operator.index(shape),) if isinstance(shape, (int, np.integer)) else tuple(operator.index(d) for d in shape)
     src = shape_of(t)
     if any(d < 0 for d in dims):
@@ -266,6 +294,8 @@ def concat(values: Sequence[Any], axis: int | None = 0, dtype: Any = None) -> An
         raise ValueError("need at least one array to concatenate")
     if axis is None:
         tensors, axis = [reshape(t, -1) for t in tensors], 0
+    for t in tensors:
+        require_rank(t, "concatenate")
     ndim = tensors[0].ndim
     if ndim == 0:
         raise ValueError("zero-dimensional arrays cannot be concatenated")
@@ -296,6 +326,8 @@ def stack(values: Sequence[Any], axis: int = 0, dtype: np.dtype[Any] | None = No
     tensors = [as_tensor(v) for v in values]
     if not tensors:
         raise ValueError("need at least one array to stack")
+    for t in tensors:
+        require_rank(t, "np.stack")
     if any(t.shape != tensors[0].shape for t in tensors):
         raise ValueError("all input arrays must have the same shape")
     ax = normalize_axis(axis, tensors[0].ndim + 1)
@@ -390,6 +422,8 @@ def conv2d(x: Any, filters: Any, strides: int | Sequence[int] = 1, padding: str 
         graph.conv2d_shape(xa.shape, fa.shape, pair, pad)
         return _conv2d_eager(xa.astype(dt, copy=False), fa.astype(dt, copy=False), pair, pad)
     tx, tf = as_tensor(x), as_tensor(filters)
+    for t in (tx, tf):
+        require_rank(t, "conv2d")
     dt = dtypes.result_type(tx.dtype, tf.dtype)
     if dt.kind != "f":
         dt = np.dtype(np.float64)

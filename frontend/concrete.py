@@ -25,7 +25,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 from kiln import pipelines
 from kiln.dialects.graph import shape_of
 from kiln.backends.loader import signature_of
-from kiln.frontend import dynamic_shapes, pytree, plan_cache
+from kiln.frontend import dynamic_shapes, pytree, plan_cache, unknown_rank
 from kiln.frontend.dtypes import from_element
 from kiln.frontend.signature import CallSignature, tensor_leaves
 from kiln.frontend.tracer import TracedGraph, trace_graph
@@ -119,8 +119,17 @@ class KilnCompileError(Exception):
 class ConcreteFunction:
     """A ``kiln.function`` specialised to one signature: IR at every stage, source, native code."""
 
-    def __init__(self, traced: TracedGraph, signature: CallSignature, target: str, isa: str | None = None):
+    def __init__(
+        self,
+        traced: TracedGraph,
+        signature: CallSignature,
+        target: str,
+        isa: str | None = None,
+        erasure: unknown_rank.Erasure | None = None,
+    ):
         self._traced = traced
+        #: how calls flatten arguments of unknown rank and shape such results (None: no such arguments)
+        self._erasure = erasure
         self.signature = signature
         self.target = target
         #: the SIMD ISA of the C target (None: $KILN_ISA, else the host's)
@@ -165,12 +174,26 @@ class ConcreteFunction:
         """Trace ``fn`` for ``signature``; with ``autograph``, its Python control flow is converted first."""
         types = [spec.tensor_type() for spec in signature.specs]
         body = _autograph(fn) if autograph else fn
-        traced = trace_graph(body, signature.args, signature.kwargs, types, name, _arg_names(fn, signature))
+        names = _arg_names(fn, signature)
+        erased = tuple(i for i, spec in enumerate(signature.specs) if spec.shape is None)
+        if erased:
+            body, record = unknown_rank.tracing(body, erased, names)
+        try:
+            traced = trace_graph(body, signature.args, signature.kwargs, types, name, names)
+        except TypeError as e:
+            if erased:
+                unknown_rank.note_none_error(e, [names[i] for i in erased])
+            raise
         try:
             traced.module.verify()
         except VerifyException as e:
             raise KilnCompileError(f"traced IR of {name} does not verify: {e}") from e
-        return cls(traced, signature, target, isa)
+        erasure = None
+        if erased:
+            erasure = unknown_rank.Erasure(
+                name, tuple(names), erased, tuple(dict.fromkeys(record.same_shape)), tuple(record.outputs)
+            )
+        return cls(traced, signature, target, isa, erasure)
 
     # ------------------------------------------------------------------ the levels
 
@@ -221,6 +244,8 @@ class ConcreteFunction:
                 raise KilnCompileError(shapes.unknown())
             native = self._backend.load(self._backend.build(self.source), self._lowered_func())
             self._entry = shapes.entry(native, self._in_dtypes, self._out_dtypes)
+            if self._erasure is not None:
+                self._entry = self._erasure.wrap(self._entry)
             return self._entry
         if self._backend.entry is None:
             native = self._backend.load(self._backend.build(self.source), self._lowered_func())

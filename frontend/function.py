@@ -76,7 +76,7 @@ class Function:
         self._concrete: retracing.TraceCache[ConcreteFunction] = retracing.TraceCache(
             self.cache_limit, self._monitor.seen
         )
-        #: Python traces of the function (one per signature; per rank for TensorSpec(shape=None))
+        #: Python traces of the function (one per signature; one for every rank with TensorSpec(shape=None))
         self.tracing_count = 0
         #: native entries of all-ndarray calls, by _array_key, and the last one used
         self._entries: dict[tuple[Any, ...], Callable[..., Any]] = {}
@@ -176,7 +176,7 @@ class Function:
                 raise TypeError(
                     f"{self.__name__}: argument {i} (`{names[i]}`) does not match input_signature[{i}] = {spec}: {why}"
                 )
-        return signature_of([spec.with_rank_of(value) for spec, value in zip(self.input_signature, args)], {})
+        return signature_of(list(self.input_signature), {})
 
     def _trace(self, sig: CallSignature) -> ConcreteFunction:
         """Trace and cache ``sig`` (the slow path of a call), recording why it traced."""

@@ -18,11 +18,12 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend.tensor import Tensor, emit, reshape_to, shape_of
+from kiln.frontend.tensor import Tensor, emit, require_rank, reshape_to, shape_of
 
 
 def getitem(t: Tensor, key: Any) -> Tensor:
     """``t[key]`` with NumPy's basic-indexing semantics; a 0-d integer tensor first index reads a row."""
+    require_rank(t, "indexing")
     first, rest = (key[0], key[1:]) if isinstance(key, tuple) and key else (key, ())
     if isinstance(first, Tensor):
         return getitem(_gather_row(t, first), rest) if rest else _gather_row(t, first)

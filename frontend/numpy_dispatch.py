@@ -18,7 +18,8 @@ from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
 from kiln.frontend import array_ops, dtypes
-from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit, shape_of
+from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
+from kiln.frontend.tensor import shape_of, with_source
 
 #: an operand before promotion: a tensor, an array constant, or a weak Python scalar
 Operand = Tensor | np.ndarray | bool | int | float
@@ -66,15 +67,20 @@ def materialize(x: Operand, dtype: np.dtype[Any]) -> Tensor:
     return constant(np.asarray(x, dtype=dtype))
 
 
-def broadcast_all(tensors: Sequence[Tensor]) -> list[Tensor]:
-    """NumPy broadcasting, made explicit only for the operands whose shape changes."""
+def broadcast_all(tensors: Sequence[Tensor], what: str) -> tuple[list[Tensor], int | None]:
+    """NumPy broadcasting, made explicit only for the operands whose shape changes; and the result's
+    shape source (see kiln.frontend.unknown_rank): with operands of unknown rank, the 0-d ones
+    are broadcast to their flattened size."""
+    source = common_source(tensors, what)
+    if source is not None:
+        return [t if t.shape_source is not None else broadcast_to(t, (-1,)) for t in tensors], source
     shapes = [shape_of(t) for t in tensors]
     try:
         shape = graph.broadcast_shapes(*shapes)
     except ValueError:
         shown = " ".join(str(tuple(None if d < 0 else d for d in s)).replace(" ", "") for s in shapes)
         raise ValueError(f"operands could not be broadcast together with shapes {shown}") from None
-    return [broadcast_to(t, shape) for t in tensors]
+    return [broadcast_to(t, shape) for t in tensors], None
 
 
 # ---------------------------------------------------------------------- ufuncs
@@ -179,8 +185,8 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
         in_dtypes = _widen_for_python_ints(operands, in_dtypes)
     if ufunc is np.power and dtypes.is_integer(in_dtypes[0]) and _has_negative_constant(operands[1]):
         raise ValueError("Integers to negative integer powers are not allowed.")
-    tensors = broadcast_all([materialize(x, dt) for x, dt in zip(operands, in_dtypes)])
-    result = build(*tensors)
+    tensors, source = broadcast_all([materialize(x, dt) for x, dt in zip(operands, in_dtypes)], _np_name(ufunc))
+    result = with_source(build(*tensors), source)
     assert result.dtype == out_dtype, f"{_np_name(ufunc)}: built {result.dtype}, NumPy gives {out_dtype}"
     return result
 
@@ -261,8 +267,10 @@ def _transpose(a: Any, axes: Sequence[int] | None = None) -> Tensor:
 def _dot(a: Any, b: Any, out: Any = None) -> Tensor:
     _reject("dot", out=out)
     a, b = as_tensor(a), as_tensor(b)
-    if a.ndim == 0 or b.ndim == 0:
+    if a.ndim == 0 or b.ndim == 0:  # a product with a scalar: elementwise, whatever the other's rank
         return np.multiply(a, b)
+    for t in (a, b):
+        require_rank(t, "np.dot")
     if a.ndim > 2 or b.ndim > 2:
         raise _unsupported("np.dot on arrays of more than 2 dimensions (use np.matmul / @)")
     return array_ops.matmul(a, b)
@@ -279,6 +287,8 @@ def _full_like(
     a: Any, fill_value: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None, *, device: Any = None
 ) -> Tensor:
     t = as_tensor(a)
+    if shape is None:
+        require_rank(t, "np.full_like / np.zeros_like / np.ones_like")
     return array_ops.full(t.shape if shape is None else shape, fill_value, t.dtype if dtype is None else dtype)
 
 
@@ -293,8 +303,8 @@ def where(condition: Any, x: Any, y: Any) -> Tensor:
     c = materialize(operand(condition), np.dtype(np.bool_))
     a, b = operand(x), operand(y)
     dtype = dtypes.result_type(*(x if isinstance(x, (bool, int, float)) else x.dtype for x in (a, b)))
-    c, ta, tb = broadcast_all([c, materialize(a, dtype), materialize(b, dtype)])
-    return emit(graph.SelectOp(c.value, ta.value, tb.value))
+    (c, ta, tb), source = broadcast_all([c, materialize(a, dtype), materialize(b, dtype)], "np.where")
+    return with_source(emit(graph.SelectOp(c.value, ta.value, tb.value)), source)
 
 
 def _clip(a: Any, a_min: Any = np._NoValue, a_max: Any = np._NoValue, out: Any = None, *, min: Any = np._NoValue, max: Any = np._NoValue, **kwargs: Any) -> Tensor:
@@ -322,6 +332,8 @@ def _stack(arrays: Sequence[Any], axis: int = 0, out: Any = None, *, dtype: Any 
 
 def _size(a: Any, axis: int | None = None) -> int | None:
     t = as_tensor(a)
+    if axis is not None:
+        require_rank(t, "np.size(..., axis=)")
     return t.size if axis is None else t.shape[array_ops.normalize_axis(axis, t.ndim)]
 
 

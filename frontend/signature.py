@@ -14,7 +14,8 @@ The rules (docs/semantics.md):
 * Other hashable values (Python scalars, strings, ...) by type and value.
 * Tuples, lists and dicts: their structure and their elements' keys.
 
-``TensorSpec`` stands for a tensor with ``None`` (dynamic) dims, or any rank.
+``TensorSpec`` stands for a tensor with ``None`` (dynamic) dims, or of any rank
+(``shape=None``: one trace for every rank, see :mod:`kiln.frontend.unknown_rank`).
 """
 
 from __future__ import annotations
@@ -74,21 +75,11 @@ class TensorSpec:
                 return f"dimension {axis} is {'dynamic' if got is None else got}, not {want}"
         return None
 
-    def with_rank_of(self, value: Any) -> TensorSpec:
-        """This spec for one call: ``shape=None`` becomes all-dynamic dims of the value's rank."""
-        if self.shape is not None:
-            return self
-        if isinstance(value, TensorSpec):
-            return self if value.shape is None else TensorSpec((None,) * len(value.shape), self.dtype)
-        return TensorSpec((None,) * np.ndim(value), self.dtype)
-
     def tensor_type(self) -> TensorType:
-        if self.shape is None:
-            raise TypeError(
-                "TensorSpec(shape=None) stands for any rank; kiln compiles one function per rank: "
-                "pass an array or a TensorSpec with a shape to get_concrete_function"
-            )
-        return tensor_type(to_element(self.dtype), [-1 if d is None else d for d in self.shape])
+        """The traced argument's type; for ``shape=None``, its flattened data ``tensor<?xT>``
+        (the call flattens the argument, see kiln.frontend.unknown_rank)."""
+        dims = (None,) if self.shape is None else self.shape
+        return tensor_type(to_element(self.dtype), [-1 if d is None else d for d in dims])
 
     def __repr__(self) -> str:
         return f"TensorSpec(shape={self.shape}, dtype={self.dtype.name})"

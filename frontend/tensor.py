@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorTyp
 from xdsl.ir import Operation, SSAValue
 
 from kiln.dialects import graph
-from kiln.frontend import dtypes, trace_context
+from kiln.frontend import dtypes, trace_context, unknown_rank
 
 #: Python values that become tensors in arithmetic (anything else yields ``NotImplemented``)
 _ARRAY_LIKE = (np.ndarray, np.generic, bool, int, float, list, tuple)
@@ -32,21 +32,28 @@ _ARRAY_LIKE = (np.ndarray, np.generic, bool, int, float, list, tuple)
 class Tensor:
     """A traced array: NumPy's interface over one SSA value of tensor type."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "shape_source")
 
     # Tensors are unhashable, like ndarrays: ``==`` builds a tensor.
     __hash__ = None  # type: ignore[assignment]
 
-    def __init__(self, value: SSAValue):
+    def __init__(self, value: SSAValue, shape_source: int | None = None):
         if not isinstance(value.type, TensorType):
             raise TypeError(f"kiln.Tensor wraps a value of tensor type, got {value.type}")
         self.value = value
+        #: for a tensor of unknown rank (see kiln.frontend.unknown_rank), the index of the
+        #: ``TensorSpec(shape=None)`` argument whose call-time shape it has; ``value`` is then
+        #: the flattened data, a ``tensor<?xT>``. None for a tensor of known rank.
+        self.shape_source = shape_source
 
     # ------------------------------------------------------------------ attributes
 
     @property
-    def shape(self) -> tuple[int | None, ...]:
-        """Dimensions as ints; ``None`` for a dimension known only when the function runs."""
+    def shape(self) -> tuple[int | None, ...] | None:
+        """Dimensions as ints; ``None`` for a dimension known only when the function runs,
+        and ``None`` as a whole when the rank is unknown."""
+        if self.shape_source is not None:
+            return None
         return tuple(None if d < 0 else d for d in graph.shape_of(self.value))
 
     @property
@@ -54,12 +61,13 @@ class Tensor:
         return dtypes.from_element(graph.element_of(self.value))
 
     @property
-    def ndim(self) -> int:
-        return len(graph.shape_of(self.value))
+    def ndim(self) -> int | None:
+        """The rank; ``None`` when unknown."""
+        return None if self.shape_source is not None else len(graph.shape_of(self.value))
 
     @property
     def size(self) -> int | None:
-        """Number of elements; ``None`` when a dimension is dynamic."""
+        """Number of elements; ``None`` when a dimension (or the rank) is unknown."""
         dims = graph.shape_of(self.value)
         return None if any(d < 0 for d in dims) else math.prod(dims)
 
@@ -68,6 +76,8 @@ class Tensor:
         return np.transpose(self)
 
     def __len__(self) -> int:
+        if self.shape_source is not None:
+            raise unknown_rank.rank_error(self.shape_source, "len()")
         dims = graph.shape_of(self.value)
         if not dims:
             raise TypeError("len() of unsized object (a 0-d kiln tensor)")
@@ -76,6 +86,8 @@ class Tensor:
         return dims[0]
 
     def __repr__(self) -> str:
+        if self.shape is None:
+            return f"Tensor(shape=<unknown rank>, dtype={self.dtype})"
         shape = "(" + ", ".join("None" if d is None else str(d) for d in self.shape) + ("," if self.ndim == 1 else "") + ")"
         return f"Tensor(shape={shape}, dtype={self.dtype})"
 
@@ -324,15 +336,45 @@ def as_tensor(x: Any) -> Tensor:
 
 
 def shape_of(t: Tensor) -> tuple[int, ...]:
-    """Internal shape convention: ``-1`` marks a dynamic dimension (as in :mod:`kiln.dialects.graph`)."""
+    """Internal shape convention: ``-1`` marks a dynamic dimension (as in :mod:`kiln.dialects.graph`).
+
+    A tensor of unknown rank has none: every op that asks raises the unknown-rank error, so no
+    op can mistake its flattened data for a vector."""
+    if t.shape_source is not None:
+        raise unknown_rank.rank_error(t.shape_source, "this operation")
     return graph.shape_of(t.value)
+
+
+def require_rank(t: Tensor, what: str) -> None:
+    """Raise the unknown-rank error naming ``what`` when ``t``'s rank is unknown."""
+    if t.shape_source is not None:
+        raise unknown_rank.rank_error(t.shape_source, what)
+
+
+def with_source(t: Tensor, source: int | None) -> Tensor:
+    """``t`` as a tensor of the call-time shape of argument ``source`` (unchanged when None or already so)."""
+    return t if source is None or t.shape_source == source else Tensor(t.value, source)
+
+
+def common_source(tensors: Sequence[Tensor], what: str) -> int | None:
+    """The shape source of an elementwise op's result: operands of unknown rank combine only with 0-d
+    operands and with each other (whose arguments each call then checks to have one shape)."""
+    sources = [t.shape_source for t in tensors if t.shape_source is not None]
+    if not sources:
+        return None
+    for t in tensors:
+        if t.shape_source is None and t.ndim != 0:
+            raise unknown_rank.rank_error(sources[0], f"{what} with an operand of shape {t.shape}")
+    for other in sources[1:]:
+        unknown_rank.same_shape(sources[0], other)
+    return sources[0]
 
 
 def cast(t: Tensor, dtype: np.dtype[Any]) -> Tensor:
     """``t.astype(dtype)``; no op when the dtype already matches."""
     if t.dtype == dtype:
         return t
-    return emit(graph.CastOp(t.value, dtypes.to_element(dtype)))
+    return with_source(emit(graph.CastOp(t.value, dtypes.to_element(dtype))), t.shape_source)
 
 
 def broadcast_to(t: Tensor, shape: Sequence[int]) -> Tensor:

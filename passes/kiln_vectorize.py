@@ -32,6 +32,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from kiln.backends.c.isa import resolve_isa, table
 from kiln.dialects import kvec
 from kiln.passes._vector_plan import Plan, Reduction, analyze, is_innermost
+from kiln.passes.kiln_parallel_loops import PARALLEL_ATTR
 
 _IDENTITY: dict[str, float] = {"add": 0.0, "mul": 1.0, "maximumf": -pymath.inf, "minimumf": pymath.inf}
 
@@ -84,6 +85,9 @@ class _Rewrite:
                 for r in self.plan.reductions for _ in range(k)]
         inits = [self.emit(memref.LoadOp.get(r.load.memref, list(r.load.indices))) for r in self.plan.reductions]
         results = self.vector_loop(loop.lb, ub_main, k, accs)
+        parallel = loop.attributes.pop(PARALLEL_ATTR, None)  # the vector loop does the bulk; the tail is short
+        if parallel is not None and not self.plan.reductions:
+            self.before[-1].attributes[PARALLEL_ATTR] = parallel
         ub_vec = ub_main
         if self.plan.reductions and k > 1:
             results = [self.tree([results[i * k + j] for j in range(k)], r) for i, r in enumerate(self.plan.reductions)]

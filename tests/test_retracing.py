@@ -140,9 +140,10 @@ def test_unhashable_argument_is_a_type_error() -> None:
         f({1, 2})
 
 
-def test_get_concrete_function_any_rank_needs_a_rank() -> None:
-    f = kiln.function(input_signature=[kiln.TensorSpec(None, "float32")])(lambda x: x)
-    with pytest.raises(TypeError, match="one function per rank"):
-        f.get_concrete_function()
-    cf = f.get_concrete_function(kiln.TensorSpec([None, None], "float32"))
-    assert "tensor<?x?xf32>" in cf.ir
+def test_get_concrete_function_any_rank_is_the_one_trace() -> None:
+    f = kiln.function(input_signature=[kiln.TensorSpec(None, "float32")])(lambda x: x + 1.0)
+    cf = f.get_concrete_function()
+    assert "tensor<?xf32>" in cf.ir  # the flattened data
+    assert f.get_concrete_function(kiln.TensorSpec([None, None], "float32")) is cf
+    np.testing.assert_array_equal(cf(np.ones((2, 3), np.float32)), np.full((2, 3), 2.0))
+    assert f.tracing_count == 1

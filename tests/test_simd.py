@@ -287,6 +287,38 @@ def test_maximum_minimum_sqrt_abs_fma(isa: str) -> None:
     np.testing.assert_array_equal(out.view(np.int32), expected.view(np.int32))
 
 
+def _max_min_constant(c: str) -> str:
+    return _loop1("mxc", "f32", f"""    %c = arith.constant {c} : f32
+    %m0 = arith.maximumf %a0, %c : f32
+    %m1 = arith.minimumf %c, %a0 : f32
+    %r = arith.subf %m0, %m1 : f32""")
+
+
+def _ieee_max_min(a: np.ndarray, c: np.float32) -> tuple[np.ndarray, np.ndarray]:
+    """arith.maximumf/minimumf of a and c: NaN propagates, -0 < +0."""
+    cs = np.full_like(a, c)
+    mx, mn = np.maximum(a, cs), np.minimum(a, cs)
+    zeros = (a == 0) & (cs == 0)
+    mx[zeros] = np.where(np.signbit(a) & np.signbit(cs), np.float32(-0.0), np.float32(0.0))[zeros]
+    mn[zeros] = np.where(np.signbit(a) | np.signbit(cs), np.float32(-0.0), np.float32(0.0))[zeros]
+    return mx, mn
+
+
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("c", ["0.0", "-0.0", "1.5", "-2.0"])
+def test_maximum_minimum_with_constant(isa: str, c: str) -> None:
+    """The short forms for a constant operand (maxps(c, a), + 0 for max with +0) keep NaN and ±0 exact."""
+    fns = build(_max_min_constant(c), isa)
+    vals = np.array([0.0, -0.0, 1.0, -1.5, np.nan, np.inf, -np.inf, 2.5, 1e-40, -2.0, 1.5], np.float32)
+    a = np.tile(vals, 5)
+    out = np.empty_like(a)
+    fns["mxc"](a, out)
+    with np.errstate(invalid="ignore"):
+        mx, mn = _ieee_max_min(a, np.float32(float(c)))
+        expected = mx - mn
+    np.testing.assert_array_equal(out.view(np.int32), expected.view(np.int32))
+
+
 _CAST = _loop1("cast", "f32", """    %b = arith.fptosi %a0 : f32 to i32
     %r = arith.sitofp %b : i32 to f32""")
 

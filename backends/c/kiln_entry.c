@@ -8,13 +8,23 @@
  * None for none). Any argument that does not fit returns NotImplemented, so Python can
  * convert it or retrace; only allocation failures raise. Built once per machine and
  * cached (kiln.backends.c.pyext), so no kernel compile ever includes Python.h.
+ *
+ * Large outputs (>= POOL_MIN_BYTES) come from an output pool: a NumPy memory handler
+ * (PyDataMem_Handler) set around their allocation. NumPy keeps a reference to it in each
+ * such array and hands the buffer back to it when the array dies; the pool keeps up to
+ * POOL_BLOCKS freed buffers (POOL_MAX_BYTES in all) and gives one to the next output of the
+ * same size. A fresh 40 MB buffer costs ~4 ms in mmap and first-touch page faults, as much
+ * as a memory-bound kernel over it; a pooled one is already mapped. A buffer is reused only
+ * after NumPy freed it, so results never share memory with a live array.
  */
 #define PY_SSIZE_T_CLEAN
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <Python.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <numpy/arrayobject.h>
 
 typedef void (*packed_fn)(void *const *slots);
@@ -33,6 +43,122 @@ typedef struct {
     int release_gil;
     ArgSpec *specs; /* n_in inputs, then n_out outputs */
 } Entry;
+
+/* ---- output pool ---- */
+#define POOL_MIN_BYTES ((size_t)1 << 20)
+#define POOL_BLOCKS 4
+#define POOL_MAX_BYTES ((size_t)1 << 30)
+#define POOL_ALIGN 64 /* a cache line: aligned vector loads and stores */
+
+typedef struct {
+    pthread_mutex_t lock; /* frees may come from any thread holding an array's last reference */
+    void *ptr[POOL_BLOCKS];
+    size_t size[POOL_BLOCKS];
+    size_t cached_bytes;
+    unsigned long long hits, misses;
+} Pool;
+
+static Pool pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static size_t pool_round(size_t size) { return (size + 4095) & ~(size_t)4095; }
+
+static void *pool_malloc(void *Py_UNUSED(ctx), size_t size) {
+    size_t want = pool_round(size);
+    pthread_mutex_lock(&pool.lock);
+    for (int i = 0; i < POOL_BLOCKS; i++) {
+        if (pool.ptr[i] && pool.size[i] == want) {
+            void *p = pool.ptr[i];
+            pool.ptr[i] = NULL;
+            pool.cached_bytes -= want;
+            pool.hits++;
+            pthread_mutex_unlock(&pool.lock);
+            return p;
+        }
+    }
+    pool.misses++;
+    pthread_mutex_unlock(&pool.lock);
+    void *p = NULL;
+    return posix_memalign(&p, POOL_ALIGN, want ? want : 1) ? NULL : p;
+}
+
+/* Every block handed out holds at least pool_round(size) bytes, where size is what NumPy later
+ * passes to pool_free: the rounded size is the block's class in the cache. */
+static void *pool_calloc(void *Py_UNUSED(ctx), size_t nelem, size_t elsize) {
+    if (elsize && nelem > SIZE_MAX / 2 / elsize) return NULL;
+    return calloc(1, pool_round(nelem * elsize));
+}
+
+static void *pool_realloc(void *Py_UNUSED(ctx), void *ptr, size_t size) { return realloc(ptr, pool_round(size)); }
+
+static void pool_free(void *Py_UNUSED(ctx), void *ptr, size_t size) {
+    size_t have = pool_round(size);
+    if (ptr && have >= POOL_MIN_BYTES) {
+        pthread_mutex_lock(&pool.lock);
+        if (pool.cached_bytes + have <= POOL_MAX_BYTES) {
+            for (int i = 0; i < POOL_BLOCKS; i++) {
+                if (!pool.ptr[i]) {
+                    pool.ptr[i] = ptr;
+                    pool.size[i] = have;
+                    pool.cached_bytes += have;
+                    pthread_mutex_unlock(&pool.lock);
+                    return;
+                }
+            }
+        }
+        pthread_mutex_unlock(&pool.lock);
+    }
+    free(ptr);
+}
+
+static PyDataMem_Handler pool_handler = {
+    "kiln_output_pool",
+    1,
+    {NULL, pool_malloc, pool_calloc, pool_realloc, pool_free},
+};
+
+static PyObject *pool_capsule; /* the handler, as NumPy wants it (a "mem_handler" capsule) */
+
+/* A new C-contiguous array of `spec`, its buffer from the pool when it is large. */
+static PyObject *new_output(const ArgSpec *spec) {
+    npy_intp bytes = PyDataType_ELSIZE(spec->descr);
+    for (int k = 0; k < spec->ndim; k++) bytes *= spec->dims[k];
+    PyObject *old = NULL;
+    if ((size_t)bytes >= POOL_MIN_BYTES && !(old = PyDataMem_SetHandler(pool_capsule))) return NULL;
+    Py_INCREF(spec->descr); /* stolen by PyArray_NewFromDescr */
+    PyObject *out = PyArray_NewFromDescr(&PyArray_Type, spec->descr, spec->ndim, (npy_intp *)spec->dims, NULL, NULL, 0, NULL);
+    if (old) {
+        PyObject *mine = PyDataMem_SetHandler(old);
+        Py_DECREF(old);
+        if (!mine) {
+            Py_XDECREF(out);
+            return NULL;
+        }
+        Py_DECREF(mine);
+    }
+    return out;
+}
+
+/* pool_stats() -> (hits, misses, cached blocks, cached bytes): for tests and tuning. */
+static PyObject *pool_stats(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(args)) {
+    pthread_mutex_lock(&pool.lock);
+    int blocks = 0;
+    for (int i = 0; i < POOL_BLOCKS; i++) blocks += pool.ptr[i] != NULL;
+    PyObject *r = Py_BuildValue("(KKin)", pool.hits, pool.misses, blocks, (Py_ssize_t)pool.cached_bytes);
+    pthread_mutex_unlock(&pool.lock);
+    return r;
+}
+
+/* pool_clear(): give the cached buffers back to the system. */
+static PyObject *pool_clear(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(args)) {
+    pthread_mutex_lock(&pool.lock);
+    for (int i = 0; i < POOL_BLOCKS; i++) {
+        free(pool.ptr[i]);
+        pool.ptr[i] = NULL;
+    }
+    pool.cached_bytes = 0;
+    pthread_mutex_unlock(&pool.lock);
+    Py_RETURN_NONE;
+}
 
 /* (dtype, shape) -> spec; shape entries < 0 are dynamic. */
 static int parse_spec(PyObject *item, ArgSpec *spec, npy_intp *elements) {
@@ -140,8 +266,7 @@ static PyObject *entry_call(PyObject *callable, PyObject *const *args, size_t na
     }
     for (Py_ssize_t j = 0; j < self->n_out; j++) {
         const ArgSpec *spec = &self->specs[self->n_in + j];
-        Py_INCREF(spec->descr); /* stolen by PyArray_NewFromDescr */
-        outs[j] = PyArray_NewFromDescr(&PyArray_Type, spec->descr, spec->ndim, (npy_intp *)spec->dims, NULL, NULL, 0, NULL);
+        outs[j] = new_output(spec);
         if (!outs[j]) {
             while (j--) Py_DECREF(outs[j]);
             return NULL;
@@ -196,6 +321,8 @@ static PyObject *symbol(PyObject *Py_UNUSED(module), PyObject *const *args, Py_s
 
 static PyMethodDef methods[] = {
     {"symbol", (PyCFunction)(void (*)(void))symbol, METH_FASTCALL, "Address of a symbol in a shared object."},
+    {"pool_stats", pool_stats, METH_NOARGS, "Output pool: (hits, misses, cached blocks, cached bytes)."},
+    {"pool_clear", pool_clear, METH_NOARGS, "Free the output pool's cached buffers."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -204,6 +331,7 @@ static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_kiln_entry", NU
 PyMODINIT_FUNC PyInit__kiln_entry(void) {
     import_array();
     if (PyType_Ready(&EntryType) < 0) return NULL;
+    if (!pool_capsule && !(pool_capsule = PyCapsule_New(&pool_handler, "mem_handler", NULL))) return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;
     Py_INCREF(&EntryType);

@@ -30,6 +30,8 @@ _BIAS = {"f32": 127, "f64": 1023}
 _MAGIC = {"f32": (12582912.0, 0x4B400000), "f64": (6755399441055744.0, 0x4338000000000000)}
 _LN2 = {"f32": (0.693359375, -2.12194440e-4), "f64": (6.93147180369123816490e-01, 1.90821492927058770002e-10)}
 _EXP_CLAMP = {"f32": (-104.0, 89.0), "f64": (-746.0, 710.0)}
+#: |x| up to which n = round(x/ln2) stays in the normal exponent range [-126, 127] / [-1022, 1023]
+_EXP_FAST = {"f32": 87.0, "f64": 708.0}
 _EXP_POLY = {
     "f32": [1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1],
     "f64": [1.0 / math.factorial(k) for k in range(13, -1, -1)],
@@ -99,10 +101,42 @@ class _Body:
 
 def _exp(b: _Body, x: str) -> str:
     e = b.e
+    if f"any.{e}" in b.t.ops and f"scalef.{e}" not in b.t.ops:
+        _exp_fast_path(b, x)
     lo, hi = _EXP_CLAMP[e]
-    magic, magic_bits = _MAGIC[e]
-    ln2_hi, ln2_lo = _LN2[e]
     x = b.clamp(x, lo, hi)
+    t, n, y = _exp_reduced(b, x)
+    if f"scalef.{e}" in b.t.ops:
+        return b.let(b.op("scalef", y, n))
+    ni = b.let(b.op("isub", b.op("as_int", t), b.i(_MAGIC[e][1])), "int")
+    bias, mant = _BIAS[e], _MANT[e]
+    half_range = 128 if e == "f32" else 1024
+    n1 = b.let(b.op("isub", b.op("shr", b.op("iadd", ni, b.i(2 * half_range)), 1), b.i(half_range)), "int")
+    n2 = b.let(b.op("isub", ni, n1), "int")
+    s1 = b.let(b.op("as_float", b.op("shl", b.op("iadd", n1, b.i(bias)), mant)))
+    s2 = b.let(b.op("as_float", b.op("shl", b.op("iadd", n2, b.i(bias)), mant)))
+    return b.let(b.op("mul", b.op("mul", y, s1), s2))
+
+
+def _exp_fast_path(b: _Body, x: str) -> None:
+    """When every lane has |x| <= _EXP_FAST (no NaN), 2^n is one normal power of two: return
+    y * 2^n at once, skipping the clamps and the two-factor scaling (~10 ops of ~30). The result
+    is bit-identical to the general path: y * 2^n0 * 2^n1 also rounds once."""
+    e = b.e
+    magnitude = b.op("as_float", b.i(2**31 - 1 if e == "f32" else 2**63 - 1))
+    far = b.let(b.op("cmp.ugt", b.op("band", x, magnitude), b.c(_EXP_FAST[e])), "mask")
+    b.lines.append(f"  if (!{b.op('any', far)}) {{")
+    t, _, y = _exp_reduced(b, x)
+    scale = b.op("as_float", b.op("shl", b.op("iadd", b.op("as_int", t), b.i(_BIAS[e] - _MAGIC[e][1])), _MANT[e]))
+    b.lines.append(f"  return {b.op('mul', y, scale)};")
+    b.lines.append("  }")
+
+
+def _exp_reduced(b: _Body, x: str) -> tuple[str, str, str]:
+    """(t, n, y): t = x/ln2 + magic (n in its low bits), n = round(x/ln2), y = exp(x - n*ln2)."""
+    e = b.e
+    magic = _MAGIC[e][0]
+    ln2_hi, ln2_lo = _LN2[e]
     t = b.let(b.op("madd", x, b.c(1 / math.log(2)), b.c(magic)))
     n = b.let(b.op("sub", t, b.c(magic)))
     r = b.let(b.op("madd", n, b.c(-ln2_hi), x))
@@ -113,16 +147,7 @@ def _exp(b: _Body, x: str) -> str:
         y = b.let(b.op("add", b.op("madd", p, z, r), b.c(1.0)))
     else:
         y = b.horner(_EXP_POLY[e], r)
-    if f"scalef.{e}" in b.t.ops:
-        return b.let(b.op("scalef", y, n))
-    ni = b.let(b.op("isub", b.op("as_int", t), b.i(magic_bits)), "int")
-    bias, mant = _BIAS[e], _MANT[e]
-    half_range = 128 if e == "f32" else 1024
-    n1 = b.let(b.op("isub", b.op("shr", b.op("iadd", ni, b.i(2 * half_range)), 1), b.i(half_range)), "int")
-    n2 = b.let(b.op("isub", ni, n1), "int")
-    s1 = b.let(b.op("as_float", b.op("shl", b.op("iadd", n1, b.i(bias)), mant)))
-    s2 = b.let(b.op("as_float", b.op("shl", b.op("iadd", n2, b.i(bias)), mant)))
-    return b.let(b.op("mul", b.op("mul", y, s1), s2))
+    return t, n, y
 
 
 def _log(b: _Body, x: str) -> str:

@@ -8,11 +8,12 @@ type (``kiln_mNT``) and only feed ``arith.select``. See backends/c/isa/ for the 
 
 from __future__ import annotations
 
+import math as pymath
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, math, vector
-from xdsl.dialects.builtin import Float32Type, Float64Type, ModuleOp, VectorType
+from xdsl.dialects.builtin import FloatAttr, Float32Type, Float64Type, ModuleOp, VectorType
 from xdsl.ir import Attribute, SSAValue
 
 from kiln.backends.c import vector_math
@@ -170,6 +171,32 @@ def _min_max(t: IsaTable, elem: str, a: str, b: str, is_max: bool) -> str:
     return t.op("select", elem, t.op("cmp.uno", elem, a, b), t.op("add", elem, a, b), picked)
 
 
+def _splat_constant(value: SSAValue) -> float | None:
+    """The float a vector operand is a broadcast of, when it is a constant."""
+    owner = value.owner
+    if isinstance(owner, vector.BroadcastOp) and isinstance(owner.source.owner, arith.ConstantOp):
+        attr = owner.source.owner.value
+        if isinstance(attr, FloatAttr):
+            return attr.value.data
+    return None
+
+
+def _min_max_constant(t: IsaTable, elem: str, value: float, is_max: bool) -> Callable[[str, str], str] | None:
+    """max/min(a, c) for a constant c in 1-2 ops instead of ~6, as (a, c) -> C: x86's
+    ``maxps(c, a)`` already returns a on NaN, and the ±0 tie only matters when c is a zero:
+    max(a, +0) = maxps(+0, a) + 0 (-0 + +0 = +0); max(a, -0) and min(a, +0) need nothing.
+    None: no short form (min(a, -0), a NaN constant, no maxps in the table)."""
+    keep = "maxkeep" if is_max else "minkeep"
+    if f"{keep}.{elem}" not in t.ops or value != value:
+        return None
+    negative_zero = value == 0.0 and pymath.copysign(1.0, value) < 0
+    if value != 0.0 or negative_zero == is_max:
+        return lambda a, c: t.op(keep, elem, c, a)
+    if is_max:
+        return lambda a, c: t.op("add", elem, t.op(keep, elem, c, a), c)
+    return None
+
+
 def _neg_zero(t: IsaTable, elem: str) -> str:
     return t.op("broadcast", elem, float_literal(-0.0, Float32Type() if elem == "f32" else Float64Type()))
 
@@ -196,11 +223,28 @@ def _vector_arith(em: FunctionEmitter, op: arith.AddfOp) -> None:
     if isinstance(op, kvec.CmpfOp):
         pred = op.predicate.data
         _lanewise(em, result, op.lhs, operands, lambda t, e, o: cmp_expr(t, e, pred, *o))
+    elif isinstance(op, arith.MaximumfOp | arith.MinimumfOp) and _constant_min_max(em, op):
+        return
     elif type(op) in _MATH_FN:
         helper = em.module.simd.use_math(_MATH_FN[type(op)], elem_name(result.type))
         _lanewise(em, result, result, operands, lambda t, e, o: f"{helper}({o[0]})")
     else:
         _lanewise(em, result, result, operands, _BINARY[type(op)])
+
+
+def _constant_min_max(em: FunctionEmitter, op: arith.MaximumfOp | arith.MinimumfOp) -> bool:
+    """Emit max/min with a constant operand in its short form; False when it has none."""
+    for a, c in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+        value = _splat_constant(c)
+        if value is None:
+            continue
+        elem, _, t = _shape(em, op.result.type)
+        form = _min_max_constant(t, elem, value, isinstance(op, arith.MaximumfOp))
+        if form is None:
+            return False
+        _lanewise(em, op.result, op.result, [a, c], lambda t, e, o: form(o[0], o[1]))
+        return True
+    return False
 
 
 def _on_vectors(scalar: Handler) -> Handler:

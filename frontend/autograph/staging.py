@@ -55,7 +55,8 @@ from kiln.frontend.autograph.state import (
     same_python_value,
     unflatten_state,
 )
-from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit
+from kiln.frontend import unknown_rank
+from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit, require_rank
 
 _LOOP_BOUNDS = "kiln.autograph.loop_bounds"
 
@@ -137,6 +138,8 @@ def _describe_tensor(dtype: np.dtype[Any], shape: tuple[int | None, ...]) -> str
 
 
 def _show(value: Any) -> str:
+    if isinstance(value, Tensor) and value.shape_source is not None:
+        return f"a {value.dtype} tensor of the shape of {unknown_rank.describe(value.shape_source)} (unknown rank)"
     if isinstance(value, Tensor):
         return _describe_tensor(value.dtype, value.shape)
     if is_strong_constant(value):
@@ -190,6 +193,7 @@ def _predicate(cond: Any, where: str, construct: str) -> Tensor:
     """The scalar ``tensor<i1>`` a staged ``construct`` branches on (nonzero numbers are true)."""
     if not isinstance(cond, Tensor):
         return constant(np.asarray(bool(cond)))
+    require_rank(cond, f"{where}: the condition of this `{construct}`")
     if cond.ndim != 0:
         raise ValueError(
             f"{where}: the condition of this `{construct}` is a tensor of shape {cond.shape}, whose truth value "
@@ -233,6 +237,7 @@ def _cond(
     merged: list[Any] = []
     result_types: list[TensorType] = []
     staged: list[int] = []
+    sources: list[int | None] = []
     for i, (a, b, name) in enumerate(zip(then.leaves, orelse.leaves, leaf_names)):
         if a is b or (not is_tensor(a) and not is_tensor(b) and same_python_value(a, b)):
             merged.append(a)
@@ -241,6 +246,7 @@ def _cond(
             merged.append(a if both else BranchUndefined(name, where, labels[1 if isinstance(a, Undefined) else 0]))
         else:
             result_types.append(_branch_type(a, b, name, where, labels))
+            sources.append(_branch_source(a, b, name, where, labels))
             staged.append(i)
             merged.append(None)
     for branch in traced:
@@ -250,9 +256,27 @@ def _cond(
     op = trace_context.require().emit(
         graph.CondOp(pred.value, result_types, Region(then.block), Region(orelse.block))
     )
-    for i, result in zip(staged, op.results):
-        merged[i] = Tensor(result)
+    for i, result, source in zip(staged, op.results, sources):
+        merged[i] = Tensor(result, source)
     return unflatten_state(trees[0], merged)
+
+
+def _source_of(value: Any) -> int | None:
+    return value.shape_source if isinstance(value, Tensor) else None
+
+
+def _branch_source(a: Any, b: Any, name: str, where: str, labels: tuple[str, str]) -> int | None:
+    """The shape source (kiln.frontend.unknown_rank) of a leaf after a staged ``if``: both branches
+    must agree on whether its rank is unknown; two sources must have one shape at call time."""
+    sa, sb = _source_of(a), _source_of(b)
+    if (sa is None) != (sb is None):
+        raise TypeError(
+            f"{where}: {describe(name)} is {_show(a)} in the {labels[0]} branch but {_show(b)} in the {labels[1]} "
+            "branch of this `if` on a tensor; a tensor of unknown rank must stay one in both branches"
+        )
+    if sa is not None and sb is not None:
+        unknown_rank.same_shape(sa, sb)
+    return sa
 
 
 def _branch_type(a: Any, b: Any, name: str, where: str, labels: tuple[str, str]) -> TensorType:
@@ -352,6 +376,8 @@ class _Leaf:
     ty: TensorType | None
     #: the value before the loop is a Python number or has no value yet: it takes the body's type
     weak: bool
+    #: the shape source of a carried tensor of unknown rank (see kiln.frontend.unknown_rank)
+    source: int | None = None
 
 
 Counters = list[Tensor]
@@ -384,9 +410,10 @@ def _staged_loop(
         cond_block, body_block = Block(arg_types=arg_types), Block(arg_types=arg_types)
 
         def enter(block: Block) -> Counters:
-            args = iter(Tensor(a) for a in block.args)
-            set_state(unflatten_state(trees, [next(args) if leaf.ty is not None else leaf.value for leaf in leaves]))
-            return list(args)
+            args = iter(block.args)
+            state = [Tensor(next(args), leaf.source) if leaf.ty is not None else leaf.value for leaf in leaves]
+            set_state(unflatten_state(trees, state))
+            return [Tensor(a) for a in args]
 
         with trace_context.at_block(cond_block):
             pred = _predicate(test(enter(cond_block)), where, construct)
@@ -410,9 +437,9 @@ def _staged_loop(
         trace_context.require().emit(graph.YieldOp(*outs, *(c.value for c in next_counters)))
     inits = [_materialize(leaf.value, leaf.ty).value for leaf in carried] + [c.value for c in counters]
     op = trace_context.require().emit(graph.WhileOp(inits, Region(cond_block), Region(body_block)))
-    results = iter(Tensor(r) for r in op.results)
+    results = iter(op.results)
     final = [
-        next(results) if leaf.ty is not None else (out if isinstance(out, Undefined) else leaf.value)
+        Tensor(next(results), leaf.source) if leaf.ty is not None else (out if isinstance(out, Undefined) else leaf.value)
         for leaf, out in zip(leaves, out_leaves)
     ]
     set_state(unflatten_state(trees, final))
@@ -420,7 +447,7 @@ def _staged_loop(
 
 def _initial_leaf(value: Any, name: str) -> _Leaf:
     if isinstance(value, Tensor) or is_strong_constant(value):
-        return _Leaf(name, value, _type_of(value), weak=False)
+        return _Leaf(name, value, _type_of(value), weak=False, source=_source_of(value))
     if is_number(value):
         return _Leaf(name, value, _scalar_type(value), weak=True)
     return _Leaf(name, value, None, weak=True)
@@ -429,6 +456,7 @@ def _initial_leaf(value: Any, name: str) -> _Leaf:
 def _update(leaf: _Leaf, out: Any, where: str, construct: str) -> bool:
     """Fit ``leaf`` to what one traced iteration gives it; whether its carried type changed."""
     out_type = _type_of(out)
+    _update_source(leaf, out, where, construct)
     if leaf.ty is None:
         if out_type is None and (same_python_value(leaf.value, out) or isinstance(out, Undefined)):
             return False
@@ -451,6 +479,26 @@ def _update(leaf: _Leaf, out: Any, where: str, construct: str) -> bool:
         f"{where}: {describe(leaf.name)} is {before} before this staged `{construct}` loop but {_show(out)} "
         f"after an iteration; a loop-carried variable must keep one dtype and shape, so give it its final "
         f"dtype and shape before the loop (e.g. with .astype() or np.zeros(shape, dtype))"
+    )
+
+
+def _update_source(leaf: _Leaf, out: Any, where: str, construct: str) -> None:
+    """Fit ``leaf``'s shape source (kiln.frontend.unknown_rank) to what the body gives it: a leaf first
+    bound in the loop takes the body's; otherwise a tensor of unknown rank must stay one, of the same
+    call-time shape, and one of known rank must not become one."""
+    source = _source_of(out)
+    if source == leaf.source:
+        return
+    if leaf.source is None and leaf.ty is None:  # first bound in the loop: _update gives it the body's type
+        leaf.source = source
+        return
+    if leaf.source is not None and source is not None:
+        unknown_rank.same_shape(leaf.source, source)
+        return
+    before = "not defined" if isinstance(leaf.value, Undefined) else _show(leaf.value)
+    raise TypeError(
+        f"{where}: {describe(leaf.name)} is {before} before this staged `{construct}` loop but {_show(out)} "
+        "after an iteration; a loop-carried tensor of unknown rank must stay one (and one of known rank must not become one)"
     )
 
 
@@ -558,6 +606,7 @@ def staged_for(
         )
         return
 
+    require_rank(iter_, f"{where}: iteration (`for ... in`)")
     if iter_.ndim == 0:
         raise TypeError(f"{where}: iteration over a 0-d tensor {iter_!r}")
     rows: int | Tensor = iter_.shape[0] if iter_.shape[0] is not None else dim(iter_, 0)

@@ -43,7 +43,8 @@ ABSTRACT_OPS: tuple[str, ...] = (
 #: the other cmpf predicates ("cmp.one", "cmp.ult", ...); "maximum"/"minimum" with
 #: arith.maximumf semantics (NaN propagates, -0 < +0); "maxkeep"/"minkeep": the larger/smaller
 #: of {0} and {1}, and {1} when either is NaN or both are zero (x86's maxps/minps);
-#: "scalef": {0} * 2^{1} for integral {1}, rounded once (AVX-512's vscalefps).
+#: "scalef": {0} * 2^{1} for integral {1}, rounded once (AVX-512's vscalefps);
+#: "any": nonzero when some lane of mask {0} is set (a branch to a fast path, e.g. in exp).
 
 ISAS: tuple[str, ...] = ("avx512", "avx2", "neon", "scalar")
 

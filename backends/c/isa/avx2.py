@@ -28,6 +28,7 @@ def _ops(s: str, i: str, ints: str) -> dict[str, str]:
         "fma": f"_mm256_fmadd_{s}({{0}}, {{1}}, {{2}})",
         "maxkeep": f"_mm256_max_{s}({{0}}, {{1}})",
         "minkeep": f"_mm256_min_{s}({{0}}, {{1}})",
+        "any": f"_mm256_movemask_{s}({{0}})",
         "mand": f"_mm256_and_{s}({{0}}, {{1}})",
         "mor": f"_mm256_or_{s}({{0}}, {{1}})",
         "mnot": f"_mm256_xor_{s}({{0}}, {ones})",

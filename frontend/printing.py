@@ -14,7 +14,7 @@ from typing import Any
 
 from kiln.dialects import graph
 from kiln.frontend import trace_context
-from kiln.frontend.tensor import Tensor, as_tensor
+from kiln.frontend.tensor import Tensor, as_tensor, require_rank
 
 
 def print(*values: Any, sep: str = " ", end: str = "\n") -> None:  # noqa: A001 - the public name is kiln.print
@@ -29,8 +29,10 @@ def print(*values: Any, sep: str = " ", end: str = "\n") -> None:  # noqa: A001 
     tensors: list[Tensor] = []
     for value in values:
         if isinstance(value, Tensor) or hasattr(type(value), "__kiln_tensor__"):
+            tensor = as_tensor(value)
+            require_rank(tensor, "kiln.print")  # its flattened data would print as a vector
             parts.append("{}")
-            tensors.append(as_tensor(value))
+            tensors.append(tensor)
         else:
             parts.append(_escape(str(value)))
     ctx.emit(graph.PrintOp(_escape(sep).join(parts) + _escape(end), [t.value for t in tensors]))

@@ -111,9 +111,10 @@ def note_none_error(error: TypeError, names: Sequence[str]) -> None:
     """Explain a ``NoneType`` error from user code reading ``x.shape[i]`` or ``len(x.shape)`` of a
     rank-erased argument (its shape is ``None``)."""
     if "NoneType" in str(error):
-        shown = ", ".join(f"`{n}`" for n in names if n) or "some arguments"
+        named = [f"`{n}`" for n in names if n]
+        shown = f"{', '.join(named)} {'has' if len(named) == 1 else 'have'}" if named else "some arguments have"
         error.add_note(
-            f"kiln: {shown} have unknown rank under kiln.TensorSpec(shape=None), so their .shape and .ndim are "
+            f"kiln: {shown} unknown rank under kiln.TensorSpec(shape=None), so their .shape and .ndim are "
             "None while traced; give them a rank in the input_signature (kiln.TensorSpec([None]), "
             "kiln.TensorSpec([None, None]), ...) to use their shape."
         )

@@ -15,6 +15,11 @@ import numpy as np
 import pytest
 
 import kiln
+import kiln.examples.fizzbuzz
+import kiln.examples.square_if_positive
+import kiln.examples.square_if_positive_naive
+import kiln.examples.sum_even
+from kiln import examples
 
 i64, f64, f32 = np.int64, np.float64, np.float32
 V = np.array([3.0, -1.0, 4.0, -1.5, 5.0, 9.0, -2.0, 6.0])
@@ -668,37 +673,11 @@ def test_compiled_matches_python(fn: Callable[..., Any], calls: list[tuple[Any, 
 # ---------------------------------------------------------------------- the seed programs, traced once
 
 
-@kiln.function
-def square_if_positive(x):
-    if x > 0:
-        x = x * x
-    else:
-        x = 0.0
-    return x
-
-
-@kiln.function
-def seed_sum_even(items):
-    s = 0
-    for c in items:
-        if c % 2 > 0:
-            continue
-        s += c
-    return s
-
-
-@kiln.function
-def fizzbuzz(max_num):
-    counter = 0
-    for num in kiln.range(max_num):
-        if num % 3 == 0:
-            kiln.print("Fizz")
-        elif num % 5 == 0:
-            kiln.print("Buzz")
-        else:
-            kiln.print(num)
-        counter += 1
-    return counter
+# Fresh kiln.Functions over the examples' Python functions, so tracing counts start at zero.
+square_if_positive = kiln.function(examples.square_if_positive.FUNCTION.python_function)
+seed_sum_even = kiln.function(examples.sum_even.FUNCTION.python_function)
+fizzbuzz = kiln.function(examples.fizzbuzz.FUNCTION.python_function)
+square_if_positive_naive = kiln.function(examples.square_if_positive_naive.FUNCTION.python_function)
 
 
 class CustomModel:
@@ -709,17 +688,6 @@ class CustomModel:
         if kiln.reduce_mean(x) > 0:
             return x
         return -x
-
-
-@kiln.function
-def square_if_positive_naive(x):
-    result = kiln.TensorArray(x.dtype, size=len(x))
-    for i in kiln.range(len(x)):
-        if x[i] > 0:
-            result = result.write(i, x[i] ** 2)
-        else:
-            result = result.write(i, x[i])
-    return result.stack()
 
 
 def test_square_if_positive() -> None:

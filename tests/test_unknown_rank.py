@@ -166,6 +166,7 @@ def test_a_loop_that_flattens_a_carried_tensor_is_refused() -> None:
         (lambda x: np.expand_dims(x, 0), "np.expand_dims"),
         (lambda x: np.zeros_like(x), "np.ones_like"),
         (lambda x: len(x), r"len\(\)"),
+        (lambda x: kiln.print(x), "kiln.print"),
     ],
 )
 def test_ops_that_need_the_rank_say_so(body: Callable[[Any], Any], what: str) -> None:
@@ -191,7 +192,7 @@ def test_shape_and_ndim_are_none_and_reading_them_is_explained() -> None:
 
     with pytest.raises(TypeError, match="not subscriptable") as info:
         g(np.ones(2, np.float32))
-    assert any("`x` have unknown rank" in note for note in info.value.__notes__)
+    assert any("`x` has unknown rank" in note for note in info.value.__notes__)
 
 
 def test_condition_of_unknown_rank_is_refused() -> None:

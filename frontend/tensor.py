@@ -7,6 +7,11 @@ hands back to :mod:`kiln.frontend.numpy_dispatch` through ``__array_ufunc__``,
 so operators and NumPy's functions share one implementation. A traced tensor
 has no value, so every conversion to a Python value raises.
 
+A tensor derived from a ``kiln.TensorSpec(shape=None)`` argument has unknown
+rank (:mod:`kiln.frontend.unknown_rank`): its ``shape`` and ``ndim`` are
+``None``, its value is the flattened data, and :func:`shape_of` refuses it, so
+an op that needs the rank cannot mistake it for a vector.
+
 The module-level helpers (:func:`as_tensor`, :func:`cast`, :func:`broadcast_to`,
 :func:`reshape_to`) append ops to the trace in progress; the ``cast``,
 ``broadcast_to`` and ``reshape_to`` helpers emit nothing when nothing changes.

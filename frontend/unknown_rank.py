@@ -157,10 +157,13 @@ class Erasure:
 
         return call
 
+    def _describe(self, i: int) -> str:
+        return f"`{self.arg_names[i]}`" if i < len(self.arg_names) and self.arg_names[i] else f"tensor argument {i}"
+
     def _mismatch(self, a: int, b: int, where: str, args: Sequence[np.ndarray]) -> None:
-        name = lambda i: f"`{self.arg_names[i]}`" if i < len(self.arg_names) and self.arg_names[i] else f"tensor argument {i}"
         raise ValueError(
-            f"{self.name}: {name(a)} has shape {args[a].shape} but {name(b)} has shape {args[b].shape}; both have "
+            f"{self.name}: {self._describe(a)} has shape {args[a].shape} but {self._describe(b)} has shape "
+            f"{args[b].shape}; both have "
             f"unknown rank (kiln.TensorSpec(shape=None)) and meet elementwise at {where}, so they must have the same "
             "shape (arguments of unknown rank never broadcast with each other)"
         )

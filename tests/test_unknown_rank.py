@@ -39,6 +39,8 @@ def test_one_trace_runs_every_rank_and_int32_is_refused() -> None:
         got = f(x)
         assert isinstance(got, np.ndarray) and got.shape == np.shape(x) and got.dtype == np.float32
         np.testing.assert_array_equal(got, x * 2 + 1)
+    t = np.arange(6, dtype=np.float32).reshape(2, 3).T  # not C-contiguous: copied, then flattened
+    np.testing.assert_array_equal(f(t), t * 2 + 1)
     assert f.tracing_count == 1
     assert "tensor<?xf32>" in f.get_concrete_function().ir
     with pytest.raises(TypeError, match=r"argument 0 \(`x`\).*dtype int32 is not float32"):

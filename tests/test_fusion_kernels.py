@@ -137,6 +137,7 @@ def test_output_pool_reuses_freed_buffers() -> None:
     from kiln.backends.c import pyext
 
     pool = pyext.module()
+    pool.pool_clear()  # the pool is per process: start from what earlier tests left there
     chain = kiln.function(_chain)
     x = _rand(1 << 19, np.float32)  # 2 MiB outputs: pooled
     expected = _chain(x)

@@ -31,10 +31,21 @@ PARALLEL_ATTR = "kiln.parallel"
 
 
 def _eligible(op: GenericOp) -> bool:
+    if _inside_kernel(op):  # a kernel's epilogue already runs per row block, on its threads
+        return False
     if op.res or not op.iterator_types.data or op.iterator_types.data[0].data != IteratorType.PARALLEL:
         return False
     maps = op.get_indexing_maps().data[len(op.inputs):]
     return all(any(isinstance(e, AffineDimExpr) and e.position == 0 for e in m.data.results) for m in maps)
+
+
+def _inside_kernel(op: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None:
+        if parent.dialect_name() == "kernel":
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 def _inner_elements(op: GenericOp) -> int:

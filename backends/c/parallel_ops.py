@@ -13,10 +13,12 @@ disjoint elements, so the default static schedule needs no synchronisation.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from xdsl.dialects import scf
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import SSAValue
 
 from kiln.backends.c.dispatch import HANDLERS, Handler, handles
 from kiln.passes.kiln_parallel_loops import PARALLEL_ATTR
@@ -33,7 +35,7 @@ def _parallel_for(sequential: Handler) -> Handler:
 
     def handler(em: FunctionEmitter, op: scf.ForOp) -> None:
         work = op.attributes.get(PARALLEL_ATTR)
-        if isinstance(work, IntegerAttr) and not op.iter_args:
+        if isinstance(work, IntegerAttr) and not op.iter_args and not _too_small(em, op, work.value.data):
             threads = em.use_helper("kiln_num_threads") + "()"
             trip = f"({em.expr(op.ub)} - {em.expr(op.lb)})"
             em.line("#ifdef _OPENMP")
@@ -43,6 +45,36 @@ def _parallel_for(sequential: Handler) -> Handler:
         sequential(em, op)
 
     return handler
+
+
+def _too_small(em: FunctionEmitter, op: scf.ForOp, work: int) -> bool:
+    """Static bounds with too little work: no pragma at all. Even with a false ``if`` clause,
+    an OpenMP region costs a libgomp call per loop, microseconds on a small function."""
+    ub, lb = _constant(op.ub), _constant(op.lb)
+    if ub is None or lb is None:  # dynamic bounds: decided at run time by the if clause
+        return False
+    return (ub - lb) * work < PARALLEL_MIN_ELEMENTS
+
+
+_FOLD: dict[type, Callable[[int, int], int]] = {
+    arith.AddiOp: lambda a, b: a + b,
+    arith.SubiOp: lambda a, b: a - b,
+    arith.MuliOp: lambda a, b: a * b,
+}
+
+
+def _constant(value: SSAValue) -> int | None:
+    """The value of an index computed from constants by add/sub/mul (the loops stage leaves
+    some of these unfolded), else None."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    if isinstance(owner, arith.IndexCastOp):
+        return _constant(owner.input)
+    if type(owner) in _FOLD:
+        lhs, rhs = _constant(owner.operands[0]), _constant(owner.operands[1])
+        return None if lhs is None or rhs is None else _FOLD[type(owner)](lhs, rhs)
+    return None
 
 
 handles(scf.ForOp)(_parallel_for(HANDLERS[scf.ForOp]))

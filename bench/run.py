@@ -67,7 +67,7 @@ def _peers() -> dict[str, Callable[[Workload], Callable[..., Any]]]:
     import kiln
 
     def make_kiln(w: Workload) -> Callable[..., Any]:
-        return kiln.function(w.fn)  # xp keeps its default, NumPy: a trace-time constant
+        return kiln.function(w.kiln_fn or w.fn)  # xp keeps its default, NumPy: a trace-time constant
 
     peers: dict[str, Callable[[Workload], Callable[..., Any]]] = {
         "kiln": make_kiln,
@@ -107,6 +107,10 @@ def run_workload(w: Workload, peers: dict[str, Callable[[Workload], Callable[...
     inputs = w.inputs(quick)
     reference = (w.numpy_fn or w.fn)(*inputs)
     for peer, make in peers.items():
+        if peer in w.skip:
+            row.figures[peer] = None
+            row.notes.append(f"{peer}: not measured: {w.skip[peer]}")
+            continue
         try:
             fn = make(w)
             result = fn(*inputs)
@@ -195,7 +199,8 @@ def report(rows: list[Row], lat: dict[str, float], bandwidth: float, quick: bool
         f"Date: {datetime.datetime.now().isoformat(timespec='seconds')}  ",
         f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, {_cpu_model()}; "
         f"Python {platform.python_version()}, NumPy {np.__version__}  ",
-        f"Threads: kiln {threads}; NumPy/BLAS default.  Peers: {', '.join(peers)}"
+        f"Threads: kiln {threads}; OpenBLAS {os.environ.get('OPENBLAS_NUM_THREADS', 'default')}; "
+        f"XLA flags {os.environ.get('XLA_FLAGS', 'default')!r}.  Peers: {', '.join(peers)}"
         + ("" if "jax" in peers else " (JAX: `pip install -e '.[bench]'`)") + "  ",
         f"Limits measured in this run: copy bandwidth {bandwidth:.1f} GB/s (np.copyto, read+write); "
         f"FMA peak {FMA_PEAK_GFLOPS_PER_CORE} GFLOP/s per core (perf-baselines.md).  ",

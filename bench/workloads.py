@@ -5,10 +5,12 @@ and the figure it reports."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+import kiln
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,10 @@ class Workload:
     rtol: float = 1e-5
     #: what NumPy runs instead of ``fn`` (a loop as written is Python-slow): vectorized code
     numpy_fn: Callable[..., Any] | None = None
+    #: what kiln compiles instead of ``fn``, where kiln has the operation itself (kiln.conv2d)
+    kiln_fn: Callable[..., Any] | None = None
+    #: peer -> why it does not run this workload (reported instead of a misleading figure)
+    skip: dict[str, str] = field(default_factory=dict)
 
 
 def _f32(*shape: int, seed: int = 0) -> np.ndarray:
@@ -87,13 +93,20 @@ def sum_even(x: Any, *, xp: Any = np) -> Any:
 
 
 def collatz(n: Any, *, xp: Any = np) -> Any:
+    """Steps of every start value 1..len(n), the loops as written. ``kiln.range`` stages the outer
+    loop (a Python ``range`` over a static size would run at trace time: a frozen constant)."""
     total = 0
-    for k in range(1, n.shape[0] + 1):
+    for k in kiln.range(1, n.shape[0] + 1):
         v = k
         while v != 1:
             v = v // 2 if v % 2 == 0 else 3 * v + 1
             total += 1
     return total
+
+
+def conv2d_kiln(x: Any, w: Any) -> Any:
+    """The seed's Conv2D layer as a kiln user writes it."""
+    return kiln.conv2d(x, w, padding="VALID")
 
 
 def sum_even_numpy(x: Any, *, xp: Any = np) -> Any:
@@ -115,6 +128,12 @@ def _sgemm(n: int) -> Workload:
         f"sgemm {n}", matmul, lambda quick: (_f32(64 if quick else n, 64 if quick else n),) * 2, "GFLOP/s",
         lambda ins: 2.0 * ins[0].shape[0] ** 3, rtol=1e-3,
     )
+
+
+_JAX_LOOPS = {
+    "jax": "the loops as written need lax.while_loop; jax.jit of the NumPy version would compute "
+    "it at trace time (its data comes from np.arange / boolean indexing), a meaningless figure"
+}
 
 
 def workloads() -> list[Workload]:
@@ -146,11 +165,11 @@ def workloads() -> list[Workload]:
             else (_f32(1, 200, 200, 100), _f32(3, 3, 100, 100, seed=1)),
             "GFLOP/s",
             lambda ins: 2.0 * (ins[0].shape[1] - 2) * (ins[0].shape[2] - 2) * 9 * ins[0].shape[3] * ins[1].shape[3],
-            rtol=1e-3,
+            rtol=1e-3, kiln_fn=conv2d_kiln,
         ),
         Workload("sum_even, 10^6 int32", sum_even,
                  lambda quick: (np.arange(1000 if quick else 10**6, dtype=np.int32),), "GB/s",
-                 lambda ins: 4.0 * ins[0].size, numpy_fn=sum_even_numpy),
+                 lambda ins: 4.0 * ins[0].size, numpy_fn=sum_even_numpy, skip=_JAX_LOOPS),
         Workload("Collatz steps 1..10^5", collatz, lambda quick: (np.zeros(100 if quick else 10**5, np.int32),), "us",
-                 numpy_fn=collatz_numpy),
+                 numpy_fn=collatz_numpy, skip=_JAX_LOOPS),
     ]

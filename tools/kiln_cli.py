@@ -11,6 +11,8 @@ dynamic dim); ``--emit`` is a stage name (``graph``, ``tensor``, ``buffer``,
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import importlib
 import re
 import statistics
@@ -112,8 +114,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         err = _max_error(result, want)
         ok = err <= 1e-5 * max(1.0, float(np.max(np.abs(np.asarray(_first(want), dtype=np.float64)))))
         failed |= not ok
-        t_kiln = _median_us(lambda: example.FUNCTION(*inputs), args.repeat)
-        t_numpy = _median_us(lambda: example.reference(*inputs), args.repeat)
+        with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):  # kiln.print while timing
+            t_kiln = _median_us(lambda: example.FUNCTION(*inputs), args.repeat)
+            t_numpy = _median_us(lambda: example.reference(*inputs), args.repeat)
         shown = np.array2string(np.asarray(_first(result)).ravel()[:4], precision=4)
         print(
             f"{name:<18} {first * 1e3:>9.1f}ms {t_kiln:>8.2f}us {t_numpy:>9.2f}us {t_numpy / t_kiln:>7.2f}x "

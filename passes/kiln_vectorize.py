@@ -8,6 +8,13 @@ or ``width`` bits, over the loop's float width)::
     scf.for %i = lb to lb + (n/(W*K))*(W*K) step W*K { K copies of the body on vector<W x T> }
     scf.for %i = ... to lb + (n/W)*W step W { one vector copy }        (reductions only)
     scf.for %i = lb + (n/W)*W to ub step 1 { body }                     (scalar tail, unchanged)
+  or, with a masked tail (``tail=masked``, or ``auto`` on an ISA with masked loads/stores):
+    scf.for %i = lb + (n/W)*W to ub step W { one vector copy under vector.create_mask(ub - %i) }
+
+The masked tail runs at most once (it covers the last ``n % W`` elements): loads become
+``vector.maskedload`` (masked-off lanes read nothing and are 0.0), stores
+``vector.maskedstore``, and a reduction combines ``kvec.select(mask, value, identity)``.
+When lb and ub are constants and W divides n there is no tail at all.
 
 K = ``accumulators`` when the loop reduces (K independent vector accumulators hide the
 add latency, then combine pairwise and fold with ``vector.reduction``), else 1. This
@@ -24,7 +31,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf, vector
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, ModuleOp, VectorType
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, ModuleOp, VectorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -48,23 +55,42 @@ class KilnVectorize(ModulePass):
     width: int = 0
     #: independent vector accumulators per reduction
     accumulators: int = 8
+    #: "auto" (masked where the ISA table has masked loads/stores: AVX2, AVX-512), "masked", "scalar"
+    tail: str = "auto"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        bits = self.width or table(resolve_isa(self.isa or None)).native_bytes * 8
+        isa = table(resolve_isa(self.isa or None))
+        bits = self.width or isa.native_bytes * 8
+        if self.tail not in ("auto", "masked", "scalar"):
+            raise ValueError(f"kiln-vectorize: tail must be auto, masked or scalar, not {self.tail!r}")
+        masked = self.tail == "masked" or (self.tail == "auto" and "maskload.f32" in isa.ops)
         loops = [loop for loop in op.walk() if isinstance(loop, scf.ForOp) and is_innermost(loop)]
         for loop in loops:
             plan = analyze(loop)
             if plan is not None:
                 lanes = bits // plan.elem.bitwidth  # type: ignore[attr-defined]
                 if lanes > 1:
-                    _Rewrite(loop, plan, lanes, max(1, self.accumulators) if plan.reductions else 1).run()
+                    _Rewrite(loop, plan, lanes, max(1, self.accumulators) if plan.reductions else 1, masked).run()
+
+
+def _constant(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def _trip_count(loop: scf.ForOp) -> int | None:
+    """The trip count of a step-1 loop with constant bounds, else None."""
+    lb, ub = _constant(loop.lb), _constant(loop.ub)
+    return None if lb is None or ub is None else max(0, ub - lb)
 
 
 class _Rewrite:
     """Builds the vector loops before ``loop`` and turns ``loop`` into the scalar tail."""
 
-    def __init__(self, loop: scf.ForOp, plan: Plan, lanes: int, k: int) -> None:
-        self.loop, self.plan, self.lanes, self.k = loop, plan, lanes, k
+    def __init__(self, loop: scf.ForOp, plan: Plan, lanes: int, k: int, masked: bool = False) -> None:
+        self.loop, self.plan, self.lanes, self.k, self.masked = loop, plan, lanes, k, masked
         self.vty = VectorType(plan.elem, [lanes])
         self.before: list[Operation] = []
         self.splats: dict[SSAValue, SSAValue] = {}
@@ -81,8 +107,9 @@ class _Rewrite:
         n = self.emit(arith.SubiOp(loop.ub, loop.lb))
         n = self.emit(arith.MaxSIOp(n, self.index(0)))
         ub_main = self.bound(n, lanes * k)
-        accs = [self.emit(vector.BroadcastOp(self.emit(arith.ConstantOp(FloatAttr(_IDENTITY[r.kind], self.plan.elem))), self.vty))
-                for r in self.plan.reductions for _ in range(k)]
+        self.identities = [self.emit(vector.BroadcastOp(self.emit(arith.ConstantOp(FloatAttr(_IDENTITY[r.kind], self.plan.elem))),
+                                                        self.vty)) for r in self.plan.reductions]
+        accs = [ident for ident in self.identities for _ in range(k)]
         inits = [self.emit(memref.LoadOp.get(r.load.memref, list(r.load.indices))) for r in self.plan.reductions]
         results = self.vector_loop(loop.lb, ub_main, k, accs)
         parallel = loop.attributes.pop(PARALLEL_ATTR, None)  # the vector loop does the bulk; the tail is short
@@ -93,6 +120,10 @@ class _Rewrite:
             results = [self.tree([results[i * k + j] for j in range(k)], r) for i, r in enumerate(self.plan.reductions)]
             ub_vec = self.bound(n, lanes)
             results = self.vector_loop(ub_main, ub_vec, 1, results)
+        trips = _trip_count(loop)
+        tail = "none" if trips is not None and trips % lanes == 0 else "masked" if self.masked else "scalar"
+        if tail == "masked":
+            results = self.vector_loop(ub_vec, loop.ub, 1, results, masked=True)
         for r, init, acc in zip(self.plan.reductions, inits, results, strict=True):
             kind = vector.CombiningKindAttr(vector.CombiningKindFlag(r.kind))
             folded = self.emit(vector.ReductionOp.create(operands=[acc], result_types=[self.plan.elem], properties={"kind": kind}))
@@ -100,10 +131,16 @@ class _Rewrite:
                                                      properties=dict(r.combine.properties)))
             self.before.append(memref.StoreOp.get(total, r.store.memref, list(r.store.indices)))
         Rewriter.insert_op(self.before, InsertPoint.before(loop))
-        loop.operands = [ub_vec, *loop.operands[1:]]
+        if tail == "scalar":
+            loop.operands = [ub_vec, *loop.operands[1:]]
+        else:
+            Rewriter.erase_op(loop)
 
     def bound(self, n: SSAValue, multiple: int) -> SSAValue:
-        """lb + (n / multiple) * multiple."""
+        """lb + (n / multiple) * multiple (a constant when the bounds are)."""
+        lb, trips = _constant(self.loop.lb), _trip_count(self.loop)
+        if lb is not None and trips is not None:
+            return self.index(lb + trips // multiple * multiple)
         c = self.index(multiple)
         whole = self.emit(arith.MuliOp(self.emit(arith.DivUIOp(n, c)), c))
         return self.emit(arith.AddiOp(self.loop.lb, whole))
@@ -117,12 +154,21 @@ class _Rewrite:
             accs = pairs + ([accs[-1]] if len(accs) % 2 else [])
         return accs[0]
 
-    def vector_loop(self, lb: SSAValue, ub: SSAValue, k: int, accs: list[SSAValue]) -> list[SSAValue]:
-        """A loop stepping lanes*k with k vector copies of the body; returns the final accumulators."""
+    def vector_loop(self, lb: SSAValue, ub: SSAValue, k: int, accs: list[SSAValue], masked: bool = False) -> list[SSAValue]:
+        """A loop stepping lanes*k with k vector copies of the body; returns the final accumulators.
+        ``masked``: lanes at and past ``ub`` are masked off (the tail: k is 1 and it runs at most once)."""
         block = Block(arg_types=[IndexType(), *(a.type for a in accs)])
         iv, carried = block.args[0], list(block.args[1:])
         body: list[Operation] = []
         out: list[SSAValue] = list(carried)
+        self.mask: SSAValue | None = None
+        if masked:
+            rem = arith.SubiOp(ub, iv)
+            mask = vector.CreateMaskOp([rem.result], VectorType(IntegerType(1), [self.lanes]))
+            zero = arith.ConstantOp(FloatAttr(0.0, self.plan.elem))
+            self.pass_thru = vector.BroadcastOp(zero.result, self.vty)
+            body += [rem, mask, zero, self.pass_thru]
+            self.mask = mask.results[0]
         for j in range(k):
             offset = iv
             if j:
@@ -150,16 +196,26 @@ class _Rewrite:
                 return []
             if op is r.combine:
                 slot = r_index * k + j
-                combined = type(op).create(operands=[accs[slot], self.vec(r.value, mapping, new)],
+                value = self.vec(r.value, mapping, new)
+                if self.mask is not None:  # masked-off lanes contribute the identity
+                    keep = kvec.SelectOp(self.mask, value, self.identities[r_index])
+                    new.append(keep)
+                    value = keep.results[0]
+                combined = type(op).create(operands=[accs[slot], value],
                                            result_types=[self.vty], properties=dict(op.properties))
                 accs[slot] = combined.results[0]
                 return [*new, combined]
         if isinstance(op, memref.LoadOp) and op in plan.contiguous:
-            load = vector.LoadOp(op.memref, [*op.indices[:-1], offset], self.vty)
+            idx = [*op.indices[:-1], offset]
+            load: Operation = (vector.LoadOp(op.memref, idx, self.vty) if self.mask is None
+                               else vector.MaskedLoadOp(op.memref, idx, self.mask, self.pass_thru.results[0], self.vty))
             mapping[op.res] = load.results[0]
             return [load]
         if isinstance(op, memref.StoreOp):
-            return [*new, vector.StoreOp(self.vec(op.value, mapping, new), op.memref, [*op.indices[:-1], offset])]
+            value, idx = self.vec(op.value, mapping, new), [*op.indices[:-1], offset]
+            if self.mask is not None:
+                return [*new, vector.MaskedStoreOp(op.memref, idx, self.mask, value)]
+            return [*new, vector.StoreOp(value, op.memref, idx)]
         if isinstance(op, memref.LoadOp | arith.ConstantOp):  # uniform: stays scalar, broadcast on use
             clone = op.clone()
             mapping[op.results[0]] = clone.results[0]

@@ -38,14 +38,18 @@ def kiln_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 _built: dict[tuple[str, str], dict[str, Callable[..., Any]] | None] = {}
 
 
-def build(text: str, isa: str) -> dict[str, Callable[..., Any]]:
+_sources: dict[tuple[str, str, str], str] = {}
+
+
+def build(text: str, isa: str, tail: str = "auto") -> dict[str, Callable[..., Any]]:
     """Vectorize for ``isa``, emit, compile; skip running when the host lacks the ISA."""
-    key = (text, isa)
+    key = (text, isa, tail)
     if key not in _built:
         ctx = make_context()
         module = Parser(ctx, text).parse_module()
-        build_pipeline(f"kiln-vectorize{{isa={isa}}},canonicalize,cse").apply(ctx, module)
+        build_pipeline(f"kiln-vectorize{{isa={isa} tail={tail}}},canonicalize,cse").apply(ctx, module)
         source = emit_c(module, isa=isa)
+        _sources[key] = source
         assert ("vector<" in str(module)) and ("kiln_v" in source)
         so = compile_shared(source)
         _built[key] = {
@@ -412,3 +416,92 @@ def test_isa_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KILN_ISA", "sse9")
     with pytest.raises(ValueError, match="unknown ISA 'sse9'"):
         resolve_isa()
+
+
+# -- masked tails --------------------------------------------------------------------------
+#: (isa, tail): AVX2/AVX-512 use masked loads/stores by default; the scalar ISA keeps the
+#: scalar tail by default and, forced, copies the tail through a stack buffer.
+_TAILS = [("avx2", "auto"), ("avx512", "auto"), ("scalar", "auto"), ("scalar", "masked")]
+_ODD = (1, 3, 7, 9, 15, 17, 1_000_003)
+_MASKED_MARK = {"avx2": "_mm256_maskload_", "avx512": "_mm512_maskz_loadu_", "scalar": "tail["}
+
+
+def _check_masked_source(text: str, isa: str, tail: str) -> None:
+    source = _sources.get((text, isa, tail))
+    if source is None:  # the build failed before emitting: that error is the one to see
+        return
+    masked = tail == "masked" or isa != "scalar"
+    assert (_MASKED_MARK[isa] in source) == masked
+    assert ("expf(" in source or " exp(" in source) == (not masked)  # no scalar libm tail
+
+
+@pytest.mark.parametrize(("isa", "tail"), _TAILS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", _ODD)
+def test_masked_tail_elementwise(isa: str, tail: str, dtype: type, n: int) -> None:
+    """Odd sizes: the tail gives the same bits as the main loop for the same inputs."""
+    text = _chain(_T[dtype])
+    try:
+        fns = build(text, isa, tail)
+    finally:  # also when the host cannot run it (skip): the source is checked
+        _check_masked_source(text, isa, tail)
+    rng = np.random.default_rng(n)
+    x = rng.normal(0, 4, n).astype(dtype)
+    lanes = (64 if isa == "avx512" else 32 if isa == "avx2" else 16) // np.dtype(dtype).itemsize
+    r = n % lanes
+    if r and n > lanes:  # the tail's inputs repeat the first vector's
+        x[n - r:] = x[:r]
+    out = np.full(n, np.nan, dtype)
+    fns["chain"](x, out)
+    np.testing.assert_allclose(out, _chain_numpy(x), rtol=4 * np.finfo(dtype).eps, atol=4 * np.finfo(dtype).tiny)
+    if r and n > lanes:
+        np.testing.assert_array_equal(out[n - r:].view(np.uint8), out[:r].view(np.uint8))
+
+
+@pytest.mark.parametrize(("isa", "tail"), _TAILS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("m", _ODD[:-1])
+@pytest.mark.parametrize("kind", list(_REDUCE_OPS))
+def test_masked_tail_reductions(isa: str, tail: str, dtype: type, m: int, kind: str) -> None:
+    """Masked-off lanes contribute the identity: a max of negatives, a min of positives,
+    a sum of ones (a 0.0 filler lane would win the max/min)."""
+    fns = build(_reductions(_T[dtype]), isa, tail)
+    _, ref, identity = _REDUCE_OPS[kind]
+    rng = np.random.default_rng(m)
+    x = {"max": -rng.uniform(1, 2, (3, m)), "min": rng.uniform(1, 2, (3, m)), "sum": np.ones((3, m))}[kind].astype(dtype)
+    out = np.full(3, identity, dtype)
+    fns[f"{kind}_rows"](x, out)
+    np.testing.assert_array_equal(out, ref(x, axis=1).astype(dtype))
+
+
+def _guarded(nbytes: int) -> tuple[Any, int]:
+    """An mmap of 2 pages whose second page is PROT_NONE; returns it and the guard's offset."""
+    import ctypes
+    import mmap
+
+    page = mmap.PAGESIZE
+    size = -(-nbytes // page) * page
+    buf = mmap.mmap(-1, size + page)
+    addr = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    assert libc.mprotect(ctypes.c_void_p(addr + size), page, 0) == 0, ctypes.get_errno()  # PROT_NONE
+    return buf, size
+
+
+@pytest.mark.parametrize(("isa", "tail"), _TAILS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", (1, 3, 9, 17, 1003))
+def test_masked_tail_does_not_touch_past_the_end(isa: str, tail: str, dtype: type, n: int) -> None:
+    """Input and output end right before a PROT_NONE page: a wide load or store of the
+    tail would fault (SIGSEGV)."""
+    fns = build(_chain(_T[dtype]), isa, tail)
+    item = np.dtype(dtype).itemsize
+    src, end = _guarded(n * item)
+    dst, end2 = _guarded(n * item)
+    x = np.frombuffer(src, dtype, count=n, offset=end - n * item)
+    out = np.frombuffer(dst, dtype, count=n, offset=end2 - n * item)
+    x[:] = np.random.default_rng(n).normal(0, 4, n)
+    out[:] = np.nan
+    fns["chain"](x, out)
+    np.testing.assert_allclose(out, _chain_numpy(x), rtol=4 * np.finfo(dtype).eps, atol=4 * np.finfo(dtype).tiny)

@@ -59,6 +59,8 @@ class Simd:
             isinstance(v.type, VectorType) for op in module.walk() for v in (*op.results, *op.operands)
         )
         self.types: dict[str, str] = {}
+        #: vector.create_mask result -> C int local holding its lane count (masked tails)
+        self.mask_counts: dict[SSAValue, str] = {}
         if self.used:
             for op in module.walk():
                 for v in op.results:
@@ -286,11 +288,111 @@ def _store(em: FunctionEmitter, op: vector.StoreOp) -> None:
         em.line(t.op("store", elem, _pointer(em, op.base, idx, lanes, j), _part(value, j, k)) + ";")
 
 
+def _mask_vector_type(mask: SSAValue) -> VectorType:
+    """The float vector type a ``vector<N x i1>`` mask applies to (from its users)."""
+    for use in mask.uses:
+        user = use.operation
+        if isinstance(user, vector.MaskedLoadOp):
+            return user.result.type  # type: ignore[return-value]
+        if isinstance(user, vector.MaskedStoreOp):
+            return user.value_to_store.type  # type: ignore[return-value]
+        if isinstance(user, kvec.SelectOp):
+            return user.result.type  # type: ignore[return-value]
+    raise CEmitError("vector.create_mask is supported only feeding masked loads/stores and kvec.select")
+
+
+def _clamp(x: str, hi: int) -> str:
+    return f"({x} < 0 ? 0 : {x} > {hi} ? {hi} : {x})"
+
+
+@handles(vector.CreateMaskOp)
+def _create_mask(em: FunctionEmitter, op: vector.CreateMaskOp) -> None:
+    """The first ``count`` lanes: the count (clamped to [0, N]) in an int, then the ISA mask."""
+    if len(op.mask_dim_sizes) != 1:
+        raise CEmitError("vector.create_mask: only 1-D masks are supported")
+    ty = _mask_vector_type(op.mask_vector)
+    elem, k, t = _shape(em, ty)
+    lanes = t.lanes(elem)
+    count = em.fresh("count")
+    em.line(f"int {count} = (int){_clamp(str(em.index(op.mask_dim_sizes[0])), lanes * k)};")
+    em.module.simd.mask_counts[op.mask_vector] = count
+    users = [use.operation for use in op.mask_vector.uses]
+    needed = any(isinstance(u, kvec.SelectOp) or (isinstance(u, vector.MaskedLoadOp) and f"maskload.{elem}" in t.ops)
+                 or (isinstance(u, vector.MaskedStoreOp) and f"maskstore.{elem}" in t.ops) for u in users)
+    if not needed or f"mask_first.{elem}" not in t.ops:
+        return  # masked loads/stores go through a buffer; a select on it fails to emit
+    part = (lambda j: count) if k == 1 else (lambda j: _clamp(f"({count} - {j * lanes})" if j else count, lanes))
+    _define(em, op.mask_vector, mask_c_type(ty), k, lambda j: t.op("mask_first", elem, part(j)))
+
+
+def _zero_fill(op: vector.MaskedLoadOp, t: IsaTable) -> bool:
+    """A masked load whose pass-through is +0.0, the ISA's masked load fills (nothing to blend)."""
+    fill = _splat_constant(op.pass_thru)
+    return (fill == 0.0 and pymath.copysign(1.0, fill) > 0
+            and f"maskload.{elem_name(op.result.type)}" in t.ops)
+
+
+def _mask_count(em: FunctionEmitter, mask: SSAValue) -> str:
+    try:
+        return em.module.simd.mask_counts[mask]
+    except KeyError:
+        raise CEmitError(f"{em.module.simd.table.name} has no masked loads/stores: "
+                         "their mask must come from vector.create_mask") from None
+
+
+@handles(vector.MaskedLoadOp)
+def _masked_load(em: FunctionEmitter, op: vector.MaskedLoadOp) -> None:
+    """Masked-off lanes are not read and take ``pass_thru``; without masked loads in the
+    table, the first ``count`` elements are copied into a buffer holding ``pass_thru``."""
+    ty = op.result.type
+    elem, k, t = _shape(em, ty)
+    lanes, idx, ctype = t.lanes(elem), list(op.indices), c_type(ty)
+    if f"maskload.{elem}" in t.ops:
+        mask = em.expr(op.mask)
+        pass_thru = None if _zero_fill(op, t) else em.expr(op.pass_thru)
+
+        def part(j: int) -> str:
+            loaded = t.op("maskload", elem, _pointer(em, op.base, idx, lanes, j), _part(mask, j, k))
+            return loaded if pass_thru is None else t.op("select", elem, _part(mask, j, k), loaded, _part(pass_thru, j, k))
+
+        _define(em, op.result, ctype, k, part)
+        return
+    count, fill_vec = _mask_count(em, op.mask), em.expr(op.pass_thru)
+    buf, i = em.fresh("tail"), em.fresh("l")
+    em.line(f"{c_type(ty.get_element_type())} {buf}[{lanes * k}] __attribute__((aligned(64)));")  # type: ignore[union-attr]
+    for j in range(k):
+        em.line(t.op("store", elem, f"&{buf}[{j * lanes}]", _part(fill_vec, j, k)) + ";")
+    em.line(f"for (int {i} = 0; {i} < {count}; {i}++) {buf}[{i}] = ({_pointer(em, op.base, idx, lanes, 0)})[{i}];")
+    _define(em, op.result, ctype, k, lambda j: t.op("load", elem, f"&{buf}[{j * lanes}]"))
+
+
+@handles(vector.MaskedStoreOp)
+def _masked_store(em: FunctionEmitter, op: vector.MaskedStoreOp) -> None:
+    """Only the mask's lanes are written (through a buffer when the table has no masked stores)."""
+    ty = op.value_to_store.type
+    elem, k, t = _shape(em, ty)
+    lanes, idx, value = t.lanes(elem), list(op.indices), em.expr(op.value_to_store)
+    if f"maskstore.{elem}" in t.ops:
+        mask = em.expr(op.mask)
+        for j in range(k):
+            em.line(t.op("maskstore", elem, _pointer(em, op.base, idx, lanes, j), _part(mask, j, k), _part(value, j, k)) + ";")
+        return
+    count = _mask_count(em, op.mask)
+    buf, i = em.fresh("tail"), em.fresh("l")
+    em.line(f"{c_type(ty.get_element_type())} {buf}[{lanes * k}] __attribute__((aligned(64)));")  # type: ignore[union-attr]
+    for j in range(k):
+        em.line(t.op("store", elem, f"&{buf}[{j * lanes}]", _part(value, j, k)) + ";")
+    em.line(f"for (int {i} = 0; {i} < {count}; {i}++) ({_pointer(em, op.base, idx, lanes, 0)})[{i}] = {buf}[{i}];")
+
+
 @handles(vector.BroadcastOp)
 def _broadcast(em: FunctionEmitter, op: vector.BroadcastOp) -> None:
     if isinstance(op.source.type, VectorType):
         raise CEmitError("vector.broadcast of a vector is not supported")
     elem, k, t = _shape(em, op.vector.type)
+    users = [use.operation for use in op.vector.uses]
+    if users and all(isinstance(u, vector.MaskedLoadOp) and u.pass_thru is op.vector and _zero_fill(u, t) for u in users):
+        return  # only the +0.0 fill of masked loads, which need no register
     src = em.expr(op.source)
     _define(em, op.vector, c_type(op.vector.type), k, lambda j: t.op("broadcast", elem, src))
 

@@ -44,7 +44,12 @@ ABSTRACT_OPS: tuple[str, ...] = (
 #: arith.maximumf semantics (NaN propagates, -0 < +0); "maxkeep"/"minkeep": the larger/smaller
 #: of {0} and {1}, and {1} when either is NaN or both are zero (x86's maxps/minps);
 #: "scalef": {0} * 2^{1} for integral {1}, rounded once (AVX-512's vscalefps);
-#: "any": nonzero when some lane of mask {0} is set (a branch to a fast path, e.g. in exp).
+#: "any": nonzero when some lane of mask {0} is set (a branch to a fast path, e.g. in exp);
+#: "mask_first": the mask of the lanes below the int {0} (0 <= {0} <= lanes);
+#: "maskload" ({0} pointer, {1} mask -> vector, 0.0 in masked-off lanes, which are not read)
+#: and "maskstore" (statement: {0} pointer, {1} mask, {2} vector; writes only the set lanes):
+#: masked tails (kiln-vectorize uses them when the table has them; the emitter copies
+#: through a stack buffer when it does not).
 
 ISAS: tuple[str, ...] = ("avx512", "avx2", "neon", "scalar")
 

@@ -47,6 +47,12 @@ def _ops(s: str, i: str, ints: str) -> dict[str, str]:
         "shr": f"_mm256_srli_{i}({{0}}, {{1}})",
     }
     ops.update({f"cmp.{p}": f"_mm256_cmp_{s}({{0}}, {{1}}, {imm})" for p, imm in _CMP.items()})
+    iota = ", ".join(str(j) for j in range(8 if s == "ps" else 4))
+    ops.update({  # masked tails: lanes below a count; vmaskmov reads/writes only the set lanes
+        "mask_first": f"_mm256_castsi256_{s}(_mm256_cmpgt_{i}(_mm256_set1_{ints}({{0}}), _mm256_setr_{ints}({iota})))",
+        "maskload": f"_mm256_maskload_{s}({{0}}, _mm256_cast{s}_si256({{1}}))",
+        "maskstore": f"_mm256_maskstore_{s}({{0}}, _mm256_cast{s}_si256({{1}}), {{2}})",
+    })
     return ops
 
 

@@ -40,6 +40,11 @@ def _ops(s: str, i: str, mask: str) -> dict[str, str]:
         "shr": f"_mm512_srli_{i}({{0}}, {{1}})",
     }
     ops.update({f"cmp.{p}": f"_mm512_cmp_{s}_mask({{0}}, {{1}}, {imm})" for p, imm in _CMP.items()})
+    ops.update({  # masked tails ({0} of mask_first is in [0, lanes])
+        "mask_first": f"({mask})((1u << ({{0}})) - 1u)",
+        "maskload": f"_mm512_maskz_loadu_{s}({{1}}, {{0}})",
+        "maskstore": f"_mm512_mask_storeu_{s}({{0}}, {{1}}, {{2}})",
+    })
     return ops
 
 

@@ -45,6 +45,9 @@ def _ops(f: str, u: str, s: str) -> dict[str, str]:
         "ibroadcast": f"vdupq_n_{s}({{0}})",
         "shl": f"vshlq_n_{s}({{0}}, {{1}})",
         "shr": f"vreinterpretq_{s}_{u}(vshrq_n_{u}(vreinterpretq_{u}_{s}({{0}}), {{1}}))",
+        # lanes below a count (no masked memory ops: masked tails copy through a stack buffer)
+        "mask_first": (f"vcltq_{s}((int32x4_t){{{{0, 1, 2, 3}}}}, vdupq_n_{s}({{0}}))" if s == "s32"
+                       else f"vcltq_{s}((int64x2_t){{{{0, 1}}}}, vdupq_n_{s}({{0}}))"),
     }
 
 

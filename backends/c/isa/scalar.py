@@ -68,6 +68,8 @@ def _ops(f: str, i: str, u: str, n: int) -> dict[str, str]:
         "ibroadcast": f"(({iv}){{{{{lanes}}}}})",
         "shl": "({0} << {1})",
         "shr": f"(({iv})(({uv})({{0}}) >> {{1}}))",
+        # lanes below a count (no masked memory ops: masked tails copy through a stack buffer)
+        "mask_first": f"(({iv}){{{{{', '.join(str(j) for j in range(n))}}}}} < ({iv}){{{{{lanes}}}}})",
     }
 
 

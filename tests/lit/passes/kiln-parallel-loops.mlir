@@ -35,11 +35,11 @@ func.func @rows(%x: memref<?x128xf32>, %out: memref<?xf32>) {
   func.return
 }
 
-// 1-D: the vector loop gets the mark, the scalar tail stays sequential.
+// 1-D: the vector loop gets the mark, the (masked) tail stays sequential.
 // VEC-LABEL: func.func @flat
 // VEC:         vector.store
 // VEC-NEXT:  } {kiln.parallel = 1 : i64}
-// VEC:         memref.store
+// VEC:         vector.maskedstore
 // VEC-NEXT:  }
 // VEC-NEXT:  func.return
 func.func @flat(%x: memref<?xf32>, %out: memref<?xf32>) {

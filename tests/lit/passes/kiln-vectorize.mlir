@@ -1,9 +1,11 @@
 // RUN: kiln-opt %s --split-input-file -p 'kiln-vectorize{isa=avx2},canonicalize,cse' | filecheck %s
 // RUN: kiln-opt %s --split-input-file -p 'kiln-vectorize{isa=avx512}' | filecheck %s --check-prefix=W16
 // RUN: kiln-opt %s --split-input-file -p 'kiln-vectorize{isa=scalar width=256}' | filecheck %s --check-prefix=W8
+// RUN: kiln-opt %s --split-input-file -p 'kiln-vectorize{isa=avx2 tail=scalar},canonicalize,cse' | filecheck %s --check-prefix=SCALAR
 
 // Elementwise: unit-stride loads/stores become vector ops, invariant scalars a broadcast
-// made once before the loop; the original loop stays as the scalar tail.
+// made once before the loop; the last n % 8 elements are one masked vector iteration
+// (AVX2 has masked loads/stores), or with tail=scalar the original loop.
 // CHECK-LABEL: func.func @map
 // CHECK:       %[[BC:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
 // CHECK:       scf.for %[[I:.*]] = %{{.*}} to %[[VUB:.*]] step %{{.*}} {
@@ -13,12 +15,28 @@
 // CHECK-NEXT:    %[[C:.*]] = kvec.cmpf "ogt", %[[A]], %[[BC]] : vector<8xf32> -> vector<8xi1>
 // CHECK-NEXT:    %[[S:.*]] = kvec.select %[[C]], %[[E]], %[[A]] : vector<8xi1>, vector<8xf32>
 // CHECK-NEXT:    vector.store %[[S]], %{{.*}}[%[[I]]] : memref<?xf32>, vector<8xf32>
-// CHECK:       scf.for %{{.*}} = %[[VUB]] to %{{.*}} step %{{.*}} {
-// CHECK:         math.exp %{{.*}} : f32
+// CHECK:       scf.for %[[T:.*]] = %[[VUB]] to %[[N:.*]] step %{{.*}} {
+// CHECK-NEXT:    %[[R:.*]] = arith.subi %[[N]], %[[T]] : index
+// CHECK-NEXT:    %[[MASK:.*]] = vector.create_mask %[[R]] : vector<8xi1>
+// CHECK-NEXT:    %[[Z:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK-NEXT:    %[[TA:.*]] = vector.maskedload %{{.*}}[%[[T]]], %[[MASK]], %[[Z]] : memref<?xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+// CHECK:         math.exp %{{.*}} : vector<8xf32>
+// CHECK:         vector.maskedstore %{{.*}}[%[[T]]], %[[MASK]], %{{.*}} : memref<?xf32>, vector<8xi1>, vector<8xf32>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  func.return
 // W16-LABEL: func.func @map
 // W16:       vector.load {{.*}} vector<16xf32>
+// W16:       vector.maskedload {{.*}} into vector<16xf32>
 // W8-LABEL: func.func @map
 // W8:        vector.load {{.*}} vector<8xf32>
+// W8-NOT:    vector.maskedload
+// W8:        math.exp %{{.*}} : f32
+// SCALAR-LABEL: func.func @map
+// SCALAR:       scf.for %{{.*}} step %{{.*}} {
+// SCALAR:         math.exp %{{.*}} : vector<8xf32>
+// SCALAR:       scf.for %{{.*}} step %{{.*}} {
+// SCALAR-NOT:     vector
+// SCALAR:         math.exp %{{.*}} : f32
 func.func @map(%x: memref<?xf32>, %out: memref<?xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -47,11 +65,17 @@ func.func @map(%x: memref<?xf32>, %out: memref<?xf32>) {
 // CHECK:         scf.yield
 // CHECK-COUNT-7: arith.addf %{{.*}}, %{{.*}} : vector<4xf64>
 // CHECK:         %[[ONE:.*]] = scf.for {{.*}} -> (vector<4xf64>) {
-// CHECK:         %[[RED:.*]] = vector.reduction <add>, %[[ONE]] : vector<4xf64> into f64
+// The masked tail: masked-off lanes contribute the identity 0.0.
+// CHECK:         %[[TAIL:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[ONE]]) -> (vector<4xf64>) {
+// CHECK:           %[[TM:.*]] = vector.create_mask %{{.*}} : vector<4xi1>
+// CHECK:           %[[TL:.*]] = vector.maskedload %{{.*}}, %[[TM]], %[[ZERO:.*]] : memref<?x?xf64>, vector<4xi1>, vector<4xf64> into vector<4xf64>
+// CHECK-NEXT:      %[[SEL:.*]] = kvec.select %[[TM]], %[[TL]], %[[ZERO]] : vector<4xi1>, vector<4xf64>
+// CHECK-NEXT:      %[[ADD:.*]] = arith.addf %[[ACC]], %[[SEL]] : vector<4xf64>
+// CHECK-NEXT:      scf.yield %[[ADD]] : vector<4xf64>
+// CHECK:         %[[RED:.*]] = vector.reduction <add>, %[[TAIL]] : vector<4xf64> into f64
 // CHECK:         %[[TOT:.*]] = arith.addf %[[INIT]], %[[RED]] : f64
 // CHECK:         memref.store %[[TOT]], %{{.*}}[%[[R]]] : memref<?xf64>
-// CHECK:         scf.for
-// CHECK:           arith.addf %{{.*}}, %{{.*}} : f64
+// CHECK-NOT:     arith.addf %{{.*}}, %{{.*}} : f64
 func.func @row_sums(%x: memref<?x?xf64>, %out: memref<?xf64>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -64,6 +88,36 @@ func.func @row_sums(%x: memref<?x?xf64>, %out: memref<?xf64>) {
       %s = arith.addf %acc, %a : f64
       memref.store %s, %out[%i] : memref<?xf64>
     }
+  }
+  func.return
+}
+
+// -----
+
+// Static trip counts: a multiple of 8 has no tail at all; 10 = 8 + a masked 2.
+// CHECK-LABEL: func.func @static_sizes
+// CHECK:         vector.load %{{.*}} : memref<16xf32>, vector<8xf32>
+// CHECK-NOT:     memref.load
+// CHECK-NOT:     vector.maskedload {{.*}} memref<16xf32>
+// CHECK:         %[[TWO:.*]] = arith.constant 2 : index
+// CHECK:         vector.create_mask %[[TWO]] : vector<8xi1>
+// CHECK:         vector.maskedload %{{.*}} : memref<10xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+// CHECK-NOT:     memref.load
+// CHECK:         func.return
+func.func @static_sizes(%x: memref<16xf32>, %y: memref<16xf32>, %u: memref<10xf32>, %v: memref<10xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c16 step %c1 {
+    %a = memref.load %x[%i] : memref<16xf32>
+    %e = math.exp %a : f32
+    memref.store %e, %y[%i] : memref<16xf32>
+  }
+  scf.for %i = %c0 to %c10 step %c1 {
+    %a = memref.load %u[%i] : memref<10xf32>
+    %e = math.exp %a : f32
+    memref.store %e, %v[%i] : memref<10xf32>
   }
   func.return
 }

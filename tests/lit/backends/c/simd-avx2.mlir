@@ -36,14 +36,33 @@
 // CHECK-NEXT:      kiln_v8f32 vec_8 = _mm256_blendv_ps(vec_6, vec_4, vec_7);
 // CHECK-NEXT:      kiln_v8f32 vec_9 = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_max_ps(vec_8, vec_1), _mm256_and_ps(vec_8, vec_1), _mm256_cmp_ps(vec_8, vec_1, _CMP_EQ_OQ)), vec_8, _mm256_cmp_ps(vec_8, vec_8, _CMP_UNORD_Q));
 // CHECK-NEXT:      _mm256_storeu_ps(&out[i], vec_9);
-// CHECK:         for (int64_t i_1 = v_2; i_1 < x_d0; i_1 += 1) {
-// CHECK:           float e = expf(f);
+// The masked tail: one vector iteration over the last n % 8 elements, no scalar libm calls.
+// CHECK:         for (int64_t i_1 = v_2; i_1 < x_d0; i_1 += 8) {
+// CHECK-NEXT:      int64_t [[R:v_[0-9]+]] = x_d0 - i_1;
+// CHECK-NEXT:      int count = (int)([[R]] < 0 ? 0 : [[R]] > 8 ? 8 : [[R]]);
+// CHECK-NEXT:      kiln_m8f32 [[M:vec_[0-9]+]] = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
+// CHECK-NEXT:      kiln_v8f32 vec_{{[0-9]+}} = _mm256_maskload_ps(&x[i_1], _mm256_castps_si256([[M]]));
+// CHECK-NEXT:      kiln_v8f32 vec_{{[0-9]+}} = _mm256_maskload_ps(&y[i_1], _mm256_castps_si256([[M]]));
+// CHECK:           kiln_vexp_f32(
+// CHECK:           _mm256_maskstore_ps(&out[i_1], _mm256_castps_si256([[M]]), vec_{{[0-9]+}});
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+// CHECK-NOT:   expf(
 // CHECK-LABEL: {{^}}void dot(
 // CHECK:           kiln_v4f64 vec_{{[0-9]+}} = _mm256_mul_pd(
 // CHECK:           kiln_v4f64 vec_{{[0-9]+}} = _mm256_add_pd(
+// A reduction's masked tail: masked-off lanes add the identity (0.0) before combining.
+// CHECK:         for (int64_t [[I:i_[0-9]+]] = {{.*}}; [[I]] < x_d0; [[I]] += 4) {
+// CHECK:           kiln_m4f64 [[DM:vec_[0-9]+]] = _mm256_castsi256_pd(_mm256_cmpgt_epi64(_mm256_set1_epi64x(count), _mm256_setr_epi64x(0, 1, 2, 3)));
+// CHECK:           _mm256_maskload_pd(&x[[[I]]], _mm256_castpd_si256([[DM]]));
+// CHECK:           _mm256_blendv_pd(vec, vec_{{[0-9]+}}, [[DM]]);
 // CHECK:         _mm256_storeu_pd(&{{.*}}_lanes[0], {{.*}});
 // CHECK:         for (int l = 1; l < 4; l++) red = red + {{.*}}_lanes[l];
 
 // SPLIT:       typedef struct { __m256 p[2]; } kiln_v16f32;
 // SPLIT:       vec_1.p[0] = _mm256_loadu_ps(&x[i]);
 // SPLIT-NEXT:  vec_1.p[1] = _mm256_loadu_ps(&x[i + 8]);
+// SPLIT:       int count = (int)({{.*}} > 16 ? 16 : {{.*}});
+// SPLIT:       .p[1] = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(((count - 8) < 0 ? 0 : (count - 8) > 8 ? 8 : (count - 8))),
+// SPLIT:       _mm256_maskload_ps(&x[i_1 + 8], _mm256_castps_si256(vec_{{[0-9]+}}.p[1]));
+// SPLIT:       _mm256_maskstore_ps(&out[i_1 + 8], _mm256_castps_si256(vec_{{[0-9]+}}.p[1]), vec_{{[0-9]+}}.p[1]);

@@ -26,7 +26,17 @@
 // CHECK-NEXT:      kiln_m16f32 vec_7 = _mm512_cmp_ps_mask(vec_1, vec_2, _CMP_NGE_UQ);
 // CHECK-NEXT:      kiln_v16f32 vec_8 = _mm512_mask_blend_ps(vec_7, vec_6, vec_4);
 // CHECK:           _mm512_storeu_ps(&out[i], vec_9);
+// The masked tail: a __mmask16 of the remaining lanes, zero-masked loads, masked stores.
+// CHECK:         for (int64_t i_1 = v_2; i_1 < x_d0; i_1 += 16) {
+// CHECK:           int count = (int)({{.*}} > 16 ? 16 : {{.*}});
+// CHECK-NEXT:      kiln_m16f32 [[M:vec_[0-9]+]] = (__mmask16)((1u << (count)) - 1u);
+// CHECK-NEXT:      kiln_v16f32 vec_{{[0-9]+}} = _mm512_maskz_loadu_ps([[M]], &x[i_1]);
+// CHECK-NEXT:      kiln_v16f32 vec_{{[0-9]+}} = _mm512_maskz_loadu_ps([[M]], &y[i_1]);
+// CHECK:           _mm512_mask_storeu_ps(&out[i_1], [[M]], vec_{{[0-9]+}});
+// CHECK-NOT:     expf(
 // CHECK-LABEL: {{^}}void dot(
 // CHECK:         i += 64
 // CHECK:           _mm512_mul_pd(
 // CHECK:           _mm512_add_pd(
+// CHECK:           _mm512_maskz_loadu_pd(
+// CHECK:           _mm512_mask_blend_pd(

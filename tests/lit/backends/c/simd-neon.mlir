@@ -1,6 +1,14 @@
 // RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=neon},canonicalize,cse' -t 'c{isa=neon}' > %t.c
 // RUN: filecheck %s < %t.c
 // RUN: %if aarch64-gcc %{ aarch64-linux-gnu-gcc -c -O2 -Wall -Werror %t.c -o %t.o %}
+// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=neon tail=masked},canonicalize,cse' -t 'c{isa=neon}' > %t.m.c
+// RUN: filecheck %s --check-prefix=MASKED < %t.m.c
+// RUN: %if aarch64-gcc %{ aarch64-linux-gnu-gcc -c -O2 -Wall -Werror %t.m.c -o %t.m.o %}
+// NEON has no masked loads: tail=auto keeps the scalar tail; tail=masked copies through a buffer.
+// MASKED-LABEL: {{^}}void kernel(
+// MASKED:         for (int l = 0; l < count; l++) tail[l] = (&x[i_1])[l];
+// MASKED-LABEL: {{^}}void dot(
+// MASKED:         vcltq_s64((int64x2_t){0, 1}, vdupq_n_s64(count))
 
 // CHECK:       #include <arm_neon.h>
 // CHECK:       typedef float32x4_t kiln_v4f32;

@@ -1,6 +1,10 @@
 // RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=scalar},canonicalize,cse' -t 'c{isa=scalar}' > %t.c
 // RUN: filecheck %s < %t.c
 // RUN: cc -c -O2 -Wall -Werror -std=gnu11 %t.c -o %t.o
+// Forced masked tail: no masked loads in GNU C, so the tail copies through a stack buffer.
+// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=scalar tail=masked},canonicalize,cse' -t 'c{isa=scalar}' > %t.m.c
+// RUN: filecheck %s --check-prefix=MASKED < %t.m.c
+// RUN: cc -c -O2 -Wall -Werror -std=gnu11 %t.m.c -o %t.m.o
 
 // No intrinsics and no header: GNU C vectors of 16 bytes.
 // CHECK-NOT:   immintrin
@@ -21,3 +25,17 @@
 // CHECK:           kiln_g_store_f32(&out[i], vec_9);
 // CHECK-LABEL: {{^}}void dot(
 // CHECK:           (vec_{{[0-9]+}} * vec_{{[0-9]+}})
+// By default (tail=auto) the scalar ISA keeps the scalar tail.
+// CHECK:         for (int64_t {{i_[0-9]+}} = {{.*}}; {{i_[0-9]+}} < x_d0; {{i_[0-9]+}} += 1) {
+
+// MASKED-LABEL: {{^}}void kernel(
+// MASKED:         for (int64_t i_1 = v_2; i_1 < x_d0; i_1 += 4) {
+// MASKED:           int count = (int)({{.*}} > 4 ? 4 : {{.*}});
+// MASKED:           float [[B:tail]][4] __attribute__((aligned(64)));
+// MASKED-NEXT:      kiln_g_store_f32(&[[B]][0], vec_{{[0-9]+}});
+// MASKED-NEXT:      for (int l = 0; l < count; l++) [[B]][l] = (&x[i_1])[l];
+// MASKED-NEXT:      kiln_v4f32 vec_{{[0-9]+}} = kiln_g_load_f32(&[[B]][0]);
+// MASKED:           for (int {{l_[0-9]+}} = 0; {{l_[0-9]+}} < count; {{l_[0-9]+}}++) (&out[i_1])[{{l_[0-9]+}}] = {{tail_[0-9]+}}[{{l_[0-9]+}}];
+// MASKED-NOT:     expf(
+// MASKED-LABEL: {{^}}void dot(
+// MASKED:           ((kiln_g_i64){0, 1} < (kiln_g_i64){count, count})

@@ -36,5 +36,5 @@ func.func @layer(%x: tensor<4x3xf32>, %w: tensor<3x2xf32>, %b: tensor<2xf32>) ->
 // LOOPS-LABEL: func.func @layer
 // LOOPS-NOT:     linalg.
 // LOOPS:         scf.for
-// LOOPS:         memref.load
-// LOOPS:         memref.store
+// LOOPS:         {{(memref|vector)\.(masked)?load}}
+// LOOPS:         {{(memref|vector)\.(masked)?store}}

@@ -10,6 +10,7 @@ import argparse
 import datetime
 import functools
 import os
+import shlex
 import platform
 import statistics
 import subprocess
@@ -248,7 +249,13 @@ def main(argv: list[str] | None = None) -> int:
         row = run_workload(w, peers, args.quick)
         print(w.name, {p: _fmt(v) for p, v in row.figures.items()}, w.unit, *row.notes, sep="  ", flush=True)
         rows.append(row)
-    text = report(rows, latencies(), copy_bandwidth(args.quick), args.quick, "python -m kiln.bench " + " ".join(argv if argv is not None else sys.argv[1:]))
+    settings = " ".join(
+        f"{k}={shlex.quote(os.environ[k])}"
+        for k in ("KILN_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "XLA_FLAGS", "KILN_ISA")
+        if k in os.environ
+    )
+    command = f"{settings} python -m kiln.bench {' '.join(argv if argv is not None else sys.argv[1:])}".strip()
+    text = report(rows, latencies(), copy_bandwidth(args.quick), args.quick, command)
     print(text)
     if args.out:
         args.out.write_text(text)

@@ -26,10 +26,17 @@ from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
 
 from kiln.dialects import kernel
-from kiln.passes.linalg_matmul_to_kernel import _defined_before, _maps, _multiply_add_body, _row_view, _zero_fill_before
+from kiln.passes._kernel_common import (
+    defined_before,
+    hoist_alloc_before,
+    install_kernel,
+    indexing_maps,
+    multiply_add_body,
+    row_view,
+    zero_fill_before,
+)
 
 
 def conv_maps(sh: int, sw: int) -> list[AffineMap]:
@@ -48,7 +55,7 @@ def _strides(op: GenericOp) -> tuple[int, int] | None:
         return None
     if [it.data for it in op.iterator_types.data] != [IteratorType.PARALLEL] * 4 + [IteratorType.REDUCTION] * 3:
         return None
-    maps = _maps(op)
+    maps = indexing_maps(op)
     if len(maps) != 3 or maps[0].num_dims != 7 or len(maps[0].results) != 4:
         return None
     _, sh, sw, _ = maps[0].eval([0, 1, 1, 0, 0, 0, 0], [])
@@ -57,7 +64,7 @@ def _strides(op: GenericOp) -> tuple[int, int] | None:
     types = [v.type for v in op.operands]
     if not all(isinstance(t, MemRefType) and isinstance(t.layout, NoneAttr) and t.has_static_shape() for t in types):
         return None
-    return (sh, sw) if _multiply_add_body(op) else None
+    return (sh, sw) if multiply_add_body(op) else None
 
 
 def _epilogue_for(conv: GenericOp, y: SSAValue) -> GenericOp | None:
@@ -72,7 +79,7 @@ def _epilogue_for(conv: GenericOp, y: SSAValue) -> GenericOp | None:
     if any(it.data != IteratorType.PARALLEL for it in nxt.iterator_types.data):
         return None
     ident = AffineMap.identity(4)
-    maps = _maps(nxt)
+    maps = indexing_maps(nxt)
     out = nxt.outputs[0]
     if maps[-1] != ident or [v for v in nxt.inputs].count(y) != 1 or maps[list(nxt.inputs).index(y)] != ident:
         return None
@@ -96,7 +103,7 @@ def _rows_2d(value: SSAValue, begin: SSAValue, size: SSAValue) -> list[Operation
     flat_t = MemRefType(ty.get_element_type(), [n * h * w, c])
     assoc = ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in group]) for group in ((0, 1, 2), (3,))])
     flat = memref.CollapseShapeOp.create(operands=[value], result_types=[flat_t], properties={"reassociation": assoc})
-    view = _row_view(flat.results[0], 0, begin, size)
+    view = row_view(flat.results[0], 0, begin, size)
     assert view is not None
     return [flat, view]
 
@@ -112,7 +119,7 @@ def _build_epilogue(epi: GenericOp, y: SSAValue, d: SSAValue) -> Region:
     channel = [AffineExpr.constant(0)] * 3 + [AffineExpr.dimension(1)]
     operands: list[SSAValue] = []
     maps: list[AffineMap] = []
-    for value, m in zip([*epi.inputs, epi.outputs[0]], _maps(epi)):
+    for value, m in zip([*epi.inputs, epi.outputs[0]], indexing_maps(epi)):
         if m == ident:
             views = _rows_2d(d if value is y else value, begin, size.result)
             ops.extend(views)
@@ -133,25 +140,18 @@ def _build_epilogue(epi: GenericOp, y: SSAValue, d: SSAValue) -> Region:
 def _lower(op: GenericOp, strides: tuple[int, int]) -> None:
     x, f = op.inputs
     y = op.outputs[0]
-    fill = _zero_fill_before(op, y)
+    fill = zero_fill_before(op, y)
     if fill is None:
         return
     target, region, epi = y, None, _epilogue_for(op, y)
     if epi is not None:
         d = epi.outputs[0]
-        alloc = d.owner
-        if isinstance(alloc, memref.AllocOp) and not alloc.operands and not _defined_before(d, op):
-            Rewriter.insert_op(alloc.detach(), InsertPoint.before(op))
-        if all(_defined_before(v, op) for v in epi.operands if v is not y):
+        hoist_alloc_before(d, op)
+        if all(defined_before(v, op) for v in epi.operands if v is not y):
             region, target = _build_epilogue(epi, y, d), d
         else:
             epi = None
-    new = kernel.Conv2DOp(x, f, target, strides, region)
-    new.location = op.location
-    Rewriter.replace_op(op, new)
-    Rewriter.erase_op(fill)
-    if epi is not None:
-        Rewriter.erase_op(epi)
+    install_kernel(op, fill, kernel.Conv2DOp(x, f, target, strides, region), epi)
 
 
 @dataclass(frozen=True)

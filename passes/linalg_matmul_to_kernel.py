@@ -25,9 +25,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     AffineMapAttr,
-    DYNAMIC_INDEX,
     AnyFloat,
-    FloatAttr,
     IndexType,
     MemRefType,
     ModuleOp,
@@ -35,21 +33,25 @@ from xdsl.dialects.builtin import (
     StridedLayoutAttr,
 )
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.dialects.linalg.ops import FillOp, GenericOp, YieldOp
+from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
 
 from kiln.dialects import kernel
+from kiln.passes._kernel_common import (
+    defined_before,
+    hoist_alloc_before,
+    install_kernel,
+    indexing_maps,
+    multiply_add_body,
+    row_view,
+    zero_fill_before,
+)
 
 def _matmul_maps() -> list[AffineMap]:
     d = [AffineMap.identity(3).results[i] for i in range(3)]
     return [AffineMap(3, 0, (d[0], d[2])), AffineMap(3, 0, (d[2], d[1])), AffineMap(3, 0, (d[0], d[1]))]
-
-
-def _maps(op: GenericOp) -> list[AffineMap]:
-    return [m.data for m in op.indexing_maps.data]
 
 
 def _is_matmul(op: GenericOp) -> bool:
@@ -58,72 +60,11 @@ def _is_matmul(op: GenericOp) -> bool:
         return False
     if [it.data for it in op.iterator_types.data] != [IteratorType.PARALLEL, IteratorType.PARALLEL, IteratorType.REDUCTION]:
         return False
-    if _maps(op) != _matmul_maps():
+    if indexing_maps(op) != _matmul_maps():
         return False
     if not all(isinstance(v.type, MemRefType) and isinstance(v.type.get_element_type(), AnyFloat) for v in op.operands):
         return False
-    return _multiply_add_body(op)
-
-
-def _multiply_add_body(op: GenericOp) -> bool:
-    """One float element type, body ``c + a * b`` (either operand order): a GEMM's accumulation."""
-    if len({v.type.get_element_type() for v in op.operands}) != 1:  # type: ignore[union-attr]
-        return False
-    a, b, c = op.body.block.args
-    ops = list(op.body.block.ops)
-    if len(ops) != 3 or not isinstance(ops[0], arith.MulfOp) or not isinstance(ops[1], arith.AddfOp):
-        return False
-    mul, add, yld = ops
-    return (
-        {mul.lhs, mul.rhs} == {a, b}
-        and {add.lhs, add.rhs} == {c, mul.result}
-        and isinstance(yld, YieldOp)
-        and list(yld.operands) == [add.result]
-    )
-
-
-def _zero_fill_before(op: GenericOp, c: SSAValue) -> FillOp | None:
-    """The ``linalg.fill`` of 0.0 into ``c`` that ``op`` accumulates onto, nothing in between."""
-    prev = op.prev_op
-    while prev is not None:
-        if isinstance(prev, FillOp) and list(prev.outputs) == [c]:
-            value = prev.inputs[0].owner
-            if isinstance(value, arith.ConstantOp) and isinstance(value.value, FloatAttr) and value.value.value.data == 0.0:
-                return prev
-            return None
-        if c in prev.operands or any(c in o.operands for o in prev.walk()):
-            return None
-        prev = prev.prev_op
-    return None
-
-
-def _row_major_strides(ty: MemRefType) -> list[int] | None:
-    if isinstance(ty.layout, StridedLayoutAttr):
-        strides = ty.layout.get_strides()
-        return None if any(s is None for s in strides) else [int(s) for s in strides]  # type: ignore[arg-type]
-    if not isinstance(ty.layout, NoneAttr) or not ty.has_static_shape():
-        return None
-    strides, acc = [], 1
-    for size in reversed(ty.get_shape()):
-        strides.append(acc)
-        acc *= size
-    return strides[::-1]
-
-
-def _row_view(source: SSAValue, dim: int, begin: SSAValue, size: SSAValue) -> memref.SubviewOp | None:
-    """``source`` restricted to ``[begin, begin + size)`` along ``dim``."""
-    ty = source.type
-    assert isinstance(ty, MemRefType)
-    strides = _row_major_strides(ty)
-    if strides is None:
-        return None
-    shape = list(ty.get_shape())
-    rank = len(shape)
-    offsets: list[SSAValue | int] = [begin if d == dim else 0 for d in range(rank)]
-    sizes: list[SSAValue | int] = [size if d == dim else shape[d] for d in range(rank)]
-    view_shape = [DYNAMIC_INDEX if d == dim else shape[d] for d in range(rank)]
-    view_type = MemRefType(ty.get_element_type(), view_shape, StridedLayoutAttr(strides, None))
-    return memref.SubviewOp.get(source, offsets, sizes, [1] * rank, view_type)
+    return multiply_add_body(op)
 
 
 def _epilogue_for(matmul: GenericOp, c: SSAValue) -> tuple[GenericOp, int] | None:
@@ -137,7 +78,7 @@ def _epilogue_for(matmul: GenericOp, c: SSAValue) -> tuple[GenericOp, int] | Non
         return None
     if any(it.data != IteratorType.PARALLEL for it in nxt.iterator_types.data) or nxt.get_num_loops() != 2:
         return None
-    maps = _maps(nxt)
+    maps = indexing_maps(nxt)
     ident = AffineMap.identity(2)
     indices = [i for i, v in enumerate(nxt.inputs) if v is c]
     out = nxt.outputs[0]
@@ -158,7 +99,7 @@ def _build_epilogue(epi: GenericOp, c_index: int, d: SSAValue) -> Region | None:
     begin, end = block.args
     size = arith.SubiOp(end, begin)
     ops: list[Operation] = [size]
-    maps = _maps(epi)
+    maps = indexing_maps(epi)
     operands: list[SSAValue] = []
     for i, value in enumerate([*epi.inputs, epi.outputs[0]]):
         value = d if i == c_index else value
@@ -168,7 +109,7 @@ def _build_epilogue(epi: GenericOp, c_index: int, d: SSAValue) -> Region | None:
             continue
         if len(uses_row) != 1 or not isinstance(maps[i].results[uses_row[0]], AffineDimExpr):
             return None
-        view = _row_view(value, uses_row[0], begin, size.result)
+        view = row_view(value, uses_row[0], begin, size.result)
         if view is None:
             return None
         ops.append(view)
@@ -194,36 +135,24 @@ def _unit_column_stride(ty: MemRefType) -> bool:
     )
 
 
-def _defined_before(value: SSAValue, op: Operation) -> bool:
-    owner = value.owner
-    return not isinstance(owner, Operation) or owner.parent is not op.parent or owner.is_before_in_block(op)
-
-
 def _lower(op: GenericOp) -> None:
     a, b = op.inputs
     c = op.outputs[0]
     assert isinstance(c.type, MemRefType)
-    fill = _zero_fill_before(op, c) if _unit_column_stride(c.type) else None
+    fill = zero_fill_before(op, c) if _unit_column_stride(c.type) else None
     if fill is None:
         return
     target, region, epi = c, None, None
     found = _epilogue_for(op, c)
     if found is not None:
         d = found[0].outputs[0]
-        alloc = d.owner
-        if isinstance(alloc, memref.AllocOp) and not alloc.operands and not _defined_before(d, op):
-            Rewriter.insert_op(alloc.detach(), InsertPoint.before(op))
+        hoist_alloc_before(d, op)
         others = [v for v in found[0].operands if v is not c]
-        if all(_defined_before(v, op) for v in others):
+        if all(defined_before(v, op) for v in others):
             region = _build_epilogue(found[0], found[1], d)
             if region is not None:
                 epi, target = found[0], d
-    new = kernel.MatmulOp(a, b, target, region)
-    new.location = op.location
-    Rewriter.replace_op(op, new)
-    Rewriter.erase_op(fill)
-    if epi is not None:
-        Rewriter.erase_op(epi)
+    install_kernel(op, fill, kernel.MatmulOp(a, b, target, region), epi)
 
 
 @dataclass(frozen=True)

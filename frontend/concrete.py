@@ -155,7 +155,7 @@ class ConcreteFunction:
         self._rebuild = _result_builder(traced.output_tree)
         #: the native entry's results are the Python results and its arguments the call's:
         #: Function may call it directly (set once compiled)
-        self._direct = self._rebuild is None and not signature.kwargs and not traced.variables and all(
+        self._direct = self._rebuild is None and not signature.kwargs and all(
             arg is pytree.TENSOR_SLOT for arg in signature.args
         )
 
@@ -273,8 +273,13 @@ class ConcreteFunction:
     # ------------------------------------------------------------------ calling
 
     def native_entry(self) -> Callable[..., Any] | None:
-        """The compiled callable when calls may use it with their own arguments (see Function)."""
-        return (self._entry or self._compile()) if self._direct else None
+        """The compiled callable when calls may use it with their own arguments (see Function);
+        the buffers of the variables it uses are appended to them."""
+        if not self._direct:
+            return None
+        entry = self._entry or self._compile()
+        buffers = self._variable_buffers
+        return (lambda *args: entry(*args, *buffers)) if buffers else entry
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         entry = self._entry or self._compile()

@@ -36,11 +36,22 @@ _MAX_ENTRIES = 256
 
 
 def _array_key(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
-    """A cheap cache key for a call whose arguments are all exact ndarrays (else None)."""
+    """A cheap cache key for a call whose arguments are all exact ndarrays or NumPy scalars
+    (else None); scalars are marked, since the native entry takes them as 0-d arrays."""
     for a in args:
-        if type(a) is not np.ndarray:
+        if type(a) is not np.ndarray and not isinstance(a, np.generic):
             return None
-    return tuple([(a.dtype, a.shape) for a in args])
+    return tuple([(type(a) is np.ndarray, a.dtype, a.shape) for a in args])
+
+
+def _scalars_as_arrays(entry: Callable[..., Any]) -> Callable[..., Any]:
+    """``entry`` for calls with NumPy scalars: each becomes a 0-d array (no data copy worth
+    mentioning), so such calls keep the fast path instead of the full signature lookup."""
+
+    def call(*args: Any) -> Any:
+        return entry(*[a if type(a) is np.ndarray else np.asarray(a) for a in args])
+
+    return call
 
 
 class Function:
@@ -117,6 +128,8 @@ class Function:
             if entry is not None:
                 if len(self._entries) >= _MAX_ENTRIES:  # e.g. many shapes of a dynamic input_signature
                     self._entries.clear()
+                if not all(is_array for is_array, _, _ in key):
+                    entry = _scalars_as_arrays(entry)
                 self._entries[key] = self._last_entry = entry
         return out
 

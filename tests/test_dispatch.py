@@ -194,3 +194,35 @@ def test_warm_start_in_a_new_process_compiles_and_lowers_nothing(tmp_path: Path)
     warm = run()
     assert warm[:2] == ["9.0", "not lowered"]
     assert [line for line in log.read_text().splitlines() if "--version" not in line] == []
+
+
+def test_numpy_scalars_and_variables_stay_on_the_fast_path() -> None:
+    """NumPy scalars (converted to 0-d arrays) and functions using Variables get a cached native
+    entry: results stay right across calls, and the variable's state advances on every call."""
+    import kiln
+
+    @kiln.function
+    def square_if_positive(x):
+        if x > 0:
+            x = x * x
+        else:
+            x = 0.0
+        return x
+
+    for value, want in ((3.0, 9.0), (-2.0, 0.0), (4.0, 16.0), (-1.0, 0.0)):
+        got = square_if_positive(np.float32(value))
+        assert got == want and got.dtype == np.float32
+    assert square_if_positive.tracing_count == 1
+    assert square_if_positive._last_entry is not None
+
+    counter = kiln.Variable(np.int64(0))
+
+    @kiln.function
+    def bump(x):
+        counter.assign_add(x)
+        return counter.read_value()
+
+    step = np.array(2, dtype=np.int64)
+    assert [int(bump(step)) for _ in range(4)] == [2, 4, 6, 8]
+    assert bump._last_entry is not None and counter.numpy() == 8
+    assert bump.tracing_count == 1

@@ -49,7 +49,8 @@ def _scalars_as_arrays(entry: Callable[..., Any]) -> Callable[..., Any]:
     mentioning), so such calls keep the fast path instead of the full signature lookup."""
 
     def call(*args: Any) -> Any:
-        return entry(*[a if type(a) is np.ndarray else np.asarray(a) for a in args])
+        # only NumPy scalars: a Python number is a trace-time constant and must not match
+        return entry(*[np.asarray(a) if isinstance(a, np.generic) else a for a in args])
 
     return call
 

@@ -226,3 +226,20 @@ def test_numpy_scalars_and_variables_stay_on_the_fast_path() -> None:
     assert [int(bump(step)) for _ in range(4)] == [2, 4, 6, 8]
     assert bump._last_entry is not None and counter.numpy() == 8
     assert bump.tracing_count == 1
+
+
+def test_python_numbers_never_take_a_numpy_scalar_entry() -> None:
+    """After a call with np.int64, a Python int is still a trace-time constant: it retraces
+    (by value) and follows NumPy's weak typing, instead of reusing the tensor entry."""
+    import kiln
+
+    @kiln.function
+    def scale(x):
+        return x * np.float32(2.0)
+
+    assert scale(np.int64(5)).dtype == np.float64
+    out = scale(5)
+    assert out == 10.0 and out.dtype == np.float32  # a Python int is weak: float32 * int -> float32
+    assert scale.tracing_count == 2
+    scale(6)
+    assert scale.tracing_count == 3

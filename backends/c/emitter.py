@@ -23,7 +23,7 @@ from kiln.backends.c import vector_ops  # after scalar_ops: wraps its arith/math
 from kiln.backends.c import print_ops  # noqa: F401  (registers krt.print)
 from kiln.backends.c import parallel_ops  # noqa: F401  (after control_ops: wraps its scf.for handler)
 from kiln.backends.c.c_types import c_type, element_c_type
-from kiln.backends.c.dispatch import HANDLERS
+from kiln.backends.c.dispatch import HANDLERS, Handler
 from kiln.backends.c.errors import CEmitError, op_error
 from kiln.backends.c.helpers import HELPERS
 from kiln.backends.c.index_expr import IndexExpr, mul
@@ -289,9 +289,14 @@ class FunctionEmitter:
             self.emit_op(op)
         return terminator
 
+    def handler_for(self, op: Operation) -> Handler | None:
+        """The emit rule for ``op``; emitters of other targets (CUDA host and kernel code)
+        override a few ops and fall back to this table."""
+        return HANDLERS.get(type(op))
+
     def emit_op(self, op: Operation) -> None:
         """Emit one op through the handler table; unknown ops are an error."""
-        handler = HANDLERS.get(type(op))
+        handler = self.handler_for(op)
         if handler is None:
             raise op_error(op, "unsupported op in the C backend")
         try:

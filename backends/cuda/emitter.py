@@ -32,6 +32,7 @@ from kiln.dialects import krt
 from kiln.backends.c import helpers as c_helpers
 from kiln.backends.c.c_types import c_type, element_c_type
 from kiln.backends.c.emitter import FunctionEmitter, MemrefDesc, ModuleEmitter, _arg_names, _is_private, return_type
+from kiln.backends.c.dispatch import Handler
 from kiln.backends.c.errors import CEmitError, op_error
 from kiln.backends.c.index_expr import atom, linear, product
 from kiln.backends.c.memref_ops import emit_global
@@ -129,15 +130,8 @@ class HostEmitter(FunctionEmitter):
         if dev in self.live:
             self.line(f"kiln_live[{self.live[dev]}] = NULL;")
 
-    def emit_op(self, op: Operation) -> None:
-        handler = _HOST_HANDLERS.get(type(op))
-        if handler is None:
-            super().emit_op(op)
-            return
-        try:
-            handler(self, op)
-        except CEmitError as e:
-            raise op_error(op, str(e)) from None
+    def handler_for(self, op: Operation) -> Handler | None:
+        return _HOST_HANDLERS.get(type(op)) or super().handler_for(op)
 
     def _written_params(self) -> set[SSAValue]:
         """Parameters that kernels or host stores write (they are copied back)."""

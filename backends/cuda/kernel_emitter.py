@@ -17,6 +17,7 @@ from xdsl.ir import Operation
 
 from kiln.backends.c.c_types import c_type, element_c_type
 from kiln.backends.c.emitter import FunctionEmitter, MemrefDesc, ModuleEmitter, sanitize
+from kiln.backends.c.dispatch import Handler
 from kiln.backends.c.errors import CEmitError, op_error
 from kiln.backends.c.index_expr import IndexExpr, product
 from kiln.passes._gpu_kernels import is_shared
@@ -51,15 +52,8 @@ class KernelEmitter(FunctionEmitter):
         super().__init__(module, kernel)  # type: ignore[arg-type]
         self.kernel = kernel
 
-    def emit_op(self, op: Operation) -> None:
-        handler = _KERNEL_HANDLERS.get(type(op))
-        if handler is None:
-            super().emit_op(op)
-            return
-        try:
-            handler(self, op)
-        except CEmitError as e:
-            raise op_error(op, str(e)) from None
+    def handler_for(self, op: Operation) -> Handler | None:
+        return _KERNEL_HANDLERS.get(type(op)) or super().handler_for(op)
 
     def emit(self) -> str:
         block = self.kernel.body.blocks[0]

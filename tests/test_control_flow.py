@@ -281,13 +281,7 @@ def while_else_return(n):
 # ---------------------------------------------------------------------- for loops
 
 
-def sum_even(items):
-    s = 0
-    for c in items:
-        if c % 2 > 0:
-            continue
-        s += c
-    return s
+sum_even = examples.sum_even.FUNCTION.python_function  # the seed, as plain Python
 
 
 def for_tensor_sum(v):

@@ -7,19 +7,14 @@ import numpy as np
 import pytest
 
 import kiln
+import kiln.examples.sum_even
+
+
+sum_even = kiln.examples.sum_even.FUNCTION.python_function  # the seed, as plain Python
 
 
 def spec(*shape: int | None, dtype: str = "float32") -> kiln.TensorSpec:
     return kiln.TensorSpec(list(shape), dtype)
-
-
-def sum_even(items):
-    s = 0
-    for c in items:
-        if c % 2 > 0:
-            continue
-        s += c
-    return s
 
 
 def collatz_steps(ns):

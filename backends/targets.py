@@ -33,9 +33,11 @@ class Backend:
 
 def _c_backend() -> Backend:
     from kiln.backends.c.emitter import emit_c
-    from kiln.backends.c.pyext import build_entry
+    from kiln.backends.c.pyext import build_entry, prefetch
     from kiln.backends.c.toolchain import compile_shared
     from kiln.backends.loader import load_function, signature_of
+
+    prefetch()  # the first decoration starts getting the entry extension: tracing overlaps its build
 
     return Backend(
         name="c",

@@ -22,7 +22,6 @@ import subprocess
 from pathlib import Path
 
 from kiln.backends import cache
-from kiln.backends.c import pch
 
 DEFAULT_OPT_FLAGS: tuple[str, ...] = (
     "-O3",
@@ -73,8 +72,7 @@ def compile_shared(source: str, *, opt_flags: tuple[str, ...] = DEFAULT_OPT_FLAG
     if so_path.exists():
         return so_path
     c_path = cache.write_text_atomic(cache.entry(key, ".c"), source)
-    speedup = pch.include_flags(cc, compiler_identity(cc), flags, source)  # not in the key: same output
-    cache.write_atomic(so_path, lambda tmp: _run_compiler(cc, (*flags, *speedup), c_path, tmp))
+    cache.write_atomic(so_path, lambda tmp: _run_compiler(cc, flags, c_path, tmp))
     return so_path
 
 

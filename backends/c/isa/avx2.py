@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kiln.backends.c.isa import IsaTable
+from kiln.backends.c.isa import IsaTable, x86_includes
 
 _CMP = {
     "oeq": "_CMP_EQ_OQ", "ogt": "_CMP_GT_OQ", "oge": "_CMP_GE_OQ", "olt": "_CMP_LT_OQ",
@@ -67,6 +67,6 @@ TABLE = IsaTable(
         **{f"{k}.f32": v for k, v in _ops("ps", "epi32", "epi32").items()},
         **{f"{k}.f64": v for k, v in _ops("pd", "epi64", "epi64x").items()},
     },
-    includes=("#include <immintrin.h>",),
+    includes=x86_includes("avxintrin.h", "avx2intrin.h", "fmaintrin.h"),
     preamble='#pragma GCC target("avx2,fma")\n',
 )

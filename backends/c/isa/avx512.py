@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kiln.backends.c.isa import IsaTable
+from kiln.backends.c.isa import IsaTable, x86_includes
 from kiln.backends.c.isa.avx2 import _CMP
 
 
@@ -59,6 +59,6 @@ TABLE = IsaTable(
         **{f"{k}.f32": v for k, v in _ops("ps", "epi32", "__mmask16").items()},
         **{f"{k}.f64": v for k, v in _ops("pd", "epi64", "__mmask8").items()},
     },
-    includes=("#include <immintrin.h>",),
+    includes=x86_includes("avxintrin.h", "avx2intrin.h", "fmaintrin.h", "avx512fintrin.h", "avx512vlintrin.h", "avx512bwintrin.h", "avx512dqintrin.h", "avx512vlbwintrin.h", "avx512vldqintrin.h"),
     preamble='#pragma GCC target("avx2,fma,avx512f,avx512dq,avx512vl,avx512bw")\n',
 )

@@ -4,7 +4,21 @@
 // The target pragma makes the source compile without -m flags too.
 // RUN: cc -c -O2 -Wall -Werror %t.c -o %t.o
 
-// CHECK:       #include <immintrin.h>
+// CHECK:       #if defined(__GNUC__) && !defined(__clang__)
+// CHECK:       #define _IMMINTRIN_H_INCLUDED
+// CHECK-NEXT:  #include <avxintrin.h>
+// CHECK-NEXT:  #include <avx2intrin.h>
+// CHECK-NEXT:  #include <fmaintrin.h>
+// CHECK-NEXT:  #include <avx512fintrin.h>
+// CHECK-NEXT:  #include <avx512vlintrin.h>
+// CHECK-NEXT:  #include <avx512bwintrin.h>
+// CHECK-NEXT:  #include <avx512dqintrin.h>
+// CHECK-NEXT:  #include <avx512vlbwintrin.h>
+// CHECK-NEXT:  #include <avx512vldqintrin.h>
+// CHECK-NEXT:  #undef _IMMINTRIN_H_INCLUDED
+// CHECK-NEXT:  #else
+// CHECK-NEXT:  #include <immintrin.h>
+// CHECK-NEXT:  #endif
 // CHECK:       #pragma GCC target("avx2,fma,avx512f,avx512dq,avx512vl,avx512bw")
 // CHECK:       typedef __m512 kiln_v16f32;
 // CHECK:       typedef __mmask16 kiln_m16f32;

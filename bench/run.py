@@ -1,4 +1,4 @@
-"""kiln's benchmark suite: every workload against NumPy (and JAX where importable; Numba is not wired yet) in
+"""kiln's benchmark suite: every workload against NumPy (and Numba and JAX where importable) in
 one run, with the machine's limits measured in the same run; medians of repeated runs.
 
     python -m kiln.bench [--quick] [--out bench/RESULTS.md] [--only SUBSTRING]
@@ -7,6 +7,7 @@ one run, with the machine's limits measured in the same run; medians of repeated
 from __future__ import annotations
 
 import argparse
+import ast
 import datetime
 import functools
 import os
@@ -15,6 +16,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import inspect
 import tempfile
 import textwrap
 import time
@@ -39,6 +41,8 @@ class Row:
     figures: dict[str, float | None] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     ok: bool = True
+    #: GB/s rows: kiln's speed over np.copyto's, the two timed in alternation (same machine state)
+    copy_fraction: float | None = None
 
 
 def median_seconds(fn: Callable[[], Any], quick: bool) -> float:
@@ -67,8 +71,13 @@ def _peers() -> dict[str, Callable[[Workload], Callable[..., Any]]]:
     """Peer name -> how it makes a callable of the workload's inputs (only importable peers)."""
     import kiln
 
+    compiled: dict[Callable[..., Any], Callable[..., Any]] = {}
+
     def make_kiln(w: Workload) -> Callable[..., Any]:
-        return kiln.function(w.kiln_fn or w.fn)  # xp keeps its default, NumPy: a trace-time constant
+        fn = w.kiln_fn or w.fn  # xp keeps its default, NumPy: a trace-time constant
+        if fn not in compiled:  # one kiln.function per Python function, as users write it
+            compiled[fn] = kiln.function(fn)
+        return compiled[fn]
 
     peers: dict[str, Callable[[Workload], Callable[..., Any]]] = {
         "kiln": make_kiln,
@@ -85,7 +94,43 @@ def _peers() -> dict[str, Callable[[Workload], Callable[..., Any]]]:
         peers["jax"] = make_jax
     except ImportError:
         pass
+    try:
+        import tensorflow as tf
+        import tensorflow.experimental.numpy as tnp
+
+        tnp.experimental_enable_numpy_behavior()  # x.mean(), x.sum(axis=1), x @ w on tensors
+
+        def make_tf(w: Workload) -> Callable[..., Any]:
+            traced = tf.function(functools.partial(w.numpy_fn or w.fn, xp=tnp))
+            return lambda *a: tf.nest.map_structure(lambda t: t.numpy(), traced(*a))  # NumPy in, NumPy out
+
+        peers["tensorflow"] = make_tf
+    except ImportError:
+        pass
+    try:
+        import numba
+
+        def make_numba(w: Workload) -> Callable[..., Any]:
+            return numba.njit(_bind_xp(w.numba_fn or w.numpy_fn or w.fn, np))
+
+        peers["numba"] = make_numba
+    except ImportError:
+        pass
     return peers
+
+
+def _bind_xp(fn: Callable[..., Any], xp: Any) -> Callable[..., Any]:
+    """``fn`` without its keyword-only ``xp`` parameter, ``xp`` being a global instead: Numba
+    compiles module globals but not a module passed as an argument."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    fdef = tree.body[0]
+    assert isinstance(fdef, ast.FunctionDef)
+    fdef.decorator_list = []
+    keep = [(a, d) for a, d in zip(fdef.args.kwonlyargs, fdef.args.kw_defaults) if a.arg != "xp"]
+    fdef.args.kwonlyargs, fdef.args.kw_defaults = [a for a, _ in keep], [d for _, d in keep]
+    namespace: dict[str, Any] = {**fn.__globals__, "xp": xp}
+    exec(compile(tree, inspect.getsourcefile(fn) or "<bench>", "exec"), namespace)
+    return namespace[fdef.name]
 
 
 def _figure(w: Workload, seconds: float, inputs: tuple[np.ndarray, ...]) -> float:
@@ -124,7 +169,21 @@ def run_workload(w: Workload, peers: dict[str, Callable[[Workload], Callable[...
             if peer == "kiln":
                 row.ok = False
         row.figures[peer] = _figure(w, median_seconds(lambda: fn(*inputs), quick), inputs)
+        if peer == "kiln" and w.unit == "GB/s":
+            row.copy_fraction = paired_copy_fraction(lambda: fn(*inputs), w.work(inputs), quick)
     return row
+
+
+def paired_copy_fraction(fn: Callable[[], Any], work_bytes: float, quick: bool, rounds: int = 5) -> float:
+    """``fn``'s GB/s over np.copyto's, timed in alternation: this VM's bandwidth and CPU share
+    drift by tens of percent within minutes, so a limit measured at another moment misleads."""
+    n = 10**5 if quick else 10**7
+    src, dst = np.ones(n, np.float32), np.empty(n, np.float32)
+    mine, copies = [], []
+    for _ in range(1 if quick else rounds):
+        mine.append(median_seconds(fn, quick))
+        copies.append(median_seconds(lambda: np.copyto(dst, src), quick))
+    return (work_bytes / statistics.median(mine)) / (8.0 * n / statistics.median(copies))
 
 
 def copy_bandwidth(quick: bool) -> float:
@@ -160,7 +219,7 @@ _LATENCY_SCRIPT = textwrap.dedent(
 def latencies() -> dict[str, float]:
     """Seconds: ``import kiln``, decoration (imports the frontend and xDSL), the first call in a
     process with an empty cache (which also builds kiln's once-per-machine artifacts: the native
-    entry extension and the precompiled SIMD header), the first call of a new function once
+    entry extension), the first call of a new function once
     those exist (trace, lower, compile, load), and a warm start: the same function in a new
     process, found in the on-disk cache."""
     with tempfile.TemporaryDirectory() as cache:
@@ -201,9 +260,11 @@ def report(rows: list[Row], lat: dict[str, float], bandwidth: float, quick: bool
         f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, {_cpu_model()}; "
         f"Python {platform.python_version()}, NumPy {np.__version__}  ",
         f"Threads: kiln {threads}; OpenBLAS {os.environ.get('OPENBLAS_NUM_THREADS', 'default')}; "
-        f"XLA flags {os.environ.get('XLA_FLAGS', 'default')!r}.  Peers: {', '.join(peers)}"
-        + ("" if "jax" in peers else " (JAX: `pip install -e '.[bench]'`)") + "  ",
-        f"Limits measured in this run: copy bandwidth {bandwidth:.1f} GB/s (np.copyto, read+write); "
+        f"XLA flags {os.environ.get('XLA_FLAGS', 'default')!r}; TensorFlow intra-op "
+        f"{os.environ.get('TF_NUM_INTRAOP_THREADS', 'default')}.  Peers: {', '.join(peers)}"
+        + ("" if {"jax", "numba", "tensorflow"} <= set(peers) else " (the others: `pip install -e '.[bench]'`)") + "  ",
+        f"Limits measured in this run: copy bandwidth {bandwidth:.1f} GB/s (np.copyto, read+write; each GB/s "
+        "row's fraction of it comes from np.copyto timed in alternation with that row's kiln call); "
         f"FMA peak {FMA_PEAK_GFLOPS_PER_CORE} GFLOP/s per core (perf-baselines.md).  ",
         f"Figures are medians of repeated runs{' (quick mode: tiny sizes, not meaningful)' if quick else ''}. "
         "Ratio = kiln's speed over the peer's (>1: kiln faster).",
@@ -214,8 +275,8 @@ def report(rows: list[Row], lat: dict[str, float], bandwidth: float, quick: bool
     for row in rows:
         w, k = row.workload, row.figures.get("kiln")
         limit = "–"
-        if k is not None and w.unit == "GB/s":
-            limit = f"{k / bandwidth:.0%} of copy bw"
+        if row.copy_fraction is not None:
+            limit = f"{row.copy_fraction:.0%} of copy bw"
         elif k is not None and w.unit == "GFLOP/s":
             limit = f"{k / FMA_PEAK_GFLOPS_PER_CORE:.0%} of 1-core peak"
         cells = [_fmt(row.figures.get(p)) for p in peers] + [_ratio(k, row.figures.get(p), w.unit) for p in others]
@@ -251,7 +312,8 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
     settings = " ".join(
         f"{k}={shlex.quote(os.environ[k])}"
-        for k in ("KILN_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "XLA_FLAGS", "KILN_ISA")
+        for k in ("KILN_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "XLA_FLAGS",
+                  "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS", "KILN_ISA")
         if k in os.environ
     )
     command = f"{settings} python -m kiln.bench {' '.join(argv if argv is not None else sys.argv[1:])}".strip()

@@ -27,6 +27,8 @@ class Workload:
     numpy_fn: Callable[..., Any] | None = None
     #: what kiln compiles instead of ``fn``, where kiln has the operation itself (kiln.conv2d)
     kiln_fn: Callable[..., Any] | None = None
+    #: what Numba compiles instead of ``numpy_fn or fn``: the loops as written, with Python's range
+    numba_fn: Callable[..., Any] | None = None
     #: peer -> why it does not run this workload (reported instead of a misleading figure)
     skip: dict[str, str] = field(default_factory=dict)
 
@@ -109,6 +111,17 @@ def conv2d_kiln(x: Any, w: Any) -> Any:
     return kiln.conv2d(x, w, padding="VALID")
 
 
+def collatz_loops(n: Any, *, xp: Any = np) -> Any:
+    """``collatz`` with Python's ``range``, as a Numba user writes it."""
+    total = 0
+    for k in range(1, n.shape[0] + 1):
+        v = k
+        while v != 1:
+            v = v // 2 if v % 2 == 0 else 3 * v + 1
+            total += 1
+    return total
+
+
 def sum_even_numpy(x: Any, *, xp: Any = np) -> Any:
     return x[x % 2 == 0].sum()
 
@@ -132,7 +145,10 @@ def _sgemm(n: int) -> Workload:
 
 _JAX_LOOPS = {
     "jax": "the loops as written need lax.while_loop; jax.jit of the NumPy version would compute "
-    "it at trace time (its data comes from np.arange / boolean indexing), a meaningless figure"
+    "it at trace time (its data comes from np.arange / boolean indexing), a meaningless figure",
+    "tensorflow": "the NumPy version's boolean indexing and data-dependent while loop have no "
+    "tf.function form; AutoGraph on the loops as written takes seconds per call (perf-baselines.md: "
+    "6.4 s for sum_even, ~51 s for Collatz)",
 }
 
 
@@ -169,7 +185,7 @@ def workloads() -> list[Workload]:
         ),
         Workload("sum_even, 10^6 int32", sum_even,
                  lambda quick: (np.arange(1000 if quick else 10**6, dtype=np.int32),), "GB/s",
-                 lambda ins: 4.0 * ins[0].size, numpy_fn=sum_even_numpy, skip=_JAX_LOOPS),
+                 lambda ins: 4.0 * ins[0].size, numpy_fn=sum_even_numpy, numba_fn=sum_even, skip=_JAX_LOOPS),
         Workload("Collatz steps 1..10^5", collatz, lambda quick: (np.zeros(100 if quick else 10**5, np.int32),), "us",
-                 numpy_fn=collatz_numpy, skip=_JAX_LOOPS),
+                 numpy_fn=collatz_numpy, numba_fn=collatz_loops, skip=_JAX_LOOPS),
     ]

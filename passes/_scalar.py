@@ -129,6 +129,18 @@ def _mod(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
     return b.select(b.op(arith.OrIOp(y_is_zero, y_is_m1)), zero, r)
 
 
+def floordiv_pow2(b: ScalarBuilder, x: SSAValue, k: int) -> SSAValue:
+    """``x // 2**k`` for a signed integer x and k >= 1: Python's floor division by a positive
+    power of two is exactly an arithmetic shift (no zero, -1 or sign fix-ups to test)."""
+    return b.op(arith.ShRSIOp(x, b.const(k, x.type)))
+
+
+def mod_pow2(b: ScalarBuilder, x: SSAValue, k: int) -> SSAValue:
+    """``x % 2**k`` for a signed integer x and k >= 1: Python's modulo by a positive power of
+    two is in [0, 2**k) for every x, exactly the low k bits."""
+    return b.op(arith.AndIOp(x, b.const((1 << k) - 1, x.type)))
+
+
 def _pow(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
     if is_float(x.type):
         return b.op(math.PowFOp(x, y))

@@ -26,11 +26,13 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
     ArrayAttr,
+    DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
     ModuleOp,
     TensorType,
+    i1,
     i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
@@ -46,7 +48,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.dialects import graph
-from kiln.passes._scalar import BINARY, UNARY, ScalarBuilder, cast, compare, scalar_constant
+from kiln.passes._scalar import BINARY, UNARY, ScalarBuilder, cast, compare, floordiv_pow2, mod_pow2, scalar_constant
 
 
 class _Emitter:
@@ -133,9 +135,13 @@ class LowerElementwise(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         name = op.name
-        if name in BINARY:
+        shift = _power_of_two_divisor(op) if name in ("graph.floordiv", "graph.mod") else None
+        if shift is not None:
+            pow2 = floordiv_pow2 if name == "graph.floordiv" else mod_pow2
+            body: Callable[[ScalarBuilder, Sequence[SSAValue]], SSAValue] = lambda b, a: pow2(b, a[0], shift)
+        elif name in BINARY:
             fn = BINARY[name]
-            body: Callable[[ScalarBuilder, Sequence[SSAValue]], SSAValue] = lambda b, a: fn(b, a[0], a[1])
+            body = lambda b, a: fn(b, a[0], a[1])
         elif name in UNARY:
             ufn = UNARY[name]
             body = lambda b, a: ufn(b, a[0])
@@ -162,6 +168,40 @@ class LowerElementwise(RewritePattern):
             body,
         )
         rewriter.replace(op, em.ops)
+
+
+def _power_of_two_divisor(op: Operation) -> int | None:
+    """k when ``op``'s divisor is the integer constant 2**k (k >= 1, splat or through a
+    broadcast), so ``//`` and ``%`` become a shift and a mask (``x % 2 == 0`` in a loop)."""
+    divisor = op.operands[1]
+    while True:  # through broadcasts, as traced or already lowered (a generic yielding its input)
+        owner = divisor.owner
+        if isinstance(owner, graph.BroadcastOp):
+            divisor = owner.operand
+        elif isinstance(owner, linalg.GenericOp) and len(owner.inputs) == 1 and _yields_input(owner):
+            divisor = owner.inputs[0]
+        else:
+            break
+    if isinstance(owner, graph.ConstantOp | arith.ConstantOp):  # lowered first when the walk met it first
+        dense = owner.value
+    else:
+        return None
+    if not isinstance(dense, DenseIntOrFPElementsAttr) or not isinstance(_element(divisor), IntegerType):
+        return None
+    if _element(divisor) == i1:
+        return None
+    values = set(dense.get_values())
+    if len(values) != 1:
+        return None
+    (value,) = values
+    return value.bit_length() - 1 if isinstance(value, int) and value >= 2 and value & (value - 1) == 0 else None
+
+
+def _yields_input(generic: linalg.GenericOp) -> bool:
+    body = generic.body.block
+    yield_op = body.last_op
+    return (isinstance(yield_op, linalg.YieldOp) and body.first_op is yield_op
+            and list(yield_op.operands) == [body.args[0]])
 
 
 class LowerConstant(RewritePattern):

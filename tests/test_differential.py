@@ -132,6 +132,16 @@ def test_division_edge_cases(op: str, dtype: str) -> None:
     check(BINARY[op], x, y)
 
 
+@pytest.mark.parametrize("dtype", [d for d in NUMERIC if d.startswith("int")])
+@pytest.mark.parametrize("divisor", [2, 8, 1 << 30, 3, -2, 1])
+def test_division_by_constants(divisor: int, dtype: str) -> None:
+    """A constant power-of-two divisor lowers to a shift and a mask: the same floor and sign
+    rules for negative values and the extremes as the general lowering (and as NumPy)."""
+    info = np.iinfo(dtype)
+    x = np.array([info.min, info.min + 1, -9, -8, -7, -2, -1, 0, 1, 2, 7, 8, 9, info.max - 1, info.max], dtype)
+    check(lambda a: (a // divisor, a % divisor), x)
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_nan_semantics(dtype: str) -> None:
     x = np.array([np.nan, 1.0, np.nan, -0.0, np.inf], dtype)

@@ -28,6 +28,44 @@ func.func @floordiv_i32(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
 
 // -----
 
+// By a constant power of two, // is an arithmetic shift and % a mask: exact for every
+// signed value (floor rounding, result in [0, 2^k)), with no zero or -1 divisor to guard.
+// CHECK-LABEL: func.func @pow2_divisor
+// CHECK:         arith.shrsi %{{.*}}, %{{.*}} : i32
+// CHECK-NOT:     arith.floordivsi
+// CHECK:         arith.andi %{{.*}}, %{{.*}} : i32
+// CHECK-NOT:     arith.remsi
+// CHECK:         func.return
+func.func @pow2_divisor(%a: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
+  %c8 = graph.constant dense<8> : tensor<4xi32>
+  %0 = graph.floordiv %a, %c8 : tensor<4xi32>
+  %c2 = graph.constant dense<2> : tensor<i32>
+  %b2 = graph.broadcast %c2 : tensor<i32> -> tensor<4xi32>
+  %1 = graph.mod %a, %b2 : tensor<4xi32>
+  func.return %0, %1 : tensor<4xi32>, tensor<4xi32>
+}
+
+// -----
+
+// Other constants (3, -2, and 1 where // is the identity) keep the general lowering.
+// CHECK-LABEL: func.func @not_pow2_divisor
+// CHECK:         arith.floordivsi
+// CHECK:         arith.remsi
+// CHECK:         arith.floordivsi
+// CHECK-NOT:     arith.shrsi
+// CHECK:         func.return
+func.func @not_pow2_divisor(%a: tensor<4xi64>) -> (tensor<4xi64>, tensor<4xi64>, tensor<4xi64>) {
+  %c3 = graph.constant dense<3> : tensor<4xi64>
+  %cm2 = graph.constant dense<-2> : tensor<4xi64>
+  %c1 = graph.constant dense<1> : tensor<4xi64>
+  %0 = graph.floordiv %a, %c3 : tensor<4xi64>
+  %1 = graph.mod %a, %cm2 : tensor<4xi64>
+  %2 = graph.floordiv %a, %c1 : tensor<4xi64>
+  func.return %0, %1, %2 : tensor<4xi64>, tensor<4xi64>, tensor<4xi64>
+}
+
+// -----
+
 // Float modulo uses the exact kmath.fmod and fixes the sign like Python.
 // CHECK-LABEL: func.func @mod_f64
 // CHECK:         kmath.fmod

@@ -48,6 +48,8 @@ class MemrefDesc:
     elem: str
     sizes: tuple[IndexExpr, ...]
     strides: tuple[IndexExpr, ...]
+    #: a one-element local only loaded and stored: ``ptr`` names a plain C scalar, not an array
+    scalar: bool = False
 
 
 _LIBC_NAMES = frozenset(

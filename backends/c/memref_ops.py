@@ -7,6 +7,7 @@ A memref value's pointer always points at its first element, so views
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import memref
@@ -20,7 +21,7 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     UnitAttr,
 )
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from kiln.backends.c.c_types import element_c_type, float_literal, int_literal
 from kiln.backends.c.dispatch import handles
@@ -92,9 +93,22 @@ def _alloca(em: FunctionEmitter, op: memref.AllocaOp) -> None:
     sizes = _shape_sizes(em, ty, op.dynamic_sizes)
     count = product(sizes)
     name = em.fresh(op.memref.name_hint, "buf")
+    if count == 1 and all(_plain_access(use.operation, op.memref) for use in op.memref.uses):
+        # a loop-carried value or an if's result: a scalar, which gcc keeps in a register (a
+        # one-element array it often does too, but not always: a bool one blocks vectorizing)
+        em.line(f"{elem} {name};")
+        em.bind_memref(op.memref, replace(_new_desc(em, name, ty, sizes), scalar=True))
+        return
     length = max(count, 1) if isinstance(count, int) else f"{count} > 0 ? {count} : 1"
     em.line(f"{elem} {name}[{length}] __attribute__((aligned(64)));")
     em.bind_memref(op.memref, _new_desc(em, name, ty, sizes))
+
+
+def _plain_access(user: Operation, buffer: SSAValue) -> bool:
+    """``user`` only loads from or stores into ``buffer`` (the buffer's address does not escape)."""
+    if isinstance(user, memref.LoadOp):
+        return True
+    return isinstance(user, memref.StoreOp) and user.value is not buffer
 
 
 @handles(memref.DeallocOp)
@@ -105,6 +119,9 @@ def _dealloc(em: FunctionEmitter, op: memref.DeallocOp) -> None:
 @handles(memref.LoadOp)
 def _load(em: FunctionEmitter, op: memref.LoadOp) -> None:
     desc = em.memref(op.memref)
+    if desc.scalar:
+        em.define(op.res, desc.ptr)
+        return
     offset = linear([em.index(i) for i in op.indices], desc.strides)
     em.define(op.res, f"{desc.ptr}[{offset}]")
 
@@ -112,6 +129,9 @@ def _load(em: FunctionEmitter, op: memref.LoadOp) -> None:
 @handles(memref.StoreOp)
 def _store(em: FunctionEmitter, op: memref.StoreOp) -> None:
     desc = em.memref(op.memref)
+    if desc.scalar:
+        em.line(f"{desc.ptr} = {em.expr(op.value)};")
+        return
     offset = linear([em.index(i) for i in op.indices], desc.strides)
     em.line(f"{desc.ptr}[{offset}] = {em.expr(op.value)};")
 

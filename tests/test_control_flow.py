@@ -614,7 +614,7 @@ CORPUS: list[tuple[Callable[..., Any], list[tuple[Any, ...]]]] = [
     (while_python_then_tensor, [(f64(1.0),), (f64(200.0),)]),
     (while_vector_state, [(V, i64(3))]),
     (while_else_return, [(i64(3),), (i64(9),)]),
-    (sum_even, [(IV,), (IW,)]),
+    (sum_even, [(IV,), (IW,), (IV.astype(np.int32),), (V.astype(f32),)]),  # s = 0 takes the data's dtype
     (for_tensor_sum, [(V,)]),
     (for_tensor_break, [(V,), (np.abs(V),)]),
     (for_tensor_return, [(V,), (-np.abs(V),)]),
@@ -662,6 +662,7 @@ def test_compiled_matches_python(fn: Callable[..., Any], calls: list[tuple[Any, 
     for args in calls:
         want, got = fn(*args), compiled(*args)
         np.testing.assert_allclose(np.asarray(got, dtype=float), np.asarray(want, dtype=float), rtol=1e-6)
+        assert np.asarray(got).dtype == np.asarray(want).dtype, "the eager result's dtype"
 
 
 # ---------------------------------------------------------------------- the seed programs, traced once

@@ -402,53 +402,73 @@ def _staged_loop(
     traced again until the carried types agree. The last probe is the loop.
     """
     init_leaves, leaf_names, trees = flatten_state(get_state(), symbol_names)
-    leaves = [_initial_leaf(v, n) for v, n in zip(init_leaves, leaf_names)]
-    counter_types = [c.value.type for c in counters]
-    for _ in range(len(leaves) + 2):
-        carried = [leaf for leaf in leaves if leaf.ty is not None]
-        arg_types = [leaf.ty for leaf in carried] + counter_types
-        cond_block, body_block = Block(arg_types=arg_types), Block(arg_types=arg_types)
 
-        def enter(block: Block) -> Counters:
-            args = iter(block.args)
-            state = [Tensor(next(args), leaf.source) if leaf.ty is not None else leaf.value for leaf in leaves]
-            set_state(unflatten_state(trees, state))
-            return [Tensor(a) for a in args]
+    def probe_and_emit(leaves: list[_Leaf]) -> None:
+        counter_types = [c.value.type for c in counters]
+        for _ in range(len(leaves) + 2):
+            carried = [leaf for leaf in leaves if leaf.ty is not None]
+            arg_types = [leaf.ty for leaf in carried] + counter_types
+            cond_block, body_block = Block(arg_types=arg_types), Block(arg_types=arg_types)
+
+            def enter(block: Block) -> Counters:
+                args = iter(block.args)
+                state = [Tensor(next(args), leaf.source) if leaf.ty is not None else leaf.value for leaf in leaves]
+                set_state(unflatten_state(trees, state))
+                return [Tensor(a) for a in args]
+
+            try:
+                with trace_context.at_block(cond_block):
+                    pred = _predicate(test(enter(cond_block)), where, construct)
+                with _loop_bound(trip_bound), trace_context.at_block(body_block):
+                    next_counters = body(enter(body_block))
+                    out_leaves, _, out_trees = flatten_state(get_state(), symbol_names)
+            except BaseException:
+                cond_block.drop_all_references()  # the probe's uses of outer values go with it
+                body_block.drop_all_references()
+                raise
+            if out_trees != trees:
+                bad = next(n for n, a, b in zip(symbol_names, trees, out_trees) if a != b)
+                raise TypeError(f"{where}: {describe(bad)} changes its structure in this staged `{construct}` loop")
+            if not any([_update(leaf, out, where, construct) for leaf, out in zip(leaves, out_leaves)]):
+                break
+            cond_block.drop_all_references()
+            body_block.drop_all_references()
+        else:  # pragma: no cover - each round fixes at least one leaf's type for good
+            raise TypeError(f"{where}: the carried types of this staged `{construct}` loop do not settle")
 
         with trace_context.at_block(cond_block):
-            pred = _predicate(test(enter(cond_block)), where, construct)
-        with _loop_bound(trip_bound), trace_context.at_block(body_block):
-            next_counters = body(enter(body_block))
-            out_leaves, _, out_trees = flatten_state(get_state(), symbol_names)
-        if out_trees != trees:
-            bad = next(n for n, a, b in zip(symbol_names, trees, out_trees) if a != b)
-            raise TypeError(f"{where}: {describe(bad)} changes its structure in this staged `{construct}` loop")
-        if not any([_update(leaf, out, where, construct) for leaf, out in zip(leaves, out_leaves)]):
-            break
-        cond_block.drop_all_references()
-        body_block.drop_all_references()
-    else:  # pragma: no cover - each round fixes at least one leaf's type for good
-        raise TypeError(f"{where}: the carried types of this staged `{construct}` loop do not settle")
+            trace_context.require().emit(graph.ConditionOp(pred.value, *cond_block.args))
+        with trace_context.at_block(body_block):
+            outs = [_materialize(out, leaf.ty).value for leaf, out in zip(leaves, out_leaves) if leaf.ty is not None]
+            trace_context.require().emit(graph.YieldOp(*outs, *(c.value for c in next_counters)))
+        inits = [_materialize(leaf.value, leaf.ty).value for leaf in carried] + [c.value for c in counters]
+        op = trace_context.require().emit(graph.WhileOp(inits, Region(cond_block), Region(body_block)))
+        results = iter(op.results)
+        final = [
+            Tensor(next(results), leaf.source) if leaf.ty is not None else (out if isinstance(out, Undefined) else leaf.value)
+            for leaf, out in zip(leaves, out_leaves)
+        ]
+        set_state(unflatten_state(trees, final))
 
-    with trace_context.at_block(cond_block):
-        trace_context.require().emit(graph.ConditionOp(pred.value, *cond_block.args))
-    with trace_context.at_block(body_block):
-        outs = [_materialize(out, leaf.ty).value for leaf, out in zip(leaves, out_leaves) if leaf.ty is not None]
-        trace_context.require().emit(graph.YieldOp(*outs, *(c.value for c in next_counters)))
-    inits = [_materialize(leaf.value, leaf.ty).value for leaf in carried] + [c.value for c in counters]
-    op = trace_context.require().emit(graph.WhileOp(inits, Region(cond_block), Region(body_block)))
-    results = iter(op.results)
-    final = [
-        Tensor(next(results), leaf.source) if leaf.ty is not None else (out if isinstance(out, Undefined) else leaf.value)
-        for leaf, out in zip(leaves, out_leaves)
-    ]
-    set_state(unflatten_state(trees, final))
+    try:
+        probe_and_emit([_initial_leaf(v, n, numbers_typed=False) for v, n in zip(init_leaves, leaf_names)])
+        return
+    except Exception:
+        if not any(is_number(v) and not is_strong_constant(v) for v in init_leaves):
+            raise
+    # a body that needs its numbers as tensors (one indexes a dimension of unknown size, say): probe again
+    set_state(unflatten_state(trees, init_leaves))
+    probe_and_emit([_initial_leaf(v, n, numbers_typed=True) for v, n in zip(init_leaves, leaf_names)])
 
 
-def _initial_leaf(value: Any, name: str) -> _Leaf:
+def _initial_leaf(value: Any, name: str, *, numbers_typed: bool) -> _Leaf:
+    """How ``value`` enters the first probe. A Python number enters as itself, as it does the
+    first iteration of the eager loop, so it takes the dtype NumPy gives the body's result
+    (``s = 0; s += x[i]`` on int32 data stays int32, as ``0 + np.int32(..)`` does); with
+    ``numbers_typed`` (a body that cannot be traced with a Python number) it enters as a 0-d tensor."""
     if isinstance(value, Tensor) or is_strong_constant(value):
         return _Leaf(name, value, _type_of(value), weak=False, source=_source_of(value))
-    if is_number(value):
+    if is_number(value) and numbers_typed:
         return _Leaf(name, value, _scalar_type(value), weak=True)
     return _Leaf(name, value, None, weak=True)
 
@@ -460,7 +480,8 @@ def _update(leaf: _Leaf, out: Any, where: str, construct: str) -> bool:
     if leaf.ty is None:
         if out_type is None and (same_python_value(leaf.value, out) or isinstance(out, Undefined)):
             return False
-        placeholder = isinstance(leaf.value, Undefined) or may_be_placeholder(leaf.value, leaf.name)
+        placeholder = (isinstance(leaf.value, Undefined) or may_be_placeholder(leaf.value, leaf.name)
+                       or (leaf.weak and is_number(leaf.value)))
         if out_type is not None and placeholder:
             leaf.ty = out_type
             return True

@@ -14,15 +14,16 @@ def total(v):
 
 
 print(total.get_concrete_function(np.ones(4, np.float32)).ir)
-# CHECK-LABEL: func.func public @total(%v: tensor<4xf32>) -> tensor<f64>
+# s = 0.0 takes the rows' float32, as `0.0 + np.float32(x)` does in the eager loop.
+# CHECK-LABEL: func.func public @total(%v: tensor<4xf32>) -> tensor<f32>
 # CHECK:         %[[I0:.*]] = graph.constant dense<0> : tensor<i64>
-# CHECK:         graph.while(%{{.*}}, %[[I0]]) : (tensor<f64>, tensor<i64>) -> (tensor<f64>, tensor<i64>) cond {
+# CHECK:         graph.while(%{{.*}}, %[[I0]]) : (tensor<f32>, tensor<i64>) -> (tensor<f32>, tensor<i64>) cond {
 # CHECK:           %[[N:.*]] = graph.constant dense<4> : tensor<i64>
 # CHECK-NEXT:      %[[P:.*]] = graph.cmp "lt", %{{.*}}, %[[N]]
 # CHECK:         } do {
-# CHECK-NEXT:    ^{{.*}}(%[[S:.*]]: tensor<f64>, %[[I:.*]]: tensor<i64>):
+# CHECK-NEXT:    ^{{.*}}(%[[S:.*]]: tensor<f32>, %[[I:.*]]: tensor<i64>):
 # CHECK-NEXT:      %[[X:.*]] = graph.gather_row %v[%[[I]]] : tensor<4xf32>, tensor<i64> -> tensor<f32>
-# CHECK:           graph.add %[[S]], %{{.*}} : tensor<f64>
+# CHECK:           graph.add %[[S]], %[[X]] : tensor<f32>
 # CHECK:           %[[NEXT:.*]] = graph.add %[[I]], %{{.*}} : tensor<i64>
 
 

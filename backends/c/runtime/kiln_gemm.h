@@ -139,13 +139,21 @@ static inline __attribute__((always_inline)) void KG_NAME(store)(KG_NAME(vec) ac
       }
     return;
   }
-  KG_T tile[MR][NR] __attribute__((aligned(64)));
+  /* an edge tile: whole vectors of the mr valid rows directly, only a ragged end element-wise */
 #pragma GCC unroll 64
-  for (int i = 0; i < MR; i++)
+  for (int i = 0; i < MR; i++) {
+    if (i >= mr) break;
 #pragma GCC unroll 8
-    for (int v = 0; v < NV; v++) *(KG_NAME(vec) *)(&tile[i][v * W]) = acc[i][v];
-  for (int64_t i = 0; i < mr; i++)
-    for (int64_t j = 0; j < nr; j++) c[i * ldc + j] = first ? tile[i][j] : c[i * ldc + j] + tile[i][j];
+    for (int v = 0; v < NV; v++) {
+      KG_T *row = c + i * ldc + v * W;
+      if ((v + 1) * W <= nr) {
+        KG_NAME(uvec) *dst = (KG_NAME(uvec) *)row;
+        *dst = first ? acc[i][v] : *dst + acc[i][v];
+      } else {
+        for (int64_t j = 0; v * W + j < nr; j++) row[j] = first ? acc[i][v][j] : row[j] + acc[i][v][j];
+      }
+    }
+  }
 }
 
 /* The MR x NR micro-kernel: C tile (mr x nr valid) = (first ? 0 : C) + Ap @ Bp. */
@@ -197,6 +205,8 @@ static __attribute__((unused)) void KG_NAME(small)(int64_t M, int64_t N, int64_t
         for (int v = 0; v < NV; v++) {
           if ((v + 1) * W <= nr) {
             b[v] = *(const KG_NAME(uvec) *)(bk + v * W);
+          } else if (v * W >= nr) {
+            b[v] = (KG_NAME(vec)){0};
           } else {
             KG_NAME(vec) t = {0};
             for (int q = 0; v * W + q < nr; q++) t[q] = bk[v * W + q];

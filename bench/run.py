@@ -316,7 +316,9 @@ def main(argv: list[str] | None = None) -> int:
                   "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS", "KILN_ISA")
         if k in os.environ
     )
-    command = f"{settings} python -m kiln.bench {' '.join(argv if argv is not None else sys.argv[1:])}".strip()
+    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    pinned = f"taskset -c {','.join(map(str, cores))} " if cores and len(cores) < (os.cpu_count() or 0) else ""
+    command = f"{settings} {pinned}python -m kiln.bench {' '.join(argv if argv is not None else sys.argv[1:])}".strip()
     text = report(rows, latencies(), copy_bandwidth(args.quick), args.quick, command)
     print(text)
     if args.out:

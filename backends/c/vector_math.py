@@ -30,8 +30,9 @@ _BIAS = {"f32": 127, "f64": 1023}
 _MAGIC = {"f32": (12582912.0, 0x4B400000), "f64": (6755399441055744.0, 0x4338000000000000)}
 _LN2 = {"f32": (0.693359375, -2.12194440e-4), "f64": (6.93147180369123816490e-01, 1.90821492927058770002e-10)}
 _EXP_CLAMP = {"f32": (-104.0, 89.0), "f64": (-746.0, 710.0)}
-#: |x| up to which n = round(x/ln2) stays in the normal exponent range [-126, 127] / [-1022, 1023]
-_EXP_FAST = {"f32": 87.0, "f64": 708.0}
+#: |x| up to which y*2^n, y = exp(r) in [0.7, 1.42], is normal: n = round(x/ln2) in [-125, 125] /
+#: [-1021, 1021] (ln(2^-125.5) = -86.99), so the fast path may add n to y's exponent field
+_EXP_FAST = {"f32": 86.0, "f64": 707.0}
 _EXP_POLY = {
     "f32": [1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1],
     "f64": [1.0 / math.factorial(k) for k in range(13, -1, -1)],
@@ -127,8 +128,10 @@ def _exp_fast_path(b: _Body, x: str) -> None:
     far = b.let(b.op("cmp.ugt", b.op("band", x, magnitude), b.c(_EXP_FAST[e])), "mask")
     b.lines.append(f"  if (!{b.op('any', far)}) {{")
     t, _, y = _exp_reduced(b, x)
-    scale = b.op("as_float", b.op("shl", b.op("iadd", b.op("as_int", t), b.i(_BIAS[e] - _MAGIC[e][1])), _MANT[e]))
-    b.lines.append(f"  return {b.op('mul', y, scale)};")
+    # y * 2^n as n added to y's exponent field (t holds n in its low bits, so t << mant is
+    # n << mant): exact, as the product is, while the result is normal, which _EXP_FAST keeps.
+    scaled = b.op("iadd", b.op("as_int", y), b.op("shl", b.op("as_int", t), _MANT[e]))
+    b.lines.append(f"  return {b.op('as_float', scaled)};")
     b.lines.append("  }")
 
 

@@ -227,6 +227,8 @@ def _vector_arith(em: FunctionEmitter, op: arith.AddfOp) -> None:
         _lanewise(em, result, op.lhs, operands, lambda t, e, o: cmp_expr(t, e, pred, *o))
     elif isinstance(op, arith.MaximumfOp | arith.MinimumfOp) and _constant_min_max(em, op):
         return
+    elif isinstance(op, arith.MulfOp) and _doubling(em, op):
+        return
     elif type(op) in _MATH_FN:
         helper = em.module.simd.use_math(_MATH_FN[type(op)], elem_name(result.type))
         _lanewise(em, result, result, operands, lambda t, e, o: f"{helper}({o[0]})")
@@ -246,6 +248,16 @@ def _constant_min_max(em: FunctionEmitter, op: arith.MaximumfOp | arith.Minimumf
             return False
         _lanewise(em, op.result, op.result, [a, c], lambda t, e, o: form(o[0], o[1]))
         return True
+    return False
+
+
+def _doubling(em: FunctionEmitter, op: arith.MulfOp) -> bool:
+    """``x * 2.0`` as ``x + x``: the same value for every x (inf, NaN and -0 included), on an
+    adder instead of a multiplier port, which elementwise chains with exp keep busy."""
+    for a, c in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+        if _splat_constant(c) == 2.0:
+            _lanewise(em, op.result, op.result, [a], lambda t, e, o: t.op("add", e, o[0], o[0]))
+            return True
     return False
 
 

@@ -220,3 +220,22 @@ def load_function(so_path: Path, name: str, signature: Signature) -> Callable[..
     call = namespace["call"]
     call.__name__ = call.__qualname__ = name
     return call
+
+
+def python_entry(
+    native: Callable[..., Any], in_dtypes: list[np.dtype[Any]], outputs: list[tuple[np.dtype[Any], tuple[int, ...]]]
+) -> Callable[..., Any]:
+    """Entry semantics (see Backend.entry) over a loaded function that takes its outputs, for
+    backends without a native entry (and the C backend's calls before its entry extension is built)."""
+
+    def entry(*inputs: Any) -> Any:
+        if len(inputs) != len(in_dtypes) or not all(
+            type(v) is np.ndarray and v.dtype == dt and v.flags.c_contiguous and v.flags.aligned
+            for v, dt in zip(inputs, in_dtypes)
+        ):
+            return NotImplemented
+        outs = [np.empty(shape, dtype) for dtype, shape in outputs]
+        native(*inputs, *outs)
+        return outs[0] if len(outs) == 1 else (tuple(outs) or None)
+
+    return entry

@@ -25,10 +25,12 @@ class Backend:
     emit: Callable[[ModuleOp], str]
     build: Callable[[str], Path]
     load: Callable[[Path, func.FuncOp], Callable[..., Any]]
-    #: ``entry(source, name, abi_signature, n_inputs)``: a native callable taking the input
-    #: arrays and returning the outputs, or NotImplemented when an argument does not fit
-    #: exactly (kiln.backends.c.pyext). None: kiln calls ``load``'s function from Python.
-    entry: Callable[[str, str, Signature, int], Callable[..., Any]] | None = None
+    #: ``entry(source, name, abi_signature, n_inputs, *, wait) -> (callable, final)``: a native
+    #: callable taking the input arrays and returning the outputs, or NotImplemented when an
+    #: argument does not fit exactly (kiln.backends.c.pyext); with ``wait=False``, possibly an
+    #: interim one (final False) to use until the native one can be had. None: kiln calls
+    #: ``load``'s function from Python.
+    entry: Callable[..., tuple[Callable[..., Any], bool]] | None = None
 
 
 def _c_backend() -> Backend:

@@ -24,7 +24,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from kiln import pipelines
 from kiln.dialects.graph import shape_of
-from kiln.backends.loader import signature_of
+from kiln.backends.loader import python_entry, signature_of
 from kiln.frontend import dynamic_shapes, pytree, plan_cache, unknown_rank
 from kiln.frontend.dtypes import from_element
 from kiln.frontend.signature import CallSignature, tensor_leaves
@@ -76,25 +76,6 @@ def _exact(value: Any, dtype: np.dtype[Any]) -> np.ndarray:
     """``value`` as what native entries take: a C-contiguous, aligned ndarray of ``dtype``."""
     arr = np.asarray(value, dtype=dtype, order="C")
     return arr if arr.flags.aligned else arr.copy()
-
-
-def _python_entry(
-    native: Callable[..., Any], in_dtypes: list[np.dtype[Any]], outputs: list[tuple[np.dtype[Any], tuple[int, ...]]]
-) -> Callable[..., Any]:
-    """Entry semantics (see Backend.entry) over a loaded function that takes its outputs, for
-    backends without a native entry."""
-
-    def entry(*inputs: Any) -> Any:
-        if len(inputs) != len(in_dtypes) or not all(
-            type(v) is np.ndarray and v.dtype == dt and v.flags.c_contiguous and v.flags.aligned
-            for v, dt in zip(inputs, in_dtypes)
-        ):
-            return NotImplemented
-        outs = [np.empty(shape, dtype) for dtype, shape in outputs]
-        native(*inputs, *outs)
-        return outs[0] if len(outs) == 1 else (tuple(outs) or None)
-
-    return entry
 
 
 def _autograph(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -249,7 +230,7 @@ class ConcreteFunction:
             return self._entry
         if self._backend.entry is None:
             native = self._backend.load(self._backend.build(self.source), self._lowered_func())
-            self._entry = _python_entry(native, self._in_dtypes, list(zip(self._out_dtypes, self._out_shapes)))
+            self._entry = python_entry(native, self._in_dtypes, list(zip(self._out_dtypes, self._out_shapes)))
             return self._entry
         target = f"{self.target}:{resolve_isa(self.isa)}" if self.target == "c" else self.target
         key = plan_cache.plan_key(self._located_ir(), target)
@@ -259,8 +240,10 @@ class ConcreteFunction:
             plan_cache.store(key, plan)
         elif self._source is None:
             self._source = plan.source
-        self._entry = self._backend.entry(plan.source, self.name, plan.signature, len(self._in_dtypes))
-        return self._entry
+        entry, final = self._backend.entry(plan.source, self.name, plan.signature, len(self._in_dtypes), wait=False)
+        if final:  # else an interim entry, while kiln's native entry extension is being built: ask again next call
+            self._entry = entry
+        return entry
 
     def _lowered_func(self) -> func.FuncOp:
         if self._lowered_module is None:
@@ -278,6 +261,8 @@ class ConcreteFunction:
         if not self._direct:
             return None
         entry = self._entry or self._compile()
+        if self._entry is None:  # an interim entry: not one to keep (see _ctypes_entry)
+            return None
         buffers = self._variable_buffers
         return (lambda *args: entry(*args, *buffers)) if buffers else entry
 

@@ -243,3 +243,23 @@ def test_python_numbers_never_take_a_numpy_scalar_entry() -> None:
     assert scale.tracing_count == 2
     scale(6)
     assert scale.tracing_count == 3
+
+
+def test_calls_before_the_entry_extension_exists_go_through_ctypes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first compile on a machine does not wait for the entry extension's build: until it
+    is there, calls use a ctypes entry (same results), which is not kept for later calls."""
+    from kiln.backends.c import pyext
+
+    @kiln.function
+    def affine(x, y):
+        return x * 2.0 + y
+
+    x, y = np.arange(6, dtype=np.float32).reshape(2, 3), np.ones((2, 3), np.float32)
+    monkeypatch.setattr(pyext, "ready", lambda: False)
+    for _ in range(2):
+        np.testing.assert_array_equal(affine(x, y), x * 2.0 + y)
+        assert affine._last_entry is None  # nothing cached: the next call asks again
+    monkeypatch.undo()
+    np.testing.assert_array_equal(affine(x, y), x * 2.0 + y)
+    assert type(affine._last_entry).__name__ == "Entry"
+    assert affine.tracing_count == 1

@@ -16,6 +16,7 @@ of gcc time):
 
 from __future__ import annotations
 
+import atexit
 import importlib.machinery
 import importlib.util
 import sys
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from kiln.backends.c import toolchain
-from kiln.backends.loader import MemrefArg, Signature
+from kiln.backends.loader import MemrefArg, Signature, load_function, python_entry
 
 _SOURCE = Path(__file__).with_name("kiln_entry.c")
 _MODULE_NAME = "kiln._kiln_entry"
@@ -39,22 +40,36 @@ _builder: threading.Thread | None = None
 _module: ModuleType | None = None
 
 
-def _build() -> Path:
-    """The extension's shared object, from the cache or compiled now (~0.25 s, once per machine)."""
+def _source_and_flags() -> tuple[str, tuple[str, ...]]:
     # The versions are part of the source, hence of the cache key: the ABI of both may change.
     source = f"/* for Python {sys.version}, NumPy {np.__version__} */\n" + _SOURCE.read_text()
-    includes = (f"-I{sysconfig.get_paths()['include']}", f"-I{np.get_include()}")
-    return toolchain.compile_shared(source, opt_flags=("-O2", *includes))
+    return source, ("-O2", f"-I{sysconfig.get_paths()['include']}", f"-I{np.get_include()}")
+
+
+def _build() -> Path:
+    """The extension's shared object, from the cache or compiled now (~0.3 s, once per machine)."""
+    source, flags = _source_and_flags()
+    return toolchain.compile_shared(source, opt_flags=flags)
+
+
+def ready() -> bool:
+    """Whether :func:`module` would return without compiling: loaded, or in the cache."""
+    if _module is not None:
+        return True
+    source, flags = _source_and_flags()
+    return toolchain.shared_object_path(source, opt_flags=flags).exists()
 
 
 def prefetch() -> None:
     """Start getting the extension in the background, so that the first compile on a machine
-    runs its gcc in parallel with the kernel's."""
+    runs its gcc in parallel with the kernel's. A process that ends sooner waits for the build at
+    exit, so the extension is in the cache for the next one (a warm start)."""
     global _builder
     with _lock:
         if _module is None and _builder is None:
             _builder = threading.Thread(target=_build, daemon=True)
             _builder.start()
+            atexit.register(_builder.join)
 
 
 def module() -> ModuleType:
@@ -97,12 +112,22 @@ def trampoline(name: str, signature: Signature) -> str:
     )
 
 
-def build_entry(source: str, name: str, signature: Signature, n_inputs: int) -> Callable[..., Any]:
+def build_entry(
+    source: str, name: str, signature: Signature, n_inputs: int, *, wait: bool = True
+) -> tuple[Callable[..., Any], bool]:
     """Compile ``source`` with its trampoline (cached by content) and bind an ``Entry`` to kernel
-    ``name``: its first ``n_inputs`` memref parameters are inputs, the rest outputs it allocates."""
+    ``name``: its first ``n_inputs`` memref parameters are inputs, the rest outputs it allocates.
+    Returns (entry, final). On the first compile on a machine the extension is still being built
+    (~0.3 s, in parallel); with ``wait=False`` the answer is then at once an interim entry through
+    ctypes (not final: slower calls, the same results) instead of waiting for the extension."""
     prefetch()
     so_path = toolchain.compile_shared(source + trampoline(name, signature))
+    if not wait and not ready():
+        kinds = [kind for kind in signature.args if isinstance(kind, MemrefArg)]
+        outputs = [(kind.dtype, tuple(n or 0 for n in kind.shape)) for kind in kinds[n_inputs:]]
+        native = load_function(so_path, name, signature)
+        return python_entry(native, [kind.dtype for kind in kinds[:n_inputs]], outputs), False
     mod = module()
     specs = [(kind.dtype, tuple(-1 if n is None else n for n in kind.shape)) for kind in signature.args]
     address = mod.symbol(str(so_path), trampoline_name(name))
-    return mod.Entry(address, tuple(specs[:n_inputs]), tuple(specs[n_inputs:]))
+    return mod.Entry(address, tuple(specs[:n_inputs]), tuple(specs[n_inputs:])), True

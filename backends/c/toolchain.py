@@ -63,14 +63,25 @@ def host_identity() -> str:
     return "\n".join([platform.machine(), *wanted])
 
 
+def shared_object_path(source: str, *, opt_flags: tuple[str, ...] = DEFAULT_OPT_FLAGS) -> Path:
+    """Where :func:`compile_shared` keeps the shared object of ``source`` (it may not exist yet)."""
+    cc = compiler()
+    key = cache.cache_key(source, compiler_identity(cc), _flags(source, opt_flags), host_identity())
+    return cache.entry(key, ".so")
+
+
+def _flags(source: str, opt_flags: tuple[str, ...]) -> tuple[str, ...]:
+    return (*opt_flags, *_SHARED_FLAGS, *(("-fopenmp",) if "#pragma omp" in source else ()))
+
+
 def compile_shared(source: str, *, opt_flags: tuple[str, ...] = DEFAULT_OPT_FLAGS) -> Path:
     """Return the path of a shared object built from ``source``; a cache hit runs no compiler."""
     cc = compiler()
-    flags = (*opt_flags, *_SHARED_FLAGS, *(("-fopenmp",) if "#pragma omp" in source else ()))
-    key = cache.cache_key(source, compiler_identity(cc), flags, host_identity())
-    so_path = cache.entry(key, ".so")
+    flags = _flags(source, opt_flags)
+    so_path = shared_object_path(source, opt_flags=opt_flags)
     if so_path.exists():
         return so_path
+    key = so_path.stem
     c_path = cache.write_text_atomic(cache.entry(key, ".c"), source)
     cache.write_atomic(so_path, lambda tmp: _run_compiler(cc, flags, c_path, tmp))
     return so_path

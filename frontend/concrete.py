@@ -25,7 +25,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 from kiln import pipelines
 from kiln.dialects.graph import shape_of
 from kiln.backends.loader import python_entry, signature_of
-from kiln.frontend import dynamic_shapes, pytree, plan_cache, unknown_rank
+from kiln.frontend import dynamic_shapes, plan_cache, pytree, retracing, unknown_rank
 from kiln.frontend.dtypes import from_element
 from kiln.frontend.signature import CallSignature, tensor_leaves
 from kiln.frontend.tracer import TracedGraph, trace_graph
@@ -89,7 +89,8 @@ def _autograph(fn: Callable[..., Any]) -> Callable[..., Any]:
         if inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn):
             raise TypeError(f"kiln.function: {reason}")
         if fn.__name__ != "<lambda>" and library_reason(fn) is None:  # e.g. defined by exec: say so
-            warnings.warn(f"kiln.function: Python control flow on tensors will fail: {reason}", stacklevel=6)
+            warnings.warn(f"kiln.function: Python control flow on tensors will fail: {reason}",
+                          stacklevel=retracing.user_stacklevel())
     return converted
 
 
@@ -123,6 +124,8 @@ class ConcreteFunction:
         self._lowered_module: ModuleOp | None = None
         self._located: str | None = None
         self._entry: Callable[..., Any] | None = None
+        #: whether the native entry takes a NumPy scalar for a 0-d array (kiln_entry.c does)
+        self.entry_takes_numpy_scalars = False
         outputs = traced.func_op.function_type.outputs.data
         self._out_shapes: list[tuple[int, ...]] = []
         self._out_dtypes: list[np.dtype] = []
@@ -138,6 +141,12 @@ class ConcreteFunction:
         #: Function may call it directly (set once compiled)
         self._direct = self._rebuild is None and not signature.kwargs and all(
             arg is pytree.TENSOR_SLOT for arg in signature.args
+        )
+        #: the same for a bound method's call: the instance first (no tensors in it), then arrays
+        self._direct_after_instance = (
+            self._rebuild is None and not signature.kwargs and len(signature.args) > 0
+            and all(leaf is not pytree.TENSOR_SLOT for leaf in pytree.flatten(signature.args[0])[0])
+            and all(arg is pytree.TENSOR_SLOT for arg in signature.args[1:])
         )
 
     # ------------------------------------------------------------------ construction
@@ -243,6 +252,7 @@ class ConcreteFunction:
         entry, final = self._backend.entry(plan.source, self.name, plan.signature, len(self._in_dtypes), wait=False)
         if final:  # else an interim entry, while kiln's native entry extension is being built: ask again next call
             self._entry = entry
+            self.entry_takes_numpy_scalars = True
         return entry
 
     def _lowered_func(self) -> func.FuncOp:
@@ -255,10 +265,11 @@ class ConcreteFunction:
 
     # ------------------------------------------------------------------ calling
 
-    def native_entry(self) -> Callable[..., Any] | None:
-        """The compiled callable when calls may use it with their own arguments (see Function);
+    def native_entry(self, *, bound_instance: bool = False) -> Callable[..., Any] | None:
+        """The compiled callable when calls may use it with their own arguments (see Function),
+        or, with ``bound_instance``, with their arguments after the instance of a bound method;
         the buffers of the variables it uses are appended to them."""
-        if not self._direct:
+        if not (self._direct_after_instance if bound_instance else self._direct):
             return None
         entry = self._entry or self._compile()
         if self._entry is None:  # an interim entry: not one to keep (see _ctypes_entry)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -93,6 +94,9 @@ class Function:
         #: native entries of all-ndarray calls, by _array_key, and the last one used
         self._entries: dict[tuple[Any, ...], Callable[..., Any]] = {}
         self._last_entry: Callable[..., Any] | None = None
+        #: id(instance) -> (weak reference to it, native entry over the array arguments), for
+        #: calls through bound methods (see BoundFunction)
+        self._method_entries: dict[int, tuple[weakref.ref[Any], Callable[..., Any]]] = {}
         functools.update_wrapper(self, python_function)
 
     # ------------------------------------------------------------------ calling
@@ -119,19 +123,40 @@ class Function:
             if out is not NotImplemented:
                 self._last_entry = entry
                 return out
-        sig = self._signature(args, kwargs)
-        concrete = self._concrete.get(sig.key)
-        if concrete is None:
-            concrete = self._trace(sig)
+        concrete = self._concrete_for(args, kwargs)
         out = concrete(*args, **kwargs)
         if key is not None:
             entry = concrete.native_entry()
             if entry is not None:
                 if len(self._entries) >= _MAX_ENTRIES:  # e.g. many shapes of a dynamic input_signature
                     self._entries.clear()
-                if not all(is_array for is_array, _, _ in key):
+                if not all(is_array for is_array, _, _ in key) and not concrete.entry_takes_numpy_scalars:
                     entry = _scalars_as_arrays(entry)
                 self._entries[key] = self._last_entry = entry
+        return out
+
+    def _concrete_for(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> ConcreteFunction:
+        sig = self._signature(args, kwargs)
+        concrete = self._concrete.get(sig.key)
+        return concrete if concrete is not None else self._trace(sig)
+
+    def _call_method(self, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """A call through a bound method that its fast path did not take; leaves that instance's
+        native entry (over the array arguments) for the next call when the call allows one."""
+        full = (instance, *args)
+        if kwargs or config.functions_run_eagerly() or (key := _array_key(args)) is None:
+            return self._call(full, kwargs)
+        concrete = self._concrete_for(full, kwargs)
+        out = concrete(*full)
+        entry = concrete.native_entry(bound_instance=True)
+        if entry is not None:
+            try:
+                ref = weakref.ref(instance, lambda _, i=id(instance): self._method_entries.pop(i, None))
+            except TypeError:  # not weakly referable: no fast path to keep for it
+                return out
+            if not all(is_array for is_array, _, _ in key) and not concrete.entry_takes_numpy_scalars:
+                entry = _scalars_as_arrays(entry)
+            self._method_entries[id(instance)] = (ref, entry)
         return out
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
@@ -147,7 +172,7 @@ class Function:
         and holds it weakly, so each instance has its own traces (and its own variables)."""
         if instance is None:
             return self
-        return functools.partial(self, instance)
+        return BoundFunction(self, instance)
 
     # ------------------------------------------------------------------ the trace cache
 
@@ -196,7 +221,7 @@ class Function:
         """Trace and cache ``sig`` (the slow path of a call), recording why it traced."""
         if self.tracing_count == 0:
             retracing.creations.traced_first(self.python_function)
-        self._monitor.traced(sig.key, stacklevel=5)
+        self._monitor.traced(sig.key)
         self.tracing_count += 1
         concrete = ConcreteFunction.trace(
             self.python_function,
@@ -215,10 +240,43 @@ class Function:
     def _forget_entries(self) -> None:
         """Drop the call fast path's entries, so that dropped traces are really freed."""
         self._entries.clear()
+        self._method_entries.clear()
         self._last_entry = None
 
     def __repr__(self) -> str:
         return f"<kiln.Function {self.__name__} traces={self.tracing_count}>"
+
+
+
+class BoundFunction:
+    """A ``kiln.Function`` bound to an instance (``model.call``), as a plain method is: calls pass
+    the instance first. It has its own fast path: the instance's native entry over the array
+    arguments, so a decorated method costs what a decorated function does per call."""
+
+    __slots__ = ("__self__", "__func__")
+
+    def __init__(self, function: Function, instance: Any) -> None:
+        self.__func__ = function
+        self.__self__ = instance
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        function, instance = self.__func__, self.__self__
+        cached = function._method_entries.get(id(instance))
+        if cached is not None and not kwargs and cached[0]() is instance and not config.functions_run_eagerly():
+            out = cached[1](*args)
+            if out is not NotImplemented:
+                return out
+        return function._call_method(instance, args, kwargs)
+
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
+        """The compiled function for these arguments, this instance first."""
+        return self.__func__.get_concrete_function(self.__self__, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__func__, name)  # python_function, tracing_count, experimental_*, ...
+
+    def __repr__(self) -> str:
+        return f"<bound {self.__func__!r} of {self.__self__!r}>"
 
 
 def function(

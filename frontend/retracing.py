@@ -11,6 +11,8 @@ inspected and cleared (traces of dead ``self`` objects are dropped at once).
 from __future__ import annotations
 
 import inspect
+import os
+import sys
 import warnings
 import weakref
 from collections import Counter, OrderedDict, deque
@@ -18,6 +20,17 @@ from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar
 
 from kiln.frontend.signature import WeakIdentity
+
+_FRONTEND = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` for a warning raised by the caller of this function that points at the
+    first frame outside kiln's frontend: the user's line that called the kiln.function."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_FRONTEND):
+        frame, level = frame.f_back, level + 1
+    return level
 
 #: a function that traced on each of its last WINDOW calls warns
 WINDOW = 5
@@ -184,18 +197,18 @@ class RetraceMonitor:
         self._last = key
         self._window.append((False, None, "", ""))
 
-    def traced(self, key: Any, stacklevel: int) -> str:
+    def traced(self, key: Any) -> str:
         """A call that traced: record the reason, warn when every recent call traced."""
         text, arg, kind = self.reason(key)
         self.reasons.append(text)
         self._last = key
         self._window.append((True, arg, kind, text))
         if len(self._window) == WINDOW and all(t for t, *_ in self._window):
-            self._warn(stacklevel + 1)
+            self._warn()
             self._window.clear()
         return text
 
-    def _warn(self, stacklevel: int) -> None:
+    def _warn(self) -> None:
         changed = Counter(arg for _, arg, _, _ in self._window if arg is not None)
         if changed:
             arg, _ = changed.most_common(1)[0]
@@ -207,7 +220,7 @@ class RetraceMonitor:
             f"kiln.function `{self.name}` retraced on {WINDOW} of its last {WINDOW} calls; {what} "
             f"Each trace compiles anew; see `{self.name}.retrace_reasons`.",
             KilnRetracingWarning,
-            stacklevel=stacklevel,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -241,7 +254,7 @@ class _CreationMonitor:
                 f"traced {WINDOW} times: a kiln.function created inside a loop or another function starts "
                 "with an empty cache each time. Create it once, outside.",
                 KilnRetracingWarning,
-                stacklevel=5,
+                stacklevel=user_stacklevel(),
             )
 
 

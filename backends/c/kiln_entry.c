@@ -3,7 +3,8 @@
  * An `Entry` is a callable (vectorcall, as cheap as METH_FASTCALL) bound to one compiled
  * kernel through its packed trampoline `void kiln_packed_<name>(void *const *slots)`
  * (backends/c/pyext.py appends it to the kernel's C). Calling it with NumPy arrays checks
- * each argument (exact ndarray, dtype, rank, static sizes, C-contiguous and aligned),
+ * each argument (exact ndarray, dtype, rank, static sizes, C-contiguous and aligned; or, for
+ * a 0-d input, a NumPy scalar of its dtype, passed by value),
  * allocates the outputs, runs the kernel and returns the output (a tuple for several,
  * None for none). Any argument that does not fit returns NotImplemented, so Python can
  * convert it or retrace; only allocation failures raise. Built once per machine and
@@ -250,15 +251,42 @@ static inline int fits(PyObject *obj, const ArgSpec *spec) {
     return 1;
 }
 
+/* Storage for one NumPy scalar's value (the widest is a long double or a complex double). */
+typedef union {
+    long double ld;
+    double c[2];
+    int64_t i;
+} Scalar;
+
+/* A NumPy scalar (np.float32(3.0), np.int64(2)) of the dtype of a 0-d input: it is passed by
+ * value, as np.asarray() of it would be, without making that array. */
+static int scalar_fits(PyObject *obj, const ArgSpec *spec) {
+    if (spec->ndim != 0 || !PyArray_IsScalar(obj, Generic)) return 0;
+    PyArray_Descr *d = PyArray_DescrFromScalar(obj);
+    if (!d) {
+        PyErr_Clear();
+        return 0;
+    }
+    int ok = (d == spec->descr || PyArray_EquivTypes(d, spec->descr)) && PyDataType_ELSIZE(d) <= (npy_intp)sizeof(Scalar);
+    Py_XDECREF(d);
+    return ok;
+}
+
 static PyObject *entry_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Entry *self = (Entry *)callable;
     if (PyVectorcall_NARGS(nargsf) != self->n_in || (kwnames && PyTuple_GET_SIZE(kwnames))) Py_RETURN_NOTIMPLEMENTED;
     void *slots[self->n_slots + 1];
     PyObject *outs[self->n_out + 1];
+    Scalar scalars[self->n_in + 1]; /* NumPy scalars' values, passed like 0-d arrays */
     Py_ssize_t s = 0;
     for (Py_ssize_t i = 0; i < self->n_in; i++) {
         const ArgSpec *spec = &self->specs[i];
-        if (!fits(args[i], spec)) Py_RETURN_NOTIMPLEMENTED;
+        if (!fits(args[i], spec)) {
+            if (!scalar_fits(args[i], spec)) Py_RETURN_NOTIMPLEMENTED;
+            PyArray_ScalarAsCtype(args[i], &scalars[i]);
+            slots[s++] = &scalars[i];
+            continue;
+        }
         PyArrayObject *arr = (PyArrayObject *)args[i];
         slots[s++] = PyArray_DATA(arr);
         for (int k = 0; k < spec->ndim; k++)

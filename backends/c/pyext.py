@@ -46,10 +46,10 @@ def _source_and_flags() -> tuple[str, tuple[str, ...]]:
     return source, ("-O2", f"-I{sysconfig.get_paths()['include']}", f"-I{np.get_include()}")
 
 
-def _build() -> Path:
+def _build(background: bool = False) -> Path:
     """The extension's shared object, from the cache or compiled now (~0.3 s, once per machine)."""
     source, flags = _source_and_flags()
-    return toolchain.compile_shared(source, opt_flags=flags)
+    return toolchain.compile_shared(source, opt_flags=flags, background=background)
 
 
 def ready() -> bool:
@@ -67,7 +67,7 @@ def prefetch() -> None:
     global _builder
     with _lock:
         if _module is None and _builder is None:
-            _builder = threading.Thread(target=_build, daemon=True)
+            _builder = threading.Thread(target=_build, kwargs={"background": True}, daemon=True)
             _builder.start()
             atexit.register(_builder.join)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import os
 import platform
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -74,8 +75,10 @@ def _flags(source: str, opt_flags: tuple[str, ...]) -> tuple[str, ...]:
     return (*opt_flags, *_SHARED_FLAGS, *(("-fopenmp",) if "#pragma omp" in source else ()))
 
 
-def compile_shared(source: str, *, opt_flags: tuple[str, ...] = DEFAULT_OPT_FLAGS) -> Path:
-    """Return the path of a shared object built from ``source``; a cache hit runs no compiler."""
+def compile_shared(source: str, *, opt_flags: tuple[str, ...] = DEFAULT_OPT_FLAGS, background: bool = False) -> Path:
+    """Return the path of a shared object built from ``source``; a cache hit runs no compiler.
+    A ``background`` compile runs at the lowest CPU priority (``nice``), so that on a busy or
+    single core it does not slow the compile a call is waiting for."""
     cc = compiler()
     flags = _flags(source, opt_flags)
     so_path = shared_object_path(source, opt_flags=opt_flags)
@@ -83,12 +86,14 @@ def compile_shared(source: str, *, opt_flags: tuple[str, ...] = DEFAULT_OPT_FLAG
         return so_path
     key = so_path.stem
     c_path = cache.write_text_atomic(cache.entry(key, ".c"), source)
-    cache.write_atomic(so_path, lambda tmp: _run_compiler(cc, flags, c_path, tmp))
+    nice = shutil.which("nice") if background else None
+    prefix = (nice, "-n", "19") if nice else ()
+    cache.write_atomic(so_path, lambda tmp: _run_compiler(cc, flags, c_path, tmp, prefix))
     return so_path
 
 
-def _run_compiler(cc: str, flags: tuple[str, ...], c_path: Path, out: Path) -> None:
-    cmd = [cc, *flags, "-o", str(out), str(c_path), "-lm"]
+def _run_compiler(cc: str, flags: tuple[str, ...], c_path: Path, out: Path, prefix: tuple[str, ...] = ()) -> None:
+    cmd = [*prefix, cc, *flags, "-o", str(out), str(c_path), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise CompileError(

@@ -31,15 +31,17 @@ class Backend:
     #: interim one (final False) to use until the native one can be had. None: kiln calls
     #: ``load``'s function from Python.
     entry: Callable[..., tuple[Callable[..., Any], bool]] | None = None
+    #: whether ``entry`` would now give a final entry (cheap: asked on calls that used an interim one)
+    entry_ready: Callable[[], bool] | None = None
 
 
 def _c_backend() -> Backend:
     from kiln.backends.c.emitter import emit_c
-    from kiln.backends.c.pyext import build_entry, prefetch
+    from kiln.backends.c import pyext
     from kiln.backends.c.toolchain import compile_shared
     from kiln.backends.loader import load_function, signature_of
 
-    prefetch()  # the first decoration starts getting the entry extension: tracing overlaps its build
+    pyext.prefetch()  # the first decoration starts getting the entry extension: tracing overlaps its build
 
     return Backend(
         name="c",
@@ -47,7 +49,8 @@ def _c_backend() -> Backend:
         emit=emit_c,
         build=compile_shared,
         load=lambda so, fn: load_function(so, fn.sym_name.data, signature_of(fn)),
-        entry=build_entry,
+        entry=pyext.build_entry,
+        entry_ready=lambda: pyext.ready(),
     )
 
 

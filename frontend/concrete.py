@@ -124,6 +124,8 @@ class ConcreteFunction:
         self._lowered_module: ModuleOp | None = None
         self._located: str | None = None
         self._entry: Callable[..., Any] | None = None
+        #: the ctypes entry used while the native entry extension is being built (first compile on a machine)
+        self._interim: Callable[..., Any] | None = None
         #: whether the native entry takes a NumPy scalar for a 0-d array (kiln_entry.c does)
         self.entry_takes_numpy_scalars = False
         outputs = traced.func_op.function_type.outputs.data
@@ -241,6 +243,8 @@ class ConcreteFunction:
             native = self._backend.load(self._backend.build(self.source), self._lowered_func())
             self._entry = python_entry(native, self._in_dtypes, list(zip(self._out_dtypes, self._out_shapes)))
             return self._entry
+        if self._interim is not None and not (self._backend.entry_ready and self._backend.entry_ready()):
+            return self._interim  # the native entry extension is still being built
         target = f"{self.target}:{resolve_isa(self.isa)}" if self.target == "c" else self.target
         key = plan_cache.plan_key(self._located_ir(), target)
         plan = plan_cache.load(key)
@@ -250,9 +254,11 @@ class ConcreteFunction:
         elif self._source is None:
             self._source = plan.source
         entry, final = self._backend.entry(plan.source, self.name, plan.signature, len(self._in_dtypes), wait=False)
-        if final:  # else an interim entry, while kiln's native entry extension is being built: ask again next call
-            self._entry = entry
+        if final:
+            self._entry, self._interim = entry, None
             self.entry_takes_numpy_scalars = True
+        else:  # an interim entry, while kiln's native entry extension is being built: used until it is
+            self._interim = entry
         return entry
 
     def _lowered_func(self) -> func.FuncOp:

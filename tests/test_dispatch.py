@@ -256,12 +256,16 @@ def test_calls_before_the_entry_extension_exists_go_through_ctypes(monkeypatch: 
 
     x, y = np.arange(6, dtype=np.float32).reshape(2, 3), np.ones((2, 3), np.float32)
     monkeypatch.setattr(pyext, "ready", lambda: False)
-    for _ in range(2):
+    interims = []
+    for _ in range(3):
         np.testing.assert_array_equal(affine(x, y), x * 2.0 + y)
-        assert affine._last_entry is None  # nothing cached: the next call asks again
+        assert affine._last_entry is None  # not kept by the function: the next call asks again
+        interims.append(affine.get_concrete_function(x, y)._interim)
+    assert interims[0] is not None and all(e is interims[0] for e in interims)  # made once
     monkeypatch.undo()
     np.testing.assert_array_equal(affine(x, y), x * 2.0 + y)
     assert type(affine._last_entry).__name__ == "Entry"
+    assert affine.get_concrete_function(x, y)._interim is None
     assert affine.tracing_count == 1
 
 

@@ -53,9 +53,13 @@ def _build(background: bool = False) -> Path:
 
 
 def ready() -> bool:
-    """Whether :func:`module` would return without compiling: loaded, or in the cache."""
+    """Whether :func:`module` would return without compiling: loaded, built by the background
+    builder (asked on every call made while it builds, so this must stay cheap), or in the cache."""
     if _module is not None:
         return True
+    builder = _builder
+    if builder is not None:
+        return not builder.is_alive()
     source, flags = _source_and_flags()
     return toolchain.shared_object_path(source, opt_flags=flags).exists()
 

@@ -10,6 +10,7 @@ function runs as plain Python on NumPy instead.
 from __future__ import annotations
 
 import functools
+import inspect
 import re
 import weakref
 from collections.abc import Callable, Sequence
@@ -273,7 +274,17 @@ class BoundFunction:
         return self.__func__.get_concrete_function(self.__self__, *args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.__func__, name)  # python_function, tracing_count, experimental_*, ...
+        return getattr(self.__func__, name)  # python_function, tracing_count, __name__, ...
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        """The method's signature without ``self``, as for a plain bound method."""
+        sig = inspect.signature(self.__func__.python_function)
+        return sig.replace(parameters=list(sig.parameters.values())[1:])
+
+    @property  # type: ignore[override]
+    def __doc__(self) -> str | None:
+        return self.__func__.python_function.__doc__
 
     def __repr__(self) -> str:
         return f"<bound {self.__func__!r} of {self.__self__!r}>"

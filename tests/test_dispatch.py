@@ -3,6 +3,7 @@ call it cannot take still works, and a warm start in a new process compiles noth
 
 from __future__ import annotations
 
+import inspect
 import os
 import subprocess
 import sys
@@ -301,6 +302,8 @@ def test_bound_methods_have_a_per_instance_fast_path() -> None:
     gc.collect()
     assert set(_Counter.add._method_entries) == {id(b)}
     assert b.add.get_concrete_function(x).name == "add"
+    assert b.add.__self__ is b and b.add.__name__ == "add" and b.add.python_function is _Counter.add.python_function
+    assert list(inspect.signature(b.add).parameters) == ["x"]  # like a plain bound method
 
 
 def test_numpy_scalars_are_passed_by_value_to_the_native_entry() -> None:

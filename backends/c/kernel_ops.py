@@ -41,7 +41,7 @@ _ISA_PARAMETERS = """#if defined(__AVX512F__)
 #define KG_MR 4
 #endif
 #define KG_NVEC 2
-#define KG_MC_PANELS 8
+#define KG_MC_PANELS 24
 """
 
 _NUM_THREADS = """#ifdef _OPENMP
@@ -159,6 +159,8 @@ def _row_blocks(
     em.open("{")
     em.line(f"{elem} *{bp} = {prefix}_b_buffer({prefix}_packed_b_size({k}, {n}));")
     em.line(pack_b.format(bp=bp))
+    mc = em.fresh("gemm_mc")
+    em.line(f"const int64_t {mc} = {prefix}_mc({n});")
     em.line("#ifdef _OPENMP")
     em.line(
         f"#pragma omp parallel num_threads(kiln_num_threads()) "
@@ -170,8 +172,8 @@ def _row_blocks(
     em.line("#ifdef _OPENMP")
     em.line("#pragma omp for schedule(dynamic, 1)")
     em.line("#endif")
-    em.open(f"for (int64_t {begin} = 0; {begin} < {m}; {begin} += {prefix}_MC) {{")
-    em.line(f"const int64_t {end} = {begin} + {prefix}_MC < {m} ? {begin} + {prefix}_MC : {m};")
+    em.open(f"for (int64_t {begin} = 0; {begin} < {m}; {begin} += {mc}) {{")
+    em.line(f"const int64_t {end} = {begin} + {mc} < {m} ? {begin} + {mc} : {m};")
     em.line(rows.format(bp=bp, ap=ap, begin=begin, end=end))
     _epilogue(em, epilogue, begin, end)
     em.close()

@@ -10,13 +10,13 @@ import argparse
 import ast
 import datetime
 import functools
+import inspect
 import os
 import shlex
 import platform
 import statistics
 import subprocess
 import sys
-import inspect
 import tempfile
 import textwrap
 import time
@@ -70,12 +70,10 @@ def median_seconds(fn: Callable[[], Any], quick: bool) -> float:
 def _peers() -> dict[str, Callable[[Workload], Callable[..., Any]]]:
     """Peer name -> how it makes a callable of the workload's inputs (only importable peers)."""
     import kiln
-
-    compiled: dict[Callable[..., Any], Callable[..., Any]] = {}
-
     from kiln.backends.c import pyext
 
     pyext.module()  # timings are of the native entry: wait for its one-time build (a new machine)
+    compiled: dict[Callable[..., Any], Callable[..., Any]] = {}
 
     def make_kiln(w: Workload) -> Callable[..., Any]:
         fn = w.kiln_fn or w.fn  # xp keeps its default, NumPy: a trace-time constant

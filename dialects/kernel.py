@@ -18,7 +18,7 @@ stored; B is ``%f`` seen as a ``(KH*KW*CI) x CO`` matrix; C is ``%y`` seen as
 from __future__ import annotations
 
 from xdsl.dialects.builtin import AnyFloat, DenseArrayBase, IndexType, MemRefType, NoneAttr, i64
-from xdsl.ir import Block, Dialect, Region, SSAValue
+from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -46,16 +46,25 @@ class MatmulOp(IRDLOperation):
         super().__init__(operands=[a, b, c], regions=[_row_block_region(epilogue)])
 
     def verify_(self) -> None:
-        types = [self.a.type, self.b.type, self.c.type]
-        assert all(isinstance(t, MemRefType) for t in types)
-        elements = {t.get_element_type() for t in types}  # type: ignore[union-attr]
-        if len(elements) != 1 or not isinstance(next(iter(elements)), AnyFloat):
-            raise VerifyException("kernel.matmul operands must share one float element type")
-        if any(len(t.get_shape()) != 2 for t in types):  # type: ignore[union-attr]
+        types = _float_operands(self.name, [self.a.type, self.b.type, self.c.type])
+        if any(len(t.get_shape()) != 2 for t in types):
             raise VerifyException("kernel.matmul operands must be 2-D")
-        block = self.epilogue.block
-        if [a.type for a in block.args] != [IndexType(), IndexType()]:
-            raise VerifyException("kernel.matmul epilogue takes (row_begin: index, row_end: index)")
+        _check_epilogue(self.name, self.epilogue)
+
+
+def _float_operands(op_name: str, types: list[Attribute]) -> list[MemRefType[Attribute]]:
+    """The operand memref types, which must share one float element type."""
+    memrefs = [t for t in types if isinstance(t, MemRefType)]
+    assert len(memrefs) == len(types)
+    elements = {t.get_element_type() for t in memrefs}
+    if len(elements) != 1 or not isinstance(next(iter(elements)), AnyFloat):
+        raise VerifyException(f"{op_name} operands must share one float element type")
+    return memrefs
+
+
+def _check_epilogue(op_name: str, epilogue: Region) -> None:
+    if [a.type for a in epilogue.block.args] != [IndexType(), IndexType()]:
+        raise VerifyException(f"{op_name} epilogue takes (row_begin: index, row_end: index)")
 
 
 def _row_block_region(epilogue: Region | None) -> Region:
@@ -86,14 +95,10 @@ class Conv2DOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        types = [self.input.type, self.filter.type, self.output.type]
-        assert all(isinstance(t, MemRefType) for t in types)
-        elements = {t.get_element_type() for t in types}  # type: ignore[union-attr]
-        if len(elements) != 1 or not isinstance(next(iter(elements)), AnyFloat):
-            raise VerifyException("kernel.conv2d operands must share one float element type")
-        if any(len(t.get_shape()) != 4 or not isinstance(t.layout, NoneAttr) for t in types):  # type: ignore[union-attr]
+        types = _float_operands(self.name, [self.input.type, self.filter.type, self.output.type])
+        if any(len(t.get_shape()) != 4 or not isinstance(t.layout, NoneAttr) for t in types):
             raise VerifyException("kernel.conv2d operands must be contiguous 4-D memrefs")
-        x, f, y = (t.get_shape() for t in types)  # type: ignore[union-attr]
+        x, f, y = (t.get_shape() for t in types)
         strides = list(self.strides.get_values())
         if len(strides) != 2 or min(strides) < 1:
             raise VerifyException("kernel.conv2d strides must be two positive integers")
@@ -102,8 +107,7 @@ class Conv2DOp(IRDLOperation):
         for axis in (1, 2):
             if x[axis] >= 0 and y[axis] >= 0 and (x[axis] - f[axis - 1]) // strides[axis - 1] + 1 != y[axis]:
                 raise VerifyException(f"kernel.conv2d: output size {y[axis]} along axis {axis} does not fit a VALID window")
-        if [a.type for a in self.epilogue.block.args] != [IndexType(), IndexType()]:
-            raise VerifyException("kernel.conv2d epilogue takes (row_begin: index, row_end: index)")
+        _check_epilogue(self.name, self.epilogue)
 
 
 @irdl_op_definition

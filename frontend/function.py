@@ -57,6 +57,14 @@ def _scalars_as_arrays(entry: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+def _taking_scalars(entry: Callable[..., Any], key: tuple[Any, ...], concrete: ConcreteFunction) -> Callable[..., Any]:
+    """``entry`` for calls of array key ``key``: wrapped to make NumPy scalars 0-d arrays when the
+    key has scalars and the entry does not take them itself (the native one does)."""
+    if all(is_array for is_array, _, _ in key) or concrete.entry_takes_numpy_scalars:
+        return entry
+    return _scalars_as_arrays(entry)
+
+
 class Function:
     """A Python function compiled per call signature (see :func:`function`)."""
 
@@ -131,9 +139,7 @@ class Function:
             if entry is not None:
                 if len(self._entries) >= _MAX_ENTRIES:  # e.g. many shapes of a dynamic input_signature
                     self._entries.clear()
-                if not all(is_array for is_array, _, _ in key) and not concrete.entry_takes_numpy_scalars:
-                    entry = _scalars_as_arrays(entry)
-                self._entries[key] = self._last_entry = entry
+                self._entries[key] = self._last_entry = _taking_scalars(entry, key, concrete)
         return out
 
     def _concrete_for(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> ConcreteFunction:
@@ -155,9 +161,7 @@ class Function:
                 ref = weakref.ref(instance, lambda _, i=id(instance): self._method_entries.pop(i, None))
             except TypeError:  # not weakly referable: no fast path to keep for it
                 return out
-            if not all(is_array for is_array, _, _ in key) and not concrete.entry_takes_numpy_scalars:
-                entry = _scalars_as_arrays(entry)
-            self._method_entries[id(instance)] = (ref, entry)
+            self._method_entries[id(instance)] = (ref, _taking_scalars(entry, key, concrete))
         return out
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
@@ -246,7 +250,6 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<kiln.Function {self.__name__} traces={self.tracing_count}>"
-
 
 
 class BoundFunction:

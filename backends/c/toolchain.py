@@ -66,26 +66,25 @@ def host_identity() -> str:
 
 def shared_object_path(source: str, *, opt_flags: tuple[str, ...] = DEFAULT_OPT_FLAGS) -> Path:
     """Where :func:`compile_shared` keeps the shared object of ``source`` (it may not exist yet)."""
+    return _build_plan(source, opt_flags)[2]
+
+
+def _build_plan(source: str, opt_flags: tuple[str, ...]) -> tuple[str, tuple[str, ...], Path]:
+    """(compiler, full flags, cached shared object path) for ``source``."""
     cc = compiler()
-    key = cache.cache_key(source, compiler_identity(cc), _flags(source, opt_flags), host_identity())
-    return cache.entry(key, ".so")
-
-
-def _flags(source: str, opt_flags: tuple[str, ...]) -> tuple[str, ...]:
-    return (*opt_flags, *_SHARED_FLAGS, *(("-fopenmp",) if "#pragma omp" in source else ()))
+    flags = (*opt_flags, *_SHARED_FLAGS, *(("-fopenmp",) if "#pragma omp" in source else ()))
+    key = cache.cache_key(source, compiler_identity(cc), flags, host_identity())
+    return cc, flags, cache.entry(key, ".so")
 
 
 def compile_shared(source: str, *, opt_flags: tuple[str, ...] = DEFAULT_OPT_FLAGS, background: bool = False) -> Path:
     """Return the path of a shared object built from ``source``; a cache hit runs no compiler.
     A ``background`` compile runs at the lowest CPU priority (``nice``), so that on a busy or
     single core it does not slow the compile a call is waiting for."""
-    cc = compiler()
-    flags = _flags(source, opt_flags)
-    so_path = shared_object_path(source, opt_flags=opt_flags)
+    cc, flags, so_path = _build_plan(source, opt_flags)
     if so_path.exists():
         return so_path
-    key = so_path.stem
-    c_path = cache.write_text_atomic(cache.entry(key, ".c"), source)
+    c_path = cache.write_text_atomic(so_path.with_suffix(".c"), source)
     nice = shutil.which("nice") if background else None
     prefix = (nice, "-n", "19") if nice else ()
     cache.write_atomic(so_path, lambda tmp: _run_compiler(cc, flags, c_path, tmp, prefix))

@@ -6,7 +6,7 @@ or ``width`` bits, over the loop's float width)::
     scf.for %i = lb to ub step 1 { body }
   becomes
     scf.for %i = lb to lb + (n/(W*K))*(W*K) step W*K { K copies of the body on vector<W x T> }
-    scf.for %i = ... to lb + (n/W)*W step W { one vector copy }        (reductions only)
+    scf.for %i = ... to lb + (n/W)*W step W { one vector copy }        (when K > 1)
     scf.for %i = lb + (n/W)*W to ub step 1 { body }                     (scalar tail, unchanged)
   or, with a masked tail (``tail=masked``, or ``auto`` on an ISA with masked loads/stores):
     scf.for %i = lb + (n/W)*W to ub step W { one vector copy under vector.create_mask(ub - %i) }
@@ -17,7 +17,11 @@ The masked tail runs at most once (it covers the last ``n % W`` elements): loads
 When lb and ub are constants and W divides n there is no tail at all.
 
 K = ``accumulators`` when the loop reduces (K independent vector accumulators hide the
-add latency, then combine pairwise and fold with ``vector.reduction``), else 1. This
+add latency, then combine pairwise and fold with ``vector.reduction``), ``unroll`` when its
+body calls exp, log or tanh (their long dependency chains leave an out-of-order core idle
+with one register in flight), else 1. The K copies are interleaved op by op, so each step
+of the body is K independent instructions side by side (and the C emitter tests the K
+exps' inputs for its fast path at once). This
 **reassociates** float reductions (sum, product, max, min): results differ from a
 sequential sum by rounding only, as NumPy's pairwise sums do. Elementwise ops keep exact
 IEEE semantics lane by lane: no mul+add contraction (only ``math.fma`` becomes
@@ -30,7 +34,7 @@ import math as pymath
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, memref, scf, vector
+from xdsl.dialects import arith, math, memref, scf, vector
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, ModuleOp, VectorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -57,6 +61,8 @@ class KilnVectorize(ModulePass):
     accumulators: int = 8
     #: "auto" (masked where the ISA table has masked loads/stores: AVX2, AVX-512), "masked", "scalar"
     tail: str = "auto"
+    #: copies of an elementwise body that calls exp, log or tanh
+    unroll: int = 4
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         isa = table(resolve_isa(self.isa or None))
@@ -70,7 +76,12 @@ class KilnVectorize(ModulePass):
             if plan is not None:
                 lanes = bits // plan.elem.bitwidth  # type: ignore[attr-defined]
                 if lanes > 1:
-                    _Rewrite(loop, plan, lanes, max(1, self.accumulators) if plan.reductions else 1, masked).run()
+                    k = self.accumulators if plan.reductions else self.unroll if _transcendental(loop) else 1
+                    _Rewrite(loop, plan, lanes, max(1, k), masked).run()
+
+
+def _transcendental(loop: scf.ForOp) -> bool:
+    return any(isinstance(op, math.ExpOp | math.LogOp | math.TanhOp) for op in loop.body.block.ops)
 
 
 def _constant(value: SSAValue) -> int | None:
@@ -116,7 +127,7 @@ class _Rewrite:
         if parallel is not None and not self.plan.reductions:
             self.before[-1].attributes[PARALLEL_ATTR] = parallel
         ub_vec = ub_main
-        if self.plan.reductions and k > 1:
+        if k > 1:
             results = [self.tree([results[i * k + j] for j in range(k)], r) for i, r in enumerate(self.plan.reductions)]
             ub_vec = self.bound(n, lanes)
             results = self.vector_loop(ub_main, ub_vec, 1, results)
@@ -169,18 +180,18 @@ class _Rewrite:
             self.pass_thru = vector.BroadcastOp(zero.result, self.vty)
             body += [rem, mask, zero, self.pass_thru]
             self.mask = mask.results[0]
-        for j in range(k):
-            offset = iv
-            if j:
-                c = arith.ConstantOp(IntegerAttr(j * self.lanes, IndexType()))
-                add = arith.AddiOp(iv, c)
-                body += [c, add]
-                offset = add.result
-            mapping: dict[SSAValue, SSAValue] = {}
-            for op in self.loop.body.block.ops:
-                if isinstance(op, scf.YieldOp):
-                    continue
-                body += self.lane_op(op, offset, mapping, out, j, k)
+        offsets: list[SSAValue] = [iv]
+        for j in range(1, k):
+            c = arith.ConstantOp(IntegerAttr(j * self.lanes, IndexType()))
+            add = arith.AddiOp(iv, c)
+            body += [c, add]
+            offsets.append(add.result)
+        mappings: list[dict[SSAValue, SSAValue]] = [{} for _ in range(k)]
+        for op in self.loop.body.block.ops:  # copy j of each op next to the others: interleaved
+            if isinstance(op, scf.YieldOp):
+                continue
+            for j in range(k):
+                body += self.lane_op(op, offsets[j], mappings[j], out, j, k)
         step = self.index(self.lanes * k)
         block.add_ops([*body, scf.YieldOp(*out)])
         loop = scf.ForOp(lb, ub, step, accs, block)

@@ -211,6 +211,8 @@ class FunctionEmitter:
         self.values: dict[SSAValue, str] = {}
         self.memrefs: dict[SSAValue, MemrefDesc] = {}
         self.used: set[str] = set(module.reserved) | set(module.globals.values())
+        #: ops a handler already emitted together with an earlier one (emit_ops skips them)
+        self.emitted_ahead: set[Operation] = set()
 
     # -- names and lines -------------------------------------------------------------
     def fresh(self, hint: str | None, default: str = "v") -> str:
@@ -288,7 +290,8 @@ class FunctionEmitter:
         for op in block.ops:
             if op is terminator:
                 break
-            self.emit_op(op)
+            if op not in self.emitted_ahead:
+                self.emit_op(op)
         return terminator
 
     def handler_for(self, op: Operation) -> Handler | None:

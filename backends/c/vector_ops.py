@@ -86,7 +86,7 @@ class Simd:
 
     def use_math(self, fn: str, elem: str) -> str:
         """Record that a vector math helper is needed (with its dependencies); returns its name."""
-        for dep in vector_math.dependencies(fn):
+        for dep in vector_math.dependencies(fn, self.table, elem):
             self.use_math(dep, elem)
         name = vector_math.helper_name(fn, elem)
         if all(n != name for n, _ in self.math):
@@ -229,11 +229,52 @@ def _vector_arith(em: FunctionEmitter, op: arith.AddfOp) -> None:
         return
     elif isinstance(op, arith.MulfOp) and _doubling(em, op):
         return
+    elif isinstance(op, math.ExpOp) and _exp_group(em, op):
+        return
     elif type(op) in _MATH_FN:
         helper = em.module.simd.use_math(_MATH_FN[type(op)], elem_name(result.type))
         _lanewise(em, result, result, operands, lambda t, e, o: f"{helper}({o[0]})")
     else:
         _lanewise(em, result, result, operands, _BINARY[type(op)])
+
+
+def _exp_group(em: FunctionEmitter, op: math.ExpOp) -> bool:
+    """Emit ``op`` and the vector exps right after it (an unrolled body's copies) with one test
+    of all their inputs for exp's fast path: one branch instead of one per register, and the
+    fast paths side by side in one basic block, where the compiler interleaves them. The
+    results are those of separate calls. False when there is no such group."""
+    elem, k, t = _shape(em, op.result.type)
+    if not vector_math.has_exp_fast_path(t, elem):
+        return False
+    group, produced, nxt = [op], {op.result}, op.next_op
+    while isinstance(nxt, math.ExpOp) and nxt.result.type == op.result.type and nxt.operand not in produced:
+        group.append(nxt)
+        produced.add(nxt.result)
+        nxt = nxt.next_op
+    if len(group) < 2:
+        return False
+    simd = em.module.simd
+    full, near, far = (simd.use_math(fn, elem) for fn in ("exp", "exp_near", "exp_far"))
+    ins = [[_part(em.expr(g.operand), j, k) for j in range(k)] for g in group]
+    tests = [f"{far}({x})" for regs in ins for x in regs]
+    while len(tests) > 1:
+        tests = [t.op("mor", elem, a, b) for a, b in zip(tests[::2], tests[1::2], strict=False)] + tests[len(tests) // 2 * 2:]
+    outs = [em.fresh(g.result.name_hint, "vec") for g in group]
+    for g, name in zip(group, outs, strict=True):
+        em.line(f"{c_type(g.result.type)} {name};")
+        em.bind(g.result, name)
+    em.open(f"if (!{t.op('any', elem, tests[0])}) {{")
+    for name, regs in zip(outs, ins, strict=True):
+        for j, x in enumerate(regs):
+            em.line(f"{_part(name, j, k)} = {near}({x});")
+    em.depth -= 1
+    em.open("} else {")
+    for name, regs in zip(outs, ins, strict=True):
+        for j, x in enumerate(regs):
+            em.line(f"{_part(name, j, k)} = {full}({x});")
+    em.close()
+    em.emitted_ahead.update(group[1:])
+    return True
 
 
 def _constant_min_max(em: FunctionEmitter, op: arith.MaximumfOp | arith.MinimumfOp) -> bool:

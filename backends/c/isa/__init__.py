@@ -45,6 +45,8 @@ ABSTRACT_OPS: tuple[str, ...] = (
 #: of {0} and {1}, and {1} when either is NaN or both are zero (x86's maxps/minps);
 #: "scalef": {0} * 2^{1} for integral {1}, rounded once (AVX-512's vscalefps);
 #: "any": nonzero when some lane of mask {0} is set (a branch to a fast path, e.g. in exp);
+#: "lookup8" (f32, 8 lanes): lane i of the result is lane ({1}[i] mod 8) of {0}, {1} an int
+#: vector (AVX2's vpermps: exp's table of 2^(j/8));
 #: "mask_first": the mask of the lanes below the int {0} (0 <= {0} <= lanes);
 #: "maskload" ({0} pointer, {1} mask -> vector, 0.0 in masked-off lanes, which are not read)
 #: and "maskstore" (statement: {0} pointer, {1} mask, {2} vector; writes only the set lanes):

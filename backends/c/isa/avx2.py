@@ -66,6 +66,7 @@ TABLE = IsaTable(
     ops={
         **{f"{k}.f32": v for k, v in _ops("ps", "epi32", "epi32").items()},
         **{f"{k}.f64": v for k, v in _ops("pd", "epi64", "epi64x").items()},
+        "lookup8.f32": "_mm256_permutevar8x32_ps({0}, {1})",
     },
     includes=x86_includes("avxintrin.h", "avx2intrin.h", "fmaintrin.h"),
     preamble='#pragma GCC target("avx2,fma")\n',

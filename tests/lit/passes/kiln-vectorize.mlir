@@ -4,17 +4,45 @@
 // RUN: kiln-opt %s --split-input-file -p 'kiln-vectorize{isa=avx2 tail=scalar},canonicalize,cse' | filecheck %s --check-prefix=SCALAR
 
 // Elementwise: unit-stride loads/stores become vector ops, invariant scalars a broadcast
-// made once before the loop; the last n % 8 elements are one masked vector iteration
-// (AVX2 has masked loads/stores), or with tail=scalar the original loop.
+// made once before the loop. A body that calls exp (or log, tanh) runs 4 copies per
+// iteration, interleaved op by op; then whole vectors one at a time; the last n % 8
+// elements are one masked vector iteration (AVX2 has masked loads/stores), or with
+// tail=scalar the original loop.
 // CHECK-LABEL: func.func @map
+// CHECK:       %[[C32:.*]] = arith.constant 32 : index
+// CHECK:       %[[UB4:.*]] = arith.muli %{{.*}}, %[[C32]] : index
 // CHECK:       %[[BC:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
-// CHECK:       scf.for %[[I:.*]] = %{{.*}} to %[[VUB:.*]] step %{{.*}} {
+// CHECK:       scf.for %[[I:.*]] = %{{.*}} to %[[UB4]] step %[[C32]] {
+// CHECK-NEXT:    %[[I1:.*]] = arith.addi %[[I]], %{{.*}} : index
+// CHECK-NEXT:    %[[I2:.*]] = arith.addi %[[I]], %{{.*}} : index
+// CHECK-NEXT:    %[[I3:.*]] = arith.addi %[[I]], %{{.*}} : index
 // CHECK-NEXT:    %[[A:.*]] = vector.load %{{.*}}[%[[I]]] : memref<?xf32>, vector<8xf32>
+// CHECK-NEXT:    %[[A1:.*]] = vector.load %{{.*}}[%[[I1]]] : memref<?xf32>, vector<8xf32>
+// CHECK-NEXT:    %[[A2:.*]] = vector.load %{{.*}}[%[[I2]]] : memref<?xf32>, vector<8xf32>
+// CHECK-NEXT:    %[[A3:.*]] = vector.load %{{.*}}[%[[I3]]] : memref<?xf32>, vector<8xf32>
 // CHECK-NEXT:    %[[M:.*]] = arith.mulf %[[A]], %[[BC]] : vector<8xf32>
+// CHECK-NEXT:    arith.mulf %[[A1]], %[[BC]] : vector<8xf32>
+// CHECK-NEXT:    arith.mulf %[[A2]], %[[BC]] : vector<8xf32>
+// CHECK-NEXT:    arith.mulf %[[A3]], %[[BC]] : vector<8xf32>
 // CHECK-NEXT:    %[[E:.*]] = math.exp %[[M]] : vector<8xf32>
+// CHECK-NEXT:    math.exp
+// CHECK-NEXT:    math.exp
+// CHECK-NEXT:    math.exp
 // CHECK-NEXT:    %[[C:.*]] = kvec.cmpf "ogt", %[[A]], %[[BC]] : vector<8xf32> -> vector<8xi1>
+// CHECK-COUNT-3: kvec.cmpf
 // CHECK-NEXT:    %[[S:.*]] = kvec.select %[[C]], %[[E]], %[[A]] : vector<8xi1>, vector<8xf32>
+// CHECK-COUNT-3: kvec.select
 // CHECK-NEXT:    vector.store %[[S]], %{{.*}}[%[[I]]] : memref<?xf32>, vector<8xf32>
+// CHECK-NEXT:    vector.store %{{.*}}, %{{.*}}[%[[I1]]] : memref<?xf32>, vector<8xf32>
+// CHECK-NEXT:    vector.store %{{.*}}, %{{.*}}[%[[I2]]] : memref<?xf32>, vector<8xf32>
+// CHECK-NEXT:    vector.store %{{.*}}, %{{.*}}[%[[I3]]] : memref<?xf32>, vector<8xf32>
+// CHECK-NEXT:  }
+// CHECK:       scf.for %[[J:.*]] = %[[UB4]] to %[[VUB:.*]] step %{{.*}} {
+// CHECK-NEXT:    vector.load %{{.*}}[%[[J]]] : memref<?xf32>, vector<8xf32>
+// CHECK-NEXT:    arith.mulf
+// CHECK-NEXT:    math.exp %{{.*}} : vector<8xf32>
+// CHECK:         vector.store
+// CHECK-NEXT:  }
 // CHECK:       scf.for %[[T:.*]] = %[[VUB]] to %[[N:.*]] step %{{.*}} {
 // CHECK-NEXT:    %[[R:.*]] = arith.subi %[[N]], %[[T]] : index
 // CHECK-NEXT:    %[[MASK:.*]] = vector.create_mask %[[R]] : vector<8xi1>
@@ -32,6 +60,8 @@
 // W8-NOT:    vector.maskedload
 // W8:        math.exp %{{.*}} : f32
 // SCALAR-LABEL: func.func @map
+// SCALAR:       scf.for %{{.*}} step %{{.*}} {
+// SCALAR:         math.exp %{{.*}} : vector<8xf32>
 // SCALAR:       scf.for %{{.*}} step %{{.*}} {
 // SCALAR:         math.exp %{{.*}} : vector<8xf32>
 // SCALAR:       scf.for %{{.*}} step %{{.*}} {

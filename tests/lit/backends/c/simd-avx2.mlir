@@ -1,10 +1,15 @@
-// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=avx2},canonicalize,cse' -t 'c{isa=avx2}' > %t.c
+// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=avx2 unroll=1},canonicalize,cse' -t 'c{isa=avx2}' > %t.c
 // RUN: filecheck %s < %t.c
 // RUN: cc -c -O2 -Wall -Werror -mavx2 -mfma %t.c -o %t.o
 // Vectorized for AVX-512 but emitted for AVX2: each vector<16xf32> is two __m256.
-// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=avx512},canonicalize,cse' -t 'c{isa=avx2}' > %t.split.c
+// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=avx512 unroll=1},canonicalize,cse' -t 'c{isa=avx2}' > %t.split.c
 // RUN: filecheck %s --check-prefix=SPLIT < %t.split.c
 // RUN: cc -c -O2 -Wall -Werror %t.split.c -o %t.split.o
+// With the default unroll (4 copies of a body that calls exp), the copies' exps test their
+// inputs for the fast path at once.
+// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=avx2},canonicalize,cse' -t 'c{isa=avx2}' > %t.u.c
+// RUN: filecheck %s --check-prefix=UNROLL < %t.u.c
+// RUN: cc -c -O2 -Wall -Werror -mavx2 -mfma %t.u.c -o %t.u.o
 
 // Only the parts of immintrin.h that AVX2+FMA code uses (the whole header costs gcc ~0.45 s).
 // CHECK:       #if defined(__GNUC__) && !defined(__clang__)
@@ -21,15 +26,22 @@
 // CHECK:       typedef __m256 kiln_v8f32;
 // CHECK:       typedef __m256 kiln_m8f32;
 // CHECK:       typedef __m256d kiln_v4f64;
-// CHECK:       static inline __m256 kiln_vexp_f32(__m256 x) {
-// Fast path: every |x| <= 86 and none NaN: the result is normal, so n goes straight into the
-// exponent field (an integer add of n << 23, no multiply), no clamps.
+// exp's fast-path test: |x| > 86 or NaN.
+// CHECK:       static inline __m256 kiln_vexp_far_f32(__m256 x) {
 // CHECK-NEXT:    const __m256 t0 = _mm256_cmp_ps(_mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(2147483647))), _mm256_set1_ps(86.0f), _CMP_NLE_UQ);
-// CHECK-NEXT:    if (!_mm256_movemask_ps(t0)) {
-// CHECK:           return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(t{{[0-9]+}}), _mm256_slli_epi32(_mm256_castps_si256(t{{[0-9]+}}), 23)));
-// CHECK-NEXT:    }
-// CHECK-NEXT:    const __m256 [[T:t[0-9]+]] = _mm256_max_ps(_mm256_set1_ps(-104.0f), x);
-// CHECK-NEXT:    const __m256 t{{[0-9]+}} = _mm256_min_ps(_mm256_set1_ps(89.0f), [[T]]);
+// The fast path, by table: k = round(x*8/ln2) in t's low bits, 2^(k mod 8 / 8) by vpermps from
+// an 8-entry table, and n = k >> 3 added straight into the exponent field (no clamps, no multiply).
+// CHECK:       static inline __m256 kiln_vexp_near_f32(__m256 x) {
+// CHECK-NEXT:    const __m256 [[T:t[0-9]+]] = _mm256_fmadd_ps(x, _mm256_set1_ps(11.54156f), _mm256_set1_ps(12582912.0f));
+// CHECK:         static const float kiln_exp2_8ths[8] = {1.0f, 1.0905077f, 1.1892071f, 1.2968396f, 1.4142135f, 1.5422108f, 1.6817929f, 1.8340081f};
+// CHECK-NEXT:    const __m256 [[J:t[0-9]+]] = _mm256_permutevar8x32_ps(_mm256_loadu_ps(kiln_exp2_8ths), _mm256_castps_si256([[T]]));
+// CHECK:         const __m256 [[Y:t[0-9]+]] = _mm256_fmadd_ps([[J]], t{{[0-9]+}}, [[J]]);
+// CHECK-NEXT:    const __m256 t{{[0-9]+}} = _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256([[Y]]), _mm256_slli_epi32(_mm256_srli_epi32(_mm256_castps_si256([[T]]), 3), 23)));
+// The general path: clamped, 2^n as two factors so results that underflow round once.
+// CHECK:       static inline __m256 kiln_vexp_f32(__m256 x) {
+// CHECK-NEXT:    if (!_mm256_movemask_ps(kiln_vexp_far_f32(x))) return kiln_vexp_near_f32(x);
+// CHECK-NEXT:    const __m256 [[C:t[0-9]+]] = _mm256_max_ps(_mm256_set1_ps(-104.0f), x);
+// CHECK-NEXT:    const __m256 t{{[0-9]+}} = _mm256_min_ps(_mm256_set1_ps(89.0f), [[C]]);
 // CHECK:         _mm256_castsi256_ps(_mm256_slli_epi32(
 // CHECK:       static inline __m256 kiln_vlog_f32(__m256 x) {
 // CHECK:       static inline __m256 kiln_vtanh_f32(__m256 x) {
@@ -76,3 +88,31 @@
 // SPLIT:       .p[1] = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(((count - 8) < 0 ? 0 : (count - 8) > 8 ? 8 : (count - 8))),
 // SPLIT:       _mm256_maskload_ps(&x[i_1 + 8], _mm256_castps_si256(vec_{{[0-9]+}}.p[1]));
 // SPLIT:       _mm256_maskstore_ps(&out[i_1 + 8], _mm256_castps_si256(vec_{{[0-9]+}}.p[1]), vec_{{[0-9]+}}.p[1]);
+
+// UNROLL-LABEL: {{^}}void kernel(
+// UNROLL:         for (int64_t i = 0; i < v_{{[0-9]+}}; i += 32) {
+// UNROLL:           kiln_v8f32 [[F0:vec_[0-9]+]] = _mm256_fmadd_ps(
+// UNROLL-NEXT:      kiln_v8f32 [[F1:vec_[0-9]+]] = _mm256_fmadd_ps(
+// UNROLL-NEXT:      kiln_v8f32 [[F2:vec_[0-9]+]] = _mm256_fmadd_ps(
+// UNROLL-NEXT:      kiln_v8f32 [[F3:vec_[0-9]+]] = _mm256_fmadd_ps(
+// UNROLL-NEXT:      kiln_v8f32 [[E0:vec_[0-9]+]];
+// UNROLL-NEXT:      kiln_v8f32 [[E1:vec_[0-9]+]];
+// UNROLL-NEXT:      kiln_v8f32 [[E2:vec_[0-9]+]];
+// UNROLL-NEXT:      kiln_v8f32 [[E3:vec_[0-9]+]];
+// UNROLL-NEXT:      if (!_mm256_movemask_ps(_mm256_or_ps(_mm256_or_ps(kiln_vexp_far_f32([[F0]]), kiln_vexp_far_f32([[F1]])), _mm256_or_ps(kiln_vexp_far_f32([[F2]]), kiln_vexp_far_f32([[F3]]))))) {
+// UNROLL-NEXT:        [[E0]] = kiln_vexp_near_f32([[F0]]);
+// UNROLL-NEXT:        [[E1]] = kiln_vexp_near_f32([[F1]]);
+// UNROLL-NEXT:        [[E2]] = kiln_vexp_near_f32([[F2]]);
+// UNROLL-NEXT:        [[E3]] = kiln_vexp_near_f32([[F3]]);
+// UNROLL-NEXT:      } else {
+// UNROLL-NEXT:        [[E0]] = kiln_vexp_f32([[F0]]);
+// UNROLL-NEXT:        [[E1]] = kiln_vexp_f32([[F1]]);
+// UNROLL-NEXT:        [[E2]] = kiln_vexp_f32([[F2]]);
+// UNROLL-NEXT:        [[E3]] = kiln_vexp_f32([[F3]]);
+// UNROLL-NEXT:      }
+// UNROLL-NEXT:      kiln_v8f32 vec_{{[0-9]+}} = kiln_vlog_f32(
+// The remainder: whole vectors one at a time (each exp tests its own input), then the masked tail.
+// UNROLL:         += 8) {
+// UNROLL:           kiln_vexp_f32(
+// UNROLL:         += 8) {
+// UNROLL:           _mm256_maskstore_ps(

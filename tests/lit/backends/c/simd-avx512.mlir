@@ -1,4 +1,4 @@
-// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=avx512},canonicalize,cse' -t 'c{isa=avx512}' > %t.c
+// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=avx512 unroll=1},canonicalize,cse' -t 'c{isa=avx512}' > %t.c
 // RUN: filecheck %s < %t.c
 // RUN: cc -c -O2 -Wall -Werror -mavx512f -mavx512dq -mavx512vl -mavx512bw -mfma %t.c -o %t.o
 // The target pragma makes the source compile without -m flags too.

@@ -1,7 +1,7 @@
-// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=neon},canonicalize,cse' -t 'c{isa=neon}' > %t.c
+// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=neon unroll=1},canonicalize,cse' -t 'c{isa=neon}' > %t.c
 // RUN: filecheck %s < %t.c
 // RUN: %if aarch64-gcc %{ aarch64-linux-gnu-gcc -c -O2 -Wall -Werror %t.c -o %t.o %}
-// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=neon tail=masked},canonicalize,cse' -t 'c{isa=neon}' > %t.m.c
+// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=neon tail=masked unroll=1},canonicalize,cse' -t 'c{isa=neon}' > %t.m.c
 // RUN: filecheck %s --check-prefix=MASKED < %t.m.c
 // RUN: %if aarch64-gcc %{ aarch64-linux-gnu-gcc -c -O2 -Wall -Werror %t.m.c -o %t.m.o %}
 // NEON has no masked loads: tail=auto keeps the scalar tail; tail=masked copies through a buffer.

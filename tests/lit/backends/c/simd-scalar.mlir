@@ -1,8 +1,8 @@
-// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=scalar},canonicalize,cse' -t 'c{isa=scalar}' > %t.c
+// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=scalar unroll=1},canonicalize,cse' -t 'c{isa=scalar}' > %t.c
 // RUN: filecheck %s < %t.c
 // RUN: cc -c -O2 -Wall -Werror -std=gnu11 %t.c -o %t.o
 // Forced masked tail: no masked loads in GNU C, so the tail copies through a stack buffer.
-// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=scalar tail=masked},canonicalize,cse' -t 'c{isa=scalar}' > %t.m.c
+// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=scalar tail=masked unroll=1},canonicalize,cse' -t 'c{isa=scalar}' > %t.m.c
 // RUN: filecheck %s --check-prefix=MASKED < %t.m.c
 // RUN: cc -c -O2 -Wall -Werror -std=gnu11 %t.m.c -o %t.m.o
 

@@ -31,6 +31,8 @@ from kiln.bench.workloads import Workload, workloads
 
 #: FP32 FMA peak per core measured on the development machine (shared/notes/perf-baselines.md)
 FMA_PEAK_GFLOPS_PER_CORE = 117.4
+#: rounds of timing every peer in turn, per workload
+ROUNDS = 3
 
 
 @dataclass
@@ -150,29 +152,39 @@ def _close(got: Any, want: Any, rtol: float) -> bool:
     )
 
 
-def run_workload(w: Workload, peers: dict[str, Callable[[Workload], Callable[..., Any]]], quick: bool) -> Row:
+def run_workload(w: Workload, peers: dict[str, Callable[[Workload], Callable[..., Any]]], quick: bool,
+                 rounds: int = ROUNDS) -> Row:
+    """Check every peer's result against NumPy's, then time the peers in turn, ``rounds``
+    times over: each figure is the median of its rounds, so a drift of the machine's speed
+    (this VM's CPU share changes by tens of percent within minutes) reaches every peer alike."""
     row = Row(w)
     inputs = w.inputs(quick)
     reference = (w.numpy_fn or w.fn)(*inputs)
+    ready: dict[str, Callable[..., Any]] = {}
     for peer, make in peers.items():
+        row.figures[peer] = None
         if peer in w.skip:
-            row.figures[peer] = None
             row.notes.append(f"{peer}: not measured: {w.skip[peer]}")
             continue
         try:
             fn = make(w)
             result = fn(*inputs)
         except Exception as e:  # a peer that cannot run this workload is reported, not fatal
-            row.figures[peer] = None
             row.notes.append(f"{peer}: {type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}")
             continue
         if not _close(result, reference, w.rtol):
             row.notes.append(f"{peer}: result differs from NumPy")
             if peer == "kiln":
                 row.ok = False
-        row.figures[peer] = _figure(w, median_seconds(lambda: fn(*inputs), quick), inputs)
-        if peer == "kiln" and w.unit == "GB/s":
-            row.copy_fraction = paired_copy_fraction(lambda: fn(*inputs), w.work(inputs), quick)
+        ready[peer] = fn
+    times: dict[str, list[float]] = {peer: [] for peer in ready}
+    for _ in range(1 if quick else rounds):
+        for peer, fn in ready.items():
+            times[peer].append(median_seconds(lambda fn=fn: fn(*inputs), quick))
+    for peer, ts in times.items():
+        row.figures[peer] = _figure(w, statistics.median(ts), inputs)
+    if "kiln" in ready and w.unit == "GB/s":
+        row.copy_fraction = paired_copy_fraction(lambda: ready["kiln"](*inputs), w.work(inputs), quick)
     return row
 
 
@@ -268,7 +280,8 @@ def report(rows: list[Row], lat: dict[str, float], bandwidth: float, quick: bool
         f"Limits measured in this run: copy bandwidth {bandwidth:.1f} GB/s (np.copyto, read+write; each GB/s "
         "row's fraction of it comes from np.copyto timed in alternation with that row's kiln call); "
         f"FMA peak {FMA_PEAK_GFLOPS_PER_CORE} GFLOP/s per core (perf-baselines.md).  ",
-        f"Figures are medians of repeated runs{' (quick mode: tiny sizes, not meaningful)' if quick else ''}. "
+        f"Figures are medians of {1 if quick else ROUNDS} rounds in which every peer is timed in turn (each "
+        f"the median of repeated runs){' (quick mode: tiny sizes, not meaningful)' if quick else ''}. "
         "Ratio = kiln's speed over the peer's (>1: kiln faster).",
         "",
         "| workload | unit | " + " | ".join(peers) + " | " + " | ".join(f"kiln vs {p}" for p in others) + " | vs limit |",

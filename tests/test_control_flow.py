@@ -182,6 +182,26 @@ def collatz(n):
     return steps
 
 
+def while_select_mask(n):
+    """Both branches run and a conditional move picks one (backends/c/speculate.py)."""
+    v, steps = n, 0
+    while v > 0:
+        v = v - 7 if v & 4 != 0 else v - 3
+        steps += 1
+    return steps, v
+
+
+def while_select_two_locals(n):
+    a, b, i = 0, 1, 0
+    while i < n:
+        if i % 3 == 0:
+            a, b = a + b, b - 1
+        else:
+            a, b = a - 1, b + a * 2
+        i += 1
+    return a * 1000 + b
+
+
 def gcd(a, b):
     while b != 0:
         a, b = b, a % b
@@ -604,6 +624,8 @@ CORPUS: list[tuple[Callable[..., Any], list[tuple[Any, ...]]]] = [
     (while_count, [(i64(10),), (i64(0),)]),
     (while_float, [(f64(100.0),), (f64(0.5),)]),
     (collatz, [(i64(27),), (i64(1),), (i64(6),)]),
+    (while_select_mask, [(i64(1000),), (np.int32(77),), (i64(-5),)]),
+    (while_select_two_locals, [(i64(20),), (np.int32(7),), (i64(0),)]),
     (gcd, [(i64(48), i64(18)), (i64(17), i64(5))]),
     (while_break, [(i64(50),), (i64(0),)]),
     (while_continue, [(i64(10),)]),

@@ -15,6 +15,7 @@ from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from kiln.backends.c import speculate
 from kiln.backends.c.c_types import c_type, element_c_type
 from kiln.backends.c.dispatch import handles
 from kiln.backends.c.errors import CEmitError
@@ -120,6 +121,8 @@ def _for(em: FunctionEmitter, op: scf.ForOp) -> None:
 
 @handles(scf.IfOp)
 def _if(em: FunctionEmitter, op: scf.IfOp) -> None:
+    if speculate.try_speculate(em, op):
+        return
     carried = _declare_all(em, list(op.output), [], None)
     em.open(f"if ({em.expr(op.cond)}) {{")
     _region(em, op.true_region.block, carried)

@@ -128,7 +128,9 @@ def build_entry(
     so_path = toolchain.compile_shared(source + trampoline(name, signature))
     if not wait and not ready():
         kinds = [kind for kind in signature.args if isinstance(kind, MemrefArg)]
-        outputs = [(kind.dtype, tuple(n or 0 for n in kind.shape)) for kind in kinds[n_inputs:]]
+        if any(n is None for kind in kinds[n_inputs:] for n in kind.shape):  # as the native entry
+            raise NotImplementedError(f"{name}: outputs with dynamic shapes (kiln.frontend.dynamic_shapes calls those)")
+        outputs = [(kind.dtype, tuple(int(n) for n in kind.shape)) for kind in kinds[n_inputs:]]
         native = load_function(so_path, name, signature)
         return python_entry(native, [kind.dtype for kind in kinds[:n_inputs]], outputs), False
     mod = module()

@@ -66,7 +66,8 @@ def is_innermost(loop: scf.ForOp) -> bool:
     return all(not op.regions for op in loop.body.block.ops)
 
 
-def _constant_index(value: SSAValue) -> int | None:
+def constant_int(value: SSAValue) -> int | None:
+    """The value of an integer ``arith.constant`` (index or iN), else None."""
     owner = value.owner
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return owner.value.value.data
@@ -106,7 +107,7 @@ def _float_width(ty: Attribute) -> Attribute | None:
 
 def analyze(loop: scf.ForOp) -> Plan | None:
     """A plan to vectorize ``loop``, or None when it does not qualify."""
-    if loop.iter_args or _constant_index(loop.step) != 1 or not is_innermost(loop):
+    if loop.iter_args or constant_int(loop.step) != 1 or not is_innermost(loop):
         return None
     iv = loop.body.block.args[0]
     ops = [op for op in loop.body.block.ops if not isinstance(op, scf.YieldOp)]

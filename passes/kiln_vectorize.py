@@ -42,7 +42,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from kiln.backends.c.isa import resolve_isa, table
 from kiln.dialects import kvec
-from kiln.passes._vector_plan import Plan, Reduction, analyze, is_innermost
+from kiln.passes._vector_plan import Plan, Reduction, analyze, constant_int, is_innermost
 from kiln.passes.kiln_parallel_loops import PARALLEL_ATTR
 
 _IDENTITY: dict[str, float] = {"add": 0.0, "mul": 1.0, "maximumf": -pymath.inf, "minimumf": pymath.inf}
@@ -84,16 +84,9 @@ def _transcendental(loop: scf.ForOp) -> bool:
     return any(isinstance(op, math.ExpOp | math.LogOp | math.TanhOp) for op in loop.body.block.ops)
 
 
-def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def _trip_count(loop: scf.ForOp) -> int | None:
     """The trip count of a step-1 loop with constant bounds, else None."""
-    lb, ub = _constant(loop.lb), _constant(loop.ub)
+    lb, ub = constant_int(loop.lb), constant_int(loop.ub)
     return None if lb is None or ub is None else max(0, ub - lb)
 
 
@@ -149,7 +142,7 @@ class _Rewrite:
 
     def bound(self, n: SSAValue, multiple: int) -> SSAValue:
         """lb + (n / multiple) * multiple (a constant when the bounds are)."""
-        lb, trips = _constant(self.loop.lb), _trip_count(self.loop)
+        lb, trips = constant_int(self.loop.lb), _trip_count(self.loop)
         if lb is not None and trips is not None:
             return self.index(lb + trips // multiple * multiple)
         c = self.index(multiple)

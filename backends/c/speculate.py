@@ -25,10 +25,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, IndexType
+from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Block, Operation, SSAValue
 
 from kiln.backends.c.c_types import c_type
+from kiln.passes._vector_plan import constant_int
 
 if TYPE_CHECKING:
     from kiln.backends.c.emitter import FunctionEmitter, MemrefDesc
@@ -57,10 +58,9 @@ def _in_while(op: Operation) -> bool:
 
 
 def _constant_shift(op: Operation) -> bool:
-    amount = op.operands[1].owner
+    amount = constant_int(op.operands[1])
     width = op.results[0].type.width.data if isinstance(op.results[0].type, IntegerType) else 64
-    return (isinstance(amount, arith.ConstantOp) and isinstance(amount.value, IntegerAttr)
-            and 0 <= amount.value.value.data < width)
+    return amount is not None and 0 <= amount < width
 
 
 def _integer(value: SSAValue) -> bool:
@@ -157,13 +157,6 @@ def try_speculate(em: FunctionEmitter, op: scf.IfOp) -> bool:
     return True
 
 
-def _int_constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def _stored_value(value: SSAValue) -> SSAValue:
     """What a load of a one-element local stored once, earlier in the load's block, reads
     (bufferized ifs read their condition so); else ``value`` itself."""
@@ -185,15 +178,15 @@ def _condition(em: FunctionEmitter, cond: SSAValue) -> tuple[str, str, bool]:
     owner = _stored_value(cond).owner
     if isinstance(owner, arith.CmpiOp) and owner.predicate.value.data in (0, 1):  # eq, ne
         lhs, rhs = owner.lhs, owner.rhs
-        if _int_constant(lhs) == 0:
+        if constant_int(lhs) == 0:
             lhs, rhs = rhs, lhs
-        if _int_constant(rhs) == 0 and _integer(lhs):
+        if constant_int(rhs) == 0 and _integer(lhs):
             swap = owner.predicate.value.data == 0
             x = lhs
             and_op = x.owner
             if isinstance(and_op, arith.AndIOp):
                 for value, mask in ((and_op.lhs, and_op.rhs), (and_op.rhs, and_op.lhs)):
-                    c = _int_constant(mask)
+                    c = constant_int(mask)
                     if c is not None and -(2**31) <= c < 2**31:
                         return f"(int64_t){em.expr(value)}", f"(int64_t){em.expr(mask)}", swap
             return f"(int64_t){em.expr(x)}", "-1", swap

@@ -530,6 +530,132 @@ class SliceOp(IRDLOperation):
                 )
 
 
+#: the type of a dynamic offset or size: a 0-d i64 tensor
+_I64_SCALAR = TensorType(i64, [])
+
+#: marks an offset or size given by an operand in the ``static_*`` arrays of the slice ops below
+DYNAMIC = -(2**63)
+
+
+def _check_index_scalars(op: IRDLOperation, values: Sequence[SSAValue]) -> None:
+    for v in values:
+        t = v.type
+        if not (isinstance(t, TensorType) and not t.get_shape() and t.get_element_type() == i64):
+            raise VerifyException(f"{op.name}: dynamic offsets and sizes are 0-d i64 tensors, got {t}")
+
+
+def _check_mixed(op: IRDLOperation, static: Sequence[int], dynamic: Sequence[SSAValue], what: str) -> None:
+    if sum(1 for v in static if v == DYNAMIC) != len(dynamic):
+        raise VerifyException(f"{op.name}: {what} has {len(dynamic)} operands for "
+                              f"{sum(1 for v in static if v == DYNAMIC)} dynamic entries")
+
+
+def _mixed(values: Sequence[int | SSAValue]) -> tuple[list[int], list[SSAValue]]:
+    """Split offsets or sizes into the static array (DYNAMIC where an operand gives it) and the operands."""
+    return ([v if isinstance(v, int) else DYNAMIC for v in values], [v for v in values if not isinstance(v, int)])
+
+
+@irdl_op_definition
+class DynamicSliceOp(IRDLOperation):
+    """``x[o0:o0+n0*s0:s0, ...]`` where offsets or sizes are known only at run time (a loop index,
+    ``A[i, :j]``): per axis an offset and a size, each a constant or a 0-d i64 operand, and a
+    positive constant stride. The frontend keeps every slice in bounds (Python's slice rules);
+    no rank change. ``DynamicSliceOp(x, [i, 0], [1, n], [1, 1])`` with SSA values where dynamic."""
+
+    name = "graph.dynamic_slice"
+    source = operand_def(AnyTensor)
+    offsets = var_operand_def(_I64_SCALAR)
+    sizes = var_operand_def(_I64_SCALAR)
+    static_offsets = prop_def(DenseArrayBase)
+    static_sizes = prop_def(DenseArrayBase)
+    strides = prop_def(DenseArrayBase)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$source `[` $offsets `]` `[` $sizes `]` `static_offsets` qualified($static_offsets) `static_sizes` qualified($static_sizes) "
+        "`strides` qualified($strides) attr-dict `:` type($source) `->` type($result)"
+    )
+
+    def __init__(self, source: SSAValue, offsets: Sequence[int | SSAValue], sizes: Sequence[int | SSAValue],
+                 strides: Sequence[int]):
+        static_offsets, dyn_offsets = _mixed(offsets)
+        static_sizes, dyn_sizes = _mixed(sizes)
+        super().__init__(
+            operands=[source, dyn_offsets, dyn_sizes],
+            properties={"static_offsets": _i64_array(static_offsets), "static_sizes": _i64_array(static_sizes),
+                        "strides": _i64_array(strides)},
+            result_types=[tensor_type(element_of(source), [-1 if s == DYNAMIC else s for s in static_sizes])],
+        )
+
+    def verify_(self) -> None:
+        _check_slice_parts(self, self.source, self.result, self.offsets, self.sizes)
+
+
+@irdl_op_definition
+class InsertSliceOp(IRDLOperation):
+    """A copy of ``dest`` whose slice (offsets, sizes and positive strides as in
+    ``graph.dynamic_slice``) is replaced by ``source``: the functional form of ``x[idx] = v``,
+    which bufferization turns back into a store into ``x``'s buffer. ``source`` has the slice's
+    shape (no rank change); its dynamic sizes must equal the slice's sizes at run time."""
+
+    name = "graph.insert_slice"
+    T: ClassVar = VarConstraint("T", AnyTensor)
+    source = operand_def(AnyTensor)
+    dest = operand_def(T)
+    offsets = var_operand_def(_I64_SCALAR)
+    sizes = var_operand_def(_I64_SCALAR)
+    static_offsets = prop_def(DenseArrayBase)
+    static_sizes = prop_def(DenseArrayBase)
+    strides = prop_def(DenseArrayBase)
+    result = result_def(T)
+    traits = traits_def(Pure())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$source `into` $dest `[` $offsets `]` `[` $sizes `]` `static_offsets` qualified($static_offsets) `static_sizes` "
+        "qualified($static_sizes) `strides` qualified($strides) attr-dict `:` type($source) `into` type($dest)"
+    )
+
+    def __init__(self, source: SSAValue, dest: SSAValue, offsets: Sequence[int | SSAValue],
+                 sizes: Sequence[int | SSAValue], strides: Sequence[int]):
+        static_offsets, dyn_offsets = _mixed(offsets)
+        static_sizes, dyn_sizes = _mixed(sizes)
+        super().__init__(
+            operands=[source, dest, dyn_offsets, dyn_sizes],
+            properties={"static_offsets": _i64_array(static_offsets), "static_sizes": _i64_array(static_sizes),
+                        "strides": _i64_array(strides)},
+            result_types=[dest.type],
+        )
+
+    def verify_(self) -> None:
+        if self.result.type != self.dest.type:
+            raise VerifyException("graph.insert_slice: the result has the destination's type")
+        _check_slice_parts(self, self.dest, self.source, self.offsets, self.sizes)
+
+
+def _check_slice_parts(op: IRDLOperation, whole: SSAValue, part: SSAValue, offsets: Sequence[SSAValue],
+                       sizes: Sequence[SSAValue]) -> None:
+    """Shared checks of the two slice ops: ranks, element types, operand counts, static bounds."""
+    static_offsets = op.static_offsets.get_values()  # type: ignore[attr-defined]
+    static_sizes = op.static_sizes.get_values()  # type: ignore[attr-defined]
+    strides = op.strides.get_values()  # type: ignore[attr-defined]
+    src, dst = shape_of(whole), shape_of(part)
+    if not (len(src) == len(dst) == len(static_offsets) == len(static_sizes) == len(strides)):
+        raise VerifyException(f"{op.name}: offsets, sizes, strides and both tensors need one entry per axis")
+    if element_of(whole) != element_of(part):
+        raise VerifyException(f"{op.name}: element types differ")
+    _check_mixed(op, static_offsets, offsets, "offsets")
+    _check_mixed(op, static_sizes, sizes, "sizes")
+    _check_index_scalars(op, [*offsets, *sizes])
+    for axis, (n, m, b, k, s) in enumerate(zip(src, dst, static_offsets, static_sizes, strides)):
+        if s <= 0:
+            raise VerifyException(f"{op.name}: stride of axis {axis} must be positive")
+        if (k == DYNAMIC) != (m < 0) or (k != DYNAMIC and k != m):
+            raise VerifyException(f"{op.name}: size of axis {axis} is {k if k != DYNAMIC else '?'} but the slice has {m if m >= 0 else '?'}")
+        if n >= 0 and b != DYNAMIC and k != DYNAMIC and k > 0 and not (0 <= b and b + (k - 1) * s < n):
+            raise VerifyException(f"{op.name}: axis {axis} covers indices {b}..{b + (k - 1) * s} of a dimension of size {n}")
+
+
 # --------------------------------------------------------------------------- contractions
 
 
@@ -1113,6 +1239,8 @@ Graph = Dialect(
         ReshapeOp,
         TransposeOp,
         SliceOp,
+        DynamicSliceOp,
+        InsertSliceOp,
         MatmulOp,
         ReduceOp,
         ConcatOp,

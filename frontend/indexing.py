@@ -1,82 +1,273 @@
-"""``tensor[key]`` with NumPy's basic indexing, as one ``graph.slice`` plus one ``graph.reshape``.
+"""``x[key]`` and ``x[key] = v`` with NumPy's basic indexing, as views (see :mod:`kiln.frontend.mutation`).
 
-Integers (negative too), slices with any start/stop/step, ``None``/``np.newaxis``
-and ``...`` are supported. The slice op takes every axis's start, stride and
-result size; an integer index is a slice of size 1 whose axis the reshape then
-drops, and ``None`` is a length-1 axis the reshape inserts. Either op is left
-out when it would change nothing. A 0-d integer tensor as the first index
-(``x[i]`` in a staged loop) reads that row with ``graph.gather_row``. Other
-advanced indexing (arrays, lists, boolean masks, tensors elsewhere) is not
-supported yet and says so.
+A basic key (integers, slices with any start/stop/step, ``None``, ``...``; any
+integer or slice bound may be a traced 0-d integer, such as a loop index) makes
+a view: a :class:`SliceStep` that reads with ``graph.slice`` (all bounds known)
+or ``graph.dynamic_slice``, then reverses negative-step axes and reshapes away
+integer axes / inserts ``None`` axes; its inverse writes with
+``graph.insert_slice``. A leading traced integer on its own (``x[i]``) is a
+:class:`RowStep` (``graph.gather_row`` / ``graph.scatter_row``).
+
+Python's slice rules are computed on traced bounds too (negative bounds count
+from the end, bounds are clamped), so a slice never leaves its array. A traced
+*integer* index out of range is clamped to the array instead of raising
+``IndexError`` (docs/numpy-semantics.md). A boolean mask of the array's shape
+is supported for writes (``x[mask] = v``, ``x[mask] += v``), as a select.
 """
 
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend.tensor import Tensor, emit, require_rank, reshape_to, shape_of
+from kiln.frontend import dtypes
+from kiln.frontend.mutation import ViewStep, key_signature
+from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, emit, require_rank, reshape_to, shape_of
+
+#: a static size/offset or a traced 0-d int64 tensor
+Bound = int | Tensor
+
+_INDEX_DTYPES = "iu"
+
+
+def _is_tensor_int(x: Any) -> bool:
+    return isinstance(x, Tensor) and x.ndim == 0 and x.dtype.kind in _INDEX_DTYPES
+
+
+def _is_mask(t: Tensor, key: Any) -> bool:
+    if isinstance(key, Tensor):
+        return key.dtype == np.bool_
+    return isinstance(key, np.ndarray) and key.dtype == np.bool_
 
 
 def getitem(t: Tensor, key: Any) -> Tensor:
-    """``t[key]`` with NumPy's basic-indexing semantics; a 0-d integer tensor first index reads a row."""
+    """``t[key]``: a view of ``t`` for basic keys."""
     require_rank(t, "indexing")
-    first, rest = (key[0], key[1:]) if isinstance(key, tuple) and key else (key, ())
-    if isinstance(first, Tensor):
-        return getitem(_gather_row(t, first), rest) if rest else _gather_row(t, first)
-    items = _expand(key if isinstance(key, tuple) else (key,), t.ndim)
-    src = shape_of(t)
-    start: list[int] = []
-    size: list[int] = []
-    stride: list[int] = []
-    out_shape: list[int] = []
-    axis = 0
-    for item in items:
-        if item is None:
-            out_shape.append(1)
-            continue
-        n = src[axis]
-        if isinstance(item, slice):
-            b, s, m = _slice(item, n, axis)
-            out_shape.append(m)
-        else:
-            b, s, m = _integer(item, n, axis), 1, 1
-        start.append(b)
-        stride.append(s)
-        size.append(m)
-        axis += 1
-    if size != list(src) or any(b != 0 for b in start) or any(s != 1 for s in stride):
-        if -1 in src:
-            raise NotImplementedError(
-                f"indexing {t!r} is not supported yet: slicing needs every dimension's size at trace time"
-            )
-        t = emit(graph.SliceOp(t.value, start, size, stride))
-    return reshape_to(t, out_shape)
-
-
-def _gather_row(t: Tensor, index: Tensor) -> Tensor:
-    """``t[i]`` for a traced index ``i``: one ``graph.gather_row`` (negative ``i`` counts from the end)."""
-    if t.ndim == 0:
-        raise IndexError("too many indices for array: array is 0-dimensional, but 1 were indexed")
-    if index.ndim != 0 or index.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+    if _is_mask(t, key):
         raise NotImplementedError(
-            f"indexing with {index!r} is not supported yet inside kiln.function: a tensor index must be a "
-            "0-d int32 or int64 tensor (a single row along the first axis)"
+            "reading x[mask] with a boolean mask is not supported yet inside kiln.function (its length is known "
+            "only at run time); use np.where(mask, x, 0) with a reduction, or x[mask] = v / x[mask] += v to write"
         )
-    return emit(graph.GatherRowOp(t.value, index.value))
+    view = _view(t, key if isinstance(key, tuple) else (key,))
+    view.origin = (id(t), key_signature(key))
+    return view
+
+
+def _view(t: Tensor, items: tuple[Any, ...]) -> Tensor:
+    if items and _is_tensor_int(items[0]) and t.ndim >= 1 and not _has_tensor(items[1:]):
+        row = t.view(RowStep(_index64(items[0])))
+        return _view(row, items[1:]) if len(items) > 1 else row
+    return t.view(SliceStep.parse(t, items))
+
+
+def setitem(t: Tensor, key: Any, value: Any) -> None:
+    """``t[key] = value`` with NumPy's meaning: ``value`` cast (unsafely, as NumPy's setitem does)
+    and broadcast to the indexed region, written through to ``t``'s storage."""
+    require_rank(t, "indexing")
+    if isinstance(value, Tensor) and value.is_write_of(t, key):
+        return  # `t[key] op= v`: the in-place operator already wrote through the view t[key]
+    if _is_mask(t, key):
+        mask = as_tensor(key)
+        if shape_of(mask) != shape_of(t):
+            raise NotImplementedError(
+                f"x[mask] = v with a mask of shape {mask.shape} for an array of shape {t.shape} is not supported "
+                "inside kiln.function (the mask must have the array's shape)"
+            )
+        v = _value_for(value, t.dtype, shape_of(t))
+        t.overwrite(emit(graph.SelectOp(mask.value, v.value, t.value)))
+        return
+    view = getitem(t, key)
+    view.overwrite(_value_for(value, t.dtype, shape_of(view)))
+
+
+def _value_for(value: Any, dtype: np.dtype[Any], shape: tuple[int, ...]) -> Tensor:
+    v = value if isinstance(value, Tensor) else _constant_for(value, dtype)
+    v = cast(v, dtype)
+    try:
+        graph.broadcast_shapes(shape_of(v), shape)
+    except ValueError:
+        raise ValueError(
+            f"could not broadcast input array from shape {v.shape} into shape "
+            f"{tuple(None if d < 0 else d for d in shape)}"
+        ) from None
+    if len(shape_of(v)) > len(shape) or any(a != b and a != 1 for a, b in zip(reversed(shape_of(v)), reversed(shape))):
+        raise ValueError(f"could not broadcast input array from shape {v.shape} into shape {tuple(shape)}")
+    return broadcast_to(v, shape)
+
+
+def _constant_for(value: Any, dtype: np.dtype[Any]) -> Tensor:
+    """A Python or NumPy value written into an array of ``dtype``: converted as NumPy's setitem does."""
+    if hasattr(type(value), "__kiln_tensor__"):
+        return as_tensor(value)
+    array = np.asarray(value)
+    if array.dtype == object:
+        raise TypeError(f"cannot write {value!r} into a kiln array")
+    return as_tensor(array.astype(dtype))
+
+
+def _has_tensor(items: tuple[Any, ...]) -> bool:
+    for item in items:
+        if isinstance(item, Tensor):
+            return True
+        if isinstance(item, slice) and any(isinstance(p, Tensor) for p in (item.start, item.stop, item.step)):
+            return True
+    return False
+
+
+def _index64(x: Tensor) -> Tensor:
+    return cast(x, np.dtype(np.int64))
+
+
+# ---------------------------------------------------------------------- x[i]: one row
+
+
+@dataclass(eq=False)
+class RowStep(ViewStep):
+    """``x[i]`` with a traced ``i`` on axis 0 (negative counts from the end, clamped)."""
+
+    index: Tensor
+
+    def forward(self, parent: Tensor) -> Tensor:
+        if parent.ndim == 0:
+            raise IndexError("too many indices for array: array is 0-dimensional, but 1 were indexed")
+        return emit(graph.GatherRowOp(parent.value, self.index.value))
+
+    def inverse(self, parent: Tensor, new: Tensor) -> Tensor:
+        return emit(graph.ScatterRowOp(parent.value, self.index.value, new.value))
+
+    def keeps_contiguous(self, parent: Tensor) -> bool:
+        return True
+
+
+# ---------------------------------------------------------------------- basic slicing
+
+
+@dataclass(eq=False)
+class SliceStep(ViewStep):
+    """A basic-index view: per source axis an ascending offset, a size and a positive stride; axes
+    whose step was negative are reversed after the slice; then integer axes are dropped and
+    ``None`` axes inserted (``shape``)."""
+
+    offsets: list[Bound]
+    sizes: list[Bound]
+    strides: list[int]
+    reversed_axes: list[int]
+    shape: list[int]
+
+    def _slice_shape(self) -> list[int]:
+        return [s if isinstance(s, int) else -1 for s in self.sizes]
+
+    def forward(self, parent: Tensor) -> Tensor:
+        src = shape_of(parent)
+        static = all(isinstance(b, int) for b in (*self.offsets, *self.sizes))
+        if static and list(self.sizes) == list(src) and all(b == 0 for b in self.offsets) and all(s == 1 for s in self.strides):
+            x = parent
+        elif static:
+            x = emit(graph.SliceOp(parent.value, self.offsets, self.sizes, self.strides))  # type: ignore[arg-type]
+        else:
+            x = emit(graph.DynamicSliceOp(parent.value, _values(self.offsets), _values(self.sizes), self.strides))
+        x = _reverse(x, self.reversed_axes)
+        return _reshape(x, self.shape)
+
+    def inverse(self, parent: Tensor, new: Tensor) -> Tensor:
+        x = _reshape(new, self._slice_shape())
+        x = _reverse(x, self.reversed_axes)
+        return emit(graph.InsertSliceOp(x.value, parent.value, _values(self.offsets), _values(self.sizes), self.strides))
+
+    def keeps_contiguous(self, parent: Tensor) -> bool:
+        """C-contiguous when, past leading single-index axes, one axis is cut with stride 1 and the
+        rest are whole (dynamic bounds count as cut)."""
+        if self.reversed_axes:
+            return False
+        started = False
+        for n, b, m, s in zip(shape_of(parent), self.offsets, self.sizes, self.strides):
+            if not started and isinstance(m, int) and m == 1:
+                continue
+            if started:
+                if not (isinstance(b, int) and b == 0 and isinstance(m, int) and m == n and s == 1):
+                    return False
+            elif s != 1:
+                return False
+            started = True
+        return True
+
+    @staticmethod
+    def parse(t: Tensor, items: tuple[Any, ...]) -> SliceStep:
+        items_list = _expand(items, t.ndim)
+        src = shape_of(t)
+        offsets: list[Bound] = []
+        sizes: list[Bound] = []
+        strides: list[int] = []
+        reversed_axes: list[int] = []
+        shape: list[int] = []
+        axis = 0
+        for item in items_list:
+            if item is None:
+                shape.append(1)
+                continue
+            n = src[axis]
+            if isinstance(item, slice):
+                b, m, s = _slice(item, n, axis, t)
+                if s < 0:
+                    reversed_axes.append(axis)
+                shape.append(m if isinstance(m, int) else -1)
+                strides.append(abs(s))
+            else:
+                b, m = _integer(item, n, axis, t), 1
+                strides.append(1)
+            offsets.append(b)
+            sizes.append(m)
+            axis += 1
+        return SliceStep(offsets, sizes, strides, reversed_axes, shape)
+
+
+def _values(bounds: list[Bound]) -> list[Any]:
+    return [b if isinstance(b, int) else b.value for b in bounds]
+
+
+def _reverse(x: Tensor, axes: list[int]) -> Tensor:
+    if not axes:
+        return x
+    shape = shape_of(x)
+    if any(shape[a] < 0 for a in axes):
+        raise NotImplementedError("a negative-step slice whose length is known only at run time is not supported yet")
+    start = [shape[a] - 1 if a in axes and shape[a] > 0 else 0 for a in range(len(shape))]
+    stride = [-1 if a in axes else 1 for a in range(len(shape))]
+    return emit(graph.SliceOp(x.value, start, shape, stride))
+
+
+def _reshape(x: Tensor, shape: list[int]) -> Tensor:
+    if shape_of(x) == tuple(shape):
+        return x
+    if shape.count(-1) > 1 or shape_of(x).count(-1) > 1:
+        raise NotImplementedError(
+            "indexing that both drops or adds axes and leaves more than one axis of run-time length is not supported yet"
+        )
+    return emit(graph.ReshapeOp(x.value, shape))
 
 
 def _expand(items: tuple[Any, ...], ndim: int) -> list[Any]:
     """Check the index items and replace ``...`` by full slices; one entry per axis (plus ``None`` s)."""
     for item in items:
         if isinstance(item, Tensor):
-            raise NotImplementedError("indexing with a tensor is not supported yet inside kiln.function")
-        if isinstance(item, (bool, np.bool_)) or not (
-            item is None or item is Ellipsis or isinstance(item, slice) or hasattr(type(item), "__index__")
-        ):
+            if not _is_tensor_int(item):
+                raise NotImplementedError(
+                    f"indexing with {item!r} is not supported yet inside kiln.function: a tensor index must be a "
+                    "0-d integer (a loop index, say); integer-array and boolean-array indexing are not supported yet"
+                )
+            continue
+        if isinstance(item, slice):
+            for part in (item.start, item.stop, item.step):
+                if part is not None and not isinstance(part, Tensor) and not hasattr(type(part), "__index__"):
+                    raise TypeError("slice indices must be integers or None or have an __index__ method")
+            if isinstance(item.step, Tensor):
+                raise NotImplementedError("a slice step known only at run time is not supported inside kiln.function")
+            continue
+        if isinstance(item, (bool, np.bool_)) or not (item is None or item is Ellipsis or hasattr(type(item), "__index__")):
             raise NotImplementedError(
                 f"advanced indexing with {item!r} is not supported yet inside kiln.function "
                 "(use integers, slices, None and ...)"
@@ -93,23 +284,59 @@ def _expand(items: tuple[Any, ...], ndim: int) -> list[Any]:
     return [*items, *fill]
 
 
-def _integer(item: Any, n: int, axis: int) -> int:
+# ---------------------------------------------------------------------- scalar arithmetic, folded when static
+
+
+def _i64(x: Bound) -> Tensor:
+    return _index64(x) if isinstance(x, Tensor) else as_tensor(np.int64(x))
+
+
+def _dim(t: Tensor, axis: int, n: int) -> Bound:
+    return n if n >= 0 else emit(graph.DimOp(t.value, axis))
+
+
+def _integer(item: Any, n: int, axis: int, t: Tensor) -> Bound:
+    if isinstance(item, Tensor):
+        size = _dim(t, axis, n)
+        i = _index64(item)
+        wrapped = np.where(i < 0, i + size, i)
+        return np.minimum(np.maximum(wrapped, 0), np.maximum(_i64(size) - 1, 0))
     i = operator.index(item)
     if n < 0:
-        if i < 0:
-            raise NotImplementedError(f"a negative index on the dynamic axis {axis} is not supported yet")
-        return i
+        return i if i >= 0 else np.maximum(_i64(_dim(t, axis, n)) + i, 0)
     if not -n <= i < n:
         raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
     return i % n
 
 
-def _slice(item: slice, n: int, axis: int) -> tuple[int, int, int]:
-    """(start, stride, size) of ``item`` on an axis of size ``n``."""
-    if n < 0:
-        if item != slice(None):
-            raise NotImplementedError(f"slicing the dynamic axis {axis} is not supported yet (only `:`)")
-        return 0, 1, -1
-    begin, end, step = item.indices(n)
-    count = len(range(begin, end, step))
-    return (begin if count else 0), step, count
+def _slice(item: slice, n: int, axis: int, t: Tensor) -> tuple[Bound, Bound, int]:
+    """(ascending offset, size, step) of ``item`` on an axis of size ``n`` (``-1``: dynamic)."""
+    step = 1 if item.step is None else operator.index(item.step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    parts = (item.start, item.stop)
+    if n >= 0 and not any(isinstance(p, Tensor) for p in parts):
+        begin, end, step = item.indices(n)
+        count = len(range(begin, end, step))
+        first = begin if step > 0 else begin + (count - 1) * step
+        return (first if count else 0), count, step
+    size = _i64(_dim(t, axis, n))
+    if step > 0:
+        start = _clamp_bound(item.start, 0, size, lo=0)
+        stop = _clamp_bound(item.stop, size, size, lo=0)
+        count = np.maximum((stop - start + (step - 1)) // step, 0)
+        return start, count, step
+    start = _clamp_bound(item.start, size - 1, size, lo=-1, hi_minus_one=True)
+    stop = _clamp_bound(item.stop, None, size, lo=-1, hi_minus_one=True)
+    count = np.maximum((start - stop + (-step - 1)) // -step, 0)
+    first = start + (count - 1) * step
+    return np.minimum(np.maximum(first, 0), size), count, step
+
+
+def _clamp_bound(value: Any, default: Any, size: Tensor, *, lo: int, hi_minus_one: bool = False) -> Tensor:
+    """A slice bound as Python normalizes it: negative counts from the end, then clamped."""
+    if value is None:
+        return as_tensor(np.int64(-1)) if default is None else _i64(default) if not isinstance(default, Tensor) else default
+    v = _i64(value) if isinstance(value, Tensor) else as_tensor(np.int64(operator.index(value)))
+    hi = size - 1 if hi_minus_one else size
+    return np.where(v < 0, np.maximum(v + size, lo), np.minimum(v, hi))

@@ -17,7 +17,7 @@ import numpy as np
 from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
-from kiln.frontend import array_ops, dtypes
+from kiln.frontend import array_ops, dtypes, views
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import shape_of, with_source
 
@@ -165,14 +165,43 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: Sequence[Any], kwargs: dic
     name = _np_name(ufunc)
     if method != "__call__":
         raise _unsupported(f"{name}.{method}")
+    kwargs = dict(kwargs)
+    out = kwargs.pop("out", None)
     if kwargs:
-        raise _unsupported(f"{name}(..., {', '.join(f'{k}=' for k in kwargs)}) (traced tensors are immutable: use the result)")
+        raise _unsupported(f"{name}(..., {', '.join(f'{k}=' for k in kwargs)})")
     if ufunc is np.matmul:
-        return array_ops.matmul(*inputs)
-    build = _UFUNCS.get(ufunc)
-    if build is None:
-        raise _unsupported(name)
-    return elementwise(ufunc, build, inputs)
+        result = array_ops.matmul(*inputs)
+    else:
+        build = _UFUNCS.get(ufunc)
+        if build is None:
+            raise _unsupported(name)
+        result = elementwise(ufunc, build, inputs)
+    return result if out is None else write_out(name, result, out)
+
+
+def write_out(name: str, result: Tensor, out: Any) -> Tensor:
+    """``out=``: ``result`` cast (``same_kind``, as NumPy's ufuncs) and broadcast into the array ``out``."""
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise ValueError(f"{name}: out= takes one array, got {len(out)}")
+        (out,) = out
+    if not isinstance(out, Tensor):
+        raise TypeError(
+            f"{name}(..., out=) into a {type(out).__name__} that is not a kiln array: inside kiln.function, "
+            "out= must be an array of the function (an argument, or made with np.empty/np.zeros/...)"
+        )
+    if not np.can_cast(result.dtype, out.dtype, "same_kind"):
+        raise TypeError(
+            f"Cannot cast ufunc '{name.removeprefix('np.')}' output from {result.dtype!r} to {out.dtype!r} "
+            "with casting rule 'same_kind'"
+        )
+    target = shape_of(out)
+    if graph.broadcast_shapes(shape_of(result), target) != target:
+        raise ValueError(
+            f"{name}: non-broadcastable output operand with shape {out.shape} doesn't match the broadcast shape {result.shape}"
+        )
+    out.overwrite(broadcast_to(cast(result, out.dtype), target))
+    return out
 
 
 def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tensor:
@@ -257,11 +286,13 @@ def _mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims
 def _reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: Any = None) -> Tensor:
     if order != "C":
         raise _unsupported(f"np.reshape(..., order={order!r})")
-    return array_ops.reshape(as_tensor(a), shape if shape is not None else newshape)
+    x = as_tensor(a)
+    return views.reshaped(x, array_ops.reshape(x, shape if shape is not None else newshape))
 
 
 def _transpose(a: Any, axes: Sequence[int] | None = None) -> Tensor:
-    return array_ops.transpose(as_tensor(a), axes)
+    x = as_tensor(a)
+    return views.transposed(x, array_ops.transpose(x, axes))
 
 
 def _dot(a: Any, b: Any, out: Any = None) -> Tensor:
@@ -337,6 +368,12 @@ def _size(a: Any, axis: int | None = None) -> int | None:
     return t.size if axis is None else t.shape[array_ops.normalize_axis(axis, t.ndim)]
 
 
+def _unit_axes_view(a: Any, op: Callable[[Tensor], Tensor]) -> Tensor:
+    """``np.squeeze`` / ``np.expand_dims``: always views in NumPy."""
+    x = as_tensor(a)
+    return views.reshaped(x, op(x), always_view=True)
+
+
 _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.where: _where,
     np.sum: _reduction("sum"),
@@ -355,8 +392,8 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.concatenate: _concatenate,
     np.stack: _stack,
     np.clip: _clip,
-    np.squeeze: lambda a, axis=None: array_ops.squeeze(as_tensor(a), axis),
-    np.expand_dims: lambda a, axis: array_ops.expand_dims(as_tensor(a), axis),
+    np.squeeze: lambda a, axis=None: _unit_axes_view(a, lambda x: array_ops.squeeze(x, axis)),
+    np.expand_dims: lambda a, axis: _unit_axes_view(a, lambda x: array_ops.expand_dims(x, axis)),
     np.broadcast_to: lambda array, shape, subok=False: array_ops.broadcast_to(as_tensor(array), shape),
     np.shape: lambda a: as_tensor(a).shape,
     np.ndim: lambda a: as_tensor(a).ndim,

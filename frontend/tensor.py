@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorTyp
 from xdsl.ir import Operation, SSAValue
 
 from kiln.dialects import graph
-from kiln.frontend import dtypes, trace_context, unknown_rank
+from kiln.frontend import dtypes, mutation, trace_context, unknown_rank
 
 #: Python values that become tensors in arithmetic (anything else yields ``NotImplemented``)
 _ARRAY_LIKE = (np.ndarray, np.generic, bool, int, float, list, tuple)
@@ -37,19 +37,110 @@ _ARRAY_LIKE = (np.ndarray, np.generic, bool, int, float, list, tuple)
 class Tensor:
     """A traced array: NumPy's interface over one SSA value of tensor type."""
 
-    __slots__ = ("value", "shape_source")
+    __slots__ = ("_storage", "_steps", "_cache", "_seen", "shape_source", "weak", "origin", "_wrote")
 
     # Tensors are unhashable, like ndarrays: ``==`` builds a tensor.
     __hash__ = None  # type: ignore[assignment]
 
-    def __init__(self, value: SSAValue, shape_source: int | None = None):
+    def __init__(self, value: SSAValue, shape_source: int | None = None, *, storage: mutation.Storage | None = None):
         if not isinstance(value.type, TensorType):
             raise TypeError(f"kiln.Tensor wraps a value of tensor type, got {value.type}")
-        self.value = value
+        #: the array memory this tensor is (a base) or shows (a view); see kiln.frontend.mutation
+        self._storage = mutation.Storage(value) if storage is None else storage
+        #: the view chain from the storage's base value to this tensor (empty for a base)
+        self._steps: tuple[mutation.ViewStep, ...] = ()
+        self._cache = value
+        self._seen = self._storage.version
         #: for a tensor of unknown rank (see kiln.frontend.unknown_rank), the index of the
         #: ``TensorSpec(shape=None)`` argument whose call-time shape it has; ``value`` is then
         #: the flattened data, a ``tensor<?xT>``. None for a tensor of known rank.
         self.shape_source = shape_source
+        #: a Python int or float that became a tensor (a staged loop index): it promotes as a
+        #: weak Python scalar does (NEP 50), so ``int32_array + i`` stays int32
+        self.weak = False
+        #: ``(id(parent), key signature)`` of the indexing that made this view (``x[k] op= v``)
+        self.origin: tuple[int, tuple[Any, ...]] | None = None
+        self._wrote = 0
+
+    @property
+    def value(self) -> SSAValue:
+        """The SSA value of this array's contents now (a view replays its chain when its base changed)."""
+        if not self._steps:
+            return self._storage.value
+        if self._seen != self._storage.version:
+            parent = Tensor(self._storage.value)
+            for step in self._steps:
+                parent = step.forward(parent)
+            self._cache, self._seen = parent.value, self._storage.version
+        return self._cache
+
+    # ------------------------------------------------------------------ views and writes
+
+    def view(self, step: mutation.ViewStep) -> Tensor:
+        """A view of this tensor: the same storage, one more step in the chain."""
+        shown = step.forward(self)
+        out = Tensor(shown.value, self.shape_source, storage=self._storage)
+        out._steps = (*self._steps, step)
+        return out
+
+    @property
+    def storage(self) -> mutation.Storage:
+        return self._storage
+
+    @property
+    def is_view(self) -> bool:
+        return bool(self._steps)
+
+    def is_contiguous(self) -> bool:
+        """Whether this array is C-contiguous in NumPy (a base is; a view when its chain keeps it)."""
+        parent = Tensor(self._storage.value)
+        for step in self._steps:
+            if not step.keeps_contiguous(parent):
+                return False
+            parent = step.forward(parent)
+        return True
+
+    def overwrite(self, new: Tensor) -> None:
+        """Make ``new`` (this tensor's shape and dtype) its contents, through the view chain to the base."""
+        assert new.value.type == self.value.type, (new.value.type, self.value.type)
+        if not self._steps:
+            mutation.write(self._storage, new.value)
+        else:
+            parents = [Tensor(self._storage.value)]
+            for step in self._steps[:-1]:
+                parents.append(step.forward(parents[-1]))
+            for step, parent in zip(reversed(self._steps), reversed(parents)):
+                new = step.inverse(parent, new)
+            mutation.write(self._storage, new.value)
+        self._wrote = self._storage.version
+
+    def is_write_of(self, target: Tensor, key: Any) -> bool:
+        """Whether this is ``target[key]`` just written in place (``target[key] op= v``): the
+        setitem Python then calls would write the same values again."""
+        return (
+            self._storage is target._storage and self._wrote == self._storage.version
+            and self.origin == (id(target), mutation.key_signature(key))
+        )
+
+    def copy(self, order: str = "C") -> Tensor:
+        """A new array with the same contents (free while tracing: values are immutable)."""
+        if order not in ("C", "K", "A"):
+            raise NotImplementedError(f"x.copy(order={order!r}) is not supported inside kiln.function")
+        return Tensor(self.value, self.shape_source)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        from kiln.frontend import indexing  # imports this module: imported late
+
+        indexing.setitem(self, key, value)
+
+    def _inplace(self, ufunc: np.ufunc, other: Any) -> Tensor:
+        """``self op= other``: NumPy's ``ufunc(self, other, out=self)``."""
+        from kiln.frontend import numpy_dispatch  # imports this module: imported late
+
+        if not _operand(other):
+            return NotImplemented  # type: ignore[return-value]
+        numpy_dispatch.array_ufunc(ufunc, "__call__", (self, other), {"out": (self,)})
+        return self
 
     # ------------------------------------------------------------------ attributes
 
@@ -138,12 +229,6 @@ class Tensor:
     def __iter__(self) -> NoReturn:
         _no_value(self, "iteration (`for ... in tensor`, unpacking, list())")
 
-    def __setitem__(self, key: Any, value: Any) -> NoReturn:
-        raise TypeError(
-            "kiln tensors are immutable while traced: x[...] = v is not supported; "
-            "build the new array with np.where(mask, v, x) or kiln.concat"
-        )
-
     # ------------------------------------------------------------------ operators (NumPy ufuncs)
 
     def __add__(self, other: Any) -> Any:
@@ -230,6 +315,39 @@ class Tensor:
     def __ne__(self, other: Any) -> Any:  # type: ignore[override]
         return np.not_equal(self, other) if _operand(other) else NotImplemented
 
+    def __iadd__(self, other: Any) -> Tensor:
+        return self._inplace(np.add, other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return self._inplace(np.subtract, other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return self._inplace(np.multiply, other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return self._inplace(np.true_divide, other)
+
+    def __ifloordiv__(self, other: Any) -> Tensor:
+        return self._inplace(np.floor_divide, other)
+
+    def __imod__(self, other: Any) -> Tensor:
+        return self._inplace(np.remainder, other)
+
+    def __ipow__(self, other: Any) -> Tensor:
+        return self._inplace(np.power, other)
+
+    def __imatmul__(self, other: Any) -> Tensor:
+        return self._inplace(np.matmul, other)
+
+    def __iand__(self, other: Any) -> Tensor:
+        return self._inplace(np.bitwise_and, other)
+
+    def __ior__(self, other: Any) -> Tensor:
+        return self._inplace(np.bitwise_or, other)
+
+    def __ixor__(self, other: Any) -> Tensor:
+        return self._inplace(np.bitwise_xor, other)
+
     def __neg__(self) -> Tensor:
         return np.negative(self)
 
@@ -273,13 +391,18 @@ class Tensor:
         return cast(self, dtypes.canonical(dtype))
 
     def flatten(self) -> Tensor:
-        return np.reshape(self, (-1,))
+        """Always a copy, as in NumPy."""
+        return np.reshape(self.copy(), (-1,))
 
     def ravel(self) -> Tensor:
         return np.reshape(self, (-1,))
 
     def squeeze(self, axis: int | Sequence[int] | None = None) -> Tensor:
         return np.squeeze(self, axis=axis)
+
+    def fill(self, value: Any) -> None:
+        """``x.fill(v)``: every element becomes ``v`` (cast to ``x``'s dtype)."""
+        self[...] = value
 
     def __getitem__(self, key: Any) -> Tensor:
         from kiln.frontend import indexing  # imports this module: imported late

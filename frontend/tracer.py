@@ -18,7 +18,9 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Region
 
+from kiln.dialects import graph
 from kiln.frontend import pytree, trace_context
+from kiln.frontend.mutation import Storage
 from kiln.frontend.tensor import Tensor, as_tensor
 from kiln.frontend.variables import NOTES_KEY, Captures, Variable
 
@@ -32,6 +34,8 @@ class TracedGraph:
     output_tree: pytree.TreeDef
     #: the kiln.Variables it reads or writes, one trailing ``!graph.resource`` argument each
     variables: tuple[Variable, ...] = ()
+    #: the arguments (tensor leaves, in order) it writes: ``!graph.resource`` arguments of the function
+    written_arguments: tuple[int, ...] = ()
 
 
 def trace_graph(
@@ -48,7 +52,8 @@ def trace_graph(
     for arg, arg_name in zip(block.args, arg_names):
         if arg_name.isidentifier():
             arg.name_hint = arg_name
-    symbolic = iter([Tensor(a) for a in block.args])
+    arg_tensors = [Tensor(a, storage=Storage(a, argument=i)) for i, a in enumerate(block.args)]
+    symbolic = iter(arg_tensors)
     call_args = pytree.fill_slots(args, symbolic)
     call_kwargs = pytree.fill_slots(kwargs, symbolic)
 
@@ -58,14 +63,40 @@ def trace_graph(
         result = fn(*call_args, **call_kwargs)
         # no result (a function run for its effects on variables): no outputs, and the call returns None
         leaves, tree = pytree.flatten(result) if result is not None else ([], pytree.LEAF)
-        outputs = [as_tensor(leaf) for leaf in leaves]
-        ctx.emit(func.ReturnOp(*[t.value for t in outputs]))
+        outputs = [as_tensor(leaf).value for leaf in leaves]
+        written = _write_back(ctx, block, arg_tensors)
+        ctx.emit(func.ReturnOp(*outputs))
 
     func_op = func.FuncOp(
         name,
-        (list(block.arg_types), [t.value.type for t in outputs]),
+        (list(block.arg_types), [v.type for v in outputs]),
         Region(block),
     )
     func_op.sym_visibility = StringAttr("public")
     module = ModuleOp([func_op])
-    return TracedGraph(module=module, func_op=func_op, output_tree=tree, variables=tuple(captures.variables))
+    return TracedGraph(module=module, func_op=func_op, output_tree=tree, variables=tuple(captures.variables),
+                       written_arguments=written)
+
+
+def _write_back(ctx: trace_context.TraceContext, block: Block, arg_tensors: list[Tensor]) -> tuple[int, ...]:
+    """Arguments the function wrote: each becomes a ``!graph.resource`` read at entry and assigned
+    its final value at the end, so the caller's array holds what NumPy would leave in it."""
+    written = []
+    for i, t in enumerate(arg_tensors):
+        storage = t.storage
+        if storage.value is block.args[i]:
+            continue
+        old = block.args[i]
+        assert isinstance(old.type, TensorType)
+        resource = block.insert_arg(graph.ResourceType(old.type), i)
+        resource.name_hint = old.name_hint
+        read = graph.ReadOp(resource)
+        first = block.first_op
+        assert first is not None  # the insert_slice that wrote the argument, at least
+        read.location = first.location
+        block.insert_op_before(read, first)
+        old.replace_all_uses_with(read.value)
+        block.erase_arg(old)
+        ctx.emit(graph.AssignOp(resource, storage.value))
+        written.append(i)
+    return tuple(written)

@@ -66,6 +66,26 @@ class BlockOrder:
             op = parent
         return op
 
+    def used_later_here(self, values: list[SSAValue], op: Operation) -> bool:
+        """Like :meth:`used_after`, counting only uses inside this block (a loop body asks it
+        about a carried buffer: uses in the condition region come before the body, uses after
+        the loop see the last iteration's value, both as they should)."""
+        position = self.index[op]
+        return any(
+            self.index[holder] > position
+            for value in values
+            for use in value.uses
+            if (holder := self._holder_or_none(use.operation)) is not None
+        )
+
+    def _holder_or_none(self, op: Operation) -> Operation | None:
+        while op.parent_block() is not self.block:
+            parent = op.parent_op()
+            if parent is None:
+                return None
+            op = parent
+        return op
+
     def used_after(self, values: list[SSAValue], op: Operation) -> bool:
         """True if any of ``values`` is used by an op after ``op`` in the block."""
         position = self.index[op]

@@ -20,7 +20,9 @@ while still readable):
   last use (at the latest, the copy into the carried buffer), so memory stays flat
   however many iterations run. The loop carries no tensor afterwards.
 * Nothing is written in place across a region boundary: a linalg op or
-  ``insert_slice`` overwrites only a temporary allocated in its own block.
+  ``insert_slice`` overwrites only a temporary allocated in its own block, or, in a
+  loop body, the loop's carried buffer once no later op of the body reads the
+  carried value (``x[i] = v`` in a loop is then a store, not a copy of ``x``).
 * ``!graph.token`` results, arguments and carried values are dropped: at the
   buffer level, program order inside the regions is the order of effects.
 """
@@ -175,6 +177,7 @@ def bufferize_while(fb: FunctionBufferizer, op: scf.WhileOp) -> None:
             carried[i] = _carried_buffer(fb, op, i, taken)
             for value in (before.args[i], after.args[i], op.res[i]):
                 fb.bind(value, carried[i].value, carried[i].root)
+            fb.loop_bodies.setdefault(carried[i].root, set()).add(after)
     _convert_region(fb, before, carried, keep)
     _convert_region(fb, after, carried, keep)
     fb.current = op

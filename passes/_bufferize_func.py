@@ -163,6 +163,8 @@ class FunctionBufferizer:
         self.temporaries: list[memref.AllocOp] = []
         self.variables: dict[SSAValue, Root] = {}
         self.out_params: list[Buffer] = []
+        #: the loop bodies in which each carried buffer may be written in place (see may_overwrite)
+        self.loop_bodies: dict[Root, set[Block]] = {}
         self.current: Operation | None = None
         ret = self.block.last_op
         assert isinstance(ret, func.ReturnOp)
@@ -309,10 +311,15 @@ class FunctionBufferizer:
         return True
 
     def may_overwrite(self, value: SSAValue, op: Operation) -> bool:
-        """Is ``value``'s buffer a whole temporary of ``op``'s block, dead after ``op``?"""
+        """Is ``value``'s buffer a whole temporary of ``op``'s block, or the carried buffer of the
+        loop whose body is ``op``'s block, dead after ``op``?"""
         buffer = self.buffers[value]
         root = buffer.root
-        if root.kind is not RootKind.TEMPORARY or buffer.is_view or root.block is not op.parent_block():
+        if buffer.is_view:
+            return False
+        if op.parent_block() in self.loop_bodies.get(root, ()):
+            return not self.order_of(op).used_later_here(root.aliases, op)
+        if root.kind is not RootKind.TEMPORARY or root.block is not op.parent_block():
             return False
         return not self.order_of(op).used_after(root.aliases, op)
 

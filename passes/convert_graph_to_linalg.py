@@ -730,6 +730,55 @@ class LowerScatterRow(RewritePattern):
         rewriter.replace(op, em.ops)
 
 
+def _mixed_indices(em: _Emitter, static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[SSAValue | int]:
+    """The offsets or sizes of a graph slice op as ``index`` values (dynamic) and ints (static)."""
+    operands = iter(dynamic)
+    out: list[SSAValue | int] = []
+    for value in static:
+        if value != graph.DYNAMIC:
+            out.append(value)
+            continue
+        scalar = next(operands)
+        out.append(em.add(arith.IndexCastOp(em.add(tensor.ExtractOp(scalar, [], _element(scalar))), IndexType())))
+    return out
+
+
+def _split(values: Sequence[SSAValue | int]) -> tuple[list[int], list[SSAValue]]:
+    return [v if isinstance(v, int) else DYNAMIC_INDEX for v in values], [v for v in values if not isinstance(v, int)]
+
+
+class LowerDynamicSlice(RewritePattern):
+    """``graph.dynamic_slice`` -> ``tensor.extract_slice`` with SSA offsets and sizes."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.DynamicSliceOp):
+            return
+        em = _Emitter(op)
+        offsets = _mixed_indices(em, op.static_offsets.get_values(), op.offsets)
+        sizes = _mixed_indices(em, op.static_sizes.get_values(), op.sizes)
+        assert isinstance(op.result.type, TensorType)
+        em.add(tensor.ExtractSliceOp(op.source, offsets, sizes, list(op.strides.get_values()), op.result.type))
+        rewriter.replace(op, em.ops)
+
+
+class LowerInsertSlice(RewritePattern):
+    """``graph.insert_slice`` -> ``tensor.insert_slice`` (in place once bufferized when the old value is dead)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.InsertSliceOp):
+            return
+        em = _Emitter(op)
+        static_offsets, offsets = _split(_mixed_indices(em, op.static_offsets.get_values(), op.offsets))
+        static_sizes, sizes = _split(_mixed_indices(em, op.static_sizes.get_values(), op.sizes))
+        em.add(
+            tensor.InsertSliceOp.get(
+                op.source, op.dest, static_sizes, static_offsets=static_offsets,
+                static_strides=list(op.strides.get_values()), offsets=offsets, sizes=sizes,
+            )
+        )
+        rewriter.replace(op, em.ops)
+
+
 class LowerDim(RewritePattern):
     """``graph.dim`` -> ``tensor.dim``, cast to i64 and filled into a 0-d tensor (``linalg.fill``
     bufferizes like any linalg op; ``tensor.from_elements`` would need its own handler)."""
@@ -772,6 +821,8 @@ class ConvertGraphToLinalg(ModulePass):
                     LowerWhile(),
                     LowerGatherRow(),
                     LowerScatterRow(),
+                    LowerDynamicSlice(),
+                    LowerInsertSlice(),
                     LowerDim(),
                 ],
                 dce_enabled=False,

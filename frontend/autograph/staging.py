@@ -34,14 +34,14 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import FileLineColLoc, TensorType
-from xdsl.ir import Block, Region
+from xdsl.ir import Block, Region, SSAValue
 
 # Defined before kiln's imports: the operators import them from here while this module loads.
 GetState = Callable[[], tuple[Any, ...]]
 SetState = Callable[[tuple[Any, ...]], None]
 
 from kiln.dialects import graph
-from kiln.frontend import dtypes, trace_context
+from kiln.frontend import dtypes, mutation, trace_context
 from kiln.frontend.autograph.context import Unsupported
 from kiln.frontend.autograph.operators.variables import Undefined
 from kiln.frontend.autograph.state import (
@@ -209,6 +209,11 @@ def _predicate(cond: Any, where: str, construct: str) -> Tensor:
 class _Branch:
     block: Block
     leaves: list[Any]
+    #: the value each tensor leaf had at the end of the branch (a view's base may change after)
+    seen: dict[int, SSAValue]
+
+    def value(self, leaf: Any, ty: TensorType) -> SSAValue:
+        return self.seen[id(leaf)] if isinstance(leaf, Tensor) else _materialize(leaf, ty).value
 
 
 def _cond(
@@ -222,13 +227,23 @@ def _cond(
     traced: list[_Branch] = []
     trees: list[list[Tree]] = []
     leaf_names: list[str] = []
+    written: list[dict[mutation.Storage, SSAValue]] = []
+    entry: dict[mutation.Storage, SSAValue] = {}
     for fn in branches:
         block = Block()
-        with trace_context.at_block(block):
-            values = fn()
-        leaves, leaf_names, tree = flatten_state(values, names)
-        traced.append(_Branch(block, leaves))
+        with mutation.region() as scope:
+            try:
+                with trace_context.at_block(block):
+                    values = fn()
+                    leaves, leaf_names, tree = flatten_state(values, names)
+                    written.append({storage: storage.value for storage in scope.saved})
+                    seen = {id(leaf): leaf.value for leaf in leaves if isinstance(leaf, Tensor)}
+            finally:
+                entry.update(scope.saved)
+                scope.restore()
+        traced.append(_Branch(block, leaves, seen))
         trees.append(tree)
+    storages = sorted(entry, key=lambda storage: storage.serial)
     if trees[0] != trees[1]:
         bad = next(n for n, a, b in zip(names, trees[0], trees[1]) if a != b)
         raise TypeError(f"{where}: {describe(bad)} has a different structure in the two branches of this `if` on a tensor")
@@ -249,15 +264,18 @@ def _cond(
             sources.append(_branch_source(a, b, name, where, labels))
             staged.append(i)
             merged.append(None)
-    for branch in traced:
+    for branch, wrote in zip(traced, written):
         with trace_context.at_block(branch.block):
-            values = [_materialize(branch.leaves[i], ty).value for i, ty in zip(staged, result_types)]
+            values = [branch.value(branch.leaves[i], ty) for i, ty in zip(staged, result_types)]
+            values += [wrote.get(storage, entry[storage]) for storage in storages]
             trace_context.require().emit(graph.YieldOp(*values))
     op = trace_context.require().emit(
-        graph.CondOp(pred.value, result_types, Region(then.block), Region(orelse.block))
+        graph.CondOp(pred.value, [*result_types, *(entry[s].type for s in storages)], Region(then.block), Region(orelse.block))
     )
     for i, result, source in zip(staged, op.results, sources):
         merged[i] = Tensor(result, source)
+    for storage, result in zip(storages, op.results[len(staged):]):
+        mutation.write(storage, result)
     return unflatten_state(trees[0], merged)
 
 
@@ -378,9 +396,14 @@ class _Leaf:
     weak: bool
     #: the shape source of a carried tensor of unknown rank (see kiln.frontend.unknown_rank)
     source: int | None = None
+    #: a tensor that enters the body as itself (not a block argument) while the body does not rebind it
+    identity: bool = False
 
 
 Counters = list[Tensor]
+
+#: probes of one loop body at most (each fixes a leaf's type or adds a carried array)
+_MAX_PROBES = 64
 
 
 def _staged_loop(
@@ -405,49 +428,73 @@ def _staged_loop(
 
     def probe_and_emit(leaves: list[_Leaf]) -> None:
         counter_types = [c.value.type for c in counters]
-        for _ in range(len(leaves) + 2):
+        #: arrays from outside the loop that the body writes: carried after the state leaves
+        storages: list[mutation.Storage] = []
+        entry: dict[mutation.Storage, SSAValue] = {}
+        for _ in range(_MAX_PROBES):
             carried = [leaf for leaf in leaves if leaf.ty is not None]
-            arg_types = [leaf.ty for leaf in carried] + counter_types
+            arg_types = [leaf.ty for leaf in carried] + [entry[s].type for s in storages] + counter_types
             cond_block, body_block = Block(arg_types=arg_types), Block(arg_types=arg_types)
 
             def enter(block: Block) -> Counters:
                 args = iter(block.args)
                 state = [Tensor(next(args), leaf.source) if leaf.ty is not None else leaf.value for leaf in leaves]
+                for storage in storages:
+                    mutation.write(storage, next(args))
                 set_state(unflatten_state(trees, state))
                 return [Tensor(a) for a in args]
 
-            try:
-                with trace_context.at_block(cond_block):
-                    pred = _predicate(test(enter(cond_block)), where, construct)
-                with _loop_bound(trip_bound), trace_context.at_block(body_block):
-                    next_counters = body(enter(body_block))
-                    out_leaves, _, out_trees = flatten_state(get_state(), symbol_names)
-            except BaseException:
-                cond_block.drop_all_references()  # the probe's uses of outer values go with it
-                body_block.drop_all_references()
-                raise
-            if out_trees != trees:
-                bad = next(n for n, a, b in zip(symbol_names, trees, out_trees) if a != b)
-                raise TypeError(f"{where}: {describe(bad)} changes its structure in this staged `{construct}` loop")
-            if not any([_update(leaf, out, where, construct) for leaf, out in zip(leaves, out_leaves)]):
+            with mutation.region() as scope:
+                try:
+                    with trace_context.at_block(cond_block):
+                        pred = _predicate(test(enter(cond_block)), where, construct)
+                        wrote = [s for s in scope.saved if s not in storages]
+                        if wrote or any(s.value is not a for s, a in zip(storages, cond_block.args[len(carried):])):
+                            raise NotImplementedError(
+                                f"{where}: the condition of this staged `{construct}` loop writes to an array; "
+                                "write it in the loop body instead"
+                            )
+                    with _loop_bound(trip_bound), trace_context.at_block(body_block):
+                        next_counters = body(enter(body_block))
+                        out_leaves, _, out_trees = flatten_state(get_state(), symbol_names)
+                        new = [s for s in scope.saved if s not in storages]
+                        if out_trees != trees:
+                            bad = next(n for n, a, b in zip(symbol_names, trees, out_trees) if a != b)
+                            raise TypeError(f"{where}: {describe(bad)} changes its structure in this staged `{construct}` loop")
+                        changed = any([_update(leaf, out, where, construct) for leaf, out in zip(leaves, out_leaves)])
+                        if not changed and not new:  # settled: the values this iteration yields
+                            outs = [_materialize(out, leaf.ty).value for leaf, out in zip(leaves, out_leaves) if leaf.ty is not None]
+                            outs += [s.value for s in storages]
+                except BaseException:
+                    cond_block.drop_all_references()  # the probe's uses of outer values go with it
+                    body_block.drop_all_references()
+                    raise
+                finally:
+                    for storage, value in scope.saved.items():
+                        entry.setdefault(storage, value)
+                    scope.restore()
+            if not changed and not new:
                 break
+            storages += sorted(new, key=lambda storage: storage.serial)
             cond_block.drop_all_references()
             body_block.drop_all_references()
-        else:  # pragma: no cover - each round fixes at least one leaf's type for good
+        else:  # pragma: no cover - each round fixes a leaf's type or carries one more array for good
             raise TypeError(f"{where}: the carried types of this staged `{construct}` loop do not settle")
 
         with trace_context.at_block(cond_block):
             trace_context.require().emit(graph.ConditionOp(pred.value, *cond_block.args))
         with trace_context.at_block(body_block):
-            outs = [_materialize(out, leaf.ty).value for leaf, out in zip(leaves, out_leaves) if leaf.ty is not None]
             trace_context.require().emit(graph.YieldOp(*outs, *(c.value for c in next_counters)))
-        inits = [_materialize(leaf.value, leaf.ty).value for leaf in carried] + [c.value for c in counters]
+        inits = [_materialize(leaf.value, leaf.ty).value for leaf in carried]
+        inits += [entry[s] for s in storages] + [c.value for c in counters]
         op = trace_context.require().emit(graph.WhileOp(inits, Region(cond_block), Region(body_block)))
         results = iter(op.results)
         final = [
             Tensor(next(results), leaf.source) if leaf.ty is not None else (out if isinstance(out, Undefined) else leaf.value)
             for leaf, out in zip(leaves, out_leaves)
         ]
+        for storage in storages:
+            mutation.write(storage, next(results))
         set_state(unflatten_state(trees, final))
 
     try:
@@ -466,7 +513,9 @@ def _initial_leaf(value: Any, name: str, *, numbers_typed: bool) -> _Leaf:
     first iteration of the eager loop, so it takes the dtype NumPy gives the body's result
     (``s = 0; s += x[i]`` on int32 data stays int32, as ``0 + np.int32(..)`` does); with
     ``numbers_typed`` (a body that cannot be traced with a Python number) it enters as a 0-d tensor."""
-    if isinstance(value, Tensor) or is_strong_constant(value):
+    if isinstance(value, Tensor):  # enters as itself: carried only if the body rebinds the name
+        return _Leaf(name, value, None, weak=False, source=_source_of(value), identity=True)
+    if is_strong_constant(value):
         return _Leaf(name, value, _type_of(value), weak=False, source=_source_of(value))
     if is_number(value) and numbers_typed:
         return _Leaf(name, value, _scalar_type(value), weak=True)
@@ -475,6 +524,13 @@ def _initial_leaf(value: Any, name: str, *, numbers_typed: bool) -> _Leaf:
 
 def _update(leaf: _Leaf, out: Any, where: str, construct: str) -> bool:
     """Fit ``leaf`` to what one traced iteration gives it; whether its carried type changed."""
+    if leaf.identity:
+        if out is leaf.value:  # the same array (written in place or not): its storage carries any writes
+            return False
+        leaf.identity = False  # rebound in the body: carried as a value from now on
+        leaf.ty = _type_of(leaf.value)
+        _update(leaf, out, where, construct)
+        return True
     out_type = _type_of(out)
     _update_source(leaf, out, where, construct)
     if leaf.ty is None:

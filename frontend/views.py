@@ -1,0 +1,69 @@
+"""The views NumPy makes besides indexing: transposes and reshapes (see :mod:`kiln.frontend.mutation`).
+
+``x.T``, ``np.transpose``, ``np.swapaxes`` and friends are always views; a
+reshape (``reshape``, ``ravel``, ``squeeze``, ``expand_dims``) is a view when
+NumPy makes one: of a C-contiguous array, or one that only drops or adds
+length-1 axes. Otherwise NumPy copies, and so does kiln: the result is a new
+array, and writing to it leaves the original alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kiln.dialects import graph
+from kiln.frontend.mutation import ViewStep
+from kiln.frontend.tensor import Tensor, emit, reshape_to, shape_of
+
+
+@dataclass(eq=False)
+class TransposeStep(ViewStep):
+    perm: tuple[int, ...]
+
+    def forward(self, parent: Tensor) -> Tensor:
+        return emit(graph.TransposeOp(parent.value, list(self.perm)))
+
+    def inverse(self, parent: Tensor, new: Tensor) -> Tensor:
+        back = [0] * len(self.perm)
+        for i, p in enumerate(self.perm):
+            back[p] = i
+        return emit(graph.TransposeOp(new.value, back))
+
+
+@dataclass(eq=False)
+class ReshapeStep(ViewStep):
+    shape: tuple[int, ...]
+
+    def forward(self, parent: Tensor) -> Tensor:
+        return reshape_to(parent, self.shape)
+
+    def inverse(self, parent: Tensor, new: Tensor) -> Tensor:
+        return reshape_to(new, shape_of(parent))
+
+    def keeps_contiguous(self, parent: Tensor) -> bool:
+        return True
+
+
+def transposed(x: Tensor, result: Tensor) -> Tensor:
+    """``result`` (a ``graph.transpose`` of ``x``, or ``x``) as a view of ``x``."""
+    if result is x or x.shape_source is not None:
+        return result
+    op = result.value.owner
+    assert isinstance(op, graph.TransposeOp)
+    return x.view(TransposeStep(tuple(op.perm.get_values())))
+
+
+def reshaped(x: Tensor, result: Tensor, *, always_view: bool = False) -> Tensor:
+    """``result`` (a reshape of ``x``) as a view of ``x`` when NumPy makes one, else a new array."""
+    if x.shape_source is not None or result.shape_source is not None:
+        return result
+    if result is x:
+        return x.view(ReshapeStep(shape_of(x))) if x.is_view else x
+    if always_view or _only_unit_axes(shape_of(x), shape_of(result)) or x.is_contiguous():
+        return x.view(ReshapeStep(shape_of(result)))
+    return result
+
+
+def _only_unit_axes(a: Sequence[int], b: Sequence[int]) -> bool:
+    return [d for d in a if d != 1] == [d for d in b if d != 1]

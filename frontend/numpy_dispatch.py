@@ -53,6 +53,8 @@ def operand(x: Any) -> Operand:
 
 def promotion_key(x: Operand) -> dtypes.PromotionKey:
     """What ``x`` contributes to NumPy's loop resolution (weak for Python scalars)."""
+    if isinstance(x, Tensor) and x.weak:  # a staged loop index: a Python int to NumPy
+        return int if x.dtype.kind in "iu" else float
     if isinstance(x, (Tensor, np.ndarray)):
         return x.dtype
     return dtypes.weak_operand(x)
@@ -217,6 +219,10 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
     tensors, source = broadcast_all([materialize(x, dt) for x, dt in zip(operands, in_dtypes)], _np_name(ufunc))
     result = with_source(build(*tensors), source)
     assert result.dtype == out_dtype, f"{_np_name(ufunc)}: built {result.dtype}, NumPy gives {out_dtype}"
+    if any(isinstance(x, Tensor) for x in operands) and all(
+        x.weak if isinstance(x, Tensor) else isinstance(x, (int, float)) for x in operands
+    ) and result.dtype.kind in "iuf":
+        result.weak = True  # Python int arithmetic on a loop index stays a Python number
     return result
 
 
@@ -368,6 +374,19 @@ def _size(a: Any, axis: int | None = None) -> int | None:
     return t.size if axis is None else t.shape[array_ops.normalize_axis(axis, t.ndim)]
 
 
+def _copyto(dst: Any, src: Any, casting: str, where_: Any) -> None:
+    """``np.copyto(dst, src)``: ``src`` cast (``casting``) and broadcast into ``dst``."""
+    if not isinstance(dst, Tensor):
+        raise TypeError("np.copyto inside kiln.function writes into a kiln array (an argument, or one made in the function)")
+    value = as_tensor(src) if not isinstance(src, (bool, int, float)) else src
+    if isinstance(value, Tensor) and not np.can_cast(value.dtype, dst.dtype, casting):
+        raise TypeError(f"Cannot cast array data from {value.dtype!r} to {dst.dtype!r} according to the rule {casting!r}")
+    if where_ is True:
+        dst[...] = value
+    else:
+        dst[...] = where(where_, value, dst)
+
+
 def _unit_axes_view(a: Any, op: Callable[[Tensor], Tensor]) -> Tensor:
     """``np.squeeze`` / ``np.expand_dims``: always views in NumPy."""
     x = as_tensor(a)
@@ -387,6 +406,9 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.transpose: _transpose,
     np.dot: _dot,
     np.zeros_like: _like(0),
+    np.empty_like: _like(0),
+    np.copy: lambda a, order="K", subok=False: as_tensor(a).copy(),
+    np.copyto: lambda dst, src, casting="same_kind", where=True: _copyto(dst, src, casting, where),
     np.ones_like: _like(1),
     np.full_like: _full_like,
     np.concatenate: _concatenate,

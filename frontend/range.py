@@ -31,7 +31,9 @@ def range(start: Any, stop: Any = None, step: Any = 1) -> Any:  # noqa: A001 - t
 class StagedRange:
     """The integers ``start, start + step, ...`` before ``stop``; bounds are ints or 0-d integer tensors."""
 
-    def __init__(self, start: Any, stop: Any = None, step: Any = 1):
+    def __init__(self, start: Any, stop: Any = None, step: Any = 1, *, weak: bool = False):
+        #: the loop index promotes like a Python int (a staged ``for`` over Python's ``range``)
+        self.weak = weak
         if stop is None:
             start, stop = 0, start
         for name, v in (("start", start), ("stop", stop), ("step", step)):

@@ -675,7 +675,9 @@ def staged_for(
 
         def range_body(counters: Counters) -> Counters:
             (i,) = counters
-            body(i)
+            item = Tensor(i.value)
+            item.weak = iter_.weak
+            body(item)
             return [cast(np.add(i, step), i.dtype)]
 
         _staged_loop(
@@ -699,6 +701,64 @@ def staged_for(
     zero = constant(np.asarray(0, dtype=np.int64))
     trip_bound = rows if isinstance(rows, int) else None
     _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], trip_bound)
+
+
+#: a ``for`` over a Python ``range`` with at most this many iterations is unrolled
+UNROLL_AT_MOST = 4
+
+#: method names whose call mutates a Python container (the body then needs Python's loop)
+_CONTAINER_METHODS = frozenset(
+    "append extend insert pop remove clear update setdefault popitem add discard appendleft popleft sort reverse".split()
+)
+
+
+def python_effect(fn: Callable[..., Any]) -> str | None:
+    """A Python side effect in the generated body ``fn`` (and the code nested in it), if any:
+    a container-mutating method, ``print``, an attribute store, ``global``/``del``."""
+
+    def scan(code: CodeType) -> str | None:
+        for ins in dis.get_instructions(code):
+            name = ins.argval if isinstance(ins.argval, str) else None
+            if ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name in _CONTAINER_METHODS:
+                return f"`.{name}()`"
+            if ins.opname == "LOAD_GLOBAL" and name == "print":
+                return "`print()`"
+            if ins.opname in ("STORE_ATTR", "DELETE_ATTR", "STORE_GLOBAL", "DELETE_GLOBAL", "DELETE_SUBSCR"):
+                return f"`{ins.opname.lower().replace('_', ' ')}`"
+        for const in code.co_consts:
+            if isinstance(const, CodeType):
+                found = scan(const)
+                if found is not None:
+                    return found
+        return None
+
+    return scan(fn.__code__)
+
+
+def staged_python_range(
+    iter_: range,
+    extra_test: Callable[[], Any] | None,
+    body: Callable[[Any], None],
+    get_state: GetState,
+    set_state: SetState,
+    symbol_names: tuple[str, ...],
+) -> bool:
+    """Stage ``for i in range(...)`` over Python ints as a loop, when that keeps Python's meaning:
+    more than :data:`UNROLL_AT_MOST` iterations, a body without Python side effects, and a body
+    that traces with ``i`` as a (weak) 0-d integer tensor. Whether it did; if not, the caller
+    runs Python's loop (unrolled at trace time)."""
+    from kiln.frontend.range import StagedRange
+
+    if trace_context.current() is None or len(iter_) <= UNROLL_AT_MOST or python_effect(body) is not None:
+        return False
+    init = get_state()
+    try:
+        staged_for(StagedRange(iter_.start, iter_.stop, iter_.step, weak=True), extra_test, body,
+                   get_state, set_state, symbol_names)
+    except Exception:  # the body needs Python ints (lst[i], np.zeros(i), ...): unroll instead
+        set_state(init)
+        return False
+    return True
 
 
 def dim(value: Tensor, axis: int) -> Tensor:

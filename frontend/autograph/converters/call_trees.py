@@ -5,7 +5,8 @@ written and are evaluated as before; ``ag__.call`` returns the converted
 function (or ``f`` itself for library code). Calls that are library calls by
 their very name are left as written, for readability: builtins that the
 function does not shadow and functions reached through a library module
-(``np.exp(x)``, ``math.sqrt(y)``, ``kiln.range(n)``). The builtins ``range``
+(``np.exp(x)``, ``math.sqrt(y)``, ``kiln.range(n)``), except NumPy's
+array-creation functions (``np.zeros``...), which make kiln arrays while tracing. The builtins ``range``
 and ``len`` become ``ag__.range_`` and ``ag__.len_``, which accept tensors.
 """
 
@@ -18,6 +19,9 @@ from kiln.frontend.autograph import templates
 from kiln.frontend.autograph.context import ConversionContext
 from kiln.frontend.autograph.libraries import is_library_module
 
+
+#: NumPy functions that go through ``ag__.call``: inside a trace they make kiln arrays
+_NUMPY_CREATION = frozenset({"empty", "zeros", "ones", "full", "array", "asarray"})
 
 #: builtins replaced by operators that accept tensors
 _BUILTINS = {"range": "ag__.range_", "len": "ag__.len_"}
@@ -59,6 +63,9 @@ class _Calls(ast.NodeTransformer):
         if root.id == "ag__":
             return True
         value = self.ctx.namespace.get(root.id)
+        if isinstance(value, types.ModuleType) and value.__name__ == "numpy" and isinstance(func, ast.Attribute):
+            if func.attr in _NUMPY_CREATION:  # they make kiln arrays while tracing (kiln.frontend.creation)
+                return False
         return isinstance(value, types.ModuleType) and is_library_module(value.__name__)
 
 

@@ -58,6 +58,8 @@ def for_stmt(
     if staging.is_staged_iterable(iter_):
         staging.staged_for(iter_, extra_test, body, get_state, set_state, symbol_names)
         return
+    if type(iter_) is range and staging.staged_python_range(iter_, extra_test, body, get_state, set_state, symbol_names):
+        return
     items = iter(iter_)
     while True:
         if extra_test is not None:

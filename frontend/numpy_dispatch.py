@@ -209,7 +209,10 @@ def write_out(name: str, result: Tensor, out: Any) -> Tensor:
 def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tensor:
     """Resolve NumPy's loop for ``ufunc``, cast and broadcast the operands to it, and ``build``."""
     operands = [operand(x) for x in inputs]
-    in_dtypes, out_dtype = dtypes.resolve_ufunc(ufunc, [promotion_key(x) for x in operands])
+    keys = [promotion_key(x) for x in operands]
+    if all(k is int or k is float for k in keys):  # only Python numbers (loop indices among them): as NumPy's
+        keys = [x.dtype if isinstance(x, Tensor) else np.asarray(x).dtype for x in operands]
+    in_dtypes, out_dtype = dtypes.resolve_ufunc(ufunc, keys)
     if ufunc in _LOGICAL:
         in_dtypes = (np.dtype(np.bool_),) * len(in_dtypes)
     elif ufunc in _COMPARISONS:

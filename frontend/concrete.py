@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from io import StringIO
 from typing import Any
 
@@ -70,6 +70,27 @@ def _result_builder(tree: pytree.TreeDef) -> Callable[[Any], Any] | None:
 
 def _count_leaves(tree: pytree.TreeDef) -> int:
     return 1 if tree.kind == "leaf" else sum(_count_leaves(c) for c in tree.children)
+
+
+def _check_writable(name: str, leaves: Sequence[Any], written: Sequence[int]) -> None:
+    """The arrays a function writes must be NumPy arrays it may write, as NumPy requires."""
+    for i in written:
+        value = leaves[i]
+        if not isinstance(value, np.ndarray):
+            raise TypeError(
+                f"{name} writes to its argument {i}, which must then be a NumPy array (got {type(value).__name__}): "
+                "a write to a Python number or list could not reach the caller"
+            )
+        if not value.flags.writeable:
+            raise ValueError(f"{name}: assignment destination is read-only (argument {i})")
+    arrays = [(i, leaves[i]) for i in range(len(leaves)) if isinstance(leaves[i], np.ndarray)]
+    for i in written:
+        for j, other in arrays:
+            if j != i and np.shares_memory(leaves[i], other):
+                raise NotImplementedError(
+                    f"{name} writes to argument {i}, which shares memory with argument {j}: kiln does not support "
+                    "aliasing arguments of a function that writes one of them yet; pass a copy"
+                )
 
 
 def _exact(value: Any, dtype: np.dtype[Any]) -> np.ndarray:
@@ -275,8 +296,8 @@ class ConcreteFunction:
         """The compiled callable when calls may use it with their own arguments (see Function),
         or, with ``bound_instance``, with their arguments after the instance of a bound method;
         the buffers of the variables it uses are appended to them."""
-        if not (self._direct_after_instance if bound_instance else self._direct):
-            return None
+        if not (self._direct_after_instance if bound_instance else self._direct) or self._traced.written_arguments:
+            return None  # a function that writes its arguments checks them in __call__
         entry = self._entry or self._compile()
         if self._entry is None:  # an interim entry: not one to keep (see _ctypes_entry)
             return None
@@ -287,12 +308,19 @@ class ConcreteFunction:
         entry = self._entry or self._compile()
         leaves = tensor_leaves(args, kwargs) if kwargs or not self._direct else args
         leaves = (*leaves, *self._variable_buffers) if self._variable_buffers else leaves
+        written = self._traced.written_arguments
+        if written:
+            _check_writable(self.name, leaves, written)
         out = entry(*leaves)
         if out is NotImplemented:  # not exact ndarrays: convert (copies only when needed)
-            out = entry(*(_exact(value, dtype) for value, dtype in zip(leaves, self._in_dtypes)))
+            exact = [_exact(value, dtype) for value, dtype in zip(leaves, self._in_dtypes)]
+            out = entry(*exact)
             if out is NotImplemented:
                 got = ", ".join(f"{np.shape(v)}" for v in leaves)
                 raise TypeError(f"{self.name}: arguments of shapes {got} do not match {self!r}")
+            for i in written:  # the function wrote a converted copy: the caller's array gets its contents
+                if exact[i] is not leaves[i]:
+                    np.copyto(leaves[i], exact[i], casting="unsafe")
         return out if self._rebuild is None else self._rebuild(out)
 
     def __repr__(self) -> str:

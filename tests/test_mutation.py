@@ -1,0 +1,315 @@
+"""Mutation with NumPy's meaning: writes, views, written arguments, loops that stay loops.
+
+Every case runs the same function eagerly on NumPy and compiled, each on its own
+copies of the arguments, and compares the results *and every argument* (a write
+to an argument must reach the caller's array). Functions live at module level:
+AutoGraph converts them from their source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln.frontend import pytree
+
+RNG = np.random.default_rng(7)
+
+
+def check(fn: Callable[..., Any], *args: Any) -> kiln.Function:
+    """Compile ``fn``, call it and NumPy's run on copies of ``args``; results and arguments must agree."""
+    eager = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    compiled = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    want = fn(*eager)
+    f = kiln.function(fn)
+    got = f(*compiled)
+    got_leaves, got_tree = pytree.flatten(got) if got is not None else ([], None)
+    want_leaves, want_tree = pytree.flatten(want) if want is not None else ([], None)
+    assert got_tree == want_tree
+    for g, w in zip(got_leaves, want_leaves):
+        w = np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, w.dtype, g.shape, w.shape)
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    for i, (g, w) in enumerate(zip(compiled, eager)):
+        if isinstance(w, np.ndarray):
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, err_msg=f"argument {i} after the call")
+    return f
+
+
+def rand(*shape: int) -> np.ndarray:
+    return RNG.uniform(-2, 2, size=shape)
+
+
+# ---------------------------------------------------------------------- writes and views
+
+
+def write_elements(x):
+    x[0] = 5.0
+    x[-1] += 2.0
+    x[1:3] = x[2:4] * 2
+    return x.sum()
+
+
+def write_through_slice_view(x):
+    v = x[1:, ::2]
+    v += 1.0
+    v[0, 0] = -7.0
+    return x
+
+
+def write_through_transpose(x):
+    t = x.T
+    t[0] = 3.0
+    t[:, 1] *= 2.0
+    return t
+
+
+def write_through_reshape(x):
+    flat = x.reshape(-1)
+    flat[::3] = 0.0
+    return flat.sum()
+
+
+def view_sees_later_write(x):
+    row = x[1]
+    x[1, 2] = 100.0
+    return row * 1
+
+
+def copy_is_independent(x):
+    c = x.copy()
+    c[0] = 9.0
+    f = x.flatten()
+    f[1] = 8.0
+    return c, f, x
+
+
+def negative_steps(x):
+    x[::-2] = np.arange(x.shape[0] // 2 + x.shape[0] % 2) * 1.0
+    return x[::-1]
+
+
+def ellipsis_and_newaxis(x):
+    x[..., 0] = 1.0
+    y = x[None, 1]
+    y[0, 1] = 4.0
+    return x
+
+
+def mask_write(x):
+    x[x > 0.5] = 0.5
+    x[x < -0.5] += 1.0
+    return x
+
+
+def out_and_copyto(x, y):
+    np.add(x, y, out=x)
+    np.multiply(x, 2.0, out=y)
+    np.copyto(x[0], 3.0)
+    return None
+
+
+def inplace_operators(x, y):
+    x -= y
+    x *= 2
+    x /= 4
+    x **= 2
+    return x
+
+
+def buffers_made_inside(x):
+    out = np.empty_like(x)
+    acc = np.zeros(x.shape[1])
+    for i in range(x.shape[0]):
+        out[i] = x[i] ** 2
+        acc += x[i]
+    ones = np.ones((2, 3), dtype=np.int32)
+    ones[1, 1] = 7
+    full = np.full(3, 2.5)
+    full[0] = x[0, 0]
+    return out, acc, ones, full
+
+
+@pytest.mark.parametrize(
+    "fn, shapes",
+    [
+        (write_elements, [(6,)]),
+        (write_through_slice_view, [(4, 5)]),
+        (write_through_transpose, [(3, 4)]),
+        (write_through_reshape, [(3, 4)]),
+        (view_sees_later_write, [(3, 4)]),
+        (copy_is_independent, [(5,)]),
+        (negative_steps, [(7,)]),
+        (ellipsis_and_newaxis, [(3, 4)]),
+        (mask_write, [(4, 5)]),
+        (out_and_copyto, [(3, 2), (3, 2)]),
+        (inplace_operators, [(3, 2), (3, 2)]),
+        (buffers_made_inside, [(6, 3)]),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_writes_and_views(fn: Callable[..., Any], shapes: list[tuple[int, ...]]) -> None:
+    check(fn, *(rand(*s) for s in shapes))
+
+
+def test_int_write_casts_like_numpy() -> None:
+    def f(x):
+        x[0] = 2.7
+        x[1:] = np.float64(-1.9)
+        return x
+
+    check(f, np.arange(4, dtype=np.int32))
+
+
+def test_inplace_same_kind_casting_error() -> None:
+    def f(x):
+        x += 1.5
+        return x
+
+    with pytest.raises(TypeError, match="same_kind"):
+        kiln.function(f)(np.arange(3))
+
+
+def test_write_broadcast_error() -> None:
+    def f(x):
+        x[0] = np.ones(3)
+        return x
+
+    with pytest.raises(ValueError, match="could not broadcast"):
+        kiln.function(f)(np.zeros((2, 2)))
+
+
+def test_written_argument_is_a_resource_in_the_ir() -> None:
+    f = kiln.function(write_elements)
+    ir = f.get_concrete_function(rand(6)).ir
+    assert "!graph.resource<tensor<6xf64>>" in ir and "graph.assign" in ir and "graph.insert_slice" in ir
+
+
+def test_unwritten_argument_stays_a_tensor() -> None:
+    def f(x):
+        y = x.copy()
+        y[0] = 1.0
+        return y
+
+    check(f, rand(3))
+    assert "graph.resource" not in kiln.function(f).get_concrete_function(rand(3)).ir
+
+
+def test_non_contiguous_argument_is_written_back() -> None:
+    base = rand(6, 4)
+    want = base.copy()
+    write_elements(want[:, 1])
+    f = kiln.function(write_elements)
+    f(base[:, 1])
+    np.testing.assert_allclose(base, want)
+
+
+# ---------------------------------------------------------------------- loops that stay loops
+
+
+def prefix_recurrence(x, y):
+    for i in range(1, x.shape[0]):
+        x[i] = x[i - 1] * 0.5 + y[i]
+    return x
+
+
+def lu(a):
+    for i in range(a.shape[0]):
+        for j in range(i):
+            a[i, j] -= a[i, :j] @ a[:j, j]
+            a[i, j] /= a[j, j]
+        for j in range(i, a.shape[0]):
+            a[i, j] -= a[i, :i] @ a[:i, j]
+    return a
+
+
+def stencil_steps(steps, a, b):
+    for _ in range(1, steps):
+        b[1:-1] = 0.33 * (a[:-2] + a[1:-1] + a[2:])
+        a[1:-1] = 0.33 * (b[:-2] + b[1:-1] + b[2:])
+
+
+def reversed_range(x):
+    for j in range(x.shape[0] - 2, 0, -1):
+        x[j] = x[j + 1] * 0.5 + x[j]
+    return x
+
+
+def branch_in_loop(x):
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            x[i] = -x[i]
+        else:
+            x[i] += 10.0
+    return x
+
+
+def while_with_buffer(n):
+    buf = np.zeros(1)
+    while buf[0] < n:
+        buf[0] += 1
+    return buf[0]
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (prefix_recurrence, lambda: (rand(9), rand(9))),
+        (lu, lambda: (rand(8, 8) + 8 * np.eye(8),)),
+        (stencil_steps, lambda: (40, rand(12), rand(12))),
+        (reversed_range, lambda: (rand(10),)),
+        (branch_in_loop, lambda: (rand(12),)),
+        (while_with_buffer, lambda: (np.float64(7.0),)),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_loops(fn: Callable[..., Any], args: Callable[[], tuple[Any, ...]]) -> None:
+    check(fn, *args())
+
+
+def test_range_loop_is_staged_not_unrolled() -> None:
+    """Compile time does not grow with the trip count: the IR has one loop whatever ``steps`` is."""
+    irs = [kiln.function(stencil_steps).get_concrete_function(steps, rand(12), rand(12)).ir for steps in (10, 400)]
+    assert all(ir.count("graph.while") == 1 for ir in irs)
+    assert abs(len(irs[0]) - len(irs[1])) < 10
+
+
+def test_write_in_loop_is_a_store_not_a_copy() -> None:
+    """``x[i] = v`` in a loop writes into the loop's buffer: no whole-array copy inside the loop."""
+    f = kiln.function(prefix_recurrence)
+    loops = f.get_concrete_function(rand(64), rand(64)).lowered("buffer")
+    body = loops[loops.index("} do {"):]
+    body = body[: body.index("scf.yield")]
+    assert "memref.alloc() : memref<64xf64>" not in body and "ins(%x" not in body, body
+
+
+def test_short_and_python_effect_loops_unroll() -> None:
+    def short(x):
+        for i in range(3):
+            x[i] = i
+        return x
+
+    def appends(x):
+        parts = []
+        for i in range(6):
+            parts.append(x[i] * 2)
+        return np.stack(parts)
+
+    for fn, n in ((short, 4), (appends, 6)):
+        ir = kiln.function(fn).get_concrete_function(rand(n)).ir
+        assert "graph.while" not in ir
+        check(fn, rand(n))
+
+
+def test_loop_index_promotes_as_python_int() -> None:
+    def f(x):
+        s = np.zeros(3, dtype=np.int32)
+        for i in range(8):
+            s += x[i] + i
+        return s
+
+    check(f, np.arange(24, dtype=np.int32).reshape(8, 3))

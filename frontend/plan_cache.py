@@ -1,8 +1,8 @@
 """On-disk cache of lowering results, so that a warm start in a new process costs trace + hash
 + dlopen instead of re-running the pass pipeline (~75 ms, mostly importing xDSL's dialects).
 
-An entry (``<key>.plan.json`` in the cache directory) holds the emitted source and the ABI
-signature of the traced function. The key hashes the traced ``graph`` IR with locations
+An entry (``<key>.plan.json`` in the cache directory, with its sha256 beside it) holds the
+emitted source and the ABI signature of the traced function. The key hashes the traced ``graph`` IR with locations
 (exactly what ``kiln-opt -p graph-to-c`` sees), the target, the xDSL install and a fingerprint
 of kiln's compiler code (size and mtime of every source file), so editing a pass invalidates
 every entry. The shared object itself is still found by the toolchain's content hash.
@@ -78,15 +78,17 @@ def _kind_from_json(data: dict[str, object]) -> ArgKind:
 
 
 def load(key: str) -> Plan | None:
-    """The stored plan, or None (absent or unreadable: the caller lowers again)."""
-    path = cache.entry(key, ".plan.json")
+    """The stored plan, or None (absent, damaged or unreadable: the caller lowers again)."""
+    raw = cache.read_checked(cache.entry(key, ".plan.json"))  # an edited plan's C is not trusted
+    if raw is None:
+        return None
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(raw)
         signature = Signature(
             tuple(_kind_from_json(k) for k in data["args"]), tuple(np.dtype(d) for d in data["results"])
         )
         return Plan(data["source"], signature)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         return None
 
 
@@ -96,4 +98,4 @@ def store(key: str, plan: Plan) -> None:
         "args": [_kind_to_json(k) for k in plan.signature.args],
         "results": [d.str for d in plan.signature.results],
     }
-    cache.write_text_atomic(cache.entry(key, ".plan.json"), json.dumps(data))
+    cache.write_checked(cache.entry(key, ".plan.json"), lambda tmp: tmp.write_text(json.dumps(data)))

@@ -83,16 +83,17 @@ def _build_plan(source: str, opt_flags: tuple[str, ...]) -> tuple[str, tuple[str
 
 
 def compile_shared(source: str, *, opt_flags: tuple[str, ...] = DEFAULT_OPT_FLAGS, background: bool = False) -> Path:
-    """Return the path of a shared object built from ``source``; a cache hit runs no compiler.
+    """Return the path of a shared object built from ``source``; a cache hit (checked against its
+    recorded sha256, else rebuilt with a warning) runs no compiler.
     A ``background`` compile runs at the lowest CPU priority (``nice``), so that on a busy or
     single core it does not slow the compile a call is waiting for."""
     cc, flags, so_path = _build_plan(source, opt_flags)
-    if so_path.exists():
+    if cache.is_checked(so_path):  # a damaged .so would crash dlopen (SIGBUS) or fail to import
         return so_path
     c_path = cache.write_text_atomic(so_path.with_suffix(".c"), source)
     nice = shutil.which("nice") if background else None
     prefix = (nice, "-n", "19") if nice else ()
-    cache.write_atomic(so_path, lambda tmp: _run_compiler(cc, flags, c_path, tmp, prefix))
+    cache.write_checked(so_path, lambda tmp: _run_compiler(cc, flags, c_path, tmp, prefix))
     return so_path
 
 

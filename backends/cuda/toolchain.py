@@ -88,10 +88,10 @@ def compile_cuda(source: str) -> Path:
     gpu_arch = arch()
     key = cache.cache_key(source, nvcc_identity(cmd_name), OPT_FLAGS, _SHARED_FLAGS, f"arch={gpu_arch}")
     so_path = cache.entry(key, ".so")
-    if so_path.exists():
+    if cache.is_checked(so_path):
         return so_path
     cu_path = cache.write_text_atomic(cache.entry(key, ".cu"), source)
-    cache.write_atomic(so_path, lambda tmp: run_nvcc(nvcc_command(cu_path, tmp), cu_path))
+    cache.write_checked(so_path, lambda tmp: run_nvcc(nvcc_command(cu_path, tmp), cu_path))
     return so_path
 
 

@@ -30,6 +30,6 @@ def library_reason(func: Any) -> str | None:
     if is_library_module(module):
         return f"module {module!r} is library code"
     filename = inspect.getsourcefile(func) or func.__code__.co_filename
-    if filename.startswith(_INSTALL_DIRS):
+    if filename.startswith(_INSTALL_DIRS) and not module.startswith(_KILN_USER_CODE):  # kiln installed
         return f"{filename} is an installed package"
     return None

@@ -214,11 +214,14 @@ class SliceStep(ViewStep):
         static = all(isinstance(b, int) for b in (*self.offsets, *self.sizes))
         if static and list(self.sizes) == list(src) and all(b == 0 for b in self.offsets) and all(s == 1 for s in self.strides):
             x = parent
-        elif static:
-            x = emit(graph.SliceOp(parent.value, self.offsets, self.sizes, self.strides))  # type: ignore[arg-type]
+        elif static:  # one graph.slice, negative strides included
+            starts = [b + (m - 1) * s if a in self.reversed_axes and m > 0 else b  # type: ignore[operator]
+                      for a, (b, m, s) in enumerate(zip(self.offsets, self.sizes, self.strides))]
+            strides = [-s if a in self.reversed_axes else s for a, s in enumerate(self.strides)]
+            x = emit(graph.SliceOp(parent.value, starts, self.sizes, strides))  # type: ignore[arg-type]
         else:
             x = emit(graph.DynamicSliceOp(parent.value, _values(self.offsets), _values(self.sizes), self.strides))
-        x = _reverse(x, self.reversed_axes)
+            x = _reverse(x, self.reversed_axes)
         return _reshape(x, self.shape)
 
     def inverse(self, parent: Tensor, new: Tensor) -> Tensor:

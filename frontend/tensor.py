@@ -76,9 +76,10 @@ class Tensor:
 
     # ------------------------------------------------------------------ views and writes
 
-    def view(self, step: mutation.ViewStep) -> Tensor:
-        """A view of this tensor: the same storage, one more step in the chain."""
-        shown = step.forward(self)
+    def view(self, step: mutation.ViewStep, shown: Tensor | None = None) -> Tensor:
+        """A view of this tensor: the same storage, one more step in the chain (``shown``: the
+        step's result, when the caller already built it)."""
+        shown = step.forward(self) if shown is None else shown
         out = Tensor(shown.value, self.shape_source, storage=self._storage)
         out._steps = (*self._steps, step)
         return out

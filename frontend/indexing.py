@@ -212,7 +212,8 @@ class SliceStep(ViewStep):
     def forward(self, parent: Tensor) -> Tensor:
         src = shape_of(parent)
         static = all(isinstance(b, int) for b in (*self.offsets, *self.sizes))
-        if static and list(self.sizes) == list(src) and all(b == 0 for b in self.offsets) and all(s == 1 for s in self.strides):
+        if (static and not self.reversed_axes and list(self.sizes) == list(src) and all(b == 0 for b in self.offsets)
+                and all(s == 1 for s in self.strides)):
             x = parent
         elif static:  # one graph.slice, negative strides included
             starts = [b + (m - 1) * s if a in self.reversed_axes and m > 0 else b  # type: ignore[operator]

@@ -230,6 +230,24 @@ class Tensor:
     def __ne__(self, other: Any) -> Any:  # type: ignore[override]
         return np.not_equal(self, other) if _operand(other) else NotImplemented
 
+    def __lshift__(self, other: Any) -> Any:
+        return np.left_shift(self, other) if _operand(other) else NotImplemented
+
+    def __rlshift__(self, other: Any) -> Any:
+        return np.left_shift(other, self) if _operand(other) else NotImplemented
+
+    def __rshift__(self, other: Any) -> Any:
+        return np.right_shift(self, other) if _operand(other) else NotImplemented
+
+    def __rrshift__(self, other: Any) -> Any:
+        return np.right_shift(other, self) if _operand(other) else NotImplemented
+
+    def __divmod__(self, other: Any) -> Any:
+        return np.divmod(self, other) if _operand(other) else NotImplemented
+
+    def __rdivmod__(self, other: Any) -> Any:
+        return np.divmod(other, self) if _operand(other) else NotImplemented
+
     def __neg__(self) -> Tensor:
         return np.negative(self)
 
@@ -280,6 +298,9 @@ class Tensor:
 
     def squeeze(self, axis: int | Sequence[int] | None = None) -> Tensor:
         return np.squeeze(self, axis=axis)
+
+    def round(self, decimals: int = 0) -> Tensor:
+        return np.round(self, decimals)
 
     def __getitem__(self, key: Any) -> Tensor:
         from kiln.frontend import indexing  # imports this module: imported late

@@ -121,9 +121,9 @@ def _power_of_ten(n: int) -> float:
 
 
 def round_(a: Any, decimals: Any = 0, out: Any = None) -> Tensor:
-    """``np.round``/``np.around``/``x.round``: floats scale by 10**decimals, round half to even
-    (``rint``) and scale back in their own dtype; integers are unchanged for ``decimals >= 0``
-    and otherwise rounded through float64 and cast back, as NumPy does."""
+    """``np.round``/``np.around``/``x.round``: ``rint`` for ``decimals=0``; otherwise floats scale
+    by 10**decimals, round half to even and scale back in their own dtype; integers are unchanged
+    for ``decimals >= 0`` and otherwise rounded through float64 and cast back, as NumPy does."""
     if out is not None:
         raise _unsupported("np.round(..., out=) (traced tensors are immutable: use the result)")
     try:
@@ -131,8 +131,8 @@ def round_(a: Any, decimals: Any = 0, out: Any = None) -> Tensor:
     except TypeError:
         raise TypeError(f"np.round: decimals must be a Python int, got {decimals!r}") from None
     t = as_tensor(a)
-    if t.dtype == np.bool_:
-        raise TypeError("np.round of a bool array: NumPy cannot cast the rounded float64 values back to bool")
+    if t.dtype == np.bool_ and n != 0:  # decimals=0 is rint, whose bool loop is float16's
+        raise TypeError("np.round of a bool array with decimals != 0: NumPy cannot cast the scaled values back to bool")
     if t.dtype.kind in "iu":
         if n >= 0:
             return t

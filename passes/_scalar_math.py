@@ -133,8 +133,9 @@ _LOG2_E = 1.442695040888963407359924681001892137
 
 
 def _logaddexp_by(exp: type[Operation], log_scale: float, equal_add: float) -> Binary:
-    """log_b(b**x + b**y) as max(x, y) + log_b(1 + b**-|x - y|); x == y (infinities of one
-    sign included) gives x + log_b(2), and a NaN difference is the result."""
+    """log_b(b**x + b**y) as max(x, y) + log_b(1 + b**-|x - y|); x == y gives x + log_b(2),
+    which also covers infinities of one sign (whose difference is NaN). A NaN operand makes
+    the difference, and so the sum, NaN."""
 
     def build(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
         t = x.type
@@ -144,7 +145,6 @@ def _logaddexp_by(exp: type[Operation], log_scale: float, equal_add: float) -> B
         if log_scale != 1.0:
             tail = b.op(arith.MulfOp(b.const(log_scale, t), tail))
         r = b.op(arith.AddfOp(b.select(b.cmpf(d, b.const(0.0, t), "ogt"), x, y), tail))
-        r = b.select(b.cmpf(d, d, "uno"), d, r)  # after this, so that inf - inf = NaN is overridden
         return b.select(b.cmpf(x, y, "oeq"), b.op(arith.AddfOp(x, b.const(equal_add, t))), r)
 
     return build

@@ -142,13 +142,25 @@ def _loop(f: np.ufunc, *operands: str) -> tuple[np.dtype[Any], ...]:
         return ()
 
 
-def test_unary_on_0d_and_dynamic_shapes() -> None:
-    check(lambda x: (np.arcsinh(x), np.sign(x), np.isfinite(x)), np.float32(-2.5))
-    dynamic = kiln.function(lambda x: np.log1p(np.abs(x)) * np.sign(x),
-                            input_signature=[kiln.TensorSpec((None, 3), "float64")])
+def _mixed(x: Any) -> tuple[Any, ...]:
+    return (np.log1p(np.abs(x)) * np.sign(x), np.isnan(x), np.signbit(x), np.deg2rad(x), np.round(x, 1),
+            np.nan_to_num(x), np.isclose(x, 1.0), np.hypot(x, 2.0))
+
+
+@pytest.mark.parametrize("spec", [(None, 3), None])
+def test_dynamic_shapes_and_unknown_rank(spec: Any) -> None:
+    """Every op keeps its operand's shape, known only when the function runs (the per-element
+    tests included, whose results are i1)."""
+    dynamic = kiln.function(_mixed, input_signature=[kiln.TensorSpec(spec, "float64")])
     x = values("float64")[:45].reshape(15, 3)
     with np.errstate(all="ignore"):
-        assert_same(dynamic(x), np.log1p(np.abs(x)) * np.sign(x), TRANSCENDENTAL_ULPS)
+        want = _mixed(x)
+    for g, w in zip(dynamic(x), want, strict=True):
+        assert_same(g, w, TRANSCENDENTAL_ULPS)
+
+
+def test_unary_on_0d() -> None:
+    check(lambda x: (np.arcsinh(x), np.sign(x), np.isfinite(x)), np.float32(-2.5))
 
 
 # --------------------------------------------------------------------------- binary ufuncs

@@ -440,7 +440,8 @@ class ElementwiseTestOp(IRDLOperation):
     def verify_(self) -> None:
         _check_element_kind(self, element_of(self.operand), self.ACCEPTS)
         if element_of(self.result) != i1 or shape_of(self.result) != shape_of(self.operand):
-            raise VerifyException(f"{self.name}: result must be {tensor_type(i1, shape_of(self.operand))}, got {self.result.type}")
+            expected = tensor_type(i1, shape_of(self.operand))
+            raise VerifyException(f"{self.name}: result must be {expected}, got {self.result.type}")
 
 
 @irdl_op_definition

@@ -21,7 +21,7 @@ import numpy as np
 from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
-from kiln.frontend import array_ops
+from kiln.frontend import array_ops, trace_context
 from kiln.frontend.tensor import Tensor, as_tensor, cast, constant, emit
 
 Builder = Callable[..., Tensor]
@@ -108,8 +108,13 @@ COMPOSITE_UFUNCS: dict[np.ufunc, Callable[..., Any]] = {
 # ---------------------------------------------------------------------- functions
 
 
+def _where() -> str:
+    """The user's file:line:col, for errors raised while tracing."""
+    return trace_context.describe_location(trace_context.user_location())
+
+
 def _unsupported(what: str) -> NotImplementedError:
-    return NotImplementedError(f"{what} is not supported inside kiln.function")
+    return NotImplementedError(f"{_where()}: {what} is not supported inside kiln.function")
 
 
 def _power_of_ten(n: int) -> float:
@@ -129,10 +134,11 @@ def round_(a: Any, decimals: Any = 0, out: Any = None) -> Tensor:
     try:
         n = operator.index(decimals)
     except TypeError:
-        raise TypeError(f"np.round: decimals must be a Python int, got {decimals!r}") from None
+        raise TypeError(f"{_where()}: np.round: decimals must be a Python int, got {decimals!r}") from None
     t = as_tensor(a)
     if t.dtype == np.bool_ and n != 0:  # decimals=0 is rint, whose bool loop is float16's
-        raise TypeError("np.round of a bool array with decimals != 0: NumPy cannot cast the scaled values back to bool")
+        raise TypeError(f"{_where()}: np.round of a bool array with decimals != 0: "
+                        "NumPy cannot cast the scaled values back to bool")
     if t.dtype.kind in "iu":
         if n >= 0:
             return t

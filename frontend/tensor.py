@@ -301,6 +301,7 @@ class Tensor:
 
     def round(self, decimals: int = 0) -> Tensor:
         return np.round(self, decimals)
+
     def __getitem__(self, key: Any) -> Tensor:
         from kiln.frontend import indexing  # imports this module: imported late
 

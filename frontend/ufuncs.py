@@ -120,7 +120,7 @@ def _unsupported(what: str) -> NotImplementedError:
 def _power_of_ten(n: int) -> float:
     """10.0**n as NumPy's ``round`` builds it: products of 10.0 in double (exact up to 1e22)."""
     p = 1.0
-    for _ in range(n):
+    for _ in range(min(n, 400)):  # inf from 10**309 on
         p *= 10.0
     return p
 

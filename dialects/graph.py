@@ -306,6 +306,181 @@ CosOp = _float_unary("graph.cos", "Cosine.")
 FloorOp = _float_unary("graph.floor", "Round toward minus infinity.")
 CeilOp = _float_unary("graph.ceil", "Round toward plus infinity.")
 
+
+# --------------------------------------------------------------------------- elementwise math
+# NumPy's ufuncs beyond arithmetic (kiln.frontend.ufuncs). Each is one scalar function per
+# element; convert-graph-to-linalg gives its NumPy semantics in arith/math/kmath ops.
+
+TanOp = _float_unary("graph.tan", "Tangent.")
+ArcsinOp = _float_unary("graph.arcsin", "Inverse sine; NaN outside [-1, 1].")
+ArccosOp = _float_unary("graph.arccos", "Inverse cosine; NaN outside [-1, 1].")
+ArctanOp = _float_unary("graph.arctan", "Inverse tangent.")
+SinhOp = _float_unary("graph.sinh", "Hyperbolic sine.")
+CoshOp = _float_unary("graph.cosh", "Hyperbolic cosine.")
+ArcsinhOp = _float_unary("graph.arcsinh", "Inverse hyperbolic sine.")
+ArccoshOp = _float_unary("graph.arccosh", "Inverse hyperbolic cosine; NaN below 1.")
+ArctanhOp = _float_unary("graph.arctanh", "Inverse hyperbolic tangent; +-inf at +-1, NaN beyond.")
+Log1pOp = _float_unary("graph.log1p", "log(1 + x), accurate near 0.")
+Expm1Op = _float_unary("graph.expm1", "exp(x) - 1, accurate near 0.")
+Log2Op = _float_unary("graph.log2", "Base-2 logarithm.")
+Log10Op = _float_unary("graph.log10", "Base-10 logarithm.")
+Exp2Op = _float_unary("graph.exp2", "2**x.")
+CbrtOp = _float_unary("graph.cbrt", "Cube root (real, so cbrt(-8) = -2).")
+RintOp = _float_unary("graph.rint", "Round to the nearest integer, halves to even (np.rint, np.round).")
+TruncOp = _float_unary("graph.trunc", "Round toward zero.")
+
+
+@irdl_op_definition
+class SignOp(ElementwiseUnaryOp):
+    """``np.sign``: -1, 0 or 1 (0 for both zeros); NaN stays NaN."""
+
+    name = "graph.sign"
+
+
+@irdl_op_definition
+class ReciprocalOp(ElementwiseUnaryOp):
+    """``np.reciprocal``: 1/x on floats; on integers C's ``(int)(1.0 / x)`` as NumPy computes it
+    on x86-64 (1 and -1 invert, other values give 0, 0 gives the minimum of 32- and 64-bit types)."""
+
+    name = "graph.reciprocal"
+
+
+@irdl_op_definition
+class Arctan2Op(ElementwiseBinaryOp):
+    """``np.arctan2(y, x)``: the angle of (x, y), quadrant-aware, signed zeros respected."""
+
+    name = "graph.arctan2"
+    ACCEPTS: ClassVar[str] = "float"
+
+
+@irdl_op_definition
+class HypotOp(ElementwiseBinaryOp):
+    """``np.hypot``: sqrt(x*x + y*y) without overflow; inf if either is inf, even with a NaN."""
+
+    name = "graph.hypot"
+    ACCEPTS: ClassVar[str] = "float"
+
+
+@irdl_op_definition
+class CopysignOp(ElementwiseBinaryOp):
+    """``np.copysign(x, y)``: |x| with the sign bit of y (NaNs and zeros included)."""
+
+    name = "graph.copysign"
+    ACCEPTS: ClassVar[str] = "float"
+
+
+@irdl_op_definition
+class LogaddexpOp(ElementwiseBinaryOp):
+    """``np.logaddexp``: log(exp(x) + exp(y)) without overflow."""
+
+    name = "graph.logaddexp"
+    ACCEPTS: ClassVar[str] = "float"
+
+
+@irdl_op_definition
+class Logaddexp2Op(ElementwiseBinaryOp):
+    """``np.logaddexp2``: log2(2**x + 2**y) without overflow."""
+
+    name = "graph.logaddexp2"
+    ACCEPTS: ClassVar[str] = "float"
+
+
+@irdl_op_definition
+class FmodOp(ElementwiseBinaryOp):
+    """``np.fmod``: C's remainder, with the dividend's sign; integer ``x fmod 0`` gives 0 (NumPy)."""
+
+    name = "graph.fmod"
+
+
+@irdl_op_definition
+class FmaxOp(ElementwiseBinaryOp):
+    """``np.fmax``: the larger value, ignoring a NaN operand (NaN only when both are); or on bools."""
+
+    name = "graph.fmax"
+    ACCEPTS: ClassVar[str] = "any"
+
+
+@irdl_op_definition
+class FminOp(ElementwiseBinaryOp):
+    """``np.fmin``: the smaller value, ignoring a NaN operand (NaN only when both are); and on bools."""
+
+    name = "graph.fmin"
+    ACCEPTS: ClassVar[str] = "any"
+
+
+@irdl_op_definition
+class LeftShiftOp(ElementwiseBinaryOp):
+    """``np.left_shift`` (``<<``) on integers: a shift count outside [0, width) gives 0."""
+
+    name = "graph.left_shift"
+    ACCEPTS: ClassVar[str] = "int"
+
+
+@irdl_op_definition
+class RightShiftOp(ElementwiseBinaryOp):
+    """``np.right_shift`` (``>>``): arithmetic; a count outside [0, width) gives 0, or -1 for x < 0."""
+
+    name = "graph.right_shift"
+    ACCEPTS: ClassVar[str] = "int"
+
+
+class ElementwiseTestOp(IRDLOperation):
+    """Base of per-element tests: ``%m = graph.isnan %x : tensor<4xf32> -> tensor<4xi1>``."""
+
+    operand = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
+
+    ACCEPTS: ClassVar[str] = "any"
+
+    def __init__(self, operand: SSAValue):
+        super().__init__(operands=[operand], result_types=[tensor_type(i1, shape_of(operand))])
+
+    def verify_(self) -> None:
+        _check_element_kind(self, element_of(self.operand), self.ACCEPTS)
+        if element_of(self.result) != i1 or shape_of(self.result) != shape_of(self.operand):
+            expected = tensor_type(i1, shape_of(self.operand))
+            raise VerifyException(f"{self.name}: result must be {expected}, got {self.result.type}")
+
+
+@irdl_op_definition
+class IsnanOp(ElementwiseTestOp):
+    """``np.isnan``; false for every integer or bool."""
+
+    name = "graph.isnan"
+
+
+@irdl_op_definition
+class IsinfOp(ElementwiseTestOp):
+    """``np.isinf`` (either sign); false for every integer or bool."""
+
+    name = "graph.isinf"
+
+
+@irdl_op_definition
+class IsfiniteOp(ElementwiseTestOp):
+    """``np.isfinite``: neither inf nor NaN; true for every integer or bool."""
+
+    name = "graph.isfinite"
+
+
+@irdl_op_definition
+class SignbitOp(ElementwiseTestOp):
+    """``np.signbit``: whether the sign bit is set (-0.0 and negative NaNs included)."""
+
+    name = "graph.signbit"
+    ACCEPTS: ClassVar[str] = "float"
+
+
+#: the ops of this section, for the dialect
+ELEMENTWISE_MATH: tuple[type[IRDLOperation], ...] = (
+    TanOp, ArcsinOp, ArccosOp, ArctanOp, SinhOp, CoshOp, ArcsinhOp, ArccoshOp, ArctanhOp,
+    Log1pOp, Expm1Op, Log2Op, Log10Op, Exp2Op, CbrtOp, RintOp, TruncOp, SignOp, ReciprocalOp,
+    Arctan2Op, HypotOp, CopysignOp, LogaddexpOp, Logaddexp2Op, FmodOp, FmaxOp, FminOp,
+    LeftShiftOp, RightShiftOp, IsnanOp, IsinfOp, IsfiniteOp, SignbitOp,
+)
+
 COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
@@ -1256,6 +1431,7 @@ Graph = Dialect(
         PrintOp,
         ReadOp,
         AssignOp,
+        *ELEMENTWISE_MATH,
     ],
     [TokenType, ResourceType],
 )

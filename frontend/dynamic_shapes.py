@@ -51,7 +51,8 @@ Dims = tuple[Expr | None, ...]
 
 _NO_BROADCAST = "dynamic dimensions never broadcast"
 _SAME_COUNT = "a reshape keeps the number of elements"
-_SAME_SHAPE = (graph.ElementwiseBinaryOp, graph.ElementwiseUnaryOp, graph.CmpOp, graph.SelectOp, graph.CastOp)
+_SAME_SHAPE = (graph.ElementwiseBinaryOp, graph.ElementwiseUnaryOp, graph.CmpOp, graph.SelectOp, graph.CastOp,
+               graph.ElementwiseTestOp)
 
 
 def _static(value: SSAValue) -> Dims:

@@ -17,7 +17,7 @@ import numpy as np
 from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
-from kiln.frontend import array_ops, dtypes, views
+from kiln.frontend import array_ops, dtypes, ufuncs, views
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import shape_of, with_source
 
@@ -155,6 +155,7 @@ _UFUNCS: dict[np.ufunc, Builder] = {
     np.ceil: _unary(graph.CeilOp, "bi"),
     np.square: lambda x: _multiply(x, x),
 }
+_UFUNCS.update(ufuncs.UFUNCS)  # trigonometry, logarithms, rounding, shifts, NaN tests
 
 _COMPARISONS = (np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)
 
@@ -173,11 +174,15 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: Sequence[Any], kwargs: dic
         raise _unsupported(f"{name}(..., {', '.join(f'{k}=' for k in kwargs)})")
     if ufunc is np.matmul:
         result = array_ops.matmul(*inputs)
+    elif ufunc in ufuncs.COMPOSITE_UFUNCS:
+        result = ufuncs.COMPOSITE_UFUNCS[ufunc](*inputs)
     else:
         build = _UFUNCS.get(ufunc)
         if build is None:
             raise _unsupported(name)
         result = elementwise(ufunc, build, inputs)
+    if out is not None and not isinstance(result, Tensor):
+        raise _unsupported(f"{name}(..., out=)")
     return result if out is None else write_out(name, result, out)
 
 
@@ -424,3 +429,4 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.ndim: lambda a: as_tensor(a).ndim,
     np.size: _size,
 }
+_FUNCTIONS.update(ufuncs.FUNCTIONS)  # np.round, np.nan_to_num, np.isclose, np.allclose

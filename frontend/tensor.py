@@ -349,6 +349,24 @@ class Tensor:
     def __ixor__(self, other: Any) -> Tensor:
         return self._inplace(np.bitwise_xor, other)
 
+    def __lshift__(self, other: Any) -> Any:
+        return np.left_shift(self, other) if _operand(other) else NotImplemented
+
+    def __rlshift__(self, other: Any) -> Any:
+        return np.left_shift(other, self) if _operand(other) else NotImplemented
+
+    def __rshift__(self, other: Any) -> Any:
+        return np.right_shift(self, other) if _operand(other) else NotImplemented
+
+    def __rrshift__(self, other: Any) -> Any:
+        return np.right_shift(other, self) if _operand(other) else NotImplemented
+
+    def __divmod__(self, other: Any) -> Any:
+        return np.divmod(self, other) if _operand(other) else NotImplemented
+
+    def __rdivmod__(self, other: Any) -> Any:
+        return np.divmod(other, self) if _operand(other) else NotImplemented
+
     def __neg__(self) -> Tensor:
         return np.negative(self)
 
@@ -404,6 +422,9 @@ class Tensor:
     def fill(self, value: Any) -> None:
         """``x.fill(v)``: every element becomes ``v`` (cast to ``x``'s dtype)."""
         self[...] = value
+
+    def round(self, decimals: int = 0) -> Tensor:
+        return np.round(self, decimals)
 
     def __getitem__(self, key: Any) -> Tensor:
         from kiln.frontend import indexing  # imports this module: imported late

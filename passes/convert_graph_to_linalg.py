@@ -48,7 +48,8 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.dialects import graph
-from kiln.passes._scalar import BINARY, UNARY, ScalarBuilder, cast, compare, floordiv_pow2, mod_pow2, scalar_constant
+from kiln.passes._scalar import ScalarBuilder, cast, compare, floordiv_pow2, mod_pow2, scalar_constant
+from kiln.passes._scalar_math import BINARY, UNARY
 
 
 class _Emitter:

@@ -29,7 +29,7 @@ from kiln.backends.c.c_types import (
 )
 from kiln.backends.c.dispatch import handles
 from kiln.backends.c.errors import CEmitError
-from kiln.dialects.kmath import FModOp
+from kiln.dialects.kmath import FModOp, HypotOp
 
 if TYPE_CHECKING:
     from kiln.backends.c.emitter import FunctionEmitter
@@ -70,6 +70,7 @@ _BINARY_LIBM: dict[type, str] = {
     math.CopySignOp: "copysign",
     math.Atan2Op: "atan2",
     FModOp: "fmod",
+    HypotOp: "hypot",
     arith.MaxnumfOp: "fmax",
     arith.MinnumfOp: "fmin",
 }

@@ -172,3 +172,165 @@ func.func @dynamic(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %0 = graph.exp %a : tensor<?x4xf32>
   func.return %0 : tensor<?x4xf32>
 }
+
+// -----
+
+// Elementwise math: a function libm has is one math (or kmath) op in the generic's body,
+// so the C backend calls libm (tanf on f32) and CUDA its device function.
+// CHECK-LABEL: func.func @libm_unary
+// CHECK:         ^{{.*}}(%[[X:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[T:.*]] = math.tan %[[X]] : f32
+// CHECK-NEXT:      linalg.yield %[[T]] : f32
+// CHECK:         math.asin %{{.*}} : f32
+// CHECK:         math.acos
+// CHECK:         math.atan %{{.*}} : f32
+// CHECK:         math.sinh
+// CHECK:         math.cosh
+// CHECK:         math.asinh
+// CHECK:         math.acosh
+// CHECK:         math.atanh
+// CHECK:         math.log1p
+// CHECK:         math.expm1
+// CHECK:         math.log2
+// CHECK:         math.log10
+// CHECK:         math.exp2
+// CHECK:         math.cbrt
+// CHECK:         math.roundeven
+// CHECK:         math.trunc
+// CHECK:         math.atan2 %{{.*}}, %{{.*}} : f32
+// CHECK:         kmath.hypot %{{.*}}, %{{.*}} : f32
+// CHECK:         math.copysign %{{.*}}, %{{.*}} : f32
+// CHECK:         kmath.fmod %{{.*}}, %{{.*}} : f32
+// CHECK:         arith.maxnumf %{{.*}}, %{{.*}} : f32
+// CHECK:         arith.minnumf %{{.*}}, %{{.*}} : f32
+func.func @libm_unary(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = graph.tan %a : tensor<4xf32>
+  %1 = graph.arcsin %0 : tensor<4xf32>
+  %2 = graph.arccos %1 : tensor<4xf32>
+  %3 = graph.arctan %2 : tensor<4xf32>
+  %4 = graph.sinh %3 : tensor<4xf32>
+  %5 = graph.cosh %4 : tensor<4xf32>
+  %6 = graph.arcsinh %5 : tensor<4xf32>
+  %7 = graph.arccosh %6 : tensor<4xf32>
+  %8 = graph.arctanh %7 : tensor<4xf32>
+  %9 = graph.log1p %8 : tensor<4xf32>
+  %10 = graph.expm1 %9 : tensor<4xf32>
+  %11 = graph.log2 %10 : tensor<4xf32>
+  %12 = graph.log10 %11 : tensor<4xf32>
+  %13 = graph.exp2 %12 : tensor<4xf32>
+  %14 = graph.cbrt %13 : tensor<4xf32>
+  %15 = graph.rint %14 : tensor<4xf32>
+  %16 = graph.trunc %15 : tensor<4xf32>
+  %17 = graph.arctan2 %16, %b : tensor<4xf32>
+  %18 = graph.hypot %17, %b : tensor<4xf32>
+  %19 = graph.copysign %18, %b : tensor<4xf32>
+  %20 = graph.fmod %19, %b : tensor<4xf32>
+  %21 = graph.fmax %20, %b : tensor<4xf32>
+  %22 = graph.fmin %21, %b : tensor<4xf32>
+  func.return %22 : tensor<4xf32>
+}
+
+// -----
+
+// Shifts never shift by the width or more (undefined in C): the count is clamped with an
+// unsigned min (a negative count reads as huge), then left_shift selects 0 past the width
+// and right_shift's clamped count gives 0 or -1 by itself.
+// CHECK-LABEL: func.func @shifts
+// CHECK:         ^{{.*}}(%[[X:.*]]: i32, %[[N:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT:      %[[LAST:.*]] = arith.constant 31 : i32
+// CHECK-NEXT:      %[[C:.*]] = arith.minui %[[N]], %[[LAST]] : i32
+// CHECK-NEXT:      %[[S:.*]] = arith.shli %[[X]], %[[C]] : i32
+// CHECK-NEXT:      %[[OK:.*]] = arith.cmpi ule, %[[N]], %[[LAST]] : i32
+// CHECK-NEXT:      %[[Z:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:      %[[R:.*]] = arith.select %[[OK]], %[[S]], %[[Z]] : i32
+// CHECK-NEXT:      linalg.yield %[[R]] : i32
+// CHECK:         ^{{.*}}(%[[Y:.*]]: i64, %[[M:.*]]: i64, %{{.*}}: i64):
+// CHECK-NEXT:      %[[LAST64:.*]] = arith.constant 63 : i64
+// CHECK-NEXT:      %[[C64:.*]] = arith.minui %[[M]], %[[LAST64]] : i64
+// CHECK-NEXT:      %[[R64:.*]] = arith.shrsi %[[Y]], %[[C64]] : i64
+// CHECK-NEXT:      linalg.yield %[[R64]] : i64
+func.func @shifts(%a: tensor<4xi32>, %n: tensor<4xi32>, %b: tensor<4xi64>, %m: tensor<4xi64>) -> (tensor<4xi32>, tensor<4xi64>) {
+  %0 = graph.left_shift %a, %n : tensor<4xi32>
+  %1 = graph.right_shift %b, %m : tensor<4xi64>
+  func.return %0, %1 : tensor<4xi32>, tensor<4xi64>
+}
+
+// -----
+
+// Integer fmod divides by 1 where the divisor is 0 or -1 and selects 0 there (NumPy's 0 for
+// x fmod 0; MIN % -1 would trap); integer reciprocal is NumPy's (int)(1.0 / x) by cases.
+// CHECK-LABEL: func.func @int_fmod_reciprocal
+// CHECK:         %[[Z:.*]] = arith.cmpi eq, %[[Y:.*]], %{{.*}} : i64
+// CHECK:         %[[M1:.*]] = arith.cmpi eq, %[[Y]], %{{.*}} : i64
+// CHECK-NEXT:    %[[T:.*]] = arith.ori %[[Z]], %[[M1]] : i1
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-NEXT:    %[[SAFE:.*]] = arith.select %[[T]], %[[ONE]], %[[Y]] : i64
+// CHECK-NEXT:    %[[R:.*]] = arith.remsi %{{.*}}, %[[SAFE]] : i64
+// CHECK-NEXT:    arith.select %[[T]], %{{.*}}, %[[R]] : i64
+// CHECK:         arith.constant -9223372036854775808 : i64
+// CHECK-NOT:     arith.divsi
+// CHECK:         func.return
+func.func @int_fmod_reciprocal(%a: tensor<4xi64>, %b: tensor<4xi64>) -> (tensor<4xi64>, tensor<4xi64>) {
+  %0 = graph.fmod %a, %b : tensor<4xi64>
+  %1 = graph.reciprocal %a : tensor<4xi64>
+  func.return %0, %1 : tensor<4xi64>, tensor<4xi64>
+}
+
+// -----
+
+// sign: selects on ordered compares, NaN passed through; the tests give i1 tensors: isnan is
+// an unordered self-compare, signbit copysign(1, x) < 0 (NaNs' and zeros' sign bits too),
+// and on integers the constant answer.
+// CHECK-LABEL: func.func @sign_and_tests
+// CHECK:         ^{{.*}}(%[[X:.*]]: f64, %{{.*}}: f64):
+// CHECK:           %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f64
+// CHECK-NEXT:      %[[R0:.*]] = arith.select %[[NAN]], %[[X]], %{{.*}} : f64
+// CHECK-NEXT:      %[[POS:.*]] = arith.cmpf ogt, %[[X]], %{{.*}} : f64
+// CHECK:           %[[R1:.*]] = arith.select %[[POS]], %{{.*}}, %[[R0]] : f64
+// CHECK-NEXT:      %[[NEG:.*]] = arith.cmpf olt, %[[X]], %{{.*}} : f64
+// CHECK:           arith.select %[[NEG]], %{{.*}}, %[[R1]] : f64
+// CHECK:         outs(%{{.*}} : tensor<4xi1>)
+// CHECK:           %[[U:.*]] = arith.cmpf uno, %{{.*}}, %{{.*}} : f64
+// CHECK-NEXT:      linalg.yield %[[U]] : i1
+// CHECK:           %[[ABS:.*]] = math.absf %{{.*}} : f64
+// CHECK-NEXT:      %[[INF:.*]] = arith.constant 0x7ff0000000000000 : f64
+// CHECK-NEXT:      arith.cmpf olt, %[[ABS]], %[[INF]] : f64
+// CHECK:           %[[CS:.*]] = math.copysign %{{.*}}, %{{.*}} : f64
+// CHECK:           arith.cmpf olt, %[[CS]], %{{.*}} : f64
+// CHECK:         ins(%i : tensor<4xi32>) outs(%{{.*}} : tensor<4xi1>)
+// CHECK-NEXT:    ^{{.*}}(%{{.*}}: i32, %{{.*}}: i1):
+// CHECK-NEXT:      %[[TRUE:.*]] = arith.constant true
+// CHECK-NEXT:      linalg.yield %[[TRUE]] : i1
+func.func @sign_and_tests(%a: tensor<4xf64>, %i: tensor<4xi32>) -> (tensor<4xf64>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+  %0 = graph.sign %a : tensor<4xf64>
+  %1 = graph.isnan %a : tensor<4xf64> -> tensor<4xi1>
+  %2 = graph.isfinite %a : tensor<4xf64> -> tensor<4xi1>
+  %3 = graph.signbit %a : tensor<4xf64> -> tensor<4xi1>
+  %4 = graph.isfinite %i : tensor<4xi32> -> tensor<4xi1>
+  func.return %0, %1, %2, %3, %4 : tensor<4xf64>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+}
+
+// -----
+
+// logaddexp: max(x, y) + log1p(exp(-|x - y|)), and x == y (infinities of one sign, whose
+// difference is NaN, included) gives x + ln 2; logaddexp2 the same in base 2.
+// CHECK-LABEL: func.func @logaddexp
+// CHECK:           %[[D:.*]] = arith.subf %[[X:.*]], %[[Y:.*]] : f32
+// CHECK-NEXT:      %[[A:.*]] = math.absf %[[D]] : f32
+// CHECK-NEXT:      %[[N:.*]] = arith.negf %[[A]] : f32
+// CHECK-NEXT:      %[[E:.*]] = math.exp %[[N]] : f32
+// CHECK-NEXT:      %[[L:.*]] = math.log1p %[[E]] : f32
+// CHECK:           %[[BIG:.*]] = arith.select %{{.*}}, %[[X]], %[[Y]] : f32
+// CHECK-NEXT:      %[[R:.*]] = arith.addf %[[BIG]], %[[L]] : f32
+// CHECK-NEXT:      %[[EQ:.*]] = arith.cmpf oeq, %[[X]], %[[Y]] : f32
+// CHECK-NEXT:      %[[LN2:.*]] = arith.constant 0.693147182 : f32
+// CHECK-NEXT:      %[[X2:.*]] = arith.addf %[[X]], %[[LN2]] : f32
+// CHECK-NEXT:      arith.select %[[EQ]], %[[X2]], %[[R]] : f32
+// CHECK:           math.exp2
+// CHECK-NEXT:      math.log1p
+// CHECK-NEXT:      arith.constant 1.44269502 : f32
+func.func @logaddexp(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = graph.logaddexp %a, %b : tensor<4xf32>
+  %1 = graph.logaddexp2 %a, %b : tensor<4xf32>
+  func.return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}

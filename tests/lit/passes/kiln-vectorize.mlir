@@ -183,3 +183,74 @@ func.func @kept(%x: memref<?x?xf32>, %y: memref<?xi32>, %out: memref<?xf32>) {
   }
   func.return
 }
+
+// -----
+
+// Not vectorized: NumPy's elementwise math that has no vector form in the C backend (libm
+// calls: tan, rint, copysign, fmax, hypot) keeps its loop scalar, one loop per op here.
+// CHECK-LABEL: func.func @libm_kept
+// CHECK-NOT:   vector
+// CHECK:       func.return
+func.func @libm_kept(%x: memref<?xf32>, %y: memref<?xf32>, %out: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %out, %c0 : memref<?xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %x[%i] : memref<?xf32>
+    %r = math.tan %a : f32
+    memref.store %r, %out[%i] : memref<?xf32>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %x[%i] : memref<?xf32>
+    %r = math.roundeven %a : f32
+    memref.store %r, %out[%i] : memref<?xf32>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %x[%i] : memref<?xf32>
+    %b = memref.load %y[%i] : memref<?xf32>
+    %r = math.copysign %a, %b : f32
+    memref.store %r, %out[%i] : memref<?xf32>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %x[%i] : memref<?xf32>
+    %b = memref.load %y[%i] : memref<?xf32>
+    %r = arith.maxnumf %a, %b : f32
+    memref.store %r, %out[%i] : memref<?xf32>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %x[%i] : memref<?xf32>
+    %b = memref.load %y[%i] : memref<?xf32>
+    %r = kmath.hypot %a, %b : f32
+    memref.store %r, %out[%i] : memref<?xf32>
+  }
+  func.return
+}
+
+// -----
+
+// np.sign's body (ordered compares and selects, NaN passed through) is lane-exact: vectorized.
+// CHECK-LABEL: func.func @sign
+// CHECK:       kvec.cmpf "uno"
+// CHECK:       kvec.select
+// CHECK:       kvec.cmpf "ogt"
+// CHECK:       kvec.cmpf "olt"
+// CHECK:       vector.maskedstore
+func.func @sign(%x: memref<?xf64>, %out: memref<?xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %out, %c0 : memref<?xf64>
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %x[%i] : memref<?xf64>
+    %zero = arith.constant 0.0 : f64
+    %nan = arith.cmpf uno, %a, %a : f64
+    %r0 = arith.select %nan, %a, %zero : f64
+    %pos = arith.cmpf ogt, %a, %zero : f64
+    %one = arith.constant 1.0 : f64
+    %r1 = arith.select %pos, %one, %r0 : f64
+    %neg = arith.cmpf olt, %a, %zero : f64
+    %m1 = arith.constant -1.0 : f64
+    %r2 = arith.select %neg, %m1, %r1 : f64
+    memref.store %r2, %out[%i] : memref<?xf64>
+  }
+  func.return
+}

@@ -86,3 +86,67 @@ func.func @fmod_f64(%x: f64, %y: f64) -> f64 {
   %0 = kmath.fmod %x, %y : f64
   func.return %0 : f64
 }
+
+// The functions of NumPy's elementwise math (kiln.passes._scalar_math): libm's f32 variants
+// on f32 (NumPy's float32 loops call them too), roundeven as rint (halves to even in the
+// default rounding mode), kmath.hypot as hypot, maxnumf/minnumf as the NaN-ignoring fmax/fmin.
+// CHECK-LABEL: float ufunc_f32(float x, float y) {
+// CHECK-NEXT:    float v = tanf(x);
+// CHECK-NEXT:    float v_1 = asinf(v);
+// CHECK-NEXT:    float v_2 = acosf(v_1);
+// CHECK-NEXT:    float v_3 = atanf(v_2);
+// CHECK-NEXT:    float v_4 = sinhf(v_3);
+// CHECK-NEXT:    float v_5 = coshf(v_4);
+// CHECK-NEXT:    float v_6 = asinhf(v_5);
+// CHECK-NEXT:    float v_7 = acoshf(v_6);
+// CHECK-NEXT:    float v_8 = atanhf(v_7);
+// CHECK-NEXT:    float v_9 = exp2f(v_8);
+// CHECK-NEXT:    float v_10 = cbrtf(v_9);
+// CHECK-NEXT:    float v_11 = rintf(v_10);
+// CHECK-NEXT:    float v_12 = hypotf(v_11, y);
+// CHECK-NEXT:    float v_13 = fmaxf(v_12, y);
+// CHECK-NEXT:    float v_14 = fminf(v_13, y);
+func.func @ufunc_f32(%x: f32, %y: f32) -> f32 {
+  %0 = math.tan %x : f32
+  %1 = math.asin %0 : f32
+  %2 = math.acos %1 : f32
+  %3 = math.atan %2 : f32
+  %4 = math.sinh %3 : f32
+  %5 = math.cosh %4 : f32
+  %6 = math.asinh %5 : f32
+  %7 = math.acosh %6 : f32
+  %8 = math.atanh %7 : f32
+  %9 = math.exp2 %8 : f32
+  %10 = math.cbrt %9 : f32
+  %11 = math.roundeven %10 : f32
+  %12 = kmath.hypot %11, %y : f32
+  %13 = arith.maxnumf %12, %y : f32
+  %14 = arith.minnumf %13, %y : f32
+  func.return %14 : f32
+}
+// CHECK-LABEL: double ufunc_f64(double x, double y) {
+// CHECK-NEXT:    double v = tan(x);
+// CHECK-NEXT:    double v_1 = rint(v);
+// CHECK-NEXT:    double v_2 = hypot(v_1, y);
+// CHECK-NEXT:    double v_3 = cbrt(v_2);
+func.func @ufunc_f64(%x: f64, %y: f64) -> f64 {
+  %0 = math.tan %x : f64
+  %1 = math.roundeven %0 : f64
+  %2 = kmath.hypot %1, %y : f64
+  %3 = math.cbrt %2 : f64
+  func.return %3 : f64
+}
+
+// A shift as left_shift/right_shift lower it: the count clamped by an unsigned min, the left
+// shift done unsigned (no signed overflow), the right shift arithmetic.
+// CHECK-LABEL: int32_t shifts(int32_t x, int32_t n) {
+// CHECK-NEXT:    int32_t c = (uint32_t)n < (uint32_t)31 ? n : 31;
+// CHECK-NEXT:    int32_t s = (int32_t)((uint32_t)x << (uint32_t)c);
+// CHECK-NEXT:    int32_t r = s >> c;
+func.func @shifts(%x: i32, %n: i32) -> i32 {
+  %last = arith.constant 31 : i32
+  %c = arith.minui %n, %last : i32
+  %s = arith.shli %x, %c : i32
+  %r = arith.shrsi %s, %c : i32
+  func.return %r : i32
+}

@@ -128,3 +128,43 @@ func.func @assign_type(%x: tensor<3xf32>, %v: !graph.resource<tensor<2xf32>>) {
   func.return
 }
 // CHECK: graph.assign: cannot store tensor<3xf32> in !graph.resource<tensor<2xf32>>
+
+// -----
+
+func.func @hypot_int(%a: tensor<2xi32>) -> tensor<2xi32> {
+  %0 = graph.hypot %a, %a : tensor<2xi32>
+  func.return %0 : tensor<2xi32>
+}
+// CHECK: graph.hypot is defined on floats, got element type i32
+
+// -----
+
+func.func @shift_float(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = graph.left_shift %a, %a : tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+// CHECK: graph.left_shift is defined on integers or bools, got element type f32
+
+// -----
+
+func.func @sign_bool(%a: tensor<2xi1>) -> tensor<2xi1> {
+  %0 = graph.sign %a : tensor<2xi1>
+  func.return %0 : tensor<2xi1>
+}
+// CHECK: graph.sign is defined on numbers (not bool), got element type i1
+
+// -----
+
+func.func @signbit_int(%a: tensor<2xi32>) -> tensor<2xi1> {
+  %0 = graph.signbit %a : tensor<2xi32> -> tensor<2xi1>
+  func.return %0 : tensor<2xi1>
+}
+// CHECK: graph.signbit is defined on floats, got element type i32
+
+// -----
+
+func.func @isnan_not_bool(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "graph.isnan"(%a) : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+// CHECK: graph.isnan: result must be tensor<2xi1>, got tensor<2xf32>

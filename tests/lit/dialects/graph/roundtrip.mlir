@@ -87,3 +87,77 @@ func.func @dynamic(%d: tensor<?x4xf64>) -> tensor<?x4xf64> {
   %0 = graph.add %d, %d : tensor<?x4xf64>
   func.return %0 : tensor<?x4xf64>
 }
+
+// NumPy's elementwise math beyond arithmetic; the tests give i1 tensors.
+// CHECK-LABEL: func.func @elementwise_math
+// CHECK-NEXT:    %{{.*}} = graph.tan %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.arcsin %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.arccos %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.arctan %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.sinh %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.cosh %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.arcsinh %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.arccosh %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.arctanh %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.log1p %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.expm1 %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.log2 %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.log10 %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.exp2 %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.cbrt %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.rint %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.trunc %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.sign %i : tensor<3xi64>
+// CHECK-NEXT:    %{{.*}} = graph.reciprocal %i : tensor<3xi64>
+// CHECK-NEXT:    %{{.*}} = graph.arctan2 %x, %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.hypot %x, %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.copysign %x, %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.logaddexp %x, %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.logaddexp2 %x, %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.fmod %i, %i : tensor<3xi64>
+// CHECK-NEXT:    %{{.*}} = graph.fmax %x, %x : tensor<3xf32>
+// CHECK-NEXT:    %{{.*}} = graph.fmin %b, %b : tensor<3xi1>
+// CHECK-NEXT:    %{{.*}} = graph.left_shift %i, %i : tensor<3xi64>
+// CHECK-NEXT:    %{{.*}} = graph.right_shift %i, %i : tensor<3xi64>
+// CHECK-NEXT:    %{{.*}} = graph.isnan %x : tensor<3xf32> -> tensor<3xi1>
+// CHECK-NEXT:    %{{.*}} = graph.isinf %i : tensor<3xi64> -> tensor<3xi1>
+// CHECK-NEXT:    %{{.*}} = graph.isfinite %b : tensor<3xi1> -> tensor<3xi1>
+// CHECK-NEXT:    %{{.*}} = graph.signbit %x : tensor<3xf32> -> tensor<3xi1>
+// GENERIC-LABEL: "func.func"() <{sym_name = "elementwise_math"
+// GENERIC:       "graph.signbit"(%{{.*}}) : (tensor<3xf32>) -> tensor<3xi1>
+func.func @elementwise_math(%x: tensor<3xf32>, %i: tensor<3xi64>, %b: tensor<3xi1>) -> tensor<3xf32> {
+  %0 = graph.tan %x : tensor<3xf32>
+  %1 = graph.arcsin %x : tensor<3xf32>
+  %2 = graph.arccos %x : tensor<3xf32>
+  %3 = graph.arctan %x : tensor<3xf32>
+  %4 = graph.sinh %x : tensor<3xf32>
+  %5 = graph.cosh %x : tensor<3xf32>
+  %6 = graph.arcsinh %x : tensor<3xf32>
+  %7 = graph.arccosh %x : tensor<3xf32>
+  %8 = graph.arctanh %x : tensor<3xf32>
+  %9 = graph.log1p %x : tensor<3xf32>
+  %10 = graph.expm1 %x : tensor<3xf32>
+  %11 = graph.log2 %x : tensor<3xf32>
+  %12 = graph.log10 %x : tensor<3xf32>
+  %13 = graph.exp2 %x : tensor<3xf32>
+  %14 = graph.cbrt %x : tensor<3xf32>
+  %15 = graph.rint %x : tensor<3xf32>
+  %16 = graph.trunc %x : tensor<3xf32>
+  %17 = graph.sign %i : tensor<3xi64>
+  %18 = graph.reciprocal %i : tensor<3xi64>
+  %19 = graph.arctan2 %x, %x : tensor<3xf32>
+  %20 = graph.hypot %x, %x : tensor<3xf32>
+  %21 = graph.copysign %x, %x : tensor<3xf32>
+  %22 = graph.logaddexp %x, %x : tensor<3xf32>
+  %23 = graph.logaddexp2 %x, %x : tensor<3xf32>
+  %24 = graph.fmod %i, %i : tensor<3xi64>
+  %25 = graph.fmax %x, %x : tensor<3xf32>
+  %26 = graph.fmin %b, %b : tensor<3xi1>
+  %27 = graph.left_shift %i, %i : tensor<3xi64>
+  %28 = graph.right_shift %i, %i : tensor<3xi64>
+  %29 = graph.isnan %x : tensor<3xf32> -> tensor<3xi1>
+  %30 = graph.isinf %i : tensor<3xi64> -> tensor<3xi1>
+  %31 = graph.isfinite %b : tensor<3xi1> -> tensor<3xi1>
+  %32 = graph.signbit %x : tensor<3xf32> -> tensor<3xi1>
+  func.return %0 : tensor<3xf32>
+}

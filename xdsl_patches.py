@@ -10,6 +10,9 @@
 * An op whose operand is defined inside the op's own region (``scf.for ... to %n`` with
   ``%n`` defined in the loop body) keeps the parser's placeholder for it, and the verifier
   crashes on it ("Forward declared values do not have an owner"); it is a parse error instead.
+* xDSL checks no dominance: a value used above its definition in the same block (or inside an
+  earlier op's region) parses and verifies, and passes that walk a block in order crash on it.
+  The parser reports it.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 
 from xdsl.dialects.builtin import AnyFloat
 from xdsl.dialects.linalg.abstract_ops import NamedOperation
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation, OpResult
 from xdsl.parser import Parser
 from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.parser.attribute_parser import AttrParser
@@ -62,8 +65,26 @@ def _parse_operation(self: Parser) -> Operation:
     return op
 
 
+def _parse_block_body(self: Parser, block: Block) -> None:
+    starts: list[int] = []
+    while True:
+        start = self._current_token.span.start  # pyright: ignore[reportPrivateUsage]
+        if (op := self.parse_optional_operation()) is None:
+            break
+        block.add_op(op)
+        starts.append(start)
+    index = {op: i for i, op in enumerate(block.ops)}
+    for i, op in enumerate(block.ops):
+        for user in op.walk():
+            for operand in user.operands:
+                if isinstance(operand, OpResult) and index.get(operand.op, -1) >= i:
+                    name = f"%{operand.name_hint}" if operand.name_hint else "a value"
+                    self.raise_error(f"'{user.name}' uses {name} before its definition", starts[i])
+
+
 def apply() -> None:
     """Install the fixes (idempotent)."""
     _Element.to_type = _to_type  # type: ignore[method-assign]
     NamedOperation.parse = classmethod(_named_parse)  # type: ignore[method-assign, assignment]
     Parser.parse_operation = _parse_operation  # type: ignore[method-assign]
+    Parser._parse_block_body = _parse_block_body  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]

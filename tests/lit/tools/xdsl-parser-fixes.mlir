@@ -25,4 +25,32 @@ func.func @bound_in_body(%x: memref<?xf32>) {
   func.return
 }
 
+// -----
+
+// A value used above its definition in the same block (xDSL checks no dominance; kiln-vectorize
+// crashed with a KeyError on it).
+// CHECK: xdsl-parser-fixes.mlir:35:3
+// CHECK: 'arith.select' uses %c before its definition
+func.func @use_before_def(%a: f32, %b: f32) -> f32 {
+  %s = arith.select %c, %a, %b : f32
+  %c = arith.cmpf ult, %a, %b : f32
+  func.return %s : f32
+}
+
+// -----
+
+// The same inside an earlier op's region.
+// CHECK: xdsl-parser-fixes.mlir:49:3
+// CHECK: 'memref.store' uses %v before its definition
+func.func @use_in_region_before_def(%x: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    memref.store %v, %x[%i] : memref<4xf32>
+  }
+  %v = arith.constant 1.0 : f32
+  func.return
+}
+
 // CHECK-NOT: Traceback

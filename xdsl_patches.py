@@ -4,6 +4,15 @@
   ``nan``: ``dense<[0x7F800000]> : tensor<1xf32>``) are bit patterns in MLIR, but xDSL 0.74
   parses them as integer *values* (2139095040.0), so printed IR does not parse back to
   itself. The scalar form (``arith.constant 0x7F800000 : f32``) is handled correctly.
+* A named linalg op with too few ``ins``/``outs`` operands for its body (``linalg.matmul``
+  without ``outs(...)``) crashes xDSL's parser with an IndexError while it builds the body;
+  it is reported as a parse error at the op instead.
+* An op whose operand is defined inside the op's own region (``scf.for ... to %n`` with
+  ``%n`` defined in the loop body) keeps the parser's placeholder for it, and the verifier
+  crashes on it ("Forward declared values do not have an owner"); it is a parse error instead.
+* xDSL checks no dominance: a value used above its definition in the same block (or inside an
+  earlier op's region) parses and verifies, and passes that walk a block in order crash on it.
+  The parser reports it.
 """
 
 from __future__ import annotations
@@ -12,6 +21,10 @@ import struct
 from typing import Any
 
 from xdsl.dialects.builtin import AnyFloat
+from xdsl.dialects.linalg.abstract_ops import NamedOperation
+from xdsl.ir import Block, Operation, OpResult
+from xdsl.parser import Parser
+from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.parser.attribute_parser import AttrParser
 
 _Element = AttrParser._TensorLiteralElement  # pyright: ignore[reportPrivateUsage]
@@ -27,6 +40,51 @@ def _to_type(self: Any, parser: AttrParser, type: Any) -> Any:
     return _original_to_type(self, parser, type)
 
 
+_original_named_parse = NamedOperation.parse.__func__  # type: ignore[attr-defined]
+
+
+def _named_parse(cls: type[NamedOperation], parser: Parser) -> Any:
+    start = parser.pos
+    try:
+        return _original_named_parse(cls, parser)
+    except IndexError:  # the body is built from block arguments for each operand: too few of them
+        parser.raise_error(f"'{cls.name}' has too few ins(...)/outs(...) operands for its body", start)
+
+
+_original_parse_operation = Parser.parse_operation
+
+
+def _parse_operation(self: Parser) -> Operation:
+    start = self._current_token.span.start  # pyright: ignore[reportPrivateUsage]
+    op = _original_parse_operation(self)
+    for operand in op.operands:
+        if isinstance(operand, ForwardDeclaredValue) and not any(
+            operand is pending for uses in self.forward_ssa_references.values() for pending in uses.values()
+        ):  # its definition was seen, but only after this op was built from the placeholder
+            self.raise_error(f"'{op.name}' uses a value that is defined inside its own region", start)
+    return op
+
+
+def _parse_block_body(self: Parser, block: Block) -> None:
+    starts: list[int] = []
+    while True:
+        start = self._current_token.span.start  # pyright: ignore[reportPrivateUsage]
+        if (op := self.parse_optional_operation()) is None:
+            break
+        block.add_op(op)
+        starts.append(start)
+    index = {op: i for i, op in enumerate(block.ops)}
+    for i, op in enumerate(block.ops):
+        for user in op.walk():
+            for operand in user.operands:
+                if isinstance(operand, OpResult) and index.get(operand.op, -1) >= i:
+                    name = f"%{operand.name_hint}" if operand.name_hint else "a value"
+                    self.raise_error(f"'{user.name}' uses {name} before its definition", starts[i])
+
+
 def apply() -> None:
     """Install the fixes (idempotent)."""
     _Element.to_type = _to_type  # type: ignore[method-assign]
+    NamedOperation.parse = classmethod(_named_parse)  # type: ignore[method-assign, assignment]
+    Parser.parse_operation = _parse_operation  # type: ignore[method-assign]
+    Parser._parse_block_body = _parse_block_body  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]

@@ -87,7 +87,8 @@ def hoist_alloc_before(value: SSAValue, op: Operation) -> None:
     which replaces ``op``, can write into it."""
     alloc = value.owner
     if isinstance(alloc, memref.AllocOp) and not alloc.operands and not defined_before(value, op):
-        Rewriter.insert_op(alloc.detach(), InsertPoint.before(op))
+        alloc.detach()  # returns None in xDSL 0.74
+        Rewriter.insert_op(alloc, InsertPoint.before(op))
 
 
 def install_kernel(op: GenericOp, fill: FillOp, new: Operation, epilogue: GenericOp | None) -> None:

@@ -25,9 +25,10 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, scf
-from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr, UnknownLoc
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.passes._gpu_builder import OpBuilder, constant_index
 from kiln.passes._gpu_kernels import TREE_BLOCK, block_tree, grid_stride, tree_parts
@@ -130,6 +131,12 @@ class _Outliner:
         return False
 
     def _outline(self, loop: scf.ParallelOp, name: str) -> None:
+        if loop.results:  # what convert-linalg-to-parallel-loops makes reduces into memrefs
+            where = "" if isinstance(loop.location, UnknownLoc) else f" at {loop.location}"
+            raise DiagnosticException(
+                f"kiln-gpu-outline: an outermost scf.parallel with results{where} (a reduction into "
+                "SSA values) is not supported; reduce into a memref"
+            )
         args, constants = _captures(loop)
         tree = _uses_tree(loop)
         entry = Block(arg_types=[a.type for a in args])

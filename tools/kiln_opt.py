@@ -6,7 +6,9 @@ Added: ``--load MODULE`` imports a user's Python module (a dotted name or a
 ``.py`` path) that may call :func:`kiln.register_dialect` /
 :func:`kiln.register_pass` to extend the tool. Errors in the input, the
 pipeline or a pass are reported as one diagnostic with a non-zero exit code,
-never as a Python traceback.
+never as a Python traceback. Any other exception (a bug) is reported as
+``internal error in pass P at LOCATION``, with the input, the command and the
+traceback kept in a file for a bug report (tools/_crash_report.py).
 """
 
 from __future__ import annotations
@@ -15,12 +17,18 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from io import BytesIO
 from pathlib import Path
+from typing import IO
 
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from kiln import registry
+from kiln.tools import _crash_report
 from kiln.tools._load import load_file
 
 
@@ -37,6 +45,55 @@ class KilnOptMain(xDSLOptMain):
     """The xdsl-opt driver, extended with user-registered dialects and passes."""
 
     version_format = "kiln-opt (kiln 0.1.0, xdsl {xdsl_version})"
+
+    #: what the driver is doing, for internal error reports: "setup" (arguments, pipeline,
+    #: reading the input), "parsing", "pass NAME", "the verifier after pass NAME", "target NAME"
+    stage = "setup"
+    #: the whole input as read, kept for a bug report
+    input_bytes = b""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        self.op_spans: _crash_report.OpSpans = {}
+        self.line_offset = 0
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def register_all_frontends(self) -> None:
+        super().register_all_frontends()
+
+        def parse_mlir(io: IO[bytes]) -> ModuleOp:
+            parser = _crash_report.SpanRecordingParser(
+                self.ctx, io.read(), self.get_input_name(), spans=self.op_spans, line_offset=self.line_offset
+            )
+            return parser.parse_module(not self.args.no_implicit_module)
+
+        self.available_frontends["mlir"] = parse_mlir
+
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        stream, extension = super().get_input_stream()
+        self.input_bytes = stream.read()
+        if stream is not sys.stdin.buffer:
+            stream.close()
+        return BytesIO(self.input_bytes), extension
+
+    def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:
+        self.stage, self.line_offset = "parsing", start_offset
+        return super().parse_chunk(chunk, file_extension, start_offset)
+
+    def setup_pipeline(self) -> None:
+        super().setup_pipeline()
+        callback = self.pipeline.callback
+
+        def tracking(previous: ModulePass | None, module: ModuleOp, following: ModulePass | None) -> None:
+            self.stage = f"the verifier after pass {previous.name}" if previous else "the verifier"
+            if callback is not None:
+                callback(previous, module, following)
+            self.stage = f"pass {following.name}" if following else self.stage
+
+        self.pipeline = PassPipeline(self.pipeline.passes, tracking)
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        self.stage = f"target {parse_spec(self.args.target).name}"
+        return super().output_resulting_program(prog)
 
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
@@ -69,24 +126,59 @@ def _preload(argv: Sequence[str]) -> None:
         _load_user_module(spec)
 
 
+#: errors of the command line, the pipeline spec, the input file or a --load module: user errors
+_SETUP_ERRORS = (ValueError, ImportError, OSError, NotImplementedError, KeyError, SyntaxError)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kiln-opt`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    driver: KilnOptMain | None = None
     try:
         _preload(argv)
         driver = KilnOptMain(description="kiln modular optimizer driver", args=argv)
         driver.run()
-    except ParseError as e:
+    except (ParseError, DiagnosticException, PassFailedException) as e:
         print(f"kiln-opt: error: {e}", file=sys.stderr)
         return 1
-    except (DiagnosticException, PassFailedException) as e:
-        print(f"kiln-opt: error: {e}", file=sys.stderr)
-        return 1
-    except (ValueError, ImportError, OSError, NotImplementedError, KeyError) as e:
-        print(f"kiln-opt: error: {e}", file=sys.stderr)
+    except Exception as e:  # noqa: BLE001 (a bug: reported, never a traceback)
+        if (driver is None or driver.stage == "setup") and isinstance(e, _SETUP_ERRORS):
+            print(f"kiln-opt: error: {e}", file=sys.stderr)
+        elif isinstance(e, NotImplementedError) and driver is not None:  # a pass's or target's "unsupported"
+            print(f"kiln-opt: error: {_describe(driver, e)}: not supported: {e}", file=sys.stderr)
+        else:
+            _report_internal_error(driver, argv, e)
         return 1
     return 0
 
+
+def _describe(driver: KilnOptMain, exc: Exception) -> str:
+    """``in pass P at LOCATION`` (or ``while parsing at ...``, ``in target c at ...``): the stage
+    the driver was in and where in the input."""
+    stage = driver.stage
+    if stage == "parsing":
+        position = _crash_report.parser_position(exc, driver.line_offset)
+        return f"while parsing{f' at {position}' if position else ''}"
+    if stage == "setup":
+        return "while setting up"
+    op = _crash_report.failing_op(exc)
+    where = f" at {_crash_report.op_location(op, driver.op_spans)}" if op is not None else ""
+    if stage.startswith("pass ") and (inner := _crash_report.failing_pass(exc)) and inner != stage[5:]:
+        stage = f"pass {inner} (of {stage[5:]})"  # a named pipeline, or a pass that runs others
+    return f"in {stage}{where}"
+
+
+def _report_internal_error(driver: KilnOptMain | None, argv: Sequence[str], exc: Exception) -> None:
+    """``internal error in pass P at LOCATION: Type: message``, and where the input is kept."""
+    where = _describe(driver, exc) if driver is not None else "while setting up"
+    message = (str(exc).strip().splitlines() or [""])[0]  # some embed a whole printed op
+    print(f"kiln-opt: internal error {where}: {type(exc).__name__}: {message}", file=sys.stderr)
+    try:
+        kept = _crash_report.keep_input(driver.input_bytes if driver else b"", argv, exc)
+    except OSError as e:
+        print(f"kiln-opt: (the input could not be kept for a bug report: {e})", file=sys.stderr)
+    else:
+        print(f"kiln-opt: the input, the command and the traceback are kept in {kept} for a bug report", file=sys.stderr)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -160,7 +160,7 @@ class ModuleEmitter:
             if isinstance(op, func.FuncOp):
                 protos.append(self._prototype(op))
                 if op.body.blocks:
-                    bodies.append(FunctionEmitter(self, op).emit())
+                    bodies.append(_emit_function(self, op))
             elif isinstance(op, memref.GlobalOp):
                 globals_.append(memref_ops.emit_global(self, op))
             else:
@@ -310,6 +310,8 @@ class FunctionEmitter:
             if str(e).startswith("C backend:"):
                 raise
             raise op_error(op, str(e)) from None
+        except Exception as e:  # a form of the op its rule does not cover: name the op, never crash
+            raise op_error(op, f"this form of the op is not supported ({type(e).__name__}: {e})") from e
 
     def row_major(self, ptr: str, ty: MemRefType, sizes: Sequence[IndexExpr]) -> MemrefDesc:
         """Descriptor of a contiguous row-major memref; composite runtime strides get a local."""
@@ -331,6 +333,8 @@ class FunctionEmitter:
     def emit(self) -> str:
         """The C definition of the function."""
         fn = self.fn
+        if len(fn.body.blocks) > 1:
+            raise op_error(fn, f"@{fn.sym_name.data} has several blocks (cf branches): use scf control flow")
         block = fn.body.blocks[0]
         names = _arg_names(fn)
         self.used |= set(names)
@@ -353,6 +357,16 @@ class FunctionEmitter:
         params = ", ".join(signature_params(fn, names))
         header = f"{storage}{return_type(fn)} {fn.sym_name.data}({params}) {{"
         return "\n".join([header, *self.lines, "}", ""])
+
+
+def _emit_function(module: ModuleEmitter, fn: func.FuncOp) -> str:
+    """The C definition of ``fn``; a failure outside its ops' rules is reported on the function."""
+    try:
+        return FunctionEmitter(module, fn).emit()
+    except CEmitError:
+        raise
+    except Exception as e:
+        raise op_error(fn, f"this function is not supported ({type(e).__name__}: {e})") from e
 
 
 def emit_c(module: ModuleOp, isa: str | None = None) -> str:

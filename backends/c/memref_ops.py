@@ -141,6 +141,8 @@ def _dim(em: FunctionEmitter, op: memref.DimOp) -> None:
     desc = em.memref(op.source)
     index = em.index(op.index)
     if isinstance(index, int):
+        if not 0 <= index < len(desc.sizes):
+            raise op_error(op, f"dimension {index} of a rank-{len(desc.sizes)} memref")
         em.bind(op.result, str(desc.sizes[index]))
     else:
         table = ", ".join(str(s) for s in desc.sizes)

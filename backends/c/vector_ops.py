@@ -19,7 +19,7 @@ from xdsl.ir import Attribute, SSAValue
 from kiln.backends.c import vector_math
 from kiln.backends.c.c_types import c_type, float_literal
 from kiln.backends.c.dispatch import HANDLERS, Handler, handles
-from kiln.backends.c.errors import CEmitError
+from kiln.backends.c.errors import CEmitError, op_error
 from kiln.backends.c.index_expr import add, linear
 from kiln.backends.c.isa import IsaTable, resolve_isa, table
 from kiln.dialects import kvec
@@ -65,12 +65,16 @@ class Simd:
             for op in module.walk():
                 for v in op.results:
                     if isinstance(v.type, VectorType) and not _is_mask(v.type):
-                        self._typedef(v.type)
+                        try:
+                            self._typedef(v.type)
+                        except CEmitError as e:
+                            raise op_error(op, str(e)) from None
 
     def parts(self, ty: VectorType, elem: str) -> int:
         """How many native registers hold ``ty``."""
-        lanes, native = ty.get_shape()[0], self.table.lanes(elem)
-        if ty.get_num_dims() != 1 or lanes % native:
+        native = self.table.lanes(elem)
+        lanes = ty.get_shape()[0] if ty.get_num_dims() == 1 else 0
+        if ty.get_num_dims() != 1 or lanes <= 0 or lanes % native:
             raise CEmitError(
                 f"{ty} is not a whole number of {self.table.name} registers ({native} x {elem}); "
                 f"vectorize for this ISA (kiln-vectorize{{isa={self.table.name}}})"

@@ -1,0 +1,377 @@
+"""Mutation fuzzer for kiln-opt: no input may end in a Python traceback or a hang.
+
+The seeds are the lit tests' inputs (tests/lit/**/*.mlir) with the kiln-opt commands of their
+RUN lines (pipelines, targets, flags). Each fuzz input is a seed with 1-3 mutations: a line
+deleted, duplicated or swapped with the next, a type changed (element type or a dimension), an op
+name replaced by another op's, an SSA name replaced by another, an integer changed, or the text
+truncated. kiln-opt runs in a worker process (in-process calls of ``kiln_opt.main``, so a run
+costs milliseconds, not an interpreter start); a run that does not finish in time is a hang, and
+the worker is replaced. Outcomes: ``ok`` (exit 0), ``diagnostic`` (exit 1 with kiln-opt's error
+line), ``internal`` (kiln-opt's internal error report, no traceback: tolerated, counted), and the
+failures ``traceback`` (an exception escaped or a traceback was printed), ``hang`` and ``died``.
+
+Input ``i`` of seed ``s`` depends on nothing else, so a failure is reproduced alone::
+
+    python tests/kiln_opt_fuzz.py --count 1000 --seed 1      # a campaign; failures kept in --keep
+    python tests/kiln_opt_fuzz.py --seed 1 --only 417 -v     # one input again, its stderr shown
+
+tests/test_kiln_opt_fuzz.py runs a fixed seeded set in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import random
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+LIT = Path(__file__).resolve().parent / "lit"
+FAILURES = ("traceback", "hang", "died")
+
+
+@dataclass(frozen=True)
+class Seed:
+    """A lit input and one kiln-opt command line of its RUN lines (``%s`` where the input goes)."""
+
+    path: Path
+    args: tuple[str, ...]
+    env: tuple[tuple[str, str], ...] = ()
+
+    def label(self) -> str:
+        env = " ".join(f"{k}={v}" for k, v in self.env)
+        return f"{env + ' ' if env else ''}kiln-opt {shlex.join(self.args)}  [{self.path.relative_to(LIT)}]"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    kind: str
+    detail: str
+
+
+# ------------------------------------------------------------------------------------- seeds
+
+
+def _run_lines(text: str) -> list[str]:
+    """The RUN commands of a lit file, continuation lines joined."""
+    commands: list[str] = []
+    pending = ""
+    for line in text.splitlines():
+        m = re.search(r"RUN:(.*)$", line)
+        if not m:
+            continue
+        part = m.group(1).strip()
+        if part.endswith("\\"):
+            pending += part[:-1] + " "
+            continue
+        commands.append(pending + part)
+        pending = ""
+    return commands
+
+
+def _kiln_opt_commands(command: str, path: Path) -> Iterator[Seed]:
+    command = command.replace("%roundtrip", "kiln-opt %s --split-input-file --print-op-generic")
+    for segment in re.split(r"\|\||&&|\||;", command):
+        try:
+            words = shlex.split(segment)
+        except ValueError:
+            continue
+        env: list[tuple[str, str]] = []
+        while words and (words[0] in ("not", "env") or re.fullmatch(r"[A-Z_]+=\S*", words[0])):
+            word = words.pop(0)
+            if "%t" in word:  # a setting for the test's own scratch files (e.g. a deliberate crash's report)
+                words = []
+            if "=" in word:
+                key, value = word.split("=", 1)
+                env.append((key, value))
+        if not words or words[0] != "kiln-opt":
+            continue
+        args: list[str] = []
+        source: Path | None = None
+        skip = False
+        it = iter(words[1:])
+        for word in it:
+            if word in (">", "2>", "<", "-o") or word.startswith(("2>", ">")):
+                if word in (">", "2>", "<", "-o"):
+                    next(it, None)
+                continue
+            if "%t" in word or "%{" in word:
+                skip = True
+            if word == "%s":
+                source = path
+                args.append("%s")
+            elif word.startswith("%inputs/"):
+                target = LIT / "Inputs" / word[len("%inputs/") :]
+                if target.suffix == ".mlir" and source is None:
+                    source = target
+                    args.append("%s")
+                else:
+                    args.append(str(target))
+            else:
+                args.append(word)
+        if source is not None and not skip:
+            yield Seed(source, tuple(args), tuple(env))
+
+
+def seeds(root: Path = LIT) -> list[Seed]:
+    """Every (input, kiln-opt command) pair of the lit tests, in a stable order, without repeats."""
+    found: dict[Seed, None] = {}
+    for path in sorted(root.rglob("*.mlir")):
+        if "Output" in path.parts or "Inputs" in path.parts:
+            continue
+        for command in _run_lines(path.read_text()):
+            for seed in _kiln_opt_commands(command, path):
+                found.setdefault(seed)
+    return list(found)
+
+
+# ---------------------------------------------------------------------------------- mutation
+
+_TYPES = ["f16", "f32", "f64", "i1", "i8", "i32", "i64", "index"]
+_TYPE_RE = re.compile(r"\b(f16|f32|f64|i1|i8|i32|i64|index)\b")
+_DIM_RE = re.compile(r"(?<=[<x])(\d+|\?)(?=x)")
+_OP_RE = re.compile(r"\b(?:arith|math|scf|func|memref|tensor|linalg|vector|graph|kmath|kvec|krt|kernel|cf|affine|gpu|bufferization)\.[a-z_0-9.]+\b")
+_SSA_RE = re.compile(r"%[A-Za-z_0-9#]+")
+_INT_RE = re.compile(r"(?<![\w.%#^])-?\d+(?![\w.])")
+
+
+def _vocabulary(corpus: list[Seed]) -> list[str]:
+    ops: set[str] = set()
+    for path in {seed.path for seed in corpus}:
+        ops.update(_OP_RE.findall(path.read_text()))
+    return sorted(ops)
+
+
+def _replace_one(text: str, pattern: re.Pattern[str], rng: random.Random, choose) -> tuple[str, str] | None:  # noqa: ANN001
+    matches = list(pattern.finditer(text))
+    if not matches:
+        return None
+    m = rng.choice(matches)
+    new = choose(m.group(0))
+    return text[: m.start()] + new + text[m.end() :], f"{m.group(0)!r}->{new!r} at {m.start()}"
+
+
+def mutate(text: str, rng: random.Random, ops: list[str]) -> tuple[str, list[str]]:
+    """``text`` with 1-3 random mutations, and what they were."""
+    done: list[str] = []
+    for _ in range(rng.choice((1, 1, 2, 3))):
+        lines = text.split("\n")
+        kind = rng.choice(["delete", "duplicate", "swap", "type", "dim", "op", "ssa", "int", "truncate"])
+        result: tuple[str, str] | None = None
+        if kind in ("delete", "duplicate", "swap") and len(lines) > 1:
+            i = rng.randrange(len(lines) - 1)
+            if kind == "delete":
+                new_lines = lines[:i] + lines[i + 1 :]
+            elif kind == "duplicate":
+                new_lines = lines[: i + 1] + lines[i:]
+            else:
+                new_lines = lines[:i] + [lines[i + 1], lines[i]] + lines[i + 2 :]
+            result = "\n".join(new_lines), f"line {i + 1}"
+        elif kind == "type":
+            result = _replace_one(text, _TYPE_RE, rng, lambda old: rng.choice([t for t in _TYPES if t != old]))
+        elif kind == "dim":
+            result = _replace_one(text, _DIM_RE, rng, lambda old: rng.choice(["0", "1", "3", "7", "16", "?"]))
+        elif kind == "op" and ops:
+            result = _replace_one(text, _OP_RE, rng, lambda old: rng.choice(ops))
+        elif kind == "ssa":
+            names = sorted(set(_SSA_RE.findall(text)))
+            result = _replace_one(text, _SSA_RE, rng, lambda old: rng.choice(names))
+        elif kind == "int":
+            result = _replace_one(text, _INT_RE, rng, lambda old: rng.choice(["0", "1", "-1", "2", "5", "4096", "-9223372036854775808"]))
+        elif kind == "truncate" and text:
+            cut = rng.randrange(len(text))
+            result = text[:cut], f"at {cut}"
+        if result is not None:
+            text = result[0]
+            done.append(f"{kind} {result[1]}")
+    return text, done
+
+
+def fuzz_input(corpus: list[Seed], ops: list[str], seed: int, index: int) -> tuple[Seed, str, list[str]]:
+    """Input ``index`` of campaign ``seed``: a lit seed and its mutated text."""
+    rng = random.Random(f"kiln-opt-fuzz:{seed}:{index}")
+    case = rng.choice(corpus)
+    text, mutations = mutate(case.path.read_text(), rng, ops)
+    if rng.random() < 0.2:  # another seed's command: a pipeline meets IR of another level
+        other = rng.choice(corpus)
+        case = Seed(case.path, other.args, other.env)
+        mutations.append("command of another seed")
+    return case, text, mutations
+
+
+# ------------------------------------------------------------------------------------ worker
+
+
+def _worker() -> None:
+    """Run kiln-opt in this process for each JSON job on stdin; one JSON reply line each."""
+    with tempfile.TemporaryDirectory(prefix="kiln-opt-fuzz-") as folder:
+        tempfile.tempdir = folder  # internal error reports go here, not to the shared /tmp
+        _serve(Path(folder))
+
+
+def _serve(scratch: Path) -> None:
+    from kiln.tools import kiln_opt
+
+    for line in sys.stdin:
+        job = json.loads(line)
+        path = scratch / "input.mlir"
+        path.write_text(job["input"])
+        args = [str(path) if a == "%s" else a for a in job["args"]]
+        saved = {k: os.environ.get(k) for k, _ in job["env"]}
+        os.environ.update(dict(job["env"]))
+        out, err = io.StringIO(), io.StringIO()
+        escaped = None
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                rc = kiln_opt.main(args)
+        except SystemExit as e:  # argparse
+            rc = e.code if isinstance(e.code, int) else 1
+        except BaseException:  # noqa: BLE001 (what the fuzzer looks for)
+            rc, escaped = -1, traceback.format_exc()
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+        reply = {"rc": rc, "stdout": out.getvalue()[-4000:], "stderr": err.getvalue()[-4000:], "escaped": escaped}
+        sys.__stdout__.write(json.dumps(reply) + "\n")
+        sys.__stdout__.flush()
+
+
+class Runner:
+    """A worker process and the timeout around each of its runs."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.proc: subprocess.Popen[str] | None = None
+
+    def _start(self) -> subprocess.Popen[str]:
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = subprocess.Popen(
+                [sys.executable, __file__, "--worker"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
+        return self.proc
+
+    def run(self, case: Seed, text: str) -> Outcome:
+        proc = self._start()
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps({"input": text, "args": case.args, "env": case.env}) + "\n")
+        proc.stdin.flush()
+        reply: list[str] = []
+        reader = threading.Thread(target=lambda: reply.append(proc.stdout.readline()), daemon=True)  # type: ignore[union-attr]
+        reader.start()
+        reader.join(self.timeout)
+        if reader.is_alive() or not reply or not reply[0]:
+            hung = reader.is_alive()
+            self.close(kill=True)
+            return Outcome("hang" if hung else "died", f"no answer in {self.timeout:.0f} s" if hung else "worker died")
+        return classify(json.loads(reply[0]))
+
+    def close(self, kill: bool = False) -> None:
+        """End the worker: at once (it hangs), or by closing its input (it cleans up)."""
+        if self.proc is not None:
+            assert self.proc.stdin is not None
+            try:
+                if not kill:
+                    self.proc.stdin.close()
+                    self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+
+
+def classify(reply: dict[str, object]) -> Outcome:
+    stdout, stderr = str(reply["stdout"]), str(reply["stderr"])
+    if reply["escaped"]:
+        return Outcome("traceback", str(reply["escaped"]))
+    if "Traceback (most recent call last)" in stdout + stderr:
+        return Outcome("traceback", stdout + stderr)
+    if reply["rc"] == 0:
+        return Outcome("ok", "")
+    if "internal error" in stderr:
+        return Outcome("internal", stderr)
+    return Outcome("diagnostic", stderr)
+
+
+# ----------------------------------------------------------------------------------- campaign
+
+
+def campaign(seed: int, indices: range | list[int], timeout: float = 60.0, keep: Path | None = None,
+             verbose: bool = False) -> tuple[Counter[str], list[str]]:
+    """Run the inputs ``indices`` of campaign ``seed``: outcome counts, and reports of the failures
+    and of the internal errors (tolerated: kiln-opt reported them without a traceback), each
+    starting with its outcome."""
+    corpus = seeds()
+    ops = _vocabulary(corpus)
+    counts: Counter[str] = Counter()
+    reports: list[str] = []
+    runner = Runner(timeout)
+    try:
+        for index in indices:
+            case, text, mutations = fuzz_input(corpus, ops, seed, index)
+            outcome = runner.run(case, text)
+            counts[outcome.kind] += 1
+            if verbose:
+                print(f"#{index} {outcome.kind}: {case.label()} {mutations}\n{outcome.detail}", flush=True)
+            if outcome.kind in (*FAILURES, "internal"):
+                report = f"{outcome.kind}: input {index} of seed {seed}: {case.label()}; mutations {mutations}"
+                if keep is not None:
+                    keep.mkdir(parents=True, exist_ok=True)
+                    kept = keep / f"seed{seed}-{index}.mlir"
+                    kept.write_text(text)
+                    report += f"; input kept in {kept}"
+                reports.append(f"{report}\n{outcome.detail}")
+    finally:
+        runner.close()
+    return counts, reports
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=0, help="campaign seed (default 0)")
+    parser.add_argument("--count", type=int, default=200, help="mutated inputs to run (default 200)")
+    parser.add_argument("--start", type=int, default=0, help="first input index (default 0)")
+    parser.add_argument("--only", type=int, action="append", help="run just this input index (repeatable)")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds before a run is a hang (default 60)")
+    parser.add_argument("--keep", type=Path, default=Path(tempfile.gettempdir()) / "kiln-opt-fuzz-failures",
+                        help="folder for the inputs that failed")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every run's outcome and stderr")
+    args = parser.parse_args(argv)
+    if args.worker:
+        _worker()
+        return 0
+    indices = args.only or range(args.start, args.start + args.count)
+    start = time.perf_counter()
+    counts, reports = campaign(args.seed, indices, args.timeout, args.keep, args.verbose)
+    for report in reports:
+        print(report, end="\n\n")
+    total = sum(counts.values())
+    summary = ", ".join(f"{kind} {counts[kind]}" for kind in ("ok", "diagnostic", "internal", *FAILURES))
+    print(f"{total} mutated inputs (seed {args.seed}) in {time.perf_counter() - start:.0f} s: {summary}")
+    return 1 if any(counts[kind] for kind in FAILURES) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

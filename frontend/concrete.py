@@ -192,7 +192,7 @@ class ConcreteFunction:
         if erased:
             body, record = unknown_rank.tracing(body, erased, names)
         try:
-            traced = trace_graph(body, signature.args, signature.kwargs, types, name, names)
+            traced = trace_graph(body, signature.args, signature.kwargs, types, name, names, signature.scalars)
         except TypeError as e:
             if erased:
                 unknown_rank.note_none_error(e, [names[i] for i in erased])
@@ -296,8 +296,9 @@ class ConcreteFunction:
         """The compiled callable when calls may use it with their own arguments (see Function),
         or, with ``bound_instance``, with their arguments after the instance of a bound method;
         the buffers of the variables it uses are appended to them."""
-        if not (self._direct_after_instance if bound_instance else self._direct) or self._traced.written_arguments:
-            return None  # a function that writes its arguments checks them in __call__
+        if not (self._direct_after_instance if bound_instance else self._direct) or self._traced.written_arguments \
+                or self._traced.scalar_rebound:
+            return None  # a function that writes its arguments checks them in __call__ (0-d arrays too)
         entry = self._entry or self._compile()
         if self._entry is None:  # an interim entry: not one to keep (see _ctypes_entry)
             return None

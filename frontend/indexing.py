@@ -24,7 +24,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import dtypes, trace_context
+from kiln.frontend import dtypes, index_facts, trace_context
 from kiln.frontend.mutation import ViewStep, key_signature
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, emit, require_rank, reshape_to, shape_of
 
@@ -348,6 +348,8 @@ def _dim(t: Tensor, axis: int, n: int) -> Bound:
 
 
 def _integer(item: Any, n: int, axis: int, t: Tensor) -> Bound:
+    if isinstance(item, Tensor) and n >= 0 and index_facts.within(item, 0, n - 1):
+        return _index64(item)  # a loop index known to be in range: no wrap-around, no clamp
     if isinstance(item, Tensor):
         size = _dim(t, axis, n)
         i = _index64(item)
@@ -372,6 +374,9 @@ def _slice(item: slice, n: int, axis: int, t: Tensor) -> tuple[Bound, Bound, int
         count = len(range(begin, end, step))
         first = begin if step > 0 else begin + (count - 1) * step
         return (first if count else 0), count, step
+    known = _known_slice(item, n, step)
+    if known is not None:
+        return known
     size = _i64(_dim(t, axis, n))
     if step > 0:
         start = _clamp_bound(item.start, 0, size, lo=0)
@@ -383,6 +388,34 @@ def _slice(item: slice, n: int, axis: int, t: Tensor) -> tuple[Bound, Bound, int
     count = np.maximum((start - stop + (-step - 1)) // -step, 0)
     first = start + (count - 1) * step
     return np.minimum(np.maximum(first, 0), size), count, step
+
+
+def _known_bound(value: Any, default: int, n: int) -> Bound | None:
+    """A positive-step slice bound that needs no normalization: a constant, or a traced integer
+    known to lie in ``[0, n]``; None when the general (clamping) computation is needed."""
+    if value is None:
+        return default
+    if isinstance(value, Tensor):
+        return _index64(value) if index_facts.within(value, 0, n) else None
+    v = operator.index(value)
+    return max(v + n, 0) if v < 0 else min(v, n)
+
+
+def _known_slice(item: slice, n: int, step: int) -> tuple[Bound, Bound, int] | None:
+    """``x[a:b:step]`` on a static axis when the bounds need no clamping: ``i:i + k`` has the static
+    size ``k``; otherwise the size is one subtraction (and a division for steps other than 1)."""
+    if n < 0 or step < 0:
+        return None
+    start, stop = _known_bound(item.start, 0, n), _known_bound(item.stop, n, n)
+    if start is None or stop is None:
+        return None
+    diff = index_facts.difference(item.stop if item.stop is not None else n, item.start if item.start is not None else 0)
+    if diff is not None:
+        return start, max(-(-diff // step), 0), step
+    if index_facts.of(stop).lo is not None and index_facts.of(start).hi is not None \
+            and index_facts.of(stop).lo >= index_facts.of(start).hi and step == 1:  # type: ignore[operator]
+        return start, _i64(stop) - start, step
+    return start, np.maximum((_i64(stop) - start + (step - 1)) // step, 0), step
 
 
 def _clamp_bound(value: Any, default: Any, size: Tensor, *, lo: int, hi_minus_one: bool = False) -> Tensor:

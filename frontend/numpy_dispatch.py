@@ -17,7 +17,7 @@ import numpy as np
 from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
-from kiln.frontend import array_ops, dtypes, ufuncs, views
+from kiln.frontend import array_ops, dtypes, index_facts, ufuncs, views
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import shape_of, with_source
 
@@ -231,6 +231,8 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
         x.weak if isinstance(x, Tensor) else isinstance(x, (int, float)) for x in operands
     ) and result.dtype.kind in "iuf":
         result.weak = True  # Python int arithmetic on a loop index stays a Python number
+    if result.ndim == 0:
+        index_facts.derive(ufunc, list(operands), result)
     return result
 
 

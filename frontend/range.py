@@ -65,6 +65,20 @@ class StagedRange:
         stop = self.stop if isinstance(self.stop, Tensor) else int(self.stop)
         return start, stop, step
 
+    def index_range(self) -> tuple[int | None, int | None]:
+        """Bounds ``(lo, hi)`` every index of the loop lies in (None: not known at trace time)."""
+        from kiln.frontend import index_facts
+
+        step = self.step
+        if isinstance(step, Tensor):
+            return None, None
+        start, stop = index_facts.of(self.start), index_facts.of(self.stop)
+        if step > 0:
+            hi = None if stop.hi is None else stop.hi - 1
+            return start.lo, hi
+        lo = None if stop.lo is None else stop.lo + 1
+        return lo, start.hi
+
     def __iter__(self) -> Iterator[int]:
         static = self._static()
         if static is None:

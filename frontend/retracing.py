@@ -107,6 +107,8 @@ def _describe_leaf(key: Any) -> str:
     if kind == "tensor":
         shape = "any rank" if key[2] is None else f"shape {tuple(key[2])}"
         return f"array {_dtype_name(key[1])} {shape}"
+    if kind == "scalar":
+        return f"NumPy scalar {_dtype_name(key[1])}"
     if kind == "variable":
         return f"{_dtype_name(key[2])} {key[3]} at {key[1].ref_id:#x}"
     if kind == "object":

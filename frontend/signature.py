@@ -156,6 +156,8 @@ class CallSignature:
     #: args/kwargs with each tensor leaf replaced by pytree.TENSOR_SLOT
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
+    #: the tensor leaves (by index) that are NumPy scalars: immutable, as in NumPy
+    scalars: tuple[int, ...] = ()
 
     def detached(self) -> CallSignature:
         """This signature without the call's Python values (what a cached function keeps,
@@ -175,8 +177,8 @@ def leaf_key(leaf: Any) -> Any:
 
     if isinstance(leaf, np.ndarray):
         return ("tensor", leaf.dtype.str, leaf.shape)
-    if isinstance(leaf, np.generic):
-        return ("tensor", leaf.dtype.str, ())
+    if isinstance(leaf, np.generic):  # immutable, unlike a 0-d array: `x += 1` rebinds
+        return ("scalar", leaf.dtype.str)
     if isinstance(leaf, TensorSpec):
         return ("tensor", leaf.dtype.str, leaf.shape)
     if isinstance(leaf, Variable):
@@ -209,7 +211,10 @@ def signature_of(args: Sequence[Any], kwargs: dict[str, Any]) -> CallSignature:
     leaves, tree = pytree.flatten((tuple(args), kwargs))
     specs: list[TensorSpec] = []
     slotted: list[Any] = []
+    scalars: list[int] = []
     for leaf in leaves:
+        if isinstance(leaf, np.generic):
+            scalars.append(len(specs))
         if is_tensor_value(leaf) or isinstance(leaf, TensorSpec):
             spec = leaf if isinstance(leaf, TensorSpec) else TensorSpec.from_value(leaf)
             to_element(spec.dtype)  # unsupported dtypes fail here, before tracing
@@ -219,7 +224,7 @@ def signature_of(args: Sequence[Any], kwargs: dict[str, Any]) -> CallSignature:
             slotted.append(leaf)
     key = tuple((i, _arg_key(a)) for i, a in enumerate(args)) + tuple((k, _arg_key(v)) for k, v in kwargs.items())
     new_args, new_kwargs = pytree.unflatten(tree, iter(slotted))
-    return CallSignature(key=key, specs=tuple(specs), args=tuple(new_args), kwargs=new_kwargs)
+    return CallSignature(key=key, specs=tuple(specs), args=tuple(new_args), kwargs=new_kwargs, scalars=tuple(scalars))
 
 
 def tensor_leaves(args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:

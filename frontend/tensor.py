@@ -30,6 +30,9 @@ from xdsl.ir import Operation, SSAValue
 from kiln.dialects import graph
 from kiln.frontend import dtypes, mutation, trace_context, unknown_rank
 
+#: trace note: an in-place operator rebound a NumPy scalar argument (see ConcreteFunction.native_entry)
+IMMUTABLE_REBOUND = "kiln.tensor.immutable_rebound"
+
 #: Python values that become tensors in arithmetic (anything else yields ``NotImplemented``)
 _ARRAY_LIKE = (np.ndarray, np.generic, bool, int, float, list, tuple)
 
@@ -37,7 +40,7 @@ _ARRAY_LIKE = (np.ndarray, np.generic, bool, int, float, list, tuple)
 class Tensor:
     """A traced array: NumPy's interface over one SSA value of tensor type."""
 
-    __slots__ = ("_storage", "_steps", "_cache", "_seen", "shape_source", "weak", "origin", "_wrote")
+    __slots__ = ("_storage", "_steps", "_cache", "_seen", "shape_source", "weak", "facts", "origin", "_wrote", "immutable")
 
     # Tensors are unhashable, like ndarrays: ``==`` builds a tensor.
     __hash__ = None  # type: ignore[assignment]
@@ -58,9 +61,13 @@ class Tensor:
         #: a Python int or float that became a tensor (a staged loop index): it promotes as a
         #: weak Python scalar does (NEP 50), so ``int32_array + i`` stays int32
         self.weak = False
+        #: what indexing may assume about a traced integer (kiln.frontend.index_facts), or None
+        self.facts: Any = None
         #: ``(id(parent), key signature)`` of the indexing that made this view (``x[k] op= v``)
         self.origin: tuple[int, tuple[Any, ...]] | None = None
         self._wrote = 0
+        #: a NumPy scalar argument: `x += 1` makes a new value (as NumPy's scalars do), x[...] = v raises
+        self.immutable = False
 
     @property
     def value(self) -> SSAValue:
@@ -103,6 +110,8 @@ class Tensor:
 
     def overwrite(self, new: Tensor) -> None:
         """Make ``new`` (this tensor's shape and dtype) its contents, through the view chain to the base."""
+        if self.immutable:
+            raise TypeError(f"'numpy.{self.dtype}' object does not support item assignment (a NumPy scalar argument)")
         assert new.value.type == self.value.type, (new.value.type, self.value.type)
         if not self._steps:
             mutation.write(self._storage, new.value)
@@ -140,6 +149,9 @@ class Tensor:
 
         if not _operand(other):
             return NotImplemented  # type: ignore[return-value]
+        if self.immutable:  # the same code on a 0-d array would write it: no fast path may mix them
+            trace_context.require().notes[IMMUTABLE_REBOUND] = True
+            return ufunc(self, other)
         numpy_dispatch.array_ufunc(ufunc, "__call__", (self, other), {"out": (self,)})
         return self
 

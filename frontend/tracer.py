@@ -21,7 +21,7 @@ from xdsl.ir import Block, Region
 from kiln.dialects import graph
 from kiln.frontend import pytree, trace_context
 from kiln.frontend.mutation import Storage
-from kiln.frontend.tensor import Tensor, as_tensor
+from kiln.frontend.tensor import IMMUTABLE_REBOUND, Tensor, as_tensor
 from kiln.frontend.variables import NOTES_KEY, Captures, Variable
 
 
@@ -36,6 +36,8 @@ class TracedGraph:
     variables: tuple[Variable, ...] = ()
     #: the arguments (tensor leaves, in order) it writes: ``!graph.resource`` arguments of the function
     written_arguments: tuple[int, ...] = ()
+    #: an in-place operator made a new value of a NumPy scalar argument (a 0-d array would be written)
+    scalar_rebound: bool = False
 
 
 def trace_graph(
@@ -45,6 +47,7 @@ def trace_graph(
     tensor_types: Sequence[TensorType],
     name: str,
     arg_names: Sequence[str] = (),
+    scalars: Sequence[int] = (),
 ) -> TracedGraph:
     """Trace ``fn(*args, **kwargs)`` where the leaves marked :data:`pytree.TENSOR_SLOT`
     in ``args``/``kwargs`` become function arguments of the given tensor types, in order."""
@@ -53,6 +56,8 @@ def trace_graph(
         if arg_name.isidentifier():
             arg.name_hint = arg_name
     arg_tensors = [Tensor(a, storage=Storage(a, argument=i)) for i, a in enumerate(block.args)]
+    for i in scalars:  # a NumPy scalar argument is immutable: in-place operators rebind, as in NumPy
+        arg_tensors[i].immutable = True
     symbolic = iter(arg_tensors)
     call_args = pytree.fill_slots(args, symbolic)
     call_kwargs = pytree.fill_slots(kwargs, symbolic)
@@ -75,7 +80,7 @@ def trace_graph(
     func_op.sym_visibility = StringAttr("public")
     module = ModuleOp([func_op])
     return TracedGraph(module=module, func_op=func_op, output_tree=tree, variables=tuple(captures.variables),
-                       written_arguments=written)
+                       written_arguments=written, scalar_rebound=bool(ctx.notes.get(IMMUTABLE_REBOUND)))
 
 
 def _write_back(ctx: trace_context.TraceContext, block: Block, arg_tensors: list[Tensor]) -> tuple[int, ...]:

@@ -104,9 +104,24 @@ def test_0d_arrays_numpy_scalars_and_python_scalars() -> None:
     _same(_both_paths(f, np.float32(3), 2), np.array(6, np.float32))
     _same(_both_paths(f, np.array(3, np.float32), 2), np.array(6, np.float32))
     _same(_both_paths(f, np.ones(2), 3), np.full(2, 3.0))
-    assert f.tracing_count == 2  # a NumPy scalar and a 0-d array share a signature
-    _same(f(np.ones(2), 4), np.full(2, 4.0))
+    # a NumPy scalar is immutable and a 0-d array is not (`x += 1` writes only the array): two signatures
     assert f.tracing_count == 3
+    _same(f(np.ones(2), 4), np.full(2, 4.0))
+    assert f.tracing_count == 4
+
+
+def test_numpy_scalar_is_not_written_but_0d_array_is() -> None:
+    @kiln.function
+    def f(x):
+        x += 1
+        return x * 2
+
+    s, a = np.float64(3), np.array(3.0)
+    _same(f(s), np.array(8.0))
+    assert s == 3
+    _same(f(a), np.array(8.0))
+    assert a == 4
+    _same(f(np.float64(5)), np.array(12.0))
 
 
 def test_lists_kwargs_nested_structures_and_several_outputs() -> None:

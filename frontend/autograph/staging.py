@@ -41,7 +41,7 @@ GetState = Callable[[], tuple[Any, ...]]
 SetState = Callable[[tuple[Any, ...]], None]
 
 from kiln.dialects import graph
-from kiln.frontend import dtypes, mutation, trace_context
+from kiln.frontend import dtypes, index_facts, mutation, trace_context
 from kiln.frontend.autograph.context import Unsupported
 from kiln.frontend.autograph.operators.variables import Undefined
 from kiln.frontend.autograph.state import (
@@ -677,6 +677,7 @@ def staged_for(
             (i,) = counters
             item = Tensor(i.value)
             item.weak = iter_.weak
+            index_facts.loop_index(item, *iter_.index_range())
             body(item)
             return [cast(np.add(i, step), i.dtype)]
 

@@ -216,7 +216,7 @@ class ConcreteFunction:
         if stage not in stages:
             raise ValueError(f"unknown stage {stage!r}; stages for target {self.target!r} are {', '.join(stages)}")
         if stage not in self._stages:
-            self._lower_all()
+            self._lower_all(keep_stages=True)
         return self._stages[stage]
 
     @property
@@ -233,16 +233,19 @@ class ConcreteFunction:
             self._located = _print(self._traced.module, debuginfo=True)
         return self._located
 
-    def _lower_all(self) -> None:
+    def _lower_all(self, keep_stages: bool = False) -> None:
         # Lower the module parsed back from its text (locations included), exactly
         # what `kiln-opt -p graph-to-c -t c` sees, so both paths give the same C.
+        # The text of each stage is kept only when asked for (printing a large module costs
+        # as much as a pass): a call that compiles needs only the source.
         ctx = make_context()
         module = Parser(ctx, self._located_ir()).parse_module()
         try:
             with isa_scope(self.isa):
                 for stage in self._backend.stages:
                     pipelines.run_stage(ctx, module, stage)
-                    self._stages[stage] = str(module)
+                    if keep_stages:
+                        self._stages[stage] = str(module)
                 self._source = self._backend.emit(module)
             self._lowered_module = module
         except DiagnosticException as e:

@@ -9,8 +9,10 @@ indices all compose), so ``relu(2*x+1)*sigmoid(x) - x/3`` becomes one generic
 with one input. A producer is fused:
 
 * into a parallel consumer when it has one use, or when it is *cheap*
-  (at most two arithmetic ops, nothing transcendental or dividing); a cheap
-  producer with several uses is duplicated into each, an expensive one stays;
+  (at most two arithmetic ops, nothing transcendental or dividing) and reads no
+  other generic's result: such a producer with several uses is duplicated into
+  each, any other producer with several uses stays (so compile time stays
+  linear in the program: a chain of shared values is never copied per path);
 * into a consumer with reduction iterators only when that consumer reads each
   producer element once (its map is a permutation of its loops, constants
   allowed), so a reduction absorbs its elementwise producer and matmul keeps
@@ -95,13 +97,20 @@ def _only_read_by_generics(value: SSAValue) -> bool:
     return all(isinstance(u.operation, GenericOp) and u.index < len(u.operation.inputs) for u in value.uses)
 
 
+def _duplicable(producer: GenericOp) -> bool:
+    """A cheap producer whose inputs no generic computes: copying it into each reader costs a few
+    ops once. A cheap producer of a generic's result is not copied: each copy would pull in its own
+    producers, and a chain of shared cheap values (an unrolled loop body) would grow exponentially."""
+    return _is_cheap(producer) and not any(isinstance(v.owner, GenericOp) for v in producer.inputs)
+
+
 def _should_fuse(producer: GenericOp, consumer: GenericOp, index: int) -> bool:
     value = producer.results[0]
     read_map = _maps(consumer)[index]
     if not _is_parallel(consumer):
-        return _reads_once(read_map) and (value.has_one_use() or _is_cheap(producer))
+        return _reads_once(read_map) and (value.has_one_use() or _duplicable(producer))
     single = value.has_one_use() and _only_read_by_generics(value)
-    return _is_cheap(producer) or (single and _reads_once(read_map))
+    return (single and (_reads_once(read_map) or _is_cheap(producer))) or _duplicable(producer)
 
 
 def _fuse(producer: GenericOp, consumer: GenericOp, index: int) -> GenericOp | None:

@@ -162,3 +162,35 @@ def test_output_pool_reuses_freed_buffers() -> None:
     assert blocks <= 4 and cached <= 4 * (x.nbytes + 4096)
     pool.pool_clear()
     assert pool.pool_stats()[2:] == (0, 0)
+
+
+def _unrolled_escape_step(copies: int):
+    """A Mandelbrot escape step written out ``copies`` times (values shared across the copies)."""
+
+    def step(cr, ci, zr, zi, count):
+        for _ in range(copies):
+            zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
+            inside = zr * zr + zi * zi < 4.0
+            count = np.where(inside, count + 1, count)
+            zr = np.where(inside, zr, 2.0)
+            zi = np.where(inside, zi, 2.0)
+        return zr, zi, count
+
+    return step
+
+
+def test_fusion_grows_linearly_with_an_unrolled_body() -> None:
+    """A cheap value shared by several readers is copied only when it reads no other generic's
+    result: the tensor-level IR of a body written 8 times is about 8 times that of one copy."""
+    x = np.linspace(-2, 1, 16)
+    cr, ci = np.meshgrid(x, x)
+    args = (cr, ci, np.zeros_like(cr), np.zeros_like(cr), np.zeros(cr.shape, np.int64))
+    sizes = []
+    for copies in (1, 8):
+        step = _unrolled_escape_step(copies)
+        f = kiln.function(step, autograph=False)
+        out = f(*args)
+        for got, want in zip(out, step(*args)):
+            np.testing.assert_allclose(got, want)
+        sizes.append(f.get_concrete_function(*args).lowered("tensor").count("\n"))
+    assert sizes[1] <= 10 * sizes[0], sizes

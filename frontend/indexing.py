@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import dtypes, index_facts, trace_context
+from kiln.frontend import dtypes, index_facts, masked
 from kiln.frontend.mutation import ViewStep, key_signature
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, emit, require_rank, reshape_to, shape_of
 
@@ -48,7 +48,7 @@ def getitem(t: Tensor, key: Any) -> Tensor:
     """``t[key]``: a view of ``t`` for basic keys."""
     require_rank(t, "indexing")
     if _is_mask(t, key):
-        return MaskedSelection(t, as_tensor(key))
+        return masked.select(t, key)
     view = _view(t, key if isinstance(key, tuple) else (key,))
     view.origin = (id(t), key_signature(key))
     return view
@@ -67,69 +67,16 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
     require_rank(t, "indexing")
     if isinstance(value, Tensor) and value.is_write_of(t, key):
         return  # `t[key] op= v`: the in-place operator already wrote through the view t[key]
-    if isinstance(value, MaskedSelection) and value.base is t:
-        value = value.values  # `x[mask] op= v`
     if _is_mask(t, key):
-        mask = as_tensor(key)
-        if shape_of(mask) != shape_of(t):
+        if shape_of(as_tensor(key)) != shape_of(t):
             raise NotImplementedError(
-                f"x[mask] = v with a mask of shape {mask.shape} for an array of shape {t.shape} is not supported "
-                "inside kiln.function (the mask must have the array's shape)"
+                f"x[mask] = v with a mask of shape {as_tensor(key).shape} for an array of shape {t.shape} is not "
+                "supported inside kiln.function (the mask must have the array's shape)"
             )
-        v = _value_for(value, t.dtype, shape_of(t))
-        t.overwrite(emit(graph.SelectOp(mask.value, v.value, t.value)))
+        t.overwrite(masked.write(t, key, value))
         return
     view = getitem(t, key)
     view.overwrite(_value_for(value, t.dtype, shape_of(view)))
-
-
-class MaskedSelection:
-    """``x[mask]`` on its way to ``x[mask] op= v``: NumPy's 1-D selection has a length known only at
-    run time, which kiln cannot make yet; the in-place operators work on the whole array (only the
-    masked elements are written back), and any other use is refused."""
-
-    __slots__ = ("base", "mask", "values")
-
-    def __init__(self, base: Tensor, mask: Tensor) -> None:
-        self.base, self.mask, self.values = base, mask, base
-
-    def _apply(self, ufunc: np.ufunc, other: Any) -> MaskedSelection:
-        if isinstance(other, Tensor) and other.ndim != 0:
-            raise NotImplementedError("x[mask] op= v inside kiln.function needs a scalar v")
-        self.values = cast(ufunc(self.values, other), self.base.dtype)
-        return self
-
-    def __iadd__(self, other: Any) -> MaskedSelection:
-        return self._apply(np.add, other)
-
-    def __isub__(self, other: Any) -> MaskedSelection:
-        return self._apply(np.subtract, other)
-
-    def __imul__(self, other: Any) -> MaskedSelection:
-        return self._apply(np.multiply, other)
-
-    def __itruediv__(self, other: Any) -> MaskedSelection:
-        return self._apply(np.true_divide, other)
-
-    def __getattr__(self, name: str) -> Any:
-        _refuse_mask_read()
-
-    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
-        _refuse_mask_read()
-
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
-    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __neg__ = __abs__ = __len__ = __iter__ = _refuse
-    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = __bool__ = __array__ = __getitem__ = _refuse
-    __array_ufunc__ = __array_function__ = _refuse
-    __hash__ = None  # type: ignore[assignment]
-
-
-def _refuse_mask_read() -> NoReturn:
-    raise NotImplementedError(
-        f"{trace_context.describe_location(trace_context.user_location())}: reading x[mask] with a boolean mask is "
-        "not supported yet inside kiln.function (its length is known only at run time); use np.where(mask, x, 0) "
-        "with a reduction, or write with x[mask] = v / x[mask] += v"
-    )
 
 
 def _value_for(value: Any, dtype: np.dtype[Any], shape: tuple[int, ...]) -> Tensor:

@@ -313,3 +313,46 @@ def test_loop_index_promotes_as_python_int() -> None:
         return s
 
     check(f, np.arange(24, dtype=np.int32).reshape(8, 3))
+
+
+# ---------------------------------------------------------------------- reading x[mask]
+
+
+def mask_read_then_write(x):
+    x[x > 0] = x[x > 0] ** (-1.5)
+    return x
+
+
+def mask_reductions(data):
+    m = np.logical_and(data > -0.5, data < 0.7)
+    v = data[m]
+    return np.mean(v), v.sum(), data[data > 0.5].max(), data[data < 0].min(), (data[m] * 2 + 1).sum()
+
+
+def mask_int_reductions(x):
+    return x[x % 3 == 0].sum(), x[x > 2].prod(), x[x > 3].min()
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (mask_read_then_write, lambda: (rand(5, 4),)),
+        (mask_reductions, lambda: (rand(40),)),
+        (mask_int_reductions, lambda: (np.arange(1, 9, dtype=np.int64),)),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_mask_reads(fn: Callable[..., Any], args: Callable[[], tuple[Any, ...]]) -> None:
+    check(fn, *args())
+
+
+def test_mask_read_uses_kiln_cannot_do_are_refused_with_the_line() -> None:
+    def shape_of_selection(x):
+        return x[x > 0].shape
+
+    def two_masks(x):
+        return x[x > 0] + x[x < 0]
+
+    for fn in (shape_of_selection, two_masks):
+        with pytest.raises(NotImplementedError, match=r"test_mutation.py:\d+"):
+            kiln.function(fn)(rand(4))

@@ -1,0 +1,216 @@
+"""``x[mask]`` read inside a traced function: a lazy selection.
+
+NumPy's ``x[mask]`` is a 1-D array whose length is known only at run time. kiln
+keeps it lazy instead: a :class:`MaskedSelection` holds the mask and the values
+at *every* position of ``x``'s shape. What NumPy code does with a selection
+works on that form exactly:
+
+- elementwise ufuncs with scalars or selections by the same mask stay selections
+  (``x[m] ** -1.5``); float math on unselected elements is computed and dropped,
+  integer division is refused (it could trap on an unselected zero);
+- ``x[m] = sel`` / ``x[m] op= v`` write the selected elements (``graph.select``);
+- reductions ``sum``, ``mean``, ``prod``, ``max``, ``min``, ``any``, ``all`` over
+  the whole selection reduce the masked values (``max``/``min`` of an empty
+  selection give the dtype's lowest/highest value instead of NumPy's ValueError).
+
+Anything else (its shape, indexing it, mixing masks kiln cannot prove equal)
+raises an error naming the construct and the line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import numpy as np
+from xdsl.ir import OpResult, SSAValue
+
+from kiln.dialects import graph
+from kiln.frontend import trace_context
+from kiln.frontend.tensor import Tensor, as_tensor, cast, emit
+
+
+def _refuse(what: str = "this use of x[mask]") -> NoReturn:
+    raise NotImplementedError(
+        f"{trace_context.describe_location(trace_context.user_location())}: {what} is not supported inside "
+        "kiln.function: x[mask] has a length known only at run time; kiln supports elementwise math on it, "
+        "x[mask] = ..., x[mask] op= v and whole reductions (sum, mean, max, min, prod, any, all); "
+        "else use np.where(mask, x, ...)"
+    )
+
+
+def same_value(a: SSAValue, b: SSAValue, depth: int = 6) -> bool:
+    """Whether two values are provably equal: the same SSA value, or the same pure graph op on
+    provably equal operands (two ``x > 0`` written twice), constants compared by value."""
+    if a is b:
+        return True
+    if depth == 0 or a.type != b.type or not isinstance(a, OpResult) or not isinstance(b, OpResult):
+        return False
+    oa, ob = a.op, b.op
+    if type(oa) is not type(ob) or oa.dialect_name() != "graph" or oa.regions or a.index != b.index:
+        return False
+    if dict(oa.properties) != dict(ob.properties) or dict(oa.attributes) != dict(ob.attributes):
+        return False
+    return len(oa.operands) == len(ob.operands) and all(
+        same_value(x, y, depth - 1) for x, y in zip(oa.operands, ob.operands)
+    )
+
+
+class MaskedSelection:
+    """``base[mask]``: the mask, and values at every position of the base's shape."""
+
+    __slots__ = ("base", "mask", "values")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, base: Tensor | None, mask: Tensor, values: Tensor) -> None:
+        self.base, self.mask, self.values = base, mask, values
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self.values.dtype
+
+    # ------------------------------------------------------------------ elementwise
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if method != "__call__" or kwargs:
+            _refuse(f"np.{ufunc.__name__}.{method} on x[mask]" if method != "__call__" else f"np.{ufunc.__name__}(x[mask], ...=)")
+        mask: Tensor | None = None
+        operands = []
+        for x in inputs:
+            if isinstance(x, MaskedSelection):
+                if mask is not None and not same_value(mask.value, x.mask.value):
+                    _refuse("combining selections by two different masks")
+                mask = mask or x.mask
+                operands.append(x.values)
+            elif isinstance(x, Tensor) and x.ndim != 0:
+                _refuse("combining x[mask] with an array (its length is not known at trace time)")
+            else:
+                operands.append(x)
+        assert mask is not None
+        result = ufunc(*operands)
+        if isinstance(result, tuple):
+            _refuse(f"np.{ufunc.__name__} on x[mask]")
+        if result.dtype.kind in "iub" and ufunc in (np.floor_divide, np.remainder, np.fmod, np.divmod):
+            _refuse(f"integer np.{ufunc.__name__} on x[mask]")
+        return MaskedSelection(None, mask, result)
+
+    def _ufunc(ufunc: np.ufunc, reflected: bool = False) -> Callable[..., Any]:  # type: ignore[misc]
+        def op(self: MaskedSelection, other: Any = None) -> Any:
+            if ufunc.nin == 1:
+                return ufunc(self)
+            return ufunc(other, self) if reflected else ufunc(self, other)
+
+        return op
+
+    __add__, __radd__ = _ufunc(np.add), _ufunc(np.add, True)
+    __sub__, __rsub__ = _ufunc(np.subtract), _ufunc(np.subtract, True)
+    __mul__, __rmul__ = _ufunc(np.multiply), _ufunc(np.multiply, True)
+    __truediv__, __rtruediv__ = _ufunc(np.true_divide), _ufunc(np.true_divide, True)
+    __pow__, __rpow__ = _ufunc(np.power), _ufunc(np.power, True)
+    __lt__, __le__, __gt__, __ge__ = _ufunc(np.less), _ufunc(np.less_equal), _ufunc(np.greater), _ufunc(np.greater_equal)
+    __eq__, __ne__ = _ufunc(np.equal), _ufunc(np.not_equal)  # type: ignore[assignment]
+    __neg__, __abs__ = _ufunc(np.negative), _ufunc(np.absolute)
+
+    def _inplace(ufunc: np.ufunc) -> Callable[..., Any]:  # type: ignore[misc]
+        def op(self: MaskedSelection, other: Any) -> MaskedSelection:
+            result = ufunc(self, other)
+            self.values = cast(result.values, self.values.dtype)
+            return self
+
+        return op
+
+    __iadd__, __isub__ = _inplace(np.add), _inplace(np.subtract)
+    __imul__, __itruediv__ = _inplace(np.multiply), _inplace(np.true_divide)
+    del _ufunc, _inplace
+
+    # ------------------------------------------------------------------ reductions
+
+    def _filled(self, fill: Any) -> Tensor:
+        return np.where(self.mask, self.values, np.asarray(fill, self.dtype))
+
+    def count(self) -> Tensor:
+        return np.sum(self.mask)
+
+    def sum(self, axis: None = None) -> Tensor:
+        self._whole(axis, "sum")
+        return np.sum(self._filled(0))
+
+    def prod(self, axis: None = None) -> Tensor:
+        self._whole(axis, "prod")
+        return np.prod(self._filled(1))
+
+    def mean(self, axis: None = None) -> Tensor:
+        self._whole(axis, "mean")
+        total = np.sum(self._filled(0))
+        if self.dtype.kind in "f":
+            return total / cast(self.count(), self.dtype)
+        return total / self.count()
+
+    def max(self, axis: None = None) -> Tensor:
+        self._whole(axis, "max")
+        return np.max(self._filled(_lowest(self.dtype)))
+
+    def min(self, axis: None = None) -> Tensor:
+        self._whole(axis, "min")
+        return np.min(self._filled(_highest(self.dtype)))
+
+    def any(self, axis: None = None) -> Tensor:
+        self._whole(axis, "any")
+        return np.any(self._filled(False))
+
+    def all(self, axis: None = None) -> Tensor:
+        self._whole(axis, "all")
+        return np.all(self._filled(True))
+
+    def _whole(self, axis: Any, name: str) -> None:
+        if axis not in (None, 0, -1):
+            _refuse(f"x[mask].{name}(axis={axis})")
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        method = _REDUCTIONS.get(func)
+        if method is None or args[0] is not self or len(args) > 1 or set(kwargs) - {"axis"}:
+            _refuse(f"np.{getattr(func, '__name__', func)} on x[mask]")
+        return getattr(self, method)(kwargs.get("axis"))
+
+    def __getattr__(self, name: str) -> Any:
+        _refuse(f"x[mask].{name}")
+
+    def _refused(self, *args: Any, **kwargs: Any) -> Any:
+        _refuse()
+
+    __len__ = __iter__ = __bool__ = __array__ = __getitem__ = __setitem__ = __matmul__ = __rmatmul__ = _refused
+
+
+_REDUCTIONS = {np.sum: "sum", np.prod: "prod", np.mean: "mean", np.max: "max", np.amax: "max",
+               np.min: "min", np.amin: "min", np.any: "any", np.all: "all"}
+
+
+def _lowest(dtype: np.dtype[Any]) -> Any:
+    return -np.inf if dtype.kind == "f" else (False if dtype.kind == "b" else np.iinfo(dtype).min)
+
+
+def _highest(dtype: np.dtype[Any]) -> Any:
+    return np.inf if dtype.kind == "f" else (True if dtype.kind == "b" else np.iinfo(dtype).max)
+
+
+def select(base: Tensor, mask: Any) -> MaskedSelection:
+    """``base[mask]`` for a boolean mask of ``base``'s shape."""
+    m = as_tensor(mask)
+    if m.shape != base.shape:
+        _refuse(f"x[mask] with a mask of shape {m.shape} for an array of shape {base.shape}")
+    return MaskedSelection(base, m, base)
+
+
+def write(target: Tensor, mask: Any, value: Any) -> Tensor:
+    """The new contents of ``target`` after ``target[mask] = value``."""
+    m = as_tensor(mask)
+    if isinstance(value, MaskedSelection):
+        if not same_value(value.mask.value, m.value):
+            _refuse("x[mask] = y[other_mask] with masks kiln cannot prove equal")
+        value = value.values
+    elif isinstance(value, Tensor) and value.ndim != 0:
+        _refuse("x[mask] = array (its length must match the mask's count, known only at run time)")
+    v = cast(value if isinstance(value, Tensor) else as_tensor(np.asarray(value).astype(target.dtype)), target.dtype)
+    from kiln.frontend.tensor import broadcast_to, shape_of
+
+    return emit(graph.SelectOp(m.value, broadcast_to(v, shape_of(target)).value, target.value))

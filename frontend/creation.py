@@ -4,8 +4,8 @@
 A real NumPy array could not hold traced values, so AutoGraph's call hook
 (:func:`kiln.frontend.autograph.operators.calls.call`) routes these functions
 here while a trace is in progress: each returns a new kiln array (its own
-storage), filled as NumPy fills it. ``np.empty``'s contents are undefined in
-NumPy; kiln's are zeros.
+storage), filled as NumPy fills it. ``np.empty``'s (and ``np.ndarray(shape)``'s) contents are
+undefined in NumPy; kiln's are zeros.
 """
 
 from __future__ import annotations
@@ -74,6 +74,7 @@ def _holds_tensor(obj: Any) -> bool:
 #: NumPy's functions and their kiln versions inside a trace
 TRACED: dict[Any, Callable[..., Any]] = {
     np.empty: _filled(0),
+    np.ndarray: _filled(0),
     np.zeros: _filled(0),
     np.ones: _filled(1),
     np.full: full,

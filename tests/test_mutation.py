@@ -356,3 +356,14 @@ def test_mask_read_uses_kiln_cannot_do_are_refused_with_the_line() -> None:
     for fn in (shape_of_selection, two_masks):
         with pytest.raises(NotImplementedError, match=r"test_mutation.py:\d+"):
             kiln.function(fn)(rand(4))
+
+
+def test_to_code_says_which_range_loops_unroll() -> None:
+    def appends(x):
+        parts = []
+        for i in range(6):
+            parts.append(x[i])
+        return parts
+
+    assert "# kiln: a staged loop when the range has more than 4 iterations" in kiln.autograph.to_code(stencil_steps)
+    assert "# kiln: unrolled while tracing: the body has a Python side effect (`.append()`)" in kiln.autograph.to_code(appends)

@@ -708,7 +708,7 @@ def staged_for(
 UNROLL_AT_MOST = 4
 
 #: method names whose call mutates a Python container (the body then needs Python's loop)
-_CONTAINER_METHODS = frozenset(
+CONTAINER_METHODS = frozenset(
     "append extend insert pop remove clear update setdefault popitem add discard appendleft popleft sort reverse".split()
 )
 
@@ -720,7 +720,7 @@ def python_effect(fn: Callable[..., Any]) -> str | None:
     def scan(code: CodeType) -> str | None:
         for ins in dis.get_instructions(code):
             name = ins.argval if isinstance(ins.argval, str) else None
-            if ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name in _CONTAINER_METHODS:
+            if ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name in CONTAINER_METHODS:
                 return f"`.{name}()`"
             if ins.opname == "LOAD_GLOBAL" and name == "print":
                 return "`print()`"

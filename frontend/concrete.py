@@ -83,14 +83,28 @@ def _check_writable(name: str, leaves: Sequence[Any], written: Sequence[int]) ->
             )
         if not value.flags.writeable:
             raise ValueError(f"{name}: assignment destination is read-only (argument {i})")
-    arrays = [(i, leaves[i]) for i in range(len(leaves)) if isinstance(leaves[i], np.ndarray)]
-    for i in written:
-        for j, other in arrays:
-            if j != i and np.shares_memory(leaves[i], other):
+
+
+def shared_arguments(leaves: Sequence[Any], written: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    """``(j, i)`` for each array argument ``j`` that is the same array as an earlier one ``i``, when
+    the function writes one of them (it is then traced as one array). Arrays that overlap
+    otherwise are refused: kiln cannot give NumPy's answer for them yet."""
+    arrays = [(i, v) for i, v in enumerate(leaves) if isinstance(v, np.ndarray)]
+    pairs: list[tuple[int, int]] = []
+    for a, (i, x) in enumerate(arrays):
+        for j, y in arrays[a + 1:]:
+            if (i not in written and j not in written) or not np.shares_memory(x, y):
+                continue
+            same = (x.__array_interface__["data"][0] == y.__array_interface__["data"][0] and x.shape == y.shape
+                    and x.strides == y.strides and x.dtype == y.dtype)
+            if not same:
                 raise NotImplementedError(
-                    f"{name} writes to argument {i}, which shares memory with argument {j}: kiln does not support "
-                    "aliasing arguments of a function that writes one of them yet; pass a copy"
+                    f"arguments {i} and {j} overlap in memory as different views, and the function writes one of "
+                    "them: kiln does not support that yet (pass a copy, or the same array for both)"
                 )
+            if not any(k == j for k, _ in pairs):
+                pairs.append((j, i))
+    return tuple(pairs)
 
 
 def _exact(value: Any, dtype: np.dtype[Any]) -> np.ndarray:
@@ -192,7 +206,8 @@ class ConcreteFunction:
         if erased:
             body, record = unknown_rank.tracing(body, erased, names)
         try:
-            traced = trace_graph(body, signature.args, signature.kwargs, types, name, names, signature.scalars)
+            traced = trace_graph(body, signature.args, signature.kwargs, types, name, names, signature.scalars,
+                                 signature.aliases)
         except TypeError as e:
             if erased:
                 unknown_rank.note_none_error(e, [names[i] for i in erased])
@@ -209,6 +224,11 @@ class ConcreteFunction:
         return cls(traced, signature, target, isa, erasure)
 
     # ------------------------------------------------------------------ the levels
+
+    @property
+    def written_arguments(self) -> tuple[int, ...]:
+        """The tensor arguments (by leaf index) the function writes: the caller's arrays change."""
+        return self._traced.written_arguments
 
     def lowered(self, stage: str) -> str:
         """The IR after the named stage: ``graph``, then the target's stages (C: tensor, buffer, loops)."""
@@ -315,6 +335,11 @@ class ConcreteFunction:
         written = self._traced.written_arguments
         if written:
             _check_writable(self.name, leaves, written)
+            if shared_arguments(leaves, written) != self.signature.aliases:
+                raise TypeError(
+                    f"{self.name}: the arguments share memory differently from the call it was traced for; "
+                    "call the kiln.Function, which traces each way of sharing once"
+                )
         out = entry(*leaves)
         if out is NotImplemented:  # not exact ndarrays: convert (copies only when needed)
             exact = [_exact(value, dtype) for value, dtype in zip(leaves, self._in_dtypes)]

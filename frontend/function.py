@@ -13,6 +13,7 @@ import functools
 import inspect
 import re
 import weakref
+from dataclasses import replace
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,8 +22,8 @@ import numpy as np
 from kiln import config
 from kiln.backends.targets import get_backend
 from kiln.frontend import retracing, variables
-from kiln.frontend.concrete import ConcreteFunction
-from kiln.frontend.signature import CallSignature, TensorSpec, signature_of
+from kiln.frontend.concrete import ConcreteFunction, shared_arguments
+from kiln.frontend.signature import CallSignature, TensorSpec, signature_of, tensor_leaves
 
 def _c_name(name: str) -> str:
     """The traced function's symbol: its Python name, made a valid C name that clashes with nothing."""
@@ -145,7 +146,14 @@ class Function:
     def _concrete_for(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> ConcreteFunction:
         sig = self._signature(args, kwargs)
         concrete = self._concrete.get(sig.key)
-        return concrete if concrete is not None else self._trace(sig)
+        concrete = concrete if concrete is not None else self._trace(sig)
+        if concrete.written_arguments:  # arguments that are one array must be one array in the trace
+            aliases = shared_arguments(tensor_leaves(args, kwargs), concrete.written_arguments)
+            if aliases:
+                sig = replace(sig, key=(*sig.key, ("aliases", aliases)), aliases=aliases)
+                found = self._concrete.get(sig.key)
+                concrete = found if found is not None else self._trace(sig)
+        return concrete
 
     def _call_method(self, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """A call through a bound method that its fast path did not take; leaves that instance's

@@ -158,6 +158,8 @@ class CallSignature:
     kwargs: dict[str, Any]
     #: the tensor leaves (by index) that are NumPy scalars: immutable, as in NumPy
     scalars: tuple[int, ...] = ()
+    #: ``(j, i)``: tensor leaf ``j`` is the same array as leaf ``i`` (a function writing one sees it in both)
+    aliases: tuple[tuple[int, int], ...] = ()
 
     def detached(self) -> CallSignature:
         """This signature without the call's Python values (what a cached function keeps,

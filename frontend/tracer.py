@@ -48,6 +48,7 @@ def trace_graph(
     name: str,
     arg_names: Sequence[str] = (),
     scalars: Sequence[int] = (),
+    aliases: Sequence[tuple[int, int]] = (),
 ) -> TracedGraph:
     """Trace ``fn(*args, **kwargs)`` where the leaves marked :data:`pytree.TENSOR_SLOT`
     in ``args``/``kwargs`` become function arguments of the given tensor types, in order."""
@@ -58,6 +59,8 @@ def trace_graph(
     arg_tensors = [Tensor(a, storage=Storage(a, argument=i)) for i, a in enumerate(block.args)]
     for i in scalars:  # a NumPy scalar argument is immutable: in-place operators rebind, as in NumPy
         arg_tensors[i].immutable = True
+    for j, i in aliases:  # the same array passed twice: one storage, so a write through one shows in both
+        arg_tensors[j] = arg_tensors[i]
     symbolic = iter(arg_tensors)
     call_args = pytree.fill_slots(args, symbolic)
     call_kwargs = pytree.fill_slots(kwargs, symbolic)

@@ -367,3 +367,33 @@ def test_to_code_says_which_range_loops_unroll() -> None:
 
     assert "# kiln: a staged loop when the range has more than 4 iterations" in kiln.autograph.to_code(stencil_steps)
     assert "# kiln: unrolled while tracing: the body has a Python side effect (`.append()`)" in kiln.autograph.to_code(appends)
+
+
+def test_the_same_array_passed_twice() -> None:
+    def f(x, y):
+        x[0] = 10.0
+        y[1] += x[0]
+        return y * 1
+
+    a = rand(4)
+    want_a = a.copy()
+    want = f(want_a, want_a)
+    g = kiln.function(f)
+    got = g(a, a)
+    np.testing.assert_allclose(got, want)
+    np.testing.assert_allclose(a, want_a)
+    b, c = rand(4), rand(4)  # distinct arrays: the other trace
+    want_b, want_c = b.copy(), c.copy()
+    np.testing.assert_allclose(g(b, c), f(want_b, want_c))
+    np.testing.assert_allclose(b, want_b)
+    np.testing.assert_allclose(c, want_c)
+
+
+def test_overlapping_views_of_a_written_argument_are_refused() -> None:
+    def f(x, y):
+        x[0] = 1.0
+        return y * 1
+
+    a = rand(5)
+    with pytest.raises(NotImplementedError, match="overlap in memory"):
+        kiln.function(f)(a[1:], a[:-1])

@@ -4,7 +4,10 @@ Ownership rules (each buffer has one owner, so nothing leaks and nothing is free
 while still readable):
 
 * ``scf.if``: every tensor result gets one buffer allocated *before* the ``if``
-  (the caller's out-parameter when the result is returned). Each branch is
+  (the caller's out-parameter when the result is returned), except a result both
+  branches make by updating one value from before the ``if`` (``if c: x[i] = v``)
+  that is dead after it, in a buffer the ``if``'s block may overwrite: the result
+  then lives in that buffer, and each branch writes it in place. Each branch is
   bufferized as a block of its own and copies the value it yields into that
   buffer; the branch's temporaries are freed inside the branch. The ``if`` itself
   then yields no tensor.
@@ -31,9 +34,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from xdsl.dialects import scf
+from xdsl.dialects import scf, tensor
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -97,13 +100,45 @@ def _result_buffer(fb: FunctionBufferizer, result: SSAValue) -> Buffer:
     return Buffer(root.value, root)
 
 
+def _updated_in_place(fb: FunctionBufferizer, op: scf.IfOp, i: int) -> Buffer | None:
+    """The buffer of the value from before the ``if`` that both branches update into result ``i``
+    (``if c: x[i] = v``), when the result may live in it: the value is dead after the ``if``,
+    in a buffer the ``if``'s block may overwrite. None otherwise (the result gets its own buffer)."""
+    if op.output[i] in fb.dest:
+        return None
+    origins: set[SSAValue] = set()
+    for region in op.regions:
+        if not region.blocks:
+            return None
+        value = region.block.last_op.operands[i]  # type: ignore[union-attr]
+        while isinstance(value, OpResult) and isinstance(value.op, tensor.InsertSliceOp) and value.op.parent_block() is region.block:
+            value = value.op.dest
+        origins.add(value)
+    if len(origins) != 1:
+        return None
+    (value,) = origins
+    owner = value.owner
+    inside = owner.parent_block() if isinstance(owner, Operation) else owner
+    while inside is not None:
+        if inside.parent_op() is op:
+            return None  # defined in a branch
+        parent = inside.parent_op()
+        inside = parent.parent_block() if parent is not None else None
+    if value not in fb.buffers or not fb.may_overwrite(value, op):
+        return None
+    return fb.buffers[value]
+
+
 def bufferize_if(fb: FunctionBufferizer, op: scf.IfOp) -> None:
     keep = [i for i, r in enumerate(op.output) if not _dropped(r.type)]
     targets: dict[int, Buffer] = {}
     for i, result in enumerate(op.output):
         if isinstance(result.type, TensorType):
-            targets[i] = _result_buffer(fb, result)
+            shared = _updated_in_place(fb, op, i)
+            targets[i] = shared if shared is not None else _result_buffer(fb, result)
             fb.bind(result, targets[i].value, targets[i].root)
+            if shared is not None:  # each branch writes the value's own buffer (it is dead after the if)
+                fb.loop_bodies.setdefault(shared.root, set()).update(r.block for r in op.regions if r.blocks)
     roots = {t.root for t in targets.values()}
     for region in op.regions:
         if not region.blocks:

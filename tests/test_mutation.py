@@ -397,3 +397,10 @@ def test_overlapping_views_of_a_written_argument_are_refused() -> None:
     a = rand(5)
     with pytest.raises(NotImplementedError, match="overlap in memory"):
         kiln.function(f)(a[1:], a[:-1])
+
+
+def test_write_in_a_branch_in_a_loop_is_a_store() -> None:
+    """``if c: x[i] = v`` in a loop: the ``if`` result lives in the loop's buffer, each branch stores."""
+    loops = kiln.function(branch_in_loop).get_concrete_function(rand(64)).lowered("buffer")
+    body = loops[loops.index("} do {"):]
+    assert "memref.alloc() : memref<64xf64>" not in body, body

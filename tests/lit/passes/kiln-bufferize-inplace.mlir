@@ -1,0 +1,35 @@
+// RUN: kiln-opt %s -p kiln-bufferize | filecheck %s
+// Writes that are stores: an insert_slice into a loop's carried value (dead after it) writes the
+// carried buffer, and an scf.if whose branches update that value keeps its result there.
+
+// CHECK-LABEL: func.func @write_in_loop(%x: memref<8xf64>, %v: memref<f64>, %n: index, %out: memref<8xf64>)
+// CHECK:         scf.while
+// CHECK:         } do {
+// CHECK-NOT:       memref.alloc() : memref<8xf64>
+// CHECK:           scf.if
+// CHECK:             %[[A:.*]] = memref.subview %out[%{{.*}}] [1] [1]
+// CHECK:             linalg.generic {{.*}} ins(%v : memref<f64>) outs(%[[A]] : {{.*}})
+// CHECK:           } else {
+// CHECK-NOT:       memref.alloc() : memref<8xf64>
+// CHECK:         scf.yield
+func.func @write_in_loop(%x: tensor<8xf64>, %v: tensor<f64>, %n: index) -> tensor<8xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r, %k = scf.while (%a = %x, %i = %c0) : (tensor<8xf64>, index) -> (tensor<8xf64>, index) {
+    %more = arith.cmpi slt, %i, %n : index
+    scf.condition(%more) %a, %i : tensor<8xf64>, index
+  } do {
+  ^bb0(%a: tensor<8xf64>, %i: index):
+    %odd = arith.remui %i, %c1 : index
+    %c = arith.cmpi eq, %odd, %c0 : index
+    %b = scf.if %c -> (tensor<8xf64>) {
+      %w = tensor.insert_slice %v into %a[%i] [1] [1] : tensor<f64> into tensor<8xf64>
+      scf.yield %w : tensor<8xf64>
+    } else {
+      scf.yield %a : tensor<8xf64>
+    }
+    %next = arith.addi %i, %c1 : index
+    scf.yield %b, %next : tensor<8xf64>, index
+  }
+  func.return %r : tensor<8xf64>
+}

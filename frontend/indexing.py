@@ -56,9 +56,9 @@ def getitem(t: Tensor, key: Any) -> Tensor:
 
 def _view(t: Tensor, items: tuple[Any, ...]) -> Tensor:
     if items and _is_tensor_int(items[0]) and t.ndim >= 1 and not _has_tensor(items[1:]):
-        row = t.view(RowStep(_index64(items[0])))
+        row = t.make_view(RowStep(_index64(items[0])))
         return _view(row, items[1:]) if len(items) > 1 else row
-    return t.view(SliceStep.parse(t, items))
+    return t.make_view(SliceStep.parse(t, items))
 
 
 def setitem(t: Tensor, key: Any, value: Any) -> None:

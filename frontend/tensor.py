@@ -83,7 +83,7 @@ class Tensor:
 
     # ------------------------------------------------------------------ views and writes
 
-    def view(self, step: mutation.ViewStep, shown: Tensor | None = None) -> Tensor:
+    def make_view(self, step: mutation.ViewStep, shown: Tensor | None = None) -> Tensor:
         """A view of this tensor: the same storage, one more step in the chain (``shown``: the
         step's result, when the caller already built it)."""
         shown = step.forward(self) if shown is None else shown

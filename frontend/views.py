@@ -51,7 +51,7 @@ def transposed(x: Tensor, result: Tensor) -> Tensor:
         return result
     op = result.value.owner
     assert isinstance(op, graph.TransposeOp)
-    return x.view(TransposeStep(tuple(op.perm.get_values())), result)
+    return x.make_view(TransposeStep(tuple(op.perm.get_values())), result)
 
 
 def reshaped(x: Tensor, result: Tensor, *, always_view: bool = False) -> Tensor:
@@ -59,9 +59,9 @@ def reshaped(x: Tensor, result: Tensor, *, always_view: bool = False) -> Tensor:
     if x.shape_source is not None or result.shape_source is not None:
         return result
     if result is x:
-        return x.view(ReshapeStep(shape_of(x))) if x.is_view else x
+        return x.make_view(ReshapeStep(shape_of(x))) if x.is_view else x
     if always_view or _only_unit_axes(shape_of(x), shape_of(result)) or x.is_contiguous():
-        return x.view(ReshapeStep(shape_of(result)), result)
+        return x.make_view(ReshapeStep(shape_of(result)), result)
     return result
 
 

@@ -404,3 +404,16 @@ def test_write_in_a_branch_in_a_loop_is_a_store() -> None:
     loops = kiln.function(branch_in_loop).get_concrete_function(rand(64)).lowered("buffer")
     body = loops[loops.index("} do {"):]
     assert "memref.alloc() : memref<64xf64>" not in body, body
+
+
+def old_value_kept(x):
+    old = x.copy()
+    x[0] = 5.0
+    x *= 2
+    return old + x
+
+
+def test_written_argument_is_written_in_place_unless_its_old_value_is_read() -> None:
+    check(old_value_kept, rand(6))
+    loops = kiln.function(prefix_recurrence).get_concrete_function(rand(64), rand(64)).lowered("buffer")
+    assert "memref.alloc() : memref<64xf64>" not in loops  # no copy in, no copy out: stores into x

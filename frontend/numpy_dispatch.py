@@ -17,7 +17,8 @@ import numpy as np
 from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
-from kiln.frontend import array_ops, dtypes
+from kiln.frontend import array_ops, dtypes, numpy_products, numpy_reductions, numpy_shape, numpy_sorting
+from kiln.frontend import numpy_ufunc_methods
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import shape_of, with_source
 
@@ -164,7 +165,7 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: Sequence[Any], kwargs: dic
     """``Tensor.__array_ufunc__``: record ``ufunc(*inputs)`` as graph ops."""
     name = _np_name(ufunc)
     if method != "__call__":
-        raise _unsupported(f"{name}.{method}")
+        return numpy_ufunc_methods.call(ufunc, method, inputs, kwargs)
     if kwargs:
         raise _unsupported(f"{name}(..., {', '.join(f'{k}=' for k in kwargs)}) (traced tensors are immutable: use the result)")
     if ufunc is np.matmul:
@@ -264,18 +265,6 @@ def _transpose(a: Any, axes: Sequence[int] | None = None) -> Tensor:
     return array_ops.transpose(as_tensor(a), axes)
 
 
-def _dot(a: Any, b: Any, out: Any = None) -> Tensor:
-    _reject("dot", out=out)
-    a, b = as_tensor(a), as_tensor(b)
-    if a.ndim == 0 or b.ndim == 0:  # a product with a scalar: elementwise, whatever the other's rank
-        return np.multiply(a, b)
-    for t in (a, b):
-        require_rank(t, "np.dot")
-    if a.ndim > 2 or b.ndim > 2:
-        raise _unsupported("np.dot on arrays of more than 2 dimensions (use np.matmul / @)")
-    return array_ops.matmul(a, b)
-
-
 def _like(fill: Any) -> Callable[..., Tensor]:
     def impl(a: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None, *, device: Any = None) -> Tensor:
         return _full_like(a, fill, dtype, order, subok, shape, device=device)
@@ -348,7 +337,6 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.mean: _mean,
     np.reshape: _reshape,
     np.transpose: _transpose,
-    np.dot: _dot,
     np.zeros_like: _like(0),
     np.ones_like: _like(1),
     np.full_like: _full_like,
@@ -362,3 +350,10 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.ndim: lambda a: as_tensor(a).ndim,
     np.size: _size,
 }
+
+
+# NumPy's wider API, one module per family (each maps NumPy functions to implementations)
+_FUNCTIONS.update(numpy_shape.FUNCTIONS)
+_FUNCTIONS.update(numpy_reductions.FUNCTIONS)
+_FUNCTIONS.update(numpy_products.FUNCTIONS)
+_FUNCTIONS.update(numpy_sorting.FUNCTIONS)

@@ -47,7 +47,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.utils.exceptions import DiagnosticException
 
-from kiln.dialects import graph
+from kiln.dialects import graph, kalgo
 from kiln.passes._scalar import BINARY, UNARY, ScalarBuilder, cast, compare, floordiv_pow2, mod_pow2, scalar_constant
 
 
@@ -744,6 +744,31 @@ class LowerDim(RewritePattern):
         rewriter.replace(op, em.ops)
 
 
+class LowerAlgorithm(RewritePattern):
+    """``graph.scan``/``sort``/``argsort``/``bincount``/``searchsorted`` -> the ``kalgo`` op of the
+    same name writing into a ``tensor.empty`` (sequential algorithms linalg cannot express)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        build: Callable[[SSAValue], Operation]
+        if isinstance(op, graph.ScanOp):
+            build = lambda init: kalgo.ScanOp(op.kind.data, op.operand, init, op.axis.value.data)
+        elif isinstance(op, graph.SortOp):
+            build = lambda init: kalgo.SortOp(op.operand, init, op.axis.value.data)
+        elif isinstance(op, graph.ArgsortOp):
+            build = lambda init: kalgo.ArgsortOp(op.operand, init, op.axis.value.data)
+        elif isinstance(op, graph.BincountOp):
+            build = lambda init: kalgo.BincountOp(op.operand, op.weights, init)
+        elif isinstance(op, graph.SearchsortedOp):
+            build = lambda init: kalgo.SearchsortedOp(op.side.data, op.sorted, op.values, init)
+        else:
+            return
+        em = _Emitter(op)
+        assert isinstance(op.results[0].type, TensorType)
+        shaped_like = op.values if isinstance(op, graph.SearchsortedOp) else op.operand
+        em.add(build(em.empty(op.results[0].type, _dims_like(em, shaped_like))))
+        rewriter.replace(op, em.ops)
+
+
 #: graph ops that stay at the tensor level: the bufferizer lowers them (tokens, effects)
 KEPT = (graph.TokenOp, graph.PrintOp, graph.ReadOp, graph.AssignOp)
 
@@ -773,6 +798,7 @@ class ConvertGraphToLinalg(ModulePass):
                     LowerGatherRow(),
                     LowerScatterRow(),
                     LowerDim(),
+                    LowerAlgorithm(),
                 ],
                 dce_enabled=False,
             ),

@@ -29,12 +29,12 @@ def _traced(x: Any) -> bool:
     return isinstance(x, Tensor) or hasattr(type(x), "__kiln_tensor__")
 
 
-def _promotion_key(v: Any) -> dtypes.PromotionKey:
-    """What ``v`` brings to NumPy's promotion: a Python scalar is weak."""
+def _promotion_key(v: Any) -> Any:
+    """What ``v`` brings to ``np.result_type``: a Python scalar itself (weak), else a dtype."""
     if _traced(v):
         return as_tensor(v).dtype
     if isinstance(v, (bool, int, float)) and not isinstance(v, np.generic):
-        return dtypes.weak_operand(v)
+        return v
     return np.asarray(v).dtype
 
 

@@ -5,8 +5,9 @@ written and are evaluated as before; ``ag__.call`` returns the converted
 function (or ``f`` itself for library code). Calls that are library calls by
 their very name are left as written, for readability: builtins that the
 function does not shadow and functions reached through a library module
-(``np.exp(x)``, ``math.sqrt(y)``, ``kiln.range(n)``). The builtins ``range``
-and ``len`` become ``ag__.range_`` and ``ag__.len_``, which accept tensors.
+(``np.exp(x)``, ``math.sqrt(y)``, ``kiln.range(n)``). The builtins ``range``,
+``len``, ``float``, ``int``, ``bool``, ``max``, ``min`` and ``sum`` become ``ag__.range_``,
+``ag__.len_``, ``ag__.float_``... which accept tensors.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from kiln.frontend.autograph.libraries import is_library_module
 
 #: builtins replaced by operators that accept tensors
 _BUILTINS = {"range": "ag__.range_", "len": "ag__.len_"}
+_BUILTINS.update({name: f"ag__.{name}_" for name in ("float", "int", "bool", "max", "min", "sum")})
 
 
 class _Calls(ast.NodeTransformer):

@@ -39,11 +39,11 @@ def _traced(value: Any) -> bool:
 
 
 def _scalar(value: Any, what: str) -> Tensor:
-    """The one element of a size-1 tensor, as a 0-d tensor (Python's conversions need one element)."""
+    """``value`` as a 0-d tensor: NumPy 2 converts only 0-d arrays to Python scalars."""
     t = as_tensor(value)
-    if t.ndim is None or t.size != 1:
-        raise TypeError(f"only length-1 arrays can be converted to Python scalars ({what} of {t!r})")
-    return np.reshape(t, ())
+    if t.ndim != 0:
+        raise TypeError(f"only 0-dimensional arrays can be converted to Python scalars ({what} of {t!r})")
+    return t
 
 
 def float_(*args: Any) -> Any:

@@ -103,12 +103,12 @@ def _scan(em: FunctionEmitter, op: kernel.ScanOp) -> None:
 def _sort_lines(em: FunctionEmitter, x: MemrefDesc, axis: int, values: MemrefDesc | None, positions: MemrefDesc | None) -> None:
     """Every line of ``x`` along ``axis`` sorted into ``values``, or its permutation into ``positions``."""
     prefix = _sort_prefix(em, x.elem)
-    em.use_helper("kiln_alloc")
     n = x.sizes[axis]
     keys, pos = em.fresh("sort_keys"), em.fresh("sort_pos")
     em.open("{")
-    em.line(f"{x.elem} *{keys} = kiln_alloc(2 * {atom(n)} * sizeof({x.elem}));")
-    em.line(f"int64_t *{pos} = {'NULL' if positions is None else f'kiln_alloc(2 * {atom(n)} * sizeof(int64_t))'};")
+    em.line(f"{x.elem} *{keys} = ({x.elem} *)malloc(2 * {atom(n)} * sizeof({x.elem}) + 1);")
+    em.line(f"int64_t *{pos} = {'NULL' if positions is None else f'(int64_t *)malloc(2 * {atom(n)} * sizeof(int64_t) + 1)'};")
+    em.line(f"if (!{keys}{'' if positions is None else f' || !{pos}'}) abort();")
     indices = loop_nest(em, x.sizes, skip=axis)
     y_arg = "NULL, 0" if values is None else f"&{_element(values, indices)}, {values.strides[axis]}"
     p_arg = "NULL, 0" if positions is None else f"&{_element(positions, indices)}, {positions.strides[axis]}"

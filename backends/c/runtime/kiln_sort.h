@@ -6,7 +6,7 @@
    Sorting is a stable merge sort (runs of 16 insertion-sorted, then bottom-up merges
    between two buffers), so equal elements keep their order: np.argsort(kind="stable"). */
 
-static int KS_NAME(merge_sort)(KS_T *key, int64_t *pos, KS_T *tkey, int64_t *tpos, int64_t n) {
+static inline int KS_NAME(merge_sort)(KS_T *key, int64_t *pos, KS_T *tkey, int64_t *tpos, int64_t n) {
   /* sorts key[0:n) (and pos alongside when pos != NULL); returns 1 when the sorted
      sequence ended in tkey/tpos rather than key/pos */
   const int64_t run = 16;
@@ -54,8 +54,8 @@ static int KS_NAME(merge_sort)(KS_T *key, int64_t *pos, KS_T *tkey, int64_t *tpo
   return swapped;
 }
 
-static void KS_NAME(line)(const KS_T *x, int64_t xs, KS_T *y, int64_t ys, int64_t *p, int64_t ps, int64_t n,
-                          KS_T *kbuf, int64_t *pbuf) {
+static inline void KS_NAME(line)(const KS_T *x, int64_t xs, KS_T *y, int64_t ys, int64_t *p, int64_t ps, int64_t n,
+                                 KS_T *kbuf, int64_t *pbuf) {
   /* one strided line x[0], x[xs], ... (n elements) sorted into y (stride ys), or, when y is
      NULL, its stable sorting permutation into p (stride ps); kbuf holds 2n keys, pbuf 2n positions */
   KS_T *key = kbuf, *tkey = kbuf + n;

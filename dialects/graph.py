@@ -1117,6 +1117,40 @@ class ScanOp(IRDLOperation):
 
 
 @irdl_op_definition
+class ArgReduceOp(IRDLOperation):
+    """The position (i64) of the first largest (``max``) or smallest (``min``) element of each line
+    along ``axis``, or of its first NaN (``np.argmax``/``np.argmin``); the axis is removed:
+    ``graph.argreduce "max", %x axis 1 : tensor<3x4xf32> -> tensor<3xi64>``."""
+
+    name = "graph.argreduce"
+    kind = prop_def(StringAttr)
+    operand = operand_def(AnyTensor)
+    axis = prop_def(IntegerAttr[I64])
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$kind `,` $operand `axis` $axis attr-dict `:` type($operand) `->` type($result)"
+
+    def __init__(self, kind: str, operand: SSAValue, axis: int):
+        shape = [d for i, d in enumerate(shape_of(operand)) if i != axis]
+        super().__init__(
+            operands=[operand],
+            properties={"kind": StringAttr(kind), "axis": IntegerAttr(axis, i64)},
+            result_types=[tensor_type(i64, shape)],
+        )
+
+    def verify_(self) -> None:
+        if self.kind.data not in ("max", "min"):
+            raise VerifyException(f"graph.argreduce: kind must be 'max' or 'min', got {self.kind.data!r}")
+        src, axis = shape_of(self.operand), self.axis.value.data
+        _check_axis(self, axis, len(src))
+        if src[axis] == 0:
+            raise VerifyException("graph.argreduce: the axis is empty (NumPy raises: no position to return)")
+        expected = tensor_type(i64, [d for i, d in enumerate(src) if i != axis])
+        if self.result.type != expected:
+            raise VerifyException(f"graph.argreduce: the result should be {expected}, got {self.result.type}")
+
+
+@irdl_op_definition
 class SortOp(IRDLOperation):
     """Each line along ``axis`` sorted ascending, NaN last (``np.sort``):
     ``graph.sort %x axis 1 : tensor<3x4xf32> -> tensor<3x4xf32>``."""
@@ -1282,6 +1316,7 @@ Graph = Dialect(
         ReadOp,
         AssignOp,
         ScanOp,
+        ArgReduceOp,
         SortOp,
         ArgsortOp,
         BincountOp,

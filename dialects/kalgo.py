@@ -1,9 +1,10 @@
 """The ``kalgo`` dialect: sequential array algorithms in destination-passing style.
 
-Sorting, scans, counting and binary search have no ``linalg.generic`` form (an
-element of the result depends on others of the result, or on the data as an
-index). ``convert-graph-to-linalg`` lowers ``graph.sort``/``argsort``/``scan``/
-``bincount``/``searchsorted`` to the ``kalgo`` op of the same name, which reads
+Sorting, scans, arg-reductions, counting and binary search have no
+``linalg.generic`` form (an element of the result depends on others of the result,
+on the data as an index, or on a position). ``convert-graph-to-linalg`` lowers
+``graph.sort``/``argsort``/``scan``/``argreduce``/``bincount``/``searchsorted`` to the
+``kalgo`` op of the same name, which reads
 its ``ins`` and writes its ``outs`` whole, like a linalg op:
 
     %y = kalgo.scan {axis = 0 : i64, kind = "add"} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
@@ -179,6 +180,37 @@ class ScanOp(_AlongAxis):
 
 
 @irdl_op_definition
+class ArgReduceOp(_AlgoOp):
+    """The i64 position of the first extreme element (``kind`` max or min), or first NaN, of each line
+    along ``axis``; the output has the input's shape without that axis."""
+
+    name = "kalgo.argreduce"
+    kind = prop_def(StringAttr)
+    axis = prop_def(IntegerAttr[I64])
+    PROPERTY_NAMES: ClassVar[tuple[str, ...]] = ("axis", "kind")
+
+    def __init__(self, kind: str, operand: SSAValue, init: SSAValue, axis: int):
+        self._init([operand], init, {"kind": StringAttr(kind), "axis": IntegerAttr(axis, i64)})
+
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        rank, axis = len(_shape(self.inputs[0])), self.axis.value.data
+        kept = tuple(AffineExpr.dimension(i) for i in range(rank) if i != axis)
+        return ArrayAttr([AffineMapAttr(AffineMap.identity(rank)), AffineMapAttr(AffineMap(rank, 0, kept))])
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        rank, axis = len(_shape(self.inputs[0])), self.axis.value.data
+        return _iterators(["reduction" if i == axis else "parallel" for i in range(rank)])
+
+    def verify_(self) -> None:
+        rank = len(_shape(self.inputs[0])) if self.inputs else 0
+        if not 0 <= self.axis.value.data < rank:
+            raise VerifyException(f"kalgo.argreduce: axis {self.axis.value.data} is out of range for rank {rank}")
+        super().verify_()
+        if self.kind.data not in ("max", "min"):
+            raise VerifyException(f"kalgo.argreduce: kind must be 'max' or 'min', got {self.kind.data!r}")
+
+
+@irdl_op_definition
 class SortOp(_AlongAxis):
     """Each line along ``axis`` sorted ascending, NaN last."""
 
@@ -246,4 +278,4 @@ class SearchsortedOp(_AlgoOp):
             raise VerifyException(f"kalgo.searchsorted: side must be 'left' or 'right', got {self.side.data!r}")
 
 
-KAlgo = Dialect("kalgo", [ScanOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp], [])
+KAlgo = Dialect("kalgo", [ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp], [])

@@ -163,6 +163,27 @@ class ScanOp(IRDLOperation):
 
 
 @irdl_op_definition
+class ArgReduceOp(IRDLOperation):
+    """``kernel.argreduce "max" axis 1 ins(%x : memref<3x4xf32>) outs(%i : memref<3xi64>)``: the
+    position of the first extreme element, or first NaN, of each line along ``axis``."""
+
+    name = "kernel.argreduce"
+    kind = prop_def(StringAttr)
+    axis = prop_def(IntegerAttr[I64])
+    input = operand_def(MemRefType)
+    output = operand_def(MemRefType)
+    assembly_format = "$kind `axis` $axis `ins` `(` $input `:` type($input) `)` `outs` `(` $output `:` type($output) `)` attr-dict"
+
+    def __init__(self, kind: str, input: SSAValue, output: SSAValue, axis: int):
+        super().__init__(
+            operands=[input, output], properties={"kind": StringAttr(kind), "axis": IntegerAttr(axis, i64)}
+        )
+
+    def verify_(self) -> None:
+        _axis_in_range(self.name, self.axis.value.data, self.input)
+
+
+@irdl_op_definition
 class SortOp(IRDLOperation):
     """``kernel.sort axis 1 ins(%x : ...) outs(%y : ...)``: each line along ``axis`` sorted, NaN last."""
 
@@ -240,4 +261,4 @@ class SearchsortedOp(IRDLOperation):
         _same_shape(self.name, self.values, self.output)
 
 
-Kernel = Dialect("kernel", [MatmulOp, Conv2DOp, YieldOp, ScanOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp], [])
+Kernel = Dialect("kernel", [MatmulOp, Conv2DOp, YieldOp, ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp], [])

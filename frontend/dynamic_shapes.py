@@ -135,6 +135,9 @@ class _Analysis:
             return [self.dims(op.operand)]
         if isinstance(op, graph.SearchsortedOp):
             return [self.dims(op.values)]
+        if isinstance(op, graph.ArgReduceOp):
+            axis = op.axis.value.data
+            return [tuple(d for i, d in enumerate(self.dims(op.operand)) if i != axis)]
         if isinstance(op, graph.BincountOp) and op.weights is not None:
             self.unify([self.dims(op.operand), self.dims(op.weights)], op)
         return [_static(r) for r in op.results]

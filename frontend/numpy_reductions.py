@@ -1,8 +1,7 @@
 """NumPy's reductions beyond sum/mean/max/min/prod, on traced tensors.
 
-``argmax``/``argmin`` are a max (min) reduction, a comparison and a min reduction of
-the matching positions, so the first occurrence wins and a NaN, which the
-reduction propagates, is found as the first NaN, as in NumPy. ``any``/``all``
+``argmax``/``argmin`` are one ``graph.argreduce``: the first occurrence wins and
+the first NaN beats every number, as in NumPy. ``any``/``all``
 are or/and reductions of bools. ``var``/``std``/``ptp``/``average`` and the
 ``nan*`` functions follow NumPy's own formulas step by step, in NumPy's
 intermediate dtypes. Scans (``cumsum``, ``cumprod``, ``ufunc.accumulate``) are one
@@ -73,16 +72,9 @@ def _arg_extreme(kind: str) -> Callable[..., Tensor]:
 
 def _positions(kind: str, t: Tensor, axis: int, name: str) -> Tensor:
     """Index along ``axis`` of the first extreme element (or first NaN), as int64, ``axis`` removed."""
-    n = static_shape(t, f"np.{name}")[axis]
-    if n == 0:
+    if shape_of(t)[axis] == 0:
         raise ValueError(f"attempt to get {name} of an empty sequence")
-    extreme = array_ops.reduce(kind, t, axis, True)
-    hit = np.equal(t, extreme)
-    if t.dtype.kind == "f":
-        hit = np.logical_or(hit, _isnan(t))
-    index = reshape_to(constant(np.arange(n, dtype=np.int64)), [n if i == axis else 1 for i in range(t.ndim)])
-    candidates = np.where(hit, index, np.int64(n))
-    return array_ops.reduce("min", candidates, axis, False)
+    return emit(graph.ArgReduceOp(kind, t.value, axis))
 
 
 argmax = _arg_extreme("max")

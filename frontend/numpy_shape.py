@@ -1,8 +1,8 @@
 """NumPy's shape and layout functions on traced tensors, built from existing ``graph`` ops.
 
 Every function here rearranges elements it can name at trace time: triangles and
-diagonals are a ``graph.select`` with a constant mask or a strided ``graph.slice`` of
-the flattened matrix, flips are negative-stride slices, ``roll``/``pad``/``split``
+diagonals are a ``graph.select`` on a comparison of row and column positions or a
+strided ``graph.slice`` of the flattened matrix, flips are negative-stride slices, ``roll``/``pad``/``split``
 are slices and ``graph.concat``, ``tile``/``repeat`` are ``graph.broadcast`` plus
 ``graph.reshape``. So the values are NumPy's exactly, and they need every size at
 trace time: a dynamic dimension where a size matters raises ``NotImplementedError``.
@@ -67,6 +67,21 @@ def fill(shape: Sequence[int], value: Any, dtype: np.dtype[Any]) -> Tensor:
     return broadcast_to(constant(np.asarray(value).astype(dtype)), tuple(shape))
 
 
+#: up to this many positions are a constant; more are computed, so no constant grows with the data
+_IOTA_CONSTANT_MAX = 64
+
+
+def iota(n: int, axis: int = 0, ndim: int = 1) -> Tensor:
+    """``0, 1, ..., n-1`` (int64) along ``axis`` of an otherwise length-1 ``ndim``-D tensor, to be
+    broadcast: a constant when short, else an add-scan of ones (no constant of size ``n``)."""
+    shape = [n if i == axis else 1 for i in range(ndim)]
+    if n <= _IOTA_CONSTANT_MAX:
+        return reshape_to(constant(np.arange(n, dtype=np.int64)), shape)
+    ones = broadcast_to(constant(np.ones((), np.int64)), (n,))
+    counts = emit(graph.ScanOp("add", ones.value, 0))
+    return reshape_to(np.subtract(counts, np.int64(1)), shape)
+
+
 def concat(parts: Sequence[Tensor], axis: int) -> Tensor:
     """``graph.concat`` of the non-empty parts (all of one dtype); the one part itself when alone."""
     kept = [p for p in parts if shape_of(p)[axis] != 0] or list(parts[:1])
@@ -87,19 +102,18 @@ def _triangle(lower: bool) -> Callable[..., Tensor]:
             (n,) = static_shape(t, f"np.{name}")
             t = broadcast_to(t, (n, n))
         rows, cols = static_shape(t, f"np.{name}")[-2:]
-        keep = np.tri(rows, cols, operator.index(k) - (0 if lower else 1), dtype=bool)
-        if not lower:
-            keep = ~keep
-        return _select_constant_mask(keep, t)
+        offset = np.subtract(iota(cols, 1, 2), iota(rows, 0, 2))  # column - row
+        keep = np.less_equal(offset, operator.index(k)) if lower else np.greater_equal(offset, operator.index(k))
+        return _select_mask(keep, t)
 
     impl.__name__ = name
     return impl
 
 
-def _select_constant_mask(keep: np.ndarray, t: Tensor) -> Tensor:
-    """``t`` where the trace-time mask ``keep`` (broadcast over leading axes) holds, else zero."""
+def _select_mask(keep: Tensor, t: Tensor) -> Tensor:
+    """``t`` where the bool ``keep`` (broadcast over leading axes) holds, else zero."""
     shape = shape_of(t)
-    mask = broadcast_to(constant(keep), shape)
+    mask = broadcast_to(keep, shape)
     zero = fill(shape, 0, t.dtype)
     return emit(graph.SelectOp(mask.value, t.value, zero.value))
 
@@ -141,7 +155,8 @@ def diag(v: Any, k: int = 0) -> Tensor:
     padded = concat([t, fill((abs(k),), 0, t.dtype)], 0)  # v[i] for i < length, zeros beyond
     # row r holds v[r] on the diagonal above (k >= 0); column c holds v[c] below it
     spread = broadcast_to(reshape_to(padded, (n, 1) if k >= 0 else (1, n)), (n, n))
-    return _select_constant_mask(np.eye(n, k=k, dtype=bool), spread)
+    on_diagonal = np.equal(np.subtract(iota(n, 1, 2), iota(n, 0, 2)), k)  # column - row == k
+    return _select_mask(on_diagonal, spread)
 
 
 def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, out: Any = None) -> Tensor:

@@ -745,13 +745,15 @@ class LowerDim(RewritePattern):
 
 
 class LowerAlgorithm(RewritePattern):
-    """``graph.scan``/``sort``/``argsort``/``bincount``/``searchsorted`` -> the ``kalgo`` op of the
-    same name writing into a ``tensor.empty`` (sequential algorithms linalg cannot express)."""
+    """``graph.scan``/``argreduce``/``sort``/``argsort``/``bincount``/``searchsorted`` -> the ``kalgo``
+    op of the same name writing into a ``tensor.empty`` (sequential algorithms linalg cannot express)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         build: Callable[[SSAValue], Operation]
         if isinstance(op, graph.ScanOp):
             build = lambda init: kalgo.ScanOp(op.kind.data, op.operand, init, op.axis.value.data)
+        elif isinstance(op, graph.ArgReduceOp):
+            build = lambda init: kalgo.ArgReduceOp(op.kind.data, op.operand, init, op.axis.value.data)
         elif isinstance(op, graph.SortOp):
             build = lambda init: kalgo.SortOp(op.operand, init, op.axis.value.data)
         elif isinstance(op, graph.ArgsortOp):
@@ -764,8 +766,12 @@ class LowerAlgorithm(RewritePattern):
             return
         em = _Emitter(op)
         assert isinstance(op.results[0].type, TensorType)
-        shaped_like = op.values if isinstance(op, graph.SearchsortedOp) else op.operand
-        em.add(build(em.empty(op.results[0].type, _dims_like(em, shaped_like))))
+        if isinstance(op, graph.ArgReduceOp):  # the result's dims are the operand's without the axis
+            axis = op.axis.value.data
+            dims: Callable[[int], SSAValue] = lambda d: em.dim(op.operand, d + (d >= axis))
+        else:
+            dims = _dims_like(em, op.values if isinstance(op, graph.SearchsortedOp) else op.operand)
+        em.add(build(em.empty(op.results[0].type, dims)))
         rewriter.replace(op, em.ops)
 
 

@@ -2,7 +2,7 @@
 
 Expects: the buffer level (after ``kiln-bufferize``), where each ``kalgo`` op reads
 and writes memrefs and has no results.
-Produces: ``kernel.scan``/``sort``/``argsort``/``bincount``/``searchsorted`` with the same
+Produces: ``kernel.scan``/``argreduce``/``sort``/``argsort``/``bincount``/``searchsorted`` with the same
 operands and properties, which the C backend emits as calls into its runtime.
 It must run before any pass that lowers ``LinalgStructuredOperation``s to loops
 (``convert-linalg-to-loops``): a ``kalgo`` op's body is a placeholder, not its meaning.
@@ -26,6 +26,8 @@ from kiln.dialects import kalgo, kernel
 def _convert(op: Operation) -> Operation:
     if isinstance(op, kalgo.ScanOp):
         return kernel.ScanOp(op.kind.data, op.inputs[0], op.outputs[0], op.axis.value.data)
+    if isinstance(op, kalgo.ArgReduceOp):
+        return kernel.ArgReduceOp(op.kind.data, op.inputs[0], op.outputs[0], op.axis.value.data)
     if isinstance(op, kalgo.SortOp):
         return kernel.SortOp(op.inputs[0], op.outputs[0], op.axis.value.data)
     if isinstance(op, kalgo.ArgsortOp):

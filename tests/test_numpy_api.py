@@ -382,12 +382,6 @@ def test_bincount_of_constant_values_and_traced_weights() -> None:
     check(lambda w: (np.bincount(idx, weights=w), np.bincount(idx, weights=w, minlength=6)), arr((4,), "int32"))
 
 
-def test_bincount_does_not_count_values_beyond_minlength() -> None:
-    """A documented difference: NumPy would lengthen the result; kiln's length is fixed at trace time."""
-    got = kiln.function(lambda x: np.bincount(x, minlength=3))(np.array([0, 1, 5, 1, -0, 2, 7]))
-    np.testing.assert_array_equal(got, [2, 2, 1])
-
-
 @pytest.mark.parametrize("dtype", ["int32", "float32", "float64"])
 def test_histogram(dtype: str) -> None:
     x, w = arr((5, 8), dtype, -1, 5), arr((5, 8), "float64", 0, 2)

@@ -4,9 +4,10 @@ Each op becomes a loop nest over its memrefs' descriptors (any strides), in row-
 order. A scan visits every element after its predecessor along the axis, so it reads
 the previous result and combines it with its input (``y[i] = y[i-1] + x[i]``: NumPy's
 order of additions exactly); the innermost loop runs over the last axis, contiguous
-when the memrefs are. Sorting copies each line into a buffer and runs the stable merge
-sort of ``runtime/kiln_sort.h`` (pasted once per element type, with NumPy's order: NaN
-last); ``searchsorted`` is that header's binary search; ``bincount`` zeroes its output
+when the memrefs are. Sorting copies each line into a buffer and sorts it stably with
+``runtime/kiln_sort.h`` (pasted once per element type, with NumPy's order, NaN last: a
+merge sort for short lines, an LSD radix sort on order-preserving integer keys for long
+ones); ``searchsorted`` is that header's binary search; ``bincount`` zeroes its output
 and adds each in-range value's weight (or 1).
 """
 
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from kiln.backends.c.dispatch import handles
 from kiln.backends.c.helpers import HELPERS
-from kiln.backends.c.index_expr import IndexExpr, add, atom, linear, mul
+from kiln.backends.c.index_expr import IndexExpr, add, linear, mul
 from kiln.dialects import kernel
 
 if TYPE_CHECKING:
@@ -26,24 +27,43 @@ if TYPE_CHECKING:
 
 _SORT_SOURCE = (Path(__file__).parent / "runtime" / "kiln_sort.h").read_text()
 
-#: C element type -> (helper suffix, strict "less" with NaN last)
-_ORDERS: dict[str, tuple[str, str]] = {
-    "float": ("f32", "((a) < (b) || ((b) != (b) && (a) == (a)))"),
-    "double": ("f64", "((a) < (b) || ((b) != (b) && (a) == (a)))"),
-    "int32_t": ("i32", "((a) < (b))"),
-    "int64_t": ("i64", "((a) < (b))"),
-    "bool": ("i1", "((a) < (b))"),
-}
+_FLOAT_LESS = "((a) < (b) || ((b) != (b) && (a) == (a)))"
 
 
-def _sort_helper(ctype: str, suffix: str, less: str) -> str:
+def _float_key(ctype: str, bits: int) -> str:
+    """The radix key of a float: the bits with the sign flipped (all of them for negatives), so
+    unsigned order is numeric order; every NaN the largest key, -0.0 the key of +0.0."""
+    u, top = f"uint{bits}_t", f"((uint{bits}_t)1 << {bits - 1})"
     return (
-        f"#define KS_T {ctype}\n#define KS_NAME(x) kiln_sort_{suffix}_##x\n#define KS_LESS(a, b) {less}\n"
-        f"{_SORT_SOURCE}#undef KS_T\n#undef KS_NAME\n#undef KS_LESS\n"
+        f"static inline {u} kiln_sort_key_{ctype}({ctype} v) {{\n"
+        f"  {u} u;\n"
+        f"  if (v != v) return ~({u})0;\n"
+        f"  if (v == 0) return {top};\n"
+        "  memcpy(&u, &v, sizeof u);\n"
+        f"  return (u & {top}) ? ~u : (u | {top});\n"
+        "}\n"
     )
 
 
-HELPERS.update({f"kiln_sort_{suffix}": _sort_helper(ctype, suffix, less) for ctype, (suffix, less) in _ORDERS.items()})
+#: C element type -> (helper suffix, strict "less" with NaN last, key type, key function source, key expression)
+_ORDERS: dict[str, tuple[str, str, str, str, str]] = {
+    "float": ("f32", _FLOAT_LESS, "uint32_t", _float_key("float", 32), "kiln_sort_key_float(v)"),
+    "double": ("f64", _FLOAT_LESS, "uint64_t", _float_key("double", 64), "kiln_sort_key_double(v)"),
+    "int32_t": ("i32", "((a) < (b))", "uint32_t", "", "((uint32_t)(v) ^ 0x80000000u)"),
+    "int64_t": ("i64", "((a) < (b))", "uint64_t", "", "((uint64_t)(v) ^ 0x8000000000000000u)"),
+    "bool": ("i1", "((a) < (b))", "uint8_t", "", "((uint8_t)(v))"),
+}
+
+
+def _sort_helper(ctype: str, suffix: str, less: str, key_t: str, key_fn: str, key: str) -> str:
+    return (
+        f"{key_fn}#define KS_T {ctype}\n#define KS_NAME(x) kiln_sort_{suffix}_##x\n#define KS_LESS(a, b) {less}\n"
+        f"#define KS_KEY_T {key_t}\n#define KS_TO_KEY(v) {key}\n"
+        f"{_SORT_SOURCE}#undef KS_T\n#undef KS_NAME\n#undef KS_LESS\n#undef KS_KEY_T\n#undef KS_TO_KEY\n"
+    )
+
+
+HELPERS.update({f"kiln_sort_{entry[0]}": _sort_helper(ctype, *entry) for ctype, entry in _ORDERS.items()})
 
 
 def _sort_prefix(em: FunctionEmitter, elem: str) -> str:
@@ -100,24 +120,52 @@ def _scan(em: FunctionEmitter, op: kernel.ScanOp) -> None:
     em.close()
 
 
+@handles(kernel.ArgReduceOp)
+def _argreduce(em: FunctionEmitter, op: kernel.ArgReduceOp) -> None:
+    """One pass in row-major order, keeping each line's best value so far in a temporary: a later
+    element wins only when strictly better, or when it is the line's first NaN."""
+    x, out = em.memref(op.input), em.memref(op.output)
+    axis = op.axis.value.data
+    kept_sizes = [size for d, size in enumerate(x.sizes) if d != axis]
+    strides: list[IndexExpr] = []
+    stride: IndexExpr = 1
+    for size in reversed(kept_sizes):
+        strides.insert(0, stride)
+        stride = mul(stride, size)
+    best, v = em.fresh("best"), em.fresh("v")
+    em.open("{")
+    em.line(f"{x.elem} *{best} = ({x.elem} *)malloc({stride if isinstance(stride, int) else f'({stride})'} * sizeof({x.elem}) + 1);")
+    em.line(f"if (!{best}) abort();")
+    indices = loop_nest(em, x.sizes)
+    kept = [index for d, index in enumerate(indices) if d != axis]
+    slot = f"{best}[{linear(kept, strides)}]"
+    cmp = ">" if op.kind.data == "max" else "<"
+    em.line(f"const {x.elem} {v} = {_element(x, indices)};")
+    better = f"{v} {cmp} {slot}"
+    if x.elem in ("float", "double"):
+        better = f"{better} || ({v} != {v} && {slot} == {slot})"
+    em.line(f"if ({indices[axis]} == 0 || {better}) {{ {slot} = {v}; {_element(out, kept)} = {indices[axis]}; }}")
+    for _ in x.sizes:
+        em.close()
+    em.line(f"free({best});")
+    em.close()
+
+
 def _sort_lines(em: FunctionEmitter, x: MemrefDesc, axis: int, values: MemrefDesc | None, positions: MemrefDesc | None) -> None:
     """Every line of ``x`` along ``axis`` sorted into ``values``, or its permutation into ``positions``."""
     prefix = _sort_prefix(em, x.elem)
     n = x.sizes[axis]
-    keys, pos = em.fresh("sort_keys"), em.fresh("sort_pos")
+    work = em.fresh("sort_work")
     em.open("{")
-    em.line(f"{x.elem} *{keys} = ({x.elem} *)malloc(2 * {atom(n)} * sizeof({x.elem}) + 1);")
-    em.line(f"int64_t *{pos} = {'NULL' if positions is None else f'(int64_t *)malloc(2 * {atom(n)} * sizeof(int64_t) + 1)'};")
-    em.line(f"if (!{keys}{'' if positions is None else f' || !{pos}'}) abort();")
+    em.line(f"void *{work} = malloc({prefix}_work_size({n}));")
+    em.line(f"if (!{work}) abort();")
     indices = loop_nest(em, x.sizes, skip=axis)
     y_arg = "NULL, 0" if values is None else f"&{_element(values, indices)}, {values.strides[axis]}"
     p_arg = "NULL, 0" if positions is None else f"&{_element(positions, indices)}, {positions.strides[axis]}"
-    em.line(f"{prefix}_line(&{_element(x, indices)}, {x.strides[axis]}, {y_arg}, {p_arg}, {n}, {keys}, {pos});")
+    em.line(f"{prefix}_line(&{_element(x, indices)}, {x.strides[axis]}, {y_arg}, {p_arg}, {n}, {work});")
     for _ in range(len(x.sizes) - 1):
         em.close()
-    em.line(f"free({keys});")
-    if positions is not None:
-        em.line(f"free({pos});")
+    em.line(f"free({work});")
     em.close()
 
 

@@ -26,6 +26,16 @@ func.func @dynamic(%x: tensor<?x2xf64>) -> tensor<?x2xf64> {
   func.return %0 : tensor<?x2xf64>
 }
 
+// CHECK-LABEL: func.func @argreduce
+// CHECK:         %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[N:.*]] = tensor.dim %x, %[[C1]] : tensor<4x?x2xf32>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty(%[[N]]) : tensor<4x?xi64>
+// CHECK-NEXT:    %{{.*}} = kalgo.argreduce {axis = 2 : i64, kind = "max"} ins(%x : tensor<4x?x2xf32>) outs(%[[E]] : tensor<4x?xi64>) -> tensor<4x?xi64>
+func.func @argreduce(%x: tensor<4x?x2xf32>) -> tensor<4x?xi64> {
+  %0 = graph.argreduce "max", %x axis 2 : tensor<4x?x2xf32> -> tensor<4x?xi64>
+  func.return %0 : tensor<4x?xi64>
+}
+
 // CHECK-LABEL: func.func @counting
 // CHECK:         %[[E:.*]] = tensor.empty() : tensor<5xf64>
 // CHECK-NEXT:    %{{.*}} = kalgo.bincount {} ins(%i, %w : tensor<?xi64>, tensor<?xf64>) outs(%[[E]] : tensor<5xf64>) -> tensor<5xf64>

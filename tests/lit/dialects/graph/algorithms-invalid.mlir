@@ -61,3 +61,27 @@ func.func @searchsorted_types(%a: tensor<4xf32>, %v: tensor<2xf64>) -> tensor<2x
   func.return %y : tensor<2xi64>
 }
 // CHECK: graph.searchsorted: a 1-D sorted operand of the values' element type
+
+// -----
+
+func.func @argreduce_kind(%x: tensor<4xf32>) -> tensor<i64> {
+  %y = graph.argreduce "sum", %x axis 0 : tensor<4xf32> -> tensor<i64>
+  func.return %y : tensor<i64>
+}
+// CHECK: graph.argreduce: kind must be 'max' or 'min', got 'sum'
+
+// -----
+
+func.func @argreduce_empty(%x: tensor<0x3xf32>) -> tensor<3xi64> {
+  %y = graph.argreduce "max", %x axis 0 : tensor<0x3xf32> -> tensor<3xi64>
+  func.return %y : tensor<3xi64>
+}
+// CHECK: graph.argreduce: the axis is empty (NumPy raises: no position to return)
+
+// -----
+
+func.func @argreduce_shape(%x: tensor<2x3xf32>) -> tensor<2xi64> {
+  %y = graph.argreduce "max", %x axis 0 : tensor<2x3xf32> -> tensor<2xi64>
+  func.return %y : tensor<2xi64>
+}
+// CHECK: graph.argreduce: the result should be tensor<3xi64>, got tensor<2xi64>

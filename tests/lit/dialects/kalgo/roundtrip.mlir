@@ -4,13 +4,15 @@
 
 // CHECK-LABEL: func.func @tensors
 // CHECK:         %{{.*}} = kalgo.scan {axis = 1 : i64, kind = "mul"} ins(%x : tensor<3x4xf32>) outs(%e : tensor<3x4xf32>) -> tensor<3x4xf32>
+// CHECK-NEXT:    %{{.*}} = kalgo.argreduce {axis = 0 : i64, kind = "max"} ins(%x : tensor<3x4xf32>) outs(%r : tensor<4xi64>) -> tensor<4xi64>
 // CHECK-NEXT:    %{{.*}} = kalgo.sort {axis = 0 : i64} ins(%x : tensor<3x4xf32>) outs(%e : tensor<3x4xf32>) -> tensor<3x4xf32>
 // CHECK-NEXT:    %{{.*}} = kalgo.argsort {axis = 1 : i64} ins(%x : tensor<3x4xf32>) outs(%p : tensor<3x4xi64>) -> tensor<3x4xi64>
 // CHECK-NEXT:    %{{.*}} = kalgo.bincount {} ins(%i, %w : tensor<9xi64>, tensor<9xf64>) outs(%c : tensor<5xf64>) -> tensor<5xf64>
 // CHECK-NEXT:    %{{.*}} = kalgo.searchsorted {side = "left"} ins(%s, %x : tensor<6xf32>, tensor<3x4xf32>) outs(%p : tensor<3x4xi64>) -> tensor<3x4xi64>
 func.func @tensors(%x: tensor<3x4xf32>, %e: tensor<3x4xf32>, %p: tensor<3x4xi64>, %i: tensor<9xi64>, %w: tensor<9xf64>,
-                   %c: tensor<5xf64>, %s: tensor<6xf32>) {
+                   %c: tensor<5xf64>, %s: tensor<6xf32>, %r: tensor<4xi64>) {
   %0 = kalgo.scan {axis = 1 : i64, kind = "mul"} ins(%x : tensor<3x4xf32>) outs(%e : tensor<3x4xf32>) -> tensor<3x4xf32>
+  %a = kalgo.argreduce {axis = 0 : i64, kind = "max"} ins(%x : tensor<3x4xf32>) outs(%r : tensor<4xi64>) -> tensor<4xi64>
   %1 = kalgo.sort {axis = 0 : i64} ins(%x : tensor<3x4xf32>) outs(%e : tensor<3x4xf32>) -> tensor<3x4xf32>
   %2 = kalgo.argsort {axis = 1 : i64} ins(%x : tensor<3x4xf32>) outs(%p : tensor<3x4xi64>) -> tensor<3x4xi64>
   %3 = kalgo.bincount {} ins(%i, %w : tensor<9xi64>, tensor<9xf64>) outs(%c : tensor<5xf64>) -> tensor<5xf64>

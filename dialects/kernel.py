@@ -13,6 +13,11 @@ convolution by the same GEMM: A is the im2col matrix of ``%x`` (rows
 ``(n, oh, ow)``, columns ``(kh, kw, ci)``), packed straight from ``%x``, never
 stored; B is ``%f`` seen as a ``(KH*KW*CI) x CO`` matrix; C is ``%y`` seen as
 ``(N*OH*OW) x CO``. All three are contiguous; epilogue rows are those of C.
+
+``kernel.scan``, ``argreduce``, ``sort``, ``argsort``, ``bincount`` and ``searchsorted``
+are what ``convert-kalgo-to-kernel`` makes of the buffer-level ``kalgo`` ops (see
+``dialects/kalgo.py``): sequential algorithms on memrefs of any strides, emitted by
+``backends/c/algorithm_ops.py``.
 """
 
 from __future__ import annotations

@@ -401,7 +401,7 @@ def test_histogram_edges_and_nan() -> None:
 def test_python_builtins_on_tensors() -> None:
     def f(x: Any, s: Any, t: Any, i: Any) -> Any:
         return (float(s) * 2, int(s), int(i) + 1, bool(s), bool(i), abs(x), max(x), min(x), sum(x), sum(x, 10), len(x),
-                max(s, t), min(t, s, 0.5), max([s, x[0]]), sum(x.reshape(2, -1)), float(x[1]))
+                max(s, t), min(t, s, 0.5), max([s, t]), min([x[0], x[1]]), sum(x.reshape(2, -1)), float(x[1]))
 
     check(f, arr((6,), "float32"), np.array(-2.75), np.array(1.25), np.array(3, np.int32))
 

@@ -63,6 +63,7 @@ DIALECTS: dict[str, Callable[[], Dialect]] = {
     "kvec": _dialect("kiln.dialects.kvec", "KVec"),
     "krt": _dialect("kiln.dialects.krt", "KRT"),
     "kernel": _dialect("kiln.dialects.kernel", "Kernel"),
+    "kalgo": _dialect("kiln.dialects.kalgo", "KAlgo"),
 }
 
 TARGETS: dict[str, Callable[[], type[Target]]] = {

@@ -1378,6 +1378,193 @@ class AssignOp(IRDLOperation):
         _check_token_pair(self)
 
 
+# --------------------------------------------------------------------------- sequential algorithms
+
+
+SCANS = ("add", "mul", "max", "min")
+
+
+def _check_axis(op: Operation, axis: int, rank: int) -> None:
+    if not 0 <= axis < rank:
+        raise VerifyException(f"{op.name}: axis {axis} is out of range for rank {rank}")
+
+
+@irdl_op_definition
+class ScanOp(IRDLOperation):
+    """Inclusive scan along ``axis``, in order (NumPy's ``cumsum``, ``cumprod``, ``maximum.accumulate``):
+    ``graph.scan "add", %x axis 0 : tensor<3x4xf32> -> tensor<3x4xf32>``. ``max``/``min`` propagate NaN."""
+
+    name = "graph.scan"
+    kind = prop_def(StringAttr)
+    operand = operand_def(AnyTensor)
+    axis = prop_def(IntegerAttr[I64])
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$kind `,` $operand `axis` $axis attr-dict `:` type($operand) `->` type($result)"
+
+    def __init__(self, kind: str, operand: SSAValue, axis: int):
+        super().__init__(
+            operands=[operand],
+            properties={"kind": StringAttr(kind), "axis": IntegerAttr(axis, i64)},
+            result_types=[operand.type],
+        )
+
+    def verify_(self) -> None:
+        if self.kind.data not in SCANS:
+            raise VerifyException(f"graph.scan: unknown kind {self.kind.data!r}, expected one of {', '.join(SCANS)}")
+        _check_axis(self, self.axis.value.data, len(shape_of(self.operand)))
+        if self.result.type != self.operand.type:
+            raise VerifyException("graph.scan: the result has the operand's type")
+
+
+@irdl_op_definition
+class ArgReduceOp(IRDLOperation):
+    """The position (i64) of the first largest (``max``) or smallest (``min``) element of each line
+    along ``axis``, or of its first NaN (``np.argmax``/``np.argmin``); the axis is removed:
+    ``graph.argreduce "max", %x axis 1 : tensor<3x4xf32> -> tensor<3xi64>``."""
+
+    name = "graph.argreduce"
+    kind = prop_def(StringAttr)
+    operand = operand_def(AnyTensor)
+    axis = prop_def(IntegerAttr[I64])
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$kind `,` $operand `axis` $axis attr-dict `:` type($operand) `->` type($result)"
+
+    def __init__(self, kind: str, operand: SSAValue, axis: int):
+        shape = [d for i, d in enumerate(shape_of(operand)) if i != axis]
+        super().__init__(
+            operands=[operand],
+            properties={"kind": StringAttr(kind), "axis": IntegerAttr(axis, i64)},
+            result_types=[tensor_type(i64, shape)],
+        )
+
+    def verify_(self) -> None:
+        if self.kind.data not in ("max", "min"):
+            raise VerifyException(f"graph.argreduce: kind must be 'max' or 'min', got {self.kind.data!r}")
+        src, axis = shape_of(self.operand), self.axis.value.data
+        _check_axis(self, axis, len(src))
+        if src[axis] == 0:
+            raise VerifyException("graph.argreduce: the axis is empty (NumPy raises: no position to return)")
+        expected = tensor_type(i64, [d for i, d in enumerate(src) if i != axis])
+        if self.result.type != expected:
+            raise VerifyException(f"graph.argreduce: the result should be {expected}, got {self.result.type}")
+
+
+@irdl_op_definition
+class SortOp(IRDLOperation):
+    """Each line along ``axis`` sorted ascending, NaN last (``np.sort``):
+    ``graph.sort %x axis 1 : tensor<3x4xf32> -> tensor<3x4xf32>``."""
+
+    name = "graph.sort"
+    operand = operand_def(AnyTensor)
+    axis = prop_def(IntegerAttr[I64])
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$operand `axis` $axis attr-dict `:` type($operand) `->` type($result)"
+
+    def __init__(self, operand: SSAValue, axis: int):
+        super().__init__(operands=[operand], properties={"axis": IntegerAttr(axis, i64)}, result_types=[operand.type])
+
+    def verify_(self) -> None:
+        _check_axis(self, self.axis.value.data, len(shape_of(self.operand)))
+        if self.result.type != self.operand.type:
+            raise VerifyException("graph.sort: the result has the operand's type")
+
+
+@irdl_op_definition
+class ArgsortOp(IRDLOperation):
+    """The positions that sort each line along ``axis``, stably (equal elements keep their order,
+    NaN last), as i64 (``np.argsort(kind="stable")``):
+    ``graph.argsort %x axis 0 : tensor<5xf32> -> tensor<5xi64>``."""
+
+    name = "graph.argsort"
+    operand = operand_def(AnyTensor)
+    axis = prop_def(IntegerAttr[I64])
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$operand `axis` $axis attr-dict `:` type($operand) `->` type($result)"
+
+    def __init__(self, operand: SSAValue, axis: int):
+        super().__init__(
+            operands=[operand],
+            properties={"axis": IntegerAttr(axis, i64)},
+            result_types=[tensor_type(i64, shape_of(operand))],
+        )
+
+    def verify_(self) -> None:
+        _check_axis(self, self.axis.value.data, len(shape_of(self.operand)))
+        if self.result.type != tensor_type(i64, shape_of(self.operand)):
+            raise VerifyException("graph.argsort: the result is i64 of the operand's shape")
+
+
+@irdl_op_definition
+class BincountOp(IRDLOperation):
+    """How often each value ``0 <= v < N`` occurs in the 1-D i64 ``operand`` (i64 counts), or the sum
+    of the f64 ``weights`` at its positions (f64), ``N`` being the result's static length (``np.bincount``
+    with ``minlength=N``); values outside ``[0, N)`` are not counted:
+    ``graph.bincount %x, %w : (tensor<?xi64>, tensor<?xf64>) -> tensor<8xf64>``."""
+
+    name = "graph.bincount"
+    operand = operand_def(AnyTensor)
+    weights = opt_operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$operand (`,` $weights^)? attr-dict `:` functional-type(operands, results)"
+
+    def __init__(self, operand: SSAValue, weights: SSAValue | None, length: int):
+        element = i64 if weights is None else Float64Type()
+        super().__init__(operands=[operand, [] if weights is None else [weights]], result_types=[tensor_type(element, [length])])
+
+    def verify_(self) -> None:
+        if len(shape_of(self.operand)) != 1 or element_of(self.operand) != i64:
+            raise VerifyException("graph.bincount: the operand must be a 1-D i64 tensor")
+        result = shape_of(self.result)
+        if len(result) != 1 or result[0] < 0:
+            raise VerifyException("graph.bincount: the result must be 1-D of a static length")
+        if self.weights is None:
+            if element_of(self.result) != i64:
+                raise VerifyException("graph.bincount: counts are i64")
+            return
+        if element_of(self.weights) != Float64Type() or element_of(self.result) != Float64Type():
+            raise VerifyException("graph.bincount: weights and their sums are f64")
+        if len(shape_of(self.weights)) != 1 or not _dims_compatible(shape_of(self.weights)[0], shape_of(self.operand)[0]):
+            raise VerifyException("graph.bincount: one weight per element of the operand")
+
+
+SEARCH_SIDES = ("left", "right")
+
+
+@irdl_op_definition
+class SearchsortedOp(IRDLOperation):
+    """For each of ``values``, the position in the sorted 1-D ``sorted`` where it would be inserted
+    (before equal elements for side ``left``, after them for ``right``; NaN sorts last), as i64
+    (``np.searchsorted``): ``graph.searchsorted "left", %a, %v : (tensor<5xf32>, tensor<3xf32>) -> tensor<3xi64>``."""
+
+    name = "graph.searchsorted"
+    side = prop_def(StringAttr)
+    sorted = operand_def(AnyTensor)
+    values = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$side `,` $sorted `,` $values attr-dict `:` functional-type(operands, results)"
+
+    def __init__(self, side: str, sorted_: SSAValue, values: SSAValue):
+        super().__init__(
+            operands=[sorted_, values],
+            properties={"side": StringAttr(side)},
+            result_types=[tensor_type(i64, shape_of(values))],
+        )
+
+    def verify_(self) -> None:
+        if self.side.data not in SEARCH_SIDES:
+            raise VerifyException(f"graph.searchsorted: side must be 'left' or 'right', got {self.side.data!r}")
+        if len(shape_of(self.sorted)) != 1 or element_of(self.sorted) != element_of(self.values):
+            raise VerifyException("graph.searchsorted: a 1-D sorted operand of the values' element type")
+        if self.result.type != tensor_type(i64, shape_of(self.values)):
+            raise VerifyException("graph.searchsorted: the result is i64 of the values' shape")
+
+
 Graph = Dialect(
     "graph",
     [
@@ -1432,6 +1619,12 @@ Graph = Dialect(
         ReadOp,
         AssignOp,
         *ELEMENTWISE_MATH,
+        ScanOp,
+        ArgReduceOp,
+        SortOp,
+        ArgsortOp,
+        BincountOp,
+        SearchsortedOp,
     ],
     [TokenType, ResourceType],
 )

@@ -13,16 +13,23 @@ convolution by the same GEMM: A is the im2col matrix of ``%x`` (rows
 ``(n, oh, ow)``, columns ``(kh, kw, ci)``), packed straight from ``%x``, never
 stored; B is ``%f`` seen as a ``(KH*KW*CI) x CO`` matrix; C is ``%y`` seen as
 ``(N*OH*OW) x CO``. All three are contiguous; epilogue rows are those of C.
+
+``kernel.scan``, ``argreduce``, ``sort``, ``argsort``, ``bincount`` and ``searchsorted``
+are what ``convert-kalgo-to-kernel`` makes of the buffer-level ``kalgo`` ops (see
+``dialects/kalgo.py``): sequential algorithms on memrefs of any strides, emitted by
+``backends/c/algorithm_ops.py``.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import AnyFloat, DenseArrayBase, IndexType, MemRefType, NoneAttr, i64
+from xdsl.dialects.builtin import I64, AnyFloat, DenseArrayBase, IndexType, IntegerAttr, MemRefType, NoneAttr, StringAttr, i64
 from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     prop_def,
     region_def,
     traits_def,
@@ -122,4 +129,141 @@ class YieldOp(IRDLOperation):
         super().__init__()
 
 
-Kernel = Dialect("kernel", [MatmulOp, Conv2DOp, YieldOp], [])
+# --------------------------------------------------------------------------- sequential algorithms
+# What convert-kalgo-to-kernel makes of the buffer-level kalgo ops (see dialects/kalgo.py): calls
+# into the C runtime of backends/c/algorithm_ops.py. Operands are memrefs of any strides.
+
+
+def _same_shape(op_name: str, a: SSAValue, b: SSAValue) -> None:
+    if not (isinstance(a.type, MemRefType) and isinstance(b.type, MemRefType)) or a.type.get_shape() != b.type.get_shape():
+        raise VerifyException(f"{op_name}: input and output must be memrefs of one shape")
+
+
+def _axis_in_range(op_name: str, axis: int, value: SSAValue) -> None:
+    assert isinstance(value.type, MemRefType)
+    if not 0 <= axis < len(value.type.get_shape()):
+        raise VerifyException(f"{op_name}: axis {axis} is out of range")
+
+
+@irdl_op_definition
+class ScanOp(IRDLOperation):
+    """``kernel.scan "add" axis 0 ins(%x : memref<8xf32>) outs(%y : memref<8xf32>)``: inclusive
+    scan of each line along ``axis`` (kinds add, mul, max, min; max/min propagate NaN)."""
+
+    name = "kernel.scan"
+    kind = prop_def(StringAttr)
+    axis = prop_def(IntegerAttr[I64])
+    input = operand_def(MemRefType)
+    output = operand_def(MemRefType)
+    assembly_format = "$kind `axis` $axis `ins` `(` $input `:` type($input) `)` `outs` `(` $output `:` type($output) `)` attr-dict"
+
+    def __init__(self, kind: str, input: SSAValue, output: SSAValue, axis: int):
+        super().__init__(
+            operands=[input, output], properties={"kind": StringAttr(kind), "axis": IntegerAttr(axis, i64)}
+        )
+
+    def verify_(self) -> None:
+        _same_shape(self.name, self.input, self.output)
+        _axis_in_range(self.name, self.axis.value.data, self.input)
+
+
+@irdl_op_definition
+class ArgReduceOp(IRDLOperation):
+    """``kernel.argreduce "max" axis 1 ins(%x : memref<3x4xf32>) outs(%i : memref<3xi64>)``: the
+    position of the first extreme element, or first NaN, of each line along ``axis``."""
+
+    name = "kernel.argreduce"
+    kind = prop_def(StringAttr)
+    axis = prop_def(IntegerAttr[I64])
+    input = operand_def(MemRefType)
+    output = operand_def(MemRefType)
+    assembly_format = "$kind `axis` $axis `ins` `(` $input `:` type($input) `)` `outs` `(` $output `:` type($output) `)` attr-dict"
+
+    def __init__(self, kind: str, input: SSAValue, output: SSAValue, axis: int):
+        super().__init__(
+            operands=[input, output], properties={"kind": StringAttr(kind), "axis": IntegerAttr(axis, i64)}
+        )
+
+    def verify_(self) -> None:
+        _axis_in_range(self.name, self.axis.value.data, self.input)
+
+
+@irdl_op_definition
+class SortOp(IRDLOperation):
+    """``kernel.sort axis 1 ins(%x : ...) outs(%y : ...)``: each line along ``axis`` sorted, NaN last."""
+
+    name = "kernel.sort"
+    axis = prop_def(IntegerAttr[I64])
+    input = operand_def(MemRefType)
+    output = operand_def(MemRefType)
+    assembly_format = "`axis` $axis `ins` `(` $input `:` type($input) `)` `outs` `(` $output `:` type($output) `)` attr-dict"
+
+    def __init__(self, input: SSAValue, output: SSAValue, axis: int):
+        super().__init__(operands=[input, output], properties={"axis": IntegerAttr(axis, i64)})
+
+    def verify_(self) -> None:
+        _same_shape(self.name, self.input, self.output)
+        _axis_in_range(self.name, self.axis.value.data, self.input)
+
+
+@irdl_op_definition
+class ArgsortOp(IRDLOperation):
+    """``kernel.argsort axis 0 ins(%x : ...) outs(%i : memref<...xi64>)``: the stable sorting
+    permutation of each line along ``axis`` (a stable merge sort), NaN last."""
+
+    name = "kernel.argsort"
+    axis = prop_def(IntegerAttr[I64])
+    input = operand_def(MemRefType)
+    output = operand_def(MemRefType)
+    assembly_format = "`axis` $axis `ins` `(` $input `:` type($input) `)` `outs` `(` $output `:` type($output) `)` attr-dict"
+
+    def __init__(self, input: SSAValue, output: SSAValue, axis: int):
+        super().__init__(operands=[input, output], properties={"axis": IntegerAttr(axis, i64)})
+
+    def verify_(self) -> None:
+        _same_shape(self.name, self.input, self.output)
+        _axis_in_range(self.name, self.axis.value.data, self.input)
+
+
+@irdl_op_definition
+class BincountOp(IRDLOperation):
+    """``kernel.bincount ins(%x, %w : ...) outs(%counts : ...)``: the output zeroed, then for each
+    ``v = x[i]`` in ``[0, len(counts))``, ``counts[v] += w[i]`` (or 1 without weights)."""
+
+    name = "kernel.bincount"
+    input = operand_def(MemRefType)
+    weights = opt_operand_def(MemRefType)
+    output = operand_def(MemRefType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "`ins` `(` $input (`,` $weights^)? `:` type($input) (`,` type($weights)^)? `)` "
+        "`outs` `(` $output `:` type($output) `)` attr-dict"
+    )
+
+    def __init__(self, input: SSAValue, weights: SSAValue | None, output: SSAValue):
+        super().__init__(operands=[input, [] if weights is None else [weights], output])
+
+
+@irdl_op_definition
+class SearchsortedOp(IRDLOperation):
+    """``kernel.searchsorted "left" ins(%sorted, %values : ...) outs(%positions : ...)``: a binary
+    search of each value in the 1-D ``%sorted`` (NaN sorts last)."""
+
+    name = "kernel.searchsorted"
+    side = prop_def(StringAttr)
+    sorted = operand_def(MemRefType)
+    values = operand_def(MemRefType)
+    output = operand_def(MemRefType)
+    assembly_format = (
+        "$side `ins` `(` $sorted `,` $values `:` type($sorted) `,` type($values) `)` "
+        "`outs` `(` $output `:` type($output) `)` attr-dict"
+    )
+
+    def __init__(self, side: str, sorted_: SSAValue, values: SSAValue, output: SSAValue):
+        super().__init__(operands=[sorted_, values, output], properties={"side": StringAttr(side)})
+
+    def verify_(self) -> None:
+        _same_shape(self.name, self.values, self.output)
+
+
+Kernel = Dialect("kernel", [MatmulOp, Conv2DOp, YieldOp, ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp], [])

@@ -132,6 +132,15 @@ class _Analysis:
             return [tuple(a if a == b else None for a, b in zip(t, e)) for t, e in zip(then, other)]
         if isinstance(op, graph.WhileOp):
             return self._while(op)
+        if isinstance(op, (graph.ScanOp, graph.SortOp, graph.ArgsortOp)):
+            return [self.dims(op.operand)]
+        if isinstance(op, graph.SearchsortedOp):
+            return [self.dims(op.values)]
+        if isinstance(op, graph.ArgReduceOp):
+            axis = op.axis.value.data
+            return [tuple(d for i, d in enumerate(self.dims(op.operand)) if i != axis)]
+        if isinstance(op, graph.BincountOp) and op.weights is not None:
+            self.unify([self.dims(op.operand), self.dims(op.weights)], op)
         return [_static(r) for r in op.results]
 
     def _broadcast(self, op: graph.BroadcastOp) -> Dims:

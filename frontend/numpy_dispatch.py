@@ -17,7 +17,8 @@ import numpy as np
 from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
-from kiln.frontend import array_ops, dtypes, index_facts, ufuncs, views
+from kiln.frontend import array_ops, dtypes, index_facts, numpy_products, numpy_reductions, numpy_shape
+from kiln.frontend import numpy_sorting, numpy_ufunc_methods, ufuncs, views
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import shape_of, with_source
 
@@ -167,7 +168,7 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: Sequence[Any], kwargs: dic
     """``Tensor.__array_ufunc__``: record ``ufunc(*inputs)`` as graph ops."""
     name = _np_name(ufunc)
     if method != "__call__":
-        raise _unsupported(f"{name}.{method}")
+        return numpy_ufunc_methods.call(ufunc, method, inputs, kwargs)
     kwargs = dict(kwargs)
     out = kwargs.pop("out", None)
     if kwargs:
@@ -311,18 +312,6 @@ def _transpose(a: Any, axes: Sequence[int] | None = None) -> Tensor:
     return views.transposed(x, array_ops.transpose(x, axes))
 
 
-def _dot(a: Any, b: Any, out: Any = None) -> Tensor:
-    _reject("dot", out=out)
-    a, b = as_tensor(a), as_tensor(b)
-    if a.ndim == 0 or b.ndim == 0:  # a product with a scalar: elementwise, whatever the other's rank
-        return np.multiply(a, b)
-    for t in (a, b):
-        require_rank(t, "np.dot")
-    if a.ndim > 2 or b.ndim > 2:
-        raise _unsupported("np.dot on arrays of more than 2 dimensions (use np.matmul / @)")
-    return array_ops.matmul(a, b)
-
-
 def _like(fill: Any) -> Callable[..., Tensor]:
     def impl(a: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None, *, device: Any = None) -> Tensor:
         return _full_like(a, fill, dtype, order, subok, shape, device=device)
@@ -414,7 +403,6 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.mean: _mean,
     np.reshape: _reshape,
     np.transpose: _transpose,
-    np.dot: _dot,
     np.zeros_like: _like(0),
     np.empty_like: _like(0),
     np.copy: lambda a, order="K", subok=False: as_tensor(a).copy(),
@@ -432,3 +420,10 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.size: _size,
 }
 _FUNCTIONS.update(ufuncs.FUNCTIONS)  # np.round, np.nan_to_num, np.isclose, np.allclose
+
+
+# NumPy's wider API, one module per family (each maps NumPy functions to implementations)
+_FUNCTIONS.update(numpy_shape.FUNCTIONS)
+_FUNCTIONS.update(numpy_reductions.FUNCTIONS)
+_FUNCTIONS.update(numpy_products.FUNCTIONS)
+_FUNCTIONS.update(numpy_sorting.FUNCTIONS)

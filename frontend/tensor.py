@@ -228,10 +228,11 @@ class Tensor:
         )
 
     def __int__(self) -> NoReturn:
-        _no_value(self, "int()")
+        _no_value(self, "int() (write x.astype(np.int64) for a 0-d int64 tensor; AutoGraph does so for int(x) in converted code)")
 
     def __float__(self) -> NoReturn:
-        _no_value(self, "float()")
+        _no_value(self, "float() (write x.astype(np.float64) for a 0-d float64 tensor; AutoGraph does so for float(x) "
+                  "in converted code; math.* functions need Python floats: use np.* instead)")
 
     def __complex__(self) -> NoReturn:
         _no_value(self, "complex()")
@@ -437,6 +438,68 @@ class Tensor:
 
     def round(self, decimals: int = 0) -> Tensor:
         return np.round(self, decimals)
+
+    # ------------------------------------------------------------------ more ndarray methods (NumPy functions)
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int | None:
+        return None if self.size is None else self.size * self.dtype.itemsize
+
+    def argmax(self, axis: int | None = None, out: Any = None, *, keepdims: bool = False) -> Tensor:
+        return np.argmax(self, axis=axis, out=out, keepdims=keepdims)
+
+    def argmin(self, axis: int | None = None, out: Any = None, *, keepdims: bool = False) -> Tensor:
+        return np.argmin(self, axis=axis, out=out, keepdims=keepdims)
+
+    def any(self, axis: int | Sequence[int] | None = None, out: Any = None, keepdims: bool = False) -> Tensor:
+        return np.any(self, axis=axis, out=out, keepdims=keepdims)
+
+    def all(self, axis: int | Sequence[int] | None = None, out: Any = None, keepdims: bool = False) -> Tensor:
+        return np.all(self, axis=axis, out=out, keepdims=keepdims)
+
+    def cumsum(self, axis: int | None = None, dtype: Any = None, out: Any = None) -> Tensor:
+        return np.cumsum(self, axis=axis, dtype=dtype, out=out)
+
+    def cumprod(self, axis: int | None = None, dtype: Any = None, out: Any = None) -> Tensor:
+        return np.cumprod(self, axis=axis, dtype=dtype, out=out)
+
+    def var(self, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0, keepdims: bool = False) -> Tensor:
+        return np.var(self, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+
+    def std(self, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0, keepdims: bool = False) -> Tensor:
+        return np.std(self, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+
+    def argsort(self, axis: int | None = -1, kind: Any = None, order: Any = None) -> Tensor:
+        return np.argsort(self, axis=axis, kind=kind, order=order)
+
+    def sort(self, axis: int = -1, kind: Any = None, order: Any = None) -> None:
+        """Sorts in place, as NumPy's ``x.sort()``."""
+        self[...] = np.sort(self, axis=axis, kind=kind, order=order)
+
+    def searchsorted(self, v: Any, side: str = "left", sorter: Any = None) -> Tensor:
+        return np.searchsorted(self, v, side=side, sorter=sorter)
+
+    def trace(self, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, out: Any = None) -> Tensor:
+        return np.trace(self, offset=offset, axis1=axis1, axis2=axis2, dtype=dtype, out=out)
+
+    def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
+        return np.diagonal(self, offset=offset, axis1=axis1, axis2=axis2)
+
+    def swapaxes(self, axis1: int, axis2: int) -> Tensor:
+        return np.swapaxes(self, axis1, axis2)
+
+    def repeat(self, repeats: Any, axis: int | None = None) -> Tensor:
+        return np.repeat(self, repeats, axis=axis)
+
+    def dot(self, b: Any, out: Any = None) -> Tensor:
+        return np.dot(self, b, out=out)
+
+    def clip(self, min: Any = None, max: Any = None, out: Any = None) -> Tensor:  # noqa: A002 - NumPy's names
+        return np.clip(self, min, max, out=out)
 
     def __getitem__(self, key: Any) -> Tensor:
         from kiln.frontend import indexing  # imports this module: imported late

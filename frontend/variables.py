@@ -235,8 +235,7 @@ class Variable:
         return getattr(ufunc, method)(*values, **kwargs)
 
     def __array_function__(self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        values = [x.read_value() if isinstance(x, Variable) else x for x in args]
-        return func(*values, **kwargs)
+        return func(*_read_all(args), **{k: _read_all(v) for k, v in kwargs.items()})
 
     def __bool__(self) -> bool:
         return bool(self.read_value())
@@ -253,10 +252,26 @@ class Variable:
     def __getitem__(self, key: Any) -> Any:
         return self.read_value()[key]
 
+    def __getattr__(self, name: str) -> Any:
+        """The value's other array attributes and methods (``v.T``, ``v.sum(axis=0)``, ``v.reshape(...)``):
+        of a NumPy copy eagerly, of a ``graph.read`` while traced."""
+        if name.startswith("_"):
+            raise AttributeError(f"'Variable' object has no attribute {name!r}")
+        return getattr(self.read_value(), name)
+
     def __repr__(self) -> str:
         return f"kiln.Variable(shape={self.shape}, dtype={self.dtype.name}, value={self._synced().tolist()!r})"
 
     __hash__ = object.__hash__  # identity, as the trace cache keys variables (``==`` is elementwise)
+
+
+def _read_all(value: Any) -> Any:
+    """``value`` with every variable in it (in lists and tuples too: ``np.stack([v, w])``) read."""
+    if isinstance(value, Variable):
+        return value.read_value()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_read_all(v) for v in value)
+    return value
 
 
 def _binary(ufunc: np.ufunc) -> tuple[Any, Any]:

@@ -47,7 +47,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.utils.exceptions import DiagnosticException
 
-from kiln.dialects import graph
+from kiln.dialects import graph, kalgo
 from kiln.passes._scalar import ScalarBuilder, cast, compare, floordiv_pow2, mod_pow2, scalar_constant
 from kiln.passes._scalar_math import BINARY, UNARY
 
@@ -794,6 +794,37 @@ class LowerDim(RewritePattern):
         rewriter.replace(op, em.ops)
 
 
+class LowerAlgorithm(RewritePattern):
+    """``graph.scan``/``argreduce``/``sort``/``argsort``/``bincount``/``searchsorted`` -> the ``kalgo``
+    op of the same name writing into a ``tensor.empty`` (sequential algorithms linalg cannot express)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        build: Callable[[SSAValue], Operation]
+        if isinstance(op, graph.ScanOp):
+            build = lambda init: kalgo.ScanOp(op.kind.data, op.operand, init, op.axis.value.data)
+        elif isinstance(op, graph.ArgReduceOp):
+            build = lambda init: kalgo.ArgReduceOp(op.kind.data, op.operand, init, op.axis.value.data)
+        elif isinstance(op, graph.SortOp):
+            build = lambda init: kalgo.SortOp(op.operand, init, op.axis.value.data)
+        elif isinstance(op, graph.ArgsortOp):
+            build = lambda init: kalgo.ArgsortOp(op.operand, init, op.axis.value.data)
+        elif isinstance(op, graph.BincountOp):
+            build = lambda init: kalgo.BincountOp(op.operand, op.weights, init)
+        elif isinstance(op, graph.SearchsortedOp):
+            build = lambda init: kalgo.SearchsortedOp(op.side.data, op.sorted, op.values, init)
+        else:
+            return
+        em = _Emitter(op)
+        assert isinstance(op.results[0].type, TensorType)
+        if isinstance(op, graph.ArgReduceOp):  # the result's dims are the operand's without the axis
+            axis = op.axis.value.data
+            dims: Callable[[int], SSAValue] = lambda d: em.dim(op.operand, d + (d >= axis))
+        else:
+            dims = _dims_like(em, op.values if isinstance(op, graph.SearchsortedOp) else op.operand)
+        em.add(build(em.empty(op.results[0].type, dims)))
+        rewriter.replace(op, em.ops)
+
+
 #: graph ops that stay at the tensor level: the bufferizer lowers them (tokens, effects)
 KEPT = (graph.TokenOp, graph.PrintOp, graph.ReadOp, graph.AssignOp)
 
@@ -825,6 +856,7 @@ class ConvertGraphToLinalg(ModulePass):
                     LowerDynamicSlice(),
                     LowerInsertSlice(),
                     LowerDim(),
+                    LowerAlgorithm(),
                 ],
                 dce_enabled=False,
             ),

@@ -133,3 +133,16 @@ def test_randomness_is_frozen_at_trace_time() -> None:
         return x + np.random.default_rng().random(2)
 
     assert np.array_equal(f(np.zeros(2)), f(np.zeros(2)))
+
+
+def test_bincount_counts_only_below_its_trace_time_length() -> None:
+    """A compiled result's size is fixed when the function is traced, so np.bincount's length is
+    minlength: larger (and negative) values are not counted, where NumPy would lengthen the result."""
+
+    @kiln.function
+    def f(x):
+        return np.bincount(x, minlength=3)
+
+    values = np.array([0, 1, 5, 1, 2, 7])
+    np.testing.assert_array_equal(f(values), [1, 2, 1])
+    assert len(f.python_function(values)) == 8  # plain NumPy

@@ -21,6 +21,7 @@ from xdsl.traits import IsTerminator
 from kiln.backends.c import control_ops, kernel_ops, memref_ops, scalar_ops  # noqa: F401  (register handlers)
 from kiln.backends.c import vector_ops  # after scalar_ops: wraps its arith/math handlers for vectors
 from kiln.backends.c import print_ops  # noqa: F401  (registers krt.print)
+from kiln.backends.c import algorithm_ops  # noqa: F401  (registers the kernel dialect's algorithms)
 from kiln.backends.c import parallel_ops  # noqa: F401  (after control_ops: wraps its scf.for handler)
 from kiln.backends.c.c_types import c_type, element_c_type
 from kiln.backends.c.dispatch import HANDLERS, Handler

@@ -36,6 +36,7 @@ from kiln.backends.c.dispatch import Handler
 from kiln.backends.c.errors import CEmitError, op_error
 from kiln.backends.c.index_expr import atom, linear, product
 from kiln.backends.c.memref_ops import emit_global
+from kiln.backends.cuda.host_algorithms import ALGORITHMS, host_algorithm
 from kiln.backends.cuda.host_print import host_print
 from kiln.backends.cuda.kernel_emitter import KernelEmitter, kernel_name
 from kiln.backends.cuda.runtime import PRELUDE
@@ -144,6 +145,8 @@ class HostEmitter(FunctionEmitter):
                 written.add(_root(op.memref))
             elif isinstance(op, memref.CopyOp):
                 written.add(_root(op.destination))
+            elif isinstance(op, ALGORITHMS):
+                written.add(_root(op.output))
         return written
 
     def _device_copy(self, arg: SSAValue, name: str, written: bool) -> None:
@@ -308,6 +311,7 @@ _HOST_HANDLERS = {
     memref.GetGlobalOp: _get_global,
     gpu.LaunchFuncOp: _launch,
     krt.PrintOp: host_print,
+    **{algorithm: host_algorithm for algorithm in ALGORITHMS},
 }
 
 

@@ -6,8 +6,9 @@ function (or ``f`` itself for library code). Calls that are library calls by
 their very name are left as written, for readability: builtins that the
 function does not shadow and functions reached through a library module
 (``np.exp(x)``, ``math.sqrt(y)``, ``kiln.range(n)``), except NumPy's
-array-creation functions (``np.zeros``...), which make kiln arrays while tracing. The builtins ``range``
-and ``len`` become ``ag__.range_`` and ``ag__.len_``, which accept tensors.
+array-creation functions (``np.zeros``...), which make kiln arrays while tracing. The builtins
+``range``, ``len``, ``float``, ``int``, ``bool``, ``max``, ``min`` and ``sum`` become
+``ag__.range_``, ``ag__.len_``, ``ag__.float_``... which accept tensors.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ _NUMPY_CREATION = frozenset({"empty", "zeros", "ones", "full", "array", "asarray
 
 #: builtins replaced by operators that accept tensors
 _BUILTINS = {"range": "ag__.range_", "len": "ag__.len_"}
+_BUILTINS.update({name: f"ag__.{name}_" for name in ("float", "int", "bool", "max", "min", "sum")})
 
 
 class _Calls(ast.NodeTransformer):

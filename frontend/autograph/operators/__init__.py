@@ -3,21 +3,27 @@
 from kiln.frontend.autograph.operators.calls import call
 from kiln.frontend.autograph.operators.control_flow import for_stmt, if_exp, if_stmt, while_stmt
 from kiln.frontend.autograph.operators.logical import and_, not_, or_
-from kiln.frontend.autograph.operators.py_builtins import len_, range_
+from kiln.frontend.autograph.operators.py_builtins import bool_, float_, int_, len_, max_, min_, range_, sum_
 from kiln.frontend.autograph.operators.variables import Undefined, get_no_state, set_no_state
 
 __all__ = [
     "Undefined",
     "and_",
+    "bool_",
     "call",
+    "float_",
     "for_stmt",
     "get_no_state",
     "if_exp",
     "if_stmt",
+    "int_",
     "len_",
+    "max_",
+    "min_",
     "not_",
     "or_",
     "range_",
     "set_no_state",
+    "sum_",
     "while_stmt",
 ]

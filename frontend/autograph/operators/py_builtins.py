@@ -1,10 +1,15 @@
-"""Builtins that must accept tensors: ``range_`` stands for ``range``, ``len_`` for ``len``."""
+"""Builtins that must accept tensors: ``range_`` stands for ``range``, ``len_`` for ``len``, and
+``float_ int_ bool_ max_ min_ sum_`` for the conversions and folds of the same names."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from kiln.frontend import array_ops, dtypes, trace_context
 from kiln.frontend.autograph import staging
+from kiln.frontend.tensor import Tensor, as_tensor
 
 
 def range_(*args: Any) -> Any:
@@ -19,3 +24,99 @@ def len_(value: Any) -> Any:
     if staging.is_tensor(value) and value.ndim and value.shape[0] is None:
         return staging.dim(value, 0)
     return len(value)
+
+
+# ---------------------------------------------------------------------- conversions and folds
+# A traced tensor has no Python value, and Python requires float()/int()/bool() to return a
+# real float/int/bool, so they cannot be methods of the tensor. Converted code calls these
+# instead: on a tensor they return the 0-d tensor NumPy's scalar conversion would give the
+# value of; on anything else they are the builtins.
+
+
+def _traced(value: Any) -> bool:
+    """A tensor, or a variable read while tracing."""
+    return staging.is_tensor(value) or (hasattr(type(value), "__kiln_tensor__") and trace_context.current() is not None)
+
+
+def _scalar(value: Any, what: str) -> Tensor:
+    """``value`` as a 0-d tensor: NumPy 2 converts only 0-d arrays to Python scalars."""
+    t = as_tensor(value)
+    if t.ndim != 0:
+        raise TypeError(f"only 0-dimensional arrays can be converted to Python scalars ({what} of {t!r})")
+    return t
+
+
+def float_(*args: Any) -> Any:
+    """``float(x)``: a 0-d float64 tensor for a tensor ``x``."""
+    if len(args) == 1 and _traced(args[0]):
+        return _scalar(args[0], "float()").astype(np.float64)
+    return float(*args)
+
+
+def int_(*args: Any) -> Any:
+    """``int(x)``: a 0-d int64 tensor for a tensor ``x`` (floats truncate toward zero, as ``int`` does)."""
+    if len(args) == 1 and _traced(args[0]):
+        return _scalar(args[0], "int()").astype(np.int64)
+    return int(*args)
+
+
+def bool_(*args: Any) -> Any:
+    """``bool(x)``: a 0-d bool tensor (``x != 0``) for a tensor ``x``."""
+    if len(args) == 1 and _traced(args[0]):
+        return _scalar(args[0], "bool()").astype(np.bool_)
+    return bool(*args)
+
+
+def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
+    def impl(*args: Any, **kwargs: Any) -> Any:
+        items = args[0] if len(args) == 1 else args
+        if len(args) == 1 and _traced(items):
+            if kwargs:
+                raise NotImplementedError(f"{name}(tensor, {', '.join(f'{k}=' for k in kwargs)}) is not supported inside kiln.function")
+            t = as_tensor(items)
+            if t.ndim != 1:
+                raise ValueError(
+                    f"{name}() of a tensor of shape {t.shape} compares its rows, whose truth value is ambiguous "
+                    f"(as in NumPy); use np.{name}(x) or np.{name}(x, axis=0)"
+                )
+            return reduce(t)
+        if not isinstance(items, (list, tuple)) or not any(_traced(v) for v in items):
+            return builtin(*args, **kwargs)
+        if kwargs:
+            raise NotImplementedError(f"{name}(..., {', '.join(f'{k}=' for k in kwargs)}) of tensors is not supported inside kiln.function")
+        if not items:
+            raise ValueError(f"{name}() iterable argument is empty")
+        for v in items:
+            if _traced(v) and as_tensor(v).ndim != 0:
+                raise ValueError(
+                    f"{name}() of tensors of shape {as_tensor(v).shape} needs the truth value of an elementwise "
+                    f"comparison, which is ambiguous (as in NumPy); use np.{'maximum' if name == 'max' else 'minimum'}"
+                )
+        result = items[0]
+        for v in items[1:]:
+            result = combine(result, v)
+        return result
+
+    impl.__name__ = f"{name}_"
+    impl.__doc__ = (
+        f"``{name}(...)``: of a 1-D tensor, ``np.{name}``; of 0-d tensors and numbers, "
+        f"``np.{'maximum' if name == 'max' else 'minimum'}`` in turn (NaN propagates)."
+    )
+    return impl
+
+
+max_ = _extreme("max", max, np.max, np.maximum)
+min_ = _extreme("min", min, np.min, np.minimum)
+
+
+def sum_(iterable: Any, /, start: Any = 0) -> Any:
+    """``sum(x, start)`` of a tensor: ``start`` plus the sum over its first axis, in the dtype of Python's
+    left-to-right additions (the element dtype with ``start`` weak: ``sum`` of int32 stays int32)."""
+    if not _traced(iterable):
+        return sum(iterable, start)
+    t = as_tensor(iterable)
+    if t.ndim == 0:
+        raise TypeError("iteration over a 0-d array")
+    key = as_tensor(start).dtype if _traced(start) else start.dtype if isinstance(start, (np.ndarray, np.generic)) else start
+    dt = dtypes.result_type(t.dtype, key)  # a Python number is weak
+    return np.add(start, array_ops.reduce("sum", t, 0, False, dt))

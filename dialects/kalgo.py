@@ -1,0 +1,281 @@
+"""The ``kalgo`` dialect: sequential array algorithms in destination-passing style.
+
+Sorting, scans, arg-reductions, counting and binary search have no
+``linalg.generic`` form (an element of the result depends on others of the result,
+on the data as an index, or on a position). ``convert-graph-to-linalg`` lowers
+``graph.sort``/``argsort``/``scan``/``argreduce``/``bincount``/``searchsorted`` to the
+``kalgo`` op of the same name, which reads
+its ``ins`` and writes its ``outs`` whole, like a linalg op:
+
+    %y = kalgo.scan {axis = 0 : i64, kind = "add"} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+
+The ops are ``LinalgStructuredOperation``s, so ``kiln-bufferize`` gives them
+buffers as it does linalg ops (their indexing maps say which loops each operand
+spans; the loop along a scanned or sorted axis is a ``reduction``). Their body is a
+placeholder that yields the ``outs`` unchanged and means nothing: no linalg
+lowering may run on them. ``convert-kalgo-to-kernel`` turns the buffer-level ops
+into the ``kernel`` calls of the same names before any linalg op becomes loops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    DenseArrayBase,
+    I64,
+    IntegerAttr,
+    ShapedType,
+    StringAttr,
+    TensorType,
+    i32,
+    i64,
+)
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.ops import YieldOp
+from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.irdl import AttrSizedOperandSegments, irdl_op_definition, prop_def
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+SCANS = ("add", "mul", "max", "min")
+SIDES = ("left", "right")
+
+
+def _element(t: Attribute) -> Attribute:
+    assert isinstance(t, ShapedType)
+    return t.get_element_type()  # type: ignore[no-any-return]
+
+
+def _placeholder_body(operands: Sequence[SSAValue], n_outputs: int) -> Region:
+    """One argument per operand; yields the ``outs`` arguments (the op's semantics are its name)."""
+    block = Block(arg_types=[_element(v.type) for v in operands])
+    block.add_op(YieldOp(*block.args[len(operands) - n_outputs :]))
+    return Region(block)
+
+
+def _result_types(outputs: Sequence[SSAValue]) -> list[Attribute]:
+    return [v.type for v in outputs if isinstance(v.type, TensorType)]
+
+
+def _iterators(kinds: Sequence[str]) -> ArrayAttr[IteratorTypeAttr]:
+    return ArrayAttr([IteratorTypeAttr.reduction() if k == "reduction" else IteratorTypeAttr.parallel() for k in kinds])
+
+
+def _shape(v: SSAValue) -> tuple[int, ...]:
+    assert isinstance(v.type, ShapedType)
+    return tuple(v.type.get_shape())
+
+
+class _AlgoOp(LinalgStructuredOperation):
+    """Shared syntax: ``kalgo.<name> {props} ins(... : ...) outs(... : ...) (-> types)?``."""
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    PROPERTY_NAMES: ClassVar[tuple[str, ...]] = ()
+
+    def _init(self, inputs: Sequence[SSAValue], output: SSAValue, properties: dict[str, Attribute]) -> None:
+        super().__init__(
+            operands=[list(inputs), [output]],
+            result_types=[_result_types([output])],
+            properties=properties,
+            regions=[_placeholder_body([*inputs, output], 1)],
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attr_dict({name: self.properties[name] for name in self.PROPERTY_NAMES})
+        for keyword, values in (("ins", self.inputs), ("outs", self.outputs)):
+            printer.print_string(f" {keyword}(")
+            printer.print_list(values, printer.print_ssa_value)
+            printer.print_string(" : ")
+            printer.print_list(values.types, printer.print_attribute)
+            printer.print_string(")")
+        if self.res:
+            printer.print_string(" -> ")
+            printer.print_list(self.res.types, printer.print_attribute)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Any:
+        properties = parser.parse_optional_attr_dict()
+        groups: list[list[SSAValue]] = []
+        for keyword in ("ins", "outs"):
+            parser.parse_keyword(keyword)
+            parser.parse_punctuation("(")
+            names = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            parser.parse_punctuation(")")
+            if len(names) != len(types):
+                parser.raise_error(f"{cls.name}: {len(names)} {keyword} operands but {len(types)} types")
+            groups.append([parser.resolve_operand(n, t) for n, t in zip(names, types)])
+        if parser.parse_optional_punctuation("->") is not None:
+            parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        inputs, outputs = groups
+        op = cls.create(
+            operands=[*inputs, *outputs],
+            result_types=_result_types(outputs),
+            properties={**properties, "operandSegmentSizes": _segments(len(inputs), len(outputs))},
+            regions=[_placeholder_body([*inputs, *outputs], len(outputs))],
+        )
+        return op
+
+    def verify_(self) -> None:
+        super().verify_()
+        if len(self.outputs) != 1:
+            raise VerifyException(f"{self.name} has one output")
+        out = self.outputs[0].type
+        if isinstance(out, TensorType) != bool(self.res):
+            raise VerifyException(f"{self.name}: a tensor output has a result, a memref output none")
+
+
+def _segments(n_inputs: int, n_outputs: int) -> Attribute:
+    return DenseArrayBase.from_list(i32, [n_inputs, n_outputs])
+
+
+class _AlongAxis(_AlgoOp):
+    """One input and one output of the same shape, each line along ``axis`` computed in order."""
+
+    axis = prop_def(IntegerAttr[I64])
+
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        rank = len(_shape(self.inputs[0]))
+        return ArrayAttr([AffineMapAttr(AffineMap.identity(rank))] * 2)
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        rank, axis = len(_shape(self.inputs[0])), self.axis.value.data
+        return _iterators(["reduction" if i == axis else "parallel" for i in range(rank)])
+
+    def verify_(self) -> None:
+        super().verify_()
+        if len(self.inputs) != 1:
+            raise VerifyException(f"{self.name} has one input")
+        rank = len(_shape(self.inputs[0]))
+        if not 0 <= self.axis.value.data < rank:
+            raise VerifyException(f"{self.name}: axis {self.axis.value.data} is out of range for rank {rank}")
+
+
+@irdl_op_definition
+class ScanOp(_AlongAxis):
+    """Inclusive scan (``kind`` add, mul, max or min) of each line along ``axis``."""
+
+    name = "kalgo.scan"
+    kind = prop_def(StringAttr)
+    PROPERTY_NAMES: ClassVar[tuple[str, ...]] = ("axis", "kind")
+
+    def __init__(self, kind: str, operand: SSAValue, init: SSAValue, axis: int):
+        self._init([operand], init, {"kind": StringAttr(kind), "axis": IntegerAttr(axis, i64)})
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.kind.data not in SCANS:
+            raise VerifyException(f"kalgo.scan: unknown kind {self.kind.data!r}")
+        if _element(self.inputs[0].type) != _element(self.outputs[0].type):
+            raise VerifyException("kalgo.scan: input and output share an element type")
+
+
+@irdl_op_definition
+class ArgReduceOp(_AlgoOp):
+    """The i64 position of the first extreme element (``kind`` max or min), or first NaN, of each line
+    along ``axis``; the output has the input's shape without that axis."""
+
+    name = "kalgo.argreduce"
+    kind = prop_def(StringAttr)
+    axis = prop_def(IntegerAttr[I64])
+    PROPERTY_NAMES: ClassVar[tuple[str, ...]] = ("axis", "kind")
+
+    def __init__(self, kind: str, operand: SSAValue, init: SSAValue, axis: int):
+        self._init([operand], init, {"kind": StringAttr(kind), "axis": IntegerAttr(axis, i64)})
+
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        rank, axis = len(_shape(self.inputs[0])), self.axis.value.data
+        kept = tuple(AffineExpr.dimension(i) for i in range(rank) if i != axis)
+        return ArrayAttr([AffineMapAttr(AffineMap.identity(rank)), AffineMapAttr(AffineMap(rank, 0, kept))])
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        rank, axis = len(_shape(self.inputs[0])), self.axis.value.data
+        return _iterators(["reduction" if i == axis else "parallel" for i in range(rank)])
+
+    def verify_(self) -> None:
+        rank = len(_shape(self.inputs[0])) if self.inputs else 0
+        if not 0 <= self.axis.value.data < rank:
+            raise VerifyException(f"kalgo.argreduce: axis {self.axis.value.data} is out of range for rank {rank}")
+        super().verify_()
+        if self.kind.data not in ("max", "min"):
+            raise VerifyException(f"kalgo.argreduce: kind must be 'max' or 'min', got {self.kind.data!r}")
+
+
+@irdl_op_definition
+class SortOp(_AlongAxis):
+    """Each line along ``axis`` sorted ascending, NaN last."""
+
+    name = "kalgo.sort"
+    PROPERTY_NAMES: ClassVar[tuple[str, ...]] = ("axis",)
+
+    def __init__(self, operand: SSAValue, init: SSAValue, axis: int):
+        self._init([operand], init, {"axis": IntegerAttr(axis, i64)})
+
+
+@irdl_op_definition
+class ArgsortOp(_AlongAxis):
+    """The i64 positions that sort each line along ``axis`` stably, NaN last."""
+
+    name = "kalgo.argsort"
+    PROPERTY_NAMES: ClassVar[tuple[str, ...]] = ("axis",)
+
+    def __init__(self, operand: SSAValue, init: SSAValue, axis: int):
+        self._init([operand], init, {"axis": IntegerAttr(axis, i64)})
+
+
+@irdl_op_definition
+class BincountOp(_AlgoOp):
+    """``ins(%x[, %w]) outs(%counts)``: occurrences (or summed weights) of each value of ``%x`` below
+    the output's length; the loops are the elements of ``%x``, then the output's."""
+
+    name = "kalgo.bincount"
+
+    def __init__(self, operand: SSAValue, weights: SSAValue | None, init: SSAValue):
+        self._init([operand] if weights is None else [operand, weights], init, {})
+
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        d0, d1 = AffineExpr.dimension(0), AffineExpr.dimension(1)
+        maps = [AffineMap(2, 0, (d0,))] * len(self.inputs) + [AffineMap(2, 0, (d1,))]
+        return ArrayAttr([AffineMapAttr(m) for m in maps])
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        return _iterators(["reduction", "parallel"])
+
+
+@irdl_op_definition
+class SearchsortedOp(_AlgoOp):
+    """``ins(%sorted, %values) outs(%positions)``: binary search of each value (``side`` left or right);
+    the loops are the elements of ``%sorted``, then those of ``%values``."""
+
+    name = "kalgo.searchsorted"
+    side = prop_def(StringAttr)
+    PROPERTY_NAMES: ClassVar[tuple[str, ...]] = ("side",)
+
+    def __init__(self, side: str, sorted_: SSAValue, values: SSAValue, init: SSAValue):
+        self._init([sorted_, values], init, {"side": StringAttr(side)})
+
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        rank = len(_shape(self.inputs[1]))
+        dims = tuple(AffineExpr.dimension(1 + i) for i in range(rank))
+        maps = [AffineMap(1 + rank, 0, (AffineExpr.dimension(0),)), AffineMap(1 + rank, 0, dims), AffineMap(1 + rank, 0, dims)]
+        return ArrayAttr([AffineMapAttr(m) for m in maps])
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        return _iterators(["reduction"] + ["parallel"] * len(_shape(self.inputs[1])))
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.side.data not in SIDES:
+            raise VerifyException(f"kalgo.searchsorted: side must be 'left' or 'right', got {self.side.data!r}")
+
+
+KAlgo = Dialect("kalgo", [ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp], [])

@@ -1,0 +1,150 @@
+"""NumPy's sorting, searching and counting on traced tensors: ``sort``, ``argsort``,
+``searchsorted``, ``bincount`` and ``histogram``.
+
+They are ``graph.sort``, ``graph.argsort`` (stable, NaN last), ``graph.searchsorted``
+(binary search in NumPy's order) and ``graph.bincount``. A histogram is a bincount of
+the bin each value falls in, found by a binary search in the bin edges (the last bin
+holds its right edge; values outside the edges and NaN are not counted), which is the
+bin NumPy's own computation settles on. Result sizes must be known at trace time:
+``bincount`` needs ``minlength=`` (or constant values), ``histogram`` a ``range=`` or
+explicit edges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from kiln.dialects import graph
+from kiln.frontend import array_ops, dtypes
+from kiln.frontend.numpy_shape import ranked, reject, unsupported
+from kiln.frontend.tensor import Tensor, as_tensor, cast, emit, shape_of
+
+_SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+
+
+def _traced(x: Any) -> bool:
+    return isinstance(x, Tensor) or hasattr(type(x), "__kiln_tensor__")
+
+
+def _promotion_key(v: Any) -> Any:
+    """What ``v`` brings to ``np.result_type``: a Python scalar itself (weak), else a dtype."""
+    if _traced(v):
+        return as_tensor(v).dtype
+    if isinstance(v, (bool, int, float)) and not isinstance(v, np.generic):
+        return v
+    return np.asarray(v).dtype
+
+
+def _sort_args(name: str, a: Any, axis: int | None, kind: Any, order: Any) -> tuple[Tensor, int]:
+    reject(name, order=order)
+    if kind not in _SORT_KINDS:
+        raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got '{kind}')")
+    t = as_tensor(a)
+    if axis is None:
+        t = Tensor(t.value) if t.shape_source is not None else array_ops.reshape(t, -1)
+        return t, 0
+    ranked(t, f"np.{name}(..., axis=)")
+    return t, array_ops.normalize_axis(axis, t.ndim)
+
+
+def sort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Tensor:
+    """``np.sort``: ascending along ``axis`` (flattened when None), NaN last; every ``kind`` sorts alike."""
+    t, ax = _sort_args("sort", a, axis, kind, order)
+    return emit(graph.SortOp(t.value, ax))
+
+
+def argsort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Tensor:
+    """``np.argsort`` as int64. kiln always sorts stably: for ``kind="stable"`` (or ``stable=True``) that is
+    NumPy's answer; for the default quicksort NumPy leaves the order of equal elements unspecified."""
+    t, ax = _sort_args("argsort", a, axis, kind, order)
+    return emit(graph.ArgsortOp(t.value, ax))
+
+
+def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Tensor:
+    """``np.searchsorted`` of ``v`` (any shape) in the sorted 1-D ``a``, in their common dtype."""
+    reject("searchsorted", sorter=sorter)
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
+    ta = ranked(a, "np.searchsorted")
+    if ta.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    dt = dtypes.result_type(ta.dtype, _promotion_key(v))
+    tv = ranked(v if _traced(v) else np.asarray(v, dt), "np.searchsorted")
+    return emit(graph.SearchsortedOp(side, cast(ta, dt).value, cast(tv, dt).value))
+
+
+def bincount(x: Any, weights: Any = None, minlength: int = 0) -> Tensor:
+    """``np.bincount`` with a length known at trace time: ``minlength``, or from constant values.
+    Values at or above that length are not counted (NumPy would make the result longer)."""
+    if minlength is None or minlength < 0:
+        raise ValueError("'minlength' must not be negative")
+    if not _traced(x):
+        values = np.asarray(x)
+        if values.size and values.min() < 0:
+            raise ValueError("'list' argument must have no negative elements")
+        length = max(int(minlength), int(values.max()) + 1 if values.size else 0)
+    elif minlength == 0:
+        raise unsupported(
+            "np.bincount(x) without minlength= (the result's length is max(x) + 1, known only from the values); "
+            "pass minlength=N with every value below N"
+        )
+    else:
+        length = int(minlength)
+    t = ranked(x, "np.bincount")
+    if t.ndim != 1:
+        raise ValueError("object too deep for desired array" if t.ndim > 1 else "object of too small depth for desired array")
+    if t.dtype.kind not in "bi":
+        raise TypeError(f"Cannot cast array data from dtype('{t.dtype}') to dtype('int64') according to the rule 'safe'")
+    w = None
+    if weights is not None:
+        w = cast(ranked(weights, "np.bincount(..., weights=)"), np.dtype(np.float64))
+        if shape_of(w) != shape_of(t) and -1 not in shape_of(w) + shape_of(t):
+            raise ValueError("The weights and list don't have the same length.")
+    return emit(graph.BincountOp(cast(t, np.dtype(np.int64)).value, None if w is None else w.value, length))
+
+
+def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None) -> tuple[Tensor, Any]:  # noqa: A002
+    """``np.histogram`` with ``bins`` an int and ``range=`` given (NumPy's own edges, computed at trace
+    time), or ``bins`` the edges themselves (an array or a tensor)."""
+    t = ranked(a, "np.histogram")
+    flat = array_ops.reshape(t, -1)
+    if isinstance(bins, str):
+        raise unsupported(f"np.histogram(..., bins={bins!r})")
+    if isinstance(bins, (int, np.integer)):
+        if range is None:
+            raise unsupported("np.histogram(..., bins=<int>) without range= (the edges would depend on the data)")
+        if _traced(range[0]) or _traced(range[1]):
+            raise unsupported("np.histogram(..., range=<traced values>)")
+        edges: Any = np.histogram_bin_edges(np.empty(0, t.dtype), int(bins), (range[0], range[1]))
+    else:
+        edges = bins if _traced(bins) else np.asarray(bins)
+    te = ranked(edges, "np.histogram(..., bins=<edges>)")
+    if te.ndim != 1:
+        raise ValueError("`bins` must be 1d, when an array")
+    n = shape_of(te)[0] - 1
+    dt = dtypes.result_type(te.dtype, t.dtype)
+    x, te_ = cast(flat, dt), cast(te, dt)
+    bin_ = np.subtract(emit(graph.SearchsortedOp("right", te_.value, x.value)), np.int64(1))
+    bin_ = np.where(np.equal(x, te_[n]), np.int64(n - 1), bin_)  # the last bin holds its right edge
+    w = None if weights is None else ranked(weights, "np.histogram(..., weights=)")
+    if w is not None and shape_of(w) != shape_of(t):
+        raise ValueError("weights should have the same shape as a.")
+    counts = bincount(bin_, None if w is None else array_ops.reshape(w, -1), minlength=n)
+    if w is not None:
+        counts = cast(counts, w.dtype)
+    if density:
+        widths = np.diff(edges).astype(np.float64) if not _traced(edges) else cast(np.subtract(te[1:], te[:-1]), np.dtype(np.float64))
+        counts = np.true_divide(np.true_divide(counts, widths), array_ops.reduce("sum", counts, None, False))
+    return counts, edges
+
+
+FUNCTIONS: dict[Any, Callable[..., Any]] = {
+    np.sort: sort,
+    np.argsort: argsort,
+    np.searchsorted: searchsorted,
+    np.bincount: bincount,
+    np.histogram: histogram,
+}

@@ -1,0 +1,54 @@
+"""``convert-kalgo-to-kernel``: buffer-level ``kalgo`` ops to the ``kernel`` calls of the same names.
+
+Expects: the buffer level (after ``kiln-bufferize``), where each ``kalgo`` op reads
+and writes memrefs and has no results.
+Produces: ``kernel.scan``/``argreduce``/``sort``/``argsort``/``bincount``/``searchsorted`` with the same
+operands and properties, which the C backend emits as calls into its runtime.
+It must run before any pass that lowers ``LinalgStructuredOperation``s to loops
+(``convert-linalg-to-loops``): a ``kalgo`` op's body is a placeholder, not its meaning.
+A ``kalgo`` op still on tensors is an error: bufferize first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import DiagnosticException
+
+from kiln.dialects import kalgo, kernel
+
+
+def _convert(op: Operation) -> Operation:
+    if isinstance(op, kalgo.ScanOp):
+        return kernel.ScanOp(op.kind.data, op.inputs[0], op.outputs[0], op.axis.value.data)
+    if isinstance(op, kalgo.ArgReduceOp):
+        return kernel.ArgReduceOp(op.kind.data, op.inputs[0], op.outputs[0], op.axis.value.data)
+    if isinstance(op, kalgo.SortOp):
+        return kernel.SortOp(op.inputs[0], op.outputs[0], op.axis.value.data)
+    if isinstance(op, kalgo.ArgsortOp):
+        return kernel.ArgsortOp(op.inputs[0], op.outputs[0], op.axis.value.data)
+    if isinstance(op, kalgo.BincountOp):
+        weights = op.inputs[1] if len(op.inputs) > 1 else None
+        return kernel.BincountOp(op.inputs[0], weights, op.outputs[0])
+    assert isinstance(op, kalgo.SearchsortedOp)
+    return kernel.SearchsortedOp(op.side.data, op.inputs[0], op.inputs[1], op.outputs[0])
+
+
+@dataclass(frozen=True)
+class ConvertKalgoToKernel(ModulePass):
+    """Replace every buffer-level ``kalgo`` op by its ``kernel`` call."""
+
+    name = "convert-kalgo-to-kernel"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for algo in [o for o in op.walk() if o.dialect_name() == "kalgo"]:
+            if algo.results or any(isinstance(v.type, TensorType) for v in algo.operands):
+                raise DiagnosticException(f"convert-kalgo-to-kernel: '{algo.name}' on tensors; run kiln-bufferize first")
+            new = _convert(algo)
+            new.location = algo.location
+            Rewriter.replace_op(algo, new)

@@ -1,0 +1,31 @@
+// RUN: kiln-opt %s -p graph-to-cuda -t cuda | filecheck %s
+// RUN: kiln-opt %s -p graph-to-cuda -t cuda > %t.cu
+// RUN: %if nvcc %{ nvcc -c -Xcompiler -fPIC -arch=sm_80 %t.cu -o %t.o %}
+// The kernel dialect's algorithms run in the host entry point: operands copied to host
+// temporaries, the C backend's loops, the output copied back to the device; the output
+// parameter counts as written, so it is copied back to the caller.
+
+// CHECK-LABEL: void sort_then_scan(
+// CHECK:         float *[[XH:kiln_host[0-9_]*]] = (float *)kiln_cuda_to_host(x_dev, 12*sizeof(float));
+// CHECK-NEXT:    float *[[TH:kiln_host[0-9_]*]] = (float *)kiln_cuda_to_host([[T:.*]], 12*sizeof(float));
+// CHECK-NEXT:    if (![[XH]] || ![[TH]]) { free([[XH]]); free([[TH]]); KILN_RELEASE_ALL(); return; }
+// CHECK:         kiln_sort_f32_line(&[[XH]]{{\[}}{{.*}}], 4, &[[TH]]{{\[}}{{.*}}], 4, NULL, 0, 3, {{.*}});
+// CHECK:         cudaError_t [[S:kiln_status[0-9_]*]] = cudaMemcpy([[T]], [[TH]], 12*sizeof(float), cudaMemcpyHostToDevice);
+// CHECK-NEXT:    free([[XH]]); free([[TH]]);
+// CHECK-NEXT:    if (kiln_cuda_check([[S]], "kernel.sort: copy the result to the device"))
+// CHECK:         kernel.scan: copy the result to the device
+// CHECK:         cudaMemcpy(out, out_dev, 12*sizeof(float), cudaMemcpyDeviceToHost)
+func.func @sort_then_scan(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %0 = graph.sort %x axis 0 : tensor<3x4xf32> -> tensor<3x4xf32>
+  %1 = graph.scan "add", %0 axis 1 : tensor<3x4xf32> -> tensor<3x4xf32>
+  func.return %1 : tensor<3x4xf32>
+}
+
+// CHECK-LABEL: void counting(
+// CHECK:         kiln_sort_i64_search(
+// CHECK:         if ({{.*}} >= 0 && {{.*}} < 4) {{.*}} += 1;
+func.func @counting(%a: tensor<5xi64>, %v: tensor<6xi64>) -> (tensor<6xi64>, tensor<4xi64>) {
+  %0 = graph.searchsorted "left", %a, %v : (tensor<5xi64>, tensor<6xi64>) -> tensor<6xi64>
+  %1 = graph.bincount %v : (tensor<6xi64>) -> tensor<4xi64>
+  func.return %0, %1 : tensor<6xi64>, tensor<4xi64>
+}

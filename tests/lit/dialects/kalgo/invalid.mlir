@@ -1,0 +1,23 @@
+// RUN: kiln-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+func.func @axis(%x: tensor<4xf32>, %e: tensor<4xf32>) -> tensor<4xf32> {
+  %y = kalgo.sort {axis = 2 : i64} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+// CHECK: kalgo.sort: axis 2 is out of range for rank 1
+
+// -----
+
+func.func @kind(%x: tensor<4xf32>, %e: tensor<4xf32>) -> tensor<4xf32> {
+  %y = kalgo.scan {axis = 0 : i64, kind = "sub"} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+// CHECK: kalgo.scan: unknown kind 'sub'
+
+// -----
+
+func.func @shapes(%x: tensor<4xf32>, %e: tensor<5xf32>) -> tensor<5xf32> {
+  %y = kalgo.scan {axis = 0 : i64, kind = "add"} ins(%x : tensor<4xf32>) outs(%e : tensor<5xf32>) -> tensor<5xf32>
+  func.return %y : tensor<5xf32>
+}
+// CHECK: inferred input/output operand #1 has shape's dimension #0 to be 4, but found 5

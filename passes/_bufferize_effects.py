@@ -18,6 +18,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from xdsl.dialects import scf, tensor
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+from xdsl.ir import SSAValue
+
 from kiln.dialects import graph, krt
 from kiln.passes import _bufferize_builders as build
 
@@ -44,16 +48,60 @@ def bufferize_read(fb: FunctionBufferizer, op: graph.ReadOp) -> None:
 
 def _read_then_assigned_once(op: graph.ReadOp) -> bool:
     """The resource is read once, here, and assigned once, later in the same block (a written
-    argument: read at entry, written back at the end)."""
+    argument: read at entry, written back at the end), and nothing that may share the read value's
+    buffer is used after the assign but the assigned value itself (``old = v.read_value()``
+    printed after ``v.assign(x)`` must see the old contents)."""
     uses = [u.operation for u in op.resource.uses]
     assigns = [o for o in uses if isinstance(o, graph.AssignOp)]
     reads = [o for o in uses if isinstance(o, graph.ReadOp)]
-    if len(assigns) != 1 or reads != [op] or len(uses) != 2 or assigns[0].parent_block() is not op.parent_block():
-        return False
     block = op.parent_block()
-    assert block is not None
-    order = list(block.ops)
-    return order.index(op) < order.index(assigns[0])
+    if len(assigns) != 1 or reads != [op] or len(uses) != 2 or block is None or assigns[0].parent_block() is not block:
+        return False
+    (assign,) = assigns
+    position = {o: i for i, o in enumerate(block.ops)}
+    if position[op] > position[assign]:
+        return False
+    for value in _may_share_buffer(op.value):
+        if value is assign.value:
+            continue
+        for use in value.uses:
+            holder = use.operation
+            while holder.parent_block() is not block:
+                holder = holder.parent_op()  # type: ignore[assignment]
+                if holder is None:
+                    return False
+            if position[holder] > position[assign]:
+                return False
+    return True
+
+
+def _may_share_buffer(root: SSAValue) -> set[SSAValue]:
+    """Values that bufferization may place in ``root``'s buffer: views of it, values written into it
+    in place, and results of the control flow and linalg ops that carry or update them."""
+    found: set[SSAValue] = set()
+    work = [root]
+    while work:
+        value = work.pop()
+        if value in found:
+            continue
+        found.add(value)
+        for use in value.uses:
+            user = use.operation
+            if isinstance(user, (tensor.ExtractSliceOp, tensor.CollapseShapeOp, tensor.ExpandShapeOp, tensor.CastOp)):
+                work.extend(user.results)
+            elif isinstance(user, tensor.InsertSliceOp) and use.index == 1:
+                work.extend(user.results)
+            elif isinstance(user, LinalgStructuredOperation):
+                outs = list(user.outputs)
+                work.extend(r for r, o in zip(user.results, outs) if o is value)
+            elif isinstance(user, (scf.IfOp, scf.WhileOp, scf.YieldOp, scf.ConditionOp)):
+                target = user.parent_op() if isinstance(user, (scf.YieldOp, scf.ConditionOp)) else user
+                if target is not None:
+                    work.extend(target.results)
+                    for region in target.regions:
+                        for block in region.blocks:
+                            work.extend(block.args)
+    return found
 
 
 def bufferize_assign(fb: FunctionBufferizer, op: graph.AssignOp) -> None:

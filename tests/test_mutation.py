@@ -417,3 +417,23 @@ def test_written_argument_is_written_in_place_unless_its_old_value_is_read() -> 
     check(old_value_kept, rand(6))
     loops = kiln.function(prefix_recurrence).get_concrete_function(rand(64), rand(64)).lowered("buffer")
     assert "memref.alloc() : memref<64xf64>" not in loops  # no copy in, no copy out: stores into x
+
+
+def returns_old_contents(x):
+    old = x.copy()
+    x[...] = 5.0
+    return old
+
+
+def test_old_contents_read_after_the_write_back() -> None:
+    check(returns_old_contents, rand(4))
+    v = kiln.Variable(np.ones(3))
+
+    @kiln.function
+    def swap_in(x):
+        old = v.read_value()
+        v.assign(x)
+        return old * 1
+
+    np.testing.assert_array_equal(swap_in(np.full(3, 7.0)), np.ones(3))
+    np.testing.assert_array_equal(v.numpy(), np.full(3, 7.0))

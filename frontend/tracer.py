@@ -16,7 +16,7 @@ from typing import Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
-from xdsl.ir import Block, Region
+from xdsl.ir import Block, Region, SSAValue
 
 from kiln.dialects import graph
 from kiln.frontend import pytree, trace_context
@@ -72,8 +72,8 @@ def trace_graph(
         # no result (a function run for its effects on variables): no outputs, and the call returns None
         leaves, tree = pytree.flatten(result) if result is not None else ([], pytree.LEAF)
         outputs = [as_tensor(leaf).value for leaf in leaves]
-        written = _write_back(ctx, block, arg_tensors)
-        ctx.emit(func.ReturnOp(*outputs))
+        written, reads = _write_back(ctx, block, arg_tensors)
+        ctx.emit(func.ReturnOp(*[reads.get(v, v) for v in outputs]))
 
     func_op = func.FuncOp(
         name,
@@ -86,14 +86,20 @@ def trace_graph(
                        written_arguments=written, scalar_rebound=bool(ctx.notes.get(IMMUTABLE_REBOUND)))
 
 
-def _write_back(ctx: trace_context.TraceContext, block: Block, arg_tensors: list[Tensor]) -> tuple[int, ...]:
+def _write_back(
+    ctx: trace_context.TraceContext, block: Block, arg_tensors: list[Tensor]
+) -> tuple[tuple[int, ...], dict[SSAValue, SSAValue]]:
     """Arguments the function wrote: each becomes a ``!graph.resource`` read at entry and assigned
-    its final value at the end, so the caller's array holds what NumPy would leave in it."""
+    its final value at the end, so the caller's array holds what NumPy would leave in it. Also
+    returns, for each such argument, its ``graph.read`` value by the block argument it replaces."""
     written = []
+    reads: dict[SSAValue, SSAValue] = {}
+    seen: set[object] = set()
     for i, t in enumerate(arg_tensors):
         storage = t.storage
-        if storage.value is block.args[i]:
+        if storage.value is block.args[i] or storage in seen:  # unwritten, or an alias of an earlier one
             continue
+        seen.add(storage)
         old = block.args[i]
         assert isinstance(old.type, TensorType)
         resource = block.insert_arg(graph.ResourceType(old.type), i)
@@ -104,7 +110,8 @@ def _write_back(ctx: trace_context.TraceContext, block: Block, arg_tensors: list
         read.location = first.location
         block.insert_op_before(read, first)
         old.replace_all_uses_with(read.value)
+        reads[old] = read.value
         block.erase_arg(old)
-        ctx.emit(graph.AssignOp(resource, storage.value))
+        ctx.emit(graph.AssignOp(resource, reads.get(storage.value, storage.value)))
         written.append(i)
-    return tuple(written)
+    return tuple(written), reads

@@ -1,7 +1,8 @@
 """The ``graph`` dialect: kiln's high-level array IR, what tracing records.
 
-Values are builtin ``tensor<...>`` types with element types i1, i32, i64, f32
-and f64. Ops are NumPy's vocabulary with NumPy's semantics, made explicit:
+Values are builtin ``tensor<...>`` types with element types i1, i8..i64 (signed:
+signless integers are NumPy's intN), ui8..ui64 (NumPy's uintN), f32 and f64
+(docs/ir-reference.md, "Element types"). Ops are NumPy's vocabulary with NumPy's semantics, made explicit:
 elementwise ops take operands of one type (the frontend inserts
 ``graph.cast`` and ``graph.broadcast`` per NumPy's promotion and broadcasting
 rules), so every later pass sees shapes and dtypes spelled out. Every op the
@@ -23,6 +24,7 @@ from xdsl.dialects.builtin import (
     I64,
     IntegerAttr,
     IntegerType,
+    Signedness,
     StringAttr,
     TensorType,
     UnitAttr,
@@ -90,6 +92,11 @@ def is_float(element: Attribute) -> bool:
 
 def is_bool(element: Attribute) -> bool:
     return element == i1
+
+
+def is_unsigned(element: Attribute) -> bool:
+    """``uiN``: NumPy's unsigned integers (signless ``iN`` are the signed ones)."""
+    return isinstance(element, IntegerType) and element.signedness.data == Signedness.UNSIGNED
 
 
 def _dims_compatible(a: int, b: int) -> bool:
@@ -1133,3 +1140,5 @@ Graph = Dialect(
 )
 
 ELEMENT_TYPES: tuple[Attribute, ...] = (i1, IntegerType(32), i64, Float32Type(), Float64Type())
+#: the element types of int8/int16 and of the unsigned integers (uint8..uint64)
+ELEMENT_TYPES += (IntegerType(8), IntegerType(16), *(IntegerType(w, Signedness.UNSIGNED) for w in (8, 16, 32, 64)))

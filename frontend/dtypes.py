@@ -1,7 +1,8 @@
 """NumPy dtypes <-> ``graph`` element types, and NumPy 2's type promotion.
 
-kiln supports five dtypes: bool, int32, int64, float32 and float64 (element
-types i1, i32, i64, f32, f64). Promotion is NumPy's own (NEP 50), asked of
+kiln supports bool, int8/16/32/64, uint8/16/32/64, float32 and float64 (element
+types i1, i8..i64 (signed), ui8..ui64 (unsigned), f32, f64); see
+docs/numpy-semantics.md for the table. Promotion is NumPy's own (NEP 50), asked of
 NumPy itself rather than re-implemented: arrays, NumPy scalars and tensors are
 "strong", Python ``int``/``float`` are "weak" and take the other operand's
 kind when they can (``float32_tensor * 2.0`` stays float32).
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import Float32Type, Float64Type, i1, i32, i64
+from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType, Signedness, i1, i32, i64
 from xdsl.ir import Attribute
 
 _TO_ELEMENT: dict[np.dtype[Any], Attribute] = {
@@ -23,9 +24,13 @@ _TO_ELEMENT: dict[np.dtype[Any], Attribute] = {
     np.dtype(np.float32): Float32Type(),
     np.dtype(np.float64): Float64Type(),
 }
+# The small and unsigned integers: signless integers are signed (NumPy's intN), ``uiN`` is
+# NumPy's uintN (docs/ir-reference.md, "Element types").
+_TO_ELEMENT.update({np.dtype(f"int{w}"): IntegerType(w) for w in (8, 16)})
+_TO_ELEMENT.update({np.dtype(f"uint{w}"): IntegerType(w, Signedness.UNSIGNED) for w in (8, 16, 32, 64)})
 _FROM_ELEMENT: dict[Attribute, np.dtype[Any]] = {e: d for d, e in _TO_ELEMENT.items()}
 
-SUPPORTED: tuple[np.dtype[Any], ...] = tuple(_TO_ELEMENT)
+SUPPORTED: tuple[np.dtype[Any], ...] = tuple(sorted(_TO_ELEMENT, key=lambda d: ("biufc".index(d.kind), d.itemsize)))
 _SUPPORTED_NAMES = ", ".join(str(d) for d in SUPPORTED)
 
 #: what a weak Python scalar stands for when NumPy resolves a ufunc's loop
@@ -37,6 +42,11 @@ def unsupported(dtype: object, what: str = "") -> TypeError:
     """The error for a dtype kiln cannot compile, naming the dtypes it can."""
     where = f" ({what})" if what else ""
     return TypeError(f"kiln does not support dtype {dtype}{where}; supported dtypes are {_SUPPORTED_NAMES}")
+
+
+def unsupported_argument(dtype: object, name: str) -> TypeError:
+    """The error for a function argument of a dtype kiln cannot compile, naming the argument."""
+    return TypeError(f"argument {name} has dtype {dtype}, which kiln does not support; supported: {_SUPPORTED_NAMES}")
 
 
 def canonical(dtype: Any) -> np.dtype[Any]:
@@ -66,6 +76,11 @@ def from_element(element: Attribute) -> np.dtype[Any]:
 def is_integer(dtype: np.dtype[Any]) -> bool:
     """Signed integer dtypes (bool is not one, as in NumPy's ``issubdtype``)."""
     return dtype.kind == "i"
+
+
+def is_any_integer(dtype: np.dtype[Any]) -> bool:
+    """Signed or unsigned integer dtypes (not bool)."""
+    return dtype.kind in "iu"
 
 
 def weak_operand(value: WeakScalar) -> PromotionKey:
@@ -103,10 +118,13 @@ def result_type(*operands: np.dtype[Any] | WeakScalar) -> np.dtype[Any]:
 
 
 def sum_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
-    """The dtype ``np.sum``/``np.prod`` accumulate and return in: bools and small ints widen to int64."""
+    """The dtype ``np.sum``/``np.prod`` accumulate and return in: bools and signed ints widen to
+    int64, unsigned ints to uint64 (NumPy's add.reduce on the platform's long)."""
+    if dtype.kind == "u":
+        return np.dtype(np.uint64)
     return np.dtype(np.int64) if dtype.kind in "bi" else dtype
 
 
 def mean_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
     """The dtype ``np.mean`` returns: float64 for bools and integers, else unchanged."""
-    return np.dtype(np.float64) if dtype.kind in "bi" else dtype
+    return np.dtype(np.float64) if dtype.kind in "biu" else dtype

@@ -109,9 +109,27 @@ def _unary(op: type[IRDLOperation], identity_kinds: str = "") -> Builder:
 
 def _compare(predicate: str) -> Builder:
     def build(a: Tensor, b: Tensor) -> Tensor:
+        if a.dtype != b.dtype:
+            return _mixed_sign_compare(predicate, a, b)
         return emit(graph.CmpOp(predicate, a.value, b.value))
 
     return build
+
+
+_SWAPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
+
+
+def _mixed_sign_compare(predicate: str, a: Tensor, b: Tensor) -> Tensor:
+    """NumPy's exact int64-vs-uint64 comparison loop (no common type holds both): a negative
+    signed value is below every unsigned one; otherwise both compare as uint64."""
+    if a.dtype.kind == "u":  # as ``signed pred unsigned``
+        a, b, predicate = b, a, _SWAPPED[predicate]
+    zero = constant(np.zeros((), a.dtype))
+    negative = emit(graph.CmpOp("lt", a.value, broadcast_to(zero, graph.shape_of(a.value)).value))
+    as_unsigned = emit(graph.CmpOp(predicate, cast(a, b.dtype).value, b.value))
+    if predicate in ("lt", "le", "ne"):  # true for every negative a
+        return emit(graph.OrOp(negative.value, as_unsigned.value))
+    return emit(graph.AndOp(emit(graph.NotOp(negative.value)).value, as_unsigned.value))
 
 
 _multiply = _binary(graph.MulOp, graph.AndOp)
@@ -140,7 +158,7 @@ _UFUNCS: dict[np.ufunc, Builder] = {
     np.greater_equal: _compare("ge"),
     np.negative: _unary(graph.NegOp),
     np.positive: lambda x: x,
-    np.absolute: _unary(graph.AbsOp, "b"),
+    np.absolute: _unary(graph.AbsOp, "bu"),
     np.invert: _unary(graph.NotOp),
     np.logical_not: _unary(graph.NotOp),
     np.exp: _unary(graph.ExpOp),
@@ -149,8 +167,8 @@ _UFUNCS: dict[np.ufunc, Builder] = {
     np.tanh: _unary(graph.TanhOp),
     np.sin: _unary(graph.SinOp),
     np.cos: _unary(graph.CosOp),
-    np.floor: _unary(graph.FloorOp, "bi"),
-    np.ceil: _unary(graph.CeilOp, "bi"),
+    np.floor: _unary(graph.FloorOp, "biu"),
+    np.ceil: _unary(graph.CeilOp, "biu"),
     np.square: lambda x: _multiply(x, x),
 }
 
@@ -182,6 +200,9 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
     if ufunc in _LOGICAL:
         in_dtypes = (np.dtype(np.bool_),) * len(in_dtypes)
     elif ufunc in _COMPARISONS:
+        settled = _settled_comparison(ufunc, operands, in_dtypes)
+        if settled is not None:
+            return settled
         in_dtypes = _widen_for_python_ints(operands, in_dtypes)
     if ufunc is np.power and dtypes.is_integer(in_dtypes[0]) and _has_negative_constant(operands[1]):
         raise ValueError("Integers to negative integer powers are not allowed.")
@@ -193,16 +214,40 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
 
 def _widen_for_python_ints(operands: Sequence[Operand], in_dtypes: tuple[np.dtype[Any], ...]) -> tuple[np.dtype[Any], ...]:
     """NumPy compares integers with Python ints outside their range exactly: compare in int64,
-    or in float64 beyond int64 (every int64 is then strictly nearer zero, so the answer is exact)."""
+    which holds both (the other cases are settled by :func:`_settled_comparison`)."""
     ints = [x for x in operands if isinstance(x, int) and not isinstance(x, bool)]
-    if not ints or not dtypes.is_integer(in_dtypes[0]):
+    if not ints or not dtypes.is_any_integer(in_dtypes[0]):
         return in_dtypes
     info = np.iinfo(in_dtypes[0])
     if all(info.min <= v <= info.max for v in ints):
         return in_dtypes
-    i64 = np.iinfo(np.int64)
-    wide = np.dtype(np.int64) if all(i64.min <= v <= i64.max for v in ints) else np.dtype(np.float64)
-    return (wide,) * len(in_dtypes)
+    return (np.dtype(np.int64),) * len(in_dtypes)
+
+
+#: ``x pred v`` for a ``v`` below every x, and for a ``v`` above every x
+_BELOW_ALL = {np.less: False, np.less_equal: False, np.greater: True, np.greater_equal: True, np.equal: False, np.not_equal: True}
+_ABOVE_ALL = {np.less: True, np.less_equal: True, np.greater: False, np.greater_equal: False, np.equal: False, np.not_equal: True}
+_MIRROR = {np.less: np.greater, np.less_equal: np.greater_equal, np.greater: np.less, np.greater_equal: np.less_equal}
+
+
+def _settled_comparison(ufunc: np.ufunc, operands: Sequence[Operand], in_dtypes: tuple[np.dtype[Any], ...]) -> Tensor | None:
+    """An integer array compared with a Python int outside both its range and int64's (no
+    common type holds both): every element compares the same way, by which side of the range
+    the int lies on. The all-True / all-False result is ``x == x`` / ``x != x`` (exact for
+    integers), so it keeps x's shape, dynamic sizes included. None when not such a case."""
+    if not dtypes.is_any_integer(in_dtypes[0]) or len(operands) != 2:
+        return None
+    for k, v in enumerate(operands):
+        if isinstance(v, int) and not isinstance(v, bool):
+            info, i64 = np.iinfo(in_dtypes[0]), np.iinfo(np.int64)
+            if info.min <= v <= info.max or (i64.min <= v <= i64.max and in_dtypes[0] != np.uint64):
+                return None
+            pred = ufunc if k == 1 else _MIRROR.get(ufunc, ufunc)  # as ``x pred v``
+            truth = (_BELOW_ALL if v < info.min else _ABOVE_ALL)[pred]
+            x = materialize(operands[1 - k], in_dtypes[0])
+            (x,), source = broadcast_all([x], _np_name(ufunc))
+            return with_source(emit(graph.CmpOp("eq" if truth else "ne", x.value, x.value)), source)
+    return None
 
 
 def _has_negative_constant(x: Operand) -> bool:

@@ -10,7 +10,9 @@ this level sees plain indexing maps), ``tensor.empty`` for results,
 0-d ``tensor<i1>`` predicate extracted), ``graph.gather_row``/``scatter_row`` a
 ``tensor.extract_slice``/``insert_slice`` at a computed row offset. Tokens,
 ``graph.print``, ``graph.read`` and ``graph.assign`` stay: kiln-bufferize lowers them.
-Locations are carried over from each graph op to everything it becomes.
+Locations are carried over from each graph op to everything it becomes. Integer types
+come out signless; unsigned function arguments and results are marked ``kiln.unsigned``
+(passes/_signless.py).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.dialects import graph
+from kiln.passes._signless import erase_signedness
 from kiln.passes._scalar import BINARY, UNARY, ScalarBuilder, cast, compare, floordiv_pow2, mod_pow2, scalar_constant
 
 
@@ -331,6 +334,8 @@ def _reduction_identity(kind: str, element: Attribute) -> float | int | bool:
     width = element.width.data
     if width == 1:
         return kind == "min"
+    if graph.is_unsigned(element):
+        return 0 if kind == "max" else 2**width - 1
     return -(2 ** (width - 1)) if kind == "max" else 2 ** (width - 1) - 1
 
 
@@ -781,3 +786,7 @@ class ConvertGraphToLinalg(ModulePass):
         leftover = [o for o in op.walk() if o.dialect_name() == "graph" and not isinstance(o, KEPT)]
         if leftover:
             raise _fail(leftover[0], "no lowering to the tensor level")
+        for o in op.walk():
+            if isinstance(o, graph.PrintOp) and any(graph.is_unsigned(_element(v)) for v in o.values):
+                raise _fail(o, "printing unsigned integers is not supported (kiln.print widens them to int64)")
+        erase_signedness(op)

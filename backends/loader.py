@@ -21,6 +21,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
+    Float16Type,
     Float32Type,
     Float64Type,
     IndexType,
@@ -84,6 +85,8 @@ def dtype_of(ty: Attribute, unsigned: bool = False) -> np.dtype[Any]:
         if ty.width.data == 1:
             return np.dtype(np.bool_)
         return np.dtype(f"{'u' if unsigned else ''}int{ty.width.data}")
+    if isinstance(ty, Float16Type):
+        return np.dtype(np.float16)
     if isinstance(ty, Float32Type):
         return np.dtype(np.float32)
     if isinstance(ty, Float64Type):

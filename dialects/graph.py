@@ -1,8 +1,9 @@
 """The ``graph`` dialect: kiln's high-level array IR, what tracing records.
 
 Values are builtin ``tensor<...>`` types with element types i1, i8..i64 (signed:
-signless integers are NumPy's intN), ui8..ui64 (NumPy's uintN), f32 and f64
-(docs/ir-reference.md, "Element types"). Ops are NumPy's vocabulary with NumPy's semantics, made explicit:
+signless integers are NumPy's intN), ui8..ui64 (NumPy's uintN), f16, f32 and
+f64 (docs/ir-reference.md, "Element types"). Ops are NumPy's vocabulary with
+NumPy's semantics, made explicit:
 elementwise ops take operands of one type (the frontend inserts
 ``graph.cast`` and ``graph.broadcast`` per NumPy's promotion and broadcasting
 rules), so every later pass sees shapes and dtypes spelled out. Every op the
@@ -19,6 +20,7 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    Float16Type,
     Float32Type,
     Float64Type,
     I64,
@@ -1142,3 +1144,5 @@ Graph = Dialect(
 ELEMENT_TYPES: tuple[Attribute, ...] = (i1, IntegerType(32), i64, Float32Type(), Float64Type())
 #: the element types of int8/int16 and of the unsigned integers (uint8..uint64)
 ELEMENT_TYPES += (IntegerType(8), IntegerType(16), *(IntegerType(w, Signedness.UNSIGNED) for w in (8, 16, 32, 64)))
+#: float16, computed in f32 and rounded after every op (docs/ir-reference.md, "Element types")
+ELEMENT_TYPES += (Float16Type(),)

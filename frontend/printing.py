@@ -42,7 +42,10 @@ def print(*values: Any, sep: str = " ", end: str = "\n") -> None:  # noqa: A001 
 
 def _printable(tensor: Tensor) -> Tensor:
     """The tensor in a dtype the print runtime formats: unsigned integers up to 32 bits as
-    int64 (the same values, which NumPy prints the same way); others as they are."""
+    int64 (the same values, which NumPy prints the same way); others as they are. float16
+    (which NumPy prints with float16's shortest digits) is refused."""
+    if tensor.dtype == np.float16:
+        raise NotImplementedError("kiln.print of a float16 tensor is not supported; print x.astype(np.float32)")
     if tensor.dtype.kind == "u":
         if tensor.dtype.itemsize == 8:
             raise NotImplementedError(

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, IntegerType, i1, i32, i64
+from xdsl.dialects.builtin import AnyFloat, Float16Type, FloatAttr, IntegerAttr, IntegerType, f32, i1, i32, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from kiln.dialects.graph import is_unsigned
@@ -155,6 +155,26 @@ def _unsigned_div(b: ScalarBuilder, op: type[Operation], x: SSAValue, y: SSAValu
     return b.select(y_is_zero, zero, q)
 
 
+def in_f32(build: Callable[..., SSAValue]) -> Callable[..., SSAValue]:
+    """``build`` with float16 computed as NumPy's float16 loops do: each f16 operand extended to
+    f32 (exactly), the op built on f32, an f32 result rounded to f16 (``truncf``), so every op
+    rounds once to f16. For + - * / and sqrt this is the correctly rounded f16 result (f32 has
+    more than twice f16's precision); C's ``_Float16`` arithmetic would instead keep excess
+    precision across ops. Other types pass through unchanged."""
+
+    if build in _HALF_NATIVE:
+        return build
+
+    def wrapped(b: ScalarBuilder, *args: SSAValue) -> SSAValue:
+        if not any(isinstance(a.type, Float16Type) for a in args):
+            return build(b, *args)
+        wide = [b.op(arith.ExtFOp(a, f32)) if isinstance(a.type, Float16Type) else a for a in args]
+        result = build(b, *wide)
+        return b.op(arith.TruncFOp(result, Float16Type())) if result.type == f32 else result
+
+    return wrapped
+
+
 def floordiv_pow2(b: ScalarBuilder, x: SSAValue, k: int) -> SSAValue:
     """``x // 2**k`` for an integer x and k >= 1: Python's floor division by a positive
     power of two is exactly an arithmetic shift (no zero, -1 or sign fix-ups to test);
@@ -195,11 +215,23 @@ def _unsigned_pow(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
 
 
 def _maximum(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
+    if isinstance(x.type, Float16Type):
+        return _half_pick(b, x, y, "oge")
     return _by_kind(arith.MaximumfOp, arith.MaxSIOp, arith.OrIOp, arith.MaxUIOp)(b, x, y)
 
 
 def _minimum(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
+    if isinstance(x.type, Float16Type):
+        return _half_pick(b, x, y, "ole")
     return _by_kind(arith.MinimumfOp, arith.MinSIOp, arith.AndIOp, arith.MinUIOp)(b, x, y)
+
+
+def _half_pick(b: ScalarBuilder, x: SSAValue, y: SSAValue, pred: str) -> SSAValue:
+    """NumPy's float16 maximum/minimum: ``x`` when ``x >= y`` (``<=``) or x is NaN, else ``y``:
+    NaN propagates, and of -0.0 and +0.0 the first operand wins (its float32/64 loops order
+    -0.0 below +0.0 instead, as ``maximumf`` does)."""
+    keep = b.op(arith.OrIOp(b.cmpf(x, y, pred), b.cmpf(x, x, "uno")))
+    return b.select(keep, x, y)
 
 
 BINARY: dict[str, Binary] = {
@@ -268,6 +300,9 @@ UNARY: dict[str, Unary] = {
     "graph.floor": _math(math.FloorOp),
     "graph.ceil": _math(math.CeilOp),
 }
+
+#: builders that handle f16 operands themselves (exact comparisons and selects; in_f32 keeps them)
+_HALF_NATIVE: set[Callable[..., SSAValue]] = {_maximum, _minimum, _relu}
 
 _FLOAT_PRED = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
 _INT_PRED = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}

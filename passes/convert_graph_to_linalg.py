@@ -51,7 +51,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.dialects import graph
 from kiln.passes._signless import erase_signedness
-from kiln.passes._scalar import BINARY, UNARY, ScalarBuilder, cast, compare, floordiv_pow2, mod_pow2, scalar_constant
+from kiln.passes._scalar import BINARY, UNARY, ScalarBuilder, cast, compare, floordiv_pow2, in_f32, mod_pow2, scalar_constant
 
 
 class _Emitter:
@@ -142,15 +142,16 @@ class LowerElementwise(RewritePattern):
         if shift is not None:
             pow2 = floordiv_pow2 if name == "graph.floordiv" else mod_pow2
             body: Callable[[ScalarBuilder, Sequence[SSAValue]], SSAValue] = lambda b, a: pow2(b, a[0], shift)
-        elif name in BINARY:
-            fn = BINARY[name]
+        elif name in BINARY:  # float16 computes in f32, rounded after each op (in_f32)
+            fn = in_f32(BINARY[name])
             body = lambda b, a: fn(b, a[0], a[1])
         elif name in UNARY:
-            ufn = UNARY[name]
+            ufn = in_f32(UNARY[name])
             body = lambda b, a: ufn(b, a[0])
         elif isinstance(op, graph.CmpOp):
             pred = op.predicate.data
-            body = lambda b, a: compare(b, pred, a[0], a[1])
+            cmp = in_f32(lambda b, x, y: compare(b, pred, x, y))
+            body = lambda b, a: cmp(b, a[0], a[1])
         elif isinstance(op, graph.SelectOp):
             body = lambda b, a: b.select(a[0], a[1], a[2])
         elif isinstance(op, graph.CastOp):
@@ -371,7 +372,7 @@ class LowerReduce(RewritePattern):
         init = em.empty(op.result.type, lambda axis: em.dim(op.operand, kept[axis]))
         identity = em.add(scalar_constant(_reduction_identity(kind, element), element))
         filled = em.add(linalg.FillOp([identity], [init], [op.result.type]))
-        combine = BINARY[_COMBINE[kind]]
+        combine = in_f32(BINARY[_COMBINE[kind]])
         acc = em.generic(
             [op.operand],
             filled,
@@ -388,7 +389,7 @@ class LowerReduce(RewritePattern):
                 init2,
                 [_identity(out_rank)] * 2,
                 ["parallel"] * out_rank,
-                lambda b, a: b.op(arith.DivfOp(a[0], count)),
+                lambda b, a: in_f32(lambda b, x, n: b.op(arith.DivfOp(x, n)))(b, a[0], count),
             )
         rewriter.replace(op, em.ops)
 
@@ -441,7 +442,7 @@ class LowerMatmul(RewritePattern):
         init = em.empty(op.result.type, dims)
         zero = em.add(scalar_constant(0, element))
         filled = em.add(linalg.FillOp([zero], [init], [op.result.type]))
-        mul, add = BINARY["graph.mul"], BINARY["graph.add"]
+        mul, add = in_f32(BINARY["graph.mul"]), in_f32(BINARY["graph.add"])
         em.generic(
             [op.lhs, op.rhs],
             filled,
@@ -609,7 +610,7 @@ class LowerConv2D(RewritePattern):
         assert isinstance(op.result.type, TensorType)
         init = em.empty(op.result.type, _dims_like(em, op.input))
         filled = em.add(linalg.FillOp([zero], [init], [op.result.type]))
-        mul, add = BINARY["graph.mul"], BINARY["graph.add"]
+        mul, add = in_f32(BINARY["graph.mul"]), in_f32(BINARY["graph.add"])
         em.generic(
             [x, op.filter],
             filled,

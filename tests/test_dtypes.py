@@ -5,7 +5,9 @@ their extremes, every cast, the reductions, weak Python scalars and NumPy scalar
 from __future__ import annotations
 
 import itertools
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,7 +20,7 @@ RNG = np.random.default_rng(20240)
 SIGNED = ["int8", "int16", "int32", "int64"]
 UNSIGNED = ["uint8", "uint16", "uint32", "uint64"]
 INTS = SIGNED + UNSIGNED
-REALS = ["bool", *INTS, "float32", "float64"]
+REALS = ["bool", *INTS, "float16", "float32", "float64"]
 
 
 def values(dtype: str, n: int = 24) -> np.ndarray:
@@ -48,7 +50,7 @@ def _compare(got: Any, want: Any) -> None:
         if w.dtype.kind in "biu":
             np.testing.assert_array_equal(g, w, err_msg=f"result {k}")
         else:
-            tol = {4: 2e-6, 8: 1e-13}[w.dtype.itemsize]
+            tol = {2: 1e-3, 4: 2e-6, 8: 1e-13}[w.dtype.itemsize]
             np.testing.assert_allclose(g, w, rtol=tol, atol=tol, equal_nan=True, err_msg=f"result {k}")
 
 
@@ -170,6 +172,90 @@ def test_float_to_unsigned_in_range() -> None:
     check(lambda a: tuple(a[8:].astype(d) for d in UNSIGNED), x)
 
 
+# --------------------------------------------------------------------------- float16
+
+ALL_HALVES = np.arange(2**16, dtype=np.uint16).view(np.float16)  # every float16, NaNs and infinities too
+
+HALF_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
+    "floor_divide": np.floor_divide, "remainder": np.remainder, "power": np.power,
+    "maximum": np.maximum, "minimum": np.minimum, "less": np.less, "not_equal": np.not_equal,
+    "sqrt": lambda a, b: np.sqrt(a), "exp": lambda a, b: np.exp(a), "log": lambda a, b: np.log(a),
+    "tanh": lambda a, b: np.tanh(a), "sin": lambda a, b: np.sin(a), "cos": lambda a, b: np.cos(a),
+    "sigmoid": lambda a, b: kiln.sigmoid(a), "floor": lambda a, b: np.floor(a), "negative": lambda a, b: -a,
+    "absolute": lambda a, b: np.abs(a), "relu": lambda a, b: kiln.relu(a),
+    "from float64": lambda a, b: (a.astype(np.float64) / 3).astype(np.float16),
+    "from float32": lambda a, b: (a.astype(np.float32) * np.float32(1.1)).astype(np.float16),
+    "from int32": lambda a, b: (np.where(np.abs(a) < 6e4, a, 0).astype(np.int32) * 37).astype(np.float16),
+    "to int16": lambda a, b: np.where(np.abs(a) < 3e4, a, 0).astype(np.int16),
+}  # fmt: skip
+
+
+def test_float16_is_bit_exact_on_every_value() -> None:
+    """Every float16 (and its mirror image as the second operand) through every op: the bits
+    equal NumPy's, whose float16 loops compute in float32 and round once per op, as kiln does.
+    (Exact for exp/log/tanh/sin/cos too here: libm's float32 functions, rounded to float16.)"""
+    x, y = ALL_HALVES, ALL_HALVES[::-1].copy()
+
+    def every_op(a: Any, b: Any) -> tuple[Any, ...]:
+        return tuple(op(a, b) for op in HALF_OPS.values())
+
+    with np.errstate(all="ignore"):
+        want = every_op(x, y)
+    got = kiln.function(every_op)(x, y)
+    for name, g, w in zip(HALF_OPS, got, want):
+        assert g.dtype == w.dtype, name
+        same = (g == w) | (np.isnan(g) & np.isnan(w)) if w.dtype.kind == "f" else g == w
+        if w.dtype == np.float16:
+            same &= (np.signbit(g) == np.signbit(w)) | np.isnan(w)
+        assert same.all(), f"{name}: {int((~same).sum())} values differ, e.g. x={x[~same][:3]} -> {g[~same][:3]}, NumPy {w[~same][:3]}"
+
+
+def test_float16_sums_accumulate_in_float32() -> None:
+    """NumPy sums (and takes the mean and product of) float16 in float32 and rounds once: a
+    sum of 10000 ones is 10000, where float16 additions would stop at 2048."""
+    ones = np.ones(10000, np.float16)
+    check(lambda a: (np.sum(a), np.mean(a), a.reshape(100, 100).sum(axis=1), np.prod(a[:20] * np.float16(1.5))), ones)
+    x = RNG.uniform(-1, 1, 5000).astype(np.float16)
+    check(lambda a: (np.sum(a), np.mean(a), np.sum(a.astype(np.float32), dtype=np.float16)), x)
+
+
+@pytest.mark.parametrize(
+    "shape,axis",
+    [((40, 30), 0), ((40, 30), 1), ((40, 30), None), ((6, 7, 8), 1), ((6, 7, 8), (1, 2)), ((6, 7, 8), (0, 1)),
+     ((50, 1), 0), ((1, 50), 1), ((3, 50, 1), 1)],
+)
+def test_float16_reductions_round_where_numpy_does(shape: tuple[int, ...], axis: Any) -> None:
+    """Bit for bit: along the last axis (length-1 axes aside) float32 accumulation, along an
+    outer axis one float16 rounding per addition, as NumPy's iteration does it."""
+    x = RNG.uniform(-30, 30, shape).astype(np.float16)
+
+    def f(a: Any) -> Any:
+        return np.sum(a, axis=axis), np.sum(a, axis=axis, keepdims=True), np.prod(a / 16, axis=axis), np.mean(a, axis=axis)
+
+    with np.errstate(all="ignore"):
+        want = f(x)
+    for g, w in zip(kiln.function(f)(x), want):
+        assert g.dtype == w.dtype == np.float16
+        np.testing.assert_array_equal(g, w)
+
+
+def test_float16_matmul_accumulates_in_float32() -> None:
+    a = RNG.uniform(-1, 1, (30, 40)).astype(np.float16)
+    b = RNG.uniform(-1, 1, (40, 20)).astype(np.float16)
+    with np.errstate(all="ignore"):
+        want = (a @ b, np.dot(a, b[:, 0]))
+    got = kiln.function(lambda p, q: (p @ q, np.dot(p, q[:, 0])))(a, b)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype == np.float16
+        np.testing.assert_array_max_ulp(g, w, maxulp=1)
+
+
+def test_float16_promotion_with_scalars() -> None:
+    x = values("float16")
+    check(lambda a: (a * 2.5, a + 1, a + np.float32(1), a + np.int8(3), a + np.int16(3), a / 7, a > 0.1, np.exp(a.astype(np.int8))), x)
+
+
 # --------------------------------------------------------------------------- reductions
 
 
@@ -254,3 +340,33 @@ def test_print_of_unsigned(capfd: pytest.CaptureFixture[str]) -> None:
     assert capfd.readouterr().out == f"x = {x} {x.astype(np.int8)}\n"
     with pytest.raises(NotImplementedError, match="uint64"):
         f(x.astype(np.uint64))
+
+
+def test_print_of_float16_is_refused() -> None:
+    with pytest.raises(NotImplementedError, match="kiln.print of a float16 tensor"):
+        kiln.function(lambda x: kiln.print(x))(values("float16"))
+
+
+# --------------------------------------------------------------------------- CUDA
+
+
+@pytest.mark.parametrize("dtype", ["float16"])
+def test_cuda_refuses_dtypes_it_cannot_compute(dtype: str) -> None:
+    def f(a: Any) -> Any:
+        return a * 2
+
+    with pytest.raises(Exception, match=f"the CUDA target does not support dtype {dtype}; compile for target='c'") as info:
+        kiln.function(f, target="cuda").get_concrete_function(values(dtype)).source
+    assert "test_dtypes.py" in str(info.value)  # the user's line
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+def test_cuda_compiles_small_and_unsigned_ints(tmp_path: Path) -> None:
+    from kiln.backends.cuda.toolchain import nvcc_command, run_nvcc
+
+    for dtype in ("uint8", "int16", "uint64"):
+        x = values(dtype)
+        source = kiln.function(_int_ops, target="cuda").get_concrete_function(x, x, x).source
+        path = tmp_path / f"{dtype}.cu"
+        path.write_text(source)
+        run_nvcc(nvcc_command(path, path.with_suffix(".o"), compile_only=True), path)

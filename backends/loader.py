@@ -20,6 +20,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    ComplexType,
     DictionaryAttr,
     Float16Type,
     Float32Type,
@@ -87,6 +88,8 @@ def dtype_of(ty: Attribute, unsigned: bool = False) -> np.dtype[Any]:
         return np.dtype(f"{'u' if unsigned else ''}int{ty.width.data}")
     if isinstance(ty, Float16Type):
         return np.dtype(np.float16)
+    if isinstance(ty, ComplexType) and isinstance(ty.element_type, Float32Type | Float64Type):
+        return np.dtype(np.complex64 if isinstance(ty.element_type, Float32Type) else np.complex128)
     if isinstance(ty, Float32Type):
         return np.dtype(np.float32)
     if isinstance(ty, Float64Type):

@@ -53,7 +53,7 @@ def sigmoid(x: Any) -> Any:
         return 1 / (1 + np.exp(-np.asarray(x)))
     _, negated = dtypes.resolve_ufunc(np.negative, [x.dtype])  # NumPy refuses -bool: so does kiln
     (dtype,), _ = dtypes.resolve_ufunc(np.exp, [negated])
-    if dtype == np.float16:  # each of the three ops rounds to float16, as they do eagerly
+    if dtype == np.float16 or dtype.kind == "c":  # each of the three ops rounds, as eagerly
         return 1 / (1 + np.exp(-x))
     return with_source(emit(graph.SigmoidOp(_cast(x, dtype).value)), x.shape_source)
 
@@ -101,7 +101,7 @@ def where(condition: Any, x: Any, y: Any) -> Any:
 def cast(x: Any, dtype: Any) -> Any:
     """``x.astype(dtype)`` (float to int truncates toward zero); ``dtype`` must be one kiln supports."""
     dt = dtypes.canonical(dtype)
-    return _cast(x, dt) if isinstance(x, Tensor) else np.asarray(x).astype(dt)
+    return _cast(x, dt, warn=True) if isinstance(x, Tensor) else np.asarray(x).astype(dt)
 
 
 def matmul(a: Any, b: Any) -> Any:
@@ -165,7 +165,7 @@ def reduce(kind: str, t: Tensor, axis: AxisLike, keepdims: bool, dtype: np.dtype
     axes = normalize_axes(axis, t.ndim)
     if dtype is None:
         dtype = {"sum": dtypes.sum_dtype, "prod": dtypes.sum_dtype, "mean": dtypes.mean_dtype}.get(kind, lambda d: d)(t.dtype)
-    elif kind == "mean" and dtype.kind != "f":
+    elif kind == "mean" and dtype.kind not in "fc":
         raise NotImplementedError(f"np.mean(..., dtype={dtype}) is not supported inside kiln.function (use a float dtype)")
     if kind in _IDENTITYLESS and any(shape_of(t)[a] == 0 for a in axes):
         raise ValueError(f"zero-size array to reduction operation {_IDENTITYLESS[kind]} which has no identity")
@@ -213,7 +213,7 @@ def _reduce_all(kind: str, t: Tensor, axis: AxisLike, keepdims: bool, dtype: np.
         require_rank(t, f"np.{kind}(..., axis={axis!r})")
     if keepdims:
         require_rank(t, f"np.{kind}(..., keepdims=True)")
-    if kind == "mean" and dtype is not None and dtype.kind != "f":
+    if kind == "mean" and dtype is not None and dtype.kind not in "fc":
         raise NotImplementedError(f"np.mean(..., dtype={dtype}) is not supported inside kiln.function (use a float dtype)")
     flat = Tensor(t.value)
     if kind != "mean":
@@ -462,6 +462,8 @@ def conv2d(x: Any, filters: Any, strides: int | Sequence[int] = 1, padding: str 
     for t in (tx, tf):
         require_rank(t, "conv2d")
     dt = dtypes.result_type(tx.dtype, tf.dtype)
+    if dt.kind == "c":
+        raise NotImplementedError("kiln.conv2d of complex arrays is not supported")
     if dt.kind != "f":
         dt = np.dtype(np.float64)
     tx, tf = _cast(tx, dt), _cast(tf, dt)

@@ -1,10 +1,11 @@
 """NumPy dtypes <-> ``graph`` element types, and NumPy 2's type promotion.
 
-kiln supports bool, int8/16/32/64, uint8/16/32/64, float16/32/64 (element
-types i1, i8..i64 (signed), ui8..ui64 (unsigned), f16, f32, f64); see
+kiln supports bool, int8/16/32/64, uint8/16/32/64, float16/32/64 and
+complex64/128 (element types i1, i8..i64 (signed), ui8..ui64 (unsigned), f16,
+f32, f64, complex<f32>, complex<f64>); see
 docs/numpy-semantics.md for the table. Promotion is NumPy's own (NEP 50), asked of
 NumPy itself rather than re-implemented: arrays, NumPy scalars and tensors are
-"strong", Python ``int``/``float`` are "weak" and take the other operand's
+"strong", Python ``int``/``float``/``complex`` are "weak" and take the other operand's
 kind when they can (``float32_tensor * 2.0`` stays float32).
 """
 
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, IntegerType, Signedness, i1, i32, i64
+from xdsl.dialects.builtin import ComplexType, Float16Type, Float32Type, Float64Type, IntegerType, Signedness, i1, i32, i64
 from xdsl.ir import Attribute
 
 _TO_ELEMENT: dict[np.dtype[Any], Attribute] = {
@@ -30,14 +31,17 @@ _TO_ELEMENT.update({np.dtype(f"int{w}"): IntegerType(w) for w in (8, 16)})
 _TO_ELEMENT.update({np.dtype(f"uint{w}"): IntegerType(w, Signedness.UNSIGNED) for w in (8, 16, 32, 64)})
 # float16: stored as 16 bits, computed in float32 and rounded after every op, as NumPy does
 _TO_ELEMENT[np.dtype(np.float16)] = Float16Type()
+# complex64 / complex128: pairs of float32 / float64
+_TO_ELEMENT[np.dtype(np.complex64)] = ComplexType(Float32Type())
+_TO_ELEMENT[np.dtype(np.complex128)] = ComplexType(Float64Type())
 _FROM_ELEMENT: dict[Attribute, np.dtype[Any]] = {e: d for d, e in _TO_ELEMENT.items()}
 
 SUPPORTED: tuple[np.dtype[Any], ...] = tuple(sorted(_TO_ELEMENT, key=lambda d: ("biufc".index(d.kind), d.itemsize)))
 _SUPPORTED_NAMES = ", ".join(str(d) for d in SUPPORTED)
 
 #: what a weak Python scalar stands for when NumPy resolves a ufunc's loop
-WeakScalar = bool | int | float
-PromotionKey = np.dtype[Any] | type[int] | type[float]
+WeakScalar = bool | int | float | complex
+PromotionKey = np.dtype[Any] | type[int] | type[float] | type[complex]
 
 
 def unsupported(dtype: object, what: str = "") -> TypeError:
@@ -93,6 +97,8 @@ def weak_operand(value: WeakScalar) -> PromotionKey:
         return int
     if isinstance(value, float):
         return float
+    if isinstance(value, complex):
+        return complex
     raise unsupported(type(value).__name__)
 
 

@@ -22,7 +22,7 @@ from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, common_s
 from kiln.frontend.tensor import shape_of, with_source
 
 #: an operand before promotion: a tensor, an array constant, or a weak Python scalar
-Operand = Tensor | np.ndarray | bool | int | float
+Operand = Tensor | np.ndarray | bool | int | float | complex
 
 
 def _np_name(obj: Any) -> str:
@@ -41,7 +41,7 @@ def _unsupported(what: str) -> NotImplementedError:
 
 def operand(x: Any) -> Operand:
     """Tensors stay, Python scalars stay weak, everything else becomes a NumPy array constant."""
-    if isinstance(x, Tensor) or (isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)):
+    if isinstance(x, Tensor) or (isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)):
         return x
     if hasattr(type(x), "__kiln_tensor__"):
         return as_tensor(x)
@@ -158,7 +158,7 @@ _UFUNCS: dict[np.ufunc, Builder] = {
     np.greater_equal: _compare("ge"),
     np.negative: _unary(graph.NegOp),
     np.positive: lambda x: x,
-    np.absolute: _unary(graph.AbsOp, "bu"),
+    np.absolute: lambda x: emit(graph.CabsOp(x.value)) if x.dtype.kind == "c" else _unary(graph.AbsOp, "bu")(x),
     np.invert: _unary(graph.NotOp),
     np.logical_not: _unary(graph.NotOp),
     np.exp: _unary(graph.ExpOp),
@@ -171,6 +171,27 @@ _UFUNCS: dict[np.ufunc, Builder] = {
     np.ceil: _unary(graph.CeilOp, "biu"),
     np.square: lambda x: _multiply(x, x),
 }
+# complex conjugate: the identity on real numbers (NumPy's loop for bools is int8's)
+_UFUNCS[np.conjugate] = lambda x: emit(graph.ConjOp(x.value)) if x.dtype.kind == "c" else x
+
+
+def _reciprocal(x: Tensor) -> Tensor:
+    """``np.reciprocal``: ``1 / x`` on floats; on complex numbers NumPy's loop, which divides by
+    the larger part first: with |im| <= |re|, q = im/re, d = re + im*q, 1/x = 1/d - (q/d)j;
+    otherwise q = re/im, d = re*q + im, 1/x = q/d - (1/d)j."""
+    if x.dtype.kind == "f":
+        return np.true_divide(1, x)
+    if x.dtype.kind != "c":
+        raise _unsupported(f"np.reciprocal of {x.dtype} (integer reciprocals)")
+    re, im = np.real(x), np.imag(x)
+    by_re = np.abs(im) <= np.abs(re)
+    q1, q2 = im / re, re / im
+    d1, d2 = re + im * q1, re * q2 + im
+    parts = where(by_re, 1 / d1, q2 / d2), where(by_re, -q1 / d1, -1 / d2)
+    return emit(graph.ComplexOp(parts[0].value, parts[1].value))
+
+
+_UFUNCS[np.reciprocal] = _reciprocal
 
 _COMPARISONS = (np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)
 
@@ -206,6 +227,8 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
         in_dtypes = _widen_for_python_ints(operands, in_dtypes)
     if ufunc is np.power and dtypes.is_integer(in_dtypes[0]) and _has_negative_constant(operands[1]):
         raise ValueError("Integers to negative integer powers are not allowed.")
+    if ufunc is np.power and in_dtypes[0].kind == "c":
+        return _complex_power(operands, in_dtypes[0])
     tensors, source = broadcast_all([materialize(x, dt) for x, dt in zip(operands, in_dtypes)], _np_name(ufunc))
     result = with_source(build(*tensors), source)
     assert result.dtype == out_dtype, f"{_np_name(ufunc)}: built {result.dtype}, NumPy gives {out_dtype}"
@@ -256,6 +279,55 @@ def _has_negative_constant(x: Operand) -> bool:
         owner = x.value.owner
         return isinstance(owner, graph.ConstantOp) and any(v < 0 for v in owner.value.get_values())
     return bool(np.any(np.asarray(x) < 0))
+
+
+def _complex_power(operands: Sequence[Operand], dtype: np.dtype[Any]) -> Tensor:
+    """``z ** n`` for a complex ``z`` and an integral exponent known at trace time, |n| < 100,
+    as NumPy computes it: z, z*z and z*(z*z) for n = 1, 2, 3; otherwise square-and-multiply
+    from 1+0j over the bits of |n|, and the reciprocal 1/r for a negative n; 1+0j for n = 0.
+    Other exponents (traced, fractional, complex, large) are refused."""
+    exponent = operands[1]
+    if isinstance(exponent, np.ndarray) and exponent.ndim == 0:
+        exponent = exponent.item()
+    if not isinstance(exponent, (int, float, complex)) or isinstance(exponent, bool):
+        raise _unsupported("np.power of complex numbers with an array exponent (use an integer exponent known at trace time)")
+    value = complex(exponent)
+    if value.imag != 0 or not value.real.is_integer() or abs(value.real) >= 100:
+        raise _unsupported(f"np.power of complex numbers to the power {exponent!r} (integer exponents below 100 are)")
+    n = int(value.real)
+    (z,), source = broadcast_all([materialize(operands[0], dtype)], "np.power")
+    return with_source(_integer_power(z, n), source)
+
+
+def _integer_power(z: Tensor, n: int) -> Tensor:
+    if n == 0:
+        return cast(np.logical_or(np.not_equal(z, z), True), z.dtype)
+    # a zero base gives 0 to a positive power, NaN to a negative one (NumPy's four signed zeros)
+    at_zero = complex(0.0 if n > 0 else np.nan, 0.0 if n > 0 else np.nan)
+    return where(np.equal(z, 0), at_zero, _nonzero_power(z, n))
+
+
+def _plain_multiply(a: Tensor, b: Tensor) -> Tensor:
+    """``a * b`` on complex tensors as NumPy's power computes it: (ar*br - ai*bi) + (ar*bi +
+    ai*br)j, without the fused multiply-add of its multiply loop (graph.mul)."""
+    ar, ai, br, bi = np.real(a), np.imag(a), np.real(b), np.imag(b)
+    return emit(graph.ComplexOp((ar * br - ai * bi).value, (ar * bi + ai * br).value))
+
+
+def _nonzero_power(z: Tensor, n: int) -> Tensor:
+    mul = _plain_multiply
+    if n in (1, 2, 3):
+        return z if n == 1 else mul(z, z) if n == 2 else mul(z, mul(z, z))
+    one = broadcast_to(constant(np.ones((), z.dtype)), graph.shape_of(z.value))
+    result, power, bits = one, z, abs(n)
+    while True:
+        if bits & 1:
+            result = mul(result, power)
+        bits >>= 1
+        if not bits:
+            break
+        power = mul(power, power)
+    return emit(graph.DivOp(one.value, result.value)) if n < 0 else result
 
 
 # ---------------------------------------------------------------------- functions
@@ -347,7 +419,7 @@ def where(condition: Any, x: Any, y: Any) -> Tensor:
     """NumPy's ``where(condition, x, y)``: ``condition`` as bool, ``x``/``y`` promoted together, all broadcast."""
     c = materialize(operand(condition), np.dtype(np.bool_))
     a, b = operand(x), operand(y)
-    dtype = dtypes.result_type(*(x if isinstance(x, (bool, int, float)) else x.dtype for x in (a, b)))
+    dtype = dtypes.result_type(*(x if isinstance(x, (bool, int, float, complex)) else x.dtype for x in (a, b)))
     (c, ta, tb), source = broadcast_all([c, materialize(a, dtype), materialize(b, dtype)], "np.where")
     return with_source(emit(graph.SelectOp(c.value, ta.value, tb.value)), source)
 
@@ -373,6 +445,33 @@ def _concatenate(arrays: Sequence[Any], axis: int | None = 0, out: Any = None, *
 def _stack(arrays: Sequence[Any], axis: int = 0, out: Any = None, *, dtype: Any = None, casting: str = "same_kind") -> Tensor:
     _reject("stack", out=out)
     return array_ops.stack(arrays, axis, None if dtype is None else dtypes.canonical(dtype))
+
+
+def _real(val: Any) -> Tensor:
+    """``np.real``: the real part of a complex tensor; a real tensor itself."""
+    t = as_tensor(val)
+    return with_source(emit(graph.RealOp(t.value)), t.shape_source) if t.dtype.kind == "c" else t
+
+
+def _imag(val: Any) -> Tensor:
+    """``np.imag``: the imaginary part of a complex tensor; zeros of a real tensor's dtype."""
+    t = as_tensor(val)
+    if t.dtype.kind == "c":
+        return with_source(emit(graph.ImagOp(t.value)), t.shape_source)
+    return cast(where(np.equal(t, t), 0, 0), t.dtype)  # 0 where t is NaN too
+
+
+def _angle(z: Any, deg: bool = False) -> Tensor:
+    """``np.angle``: ``arctan2(imag, real)``, in the float type of ``arctan2(0, z)`` for a real
+    ``z`` (computed as the angle of ``z + 0j`` in the complex type of that precision)."""
+    t = as_tensor(z)
+    if t.dtype.kind != "c":
+        _, out = dtypes.resolve_ufunc(np.arctan2, [int, t.dtype])
+        work = np.dtype(np.complex64) if out.itemsize <= 4 else np.dtype(np.complex128)
+        angle = cast(with_source(emit(graph.AngleOp(cast(t, work).value)), t.shape_source), out)
+    else:
+        angle = with_source(emit(graph.AngleOp(t.value)), t.shape_source)
+    return np.multiply(angle, 180 / np.pi) if deg else angle
 
 
 def _size(a: Any, axis: int | None = None) -> int | None:
@@ -406,4 +505,7 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.shape: lambda a: as_tensor(a).shape,
     np.ndim: lambda a: as_tensor(a).ndim,
     np.size: _size,
+    np.real: _real,
+    np.imag: _imag,
+    np.angle: _angle,
 }

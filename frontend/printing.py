@@ -46,6 +46,8 @@ def _printable(tensor: Tensor) -> Tensor:
     (which NumPy prints with float16's shortest digits) is refused."""
     if tensor.dtype == np.float16:
         raise NotImplementedError("kiln.print of a float16 tensor is not supported; print x.astype(np.float32)")
+    if tensor.dtype.kind == "c":
+        raise NotImplementedError(f"kiln.print of a {tensor.dtype} tensor is not supported; print x.real and x.imag")
     if tensor.dtype.kind == "u":
         if tensor.dtype.itemsize == 8:
             raise NotImplementedError(

@@ -32,7 +32,7 @@ from kiln.dialects.graph import tensor_type
 from kiln.frontend import pytree
 from kiln.frontend.dtypes import SUPPORTED, to_element, unsupported_argument
 
-_NUMBER = (bool, int, float, np.bool_, np.integer, np.floating)
+_NUMBER = (bool, int, float, complex, np.bool_, np.integer, np.floating, np.complexfloating)
 
 
 @dataclass(frozen=True)

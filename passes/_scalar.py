@@ -14,16 +14,21 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import AnyFloat, Float16Type, FloatAttr, IntegerAttr, IntegerType, f32, i1, i32, i64
+from xdsl.dialects.builtin import AnyFloat, ComplexType, Float16Type, FloatAttr, IntegerAttr, IntegerType, f32, i1, i32, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from kiln.passes import _complex
 
 from kiln.dialects.graph import is_unsigned
 from kiln.dialects.kmath import FModOp
 
 
-def scalar_constant(value: float | int | bool, t: Attribute) -> arith.ConstantOp:
+def scalar_constant(value: complex | float | int | bool, t: Attribute) -> Operation:
     """``arith.constant`` of ``value`` converted to the scalar type ``t`` (wrapped into an
-    unsigned type's range: ``-1`` is all ones)."""
+    unsigned type's range: ``-1`` is all ones; ``complex.constant`` for a complex type)."""
+    if isinstance(t, ComplexType):
+        return _complex.complex_constant(complex(value), t)
+    assert not isinstance(value, complex)
     if isinstance(t, AnyFloat):
         return arith.ConstantOp(FloatAttr(float(value), t))
     assert isinstance(t, IntegerType)
@@ -175,6 +180,23 @@ def in_f32(build: Callable[..., SSAValue]) -> Callable[..., SSAValue]:
     return wrapped
 
 
+def builder(name: str) -> Callable[..., SSAValue]:
+    """The scalar body of the elementwise graph op ``name`` (a BINARY or UNARY entry): complex
+    operands take passes/_complex.py's (also for the complex-only ops), float16 ones compute in
+    f32 (:func:`in_f32`)."""
+    real_build = BINARY.get(name) or UNARY.get(name)
+    real = in_f32(real_build) if real_build is not None else None
+    on_complex = _complex.BUILDERS.get(name)
+
+    def build(b: ScalarBuilder, *args: SSAValue) -> SSAValue:
+        fn = on_complex if isinstance(args[0].type, ComplexType) else real
+        if fn is None:  # the graph verifiers refuse such ops first
+            raise ValueError(f"{name} is not defined on {args[0].type}")
+        return fn(b, *args)
+
+    return build
+
+
 def floordiv_pow2(b: ScalarBuilder, x: SSAValue, k: int) -> SSAValue:
     """``x // 2**k`` for an integer x and k >= 1: Python's floor division by a positive
     power of two is exactly an arithmetic shift (no zero, -1 or sign fix-ups to test);
@@ -311,6 +333,8 @@ _BOOL_PRED = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge
 
 def compare(b: ScalarBuilder, pred: str, x: SSAValue, y: SSAValue) -> SSAValue:
     """NumPy comparison: every ordered comparison with NaN is False, ``!=`` is True."""
+    if isinstance(x.type, ComplexType):
+        return _complex.compare(b, pred, x, y)
     if is_float(x.type):
         return b.cmpf(x, y, _FLOAT_PRED[pred])
     table = _BOOL_PRED if x.type == i1 or is_unsigned(x.type) else _INT_PRED
@@ -323,6 +347,8 @@ def cast(b: ScalarBuilder, x: SSAValue, to: Attribute) -> SSAValue:
     src = x.type
     if src == to:
         return x
+    if isinstance(src, ComplexType) or isinstance(to, ComplexType):
+        return _complex.cast(b, x, to, cast)
     if to == i1:
         zero = b.const(0, src)
         return b.cmpf(x, zero, "une") if is_float(src) else b.cmpi(x, zero, "ne")

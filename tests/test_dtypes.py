@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import shutil
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,11 +22,17 @@ SIGNED = ["int8", "int16", "int32", "int64"]
 UNSIGNED = ["uint8", "uint16", "uint32", "uint64"]
 INTS = SIGNED + UNSIGNED
 REALS = ["bool", *INTS, "float16", "float32", "float64"]
+COMPLEX = ["complex64", "complex128"]
+ALL = REALS + COMPLEX
 
 
 def values(dtype: str, n: int = 24) -> np.ndarray:
     """``n`` values of ``dtype``: its extremes, small numbers around zero, random ones."""
     dt = np.dtype(dtype)
+    if dt.kind == "c":
+        special = [0, -0.0, 1j, -1j, 2.5 - 1.5j, 1e-3 + 4j]
+        rest = RNG.uniform(-50, 50, size=n) + 1j * RNG.uniform(-50, 50, size=n)
+        return np.concatenate([np.array(special), rest])[:n].astype(dt)
     if dt.kind == "b":
         return RNG.random(n) < 0.5
     if dt.kind in "iu":
@@ -50,15 +57,17 @@ def _compare(got: Any, want: Any) -> None:
         if w.dtype.kind in "biu":
             np.testing.assert_array_equal(g, w, err_msg=f"result {k}")
         else:
-            tol = {2: 1e-3, 4: 2e-6, 8: 1e-13}[w.dtype.itemsize]
+            tol = {16: 1e-3, 32: 2e-6, 64: 1e-13}[np.finfo(w.dtype).bits]
             np.testing.assert_allclose(g, w, rtol=tol, atol=tol, equal_nan=True, err_msg=f"result {k}")
 
 
 def check(fn: Callable[..., Any], *args: Any) -> None:
     """``fn`` compiled and run eagerly on NumPy give the same dtypes and values."""
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
         want = fn(*args)
-    _compare(kiln.function(fn)(*args), want)
+        got = kiln.function(fn)(*args)
+    _compare(got, want)
 
 
 # --------------------------------------------------------------------------- promotion grid
@@ -67,7 +76,7 @@ def check(fn: Callable[..., Any], *args: Any) -> None:
 def _grid_pairs(op: Callable[[Any, Any], Any]) -> list[tuple[str, str]]:
     """The dtype pairs on which NumPy defines ``op`` (it refuses e.g. bool - bool)."""
     pairs = []
-    for a, b in itertools.product(REALS, repeat=2):
+    for a, b in itertools.product(ALL, repeat=2):
         try:
             with np.errstate(all="ignore"):
                 op(values(a, 2), values(b, 2))
@@ -93,13 +102,13 @@ def test_promotion_grid(name: str) -> None:
     result dtype is NumPy's promotion (uint8 + int8 -> int16, uint64 + int64 -> float64)."""
     op = GRID_OPS[name]
     pairs = _grid_pairs(op)
-    data = {d: values(d) for d in REALS}
+    data = {d: values(d) for d in ALL}
 
     def grid(*arrays: np.ndarray) -> tuple[Any, ...]:
-        by = dict(zip(REALS, arrays))
+        by = dict(zip(ALL, arrays))
         return tuple(op(by[a], by[b]) for a, b in pairs)
 
-    check(grid, *(data[d] for d in REALS))
+    check(grid, *(data[d] for d in ALL))
 
 
 def test_numpy_refuses_what_kiln_refuses() -> None:
@@ -158,12 +167,14 @@ def test_matmul_and_dot_of_small_and_unsigned_ints() -> None:
 # --------------------------------------------------------------------------- casts
 
 
-@pytest.mark.parametrize("src", REALS)
+@pytest.mark.parametrize("src", ALL)
 def test_casts(src: str) -> None:
     """``astype`` to every dtype: integer narrowing wraps, unsigned sources zero-extend,
     floats truncate toward zero (negative floats to unsigned wrap, as NumPy on x86-64)."""
     x = values(src) if src in ("bool", *INTS) else RNG.uniform(-120, 120, size=24).astype(src)
-    check(lambda a: tuple(a.astype(d) for d in REALS), x)
+    if src in COMPLEX:
+        x = x + 1j * RNG.uniform(-5, 5, size=24)
+    check(lambda a: tuple(a.astype(d) for d in ALL), x)
 
 
 def test_float_to_unsigned_in_range() -> None:
@@ -350,7 +361,7 @@ def test_print_of_float16_is_refused() -> None:
 # --------------------------------------------------------------------------- CUDA
 
 
-@pytest.mark.parametrize("dtype", ["float16"])
+@pytest.mark.parametrize("dtype", ["float16", "complex64", "complex128"])
 def test_cuda_refuses_dtypes_it_cannot_compute(dtype: str) -> None:
     def f(a: Any) -> Any:
         return a * 2
@@ -370,3 +381,122 @@ def test_cuda_compiles_small_and_unsigned_ints(tmp_path: Path) -> None:
         path = tmp_path / f"{dtype}.cu"
         path.write_text(source)
         run_nvcc(nvcc_command(path, path.with_suffix(".o"), compile_only=True), path)
+
+
+# --------------------------------------------------------------------------- complex
+
+COMPLEX_SPECIAL = [0, -0.0 - 0.0j, 1j, complex(np.nan, 1), complex(1, np.nan), complex(np.inf, 2), complex(-2, np.inf),
+                   complex(np.inf, np.nan), 3 + 4j, 1e-300 + 1e300j]
+
+
+def _complex_operands(dtype: str, n: int = 400) -> tuple[np.ndarray, np.ndarray]:
+    x = (RNG.uniform(-3, 3, n) + 1j * RNG.uniform(-3, 3, n)).astype(dtype)
+    y = (RNG.uniform(-3, 3, n) + 1j * RNG.uniform(-3, 3, n)).astype(dtype)
+    k = len(COMPLEX_SPECIAL)
+    x[:k] = COMPLEX_SPECIAL
+    y[k : 2 * k] = COMPLEX_SPECIAL
+    y[2 * k : 3 * k] = x[2 * k : 3 * k]  # equal operands
+    y[3 * k] = complex(x[3 * k].real, 7)  # equal real parts
+    return x, y
+
+
+COMPLEX_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
+    "negative": lambda a, b: -a, "conj": lambda a, b: np.conj(a), "conjugate": lambda a, b: a.conjugate(),
+    "abs": lambda a, b: abs(a), "real": lambda a, b: a.real, "imag": lambda a, b: np.imag(a),
+    "angle": lambda a, b: np.angle(a), "angle deg": lambda a, b: np.angle(a, deg=True),
+    "exp": lambda a, b: np.exp(a), "log": lambda a, b: np.log(a), "sqrt": lambda a, b: np.sqrt(a),
+    "sin": lambda a, b: np.sin(a), "cos": lambda a, b: np.cos(a), "tanh": lambda a, b: np.tanh(a),
+    "equal": np.equal, "not_equal": np.not_equal, "less": np.less, "less_equal": np.less_equal,
+    "greater": np.greater, "greater_equal": np.greater_equal, "maximum": np.maximum, "minimum": np.minimum,
+    "square": lambda a, b: np.square(a), "** 2": lambda a, b: a**2, "** -1": lambda a, b: a**-1,
+    "** 0.5": lambda a, b: a**0.5, "power 2": lambda a, b: np.power(a, 2), "power 3.0": lambda a, b: np.power(a, 3.0),
+    "** 7": lambda a, b: a**7, "** -4": lambda a, b: a**-4, "** 0": lambda a, b: a**0, "reciprocal": lambda a, b: np.reciprocal(a),
+    "with Python complex": lambda a, b: a * (2 - 1j) + 1j, "to bool": lambda a, b: a.astype(bool),
+    "logical_and": np.logical_and, "where": lambda a, b: np.where(a.real > 0, a, 1j),
+    "sigmoid": lambda a, b: kiln.sigmoid(a), "relu": lambda a, b: kiln.relu(a),
+}  # fmt: skip
+
+
+def _same_bits(g: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Equal values with equal signs (of zeros too), NaN where NumPy has NaN."""
+    if w.dtype.kind != "f":
+        return g == w
+    return ((g == w) & (np.signbit(g) == np.signbit(w))) | (np.isnan(g) & np.isnan(w))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_complex_ops_are_bit_exact(dtype: str) -> None:
+    """Every complex op, special values (0, -0, NaN and infinite parts, equal real parts)
+    included, gives NumPy's bits: the arithmetic is NumPy's formulas on the parts (its FMA
+    multiply, Smith's division, its hypot-like abs, lexicographic order), the functions glibc's."""
+    x, y = _complex_operands(dtype)
+
+    def every_op(a: Any, b: Any) -> tuple[Any, ...]:
+        return tuple(op(a, b) for op in COMPLEX_OPS.values())
+
+    with np.errstate(all="ignore"):
+        want = every_op(x, y)
+        got = kiln.function(every_op)(x, y)
+    for name, g, w in zip(COMPLEX_OPS, got, want):
+        assert g.dtype == w.dtype, name
+        same = _same_bits(g.real, w.real) & _same_bits(g.imag, w.imag) if w.dtype.kind == "c" else _same_bits(g, w)
+        assert same.all(), f"{name}: {int((~same).sum())} differ, e.g. x={x[~same][:3]}: {g[~same][:3]}, NumPy {w[~same][:3]}"
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_complex_reductions_and_products(dtype: str) -> None:
+    x = (RNG.uniform(-1, 1, (6, 8)) + 1j * RNG.uniform(-1, 1, (6, 8))).astype(dtype)
+    w = (RNG.uniform(-1, 1, (8, 5)) + 1j * RNG.uniform(-1, 1, (8, 5))).astype(dtype)
+    check(
+        lambda a, b: (np.sum(a), a.sum(axis=0), np.mean(a, axis=1), np.prod(a, axis=1), np.prod(a), a.mean(),
+                      np.max(a), np.min(a, axis=0), a @ b, np.dot(a[0], b[:, 0]), a.T @ a.conj()),
+        x, w,
+    )  # fmt: skip
+
+
+def test_complex_promotion_and_constants() -> None:
+    """Real with complex: float32 with a Python complex is complex64, float64 with complex64
+    complex128, int16 with complex64 complex64; constants of complex arrays and NumPy scalars."""
+    f32, f64, i16 = values("float32"), values("float64"), values("int16")
+    c64 = values("complex64")
+    check(
+        lambda a, b, c, z: (a * 1j, b + z, c + z, z + np.complex128(1 - 2j), z * np.array([1j, 2, -1j] * 8),
+                            a + 1j * b, np.where(a > 0, z, 2j), -2.0j * np.pi * a / 3),
+        f32, f64, i16, c64,
+    )  # fmt: skip
+
+
+def test_complex_numpy_scalar_arguments() -> None:
+    fn = kiln.function(lambda a, b: (a * b, abs(a), a.real))
+    for dtype in COMPLEX:
+        a, b = np.dtype(dtype).type(1.5 - 2j), np.dtype(dtype).type(0.25 + 3j)
+        for _ in range(2):
+            _compare(fn(a, b), tuple(np.asarray(v) for v in (a * b, abs(a), a.real)))
+
+
+def test_complex_to_real_cast_warns_like_numpy() -> None:
+    with pytest.warns(np.exceptions.ComplexWarning):
+        kiln.function(lambda z: z.astype(np.float64)).get_concrete_function(values("complex128"))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [lambda z: np.floor(z), lambda z: z // 2, lambda z: z % 2, lambda z: np.ceil(z), lambda z: ~z, lambda z: z & z],
+)
+def test_complex_ops_numpy_refuses(fn: Callable[[Any], Any]) -> None:
+    z = values("complex128")
+    with pytest.raises(TypeError):
+        fn(z)
+    with pytest.raises(TypeError):
+        kiln.function(fn)(z)
+
+
+@pytest.mark.parametrize(
+    "fn,what",
+    [(lambda z: z**0.3, "to the power 0.3"), (lambda z: z ** np.abs(z), "array exponent"),
+     (lambda z: np.power(z, 200), "to the power 200"), (lambda z: kiln.print(z), "kiln.print of a complex128")],
+)  # fmt: skip
+def test_complex_unsupported_is_named(fn: Callable[[Any], Any], what: str) -> None:
+    with pytest.raises(NotImplementedError, match=what):
+        kiln.function(fn)(values("complex128"))

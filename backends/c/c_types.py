@@ -6,6 +6,7 @@ import math
 import struct
 
 from xdsl.dialects.builtin import (
+    ComplexType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -57,6 +58,8 @@ def c_type(ty: Attribute) -> str:
         return "bool" if ty.width.data == 1 else f"int{ty.width.data}_t"
     if isinstance(ty, Float16Type):
         return "_Float16"
+    if isinstance(ty, ComplexType) and isinstance(ty.element_type, Float32Type | Float64Type):
+        return f"{c_type(ty.element_type)} _Complex"
     if isinstance(ty, Float32Type):
         return "float"
     if isinstance(ty, Float64Type):

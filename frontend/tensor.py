@@ -339,7 +339,7 @@ def constant(array: np.ndarray[Any, Any]) -> Tensor:
     the ``graph.complex`` of two float constants, its real and imaginary parts."""
     dt = dtypes.canonical(array.dtype)
     if dt.kind == "c":
-        return emit(graph.ComplexOp(constant(np.ascontiguousarray(array.real)).value, constant(np.ascontiguousarray(array.imag)).value))
+        return emit(graph.ComplexOp(constant(array.real.copy()).value, constant(array.imag.copy()).value))
     data = np.where(array, -1, 0).astype("<i1") if dt == np.bool_ else array.astype(dt.newbyteorder("<"))
     ty = graph.tensor_type(dtypes.to_element(dt), array.shape)
     return emit(graph.ConstantOp(DenseIntOrFPElementsAttr(ty, BytesAttr(np.ascontiguousarray(data).tobytes()))))

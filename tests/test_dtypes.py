@@ -462,7 +462,8 @@ def test_complex_promotion_and_constants() -> None:
     c64 = values("complex64")
     check(
         lambda a, b, c, z: (a * 1j, b + z, c + z, z + np.complex128(1 - 2j), z * np.array([1j, 2, -1j] * 8),
-                            a + 1j * b, np.where(a > 0, z, 2j), -2.0j * np.pi * a / 3),
+                            a + 1j * b, np.where(a > 0, z, 2j), -2.0j * np.pi * a / 3, np.sum(z) * (1 + 2j),
+                            np.float32(2) * 1j),
         f32, f64, i16, c64,
     )  # fmt: skip
 
@@ -500,3 +501,79 @@ def test_complex_ops_numpy_refuses(fn: Callable[[Any], Any]) -> None:
 def test_complex_unsupported_is_named(fn: Callable[[Any], Any], what: str) -> None:
     with pytest.raises(NotImplementedError, match=what):
         kiln.function(fn)(values("complex128"))
+
+
+# --------------------------------------------------------------------------- beyond elementwise
+
+
+def test_new_dtypes_through_loops_variables_and_dynamic_shapes() -> None:
+    """A staged loop carrying complex and uint8 values, variables of uint8 and complex128, and
+    dynamic sizes of uint16, complex64 and float16 arguments."""
+
+    def mandelbrot(c: Any, n: int) -> Any:
+        z = np.zeros_like(c)
+        count = np.zeros(c.shape, np.int64)
+        for _ in range(n):
+            z = np.where(abs(z) < 2.0, z**2 + c, z)
+            count = count + (abs(z) < 2.0)
+        return z, count
+
+    c = np.linspace(-2, 1, 30)[None, :] + 1j * np.linspace(-1.5, 1.5, 20)[:, None]
+    check(mandelbrot, c, 25)
+
+    def staged(x: Any) -> Any:
+        s = np.zeros((), np.complex128)
+        for i in kiln.range(4):
+            s = s + x[i] * (1 + 1j)
+        t, k = np.uint8(0), 0
+        while k < 300:
+            t = t + np.uint8(1)
+            k += 1
+        return s, t
+
+    with np.errstate(over="ignore"):
+        want = staged(np.arange(4.0))
+    _compare(kiln.function(staged)(np.arange(4.0)), tuple(np.asarray(w) for w in want))
+
+    counts = kiln.Variable(np.array([250, 3], np.uint8))
+    phase = kiln.Variable(np.array([1 + 1j]))
+
+    @kiln.function
+    def step(x: Any) -> Any:
+        counts.assign_add(x)
+        phase.assign(phase.read_value() * 1j)
+        return counts.read_value(), phase.read_value()
+
+    step(np.array([10, 1], np.uint8))
+    got = step(np.array([10, 1], np.uint8))
+    np.testing.assert_array_equal(got[0], np.array([14, 5], np.uint8))
+    np.testing.assert_array_equal(got[1], np.array([-1 - 1j]))
+
+    specs = [kiln.TensorSpec([None], "uint16"), kiln.TensorSpec([None, 3], "complex64"), kiln.TensorSpec([None], "float16")]
+    dynamic = kiln.function(lambda u, z, h: (u * 3 + 7, z.sum(axis=0), (z * 2).real.max(), h * h + 1), input_signature=specs)
+    for n in (4, 9):
+        u, z = np.arange(n, dtype=np.uint16) * 9000, (np.arange(3 * n) + 1j).reshape(n, 3).astype(np.complex64)
+        h = np.linspace(0, 3, n).astype(np.float16)
+        with np.errstate(over="ignore"):
+            want = dynamic.python_function(u, z, h)
+        _compare(dynamic(u, z, h), want)
+
+
+def test_large_odd_sizes_of_every_dtype() -> None:
+    """Long loops with a tail (gcc's vectorization of kiln's scalar loops, kiln's own SIMD for
+    the float32/float64 parts) on every dtype."""
+    n = 1003
+    data = [values(d, n) if d not in ("float16",) else RNG.uniform(-4, 4, n).astype(d) for d in ALL]
+
+    def f(*arrays: Any) -> Any:
+        out = []
+        for a in arrays:
+            if a.dtype.kind in "iu":
+                out += [a * 3 + a // 7, np.maximum(a, a[::-1]), a.astype(np.float32) * 0.5, (a > 5).sum()]
+            elif a.dtype.kind == "b":
+                out += [a & a[::-1], a.sum()]
+            else:
+                out += [a * a - a / 3, np.abs(a), np.exp(a / 64), a.sum() if a.dtype.kind == "c" else a.max()]
+        return tuple(out)
+
+    check(f, *data)

@@ -228,7 +228,6 @@ def signature_of(
     for leaf in leaves:
         if is_tensor_value(leaf) or isinstance(leaf, TensorSpec):
             spec = leaf if isinstance(leaf, TensorSpec) else TensorSpec.from_value(leaf)
-            to_element(spec.dtype)  # unsupported dtypes fail here, before tracing
             specs.append(spec)
             slotted.append(pytree.TENSOR_SLOT)
         else:

@@ -19,6 +19,10 @@ from typing import Any
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
+    ArrayAttr,
+    ComplexType,
+    DictionaryAttr,
+    Float16Type,
     Float32Type,
     Float64Type,
     IndexType,
@@ -28,6 +32,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from kiln.passes._signless import UNSIGNED_ATTR
+
 _LIBRARIES: dict[Path, ctypes.CDLL] = {}
 
 _CTYPES: dict[np.dtype[Any], type[Any]] = {
@@ -36,6 +42,10 @@ _CTYPES: dict[np.dtype[Any], type[Any]] = {
     np.dtype(np.int16): ctypes.c_int16,
     np.dtype(np.int32): ctypes.c_int32,
     np.dtype(np.int64): ctypes.c_int64,
+    np.dtype(np.uint8): ctypes.c_uint8,
+    np.dtype(np.uint16): ctypes.c_uint16,
+    np.dtype(np.uint32): ctypes.c_uint32,
+    np.dtype(np.uint64): ctypes.c_uint64,
     np.dtype(np.float32): ctypes.c_float,
     np.dtype(np.float64): ctypes.c_double,
 }
@@ -67,12 +77,19 @@ class Signature:
     results: tuple[np.dtype[Any], ...]
 
 
-def dtype_of(ty: Attribute) -> np.dtype[Any]:
-    """The NumPy dtype of an MLIR scalar type (index is int64)."""
+def dtype_of(ty: Attribute, unsigned: bool = False) -> np.dtype[Any]:
+    """The NumPy dtype of an MLIR scalar type (index is int64); ``unsigned`` for a value
+    marked ``kiln.unsigned`` (a signless integer that holds NumPy's uintN)."""
     if isinstance(ty, IndexType):
         return np.dtype(np.int64)
     if isinstance(ty, IntegerType) and ty.width.data in (1, 8, 16, 32, 64):
-        return np.dtype(np.bool_) if ty.width.data == 1 else np.dtype(f"int{ty.width.data}")
+        if ty.width.data == 1:
+            return np.dtype(np.bool_)
+        return np.dtype(f"{'u' if unsigned else ''}int{ty.width.data}")
+    if isinstance(ty, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(ty, ComplexType) and isinstance(ty.element_type, Float32Type | Float64Type):
+        return np.dtype(np.complex64 if isinstance(ty.element_type, Float32Type) else np.complex128)
     if isinstance(ty, Float32Type):
         return np.dtype(np.float32)
     if isinstance(ty, Float64Type):
@@ -80,22 +97,31 @@ def dtype_of(ty: Attribute) -> np.dtype[Any]:
     raise TypeError(f"type {ty} has no NumPy equivalent in kiln's ABI")
 
 
+def _unsigned_marks(attrs: ArrayAttr | None, count: int) -> list[bool]:
+    """Which of ``count`` arguments (results) carry ``kiln.unsigned`` in ``attrs``."""
+    if attrs is None:
+        return [False] * count
+    return [isinstance(a, DictionaryAttr) and UNSIGNED_ATTR in a.data for a in attrs.data]
+
+
 def signature_of(func_op: func.FuncOp) -> Signature:
     """The ABI signature of a func.func (its argument kinds and scalar result dtypes)."""
     args: list[ArgKind] = []
-    for ty in func_op.function_type.inputs.data:
+    inputs = func_op.function_type.inputs.data
+    for ty, unsigned in zip(inputs, _unsigned_marks(func_op.arg_attrs, len(inputs)), strict=True):
         if isinstance(ty, MemRefType):
             if not isinstance(ty.layout, NoneAttr):
                 raise TypeError(f"memref argument {ty} must have the identity layout")
             shape = tuple(d if d >= 0 else None for d in ty.get_shape())
-            args.append(MemrefArg(dtype_of(ty.get_element_type()), shape))
+            args.append(MemrefArg(dtype_of(ty.get_element_type(), unsigned), shape))
         else:
-            args.append(ScalarArg(dtype_of(ty)))
+            args.append(ScalarArg(dtype_of(ty, unsigned)))
     results = []
-    for ty in func_op.function_type.outputs.data:
+    outputs = func_op.function_type.outputs.data
+    for ty, unsigned in zip(outputs, _unsigned_marks(func_op.res_attrs, len(outputs)), strict=True):
         if isinstance(ty, MemRefType):
             raise TypeError("functions returning memrefs are not part of kiln's ABI")
-        results.append(dtype_of(ty))
+        results.append(dtype_of(ty, unsigned))
     return Signature(tuple(args), tuple(results))
 
 

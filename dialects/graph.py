@@ -1,7 +1,9 @@
 """The ``graph`` dialect: kiln's high-level array IR, what tracing records.
 
-Values are builtin ``tensor<...>`` types with element types i1, i32, i64, f32
-and f64. Ops are NumPy's vocabulary with NumPy's semantics, made explicit:
+Values are builtin ``tensor<...>`` types with element types i1, i8..i64 (signed:
+signless integers are NumPy's intN), ui8..ui64 (NumPy's uintN), f16, f32 and
+f64 (docs/ir-reference.md, "Element types"). Ops are NumPy's vocabulary with
+NumPy's semantics, made explicit:
 elementwise ops take operands of one type (the frontend inserts
 ``graph.cast`` and ``graph.broadcast`` per NumPy's promotion and broadcasting
 rules), so every later pass sees shapes and dtypes spelled out. Every op the
@@ -16,13 +18,16 @@ from typing import ClassVar
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
+    ComplexType,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    Float16Type,
     Float32Type,
     Float64Type,
     I64,
     IntegerAttr,
     IntegerType,
+    Signedness,
     StringAttr,
     TensorType,
     UnitAttr,
@@ -90,6 +95,16 @@ def is_float(element: Attribute) -> bool:
 
 def is_bool(element: Attribute) -> bool:
     return element == i1
+
+
+def is_complex(element: Attribute) -> bool:
+    """``complex<f32>`` / ``complex<f64>``: NumPy's complex64 / complex128."""
+    return isinstance(element, ComplexType)
+
+
+def is_unsigned(element: Attribute) -> bool:
+    """``uiN``: NumPy's unsigned integers (signless ``iN`` are the signed ones)."""
+    return isinstance(element, IntegerType) and element.signedness.data == Signedness.UNSIGNED
 
 
 def _dims_compatible(a: int, b: int) -> bool:
@@ -183,10 +198,13 @@ def _check_element_kind(op: Operation, element: Attribute, ACCEPTS: str) -> None
         "any": True,
         "numeric": not is_bool(element),
         "float": is_float(element),
+        "inexact": is_float(element) or is_complex(element),
+        "complex": is_complex(element),
         "int": isinstance(element, IntegerType),
     }[ACCEPTS]
     if not ok:
-        kinds = {"numeric": "numbers (not bool)", "float": "floats", "int": "integers or bools"}
+        kinds = {"numeric": "numbers (not bool)", "float": "floats", "int": "integers or bools",
+                 "inexact": "floats and complex numbers", "complex": "complex numbers"}
         raise VerifyException(f"{op.name} is defined on {kinds[ACCEPTS]}, got element type {element}")
 
 
@@ -207,10 +225,10 @@ class MulOp(ElementwiseBinaryOp):
 
 @irdl_op_definition
 class DivOp(ElementwiseBinaryOp):
-    """True division on floats (the frontend casts integers first, as NumPy does)."""
+    """True division on floats and complex numbers (the frontend casts integers first, as NumPy does)."""
 
     name = "graph.div"
-    ACCEPTS: ClassVar[str] = "float"
+    ACCEPTS: ClassVar[str] = "inexact"
 
 
 @irdl_op_definition
@@ -287,22 +305,22 @@ class ReluOp(ElementwiseUnaryOp):
     name = "graph.relu"
 
 
-def _float_unary(op_name: str, doc: str) -> type[ElementwiseUnaryOp]:
+def _float_unary(op_name: str, doc: str, accepts: str = "float") -> type[ElementwiseUnaryOp]:
     cls = type(
         op_name.split(".")[1].capitalize() + "Op",
         (ElementwiseUnaryOp,),
-        {"name": op_name, "ACCEPTS": "float", "__doc__": doc, "__module__": __name__, "__annotations__": {"ACCEPTS": ClassVar[str]}},
+        {"name": op_name, "ACCEPTS": accepts, "__doc__": doc, "__module__": __name__, "__annotations__": {"ACCEPTS": ClassVar[str]}},
     )
     return irdl_op_definition(cls)
 
 
-ExpOp = _float_unary("graph.exp", "e**x.")
-LogOp = _float_unary("graph.log", "Natural logarithm.")
-SqrtOp = _float_unary("graph.sqrt", "Square root.")
-TanhOp = _float_unary("graph.tanh", "Hyperbolic tangent.")
+ExpOp = _float_unary("graph.exp", "e**x.", "inexact")
+LogOp = _float_unary("graph.log", "Natural logarithm (principal branch on complex numbers).", "inexact")
+SqrtOp = _float_unary("graph.sqrt", "Square root (principal branch on complex numbers).", "inexact")
+TanhOp = _float_unary("graph.tanh", "Hyperbolic tangent.", "inexact")
 SigmoidOp = _float_unary("graph.sigmoid", "1 / (1 + exp(-x)).")
-SinOp = _float_unary("graph.sin", "Sine.")
-CosOp = _float_unary("graph.cos", "Cosine.")
+SinOp = _float_unary("graph.sin", "Sine.", "inexact")
+CosOp = _float_unary("graph.cos", "Cosine.", "inexact")
 FloorOp = _float_unary("graph.floor", "Round toward minus infinity.")
 CeilOp = _float_unary("graph.ceil", "Round toward plus infinity.")
 
@@ -562,6 +580,97 @@ class CastOp(IRDLOperation):
             raise VerifyException(
                 f"graph.cast changes element types only, but shape {shape_of(self.operand)} became {shape_of(self.result)}"
             )
+
+
+# --------------------------------------------------------------------------- complex numbers
+
+
+def complex_part_type(element: Attribute) -> Attribute:
+    """The float type of a complex element's parts (``complex<f64>`` -> ``f64``)."""
+    assert isinstance(element, ComplexType)
+    return element.element_type
+
+
+@irdl_op_definition
+class ComplexOp(IRDLOperation):
+    """``re + im*1j`` from two float tensors of one type and shape:
+    ``%z = graph.complex %re, %im : tensor<4xf64> -> tensor<4xcomplex<f64>>``. It is also how
+    a complex constant is spelled (two float ``graph.constant``\ s)."""
+
+    name = "graph.complex"
+    T: ClassVar = VarConstraint("T", AnyTensor)
+    real = operand_def(T)
+    imag = operand_def(T)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$real `,` $imag attr-dict `:` type($real) `->` type($result)"
+
+    def __init__(self, real: SSAValue, imag: SSAValue):
+        element = ComplexType(element_of(real))
+        super().__init__(operands=[real, imag], result_types=[tensor_type(element, shape_of(real))])
+
+    def verify_(self) -> None:
+        part = element_of(self.real)
+        if not isinstance(part, Float32Type | Float64Type):
+            raise VerifyException(f"graph.complex: the parts must be f32 or f64, got {part}")
+        if self.result.type != tensor_type(ComplexType(part), shape_of(self.real)):
+            raise VerifyException(f"graph.complex: result must be {tensor_type(ComplexType(part), shape_of(self.real))}")
+
+
+class ComplexToRealOp(IRDLOperation):
+    """Base of the ops from a complex tensor to the float tensor of its parts' type."""
+
+    operand = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
+
+    def __init__(self, operand: SSAValue):
+        part = complex_part_type(element_of(operand))
+        super().__init__(operands=[operand], result_types=[tensor_type(part, shape_of(operand))])
+
+    def verify_(self) -> None:
+        element = element_of(self.operand)
+        if not is_complex(element):
+            raise VerifyException(f"{self.name} is defined on complex numbers, got element type {element}")
+        if self.result.type != tensor_type(complex_part_type(element), shape_of(self.operand)):
+            raise VerifyException(f"{self.name}: result must be {complex_part_type(element)} of the operand's shape")
+
+
+@irdl_op_definition
+class RealOp(ComplexToRealOp):
+    """``np.real``: ``%r = graph.real %z : tensor<4xcomplex<f32>> -> tensor<4xf32>``."""
+
+    name = "graph.real"
+
+
+@irdl_op_definition
+class ImagOp(ComplexToRealOp):
+    """``np.imag``: ``%i = graph.imag %z : tensor<4xcomplex<f32>> -> tensor<4xf32>``."""
+
+    name = "graph.imag"
+
+
+@irdl_op_definition
+class CabsOp(ComplexToRealOp):
+    """``np.abs`` of a complex number, ``hypot(re, im)``: ``%a = graph.cabs %z : tensor<4xcomplex<f64>> -> tensor<4xf64>``."""
+
+    name = "graph.cabs"
+
+
+@irdl_op_definition
+class AngleOp(ComplexToRealOp):
+    """``np.angle``, ``atan2(im, re)``: ``%t = graph.angle %z : tensor<4xcomplex<f64>> -> tensor<4xf64>``."""
+
+    name = "graph.angle"
+
+
+@irdl_op_definition
+class ConjOp(ElementwiseUnaryOp):
+    """``np.conj``: ``%c = graph.conj %z : tensor<4xcomplex<f64>>`` (the imaginary part negated)."""
+
+    name = "graph.conj"
+    ACCEPTS: ClassVar[str] = "complex"
 
 
 # --------------------------------------------------------------------------- shapes
@@ -920,8 +1029,8 @@ class ReduceOp(IRDLOperation):
             raise VerifyException(f"graph.reduce: unknown kind {kind!r}, expected one of {', '.join(REDUCTIONS)}")
         if sorted(set(axes)) != axes or any(not 0 <= a < len(src) for a in axes):
             raise VerifyException(f"graph.reduce: axes {axes} must be sorted, unique and within rank {len(src)}")
-        if kind == "mean" and not is_float(element_of(self.operand)):
-            raise VerifyException("graph.reduce \"mean\" is defined on floats (cast integers first)")
+        if kind == "mean" and not (is_float(element_of(self.operand)) or is_complex(element_of(self.operand))):
+            raise VerifyException("graph.reduce \"mean\" is defined on floats and complex numbers (cast integers first)")
         if element_of(self.operand) != element_of(self.result):
             raise VerifyException("graph.reduce cannot change the element type")
         expected = reduced_shape(src, axes, self.keepdims is not None)
@@ -1625,8 +1734,20 @@ Graph = Dialect(
         ArgsortOp,
         BincountOp,
         SearchsortedOp,
+        ComplexOp,
+        RealOp,
+        ImagOp,
+        CabsOp,
+        AngleOp,
+        ConjOp,
     ],
     [TokenType, ResourceType],
 )
 
 ELEMENT_TYPES: tuple[Attribute, ...] = (i1, IntegerType(32), i64, Float32Type(), Float64Type())
+#: the element types of int8/int16 and of the unsigned integers (uint8..uint64)
+ELEMENT_TYPES += (IntegerType(8), IntegerType(16), *(IntegerType(w, Signedness.UNSIGNED) for w in (8, 16, 32, 64)))
+#: float16, computed in f32 and rounded after every op (docs/ir-reference.md, "Element types")
+ELEMENT_TYPES += (Float16Type(),)
+#: complex64 and complex128
+ELEMENT_TYPES += (ComplexType(Float32Type()), ComplexType(Float64Type()))

@@ -53,6 +53,8 @@ def sigmoid(x: Any) -> Any:
         return 1 / (1 + np.exp(-np.asarray(x)))
     _, negated = dtypes.resolve_ufunc(np.negative, [x.dtype])  # NumPy refuses -bool: so does kiln
     (dtype,), _ = dtypes.resolve_ufunc(np.exp, [negated])
+    if dtype == np.float16 or dtype.kind == "c":  # each of the three ops rounds, as eagerly
+        return 1 / (1 + np.exp(-x))
     return with_source(emit(graph.SigmoidOp(_cast(x, dtype).value)), x.shape_source)
 
 
@@ -99,7 +101,7 @@ def where(condition: Any, x: Any, y: Any) -> Any:
 def cast(x: Any, dtype: Any) -> Any:
     """``x.astype(dtype)`` (float to int truncates toward zero); ``dtype`` must be one kiln supports."""
     dt = dtypes.canonical(dtype)
-    return _cast(x, dt) if isinstance(x, Tensor) else np.asarray(x).astype(dt)
+    return _cast(x, dt, warn=True) if isinstance(x, Tensor) else np.asarray(x).astype(dt)
 
 
 def matmul(a: Any, b: Any) -> Any:
@@ -122,6 +124,9 @@ def matmul(a: Any, b: Any) -> Any:
     if len(sa) > 2 and len(sb) > 2 and sa[:-2] != sb[:-2]:
         batch = graph.broadcast_shapes(sa[:-2], sb[:-2])
         ta, tb = _broadcast(ta, (*batch, *sa[-2:])), _broadcast(tb, (*batch, *sb[-2:]))
+    if da == np.float16:  # NumPy's float16 matmul sums in float32 and rounds once
+        f32 = np.dtype(np.float32)
+        return _cast(emit(graph.MatmulOp(_cast(ta, f32).value, _cast(tb, f32).value)), da)
     return emit(graph.MatmulOp(ta.value, tb.value))
 
 
@@ -160,14 +165,44 @@ def reduce(kind: str, t: Tensor, axis: AxisLike, keepdims: bool, dtype: np.dtype
     axes = normalize_axes(axis, t.ndim)
     if dtype is None:
         dtype = {"sum": dtypes.sum_dtype, "prod": dtypes.sum_dtype, "mean": dtypes.mean_dtype}.get(kind, lambda d: d)(t.dtype)
-    elif kind == "mean" and dtype.kind != "f":
+    elif kind == "mean" and dtype.kind not in "fc":
         raise NotImplementedError(f"np.mean(..., dtype={dtype}) is not supported inside kiln.function (use a float dtype)")
     if kind in _IDENTITYLESS and any(shape_of(t)[a] == 0 for a in axes):
         raise ValueError(f"zero-size array to reduction operation {_IDENTITYLESS[kind]} which has no identity")
     x = _cast(t, dtype)
     if not axes:
         return x
+    if dtype == np.float16 and kind not in _IDENTITYLESS:
+        return _half_reduce(kind, x, axes, keepdims)
     return emit(graph.ReduceOp(kind, x.value, axes, keepdims))
+
+
+def _half_reduce(kind: str, x: Tensor, axes: tuple[int, ...], keepdims: bool) -> Tensor:
+    """A float16 sum, product or mean in NumPy's order of roundings. NumPy's iterator drops
+    length-1 axes and runs its inner loop along the last axis: when that axis is reduced, the
+    run of reduced axes it ends is one reduce loop, which accumulates in float32 and rounds
+    once (``mean`` sums everything in float32); reduced axes outside that run add those
+    results one float16 addition at a time, as an outer axis does alone. (Where NumPy adds a
+    float32 partial sum to the float16 total, kiln rounds the partial sum first: an ulp-level
+    difference, and only for such mixed reductions.)"""
+    f32 = np.dtype(np.float32)
+    shape = shape_of(x)
+    if kind == "mean":
+        return _cast(emit(graph.ReduceOp(kind, _cast(x, f32).value, axes, keepdims)), x.dtype)
+    long_axes = [i for i, d in enumerate(shape) if d != 1]
+    inner: list[int] = []
+    for a in reversed(long_axes):
+        if a not in axes:
+            break
+        inner.append(a)
+    outer = [a for a in axes if a not in inner and shape[a] != 1]
+    if not inner:
+        return emit(graph.ReduceOp(kind, x.value, axes, keepdims))
+    first = [a for a in axes if a not in outer]
+    value = _cast(emit(graph.ReduceOp(kind, _cast(x, f32).value, first, True)), x.dtype)
+    if outer:
+        value = emit(graph.ReduceOp(kind, value.value, outer, True))
+    return value if keepdims else reshape_to(value, [d for i, d in enumerate(shape) if i not in axes])
 
 
 def _reduce_all(kind: str, t: Tensor, axis: AxisLike, keepdims: bool, dtype: np.dtype[Any] | None) -> Tensor:
@@ -178,14 +213,16 @@ def _reduce_all(kind: str, t: Tensor, axis: AxisLike, keepdims: bool, dtype: np.
         require_rank(t, f"np.{kind}(..., axis={axis!r})")
     if keepdims:
         require_rank(t, f"np.{kind}(..., keepdims=True)")
-    if kind == "mean" and dtype is not None and dtype.kind != "f":
+    if kind == "mean" and dtype is not None and dtype.kind not in "fc":
         raise NotImplementedError(f"np.mean(..., dtype={dtype}) is not supported inside kiln.function (use a float dtype)")
     flat = Tensor(t.value)
     if kind != "mean":
         return reduce(kind, flat, None, False, dtype)
-    total = reduce("sum", flat, None, False, dtype or dtypes.mean_dtype(t.dtype))
+    result = dtype or dtypes.mean_dtype(t.dtype)
+    work = np.dtype(np.float32) if result == np.float16 else result  # float16: in float32, as NumPy
+    total = reduce("sum", flat, None, False, work)
     count = _cast(emit(graph.DimOp(flat.value, 0)), total.dtype)
-    return np.true_divide(total, count)
+    return _cast(np.true_divide(total, count), result)
 
 
 def normalize_axis(axis: int, ndim: int) -> int:
@@ -425,6 +462,8 @@ def conv2d(x: Any, filters: Any, strides: int | Sequence[int] = 1, padding: str 
     for t in (tx, tf):
         require_rank(t, "conv2d")
     dt = dtypes.result_type(tx.dtype, tf.dtype)
+    if dt.kind == "c":
+        raise NotImplementedError("kiln.conv2d of complex arrays is not supported")
     if dt.kind != "f":
         dt = np.dtype(np.float64)
     tx, tf = _cast(tx, dt), _cast(tf, dt)

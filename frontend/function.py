@@ -176,7 +176,7 @@ class Function:
         """The compiled function for these arguments (arrays or TensorSpecs), tracing if needed."""
         if not args and not kwargs and self.input_signature is not None:
             args = self.input_signature
-        sig = signature_of(args, kwargs) if self.input_signature is None else self._signature(args, kwargs)
+        sig = self._signature(args, kwargs)
         concrete = self._concrete.get(sig.key)
         return concrete if concrete is not None else self._trace(sig)
 
@@ -215,7 +215,7 @@ class Function:
 
     def _signature(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> CallSignature:
         if self.input_signature is None:
-            return signature_of(args, kwargs)
+            return signature_of(args, kwargs, self._monitor.arg_name)
         if kwargs or len(args) != len(self.input_signature):
             raise TypeError(
                 f"{self.__name__}: input_signature has {len(self.input_signature)} arguments, "
@@ -228,7 +228,7 @@ class Function:
                 raise TypeError(
                     f"{self.__name__}: argument {i} (`{names[i]}`) does not match input_signature[{i}] = {spec}: {why}"
                 )
-        return signature_of(list(self.input_signature), {})
+        return signature_of(list(self.input_signature), {}, self._monitor.arg_name)
 
     def _trace(self, sig: CallSignature) -> ConcreteFunction:
         """Trace and cache ``sig`` (the slow path of a call), recording why it traced."""

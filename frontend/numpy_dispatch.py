@@ -23,7 +23,7 @@ from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, common_s
 from kiln.frontend.tensor import shape_of, with_source
 
 #: an operand before promotion: a tensor, an array constant, or a weak Python scalar
-Operand = Tensor | np.ndarray | bool | int | float
+Operand = Tensor | np.ndarray | bool | int | float | complex
 
 
 def _np_name(obj: Any) -> str:
@@ -42,7 +42,7 @@ def _unsupported(what: str) -> NotImplementedError:
 
 def operand(x: Any) -> Operand:
     """Tensors stay, Python scalars stay weak, everything else becomes a NumPy array constant."""
-    if isinstance(x, Tensor) or (isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)):
+    if isinstance(x, Tensor) or (isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)):
         return x
     if hasattr(type(x), "__kiln_tensor__"):
         return as_tensor(x)
@@ -112,9 +112,27 @@ def _unary(op: type[IRDLOperation], identity_kinds: str = "") -> Builder:
 
 def _compare(predicate: str) -> Builder:
     def build(a: Tensor, b: Tensor) -> Tensor:
+        if a.dtype != b.dtype:
+            return _mixed_sign_compare(predicate, a, b)
         return emit(graph.CmpOp(predicate, a.value, b.value))
 
     return build
+
+
+_SWAPPED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
+
+
+def _mixed_sign_compare(predicate: str, a: Tensor, b: Tensor) -> Tensor:
+    """NumPy's exact int64-vs-uint64 comparison loop (no common type holds both): a negative
+    signed value is below every unsigned one; otherwise both compare as uint64."""
+    if a.dtype.kind == "u":  # as ``signed pred unsigned``
+        a, b, predicate = b, a, _SWAPPED[predicate]
+    zero = constant(np.zeros((), a.dtype))
+    negative = emit(graph.CmpOp("lt", a.value, broadcast_to(zero, graph.shape_of(a.value)).value))
+    as_unsigned = emit(graph.CmpOp(predicate, cast(a, b.dtype).value, b.value))
+    if predicate in ("lt", "le", "ne"):  # true for every negative a
+        return emit(graph.OrOp(negative.value, as_unsigned.value))
+    return emit(graph.AndOp(emit(graph.NotOp(negative.value)).value, as_unsigned.value))
 
 
 _multiply = _binary(graph.MulOp, graph.AndOp)
@@ -143,7 +161,7 @@ _UFUNCS: dict[np.ufunc, Builder] = {
     np.greater_equal: _compare("ge"),
     np.negative: _unary(graph.NegOp),
     np.positive: lambda x: x,
-    np.absolute: _unary(graph.AbsOp, "b"),
+    np.absolute: lambda x: emit(graph.CabsOp(x.value)) if x.dtype.kind == "c" else _unary(graph.AbsOp, "bu")(x),
     np.invert: _unary(graph.NotOp),
     np.logical_not: _unary(graph.NotOp),
     np.exp: _unary(graph.ExpOp),
@@ -152,11 +170,33 @@ _UFUNCS: dict[np.ufunc, Builder] = {
     np.tanh: _unary(graph.TanhOp),
     np.sin: _unary(graph.SinOp),
     np.cos: _unary(graph.CosOp),
-    np.floor: _unary(graph.FloorOp, "bi"),
-    np.ceil: _unary(graph.CeilOp, "bi"),
+    np.floor: _unary(graph.FloorOp, "biu"),
+    np.ceil: _unary(graph.CeilOp, "biu"),
     np.square: lambda x: _multiply(x, x),
 }
 _UFUNCS.update(ufuncs.UFUNCS)  # trigonometry, logarithms, rounding, shifts, NaN tests
+# complex conjugate: the identity on real numbers (NumPy's loop for bools is int8's)
+_UFUNCS[np.conjugate] = lambda x: emit(graph.ConjOp(x.value)) if x.dtype.kind == "c" else x
+
+
+_real_reciprocal = _UFUNCS[np.reciprocal]  # graph.reciprocal (kiln.frontend.ufuncs)
+
+
+def _reciprocal(x: Tensor) -> Tensor:
+    """``np.reciprocal``: ``1 / x`` on floats; on complex numbers NumPy's loop, which divides by
+    the larger part first: with |im| <= |re|, q = im/re, d = re + im*q, 1/x = 1/d - (q/d)j;
+    otherwise q = re/im, d = re*q + im, 1/x = q/d - (1/d)j."""
+    if x.dtype.kind != "c":
+        return _real_reciprocal(x)
+    re, im = np.real(x), np.imag(x)
+    by_re = np.abs(im) <= np.abs(re)
+    q1, q2 = im / re, re / im
+    d1, d2 = re + im * q1, re * q2 + im
+    parts = where(by_re, 1 / d1, q2 / d2), where(by_re, -q1 / d1, -1 / d2)
+    return emit(graph.ComplexOp(parts[0].value, parts[1].value))
+
+
+_UFUNCS[np.reciprocal] = _reciprocal
 
 _COMPARISONS = (np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)
 
@@ -222,9 +262,14 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
     if ufunc in _LOGICAL:
         in_dtypes = (np.dtype(np.bool_),) * len(in_dtypes)
     elif ufunc in _COMPARISONS:
+        settled = _settled_comparison(ufunc, operands, in_dtypes)
+        if settled is not None:
+            return settled
         in_dtypes = _widen_for_python_ints(operands, in_dtypes)
     if ufunc is np.power and dtypes.is_integer(in_dtypes[0]) and _has_negative_constant(operands[1]):
         raise ValueError("Integers to negative integer powers are not allowed.")
+    if ufunc is np.power and in_dtypes[0].kind == "c":
+        return _complex_power(operands, in_dtypes[0])
     tensors, source = broadcast_all([materialize(x, dt) for x, dt in zip(operands, in_dtypes)], _np_name(ufunc))
     result = with_source(build(*tensors), source)
     assert result.dtype == out_dtype, f"{_np_name(ufunc)}: built {result.dtype}, NumPy gives {out_dtype}"
@@ -239,16 +284,40 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
 
 def _widen_for_python_ints(operands: Sequence[Operand], in_dtypes: tuple[np.dtype[Any], ...]) -> tuple[np.dtype[Any], ...]:
     """NumPy compares integers with Python ints outside their range exactly: compare in int64,
-    or in float64 beyond int64 (every int64 is then strictly nearer zero, so the answer is exact)."""
+    which holds both (the other cases are settled by :func:`_settled_comparison`)."""
     ints = [x for x in operands if isinstance(x, int) and not isinstance(x, bool)]
-    if not ints or not dtypes.is_integer(in_dtypes[0]):
+    if not ints or not dtypes.is_any_integer(in_dtypes[0]):
         return in_dtypes
     info = np.iinfo(in_dtypes[0])
     if all(info.min <= v <= info.max for v in ints):
         return in_dtypes
-    i64 = np.iinfo(np.int64)
-    wide = np.dtype(np.int64) if all(i64.min <= v <= i64.max for v in ints) else np.dtype(np.float64)
-    return (wide,) * len(in_dtypes)
+    return (np.dtype(np.int64),) * len(in_dtypes)
+
+
+#: ``x pred v`` for a ``v`` below every x, and for a ``v`` above every x
+_BELOW_ALL = {np.less: False, np.less_equal: False, np.greater: True, np.greater_equal: True, np.equal: False, np.not_equal: True}
+_ABOVE_ALL = {np.less: True, np.less_equal: True, np.greater: False, np.greater_equal: False, np.equal: False, np.not_equal: True}
+_MIRROR = {np.less: np.greater, np.less_equal: np.greater_equal, np.greater: np.less, np.greater_equal: np.less_equal}
+
+
+def _settled_comparison(ufunc: np.ufunc, operands: Sequence[Operand], in_dtypes: tuple[np.dtype[Any], ...]) -> Tensor | None:
+    """An integer array compared with a Python int outside both its range and int64's (no
+    common type holds both): every element compares the same way, by which side of the range
+    the int lies on. The all-True / all-False result is ``x == x`` / ``x != x`` (exact for
+    integers), so it keeps x's shape, dynamic sizes included. None when not such a case."""
+    if not dtypes.is_any_integer(in_dtypes[0]) or len(operands) != 2:
+        return None
+    for k, v in enumerate(operands):
+        if isinstance(v, int) and not isinstance(v, bool):
+            info, i64 = np.iinfo(in_dtypes[0]), np.iinfo(np.int64)
+            if info.min <= v <= info.max or (i64.min <= v <= i64.max and in_dtypes[0] != np.uint64):
+                return None
+            pred = ufunc if k == 1 else _MIRROR.get(ufunc, ufunc)  # as ``x pred v``
+            truth = (_BELOW_ALL if v < info.min else _ABOVE_ALL)[pred]
+            x = materialize(operands[1 - k], in_dtypes[0])
+            (x,), source = broadcast_all([x], _np_name(ufunc))
+            return with_source(emit(graph.CmpOp("eq" if truth else "ne", x.value, x.value)), source)
+    return None
 
 
 def _has_negative_constant(x: Operand) -> bool:
@@ -257,6 +326,55 @@ def _has_negative_constant(x: Operand) -> bool:
         owner = x.value.owner
         return isinstance(owner, graph.ConstantOp) and any(v < 0 for v in owner.value.get_values())
     return bool(np.any(np.asarray(x) < 0))
+
+
+def _complex_power(operands: Sequence[Operand], dtype: np.dtype[Any]) -> Tensor:
+    """``z ** n`` for a complex ``z`` and an integral exponent known at trace time, |n| < 100,
+    as NumPy computes it: z, z*z and z*(z*z) for n = 1, 2, 3; otherwise square-and-multiply
+    from 1+0j over the bits of |n|, and the reciprocal 1/r for a negative n; 1+0j for n = 0.
+    Other exponents (traced, fractional, complex, large) are refused."""
+    exponent = operands[1]
+    if isinstance(exponent, np.ndarray) and exponent.ndim == 0:
+        exponent = exponent.item()
+    if not isinstance(exponent, (int, float, complex)) or isinstance(exponent, bool):
+        raise _unsupported("np.power of complex numbers with an array exponent (use an integer exponent known at trace time)")
+    value = complex(exponent)
+    if value.imag != 0 or not value.real.is_integer() or abs(value.real) >= 100:
+        raise _unsupported(f"np.power of complex numbers to the power {exponent!r} (integer exponents below 100 are)")
+    n = int(value.real)
+    (z,), source = broadcast_all([materialize(operands[0], dtype)], "np.power")
+    return with_source(_integer_power(z, n), source)
+
+
+def _integer_power(z: Tensor, n: int) -> Tensor:
+    if n == 0:
+        return cast(np.logical_or(np.not_equal(z, z), True), z.dtype)
+    # a zero base gives 0 to a positive power, NaN to a negative one (NumPy's four signed zeros)
+    at_zero = complex(0.0 if n > 0 else np.nan, 0.0 if n > 0 else np.nan)
+    return where(np.equal(z, 0), at_zero, _nonzero_power(z, n))
+
+
+def _plain_multiply(a: Tensor, b: Tensor) -> Tensor:
+    """``a * b`` on complex tensors as NumPy's power computes it: (ar*br - ai*bi) + (ar*bi +
+    ai*br)j, without the fused multiply-add of its multiply loop (graph.mul)."""
+    ar, ai, br, bi = np.real(a), np.imag(a), np.real(b), np.imag(b)
+    return emit(graph.ComplexOp((ar * br - ai * bi).value, (ar * bi + ai * br).value))
+
+
+def _nonzero_power(z: Tensor, n: int) -> Tensor:
+    mul = _plain_multiply
+    if n in (1, 2, 3):
+        return z if n == 1 else mul(z, z) if n == 2 else mul(z, mul(z, z))
+    one = broadcast_to(constant(np.ones((), z.dtype)), graph.shape_of(z.value))
+    result, power, bits = one, z, abs(n)
+    while True:
+        if bits & 1:
+            result = mul(result, power)
+        bits >>= 1
+        if not bits:
+            break
+        power = mul(power, power)
+    return emit(graph.DivOp(one.value, result.value)) if n < 0 else result
 
 
 # ---------------------------------------------------------------------- functions
@@ -338,7 +456,7 @@ def where(condition: Any, x: Any, y: Any) -> Tensor:
     """NumPy's ``where(condition, x, y)``: ``condition`` as bool, ``x``/``y`` promoted together, all broadcast."""
     c = materialize(operand(condition), np.dtype(np.bool_))
     a, b = operand(x), operand(y)
-    dtype = dtypes.result_type(*(x if isinstance(x, (bool, int, float)) else x.dtype for x in (a, b)))
+    dtype = dtypes.result_type(*(x if isinstance(x, (bool, int, float, complex)) else x.dtype for x in (a, b)))
     (c, ta, tb), source = broadcast_all([c, materialize(a, dtype), materialize(b, dtype)], "np.where")
     return with_source(emit(graph.SelectOp(c.value, ta.value, tb.value)), source)
 
@@ -364,6 +482,33 @@ def _concatenate(arrays: Sequence[Any], axis: int | None = 0, out: Any = None, *
 def _stack(arrays: Sequence[Any], axis: int = 0, out: Any = None, *, dtype: Any = None, casting: str = "same_kind") -> Tensor:
     _reject("stack", out=out)
     return array_ops.stack(arrays, axis, None if dtype is None else dtypes.canonical(dtype))
+
+
+def _real(val: Any) -> Tensor:
+    """``np.real``: the real part of a complex tensor; a real tensor itself."""
+    t = as_tensor(val)
+    return with_source(emit(graph.RealOp(t.value)), t.shape_source) if t.dtype.kind == "c" else t
+
+
+def _imag(val: Any) -> Tensor:
+    """``np.imag``: the imaginary part of a complex tensor; zeros of a real tensor's dtype."""
+    t = as_tensor(val)
+    if t.dtype.kind == "c":
+        return with_source(emit(graph.ImagOp(t.value)), t.shape_source)
+    return cast(where(np.equal(t, t), 0, 0), t.dtype)  # 0 where t is NaN too
+
+
+def _angle(z: Any, deg: bool = False) -> Tensor:
+    """``np.angle``: ``arctan2(imag, real)``, in the float type of ``arctan2(0, z)`` for a real
+    ``z`` (computed as the angle of ``z + 0j`` in the complex type of that precision)."""
+    t = as_tensor(z)
+    if t.dtype.kind != "c":
+        _, out = dtypes.resolve_ufunc(np.arctan2, [int, t.dtype])
+        work = np.dtype(np.complex64) if out.itemsize <= 4 else np.dtype(np.complex128)
+        angle = cast(with_source(emit(graph.AngleOp(cast(t, work).value)), t.shape_source), out)
+    else:
+        angle = with_source(emit(graph.AngleOp(t.value)), t.shape_source)
+    return np.multiply(angle, 180 / np.pi) if deg else angle
 
 
 def _size(a: Any, axis: int | None = None) -> int | None:
@@ -418,6 +563,9 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.shape: lambda a: as_tensor(a).shape,
     np.ndim: lambda a: as_tensor(a).ndim,
     np.size: _size,
+    np.real: _real,
+    np.imag: _imag,
+    np.angle: _angle,
 }
 _FUNCTIONS.update(ufuncs.FUNCTIONS)  # np.round, np.nan_to_num, np.isclose, np.allclose
 

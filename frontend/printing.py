@@ -14,7 +14,9 @@ from typing import Any
 
 from kiln.dialects import graph
 from kiln.frontend import trace_context
-from kiln.frontend.tensor import Tensor, as_tensor, require_rank
+import numpy as np
+
+from kiln.frontend.tensor import Tensor, as_tensor, cast, require_rank
 
 
 def print(*values: Any, sep: str = " ", end: str = "\n") -> None:  # noqa: A001 - the public name is kiln.print
@@ -32,10 +34,28 @@ def print(*values: Any, sep: str = " ", end: str = "\n") -> None:  # noqa: A001 
             tensor = as_tensor(value)
             require_rank(tensor, "kiln.print")  # its flattened data would print as a vector
             parts.append("{}")
-            tensors.append(tensor)
+            tensors.append(_printable(tensor))
         else:
             parts.append(_escape(str(value)))
     ctx.emit(graph.PrintOp(_escape(sep).join(parts) + _escape(end), [t.value for t in tensors]))
+
+
+def _printable(tensor: Tensor) -> Tensor:
+    """The tensor in a dtype the print runtime formats: unsigned integers up to 32 bits as
+    int64 (the same values, which NumPy prints the same way); others as they are. float16
+    (which NumPy prints with float16's shortest digits) is refused."""
+    if tensor.dtype == np.float16:
+        raise NotImplementedError("kiln.print of a float16 tensor is not supported; print x.astype(np.float32)")
+    if tensor.dtype.kind == "c":
+        raise NotImplementedError(f"kiln.print of a {tensor.dtype} tensor is not supported; print x.real and x.imag")
+    if tensor.dtype.kind == "u":
+        if tensor.dtype.itemsize == 8:
+            raise NotImplementedError(
+                "kiln.print of a uint64 tensor is not supported (values above 2**63 - 1 have no int64 form); "
+                "print x.astype(np.int64) or x.astype(np.float64)"
+            )
+        return cast(tensor, np.dtype(np.int64))
+    return tensor
 
 
 def _escape(text: str) -> str:

@@ -173,6 +173,10 @@ class RetraceMonitor:
         """Names of the first ``count`` positional arguments."""
         return [self._arg_name(i) for i in range(count)]
 
+    def arg_name(self, position: int | str) -> str:
+        """The parameter name of a position (or the keyword itself)."""
+        return self._arg_name(position)
+
     def _arg_name(self, position: int | str) -> str:
         if isinstance(position, str):
             return position

@@ -21,7 +21,7 @@ The rules (docs/semantics.md):
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -30,9 +30,9 @@ from xdsl.dialects.builtin import TensorType
 
 from kiln.dialects.graph import tensor_type
 from kiln.frontend import pytree
-from kiln.frontend.dtypes import to_element
+from kiln.frontend.dtypes import SUPPORTED, to_element, unsupported_argument
 
-_NUMBER = (bool, int, float, np.bool_, np.integer, np.floating)
+_NUMBER = (bool, int, float, complex, np.bool_, np.integer, np.floating, np.complexfloating)
 
 
 @dataclass(frozen=True)
@@ -207,9 +207,25 @@ def _arg_key(arg: Any) -> tuple[pytree.TreeDef, tuple[Any, ...]]:
     return tree, tuple(leaf_key(leaf) for leaf in leaves)
 
 
-def signature_of(args: Sequence[Any], kwargs: dict[str, Any]) -> CallSignature:
-    """Key for a call with concrete values (or TensorSpecs standing for tensors)."""
+def _check_dtypes(args: Sequence[Any], kwargs: dict[str, Any], arg_name: Callable[[int | str], str] | None) -> None:
+    """Raise the error naming the first argument whose array (or spec) has a dtype kiln lacks."""
+    for position, arg in [*enumerate(args), *kwargs.items()]:
+        leaves, _ = pytree.flatten(arg)
+        for leaf in leaves:
+            if is_tensor_value(leaf) or isinstance(leaf, TensorSpec):
+                if leaf.dtype not in SUPPORTED:
+                    name = arg_name(position) if arg_name is not None else str(position)
+                    inner = "" if leaf is arg else " (an array inside it)"
+                    raise unsupported_argument(leaf.dtype, f"'{name}'{inner}")
+
+
+def signature_of(
+    args: Sequence[Any], kwargs: dict[str, Any], arg_name: Callable[[int | str], str] | None = None
+) -> CallSignature:
+    """Key for a call with concrete values (or TensorSpecs standing for tensors); ``arg_name``
+    names a position (or keyword) in the error for an argument of an unsupported dtype."""
     args, kwargs = lists_to_arrays(tuple(args)), lists_to_arrays(kwargs)
+    _check_dtypes(args, kwargs, arg_name)
     leaves, tree = pytree.flatten((tuple(args), kwargs))
     specs: list[TensorSpec] = []
     slotted: list[Any] = []
@@ -219,7 +235,6 @@ def signature_of(args: Sequence[Any], kwargs: dict[str, Any]) -> CallSignature:
             scalars.append(len(specs))
         if is_tensor_value(leaf) or isinstance(leaf, TensorSpec):
             spec = leaf if isinstance(leaf, TensorSpec) else TensorSpec.from_value(leaf)
-            to_element(spec.dtype)  # unsupported dtypes fail here, before tracing
             specs.append(spec)
             slotted.append(pytree.TENSOR_SLOT)
         else:

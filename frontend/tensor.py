@@ -20,6 +20,7 @@ The module-level helpers (:func:`as_tensor`, :func:`cast`, :func:`broadcast_to`,
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -34,7 +35,7 @@ from kiln.frontend import dtypes, mutation, trace_context, unknown_rank
 IMMUTABLE_REBOUND = "kiln.tensor.immutable_rebound"
 
 #: Python values that become tensors in arithmetic (anything else yields ``NotImplemented``)
-_ARRAY_LIKE = (np.ndarray, np.generic, bool, int, float, list, tuple)
+_ARRAY_LIKE = (np.ndarray, np.generic, bool, int, float, complex, list, tuple)
 
 
 class Tensor:
@@ -282,7 +283,15 @@ class Tensor:
         return np.remainder(other, self) if _operand(other) else NotImplemented
 
     def __pow__(self, other: Any) -> Any:
-        return np.power(self, other) if _operand(other) else NotImplemented
+        if not _operand(other):
+            return NotImplemented
+        # NumPy's `array ** scalar` fast paths for float and complex arrays (exact Python int 2
+        # and -1, float 0.5), whose loops round differently from np.power's
+        if self.dtype.kind in "fc" and type(other) in (int, float):
+            fast = {(int, 2): np.square, (int, -1): np.reciprocal, (float, 0.5): np.sqrt}.get((type(other), other))
+            if fast is not None:
+                return fast(self)
+        return np.power(self, other)
 
     def __rpow__(self, other: Any) -> Any:
         return np.power(other, self) if _operand(other) else NotImplemented
@@ -419,8 +428,22 @@ class Tensor:
         perm = axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else (axes or None)
         return np.transpose(self, perm)
 
+    @property
+    def real(self) -> Tensor:
+        return np.real(self)
+
+    @property
+    def imag(self) -> Tensor:
+        return np.imag(self)
+
+    def conj(self) -> Tensor:
+        return np.conjugate(self)
+
+    def conjugate(self) -> Tensor:
+        return np.conjugate(self)
+
     def astype(self, dtype: Any) -> Tensor:
-        return cast(self, dtypes.canonical(dtype))
+        return cast(self, dtypes.canonical(dtype), warn=True)
 
     def flatten(self) -> Tensor:
         """Always a copy, as in NumPy."""
@@ -532,8 +555,11 @@ def emit(op: Operation) -> Tensor:
 
 
 def constant(array: np.ndarray[Any, Any]) -> Tensor:
-    """A ``graph.constant`` holding ``array`` (its dtype must be supported)."""
+    """A ``graph.constant`` holding ``array`` (its dtype must be supported); a complex array is
+    the ``graph.complex`` of two float constants, its real and imaginary parts."""
     dt = dtypes.canonical(array.dtype)
+    if dt.kind == "c":
+        return emit(graph.ComplexOp(constant(array.real.copy()).value, constant(array.imag.copy()).value))
     data = np.where(array, -1, 0).astype("<i1") if dt == np.bool_ else array.astype(dt.newbyteorder("<"))
     ty = graph.tensor_type(dtypes.to_element(dt), array.shape)
     return emit(graph.ConstantOp(DenseIntOrFPElementsAttr(ty, BytesAttr(np.ascontiguousarray(data).tobytes()))))
@@ -595,10 +621,13 @@ def common_source(tensors: Sequence[Tensor], what: str) -> int | None:
     return sources[0]
 
 
-def cast(t: Tensor, dtype: np.dtype[Any]) -> Tensor:
-    """``t.astype(dtype)``; no op when the dtype already matches."""
+def cast(t: Tensor, dtype: np.dtype[Any], warn: bool = False) -> Tensor:
+    """``t.astype(dtype)``; no op when the dtype already matches. With ``warn``, a complex to
+    real cast warns as NumPy's ``astype`` does (the imaginary part is discarded)."""
     if t.dtype == dtype:
         return t
+    if warn and t.dtype.kind == "c" and dtype.kind != "c":
+        warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning, stacklevel=3)
     return with_source(emit(graph.CastOp(t.value, dtypes.to_element(dtype))), t.shape_source)
 
 

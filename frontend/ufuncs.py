@@ -51,6 +51,8 @@ def _scaled(numerator: float, denominator: float) -> Builder:
     ``deg2rad`` (``x * (pi/180)``) and ``rad2deg`` (``x * (180/pi)``) loops do."""
 
     def build(x: Tensor) -> Tensor:
+        if x.dtype == np.float16:  # NumPy's half loop: in float32, rounded to float16 once
+            return cast(build(cast(x, np.dtype(np.float32))), x.dtype)
         factor = np.asarray(numerator, x.dtype) / np.asarray(denominator, x.dtype)
         return emit(graph.MulOp(x.value, _full_like(x, factor).value))
 

@@ -1,7 +1,10 @@
 """NumPy's scalar semantics spelled in ``arith`` and ``math`` ops.
 
 Used to build the bodies of the ``linalg.generic`` ops that elementwise graph
-ops lower to. Where C and NumPy disagree (integer division by zero, ``//`` and
+ops lower to. The builders are called on the graph's element types, so an
+unsigned ``uiN`` operand selects the unsigned ops (``divui``, ``cmpi ult``,
+``extui``, ...); convert-graph-to-linalg erases the signedness afterwards
+(passes/_signless.py). Where C and NumPy disagree (integer division by zero, ``//`` and
 ``%`` signs, NaN in comparisons, ``INT_MIN // -1``) the body computes NumPy's
 answer explicitly, so the emitted code has no undefined behaviour.
 """
@@ -11,17 +14,26 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, IntegerType, i1
+from xdsl.dialects.builtin import AnyFloat, ComplexType, Float16Type, FloatAttr, IntegerAttr, IntegerType, f32, i1, i32, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from kiln.passes import _complex
+
+from kiln.dialects.graph import is_unsigned
 from kiln.dialects.kmath import FModOp
 
 
-def scalar_constant(value: float | int | bool, t: Attribute) -> arith.ConstantOp:
-    """``arith.constant`` of ``value`` converted to the scalar type ``t``."""
+def scalar_constant(value: complex | float | int | bool, t: Attribute) -> Operation:
+    """``arith.constant`` of ``value`` converted to the scalar type ``t`` (wrapped into an
+    unsigned type's range: ``-1`` is all ones; ``complex.constant`` for a complex type)."""
+    if isinstance(t, ComplexType):
+        return _complex.complex_constant(complex(value), t)
+    assert not isinstance(value, complex)
     if isinstance(t, AnyFloat):
         return arith.ConstantOp(FloatAttr(float(value), t))
     assert isinstance(t, IntegerType)
+    if is_unsigned(t):
+        return arith.ConstantOp(IntegerAttr(int(value) % (1 << t.width.data), t))
     return arith.ConstantOp(IntegerAttr(int(bool(value)) if t == i1 else int(value), t))
 
 
@@ -56,12 +68,18 @@ Binary = Callable[[ScalarBuilder, SSAValue, SSAValue], SSAValue]
 Unary = Callable[[ScalarBuilder, SSAValue], SSAValue]
 
 
-def _by_kind(fop: type[Operation], iop: type[Operation], bop: type[Operation] | None = None) -> Binary:
+def _by_kind(
+    fop: type[Operation], iop: type[Operation], bop: type[Operation] | None = None, uop: type[Operation] | None = None
+) -> Binary:
+    """``fop`` on floats, ``bop`` on i1 (when given), ``uop`` on unsigned (when given), else ``iop``."""
+
     def build(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
         if is_float(x.type):
             return b.op(fop(x, y))
         if x.type == i1 and bop is not None:
             return b.op(bop(x, y))
+        if uop is not None and is_unsigned(x.type):
+            return b.op(uop(x, y))
         return b.op(iop(x, y))
 
     return build
@@ -93,6 +111,8 @@ def _floordiv(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
         return b.select(b.cmpf(y, zero, "oeq"), exact, floor)
     if t == i1:
         return b.op(arith.AndIOp(x, y))
+    if is_unsigned(t):  # x // 0 is 0, as in NumPy; no sign fix-ups
+        return _unsigned_div(b, arith.DivUIOp, x, y)
     zero, one, minus_one = b.const(0, t), b.const(1, t), b.const(-1, t)
     y_is_zero = b.cmpi(y, zero, "eq")
     y_is_m1 = b.cmpi(y, minus_one, "eq")
@@ -114,6 +134,8 @@ def _mod(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
         return b.select(b.cmpf(mod, zero, "oeq"), b.op(math.CopySignOp(zero, y)), mod)
     if t == i1:
         return b.op(arith.AndIOp(x, b.op(arith.XOrIOp(y, b.const(True, i1)))))
+    if is_unsigned(t):  # x % 0 is 0, as in NumPy
+        return _unsigned_div(b, arith.RemUIOp, x, y)
     zero, one = b.const(0, t), b.const(1, t)
     y_is_zero = b.cmpi(y, zero, "eq")
     y_is_m1 = b.cmpi(y, b.const(-1, t), "eq")
@@ -129,10 +151,58 @@ def _mod(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
     return b.select(b.op(arith.OrIOp(y_is_zero, y_is_m1)), zero, r)
 
 
+def _unsigned_div(b: ScalarBuilder, op: type[Operation], x: SSAValue, y: SSAValue) -> SSAValue:
+    """``divui``/``remui`` with NumPy's 0 for a zero divisor (the division never sees one)."""
+    t = x.type
+    zero = b.const(0, t)
+    y_is_zero = b.cmpi(y, zero, "eq")
+    q = b.op(op(x, b.select(y_is_zero, b.const(1, t), y)))
+    return b.select(y_is_zero, zero, q)
+
+
+def in_f32(build: Callable[..., SSAValue]) -> Callable[..., SSAValue]:
+    """``build`` with float16 computed as NumPy's float16 loops do: each f16 operand extended to
+    f32 (exactly), the op built on f32, an f32 result rounded to f16 (``truncf``), so every op
+    rounds once to f16. For + - * / and sqrt this is the correctly rounded f16 result (f32 has
+    more than twice f16's precision); C's ``_Float16`` arithmetic would instead keep excess
+    precision across ops. Other types pass through unchanged."""
+
+    if build in _HALF_NATIVE:
+        return build
+
+    def wrapped(b: ScalarBuilder, *args: SSAValue) -> SSAValue:
+        if not any(isinstance(a.type, Float16Type) for a in args):
+            return build(b, *args)
+        wide = [b.op(arith.ExtFOp(a, f32)) if isinstance(a.type, Float16Type) else a for a in args]
+        result = build(b, *wide)
+        return b.op(arith.TruncFOp(result, Float16Type())) if result.type == f32 else result
+
+    return wrapped
+
+
+def builder(name: str) -> Callable[..., SSAValue]:
+    """The scalar body of the elementwise graph op ``name`` (a BINARY or UNARY entry): complex
+    operands take passes/_complex.py's (also for the complex-only ops), float16 ones compute in
+    f32 (:func:`in_f32`)."""
+    real_build = BINARY.get(name) or UNARY.get(name)
+    real = in_f32(real_build) if real_build is not None else None
+    on_complex = _complex.BUILDERS.get(name)
+
+    def build(b: ScalarBuilder, *args: SSAValue) -> SSAValue:
+        fn = on_complex if isinstance(args[0].type, ComplexType) else real
+        if fn is None:  # the graph verifiers refuse such ops first
+            raise ValueError(f"{name} is not defined on {args[0].type}")
+        return fn(b, *args)
+
+    return build
+
+
 def floordiv_pow2(b: ScalarBuilder, x: SSAValue, k: int) -> SSAValue:
-    """``x // 2**k`` for a signed integer x and k >= 1: Python's floor division by a positive
-    power of two is exactly an arithmetic shift (no zero, -1 or sign fix-ups to test)."""
-    return b.op(arith.ShRSIOp(x, b.const(k, x.type)))
+    """``x // 2**k`` for an integer x and k >= 1: Python's floor division by a positive
+    power of two is exactly an arithmetic shift (no zero, -1 or sign fix-ups to test);
+    a logical one for unsigned x."""
+    shift = arith.ShRUIOp if is_unsigned(x.type) else arith.ShRSIOp
+    return b.op(shift(x, b.const(k, x.type)))
 
 
 def mod_pow2(b: ScalarBuilder, x: SSAValue, k: int) -> SSAValue:
@@ -146,15 +216,44 @@ def _pow(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
         return b.op(math.PowFOp(x, y))
     if x.type == i1:
         return b.op(arith.OrIOp(x, b.op(arith.XOrIOp(y, b.const(True, i1)))))
+    if is_unsigned(x.type):
+        return _unsigned_pow(b, x, y)
     return b.op(math.IPowIOp(x, y))
 
 
+def _unsigned_pow(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
+    """``x ** y`` on unsigned N-bit integers with ``ipowi`` (whose exponent is signed): both
+    zero-extended to i64, the power taken mod 2**64 and truncated (2**N divides 2**64). A
+    64-bit exponent e >= 2**63 becomes (e mod 2**62) + 2**62, which gives the same power mod
+    2**64: odd bases have order dividing 2**62, even ones are 0 for any exponent >= 64."""
+    t = x.type
+    assert isinstance(t, IntegerType)
+    if t.width.data < 64:
+        wide = [b.op(arith.ExtUIOp(v, i64)) for v in (x, y)]
+        return b.op(arith.TruncIOp(b.op(math.IPowIOp(*wide)), t))
+    huge = b.cmpi(b.op(arith.ShRUIOp(y, b.const(63, t))), b.const(0, t), "ne")
+    reduced = b.op(arith.OrIOp(b.op(arith.AndIOp(y, b.const((1 << 62) - 1, t))), b.const(1 << 62, t)))
+    return b.op(math.IPowIOp(x, b.select(huge, reduced, y)))
+
+
 def _maximum(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
-    return _by_kind(arith.MaximumfOp, arith.MaxSIOp, arith.OrIOp)(b, x, y)
+    if isinstance(x.type, Float16Type):
+        return _half_pick(b, x, y, "oge")
+    return _by_kind(arith.MaximumfOp, arith.MaxSIOp, arith.OrIOp, arith.MaxUIOp)(b, x, y)
 
 
 def _minimum(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
-    return _by_kind(arith.MinimumfOp, arith.MinSIOp, arith.AndIOp)(b, x, y)
+    if isinstance(x.type, Float16Type):
+        return _half_pick(b, x, y, "ole")
+    return _by_kind(arith.MinimumfOp, arith.MinSIOp, arith.AndIOp, arith.MinUIOp)(b, x, y)
+
+
+def _half_pick(b: ScalarBuilder, x: SSAValue, y: SSAValue, pred: str) -> SSAValue:
+    """NumPy's float16 maximum/minimum: ``x`` when ``x >= y`` (``<=``) or x is NaN, else ``y``:
+    NaN propagates, and of -0.0 and +0.0 the first operand wins (its float32/64 loops order
+    -0.0 below +0.0 instead, as ``maximumf`` does)."""
+    keep = b.op(arith.OrIOp(b.cmpf(x, y, pred), b.cmpf(x, x, "uno")))
+    return b.select(keep, x, y)
 
 
 BINARY: dict[str, Binary] = {
@@ -184,7 +283,7 @@ def _neg(b: ScalarBuilder, x: SSAValue) -> SSAValue:
 def _abs(b: ScalarBuilder, x: SSAValue) -> SSAValue:
     if is_float(x.type):
         return b.op(math.AbsFOp(x))
-    if x.type == i1:
+    if x.type == i1 or is_unsigned(x.type):
         return x
     return b.op(math.AbsIOp(x))
 
@@ -224,6 +323,9 @@ UNARY: dict[str, Unary] = {
     "graph.ceil": _math(math.CeilOp),
 }
 
+#: builders that handle f16 operands themselves (exact comparisons and selects; in_f32 keeps them)
+_HALF_NATIVE: set[Callable[..., SSAValue]] = {_maximum, _minimum, _relu}
+
 _FLOAT_PRED = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
 _INT_PRED = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
 _BOOL_PRED = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
@@ -231,17 +333,22 @@ _BOOL_PRED = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge
 
 def compare(b: ScalarBuilder, pred: str, x: SSAValue, y: SSAValue) -> SSAValue:
     """NumPy comparison: every ordered comparison with NaN is False, ``!=`` is True."""
+    if isinstance(x.type, ComplexType):
+        return _complex.compare(b, pred, x, y)
     if is_float(x.type):
         return b.cmpf(x, y, _FLOAT_PRED[pred])
-    table = _BOOL_PRED if x.type == i1 else _INT_PRED
+    table = _BOOL_PRED if x.type == i1 or is_unsigned(x.type) else _INT_PRED
     return b.cmpi(x, y, table[pred])
 
 
 def cast(b: ScalarBuilder, x: SSAValue, to: Attribute) -> SSAValue:
-    """NumPy ``astype``: floats truncate toward zero into ints, nonzero (or NaN) is True."""
+    """NumPy ``astype``: floats truncate toward zero into ints, nonzero (or NaN) is True;
+    unsigned sources zero-extend, narrowing wraps around."""
     src = x.type
     if src == to:
         return x
+    if isinstance(src, ComplexType) or isinstance(to, ComplexType):
+        return _complex.cast(b, x, to, cast)
     if to == i1:
         zero = b.const(0, src)
         return b.cmpf(x, zero, "une") if is_float(src) else b.cmpi(x, zero, "ne")
@@ -250,10 +357,24 @@ def cast(b: ScalarBuilder, x: SSAValue, to: Attribute) -> SSAValue:
         wider = src.bitwidth < to.bitwidth
         return b.op(arith.ExtFOp(x, to) if wider else arith.TruncFOp(x, to))
     if is_float(to):
-        return b.op(arith.UIToFPOp(x, to) if src == i1 else arith.SIToFPOp(x, to))
+        return b.op(arith.UIToFPOp(x, to) if src == i1 or is_unsigned(src) else arith.SIToFPOp(x, to))
     if is_float(src):
-        return b.op(arith.FPToSIOp(x, to))
+        return _float_to_int(b, x, to)
     assert isinstance(src, IntegerType) and isinstance(to, IntegerType)
     if src.width.data < to.width.data:
-        return b.op(arith.ExtUIOp(x, to) if src == i1 else arith.ExtSIOp(x, to))
+        return b.op(arith.ExtUIOp(x, to) if src == i1 or is_unsigned(src) else arith.ExtSIOp(x, to))
+    if src.width.data == to.width.data:  # int32 <-> uint32: the same bits (signedness is erased later)
+        return x
     return b.op(arith.TruncIOp(x, to))
+
+
+def _float_to_int(b: ScalarBuilder, x: SSAValue, to: IntegerType) -> SSAValue:
+    """Truncation toward zero, as NumPy's C casts on x86-64 do it: a signed conversion to
+    ``to``, and to uint8/16 (uint32) through a signed i32 (i64) conversion and wraparound, so
+    that ``-1.0`` becomes 255 as in NumPy; uint64 converts as unsigned (``fptoui``)."""
+    if not is_unsigned(to):
+        return b.op(arith.FPToSIOp(x, to))
+    width = to.width.data
+    if width == 64:
+        return b.op(arith.FPToUIOp(x, to))
+    return b.op(arith.TruncIOp(b.op(arith.FPToSIOp(x, i32 if width < 32 else i64)), to))

@@ -20,7 +20,7 @@ from xdsl.ir import Operation, SSAValue
 
 from kiln.dialects.kmath import FModOp, HypotOp
 from kiln.passes import _scalar
-from kiln.passes._scalar import Binary, ScalarBuilder, Unary, is_float
+from kiln.passes._scalar import Binary, ScalarBuilder, Unary, is_float, is_unsigned
 
 
 def _math(op: type[Operation]) -> Unary:
@@ -45,6 +45,8 @@ def _sign(b: ScalarBuilder, x: SSAValue) -> SSAValue:
         rest = b.select(b.cmpf(x, zero, "ogt"), b.const(1.0, t), rest)
         return b.select(b.cmpf(x, zero, "olt"), b.const(-1.0, t), rest)
     zero = b.const(0, t)
+    if is_unsigned(t):
+        return b.op(arith.ExtUIOp(b.cmpi(x, zero, "ne"), t))
     pos = b.op(arith.ExtUIOp(b.cmpi(x, zero, "sgt"), t))
     neg = b.op(arith.ExtUIOp(b.cmpi(x, zero, "slt"), t))
     return b.op(arith.SubiOp(pos, neg))
@@ -59,6 +61,9 @@ def _reciprocal(b: ScalarBuilder, x: SSAValue) -> SSAValue:
         return b.op(arith.DivfOp(b.const(1.0, t), x))
     width = _width(t)
     zero = b.const(0, t)
+    one = b.const(1, t)
+    if is_unsigned(t):  # NumPy: 1 for 1, 0 for everything else (0 included)
+        return b.select(b.cmpi(x, one, "eq"), one, zero)
     at_zero = b.const(-(2 ** (width - 1)), t) if width >= 32 else zero
     r = b.select(b.cmpi(x, zero, "eq"), at_zero, zero)
     minus_one = b.const(-1, t)
@@ -96,6 +101,9 @@ def _fmod(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
     if is_float(t):
         return b.op(FModOp(x, y))
     zero = b.const(0, t)
+    if is_unsigned(t):
+        trivial = b.cmpi(y, zero, "eq")
+        return b.select(trivial, zero, b.op(arith.RemUIOp(x, b.select(trivial, b.const(1, t), y))))
     trivial = b.op(arith.OrIOp(b.cmpi(y, zero, "eq"), b.cmpi(y, b.const(-1, t), "eq")))
     r = b.op(arith.RemSIOp(x, b.select(trivial, b.const(1, t), y)))
     return b.select(trivial, zero, r)
@@ -107,6 +115,8 @@ def _nan_ignoring(fop: type[Operation], iop: type[Operation], bop: type[Operatio
     def build(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
         if is_float(x.type):
             return b.op(fop(x, y))
+        if is_unsigned(x.type):
+            return b.op((arith.MaxUIOp if iop is arith.MaxSIOp else arith.MinUIOp)(x, y))
         return b.op((bop if x.type == i1 else iop)(x, y))
 
     return build
@@ -122,8 +132,12 @@ def _left_shift(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
 
 
 def _right_shift(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
-    """Arithmetic x >> y; a count outside [0, width) gives x >> (width - 1): 0, or -1 for x < 0."""
+    """Arithmetic x >> y; a count outside [0, width) gives x >> (width - 1): 0, or -1 for x < 0.
+    Unsigned x: a logical shift, and 0 for a count outside [0, width)."""
     last = b.const(_width(x.type) - 1, x.type)
+    if is_unsigned(x.type):
+        shifted = b.op(arith.ShRUIOp(x, b.op(arith.MinUIOp(y, last))))
+        return b.select(b.cmpi(y, last, "ule"), shifted, b.const(0, x.type))
     return b.op(arith.ShRSIOp(x, b.op(arith.MinUIOp(y, last))))
 
 
@@ -190,3 +204,7 @@ UNARY: dict[str, Unary] = {
     "graph.isfinite": _isfinite,
     "graph.signbit": _signbit,
 }
+
+# builder() (float16 in f32, complex parts) and the lowering read the shared tables
+_scalar.BINARY.update(BINARY)
+_scalar.UNARY.update(UNARY)

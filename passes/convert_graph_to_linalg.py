@@ -10,7 +10,9 @@ this level sees plain indexing maps), ``tensor.empty`` for results,
 0-d ``tensor<i1>`` predicate extracted), ``graph.gather_row``/``scatter_row`` a
 ``tensor.extract_slice``/``insert_slice`` at a computed row offset. Tokens,
 ``graph.print``, ``graph.read`` and ``graph.assign`` stay: kiln-bufferize lowers them.
-Locations are carried over from each graph op to everything it becomes.
+Locations are carried over from each graph op to everything it becomes. Integer types
+come out signless; unsigned function arguments and results are marked ``kiln.unsigned``
+(passes/_signless.py).
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf, tensor
+from xdsl.dialects import complex as cplx
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
     AnyFloat,
     ArrayAttr,
+    ComplexType,
     DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
@@ -48,8 +52,11 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.dialects import graph, kalgo
-from kiln.passes._scalar import ScalarBuilder, cast, compare, floordiv_pow2, mod_pow2, scalar_constant
-from kiln.passes._scalar_math import BINARY, UNARY
+from kiln.passes import _scalar_math  # noqa: F401  (registers the math ops' scalar bodies)
+from kiln.passes._signless import erase_signedness
+from kiln.passes._complex import BUILDERS as COMPLEX_BUILDERS, plain_mul
+from kiln.passes._scalar import BINARY, UNARY, ScalarBuilder, builder, cast, compare, floordiv_pow2, in_f32, mod_pow2
+from kiln.passes._scalar import scalar_constant
 
 
 class _Emitter:
@@ -74,6 +81,17 @@ class _Emitter:
         """``tensor.empty`` of type ``t``; ``dims_from(axis)`` gives each dynamic size."""
         dynamic = [dims_from(i) for i, d in enumerate(graph.shape_of(t)) if d < 0]
         return self.add(tensor.EmptyOp(dynamic, t))
+
+    def fill(self, value: complex | float | int | bool, init: SSAValue) -> SSAValue:
+        """``init`` filled with ``value``: ``linalg.fill`` of a scalar constant, or (xDSL's fill
+        takes no complex scalars) a generic yielding a ``complex.constant``."""
+        t = init.type
+        assert isinstance(t, TensorType)
+        element = t.get_element_type()
+        if not isinstance(element, ComplexType):
+            return self.add(linalg.FillOp([self.add(scalar_constant(value, element))], [init], [t]))
+        rank = len(t.get_shape())
+        return self.generic([], init, [_identity(rank)], ["parallel"] * rank, lambda b, a: b.op(scalar_constant(value, element)))
 
     def generic(
         self,
@@ -140,15 +158,17 @@ class LowerElementwise(RewritePattern):
         if shift is not None:
             pow2 = floordiv_pow2 if name == "graph.floordiv" else mod_pow2
             body: Callable[[ScalarBuilder, Sequence[SSAValue]], SSAValue] = lambda b, a: pow2(b, a[0], shift)
-        elif name in BINARY:
-            fn = BINARY[name]
-            body = lambda b, a: fn(b, a[0], a[1])
-        elif name in UNARY:
-            ufn = UNARY[name]
-            body = lambda b, a: ufn(b, a[0])
+        elif name in BINARY or name in UNARY or name in COMPLEX_BUILDERS:
+            fn = builder(name)  # complex parts; float16 computes in f32, rounded after each op
+            count = len(op.operands)
+            body = lambda b, a: fn(b, *a[:count])
+        elif isinstance(op, graph.ComplexOp):
+            made = _element(op.result)
+            body = lambda b, a: b.op(cplx.CreateOp(a[0], a[1], made))
         elif isinstance(op, graph.CmpOp):
             pred = op.predicate.data
-            body = lambda b, a: compare(b, pred, a[0], a[1])
+            cmp = in_f32(lambda b, x, y: compare(b, pred, x, y))
+            body = lambda b, a: cmp(b, a[0], a[1])
         elif isinstance(op, graph.SelectOp):
             body = lambda b, a: b.select(a[0], a[1], a[2])
         elif isinstance(op, graph.CastOp):
@@ -321,17 +341,22 @@ class LowerSlice(RewritePattern):
         rewriter.replace(op, em.ops)
 
 
-def _reduction_identity(kind: str, element: Attribute) -> float | int | bool:
+def _reduction_identity(kind: str, element: Attribute) -> complex | float | int | bool:
     if kind in ("sum", "mean"):
         return 0
     if kind == "prod":
         return 1
+    if isinstance(element, ComplexType):  # below (above) every value in NumPy's lexicographic order
+        bound = float("-inf") if kind == "max" else float("inf")
+        return complex(bound, bound)
     if isinstance(element, AnyFloat):
         return float("-inf") if kind == "max" else float("inf")
     assert isinstance(element, IntegerType)
     width = element.width.data
     if width == 1:
         return kind == "min"
+    if graph.is_unsigned(element):
+        return 0 if kind == "max" else 2**width - 1
     return -(2 ** (width - 1)) if kind == "max" else 2 ** (width - 1) - 1
 
 
@@ -365,9 +390,9 @@ class LowerReduce(RewritePattern):
         em = _Emitter(op)
         assert isinstance(op.result.type, TensorType)
         init = em.empty(op.result.type, lambda axis: em.dim(op.operand, kept[axis]))
-        identity = em.add(scalar_constant(_reduction_identity(kind, element), element))
-        filled = em.add(linalg.FillOp([identity], [init], [op.result.type]))
-        combine = BINARY[_COMBINE[kind]]
+        filled = em.fill(_reduction_identity(kind, element), init)
+        # NumPy's complex product reduction multiplies without fused operations
+        combine = plain_mul if kind == "prod" and isinstance(element, ComplexType) else builder(_COMBINE[kind])
         acc = em.generic(
             [op.operand],
             filled,
@@ -377,6 +402,7 @@ class LowerReduce(RewritePattern):
         )
         if kind == "mean":
             count = em.add(scalar_constant(self._count(op, axes, src), element))
+            divide = builder("graph.div")
             out_rank = len(graph.shape_of(op.result))
             init2 = em.empty(op.result.type, lambda axis: em.dim(acc, axis))
             em.generic(
@@ -384,7 +410,7 @@ class LowerReduce(RewritePattern):
                 init2,
                 [_identity(out_rank)] * 2,
                 ["parallel"] * out_rank,
-                lambda b, a: b.op(arith.DivfOp(a[0], count)),
+                lambda b, a: divide(b, a[0], count),
             )
         rewriter.replace(op, em.ops)
 
@@ -435,9 +461,8 @@ class LowerMatmul(RewritePattern):
             return em.dim(op.rhs, len(b) - 1)
 
         init = em.empty(op.result.type, dims)
-        zero = em.add(scalar_constant(0, element))
-        filled = em.add(linalg.FillOp([zero], [init], [op.result.type]))
-        mul, add = BINARY["graph.mul"], BINARY["graph.add"]
+        filled = em.fill(0, init)
+        mul, add = builder("graph.mul"), builder("graph.add")
         em.generic(
             [op.lhs, op.rhs],
             filled,
@@ -605,7 +630,7 @@ class LowerConv2D(RewritePattern):
         assert isinstance(op.result.type, TensorType)
         init = em.empty(op.result.type, _dims_like(em, op.input))
         filled = em.add(linalg.FillOp([zero], [init], [op.result.type]))
-        mul, add = BINARY["graph.mul"], BINARY["graph.add"]
+        mul, add = builder("graph.mul"), builder("graph.add")
         em.generic(
             [x, op.filter],
             filled,
@@ -865,3 +890,7 @@ class ConvertGraphToLinalg(ModulePass):
         leftover = [o for o in op.walk() if o.dialect_name() == "graph" and not isinstance(o, KEPT)]
         if leftover:
             raise _fail(leftover[0], "no lowering to the tensor level")
+        for o in op.walk():
+            if isinstance(o, graph.PrintOp) and any(graph.is_unsigned(_element(v)) for v in o.values):
+                raise _fail(o, "printing unsigned integers is not supported (kiln.print widens them to int64)")
+        erase_signedness(op)

@@ -34,6 +34,8 @@ _DTYPES = {
     "bool": "bool",
     "i1": "bool",
 }
+# the other dtypes, in the graph dialect's spelling (docs/ir-reference.md, "Element types")
+_DTYPES.update({"i8": "int8", "i16": "int16", **{f"ui{w}": f"uint{w}" for w in (8, 16, 32, 64)}})
 
 
 def parse_arg_spec(text: str) -> Any:

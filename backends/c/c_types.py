@@ -6,6 +6,8 @@ import math
 import struct
 
 from xdsl.dialects.builtin import (
+    ComplexType,
+    Float16Type,
     Float32Type,
     Float64Type,
     IndexType,
@@ -21,8 +23,9 @@ _INT_WIDTHS = (1, 8, 16, 32, 64)
 
 
 def is_float(ty: Attribute) -> bool:
-    """True for the float types the C backend supports."""
-    return isinstance(ty, Float32Type | Float64Type)
+    """True for the float types the C backend supports (f16 is a storage type: ``_Float16``,
+    which only ever converts to and from other types, see passes/_scalar.py ``in_f32``)."""
+    return isinstance(ty, Float16Type | Float32Type | Float64Type)
 
 
 def is_int(ty: Attribute) -> bool:
@@ -38,6 +41,8 @@ def bit_width(ty: Attribute) -> int:
         return 64
     if isinstance(ty, IntegerType):
         return ty.width.data
+    if isinstance(ty, Float16Type):
+        return 16
     if isinstance(ty, Float32Type):
         return 32
     if isinstance(ty, Float64Type):
@@ -51,6 +56,10 @@ def c_type(ty: Attribute) -> str:
         return "int64_t"
     if isinstance(ty, IntegerType) and ty.width.data in _INT_WIDTHS:
         return "bool" if ty.width.data == 1 else f"int{ty.width.data}_t"
+    if isinstance(ty, Float16Type):
+        return "_Float16"
+    if isinstance(ty, ComplexType) and isinstance(ty.element_type, Float32Type | Float64Type):
+        return f"{c_type(ty.element_type)} _Complex"
     if isinstance(ty, Float32Type):
         return "float"
     if isinstance(ty, Float64Type):
@@ -88,7 +97,10 @@ def int_literal(value: int, ty: Attribute) -> str:
 
 
 def float_literal(value: float, ty: Attribute) -> str:
-    """A C literal that reproduces the constant exactly (shortest round-trip form)."""
+    """A C literal that reproduces the constant exactly (shortest round-trip form); an f16 one
+    is the double literal converted once (``(_Float16)0.1``, a constant expression)."""
+    if isinstance(ty, Float16Type):
+        return f"((_Float16){float_literal(value, Float64Type())})"
     f32 = isinstance(ty, Float32Type)
     if math.isnan(value):
         return "NAN" if f32 else "(double)NAN"

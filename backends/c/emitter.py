@@ -22,6 +22,7 @@ from kiln.backends.c import control_ops, kernel_ops, memref_ops, scalar_ops  # n
 from kiln.backends.c import vector_ops  # after scalar_ops: wraps its arith/math handlers for vectors
 from kiln.backends.c import print_ops  # noqa: F401  (registers krt.print)
 from kiln.backends.c import algorithm_ops  # noqa: F401  (registers the kernel dialect's algorithms)
+from kiln.backends.c import complex_ops  # noqa: F401  (registers the complex dialect's ops)
 from kiln.backends.c import parallel_ops  # noqa: F401  (after control_ops: wraps its scf.for handler)
 from kiln.backends.c.c_types import c_type, element_c_type
 from kiln.backends.c.dispatch import HANDLERS, Handler
@@ -356,7 +357,7 @@ class FunctionEmitter:
             self.line(f"return {self.expr(values[0])};")
         storage = "static " if _is_private(fn) else f"{EXPORT}\n"
         params = ", ".join(signature_params(fn, names))
-        header = f"{storage}{return_type(fn)} {fn.sym_name.data}({params}) {{"
+        header = f"{storage}{complex_ops.function_attributes(fn)}{return_type(fn)} {fn.sym_name.data}({params}) {{"
         return "\n".join([header, *self.lines, "}", ""])
 
 

@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from kiln.backends.c.c_types import (
     bit_width,
@@ -137,8 +137,8 @@ _CMPF: dict[str, str] = {
 
 def _libm(base: str, ty: Attribute) -> str:
     """The f32 (``expf``) or f64 (``exp``) variant of a libm function."""
-    if not is_float(ty):
-        raise CEmitError(f"{base} needs f32 or f64, got {ty}")
+    if not is_float(ty) or bit_width(ty) == 16:
+        raise CEmitError(f"{base} needs f32 or f64, got {ty} (f16 math is computed in f32: passes/_scalar.py in_f32)")
     return base + "f" if isinstance(ty, Float32Type) else base
 
 
@@ -176,6 +176,7 @@ def _constant(em: FunctionEmitter, op: arith.ConstantOp) -> None:
 @handles(*_INFIX)
 def _infix(em: FunctionEmitter, op: arith.SignlessIntegerBinaryOperation) -> None:
     ty = op.result.type
+    _no_half_arithmetic(op)
     sym = _I1_INFIX.get(type(op), _INFIX[type(op)]) if bit_width(ty) == 1 else _INFIX[type(op)]
     lhs, rhs = em.expr(op.lhs), em.expr(op.rhs)
     if not is_float(ty):
@@ -222,8 +223,16 @@ def _nan_min_max(em: FunctionEmitter, op: arith.FloatingPointLikeBinaryOperation
     em.define(op.result, f"{helper}({em.expr(op.lhs)}, {em.expr(op.rhs)})")
 
 
+def _no_half_arithmetic(op: Operation) -> None:
+    """f16 is only stored and converted here: C's ``_Float16`` arithmetic keeps excess precision
+    across ops, where NumPy rounds every op to float16; convert-graph-to-linalg computes in f32."""
+    if is_float(op.results[0].type) and bit_width(op.results[0].type) == 16:
+        raise CEmitError(f"'{op.name}' on f16: f16 arithmetic is computed in f32 and rounded (passes/_scalar.py in_f32)")
+
+
 @handles(arith.NegfOp)
 def _negf(em: FunctionEmitter, op: arith.NegfOp) -> None:
+    _no_half_arithmetic(op)
     em.define(op.result, f"-{em.expr(op.operand)}")
 
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 import re
 
 from xdsl.dialects import func, gpu, memref
-from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import ComplexType, Float16Type, MemRefType, ModuleOp, NoneAttr, ShapedType
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from kiln.dialects import krt
 
@@ -315,6 +315,28 @@ _HOST_HANDLERS = {
 }
 
 
+def _host_only_dtype(ty: Attribute) -> str | None:
+    """The NumPy name of a dtype the C backend has and CUDA code here does not (no
+    ``_Float16``, no C99 complex), or None."""
+    element = ty.get_element_type() if isinstance(ty, ShapedType) else ty
+    if isinstance(element, Float16Type):
+        return "float16"
+    if isinstance(element, ComplexType):
+        return {32: "complex64", 64: "complex128"}.get(element.element_type.bitwidth, str(element))
+    return None
+
+
+def _refuse_host_only_types(module: ModuleOp) -> None:
+    """A clear error, at the source line of the first op computing in such a dtype."""
+    ops = [op for op in module.walk() if not isinstance(op, func.FuncOp)] + [op for op in module.walk() if isinstance(op, func.FuncOp)]
+    for op in ops:
+        for value in (*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)):
+            name = _host_only_dtype(value.type)
+            if name is not None:
+                raise op_error(op, f"the CUDA target does not support dtype {name}; compile for target='c'")
+
+
 def emit_cuda(module: ModuleOp) -> str:
     """CUDA source for a module after the ``gpu`` stage; raises CEmitError on unsupported IR."""
+    _refuse_host_only_types(module)
     return CudaModuleEmitter(module).emit()

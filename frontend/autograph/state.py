@@ -103,7 +103,7 @@ def unflatten_state(trees: Sequence[Tree], leaves: Sequence[Any]) -> tuple[Any, 
 
 def is_number(value: Any) -> bool:
     """A Python scalar: weakly typed, it may become a tensor of the dtype the other side needs."""
-    return isinstance(value, (bool, int, float)) and not isinstance(value, np.generic)
+    return isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic)
 
 
 def is_strong_constant(value: Any) -> bool:

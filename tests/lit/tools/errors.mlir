@@ -15,7 +15,7 @@
 
 // RUN: not kiln-opt %inputs/invalid-div.mlir 2>&1 | filecheck %s --check-prefix=VERIFY
 // VERIFY: kiln-opt: error:
-// VERIFY: graph.div is defined on floats, got element type i32
+// VERIFY: graph.div is defined on floats and complex numbers, got element type i32
 // VERIFY-NOT: Traceback
 
 // RUN: not kiln-opt %s.missing 2>&1 | filecheck %s --check-prefix=FILE

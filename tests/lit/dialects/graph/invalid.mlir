@@ -12,7 +12,7 @@ func.func @div_int(%a: tensor<2xi32>) -> tensor<2xi32> {
   %0 = graph.div %a, %a : tensor<2xi32>
   func.return %0 : tensor<2xi32>
 }
-// CHECK: graph.div is defined on floats, got element type i32
+// CHECK: graph.div is defined on floats and complex numbers, got element type i32
 
 // -----
 
@@ -20,7 +20,7 @@ func.func @exp_bool(%a: tensor<2xi1>) -> tensor<2xi1> {
   %0 = graph.exp %a : tensor<2xi1>
   func.return %0 : tensor<2xi1>
 }
-// CHECK: graph.exp is defined on floats, got element type i1
+// CHECK: graph.exp is defined on floats and complex numbers, got element type i1
 
 // -----
 
@@ -84,7 +84,7 @@ func.func @bad_mean(%a: tensor<2xi32>) -> tensor<i32> {
   %0 = graph.reduce "mean", %a axes array<i64: 0> : tensor<2xi32> -> tensor<i32>
   func.return %0 : tensor<i32>
 }
-// CHECK: graph.reduce "mean" is defined on floats (cast integers first)
+// CHECK: graph.reduce "mean" is defined on floats and complex numbers (cast integers first)
 
 // -----
 

@@ -1,0 +1,82 @@
+"""``complex`` dialect ops -> C: ``float _Complex`` / ``double _Complex`` values built and
+taken apart with GCC's ``__builtin_complex``, ``__real__`` and ``__imag__`` (no
+``<complex.h>``, whose ``I`` and ``complex`` macros could collide with generated names).
+
+Only construction, the parts, constants and the library functions reach this emitter: the
+arithmetic was written out on the parts by convert-graph-to-linalg (passes/_complex.py), so
+C's own complex ``*`` and ``/`` (Annex G) never decide a result. The functions are the C
+library's (``__builtin_cexp`` is glibc's ``cexp``), which NumPy's complex loops call too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from xdsl.dialects import func
+from xdsl.dialects import complex as cplx
+from xdsl.dialects.builtin import ComplexType, Float32Type, FloatAttr
+
+from kiln.backends.c.c_types import float_literal
+from kiln.backends.c.dispatch import handles
+from kiln.backends.c.errors import CEmitError
+
+if TYPE_CHECKING:
+    from kiln.backends.c.emitter import FunctionEmitter
+
+#: complex op -> the C library function (the complex64 variant appends "f")
+_LIBRARY: dict[type, str] = {
+    cplx.ExpOp: "cexp",
+    cplx.LogOp: "clog",
+    cplx.SqrtOp: "csqrt",
+    cplx.SinOp: "csin",
+    cplx.CosOp: "ccos",
+    cplx.TanhOp: "ctanh",
+    cplx.AbsOp: "cabs",
+    cplx.AngleOp: "carg",
+}
+
+
+def _suffix(ty: object) -> str:
+    if not isinstance(ty, ComplexType):
+        raise CEmitError(f"expected a complex type, got {ty}")
+    return "f" if isinstance(ty.element_type, Float32Type) else ""
+
+
+#: for functions with complex values: GCC's SLP vectorizer recognizes complex arithmetic
+#: on (real, imaginary) lane pairs and emits fused multiply-adds (vfmaddsub) even under
+#: -ffp-contract=off, which would round NumPy's written-out formulas differently
+NO_COMPLEX_PATTERNS = '__attribute__((optimize("no-tree-slp-vectorize"))) '
+
+
+def function_attributes(fn: func.FuncOp) -> str:
+    """The attributes a function's C definition needs for its complex values (or none)."""
+    for op in fn.walk():
+        if any(isinstance(r.type, ComplexType) for r in op.results):
+            return NO_COMPLEX_PATTERNS
+    return ""
+
+
+@handles(cplx.CreateOp)
+def _create(em: FunctionEmitter, op: cplx.CreateOp) -> None:
+    em.define(op.complex, f"__builtin_complex({em.expr(op.real)}, {em.expr(op.imaginary)})")
+
+
+@handles(cplx.ReOp, cplx.ImOp)
+def _part(em: FunctionEmitter, op: cplx.ReOp) -> None:
+    which = "__real__" if isinstance(op, cplx.ReOp) else "__imag__"
+    em.define(op.result, f"{which} ({em.expr(op.complex)})")
+
+
+@handles(cplx.ConstantOp)
+def _constant(em: FunctionEmitter, op: cplx.ConstantOp) -> None:
+    parts = op.value.data
+    if not all(isinstance(p, FloatAttr) for p in parts):
+        raise CEmitError(f"complex.constant of {op.complex.type} is not supported")
+    re, im = (float_literal(p.value.data, p.type) for p in parts)  # type: ignore[union-attr]
+    em.define(op.complex, f"__builtin_complex({re}, {im})")
+
+
+@handles(*_LIBRARY)
+def _library(em: FunctionEmitter, op: cplx.ExpOp) -> None:
+    fn = f"__builtin_{_LIBRARY[type(op)]}{_suffix(op.complex.type)}"
+    em.define(op.result, f"{fn}({em.expr(op.complex)})")

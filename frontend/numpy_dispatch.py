@@ -17,7 +17,7 @@ import numpy as np
 from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
-from kiln.frontend import array_ops, dtypes, index_facts, ufuncs, views
+from kiln.frontend import array_ops, dtypes, index_facts, linalg, ufuncs, views
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import shape_of, with_source
 
@@ -432,3 +432,4 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.size: _size,
 }
 _FUNCTIONS.update(ufuncs.FUNCTIONS)  # np.round, np.nan_to_num, np.isclose, np.allclose
+_FUNCTIONS.update(linalg.FUNCTIONS)  # np.linalg.cholesky, solve, inv, det

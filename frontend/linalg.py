@@ -14,11 +14,13 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects import graph
+from kiln.frontend import trace_context
 from kiln.frontend.tensor import Tensor, as_tensor, cast, emit, require_rank
 
 
 def _unsupported(what: str) -> NotImplementedError:
-    return NotImplementedError(f"{what} is not supported inside kiln.function")
+    where = trace_context.describe_location(trace_context.user_location())
+    return NotImplementedError(f"{where}: {what} is not supported inside kiln.function")
 
 
 def _result_dtype(name: str, tensors: list[Tensor]) -> np.dtype[Any]:

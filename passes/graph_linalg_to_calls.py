@@ -30,7 +30,7 @@ def callee_name(kind: str, types: list[Attribute]) -> str:
     """``__kiln_linalg_solve_f64_4x4_4x2``: one name per routine, element type and operand shapes."""
     first = types[0]
     assert isinstance(first, TensorType)
-    shapes = "_".join("x".join(str(d) for d in graph.shape_of(t)) or "s" for t in types)
+    shapes = "_".join("x".join(str(d) for d in graph.shape_of(t)) for t in types)
     return f"{CALLEE_PREFIX}{kind}_{first.get_element_type()}_{shapes}"
 
 

@@ -1674,6 +1674,64 @@ class SearchsortedOp(IRDLOperation):
             raise VerifyException("graph.searchsorted: the result is i64 of the values' shape")
 
 
+# ---------------------------------------------------------------------- dense linear algebra
+
+#: ``graph.linalg`` kinds and their operand counts (``solve`` takes ``a`` and ``b``)
+LINALG_KINDS: dict[str, int] = {"cholesky": 1, "inv": 1, "det": 1, "solve": 2}
+
+
+def linalg_shape(kind: str, operand_shapes: Sequence[Sequence[int]]) -> tuple[int, ...]:
+    """The result shape of ``np.linalg.<kind>``: ``a``'s for cholesky/inv, ``()`` for det, ``b``'s for solve."""
+    if kind == "det":
+        return ()
+    return tuple(operand_shapes[-1])
+
+
+@irdl_op_definition
+class LinalgOp(IRDLOperation):
+    """``graph.linalg "cholesky" %a : (tensor<4x4xf64>) -> tensor<4x4xf64>``: one ``np.linalg`` routine.
+
+    ``a`` is a static square float matrix; ``solve``'s ``b`` is a vector or a matrix of as many rows
+    (NumPy's ``b.ndim == 1`` rule). One op with a ``kind`` keeps the family small: every kind lowers
+    the same way (a call to a C loop nest, ``kernel.linalg``). Singular / not positive-definite inputs
+    give NaNs (NumPy raises ``LinAlgError``; compiled code cannot)."""
+
+    name = "graph.linalg"
+    kind = prop_def(StringAttr)
+    args = var_operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$kind $args attr-dict `:` `(` type($args) `)` `->` type($result)"
+
+    def __init__(self, kind: str, args: Sequence[SSAValue]):
+        shape = linalg_shape(kind, [shape_of(a) for a in args])
+        super().__init__(
+            operands=[list(args)],
+            properties={"kind": StringAttr(kind)},
+            result_types=[tensor_type(element_of(args[0]), shape)],
+        )
+
+    def verify_(self) -> None:
+        kind = self.kind.data
+        if kind not in LINALG_KINDS:
+            raise VerifyException(f"graph.linalg: unknown kind {kind!r} (expected one of {sorted(LINALG_KINDS)})")
+        if len(self.args) != LINALG_KINDS[kind]:
+            raise VerifyException(f"graph.linalg {kind!r} takes {LINALG_KINDS[kind]} operand(s), got {len(self.args)}")
+        element = element_of(self.args[0])
+        if not isinstance(element, (Float32Type, Float64Type)) or any(element_of(v) != element for v in [*self.args, self.result]):
+            raise VerifyException("graph.linalg: operands and result must share an f32 or f64 element type")
+        shapes = [shape_of(v) for v in self.args]
+        a = shapes[0]
+        if len(a) != 2 or a[0] != a[1] or a[0] < 0:
+            raise VerifyException(f"graph.linalg: a must be a static square matrix, got shape {a}")
+        if kind == "solve" and (len(shapes[1]) not in (1, 2) or shapes[1][0] != a[0] or min(shapes[1]) < 0):
+            raise VerifyException(f"graph.linalg solve: b of shape {shapes[1]} does not fit a of shape {a}")
+        if shape_of(self.result) != linalg_shape(kind, shapes):
+            raise VerifyException(
+                f"graph.linalg {kind!r}: result shape should be {linalg_shape(kind, shapes)}, got {shape_of(self.result)}"
+            )
+
+
 Graph = Dialect(
     "graph",
     [
@@ -1727,6 +1785,7 @@ Graph = Dialect(
         PrintOp,
         ReadOp,
         AssignOp,
+        LinalgOp,
         *ELEMENTWISE_MATH,
         ScanOp,
         ArgReduceOp,

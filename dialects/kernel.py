@@ -18,6 +18,10 @@ stored; B is ``%f`` seen as a ``(KH*KW*CI) x CO`` matrix; C is ``%y`` seen as
 are what ``convert-kalgo-to-kernel`` makes of the buffer-level ``kalgo`` ops (see
 ``dialects/kalgo.py``): sequential algorithms on memrefs of any strides, emitted by
 ``backends/c/algorithm_ops.py``.
+
+``kernel.linalg "solve" ins(%a, %b) outs(%x)`` runs one dense linear-algebra
+routine (``cholesky``, ``inv``, ``det``, ``solve``) of ``graph.linalg`` as a
+plain C loop nest on contiguous memrefs; ``%x`` is written, never read.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from xdsl.irdl import (
     prop_def,
     region_def,
     traits_def,
+    var_operand_def,
 )
 from xdsl.traits import HasParent, IsTerminator
 from xdsl.utils.exceptions import VerifyException
@@ -115,6 +120,38 @@ class Conv2DOp(IRDLOperation):
             if x[axis] >= 0 and y[axis] >= 0 and (x[axis] - f[axis - 1]) // strides[axis - 1] + 1 != y[axis]:
                 raise VerifyException(f"kernel.conv2d: output size {y[axis]} along axis {axis} does not fit a VALID window")
         _check_epilogue(self.name, self.epilogue)
+
+
+@irdl_op_definition
+class LinalgOp(IRDLOperation):
+    """One ``np.linalg`` routine (``kind``: cholesky, inv, det, solve) from ``ins`` into ``out``.
+
+    Operands are contiguous; ``ins[0]`` is a square matrix, ``solve``'s ``ins[1]`` a vector or a
+    matrix of as many rows; ``out`` has the result's shape (0-d for det)."""
+
+    name = "kernel.linalg"
+    kind = prop_def(StringAttr)
+    ins = var_operand_def(MemRefType)
+    out = operand_def(MemRefType)
+    assembly_format = "$kind `ins` `(` $ins `:` type($ins) `)` `outs` `(` $out `:` type($out) `)` attr-dict"
+
+    def __init__(self, kind: str, ins: list[SSAValue], out: SSAValue):
+        super().__init__(operands=[ins, out], properties={"kind": StringAttr(kind)})
+
+    def verify_(self) -> None:
+        kinds = {"cholesky": 1, "inv": 1, "det": 1, "solve": 2}
+        kind = self.kind.data
+        if kinds.get(kind) != len(self.ins):
+            raise VerifyException(f"kernel.linalg: kind {kind!r} with {len(self.ins)} input(s) is not a routine")
+        types = _float_operands(self.name, [*(v.type for v in self.ins), self.out.type])
+        if any(not isinstance(t.layout, NoneAttr) for t in types):
+            raise VerifyException("kernel.linalg operands must be contiguous memrefs")
+        a = types[0].get_shape()
+        if len(a) != 2 or a[0] != a[1] or a[0] < 0:
+            raise VerifyException("kernel.linalg: the first input must be a static square matrix")
+        expected = () if kind == "det" else types[-2].get_shape()
+        if types[-1].get_shape() != expected:
+            raise VerifyException(f"kernel.linalg {kind!r}: output shape should be {expected}")
 
 
 @irdl_op_definition
@@ -266,4 +303,4 @@ class SearchsortedOp(IRDLOperation):
         _same_shape(self.name, self.values, self.output)
 
 
-Kernel = Dialect("kernel", [MatmulOp, Conv2DOp, YieldOp, ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp], [])
+Kernel = Dialect("kernel", [MatmulOp, Conv2DOp, LinalgOp, YieldOp, ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp], [])

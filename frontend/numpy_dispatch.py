@@ -17,7 +17,7 @@ import numpy as np
 from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
-from kiln.frontend import array_ops, dtypes, index_facts, numpy_products, numpy_reductions, numpy_shape
+from kiln.frontend import array_ops, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
 from kiln.frontend import numpy_sorting, numpy_ufunc_methods, ufuncs, views
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import shape_of, with_source
@@ -575,3 +575,4 @@ _FUNCTIONS.update(numpy_shape.FUNCTIONS)
 _FUNCTIONS.update(numpy_reductions.FUNCTIONS)
 _FUNCTIONS.update(numpy_products.FUNCTIONS)
 _FUNCTIONS.update(numpy_sorting.FUNCTIONS)
+_FUNCTIONS.update(linalg.FUNCTIONS)  # np.linalg.cholesky, solve, inv, det

@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.traits import IsTerminator
 
-from kiln.backends.c import control_ops, kernel_ops, memref_ops, scalar_ops  # noqa: F401  (register handlers)
+from kiln.backends.c import control_ops, kernel_ops, linalg_ops, memref_ops, scalar_ops  # noqa: F401  (register handlers)
 from kiln.backends.c import vector_ops  # after scalar_ops: wraps its arith/math handlers for vectors
 from kiln.backends.c import print_ops  # noqa: F401  (registers krt.print)
 from kiln.backends.c import algorithm_ops  # noqa: F401  (registers the kernel dialect's algorithms)

@@ -27,6 +27,7 @@ from xdsl.dialects import func, gpu, memref
 from xdsl.dialects.builtin import ComplexType, Float16Type, MemRefType, ModuleOp, NoneAttr, ShapedType
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from kiln.dialects import kernel as kernel_dialect
 from kiln.dialects import krt
 
 from kiln.backends.c import helpers as c_helpers
@@ -92,6 +93,7 @@ class CudaModuleEmitter(ModuleEmitter):
             if isinstance(op, func.FuncOp):
                 if not op.body.blocks:
                     raise op_error(op, "the CUDA backend cannot call external functions")
+                _refuse_linalg(op)
                 hosts.append(HostEmitter(self, op).emit())
             elif isinstance(op, memref.GlobalOp):
                 globals_.append(re.sub(r"^static (const )?", "static __device__ ", emit_global(self, op)))
@@ -334,6 +336,14 @@ def _refuse_host_only_types(module: ModuleOp) -> None:
             name = _host_only_dtype(value.type)
             if name is not None:
                 raise op_error(op, f"the CUDA target does not support dtype {name}; compile for target='c'")
+
+
+def _refuse_linalg(fn: func.FuncOp) -> None:
+    """``np.linalg`` routines have only a sequential C implementation (kernel.linalg), not a CUDA one."""
+    for op in fn.walk():
+        if isinstance(op, kernel_dialect.LinalgOp):
+            kind = op.kind.data
+            raise op_error(op, f"kernel.linalg {kind!r} (np.linalg.{kind}) is not supported by the CUDA backend; use target='c'")
 
 
 def emit_cuda(module: ModuleOp) -> str:

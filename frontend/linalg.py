@@ -1,0 +1,88 @@
+"""``np.linalg.cholesky`` / ``solve`` / ``inv`` / ``det`` on traced tensors: one ``graph.linalg`` each.
+
+Static 2-D float32/float64 matrices (integers and bools are computed in float64, as NumPy does);
+batched (3-D and up) or dynamically-shaped operands are refused by name. Shape errors are NumPy's
+own ``LinAlgError``/``ValueError``, raised while tracing. Singular or not positive-definite inputs
+cannot raise in compiled code: kiln returns NaNs (see docs/numpy-semantics.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from kiln.dialects import graph
+from kiln.frontend import trace_context
+from kiln.frontend.tensor import Tensor, as_tensor, cast, emit, require_rank
+
+
+def _unsupported(what: str) -> NotImplementedError:
+    where = trace_context.describe_location(trace_context.user_location())
+    return NotImplementedError(f"{where}: {what} is not supported inside kiln.function")
+
+
+def _result_dtype(name: str, tensors: list[Tensor]) -> np.dtype[Any]:
+    """LAPACK's common type: float32 when every operand is float32, else float64."""
+    for t in tensors:
+        if t.dtype.kind not in "biuf":
+            raise _unsupported(f"{name} on {t.dtype} arrays")
+    return np.dtype(np.float32) if all(t.dtype == np.float32 for t in tensors) else np.dtype(np.float64)
+
+
+def _square(name: str, a: Any) -> Tensor:
+    t = as_tensor(a)
+    require_rank(t, name)
+    if t.ndim != 2:
+        if t.ndim is not None and t.ndim > 2:
+            raise _unsupported(f"{name} on stacks of matrices ({t.ndim}-D arrays)")
+        raise np.linalg.LinAlgError(f"{t.ndim}-dimensional array given. Array must be at least two-dimensional")
+    if None in t.shape:
+        raise _unsupported(f"{name} on a matrix of dynamic shape {t.shape}")
+    if t.shape[0] != t.shape[1]:
+        raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+    return t
+
+
+def _routine(kind: str, args: list[Tensor]) -> Tensor:
+    dtype = _result_dtype(f"np.linalg.{kind}", args)
+    return emit(graph.LinalgOp(kind, [cast(t, dtype).value for t in args]))
+
+
+def _cholesky(a: Any, /, *, upper: bool = False) -> Tensor:
+    if upper:
+        raise _unsupported("np.linalg.cholesky(..., upper=True)")
+    return _routine("cholesky", [_square("np.linalg.cholesky", a)])
+
+
+def _inv(a: Any) -> Tensor:
+    return _routine("inv", [_square("np.linalg.inv", a)])
+
+
+def _det(a: Any) -> Tensor:
+    return _routine("det", [_square("np.linalg.det", a)])
+
+
+def _solve(a: Any, b: Any) -> Tensor:
+    ta = _square("np.linalg.solve", a)
+    tb = as_tensor(b)
+    require_rank(tb, "np.linalg.solve")
+    if tb.ndim not in (1, 2):
+        raise _unsupported(f"np.linalg.solve with a {tb.ndim}-D b")
+    if None in tb.shape:
+        raise _unsupported(f"np.linalg.solve with b of dynamic shape {tb.shape}")
+    if tb.shape[0] != ta.shape[0]:
+        raise ValueError(
+            f"np.linalg.solve: b of shape {tb.shape} does not match a of shape {ta.shape} "
+            f"(b needs {ta.shape[0]} rows)"
+        )
+    return _routine("solve", [ta, tb])
+
+
+FUNCTIONS: dict[Any, Callable[..., Any]] = {
+    np.linalg.cholesky: _cholesky,
+    np.linalg.inv: _inv,
+    np.linalg.det: _det,
+    np.linalg.solve: _solve,
+}

@@ -63,6 +63,8 @@ def dot(a: Any, b: Any, out: Any = None) -> Tensor:
     ta, tb = ranked(a, "np.dot"), ranked(b, "np.dot")
     if ta.ndim == 0 or tb.ndim == 0:
         return np.multiply(ta, tb)
+    if ta.ndim <= 2 and tb.ndim <= 2:  # np.matmul's meaning there; sizes may be known only at run time
+        return np.matmul(ta, tb)
     ja = ta.ndim - 1
     jb = 0 if tb.ndim == 1 else tb.ndim - 2
     sa, sb = static_shape(ta, "np.dot"), static_shape(tb, "np.dot")

@@ -437,3 +437,17 @@ def test_old_contents_read_after_the_write_back() -> None:
 
     np.testing.assert_array_equal(swap_in(np.full(3, 7.0)), np.ones(3))
     np.testing.assert_array_equal(v.numpy(), np.full(3, 7.0))
+
+
+def dot_rows(a):
+    for i in range(1, a.shape[0]):
+        for j in range(i):
+            a[i, j] -= np.dot(a[i, :j], a[j, :j])
+    return a
+
+
+def test_np_dot_of_runtime_length_slices_stays_a_loop() -> None:
+    """np.dot of slices whose length is a loop index: the loops stay staged (no silent unrolling)."""
+    check(dot_rows, rand(7, 7))
+    ir = kiln.function(dot_rows).get_concrete_function(rand(7, 7)).ir
+    assert ir.count("graph.while") == 2

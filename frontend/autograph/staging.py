@@ -46,6 +46,7 @@ from kiln.frontend.autograph.context import Unsupported
 from kiln.frontend.autograph.operators.variables import Undefined
 from kiln.frontend.autograph.state import (
     BranchUndefined,
+    NotCarried,
     Tree,
     describe,
     flatten_state,
@@ -328,23 +329,31 @@ def staged_if(
     get_state: GetState,
     set_state: SetState,
     symbol_names: tuple[str, ...],
+    dead_names: tuple[str, ...] = (),
 ) -> None:
-    """``if cond: body() else: orelse()`` with a tensor ``cond``; ``orelse`` is ``None`` without ``else``."""
+    """``if cond: body() else: orelse()`` with a tensor ``cond``; ``orelse`` is ``None`` without ``else``.
+
+    ``get_state()`` gives the values of ``symbol_names`` and then of ``dead_names`` (bound in a
+    branch, unused after the ``if``): every branch starts from them all as they were before the
+    ``if``; only ``symbol_names`` are merged, and the others are left :class:`NotCarried`.
+    """
     where = statement_location()
     _check_stageable(where, "if", body, orelse)
     pred = _predicate(cond, where, "if")
     init = get_state()
+    live = len(symbol_names)
 
     def branch(fn: Callable[[], None] | None) -> Callable[[], tuple[Any, ...]]:
         def run() -> tuple[Any, ...]:
             set_state(init)
             if fn is not None:
                 fn()
-            return get_state()
+            return get_state()[:live]
 
         return run
 
-    set_state(_cond(pred, (branch(body), branch(orelse)), symbol_names, where))
+    merged = _cond(pred, (branch(body), branch(orelse)), symbol_names, where)
+    set_state((*merged, *(NotCarried(name, where) for name in dead_names)))
 
 
 def staged_if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -> Any:

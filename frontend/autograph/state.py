@@ -155,6 +155,32 @@ class BranchUndefined(Undefined):
         self._unbound()
 
 
-for _name, _value in vars(Undefined).items():
-    if _value is Undefined._unbound and _name != "_unbound":
-        setattr(BranchUndefined, _name, BranchUndefined._unbound)
+class NotCarried(Undefined):
+    """A variable that a branch of a staged ``if`` rebinds but that is not used after the ``if``
+    (liveness analysis): it is not carried out, so any use raises instead of reading a value of
+    one branch's region."""
+
+    __slots__ = ("where",)
+
+    def __init__(self, symbol_name: str, where: str):
+        super().__init__(symbol_name)
+        self.where = where
+
+    def _unbound(self, *_: Any) -> NoReturn:
+        raise RuntimeError(
+            f"{self.where}: kiln internal error: {describe(self.symbol_name)} is rebound in a branch of this `if` "
+            "on a tensor and kiln found no use of it after the `if`, so it was not carried out; but it is used "
+            "after all. Please report this; assigning it before the `if` may work around it"
+        )
+
+    def __getattr__(self, name: str) -> NoReturn:
+        self._unbound()
+
+    def __kiln_tensor__(self) -> NoReturn:
+        self._unbound()
+
+
+for _cls in (BranchUndefined, NotCarried):
+    for _name, _value in vars(Undefined).items():
+        if _value is Undefined._unbound and _name != "_unbound":
+            setattr(_cls, _name, _cls._unbound)

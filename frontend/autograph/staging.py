@@ -43,13 +43,15 @@ SetState = Callable[[tuple[Any, ...]], None]
 from kiln.dialects import graph
 from kiln.frontend import dtypes, mutation, trace_context
 from kiln.frontend.autograph.context import Unsupported
-from kiln.frontend.autograph.operators.variables import Undefined
+from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined
 from kiln.frontend.autograph.state import (
     BranchUndefined,
     NotCarried,
+    align_placeholders,
     Tree,
     describe,
     flatten_state,
+    is_jump_flag,
     is_number,
     is_strong_constant,
     may_be_placeholder,
@@ -147,6 +149,8 @@ def _show(value: Any) -> str:
         return f"a NumPy {np.asarray(value).dtype} value of shape {np.shape(value)}"
     if isinstance(value, Undefined):
         return "not defined"
+    if value is NOT_RETURNED:
+        return "not returned yet"
     if value is None:
         return "None"
     return f"the Python {type(value).__name__} {value!r}"
@@ -223,11 +227,13 @@ def _cond(
     names: Sequence[str],
     where: str,
     labels: tuple[str, str] = ("`if`", "`else`"),
+    jumped: tuple[bool, bool] = (False, False),
 ) -> tuple[Any, ...]:
-    """Trace each branch into its region, merge what each gives for ``names``, emit ``graph.cond``."""
-    traced: list[_Branch] = []
-    trees: list[list[Tree]] = []
-    leaf_names: list[str] = []
+    """Trace each branch into its region, merge what each gives for ``names``, emit ``graph.cond``.
+    ``jumped``: whether a ``return``/``break``/``continue`` certainly ran before each branch."""
+    blocks: list[Block] = []
+    outs: list[tuple[Any, ...]] = []
+    seen: dict[int, SSAValue] = {}
     written: list[dict[mutation.Storage, SSAValue]] = []
     entry: dict[mutation.Storage, SSAValue] = {}
     for fn in branches:
@@ -236,12 +242,20 @@ def _cond(
             try:
                 with trace_context.at_block(block):
                     values = fn()
-                    leaves, leaf_names, tree = flatten_state(values, names)
+                    leaves, _, _ = flatten_state(values, names)
                     written.append({storage: storage.value for storage in scope.saved})
-                    seen = {id(leaf): leaf.value for leaf in leaves if isinstance(leaf, Tensor)}
+                    seen.update({id(leaf): leaf.value for leaf in leaves if isinstance(leaf, Tensor)})
             finally:
                 entry.update(scope.saved)
                 scope.restore()
+        blocks.append(block)
+        outs.append(values)
+    # a `return` on one path only: the other's NOT_RETURNED takes the returned structure
+    aligned = [align_placeholders(a, b) for a, b in zip(*outs)]
+    traced: list[_Branch] = []
+    trees: list[list[Tree]] = []
+    for block, values in zip(blocks, ([a for a, _ in aligned], [b for _, b in aligned])):
+        leaves, leaf_names, tree = flatten_state(values, names)
         traced.append(_Branch(block, leaves, seen))
         trees.append(tree)
     storages = sorted(entry, key=lambda storage: storage.serial)
@@ -250,16 +264,25 @@ def _cond(
         raise TypeError(f"{where}: {describe(bad)} has a different structure in the two branches of this `if` on a tensor")
 
     then, orelse = traced
+    returned = [before or _has_jumped(branch.leaves, leaf_names) for before, branch in zip(jumped, traced)]
     merged: list[Any] = []
     result_types: list[TensorType] = []
     staged: list[int] = []
     sources: list[int | None] = []
     for i, (a, b, name) in enumerate(zip(then.leaves, orelse.leaves, leaf_names)):
+        # a path that jumped does not read what it left unbound: a placeholder
+        a = NOT_RETURNED if returned[0] and isinstance(a, Undefined) and not isinstance(b, Undefined) else a
+        b = NOT_RETURNED if returned[1] and isinstance(b, Undefined) and not isinstance(a, Undefined) else b
         if a is b or (not is_tensor(a) and not is_tensor(b) and same_python_value(a, b)):
             merged.append(a)
+        elif a is NOT_RETURNED and not is_tensor(b) or b is NOT_RETURNED and not is_tensor(a):
+            merged.append(b if a is NOT_RETURNED else a)  # the path that did not return never reads it
         elif isinstance(a, Undefined) or isinstance(b, Undefined):
-            both = isinstance(a, Undefined) and isinstance(b, Undefined)
-            merged.append(a if both else BranchUndefined(name, where, labels[1 if isinstance(a, Undefined) else 0]))
+            undefined = a if isinstance(a, Undefined) else b
+            if isinstance(a, Undefined) and isinstance(b, Undefined) or isinstance(undefined, BranchUndefined):
+                merged.append(undefined)  # (a variable undefined after an earlier `if`, copied: that one is named)
+            else:
+                merged.append(BranchUndefined(name, where, labels[1 if undefined is a else 0]))
         else:
             result_types.append(_branch_type(a, b, name, where, labels))
             sources.append(_branch_source(a, b, name, where, labels))
@@ -275,9 +298,19 @@ def _cond(
     )
     for i, result, source in zip(staged, op.results, sources):
         merged[i] = Tensor(result, source)
+        if is_jump_flag(leaf_names[i]):
+            _note(_FLAGS, merged[i], leaf_names[i])
     for storage, result in zip(storages, op.results[len(staged):]):
         mutation.write(storage, result)
     return unflatten_state(trees[0], merged)
+
+
+def _has_jumped(leaves: Sequence[Any], names: Sequence[str]) -> bool:
+    """Whether a branch certainly ran a ``return``, ``break`` or ``continue`` (its flag is ``True``).
+    What follows is guarded by the flag, so a variable left unbound on that path is not read
+    again before the jump's scope ends: after a ``return``, never; after a ``break`` or ``continue``,
+    only as loops read a variable first bound in them (zeros if no iteration bound it)."""
+    return any(leaf is True for leaf, name in zip(leaves, names) if is_jump_flag(name))
 
 
 def _source_of(value: Any) -> int | None:
@@ -307,12 +340,17 @@ def _branch_type(a: Any, b: Any, name: str, where: str, labels: tuple[str, str])
     elif ta is not None or tb is not None:
         known, other = (ta, b) if ta is not None else (tb, a)
         assert known is not None
-        if (is_number(other) and _number_fits(other, known)) or may_be_placeholder(other, name):
+        if (is_number(other) and _number_fits(other, known)) or may_be_placeholder(other):
             ty = known
     elif is_number(a) and is_number(b):
         ty = graph.tensor_type(dtypes.to_element(dtypes.canonical(np.result_type(a, b))), ())
-    elif (is_number(a) and may_be_placeholder(b, name)) or (is_number(b) and may_be_placeholder(a, name)):
-        ty = _scalar_type(a if is_number(a) else b)
+    if ty is None and (a is None or b is None) and name.partition("[")[0] == "retval_":
+        what = "None" if name == "retval_" else f"None as {describe(name)}"
+        raise TypeError(
+            f"{where}: the function returns {what} on one path and {_show(a if b is None else b)} on another, "
+            "and which path runs depends on a tensor (the staged `if` here); a compiled function returns the same "
+            "kind of value on every path: return a value on the path that returns None (or falls off the end)"
+        )
     if ty is None:
         raise TypeError(
             f"{where}: {describe(name)} is {_show(a)} in the {labels[0]} branch but {_show(b)} in the {labels[1]} "
@@ -342,18 +380,57 @@ def staged_if(
     pred = _predicate(cond, where, "if")
     init = get_state()
     live = len(symbol_names)
+    then_start, else_start, jumped = _known_flags(cond, init, (*symbol_names, *dead_names))
 
-    def branch(fn: Callable[[], None] | None) -> Callable[[], tuple[Any, ...]]:
+    def branch(fn: Callable[[], None] | None, start: tuple[Any, ...]) -> Callable[[], tuple[Any, ...]]:
         def run() -> tuple[Any, ...]:
-            set_state(init)
+            set_state(start)
             if fn is not None:
                 fn()
             return get_state()[:live]
 
         return run
 
-    merged = _cond(pred, (branch(body), branch(orelse)), symbol_names, where)
+    merged = _cond(pred, (branch(body, then_start), branch(orelse, else_start)), symbol_names, where, jumped=jumped)
     set_state((*merged, *(NotCarried(name, where) for name in dead_names)))
+
+
+_NEGATIONS = "kiln.autograph.negations"
+_FLAGS = "kiln.autograph.jump_flags"
+
+
+def _note(key: str, tensor: Tensor, value: Any) -> None:
+    """Remember ``value`` for ``tensor`` for the rest of the trace (by identity: tensors are unhashable)."""
+    notes: dict[int, tuple[Tensor, Any]] = trace_context.require().notes.setdefault(key, {})  # type: ignore[assignment]
+    notes[id(tensor)] = (tensor, value)
+
+
+def _noted(key: str, tensor: Any) -> Any:
+    ctx = trace_context.current()
+    found = ctx.notes.get(key, {}).get(id(tensor)) if ctx is not None else None  # type: ignore[attr-defined]
+    return found[1] if found is not None and found[0] is tensor else None
+
+
+def _known_flags(cond: Any, init: tuple[Any, ...], names: Sequence[str]) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[bool, bool]]:
+    """The state each branch starts from, and whether a jump certainly ran before it.
+
+    ``if not do_return:`` (the guard the jump converters write after code that may jump) tests
+    a jump flag that a staged construct made a tensor: the ``else`` branch runs only after the
+    jump, the ``if`` branch only without it. A flag in the state becomes that Python bool in each
+    branch (so nested guards run as Python), and :func:`_cond` learns which branch jumped
+    (see :func:`_has_jumped`).
+    """
+    negated = _noted(_NEGATIONS, cond)
+    jumped = (_noted(_FLAGS, cond) is not None, negated is not None and _noted(_FLAGS, negated) is not None)
+    then, orelse = list(init), list(init)
+    for i, (value, name) in enumerate(zip(init, names)):
+        if not is_jump_flag(name) or not isinstance(value, Tensor):
+            continue
+        if value is cond:
+            then[i], orelse[i] = True, False
+        elif value is negated:
+            then[i], orelse[i] = False, True
+    return tuple(then), tuple(orelse), jumped
 
 
 def staged_if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -> Any:
@@ -387,8 +464,11 @@ def staged_or(value: Any, rest: Callable[[], Any]) -> Any:
 
 
 def staged_not(value: Any) -> Any:
-    """``not value`` for a tensor ``value``: a scalar bool tensor."""
-    return np.logical_not(_predicate(value, statement_location(), "not"))
+    """``not value`` for a tensor ``value``: a scalar bool tensor (remembered as the negation of
+    ``value``, for :func:`_known_flags`)."""
+    result = np.logical_not(_predicate(value, statement_location(), "not"))
+    _note(_NEGATIONS, result, value)
+    return result
 
 
 # ---------------------------------------------------------------------- graph.while
@@ -432,8 +512,11 @@ def _staged_loop(
     before the loop (a Python number, a variable first bound in the loop, an
     unwritten TensorArray) takes the type the body gives it, and the body is
     traced again until the carried types agree. The last probe is the loop.
+    A return value not set before the loop (``NOT_RETURNED``) that the body
+    sets to a tuple, list or dict is given that structure, and probing restarts.
     """
-    init_leaves, leaf_names, trees = flatten_state(get_state(), symbol_names)
+    init_values = get_state()
+    init_leaves, leaf_names, trees = flatten_state(init_values, symbol_names)
 
     def probe_and_emit(leaves: list[_Leaf]) -> None:
         counter_types = [c.value.type for c in counters]
@@ -448,6 +531,9 @@ def _staged_loop(
             def enter(block: Block) -> Counters:
                 args = iter(block.args)
                 state = [Tensor(next(args), leaf.source) if leaf.ty is not None else leaf.value for leaf in leaves]
+                for leaf, value in zip(leaves, state):
+                    if leaf.ty is not None and is_jump_flag(leaf.name):
+                        _note(_FLAGS, value, leaf.name)
                 for storage in storages:
                     mutation.write(storage, next(args))
                 set_state(unflatten_state(trees, state))
@@ -465,9 +551,13 @@ def _staged_loop(
                             )
                     with _loop_bound(trip_bound), trace_context.at_block(body_block):
                         next_counters = body(enter(body_block))
-                        out_leaves, _, out_trees = flatten_state(get_state(), symbol_names)
+                        out_values = get_state()
+                        out_leaves, _, out_trees = flatten_state(out_values, symbol_names)
                         new = [s for s in scope.saved if s not in storages]
                         if out_trees != trees:
+                            grown = tuple(align_placeholders(a, b)[0] for a, b in zip(init_values, out_values))
+                            if flatten_state(grown, symbol_names)[2] != trees:
+                                raise _Regrow(grown)
                             bad = next(n for n, a, b in zip(symbol_names, trees, out_trees) if a != b)
                             raise TypeError(f"{where}: {describe(bad)} changes its structure in this staged `{construct}` loop")
                         changed = any([_update(leaf, out, where, construct) for leaf, out in zip(leaves, out_leaves)])
@@ -504,17 +594,37 @@ def _staged_loop(
         ]
         for storage in storages:
             mutation.write(storage, next(results))
+        for leaf, value in zip(leaves, final):
+            if leaf.ty is not None and is_jump_flag(leaf.name):
+                _note(_FLAGS, value, leaf.name)
         set_state(unflatten_state(trees, final))
 
-    try:
-        probe_and_emit([_initial_leaf(v, n, numbers_typed=False) for v, n in zip(init_leaves, leaf_names)])
-        return
-    except Exception:
-        if not any(is_number(v) and not is_strong_constant(v) for v in init_leaves):
-            raise
-    # a body that needs its numbers as tensors (one indexes a dimension of unknown size, say): probe again
-    set_state(unflatten_state(trees, init_leaves))
-    probe_and_emit([_initial_leaf(v, n, numbers_typed=True) for v, n in zip(init_leaves, leaf_names)])
+    while True:
+        try:
+            try:
+                probe_and_emit([_initial_leaf(v, n, numbers_typed=False) for v, n in zip(init_leaves, leaf_names)])
+                return
+            except _Regrow:
+                raise
+            except Exception:
+                if not any(is_number(v) and not is_strong_constant(v) for v in init_leaves):
+                    raise
+            # a body that needs its numbers as tensors (one indexes a dimension of unknown size, say): probe again
+            set_state(unflatten_state(trees, init_leaves))
+            probe_and_emit([_initial_leaf(v, n, numbers_typed=True) for v, n in zip(init_leaves, leaf_names)])
+            return
+        except _Regrow as regrow:
+            init_values = regrow.values
+            init_leaves, leaf_names, trees = flatten_state(init_values, symbol_names)
+            set_state(init_values)
+
+
+class _Regrow(Exception):
+    """Probing a loop found a return value's structure (see :func:`_staged_loop`): start again from ``values``."""
+
+    def __init__(self, values: tuple[Any, ...]):
+        super().__init__("internal: a staged loop's return value takes a structure")
+        self.values = values
 
 
 def _initial_leaf(value: Any, name: str, *, numbers_typed: bool) -> _Leaf:
@@ -545,7 +655,10 @@ def _update(leaf: _Leaf, out: Any, where: str, construct: str) -> bool:
     if leaf.ty is None:
         if out_type is None and (same_python_value(leaf.value, out) or isinstance(out, Undefined)):
             return False
-        placeholder = (isinstance(leaf.value, Undefined) or may_be_placeholder(leaf.value, leaf.name)
+        if leaf.value is NOT_RETURNED and out_type is None and not is_number(out) and out is not NOT_RETURNED:
+            leaf.value = out  # `return None` (or another Python value) in the loop: no path reads the placeholder
+            return True
+        placeholder = (isinstance(leaf.value, Undefined) or may_be_placeholder(leaf.value)
                        or (leaf.weak and is_number(leaf.value)))
         if out_type is not None and placeholder:
             leaf.ty = out_type

@@ -27,7 +27,7 @@ from __future__ import annotations
 import dis
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from types import CodeType, FrameType
 from typing import Any
@@ -42,6 +42,7 @@ SetState = Callable[[tuple[Any, ...]], None]
 
 from kiln.dialects import graph
 from kiln.frontend import dtypes, mutation, trace_context
+from kiln.frontend.autograph import effects
 from kiln.frontend.autograph.context import Unsupported
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined
 from kiln.frontend.autograph.state import (
@@ -228,9 +229,11 @@ def _cond(
     where: str,
     labels: tuple[str, str] = ("`if`", "`else`"),
     jumped: tuple[bool, bool] = (False, False),
+    watch: effects.Watch | None = None,
 ) -> tuple[Any, ...]:
     """Trace each branch into its region, merge what each gives for ``names``, emit ``graph.cond``.
-    ``jumped``: whether a ``return``/``break``/``continue`` certainly ran before each branch."""
+    ``jumped``: whether a ``return``/``break``/``continue`` certainly ran before each branch;
+    ``watch``: the Python objects the branches must not change."""
     blocks: list[Block] = []
     outs: list[tuple[Any, ...]] = []
     seen: dict[int, SSAValue] = {}
@@ -240,7 +243,7 @@ def _cond(
         block = Block()
         with mutation.region() as scope:
             try:
-                with trace_context.at_block(block):
+                with trace_context.at_block(block), watch.tracing() if watch else nullcontext():
                     values = fn()
                     leaves, _, _ = flatten_state(values, names)
                     written.append({storage: storage.value for storage in scope.saved})
@@ -391,7 +394,9 @@ def staged_if(
 
         return run
 
-    merged = _cond(pred, (branch(body, then_start), branch(orelse, else_start)), symbol_names, where, jumped=jumped)
+    watch = effects.Watch(where, "if", (body, orelse))
+    merged = _cond(pred, (branch(body, then_start), branch(orelse, else_start)), symbol_names, where,
+                   jumped=jumped, watch=watch)
     set_state((*merged, *(NotCarried(name, where) for name in dead_names)))
 
 
@@ -439,7 +444,8 @@ def staged_if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], 
     _check_not_in_try(where, "a if cond else b")
     pred = _predicate(cond, where, "if")
     name = ("the value of `a if cond else b`",)
-    (value,) = _cond(pred, (lambda: (if_true(),), lambda: (if_false(),)), name, where, ("`a`", "`b`"))
+    watch = effects.Watch(where, "a if cond else b", (if_true, if_false))
+    (value,) = _cond(pred, (lambda: (if_true(),), lambda: (if_false(),)), name, where, ("`a`", "`b`"), watch=watch)
     return value
 
 
@@ -449,7 +455,8 @@ def staged_and(value: Any, rest: Callable[[], Any]) -> Any:
     _check_not_in_try(where, "and")
     pred = _predicate(value, where, "and")
     name = ("the value of `a and b`",)
-    (result,) = _cond(pred, (lambda: (rest(),), lambda: (value,)), name, where, ("`b`", "`a`"))
+    watch = effects.Watch(where, "and", (rest,))
+    (result,) = _cond(pred, (lambda: (rest(),), lambda: (value,)), name, where, ("`b`", "`a`"), watch=watch)
     return result
 
 
@@ -459,7 +466,8 @@ def staged_or(value: Any, rest: Callable[[], Any]) -> Any:
     _check_not_in_try(where, "or")
     pred = _predicate(value, where, "or")
     name = ("the value of `a or b`",)
-    (result,) = _cond(pred, (lambda: (value,), lambda: (rest(),)), name, where, ("`a`", "`b`"))
+    watch = effects.Watch(where, "or", (rest,))
+    (result,) = _cond(pred, (lambda: (value,), lambda: (rest(),)), name, where, ("`a`", "`b`"), watch=watch)
     return result
 
 
@@ -505,6 +513,7 @@ def _staged_loop(
     body: Callable[[Counters], Counters],
     counters: Counters,
     trip_bound: int | None,
+    watch: effects.Watch,
 ) -> None:
     """Emit ``graph.while`` carrying the state that changes in the loop plus kiln's own ``counters``.
 
@@ -541,7 +550,7 @@ def _staged_loop(
 
             with mutation.region() as scope:
                 try:
-                    with trace_context.at_block(cond_block):
+                    with trace_context.at_block(cond_block), watch.tracing():
                         pred = _predicate(test(enter(cond_block)), where, construct)
                         wrote = [s for s in scope.saved if s not in storages]
                         if wrote or any(s.value is not a for s, a in zip(storages, cond_block.args[len(carried):])):
@@ -549,7 +558,7 @@ def _staged_loop(
                                 f"{where}: the condition of this staged `{construct}` loop writes to an array; "
                                 "write it in the loop body instead"
                             )
-                    with _loop_bound(trip_bound), trace_context.at_block(body_block):
+                    with _loop_bound(trip_bound), trace_context.at_block(body_block), watch.tracing():
                         next_counters = body(enter(body_block))
                         out_values = get_state()
                         out_leaves, _, out_trees = flatten_state(out_values, symbol_names)
@@ -751,7 +760,8 @@ def staged_while(
         body()
         return counters
 
-    _staged_loop(where, "while", get_state, set_state, symbol_names, lambda _: test(), run, [], None)
+    watch = effects.Watch(where, "while", (test, body))
+    _staged_loop(where, "while", get_state, set_state, symbol_names, lambda _: test(), run, [], None, watch)
 
 
 def staged_for(
@@ -779,6 +789,7 @@ def staged_for(
         more = extra_test()
         if not is_tensor(more) and not more:
             return
+    watch = effects.Watch(where, "for", (body, extra_test))
 
     def test_with(cond: Tensor) -> Any:
         if extra_test is None:
@@ -803,7 +814,7 @@ def staged_for(
             return [cast(np.add(i, step), i.dtype)]
 
         _staged_loop(
-            where, "for", get_state, set_state, symbol_names, range_test, range_body, [start], iter_.trip_count()
+            where, "for", get_state, set_state, symbol_names, range_test, range_body, [start], iter_.trip_count(), watch
         )
         return
 
@@ -822,7 +833,7 @@ def staged_for(
 
     zero = constant(np.asarray(0, dtype=np.int64))
     trip_bound = rows if isinstance(rows, int) else None
-    _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], trip_bound)
+    _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], trip_bound, watch)
 
 
 #: a ``for`` over a Python ``range`` with at most this many iterations is unrolled
@@ -920,17 +931,9 @@ def unstageable(fn: Callable[..., Any]) -> list[Unsupported]:
     from kiln.frontend.autograph import transpiler
 
     code = fn.__code__
-    lines = list(_lines(code))
+    lines = list(effects.code_lines(code))
     first, last = min(lines), max(lines)
     return sorted(
         (u for u in transpiler.unsupported_in(code.co_filename) if first <= u.lineno <= last), key=lambda u: u.lineno
     )
 
-
-def _lines(code: Any) -> Iterable[int]:
-    for _, _, line in code.co_lines():
-        if line is not None:
-            yield line
-    for const in code.co_consts:
-        if hasattr(const, "co_lines"):
-            yield from _lines(const)

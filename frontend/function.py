@@ -168,7 +168,7 @@ class Function:
         """The compiled function for these arguments (arrays or TensorSpecs), tracing if needed."""
         if not args and not kwargs and self.input_signature is not None:
             args = self.input_signature
-        sig = signature_of(args, kwargs) if self.input_signature is None else self._signature(args, kwargs)
+        sig = self._signature(args, kwargs)
         concrete = self._concrete.get(sig.key)
         return concrete if concrete is not None else self._trace(sig)
 
@@ -207,7 +207,7 @@ class Function:
 
     def _signature(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> CallSignature:
         if self.input_signature is None:
-            return signature_of(args, kwargs)
+            return signature_of(args, kwargs, self._monitor.arg_names(len(args)))
         if kwargs or len(args) != len(self.input_signature):
             raise TypeError(
                 f"{self.__name__}: input_signature has {len(self.input_signature)} arguments, "

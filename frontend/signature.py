@@ -29,7 +29,7 @@ import numpy as np
 from xdsl.dialects.builtin import TensorType
 
 from kiln.dialects.graph import tensor_type
-from kiln.frontend import pytree
+from kiln.frontend import array_types, pytree
 from kiln.frontend.dtypes import to_element
 
 _NUMBER = (bool, int, float, np.bool_, np.integer, np.floating)
@@ -203,13 +203,16 @@ def _arg_key(arg: Any) -> tuple[pytree.TreeDef, tuple[Any, ...]]:
     return tree, tuple(leaf_key(leaf) for leaf in leaves)
 
 
-def signature_of(args: Sequence[Any], kwargs: dict[str, Any]) -> CallSignature:
-    """Key for a call with concrete values (or TensorSpecs standing for tensors)."""
+def signature_of(args: Sequence[Any], kwargs: dict[str, Any], arg_names: Sequence[str] = ()) -> CallSignature:
+    """Key for a call with concrete values (or TensorSpecs standing for tensors);
+    ``arg_names`` name the positional arguments in errors."""
     args, kwargs = lists_to_arrays(tuple(args)), lists_to_arrays(kwargs)
     leaves, tree = pytree.flatten((tuple(args), kwargs))
     specs: list[TensorSpec] = []
     slotted: list[Any] = []
     for leaf in leaves:
+        if isinstance(leaf, np.ndarray) and type(leaf) is not np.ndarray:
+            _check_argument(leaf, args, kwargs, arg_names)
         if is_tensor_value(leaf) or isinstance(leaf, TensorSpec):
             spec = leaf if isinstance(leaf, TensorSpec) else TensorSpec.from_value(leaf)
             to_element(spec.dtype)  # unsupported dtypes fail here, before tracing
@@ -220,6 +223,17 @@ def signature_of(args: Sequence[Any], kwargs: dict[str, Any]) -> CallSignature:
     key = tuple((i, _arg_key(a)) for i, a in enumerate(args)) + tuple((k, _arg_key(v)) for k, v in kwargs.items())
     new_args, new_kwargs = pytree.unflatten(tree, iter(slotted))
     return CallSignature(key=key, specs=tuple(specs), args=tuple(new_args), kwargs=new_kwargs)
+
+
+def _check_argument(leaf: np.ndarray, args: Sequence[Any], kwargs: dict[str, Any], arg_names: Sequence[str]) -> None:
+    """Refuse an ndarray subclass among the arguments (kiln.frontend.array_types), naming its argument."""
+    for position, arg in [*enumerate(args), *kwargs.items()]:
+        if any(x is leaf for x in pytree.flatten(arg)[0]):
+            if isinstance(position, str):
+                name = position
+            else:
+                name = arg_names[position] if position < len(arg_names) else f"args[{position}]"
+            array_types.check_plain_array(leaf, f"argument '{name}'" + ("" if arg is leaf else " (inside it)"))
 
 
 def tensor_leaves(args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:

@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorTyp
 from xdsl.ir import Operation, SSAValue
 
 from kiln.dialects import graph
-from kiln.frontend import dtypes, mutation, trace_context, unknown_rank
+from kiln.frontend import array_types, dtypes, mutation, trace_context, unknown_rank
 
 #: Python values that become tensors in arithmetic (anything else yields ``NotImplemented``)
 _ARRAY_LIKE = (np.ndarray, np.generic, bool, int, float, list, tuple)
@@ -476,6 +476,7 @@ def as_tensor(x: Any) -> Tensor:
         return as_tensor(x.__kiln_tensor__())
     if not isinstance(x, _ARRAY_LIKE):
         raise TypeError(f"kiln cannot turn a {type(x).__name__} into a tensor: {x!r}")
+    array_types.check_plain_array(x, "a constant array")
     try:
         array = np.asarray(x)
     except ValueError as e:

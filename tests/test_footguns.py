@@ -133,3 +133,18 @@ def test_randomness_is_frozen_at_trace_time() -> None:
         return x + np.random.default_rng().random(2)
 
     assert np.array_equal(f(np.zeros(2)), f(np.zeros(2)))
+
+
+def test_array_subclasses_are_refused() -> None:
+    """A masked array's mask (or np.matrix's `*`) would be lost on the compiled side, which sees
+    only the data: such arguments are refused rather than computed on as plain arrays."""
+
+    @kiln.function
+    def f(x):
+        return x * 2
+
+    masked = np.ma.masked_array([1.0, 2.0], mask=[True, False])
+    assert f.python_function(masked).mask[0]  # plain Python keeps the mask
+    with pytest.raises(TypeError, match="argument 'x' is a numpy.ma.MaskedArray.*would lose its mask"):
+        f(masked)
+    np.testing.assert_array_equal(f(np.asarray(masked)), [2.0, 4.0])

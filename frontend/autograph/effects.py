@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import collections
 import dis
+import sys
+import sysconfig
 import types
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -30,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from kiln.frontend import trace_context
 from kiln.frontend.autograph.converters import python_effects
 from kiln.frontend.autograph.operators.variables import Undefined
 
@@ -38,7 +41,7 @@ _BUDGET = 10_000
 _MAX_DEPTH = 8
 _MISSING = object()
 _ATOMS = (type(None), bool, int, float, complex, str, bytes, np.ndarray, np.generic, Undefined)
-_SKIPPED_MODULES = ("kiln", "numpy", "xdsl")
+_LIBRARY_DIRS = tuple(sorted({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}))
 
 
 @dataclass
@@ -146,7 +149,7 @@ class Watch:
         elif isinstance(obj, (set, bytearray)):
             seen.add(id(obj))
             self.watched.append(_Watched(obj, path, root, obj.copy()))
-        elif isinstance(obj, types.FunctionType):
+        elif isinstance(obj, types.FunctionType) and _is_user_file(obj.__code__.co_filename):
             seen.add(id(obj))
             cells = _free_cells(obj)
             if any(id(cell) not in self.owned for _, cell in cells):
@@ -223,13 +226,22 @@ class Watch:
 
 
 def _is_plain_object(obj: Any) -> bool:
-    """An instance of a Python class whose attributes are its state (not a module, class, or kiln/NumPy object)."""
+    """An instance of a user's class (or a SimpleNamespace) whose attributes are its state. Library
+    objects are not watched: they may keep caches of their own (a logger's, say)."""
+    if isinstance(obj, types.SimpleNamespace):
+        return True
     if isinstance(obj, (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)):
         return False
     if not isinstance(getattr(obj, "__dict__", None), dict):
         return False
-    module = getattr(type(obj), "__module__", "") or ""
-    return module.split(".")[0] not in _SKIPPED_MODULES
+    module = sys.modules.get(getattr(type(obj), "__module__", "") or "")
+    filename = getattr(module, "__file__", None)
+    return module is not None and (filename is None or _is_user_file(filename))
+
+
+def _is_user_file(filename: str) -> bool:
+    """Code of the user's (not kiln's, NumPy's, the standard library's or an installed package's)."""
+    return trace_context.is_user_file(filename) and not filename.startswith(_LIBRARY_DIRS)
 
 
 def _free_cells(f: types.FunctionType) -> list[tuple[str, types.CellType]]:

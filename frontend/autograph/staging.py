@@ -267,15 +267,15 @@ def _cond(
         raise TypeError(f"{where}: {describe(bad)} has a different structure in the two branches of this `if` on a tensor")
 
     then, orelse = traced
-    returned = [before or _has_jumped(branch.leaves, leaf_names) for before, branch in zip(jumped, traced)]
+    jumped_paths = [before or _has_jumped(branch.leaves, leaf_names) for before, branch in zip(jumped, traced)]
     merged: list[Any] = []
     result_types: list[TensorType] = []
     staged: list[int] = []
     sources: list[int | None] = []
     for i, (a, b, name) in enumerate(zip(then.leaves, orelse.leaves, leaf_names)):
         # a path that jumped does not read what it left unbound: a placeholder
-        a = NOT_RETURNED if returned[0] and isinstance(a, Undefined) and not isinstance(b, Undefined) else a
-        b = NOT_RETURNED if returned[1] and isinstance(b, Undefined) and not isinstance(a, Undefined) else b
+        a = NOT_RETURNED if jumped_paths[0] and isinstance(a, Undefined) and not isinstance(b, Undefined) else a
+        b = NOT_RETURNED if jumped_paths[1] and isinstance(b, Undefined) and not isinstance(a, Undefined) else b
         if a is b or (not is_tensor(a) and not is_tensor(b) and same_python_value(a, b)):
             merged.append(a)
         elif a is NOT_RETURNED and not is_tensor(b) or b is NOT_RETURNED and not is_tensor(a):

@@ -423,6 +423,34 @@ def test_none_on_one_staged_path_is_refused(fn: Callable[..., Any], args: tuple[
     assert "returns None on one path and a float64 tensor of shape (3,) on another" in message
 
 
+def returns_from_while_true(x):
+    while True:
+        x = x / 2
+        if x.sum() < 1:
+            return x
+
+
+def breaks_from_while_true(x):
+    n = x[0] * 0
+    while True:
+        x = x / 2
+        n = n + 1
+        if x.sum() < 1:
+            break
+    return x, n
+
+
+def test_a_while_true_loop_ends_only_by_its_jump() -> None:
+    """No path falls off the end after `while True:` that returns: not the refused None path."""
+    big = np.array([8.0, 4.0])
+    _matches(returns_from_while_true, (big,), (np.array([0.5, 0.1]),))
+    compiled = kiln.function(breaks_from_while_true)
+    for x in (big, np.array([0.5, 0.1])):
+        want, got = breaks_from_while_true(x), compiled(x)
+        _same(want[0], got[0])
+        np.testing.assert_array_equal(got[1], want[1])
+
+
 def test_none_on_every_path_is_none() -> None:
     for x in (POS, NEG):
         want, got = x.copy(), x.copy()

@@ -72,7 +72,7 @@ class _Watched:
                     return f"the variable '{name}' of the closure '{self.path}' (rebound with `nonlocal`)"
         else:
             attrs = vars(obj)
-            names = [k for k, v in saved if attrs.get(k, _MISSING) is not v] + [k for k in attrs if k not in dict(saved)]
+            names = [k for k, v in saved.items() if attrs.get(k, _MISSING) is not v] + [k for k in attrs if k not in saved]
             if names:
                 return f"the attribute '{names[0]}' of the Python {type(obj).__name__} object '{self.path}'"
         return None
@@ -160,7 +160,7 @@ class Watch:
         elif _is_plain_object(obj):
             seen.add(id(obj))
             attrs = vars(obj)
-            self.watched.append(_Watched(obj, path, root, list(attrs.items())))
+            self.watched.append(_Watched(obj, path, root, dict(attrs)))
             for key, item in list(attrs.items()):
                 self._visit(item, f"{path}.{key}", root, depth + 1, seen)
 

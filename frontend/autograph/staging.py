@@ -537,9 +537,12 @@ def _staged_loop(
             arg_types = [leaf.ty for leaf in carried] + [entry[s].type for s in storages] + counter_types
             cond_block, body_block = Block(arg_types=arg_types), Block(arg_types=arg_types)
 
+            entered: list[Any] = []
+
             def enter(block: Block) -> Counters:
                 args = iter(block.args)
                 state = [Tensor(next(args), leaf.source) if leaf.ty is not None else leaf.value for leaf in leaves]
+                entered[:] = state
                 for leaf, value in zip(leaves, state):
                     if leaf.ty is not None and is_jump_flag(leaf.name):
                         _note(_FLAGS, value, leaf.name)
@@ -551,7 +554,11 @@ def _staged_loop(
             with mutation.region() as scope:
                 try:
                     with trace_context.at_block(cond_block), watch.tracing():
-                        pred = _predicate(test(enter(cond_block)), where, construct)
+                        tested = test(enter(cond_block))
+                        pred = _predicate(tested, where, construct)
+                        # `while not flag:` (a `while True` that breaks or returns): it ends with the flag set
+                        negated = _noted(_NEGATIONS, tested)
+                        ends_set = [negated is not None and value is negated for value in entered]
                         wrote = [s for s in scope.saved if s not in storages]
                         if wrote or any(s.value is not a for s, a in zip(storages, cond_block.args[len(carried):])):
                             raise NotImplementedError(
@@ -601,10 +608,11 @@ def _staged_loop(
             Tensor(next(results), leaf.source) if leaf.ty is not None else (out if isinstance(out, Undefined) else leaf.value)
             for leaf, out in zip(leaves, out_leaves)
         ]
+        final = [True if is_set and is_jump_flag(leaf.name) else value for leaf, value, is_set in zip(leaves, final, ends_set)]
         for storage in storages:
             mutation.write(storage, next(results))
         for leaf, value in zip(leaves, final):
-            if leaf.ty is not None and is_jump_flag(leaf.name):
+            if isinstance(value, Tensor) and is_jump_flag(leaf.name):
                 _note(_FLAGS, value, leaf.name)
         set_state(unflatten_state(trees, final))
 

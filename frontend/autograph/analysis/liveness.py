@@ -23,14 +23,21 @@ def annotate(func: ast.FunctionDef, live_at_exit: set[str]) -> None:
 
 
 def _captured(func: ast.FunctionDef) -> frozenset[str]:
-    """Names read inside the functions and lambdas nested in ``func`` (read whenever they are called)."""
+    """Names the functions and lambdas nested in ``func`` read from it (whenever they are called):
+    what they read but do not bind themselves."""
     names: set[str] = set()
     for node in walk_scope(func.body):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            names |= read_names(node.body)
-        elif isinstance(node, ast.Lambda):
-            names |= read_names([node.body])
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            body = node.body if isinstance(node.body, list) else [node.body]
+            args = node.args
+            params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a}
+            names |= read_names(body) - params - (bound_names(body) - _declared_outer(body))
     return frozenset(names)
+
+
+def _declared_outer(body: list[ast.stmt]) -> set[str]:
+    """Names a nested function declares ``nonlocal``: bound there, but the enclosing function's."""
+    return {n for node in walk_scope(body) if isinstance(node, ast.Nonlocal) for n in node.names}
 
 
 def _block(stmts: list[ast.stmt], live: set[str], captured: frozenset[str]) -> set[str]:

@@ -236,7 +236,7 @@ def _cond(
     ``watch``: the Python objects the branches must not change."""
     blocks: list[Block] = []
     outs: list[tuple[Any, ...]] = []
-    seen: dict[int, SSAValue] = {}
+    seens: list[dict[int, SSAValue]] = []
     written: list[dict[mutation.Storage, SSAValue]] = []
     entry: dict[mutation.Storage, SSAValue] = {}
     for fn in branches:
@@ -247,7 +247,7 @@ def _cond(
                     values = fn()
                     leaves, _, _ = flatten_state(values, names)
                     written.append({storage: storage.value for storage in scope.saved})
-                    seen.update({id(leaf): leaf.value for leaf in leaves if isinstance(leaf, Tensor)})
+                    seens.append({id(leaf): leaf.value for leaf in leaves if isinstance(leaf, Tensor)})
             finally:
                 entry.update(scope.saved)
                 scope.restore()
@@ -257,7 +257,7 @@ def _cond(
     aligned = [align_placeholders(a, b) for a, b in zip(*outs)]
     traced: list[_Branch] = []
     trees: list[list[Tree]] = []
-    for block, values in zip(blocks, ([a for a, _ in aligned], [b for _, b in aligned])):
+    for block, values, seen in zip(blocks, ([a for a, _ in aligned], [b for _, b in aligned]), seens):
         leaves, leaf_names, tree = flatten_state(values, names)
         traced.append(_Branch(block, leaves, seen))
         trees.append(tree)

@@ -45,13 +45,76 @@ _SCOPES = "kiln.mutation.scopes"
 class Storage:
     """One array's memory while tracing: the SSA value of its contents now."""
 
-    __slots__ = ("value", "version", "serial", "argument", "__weakref__")
+    __slots__ = ("value", "version", "serial", "argument", "alias", "stale", "__weakref__")
 
     def __init__(self, value: SSAValue, argument: int | None = None) -> None:
         self.value = value
         self.version = self.serial = next(_counter)
         #: the index of the function argument whose memory this is (written back at the end)
         self.argument = argument
+        #: for the array a staged construct merged: the arrays it is on some paths only (see MaybeAlias)
+        self.alias: MaybeAlias | None = None
+        #: where this array was perhaps written, through a MaybeAlias: reading it is refused
+        self.stale: str | None = None
+
+
+def serial_now() -> int:
+    """A serial newer than every storage made so far (a storage with a smaller one existed before)."""
+    return next(_counter)
+
+
+@dataclass(eq=False)
+class MaybeAlias:
+    """An array a staged ``if`` or loop merged, which on some paths *is* an array from before it
+    (``y = x`` in one branch, ``y = x * 2`` in the other; a loop rebinding ``y = x`` that may run
+    zero times). Its value is right, but NumPy's sharing is path-dependent: a later write to
+    ``x`` shows through ``y`` on those paths only, and a write through ``y`` changes ``x`` on those
+    paths only. kiln does not select writes by path: it refuses a read of the merged array after
+    ``x`` changed, a write through it to a function argument, and a read of ``x`` after a write
+    through it. Copying (``y = x.copy()``) makes the meaning path-independent."""
+
+    outers: tuple[Storage, ...]
+    #: the outers' contents right after the construct
+    values: tuple[SSAValue, ...]
+    #: the construct, for messages ("file:line", "`if`")
+    where: str
+    construct: str
+
+    def check_read(self) -> None:
+        if any(outer.value is not value for outer, value in zip(self.outers, self.values)):
+            raise NotImplementedError(
+                f"{_here()}: this reads an array that is, on some paths of the staged {self.construct} at "
+                f"{self.where}, the same array as one from before it, which was written since (NumPy would show "
+                "that write here on those paths only). Copy it where it is bound (`y = x.copy()`)"
+            )
+
+    def check_write(self) -> None:
+        self.check_read()
+        if any(outer.argument is not None for outer in self.outers):
+            raise NotImplementedError(
+                f"{_here()}: this writes to an array that is a function argument on some paths of the staged "
+                f"{self.construct} at {self.where} and a new array on others, so whether the caller's array "
+                "changes depends on the path. Copy it where it is bound (`y = x.copy()`), or write to the "
+                "argument by its own name"
+            )
+        for outer in self.outers:
+            outer.stale = f"{_here()} (through a variable that is this array on some paths of the staged " \
+                          f"{self.construct} at {self.where})"
+
+
+def check_read(storage: Storage) -> None:
+    """Refuse a read whose answer would depend on a path kiln does not select by (see MaybeAlias)."""
+    if storage.alias is not None:
+        storage.alias.check_read()
+    if storage.stale is not None:
+        raise NotImplementedError(
+            f"{_here()}: this reads an array that may have been written at {storage.stale}; NumPy's answer "
+            "depends on the path. Copy it where the other variable is bound (`y = x.copy()`)"
+        )
+
+
+def _here() -> str:
+    return trace_context.describe_location(trace_context.user_location())
 
 
 def set_value(storage: Storage, value: SSAValue) -> None:
@@ -84,6 +147,8 @@ def _scopes() -> list[Scope]:
 
 def write(storage: Storage, value: SSAValue) -> None:
     """Set a storage's contents, recording the write in every enclosing region it is outer to."""
+    if storage.alias is not None:
+        storage.alias.check_write()
     for scope in _scopes():
         if scope.is_outer(storage) and storage not in scope.saved:
             scope.saved[storage] = storage.value

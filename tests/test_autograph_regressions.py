@@ -505,3 +505,78 @@ def test_memmap_is_a_plain_array(tmp_path: Any) -> None:
     data = np.memmap(tmp_path / "data.bin", dtype=np.float64, mode="w+", shape=(3,))
     data[:] = [1.0, 2.0, 3.0]
     _same(doubled(data), kiln.function(doubled)(data))
+
+
+# ---------------------------------------------------------------------- arrays shared on some paths only
+
+
+def write_through_maybe_argument(x):
+    if x.sum() > 0:
+        y = x
+    else:
+        y = x * 2
+    y[0] = 100.0
+    return y
+
+
+def argument_written_after_maybe_alias(x):
+    if x.sum() > 0:
+        y = x
+    else:
+        y = x * 2
+    x[1] = 7.0
+    return y + 0
+
+
+def loop_may_leave_the_argument(x, n):
+    y = x
+    for i in range(n):
+        y = y * 2
+    y[0] = 0.0
+    return y
+
+
+def other_name_read_after_write_through_maybe_alias(x):
+    z = np.zeros(3)
+    w = z
+    if x.sum() > 0:
+        w = w + 1
+    w[0] = 5.0
+    return z + 0
+
+
+def local_written_after_merge(x):
+    out = np.zeros(3)
+    if x.sum() > 0:
+        out = out + x
+    out[0] = 5.0
+    return out
+
+
+@pytest.mark.parametrize(
+    "fn, args, line, construct_line, what",
+    [
+        (write_through_maybe_argument, (POS,), "y[0] = 100.0", "if x.sum() > 0", "writes to an array that is a function argument"),
+        (argument_written_after_maybe_alias, (POS,), "return y + 0", "if x.sum() > 0", "reads an array that is"),
+        (loop_may_leave_the_argument, (POS, i64(2)), "y[0] = 0.0", "for i in range(n)", "writes to an array that is a function argument"),
+        (other_name_read_after_write_through_maybe_alias, (POS,), "return z + 0", "w[0] = 5.0", "may have been written at"),
+    ],
+    ids=lambda v: v.__name__ if callable(v) else None,
+)
+def test_path_dependent_sharing_is_refused(
+    fn: Callable[..., Any], args: tuple[Any, ...], line: str, construct_line: str, what: str
+) -> None:
+    """`y = x` on one path, a new array on the other: NumPy's answer depends on which array `y` is."""
+    fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])  # Python runs it
+    kept = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    with pytest.raises(NotImplementedError) as info:
+        kiln.function(fn)(*kept)
+    message = str(info.value)
+    assert message.startswith(_line_of(fn, line) + ":") and what in message, message
+    assert _line_of(fn, construct_line) in message
+    for before, after in zip(args, kept):
+        np.testing.assert_array_equal(after, before)  # the caller's arrays are untouched
+
+
+def test_a_local_array_written_after_a_merge_matches_numpy() -> None:
+    _matches(local_written_after_merge, (POS,), (NEG,))

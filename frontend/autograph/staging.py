@@ -234,6 +234,7 @@ def _cond(
     """Trace each branch into its region, merge what each gives for ``names``, emit ``graph.cond``.
     ``jumped``: whether a ``return``/``break``/``continue`` certainly ran before each branch;
     ``watch``: the Python objects the branches must not change."""
+    boundary = mutation.serial_now()
     blocks: list[Block] = []
     outs: list[tuple[Any, ...]] = []
     seens: list[dict[int, SSAValue]] = []
@@ -305,7 +306,25 @@ def _cond(
             _note(_FLAGS, merged[i], leaf_names[i])
     for storage, result in zip(storages, op.results[len(staged):]):
         mutation.write(storage, result)
+    construct = "`if`" if labels[0] == "`if`" else "conditional expression"
+    for i in staged:
+        _mark_alias(merged[i], (then.leaves[i], orelse.leaves[i]), boundary, where, construct)
     return unflatten_state(trees[0], merged)
+
+
+def _mark_alias(merged: Tensor, values: Iterable[Any], boundary: int, where: str, construct: str) -> None:
+    """Mark ``merged`` when one of the ``values`` it merges is an array from before the construct
+    (a storage older than ``boundary``): NumPy's sharing then depends on the path (see mutation.MaybeAlias).
+    0-d values are left alone: most stand for NumPy scalars (``x.sum()``, ``x[i]``, a loop counter),
+    which NumPy does not share."""
+    if merged.shape_source is None and merged.ndim == 0:
+        return
+    outers: list[mutation.Storage] = []
+    for value in values:
+        if isinstance(value, Tensor) and value.storage.serial < boundary and all(value.storage is not o for o in outers):
+            outers.append(value.storage)
+    if outers:
+        merged.storage.alias = mutation.MaybeAlias(tuple(outers), tuple(o.value for o in outers), where, construct)
 
 
 def _has_jumped(leaves: Sequence[Any], names: Sequence[str]) -> bool:
@@ -524,6 +543,7 @@ def _staged_loop(
     A return value not set before the loop (``NOT_RETURNED``) that the body
     sets to a tuple, list or dict is given that structure, and probing restarts.
     """
+    boundary = mutation.serial_now()
     init_values = get_state()
     init_leaves, leaf_names, trees = flatten_state(init_values, symbol_names)
 
@@ -611,6 +631,9 @@ def _staged_loop(
         final = [True if is_set and is_jump_flag(leaf.name) else value for leaf, value, is_set in zip(leaves, final, ends_set)]
         for storage in storages:
             mutation.write(storage, next(results))
+        for leaf, value, out in zip(leaves, final, out_leaves):
+            if leaf.ty is not None and isinstance(value, Tensor):  # (zero iterations leave the value before the loop)
+                _mark_alias(value, (leaf.value, out), boundary, where, f"`{construct}` loop")
         for leaf, value in zip(leaves, final):
             if isinstance(value, Tensor) and is_jump_flag(leaf.name):
                 _note(_FLAGS, value, leaf.name)

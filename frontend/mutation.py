@@ -24,6 +24,7 @@ Bufferization (``kiln-bufferize``) then makes each write an in-place store again
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -100,17 +101,41 @@ class MaybeAlias:
         for outer in self.outers:
             outer.stale = f"{_here()} (through a variable that is this array on some paths of the staged " \
                           f"{self.construct} at {self.where})"
+            _guard(outer)
 
 
-def check_read(storage: Storage) -> None:
-    """Refuse a read whose answer would depend on a path kiln does not select by (see MaybeAlias)."""
-    if storage.alias is not None:
-        storage.alias.check_read()
-    if storage.stale is not None:
-        raise NotImplementedError(
-            f"{_here()}: this reads an array that may have been written at {storage.stale}; NumPy's answer "
-            "depends on the path. Copy it where the other variable is bound (`y = x.copy()`)"
-        )
+def mark_alias(storage: Storage, outers: tuple[Storage, ...], where: str, construct: str) -> None:
+    """``storage`` (an array a staged construct merged) is each of ``outers`` on some paths (see MaybeAlias)."""
+    storage.alias = MaybeAlias(outers, tuple(o.value for o in outers), where, construct)
+    _guard(storage)
+
+
+_GUARDS = "kiln.mutation.guards"
+
+
+def _guard(storage: Storage) -> None:
+    """Check every op traced from now on that reads ``storage``'s contents (while it lives)."""
+    ctx = trace_context.require()
+    guards: weakref.WeakSet[Storage] | None = ctx.notes.get(_GUARDS)  # type: ignore[assignment]
+    if guards is None:
+        guards = ctx.notes[_GUARDS] = weakref.WeakSet()
+        ctx.operand_checks.append(lambda operand: _check_operand(guards, operand))  # type: ignore[arg-type]
+    guards.add(storage)
+
+
+def _check_operand(guards: weakref.WeakSet[Storage], operand: SSAValue) -> None:
+    """Refuse an op reading contents whose answer would depend on a path kiln does not select by
+    (metadata such as shapes may still be asked: only traced reads are checked)."""
+    for storage in list(guards):
+        if operand is not storage.value:
+            continue
+        if storage.alias is not None:
+            storage.alias.check_read()
+        if storage.stale is not None:
+            raise NotImplementedError(
+                f"{_here()}: this reads an array that may have been written at {storage.stale}; NumPy's answer "
+                "depends on the path. Copy it where the other variable is bound (`y = x.copy()`)"
+            )
 
 
 def _here() -> str:

@@ -65,8 +65,6 @@ class Tensor:
     @property
     def value(self) -> SSAValue:
         """The SSA value of this array's contents now (a view replays its chain when its base changed)."""
-        if self._storage.alias is not None or self._storage.stale is not None:
-            mutation.check_read(self._storage)
         if not self._steps:
             return self._storage.value
         if self._seen != self._storage.version:

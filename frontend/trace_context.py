@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +17,7 @@ from types import FrameType
 from typing import TypeVar
 
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.dialects.builtin import LocationAttr, UnknownLoc
 
 
@@ -84,6 +84,8 @@ class TraceContext:
     notes: dict[str, object] = field(default_factory=dict)
     #: the blocks whose ops enclose ``block`` (regions being traced), outermost first
     enclosing: list[Block] = field(default_factory=list)
+    #: called with each operand of each op emitted (kiln.frontend.mutation refuses some reads)
+    operand_checks: list[Callable[[SSAValue], None]] = field(default_factory=list)
 
     def emit(self, op: OpT) -> OpT:
         """Append ``op`` at the current position, located at the user's line."""
@@ -97,6 +99,8 @@ class TraceContext:
         branch traced before, a loop body that ended): the IR would be invalid. This happens
         when Python state carries a value out of a staged region without going through it."""
         for operand in op.operands:
+            for check in self.operand_checks:
+                check(operand)
             owner = operand.owner
             block = owner if isinstance(owner, Block) else owner.parent_block()
             if block is None or block is self.block or any(block is b for b in self.enclosing):

@@ -545,6 +545,21 @@ def other_name_read_after_write_through_maybe_alias(x):
     return z + 0
 
 
+def loop_writes_the_argument_on_its_first_iteration(x, n):
+    for i in range(n):
+        x[0] = x[0] + 1
+        x = x * 2
+    return x
+
+
+def loop_writes_a_local_on_its_first_iteration(x, n):
+    y = x + 0
+    for i in range(n):
+        y[0] = y[0] + 1
+        y = y * 2
+    return y
+
+
 def local_written_after_merge(x):
     out = np.zeros(3)
     if x.sum() > 0:
@@ -560,6 +575,8 @@ def local_written_after_merge(x):
         (argument_written_after_maybe_alias, (POS,), "return y + 0", "if x.sum() > 0", "reads an array that is"),
         (loop_may_leave_the_argument, (POS, i64(2)), "y[0] = 0.0", "for i in range(n)", "writes to an array that is a function argument"),
         (other_name_read_after_write_through_maybe_alias, (POS,), "return z + 0", "w[0] = 5.0", "may have been written at"),
+        (loop_writes_the_argument_on_its_first_iteration, (POS, i64(2)), "x[0] = x[0] + 1", "for i in range(n)",
+         "writes to an array that is a function argument"),
     ],
     ids=lambda v: v.__name__ if callable(v) else None,
 )
@@ -580,3 +597,4 @@ def test_path_dependent_sharing_is_refused(
 
 def test_a_local_array_written_after_a_merge_matches_numpy() -> None:
     _matches(local_written_after_merge, (POS,), (NEG,))
+    _matches(loop_writes_a_local_on_its_first_iteration, (POS, i64(3)), (POS, i64(0)))

@@ -324,7 +324,7 @@ def _mark_alias(merged: Tensor, values: Iterable[Any], boundary: int, where: str
         if isinstance(value, Tensor) and value.storage.serial < boundary and all(value.storage is not o for o in outers):
             outers.append(value.storage)
     if outers:
-        merged.storage.alias = mutation.MaybeAlias(tuple(outers), tuple(o.value for o in outers), where, construct)
+        mutation.mark_alias(merged.storage, tuple(outers), where, construct)
 
 
 def _has_jumped(leaves: Sequence[Any], names: Sequence[str]) -> bool:
@@ -568,6 +568,9 @@ def _staged_loop(
                         _note(_FLAGS, value, leaf.name)
                 for storage in storages:
                     mutation.write(storage, next(args))
+                for leaf, value in zip(leaves, state):  # on the first iteration, a carried array is its initial one
+                    if leaf.ty is not None and isinstance(value, Tensor):
+                        _mark_alias(value, (leaf.value,), boundary, where, f"`{construct}` loop (its first iteration)")
                 set_state(unflatten_state(trees, state))
                 return [Tensor(a) for a in args]
 

@@ -144,6 +144,18 @@ def tracing(ctx: TraceContext) -> Iterator[TraceContext]:
 
 
 @contextmanager
+def unchecked() -> Iterator[None]:
+    """Emit without the operand checks (the initial values of a loop, read before the body traced earlier)."""
+    ctx = require()
+    saved = ctx.operand_checks
+    ctx.operand_checks = []
+    try:
+        yield
+    finally:
+        ctx.operand_checks = saved
+
+
+@contextmanager
 def at_block(block: Block) -> Iterator[None]:
     """Temporarily trace into another block (a region of a structured op)."""
     ctx = require()

@@ -625,7 +625,8 @@ def _staged_loop(
             trace_context.require().emit(graph.YieldOp(*outs, *(c.value for c in next_counters)))
         inits = [_materialize(leaf.value, leaf.ty).value for leaf in carried]
         inits += [entry[s] for s in storages] + [c.value for c in counters]
-        op = trace_context.require().emit(graph.WhileOp(inits, Region(cond_block), Region(body_block)))
+        with trace_context.unchecked():  # a write through a carried array in the body comes after these reads
+            op = trace_context.require().emit(graph.WhileOp(inits, Region(cond_block), Region(body_block)))
         results = iter(op.results)
         final = [
             Tensor(next(results), leaf.source) if leaf.ty is not None else (out if isinstance(out, Undefined) else leaf.value)

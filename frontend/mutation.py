@@ -30,8 +30,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
+from kiln.dialects import graph
 from kiln.frontend import trace_context
 
 if TYPE_CHECKING:
@@ -99,9 +100,21 @@ class MaybeAlias:
                 "argument by its own name"
             )
         for outer in self.outers:
-            outer.stale = f"{_here()} (through a variable that is this array on some paths of the staged " \
-                          f"{self.construct} at {self.where})"
-            _guard(outer)
+            mark_stale(outer, f"{_here()} (through a variable that is this array on some paths of the staged "
+                              f"{self.construct} at {self.where})")
+
+
+def stale_now() -> frozenset[Storage]:
+    """The storages refused for reading now (a staged construct passes their staleness on)."""
+    ctx = trace_context.current()
+    guards = ctx.notes.get(_GUARDS) if ctx is not None else None
+    return frozenset(s for s in guards if s.stale is not None) if guards else frozenset()  # type: ignore[attr-defined]
+
+
+def mark_stale(storage: Storage, where: str) -> None:
+    """``storage`` may have been written at ``where`` through a MaybeAlias: refuse reading it."""
+    storage.stale = where
+    _guard(storage)
 
 
 def mark_alias(storage: Storage, outers: tuple[Storage, ...], where: str, construct: str) -> None:
@@ -111,6 +124,8 @@ def mark_alias(storage: Storage, outers: tuple[Storage, ...], where: str, constr
 
 
 _GUARDS = "kiln.mutation.guards"
+#: ops that pass values along without reading them
+_CARRIERS = (graph.YieldOp, graph.ConditionOp, graph.WhileOp, graph.CondOp)
 
 
 def _guard(storage: Storage) -> None:
@@ -119,19 +134,21 @@ def _guard(storage: Storage) -> None:
     guards: weakref.WeakSet[Storage] | None = ctx.notes.get(_GUARDS)  # type: ignore[assignment]
     if guards is None:
         guards = ctx.notes[_GUARDS] = weakref.WeakSet()
-        ctx.operand_checks.append(lambda operand: _check_operand(guards, operand))  # type: ignore[arg-type]
+        ctx.operand_checks.append(lambda op, operand: _check_operand(guards, op, operand))  # type: ignore[arg-type]
     guards.add(storage)
 
 
-def _check_operand(guards: weakref.WeakSet[Storage], operand: SSAValue) -> None:
+def _check_operand(guards: weakref.WeakSet[Storage], op: Operation, operand: SSAValue) -> None:
     """Refuse an op reading contents whose answer would depend on a path kiln does not select by
-    (metadata such as shapes may still be asked: only traced reads are checked)."""
+    (metadata such as shapes may still be asked: only traced reads are checked). The ops of staged
+    control flow pass a possibly stale array along (a loop carrying it, say) without reading it:
+    what they make of it is marked stale in turn (see autograph.staging)."""
     for storage in list(guards):
         if operand is not storage.value:
             continue
         if storage.alias is not None:
             storage.alias.check_read()
-        if storage.stale is not None:
+        if storage.stale is not None and not isinstance(op, _CARRIERS):
             raise NotImplementedError(
                 f"{_here()}: this reads an array that may have been written at {storage.stale}; NumPy's answer "
                 "depends on the path. Copy it where the other variable is bound (`y = x.copy()`)"
@@ -178,6 +195,20 @@ def write(storage: Storage, value: SSAValue) -> None:
         if scope.is_outer(storage) and storage not in scope.saved:
             scope.saved[storage] = storage.value
     set_value(storage, value)
+
+
+@contextmanager
+def values_as(values: dict[Storage, SSAValue]) -> Iterator[None]:
+    """Storages holding ``values`` for a moment: the terminator of a staged region, emitted after
+    the region's writes were undone, is checked (MaybeAlias) against the contents the region left."""
+    saved = {storage: storage.value for storage in values}
+    for storage, value in values.items():
+        storage.value = value
+    try:
+        yield
+    finally:
+        for storage, value in saved.items():
+            storage.value = value
 
 
 @contextmanager

@@ -84,8 +84,8 @@ class TraceContext:
     notes: dict[str, object] = field(default_factory=dict)
     #: the blocks whose ops enclose ``block`` (regions being traced), outermost first
     enclosing: list[Block] = field(default_factory=list)
-    #: called with each operand of each op emitted (kiln.frontend.mutation refuses some reads)
-    operand_checks: list[Callable[[SSAValue], None]] = field(default_factory=list)
+    #: called with each op emitted and each of its operands (kiln.frontend.mutation refuses some reads)
+    operand_checks: list[Callable[[Operation, SSAValue], None]] = field(default_factory=list)
 
     def emit(self, op: OpT) -> OpT:
         """Append ``op`` at the current position, located at the user's line."""
@@ -100,7 +100,7 @@ class TraceContext:
         when Python state carries a value out of a staged region without going through it."""
         for operand in op.operands:
             for check in self.operand_checks:
-                check(operand)
+                check(op, operand)
             owner = operand.owner
             block = owner if isinstance(owner, Block) else owner.parent_block()
             if block is None or block is self.block or any(block is b for b in self.enclosing):
@@ -141,18 +141,6 @@ def tracing(ctx: TraceContext) -> Iterator[TraceContext]:
         yield ctx
     finally:
         stack.pop()
-
-
-@contextmanager
-def unchecked() -> Iterator[None]:
-    """Emit without the operand checks (the initial values of a loop, read before the body traced earlier)."""
-    ctx = require()
-    saved = ctx.operand_checks
-    ctx.operand_checks = []
-    try:
-        yield
-    finally:
-        ctx.operand_checks = saved
 
 
 @contextmanager

@@ -598,3 +598,32 @@ def test_path_dependent_sharing_is_refused(
 def test_a_local_array_written_after_a_merge_matches_numpy() -> None:
     _matches(local_written_after_merge, (POS,), (NEG,))
     _matches(loop_writes_a_local_on_its_first_iteration, (POS, i64(3)), (POS, i64(0)))
+
+
+def argument_rebound_only_on_a_returning_path(x):
+    if x.sum() > 10:
+        x = x * 0
+        return x
+    x[0] = 5.0
+    return x
+
+
+def types_differ_only_on_a_returning_path(x):
+    if x.sum() > 0:
+        y = x.astype(np.int64)
+        return (y * 2).astype(np.float64)
+    else:
+        y = x * 2.0
+    z = y + 1
+    return z
+
+
+def test_variables_are_dead_on_a_path_that_returned() -> None:
+    """After `return`, the function reads no variable of its own: the other path's value is the
+    merged one (the argument itself, or a value of another type)."""
+    for fn in (argument_rebound_only_on_a_returning_path, types_differ_only_on_a_returning_path):
+        compiled = kiln.function(fn)
+        for values in ([1.0, 2.0, 3.0], [-1.0, -2.0, -3.0], [20.0, 1.0, 1.0]):
+            want_arg, got_arg = np.array(values), np.array(values)
+            _same(fn(want_arg), compiled(got_arg))
+            np.testing.assert_array_equal(got_arg, want_arg)

@@ -228,13 +228,15 @@ def _cond(
     names: Sequence[str],
     where: str,
     labels: tuple[str, str] = ("`if`", "`else`"),
-    jumped: tuple[bool, bool] = (False, False),
+    jumped: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
     watch: effects.Watch | None = None,
+    kept_after_return: frozenset[str] | None = None,
 ) -> tuple[Any, ...]:
     """Trace each branch into its region, merge what each gives for ``names``, emit ``graph.cond``.
-    ``jumped``: whether a ``return``/``break``/``continue`` certainly ran before each branch;
-    ``watch``: the Python objects the branches must not change."""
-    boundary = mutation.serial_now()
+    ``jumped``: the jump flags certainly set before each branch; ``watch``: the Python objects the
+    branches must not change; ``kept_after_return``: the variables a ``return`` does not end (the
+    function's ``nonlocal`` ones), when known: the others are dead on a path that returned."""
+    boundary, stale_before = mutation.serial_now(), mutation.stale_now()
     blocks: list[Block] = []
     outs: list[tuple[Any, ...]] = []
     seens: list[dict[int, SSAValue]] = []
@@ -268,12 +270,21 @@ def _cond(
         raise TypeError(f"{where}: {describe(bad)} has a different structure in the two branches of this `if` on a tensor")
 
     then, orelse = traced
-    jumped_paths = [before or _has_jumped(branch.leaves, leaf_names) for before, branch in zip(jumped, traced)]
+    flags = [before | _flags_set(branch.leaves, leaf_names) for before, branch in zip(jumped, traced)]
+    jumped_paths = [bool(f) for f in flags]
+    returned = [_RETURN_FLAG in f for f in flags]
     merged: list[Any] = []
     result_types: list[TensorType] = []
     staged: list[int] = []
     sources: list[int | None] = []
     for i, (a, b, name) in enumerate(zip(then.leaves, orelse.leaves, leaf_names)):
+        if returned[0] != returned[1] and _dead_after_return(name, kept_after_return):
+            # the path that returned reads it no more: the other path's value, as it is when it is from before
+            live = b if returned[0] else a
+            if isinstance(live, Tensor) and live.storage.serial < boundary:
+                merged.append(live)
+                continue
+            a, b = (NOT_RETURNED, b) if returned[0] else (a, NOT_RETURNED)
         # a path that jumped does not read what it left unbound: a placeholder
         a = NOT_RETURNED if jumped_paths[0] and isinstance(a, Undefined) and not isinstance(b, Undefined) else a
         b = NOT_RETURNED if jumped_paths[1] and isinstance(b, Undefined) and not isinstance(a, Undefined) else b
@@ -296,7 +307,8 @@ def _cond(
         with trace_context.at_block(branch.block):
             values = [branch.value(branch.leaves[i], ty) for i, ty in zip(staged, result_types)]
             values += [wrote.get(storage, entry[storage]) for storage in storages]
-            trace_context.require().emit(graph.YieldOp(*values))
+            with mutation.values_as(wrote):
+                trace_context.require().emit(graph.YieldOp(*values))
     op = trace_context.require().emit(
         graph.CondOp(pred.value, [*result_types, *(entry[s].type for s in storages)], Region(then.block), Region(orelse.block))
     )
@@ -308,11 +320,14 @@ def _cond(
         mutation.write(storage, result)
     construct = "`if`" if labels[0] == "`if`" else "conditional expression"
     for i in staged:
-        _mark_alias(merged[i], (then.leaves[i], orelse.leaves[i]), boundary, where, construct)
+        _mark_alias(merged[i], (then.leaves[i], orelse.leaves[i]), boundary, where, construct, stale_before)
     return unflatten_state(trees[0], merged)
 
 
-def _mark_alias(merged: Tensor, values: Iterable[Any], boundary: int, where: str, construct: str) -> None:
+def _mark_alias(
+    merged: Tensor, values: Iterable[Any], boundary: int, where: str, construct: str,
+    stale: frozenset[mutation.Storage] = frozenset(),
+) -> None:
     """Mark ``merged`` when one of the ``values`` it merges is an array from before the construct
     (a storage older than ``boundary``): NumPy's sharing then depends on the path (see mutation.MaybeAlias).
     0-d values are left alone: most stand for NumPy scalars (``x.sum()``, ``x[i]``, a loop counter),
@@ -325,14 +340,42 @@ def _mark_alias(merged: Tensor, values: Iterable[Any], boundary: int, where: str
             outers.append(value.storage)
     if outers:
         mutation.mark_alias(merged.storage, tuple(outers), where, construct)
+    # a merged array that may have been written through a MaybeAlias before the construct stays refused
+    written = [v.storage.stale for v in values if isinstance(v, Tensor) and v.storage in stale]
+    if written:
+        mutation.mark_stale(merged.storage, written[0])  # type: ignore[arg-type]
 
 
-def _has_jumped(leaves: Sequence[Any], names: Sequence[str]) -> bool:
-    """Whether a branch certainly ran a ``return``, ``break`` or ``continue`` (its flag is ``True``).
+#: the flag the ``return`` converter sets
+_RETURN_FLAG = "do_return"
+
+
+def _flags_set(leaves: Sequence[Any], names: Sequence[str]) -> frozenset[str]:
+    """The jump flags a branch certainly set (``True``): it ran that ``return``, ``break`` or ``continue``.
     What follows is guarded by the flag, so a variable left unbound on that path is not read
     again before the jump's scope ends: after a ``return``, never; after a ``break`` or ``continue``,
     only as loops read a variable first bound in them (zeros if no iteration bound it)."""
-    return any(leaf is True for leaf, name in zip(leaves, names) if is_jump_flag(name))
+    return frozenset(name for leaf, name in zip(leaves, names) if is_jump_flag(name) and leaf is True)
+
+
+def _dead_after_return(name: str, kept: frozenset[str] | None) -> bool:
+    """Whether state leaf ``name`` is unread on a path that ran ``return``: a variable of the function,
+    not a jump flag, the return value, or a ``nonlocal`` variable (``kept``; ``None``: not known)."""
+    base = name.partition("[")[0].partition(" ")[0]
+    return kept is not None and not is_jump_flag(base) and base != "retval_" and base not in kept
+
+
+def _kept_after_return() -> frozenset[str] | None:
+    """The ``nonlocal`` variables of the converted function being traced (its free variables): a
+    ``return`` does not end them. ``None`` when no converted function is on the stack."""
+    from kiln.frontend.autograph import transpiler
+
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if transpiler.is_converted_code(frame.f_code):
+            return frozenset(frame.f_code.co_freevars)
+        frame = frame.f_back
+    return None
 
 
 def _source_of(value: Any) -> int | None:
@@ -415,7 +458,7 @@ def staged_if(
 
     watch = effects.Watch(where, "if", (body, orelse))
     merged = _cond(pred, (branch(body, then_start), branch(orelse, else_start)), symbol_names, where,
-                   jumped=jumped, watch=watch)
+                   jumped=jumped, watch=watch, kept_after_return=_kept_after_return())
     set_state((*merged, *(NotCarried(name, where) for name in dead_names)))
 
 
@@ -435,17 +478,20 @@ def _noted(key: str, tensor: Any) -> Any:
     return found[1] if found is not None and found[0] is tensor else None
 
 
-def _known_flags(cond: Any, init: tuple[Any, ...], names: Sequence[str]) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[bool, bool]]:
-    """The state each branch starts from, and whether a jump certainly ran before it.
+def _known_flags(
+    cond: Any, init: tuple[Any, ...], names: Sequence[str]
+) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[frozenset[str], frozenset[str]]]:
+    """The state each branch starts from, and the jump flags certainly set before it.
 
     ``if not do_return:`` (the guard the jump converters write after code that may jump) tests
     a jump flag that a staged construct made a tensor: the ``else`` branch runs only after the
     jump, the ``if`` branch only without it. A flag in the state becomes that Python bool in each
     branch (so nested guards run as Python), and :func:`_cond` learns which branch jumped
-    (see :func:`_has_jumped`).
+    (see :func:`_flags_set`).
     """
     negated = _noted(_NEGATIONS, cond)
-    jumped = (_noted(_FLAGS, cond) is not None, negated is not None and _noted(_FLAGS, negated) is not None)
+    then_flag, else_flag = _noted(_FLAGS, cond), _noted(_FLAGS, negated) if negated is not None else None
+    jumped = (frozenset({then_flag} - {None}), frozenset({else_flag} - {None}))
     then, orelse = list(init), list(init)
     for i, (value, name) in enumerate(zip(init, names)):
         if not is_jump_flag(name) or not isinstance(value, Tensor):
@@ -543,7 +589,7 @@ def _staged_loop(
     A return value not set before the loop (``NOT_RETURNED``) that the body
     sets to a tuple, list or dict is given that structure, and probing restarts.
     """
-    boundary = mutation.serial_now()
+    boundary, stale_before = mutation.serial_now(), mutation.stale_now()
     init_values = get_state()
     init_leaves, leaf_names, trees = flatten_state(init_values, symbol_names)
 
@@ -579,6 +625,7 @@ def _staged_loop(
                     with trace_context.at_block(cond_block), watch.tracing():
                         tested = test(enter(cond_block))
                         pred = _predicate(tested, where, construct)
+                        cond_end = {s: s.value for s in scope.saved}
                         # `while not flag:` (a `while True` that breaks or returns): it ends with the flag set
                         negated = _noted(_NEGATIONS, tested)
                         ends_set = [negated is not None and value is negated for value in entered]
@@ -603,6 +650,7 @@ def _staged_loop(
                         if not changed and not new:  # settled: the values this iteration yields
                             outs = [_materialize(out, leaf.ty).value for leaf, out in zip(leaves, out_leaves) if leaf.ty is not None]
                             outs += [s.value for s in storages]
+                            body_end = {s: s.value for s in scope.saved}
                 except BaseException:
                     cond_block.drop_all_references()  # the probe's uses of outer values go with it
                     body_block.drop_all_references()
@@ -619,14 +667,13 @@ def _staged_loop(
         else:  # pragma: no cover - each round fixes a leaf's type or carries one more array for good
             raise TypeError(f"{where}: the carried types of this staged `{construct}` loop do not settle")
 
-        with trace_context.at_block(cond_block):
+        with trace_context.at_block(cond_block), mutation.values_as(cond_end):
             trace_context.require().emit(graph.ConditionOp(pred.value, *cond_block.args))
-        with trace_context.at_block(body_block):
+        with trace_context.at_block(body_block), mutation.values_as(body_end):
             trace_context.require().emit(graph.YieldOp(*outs, *(c.value for c in next_counters)))
         inits = [_materialize(leaf.value, leaf.ty).value for leaf in carried]
         inits += [entry[s] for s in storages] + [c.value for c in counters]
-        with trace_context.unchecked():  # a write through a carried array in the body comes after these reads
-            op = trace_context.require().emit(graph.WhileOp(inits, Region(cond_block), Region(body_block)))
+        op = trace_context.require().emit(graph.WhileOp(inits, Region(cond_block), Region(body_block)))
         results = iter(op.results)
         final = [
             Tensor(next(results), leaf.source) if leaf.ty is not None else (out if isinstance(out, Undefined) else leaf.value)
@@ -637,7 +684,7 @@ def _staged_loop(
             mutation.write(storage, next(results))
         for leaf, value, out in zip(leaves, final, out_leaves):
             if leaf.ty is not None and isinstance(value, Tensor):  # (zero iterations leave the value before the loop)
-                _mark_alias(value, (leaf.value, out), boundary, where, f"`{construct}` loop")
+                _mark_alias(value, (leaf.value, out), boundary, where, f"`{construct}` loop", stale_before)
         for leaf, value in zip(leaves, final):
             if isinstance(value, Tensor) and is_jump_flag(leaf.name):
                 _note(_FLAGS, value, leaf.name)

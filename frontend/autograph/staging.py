@@ -285,6 +285,7 @@ def _cond(
                 merged.append(live)
                 continue
             a, b = (NOT_RETURNED, b) if returned[0] else (a, NOT_RETURNED)
+            then.leaves[i], orelse.leaves[i] = a, b  # what each branch yields
         # a path that jumped does not read what it left unbound: a placeholder
         a = NOT_RETURNED if jumped_paths[0] and isinstance(a, Undefined) and not isinstance(b, Undefined) else a
         b = NOT_RETURNED if jumped_paths[1] and isinstance(b, Undefined) and not isinstance(a, Undefined) else b

@@ -112,7 +112,11 @@ def stale_now() -> frozenset[Storage]:
 
 
 def mark_stale(storage: Storage, where: str) -> None:
-    """``storage`` may have been written at ``where`` through a MaybeAlias: refuse reading it."""
+    """``storage`` may have been written at ``where`` through a MaybeAlias: refuse reading it
+    (from now on in this region; after it, once the construct applies the region's marks)."""
+    for scope in _scopes():
+        if scope.is_outer(storage) and storage not in scope.marked:
+            scope.marked[storage] = (where, storage.stale)
     storage.stale = where
     _guard(storage)
 
@@ -171,13 +175,18 @@ class Scope:
 
     serial: int = field(default_factory=lambda: next(_counter))
     saved: dict[Storage, SSAValue] = field(default_factory=dict)
+    #: outer storages it marked stale (see MaybeAlias): where, and what they were before
+    marked: dict[Storage, tuple[str, str | None]] = field(default_factory=dict)
 
     def is_outer(self, storage: Storage) -> bool:
         return storage.serial < self.serial
 
     def restore(self) -> None:
+        """Undo the region's writes and stale marks (the staging hook applies them after the construct)."""
         for storage, value in self.saved.items():
             set_value(storage, value)
+        for storage, (_, before) in self.marked.items():
+            storage.stale = before
 
 
 def _scopes() -> list[Scope]:

@@ -595,8 +595,21 @@ def test_path_dependent_sharing_is_refused(
         np.testing.assert_array_equal(after, before)  # the caller's arrays are untouched
 
 
+def sibling_branch_reads_what_a_branch_wrote_through_an_alias(x):
+    a = x + 1
+    if a.max() > 2:
+        if a.sum() > 8:
+            a = a * 2
+        a += 1
+        r = a
+    else:
+        r = a - 1
+    return r
+
+
 def test_a_local_array_written_after_a_merge_matches_numpy() -> None:
     _matches(local_written_after_merge, (POS,), (NEG,))
+    _matches(sibling_branch_reads_what_a_branch_wrote_through_an_alias, (POS,), (NEG,), (np.array([3.0, 3.0, 3.0]),))
     _matches(loop_writes_a_local_on_its_first_iteration, (POS, i64(3)), (POS, i64(0)))
 
 

@@ -237,6 +237,8 @@ def _cond(
     branches must not change; ``kept_after_return``: the variables a ``return`` does not end (the
     function's ``nonlocal`` ones), when known: the others are dead on a path that returned."""
     boundary, stale_before = mutation.serial_now(), mutation.stale_now()
+    #: arrays a branch may have written through a MaybeAlias: stale after the `if`
+    marks: dict[mutation.Storage, str] = {}
     blocks: list[Block] = []
     outs: list[tuple[Any, ...]] = []
     seens: list[dict[int, SSAValue]] = []
@@ -253,6 +255,7 @@ def _cond(
                     seens.append({id(leaf): leaf.value for leaf in leaves if isinstance(leaf, Tensor)})
             finally:
                 entry.update(scope.saved)
+                marks.update({storage: where for storage, (where, _) in scope.marked.items()})
                 scope.restore()
         blocks.append(block)
         outs.append(values)
@@ -319,6 +322,8 @@ def _cond(
             _note(_FLAGS, merged[i], leaf_names[i])
     for storage, result in zip(storages, op.results[len(staged):]):
         mutation.write(storage, result)
+    for storage, marked_at in marks.items():
+        mutation.mark_stale(storage, marked_at)
     construct = "`if`" if labels[0] == "`if`" else "conditional expression"
     for i in staged:
         _mark_alias(merged[i], (then.leaves[i], orelse.leaves[i]), boundary, where, construct, stale_before)
@@ -599,6 +604,8 @@ def _staged_loop(
         #: arrays from outside the loop that the body writes: carried after the state leaves
         storages: list[mutation.Storage] = []
         entry: dict[mutation.Storage, SSAValue] = {}
+        #: arrays the body may have written through a MaybeAlias: stale after the loop
+        marks: dict[mutation.Storage, str] = {}
         for _ in range(_MAX_PROBES):
             carried = [leaf for leaf in leaves if leaf.ty is not None]
             arg_types = [leaf.ty for leaf in carried] + [entry[s].type for s in storages] + counter_types
@@ -659,6 +666,7 @@ def _staged_loop(
                 finally:
                     for storage, value in scope.saved.items():
                         entry.setdefault(storage, value)
+                    marks.update({storage: where for storage, (where, _) in scope.marked.items()})
                     scope.restore()
             if not changed and not new:
                 break
@@ -683,6 +691,8 @@ def _staged_loop(
         final = [True if is_set and is_jump_flag(leaf.name) else value for leaf, value, is_set in zip(leaves, final, ends_set)]
         for storage in storages:
             mutation.write(storage, next(results))
+        for storage, marked_at in marks.items():
+            mutation.mark_stale(storage, marked_at)
         for leaf, value, out in zip(leaves, final, out_leaves):
             if leaf.ty is not None and isinstance(value, Tensor):  # (zero iterations leave the value before the loop)
                 _mark_alias(value, (leaf.value, out), boundary, where, f"`{construct}` loop", stale_before)

@@ -17,6 +17,9 @@ The frontend bridges the two the way PyTorch's functionalization does:
   staging hooks carry exactly those through ``graph.while`` / ``graph.cond``.
 - A storage of a function argument that was written is written back to the
   caller's array at the end of the function (see :mod:`kiln.frontend.tracer`).
+- An array a staged construct merged may be an array from before it on some
+  paths only (:class:`MaybeAlias`): the reads and writes whose NumPy answer
+  would depend on the path are refused, at the op that makes them.
 
 Bufferization (``kiln-bufferize``) then makes each write an in-place store again.
 """

@@ -25,7 +25,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 from kiln import pipelines
 from kiln.dialects.graph import shape_of
 from kiln.backends.loader import python_entry, signature_of
-from kiln.frontend import dynamic_shapes, plan_cache, pytree, retracing, unknown_rank
+from kiln.frontend import array_types, dynamic_shapes, plan_cache, pytree, retracing, unknown_rank
 from kiln.frontend.dtypes import from_element
 from kiln.frontend.signature import CallSignature, tensor_leaves
 from kiln.frontend.tracer import TracedGraph, trace_graph
@@ -342,6 +342,8 @@ class ConcreteFunction:
                 )
         out = entry(*leaves)
         if out is NotImplemented:  # not exact ndarrays: convert (copies only when needed)
+            for i, value in enumerate(leaves):
+                array_types.check_plain_array(value, f"tensor argument {i} of {self.name}")
             exact = [_exact(value, dtype) for value, dtype in zip(leaves, self._in_dtypes)]
             out = entry(*exact)
             if out is NotImplemented:

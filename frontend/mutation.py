@@ -17,6 +17,9 @@ The frontend bridges the two the way PyTorch's functionalization does:
   staging hooks carry exactly those through ``graph.while`` / ``graph.cond``.
 - A storage of a function argument that was written is written back to the
   caller's array at the end of the function (see :mod:`kiln.frontend.tracer`).
+- An array a staged construct merged may be an array from before it on some
+  paths only (:class:`MaybeAlias`): the reads and writes whose NumPy answer
+  would depend on the path are refused, at the op that makes them.
 
 Bufferization (``kiln-bufferize``) then makes each write an in-place store again.
 """
@@ -24,13 +27,15 @@ Bufferization (``kiln-bufferize``) then makes each write an in-place store again
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
+from kiln.dialects import graph
 from kiln.frontend import trace_context
 
 if TYPE_CHECKING:
@@ -45,13 +50,120 @@ _SCOPES = "kiln.mutation.scopes"
 class Storage:
     """One array's memory while tracing: the SSA value of its contents now."""
 
-    __slots__ = ("value", "version", "serial", "argument", "__weakref__")
+    __slots__ = ("value", "version", "serial", "argument", "alias", "stale", "__weakref__")
 
     def __init__(self, value: SSAValue, argument: int | None = None) -> None:
         self.value = value
         self.version = self.serial = next(_counter)
         #: the index of the function argument whose memory this is (written back at the end)
         self.argument = argument
+        #: for the array a staged construct merged: the arrays it is on some paths only (see MaybeAlias)
+        self.alias: MaybeAlias | None = None
+        #: where this array was perhaps written, through a MaybeAlias: reading it is refused
+        self.stale: str | None = None
+
+
+def serial_now() -> int:
+    """A serial newer than every storage made so far (a storage with a smaller one existed before)."""
+    return next(_counter)
+
+
+@dataclass(eq=False)
+class MaybeAlias:
+    """An array a staged ``if`` or loop merged, which on some paths *is* an array from before it
+    (``y = x`` in one branch, ``y = x * 2`` in the other; a loop rebinding ``y = x`` that may run
+    zero times). Its value is right, but NumPy's sharing is path-dependent: a later write to
+    ``x`` shows through ``y`` on those paths only, and a write through ``y`` changes ``x`` on those
+    paths only. kiln does not select writes by path: it refuses a read of the merged array after
+    ``x`` changed, a write through it to a function argument, and a read of ``x`` after a write
+    through it. Copying (``y = x.copy()``) makes the meaning path-independent."""
+
+    outers: tuple[Storage, ...]
+    #: the outers' contents right after the construct
+    values: tuple[SSAValue, ...]
+    #: the construct, for messages ("file:line", "`if`")
+    where: str
+    construct: str
+
+    def check_read(self) -> None:
+        if any(outer.value is not value for outer, value in zip(self.outers, self.values)):
+            raise NotImplementedError(
+                f"{_here()}: this reads an array that is, on some paths of the staged {self.construct} at "
+                f"{self.where}, the same array as one from before it, which was written since (NumPy would show "
+                "that write here on those paths only). Copy it where it is bound (`y = x.copy()`)"
+            )
+
+    def check_write(self) -> None:
+        self.check_read()
+        if any(outer.argument is not None for outer in self.outers):
+            raise NotImplementedError(
+                f"{_here()}: this writes to an array that is a function argument on some paths of the staged "
+                f"{self.construct} at {self.where} and a new array on others, so whether the caller's array "
+                "changes depends on the path. Copy it where it is bound (`y = x.copy()`), or write to the "
+                "argument by its own name"
+            )
+        for outer in self.outers:
+            mark_stale(outer, f"{_here()} (through a variable that is this array on some paths of the staged "
+                              f"{self.construct} at {self.where})")
+
+
+def stale_now() -> frozenset[Storage]:
+    """The storages refused for reading now (a staged construct passes their staleness on)."""
+    ctx = trace_context.current()
+    guards = ctx.notes.get(_GUARDS) if ctx is not None else None
+    return frozenset(s for s in guards if s.stale is not None) if guards else frozenset()  # type: ignore[attr-defined]
+
+
+def mark_stale(storage: Storage, where: str) -> None:
+    """``storage`` may have been written at ``where`` through a MaybeAlias: refuse reading it
+    (from now on in this region; after it, once the construct applies the region's marks)."""
+    for scope in _scopes():
+        if scope.is_outer(storage) and storage not in scope.marked:
+            scope.marked[storage] = (where, storage.stale)
+    storage.stale = where
+    _guard(storage)
+
+
+def mark_alias(storage: Storage, outers: tuple[Storage, ...], where: str, construct: str) -> None:
+    """``storage`` (an array a staged construct merged) is each of ``outers`` on some paths (see MaybeAlias)."""
+    storage.alias = MaybeAlias(outers, tuple(o.value for o in outers), where, construct)
+    _guard(storage)
+
+
+_GUARDS = "kiln.mutation.guards"
+#: ops that pass values along without reading them
+_CARRIERS = (graph.YieldOp, graph.ConditionOp, graph.WhileOp, graph.CondOp)
+
+
+def _guard(storage: Storage) -> None:
+    """Check every op traced from now on that reads ``storage``'s contents (while it lives)."""
+    ctx = trace_context.require()
+    guards: weakref.WeakSet[Storage] | None = ctx.notes.get(_GUARDS)  # type: ignore[assignment]
+    if guards is None:
+        guards = ctx.notes[_GUARDS] = weakref.WeakSet()
+        ctx.operand_checks.append(lambda op, operand: _check_operand(guards, op, operand))  # type: ignore[arg-type]
+    guards.add(storage)
+
+
+def _check_operand(guards: weakref.WeakSet[Storage], op: Operation, operand: SSAValue) -> None:
+    """Refuse an op reading contents whose answer would depend on a path kiln does not select by
+    (metadata such as shapes may still be asked: only traced reads are checked). The ops of staged
+    control flow pass a possibly stale array along (a loop carrying it, say) without reading it:
+    what they make of it is marked stale in turn (see autograph.staging)."""
+    for storage in list(guards):
+        if operand is not storage.value:
+            continue
+        if storage.alias is not None:
+            storage.alias.check_read()
+        if storage.stale is not None and not isinstance(op, _CARRIERS):
+            raise NotImplementedError(
+                f"{_here()}: this reads an array that may have been written at {storage.stale}; NumPy's answer "
+                "depends on the path. Copy it where the other variable is bound (`y = x.copy()`)"
+            )
+
+
+def _here() -> str:
+    return trace_context.describe_location(trace_context.user_location())
 
 
 def set_value(storage: Storage, value: SSAValue) -> None:
@@ -66,13 +178,18 @@ class Scope:
 
     serial: int = field(default_factory=lambda: next(_counter))
     saved: dict[Storage, SSAValue] = field(default_factory=dict)
+    #: outer storages it marked stale (see MaybeAlias): where, and what they were before
+    marked: dict[Storage, tuple[str, str | None]] = field(default_factory=dict)
 
     def is_outer(self, storage: Storage) -> bool:
         return storage.serial < self.serial
 
     def restore(self) -> None:
+        """Undo the region's writes and stale marks (the staging hook applies them after the construct)."""
         for storage, value in self.saved.items():
             set_value(storage, value)
+        for storage, (_, before) in self.marked.items():
+            storage.stale = before
 
 
 def _scopes() -> list[Scope]:
@@ -84,10 +201,26 @@ def _scopes() -> list[Scope]:
 
 def write(storage: Storage, value: SSAValue) -> None:
     """Set a storage's contents, recording the write in every enclosing region it is outer to."""
+    if storage.alias is not None:
+        storage.alias.check_write()
     for scope in _scopes():
         if scope.is_outer(storage) and storage not in scope.saved:
             scope.saved[storage] = storage.value
     set_value(storage, value)
+
+
+@contextmanager
+def values_as(values: dict[Storage, SSAValue]) -> Iterator[None]:
+    """Storages holding ``values`` for a moment: the terminator of a staged region, emitted after
+    the region's writes were undone, is checked (MaybeAlias) against the contents the region left."""
+    saved = {storage: storage.value for storage in values}
+    for storage, value in values.items():
+        storage.value = value
+    try:
+        yield
+    finally:
+        for storage, value in saved.items():
+            storage.value = value
 
 
 @contextmanager

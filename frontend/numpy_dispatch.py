@@ -17,7 +17,7 @@ import numpy as np
 from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
-from kiln.frontend import array_ops, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
+from kiln.frontend import array_ops, array_types, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
 from kiln.frontend import numpy_sorting, numpy_ufunc_methods, ufuncs, views
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import shape_of, with_source
@@ -46,6 +46,7 @@ def operand(x: Any) -> Operand:
         return x
     if hasattr(type(x), "__kiln_tensor__"):
         return as_tensor(x)
+    array_types.check_plain_array(x, "a constant operand")
     array = np.asarray(x)
     if array.dtype not in dtypes.SUPPORTED:
         raise dtypes.unsupported(array.dtype, f"of the operand {x!r}")

@@ -29,7 +29,7 @@ import numpy as np
 from xdsl.dialects.builtin import TensorType
 
 from kiln.dialects.graph import tensor_type
-from kiln.frontend import pytree
+from kiln.frontend import array_types, pytree
 from kiln.frontend.dtypes import SUPPORTED, to_element, unsupported_argument
 
 _NUMBER = (bool, int, float, complex, np.bool_, np.integer, np.floating, np.complexfloating)
@@ -233,6 +233,8 @@ def signature_of(
     for leaf in leaves:
         if isinstance(leaf, np.generic):
             scalars.append(len(specs))
+        if isinstance(leaf, np.ndarray) and type(leaf) is not np.ndarray:
+            _check_argument(leaf, args, kwargs, arg_name)
         if is_tensor_value(leaf) or isinstance(leaf, TensorSpec):
             spec = leaf if isinstance(leaf, TensorSpec) else TensorSpec.from_value(leaf)
             specs.append(spec)
@@ -242,6 +244,16 @@ def signature_of(
     key = tuple((i, _arg_key(a)) for i, a in enumerate(args)) + tuple((k, _arg_key(v)) for k, v in kwargs.items())
     new_args, new_kwargs = pytree.unflatten(tree, iter(slotted))
     return CallSignature(key=key, specs=tuple(specs), args=tuple(new_args), kwargs=new_kwargs, scalars=tuple(scalars))
+
+
+def _check_argument(
+    leaf: np.ndarray, args: Sequence[Any], kwargs: dict[str, Any], arg_name: Callable[[int | str], str] | None
+) -> None:
+    """Refuse an ndarray subclass among the arguments (kiln.frontend.array_types), naming its argument."""
+    for position, arg in [*enumerate(args), *kwargs.items()]:
+        if any(x is leaf for x in pytree.flatten(arg)[0]):
+            name = arg_name(position) if arg_name is not None else str(position)
+            array_types.check_plain_array(leaf, f"argument '{name}'" + ("" if arg is leaf else " (inside it)"))
 
 
 def tensor_leaves(args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:

@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorTyp
 from xdsl.ir import Operation, SSAValue
 
 from kiln.dialects import graph
-from kiln.frontend import dtypes, mutation, trace_context, unknown_rank
+from kiln.frontend import array_types, dtypes, mutation, trace_context, unknown_rank
 
 #: trace note: an in-place operator rebound a NumPy scalar argument (see ConcreteFunction.native_entry)
 IMMUTABLE_REBOUND = "kiln.tensor.immutable_rebound"
@@ -577,6 +577,7 @@ def as_tensor(x: Any) -> Tensor:
         return as_tensor(x.__kiln_tensor__())
     if not isinstance(x, _ARRAY_LIKE):
         raise TypeError(f"kiln cannot turn a {type(x).__name__} into a tensor: {x!r}")
+    array_types.check_plain_array(x, "a constant array")
     try:
         array = np.asarray(x)
     except ValueError as e:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +17,7 @@ from types import FrameType
 from typing import TypeVar
 
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.dialects.builtin import LocationAttr, UnknownLoc
 
 
@@ -82,12 +82,37 @@ class TraceContext:
     name: str
     #: everything the trace needs to remember by identity (e.g. constants it made)
     notes: dict[str, object] = field(default_factory=dict)
+    #: the blocks whose ops enclose ``block`` (regions being traced), outermost first
+    enclosing: list[Block] = field(default_factory=list)
+    #: called with each op emitted and each of its operands (kiln.frontend.mutation refuses some reads)
+    operand_checks: list[Callable[[Operation, SSAValue], None]] = field(default_factory=list)
 
     def emit(self, op: OpT) -> OpT:
         """Append ``op`` at the current position, located at the user's line."""
         op.location = user_location()
+        self._check_visible(op)
         self.block.add_op(op)
         return op
+
+    def _check_visible(self, op: Operation) -> None:
+        """Refuse an operand defined in a region that is not around the current position (a
+        branch traced before, a loop body that ended): the IR would be invalid. This happens
+        when Python state carries a value out of a staged region without going through it."""
+        for operand in op.operands:
+            for check in self.operand_checks:
+                check(op, operand)
+            owner = operand.owner
+            block = owner if isinstance(owner, Block) else owner.parent_block()
+            if block is None or block is self.block or any(block is b for b in self.enclosing):
+                continue
+            defined = owner.location if isinstance(owner, Operation) else None
+            raise NotImplementedError(
+                f"{describe_location(op.location)}: this uses a value computed inside a staged `if` branch or loop "
+                f"body that has ended (at {describe_location(defined) if defined else 'a block argument'}): "
+                "a Python object (a list, dict or object attribute, or a variable rebound by a closure) kept it "
+                "outside the region it belongs to. Keep values computed under a tensor condition or in a staged "
+                "loop in local variables assigned in that `if` or loop"
+            )
 
 
 _state = threading.local()
@@ -123,8 +148,10 @@ def at_block(block: Block) -> Iterator[None]:
     """Temporarily trace into another block (a region of a structured op)."""
     ctx = require()
     saved = ctx.block
+    ctx.enclosing.append(saved)
     ctx.block = block
     try:
         yield
     finally:
         ctx.block = saved
+        ctx.enclosing.pop()

@@ -728,8 +728,8 @@ def test_staged_if_gets_state_and_names(recorder: list[tuple[str, Any]]) -> None
         return y, z
 
     result = convert(f)(fake_tensor(), 5)
-    ((name, (cond, body, orelse, get_state, set_state, names)),) = recorder
-    assert name == "staged_if" and names == ("y", "z")
+    ((name, (cond, body, orelse, get_state, set_state, names, dead)),) = recorder
+    assert name == "staged_if" and names == ("y", "z") and dead == ()
     assert get_state()[0] == 0 and isinstance(get_state()[1], Undefined)
     body()
     assert get_state() == (6, 2)

@@ -146,3 +146,18 @@ def test_bincount_counts_only_below_its_trace_time_length() -> None:
     values = np.array([0, 1, 5, 1, 2, 7])
     np.testing.assert_array_equal(f(values), [1, 2, 1])
     assert len(f.python_function(values)) == 8  # plain NumPy
+
+
+def test_array_subclasses_are_refused() -> None:
+    """A masked array's mask (or np.matrix's `*`) would be lost on the compiled side, which sees
+    only the data: such arguments are refused rather than computed on as plain arrays."""
+
+    @kiln.function
+    def f(x):
+        return x * 2
+
+    masked = np.ma.masked_array([1.0, 2.0], mask=[True, False])
+    assert f.python_function(masked).mask[0]  # plain Python keeps the mask
+    with pytest.raises(TypeError, match="argument 'x' is a numpy.ma.MaskedArray.*would lose its mask"):
+        f(masked)
+    np.testing.assert_array_equal(f(np.asarray(masked)), [2.0, 4.0])

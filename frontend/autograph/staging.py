@@ -27,7 +27,7 @@ from __future__ import annotations
 import dis
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from types import CodeType, FrameType
 from typing import Any
@@ -42,13 +42,17 @@ SetState = Callable[[tuple[Any, ...]], None]
 
 from kiln.dialects import graph
 from kiln.frontend import dtypes, index_facts, mutation, trace_context
+from kiln.frontend.autograph import effects
 from kiln.frontend.autograph.context import Unsupported
-from kiln.frontend.autograph.operators.variables import Undefined
+from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined
 from kiln.frontend.autograph.state import (
     BranchUndefined,
+    NotCarried,
+    align_placeholders,
     Tree,
     describe,
     flatten_state,
+    is_jump_flag,
     is_number,
     is_strong_constant,
     may_be_placeholder,
@@ -146,6 +150,8 @@ def _show(value: Any) -> str:
         return f"a NumPy {np.asarray(value).dtype} value of shape {np.shape(value)}"
     if isinstance(value, Undefined):
         return "not defined"
+    if value is NOT_RETURNED:
+        return "not returned yet"
     if value is None:
         return "None"
     return f"the Python {type(value).__name__} {value!r}"
@@ -222,25 +228,43 @@ def _cond(
     names: Sequence[str],
     where: str,
     labels: tuple[str, str] = ("`if`", "`else`"),
+    jumped: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
+    watch: effects.Watch | None = None,
+    kept_after_return: frozenset[str] | None = None,
 ) -> tuple[Any, ...]:
-    """Trace each branch into its region, merge what each gives for ``names``, emit ``graph.cond``."""
-    traced: list[_Branch] = []
-    trees: list[list[Tree]] = []
-    leaf_names: list[str] = []
+    """Trace each branch into its region, merge what each gives for ``names``, emit ``graph.cond``.
+    ``jumped``: the jump flags certainly set before each branch; ``watch``: the Python objects the
+    branches must not change; ``kept_after_return``: the variables a ``return`` does not end (the
+    function's ``nonlocal`` ones), when known: the others are dead on a path that returned."""
+    boundary, stale_before = mutation.serial_now(), mutation.stale_now()
+    #: arrays a branch may have written through a MaybeAlias: stale after the `if`
+    marks: dict[mutation.Storage, str] = {}
+    blocks: list[Block] = []
+    outs: list[tuple[Any, ...]] = []
+    seens: list[dict[int, SSAValue]] = []
     written: list[dict[mutation.Storage, SSAValue]] = []
     entry: dict[mutation.Storage, SSAValue] = {}
     for fn in branches:
         block = Block()
         with mutation.region() as scope:
             try:
-                with trace_context.at_block(block):
+                with trace_context.at_block(block), watch.tracing() if watch else nullcontext():
                     values = fn()
-                    leaves, leaf_names, tree = flatten_state(values, names)
+                    leaves, _, _ = flatten_state(values, names)
                     written.append({storage: storage.value for storage in scope.saved})
-                    seen = {id(leaf): leaf.value for leaf in leaves if isinstance(leaf, Tensor)}
+                    seens.append({id(leaf): leaf.value for leaf in leaves if isinstance(leaf, Tensor)})
             finally:
                 entry.update(scope.saved)
+                marks.update({storage: where for storage, (where, _) in scope.marked.items()})
                 scope.restore()
+        blocks.append(block)
+        outs.append(values)
+    # a `return` on one path only: the other's NOT_RETURNED takes the returned structure
+    aligned = [align_placeholders(a, b) for a, b in zip(*outs)]
+    traced: list[_Branch] = []
+    trees: list[list[Tree]] = []
+    for block, values, seen in zip(blocks, ([a for a, _ in aligned], [b for _, b in aligned]), seens):
+        leaves, leaf_names, tree = flatten_state(values, names)
         traced.append(_Branch(block, leaves, seen))
         trees.append(tree)
     storages = sorted(entry, key=lambda storage: storage.serial)
@@ -249,16 +273,35 @@ def _cond(
         raise TypeError(f"{where}: {describe(bad)} has a different structure in the two branches of this `if` on a tensor")
 
     then, orelse = traced
+    flags = [before | _flags_set(branch.leaves, leaf_names) for before, branch in zip(jumped, traced)]
+    jumped_paths = [bool(f) for f in flags]
+    returned = [_RETURN_FLAG in f for f in flags]
     merged: list[Any] = []
     result_types: list[TensorType] = []
     staged: list[int] = []
     sources: list[int | None] = []
     for i, (a, b, name) in enumerate(zip(then.leaves, orelse.leaves, leaf_names)):
+        if returned[0] != returned[1] and _dead_after_return(name, kept_after_return):
+            # the path that returned reads it no more: the other path's value, as it is when it is from before
+            live = b if returned[0] else a
+            if isinstance(live, Tensor) and live.storage.serial < boundary:
+                merged.append(live)
+                continue
+            a, b = (NOT_RETURNED, b) if returned[0] else (a, NOT_RETURNED)
+            then.leaves[i], orelse.leaves[i] = a, b  # what each branch yields
+        # a path that jumped does not read what it left unbound: a placeholder
+        a = NOT_RETURNED if jumped_paths[0] and isinstance(a, Undefined) and not isinstance(b, Undefined) else a
+        b = NOT_RETURNED if jumped_paths[1] and isinstance(b, Undefined) and not isinstance(a, Undefined) else b
         if a is b or (not is_tensor(a) and not is_tensor(b) and same_python_value(a, b)):
             merged.append(a)
+        elif a is NOT_RETURNED and not is_tensor(b) or b is NOT_RETURNED and not is_tensor(a):
+            merged.append(b if a is NOT_RETURNED else a)  # the path that did not return never reads it
         elif isinstance(a, Undefined) or isinstance(b, Undefined):
-            both = isinstance(a, Undefined) and isinstance(b, Undefined)
-            merged.append(a if both else BranchUndefined(name, where, labels[1 if isinstance(a, Undefined) else 0]))
+            undefined = a if isinstance(a, Undefined) else b
+            if isinstance(a, Undefined) and isinstance(b, Undefined) or isinstance(undefined, BranchUndefined):
+                merged.append(undefined)  # (a variable undefined after an earlier `if`, copied: that one is named)
+            else:
+                merged.append(BranchUndefined(name, where, labels[1 if undefined is a else 0]))
         else:
             result_types.append(_branch_type(a, b, name, where, labels))
             sources.append(_branch_source(a, b, name, where, labels))
@@ -268,15 +311,77 @@ def _cond(
         with trace_context.at_block(branch.block):
             values = [branch.value(branch.leaves[i], ty) for i, ty in zip(staged, result_types)]
             values += [wrote.get(storage, entry[storage]) for storage in storages]
-            trace_context.require().emit(graph.YieldOp(*values))
+            with mutation.values_as(wrote):
+                trace_context.require().emit(graph.YieldOp(*values))
     op = trace_context.require().emit(
         graph.CondOp(pred.value, [*result_types, *(entry[s].type for s in storages)], Region(then.block), Region(orelse.block))
     )
     for i, result, source in zip(staged, op.results, sources):
         merged[i] = Tensor(result, source)
+        if is_jump_flag(leaf_names[i]):
+            _note(_FLAGS, merged[i], leaf_names[i])
     for storage, result in zip(storages, op.results[len(staged):]):
         mutation.write(storage, result)
+    for storage, marked_at in marks.items():
+        mutation.mark_stale(storage, marked_at)
+    construct = "`if`" if labels[0] == "`if`" else "conditional expression"
+    for i in staged:
+        _mark_alias(merged[i], (then.leaves[i], orelse.leaves[i]), boundary, where, construct, stale_before)
     return unflatten_state(trees[0], merged)
+
+
+def _mark_alias(
+    merged: Tensor, values: Iterable[Any], boundary: int, where: str, construct: str,
+    stale: frozenset[mutation.Storage] = frozenset(),
+) -> None:
+    """Mark ``merged`` when one of the ``values`` it merges is an array from before the construct
+    (a storage older than ``boundary``): NumPy's sharing then depends on the path (see mutation.MaybeAlias).
+    0-d values are left alone: most stand for NumPy scalars (``x.sum()``, ``x[i]``, a loop counter),
+    which NumPy does not share."""
+    if merged.shape_source is None and merged.ndim == 0:
+        return
+    outers: list[mutation.Storage] = []
+    for value in values:
+        if isinstance(value, Tensor) and value.storage.serial < boundary and all(value.storage is not o for o in outers):
+            outers.append(value.storage)
+    if outers:
+        mutation.mark_alias(merged.storage, tuple(outers), where, construct)
+    # a merged array that may have been written through a MaybeAlias before the construct stays refused
+    written = [v.storage.stale for v in values if isinstance(v, Tensor) and v.storage in stale]
+    if written:
+        mutation.mark_stale(merged.storage, written[0])  # type: ignore[arg-type]
+
+
+#: the flag the ``return`` converter sets
+_RETURN_FLAG = "do_return"
+
+
+def _flags_set(leaves: Sequence[Any], names: Sequence[str]) -> frozenset[str]:
+    """The jump flags a branch certainly set (``True``): it ran that ``return``, ``break`` or ``continue``.
+    What follows is guarded by the flag, so a variable left unbound on that path is not read
+    again before the jump's scope ends: after a ``return``, never; after a ``break`` or ``continue``,
+    only as loops read a variable first bound in them (zeros if no iteration bound it)."""
+    return frozenset(name for leaf, name in zip(leaves, names) if is_jump_flag(name) and leaf is True)
+
+
+def _dead_after_return(name: str, kept: frozenset[str] | None) -> bool:
+    """Whether state leaf ``name`` is unread on a path that ran ``return``: a variable of the function,
+    not a jump flag, the return value, or a ``nonlocal`` variable (``kept``; ``None``: not known)."""
+    base = name.partition("[")[0].partition(" ")[0]
+    return kept is not None and not is_jump_flag(base) and base != "retval_" and base not in kept
+
+
+def _kept_after_return() -> frozenset[str] | None:
+    """The ``nonlocal`` variables of the converted function being traced (its free variables): a
+    ``return`` does not end them. ``None`` when no converted function is on the stack."""
+    from kiln.frontend.autograph import transpiler
+
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if transpiler.is_converted_code(frame.f_code):
+            return frozenset(frame.f_code.co_freevars)
+        frame = frame.f_back
+    return None
 
 
 def _source_of(value: Any) -> int | None:
@@ -306,12 +411,17 @@ def _branch_type(a: Any, b: Any, name: str, where: str, labels: tuple[str, str])
     elif ta is not None or tb is not None:
         known, other = (ta, b) if ta is not None else (tb, a)
         assert known is not None
-        if (is_number(other) and _number_fits(other, known)) or may_be_placeholder(other, name):
+        if (is_number(other) and _number_fits(other, known)) or may_be_placeholder(other):
             ty = known
     elif is_number(a) and is_number(b):
         ty = graph.tensor_type(dtypes.to_element(dtypes.canonical(np.result_type(a, b))), ())
-    elif (is_number(a) and may_be_placeholder(b, name)) or (is_number(b) and may_be_placeholder(a, name)):
-        ty = _scalar_type(a if is_number(a) else b)
+    if ty is None and (a is None or b is None) and name.partition("[")[0] == "retval_":
+        what = "None" if name == "retval_" else f"None as {describe(name)}"
+        raise TypeError(
+            f"{where}: the function returns {what} on one path and {_show(a if b is None else b)} on another, "
+            "and which path runs depends on a tensor (the staged `if` here); a compiled function returns the same "
+            "kind of value on every path: return a value on the path that returns None (or falls off the end)"
+        )
     if ty is None:
         raise TypeError(
             f"{where}: {describe(name)} is {_show(a)} in the {labels[0]} branch but {_show(b)} in the {labels[1]} "
@@ -328,23 +438,75 @@ def staged_if(
     get_state: GetState,
     set_state: SetState,
     symbol_names: tuple[str, ...],
+    dead_names: tuple[str, ...] = (),
 ) -> None:
-    """``if cond: body() else: orelse()`` with a tensor ``cond``; ``orelse`` is ``None`` without ``else``."""
+    """``if cond: body() else: orelse()`` with a tensor ``cond``; ``orelse`` is ``None`` without ``else``.
+
+    ``get_state()`` gives the values of ``symbol_names`` and then of ``dead_names`` (bound in a
+    branch, unused after the ``if``): every branch starts from them all as they were before the
+    ``if``; only ``symbol_names`` are merged, and the others are left :class:`NotCarried`.
+    """
     where = statement_location()
     _check_stageable(where, "if", body, orelse)
     pred = _predicate(cond, where, "if")
     init = get_state()
+    live = len(symbol_names)
+    then_start, else_start, jumped = _known_flags(cond, init, (*symbol_names, *dead_names))
 
-    def branch(fn: Callable[[], None] | None) -> Callable[[], tuple[Any, ...]]:
+    def branch(fn: Callable[[], None] | None, start: tuple[Any, ...]) -> Callable[[], tuple[Any, ...]]:
         def run() -> tuple[Any, ...]:
-            set_state(init)
+            set_state(start)
             if fn is not None:
                 fn()
-            return get_state()
+            return get_state()[:live]
 
         return run
 
-    set_state(_cond(pred, (branch(body), branch(orelse)), symbol_names, where))
+    watch = effects.Watch(where, "if", (body, orelse))
+    merged = _cond(pred, (branch(body, then_start), branch(orelse, else_start)), symbol_names, where,
+                   jumped=jumped, watch=watch, kept_after_return=_kept_after_return())
+    set_state((*merged, *(NotCarried(name, where) for name in dead_names)))
+
+
+_NEGATIONS = "kiln.autograph.negations"
+_FLAGS = "kiln.autograph.jump_flags"
+
+
+def _note(key: str, tensor: Tensor, value: Any) -> None:
+    """Remember ``value`` for ``tensor`` for the rest of the trace (by identity: tensors are unhashable)."""
+    notes: dict[int, tuple[Tensor, Any]] = trace_context.require().notes.setdefault(key, {})  # type: ignore[assignment]
+    notes[id(tensor)] = (tensor, value)
+
+
+def _noted(key: str, tensor: Any) -> Any:
+    ctx = trace_context.current()
+    found = ctx.notes.get(key, {}).get(id(tensor)) if ctx is not None else None  # type: ignore[attr-defined]
+    return found[1] if found is not None and found[0] is tensor else None
+
+
+def _known_flags(
+    cond: Any, init: tuple[Any, ...], names: Sequence[str]
+) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[frozenset[str], frozenset[str]]]:
+    """The state each branch starts from, and the jump flags certainly set before it.
+
+    ``if not do_return:`` (the guard the jump converters write after code that may jump) tests
+    a jump flag that a staged construct made a tensor: the ``else`` branch runs only after the
+    jump, the ``if`` branch only without it. A flag in the state becomes that Python bool in each
+    branch (so nested guards run as Python), and :func:`_cond` learns which branch jumped
+    (see :func:`_flags_set`).
+    """
+    negated = _noted(_NEGATIONS, cond)
+    then_flag, else_flag = _noted(_FLAGS, cond), _noted(_FLAGS, negated) if negated is not None else None
+    jumped = (frozenset({then_flag} - {None}), frozenset({else_flag} - {None}))
+    then, orelse = list(init), list(init)
+    for i, (value, name) in enumerate(zip(init, names)):
+        if not is_jump_flag(name) or not isinstance(value, Tensor):
+            continue
+        if value is cond:
+            then[i], orelse[i] = True, False
+        elif value is negated:
+            then[i], orelse[i] = False, True
+    return tuple(then), tuple(orelse), jumped
 
 
 def staged_if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -> Any:
@@ -353,7 +515,8 @@ def staged_if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], 
     _check_not_in_try(where, "a if cond else b")
     pred = _predicate(cond, where, "if")
     name = ("the value of `a if cond else b`",)
-    (value,) = _cond(pred, (lambda: (if_true(),), lambda: (if_false(),)), name, where, ("`a`", "`b`"))
+    watch = effects.Watch(where, "a if cond else b", (if_true, if_false))
+    (value,) = _cond(pred, (lambda: (if_true(),), lambda: (if_false(),)), name, where, ("`a`", "`b`"), watch=watch)
     return value
 
 
@@ -363,7 +526,8 @@ def staged_and(value: Any, rest: Callable[[], Any]) -> Any:
     _check_not_in_try(where, "and")
     pred = _predicate(value, where, "and")
     name = ("the value of `a and b`",)
-    (result,) = _cond(pred, (lambda: (rest(),), lambda: (value,)), name, where, ("`b`", "`a`"))
+    watch = effects.Watch(where, "and", (rest,))
+    (result,) = _cond(pred, (lambda: (rest(),), lambda: (value,)), name, where, ("`b`", "`a`"), watch=watch)
     return result
 
 
@@ -373,13 +537,17 @@ def staged_or(value: Any, rest: Callable[[], Any]) -> Any:
     _check_not_in_try(where, "or")
     pred = _predicate(value, where, "or")
     name = ("the value of `a or b`",)
-    (result,) = _cond(pred, (lambda: (value,), lambda: (rest(),)), name, where, ("`a`", "`b`"))
+    watch = effects.Watch(where, "or", (rest,))
+    (result,) = _cond(pred, (lambda: (value,), lambda: (rest(),)), name, where, ("`a`", "`b`"), watch=watch)
     return result
 
 
 def staged_not(value: Any) -> Any:
-    """``not value`` for a tensor ``value``: a scalar bool tensor."""
-    return np.logical_not(_predicate(value, statement_location(), "not"))
+    """``not value`` for a tensor ``value``: a scalar bool tensor (remembered as the negation of
+    ``value``, for :func:`_known_flags`)."""
+    result = np.logical_not(_predicate(value, statement_location(), "not"))
+    _note(_NEGATIONS, result, value)
+    return result
 
 
 # ---------------------------------------------------------------------- graph.while
@@ -416,6 +584,7 @@ def _staged_loop(
     body: Callable[[Counters], Counters],
     counters: Counters,
     trip_bound: int | None,
+    watch: effects.Watch,
 ) -> None:
     """Emit ``graph.while`` carrying the state that changes in the loop plus kiln's own ``counters``.
 
@@ -423,48 +592,73 @@ def _staged_loop(
     before the loop (a Python number, a variable first bound in the loop, an
     unwritten TensorArray) takes the type the body gives it, and the body is
     traced again until the carried types agree. The last probe is the loop.
+    A return value not set before the loop (``NOT_RETURNED``) that the body
+    sets to a tuple, list or dict is given that structure, and probing restarts.
     """
-    init_leaves, leaf_names, trees = flatten_state(get_state(), symbol_names)
+    boundary, stale_before = mutation.serial_now(), mutation.stale_now()
+    init_values = get_state()
+    init_leaves, leaf_names, trees = flatten_state(init_values, symbol_names)
 
     def probe_and_emit(leaves: list[_Leaf]) -> None:
         counter_types = [c.value.type for c in counters]
         #: arrays from outside the loop that the body writes: carried after the state leaves
         storages: list[mutation.Storage] = []
         entry: dict[mutation.Storage, SSAValue] = {}
+        #: arrays the body may have written through a MaybeAlias: stale after the loop
+        marks: dict[mutation.Storage, str] = {}
         for _ in range(_MAX_PROBES):
             carried = [leaf for leaf in leaves if leaf.ty is not None]
             arg_types = [leaf.ty for leaf in carried] + [entry[s].type for s in storages] + counter_types
             cond_block, body_block = Block(arg_types=arg_types), Block(arg_types=arg_types)
 
+            entered: list[Any] = []
+
             def enter(block: Block) -> Counters:
                 args = iter(block.args)
                 state = [Tensor(next(args), leaf.source) if leaf.ty is not None else leaf.value for leaf in leaves]
+                entered[:] = state
+                for leaf, value in zip(leaves, state):
+                    if leaf.ty is not None and is_jump_flag(leaf.name):
+                        _note(_FLAGS, value, leaf.name)
                 for storage in storages:
                     mutation.write(storage, next(args))
+                for leaf, value in zip(leaves, state):  # on the first iteration, a carried array is its initial one
+                    if leaf.ty is not None and isinstance(value, Tensor):
+                        _mark_alias(value, (leaf.value,), boundary, where, f"`{construct}` loop (its first iteration)")
                 set_state(unflatten_state(trees, state))
                 return [Tensor(a) for a in args]
 
             with mutation.region() as scope:
                 try:
-                    with trace_context.at_block(cond_block):
-                        pred = _predicate(test(enter(cond_block)), where, construct)
+                    with trace_context.at_block(cond_block), watch.tracing():
+                        tested = test(enter(cond_block))
+                        pred = _predicate(tested, where, construct)
+                        cond_end = {s: s.value for s in scope.saved}
+                        # `while not flag:` (a `while True` that breaks or returns): it ends with the flag set
+                        negated = _noted(_NEGATIONS, tested)
+                        ends_set = [negated is not None and value is negated for value in entered]
                         wrote = [s for s in scope.saved if s not in storages]
                         if wrote or any(s.value is not a for s, a in zip(storages, cond_block.args[len(carried):])):
                             raise NotImplementedError(
                                 f"{where}: the condition of this staged `{construct}` loop writes to an array; "
                                 "write it in the loop body instead"
                             )
-                    with _loop_bound(trip_bound), trace_context.at_block(body_block):
+                    with _loop_bound(trip_bound), trace_context.at_block(body_block), watch.tracing():
                         next_counters = body(enter(body_block))
-                        out_leaves, _, out_trees = flatten_state(get_state(), symbol_names)
+                        out_values = get_state()
+                        out_leaves, _, out_trees = flatten_state(out_values, symbol_names)
                         new = [s for s in scope.saved if s not in storages]
                         if out_trees != trees:
+                            grown = tuple(align_placeholders(a, b)[0] for a, b in zip(init_values, out_values))
+                            if flatten_state(grown, symbol_names)[2] != trees:
+                                raise _Regrow(grown)
                             bad = next(n for n, a, b in zip(symbol_names, trees, out_trees) if a != b)
                             raise TypeError(f"{where}: {describe(bad)} changes its structure in this staged `{construct}` loop")
                         changed = any([_update(leaf, out, where, construct) for leaf, out in zip(leaves, out_leaves)])
                         if not changed and not new:  # settled: the values this iteration yields
                             outs = [_materialize(out, leaf.ty).value for leaf, out in zip(leaves, out_leaves) if leaf.ty is not None]
                             outs += [s.value for s in storages]
+                            body_end = {s: s.value for s in scope.saved}
                 except BaseException:
                     cond_block.drop_all_references()  # the probe's uses of outer values go with it
                     body_block.drop_all_references()
@@ -472,6 +666,7 @@ def _staged_loop(
                 finally:
                     for storage, value in scope.saved.items():
                         entry.setdefault(storage, value)
+                    marks.update({storage: where for storage, (where, _) in scope.marked.items()})
                     scope.restore()
             if not changed and not new:
                 break
@@ -481,9 +676,9 @@ def _staged_loop(
         else:  # pragma: no cover - each round fixes a leaf's type or carries one more array for good
             raise TypeError(f"{where}: the carried types of this staged `{construct}` loop do not settle")
 
-        with trace_context.at_block(cond_block):
+        with trace_context.at_block(cond_block), mutation.values_as(cond_end):
             trace_context.require().emit(graph.ConditionOp(pred.value, *cond_block.args))
-        with trace_context.at_block(body_block):
+        with trace_context.at_block(body_block), mutation.values_as(body_end):
             trace_context.require().emit(graph.YieldOp(*outs, *(c.value for c in next_counters)))
         inits = [_materialize(leaf.value, leaf.ty).value for leaf in carried]
         inits += [entry[s] for s in storages] + [c.value for c in counters]
@@ -493,19 +688,45 @@ def _staged_loop(
             Tensor(next(results), leaf.source) if leaf.ty is not None else (out if isinstance(out, Undefined) else leaf.value)
             for leaf, out in zip(leaves, out_leaves)
         ]
+        final = [True if is_set and is_jump_flag(leaf.name) else value for leaf, value, is_set in zip(leaves, final, ends_set)]
         for storage in storages:
             mutation.write(storage, next(results))
+        for storage, marked_at in marks.items():
+            mutation.mark_stale(storage, marked_at)
+        for leaf, value, out in zip(leaves, final, out_leaves):
+            if leaf.ty is not None and isinstance(value, Tensor):  # (zero iterations leave the value before the loop)
+                _mark_alias(value, (leaf.value, out), boundary, where, f"`{construct}` loop", stale_before)
+        for leaf, value in zip(leaves, final):
+            if isinstance(value, Tensor) and is_jump_flag(leaf.name):
+                _note(_FLAGS, value, leaf.name)
         set_state(unflatten_state(trees, final))
 
-    try:
-        probe_and_emit([_initial_leaf(v, n, numbers_typed=False) for v, n in zip(init_leaves, leaf_names)])
-        return
-    except Exception:
-        if not any(is_number(v) and not is_strong_constant(v) for v in init_leaves):
-            raise
-    # a body that needs its numbers as tensors (one indexes a dimension of unknown size, say): probe again
-    set_state(unflatten_state(trees, init_leaves))
-    probe_and_emit([_initial_leaf(v, n, numbers_typed=True) for v, n in zip(init_leaves, leaf_names)])
+    while True:
+        try:
+            try:
+                probe_and_emit([_initial_leaf(v, n, numbers_typed=False) for v, n in zip(init_leaves, leaf_names)])
+                return
+            except _Regrow:
+                raise
+            except Exception:
+                if not any(is_number(v) and not is_strong_constant(v) for v in init_leaves):
+                    raise
+            # a body that needs its numbers as tensors (one indexes a dimension of unknown size, say): probe again
+            set_state(unflatten_state(trees, init_leaves))
+            probe_and_emit([_initial_leaf(v, n, numbers_typed=True) for v, n in zip(init_leaves, leaf_names)])
+            return
+        except _Regrow as regrow:
+            init_values = regrow.values
+            init_leaves, leaf_names, trees = flatten_state(init_values, symbol_names)
+            set_state(init_values)
+
+
+class _Regrow(Exception):
+    """Probing a loop found a return value's structure (see :func:`_staged_loop`): start again from ``values``."""
+
+    def __init__(self, values: tuple[Any, ...]):
+        super().__init__("internal: a staged loop's return value takes a structure")
+        self.values = values
 
 
 def _initial_leaf(value: Any, name: str, *, numbers_typed: bool) -> _Leaf:
@@ -536,7 +757,10 @@ def _update(leaf: _Leaf, out: Any, where: str, construct: str) -> bool:
     if leaf.ty is None:
         if out_type is None and (same_python_value(leaf.value, out) or isinstance(out, Undefined)):
             return False
-        placeholder = (isinstance(leaf.value, Undefined) or may_be_placeholder(leaf.value, leaf.name)
+        if leaf.value is NOT_RETURNED and out_type is None and not is_number(out) and out is not NOT_RETURNED:
+            leaf.value = out  # `return None` (or another Python value) in the loop: no path reads the placeholder
+            return True
+        placeholder = (isinstance(leaf.value, Undefined) or may_be_placeholder(leaf.value)
                        or (leaf.weak and is_number(leaf.value)))
         if out_type is not None and placeholder:
             leaf.ty = out_type
@@ -629,7 +853,8 @@ def staged_while(
         body()
         return counters
 
-    _staged_loop(where, "while", get_state, set_state, symbol_names, lambda _: test(), run, [], None)
+    watch = effects.Watch(where, "while", (test, body))
+    _staged_loop(where, "while", get_state, set_state, symbol_names, lambda _: test(), run, [], None, watch)
 
 
 def staged_for(
@@ -657,6 +882,7 @@ def staged_for(
         more = extra_test()
         if not is_tensor(more) and not more:
             return
+    watch = effects.Watch(where, "for", (body, extra_test))
 
     def test_with(cond: Tensor) -> Any:
         if extra_test is None:
@@ -682,7 +908,7 @@ def staged_for(
             return [cast(np.add(i, step), i.dtype)]
 
         _staged_loop(
-            where, "for", get_state, set_state, symbol_names, range_test, range_body, [start], iter_.trip_count()
+            where, "for", get_state, set_state, symbol_names, range_test, range_body, [start], iter_.trip_count(), watch
         )
         return
 
@@ -701,7 +927,7 @@ def staged_for(
 
     zero = constant(np.asarray(0, dtype=np.int64))
     trip_bound = rows if isinstance(rows, int) else None
-    _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], trip_bound)
+    _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], trip_bound, watch)
 
 
 #: a ``for`` over a Python ``range`` with at most this many iterations is unrolled
@@ -799,17 +1025,9 @@ def unstageable(fn: Callable[..., Any]) -> list[Unsupported]:
     from kiln.frontend.autograph import transpiler
 
     code = fn.__code__
-    lines = list(_lines(code))
+    lines = list(effects.code_lines(code))
     first, last = min(lines), max(lines)
     return sorted(
         (u for u in transpiler.unsupported_in(code.co_filename) if first <= u.lineno <= last), key=lambda u: u.lineno
     )
 
-
-def _lines(code: Any) -> Iterable[int]:
-    for _, _, line in code.co_lines():
-        if line is not None:
-            yield line
-    for const in code.co_consts:
-        if hasattr(const, "co_lines"):
-            yield from _lines(const)

@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from kiln.frontend.autograph.operators.variables import Undefined
+from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined
 
 
 class _Empty:
@@ -32,10 +32,21 @@ EMPTY = _Empty()
 _GENERATED = {"retval_": "the return value", "do_return": "the early-return flag"}
 
 
+def is_jump_flag(name: str) -> bool:
+    """Whether a state name is a flag the jump converters generate (``do_return``, ``break_N``, ``continue_N``)."""
+    if name == "do_return":
+        return True
+    prefix, _, number = name.partition("_")
+    return prefix in ("break", "continue") and number.rstrip("_").isdigit()
+
+
 def describe(name: str) -> str:
     """How an error message names a state variable (generated flags get words, not names)."""
     if name in _GENERATED:
         return _GENERATED[name]
+    base, bracket, rest = name.partition("[")
+    if bracket and base in _GENERATED:  # a leaf of a returned tuple, list or dict
+        return f"item [{rest} of {_GENERATED[base]}"
     for prefix, words in (("break_", "the `break` flag"), ("continue_", "the `continue` flag")):
         if name.startswith(prefix) and name[len(prefix) :].rstrip("_").isdigit():
             return words
@@ -111,13 +122,42 @@ def is_strong_constant(value: Any) -> bool:
     return isinstance(value, (np.ndarray, np.generic))
 
 
-def may_be_placeholder(value: Any, name: str) -> bool:
+def may_be_placeholder(value: Any) -> bool:
     """A leaf without a value that may take a zero tensor of the other side's type.
 
     ``EMPTY`` (an unwritten TensorArray) and the return value before a
-    ``return`` ran: their value is never read on the path that did not set it.
+    ``return`` ran (``NOT_RETURNED``): their value is never read on the path that did not set it.
     """
-    return value is EMPTY or (value is None and name == "retval_")
+    return value is EMPTY or value is NOT_RETURNED
+
+
+def align_placeholders(a: Any, b: Any) -> tuple[Any, Any]:
+    """``a`` and ``b`` with a ``NOT_RETURNED`` on one side grown to the structure of the other
+    (``return (x, y)`` on one path of a staged ``if`` or loop, no return yet on the other)."""
+    if a is NOT_RETURNED and b is not NOT_RETURNED:
+        return _placeholder_like(b), b
+    if b is NOT_RETURNED and a is not NOT_RETURNED:
+        return a, _placeholder_like(a)
+    if _is_sequence(a) and type(a) is type(b) and len(a) == len(b):
+        pairs = [align_placeholders(x, y) for x, y in zip(a, b)]
+        return type(a)(p[0] for p in pairs), type(b)(p[1] for p in pairs)
+    if isinstance(a, dict) and isinstance(b, dict) and list(a) == list(b):
+        pairs = {k: align_placeholders(a[k], b[k]) for k in a}
+        return {k: p[0] for k, p in pairs.items()}, {k: p[1] for k, p in pairs.items()}
+    return a, b
+
+
+def _is_sequence(value: Any) -> bool:
+    return isinstance(value, (tuple, list)) and not hasattr(value, "_fields")
+
+
+def _placeholder_like(value: Any) -> Any:
+    """``value``'s structure with ``NOT_RETURNED`` for each leaf."""
+    if _is_sequence(value):
+        return type(value)(_placeholder_like(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _placeholder_like(v) for k, v in value.items()}
+    return NOT_RETURNED
 
 
 def same_python_value(a: Any, b: Any) -> bool:
@@ -155,6 +195,32 @@ class BranchUndefined(Undefined):
         self._unbound()
 
 
-for _name, _value in vars(Undefined).items():
-    if _value is Undefined._unbound and _name != "_unbound":
-        setattr(BranchUndefined, _name, BranchUndefined._unbound)
+class NotCarried(Undefined):
+    """A variable that a branch of a staged ``if`` rebinds but that is not used after the ``if``
+    (liveness analysis): it is not carried out, so any use raises instead of reading a value of
+    one branch's region."""
+
+    __slots__ = ("where",)
+
+    def __init__(self, symbol_name: str, where: str):
+        super().__init__(symbol_name)
+        self.where = where
+
+    def _unbound(self, *_: Any) -> NoReturn:
+        raise RuntimeError(
+            f"{self.where}: kiln internal error: {describe(self.symbol_name)} is rebound in a branch of this `if` "
+            "on a tensor and kiln found no use of it after the `if`, so it was not carried out; but it is used "
+            "after all. Please report this; assigning it before the `if` may work around it"
+        )
+
+    def __getattr__(self, name: str) -> NoReturn:
+        self._unbound()
+
+    def __kiln_tensor__(self) -> NoReturn:
+        self._unbound()
+
+
+for _cls in (BranchUndefined, NotCarried):
+    for _name, _value in vars(Undefined).items():
+        if _value is Undefined._unbound and _name != "_unbound":
+            setattr(_cls, _name, _cls._unbound)

@@ -27,6 +27,8 @@ F = TypeVar("F")
 _converted: weakref.WeakKeyDictionary[types.FunctionType, types.FunctionType] = weakref.WeakKeyDictionary()
 _not_converted: weakref.WeakKeyDictionary[types.FunctionType, ConversionInfo] = weakref.WeakKeyDictionary()
 _unsupported: defaultdict[str, set[Unsupported]] = defaultdict(set)
+#: the code objects of converted functions (their frames are found by the staging hooks)
+_converted_codes: weakref.WeakSet[types.CodeType] = weakref.WeakSet()
 
 _INFO = "__autograph_info__"
 _FUTURE_FLAGS = 0
@@ -68,6 +70,11 @@ def conversion_info(func: Any) -> ConversionInfo:
     if not isinstance(func, types.FunctionType):
         return ConversionInfo(converted=False, reason=f"{type(func).__name__} objects are not Python functions")
     return getattr(convert(func), _INFO, None) or _not_converted[func]
+
+
+def is_converted_code(code: types.CodeType) -> bool:
+    """Whether ``code`` is a converted function's own code (not one of its generated helpers)."""
+    return code in _converted_codes
 
 
 def unsupported_in(filename: str) -> set[Unsupported]:
@@ -132,6 +139,7 @@ def _convert(func: types.FunctionType) -> types.FunctionType:
     module_code = compile(module, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     factory_code = _const_code(module_code, "ag__factory")
     new_code = _const_code(factory_code, node.name).replace(co_name=func.__name__, co_qualname=func.__qualname__)
+    _converted_codes.add(new_code)
     cells = {**closure, "ag__": types.CellType(operators)}
     new = types.FunctionType(
         new_code, func.__globals__, func.__name__, func.__defaults__, tuple(cells[n] for n in new_code.co_freevars)

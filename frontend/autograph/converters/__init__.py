@@ -14,6 +14,7 @@ from kiln.frontend.autograph.converters import (
     control_flow,
     functions,
     logical_expressions,
+    python_effects,
     return_statements,
     unsupported,
 )
@@ -21,6 +22,7 @@ from kiln.frontend.autograph.converters import (
 PIPELINE = (
     functions,
     unsupported,
+    python_effects,
     break_statements,
     continue_statements,
     return_statements,

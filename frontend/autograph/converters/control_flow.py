@@ -17,7 +17,10 @@ Each body declares ``nonlocal`` every name it binds, so the function's
 variables behave as in Python. The *state* (``get_state``/``set_state``
 and the symbol names) is what a staged op must thread: for ``if``, the names
 bound in a branch and live after it; for loops, the names bound in the loop
-and live after it or carried to the next iteration. Runs after the jump
+and live after it or carried to the next iteration. An ``if`` also passes the
+names a branch binds that are dead after it (``dead``, after the state in
+``get_state``): a staged ``if`` traces both branches, and each must start
+from the values before the ``if``, not from what the other branch bound. Runs after the jump
 converters: no body holds ``break``, ``continue`` or ``return`` any more.
 """
 
@@ -44,7 +47,10 @@ class _ControlFlow(ast.NodeTransformer):
     def visit_If(self, node: ast.If) -> list[ast.stmt]:
         n = self.ctx.construct_id()
         body_bound, orelse_bound = self._bound(node.body), self._bound(node.orelse)
-        state = sorted(((body_bound | orelse_bound) - self.globals) & node.kiln_live_out)  # type: ignore[attr-defined]
+        bound = (body_bound | orelse_bound) - self.globals
+        state = sorted(bound & node.kiln_live_out)  # type: ignore[attr-defined]
+        # bound in a branch but unused after the `if`: not merged, but each branch must start without them
+        dead = sorted(bound - node.kiln_live_out)  # type: ignore[attr-defined]
         self.generic_visit(node)
         body_name = self.ctx.numbered("if_body", n)
         out = self._helper(body_name, node.body, body_bound, node)
@@ -53,9 +59,9 @@ class _ControlFlow(ast.NodeTransformer):
             else_name = self.ctx.numbered("else_body", n)
             out += self._helper(else_name, node.orelse, orelse_bound, node.orelse[0])
             orelse = ast.Name(id=else_name, ctx=ast.Load())
-        get_state, set_state, state_out = self._state(n, state, node)
+        get_state, set_state, state_out = self._state(n, state + dead, node)
         call = templates.replace(
-            "ag__.if_stmt(test, body, orelse, get_state, set_state, names)",
+            "ag__.if_stmt(test, body, orelse, get_state, set_state, names" + (", dead)" if dead else ")"),
             node,
             test=node.test,
             body=body_name,
@@ -63,6 +69,7 @@ class _ControlFlow(ast.NodeTransformer):
             get_state=get_state,
             set_state=set_state,
             names=templates.names_tuple(state),
+            dead=templates.names_tuple(dead),
         )
         return self._undefined(node) + out + state_out + call
 

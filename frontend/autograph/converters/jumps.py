@@ -55,9 +55,11 @@ def nested_blocks(stmt: ast.stmt) -> list[list[ast.stmt]]:
 
 
 def prepend_test(loop: ast.While, test: ast.expr) -> None:
-    """``while c`` becomes ``while test and c``, flattening into one ``and``."""
+    """``while c`` becomes ``while test and c``, flattening into one ``and``; ``while True`` becomes
+    ``while test`` (a staged loop then knows that it ends only once the flag is set)."""
     rest = loop.test.values if isinstance(loop.test, ast.BoolOp) and isinstance(loop.test.op, ast.And) else [loop.test]
-    loop.test = ast.BoolOp(op=ast.And(), values=[test, *rest])
+    rest = [t for t in rest if not (isinstance(t, ast.Constant) and t.value is True)]
+    loop.test = ast.BoolOp(op=ast.And(), values=[test, *rest]) if rest else test
     templates.locate([loop.test], loop)
 
 

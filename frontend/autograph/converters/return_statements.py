@@ -2,7 +2,7 @@
 
     def f(x):                        def f(x):
         while c:                         do_return = False
-            if p:                        retval_ = None
+            if p:                        retval_ = ag__.NOT_RETURNED
                 return a        ->       while not do_return and c:
             B                                if p:
         return b                                 do_return = True
@@ -16,6 +16,9 @@
 
 Loops that may return stop on the flag (``for`` loops through their extra
 test). A function whose only ``return`` is its last statement is left as is.
+A function that may fall off its end gets ``return None`` there, so that
+every path sets ``retval_``: ``NOT_RETURNED`` is a placeholder for staging
+(a path that has not returned yet), distinct from a ``None`` returned.
 """
 
 from __future__ import annotations
@@ -61,6 +64,9 @@ def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
             stmt.kiln_extra_tests = [jumps.not_flag(flag, stmt), *getattr(stmt, "kiln_extra_tests", [])]  # type: ignore[attr-defined]
         return stmt
 
-    init = templates.replace("flag = False\nvalue = None", func.body[0], flag=flag, value=value)
+    body = func.body
+    if not isinstance(body[-1], ast.Return):
+        body = [*body, *templates.replace("return None", body[-1])]
+    init = templates.replace("flag = False\nvalue = ag__.NOT_RETURNED", func.body[0], flag=flag, value=value)
     end = templates.replace("return value", func.body[-1], value=value)
-    func.body = [*map(mark_init, init), *lower(func.body), *end]
+    func.body = [*map(mark_init, init), *lower(body), *end]

@@ -4,9 +4,10 @@ from kiln.frontend.autograph.operators.calls import call
 from kiln.frontend.autograph.operators.control_flow import for_stmt, if_exp, if_stmt, while_stmt
 from kiln.frontend.autograph.operators.logical import and_, not_, or_
 from kiln.frontend.autograph.operators.py_builtins import bool_, float_, int_, len_, max_, min_, range_, sum_
-from kiln.frontend.autograph.operators.variables import Undefined, get_no_state, set_no_state
+from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined, get_no_state, set_no_state
 
 __all__ = [
+    "NOT_RETURNED",
     "Undefined",
     "and_",
     "bool_",

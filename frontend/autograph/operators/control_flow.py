@@ -21,9 +21,12 @@ def if_stmt(
     get_state: GetState,
     set_state: SetState,
     symbol_names: tuple[str, ...],
+    dead_names: tuple[str, ...] = (),
 ) -> None:
+    """``dead_names``: names a branch binds that are not used after the ``if`` (their values
+    follow the state's in ``get_state``); a staged ``if`` resets them before each branch."""
     if staging.is_tensor(cond):
-        staging.staged_if(cond, body, orelse, get_state, set_state, symbol_names)
+        staging.staged_if(cond, body, orelse, get_state, set_state, symbol_names, dead_names)
     elif cond:
         body()
     elif orelse is not None:

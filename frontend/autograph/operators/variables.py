@@ -31,6 +31,19 @@ class Undefined:
     __floordiv__ = __mod__ = __pow__ = __matmul__ = __neg__ = __lt__ = __le__ = __gt__ = __ge__ = _unbound
 
 
+class _NotReturned:
+    """The return value before a ``return`` ran (``retval_``'s first value): a placeholder that a
+    staged ``if`` or loop may give any type or structure, since no path reads it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NOT_RETURNED"
+
+
+NOT_RETURNED = _NotReturned()
+
+
 def get_no_state() -> tuple[()]:
     """``get_state`` of a construct that changes no variable seen after it."""
     return ()

@@ -18,7 +18,7 @@ def find(m, t):
 print(to_code(find))
 # CHECK-LABEL: def find(m, t):
 # CHECK-NEXT:      do_return = False
-# CHECK-NEXT:      retval_ = None
+# CHECK-NEXT:      retval_ = ag__.NOT_RETURNED
 # CHECK:           def loop_test_1():
 # CHECK-NEXT:          return ag__.not_(do_return)
 # CHECK:               def loop_test_2():

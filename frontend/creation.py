@@ -5,7 +5,10 @@ A real NumPy array could not hold traced values, so AutoGraph's call hook
 (:func:`kiln.frontend.autograph.operators.calls.call`) routes these functions
 here while a trace is in progress: each returns a new kiln array (its own
 storage), filled as NumPy fills it. ``np.empty``'s (and ``np.ndarray(shape)``'s) contents are
-undefined in NumPy; kiln's are zeros.
+undefined in NumPy; kiln's are zeros. Functions of sizes and bounds (``np.arange``, ``np.linspace``...) are
+run by NumPy when their arguments are Python values; their result becomes a new kiln array, so that
+``x = np.arange(n); x[i] = v`` traces the write. ``np.eye``/``identity``/``tri`` compare two ranges
+instead, so an n-by-n matrix is not an n-by-n constant in the IR.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from kiln.frontend import array_ops, dtypes
-from kiln.frontend.tensor import Tensor, as_tensor, cast
+from kiln.frontend.tensor import Tensor, as_tensor, cast, constant
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
@@ -71,6 +74,82 @@ def _holds_tensor(obj: Any) -> bool:
     return isinstance(obj, (list, tuple)) and any(_holds_tensor(o) for o in obj)
 
 
+def _run_by_numpy(func: Callable[..., Any], traced: Callable[..., Tensor] | None = None) -> Callable[..., Any]:
+    """``func`` run by NumPy on Python arguments, its array result a new kiln array; with a traced
+    argument, ``traced`` builds it from kiln ops, or the call is refused by name."""
+
+    def make(*args: Any, **kwargs: Any) -> Any:
+        if _holds_tensor([*args, *kwargs.values()]):
+            if traced is None:
+                raise NotImplementedError(
+                    f"np.{func.__name__} with a traced argument is not supported inside kiln.function: "
+                    "the result's shape must be known when tracing; pass Python numbers"
+                )
+            return traced(*args, **kwargs)
+        result = func(*args, **kwargs)
+        return array(result) if isinstance(result, np.ndarray) else result
+
+    make.__name__ = make.__qualname__ = func.__name__
+    return make
+
+
+def _linspace(
+    start: Any, stop: Any, num: Any = 50, endpoint: bool = True, retstep: bool = False, dtype: Any = None,
+    axis: int = 0,
+) -> Any:
+    """``np.linspace`` with traced 0-d ``start``/``stop`` and a Python ``num``: NumPy's formula
+    (``start + i * step``, the last sample exactly ``stop`` when ``endpoint``)."""
+    bounds = [as_tensor(start), as_tensor(stop)]
+    if isinstance(num, Tensor) or any(b.ndim != 0 for b in bounds) or axis != 0:
+        raise NotImplementedError(
+            "np.linspace with a traced argument is supported inside kiln.function only for 0-d start "
+            "and stop and a Python num"
+        )
+    num = int(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    lo, hi = (cast(b, np.result_type(b.dtype, np.float64)) if b.dtype.kind in "biu" else b for b in bounds)
+    div = num - 1 if endpoint else num
+    step = (hi - lo) / div if div > 0 else (hi - lo) * np.nan
+    steps = constant(np.arange(num, dtype=np.float64))
+    samples = steps * step + lo if div > 0 else steps * (hi - lo) + lo
+    if endpoint and num > 1:
+        samples = np.where(steps == num - 1, hi, samples)
+    samples = cast(samples, np.dtype(dtype)) if dtype is not None else samples
+    return (samples.copy(), step) if retstep else samples.copy()
+
+
+def _eye(N: int, M: int | None = None, k: int = 0, dtype: Any = float, order: str = "C", *, like: Any = None) -> Tensor:
+    """``np.eye`` as a comparison of two broadcast ranges: the IR holds O(N + M) constants, not
+    the O(N * M) matrix, whatever the size."""
+    rows, cols = _ranges(N, N if M is None else M)
+    return _new(rows + int(k) == cols, dtype)
+
+
+def _identity(n: int, dtype: Any = float, *, like: Any = None) -> Tensor:
+    return _eye(n, dtype=dtype)
+
+
+def _tri(N: int, M: int | None = None, k: int = 0, dtype: Any = float, *, like: Any = None) -> Tensor:
+    """``np.tri``: ones at and below the ``k``-th diagonal, built like :func:`_eye`."""
+    rows, cols = _ranges(N, N if M is None else M)
+    return _new(cols <= rows + int(k), dtype)
+
+
+def _ranges(n: Any, m: Any) -> tuple[Tensor, Tensor]:
+    if _holds_tensor([n, m]):
+        raise NotImplementedError(
+            "np.eye / np.identity / np.tri with a traced size are not supported inside kiln.function: "
+            "the result's shape must be known when tracing; pass Python ints"
+        )
+    return constant(np.arange(int(n)).reshape(-1, 1)), constant(np.arange(int(m)).reshape(1, -1))
+
+
+def _new(mask: Tensor, dtype: Any) -> Tensor:
+    """A new kiln array (its own storage) of ``mask`` as ``dtype``."""
+    return cast(mask, dtypes.canonical(np.dtype(dtype))).copy()
+
+
 #: NumPy's functions and their kiln versions inside a trace
 TRACED: dict[Any, Callable[..., Any]] = {
     np.empty: _filled(0),
@@ -80,4 +159,9 @@ TRACED: dict[Any, Callable[..., Any]] = {
     np.full: full,
     np.array: array,
     np.asarray: asarray,
+    np.linspace: _run_by_numpy(np.linspace, _linspace),
+    np.eye: _eye,
+    np.identity: _identity,
+    np.tri: _tri,
 }
+TRACED.update({f: _run_by_numpy(f) for f in (np.arange, np.indices, np.logspace)})

@@ -80,7 +80,7 @@ class MaskedSelection:
             if isinstance(x, MaskedSelection):
                 if mask is not None and not same_value(mask.value, x.mask.value):
                     _refuse("combining selections by two different masks")
-                mask = mask or x.mask
+                mask = x.mask if mask is None else mask
                 operands.append(x.values)
             elif isinstance(x, Tensor) and x.ndim != 0:
                 _refuse("combining x[mask] with an array (its length is not known at trace time)")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn
 
 import numpy as np
@@ -241,8 +241,15 @@ class Tensor:
     def __index__(self) -> NoReturn:
         _no_value(self, "use as a Python index (range(), list[...], a shape)")
 
-    def __iter__(self) -> NoReturn:
-        _no_value(self, "iteration (`for ... in tensor`, unpacking, list())")
+    def __iter__(self) -> Iterator[Any]:
+        """Rows, as NumPy iterates (``a, b = np.indices(s)``): views ``self[i]`` when the leading
+        size is known while tracing; a run-time size has no Python iteration."""
+        dims = graph.shape_of(self.value) if self.shape_source is None else None
+        if dims == ():
+            raise TypeError("iteration over a 0-d array")
+        if dims is None or dims[0] < 0:
+            _no_value(self, "iteration (`for ... in tensor`, unpacking, list())")
+        return iter([self[i] for i in range(dims[0])])
 
     # ------------------------------------------------------------------ operators (NumPy ufuncs)
 

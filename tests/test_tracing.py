@@ -376,12 +376,22 @@ def test_dynamic_dimensions() -> None:
 
 @pytest.mark.parametrize(
     "convert",
-    [bool, int, float, complex, operator.index, iter, list, np.asarray, lambda t: len(t[0, 0]), lambda t: 1 if t > 0 else 2],
-    ids=["bool", "int", "float", "complex", "index", "iter", "list", "asarray", "len0d", "if"],
+    [bool, int, float, complex, operator.index, np.asarray, lambda t: len(t[0, 0]), lambda t: 1 if t > 0 else 2],
+    ids=["bool", "int", "float", "complex", "index", "asarray", "len0d", "if"],
 )
 def test_no_python_value_at_trace_time(convert: Callable[[Any], Any]) -> None:
     with pytest.raises(TypeError, match="no Python value|unsized"):
         trace(convert, arr((2, 3), "float32"))
+
+
+def test_iteration_gives_rows_when_the_leading_size_is_static() -> None:
+    """``a, b = t`` and ``list(t)`` give the rows, as NumPy; a run-time size or a 0-d tensor cannot."""
+    traced = trace(lambda t: tuple(list(t)), arr((2, 3), "float32"))
+    assert str(traced.module).count("tensor<3xf32>") >= 2
+    with pytest.raises(TypeError, match="no Python value"):
+        trace_graph(list, [TENSOR_SLOT], {}, [graph.tensor_type(dtypes.to_element("float32"), [-1, 3])], "f")
+    with pytest.raises(TypeError, match="iteration over a 0-d array"):
+        trace(lambda t: list(t[0, 0]), arr((2, 3), "float32"))
 
 
 def test_no_python_value_message_says_how() -> None:

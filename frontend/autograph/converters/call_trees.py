@@ -22,7 +22,10 @@ from kiln.frontend.autograph.libraries import is_library_module
 
 
 #: NumPy functions that go through ``ag__.call``: inside a trace they make kiln arrays
-_NUMPY_CREATION = frozenset({"empty", "zeros", "ones", "full", "array", "asarray", "ndarray"})
+_NUMPY_CREATION = frozenset(
+    {"empty", "zeros", "ones", "full", "array", "asarray", "ndarray"}
+    | {"eye", "identity", "arange", "linspace", "logspace", "tri", "indices"}
+)
 
 #: builtins replaced by operators that accept tensors
 _BUILTINS = {"range": "ag__.range_", "len": "ag__.len_"}

@@ -1,0 +1,132 @@
+"""NumPy's array-creation functions inside kiln.function make kiln arrays that can be written.
+
+np.eye/identity/tri/arange/linspace/logspace/indices called with Python numbers (and np.linspace
+with traced 0-d bounds) return new arrays: writes into them are traced, as NumPy would run them.
+Each case is compared with the same function run eagerly (results and arguments).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln.frontend.autograph.converters.call_trees import _NUMPY_CREATION
+from kiln.frontend.creation import TRACED
+from test_mutation import check, rand
+
+
+def eye_written_in_loop(data, m):
+    corr = np.eye(m, dtype=data.dtype)
+    for i in range(m - 1):
+        corr[i + 1:m, i] = corr[i, i + 1:m] = data[:, i] @ data[:, i + 1:m]
+    return corr
+
+
+def eye_forms(x):
+    return np.eye(3) * x[0], np.eye(3, 4, k=1, dtype=np.int32), np.eye(4, 2, k=-1, dtype=bool), np.identity(2) + x[1]
+
+
+def tri_forms(x):
+    t = np.tri(4, 3, k=-1)
+    t[0, 0] = x[0]
+    return t, np.tri(3, dtype=np.int64), np.tri(2, 5, 2)
+
+
+def arange_written(x):
+    a = np.arange(6.0)
+    a[2:4] = x[:2]
+    a[a > 3] *= 2
+    return a, np.arange(1, 10, 3, dtype=np.int32) + 1
+
+
+def linspace_of_python_numbers(x):
+    grid = np.linspace(-1.0, 1.0, 5)
+    grid[0] = x[0]
+    return grid, np.linspace(0, 1, 4, endpoint=False), np.logspace(0, 2, 3), np.linspace(2, 3, 1)
+
+
+def linspace_of_traced_bounds(x):
+    return (
+        np.linspace(x.min(), x.max(), 7),
+        np.linspace(x[0], x[1], 4, endpoint=False),
+        np.linspace(0.0, x[2], 3, dtype=np.float32),
+        np.linspace(x[0], x[0], 1),
+    )
+
+
+def linspace_retstep(x):
+    samples, step = np.linspace(x[0], x[1], 5, retstep=True)
+    return samples, step
+
+
+def complex_grid_masked(n):
+    xs = np.linspace(-2.0, 0.5, n)
+    ys = np.linspace(-1.0, 1.0, n)
+    c = xs + ys[:, None] * 1j
+    z = np.zeros(c.shape, dtype=np.complex128)
+    count = np.zeros(c.shape, dtype=np.int64)
+    for k in range(6):
+        inside = np.less(abs(z), 2.0)
+        count[inside] = k
+        z[inside] = z[inside] ** 2 + c[inside]
+    return z, count
+
+
+def indices_written(x):
+    rows, cols = np.indices((3, 4))
+    rows[0, 0] = 9
+    return rows * x[0] + cols
+
+
+@pytest.mark.parametrize("m", [1, 2, 9])
+def test_eye_written_in_a_loop(m: int) -> None:
+    check(eye_written_in_loop, rand(6, m), m)
+
+
+@pytest.mark.parametrize("fn", [eye_forms, tri_forms, arange_written, linspace_of_python_numbers, indices_written])
+def test_creation_by_python_numbers(fn: Any) -> None:
+    check(fn, rand(4))
+
+
+@pytest.mark.parametrize("fn", [linspace_of_traced_bounds, linspace_retstep])
+def test_linspace_of_traced_bounds(fn: Any) -> None:
+    check(fn, rand(4))
+    check(fn, np.array([1.0, 1.0, 1.0, 1.0]))
+
+
+def test_complex_grid_with_masked_writes() -> None:
+    check(complex_grid_masked, 7)
+
+
+def test_a_large_eye_is_not_a_large_constant() -> None:
+    """np.eye(n) is a comparison of two ranges: the traced IR grows with n, not n * n."""
+    def big_eye(x):
+        return np.eye(300) @ x
+
+    f = kiln.function(big_eye)
+    x = rand(300)
+    np.testing.assert_allclose(f(x), x)
+    assert len(f.get_concrete_function(x).lowered("graph")) < 20_000  # 300 * 300 doubles would be 720 kB
+
+
+def traced_size_eye(x, n):
+    return np.eye(n) * x
+
+
+def test_traced_sizes_are_refused_by_name() -> None:
+    with pytest.raises(NotImplementedError, match=r"np.eye / np.identity / np.tri with a traced size"):
+        kiln.function(traced_size_eye)(rand(2, 2), np.int64(2))
+
+    def traced_arange(x):
+        return np.arange(x.shape[0] + x.sum().astype(np.int64))
+
+    with pytest.raises(NotImplementedError, match=r"np.arange with a traced argument"):
+        kiln.function(traced_arange)(rand(2))
+
+
+def test_every_traced_creation_function_is_routed_by_autograph() -> None:
+    """The call converter leaves library calls as written except these, so the two lists agree."""
+    assert {f.__name__ for f in TRACED} == set(_NUMPY_CREATION)

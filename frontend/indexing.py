@@ -266,6 +266,11 @@ def _expand(items: tuple[Any, ...], ndim: int) -> list[Any]:
             if isinstance(item.step, Tensor):
                 raise NotImplementedError("a slice step known only at run time is not supported inside kiln.function")
             continue
+        if isinstance(item, (list, np.ndarray)) and np.ndim(item) > 0:
+            raise NotImplementedError(
+                f"indexing with a NumPy {np.asarray(item).dtype} array of shape {np.shape(item)} is not supported yet inside kiln.function: "
+                "integer-array and boolean-array indexing are not supported yet"
+            )
         if isinstance(item, (bool, np.bool_)) or not (item is None or item is Ellipsis or hasattr(type(item), "__index__")):
             raise NotImplementedError(
                 f"advanced indexing with {item!r} is not supported yet inside kiln.function "
@@ -277,7 +282,7 @@ def _expand(items: tuple[Any, ...], ndim: int) -> list[Any]:
     if used > ndim:
         raise IndexError(f"too many indices for array: array is {ndim}-dimensional, but {used} were indexed")
     fill = [slice(None)] * (ndim - used)
-    if Ellipsis in items:
+    if any(item is Ellipsis for item in items):
         at = next(i for i, item in enumerate(items) if item is Ellipsis)
         return [*items[:at], *fill, *items[at + 1 :]]
     return [*items, *fill]

@@ -10,6 +10,8 @@ the compiled function can rebuild it.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -68,7 +70,11 @@ def trace_graph(
     ctx = trace_context.TraceContext(block=block, name=name)
     captures = ctx.notes[NOTES_KEY] = Captures(block)
     with trace_context.tracing(ctx):
-        result = fn(*call_args, **call_kwargs)
+        try:
+            result = fn(*call_args, **call_kwargs)
+        except (NotImplementedError, TypeError, ValueError, IndexError) as error:
+            _locate(error)
+            raise
         # no result (a function run for its effects on variables): no outputs, and the call returns None
         leaves, tree = pytree.flatten(result) if result is not None else ([], pytree.LEAF)
         outputs = [as_tensor(leaf).value for leaf in leaves]
@@ -84,6 +90,24 @@ def trace_graph(
     module = ModuleOp([func_op])
     return TracedGraph(module=module, func_op=func_op, output_tree=tree, variables=tuple(captures.variables),
                        written_arguments=written, scalar_rebound=bool(ctx.notes.get(IMMUTABLE_REBOUND)))
+
+
+def _locate(error: Exception) -> None:
+    """Prefix ``error``'s message with the user's ``file:line:col`` where it was raised (the
+    innermost user frame of its traceback) unless the message names a place already."""
+    if len(error.args) != 1 or not isinstance(error.args[0], str) or _LOCATED.match(error.args[0]):
+        return
+    tb, where = error.__traceback__, None
+    while tb is not None:
+        if trace_context.is_user_file(tb.tb_frame.f_code.co_filename):
+            where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    if where is not None and where not in error.args[0]:
+        error.args = (f"{where}: {error.args[0]}",)
+
+
+#: a message that starts with ``file:line:`` or ``file:line:col:``
+_LOCATED = re.compile(r"^[^\s:]+:\d+(:\d+)?: ")
 
 
 def _write_back(

@@ -241,3 +241,22 @@ def test_try_around_staged_code() -> None:
 def test_staged_code_in_except_and_finally_is_fine() -> None:
     f = kiln.function(staged_if_in_except)
     assert float(f(np.float64(2.0))) == 4.0 and float(f(np.float64(0.5))) == 0.5
+
+
+def indexed_by_an_array(x):
+    y = x + 1
+    return y[np.array([[0, 1], [1, 0]])]
+
+
+def reshaped_wrongly(x):
+    return x.reshape(7)
+
+
+@pytest.mark.parametrize(
+    "fn, error, text",
+    [(indexed_by_an_array, NotImplementedError, "y[np.array"), (reshaped_wrongly, ValueError, "x.reshape(7)")],
+)
+def test_errors_from_inside_kiln_name_the_users_line(fn: Callable[..., Any], error: type[Exception], text: str) -> None:
+    """A refusal or NumPy error raised deep in kiln while tracing starts with the user's file:line."""
+    message = _raises(fn, error, np.ones(4))
+    assert message.startswith(_line_of(fn, text) + ":"), message

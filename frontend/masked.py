@@ -178,6 +178,9 @@ class MaskedSelection:
     def _refused(self, *args: Any, **kwargs: Any) -> Any:
         _refuse()
 
+    def __kiln_tensor__(self) -> NoReturn:
+        _refuse("x[mask] as an array (returned, stored, or passed to a kiln operation)")
+
     __len__ = __iter__ = __bool__ = __array__ = __getitem__ = __setitem__ = __matmul__ = __rmatmul__ = _refused
 
 

@@ -353,7 +353,10 @@ def test_mask_read_uses_kiln_cannot_do_are_refused_with_the_line() -> None:
     def two_masks(x):
         return x[x > 0] + x[x < 0]
 
-    for fn in (shape_of_selection, two_masks):
+    def returned_selection(x):
+        return x[np.arange(4) % 2 == 0]
+
+    for fn in (shape_of_selection, two_masks, returned_selection):
         with pytest.raises(NotImplementedError, match=r"test_mutation.py:\d+"):
             kiln.function(fn)(rand(4))
 

@@ -328,6 +328,25 @@ class ConcreteFunction:
         buffers = self._variable_buffers
         return (lambda *args: entry(*args, *buffers)) if buffers else entry
 
+    def leaf_entry(self) -> Callable[..., Any] | None:
+        """The compiled callable over a call's tensor leaves (in ``tensor_leaves`` order), its result
+        rebuilt into the function's structure: the fast path of calls with lists, tuples, dicts or
+        keywords (see Function). None under the same conditions as :meth:`native_entry`."""
+        if self._traced.written_arguments or self._traced.scalar_rebound:
+            return None
+        entry = self._entry or self._compile()
+        if self._entry is None:
+            return None
+        buffers, rebuild = self._variable_buffers, self._rebuild
+        if rebuild is None:
+            return (lambda *leaves: entry(*leaves, *buffers)) if buffers else entry
+
+        def call(*leaves: Any) -> Any:
+            out = entry(*leaves, *buffers)
+            return out if out is NotImplemented else rebuild(out)
+
+        return call
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         entry = self._entry or self._compile()
         leaves = tensor_leaves(args, kwargs) if kwargs or not self._direct else args

@@ -47,6 +47,44 @@ def _array_key(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     return tuple([(type(a) is np.ndarray, a.dtype, a.shape) for a in args])
 
 
+#: Python values that are trace-time constants: part of a structured call's key by value
+_CONSTANT_TYPES = (bool, int, float, complex, str, type(None))
+
+
+def _structured_key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], list[Any]] | None:
+    """A cheap cache key for a call with lists, tuples, dicts or keywords (exact ndarrays, NumPy
+    scalars and Python constants inside), and its tensor leaves in the compiled entry's order;
+    None for anything else (namedtuples, lists of Python numbers, objects), which takes the full
+    signature lookup. The entry itself checks each leaf's dtype and shape."""
+    parts: list[Any] = [len(args), tuple(kwargs)]
+    leaves: list[Any] = []
+    stack = [*kwargs.values()][::-1] + [*args][::-1]
+    while stack:
+        x = stack.pop()
+        kind = type(x)
+        if kind is np.ndarray:
+            parts.append(x.shape)
+            leaves.append(x)
+        elif kind in _CONSTANT_TYPES:
+            parts.append(kind)
+            parts.append(x)
+        elif kind is list or kind is tuple:
+            if kind is list and x and all(type(v) in _CONSTANT_TYPES for v in x):
+                return None  # a list of numbers is an array argument (the list rule): full lookup
+            parts.append(kind)
+            parts.append(len(x))
+            stack.extend(reversed(x))
+        elif kind is dict:
+            parts.append(tuple(x))
+            stack.extend(reversed(x.values()))
+        elif isinstance(x, np.generic):
+            parts.append(kind)
+            leaves.append(x)
+        else:
+            return None
+    return tuple(parts), leaves
+
+
 def _scalars_as_arrays(entry: Callable[..., Any]) -> Callable[..., Any]:
     """``entry`` for calls with NumPy scalars: each becomes a 0-d array (no data copy worth
     mentioning), so such calls keep the fast path instead of the full signature lookup."""
@@ -104,6 +142,9 @@ class Function:
         #: native entries of all-ndarray calls, by _array_key, and the last one used
         self._entries: dict[tuple[Any, ...], Callable[..., Any]] = {}
         self._last_entry: Callable[..., Any] | None = None
+        #: leaf entries of calls with containers, keywords or Python constants, by _structured_key,
+        #: with the signature key each stands for
+        self._structured: dict[tuple[Any, ...], tuple[Callable[..., Any], Any]] = {}
         #: id(instance) -> (weak reference to it, native entry over the array arguments), for
         #: calls through bound methods (see BoundFunction)
         self._method_entries: dict[int, tuple[weakref.ref[Any], Callable[..., Any]]] = {}
@@ -133,15 +174,35 @@ class Function:
             if out is not NotImplemented:
                 self._last_entry = entry
                 return out
+        structured = _structured_key(args, kwargs) if key is None else None
+        if structured is not None:
+            found = self._structured.get(structured[0])
+            if found is not None:
+                out = found[0](*structured[1])
+                if out is not NotImplemented:
+                    self._monitor.seen(found[1])  # a cache hit, as the full lookup would record
+                    return out
         concrete = self._concrete_for(args, kwargs)
         out = concrete(*args, **kwargs)
-        if key is not None:
+        if structured is not None:
+            self._keep_structured_entry(structured, concrete)
+        elif key is not None:
             entry = concrete.native_entry()
             if entry is not None:
                 if len(self._entries) >= _MAX_ENTRIES:  # e.g. many shapes of a dynamic input_signature
                     self._entries.clear()
                 self._entries[key] = self._last_entry = _taking_scalars(entry, key, concrete)
         return out
+
+    def _keep_structured_entry(self, structured: tuple[tuple[Any, ...], list[Any]], concrete: ConcreteFunction) -> None:
+        """Remember the leaf entry of a call with containers or keywords under its structured key."""
+        leaf_key = _array_key(tuple(structured[1]))
+        entry = concrete.leaf_entry()
+        if entry is None or leaf_key is None:
+            return
+        if len(self._structured) >= _MAX_ENTRIES:
+            self._structured.clear()
+        self._structured[structured[0]] = (_taking_scalars(entry, leaf_key, concrete), concrete.signature.key)
 
     def _concrete_for(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> ConcreteFunction:
         sig = self._signature(args, kwargs)
@@ -253,6 +314,7 @@ class Function:
     def _forget_entries(self) -> None:
         """Drop the call fast path's entries, so that dropped traces are really freed."""
         self._entries.clear()
+        self._structured.clear()
         self._method_entries.clear()
         self._last_entry = None
 

@@ -334,3 +334,38 @@ def test_numpy_scalars_are_passed_by_value_to_the_native_entry() -> None:
     assert square_if_positive._last_entry(np.float32(4.0)) == 16.0
     assert square_if_positive._last_entry(np.float64(4.0)) is NotImplemented  # another dtype
     assert square_if_positive._last_entry(4.0) is NotImplemented  # a Python float is a constant
+
+
+def test_calls_with_containers_and_keywords_take_a_cached_entry() -> None:
+    """Lists, tuples, dicts and keywords: the second call of a structure takes the cached leaf
+    entry; Python constants inside are part of its key, other shapes/dtypes and list-of-number
+    arguments take the full lookup; results keep their structure."""
+
+    @kiln.function
+    def f(xs, d, scale=1.0, flag=False):
+        out = {"sum": (xs[0] + xs[1][0]) * scale, "pair": (d["a"] - 1, d["b"])}
+        return out if not flag else (out["sum"], xs[1][1])
+
+    a, b, c = np.arange(3.0), np.ones(3), np.full(3, 2.0)
+    for scale, flag in [(1.0, False), (2.0, False), (2.0, True), (2, True)]:
+        _both_paths(f, [a, (b, np.float64(3))], {"a": c, "b": a}, scale=scale, flag=flag)
+    count = f.tracing_count
+    _same(f([a, (b, np.float64(4))], {"a": c, "b": a}, scale=2, flag=True), ((a + b) * 2, np.array(4.0)))
+    assert f.tracing_count == count  # a new NumPy scalar value is an argument, not a constant
+    _both_paths(f, [a.astype(np.float32), (b, 1.0)], {"a": c, "b": a})
+    _both_paths(f, [[1.0, 2.0, 3.0], (b, 0.5)], {"a": c, "b": a})
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        f([a[:2], (b, 1.0)], {"a": c, "b": a})  # shapes that do not broadcast: the full path traces and fails
+
+
+def test_structured_calls_read_variables_current_values() -> None:
+    v = kiln.Variable(np.ones(2))
+
+    @kiln.function
+    def f(xs, k=1.0):
+        return xs[0] * v * k
+
+    x = np.arange(2.0)
+    _same(f([x], k=3.0), x * 3.0)
+    v.assign(np.full(2, 5.0))
+    _same(f([x], k=3.0), x * 15.0)

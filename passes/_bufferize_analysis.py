@@ -42,8 +42,8 @@ def out_param_destinations(block: Block, ret: func.ReturnOp) -> dict[SSAValue, i
         if value not in dest and _producer_in(value, block) is not None:
             dest[value] = j
     for op in reversed(list(block.ops)):
-        if not isinstance(op, LinalgStructuredOperation):
-            continue
+        if not isinstance(op, LinalgStructuredOperation) or len(op.results) != len(op.outputs):
+            continue  # not on tensors (a linalg op on memrefs already writes its outs)
         for result, init in zip(op.results, op.outputs, strict=True):
             if result in dest and init not in dest and init.has_one_use():
                 if _producer_in(init, block) is not None:

@@ -168,14 +168,37 @@ class SliceStep(ViewStep):
             strides = [-s if a in self.reversed_axes else s for a, s in enumerate(self.strides)]
             x = emit(graph.SliceOp(parent.value, starts, self.sizes, strides))  # type: ignore[arg-type]
         else:
-            x = emit(graph.DynamicSliceOp(parent.value, _values(self.offsets), _values(self.sizes), self.strides))
-            x = _reverse(x, self.reversed_axes)
+            source, step = _through_dynamic_slice(parent, self)
+            flipped, offsets = step._flipped_source(source)
+            x = emit(graph.DynamicSliceOp(flipped.value, _values(offsets), _values(step.sizes), step.strides))
         return _reshape(x, self.shape)
 
     def inverse(self, parent: Tensor, new: Tensor) -> Tensor:
         x = _reshape(new, self._slice_shape())
-        x = _reverse(x, self.reversed_axes)
-        return emit(graph.InsertSliceOp(x.value, parent.value, _values(self.offsets), _values(self.sizes), self.strides))
+        if all(isinstance(b, int) for b in (*self.offsets, *self.sizes)):
+            x = _reverse(x, self.reversed_axes)
+            return emit(graph.InsertSliceOp(x.value, parent.value, _values(self.offsets), _values(self.sizes), self.strides))
+        flipped, offsets = self._flipped_source(parent)
+        written = emit(graph.InsertSliceOp(x.value, flipped.value, _values(offsets), _values(self.sizes), self.strides))
+        return _reverse(written, self.reversed_axes)
+
+    def _flipped_source(self, parent: Tensor) -> tuple[Tensor, list[Bound]]:
+        """A slice of run-time size reversed on some axes is an ascending slice of the parent
+        reversed on those axes (whose sizes must be static): element ``b + (m-1-j)*s`` of the parent
+        is element ``(n-1-b-(m-1)*s) + j*s`` of its reversal. Returns that reversal and the offsets."""
+        if not self.reversed_axes:
+            return parent, list(self.offsets)
+        src = shape_of(parent)
+        offsets = list(self.offsets)
+        for a in self.reversed_axes:
+            n, b, m, st = src[a], self.offsets[a], self.sizes[a], self.strides[a]
+            if n < 0:
+                raise NotImplementedError(
+                    "a negative-step slice of an axis whose length is known only at run time is not supported yet"
+                )
+            first = (n - 1) - b - (m - 1) * st  # type: ignore[operator]
+            offsets[a] = first if isinstance(first, int) else np.minimum(np.maximum(first, 0), n)
+        return _reverse(parent, self.reversed_axes), offsets
 
     def keeps_contiguous(self, parent: Tensor) -> bool:
         """C-contiguous when, past leading single-index axes, one axis is cut with stride 1 and the
@@ -222,6 +245,27 @@ class SliceStep(ViewStep):
             sizes.append(m)
             axis += 1
         return SliceStep(offsets, sizes, strides, reversed_axes, shape)
+
+
+def _through_dynamic_slice(parent: Tensor, step: SliceStep) -> tuple[Tensor, SliceStep]:
+    """A reversed slice of a run-time-size slice of a static array (``np.flip(y[:k])``), read as
+    one slice of that array, so that the reversal is of the static array; else as it is."""
+    owner = parent.value.owner
+    src = shape_of(parent)
+    if not any(src[a] < 0 for a in step.reversed_axes) or not isinstance(owner, graph.DynamicSliceOp):
+        return parent, step
+    outer = shape_of(Tensor(owner.source))
+    if any(outer[a] < 0 for a in step.reversed_axes):
+        return parent, step
+    dynamic = iter(owner.offsets)
+    outer_offsets: list[Bound] = [
+        Tensor(next(dynamic)) if o == graph.DYNAMIC else int(o) for o in owner.static_offsets.get_values()
+    ]
+    outer_strides = list(owner.strides.get_values())
+    offsets = [o + st * b for o, st, b in zip(outer_offsets, outer_strides, step.offsets)]  # type: ignore[operator]
+    strides = [st * s for st, s in zip(outer_strides, step.strides)]
+    composed = SliceStep(offsets, list(step.sizes), strides, list(step.reversed_axes), step.shape)
+    return Tensor(owner.source), composed
 
 
 def _values(bounds: list[Bound]) -> list[Any]:

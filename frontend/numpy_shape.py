@@ -200,9 +200,11 @@ def flip(m: Any, axis: int | Sequence[int] | None = None) -> Tensor:
     """``np.flip``: a negative-stride slice of the flipped axes (all of them by default)."""
     t = ranked(m, "np.flip")
     axes = array_ops.normalize_axes(axis, t.ndim)
-    shape = static_shape(t, "np.flip")
     if not axes or t.ndim == 0:
         return t
+    if any(n < 0 for n in shape_of(t)):  # a run-time length: the negative-step view NumPy returns
+        return t[tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(t.ndim))]
+    shape = static_shape(t, "np.flip")
     starts = [n - 1 if i in axes and n else 0 for i, n in enumerate(shape)]
     strides = [-1 if i in axes else 1 for i in range(t.ndim)]
     return emit(graph.SliceOp(t.value, starts, shape, strides))

@@ -16,6 +16,7 @@ import pytest
 
 import kiln
 from kiln.frontend import pytree
+from kiln.frontend.autograph.staging import KilnUnrollWarning
 
 RNG = np.random.default_rng(7)
 
@@ -285,6 +286,47 @@ def test_write_in_loop_is_a_store_not_a_copy() -> None:
     body = loops[loops.index("} do {"):]
     body = body[: body.index("scf.yield")]
     assert "memref.alloc() : memref<64xf64>" not in body and "ins(%x" not in body, body
+
+
+def levinson_like(r):
+    y = np.empty_like(r)
+    alpha = -r[0]
+    beta = 1.0
+    y[0] = -r[0]
+    for k in range(1, r.shape[0]):
+        beta *= 1.0 - alpha * alpha
+        alpha = -(r[k] + np.dot(np.flip(r[:k]), y[:k])) / beta
+        y[:k] += alpha * np.flip(y[:k])
+        y[k] = alpha
+    return y
+
+
+def reversed_run_time_slices(x):
+    out = np.zeros_like(x)
+    for k in range(1, x.shape[0]):
+        out[:k] += x[k - 1::-1] * 2 + np.flip(x[1:k + 1])[::-1]
+        out[k:] += np.flip(x[: x.shape[0] - k : 2], 0).sum()
+    return out
+
+
+@pytest.mark.parametrize("fn", [levinson_like, reversed_run_time_slices])
+def test_reversed_slices_of_run_time_length_stay_in_a_staged_loop(fn: Callable[..., Any]) -> None:
+    """``np.flip(y[:k])`` and ``x[k-1::-1]`` in a range loop: a reversal of the static array, then a
+    slice of run-time length, so the loop stays a loop (it was unrolled, 1000 copies for N=1000)."""
+    x = RNG.uniform(0.1, 0.5, size=13)
+    check(fn, x)
+    assert kiln.function(fn).get_concrete_function(x).ir.count("graph.while") == 1
+
+
+def test_a_range_loop_that_cannot_be_staged_warns_that_it_unrolls() -> None:
+    def sizes_from_index(x):
+        s = 0.0
+        for i in range(6):
+            s = s + np.zeros(i + 1).sum() + x[i]
+        return s
+
+    with pytest.warns(KilnUnrollWarning, match=r"test_mutation.py:\d+:\d+: this `for` loop over a range of 6 iterations is unrolled"):
+        check(sizes_from_index, rand(6))
 
 
 def test_short_and_python_effect_loops_unroll() -> None:

@@ -175,11 +175,11 @@ class Watch:
             if problem is None:
                 raise
             self.restore()
-            raise NotImplementedError(self._message(*problem)) from error
+            raise PythonEffectError(self._message(*problem)) from error
         problem = self._changed()
         if problem is not None:
             self.restore()
-            raise NotImplementedError(self._message(*problem))
+            raise PythonEffectError(self._message(*problem))
 
     def restore(self) -> None:
         for watched in self.watched:
@@ -223,6 +223,11 @@ class Watch:
             if found:
                 return f"{f.__code__.co_filename}:{found[0].lineno}", found[0].text
         return None
+
+
+class PythonEffectError(NotImplementedError):
+    """A Python object changed while a staged construct was traced (the body has a Python side
+    effect: a range loop runs unrolled instead, as the loop rule says)."""
 
 
 def _is_plain_object(obj: Any) -> bool:

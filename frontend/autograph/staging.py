@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dis
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
@@ -979,13 +980,28 @@ def staged_python_range(
     if trace_context.current() is None or len(iter_) <= UNROLL_AT_MOST or python_effect(body) is not None:
         return False
     init = get_state()
+    where = trace_context.user_location()
     try:
         staged_for(StagedRange(iter_.start, iter_.stop, iter_.step, weak=True), extra_test, body,
                    get_state, set_state, symbol_names)
-    except Exception:  # the body needs Python ints (lst[i], np.zeros(i), ...): unroll instead
+    except Exception as error:  # the body needs Python ints (lst[i], np.zeros(i), ...): unroll instead
         set_state(init)
+        if isinstance(error, effects.PythonEffectError):
+            return False  # a Python side effect found while tracing: unrolling is the rule
+        warnings.warn_explicit(
+            f"{trace_context.describe_location(where)}: this `for` loop over a range of {len(iter_)} iterations is unrolled while tracing, "
+            f"because tracing its body with a staged loop index failed ({type(error).__name__}: "
+            f"{str(error).splitlines()[0] if str(error) else ''}); compile time grows with the trip count",
+            KilnUnrollWarning,
+            where.filename.data if isinstance(where, FileLineColLoc) else "<unknown>",
+            where.line.data if isinstance(where, FileLineColLoc) else 0,
+        )
         return False
     return True
+
+
+class KilnUnrollWarning(UserWarning):
+    """A Python ``for`` loop that kiln's loop rule would stage ran unrolled while tracing."""
 
 
 def dim(value: Tensor, axis: int) -> Tensor:

@@ -8,6 +8,10 @@ Flags (``DEFAULT_OPT_FLAGS``), and why:
 * ``-fno-math-errno``: libm calls need not set errno, so ``sqrt`` becomes one
   instruction and loops calling math functions can vectorise; results are unchanged.
 * ``-fwrapv``: signed integer overflow wraps, matching MLIR's arith semantics.
+* ``-fno-tree-slp-vectorize``: gcc 12.2's straight-line vectorizer drops a float64 -> float32
+  -> float64 round trip on two-lane groups (``(double)(float)x`` becomes ``x``; NumPy's
+  ``x.astype(np.float32).astype(np.float64)`` on 2x5 came out unrounded in its last two
+  elements). kiln vectorizes its loops itself; gcc's loop vectorizer stays on.
 * ``-falign-loops=64``: a loop starts a cache line (gcc's default is 16 bytes). A tight
   loop that straddles two 64-byte lines runs slower on this machine's Zen 3 (Collatz's
   8-instruction inner loop: 16.5 ms across a line boundary, 13.5 ms within one; the same
@@ -34,6 +38,7 @@ DEFAULT_OPT_FLAGS: tuple[str, ...] = (
     "-ffp-contract=off",
     "-fno-math-errno",
     "-fwrapv",
+    "-fno-tree-slp-vectorize",
     "-falign-loops=64",
 )
 # -Bsymbolic: calls inside the object bind to its own functions, never to a same-named

@@ -11,6 +11,7 @@ intermediate dtypes. Scans (``cumsum``, ``cumprod``, ``ufunc.accumulate``) are o
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -262,6 +263,52 @@ def _cumulative(name: str, kind: str) -> Callable[..., Tensor]:
     return impl
 
 
+def cov(
+    m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None, fweights: Any = None,
+    aweights: Any = None, *, dtype: Any = None,
+) -> Tensor:
+    """``np.cov`` without weights, NumPy's steps: observations as 2-D rows (in float64 or a wider
+    float), the row means subtracted, ``X @ X.T.conj()`` times ``1 / (n - ddof)``, squeezed."""
+    reject("cov", fweights=fweights, aweights=aweights)
+    x = _observations(m, rowvar, dtype, "np.cov")
+    if y is not None:
+        x = np.concatenate((x, _observations(y, rowvar, x.dtype if dtype is None else dtype, "np.cov")), axis=0)
+    rows, n = static_shape(x, "np.cov")
+    if rows == 0:
+        return constant(np.zeros((0, 0), x.dtype))
+    ddof = (0 if bias else 1) if ddof is None else operator.index(ddof)
+    fact = max(n - ddof, 0)
+    mean = np.true_divide(array_ops.reduce("sum", x, 1, True, x.dtype), np.int64(n))
+    centered = np.subtract(x, cast(mean, x.dtype))
+    c = np.matmul(centered, np.conjugate(array_ops.transpose(centered)))
+    c = cast(np.multiply(c, np.true_divide(1, fact) if fact else np.float64(np.inf)), c.dtype)  # NumPy's c *= 1/fact
+    return np.squeeze(c)
+
+
+def corrcoef(x: Any, y: Any = None, rowvar: bool = True, bias: Any = _NO, ddof: Any = _NO, *, dtype: Any = None) -> Tensor:
+    """``np.corrcoef``: the covariance divided by the outer product of the standard deviations,
+    the real (and imaginary) parts clipped to [-1, 1]."""
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return np.true_divide(c, c)
+    stddev = np.sqrt(np.real(np.diagonal(c)))
+    c = np.true_divide(np.true_divide(c, stddev[:, None]), stddev[None, :])
+    if c.dtype.kind == "c":
+        return np.clip(np.real(c), -1, 1) + 1j * np.clip(np.imag(c), -1, 1)
+    return np.clip(c, -1, 1)
+
+
+def _observations(m: Any, rowvar: bool, dtype: Any, what: str) -> Tensor:
+    t = as_tensor(m)
+    if t.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    dt = dtypes.canonical(dtype) if dtype is not None else dtypes.result_type(t.dtype, np.dtype(np.float64))
+    x = cast(t, dt) if t.dtype != dt else t
+    x = reshape_to(x, [1, *shape_of(x)]) if x.ndim < 2 else x
+    x = reshape_to(x, [1, 1]) if x.ndim == 1 else x
+    return array_ops.transpose(x) if not rowvar and shape_of(x)[0] != 1 else x
+
+
 FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.cumsum: _cumulative("cumsum", "add"),
     np.cumprod: _cumulative("cumprod", "mul"),
@@ -272,6 +319,8 @@ FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.count_nonzero: count_nonzero,
     np.var: var,
     np.std: std,
+    np.cov: cov,
+    np.corrcoef: corrcoef,
     np.ptp: ptp,
     np.average: average,
     np.nansum: _nan_sum_like("nansum", "sum", 0.0),

@@ -104,6 +104,23 @@ def test_var_dtype_and_correction() -> None:
     check(lambda x: np.var(x, ddof=0.5), arr((6,), "int64"))
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "complex128"])
+def test_cov_corrcoef(dtype: str) -> None:
+    """np.cov/np.corrcoef follow NumPy's steps (float64 at least, row means, X @ X.T.conj() * (1/fact))."""
+    check(lambda x: (np.cov(x), np.cov(x.T), np.cov(x, rowvar=False, bias=True), np.cov(x, ddof=0)), arr((3, 6), dtype),
+          rtol=1e-10)
+    check(lambda x, y: (np.cov(x[0], y), np.cov(x[1]), np.cov(x, y, rowvar=True)), arr((2, 6), dtype), arr((6,), dtype),
+          rtol=1e-10)
+    if dtype != "complex128":
+        check(lambda x: (np.corrcoef(x), np.corrcoef(x[0], x[1]), np.corrcoef(x[0]), np.cov(x, dtype=np.float32)),
+              arr((3, 6), dtype), rtol=1e-5)
+
+
+def test_cov_refuses_weights_by_name() -> None:
+    with pytest.raises(NotImplementedError, match="fweights"):
+        kiln.function(lambda x: np.cov(x, fweights=np.ones(4, np.int64)))(arr((2, 4), "float64"))
+
+
 @pytest.mark.parametrize("dtype", NUMERIC)
 def test_ptp_average(dtype: str) -> None:
     x, w = arr((3, 4), dtype), arr((3, 4), "float32", 0, 3)

@@ -93,7 +93,7 @@ def _run_by_numpy(func: Callable[..., Any], traced: Callable[..., Tensor] | None
     return make
 
 
-def _linspace(
+def linspace_traced(
     start: Any, stop: Any, num: Any = 50, endpoint: bool = True, retstep: bool = False, dtype: Any = None,
     axis: int = 0,
 ) -> Any:
@@ -111,7 +111,7 @@ def _linspace(
     lo, hi = (cast(b, np.result_type(b.dtype, np.float64)) if b.dtype.kind in "biu" else b for b in bounds)
     div = num - 1 if endpoint else num
     step = (hi - lo) / div if div > 0 else (hi - lo) * np.nan
-    steps = constant(np.arange(num, dtype=np.float64))
+    steps = constant(np.arange(num, dtype=dtypes.result_type(lo.dtype, hi.dtype)))
     samples = steps * step + lo if div > 0 else steps * (hi - lo) + lo
     if endpoint and num > 1:
         samples = np.where(steps == num - 1, hi, samples)
@@ -159,7 +159,7 @@ TRACED: dict[Any, Callable[..., Any]] = {
     np.full: full,
     np.array: array,
     np.asarray: asarray,
-    np.linspace: _run_by_numpy(np.linspace, _linspace),
+    np.linspace: _run_by_numpy(np.linspace, linspace_traced),
     np.eye: _eye,
     np.identity: _identity,
     np.tri: _tri,

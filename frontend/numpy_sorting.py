@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import array_ops, dtypes
+from kiln.frontend import array_ops, creation, dtypes
 from kiln.frontend.numpy_shape import ranked, reject, unsupported
 from kiln.frontend.tensor import Tensor, as_tensor, cast, emit, shape_of
 
@@ -115,10 +115,11 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None, we
         raise unsupported(f"np.histogram(..., bins={bins!r})")
     if isinstance(bins, (int, np.integer)):
         if range is None:
-            raise unsupported("np.histogram(..., bins=<int>) without range= (the edges would depend on the data)")
-        if _traced(range[0]) or _traced(range[1]):
+            edges = _data_edges(flat, int(bins))
+        elif _traced(range[0]) or _traced(range[1]):
             raise unsupported("np.histogram(..., range=<traced values>)")
-        edges: Any = np.histogram_bin_edges(np.empty(0, t.dtype), int(bins), (range[0], range[1]))
+        else:
+            edges = np.histogram_bin_edges(np.empty(0, t.dtype), int(bins), (range[0], range[1]))
     else:
         edges = bins if _traced(bins) else np.asarray(bins)
     te = ranked(edges, "np.histogram(..., bins=<edges>)")
@@ -139,6 +140,23 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None, we
         widths = np.diff(edges).astype(np.float64) if not _traced(edges) else cast(np.subtract(te[1:], te[:-1]), np.dtype(np.float64))
         counts = np.true_divide(np.true_divide(counts, widths), array_ops.reduce("sum", counts, None, False))
     return counts, edges
+
+
+def _data_edges(flat: Tensor, bins: int) -> Any:
+    """NumPy's edges for ``bins`` equal bins over the data's range, at run time: from ``min`` to
+    ``max`` (widened by 0.5 each way when they are equal), ``np.linspace`` in the data's float type
+    (float64 for integers and bools). NumPy raises for a NaN or infinite range; kiln's edges are
+    then NaN and no value is counted."""
+    if bins < 1:
+        raise ValueError("`bins` must be positive, when an integer")
+    if shape_of(flat)[0] == 0:
+        return np.histogram_bin_edges(np.empty(0, flat.dtype), bins)
+    dt = flat.dtype if flat.dtype.kind in "fc" else np.dtype(np.float64)
+    lo = cast(array_ops.reduce("min", flat, None, False), dt)
+    hi = cast(array_ops.reduce("max", flat, None, False), dt)
+    same = np.equal(lo, hi)
+    lo, hi = np.where(same, lo - 0.5, lo), np.where(same, hi + 0.5, hi)
+    return creation.linspace_traced(lo, hi, bins + 1, dtype=dt)
 
 
 FUNCTIONS: dict[Any, Callable[..., Any]] = {

@@ -407,6 +407,14 @@ def test_histogram(dtype: str) -> None:
                         np.histogram(x, bins=np.array([0.0, 1.0, 4.0]), weights=w.astype(np.float32))), x, w, rtol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "bool"])
+def test_histogram_edges_from_the_data(dtype: str) -> None:
+    """``bins=<int>`` without ``range=``: NumPy's edges from the data's min and max, at run time."""
+    check(lambda x, w: (np.histogram(x, bins=7), np.histogram(x), np.histogram(x, 4, density=True),
+                        np.histogram(x, 3, weights=w)), arr((5, 8), dtype, -1, 5), arr((5, 8), "float64", 0, 2))
+    check(lambda x: np.histogram(x, bins=3), np.full(6, 2.5, dtype if dtype != "bool" else "float64"))
+
+
 def test_histogram_edges_and_nan() -> None:
     x = np.array([0.0, 1.0, 1.0, 2.0, 3.0, np.nan, -0.5, 3.5, 2.9999999])
     check(lambda x: (np.histogram(x, bins=3, range=(0, 3)), np.histogram(x, bins=[0.0, 1.0, 3.0])), x)
@@ -513,7 +521,7 @@ def test_dynamic_shapes() -> None:
     "call,name",
     [
         (lambda t: np.bincount(t.astype(np.int64).ravel()), "np.bincount(x) without minlength="),
-        (lambda t: np.histogram(t), "np.histogram(..., bins=<int>) without range="),
+        (lambda t: np.histogram(t, bins="auto"), "np.histogram(..., bins='auto')"),
         (lambda t: np.cumsum(t, out=t), "np.cumsum(..., out=)"),
         (lambda t: np.argmax(t, out=t), "np.argmax(..., out=)"),
         (lambda t: np.any(t, where=t > 0), "np.any(..., where=)"),

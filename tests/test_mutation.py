@@ -8,6 +8,7 @@ AutoGraph converts them from their source.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -316,6 +317,42 @@ def test_reversed_slices_of_run_time_length_stay_in_a_staged_loop(fn: Callable[.
     x = RNG.uniform(0.1, 0.5, size=13)
     check(fn, x)
     assert kiln.function(fn).get_concrete_function(x).ir.count("graph.while") == 1
+
+
+def nested_short_loops(x, w):
+    for a in range(2):
+        for b in range(3):
+            for c in range(2):
+                x[a, b, c] += w[b] * (a + 1) - c
+    return x
+
+
+def test_nested_short_loops_are_not_all_unrolled() -> None:
+    """A short loop inside unrolled short loops is staged once the copies would pass 4."""
+    check(nested_short_loops, rand(2, 3, 2), rand(3))
+    assert kiln.function(nested_short_loops).get_concrete_function(rand(2, 3, 2), rand(3)).ir.count("graph.while") >= 1
+
+
+_BODY_TRACES = itertools.count()
+
+
+def deep_nest(x, y):
+    for i in range(5):
+        for j in range(5):
+            for k in range(5):
+                for m in range(5):
+                    next(_BODY_TRACES)
+                    x[i, j] += y[k, m]
+    return x
+
+
+def test_nested_staged_loops_trace_their_body_a_few_times_not_2_to_the_depth() -> None:
+    """A loop traced again (its enclosing loop probes twice) carries the arrays it wrote before
+    from its first probe: the innermost body is traced depth + 1 times, not 2**depth."""
+    check(deep_nest, rand(5, 5), rand(5, 5))
+    before = next(_BODY_TRACES)
+    kiln.function(deep_nest).get_concrete_function(rand(5, 5), rand(5, 5))
+    assert next(_BODY_TRACES) - before - 1 == 4 + 1
 
 
 def test_a_range_loop_that_cannot_be_staged_warns_that_it_unrolls() -> None:

@@ -29,6 +29,7 @@ import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
+from contextvars import ContextVar
 from dataclasses import dataclass
 from types import CodeType, FrameType
 from typing import Any
@@ -574,6 +575,18 @@ Counters = list[Tensor]
 #: probes of one loop body at most (each fixes a leaf's type or adds a carried array)
 _MAX_PROBES = 64
 
+#: trace notes: (loop location, construct) -> the arrays from outside the loop its body wrote
+_WRITTEN_BY_LOOP = "kiln.staging.written_by_loop"
+
+
+def _visible(value: SSAValue) -> bool:
+    """Whether ``value`` can be used where tracing is now (defined in the current block or one
+    that encloses it; a value of an abandoned probe cannot)."""
+    ctx = trace_context.require()
+    owner = value.owner
+    block = owner if isinstance(owner, Block) else owner.parent_block()
+    return block is not None and any(block is b for b in (ctx.block, *ctx.enclosing))
+
 
 def _staged_loop(
     where: str,
@@ -605,6 +618,13 @@ def _staged_loop(
         #: arrays from outside the loop that the body writes: carried after the state leaves
         storages: list[mutation.Storage] = []
         entry: dict[mutation.Storage, SSAValue] = {}
+        # The arrays this loop wrote when it was traced before (an enclosing loop probing again):
+        # carried from the first probe, so nested loops do not trace their bodies 2**depth times.
+        written_before = trace_context.require().notes.setdefault(_WRITTEN_BY_LOOP, {})
+        for storage in written_before.get((where, construct), ()):
+            if _visible(storage.value):
+                storages.append(storage)
+                entry[storage] = storage.value
         #: arrays the body may have written through a MaybeAlias: stale after the loop
         marks: dict[mutation.Storage, str] = {}
         for _ in range(_MAX_PROBES):
@@ -676,6 +696,7 @@ def _staged_loop(
             body_block.drop_all_references()
         else:  # pragma: no cover - each round fixes a leaf's type or carries one more array for good
             raise TypeError(f"{where}: the carried types of this staged `{construct}` loop do not settle")
+        written_before[(where, construct)] = list(storages)
 
         with trace_context.at_block(cond_block), mutation.values_as(cond_end):
             trace_context.require().emit(graph.ConditionOp(pred.value, *cond_block.args))
@@ -931,8 +952,26 @@ def staged_for(
     _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], trip_bound, watch)
 
 
-#: a ``for`` over a Python ``range`` with at most this many iterations is unrolled
+#: a ``for`` over a Python ``range`` is unrolled when its body is copied at most this many times,
+#: counting the Python loops unrolled around it (nested short loops would copy it 2 x 4 x 2 x ... times)
 UNROLL_AT_MOST = 4
+
+_unrolled_copies: ContextVar[int] = ContextVar("kiln_unrolled_copies", default=1)
+
+
+@contextmanager
+def unrolled(trips: int) -> Iterator[None]:
+    """Python's loop of ``trips`` iterations runs (unrolled) around what it traces."""
+    token = _unrolled_copies.set(_unrolled_copies.get() * max(trips, 1))
+    try:
+        yield
+    finally:
+        _unrolled_copies.reset(token)
+
+
+def _short(iter_: range) -> bool:
+    """Whether the range loop is short enough to unroll where it stands."""
+    return _unrolled_copies.get() * len(iter_) <= UNROLL_AT_MOST
 
 #: method names whose call mutates a Python container (the body then needs Python's loop)
 CONTAINER_METHODS = frozenset(
@@ -972,12 +1011,13 @@ def staged_python_range(
     symbol_names: tuple[str, ...],
 ) -> bool:
     """Stage ``for i in range(...)`` over Python ints as a loop, when that keeps Python's meaning:
-    more than :data:`UNROLL_AT_MOST` iterations, a body without Python side effects, and a body
+    more than :data:`UNROLL_AT_MOST` copies of the body (its iterations times those of the Python loops
+    unrolled around it), a body without Python side effects, and a body
     that traces with ``i`` as a (weak) 0-d integer tensor. Whether it did; if not, the caller
     runs Python's loop (unrolled at trace time)."""
     from kiln.frontend.range import StagedRange
 
-    if trace_context.current() is None or len(iter_) <= UNROLL_AT_MOST or python_effect(body) is not None:
+    if trace_context.current() is None or _short(iter_) or python_effect(body) is not None:
         return False
     init = get_state()
     where = trace_context.user_location()

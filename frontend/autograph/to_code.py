@@ -37,8 +37,8 @@ def _annotate_range_loops(source: str) -> str:
         notes[node.lineno] = (
             f"# kiln: unrolled while tracing: the body has a Python side effect ({effect})"
             if effect else
-            "# kiln: a staged loop when the range has more than 4 iterations and the body traces with a traced "
-            "index; else unrolled while tracing (tensor bounds: always staged)"
+            "# kiln: a staged loop when the range has more than 4 iterations (counting unrolled loops around it) "
+            "and the body traces with a traced index; else unrolled while tracing (tensor bounds: always staged)"
         )
     lines = source.splitlines()
     for lineno in sorted(notes, reverse=True):

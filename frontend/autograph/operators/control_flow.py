@@ -61,8 +61,24 @@ def for_stmt(
     if staging.is_staged_iterable(iter_):
         staging.staged_for(iter_, extra_test, body, get_state, set_state, symbol_names)
         return
-    if type(iter_) is range and staging.staged_python_range(iter_, extra_test, body, get_state, set_state, symbol_names):
+    if type(iter_) is range:
+        if staging.staged_python_range(iter_, extra_test, body, get_state, set_state, symbol_names):
+            return
+        with staging.unrolled(len(iter_)):
+            _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
         return
+    _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
+
+
+def _python_for(
+    iter_: Iterable[Any],
+    extra_test: Callable[[], Any] | None,
+    body: Callable[[Any], None],
+    get_state: GetState,
+    set_state: SetState,
+    symbol_names: tuple[str, ...],
+) -> None:
+    """Python's own loop (unrolled while tracing); a ``break`` flag that becomes a tensor stages the rest."""
     items = iter(iter_)
     while True:
         if extra_test is not None:

@@ -32,7 +32,15 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import AffineMapAttr, DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    AnyFloat,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+)
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -171,6 +179,13 @@ def _splat_constant(value: SSAValue) -> arith.ConstantOp | None:
     return None
 
 
+def _first_element(dense: DenseIntOrFPElementsAttr) -> FloatAttr | IntegerAttr:
+    """The first element as an attribute (``get_attrs()`` would make one for every element)."""
+    element = dense.get_element_type()
+    first = dense.get_values()[0]
+    return FloatAttr(float(first), element) if isinstance(element, AnyFloat) else IntegerAttr(int(first), element)
+
+
 def _clean_inputs(op: GenericOp) -> GenericOp | None:
     """Merge duplicate inputs, fold splat constants into the body, drop unread inputs."""
     maps = _maps(op)
@@ -186,7 +201,7 @@ def _clean_inputs(op: GenericOp) -> GenericOp | None:
             arg.replace_all_uses_with(block.args[seen[key]])
         elif const is not None and arg.uses:
             assert isinstance(const.value, DenseIntOrFPElementsAttr)
-            scalar = arith.ConstantOp(const.value.get_attrs()[0])
+            scalar = arith.ConstantOp(_first_element(const.value))
             scalar.location = const.location
             block.insert_op_before(scalar, block.first_op)  # type: ignore[arg-type]
             arg.replace_all_uses_with(scalar.result)

@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    AnyFloat,
     ArrayAttr,
     DenseIntOrFPElementsAttr,
-    FloatAttr,
-    IntegerAttr,
     MemRefType,
     NoneAttr,
     UnitAttr,
@@ -279,14 +278,11 @@ def emit_global(module: ModuleEmitter, op: memref.GlobalOp) -> str:
         return decl + ";"
     if not isinstance(init, DenseIntOrFPElementsAttr):
         raise op_error(op, "external globals (no initializer) are not supported")
-    attrs = list(init.get_attrs())
-    if len(attrs) == 1 and count > 1:
-        attrs *= count
+    raw = list(init.get_values())  # plain numbers: an attribute per element costs ~100 us each
+    if len(raw) == 1 and count > 1:
+        raw *= count
     element = ty.get_element_type()
-    values = [
-        float_literal(a.value.data, element) if isinstance(a, FloatAttr) else int_literal(a.value.data, element)
-        for a in attrs
-        if isinstance(a, FloatAttr | IntegerAttr)
-    ]
+    literal = float_literal if isinstance(element, AnyFloat) else lambda v, t: int_literal(int(v), t)
+    values = [literal(v, element) for v in raw]
     body = ",\n  ".join(", ".join(values[i : i + 8]) for i in range(0, len(values), 8))
     return f"{decl} = {{\n  {body}\n}};"

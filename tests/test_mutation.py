@@ -319,6 +319,21 @@ def test_reversed_slices_of_run_time_length_stay_in_a_staged_loop(fn: Callable[.
     assert kiln.function(fn).get_concrete_function(x).ir.count("graph.while") == 1
 
 
+def shortest_paths(path):
+    for k in range(path.shape[0]):
+        path[:] = np.minimum(path[:], np.add.outer(path[:, k], path[k, :]))
+    return path
+
+
+def test_a_ufunc_method_named_like_a_container_method_is_not_a_python_effect() -> None:
+    """``np.add.outer`` loads ``add`` but calls ``outer``: the loop stays a loop (it was unrolled
+    N times because ``add`` is also ``set.add``)."""
+    x = RNG.integers(0, 50, (9, 9)).astype(np.int32)
+    check(shortest_paths, x)
+    assert kiln.function(shortest_paths).get_concrete_function(x).ir.count("graph.while") == 1
+    assert "a staged loop when" in kiln.autograph.to_code(shortest_paths)
+
+
 def nested_short_loops(x, w):
     for a in range(2):
         for b in range(3):

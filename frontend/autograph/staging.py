@@ -979,6 +979,14 @@ CONTAINER_METHODS = frozenset(
 )
 
 
+def _loads_method(ins: dis.Instruction) -> bool:
+    """Whether ``ins`` loads an attribute to call it as a method (``lst.append(x)``), not a plain
+    attribute (``np.add.outer``: ``add`` is loaded, ``outer`` called)."""
+    if ins.opname == "LOAD_METHOD":  # Python 3.11
+        return True
+    return ins.opname == "LOAD_ATTR" and sys.version_info >= (3, 12) and bool((ins.arg or 0) & 1)
+
+
 def python_effect(fn: Callable[..., Any]) -> str | None:
     """A Python side effect in the generated body ``fn`` (and the code nested in it), if any:
     a container-mutating method, ``print``, an attribute store, ``global``/``del``."""
@@ -986,7 +994,7 @@ def python_effect(fn: Callable[..., Any]) -> str | None:
     def scan(code: CodeType) -> str | None:
         for ins in dis.get_instructions(code):
             name = ins.argval if isinstance(ins.argval, str) else None
-            if ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and name in CONTAINER_METHODS:
+            if name in CONTAINER_METHODS and _loads_method(ins):
                 return f"`.{name}()`"
             if ins.opname == "LOAD_GLOBAL" and name == "print":
                 return "`print()`"

@@ -49,8 +49,12 @@ def _annotate_range_loops(source: str) -> str:
 
 def _python_effect(body: ast.FunctionDef) -> str | None:
     for node in ast.walk(body):
-        if isinstance(node, ast.Attribute) and node.attr in CONTAINER_METHODS and isinstance(node.ctx, ast.Load):
-            return f"`.{node.attr}()`"
+        # a method called (`lst.append(v)`, converted: `ag__.call(lst.append)(v)`), not `np.add.outer`
+        func = node.func if isinstance(node, ast.Call) else None
+        if isinstance(func, ast.Call) and _dotted(func.func) == "ag__.call" and func.args:
+            func = func.args[0]
+        if isinstance(func, ast.Attribute) and func.attr in CONTAINER_METHODS:
+            return f"`.{func.attr}()`"
         if isinstance(node, ast.Name) and node.id == "print":
             return "`print()`"
         if isinstance(node, (ast.Global, ast.Delete)) or (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)):

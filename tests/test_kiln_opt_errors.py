@@ -89,9 +89,12 @@ def _internal_error_or_diagnostic(proc: subprocess.CompletedProcess[str], tmp_pa
 
 
 def test_pipeline_on_ir_of_another_level(tmp_path: Path) -> None:
+    """linalg on memrefs given to graph-to-c (it printed `error: zip() argument 2 is longer than
+    argument 1`): kiln-bufferize leaves ops that are already on buffers alone, so it compiles."""
     conv = ROOT / "tests/lit/passes/linalg-conv-to-kernel.mlir"
     proc = kiln_opt(tmp_path, str(conv), "-p", "graph-to-c", "-t", "c")
-    _internal_error_or_diagnostic(proc, tmp_path, "kiln-bufferize")
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and "void layer(" in proc.stdout
 
 
 def test_tensor_to_buffer_on_branches_over_memrefs(tmp_path: Path) -> None:

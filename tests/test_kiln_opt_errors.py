@@ -23,14 +23,14 @@ ROOT = Path(__file__).resolve().parent.parent
 KILN_OPT = Path(sys.executable).with_name("kiln-opt")
 
 
-def kiln_opt(tmp_path: Path, *args: str, source: str | None = None) -> subprocess.CompletedProcess[str]:
+def kiln_opt(tmp_path: Path, *args: str, source: str | None = None, status: int = 1) -> subprocess.CompletedProcess[str]:
     if source is not None:
         (tmp_path / "input.mlir").write_text(source)
         args = (str(tmp_path / "input.mlir"), *args)
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     proc = subprocess.run([str(KILN_OPT), *args], capture_output=True, text=True, env=env, timeout=300)
     assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == status, proc.stderr
     return proc
 
 
@@ -92,9 +92,8 @@ def test_pipeline_on_ir_of_another_level(tmp_path: Path) -> None:
     """linalg on memrefs given to graph-to-c (it printed `error: zip() argument 2 is longer than
     argument 1`): kiln-bufferize leaves ops that are already on buffers alone, so it compiles."""
     conv = ROOT / "tests/lit/passes/linalg-conv-to-kernel.mlir"
-    proc = kiln_opt(tmp_path, str(conv), "-p", "graph-to-c", "-t", "c")
-    assert proc.returncode == 0, proc.stderr
-    assert "Traceback" not in proc.stderr and "void layer(" in proc.stdout
+    proc = kiln_opt(tmp_path, str(conv), "-p", "graph-to-c", "-t", "c", status=0)
+    assert "void layer(" in proc.stdout
 
 
 def test_tensor_to_buffer_on_branches_over_memrefs(tmp_path: Path) -> None:

@@ -4,7 +4,8 @@ Everything xdsl-opt accepts works here (``-p``, ``-t``, ``--split-input-file``,
 ``--verify-diagnostics``, ``--print-op-generic``, ``--print-between-passes``).
 Added: ``--load MODULE`` imports a user's Python module (a dotted name or a
 ``.py`` path) that may call :func:`kiln.register_dialect` /
-:func:`kiln.register_pass` to extend the tool. Errors in the input, the
+:func:`kiln.register_pass` / :func:`kiln.register_rule_native` to extend the tool;
+``--rules FILE`` applies a rule file (docs/rules.md) before the ``-p`` pipeline. Errors in the input, the
 pipeline or a pass are reported as one diagnostic with a non-zero exit code,
 never as a Python traceback. Any other exception (a bug) is reported as
 ``internal error in pass P at LOCATION``, with the input, the command and the
@@ -82,6 +83,14 @@ class KilnOptMain(xDSLOptMain):
     def setup_pipeline(self) -> None:
         super().setup_pipeline()
         callback = self.pipeline.callback
+        if self.args.rules:  # rule files run first, as apply-rules passes (checked here, before any input)
+            from kiln.passes.apply_rules import ApplyRules
+            from kiln.passes.rules import load_rules
+
+            for spec in self.args.rules:
+                load_rules(spec)
+            rules = tuple(ApplyRules(file=spec) for spec in self.args.rules)
+            self.pipeline = PassPipeline((*rules, *self.pipeline.passes), callback)
 
         def tracking(previous: ModulePass | None, module: ModuleOp, following: ModulePass | None) -> None:
             self.stage = f"the verifier after pass {previous.name}" if previous else "the verifier"
@@ -114,6 +123,13 @@ class KilnOptMain(xDSLOptMain):
             metavar="MODULE",
             help="import a Python module (dotted name or .py path) that registers "
             "extra dialects and passes with kiln.register_dialect / kiln.register_pass",
+        )
+        arg_parser.add_argument(
+            "--rules",
+            action="append",
+            default=[],
+            metavar="FILE",
+            help="apply the rules of FILE (a path, or kiln:NAME for one of kiln's) before the -p pipeline",
         )
 
 

@@ -34,6 +34,7 @@ _EXPORTS: dict[str, str] = {
     "register_dialect": "kiln.registry",
     "register_pass": "kiln.registry",
     "register_rule_native": "kiln.passes.rules",
+    "RuleBuilder": "kiln.passes.rules",
     **{
         name: "kiln.frontend.array_ops"
         for name in (

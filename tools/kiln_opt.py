@@ -25,7 +25,7 @@ from typing import IO
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.arg_spec import parse_spec
-from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, PassFailedException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from kiln import registry
@@ -154,7 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _preload(argv)
         driver = KilnOptMain(description="kiln modular optimizer driver", args=argv)
         driver.run()
-    except (ParseError, DiagnosticException, PassFailedException) as e:
+    except (ParseError, DiagnosticException, PassFailedException, ArgSpecParseError) as e:
+        # ArgSpecParseError (a bad -p spec, such as an unquoted path) is a BaseException
         print(f"kiln-opt: error: {e}", file=sys.stderr)
         return 1
     except Exception as e:  # noqa: BLE001 (a bug: reported, never a traceback)

@@ -450,7 +450,7 @@ class _Checker:
             try:
                 return Parser(self.ctx, c.value).parse_type()
             except ParseError as err:
-                raise RuleError(c.pos, f"not a type: {c.value!r} ({str(err).splitlines()[0]})") from None
+                raise RuleError(c.pos, f"not a type: {c.value!r} ({err.msg})") from None
         raise RuleError(c.pos, "a result type is a type such as x.type, or a string such as \"tensor<4xf32>\"")
 
 

@@ -344,7 +344,7 @@ class Evaluator:
                 try:
                     t = Parser(self.ctx, t).parse_type()
                 except ParseError as err:
-                    raise self.fail(annotation.pos, f"not a type: {t!r} ({str(err).splitlines()[0]})") from None
+                    raise self.fail(annotation.pos, f"not a type: {t!r} ({err.msg})") from None
             if not isinstance(t, Attribute):
                 raise self.fail(annotation.pos, f"{t!r} is not a type")
             types.append(t)
@@ -444,7 +444,7 @@ class RulePattern(RewritePattern):
         if old_types != new_types:
             _discard(builder.ops)
             raise evaluator.fail(
-                rule.pos,
+                rule.replacement[0].pos,
                 f"the replacement has type(s) {', '.join(map(str, new_types)) or 'none'} but the replaced "
                 f"{op.name} has {', '.join(map(str, old_types)) or 'none'}; add a guard such as `if x.type == r.type`",
             )

@@ -248,7 +248,7 @@ def _describe_syntax_error(e: lark.exceptions.UnexpectedInput) -> str:
     if isinstance(e, lark.exceptions.UnexpectedCharacters):
         return f"unexpected character {e.char!r}"
     if isinstance(e, lark.exceptions.UnexpectedToken):
-        got = "the end of the file" if e.token.type == "$END" else repr(str(e.token))
+        got = "end of file" if e.token.type == "$END" else repr(str(e.token))
         expected = sorted({_terminal_text(t) for t in e.expected})
         shown = ", ".join(expected[:12]) + (", ..." if len(expected) > 12 else "")
         return f"unexpected {got}; expected {shown}"
@@ -256,8 +256,9 @@ def _describe_syntax_error(e: lark.exceptions.UnexpectedInput) -> str:
 
 
 def _terminal_text(name: str) -> str:
-    if name in ("NAME", "INT", "FLOAT", "STRING"):
-        return {"NAME": "a name", "INT": "an integer", "FLOAT": "a number", "STRING": "a string"}[name]
+    words = {"NAME": "a name", "OPNAME": "a dotted name", "INT": "an integer", "FLOAT": "a number", "STRING": "a string"}
+    if name in words:
+        return words[name]
     if name == "$END":
         return "the end of the file"
     try:

@@ -45,3 +45,12 @@ func.func @casts(%f: tensor<4xf32>, %i: tensor<4xi32>, %u: tensor<4xui8>, %b: te
   %12 = graph.cast %11 : tensor<4xf64> -> tensor<4xi64>
   func.return %0, %2, %4, %6, %8, %10, %12 : tensor<4xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xui8>, tensor<4xi1>, tensor<4xf64>, tensor<4xi64>
 }
+
+// CHECK-LABEL: func.func @concats
+// CHECK:         %[[C:.*]] = graph.concat %x, %x axis 0
+// CHECK-NEXT:    func.return %x, %[[C]]
+func.func @concats(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<4x3xf32>) {
+  %0 = graph.concat %x axis 1 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = graph.concat %x, %x axis 0 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  func.return %0, %1 : tensor<2x3xf32>, tensor<4x3xf32>
+}

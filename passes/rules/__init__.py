@@ -104,35 +104,34 @@ def parse_rules(text: str, name: str, ctx: Context | None = None) -> list[Checke
     return [check_rule(rule, ctx) for rule in parse(text, name).rules]
 
 
-#: rule sets by their files: the files' (mtime, size), the natives the rules call, the set
-_loaded: dict[tuple[str, ...], tuple[tuple[tuple[int, int], ...], dict[str, Native | None], RuleSet]] = {}
+#: rule sets by their files' names and texts, with the natives their rules call
+_loaded: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[dict[str, Native | None], RuleSet]] = {}
 
 
 def load_rules(files: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> RuleSet:
-    """The rules of one file or several (``kiln:NAME`` names one of kiln's). A file is read and
-    checked again when it changed since the last call."""
+    """The rules of one file or several (``kiln:NAME`` names one of kiln's). Files are read on
+    every call; they are parsed and checked again when their text (or a native) changed."""
     from kiln.registry import make_context
 
     specs = [files] if isinstance(files, (str, os.PathLike)) else list(files)
     paths = [resolve(os.fspath(s)) for s in specs]
-    key = tuple(str(p) for p in paths)
     try:
-        stamps = tuple((p.stat().st_mtime_ns, p.stat().st_size) for p in paths)
+        texts = tuple(p.read_text() for p in paths)
     except OSError as e:
         raise DiagnosticException(f"cannot read rule file {e.filename}: {e.strerror}") from None
+    key = (tuple(map(os.fspath, specs)), texts)
     cached = _loaded.get(key)
-    if cached is not None and cached[0] == stamps and all(lookup(n) is f for n, f in cached[1].items()):
-        return cached[2]
+    if cached is not None and all(lookup(n) is f for n, f in cached[0].items()):
+        return cached[1]
     ctx = make_context()
     checked: list[CheckedRule] = []
     digest = hashlib.sha256()
-    for path, spec in zip(paths, specs):
-        text = path.read_text()
+    for text, spec in zip(texts, specs):
         digest.update(text.encode() + b"\0")
         checked += parse_rules(text, os.fspath(spec), ctx)
     used = {n: lookup(n) for n in sorted({n for c in checked for n in c.natives})}
     digest.update("".join(f"{n}:{f.fingerprint()};" for n, f in used.items() if f is not None).encode())
     ordered = sorted(checked, key=lambda c: -c.rule.benefit)
     rules = RuleSet(tuple(RulePattern(c, ctx) for c in ordered), digest.hexdigest(), tuple(map(os.fspath, specs)))
-    _loaded[key] = (stamps, used, rules)
+    _loaded[key] = (used, rules)
     return rules

@@ -41,6 +41,7 @@ from kiln.passes.rules.syntax import (
     Rule,
     RuleError,
     Sequence_,
+    Starred,
     Unary,
     Walrus,
     Wildcard,
@@ -310,6 +311,8 @@ class _Checker:
         elif isinstance(e, Sequence_):
             for v in e.items:
                 self._expr(v, scope, replacement)
+        elif isinstance(e, Starred):
+            self._expr(e.value, scope, replacement)
         elif isinstance(e, Walrus):
             if replacement:
                 raise RuleError(e.pos, "':=' belongs in a guard ('if'), not in the replacement")
@@ -375,18 +378,16 @@ class _Checker:
             if scope[e.name].kind == "python":
                 raise RuleError(e.pos, f"{e.name!r} is not a value of the IR, so it cannot replace one")
             return
-        if not isinstance(e, Call):
-            raise RuleError(e.pos, "a replacement is a value bound by the pattern, an op, or a native rewrite")
-        if not e.is_op:
-            native = self._function(e)
-            if native is None or not native.rewrite:
-                raise RuleError(
-                    e.pos, f"{e.func} is not a native rewrite (register it with kiln.register_rule_native(rewrite=True))"
-                )
+        if isinstance(e, Const):
+            raise RuleError(e.pos, "a constant is not a value of the IR: build one, e.g. graph.constant(value=splat(0, x.type))")
+        if isinstance(e, Call) and not e.is_op and self._function(e) is not None and self._function(e).rewrite:  # type: ignore[union-attr]
             for a in e.args:
                 self._expr(a, scope, replacement=True)
             for _, a, _ in e.keywords:
                 self._expr(a, scope, replacement=True)
+            return
+        if not (isinstance(e, Call) and e.is_op):  # `rest[0]`, `*rest`, a native's value: IR values when it runs
+            self._expr(e, scope, replacement=True)
             return
         info = op_info(self.ctx, e.func, e.pos)
         for a in e.args:
@@ -404,7 +405,7 @@ class _Checker:
             e = e.expr
         if isinstance(e, Name):
             return scope[e.name].kind == "value"
-        return isinstance(e, Call) and e.is_op
+        return not isinstance(e, Starred) and not (isinstance(e, Call) and not e.is_op)
 
     def _how(self, e: Call, info: OpInfo, annotated: bool, top: bool) -> str:
         bad = [(k, pos) for k, _, pos in e.keywords if k not in info.attrs]

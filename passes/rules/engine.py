@@ -40,6 +40,7 @@ from kiln.passes.rules.syntax import (
     Pos,
     RuleError,
     Sequence_,
+    Starred,
     Unary,
     Walrus,
     Wildcard,
@@ -206,7 +207,12 @@ class Evaluator:
         if isinstance(e, GetItem):
             return self._eval(e.obj)[self._eval(e.index)]
         if isinstance(e, Call):
-            args = [self._eval(a) for a in e.args]
+            args: list[Any] = []
+            for a in e.args:
+                if isinstance(a, Starred):
+                    args.extend(self._eval(a.value))
+                else:
+                    args.append(self._eval(a))
             kwargs = {k: self._eval(a) for k, a, _ in e.keywords}
             if e.func in natives.BUILTINS:
                 return natives.BUILTINS[e.func](*args, **kwargs)
@@ -267,14 +273,12 @@ class Evaluator:
         annotation = None
         if isinstance(e, Annotated):
             annotation, e = e.type, e.expr
-        if isinstance(e, Name):
-            bound = self.env[e.name]
-            if isinstance(bound, Operation):
-                return list(bound.results)
-            return list(bound) if isinstance(bound, tuple) else [bound]
-        assert isinstance(e, Call)
-        if not e.is_op:
+        if isinstance(e, Starred):
+            return self._as_values(self.eval(e.value), e.pos)
+        if isinstance(e, Call) and not e.is_op and (native := natives.lookup(e.func)) is not None and native.rewrite:
             return self._native_rewrite(e, builder)
+        if not (isinstance(e, Call) and e.is_op):
+            return self._as_values(self.eval(e), e.pos)
         build = self.checked.builds[id(e)]
         operands = [v for a in e.args for v in self.values(a, builder)]
         try:
@@ -285,6 +289,16 @@ class Evaluator:
             raise self.fail(e.pos, f"cannot build {e.func}: {type(err).__name__}: {err}") from err
         builder.insert(op)
         return list(op.results)
+
+    def _as_values(self, obj: Any, pos: Pos) -> list[SSAValue]:
+        """IR values: a value, an op's results, or a sequence of values."""
+        if isinstance(obj, SSAValue):
+            return [obj]
+        if isinstance(obj, Operation):
+            return list(obj.results)
+        if isinstance(obj, (tuple, list)) and all(isinstance(v, SSAValue) for v in obj):
+            return list(obj)
+        raise self.fail(pos, f"{obj!r} is not a value of the IR")
 
     def _native_rewrite(self, e: Call, builder: natives.RuleBuilder) -> list[SSAValue]:
         native = natives.lookup(e.func)
@@ -426,7 +440,7 @@ class RulePattern(RewritePattern):
         if rule.erase:
             if any(r.uses for r in op.results):
                 raise evaluator.fail(rule.pos, f"cannot erase {op.name}: its results are used")
-            rewriter.erase_op(op)
+            rewriter.erase(op)
             return True
         builder = natives.RuleBuilder(rewriter, op)
         try:
@@ -448,7 +462,7 @@ class RulePattern(RewritePattern):
                 f"the replacement has type(s) {', '.join(map(str, new_types)) or 'none'} but the replaced "
                 f"{op.name} has {', '.join(map(str, old_types)) or 'none'}; add a guard such as `if x.type == r.type`",
             )
-        rewriter.replace_op(op, builder.ops, new)
+        rewriter.replace(op, builder.ops, new)
         return True
 
 

@@ -189,6 +189,13 @@ class Sequence_(Expr):
 
 
 @dataclass(frozen=True)
+class Starred(Expr):
+    """``*rest`` in a call's arguments: the values of a sequence, one argument each."""
+
+    value: Expr
+
+
+@dataclass(frozen=True)
 class Walrus(Expr):
     name: str
     value: Expr
@@ -417,6 +424,9 @@ class _Build(Transformer):
             else:
                 positional.append(_expr(arg))
         return Call(self._pos(meta), name, tuple(positional), tuple(keywords))
+
+    def starred(self, meta: Any, c: list[Any]) -> Expr:
+        return Starred(self._pos(meta), _expr(c[0]))
 
     def keyword(self, meta: Any, c: list[Any]) -> tuple[str, Expr, Pos]:
         return str(c[0]), _expr(c[1]), self._tok(c[0])

@@ -4,6 +4,7 @@ the language's patterns, guards, natives and errors."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -335,3 +336,29 @@ def test_natives_cannot_take_kiln_or_builtin_names() -> None:
         kiln.register_rule_native(lambda p: True, name="is_identity")
     with pytest.raises(ValueError, match="builtin"):
         kiln.register_rule_native(lambda p: True, name="splat")
+
+
+# --------------------------------------------------------------------------- docs/rules.md
+
+DOC = ROOT / "docs" / "rules.md"
+
+
+def _doc_blocks(lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", DOC.read_text(), re.S)
+
+
+def test_docs_show_the_real_grammar() -> None:
+    assert _doc_blocks("lark") == [(ROOT / "passes" / "rules" / "rules.lark").read_text()]
+
+
+def test_docs_examples_load(tmp_path: Path) -> None:
+    """Every rule file in docs/rules.md loads, with the natives its Python blocks register."""
+    namespace: dict[str, object] = {"__name__": "docs_rules"}  # one namespace, as a reader's session
+    for i, code in enumerate(_doc_blocks("python")):
+        exec(compile(code, f"{DOC}:python-block-{i}", "exec"), namespace)  # noqa: S102
+    blocks = _doc_blocks("rules")
+    assert len(blocks) >= 3
+    for i, text in enumerate(blocks):
+        path = tmp_path / f"block{i}.rules"
+        path.write_text(text)
+        assert load_rules(path).patterns

@@ -255,6 +255,16 @@ def test_keyword_patterns_alternatives_and_captures(tmp_path: Path) -> None:
     assert 'graph.cmp "lt", %y, %x' in out and 'graph.cmp "gt"' not in out and 'graph.cmp "eq", %x, %y' in out
 
 
+def test_op_attributes_win_over_value_attributes(tmp_path: Path) -> None:
+    ir = fn("%x: tensor<3xf32>", '  %0 = graph.scan "add", %x axis 0 : tensor<3xf32> -> tensor<3xf32>\n'
+            '  %1 = graph.scan "max", %0 axis 0 : tensor<3xf32> -> tensor<3xf32>', "%1", "tensor<3xf32>")
+    rules = 'rule r: graph.scan(x) as s if s.kind == "max" and s.type.kind == "float" and x.kind == "float" => x\n'
+    out = rewrite(tmp_path, rules, ir)
+    assert 'graph.scan "add"' in out and 'graph.scan "max"' not in out
+    with pytest.raises(RuleError, match="'s' is bound twice"):
+        rewrite(tmp_path, "rule r: graph.add(s, y) as s => y\n", ir)
+
+
 def test_star_pattern(tmp_path: Path) -> None:
     body = (
         "  %0 = graph.concat %x, %y axis 0 : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>\n"

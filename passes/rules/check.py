@@ -151,6 +151,8 @@ class CheckedRule:
     natives: set[str] = field(default_factory=set)
     #: type strings of annotations, parsed once, by id() of their Const node
     types: dict[int, Attribute] = field(default_factory=dict)
+    #: the ``name.attr`` nodes (by id()) that read an op's own property or attribute
+    op_attributes: dict[int, bool] = field(default_factory=dict)
 
 
 def check_rule(rule: Rule, ctx: Context) -> CheckedRule:
@@ -196,9 +198,9 @@ class _Checker:
                 raise RuleError(p.pos, f"{p.name!r} is already bound to something other than a value")
             return scope if old is not None else {**scope, p.name: Binding("value", (), p.pos)}
         if isinstance(p, AsPattern):
-            if p.name in scope or p.name == "_":
-                raise RuleError(p.pos, f"{p.name!r} is bound twice in the pattern")
             inner = self._pattern(p.pattern, scope, root)
+            if p.name in inner or p.name == "_":
+                raise RuleError(p.pos, f"{p.name!r} is bound twice in the pattern")
             return {**inner, p.name: Binding("value", self._ops_of(p.pattern), p.pos)}
         if isinstance(p, OrPattern):
             scopes = [self._pattern(a, scope, root) for a in p.alternatives]
@@ -282,7 +284,7 @@ class _Checker:
         elif isinstance(e, GetAttr):
             self._expr(e.obj, scope, replacement)
             if isinstance(e.obj, Name):
-                self._attribute(scope[e.obj.name], e.obj.name, e.attr, e.pos)
+                self.checked.op_attributes[id(e)] = self._attribute(scope[e.obj.name], e.obj.name, e.attr, e.pos)
         elif isinstance(e, GetItem):
             self._expr(e.obj, scope, replacement)
             self._expr(e.index, scope, replacement)
@@ -332,9 +334,15 @@ class _Checker:
             raise RuleError(e.pos, f"name {e.name!r} is not bound by the pattern or a guard{hint}")
         return b
 
-    def _attribute(self, b: Binding, name: str, attr: str, pos: Pos) -> None:
-        if b.kind == "python" or attr in VALUE_ATTRS:
-            return
+    def _attribute(self, b: Binding, name: str, attr: str, pos: Pos) -> bool:
+        """Check ``name.attr``; whether it reads the op's own attribute (which wins over a value
+        attribute of the same name: ``s.kind`` of a ``graph.scan``)."""
+        if b.kind == "python":
+            return False
+        if b.ops and all(attr in info.attrs for info in b.ops):
+            return True
+        if attr in VALUE_ATTRS:
+            return False
         if b.kind == "values":
             raise RuleError(pos, f"{name!r} holds several values (*{name}); it has no attribute {attr!r}")
         if not b.ops:
@@ -347,6 +355,7 @@ class _Checker:
             if info.attrs and attr not in info.attrs:
                 names = ", ".join([*VALUE_ATTRS, *sorted(info.attrs)])
                 raise RuleError(pos, f"{name!r} (a result of {info.name}) has no attribute {attr!r} (it has: {names})")
+        return True
 
     def _function(self, e: Call) -> natives.Native | None:
         if e.func in natives.BUILTINS:
@@ -380,7 +389,7 @@ class _Checker:
             return
         if isinstance(e, Const):
             raise RuleError(e.pos, "a constant is not a value of the IR: build one, e.g. graph.constant(value=splat(0, x.type))")
-        if isinstance(e, Call) and not e.is_op and self._function(e) is not None and self._function(e).rewrite:  # type: ignore[union-attr]
+        if isinstance(e, Call) and not e.is_op and (native := self._function(e)) is not None and native.rewrite:
             for a in e.args:
                 self._expr(a, scope, replacement=True)
             for _, a, _ in e.keywords:

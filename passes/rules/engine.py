@@ -203,7 +203,7 @@ class Evaluator:
         if isinstance(e, Name):
             return self.env[e.name]
         if isinstance(e, GetAttr):
-            return self.attribute(self._eval(e.obj), e.attr, e.pos)
+            return self.attribute(self._eval(e.obj), e.attr, e.pos, self.checked.op_attributes.get(id(e), False))
         if isinstance(e, GetItem):
             return self._eval(e.obj)[self._eval(e.index)]
         if isinstance(e, Call):
@@ -247,10 +247,11 @@ class Evaluator:
             return value
         raise self.fail(e.pos, "this expression cannot be evaluated here")
 
-    def attribute(self, obj: Any, name: str, pos: Pos) -> Any:
-        """``obj.name`` for a value, an op (multi-result root) or a type."""
+    def attribute(self, obj: Any, name: str, pos: Pos, of_op: bool = False) -> Any:
+        """``obj.name`` for a value, an op (multi-result root) or a type; ``of_op``: the name is
+        the op's own property or attribute (checked at load time), not a value attribute."""
         if isinstance(obj, SSAValue):
-            if name in VALUE_ATTRS:
+            if name in VALUE_ATTRS and not of_op:
                 return value_attr(obj, name)
             owner = obj.owner
             if isinstance(owner, Operation) and (attr := op_attribute(owner, name)) is not None:

@@ -7,6 +7,7 @@ The public API (see docs/ and the design card):
 - array ops usable inside and outside compiled functions: :func:`matmul`, :func:`relu`, ...
 - :mod:`kiln.config`: ``run_functions_eagerly``
 - :func:`register_dialect`, :func:`register_pass`: extend kiln-opt and the pipelines
+- :func:`register_rule_native`: a Python function that rule files call by name (docs/rules.md)
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ _EXPORTS: dict[str, str] = {
     "print": "kiln.frontend.printing",
     "register_dialect": "kiln.registry",
     "register_pass": "kiln.registry",
+    "register_rule_native": "kiln.passes.rules",
+    "RuleBuilder": "kiln.passes.rules",
     **{
         name: "kiln.frontend.array_ops"
         for name in (

@@ -13,7 +13,7 @@ import inspect
 import warnings
 from collections.abc import Callable, Sequence
 from io import StringIO
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.dialects import func
@@ -32,6 +32,9 @@ from kiln.frontend.tracer import TracedGraph, trace_graph
 from kiln.backends.c.isa import isa_scope, resolve_isa
 from kiln.backends.targets import get_backend
 from kiln.registry import make_context
+
+if TYPE_CHECKING:
+    from kiln.passes.rules import RuleSet
 
 
 def _print(module: ModuleOp, debuginfo: bool) -> str:
@@ -143,8 +146,11 @@ class ConcreteFunction:
         target: str,
         isa: str | None = None,
         erasure: unknown_rank.Erasure | None = None,
+        rules: RuleSet | None = None,
     ):
         self._traced = traced
+        #: the user's rules (kiln.function(rules=...)), applied to the graph before lowering
+        self.rules = rules
         #: how calls flatten arguments of unknown rank and shape such results (None: no such arguments)
         self._erasure = erasure
         self.signature = signature
@@ -197,6 +203,7 @@ class ConcreteFunction:
         target: str,
         autograph: bool = True,
         isa: str | None = None,
+        rules: RuleSet | None = None,
     ) -> ConcreteFunction:
         """Trace ``fn`` for ``signature``; with ``autograph``, its Python control flow is converted first."""
         types = [spec.tensor_type() for spec in signature.specs]
@@ -221,7 +228,7 @@ class ConcreteFunction:
             erasure = unknown_rank.Erasure(
                 name, tuple(names), erased, tuple(dict.fromkeys(record.same_shape)), tuple(record.outputs)
             )
-        return cls(traced, signature, target, isa, erasure)
+        return cls(traced, signature, target, isa, erasure, rules)
 
     # ------------------------------------------------------------------ the levels
 
@@ -262,6 +269,8 @@ class ConcreteFunction:
         module = Parser(ctx, self._located_ir()).parse_module()
         try:
             with isa_scope(self.isa):
+                if self.rules is not None:
+                    self.rules.apply(module)
                 for stage in self._backend.stages:
                     pipelines.run_stage(ctx, module, stage)
                     if keep_stages:
@@ -290,6 +299,8 @@ class ConcreteFunction:
         if self._interim is not None and not (self._backend.entry_ready and self._backend.entry_ready()):
             return self._interim  # the native entry extension is still being built
         target = f"{self.target}:{resolve_isa(self.isa)}" if self.target == "c" else self.target
+        if self.rules is not None:  # the rule files' text and their natives' code: no stale plan
+            target += f"+rules:{self.rules.fingerprint}"
         key = plan_cache.plan_key(self._located_ir(), target)
         plan = plan_cache.load(key)
         if plan is None:

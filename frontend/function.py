@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import re
 import weakref
 from dataclasses import replace
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,6 +25,13 @@ from kiln.backends.targets import get_backend
 from kiln.frontend import retracing, variables
 from kiln.frontend.concrete import ConcreteFunction, shared_arguments
 from kiln.frontend.signature import CallSignature, TensorSpec, signature_of, tensor_leaves
+
+if TYPE_CHECKING:
+    from kiln.passes.rules import RuleSet
+
+#: what ``rules=`` takes: a rule file (a path, or ``kiln:NAME``) or several
+RuleFiles = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+
 
 def _c_name(name: str) -> str:
     """The traced function's symbol: its Python name, made a valid C name that clashes with nothing."""
@@ -104,6 +112,12 @@ def _taking_scalars(entry: Callable[..., Any], key: tuple[Any, ...], concrete: C
     return _scalars_as_arrays(entry)
 
 
+def _load_rules(rules: RuleFiles) -> RuleSet:
+    from kiln.passes.rules import load_rules
+
+    return load_rules(rules)
+
+
 class Function:
     """A Python function compiled per call signature (see :func:`function`)."""
 
@@ -114,6 +128,7 @@ class Function:
         autograph: bool = True,
         target: str = "c",
         isa: str | None = None,
+        rules: RuleFiles | None = None,
     ):
         get_backend(target)  # unknown targets fail at decoration time
         if isa is not None:
@@ -132,6 +147,8 @@ class Function:
         self.autograph = autograph
         self.target = target
         self.isa = isa
+        #: the user's rule files, loaded and checked now (errors point at file:line:col)
+        self.rules: RuleSet | None = _load_rules(rules) if rules is not None else None
         self._monitor = retracing.RetraceMonitor(python_function)
         #: traced signatures, least recently used first (see cache_limit)
         self._concrete: retracing.TraceCache[ConcreteFunction] = retracing.TraceCache(
@@ -304,6 +321,7 @@ class Function:
             target=self.target,
             autograph=self.autograph,
             isa=self.isa,
+            rules=self.rules,
         )
         concrete.signature = sig.detached()  # the cache must not keep the call's Python values alive
         self._concrete.limit = self.cache_limit
@@ -370,13 +388,17 @@ def function(
     autograph: bool = True,
     target: str = "c",
     isa: str | None = None,
+    rules: RuleFiles | None = None,
 ) -> Any:
     """Compile ``func`` on its first call per signature (usable as ``@kiln.function`` or
     ``@kiln.function(input_signature=..., target=...)``). ``target`` is ``"c"`` or ``"cuda"``;
     ``isa`` forces the C target's SIMD instruction set (``avx512``, ``avx2``, ``neon``,
-    ``scalar``; default: ``$KILN_ISA``, else the host's)."""
+    ``scalar``; default: ``$KILN_ISA``, else the host's). ``rules`` names rule files (a path,
+    ``kiln:NAME``, or a list; docs/rules.md) whose rules rewrite the traced graph before it is
+    lowered; they are read when the function is decorated, and compiled code is cached per
+    rule text."""
 
     def wrap(f: Callable[..., Any]) -> Function:
-        return Function(f, input_signature=input_signature, autograph=autograph, target=target, isa=isa)
+        return Function(f, input_signature=input_signature, autograph=autograph, target=target, isa=isa, rules=rules)
 
     return wrap if func is None else wrap(func)

@@ -4,8 +4,10 @@
 An entry (``<key>.plan.json`` in the cache directory, with its sha256 beside it) holds the
 emitted source and the ABI signature of the traced function. The key hashes the traced ``graph`` IR with locations
 (exactly what ``kiln-opt -p graph-to-c`` sees), the target, the xDSL install and a fingerprint
-of kiln's compiler code (size and mtime of every source file), so editing a pass invalidates
-every entry. The shared object itself is still found by the toolchain's content hash.
+of kiln's compiler code (size and mtime of every source file, kiln's own rule files included),
+so editing a pass invalidates every entry. A function's own rules (``kiln.function(rules=...)``)
+are keyed by the caller through the target string. The shared object itself is still found by
+the toolchain's content hash.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ def _walk(root: Path, folder: Path) -> list[str]:
     for entry in os.scandir(folder):
         if entry.is_dir() and entry.name != "__pycache__":
             lines += _walk(root, Path(entry.path))
-        elif entry.name.endswith((".py", ".c", ".h")):
+        elif entry.name.endswith((".py", ".c", ".h", ".rules", ".lark")):  # kiln's rule files lower too
             lines.append(_stat_line(root, entry))
     return lines
 

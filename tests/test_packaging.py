@@ -54,6 +54,15 @@ def test_wheel_has_every_package_and_its_c_files(wheel_names: set[str]) -> None:
     assert not missing, f"not in the wheel: {missing}"
 
 
+def test_wheel_has_the_rule_grammar_and_kiln_rule_files(wheel_names: set[str]) -> None:
+    """The rule language reads its lark grammar and kiln's own .rules files at run time."""
+    assert "kiln/passes/rules/rules.lark" in wheel_names
+    rule_files = [p for p in _tracked_files() if p.suffix == ".rules" and p.parts[0] != "tests"]
+    assert rule_files
+    missing = [str(p) for p in rule_files if f"kiln/{p.as_posix()}" not in wheel_names]
+    assert not missing, f"not in the wheel: {missing}"
+
+
 def test_wheel_leaves_out_tests_and_build_script(wheel_names: set[str]) -> None:
     assert not [n for n in wheel_names if n.startswith(("kiln/tests/", "kiln/.venv/", "kiln/build/"))]
     assert "kiln/setup.py" not in wheel_names

@@ -4,7 +4,8 @@ Everything xdsl-opt accepts works here (``-p``, ``-t``, ``--split-input-file``,
 ``--verify-diagnostics``, ``--print-op-generic``, ``--print-between-passes``).
 Added: ``--load MODULE`` imports a user's Python module (a dotted name or a
 ``.py`` path) that may call :func:`kiln.register_dialect` /
-:func:`kiln.register_pass` to extend the tool. Errors in the input, the
+:func:`kiln.register_pass` / :func:`kiln.register_rule_native` to extend the tool;
+``--rules FILE`` applies a rule file (docs/rules.md) before the ``-p`` pipeline. Errors in the input, the
 pipeline or a pass are reported as one diagnostic with a non-zero exit code,
 never as a Python traceback. Any other exception (a bug) is reported as
 ``internal error in pass P at LOCATION``, with the input, the command and the
@@ -24,7 +25,7 @@ from typing import IO
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.arg_spec import parse_spec
-from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, PassFailedException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from kiln import registry
@@ -82,6 +83,14 @@ class KilnOptMain(xDSLOptMain):
     def setup_pipeline(self) -> None:
         super().setup_pipeline()
         callback = self.pipeline.callback
+        if self.args.rules:  # rule files run first, as apply-rules passes (checked here, before any input)
+            from kiln.passes.apply_rules import ApplyRules
+            from kiln.passes.rules import load_rules
+
+            for spec in self.args.rules:
+                load_rules(spec)
+            rules = tuple(ApplyRules(file=spec) for spec in self.args.rules)
+            self.pipeline = PassPipeline((*rules, *self.pipeline.passes), callback)
 
         def tracking(previous: ModulePass | None, module: ModuleOp, following: ModulePass | None) -> None:
             self.stage = f"the verifier after pass {previous.name}" if previous else "the verifier"
@@ -115,6 +124,13 @@ class KilnOptMain(xDSLOptMain):
             help="import a Python module (dotted name or .py path) that registers "
             "extra dialects and passes with kiln.register_dialect / kiln.register_pass",
         )
+        arg_parser.add_argument(
+            "--rules",
+            action="append",
+            default=[],
+            metavar="FILE",
+            help="apply the rules of FILE (a path, or kiln:NAME for one of kiln's) before the -p pipeline",
+        )
 
 
 def _preload(argv: Sequence[str]) -> None:
@@ -138,7 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _preload(argv)
         driver = KilnOptMain(description="kiln modular optimizer driver", args=argv)
         driver.run()
-    except (ParseError, DiagnosticException, PassFailedException) as e:
+    except (ParseError, DiagnosticException, PassFailedException, ArgSpecParseError) as e:
+        # ArgSpecParseError (a bad -p spec, such as an unquoted path) is a BaseException
         print(f"kiln-opt: error: {e}", file=sys.stderr)
         return 1
     except Exception as e:  # noqa: BLE001 (a bug: reported, never a traceback)

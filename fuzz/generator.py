@@ -815,7 +815,9 @@ class ProgramGen(ExprGen):
         assert h.ret is not None
         name = self.fresh()
         self.emit(f"{name} = {h.name}({', '.join(args)})")
-        ret = np.array(h.ret.proto) if is_array(h.ret.proto) else h.ret.proto
+        ret = h.ret.proto
+        if is_array(ret):  # a fresh array per call; a view (of the helper's temporary) stays a view
+            ret = np.array(ret)[...] if root_of(ret) is not ret else np.array(ret)
         self.bind(name, Val(name, ret, mag=h.ret.mag, g=h.ret.g, exact=h.ret.exact))
 
     # ------------------------------------------------------------------ returns

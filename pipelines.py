@@ -17,7 +17,7 @@ from xdsl.passes import ModulePass, PassPipeline
 #: stage name -> the pipeline (xdsl-opt syntax) that lowers the previous stage to it
 STAGES: dict[str, str] = {
     "graph": "",
-    "tensor": "graph-order-effects,graph-simplify,canonicalize,cse,graph-linalg-to-calls,convert-graph-to-linalg,linalg-fuse-elementwise,canonicalize,cse",
+    "tensor": "graph-order-effects,canonicalize,cse,graph-linalg-to-calls,convert-graph-to-linalg,linalg-fuse-elementwise,canonicalize,cse",
     "buffer": "kiln-bufferize,canonicalize,cse",
     "loops": "kiln-linalg-calls-to-kernel,convert-kalgo-to-kernel,linalg-matmul-to-kernel,linalg-conv-to-kernel,linalg-generalize-named-ops,kiln-parallel-loops,convert-linalg-to-loops,lower-affine,canonicalize,cse,"
     "kiln-vectorize,canonicalize,cse,promote-small-allocs",

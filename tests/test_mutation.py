@@ -319,6 +319,20 @@ def test_reversed_slices_of_run_time_length_stay_in_a_staged_loop(fn: Callable[.
     assert kiln.function(fn).get_concrete_function(x).ir.count("graph.while") == 1
 
 
+def write_through_rows(x, c):
+    v = np.concatenate([np.ones((1, 3)), x[1:]])
+    for row in v:
+        row[int(c[0]) % 2] = c[1]
+        row += 1.0
+    return v, x
+
+
+def test_rows_of_a_staged_for_loop_are_views() -> None:
+    """``for row in v: row[j] = ...`` writes ``v``, as NumPy's iteration gives views (the fuzzer's
+    program 7-93: the writes were lost)."""
+    check(write_through_rows, rand(6, 3), np.array([3.0, -2.5]))
+
+
 def shortest_paths(path):
     for k in range(path.shape[0]):
         path[:] = np.minimum(path[:], np.add.outer(path[:, k], path[k, :]))

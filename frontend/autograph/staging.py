@@ -944,7 +944,7 @@ def staged_for(
 
     def tensor_body(counters: Counters) -> Counters:
         (i,) = counters
-        body(emit(graph.GatherRowOp(iter_.value, i.value)))
+        body(iter_[i])  # a view of the row, as NumPy iterates: `row[0] = v` writes the array
         return [i + 1]
 
     zero = constant(np.asarray(0, dtype=np.int64))

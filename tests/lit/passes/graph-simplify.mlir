@@ -1,5 +1,5 @@
 // RUN: kiln-opt %s -p graph-simplify | filecheck %s
-// RUN: kiln-opt %s -p graph-to-tensor | filecheck %s --check-prefix=TENSOR
+// RUN: kiln-opt %s -p graph-simplify,graph-to-tensor | filecheck %s --check-prefix=TENSOR
 
 // kiln's own rules, all files together: the chain below is x, and what is left lowers to
 // nothing but the function's return. x + 0.0 stays (it is not x for x = -0.0).

@@ -1,0 +1,1004 @@
+"""Random well-defined NumPy functions in the style users write, as Python source.
+
+:func:`generate` returns the text of a module holding ``f`` (the function under
+test), perhaps a helper it calls, and ``inputs()`` (the arguments, as literals).
+The statements cover what kiln stages: ``if``/``else`` on traced conditions,
+``while`` loops bounded by a counter, ``for i in range(k)``, ``for row in x``,
+``break``/``continue``, early ``return``, nested loops, names bound in one
+branch only, writes to elements, slices, masks, views and arguments, buffers
+filled in loops, mixed dtypes, broadcasting, reductions and matmul.
+
+Rules that keep every program well defined (so a difference is kiln's bug):
+
+* indices are constants, loop indices whose range fits the axis, or ``e % n``;
+  slices may be anything (NumPy and kiln both clamp them);
+* integers stay far from overflow and divisors away from zero
+  (:mod:`kiln.fuzz.model`), and only exact values decide branches, indices,
+  comparisons and float-to-int casts;
+* a name is read only where it is bound on every path, a loop rebinds a name
+  only with a value of the same type, and ``while`` loops advance a counter
+  first thing in their body;
+* ``np.empty`` buffers are filled row by row before anything reads them.
+
+The eager check (:mod:`kiln.fuzz.check`) re-verifies the dynamic part of these
+rules and discards a program that breaks one.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kiln.fuzz.config import Config
+from kiln.fuzz.expressions import ExprGen, Reject, proto_eval
+from kiln.fuzz.model import (
+    FLOAT_LIMIT,
+    G_MAX,
+    INT_LIMIT,
+    Overflow,
+    Scope,
+    Val,
+    Var,
+    dtype_name,
+    is_array,
+    is_py,
+    kind_of,
+    root_of,
+    shape_of,
+)
+
+Shape = tuple[int, ...]
+
+_INPLACE = {
+    "+": lambda a, b: a.__iadd__(b),
+    "-": lambda a, b: a.__isub__(b),
+    "*": lambda a, b: a.__imul__(b),
+    "/": lambda a, b: a.__itruediv__(b),
+    "//": lambda a, b: a.__ifloordiv__(b),
+    "%": lambda a, b: a.__imod__(b),
+    "&": lambda a, b: a.__iand__(b),
+    "|": lambda a, b: a.__ior__(b),
+    "^": lambda a, b: a.__ixor__(b),
+}
+
+
+@dataclass
+class Program:
+    """A generated module: its source and the seed it came from."""
+
+    seed: str
+    source: str
+
+
+@dataclass
+class _Loop:
+    kind: str  # "for" or "while"
+    #: statements that may not run after a break (buffer fills must complete)
+    no_exit: bool = False
+
+
+@dataclass
+class _Helper:
+    name: str
+    params: list[tuple[Any, bool]]  # (proto, exact) per parameter
+    written: list[bool]  # whether the helper writes into each parameter
+    ret: Val | None = None
+
+
+@dataclass
+class _Arg:
+    name: str
+    literal: str
+    proto: Any
+
+
+@dataclass
+class _State:
+    lines: list[str] = field(default_factory=list)
+    indent: int = 1
+
+
+class ProgramGen(ExprGen):
+    """Statements, functions and the module around them."""
+
+    def __init__(self, rng: random.Random, config: Config) -> None:
+        super().__init__(rng, config)
+        self.st = _State()
+        self.counter = 0
+        self.loops: list[_Loop] = []
+        self.budget = 0
+        self.ret_spec: list[tuple[Shape, str]] | None = None
+        self.helpers: list[_Helper] = []
+        self.dims: list[int] = []
+        self.in_helper = False
+        self.arg_names: set[str] = set()
+
+    # ------------------------------------------------------------------ emission helpers
+
+    def emit(self, line: str) -> None:
+        self.st.lines.append("    " * self.st.indent + line)
+
+    @contextmanager
+    def block(self) -> Iterator[None]:
+        self.st.indent += 1
+        start = len(self.st.lines)
+        yield
+        if len(self.st.lines) == start:
+            self.emit("pass")
+        self.st.indent -= 1
+
+    def fresh(self, prefix: str = "v") -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    # ------------------------------------------------------------------ binding names
+
+    def bind(self, name: str, val: Val, exact_class: bool | None = None, **flags: Any) -> Var:
+        old = self.scope.vars.get(name)
+        if self.loops and old is not None and old.bound and old.usable:
+            val.exact = val.exact and self.read(old).exact
+        if exact_class is not None:
+            val.exact = val.exact and exact_class
+        if val.kind == "f" and val.exact and val.g > G_MAX:
+            val.exact = False
+        roots = self.roots_for(val)
+        view = is_array(val.proto) and root_of(val.proto) is not val.proto
+        var = Var(name, val.proto, roots, writable=is_array(val.proto), static_int=val.static_int, view=view,
+                  seen=sum(self.storages[r].version for r in roots), **flags)
+        self.scope.vars[name] = var
+        return var
+
+    def same_type(self, a: Any, b: Any) -> bool:
+        return dtype_name(a) == dtype_name(b) and shape_of(a) == shape_of(b) and is_array(a) == is_array(b)
+
+    def rebind_ok(self, var: Var, val: Val) -> bool:
+        """Inside loops and branches a name keeps its type; in loops an exact name stays exact."""
+        if var.reserved or var.lo is not None:
+            return False
+        if not self.cfg.rebind_args and var.name in self.arg_names and (self.loops or self.st.indent > 1):
+            return False
+        if (self.loops or self.st.indent > 1) and not self.same_type(var.proto, val.proto):
+            return False
+        if self.loops and self.read(var).exact and (not val.exact or (val.kind == "f" and val.g > G_MAX)):
+            return False
+        return True
+
+    def merge(self, a: Scope, b: Scope) -> Scope:
+        out = Scope()
+        for name in {**a.vars, **b.vars}:
+            va, vb = a.vars.get(name), b.vars.get(name)
+            if va is vb:
+                assert va is not None
+                out.vars[name] = va
+            elif va is not None and vb is not None:
+                same = va.usable and vb.usable and self.same_type(va.proto, vb.proto)
+                out.vars[name] = Var(
+                    name, va.proto, va.roots | vb.roots, bound=va.bound and vb.bound, usable=same,
+                    reserved=va.reserved or vb.reserved, writable=va.writable and vb.writable,
+                    static_int=va.static_int and vb.static_int, view=va.view or vb.view,
+                    seen=va.seen if (va.roots, va.seen) == (vb.roots, vb.seen) else -1,
+                )
+            else:
+                only = va or vb
+                assert only is not None
+                out.vars[name] = Var(name, only.proto, only.roots, bound=False, usable=only.usable,
+                                     reserved=only.reserved, writable=only.writable)
+        return out
+
+    # ------------------------------------------------------------------ shapes and values
+
+    def shape(self, max_rank: int = 2) -> Shape:
+        rank = self.rng.choice([0, 1, 1, 2, 2, 2][: 2 + 2 * max_rank])
+        return tuple(self.rng.choice(self.dims) for _ in range(rank))
+
+    def array_vars(self) -> list[Var]:
+        return [v for v in self.vars_of(arrays_only=True) if not v.reserved]
+
+    # ------------------------------------------------------------------ statements
+
+    def statements(self, n: int) -> bool:
+        """Up to ``n`` statements; True when the block ended in a jump (nothing after it runs)."""
+        for _ in range(n):
+            if self.budget <= 0:
+                break
+            if self.statement():
+                return True
+        return False
+
+    def statement(self) -> bool:
+        self.budget -= 1
+        depth = len(self.loops) + self.st.indent
+        nested_ok = depth < 5 and self.budget > 1
+        cfg = self.cfg
+        table: list[tuple[float, Any]] = [
+            (4, self.s_assign),
+            (1.5, self.s_rebind),
+            (1.5, self.s_augassign),
+        ]
+        if cfg.writes:
+            table += [(3, self.s_setitem), (0.7, self.s_out), (0.4, self.s_copyto)]
+        if cfg.views:
+            table.append((1.5, self.s_view))
+        if nested_ok:
+            table.append((2, self.s_if))
+            if cfg.range_loops:
+                table.append((2, self.s_for_range))
+            if cfg.row_loops:
+                table.append((1, self.s_for_rows))
+            if cfg.while_loops:
+                table.append((1.2, self.s_while))
+            if cfg.buffers:
+                table.append((1, self.s_buffer))
+            if cfg.accumulators and (cfg.range_loops or cfg.row_loops):
+                table.append((0.8, self.s_accumulate))
+        if self.loops and cfg.break_continue:
+            table.append((0.8, self.s_jump))
+        if cfg.early_return and self.ret_spec is not None and not self.in_helper:
+            table.append((0.5, self.s_early_return))
+        if self.helpers and not self.in_helper:
+            table.append((0.8, self.s_call))
+        total = sum(w for w, _ in table)
+        for _ in range(6):
+            pick = self.rng.random() * total
+            for w, make in table:
+                pick -= w
+                if pick <= 0:
+                    break
+            mark, indent, loops = len(self.st.lines), self.st.indent, list(self.loops)
+            saved = self.scope.copy()
+            try:
+                return bool(make())
+            except (Reject, Overflow):
+                del self.st.lines[mark:]
+                self.scope, self.st.indent, self.loops = saved, indent, loops
+        return False
+
+    def s_assign(self) -> None:
+        val = self.expr(self.shape(), self.rng.choice(["f", "f", "i", "b", "if"]), exact=self.chance(0.3), depth=self.rng.randint(1, 3))
+        name = self.fresh()
+        self.emit(f"{name} = {val.src}")
+        self.bind(name, val)
+
+    def s_rebind(self) -> None:
+        cands = [v for v in self.vars_of() if not v.reserved and v.lo is None]
+        if not cands:
+            raise Reject("nothing to rebind")
+        var = self.rng.choice(cands)
+        cur = self.read(var)
+        val = self.expr(cur.shape, cur.kind, exact=cur.exact and bool(self.loops), depth=2)
+        if not self.rebind_ok(var, val):
+            if val.kind == cur.kind and val.shape == cur.shape and cur.kind != "b" and not is_py(var.proto):
+                val = self.astype_to(val, var.proto)
+            if not self.rebind_ok(var, val):
+                raise Reject("type change in a loop")
+        self.emit(f"{var.name} = {val.src}")
+        self.bind(var.name, val)
+
+    def astype_to(self, val: Val, proto: Any) -> Val:
+        dt = dtype_name(proto)
+        if val.kind == "f" and kind_of(proto) != "f" and not val.exact:
+            raise Reject("inexact cast")
+        if is_py(val.proto):
+            src, fn = f"np.asarray({val.src}, dtype=np.{dt})", lambda p: np.asarray(p, dtype=dt)
+        else:
+            src, fn = f"{val.src}.astype(np.{dt})", lambda p: p.astype(dt)
+        new = proto_eval(fn, val.proto)
+        if not is_array(proto) and is_array(new):
+            raise Reject("scalar vs array")
+        return Val(src, new, mag=val.mag, g=val.g if kind_of(proto) == "f" else 0, exact=val.exact).checked()
+
+    def s_augassign(self) -> None:
+        cands = [v for v in self.vars_of("if") if not v.reserved and v.lo is None]
+        if not cands:
+            raise Reject("no target")
+        var = self.rng.choice(cands)
+        if isinstance(var.proto, np.generic) and not self.cfg.augassign_scalars:
+            raise Reject("op= on a NumPy scalar")
+        cur = self.read(var)
+        op = self.rng.choice(["+", "-", "*", "+", "-", "/", "//", "%"] if cur.kind == "f" else ["+", "-", "*", "+", "//", "%", "&", "|"])
+        rhs, stats = self.rhs_for(op, cur, self.bshape(cur.shape) if is_array(var.proto) else ())
+        fn = _INPLACE[op]
+        if is_array(var.proto) and not var.writable:
+            raise Reject("may not be an array here")
+        if is_array(var.proto):
+            proto = proto_eval(lambda p, q: fn(p.copy(), q), var.proto, rhs.proto)
+            if shape_of(proto) != cur.shape:
+                raise Reject("broadcast")
+            new = Val("", proto, **stats).checked()
+            if not self.write_ok(var, new):
+                raise Reject("inexact write into an exact array")
+            self.emit(f"{var.name} {op}= {rhs.src}")
+            self.note_write(var, new)
+            return
+        proto = proto_eval(lambda p, q: fn(p, q) if hasattr(p, "__iadd__") else _BIN[op](p, q), var.proto, rhs.proto)
+        new = Val(f"({var.name} {op} {rhs.src})", proto, **stats).checked()
+        if not self.rebind_ok(var, new):
+            raise Reject("type change")
+        self.emit(f"{var.name} {op}= {rhs.src}")
+        self.bind(var.name, new)
+
+    def rhs_for(self, op: str, cur: Val, shape: Shape) -> tuple[Val, dict[str, Any]]:
+        """The right operand of ``cur op= rhs`` and the statistics of the result."""
+        if op in ("//", "%"):
+            if cur.kind == "f":
+                k = self.rng.choice((1, 2, 0.5))
+                rhs = Val(repr(k), k, mag=k)
+                return rhs, {"mag": cur.mag * (2 if k == 0.5 else 1) if op == "//" else k, "g": cur.g + (1 if k == 0.5 else 0), "exact": cur.exact}
+            if self.chance(0.6):
+                k = self.rng.randint(1, 6)
+                rhs = Val(str(k), k, mag=k, static_int=True)
+            else:
+                d = self.expr(shape, "i", True, 1)
+                rhs = Val(f"(np.abs({d.src}) + 1)", proto_eval(lambda p: np.abs(p) + 1, d.proto), mag=d.mag + 1)
+            return rhs, {"mag": cur.mag if op == "//" else rhs.mag, "exact": True}
+        if op == "/":
+            if self.chance(0.5):
+                k = self.rng.choice((2, 4))
+                rhs = Val(str(k), k, mag=k)
+                return rhs, {"mag": cur.mag, "g": cur.g + (1 if k == 2 else 2), "exact": cur.exact}
+            d = self.expr(shape, "if", False, 1)
+            rhs = Val(f"(np.abs({d.src}) + 1)", proto_eval(lambda p: np.abs(p) + 1, d.proto), mag=d.mag + 1)
+            return rhs, {"mag": cur.mag, "exact": False}
+        kinds = "ib" if cur.kind == "i" else "b" if cur.kind == "b" else "if"
+        rhs = self.operand(shape, kinds, cur.exact and self.chance(0.7), 2) if shape else self.expr((), kinds, cur.exact and self.chance(0.7), 1)
+        ex = cur.exact and rhs.exact
+        if op == "*":
+            return rhs, {"mag": cur.mag * rhs.mag, "g": cur.g + rhs.g, "exact": ex}
+        if op in "&|^":
+            return rhs, {"mag": 2 * max(cur.mag, rhs.mag), "exact": ex}
+        return rhs, {"mag": cur.mag + rhs.mag, "g": max(cur.g, rhs.g), "exact": ex}
+
+    # ---- writes into arrays
+
+    def target_key(self, var: Var) -> tuple[str, Any, str]:
+        """An index into ``var`` for a write: source text, key for the proto, and ``"mask"``,
+        ``"dynamic"`` (a slice bounded by a loop index: its shape varies) or ``""``."""
+        shp = shape_of(var.proto)
+        rng = self.rng
+        r = rng.random()
+        if r < 0.12:
+            m = self.expr(shp, "b", True, 1)
+            if m.shape == shp:
+                return m.src, m.proto, "mask"
+        if r < 0.2:
+            for v in self.scope.readable():
+                if v.lo is not None and v.lo >= 0 and v.hi is not None and v.hi <= shp[0]:
+                    if rng.random() < 0.5:
+                        return f":{v.name}", slice(None, v.lo), "dynamic"
+                    return f"{v.name}:", slice(v.lo, None), "dynamic"
+        parts, keys = [], []
+        for axis, n in enumerate(shp):
+            if axis and rng.random() < 0.35:
+                break
+            c = rng.random()
+            if c < 0.45:
+                i = self.index(n)
+                parts.append(i.src)
+                keys.append(i.proto)
+            elif c < 0.85:
+                text, key = self._slice_for(n, rng.randint(1, n))
+                parts.append(text)
+                keys.append(key)
+            else:
+                parts.append(":")
+                keys.append(slice(None))
+        if not parts:
+            return "...", Ellipsis, ""
+        if len(parts) < len(shp) and rng.random() < 0.2:
+            return ", ".join(parts) + ", ...", tuple(keys) + (Ellipsis,), ""
+        return ", ".join(parts), tuple(keys), ""
+
+    def writable_target(self) -> Var:
+        cands = [v for v in self.array_vars() if shape_of(v.proto)]
+        if not self.cfg.arg_writes:
+            cands = [v for v in cands if not any(r in self.arg_roots for r in v.roots)]
+        if not cands:
+            raise Reject("no array to write")
+        return self.rng.choice(cands)
+
+    def s_setitem(self) -> None:
+        var = self.writable_target()
+        cur = self.read(var)
+        text, key, how = self.target_key(var)
+        region = proto_eval(lambda p: p[key], var.proto)
+        rshape = shape_of(region)
+        mask, dynamic = how == "mask", how == "dynamic"
+        aug = self.rng.random() < 0.35
+        if aug:
+            op = self.rng.choice(["+", "-", "*", "+"] if cur.kind != "b" else ["|", "&"])
+            rhs, stats = self.rhs_for(op, cur, () if mask or dynamic else self.bshape(rshape))
+            fn = _INPLACE[op]
+
+            def apply(p: Any, q: Any) -> Any:
+                t = p.copy()
+                k = key
+                item = t[k]
+                t[k] = fn(item, q) if isinstance(item, np.ndarray) else _BIN[op](item, q)
+                return t
+
+            proto_eval(apply, var.proto, rhs.proto)
+            # what lands in the array: cur op rhs, cast back (the NumPy-scalar path casts unsafely)
+            new = Val("", region, **stats).checked()
+            res_kind = kind_of(proto_eval(lambda a, b: _BIN[op](a, b), region, rhs.proto))
+            if res_kind == "f" and cur.kind != "f" and not new.exact:
+                raise Reject("inexact value cast to int")
+            self.check_write(var, new)
+            self.emit(f"{var.name}[{text}] {op}= {rhs.src}")
+            self.note_write(var, new)
+            return
+        vshape = () if mask or dynamic or self.rng.random() < 0.15 else self.bshape(rshape)
+        need_exact = cur.kind != "f" or self.read(var).exact
+        val = self.expr(vshape, self.rng.choice(["f", "i", "b"]) if cur.kind != "b" else "b", exact=need_exact, depth=2)
+        if val.kind == "f" and cur.kind != "f" and not val.exact:
+            raise Reject("inexact value cast to int")
+        if cur.kind == "i" and val.mag > 2.0**30:
+            raise Reject("cast overflow")
+
+        def store(p: Any, q: Any) -> Any:
+            t = p.copy()
+            t[key] = q
+            return t
+
+        proto_eval(store, var.proto, val.proto)
+        self.check_write(var, val)
+        self.emit(f"{var.name}[{text}] = {val.src}")
+        self.note_write(var, val)
+
+    def check_write(self, var: Var, val: Val) -> None:
+        if not self.write_ok(var, val):
+            raise Reject("inexact write into an exact array")
+
+    def s_out(self) -> None:
+        var = self.writable_target()
+        cur = self.read(var)
+        whole = self.rng.random() < 0.5
+        if whole:
+            text, region = var.name, var.proto
+        else:
+            t, key, how = self.target_key(var)
+            region = proto_eval(lambda p: p[key], var.proto)
+            if how or not isinstance(region, np.ndarray):
+                raise Reject("out= needs an array")
+            text = f"{var.name}[{t}]"
+        rshape = shape_of(region)
+        name = self.rng.choice(["np.add", "np.subtract", "np.multiply", "np.maximum", "np.minimum", "np.negative", "np.abs"])
+        unary = name in ("np.negative", "np.abs")
+        kinds = cur.kind if cur.kind != "b" else "b"
+        a = self.expr(self.bshape(rshape), kinds, cur.exact, 2)
+        b = None if unary else self.operand(rshape, kinds, cur.exact, 2)
+        ufunc = getattr(np, name[3:])
+        protos = (a.proto,) if b is None else (a.proto, b.proto)
+        proto_eval(lambda *ps: ufunc(*ps, out=region.copy()), *protos)
+        if b is None:
+            stats = {"mag": a.mag, "g": a.g, "exact": a.exact}
+        elif name == "np.multiply":
+            stats = {"mag": a.mag * b.mag, "g": a.g + b.g, "exact": a.exact and b.exact}
+        else:
+            stats = {"mag": a.mag + b.mag, "g": max(a.g, b.g), "exact": a.exact and b.exact}
+        new = Val("", region, **stats).checked()
+        self.check_write(var, new)
+        args = a.src if b is None else f"{a.src}, {b.src}"
+        self.emit(f"{name}({args}, out={text})")
+        self.note_write(var, new)
+
+    def s_copyto(self) -> None:
+        var = self.writable_target()
+        cur = self.read(var)
+        t, key, how = self.target_key(var)
+        region = proto_eval(lambda p: p[key], var.proto)
+        if how or not isinstance(region, np.ndarray):
+            raise Reject("copyto needs an array")
+        val = self.expr(self.bshape(shape_of(region)), cur.kind, cur.exact, 2)
+        proto_eval(lambda r, q: np.copyto(r.copy(), q), region, val.proto)
+        self.check_write(var, val)
+        self.emit(f"np.copyto({var.name}[{t}], {val.src})")
+        self.note_write(var, val)
+
+    def s_view(self) -> None:
+        cands = [v for v in self.array_vars() if shape_of(v.proto)]
+        if not cands:
+            raise Reject("no array")
+        var = self.rng.choice(cands)
+        x = self.read(var)
+        shp = x.shape
+        rng = self.rng
+        forms: list[tuple[str, Any]] = [("{}[::-1]", lambda p: p[::-1]), ("{}[:]", lambda p: p[:])]
+        if shp[0] > 1:
+            forms += [("{}[1:]", lambda p: p[1:]), ("{}[:-1]", lambda p: p[:-1]), ("{}[::2]", lambda p: p[::2])]
+        if len(shp) >= 2:
+            forms += [("{}.T", lambda p: p.T), ("np.transpose({})", np.transpose)] * 2
+            i = self.index(shp[0])
+            forms.append((f"{{}}[{i.src}]", lambda p, k=i.proto: p[k]))
+            forms.append(("{}[:, 1:]" if shp[1] > 1 else "{}[:, ::-1]", lambda p: p[:, 1:] if shp[1] > 1 else p[:, ::-1]))
+            forms.append(("{}[1:, ::2]", lambda p: p[1:, ::2]))
+        forms += [("{}.reshape(-1)", lambda p: p.reshape(-1)), ("{}.ravel()", lambda p: p.ravel()), ("{}[None]", lambda p: p[None]),
+                  ("np.expand_dims({}, 0)", lambda p: np.expand_dims(p, 0))]
+        if len(shp) == 1 and shp[0] % 2 == 0 and shp[0] > 2:
+            forms.append((f"{{}}.reshape(2, {shp[0] // 2})", lambda p: p.reshape(2, shp[0] // 2)))
+        if len(shp) == 2 and 1 in shp:
+            forms.append(("np.squeeze({})", np.squeeze))
+        fmt, fn = rng.choice(forms)
+        val = self.apply1(x, fmt, fn)
+        if "reshape" in fmt or "ravel" in fmt:
+            val = self.reshape_checked(val, x)
+        if len(val.shape) > 3 or not val.shape:
+            raise Reject("view rank")
+        name = self.fresh("w")
+        self.emit(f"{name} = {val.src}")
+        self.bind(name, val)
+
+    # ---- control flow
+
+    def s_if(self) -> bool:
+        cond = self.condition()
+        self.emit(f"if {cond.src}:")
+        before = self.scope.copy()
+        n = self.rng.randint(1, 3)
+        with self.block():
+            jumped_a = self.statements(n)
+        after_a = self.scope
+        has_else = self.rng.random() < 0.55
+        jumped_b = False
+        if has_else:
+            self.scope = before.copy()
+            self.emit("else:")
+            with self.block():
+                if self.rng.random() < 0.5 and not jumped_a:
+                    self.mirror_bindings(before, after_a)
+                jumped_b = self.statements(self.rng.randint(1, 3))
+            after_b = self.scope
+        else:
+            after_b = before
+        if jumped_a and jumped_b:
+            self.scope = self.merge(after_a, after_b)
+            return True
+        self.scope = after_b if jumped_a else after_a if jumped_b else self.merge(after_a, after_b)
+        return False
+
+    def mirror_bindings(self, before: Scope, after_a: Scope) -> None:
+        """Bind in the else branch the names the if branch bound, with values of the same type."""
+        for name, var in after_a.vars.items():
+            if before.vars.get(name) is var or not var.bound or not var.usable or var.lo is not None:
+                continue
+            want = self.read(var)
+            val = self.expr(want.shape, want.kind, exact=want.exact, depth=2)
+            if not self.same_type(val.proto, var.proto):
+                try:
+                    val = self.astype_to(val, var.proto)
+                except (Reject, Overflow):
+                    continue
+                if not self.same_type(val.proto, var.proto):
+                    continue
+            self.emit(f"{name} = {val.src}")
+            self.bind(name, val)
+
+    def loop_body(self, loop: _Loop, first: list[str] | None = None, n: int | None = None,
+                  counter: tuple[str, Val] | None = None) -> None:
+        """The body of a loop: its scope merged back (a loop may run any number of times).
+
+        ``first`` lines open the body; ``counter`` is a while loop's counter, bound
+        (stepped) by them and written by nothing else.
+        """
+        before = self.scope.copy()
+        self.widen_all()
+        self.loops.append(loop)
+        with self.block():
+            for line in first or []:
+                self.emit(line)
+            if counter is not None:
+                self.bind(*counter)
+                self.scope.vars[counter[0]].reserved = True
+            self.statements(n or self.rng.randint(1, 4))
+        self.loops.pop()
+        self.scope = self.merge(before, self.scope)
+
+    def range_args(self) -> tuple[str, int, int]:
+        """``range(...)`` text with at least one iteration, and the index's range."""
+        rng = self.rng
+        arrays = [v for v in self.array_vars() if shape_of(v.proto)]
+        if arrays and rng.random() < 0.5:
+            v = rng.choice(arrays)
+            n = shape_of(v.proto)[0]
+            stop = rng.choice([f"{v.name}.shape[0]", f"len({v.name})"])
+        else:
+            n = rng.choice([2, 3, 5, 6, 7, 8] + self.dims)
+            stop = str(n)
+        form = rng.random()
+        if form < 0.55 or n < 2:
+            return f"range({stop})", 0, n - 1
+        if form < 0.75:
+            return f"range(1, {stop})", 1, n - 1
+        if form < 0.9:
+            return f"range({stop} - 1, -1, -1)", 0, n - 1
+        return f"range(0, {stop}, 2)", 0, n - 1 - (n - 1) % 2
+
+    def s_for_range(self) -> None:
+        text, lo, hi = self.range_args()
+        name = self.fresh("i")
+        self.emit(f"for {name} in {text}:")
+        before = self.scope.vars.get(name)
+        self.scope.vars[name] = Var(name, lo, frozenset(), lo=lo, hi=hi, writable=False)
+        self.loop_body(_Loop("for"))
+        self.scope.vars[name] = Var(name, lo, frozenset(), bound=False, writable=False) if before is None else before
+
+    def s_for_rows(self) -> None:
+        cands = [v for v in self.vars_of() if is_array(v.proto) and shape_of(v.proto) and not v.reserved]
+        if not self.cfg.scalar_items:
+            cands = [v for v in cands if len(shape_of(v.proto)) >= 2]
+        if not cands:
+            raise Reject("nothing to iterate")
+        var = self.rng.choice(cands)
+        seq = self.read(var)
+        if self.rng.random() < 0.3 and self.cfg.views:
+            seq = self.same_shape_view(seq) if self.rng.random() < 0.5 else seq
+            if len(seq.shape) >= 2 and self.rng.random() < 0.5:
+                seq = self.apply1(seq, "{}.T", lambda p: p.T)
+        row = self.fresh("r")
+        item = proto_eval(lambda p: p[0], seq.proto)
+        if self.cfg.enumerate_loops and self.rng.random() < 0.1:
+            k = self.fresh("k")
+            self.emit(f"for {k}, {row} in enumerate({seq.src}):")
+            self.scope.vars[k] = Var(k, 0, frozenset(), lo=0, hi=seq.shape[0] - 1, writable=False)
+        else:
+            k = None
+            self.emit(f"for {row} in {seq.src}:")
+        item_val = Val(row, item, mag=seq.mag, g=seq.g, exact=seq.exact)
+        self.bind(row, item_val)
+        self.scope.vars[row].reserved = not is_array(item) or not self.cfg.row_writes
+        self.loop_body(_Loop("for"))
+        self.scope.vars[row] = Var(row, item, frozenset(), bound=False)
+        if k:
+            self.scope.vars[k] = Var(k, 0, frozenset(), bound=False)
+
+    def s_while(self) -> None:
+        rng = self.rng
+        t = self.fresh("t")
+        limit = rng.randint(2, 6)
+        form = rng.random()
+        if form < 0.45:
+            start = self.expr((), "i", True, 1)
+            init = Val(f"({start.src} % 3)", proto_eval(lambda p: p % 3, start.proto), mag=3)
+            step, test = "1", f"{t} < {limit}"
+        elif form < 0.75:
+            init = self.expr((), "f", True, 1)
+            if init.mag > 8:
+                init = self.const("f")
+            step = rng.choice(["1", "1.5", "2.0"])
+            test = f"{t} < {limit}.0"
+        else:
+            init = Val("np.zeros((), dtype=np.int64)", np.zeros((), np.int64), mag=1)
+            if rng.random() < 0.5:
+                init = Val("0", 0, mag=1, static_int=True)
+            step, test = "1", f"{t} < {limit + 4}"
+        self.emit(f"{t} = {init.src}")
+        self.bind(t, init)
+        self.widen_all()  # the test runs again after every iteration
+        extra = ""
+        if rng.random() < 0.3:
+            extra = f" and {self.condition(1).src}"
+        if rng.random() < 0.2:
+            self.emit("while True:")
+            scalar = isinstance(init.proto, np.generic) and not self.cfg.augassign_scalars
+            first = [f"{t} = {t} + {step}" if scalar else f"{t} += {step}", f"if {t} > {limit + 4}:", "    break"]
+        else:
+            self.emit(f"while {test}{extra}:")
+            scalar = isinstance(init.proto, np.generic) and not self.cfg.augassign_scalars
+            first = [f"{t} += {step}" if rng.random() < 0.6 and not scalar else f"{t} = {t} + {step}"]
+        stepped = proto_eval(lambda p: p + float(step) if "." in step else p + 1, init.proto)
+        if "+=" in first[0] and is_array(init.proto):
+            stepped = init.proto
+        counter = Val(t, stepped, mag=max(init.mag, 0) + limit + 8, g=max(init.g, 1), exact=True)
+        self.loop_body(_Loop("while"), first, counter=(t, counter))
+        # after the loop the counter holds its start or a stepped value
+        old = self.scope.vars[t]
+        same = self.same_type(init.proto, stepped)
+        self.bind(t, counter)
+        self.scope.vars[t].roots |= old.roots
+        self.scope.vars[t].usable = same
+
+    def s_jump(self) -> bool:
+        loop = self.loops[-1]
+        if loop.no_exit:
+            raise Reject("this loop must complete")
+        word = self.rng.choice(["break", "continue"])
+        if self.rng.random() < 0.25:
+            self.emit(word)
+            return True
+        cond = self.condition(1)
+        self.emit(f"if {cond.src}:")
+        with self.block():
+            self.emit(word)
+        return False
+
+    def s_buffer(self) -> None:
+        rng = self.rng
+        shape = (rng.choice(self.dims),) + self.shape(1)
+        dt = rng.choice(["float64", "float64", "float32", "int64", "int32"])
+        maker = rng.choice(["np.empty", "np.zeros", "np.zeros"])
+        name = self.fresh("buf")
+        shp = repr(shape) if len(shape) > 1 else str(shape[0])
+        text = f"{maker}({shp}, dtype=np.{dt})" if rng.random() < 0.8 else f"{maker}({shp})"
+        dt = dt if "dtype" in text else "float64"
+        kind = "f" if "float" in dt else "i"
+        inexact = kind == "f" and rng.random() < 0.5
+        self.emit(f"{name} = {text}")
+        self.bind(name, Val(text, np.zeros(shape, dtype=dt), mag=1), exact_class=not inexact)
+        i = self.fresh("i")
+        self.emit(f"for {i} in range({shape[0]}):")
+        self.scope.vars[i] = Var(i, 0, frozenset(), lo=0, hi=shape[0] - 1, writable=False)
+        self.widen_all()
+        self.loops.append(_Loop("for", no_exit=True))
+        val = self.expr(shape[1:], kind, exact=not inexact, depth=2)
+        if val.kind == "f" and kind == "i" and not val.exact:
+            val = self.filled(shape[1:], "i")
+        buf = self.scope.vars[name]
+        self.check_write(buf, val)
+        self.note_write(buf, val)
+        before = self.scope.copy()
+        with self.block():
+            self.emit(f"{name}[{i}] = {val.src}")
+            self.statements(rng.randint(0, 2))
+        self.loops.pop()
+        self.scope = self.merge(before, self.scope)
+        self.scope.vars[i] = Var(i, 0, frozenset(), bound=False, writable=False)
+        self.scope.vars[name] = buf
+
+    def s_accumulate(self) -> None:
+        rng = self.rng
+        acc = self.fresh("acc")
+        kind = rng.choice("if")
+        init = "0" if kind == "i" else rng.choice(["0.0", "0"])
+        self.emit(f"{acc} = {init}")
+        if rng.random() < 0.6 or not self.cfg.row_loops:
+            text, lo, hi = self.range_args()
+            i = self.fresh("i")
+            self.emit(f"for {i} in {text}:")
+            self.scope.vars[i] = Var(i, lo, frozenset(), lo=lo, hi=hi, writable=False)
+        else:
+            cands = [v for v in self.array_vars() if len(shape_of(v.proto)) >= 1]
+            if not cands:
+                raise Reject("nothing to iterate")
+            seq = self.read(rng.choice(cands))
+            i = self.fresh("r")
+            self.emit(f"for {i} in {seq.src}:")
+            self.bind(i, Val(i, proto_eval(lambda p: p[0], seq.proto), mag=seq.mag, g=seq.g, exact=seq.exact))
+            self.scope.vars[i].reserved = not self.cfg.row_writes
+        self.widen_all()
+        self.loops.append(_Loop("for"))
+        shape = self.shape(1)
+        val = self.expr(shape, kind, exact=self.chance(0.5), depth=2)
+        zero = 0 if init == "0" else 0.0
+        proto = proto_eval(lambda p: zero + p, val.proto)
+        line = f"{acc} = {acc} + {val.src}" if rng.random() < 0.5 else f"{acc} += {val.src}"
+        before = self.scope.copy()
+        with self.block():
+            self.emit(line)
+            self.statements(rng.randint(0, 2))
+        self.loops.pop()
+        self.scope = self.merge(before, self.scope)
+        self.scope.vars[i] = Var(i, 0, frozenset(), bound=False, writable=False)
+        self.bind(acc, Val(acc, proto, mag=INT_LIMIT if kind == "i" else FLOAT_LIMIT, g=val.g, exact=val.exact))
+
+    def s_early_return(self) -> bool:
+        cond = self.condition(1)
+        self.emit(f"if {cond.src}:")
+        with self.block():
+            self.emit(f"return {self.return_text()}")
+        return False
+
+    def s_call(self) -> None:
+        h = self.rng.choice(self.helpers)
+        args = []
+        for (proto, exact), written in zip(h.params, h.written):
+            val = self.expr(shape_of(proto), kind_of(proto), exact=exact, depth=1)
+            if dtype_name(val.proto) != dtype_name(proto):
+                val = self.astype_to(val, proto)
+            if not is_array(val.proto):
+                raise Reject("helper argument")
+            if written:
+                # the helper writes into the caller's memory: its values must suit those storages
+                w = Val("", proto, mag=INT_LIMIT if kind_of(proto) == "i" else FLOAT_LIMIT, g=G_MAX, exact=exact)
+                roots = self.roots_for(val)
+                if all(self.storages[r].exact <= exact for r in roots):
+                    for r in roots:
+                        s = self.storages[r]
+                        s.mag, s.g = max(s.mag, w.mag), max(s.g, w.g if s.kind == "f" else 0)
+                else:
+                    val = Val(f"{val.src}.copy()", np.array(val.proto), mag=val.mag, g=val.g, exact=val.exact)
+            args.append(val.src)
+        assert h.ret is not None
+        name = self.fresh()
+        self.emit(f"{name} = {h.name}({', '.join(args)})")
+        ret = h.ret.proto
+        if is_array(ret):  # a fresh array per call; a view (of the helper's temporary) stays a view
+            ret = np.array(ret)[...] if root_of(ret) is not ret else np.array(ret)
+        self.bind(name, Val(name, ret, mag=h.ret.mag, g=h.ret.g, exact=h.ret.exact))
+
+    # ------------------------------------------------------------------ returns
+
+    def return_text(self) -> str:
+        assert self.ret_spec is not None
+        parts = []
+        for shape, dt in self.ret_spec:
+            kind = kind_of(np.zeros((), dt))
+            for attempt in range(8):
+                val = self.expr(shape, kind, exact=kind != "f", depth=2 if attempt < 4 else 0)
+                try:
+                    if dtype_name(val.proto) != dt or not is_array(val.proto) and not isinstance(val.proto, np.generic):
+                        val = self.astype_to(val, np.zeros(shape, dt))
+                    break
+                except (Reject, Overflow):
+                    continue
+            else:
+                val = Val(f"np.zeros({shape!r}, dtype=np.{dt})", np.zeros(shape, dt))
+            parts.append(val.src)
+        return parts[0] if len(parts) == 1 else "(" + ", ".join(parts) + ")"
+
+    # ------------------------------------------------------------------ the module
+
+    def arguments(self) -> list[_Arg]:
+        rng = self.rng
+        dtypes = ["bool", "int32", "int64", "float32", "float64"] if self.cfg.narrow_dtypes else ["bool", "int64", "float64"]
+        weights = [1, 2, 2, 3, 4] if self.cfg.narrow_dtypes else [1, 2, 4]
+        out = []
+        for k in range(rng.randint(1, 4)):
+            dt = rng.choices(dtypes, weights)[0]
+            shape = self.shape(2) if rng.random() < 0.8 else (self.rng.choice(self.dims),) * 2
+            if not shape and rng.random() < 0.5:
+                shape = (rng.choice(self.dims),)
+            name = "abcdxyz"[k]
+            out.append(self.argument(name, dt, shape))
+        if rng.random() < 0.2:
+            n = rng.randint(2, 6)
+            out.append(_Arg("n", str(n), n))
+        return out
+
+    def argument(self, name: str, dt: str, shape: Shape) -> _Arg:
+        rng = self.rng
+        strided = self.cfg.strided_args and len(shape) >= 1 and rng.random() < 0.15
+        full = (shape[0], 2 * shape[1]) if strided and len(shape) == 2 else (2 * shape[0],) + shape[1:] if strided else shape
+        size = int(np.prod(full))
+        if dt == "bool":
+            values = [rng.random() < 0.5 for _ in range(size)]
+        elif dt.startswith("int"):
+            values = [rng.randint(-6, 6) for _ in range(size)]
+        else:
+            values = [rng.randint(-16, 16) / 4 for _ in range(size)]
+        data = np.array(values, dtype=dt).reshape(full)
+        lit = f"np.array({data.tolist()!r}, dtype=np.{dt})" if full else f"np.{dt}({values[0]!r})" if rng.random() < 0.5 else f"np.array({values[0]!r}, dtype=np.{dt})"
+        if strided:
+            if len(shape) == 2:
+                lit, data = f"{lit}[:, ::2]", data[:, ::2]
+            else:
+                lit, data = f"{lit}[::2]", data[::2]
+        elif len(shape) == 2 and rng.random() < 0.1 and self.cfg.strided_args:
+            data = np.ascontiguousarray(data.T).T
+            lit = f"np.ascontiguousarray({lit}.T).T"
+        proto = eval(lit, {"np": np})  # noqa: S307 - our own literal
+        return _Arg(name, lit, proto)
+
+    def helper(self, index: int) -> tuple[str, _Helper]:
+        """A small function the main one calls (AutoGraph converts it too)."""
+        name = f"helper{index}"
+        params = []
+        self.scope = Scope()
+        self.arg_roots: set[int] = set()
+        self.written.clear()
+        lines_saved, self.st = self.st, _State()
+        plist: list[str] = []
+        param_roots: list[frozenset[int]] = []
+        for k in range(self.rng.randint(1, 2)):
+            dt = self.rng.choice(["float64", "int64", "float32", "bool"])
+            shape = self.shape(2) or (self.rng.choice(self.dims),)
+            proto = np.zeros(shape, dt)
+            exact = dt != "float64" or self.rng.random() < 0.5
+            pname = "pq"[k]
+            val = Val(pname, proto, mag=8192 if dt.startswith("int") else 4096.0, g=G_MAX if exact else 0, exact=exact)
+            var = self.bind(pname, val)
+            self.arg_roots |= var.roots
+            param_roots.append(var.roots)
+            params.append((proto, exact))
+            plist.append(pname)
+        self.in_helper = True
+        self.budget = self.rng.randint(1, 4)
+        self.statements(self.budget)
+        shape = self.shape(2)
+        ret = self.expr(shape, self.rng.choice("if"), exact=False, depth=2)
+        self.emit(f"return {ret.src}")
+        self.in_helper = False
+        written = [bool(roots & self.written) for roots in param_roots]
+        text = f"def {name}({', '.join(plist)}):\n" + "\n".join(self.st.lines)
+        self.st = lines_saved
+        return text, _Helper(name, params, written, ret)
+
+    def module(self, seed: str) -> str:
+        rng = self.rng
+        self.dims = sorted({rng.randint(1, 6) for _ in range(3)} | {rng.randint(2, 5)})
+        helper_text = []
+        if self.cfg.helpers and rng.random() < 0.25:
+            text, h = self.helper(0)
+            helper_text.append(text)
+            self.helpers.append(h)
+        self.scope = Scope()
+        self.storages.clear()
+        args = self.arguments()
+        self.arg_names = {a.name for a in args}
+        self.arg_roots = set()
+        for a in args:
+            if isinstance(a.proto, int):
+                var = self.bind(a.name, Val(a.name, a.proto, mag=a.proto, static_int=True))
+                var.lo = var.hi = None
+                var.reserved = True
+            else:
+                g = 2 if kind_of(a.proto) == "f" else 0
+                var = self.bind(a.name, Val(a.name, a.proto, mag=6 if kind_of(a.proto) == "i" else 4, g=g))
+                self.arg_roots |= var.roots
+        returns_none = self.cfg.arg_writes and self.cfg.writes and rng.random() < 0.12
+        if not returns_none:
+            self.ret_spec = []
+            for _ in range(rng.choice([1, 1, 1, 2, 2, 3])):
+                shape = self.shape(2)
+                self.ret_spec.append((shape, rng.choice(["float64", "float64", "float32", "int64", "int32", "bool"])))
+        self.budget = rng.randint(5, 16)
+        self.statements(self.budget + 4)
+        if not returns_none:
+            if rng.random() < 0.5 or not self.cfg.early_return:
+                self.emit(f"return {self.natural_return()}")
+            else:
+                self.emit(f"return {self.return_text()}")
+        body = "\n".join(self.st.lines)
+        params = ", ".join(a.name for a in args)
+        inputs = ",\n        ".join(a.literal for a in args)
+        src = (
+            f'"""kiln.fuzz program {seed} (generated: see docs/fuzzing.md)."""\n'
+            "import numpy as np\n\n\n"
+            + "".join(t + "\n\n\n" for t in helper_text)
+            + f"def f({params}):\n{body}\n\n\n"
+            f"def inputs():\n    return [\n        {inputs},\n    ]\n"
+        )
+        return ast.unparse(ast.parse(src)) + "\n"
+
+    def natural_return(self) -> str:
+        """The final return: the spec's values, or (when no early return needs them) whatever comes."""
+        has_early = any(line.lstrip().startswith("return ") for line in self.st.lines)
+        if has_early:
+            return self.return_text()
+        parts = []
+        for shape, dt in self.ret_spec or []:
+            parts.append(self.expr(shape, kind_of(np.zeros((), dt)), exact=False, depth=2).src)
+        if self.rng.random() < 0.3:
+            arrays = [v for v in self.array_vars()]
+            if arrays:
+                parts.append(self.rng.choice(arrays).name)
+        return parts[0] if len(parts) == 1 else "(" + ", ".join(parts) + ")"
+
+
+_BIN = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "/": lambda a, b: a / b,
+    "//": lambda a, b: a // b,
+    "%": lambda a, b: a % b,
+    "&": lambda a, b: a & b,
+    "|": lambda a, b: a | b,
+    "^": lambda a, b: a ^ b,
+}
+
+
+def program_seed(seed: int, index: int, attempt: int = 0) -> str:
+    """The name of one program of a campaign: regenerate it with :func:`generate`."""
+    return f"{seed}-{index}" + (f"-{attempt}" if attempt else "")
+
+
+def generate(seed: str, config: Config | None = None) -> Program:
+    """The program named ``seed`` (``"S-I"`` or ``"S-I-A"``): the same text for the same seed and config."""
+    rng = random.Random(seed)
+    gen = ProgramGen(rng, config or Config())
+    return Program(seed, gen.module(seed))

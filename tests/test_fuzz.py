@@ -1,0 +1,225 @@
+"""The differential fuzzer (kiln.fuzz): its parts, and a fixed campaign that must find no bug.
+
+``test_fixed_seeds`` is the CI campaign: programs ``CI_SEED-0`` .. ``CI_SEED-(CI_COUNT-1)``
+checked in worker processes; any mismatch or crash fails it, with the summary
+(and the failing programs' names, which ``python -m kiln.fuzz --print NAME``
+regenerates). The constructs it leaves out are the generator switches listed,
+with their open bugs, in docs/fuzzing.md.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from kiln.fuzz.campaign import run_campaign
+from kiln.fuzz.check import Outcome, check_file, normalize, run_eager, load, IllDefined
+from kiln.fuzz.config import Config
+from kiln.fuzz.generator import generate
+from kiln.fuzz.minimize import minimize
+
+#: the CI campaign (seed, count, and constructs left out for known open bugs: docs/fuzzing.md)
+CI_SEED = 20240
+CI_COUNT = 40
+CI_WITHOUT: list[str] = []
+
+
+def write(tmp_path: Path, source: str, name: str = "prog.py") -> str:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(source))
+    return str(path)
+
+
+# ---------------------------------------------------------------------- the generator
+
+
+def test_generator_is_deterministic_and_writes_python() -> None:
+    a, b, c = generate("1-5"), generate("1-5"), generate("1-6")
+    assert a.source == b.source and a.source != c.source
+    for seed in ("1-5", "2-0", "3-9"):
+        tree = ast.parse(generate(seed).source)
+        names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        assert {"f", "inputs"} <= names
+
+
+def test_switches_leave_constructs_out() -> None:
+    cfg = Config().without(["while_loops", "row_loops", "views"])
+    for i in range(30):
+        src = generate(f"4-{i}", cfg).source
+        assert "while " not in src and "for r" not in src and " = w" not in src
+    with pytest.raises(ValueError, match="unknown construct"):
+        Config().without(["no_such_thing"])
+
+
+def test_generated_programs_are_mostly_well_defined(tmp_path: Path) -> None:
+    """NumPy runs most programs within the generator's rules (the campaign replaces the others)."""
+    bad = 0
+    for i in range(40):
+        path = write(tmp_path, generate(f"9-{i}").source, f"p{i}.py")
+        try:
+            run_eager(load(path), path)
+        except IllDefined:
+            bad += 1
+    assert bad <= 8, f"{bad} of 40 programs are not well defined"
+
+
+def test_generator_covers_the_constructs() -> None:
+    text = "\n".join(generate(f"6-{i}").source for i in range(80))
+    for construct in ("while ", "for i", "for r", "break", "continue", "return", "+=", "] = ", ".T", "np.zeros(",
+                      "np.empty(", "out=", "np.copyto", "@", ".sum(", "float32", "int32", "bool", "enumerate(",
+                      "if ", "else:", "helper0("):
+        assert construct in text, construct
+
+
+# ---------------------------------------------------------------------- the classifier
+
+
+PROGRAM = """
+    import numpy as np
+
+    def f(a, b):
+        a[0] += 1.0
+        return a * 2, b.sum()
+
+    def inputs():
+        return [np.arange(3.0), np.arange(4, dtype=np.int32)]
+"""
+
+
+def wrong_values(fn: Any) -> Any:
+    return lambda *args: (fn(*args)[0] + 1, fn(*args)[1])
+
+
+def wrong_dtype(fn: Any) -> Any:
+    return lambda *args: (fn(*args)[0].astype(np.float32), fn(*args)[1])
+
+
+def forgets_argument_write(fn: Any) -> Any:
+    return lambda a, b: fn(a.copy(), b)
+
+
+def raises(exc: Exception) -> Any:
+    def compiler(fn: Any) -> Any:
+        def call(*args: Any) -> Any:
+            raise exc
+
+        return call
+
+    return compiler
+
+
+def test_classifier(tmp_path: Path) -> None:
+    path = write(tmp_path, PROGRAM)
+    assert check_file(path, compiler=lambda fn: fn).status == "match"
+    out = check_file(path, compiler=wrong_values)
+    assert out.status == "mismatch" and out.signature == "mismatch: values of result"
+    assert check_file(path, compiler=wrong_dtype).signature == "mismatch: dtype of result"
+    out = check_file(path, compiler=forgets_argument_write)
+    assert out.status == "mismatch" and "argument 0" in out.message
+    out = check_file(path, compiler=raises(NotImplementedError(f"{path}:5: np.foo is not supported")))
+    assert out.status == "refused"
+    out = check_file(path, compiler=raises(NotImplementedError("np.foo is not supported")))
+    assert out.status == "crash" and "without file:line" in out.signature
+    out = check_file(path, compiler=raises(AttributeError(f"{path}:5: no attribute")))
+    assert out.status == "crash"
+    out = check_file(path, compiler=raises(NotImplementedError(f"{path}:99: a line the file does not have")))
+    assert out.status == "crash"
+
+
+def test_ill_defined_programs_are_invalid(tmp_path: Path) -> None:
+    cases = {
+        "index": "return a[5]",
+        "division": "return np.arange(3) // np.zeros(3, dtype=np.int64)",
+        "overflow bound": "b = a * 1e9\n        return b",
+        "empty contents": "b = np.empty(3)\n        return b + a",
+        "unbound name": "if a[0] > 5:\n            y = a\n        return y",
+    }
+    for why, body in cases.items():
+        path = write(tmp_path, f"""
+            import numpy as np
+
+            def f(a):
+                {body}
+
+            def inputs():
+                return [np.arange(3.0)]
+        """, f"{why.replace(' ', '_')}.py")
+        assert check_file(path, compiler=lambda fn: fn).status == "invalid", why
+
+
+def test_normalize_groups_messages() -> None:
+    a = normalize("TypeError at /tmp/x/p_1_2.py:12:3: v12 of dtype float32 has shape (3, 4)")
+    b = normalize("TypeError at /tmp/y/p_9_9.py:4:1: w3 of dtype int64 has shape (5, 2)")
+    assert a == b
+
+
+# ---------------------------------------------------------------------- the watchdog (real workers, real kiln)
+
+
+def test_pool_reports_hangs_and_signals(tmp_path: Path) -> None:
+    """Traced code that hangs or kills its process is a crash; eager code that does is an invalid program."""
+    from collections import deque
+
+    from kiln.fuzz.pool import Pool
+
+    under_kiln = """
+        import os, signal
+        import numpy as np
+
+        def f(a):
+            if not isinstance(a, np.ndarray):  # only while kiln traces
+                {action}
+            return a
+
+        def inputs():
+            return [np.arange(3.0)]
+    """
+    files = {
+        "hang": write(tmp_path, under_kiln.replace("{action}", "while True: pass"), "hang.py"),
+        "segv": write(tmp_path, under_kiln.replace("{action}", "os.kill(os.getpid(), signal.SIGSEGV)"), "segv.py"),
+        "eager": write(tmp_path, under_kiln.replace("if not isinstance", "if isinstance").replace("{action}", "while True: pass"), "eager.py"),
+        "fine": write(tmp_path, under_kiln.replace("{action}", "pass"), "fine.py"),
+    }
+    with Pool(jobs=2, timeout=15, cache_dir=str(tmp_path / "cache")) as pool:
+        got = {key: out for key, _, out in pool.run(deque(files.items()))}
+    assert got["hang"].status == "crash" and got["hang"].signature == "timeout"
+    assert got["segv"].status == "crash" and "SIGSEGV" in got["segv"].message
+    assert got["eager"].status == "invalid"
+    assert got["fine"].status == "match"
+
+
+# ---------------------------------------------------------------------- the minimizer
+
+
+def test_minimizer_keeps_the_failure_and_shrinks() -> None:
+    source = generate("12-3").source
+    tree = ast.parse(source)
+    f = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "f")
+    f.body.insert(len(f.body) // 2, ast.parse("marker = np.sum(a) * 0").body[0])
+    source = ast.unparse(tree) + "\n"
+    target = Outcome("mismatch", "planted", "mismatch: values of result")
+
+    def evaluate(texts: list[str]) -> list[Outcome]:
+        return [target if "marker = " in t and "np.sum" in t else Outcome("match") for t in texts]
+
+    small, out, spent = minimize(source, target, evaluate, budget=400, batch=3)
+    body = next(n for n in ast.parse(small).body if isinstance(n, ast.FunctionDef) and n.name == "f").body
+    assert out.status == "mismatch" and "marker = " in small
+    assert len(body) == 1, small
+    assert spent <= 400
+
+
+# ---------------------------------------------------------------------- the CI campaign
+
+
+def test_fixed_seeds(tmp_path: Path) -> None:
+    summary = run_campaign(CI_COUNT, CI_SEED, jobs=2, timeout=120, out_dir=str(tmp_path / "out"),
+                           without=CI_WITHOUT, minimize_classes=())
+    assert sum(summary.counts().values()) == CI_COUNT
+    assert not summary.failures(), summary.table()
+    assert summary.counts()["match"] >= CI_COUNT // 2, summary.table()

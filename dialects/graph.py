@@ -1361,6 +1361,92 @@ class ScatterRowOp(IRDLOperation):
             raise VerifyException("graph.scatter_row: the result has the operand's type")
 
 
+SCATTER_KINDS = ("set", "add", "mul", "max", "min")
+
+
+def _check_gather_indices(op: Operation, indices: Sequence[SSAValue], operand: SSAValue) -> tuple[int, ...]:
+    """The common shape ``B`` of integer-array ``indices`` (i64, one per leading axis of ``operand``)."""
+    if not indices:
+        raise VerifyException(f"{op.name}: at least one index array")
+    if len(indices) > len(shape_of(operand)):
+        raise VerifyException(f"{op.name}: {len(indices)} index arrays for a rank-{len(shape_of(operand))} operand")
+    batch = shape_of(indices[0])
+    for index in indices:
+        if element_of(index) != i64:
+            raise VerifyException(f"{op.name}: index arrays are i64 tensors, got {index.type}")
+        shape = shape_of(index)
+        if len(shape) != len(batch) or not all(_dims_compatible(a, b) for a, b in zip(shape, batch)):
+            raise VerifyException(f"{op.name}: index arrays share one shape, got {index.type} and {indices[0].type}")
+    return batch
+
+
+def _check_gathered(op: Operation, what: str, value: SSAValue, batch: tuple[int, ...], operand: SSAValue, k: int) -> None:
+    want = (*batch, *shape_of(operand)[k:])
+    have = shape_of(value)
+    if len(have) != len(want) or not all(_dims_compatible(a, b) for a, b in zip(have, want)):
+        raise VerifyException(f"{op.name}: {what} {value.type} does not have the shape index arrays + trailing axes")
+
+
+@irdl_op_definition
+class GatherOp(IRDLOperation):
+    """``x[i0, ..., ik-1]`` with integer-array indices of one shape ``B`` on the first ``k`` axes
+    (NumPy's advanced indexing, the frontend having moved those axes first and broadcast the
+    indices): the result has shape ``B + x.shape[k:]``. Negative indices count from the end;
+    out-of-range ones are clamped, as for ``gather_row`` (docs/numpy-semantics.md):
+    ``graph.gather %x[%i] : (tensor<10x3xf64>, tensor<4xi64>) -> tensor<4x3xf64>``."""
+
+    name = "graph.gather"
+    operand = operand_def(AnyTensor)
+    indices = var_operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$operand `[` $indices `]` attr-dict `:` functional-type(operands, results)"
+
+    def __init__(self, operand: SSAValue, indices: Sequence[SSAValue]):
+        shape = (*shape_of(indices[0]), *shape_of(operand)[len(indices):])
+        super().__init__(operands=[operand, list(indices)], result_types=[tensor_type(element_of(operand), shape)])
+
+    def verify_(self) -> None:
+        batch = _check_gather_indices(self, self.indices, self.operand)
+        _check_gathered(self, "the result", self.result, batch, self.operand, len(self.indices))
+        if element_of(self.result) != element_of(self.operand):
+            raise VerifyException("graph.gather: the result has the operand's element type")
+
+
+@irdl_op_definition
+class ScatterOp(IRDLOperation):
+    """A copy of ``x`` with ``x[i0, ..., ik-1]`` (as ``graph.gather`` reads it) combined with
+    ``updates`` of shape ``B + x.shape[k:]``, one index position after another in row-major order:
+    ``set`` replaces (the last write to a repeated index wins, as NumPy's ``x[i] = v``),
+    ``add``/``mul``/``max``/``min`` accumulate (``np.add.at``). ``updates`` may have another
+    element type than ``x``: each element is combined in the updates' type, then cast:
+    ``graph.scatter "add" %u into %x[%i] : (tensor<4xf64>, tensor<10xf64>, tensor<4xi64>) -> tensor<10xf64>``."""
+
+    name = "graph.scatter"
+    kind = prop_def(StringAttr)
+    updates = operand_def(AnyTensor)
+    operand = operand_def(AnyTensor)
+    indices = var_operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$kind $updates `into` $operand `[` $indices `]` attr-dict `:` functional-type(operands, results)"
+
+    def __init__(self, kind: str, operand: SSAValue, indices: Sequence[SSAValue], updates: SSAValue):
+        super().__init__(
+            operands=[updates, operand, list(indices)], result_types=[operand.type], properties={"kind": StringAttr(kind)}
+        )
+
+    def verify_(self) -> None:
+        if self.kind.data not in SCATTER_KINDS:
+            raise VerifyException(f"graph.scatter: kind must be one of {', '.join(SCATTER_KINDS)}, got {self.kind.data!r}")
+        batch = _check_gather_indices(self, self.indices, self.operand)
+        _check_gathered(self, "the updates", self.updates, batch, self.operand, len(self.indices))
+        if self.result.type != self.operand.type:
+            raise VerifyException("graph.scatter: the result has the operand's type")
+        if self.kind.data == "set" and element_of(self.updates) != element_of(self.operand):
+            raise VerifyException("graph.scatter: \"set\" updates have the operand's element type")
+
+
 @irdl_op_definition
 class DimOp(IRDLOperation):
     """The runtime size of dimension ``axis`` as a 0-d ``i64`` tensor, so that staged code can
@@ -1781,6 +1867,8 @@ Graph = Dialect(
         WhileOp,
         GatherRowOp,
         ScatterRowOp,
+        GatherOp,
+        ScatterOp,
         DimOp,
         PrintOp,
         ReadOp,

@@ -3,8 +3,8 @@
 Sorting, scans, arg-reductions, counting and binary search have no
 ``linalg.generic`` form (an element of the result depends on others of the result,
 on the data as an index, or on a position). ``convert-graph-to-linalg`` lowers
-``graph.sort``/``argsort``/``scan``/``argreduce``/``bincount``/``searchsorted`` to the
-``kalgo`` op of the same name, which reads
+``graph.sort``/``argsort``/``scan``/``argreduce``/``bincount``/``searchsorted``/``gather``/``scatter``
+to the ``kalgo`` op of the same name, which reads
 its ``ins`` and writes its ``outs`` whole, like a linalg op:
 
     %y = kalgo.scan {axis = 0 : i64, kind = "add"} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
@@ -278,4 +278,67 @@ class SearchsortedOp(_AlgoOp):
             raise VerifyException(f"kalgo.searchsorted: side must be 'left' or 'right', got {self.side.data!r}")
 
 
-KAlgo = Dialect("kalgo", [ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp], [])
+def _own_dims(first: int, count: int) -> tuple[AffineExpr, ...]:
+    return tuple(AffineExpr.dimension(first + i) for i in range(count))
+
+
+@irdl_op_definition
+class GatherOp(_AlgoOp):
+    """``ins(%x, %i0, ...) outs(%out)``: ``out[b, ...] = x[i0[b], ..., ik-1[b], ...]`` (see
+    ``graph.gather``); the loops are the output's (indices span its leading ones), then ``%x``'s own."""
+
+    name = "kalgo.gather"
+
+    def __init__(self, operand: SSAValue, indices: Sequence[SSAValue], init: SSAValue):
+        self._init([operand, *indices], init, {})
+
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        out_rank, x_rank, batch = len(_shape(self.outputs[0])), len(_shape(self.inputs[0])), len(_shape(self.inputs[1]))
+        n = out_rank + x_rank
+        maps = [AffineMap(n, 0, _own_dims(out_rank, x_rank))]
+        maps += [AffineMap(n, 0, _own_dims(0, batch))] * (len(self.inputs) - 1)
+        maps.append(AffineMap(n, 0, _own_dims(0, out_rank)))
+        return ArrayAttr([AffineMapAttr(m) for m in maps])
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        out_rank, x_rank = len(_shape(self.outputs[0])), len(_shape(self.inputs[0]))
+        return _iterators(["parallel"] * out_rank + ["reduction"] * x_rank)
+
+    def verify_(self) -> None:
+        super().verify_()
+        if len(self.inputs) < 2:
+            raise VerifyException("kalgo.gather: an operand and at least one index array")
+
+
+@irdl_op_definition
+class ScatterOp(_AlgoOp):
+    """``ins(%updates, %i0, ...) outs(%x)``: ``%x`` (read and written) with each update combined
+    into ``x[i0[b], ..., ik-1[b], ...]`` in row-major order (``kind`` as ``graph.scatter``); the
+    loops are the updates' (indices span the leading ones), then ``%x``'s own."""
+
+    name = "kalgo.scatter"
+    kind = prop_def(StringAttr)
+    PROPERTY_NAMES: ClassVar[tuple[str, ...]] = ("kind",)
+
+    def __init__(self, kind: str, updates: SSAValue, indices: Sequence[SSAValue], init: SSAValue):
+        self._init([updates, *indices], init, {"kind": StringAttr(kind)})
+
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        u_rank, x_rank, batch = len(_shape(self.inputs[0])), len(_shape(self.outputs[0])), len(_shape(self.inputs[1]))
+        n = u_rank + x_rank
+        maps = [AffineMap(n, 0, _own_dims(0, u_rank))]
+        maps += [AffineMap(n, 0, _own_dims(0, batch))] * (len(self.inputs) - 1)
+        maps.append(AffineMap(n, 0, _own_dims(u_rank, x_rank)))
+        return ArrayAttr([AffineMapAttr(m) for m in maps])
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        u_rank, x_rank = len(_shape(self.inputs[0])), len(_shape(self.outputs[0]))
+        return _iterators(["reduction"] * u_rank + ["parallel"] * x_rank)
+
+    def verify_(self) -> None:
+        super().verify_()
+        if len(self.inputs) < 2:
+            raise VerifyException("kalgo.scatter: updates and at least one index array")
+
+
+KAlgo = Dialect("kalgo", [ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp, GatherOp, ScatterOp], [])

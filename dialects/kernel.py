@@ -14,7 +14,7 @@ convolution by the same GEMM: A is the im2col matrix of ``%x`` (rows
 stored; B is ``%f`` seen as a ``(KH*KW*CI) x CO`` matrix; C is ``%y`` seen as
 ``(N*OH*OW) x CO``. All three are contiguous; epilogue rows are those of C.
 
-``kernel.scan``, ``argreduce``, ``sort``, ``argsort``, ``bincount`` and ``searchsorted``
+``kernel.scan``, ``argreduce``, ``sort``, ``argsort``, ``bincount``, ``searchsorted``, ``gather`` and ``scatter``
 are what ``convert-kalgo-to-kernel`` makes of the buffer-level ``kalgo`` ops (see
 ``dialects/kalgo.py``): sequential algorithms on memrefs of any strides, emitted by
 ``backends/c/algorithm_ops.py``.
@@ -303,4 +303,47 @@ class SearchsortedOp(IRDLOperation):
         _same_shape(self.name, self.values, self.output)
 
 
-Kernel = Dialect("kernel", [MatmulOp, Conv2DOp, LinalgOp, YieldOp, ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp], [])
+@irdl_op_definition
+class GatherOp(IRDLOperation):
+    """``kernel.gather ins(%x, %i0, ... : ...) outs(%out : ...)``: ``out[b, r] = x[i0[b], ..., r]``,
+    each index wrapped (negative counts from the end) and clamped to its axis."""
+
+    name = "kernel.gather"
+    input = operand_def(MemRefType)
+    indices = var_operand_def(MemRefType)
+    output = operand_def(MemRefType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "`ins` `(` $input `,` $indices `:` type($input) `,` type($indices) `)` `outs` `(` $output `:` type($output) `)` attr-dict"
+    )
+
+    def __init__(self, input: SSAValue, indices: list[SSAValue], output: SSAValue):
+        super().__init__(operands=[input, indices, output])
+
+
+@irdl_op_definition
+class ScatterOp(IRDLOperation):
+    """``kernel.scatter "add" ins(%u, %i0, ... : ...) outs(%x : ...)``: for each index position ``b`` in
+    row-major order, ``x[i0[b], ..., r] = u[b, r]`` (``set``) or ``x[...] op= u[b, r]`` computed in the
+    updates' type (``add``, ``mul``, ``max``, ``min``); indices wrapped and clamped as ``kernel.gather``'s."""
+
+    name = "kernel.scatter"
+    kind = prop_def(StringAttr)
+    updates = operand_def(MemRefType)
+    indices = var_operand_def(MemRefType)
+    output = operand_def(MemRefType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$kind `ins` `(` $updates `,` $indices `:` type($updates) `,` type($indices) `)` "
+        "`outs` `(` $output `:` type($output) `)` attr-dict"
+    )
+
+    def __init__(self, kind: str, updates: SSAValue, indices: list[SSAValue], output: SSAValue):
+        super().__init__(operands=[updates, indices, output], properties={"kind": StringAttr(kind)})
+
+
+Kernel = Dialect(
+    "kernel",
+    [MatmulOp, Conv2DOp, LinalgOp, YieldOp, ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp, GatherOp, ScatterOp],
+    [],
+)

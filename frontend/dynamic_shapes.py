@@ -124,6 +124,13 @@ class _Analysis:
         if isinstance(op, graph.ScatterRowOp):
             self.unify([self.dims(op.row), self.dims(op.operand)[1:]], op)
             return [self.dims(op.operand)]
+        if isinstance(op, graph.GatherOp):
+            batch = self.unify([self.dims(v) for v in op.indices], op)
+            return [batch + self.dims(op.operand)[len(op.indices):]]
+        if isinstance(op, graph.ScatterOp):
+            batch = self.unify([self.dims(v) for v in op.indices], op)
+            self.unify([self.dims(op.updates), batch + self.dims(op.operand)[len(op.indices):]], op)
+            return [self.dims(op.operand)]
         if isinstance(op, graph.CondOp):
             self.block(op.then_region.block)
             self.block(op.else_region.block)
@@ -237,6 +244,8 @@ class DynamicShapes:
     inputs: tuple[Dims, ...]
     outputs: tuple[Dims, ...]
     checks: tuple[Check, ...]
+    #: the user's file:line of the return, for errors
+    where: str = ""
 
     def unknown(self) -> str | None:
         """Why some result size cannot be computed from the input sizes (None if all can)."""
@@ -244,9 +253,12 @@ class DynamicShapes:
             for axis, d in enumerate(dims):
                 if d is None:
                     return (
-                        f"{self.name}: dimension {axis} of result {k} is dynamic and does not follow from the "
-                        "input sizes (it comes from a slice, a reshape with several unknown sizes, or a loop "
-                        "that changes it); give the inputs static sizes for it"
+                        f"{self.where + ': ' if self.where else ''}{self.name}: dimension {axis} of result {k} has a length known only at run time that "
+                        "does not follow from the input sizes (it comes from a slice with traced bounds, x[mask], a "
+                        "reshape with several unknown sizes, or a loop that changes it): kiln's callers allocate the "
+                        "results, so their sizes must follow from the inputs'; return a fixed-size array instead "
+                        "(np.where(mask, x, 0), a buffer of the largest size and a count) or give the inputs "
+                        "static sizes for it"
                     )
         return None
 
@@ -290,22 +302,24 @@ class DynamicShapes:
 
 
 def analyze(func_op: func.FuncOp) -> DynamicShapes | None:
-    """The size rules of a traced function, or None when none of its inputs has a dynamic dim."""
+    """The size rules of a traced function, or None when none of its inputs and results has a dynamic dim."""
     block = func_op.body.block
     tensors = [a for a in block.args if isinstance(a.type, TensorType)]
-    if all(-1 not in graph.shape_of(a) for a in tensors):
+    ret = block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    results = [v for v in ret.arguments if isinstance(v.type, TensorType)]
+    if all(-1 not in graph.shape_of(a) for a in [*tensors, *results]):
         return None
     env: dict[SSAValue, Dims] = {
         a: tuple(In(i, axis) if d < 0 else d for axis, d in enumerate(graph.shape_of(a))) for i, a in enumerate(tensors)
     }
     analysis = _Analysis(env, [])
     analysis.block(block)
-    ret = block.last_op
-    assert isinstance(ret, func.ReturnOp)
     return DynamicShapes(
         name=func_op.sym_name.data,
         arg_names=tuple(a.name_hint or f"args[{i}]" for i, a in enumerate(tensors)),
         inputs=tuple(_static(a) for a in tensors),
         outputs=tuple(analysis.dims(v) for v in ret.arguments),
         checks=tuple(analysis.checks),
+        where=describe_location(ret.location),
     )

@@ -12,7 +12,8 @@ Python's slice rules are computed on traced bounds too (negative bounds count
 from the end, bounds are clamped), so a slice never leaves its array. A traced
 *integer* index out of range is clamped to the array instead of raising
 ``IndexError`` (docs/numpy-semantics.md). A boolean mask of the array's shape
-is supported for writes (``x[mask] = v``, ``x[mask] += v``), as a select.
+is supported for writes (``x[mask] = v``, ``x[mask] += v``), as a select. Keys with
+integer arrays are :mod:`kiln.frontend.advanced_index`'s.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import dtypes, index_facts, masked
+from kiln.frontend import advanced_index, dtypes, index_facts, masked
 from kiln.frontend.mutation import ViewStep, key_signature
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, emit, require_rank, reshape_to, shape_of
 
@@ -39,9 +40,8 @@ def _is_tensor_int(x: Any) -> bool:
 
 
 def _is_mask(t: Tensor, key: Any) -> bool:
-    if isinstance(key, Tensor):
-        return key.dtype == np.bool_
-    return isinstance(key, np.ndarray) and key.dtype == np.bool_
+    """A traced boolean mask (a constant one is read as its ``nonzero()`` integer arrays)."""
+    return isinstance(key, Tensor) and key.dtype == np.bool_ and advanced_index.known(key) is None
 
 
 def getitem(t: Tensor, key: Any) -> Tensor:
@@ -49,6 +49,8 @@ def getitem(t: Tensor, key: Any) -> Tensor:
     require_rank(t, "indexing")
     if _is_mask(t, key):
         return masked.select(t, key)
+    if advanced_index.is_advanced(key):
+        return advanced_index.getitem(t, key)
     view = _view(t, key if isinstance(key, tuple) else (key,))
     view.origin = (id(t), key_signature(key))
     return view
@@ -74,6 +76,10 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
                 "supported inside kiln.function (the mask must have the array's shape)"
             )
         t.overwrite(masked.write(t, key, value))
+        return
+    if advanced_index.is_advanced(key):
+        v = value if isinstance(value, Tensor) else _constant_for(value, t.dtype)
+        advanced_index.setitem(t, key, cast(v, t.dtype))
         return
     view = getitem(t, key)
     view.overwrite(_value_for(value, t.dtype, shape_of(view)))

@@ -13,8 +13,12 @@ works on that form exactly:
   the whole selection reduce the masked values (``max``/``min`` of an empty
   selection give the dtype's lowest/highest value instead of NumPy's ValueError).
 
-Anything else (its shape, indexing it, mixing masks kiln cannot prove equal)
-raises an error naming the construct and the line.
+Anything else of one selection (``np.sort(x[m])``, ``x[m] @ y[m]`` by one mask,
+indexing it, its methods) works on :meth:`MaskedSelection.compressed`, NumPy's 1-D
+array of a length known only at run time. Such an array cannot be returned (results'
+sizes follow from the inputs'). Refused with the line: ``len()`` (Python needs an
+int), and mixing a selection with another array or a selection by another mask,
+whose lengths the compiled code could not check to agree.
 """
 
 from __future__ import annotations
@@ -73,7 +77,7 @@ class MaskedSelection:
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if method != "__call__" or kwargs:
-            _refuse(f"np.{ufunc.__name__}.{method} on x[mask]" if method != "__call__" else f"np.{ufunc.__name__}(x[mask], ...=)")
+            return getattr(ufunc, method)(*_compressed(_single_length(inputs, f"np.{ufunc.__name__}.{method}")), **kwargs)
         mask: Tensor | None = None
         operands = []
         for x in inputs:
@@ -169,23 +173,75 @@ class MaskedSelection:
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         method = _REDUCTIONS.get(func)
         if method is None or args[0] is not self or len(args) > 1 or set(kwargs) - {"axis"}:
-            _refuse(f"np.{getattr(func, '__name__', func)} on x[mask]")
+            name = f"np.{getattr(func, '__name__', func)}"
+            return func(*_compressed(_single_length(args, name)),
+                        **dict(zip(kwargs, _compressed(_single_length(tuple(kwargs.values()), name)))))
         return getattr(self, method)(kwargs.get("axis"))
 
+    def compressed(self) -> Tensor:
+        """The selected values as NumPy's 1-D array, of a length known only at run time: a stable
+        argsort of ``~mask`` puts the selected positions first, in order; the first ``count`` of
+        them are gathered. It serves values used inside the function (a result's size must follow
+        from the inputs' sizes)."""
+        flat_mask = np.ravel(self.mask)
+        order = np.argsort(np.logical_not(flat_mask), kind="stable")
+        return np.ravel(self.values)[order[: np.sum(flat_mask)]]
+
     def __getattr__(self, name: str) -> Any:
-        _refuse(f"x[mask].{name}")
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.compressed(), name)
 
     def _refused(self, *args: Any, **kwargs: Any) -> Any:
         _refuse()
 
-    def __kiln_tensor__(self) -> NoReturn:
-        _refuse("x[mask] as an array (returned, stored, or passed to a kiln operation)")
+    def __kiln_tensor__(self) -> Tensor:
+        return self.compressed()
 
-    __len__ = __iter__ = __bool__ = __array__ = __getitem__ = __setitem__ = __matmul__ = __rmatmul__ = _refused
+    def __getitem__(self, key: Any) -> Any:
+        return self.compressed()[key]
+
+    def __matmul__(self, other: Any) -> Any:
+        a, b = _compressed(_single_length((self, other), "x[mask] @ y"))
+        return a @ b
+
+    def __rmatmul__(self, other: Any) -> Any:
+        a, b = _compressed(_single_length((other, self), "y @ x[mask]"))
+        return a @ b
+
+    __len__ = __iter__ = __bool__ = __array__ = __setitem__ = _refused
 
 
 _REDUCTIONS = {np.sum: "sum", np.prod: "prod", np.mean: "mean", np.max: "max", np.amax: "max",
                np.min: "min", np.amin: "min", np.any: "any", np.all: "all"}
+
+
+def _single_length(values: tuple[Any, ...], what: str) -> tuple[Any, ...]:
+    """``values``, checked to hold selections by one mask and no other array: the compiled code
+    cannot check that two run-time lengths agree, so no other length may meet the selection's."""
+    mask: Tensor | None = None
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            _single_length(tuple(v), what)
+        elif isinstance(v, MaskedSelection):
+            if mask is not None and not same_value(mask.value, v.mask.value):
+                _refuse(f"{what} on selections by two different masks")
+            mask = v.mask
+        elif isinstance(v, Tensor) and v.ndim != 0:
+            _refuse(f"{what} on x[mask] and another array (their lengths could differ at run time)")
+    return values
+
+
+def _compressed(values: tuple[Any, ...]) -> list[Any]:
+    """Arguments with every selection (also inside a list or tuple) as its compressed array."""
+    out: list[Any] = []
+    for v in values:
+        if isinstance(v, MaskedSelection):
+            v = v.compressed()
+        elif isinstance(v, (list, tuple)) and any(isinstance(e, MaskedSelection) for e in v):
+            v = type(v)(_compressed(tuple(v)))
+        out.append(v)
+    return out
 
 
 def _lowest(dtype: np.dtype[Any]) -> Any:

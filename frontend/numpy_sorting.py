@@ -50,17 +50,31 @@ def _sort_args(name: str, a: Any, axis: int | None, kind: Any, order: Any) -> tu
     return t, array_ops.normalize_axis(axis, t.ndim)
 
 
+#: dtypes sorted as a wider one of the same order (the C sorts know bool, int32/64, float32/64)
+_SORTED_AS = {np.dtype(d): np.dtype(w) for d, w in (
+    (np.int8, np.int32), (np.int16, np.int32), (np.uint8, np.int32), (np.uint16, np.int32), (np.uint32, np.int64),
+    (np.float16, np.float32),
+)}
+
+
+def _sort_keys(name: str, t: Tensor) -> Tensor:
+    """``t`` in a dtype the sorts know, with the same order (exact: every value converts back)."""
+    if t.dtype.kind == "c" or t.dtype == np.uint64:
+        raise unsupported(f"np.{name} of {t.dtype} arrays")
+    return cast(t, _SORTED_AS.get(t.dtype, t.dtype))
+
+
 def sort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Tensor:
     """``np.sort``: ascending along ``axis`` (flattened when None), NaN last; every ``kind`` sorts alike."""
     t, ax = _sort_args("sort", a, axis, kind, order)
-    return emit(graph.SortOp(t.value, ax))
+    return cast(emit(graph.SortOp(_sort_keys("sort", t).value, ax)), t.dtype)
 
 
 def argsort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Tensor:
     """``np.argsort`` as int64. kiln always sorts stably: for ``kind="stable"`` (or ``stable=True``) that is
     NumPy's answer; for the default quicksort NumPy leaves the order of equal elements unspecified."""
     t, ax = _sort_args("argsort", a, axis, kind, order)
-    return emit(graph.ArgsortOp(t.value, ax))
+    return emit(graph.ArgsortOp(_sort_keys("argsort", t).value, ax))
 
 
 def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Tensor:
@@ -73,7 +87,8 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Tens
         raise ValueError("object too deep for desired array")
     dt = dtypes.result_type(ta.dtype, _promotion_key(v))
     tv = ranked(v if _traced(v) else np.asarray(v, dt), "np.searchsorted")
-    return emit(graph.SearchsortedOp(side, cast(ta, dt).value, cast(tv, dt).value))
+    keys = _sort_keys("searchsorted", cast(ta, dt))
+    return emit(graph.SearchsortedOp(side, keys.value, cast(tv, keys.dtype).value))
 
 
 def bincount(x: Any, weights: Any = None, minlength: int = 0) -> Tensor:

@@ -5,7 +5,8 @@
 ``reduce`` is the matching ``graph.reduce`` (``add`` is ``sum``, ``logical_or`` is
 ``any``...), ``accumulate`` the matching ``graph.scan``, both in the dtype NumPy's
 ufunc method returns (``add`` and ``multiply`` widen bools and small ints to int64);
-``outer`` is the ufunc itself on ``A`` reshaped to ``A.shape + (1,) * B.ndim``.
+``outer`` is the ufunc itself on ``A`` reshaped to ``A.shape + (1,) * B.ndim``;
+``at`` is a ``graph.scatter`` that combines every value of a repeated index.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from kiln.frontend import array_ops, dtypes
+from kiln.frontend import advanced_index, array_ops, dtypes
 from kiln.frontend.numpy_reductions import bool_reduce, scan
 from kiln.frontend.numpy_shape import ranked, reject, unsupported
-from kiln.frontend.tensor import Tensor, as_tensor, reshape_to, shape_of
+from kiln.frontend.tensor import Tensor, as_tensor, cast, reshape_to, shape_of
 
 #: ufunc -> graph.reduce kind
 _REDUCE_KINDS: dict[np.ufunc, str] = {np.add: "sum", np.multiply: "prod", np.maximum: "max", np.minimum: "min"}
@@ -80,10 +81,41 @@ def outer(ufunc: np.ufunc, a: Any, b: Any, **kwargs: Any) -> Tensor:
     return ufunc(reshape_to(ta, [*shape_of(ta), *([1] * tb.ndim)]), tb)
 
 
-METHODS: dict[str, Callable[..., Tensor]] = {"reduce": reduce, "accumulate": accumulate, "outer": outer}
+#: ufunc -> graph.scatter kind for ``ufunc.at`` (subtract adds the negated values)
+_AT_KINDS: dict[np.ufunc, str] = {np.add: "add", np.subtract: "add", np.multiply: "mul", np.maximum: "max", np.minimum: "min"}
 
 
-def call(ufunc: np.ufunc, method: str, inputs: Sequence[Any], kwargs: dict[str, Any]) -> Tensor:
+def at(ufunc: np.ufunc, a: Any, indices: Any, b: Any = None) -> None:
+    """``ufunc.at(a, indices, b)``: ``a[indices] = ufunc(a[indices], b)`` unbuffered, so a repeated
+    index combines every one of its values (``np.add.at``); ``a`` must be a kiln array."""
+    name = _name(ufunc, "at")
+    if not isinstance(a, Tensor):
+        raise TypeError(f"{name}: the first argument must be an array kiln traces, not {type(a).__name__}")
+    if ufunc.nin != 2 or b is None:
+        raise unsupported(f"{name} of a unary ufunc" if ufunc.nin != 2 else f"{name} without values")
+    current = a[indices]
+    combined = ufunc(current, b)
+    if not np.can_cast(combined.dtype, a.dtype, "same_kind"):
+        raise TypeError(
+            f"Cannot cast ufunc '{ufunc.__name__}' output from {combined.dtype!r} to {a.dtype!r} with casting rule 'same_kind'"
+        )
+    if not advanced_index.is_advanced(indices):
+        a[indices] = combined  # a basic key has no repeated elements: one read, one write
+        return
+    kind = _AT_KINDS.get(ufunc)
+    if kind is None or (kind in ("max", "min") and combined.dtype.kind in "uc"):
+        raise unsupported(f"{name} with an integer-array index")
+    values = as_tensor(b)
+    values = cast(values, combined.dtype)
+    if ufunc is np.subtract:
+        values = np.negative(values)
+    advanced_index.accumulate(a, indices, kind, values)
+
+
+METHODS: dict[str, Callable[..., Any]] = {"reduce": reduce, "accumulate": accumulate, "outer": outer, "at": at}
+
+
+def call(ufunc: np.ufunc, method: str, inputs: Sequence[Any], kwargs: dict[str, Any]) -> Any:
     """Run ``ufunc.method(*inputs, **kwargs)`` on traced tensors."""
     impl = METHODS.get(method)
     if impl is None:

@@ -820,8 +820,9 @@ class LowerDim(RewritePattern):
 
 
 class LowerAlgorithm(RewritePattern):
-    """``graph.scan``/``argreduce``/``sort``/``argsort``/``bincount``/``searchsorted`` -> the ``kalgo``
-    op of the same name writing into a ``tensor.empty`` (sequential algorithms linalg cannot express)."""
+    """``graph.scan``/``argreduce``/``sort``/``argsort``/``bincount``/``searchsorted``/``gather`` -> the
+    ``kalgo`` op of the same name writing into a ``tensor.empty``, ``graph.scatter`` -> ``kalgo.scatter``
+    writing into its operand (sequential algorithms linalg cannot express)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         build: Callable[[SSAValue], Operation]
@@ -837,6 +838,10 @@ class LowerAlgorithm(RewritePattern):
             build = lambda init: kalgo.BincountOp(op.operand, op.weights, init)
         elif isinstance(op, graph.SearchsortedOp):
             build = lambda init: kalgo.SearchsortedOp(op.side.data, op.sorted, op.values, init)
+        elif isinstance(op, graph.ScatterOp):
+            build = lambda init: kalgo.ScatterOp(op.kind.data, op.updates, list(op.indices), init)
+        elif isinstance(op, graph.GatherOp):
+            build = lambda init: kalgo.GatherOp(op.operand, list(op.indices), init)
         else:
             return
         em = _Emitter(op)
@@ -844,8 +849,15 @@ class LowerAlgorithm(RewritePattern):
         if isinstance(op, graph.ArgReduceOp):  # the result's dims are the operand's without the axis
             axis = op.axis.value.data
             dims: Callable[[int], SSAValue] = lambda d: em.dim(op.operand, d + (d >= axis))
+        elif isinstance(op, graph.GatherOp):  # the index arrays' dims, then the operand's trailing ones
+            batch, skipped = len(graph.shape_of(op.indices[0])), len(op.indices)
+            dims = lambda d: em.dim(op.indices[0], d) if d < batch else em.dim(op.operand, d - batch + skipped)
         else:
             dims = _dims_like(em, op.values if isinstance(op, graph.SearchsortedOp) else op.operand)
+        if isinstance(op, graph.ScatterOp):  # the operand itself is the destination (in place when dead)
+            em.add(build(op.operand))
+            rewriter.replace(op, em.ops)
+            return
         em.add(build(em.empty(op.results[0].type, dims)))
         rewriter.replace(op, em.ops)
 

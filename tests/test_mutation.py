@@ -455,18 +455,26 @@ def test_mask_reads(fn: Callable[..., Any], args: Callable[[], tuple[Any, ...]])
 
 
 def test_mask_read_uses_kiln_cannot_do_are_refused_with_the_line() -> None:
-    def shape_of_selection(x):
-        return x[x > 0].shape
+    def length_of_selection(x):
+        return len(x[x > 0])
 
     def two_masks(x):
         return x[x > 0] + x[x < 0]
 
-    def returned_selection(x):
-        return x[np.arange(4) % 2 == 0]
+    def selection_and_array(x):
+        return np.dot(x[x > 0], x)
 
-    for fn in (shape_of_selection, two_masks, returned_selection):
+    for fn in (length_of_selection, two_masks, selection_and_array):
         with pytest.raises(NotImplementedError, match=r"test_mutation.py:\d+"):
             kiln.function(fn)(rand(4))
+
+
+def test_a_returned_selection_is_refused_with_the_line() -> None:
+    def returned_selection(x):
+        return x[x > 0]
+
+    with pytest.raises(kiln.KilnCompileError, match=r"test_mutation.py:\d+.*known only at run time"):
+        kiln.function(returned_selection)(rand(4))
 
 
 def test_to_code_says_which_range_loops_unroll() -> None:

@@ -253,8 +253,8 @@ def test_index_errors() -> None:
         trace(lambda t: t[4], arr((4,), "float32"))
     with pytest.raises(NotImplementedError, match="not supported yet"):
         trace(lambda t, i: t[i], arr((4,), "float32"), arr((), "float32"))  # 0-d int tensors read a row
-    with pytest.raises(NotImplementedError, match="not supported yet"):
-        trace(lambda t: t[[0, 1]], arr((4,), "float32"))
+    with pytest.raises(IndexError, match="arrays used as indices must be of integer"):
+        trace(lambda t: t[[0.0, 1.0]], arr((4,), "float32"))
     with pytest.raises(ValueError, match="could not broadcast"):
         trace(lambda t: t.__setitem__(0, np.ones(2)), arr((4,), "float32"))
 

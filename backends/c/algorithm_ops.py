@@ -8,12 +8,13 @@ when the memrefs are. Sorting copies each line into a buffer and sorts it stably
 ``runtime/kiln_sort.h`` (pasted once per element type, with NumPy's order, NaN last: a
 merge sort for short lines, an LSD radix sort on order-preserving integer keys for long
 ones); ``searchsorted`` is that header's binary search; ``bincount`` zeroes its output
-and adds each in-range value's weight (or 1).
+and adds each in-range value's weight (or 1); ``gather``/``scatter`` loop over the index
+positions in row-major order (so the last of repeated writes wins).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -211,3 +212,49 @@ def _searchsorted(em: FunctionEmitter, op: kernel.SearchsortedOp) -> None:
     for _ in values.sizes:
         em.close()
     em.close()
+
+
+def _picked_row(em: FunctionEmitter, raw: str, size: IndexExpr) -> str:
+    """An index into an axis of ``size``: negative counts from the end, then clamped (as ``graph.gather``)."""
+    v = em.fresh("at")
+    em.line(f"int64_t {v} = {raw};")
+    em.line(f"if ({v} < 0) {v} += {size};")
+    em.line(f"if ({v} < 0) {v} = 0; else if ({v} >= {size}) {v} = {size} - 1;")
+    return v
+
+
+def _indexed(em: FunctionEmitter, indices: Sequence[MemrefDesc], x: MemrefDesc,
+             body: Callable[[list[IndexExpr], list[IndexExpr]], str]) -> None:
+    """A loop nest over the index positions ``b`` (row-major), the picked rows of ``x``, then its
+    trailing axes ``r``: one line ``body(b + r, picked + r)``. Nothing runs when an indexed axis is empty."""
+    k = len(indices)
+    runtime = [f"{s} > 0" for s in x.sizes[:k] if not isinstance(s, int)]
+    em.open(f"if ({' && '.join(runtime) if runtime else int(all(s > 0 for s in x.sizes[:k]))}) {{")  # type: ignore[operator]
+    batch = loop_nest(em, indices[0].sizes)
+    picked: list[IndexExpr] = [_picked_row(em, _element(d, batch), x.sizes[a]) for a, d in enumerate(indices)]
+    rest = loop_nest(em, x.sizes[k:])
+    em.line(body([*batch, *rest], [*picked, *rest]))
+    for _ in range(len(batch) + len(rest)):
+        em.close()
+    em.close()
+
+
+@handles(kernel.GatherOp)
+def _gather(em: FunctionEmitter, op: kernel.GatherOp) -> None:
+    x, out = em.memref(op.input), em.memref(op.output)
+    _indexed(em, [em.memref(i) for i in op.indices], x,
+             lambda at_b, at_x: f"{_element(out, at_b)} = {_element(x, at_x)};")
+
+
+@handles(kernel.ScatterOp)
+def _scatter(em: FunctionEmitter, op: kernel.ScatterOp) -> None:
+    u, x = em.memref(op.updates), em.memref(op.output)
+    kind = op.kind.data
+
+    def body(at_u: list[IndexExpr], at_x: list[IndexExpr]) -> str:
+        target, value = _element(x, at_x), _element(u, at_u)
+        if kind == "set":
+            return f"{target} = {value};"
+        return f"{target} = ({x.elem}){_combine(em, kind, u.elem, f'(({u.elem}){target})', value)};"
+
+    _indexed(em, [em.memref(i) for i in op.indices], x, body)

@@ -1,0 +1,15 @@
+// RUN: %roundtrip
+// graph.gather / graph.scatter (integer-array indexing) print and parse back.
+
+// CHECK-LABEL: func.func @ops
+// CHECK:         %{{.*}} = graph.gather %x[%i] : (tensor<10x3xf64>, tensor<4xi64>) -> tensor<4x3xf64>
+// CHECK-NEXT:    %{{.*}} = graph.gather %x[%i, %j] : (tensor<10x3xf64>, tensor<4xi64>, tensor<4xi64>) -> tensor<4xf64>
+// CHECK-NEXT:    %{{.*}} = graph.scatter "add" %u into %x[%i] : (tensor<4x3xf32>, tensor<10x3xf64>, tensor<4xi64>) -> tensor<10x3xf64>
+// CHECK-NEXT:    %{{.*}} = graph.scatter "set" %v into %x[%i, %j] : (tensor<4xf64>, tensor<10x3xf64>, tensor<4xi64>, tensor<4xi64>) -> tensor<10x3xf64>
+func.func @ops(%x: tensor<10x3xf64>, %i: tensor<4xi64>, %j: tensor<4xi64>, %u: tensor<4x3xf32>, %v: tensor<4xf64>) {
+  %0 = graph.gather %x[%i] : (tensor<10x3xf64>, tensor<4xi64>) -> tensor<4x3xf64>
+  %1 = graph.gather %x[%i, %j] : (tensor<10x3xf64>, tensor<4xi64>, tensor<4xi64>) -> tensor<4xf64>
+  %2 = graph.scatter "add" %u into %x[%i] : (tensor<4x3xf32>, tensor<10x3xf64>, tensor<4xi64>) -> tensor<10x3xf64>
+  %3 = graph.scatter "set" %v into %x[%i, %j] : (tensor<4xf64>, tensor<10x3xf64>, tensor<4xi64>, tensor<4xi64>) -> tensor<10x3xf64>
+  func.return
+}

@@ -1,0 +1,31 @@
+// RUN: kiln-opt %s -p convert-graph-to-linalg | filecheck %s
+// graph.gather becomes kalgo.gather into a tensor.empty (dynamic sizes from the index arrays,
+// then the operand's trailing axes); graph.scatter becomes kalgo.scatter whose destination is the
+// operand itself, so that bufferization writes in place when the operand is dead afterwards.
+
+// CHECK-LABEL: func.func @take
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<4x3xf64>
+// CHECK-NEXT:    %{{.*}} = kalgo.gather {} ins(%x, %i : tensor<10x3xf64>, tensor<4xi64>) outs(%[[E]] : tensor<4x3xf64>) -> tensor<4x3xf64>
+func.func @take(%x: tensor<10x3xf64>, %i: tensor<4xi64>) -> tensor<4x3xf64> {
+  %0 = graph.gather %x[%i] : (tensor<10x3xf64>, tensor<4xi64>) -> tensor<4x3xf64>
+  func.return %0 : tensor<4x3xf64>
+}
+
+// CHECK-LABEL: func.func @dynamic
+// CHECK:         %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[N:.*]] = tensor.dim %i, %[[C0]] : tensor<?xi64>
+// CHECK-NEXT:    %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[M:.*]] = tensor.dim %x, %[[C1]] : tensor<5x?xf32>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty(%[[N]], %[[M]]) : tensor<?x?xf32>
+// CHECK-NEXT:    %{{.*}} = kalgo.gather {} ins(%x, %i : tensor<5x?xf32>, tensor<?xi64>) outs(%[[E]] : tensor<?x?xf32>) -> tensor<?x?xf32>
+func.func @dynamic(%x: tensor<5x?xf32>, %i: tensor<?xi64>) -> tensor<?x?xf32> {
+  %0 = graph.gather %x[%i] : (tensor<5x?xf32>, tensor<?xi64>) -> tensor<?x?xf32>
+  func.return %0 : tensor<?x?xf32>
+}
+
+// CHECK-LABEL: func.func @add_at
+// CHECK:         %{{.*}} = kalgo.scatter {kind = "add"} ins(%u, %i : tensor<3xf64>, tensor<3xi64>) outs(%x : tensor<8xf32>) -> tensor<8xf32>
+func.func @add_at(%x: tensor<8xf32>, %i: tensor<3xi64>, %u: tensor<3xf64>) -> tensor<8xf32> {
+  %0 = graph.scatter "add" %u into %x[%i] : (tensor<3xf64>, tensor<8xf32>, tensor<3xi64>) -> tensor<8xf32>
+  func.return %0 : tensor<8xf32>
+}

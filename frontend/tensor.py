@@ -166,6 +166,24 @@ class Tensor:
             return None
         return tuple(None if d < 0 else d for d in graph.shape_of(self.value))
 
+    @shape.setter
+    def shape(self, new_shape: int | Sequence[int]) -> None:
+        """``a.shape = s``: this array object becomes a view of its memory with shape ``s``; as in
+        NumPy, only where no copy is needed (a C-contiguous array)."""
+        if self.immutable:
+            raise AttributeError("cannot set the shape of a NumPy scalar")
+        if self._storage.argument is not None and not self._steps:
+            raise NotImplementedError(
+                "setting .shape of an argument array inside kiln.function is not supported: in Python it reshapes "
+                "the caller's array object, which compiled code cannot do; use x = x.reshape(...)"
+            )
+        if not self.is_contiguous():
+            raise AttributeError("Incompatible shape for in-place modification. Use `.reshape()` to make a copy with the desired shape.")
+        view = np.reshape(self, new_shape)
+        if not isinstance(view, Tensor) or view._storage is not self._storage:
+            raise AttributeError("Incompatible shape for in-place modification. Use `.reshape()` to make a copy with the desired shape.")
+        self._steps, self._cache, self._seen = view._steps, view.value, view._seen
+
     @property
     def dtype(self) -> np.dtype[Any]:
         return dtypes.from_element(graph.element_of(self.value))

@@ -570,3 +570,32 @@ def test_np_dot_of_runtime_length_slices_stays_a_loop() -> None:
     check(dot_rows, rand(7, 7))
     ir = kiln.function(dot_rows).get_concrete_function(rand(7, 7)).ir
     assert ir.count("graph.while") == 2
+
+
+def shape_assigned_view(x):
+    y = x * 2
+    y.shape = (3, 2)
+    y[0, 0] = 100.0
+    return y
+
+
+def test_shape_assignment_reshapes_the_array_object() -> None:
+    check(shape_assigned_view, rand(6))
+
+
+def shape_assigned_argument(x):
+    x.shape = -1
+    return x.sum()
+
+
+def shape_assigned_transpose(x):
+    v = x.T
+    v.shape = 6
+    return v
+
+
+def test_shape_assignment_that_numpy_or_kiln_cannot_do_raises() -> None:
+    with pytest.raises(NotImplementedError, match=r"test_mutation.py:\d+.*the caller's array object"):
+        kiln.function(shape_assigned_argument)(rand(2, 3))
+    with pytest.raises(AttributeError, match="Incompatible shape for in-place modification"):
+        kiln.function(shape_assigned_transpose)(rand(2, 3))

@@ -323,3 +323,16 @@ def test_memref_result_is_rejected() -> None:
     text = "func.func @g(%a: memref<4xf32>) -> memref<4xf32> {\n  func.return %a : memref<4xf32>\n}"
     with pytest.raises(CEmitError, match="returns a memref"):
         emit_c(parse(text))
+
+
+def test_large_sources_trade_o3_for_o2_with_loop_vectorization() -> None:
+    """gcc's -O3-only passes are superlinear in a function's size: a large source gets -O2 plus
+    the loop vectorizer (backends/c/toolchain.py), a small one -O3."""
+    from kiln.backends.c import toolchain
+
+    small = "int f(void) { return 1; }\n"
+    large = small * (toolchain.LARGE_SOURCE_LINES + 1)
+    assert "-O3" in toolchain._sized_flags(small, toolchain.DEFAULT_OPT_FLAGS)
+    flags = toolchain._sized_flags(large, toolchain.DEFAULT_OPT_FLAGS)
+    assert "-O3" not in flags and flags[: len(toolchain.LARGE_SOURCE_FLAGS)] == toolchain.LARGE_SOURCE_FLAGS
+    assert toolchain._sized_flags(large, ("-O1",)) == ("-O1",)

@@ -17,6 +17,11 @@ Flags (``DEFAULT_OPT_FLAGS``), and why:
   8-instruction inner loop: 16.5 ms across a line boundary, 13.5 ms within one; the same
   code in a static binary, placed within a line by chance, 11-14 ms). Costs a few no-ops.
 
+A source over ``LARGE_SOURCE_LINES`` lines (one big function: NPBench's channel_flow is 3000
+lines) gets ``-O2 -ftree-loop-vectorize -fvect-cost-model=dynamic`` instead of ``-O3``: gcc's
+-O3-only passes are superlinear in a function's size (channel_flow: 8.0 s at -O3, 2.2 s so), and
+kiln vectorizes its loops itself (channel_flow ran in 54 ms so, 59 ms at -O3, best of 5).
+
 Always added: ``-fPIC -shared -fvisibility=hidden`` (only public funcs are exported) and ``-lm``;
 ``-fopenmp`` when the source has ``#pragma omp`` (parallel kernels; threads: ``KILN_NUM_THREADS``).
 """
@@ -79,9 +84,23 @@ def shared_object_path(source: str, *, opt_flags: tuple[str, ...] = DEFAULT_OPT_
     return _build_plan(source, opt_flags)[2]
 
 
+#: above this many lines of C, ``-O3`` becomes ``LARGE_SOURCE_FLAGS`` (see the module docstring)
+LARGE_SOURCE_LINES = 1500
+LARGE_SOURCE_FLAGS: tuple[str, ...] = ("-O2", "-ftree-loop-vectorize", "-fvect-cost-model=dynamic")
+
+
+def _sized_flags(source: str, opt_flags: tuple[str, ...]) -> tuple[str, ...]:
+    """``opt_flags`` with ``-O3`` traded for ``LARGE_SOURCE_FLAGS`` when the source is large."""
+    if "-O3" not in opt_flags or source.count("\n") <= LARGE_SOURCE_LINES:
+        return opt_flags
+    at = opt_flags.index("-O3")
+    return (*opt_flags[:at], *LARGE_SOURCE_FLAGS, *opt_flags[at + 1 :])
+
+
 def _build_plan(source: str, opt_flags: tuple[str, ...]) -> tuple[str, tuple[str, ...], Path]:
     """(compiler, full flags, cached shared object path) for ``source``."""
     cc = compiler()
+    opt_flags = _sized_flags(source, opt_flags)
     flags = (*opt_flags, *_SHARED_FLAGS, *(("-fopenmp",) if "#pragma omp" in source else ()))
     key = cache.cache_key(source, compiler_identity(cc), flags, host_identity())
     return cc, flags, cache.entry(key, ".so")

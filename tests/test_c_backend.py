@@ -336,3 +336,24 @@ def test_large_sources_trade_o3_for_o2_with_loop_vectorization() -> None:
     flags = toolchain._sized_flags(large, toolchain.DEFAULT_OPT_FLAGS)
     assert "-O3" not in flags and flags[: len(toolchain.LARGE_SOURCE_FLAGS)] == toolchain.LARGE_SOURCE_FLAGS
     assert toolchain._sized_flags(large, ("-O1",)) == ("-O1",)
+
+
+BIG = np.random.default_rng(3).standard_normal(9000)
+
+
+def uses_big_constants(x):
+    return x + BIG, x.astype(np.float32) * BIG.astype(np.float32), BIG.astype(np.int64)[:4] + 1, \
+        (BIG * 100).astype(np.int16)[-5:], BIG.astype(np.float16)[:7]
+
+
+def test_large_constants_are_emitted_as_bytes_and_read_back_exactly() -> None:
+    """Constants of 64 KiB and more are C strings of their bytes (gcc parses them far faster than
+    number literals); every dtype reads back bit for bit."""
+    import kiln
+
+    f = kiln.function(uses_big_constants)
+    x = np.random.default_rng(4).standard_normal(9000)
+    for got, want in zip(f(x), uses_big_constants(x)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    assert "_blob" in f.get_concrete_function(x).source

@@ -1448,6 +1448,27 @@ class ScatterOp(IRDLOperation):
 
 
 @irdl_op_definition
+class IotaOp(IRDLOperation):
+    """``0, 1, ..., n-1`` as i64, ``n`` a 0-d i64 tensor known only at run time (``np.arange`` with
+    traced bounds; a negative ``n`` gives an empty result):
+    ``%r = graph.iota %n : tensor<i64> -> tensor<?xi64>``."""
+
+    name = "graph.iota"
+    count = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$count attr-dict `:` type($count) `->` type($result)"
+
+    def __init__(self, count: SSAValue):
+        super().__init__(operands=[count], result_types=[tensor_type(i64, [DYNAMIC])])
+
+    def verify_(self) -> None:
+        _check_index_scalars(self, [self.count])
+        if len(shape_of(self.result)) != 1 or element_of(self.result) != i64:
+            raise VerifyException(f"graph.iota: the result is a 1-D i64 tensor, got {self.result.type}")
+
+
+@irdl_op_definition
 class DimOp(IRDLOperation):
     """The runtime size of dimension ``axis`` as a 0-d ``i64`` tensor, so that staged code can
     compute with a dynamic size (a loop over the rows of ``tensor<?x4xf32>``, ``len(x)``):
@@ -1869,6 +1890,7 @@ Graph = Dialect(
         ScatterRowOp,
         GatherOp,
         ScatterOp,
+        IotaOp,
         DimOp,
         PrintOp,
         ReadOp,

@@ -3,8 +3,8 @@
 Sorting, scans, arg-reductions, counting and binary search have no
 ``linalg.generic`` form (an element of the result depends on others of the result,
 on the data as an index, or on a position). ``convert-graph-to-linalg`` lowers
-``graph.sort``/``argsort``/``scan``/``argreduce``/``bincount``/``searchsorted``/``gather``/``scatter``
-to the ``kalgo`` op of the same name, which reads
+``graph.sort``/``argsort``/``scan``/``argreduce``/``bincount``/``searchsorted``/``gather``/``scatter``/
+``iota`` to the ``kalgo`` op of the same name, which reads
 its ``ins`` and writes its ``outs`` whole, like a linalg op:
 
     %y = kalgo.scan {axis = 0 : i64, kind = "add"} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
@@ -92,9 +92,10 @@ class _AlgoOp(LinalgStructuredOperation):
         printer.print_attr_dict({name: self.properties[name] for name in self.PROPERTY_NAMES})
         for keyword, values in (("ins", self.inputs), ("outs", self.outputs)):
             printer.print_string(f" {keyword}(")
-            printer.print_list(values, printer.print_ssa_value)
-            printer.print_string(" : ")
-            printer.print_list(values.types, printer.print_attribute)
+            if values:
+                printer.print_list(values, printer.print_ssa_value)
+                printer.print_string(" : ")
+                printer.print_list(values.types, printer.print_attribute)
             printer.print_string(")")
         if self.res:
             printer.print_string(" -> ")
@@ -107,6 +108,9 @@ class _AlgoOp(LinalgStructuredOperation):
         for keyword in ("ins", "outs"):
             parser.parse_keyword(keyword)
             parser.parse_punctuation("(")
+            if parser.parse_optional_punctuation(")") is not None:
+                groups.append([])
+                continue
             names = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
             parser.parse_punctuation(":")
             types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
@@ -341,4 +345,20 @@ class ScatterOp(_AlgoOp):
             raise VerifyException("kalgo.scatter: updates and at least one index array")
 
 
-KAlgo = Dialect("kalgo", [ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp, GatherOp, ScatterOp], [])
+@irdl_op_definition
+class IotaOp(_AlgoOp):
+    """``ins() outs(%out)``: ``out[i] = i`` over the 1-D output (``graph.iota``)."""
+
+    name = "kalgo.iota"
+
+    def __init__(self, init: SSAValue):
+        self._init([], init, {})
+
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        return ArrayAttr([AffineMapAttr(AffineMap.identity(1))])
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        return _iterators(["parallel"])
+
+
+KAlgo = Dialect("kalgo", [ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp, GatherOp, ScatterOp, IotaOp], [])

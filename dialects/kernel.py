@@ -14,7 +14,7 @@ convolution by the same GEMM: A is the im2col matrix of ``%x`` (rows
 stored; B is ``%f`` seen as a ``(KH*KW*CI) x CO`` matrix; C is ``%y`` seen as
 ``(N*OH*OW) x CO``. All three are contiguous; epilogue rows are those of C.
 
-``kernel.scan``, ``argreduce``, ``sort``, ``argsort``, ``bincount``, ``searchsorted``, ``gather`` and ``scatter``
+``kernel.scan``, ``argreduce``, ``sort``, ``argsort``, ``bincount``, ``searchsorted``, ``gather``, ``scatter`` and ``iota``
 are what ``convert-kalgo-to-kernel`` makes of the buffer-level ``kalgo`` ops (see
 ``dialects/kalgo.py``): sequential algorithms on memrefs of any strides, emitted by
 ``backends/c/algorithm_ops.py``.
@@ -342,8 +342,21 @@ class ScatterOp(IRDLOperation):
         super().__init__(operands=[updates, indices, output], properties={"kind": StringAttr(kind)})
 
 
+@irdl_op_definition
+class IotaOp(IRDLOperation):
+    """``kernel.iota outs(%out : memref<?xi64>)``: ``out[i] = i``."""
+
+    name = "kernel.iota"
+    output = operand_def(MemRefType)
+    assembly_format = "`outs` `(` $output `:` type($output) `)` attr-dict"
+
+    def __init__(self, output: SSAValue):
+        super().__init__(operands=[output])
+
+
 Kernel = Dialect(
     "kernel",
-    [MatmulOp, Conv2DOp, LinalgOp, YieldOp, ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp, GatherOp, ScatterOp],
+    [MatmulOp, Conv2DOp, LinalgOp, YieldOp, ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp, GatherOp, ScatterOp,
+     IotaOp],
     [],
 )

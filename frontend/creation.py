@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from kiln.dialects import graph
 from kiln.frontend import array_ops, dtypes
-from kiln.frontend.tensor import Tensor, as_tensor, cast, constant
+from kiln.frontend.tensor import Tensor, as_tensor, cast, constant, emit
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
@@ -93,6 +94,41 @@ def _run_by_numpy(func: Callable[..., Any], traced: Callable[..., Tensor] | None
     return make
 
 
+def arange_traced(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, *, like: Any = None) -> Tensor:
+    """``np.arange`` with traced 0-d bounds: ``start + i * step`` for the ``ceil((stop - start) / step)``
+    values of ``i`` (none when that is negative), a 1-D array of a length known only at run time
+    (``graph.iota``). The step must be a Python number: a traced zero step could not raise."""
+    if like is not None:
+        raise NotImplementedError("np.arange(..., like=) is not supported inside kiln.function")
+    if stop is None:
+        start, stop = 0, start
+    if isinstance(step, Tensor) or hasattr(type(step), "__kiln_tensor__"):
+        raise NotImplementedError(
+            "np.arange with a traced step is not supported inside kiln.function (a zero step could not raise); "
+            "pass the step as a Python number"
+        )
+    if step == 0:
+        raise ZeroDivisionError("division by zero")
+    lo, hi = as_tensor(start), as_tensor(stop)
+    for bound in (lo, hi):
+        if bound.ndim != 0:
+            raise TypeError("np.arange bounds must be scalars")
+    keys = [b if not isinstance(b, Tensor) else b.dtype for b in (start, stop, step)]
+    result = dtypes.canonical(dtype) if dtype is not None else dtypes.result_type(*keys)
+    if result.kind not in "iuf":
+        raise NotImplementedError(f"np.arange of {result} is not supported inside kiln.function")
+    int64 = np.dtype(np.int64)
+    if result.kind == "f" or lo.dtype.kind == "f" or hi.dtype.kind == "f" or isinstance(step, float):
+        span = (cast(hi, np.dtype(np.float64)) - cast(lo, np.dtype(np.float64))) / float(step)
+        count = cast(np.ceil(span), int64)
+    else:
+        count = -((cast(lo, int64) - cast(hi, int64)) // int(step))
+    positions = emit(graph.IotaOp(cast(count, int64).value))
+    compute = np.dtype(np.float64) if result.kind == "f" else int64
+    values = cast(lo, compute) + cast(positions, compute) * np.asarray(step, compute)
+    return cast(values, result).copy()
+
+
 def linspace_traced(
     start: Any, stop: Any, num: Any = 50, endpoint: bool = True, retstep: bool = False, dtype: Any = None,
     axis: int = 0,
@@ -164,4 +200,5 @@ TRACED: dict[Any, Callable[..., Any]] = {
     np.identity: _identity,
     np.tri: _tri,
 }
-TRACED.update({f: _run_by_numpy(f) for f in (np.arange, np.indices, np.logspace)})
+TRACED[np.arange] = _run_by_numpy(np.arange, arange_traced)
+TRACED.update({f: _run_by_numpy(f) for f in (np.indices, np.logspace)})

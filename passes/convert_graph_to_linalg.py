@@ -820,7 +820,7 @@ class LowerDim(RewritePattern):
 
 
 class LowerAlgorithm(RewritePattern):
-    """``graph.scan``/``argreduce``/``sort``/``argsort``/``bincount``/``searchsorted``/``gather`` -> the
+    """``graph.scan``/``argreduce``/``sort``/``argsort``/``bincount``/``searchsorted``/``gather``/``iota`` -> the
     ``kalgo`` op of the same name writing into a ``tensor.empty``, ``graph.scatter`` -> ``kalgo.scatter``
     writing into its operand (sequential algorithms linalg cannot express)."""
 
@@ -842,6 +842,8 @@ class LowerAlgorithm(RewritePattern):
             build = lambda init: kalgo.ScatterOp(op.kind.data, op.updates, list(op.indices), init)
         elif isinstance(op, graph.GatherOp):
             build = lambda init: kalgo.GatherOp(op.operand, list(op.indices), init)
+        elif isinstance(op, graph.IotaOp):
+            build = kalgo.IotaOp
         else:
             return
         em = _Emitter(op)
@@ -849,6 +851,10 @@ class LowerAlgorithm(RewritePattern):
         if isinstance(op, graph.ArgReduceOp):  # the result's dims are the operand's without the axis
             axis = op.axis.value.data
             dims: Callable[[int], SSAValue] = lambda d: em.dim(op.operand, d + (d >= axis))
+        elif isinstance(op, graph.IotaOp):  # the count, negative counts as 0
+            count = em.add(arith.IndexCastOp(em.add(tensor.ExtractOp(op.count, [], i64)), IndexType()))
+            size = em.add(arith.MaxSIOp(count, em.index(0)))
+            dims = lambda d: size
         elif isinstance(op, graph.GatherOp):  # the index arrays' dims, then the operand's trailing ones
             batch, skipped = len(graph.shape_of(op.indices[0])), len(op.indices)
             dims = lambda d: em.dim(op.indices[0], d) if d < batch else em.dim(op.operand, d - batch + skipped)

@@ -245,7 +245,7 @@ def test_staged_code_in_except_and_finally_is_fine() -> None:
 
 def indexed_by_an_array(x):
     y = x + 1
-    return y[np.array([[0, 1], [1, 0]])]
+    return y[np.array([[0, 1], [1, 0]]), None]  # an integer array with np.newaxis is refused
 
 
 def reshaped_wrongly(x):

@@ -120,13 +120,71 @@ def test_traced_sizes_are_refused_by_name() -> None:
     with pytest.raises(NotImplementedError, match=r"np.eye / np.identity / np.tri with a traced size"):
         kiln.function(traced_size_eye)(rand(2, 2), np.int64(2))
 
-    def traced_arange(x):
-        return np.arange(x.shape[0] + x.sum().astype(np.int64))
+    def traced_indices(x, n):
+        return np.indices((n, 2))
 
-    with pytest.raises(NotImplementedError, match=r"np.arange with a traced argument"):
-        kiln.function(traced_arange)(rand(2))
+    with pytest.raises(NotImplementedError, match=r"np.indices with a traced argument"):
+        kiln.function(traced_indices)(rand(2), np.int64(2))
 
 
 def test_every_traced_creation_function_is_routed_by_autograph() -> None:
     """The call converter leaves library calls as written except these, so the two lists agree."""
     assert {f.__name__ for f in TRACED} == set(_NUMPY_CREATION)
+
+
+# ---------------------------------------------------------------------- arange with traced bounds
+
+
+def arange_to_traced_stop(x, n):
+    return (np.arange(n) * 2.0).sum() + x
+
+
+def arange_with_step(x, n):
+    return np.arange(1, n, 3).sum() + x
+
+
+def arange_descending(x, n):
+    return np.arange(n, 0, -2).sum() + x
+
+
+def arange_in_staged_loop(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += np.arange(i, x.shape[0]).sum() * x[i]
+    return s
+
+
+def arange_float_bounds(x, lo):
+    return np.arange(lo, 2.5, 0.5).sum() + x
+
+
+def arange_as_indices(x, n):
+    return x[np.arange(n)].sum()
+
+
+@pytest.mark.parametrize("fn,args", [
+    (arange_to_traced_stop, lambda: (rand(3), np.int64(5))),
+    (arange_to_traced_stop, lambda: (rand(3), np.int64(-2))),  # empty
+    (arange_with_step, lambda: (rand(3), np.int64(11))),
+    (arange_descending, lambda: (rand(3), np.int64(9))),
+    (arange_in_staged_loop, lambda: (rand(6),)),
+    (arange_float_bounds, lambda: (rand(2), np.float64(0.25))),
+    (arange_as_indices, lambda: (np.arange(10.0), np.int64(4))),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_arange_with_traced_bounds(fn: Any, args: Any) -> None:
+    check(fn, *args())
+
+
+def arange_returned(x, n):
+    return np.arange(n)
+
+
+def arange_traced_step(x, n):
+    return np.arange(0, 10, n).sum()
+
+
+def test_arange_results_of_run_time_length_and_traced_steps_are_refused() -> None:
+    with pytest.raises(kiln.KilnCompileError, match=r"test_creation.py:\d+.*known only at run time"):
+        kiln.function(arange_returned)(rand(2), np.int64(3))
+    with pytest.raises(NotImplementedError, match=r"test_creation.py:\d+.*traced step"):
+        kiln.function(arange_traced_step)(rand(2), np.int64(3))

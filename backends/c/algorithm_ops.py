@@ -258,3 +258,12 @@ def _scatter(em: FunctionEmitter, op: kernel.ScatterOp) -> None:
         return f"{target} = ({x.elem}){_combine(em, kind, u.elem, f'(({u.elem}){target})', value)};"
 
     _indexed(em, [em.memref(i) for i in op.indices], x, body)
+
+
+@handles(kernel.IotaOp)
+def _iota(em: FunctionEmitter, op: kernel.IotaOp) -> None:
+    out = em.memref(op.output)
+    i = em.fresh("i")
+    em.open(f"for (int64_t {i} = 0; {i} < {out.sizes[0]}; {i}++) {{")
+    em.line(f"{out.ptr}[{mul(i, out.strides[0])}] = {i};")
+    em.close()

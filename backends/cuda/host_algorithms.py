@@ -19,11 +19,11 @@ if TYPE_CHECKING:
 
 #: the ops this module runs on the host; each has an ``output`` memref operand
 ALGORITHMS = (kernel.ScanOp, kernel.ArgReduceOp, kernel.SortOp, kernel.ArgsortOp, kernel.BincountOp, kernel.SearchsortedOp,
-              kernel.GatherOp, kernel.ScatterOp)
+              kernel.GatherOp, kernel.ScatterOp, kernel.IotaOp)
 
 
 def host_algorithm(em: HostEmitter, op: kernel.ScanOp | kernel.ArgReduceOp | kernel.SortOp | kernel.ArgsortOp
-                   | kernel.BincountOp | kernel.SearchsortedOp | kernel.GatherOp | kernel.ScatterOp) -> None:
+                   | kernel.BincountOp | kernel.SearchsortedOp | kernel.GatherOp | kernel.ScatterOp | kernel.IotaOp) -> None:
     """Copy the operands to the host, run the C loops there, copy the output back."""
     em.open("{")
     devices = {v: em.memref(v) for v in op.operands}

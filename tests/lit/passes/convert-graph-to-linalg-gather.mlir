@@ -29,3 +29,16 @@ func.func @add_at(%x: tensor<8xf32>, %i: tensor<3xi64>, %u: tensor<3xf64>) -> te
   %0 = graph.scatter "add" %u into %x[%i] : (tensor<3xf64>, tensor<8xf32>, tensor<3xi64>) -> tensor<8xf32>
   func.return %0 : tensor<8xf32>
 }
+
+// graph.iota: a kalgo.iota into a tensor.empty of the count (a negative count is 0).
+// CHECK-LABEL: func.func @iota
+// CHECK:         %[[N:.*]] = tensor.extract %n[] : tensor<i64>
+// CHECK-NEXT:    %[[I:.*]] = arith.index_cast %[[N]] : i64 to index
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[S:.*]] = arith.maxsi %[[I]], %[[Z]] : index
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty(%[[S]]) : tensor<?xi64>
+// CHECK-NEXT:    %{{.*}} = kalgo.iota {} ins() outs(%[[E]] : tensor<?xi64>) -> tensor<?xi64>
+func.func @iota(%n: tensor<i64>) -> tensor<?xi64> {
+  %0 = graph.iota %n : tensor<i64> -> tensor<?xi64>
+  func.return %0 : tensor<?xi64>
+}

@@ -46,3 +46,13 @@ func.func @set_rows(%x: tensor<6x2xi32>, %i: tensor<3xi64>, %u: tensor<3x2xi32>)
   %0 = graph.scatter "set" %u into %x[%i] : (tensor<3x2xi32>, tensor<6x2xi32>, tensor<3xi64>) -> tensor<6x2xi32>
   func.return %0 : tensor<6x2xi32>
 }
+
+// kernel.iota: out[i] = i over the run-time length.
+// CHECK-LABEL: {{^}}void iota_sum(
+// CHECK:         for (int64_t [[I:i[0-9_]*]] = 0; [[I]] < {{.*}}; [[I]]++) {
+// CHECK-NEXT:      {{.*}}{{\[}}[[I]]] = [[I]];
+func.func @iota_sum(%n: tensor<i64>) -> tensor<i64> {
+  %0 = graph.iota %n : tensor<i64> -> tensor<?xi64>
+  %1 = graph.reduce "sum", %0 axes array<i64: 0> : tensor<?xi64> -> tensor<i64>
+  func.return %1 : tensor<i64>
+}

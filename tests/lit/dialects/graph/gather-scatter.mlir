@@ -13,3 +13,10 @@ func.func @ops(%x: tensor<10x3xf64>, %i: tensor<4xi64>, %j: tensor<4xi64>, %u: t
   %3 = graph.scatter "set" %v into %x[%i, %j] : (tensor<4xf64>, tensor<10x3xf64>, tensor<4xi64>, tensor<4xi64>) -> tensor<10x3xf64>
   func.return
 }
+
+// CHECK-LABEL: func.func @iota
+// CHECK:         %{{.*}} = graph.iota %n : tensor<i64> -> tensor<?xi64>
+func.func @iota(%n: tensor<i64>) {
+  %0 = graph.iota %n : tensor<i64> -> tensor<?xi64>
+  func.return
+}

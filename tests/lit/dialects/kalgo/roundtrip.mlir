@@ -30,3 +30,12 @@ func.func @buffers(%x: memref<?xi32>, %y: memref<?xi32>, %i: memref<?xi64>, %c: 
   kalgo.bincount {} ins(%i : memref<?xi64>) outs(%c : memref<4xi64>)
   func.return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @no_inputs
+// CHECK:         %{{.*}} = kalgo.iota {} ins() outs(%e : tensor<?xi64>) -> tensor<?xi64>
+func.func @no_inputs(%e: tensor<?xi64>) {
+  %0 = kalgo.iota {} ins() outs(%e : tensor<?xi64>) -> tensor<?xi64>
+  func.return
+}

@@ -158,8 +158,8 @@ class ConcreteFunction:
         self.isa = isa
         self._backend = get_backend(target)
         self.name = traced.func_op.sym_name.data
-        self.ir: str = _print(traced.module, debuginfo=False)
-        self._stages: dict[str, str] = {"graph": self.ir}
+        self._ir: str | None = None
+        self._stages: dict[str, str] = {}
         self._source: str | None = None
         self._lowered_module: ModuleOp | None = None
         self._located: str | None = None
@@ -236,11 +236,20 @@ class ConcreteFunction:
         """The tensor arguments (by leaf index) the function writes: the caller's arrays change."""
         return self._traced.written_arguments
 
+    @property
+    def ir(self) -> str:
+        """The graph IR as traced, printed on first use (a large function's print costs as much as a pass)."""
+        if self._ir is None:
+            self._ir = _print(self._traced.module, debuginfo=False)
+        return self._ir
+
     def lowered(self, stage: str) -> str:
         """The IR after the named stage: ``graph``, then the target's stages (C: tensor, buffer, loops)."""
         stages = ("graph", *self._backend.stages)
         if stage not in stages:
             raise ValueError(f"unknown stage {stage!r}; stages for target {self.target!r} are {', '.join(stages)}")
+        if stage == "graph":
+            return self.ir
         if stage not in self._stages:
             self._lower_all(keep_stages=True)
         return self._stages[stage]

@@ -7,13 +7,14 @@ so verifier errors and diagnostics point at the user's file and line.
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
+from types import CodeType, FrameType
 from typing import TypeVar
 
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
@@ -54,9 +55,16 @@ def user_location() -> LocationAttr:
     return UnknownLoc()
 
 
+@functools.lru_cache(maxsize=512)
+def _positions(code: CodeType) -> tuple[tuple[int | None, int | None, int | None, int | None], ...]:
+    """A code object's instruction positions, listed once (every traced op asks; a large converted
+    function has thousands: listing them per op took 0.8 s of channel_flow's trace)."""
+    return tuple(code.co_positions())
+
+
 def _frame_location(frame: FrameType) -> LocationAttr:
     line, col = frame.f_lineno, 0
-    positions = list(frame.f_code.co_positions())
+    positions = _positions(frame.f_code)
     index = frame.f_lasti // 2
     if 0 <= index < len(positions):
         pos_line, _, pos_col, _ = positions[index]

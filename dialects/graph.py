@@ -1825,8 +1825,11 @@ class LinalgOp(IRDLOperation):
         if len(self.args) != LINALG_KINDS[kind]:
             raise VerifyException(f"graph.linalg {kind!r} takes {LINALG_KINDS[kind]} operand(s), got {len(self.args)}")
         element = element_of(self.args[0])
-        if not isinstance(element, (Float32Type, Float64Type)) or any(element_of(v) != element for v in [*self.args, self.result]):
-            raise VerifyException("graph.linalg: operands and result must share an f32 or f64 element type")
+        real = element.element_type if isinstance(element, ComplexType) else element
+        if not isinstance(real, (Float32Type, Float64Type)) or any(element_of(v) != element for v in [*self.args, self.result]):
+            raise VerifyException("graph.linalg: operands and result must share an f32, f64 or complex element type")
+        if isinstance(element, ComplexType) and self.kind.data == "cholesky":
+            raise VerifyException("graph.linalg: cholesky is real only")
         shapes = [shape_of(v) for v in self.args]
         a = shapes[0]
         if len(a) != 2 or a[0] != a[1] or a[0] < 0:

@@ -26,7 +26,7 @@ plain C loop nest on contiguous memrefs; ``%x`` is written, never read.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import I64, AnyFloat, DenseArrayBase, IndexType, IntegerAttr, MemRefType, NoneAttr, StringAttr, i64
+from xdsl.dialects.builtin import I64, AnyFloat, ComplexType, DenseArrayBase, IndexType, IntegerAttr, MemRefType, NoneAttr, StringAttr, i64
 from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -72,6 +72,16 @@ def _float_operands(op_name: str, types: list[Attribute]) -> list[MemRefType[Att
     if len(elements) != 1 or not isinstance(next(iter(elements)), AnyFloat):
         raise VerifyException(f"{op_name} operands must share one float element type")
     return memrefs
+
+
+def _linalg_operands(op_name: str, kind: str, types: list[Attribute]) -> list[MemRefType[Attribute]]:
+    """The operand memref types of ``kernel.linalg``: one float element type, or one complex one
+    (not for cholesky)."""
+    elements = {t.get_element_type() for t in types if isinstance(t, MemRefType)}
+    element = next(iter(elements)) if len(elements) == 1 else None
+    if isinstance(element, ComplexType) and isinstance(element.element_type, AnyFloat) and kind != "cholesky":
+        return [t for t in types if isinstance(t, MemRefType)]
+    return _float_operands(op_name, types)
 
 
 def _check_epilogue(op_name: str, epilogue: Region) -> None:
@@ -143,7 +153,7 @@ class LinalgOp(IRDLOperation):
         kind = self.kind.data
         if kinds.get(kind) != len(self.ins):
             raise VerifyException(f"kernel.linalg: kind {kind!r} with {len(self.ins)} input(s) is not a routine")
-        types = _float_operands(self.name, [*(v.type for v in self.ins), self.out.type])
+        types = _linalg_operands(self.name, kind, [*(v.type for v in self.ins), self.out.type])
         if any(not isinstance(t.layout, NoneAttr) for t in types):
             raise VerifyException("kernel.linalg operands must be contiguous memrefs")
         a = types[0].get_shape()

@@ -24,11 +24,15 @@ def _unsupported(what: str) -> NotImplementedError:
 
 
 def _result_dtype(name: str, tensors: list[Tensor]) -> np.dtype[Any]:
-    """LAPACK's common type: float32 when every operand is float32, else float64."""
+    """LAPACK's common type: float32 when every operand is float32, else float64; complex64 or
+    complex128 when an operand is complex (not for cholesky, which would need the conjugate)."""
     for t in tensors:
-        if t.dtype.kind not in "biuf":
+        if t.dtype.kind not in "biufc" or (t.dtype.kind == "c" and name.endswith("cholesky")):
             raise _unsupported(f"{name} on {t.dtype} arrays")
-    return np.dtype(np.float32) if all(t.dtype == np.float32 for t in tensors) else np.dtype(np.float64)
+    single = all(t.dtype in (np.float32, np.complex64) for t in tensors)
+    if any(t.dtype.kind == "c" for t in tensors):
+        return np.dtype(np.complex64) if single else np.dtype(np.complex128)
+    return np.dtype(np.float32) if single else np.dtype(np.float64)
 
 
 def _square(name: str, a: Any) -> Tensor:

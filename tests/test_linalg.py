@@ -20,7 +20,8 @@ from kiln.frontend import pytree
 RNG = np.random.default_rng(2026)
 SIZES = [1, 2, 7, 33]
 FLOATS = ["float32", "float64"]
-TOL = {np.dtype("float32"): (2e-4, 2e-5), np.dtype("float64"): (1e-11, 1e-12)}
+TOL = {np.dtype("float32"): (2e-4, 2e-5), np.dtype("float64"): (1e-11, 1e-12),
+       np.dtype("complex64"): (2e-4, 2e-5), np.dtype("complex128"): (1e-11, 1e-12)}
 
 
 def general(n: int, dtype: str) -> np.ndarray:
@@ -128,3 +129,29 @@ def test_errors_name_the_construct() -> None:
         kiln.function(lambda a, b: np.linalg.solve(a, b))(np.eye(3), np.ones(2))
     with pytest.raises(NotImplementedError, match="np.linalg.qr is not supported inside kiln.function"):
         kiln.function(lambda a: np.linalg.qr(a))(np.eye(2))
+
+
+def complex_routines(a: np.ndarray, b: np.ndarray, bm: np.ndarray) -> tuple[Any, ...]:
+    return np.linalg.solve(a, b), np.linalg.solve(a, bm), np.linalg.inv(a), np.linalg.det(a)
+
+
+@pytest.mark.filterwarnings("ignore::kiln.frontend.retracing.KilnRetracingWarning")  # one trace per size, meant
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("n", [1, 3, 9])
+def test_complex_routines(n: int, dtype: str) -> None:
+    """solve/inv/det of complex matrices pivot on the modulus, in complex64 or complex128 as LAPACK's."""
+    a = (general(n, "float64") + 0.3j * RNG.standard_normal((n, n))).astype(dtype)
+    b = (RNG.standard_normal(n) + 1j * RNG.standard_normal(n)).astype(dtype)
+    bm = (RNG.standard_normal((n, 2)) + 1j * RNG.standard_normal((n, 2))).astype(dtype)
+    check(complex_routines, a, b, bm)
+
+
+def test_complex_solve_with_a_real_right_hand_side_promotes() -> None:
+    a = general(4, "float64") + 0.5j * np.eye(4)
+    check(lambda a, b: np.linalg.solve(a, b), a, RNG.standard_normal(4).astype(np.float32))
+    check(lambda a, b: np.linalg.solve(a, b), a.real.copy(), a[:, 0].copy())
+
+
+def test_complex_cholesky_is_refused_by_name() -> None:
+    with pytest.raises(NotImplementedError, match=r"test_linalg.py:\d+:\d+: np.linalg.cholesky on complex128 arrays"):
+        kiln.function(lambda a: np.linalg.cholesky(a))(np.eye(2, dtype=np.complex128))

@@ -8,8 +8,10 @@ Sums run in the element type (like LAPACK's single/double routines) in a fixed o
 results match NumPy's to rounding, not bit for bit. NumPy raises ``LinAlgError`` where
 kiln cannot: a matrix that is not positive-definite (cholesky) or exactly singular
 (solve, inv) gives an all-NaN result; ``det`` of a singular matrix is 0, as in NumPy.
-One routine source serves float and double (``LA_T``), so another element type is
-one more instantiation.
+One routine source serves float, double and their complex types (``LA_T``; ``LA_R`` the
+real type of a pivot's modulus), so another element type is one more instantiation. Complex
+products and quotients are C's (``_Complex``), as LAPACK's are its own: results agree with
+NumPy's to rounding.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ _SOURCE = r"""
 static void LA_NAME(nan_fill)(long n, LA_T *x) {
   for (long i = 0; i < n; i++) x[i] = (LA_T)NAN;
 }
+#ifndef LA_COMPLEX
 /* l = the lower Cholesky factor of a (n x n); all NaN unless a is positive-definite */
 static void LA_NAME(cholesky)(long n, const LA_T *a, LA_T *l) {
   for (long i = 0; i < n; i++) {
@@ -44,15 +47,16 @@ static void LA_NAME(cholesky)(long n, const LA_T *a, LA_T *l) {
     for (long j = i + 1; j < n; j++) l[i * n + j] = 0;
   }
 }
+#endif
 /* lu = a's LU factors in place (unit lower, upper), piv = row swaps; the sign of the
    permutation, or 0 when a pivot is exactly zero */
 static int LA_NAME(lu)(long n, LA_T *lu, long *piv) {
   int sign = 1;
   for (long k = 0; k < n; k++) {
     long p = k;
-    LA_T best = LA_ABS(lu[k * n + k]);
+    LA_R best = LA_ABS(lu[k * n + k]);
     for (long i = k + 1; i < n; i++) {
-      LA_T v = LA_ABS(lu[i * n + k]);
+      LA_R v = LA_ABS(lu[i * n + k]);
       if (v > best) { best = v; p = i; }
     }
     piv[k] = p;
@@ -113,17 +117,29 @@ static LA_T LA_NAME(det)(long n, const LA_T *a) {
 """
 
 
-def _routines(ctype: str, suffix: str, sqrt: str, fabs: str) -> str:
+def _routines(ctype: str, suffix: str, sqrt: str, fabs: str, real: str) -> str:
+    complex_ = "_Complex" in ctype
+    prologue = f"{real} {fabs}({ctype});\n#define LA_COMPLEX\n" if complex_ else ""  # not <complex.h>: it defines I
     return (
-        f"#define LA_T {ctype}\n#define LA_NAME(x) kiln_linalg_{suffix}_##x\n#define LA_SQRT {sqrt}\n"
-        f"#define LA_ABS {fabs}\n{_SOURCE}#undef LA_T\n#undef LA_NAME\n#undef LA_SQRT\n#undef LA_ABS\n"
+        f"{prologue}#define LA_T {ctype}\n#define LA_R {real}\n#define LA_NAME(x) kiln_linalg_{suffix}_##x\n"
+        f"#define LA_SQRT {sqrt}\n#define LA_ABS {fabs}\n{_SOURCE}#undef LA_T\n#undef LA_R\n#undef LA_NAME\n"
+        f"#undef LA_SQRT\n#undef LA_ABS\n{'#undef LA_COMPLEX' + chr(10) if complex_ else ''}"
     )
 
 
+#: C element type -> its routines (complex ones pivot on the modulus; cholesky is never called on them)
+_HELPER_OF = {
+    "float": "kiln_linalg_f32",
+    "double": "kiln_linalg_f64",
+    "float _Complex": "kiln_linalg_c64",
+    "double _Complex": "kiln_linalg_c128",
+}
 HELPERS.update(
     {
-        "kiln_linalg_f32": _routines("float", "f32", "sqrtf", "fabsf"),
-        "kiln_linalg_f64": _routines("double", "f64", "sqrt", "fabs"),
+        "kiln_linalg_f32": _routines("float", "f32", "sqrtf", "fabsf", "float"),
+        "kiln_linalg_f64": _routines("double", "f64", "sqrt", "fabs", "double"),
+        "kiln_linalg_c64": _routines("float _Complex", "c64", "csqrtf", "cabsf", "float"),
+        "kiln_linalg_c128": _routines("double _Complex", "c128", "csqrt", "cabs", "double"),
     }
 )
 
@@ -132,9 +148,9 @@ HELPERS.update(
 def _linalg(em: FunctionEmitter, op: kernel.LinalgOp) -> None:
     ins = [em.memref(v) for v in op.ins]
     out = em.memref(op.out)
-    if out.elem not in ("float", "double"):
-        raise CEmitError(f"kernel.linalg: no C routine for element type {out.elem}")
-    prefix = em.use_helper("kiln_linalg_f32" if out.elem == "float" else "kiln_linalg_f64")
+    if out.elem not in _HELPER_OF or (op.kind.data == "cholesky" and "_Complex" in out.elem):
+        raise CEmitError(f"kernel.linalg: no C routine for {op.kind.data!r} on element type {out.elem}")
+    prefix = em.use_helper(_HELPER_OF[out.elem])
     a, out_ptr = ins[0], _pointer(out)
     n = a.sizes[0]
     kind = op.kind.data

@@ -20,7 +20,7 @@ func.func @integer(%a: tensor<2x2xi64>) -> tensor<2x2xi64> {
   %r = graph.linalg "inv" %a : (tensor<2x2xi64>) -> tensor<2x2xi64>
   func.return %r : tensor<2x2xi64>
 }
-// CHECK: graph.linalg: operands and result must share an f32 or f64 element type
+// CHECK: graph.linalg: operands and result must share an f32, f64 or complex element type
 
 // -----
 
@@ -37,3 +37,11 @@ func.func @det_shape(%a: tensor<3x3xf64>) -> tensor<3x3xf64> {
   func.return %r : tensor<3x3xf64>
 }
 // CHECK: graph.linalg 'det': result shape should be (), got (3, 3)
+
+// -----
+
+func.func @complex_cholesky(%a: tensor<2x2xcomplex<f64>>) -> tensor<2x2xcomplex<f64>> {
+  %r = graph.linalg "cholesky" %a : (tensor<2x2xcomplex<f64>>) -> tensor<2x2xcomplex<f64>>
+  func.return %r : tensor<2x2xcomplex<f64>>
+}
+// CHECK: graph.linalg: cholesky is real only

@@ -10,6 +10,7 @@ never copied: they must be C-contiguous and of the exact dtype, else
 from __future__ import annotations
 
 import ctypes
+import functools
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -245,7 +246,30 @@ def load_function(so_path: Path, name: str, signature: Signature) -> Callable[..
     exec(_call_source(signature, len(result_types) - 1), namespace)  # noqa: S102 (generated here)
     call = namespace["call"]
     call.__name__ = call.__qualname__ = name
-    return call
+    return _raising_failed_checks(so_path, call)
+
+
+#: exported by a shared object whose code has run-time checks (krt.check, docs/abi.md)
+CHECK_SYMBOL = "kiln_take_error"
+
+
+def _raising_failed_checks(so_path: Path, call: Callable[..., Any]) -> Callable[..., Any]:
+    """``call``, raising ``ValueError`` with the message of a run-time check that failed in it."""
+    try:
+        take = getattr(_library(so_path), CHECK_SYMBOL)
+    except AttributeError:
+        return call
+    take.argtypes, take.restype = [], ctypes.c_char_p
+
+    @functools.wraps(call)
+    def checked(*args: Any) -> Any:
+        result = call(*args)
+        failed = take()
+        if failed:
+            raise ValueError(failed.decode("utf-8", "replace"))
+        return result
+
+    return checked
 
 
 def python_entry(

@@ -1526,6 +1526,35 @@ class PrintOp(IRDLOperation):
         _check_token_pair(self)
 
 
+@irdl_op_definition
+class CheckOp(IRDLOperation):
+    """A run-time condition NumPy would raise on, that tracing could not decide (two lengths
+    known only at run time must match): when ``cond`` is false, the call stops and raises
+    ``ValueError(message)`` in the caller. Ordered like ``graph.print`` (a print before a
+    failing check still prints; none after it does): ``graph.check %ok, "f.py:3: ..." : tensor<i1>``."""
+
+    name = "graph.check"
+    tok_in = opt_operand_def(TokenType)
+    cond = operand_def(AnyTensor)
+    message = prop_def(StringAttr)
+    tok_out = opt_result_def(TokenType)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = "(`after` $tok_in^)? $cond `,` $message attr-dict `:` type($cond) (`->` type($tok_out)^)?"
+
+    def __init__(self, cond: SSAValue, message: str, token: SSAValue | None = None):
+        super().__init__(
+            operands=[[] if token is None else [token], [cond]],
+            properties={"message": StringAttr(message)},
+            result_types=[[] if token is None else [TokenType()]],
+        )
+
+    def verify_(self) -> None:
+        if self.cond.type != tensor_type(i1, ()):
+            raise VerifyException(f"graph.check: the condition must be tensor<i1>, got {self.cond.type}")
+        _check_token_pair(self)
+
+
 def _check_token_pair(op: Operation) -> None:
     tok_in, tok_out = getattr(op, "tok_in"), getattr(op, "tok_out")
     if (tok_in is None) != (tok_out is None):
@@ -1896,6 +1925,7 @@ Graph = Dialect(
         IotaOp,
         DimOp,
         PrintOp,
+        CheckOp,
         ReadOp,
         AssignOp,
         LinalgOp,

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import dtypes, trace_context
+from kiln.frontend import dtypes, runtime_checks, trace_context
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to as _broadcast, cast as _cast, constant as _constant
 from kiln.frontend.tensor import emit, require_rank, reshape_to, shape_of, with_source
 
@@ -121,6 +121,10 @@ def matmul(a: Any, b: Any) -> Any:
                 "(has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)"
             )
     graph.matmul_shape(sa, sb)  # raises NumPy-like errors for mismatched dimensions
+    runtime_checks.same_length(
+        ta, len(sa) - 1, tb, max(len(sb) - 2, 0),
+        "matmul: Input operand 1 has a mismatch in its core dimension 0 (a length known only at run time)",
+    )
     if len(sa) > 2 and len(sb) > 2 and sa[:-2] != sb[:-2]:
         batch = graph.broadcast_shapes(sa[:-2], sb[:-2])
         ta, tb = _broadcast(ta, (*batch, *sa[-2:])), _broadcast(tb, (*batch, *sb[-2:]))

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import advanced_index, dtypes, index_facts, masked
+from kiln.frontend import advanced_index, dtypes, index_facts, masked, runtime_checks
 from kiln.frontend.mutation import ViewStep, key_signature
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, emit, require_rank, reshape_to, shape_of
 
@@ -82,21 +82,30 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
         advanced_index.setitem(t, key, cast(v, t.dtype))
         return
     view = getitem(t, key)
-    view.overwrite(_value_for(value, t.dtype, shape_of(view)))
+    view.overwrite(_value_for(value, t.dtype, view))
 
 
-def _value_for(value: Any, dtype: np.dtype[Any], shape: tuple[int, ...]) -> Tensor:
+def _value_for(value: Any, dtype: np.dtype[Any], dest: Tensor) -> Tensor:
+    """``value`` as written into ``dest``: cast and broadcast to its shape as NumPy's setitem
+    does; a length known only at run time on either side is checked when the call runs."""
+    shape = shape_of(dest)
     v = value if isinstance(value, Tensor) else _constant_for(value, dtype)
     v = cast(v, dtype)
-    try:
-        graph.broadcast_shapes(shape_of(v), shape)
-    except ValueError:
+    src = shape_of(v)
+    fits = len(src) <= len(shape) and all(a == b or a == 1 or a < 0 or b < 0 for a, b in zip(reversed(src), reversed(shape)))
+    if not fits:
         raise ValueError(
             f"could not broadcast input array from shape {v.shape} into shape "
             f"{tuple(None if d < 0 else d for d in shape)}"
-        ) from None
-    if len(shape_of(v)) > len(shape) or any(a != b and a != 1 for a, b in zip(reversed(shape_of(v)), reversed(shape))):
-        raise ValueError(f"could not broadcast input array from shape {v.shape} into shape {tuple(shape)}")
+        )
+    for k, (a, b) in enumerate(zip(reversed(src), reversed(shape)), start=1):
+        if (a < 0 or b < 0) and not (a == 1 or (a < 0 and b < 0 and v.value is dest.value)):
+            runtime_checks.same_length(
+                v, len(src) - k, dest, len(shape) - k,
+                f"could not broadcast input array from shape {v.shape} into shape "
+                f"{tuple(None if d < 0 else d for d in shape)}: a length known only at run time (None) differs"
+                + (" (kiln does not broadcast a run-time length of 1)" if a < 0 else ""),
+            )
     return broadcast_to(v, shape)
 
 

@@ -18,7 +18,7 @@ from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
 from kiln.frontend import array_ops, array_types, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
-from kiln.frontend import numpy_sorting, numpy_ufunc_methods, ufuncs, views
+from kiln.frontend import numpy_sorting, numpy_ufunc_methods, runtime_checks, ufuncs, views
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import shape_of, with_source
 
@@ -84,6 +84,8 @@ def broadcast_all(tensors: Sequence[Tensor], what: str) -> tuple[list[Tensor], i
     except ValueError:
         shown = " ".join(str(tuple(None if d < 0 else d for d in s)).replace(" ", "") for s in shapes)
         raise ValueError(f"operands could not be broadcast together with shapes {shown}") from None
+    if len(tensors) > 1:
+        runtime_checks.broadcastable(tensors, shape)
     return [broadcast_to(t, shape) for t in tensors], None
 
 

@@ -10,7 +10,7 @@
   place as a writable buffer, so its writes are stores into the caller's array.
 * ``graph.assign`` copies the value into the variable's buffer (nothing when the
   value already lives there).
-* ``graph.print`` becomes ``krt.print`` on the values' buffers; ``graph.token`` and
+* ``graph.print`` becomes ``krt.print`` on the values' buffers (``graph.check``: ``krt.check``); ``graph.token`` and
   every token disappear (program order is the order of effects from here on).
 """
 
@@ -113,3 +113,7 @@ def bufferize_assign(fb: FunctionBufferizer, op: graph.AssignOp) -> None:
 
 def bufferize_print(fb: FunctionBufferizer, op: graph.PrintOp) -> None:
     fb.emit(krt.PrintOp(op.format.data, [fb.buffers[v].value for v in op.values]))
+
+
+def bufferize_check(fb: FunctionBufferizer, op: graph.CheckOp) -> None:
+    fb.emit(krt.CheckOp(fb.buffers[op.cond].value, op.message.data))

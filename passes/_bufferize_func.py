@@ -187,6 +187,7 @@ class FunctionBufferizer:
             graph.ReadOp: lambda op: effects.bufferize_read(self, op),
             graph.AssignOp: lambda op: effects.bufferize_assign(self, op),
             graph.PrintOp: lambda op: effects.bufferize_print(self, op),
+            graph.CheckOp: lambda op: effects.bufferize_check(self, op),
         }
 
     # -- driver ---------------------------------------------------------------

@@ -869,7 +869,7 @@ class LowerAlgorithm(RewritePattern):
 
 
 #: graph ops that stay at the tensor level: the bufferizer lowers them (tokens, effects)
-KEPT = (graph.TokenOp, graph.PrintOp, graph.ReadOp, graph.AssignOp)
+KEPT = (graph.TokenOp, graph.PrintOp, graph.CheckOp, graph.ReadOp, graph.AssignOp)
 
 
 @dataclass(frozen=True)

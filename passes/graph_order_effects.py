@@ -2,7 +2,7 @@
 
 TensorFlow's automatic control dependencies, made explicit in the IR. Runs first
 in the ``tensor`` stage, before ``canonicalize``/``cse``: once each
-``graph.print``/``graph.read``/``graph.assign`` consumes the token of the effect
+``graph.print``/``graph.check``/``graph.read``/``graph.assign`` consumes the token of the effect
 before it and produces the next one, no rewrite can reorder two effects (they are
 chained by SSA use) and none can merge two identical prints (different token
 operands).
@@ -31,7 +31,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from kiln.dialects import graph
 
 #: graph ops with side effects, ordered by tokens
-STATEFUL = (graph.PrintOp, graph.ReadOp, graph.AssignOp)
+STATEFUL = (graph.PrintOp, graph.CheckOp, graph.ReadOp, graph.AssignOp)
 
 
 def has_effects(op: Operation) -> bool:
@@ -43,6 +43,8 @@ def _retoken(op: Operation, token: SSAValue) -> tuple[Operation, SSAValue]:
     """The stateful ``op`` rebuilt to run after ``token``; returns it and its new token."""
     if isinstance(op, graph.PrintOp):
         new: Operation = graph.PrintOp(op.format.data, list(op.values), token)
+    elif isinstance(op, graph.CheckOp):
+        new = graph.CheckOp(op.cond, op.message.data, token)
     elif isinstance(op, graph.ReadOp):
         new = graph.ReadOp(op.resource, token)
     else:

@@ -15,7 +15,7 @@ from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from kiln.backends.c import speculate
+from kiln.backends.c import check_ops, speculate
 from kiln.backends.c.c_types import c_type, element_c_type
 from kiln.backends.c.dispatch import handles
 from kiln.backends.c.errors import CEmitError
@@ -249,3 +249,5 @@ def _call(em: FunctionEmitter, op: func.CallOp) -> None:
         em.define(results[0], call)
     else:
         em.line(f"{call};")
+    if check_ops.may_fail(callee):  # the callee stopped on a failed krt.check: so does the caller
+        em.line(f"if (kiln_failed) {check_ops.early_return(em.fn)}")

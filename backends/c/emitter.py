@@ -21,6 +21,7 @@ from xdsl.traits import IsTerminator
 from kiln.backends.c import control_ops, kernel_ops, linalg_ops, memref_ops, scalar_ops  # noqa: F401  (register handlers)
 from kiln.backends.c import vector_ops  # after scalar_ops: wraps its arith/math handlers for vectors
 from kiln.backends.c import print_ops  # noqa: F401  (registers krt.print)
+from kiln.backends.c import check_ops  # noqa: F401  (registers krt.check)
 from kiln.backends.c import algorithm_ops  # noqa: F401  (registers the kernel dialect's algorithms)
 from kiln.backends.c import complex_ops  # noqa: F401  (registers the complex dialect's ops)
 from kiln.backends.c import parallel_ops  # noqa: F401  (after control_ops: wraps its scf.for handler)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kiln.backends.c.check_runtime import CHECK_RUNTIME
 from kiln.backends.c.print_runtime import PRINT_RUNTIME
 
 _ALLOC = """static inline void *kiln_alloc(int64_t bytes) {
@@ -59,6 +60,7 @@ HELPERS: dict[str, str] = {
     "kiln_alloc": _ALLOC,
     "kiln_select_mask": _SELECT,
     "kiln_print": PRINT_RUNTIME,
+    "kiln_check": CHECK_RUNTIME,
     "kiln_maximumf": _nan_min_max("kiln_maximumf", "float", ">", "signbit(a) ? b : a"),
     "kiln_maximum": _nan_min_max("kiln_maximum", "double", ">", "signbit(a) ? b : a"),
     "kiln_minimumf": _nan_min_max("kiln_minimumf", "float", "<", "signbit(a) ? a : b"),

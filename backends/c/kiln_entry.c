@@ -1,12 +1,13 @@
 /* kiln's native call path: one CPython extension shared by every compiled function.
  *
  * An `Entry` is a callable (vectorcall, as cheap as METH_FASTCALL) bound to one compiled
- * kernel through its packed trampoline `void kiln_packed_<name>(void *const *slots)`
+ * kernel through its packed trampoline `const char *kiln_packed_<name>(void *const *slots)`
  * (backends/c/pyext.py appends it to the kernel's C). Calling it with NumPy arrays checks
  * each argument (exact ndarray, dtype, rank, static sizes, C-contiguous and aligned; or, for
  * a 0-d input, a NumPy scalar of its dtype, passed by value),
  * allocates the outputs, runs the kernel and returns the output (a tuple for several,
- * None for none). Any argument that does not fit returns NotImplemented, so Python can
+ * None for none); a failed run-time check in the kernel (its message returned by the
+ * trampoline) raises ValueError. Any argument that does not fit returns NotImplemented, so Python can
  * convert it or retrace; only allocation failures raise. Built once per machine and
  * cached (kiln.backends.c.pyext), so no kernel compile ever includes Python.h.
  *
@@ -28,7 +29,7 @@
 #include <stdlib.h>
 #include <numpy/arrayobject.h>
 
-typedef void (*packed_fn)(void *const *slots);
+typedef const char *(*packed_fn)(void *const *slots); /* the message of a failed check, or NULL */
 
 typedef struct {
     PyArray_Descr *descr;
@@ -301,12 +302,18 @@ static PyObject *entry_call(PyObject *callable, PyObject *const *args, size_t na
         }
         slots[s++] = PyArray_DATA((PyArrayObject *)outs[j]);
     }
+    const char *failed;
     if (self->release_gil) {
         Py_BEGIN_ALLOW_THREADS
-        self->fn(slots);
+        failed = self->fn(slots);
         Py_END_ALLOW_THREADS
     } else {
-        self->fn(slots);
+        failed = self->fn(slots);
+    }
+    if (failed) { /* a run-time check failed: NumPy would have raised */
+        for (Py_ssize_t j = 0; j < self->n_out; j++) Py_DECREF(outs[j]);
+        PyErr_SetString(PyExc_ValueError, failed);
+        return NULL;
     }
     if (self->n_out == 1) return outs[0];
     if (self->n_out == 0) Py_RETURN_NONE;

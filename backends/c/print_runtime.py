@@ -247,7 +247,7 @@ static void kiln_rec(kiln_buf *out, const char *tab, int w, int rank, const int6
 }
 
 /* One value: a 0-d buffer as a scalar, others as NumPy's str(array). */
-static void kiln_fmt_value(kiln_buf *b, const void *p, int kind, int rank, const int64_t *shape,
+__attribute__((unused)) static void kiln_fmt_value(kiln_buf *b, const void *p, int kind, int rank, const int64_t *shape,
                            const int64_t *strides) {
   char s[32];
   if (rank == 0) {

@@ -8,10 +8,11 @@ of gcc time):
   Its ``Entry`` type is a vectorcall callable that checks NumPy arguments, allocates the
   outputs and calls a kernel through a packed trampoline; NotImplemented means "an argument
   does not fit exactly", and the caller then converts or retraces (see kiln_entry.c).
-* the trampoline ``void kiln_packed_<name>(void *const *slots)``, plain C appended to the
+* the trampoline ``const char *kiln_packed_<name>(void *const *slots)``, plain C appended to the
   kernel's source when it is compiled (``ConcreteFunction.source`` stays the kernel alone;
   the cache's ``<key>.c`` beside the ``.so`` shows both). Slots follow docs/abi.md: each
-  array's data pointer, then its dynamic sizes; then each output's data pointer.
+  array's data pointer, then its dynamic sizes; then each output's data pointer. It returns
+  the message of a failed run-time check (``krt.check``), which the entry raises as ValueError.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from kiln.backends.c import toolchain
-from kiln.backends.loader import MemrefArg, Signature, load_function, python_entry
+from kiln.backends.loader import CHECK_SYMBOL, MemrefArg, Signature, load_function, python_entry
 
 _SOURCE = Path(__file__).with_name("kiln_entry.c")
 _MODULE_NAME = "kiln._kiln_entry"
@@ -101,8 +102,10 @@ def trampoline_name(name: str) -> str:
     return f"kiln_packed_{name}"
 
 
-def trampoline(name: str, signature: Signature) -> str:
-    """C for ``kiln_packed_<name>``: unpack the slots into the kernel's parameters."""
+def trampoline(name: str, signature: Signature, can_fail: bool = False) -> str:
+    """C for ``kiln_packed_<name>``: unpack the slots into the kernel's parameters, call it and
+    return the message of a failed run-time check (``can_fail``: the kernel has ``krt.check``s),
+    else NULL."""
     if signature.results or not all(isinstance(kind, MemrefArg) for kind in signature.args):
         raise NotImplementedError(f"{name}: native entries take arrays only and return nothing")
     params: list[str] = []
@@ -110,9 +113,11 @@ def trampoline(name: str, signature: Signature) -> str:
         assert isinstance(kind, MemrefArg)
         params.append(f"s[{len(params)}]")
         params += [f"(int64_t)(intptr_t)s[{len(params) + k}]" for k in range(sum(n is None for n in kind.shape))]
+    error = "kiln_take_error()" if can_fail else "0"
     return (
-        f"\n__attribute__((visibility(\"default\"))) void {trampoline_name(name)}(void *const *s);\n"
-        f"void {trampoline_name(name)}(void *const *s) {{\n  {name}({', '.join(params)});\n}}\n"
+        f"\n__attribute__((visibility(\"default\"))) const char *{trampoline_name(name)}(void *const *s);\n"
+        f"const char *{trampoline_name(name)}(void *const *s) {{\n  {name}({', '.join(params)});\n"
+        f"  return {error};\n}}\n"
     )
 
 
@@ -125,7 +130,7 @@ def build_entry(
     (~0.3 s, in parallel); with ``wait=False`` the answer is then at once an interim entry through
     ctypes (not final: slower calls, the same results) instead of waiting for the extension."""
     prefetch()
-    so_path = toolchain.compile_shared(source + trampoline(name, signature))
+    so_path = toolchain.compile_shared(source + trampoline(name, signature, CHECK_SYMBOL in source))
     if not wait and not ready():
         kinds = [kind for kind in signature.args if isinstance(kind, MemrefArg)]
         if any(n is None for kind in kinds[n_inputs:] for n in kind.shape):  # as the native entry

@@ -16,6 +16,7 @@
 
 // The routines are pasted once per element type, instantiated by macros.
 // C:     #define LA_T double
+// C-NEXT: #define LA_R double
 // C-NEXT: #define LA_NAME(x) kiln_linalg_f64_##x
 // C:     static void LA_NAME(cholesky)(long n, const LA_T *a, LA_T *l) {
 // C:     static void LA_NAME(solve)(long n, long m, const LA_T *a, const LA_T *b, LA_T *x) {

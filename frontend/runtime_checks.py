@@ -1,0 +1,69 @@
+"""Run-time checks for what NumPy raises on but tracing cannot decide.
+
+An array whose length is known only at run time (``x[:n]`` with a traced ``n``, a mask's
+``x[m]``, ``np.nonzero``) may meet another array whose length it must equal. NumPy raises
+``ValueError`` when it does not; kiln emits a ``graph.check`` of the lengths, and the call
+raises ``ValueError`` with the user's file:line (docs/abi.md, "Run-time errors") instead of
+computing with the wrong length. A run-time length of 1 is not broadcast: kiln's shapes are
+fixed when it traces, so that case raises too, saying so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from kiln.dialects import graph
+from kiln.frontend import trace_context
+from kiln.frontend.tensor import Tensor, constant, emit, shape_of
+
+
+def _length(t: Tensor, axis: int) -> Tensor:
+    return emit(graph.DimOp(t.value, axis))
+
+
+def _require(cond: Tensor, message: str) -> None:
+    ctx = trace_context.require()
+    where = trace_context.describe_location(trace_context.user_location())
+    ctx.emit(graph.CheckOp(cond.value, f"{where}: {message}"))
+
+
+def _equal(a: Tensor, b: Tensor) -> Tensor:
+    return emit(graph.CmpOp("eq", a.value, b.value))
+
+
+def _shown(shapes: Sequence[Sequence[int]]) -> str:
+    return " ".join("(" + ",".join("?" if d < 0 else str(d) for d in s) + ("," if len(s) == 1 else "") + ")"
+                    for s in shapes)
+
+
+def broadcastable(tensors: Sequence[Tensor], shape: Sequence[int]) -> None:
+    """Check at run time that the dynamic dimensions of ``tensors`` fit ``shape``, their
+    broadcast shape as tracing computed it (a static size there wins over a dynamic one)."""
+    shapes = [shape_of(t) for t in tensors]
+    rank = len(shape)
+    for axis in range(rank):
+        dynamic = [(t, axis - rank + len(s)) for t, s in zip(tensors, shapes)
+                   if axis - rank + len(s) >= 0 and s[axis - rank + len(s)] < 0]
+        if not dynamic or (shape[axis] < 0 and len({t.value for t, _ in dynamic}) < 2):
+            continue
+        target = constant(np.int64(shape[axis])) if shape[axis] >= 0 else _length(*dynamic[0])
+        for t, a in dynamic if shape[axis] >= 0 else dynamic[1:]:
+            _require(
+                _equal(_length(t, a), target),
+                f"operands could not be broadcast together with shapes {_shown(shapes)}: "
+                f"a length known only at run time (shown as ?) differs from "
+                + (f"{shape[axis]}" if shape[axis] >= 0 else "another one")
+                + " (kiln does not broadcast a run-time length of 1)",
+            )
+
+
+def same_length(a: Tensor, axis_a: int, b: Tensor, axis_b: int, message: str) -> None:
+    """Check at run time that ``a.shape[axis_a] == b.shape[axis_b]`` where either is dynamic."""
+    sa, sb = shape_of(a)[axis_a], shape_of(b)[axis_b]
+    if sa >= 0 and sb >= 0:
+        return
+    la = _length(a, axis_a) if sa < 0 else constant(np.int64(sa))
+    lb = _length(b, axis_b) if sb < 0 else constant(np.int64(sb))
+    _require(_equal(la, lb), message)

@@ -1,0 +1,140 @@
+"""Lengths known only at run time that NumPy requires to agree are checked when the call runs
+(graph.check -> krt.check): a mismatch raises ValueError naming the line, as NumPy raises,
+instead of computing with the wrong length. Each case is compared with the eager run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import kiln
+
+
+_COMPILED: dict[Callable[..., Any], kiln.Function] = {}
+
+
+def _compiled(fn: Callable[..., Any]) -> kiln.Function:
+    """One kiln.function per Python function (a 0-d t traces once for every value)."""
+    return _COMPILED.setdefault(fn, kiln.function(fn))
+
+
+def same_as_numpy(fn: Callable[..., Any], *args: Any) -> None:
+    """The compiled call gives NumPy's result, or raises ValueError where NumPy does."""
+    compiled = _compiled(fn)
+    try:
+        expected = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    except ValueError:
+        with pytest.raises(ValueError, match=r"test_runtime_checks\.py:\d+"):
+            compiled(*args)
+        return
+    np.testing.assert_array_equal(compiled(*args), expected)
+
+
+def add_prefix(x, t):
+    n = (x > t).sum()
+    return (x[:n] + x).sum()
+
+
+def multiply_two_slices(x, t):
+    n = (x > t).sum()
+    return (x[:n] * x[n:]).sum()
+
+
+def dot_of_slices(x, t):
+    n = (x > t).sum()
+    return x[:n] @ x[n:]
+
+
+def write_into_prefix(x, t):
+    n = (x > t).sum()
+    z = np.zeros(5)
+    z[:n] = x[:3]
+    return z
+
+
+def write_prefix_into_whole(x, t):
+    n = (x > t).sum()
+    z = np.zeros(5)
+    z[:] = x[:n]
+    return z
+
+
+X5 = np.arange(5.0)
+X6 = np.arange(6.0)
+DOWN5 = np.arange(5.0)[::-1].copy()
+
+# (function, x, t): each run-time length differs from its partner or equals it, never 1 where
+# NumPy would broadcast it (see test_a_runtime_length_of_one_is_not_broadcast_and_says_so)
+CASES = [
+    (add_prefix, X5, -1.0), (add_prefix, X5, 1.5), (add_prefix, X5, 10.0),
+    (multiply_two_slices, X5, -1.0), (multiply_two_slices, X5, 1.5), (multiply_two_slices, X5, 2.5),
+    (multiply_two_slices, X6, 2.5), (multiply_two_slices, X6, 1.5),
+    (dot_of_slices, X6, 2.5), (dot_of_slices, X6, 1.5), (dot_of_slices, X5, 10.0),
+    (write_into_prefix, DOWN5, 1.5), (write_into_prefix, DOWN5, 0.5), (write_into_prefix, DOWN5, -1.0),
+    (write_prefix_into_whole, DOWN5, -1.0), (write_prefix_into_whole, DOWN5, 1.5),
+]
+
+
+@pytest.mark.parametrize(("fn", "x", "t"), CASES, ids=lambda v: getattr(v, "__name__", None))
+def test_lengths_checked_when_the_call_runs(fn: Callable[..., Any], x: np.ndarray, t: float) -> None:
+    same_as_numpy(fn, x, np.asarray(t))
+
+
+def test_one_compiled_function_raises_and_then_runs_again() -> None:
+    f = kiln.function(add_prefix)
+    x = np.arange(5.0)
+    with pytest.raises(ValueError, match=r"operands could not be broadcast together .* differs from 5"):
+        f(x, np.asarray(1.0))
+    assert f(x, np.asarray(-1.0)) == add_prefix(x, -1.0)  # the failure state was cleared
+    with pytest.raises(ValueError):
+        f(x, np.asarray(2.0))
+    assert f.tracing_count == 1
+
+
+def test_a_runtime_length_of_one_is_not_broadcast_and_says_so() -> None:
+    f = _compiled(add_prefix)
+    x = np.arange(5.0)
+    assert add_prefix(x, 3.5) == 10.0  # NumPy broadcasts the length-1 prefix
+    with pytest.raises(ValueError, match="kiln does not broadcast a run-time length of 1"):
+        f(x, np.asarray(3.5))
+
+
+def staged_loop(x, t):
+    m = (x > t).sum()
+    total = 0.0
+    for i in range(3):
+        n = (x > t + i).sum()
+        total += (x[:n] * x[:m]).sum()
+    return total
+
+
+@pytest.mark.parametrize("x", [np.arange(5.0), np.array([10.0, 10.0, 10.0, 0.0, 0.0])])
+def test_checked_inside_a_staged_loop(x: np.ndarray) -> None:
+    same_as_numpy(staged_loop, x, np.asarray(0.5))  # arange: the lengths differ from i = 1 on
+
+
+def test_print_before_a_failed_check_runs_and_none_after(capfd: pytest.CaptureFixture[str]) -> None:
+    @kiln.function
+    def f(x, t):
+        kiln.print("before")
+        n = (x > t).sum()
+        y = x[:n] + x
+        kiln.print("after")
+        return y.sum()
+
+    with pytest.raises(ValueError):
+        f(np.arange(5.0), np.asarray(1.0))
+    out = capfd.readouterr().out
+    assert "before" in out and "after" not in out
+
+
+def test_the_native_entry_and_ctypes_paths_both_raise() -> None:
+    f = _compiled(add_prefix)
+    x = np.arange(5.0)
+    assert "kiln_failed" in f.get_concrete_function(x, np.asarray(1.0)).source
+    for _ in range(3):  # the first call may run before the native entry is built
+        with pytest.raises(ValueError, match="test_runtime_checks.py"):
+            f(x, np.asarray(1.0))

@@ -11,7 +11,9 @@ of docs/abi.md (``extern "C"``, host pointers for memref parameters), so
 2. runs the body on the host: scalar code and ``scf`` control flow as in the C backend,
    ``memref.alloc``/``dealloc`` as ``cudaMalloc``/``cudaFree``, host ``memref.load``/``store``
    as one-element copies, ``gpu.launch_func`` as a ``<<<grid, block>>>`` launch, ``krt.print``
-   as a copy to the host formatted by the C backend's print runtime (:mod:`host_print`);
+   as a copy to the host formatted by the C backend's print runtime (:mod:`host_print`),
+   ``krt.check`` as a read of its device flag (a failure returns like a CUDA error, its
+   message for ``kiln_take_error()``, docs/abi.md);
 3. copies back the non-resident parameters kernels (or host stores) write, and frees its buffers.
 
 Every CUDA call goes through ``kiln_cuda_check``, which records the first failure (naming the
@@ -36,6 +38,7 @@ from kiln.backends.c.emitter import FunctionEmitter, MemrefDesc, ModuleEmitter, 
 from kiln.backends.c.dispatch import Handler
 from kiln.backends.c.errors import CEmitError, op_error
 from kiln.backends.c.index_expr import atom, linear, product
+from kiln.backends.c.print_ops import c_string
 from kiln.backends.c.memref_ops import emit_global
 from kiln.backends.cuda.host_algorithms import ALGORITHMS, host_algorithm
 from kiln.backends.cuda.host_print import host_print
@@ -68,6 +71,9 @@ def _kernel_writes(kernel: gpu.FuncOp) -> set[int]:
 def _helper(name: str) -> str:
     """A C helper, made callable from device code too (the print runtime is host-only)."""
     text = c_helpers.HELPERS[name]
+    if name == "kiln_check":  # host-only; its export is a C symbol
+        return text.replace("__attribute__", 'extern "C" __attribute__').replace(
+            "const char *kiln_take_error(void) {", 'extern "C" const char *kiln_take_error(void) {')
     return text if name == "kiln_print" else text.replace("static inline ", "static inline __host__ __device__ ", 1)
 
 
@@ -250,6 +256,17 @@ def _load(em: HostEmitter, op: memref.LoadOp) -> None:
     em.bind(op.res, name)
 
 
+def _check(em: HostEmitter, op: krt.CheckOp) -> None:
+    """``krt.check`` on the host: read the device flag; on failure leave the message for
+    ``kiln_take_error()`` and return as every failure does (device buffers freed)."""
+    em.use_helper("kiln_check")
+    flag = em.fresh("check")
+    em.line(f"bool {flag};")
+    em.check(f"cudaMemcpy(&{flag}, {em.memref(op.cond).ptr}, sizeof(bool), cudaMemcpyDeviceToHost)", "read a check")
+    literal, _ = c_string(op.message.data)
+    em.line(f"if (!{flag}) {{ kiln_failed = {literal}; KILN_RELEASE_ALL(); {em.ret} }}")
+
+
 def _store(em: HostEmitter, op: memref.StoreOp) -> None:
     desc, addr = _element(em, op.memref, list(op.indices))
     tmp = em.fresh("host_value")
@@ -313,6 +330,7 @@ _HOST_HANDLERS = {
     memref.GetGlobalOp: _get_global,
     gpu.LaunchFuncOp: _launch,
     krt.PrintOp: host_print,
+    krt.CheckOp: _check,
     **{algorithm: host_algorithm for algorithm in ALGORITHMS},
 }
 

@@ -12,7 +12,9 @@
   crashes on it ("Forward declared values do not have an owner"); it is a parse error instead.
 * Canonicalize's dead-code sweep recomputes every op's memory effects on every round, a loop's
   by walking its body: quadratic in loop nesting. They are memoized per sweep (exact: the IR
-  does not change during it).
+  does not change during it). Whether an op's effects are confined to its results (asked of
+  every op the greedy rewriter visits) stops at the first effect that is not, instead of
+  collecting every effect of a loop's body first (the same answer).
 * xDSL checks no dominance: a value used above its definition in the same block (or inside an
   earlier op's region) parses and verifies, and passes that walk a block in order crash on it.
   The parser reports it.
@@ -28,7 +30,7 @@ from xdsl.dialects.linalg.abstract_ops import NamedOperation
 import xdsl.traits as _traits
 import xdsl.transforms.canonicalize as _canonicalize
 import xdsl.transforms.dead_code_elimination as _dce
-from xdsl.ir import Block, Operation, OpResult, Region
+from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriterListener
 from xdsl.parser import Parser
 from xdsl.parser.core import ForwardDeclaredValue
@@ -125,9 +127,39 @@ def _region_dce(region: Region, listener: PatternRewriterListener | None = None)
     return live_set.changed
 
 
+_RECURSIVE_EFFECTS = _traits.RecursiveMemoryEffect.get_effects
+
+
+def _result_only_effects(root: Operation) -> bool:
+    """xDSL's ``result_only_effects`` (every effect a read, or an allocation of a value defined
+    in ``root``), answered at the first effect that is not: a walk through nested ops of
+    recursive-effect ops instead of the set of all their effects."""
+    work = [root]
+    while work:
+        op = work.pop()
+        interfaces = op.get_traits_of_type(_traits.MemoryEffect)
+        if not interfaces:
+            return False  # unknown effects
+        for it in interfaces:
+            if type(it).get_effects == _RECURSIVE_EFFECTS:
+                work.extend(child for r in op.regions for b in r.blocks for child in b.ops)
+                continue
+            effects = it.get_effects(op)
+            if effects is None:
+                return False
+            for e in effects:
+                if e.kind == _traits.MemoryEffectKind.READ:
+                    continue
+                if e.kind == _traits.MemoryEffectKind.ALLOC and isinstance(e.value, SSAValue) and root.is_ancestor(e.value.owner):
+                    continue
+                return False
+    return True
+
+
 def apply() -> None:
     """Install the fixes (idempotent)."""
     _dce.region_dce = _region_dce  # type: ignore[assignment]
+    _dce.result_only_effects = _result_only_effects  # type: ignore[assignment]
     _canonicalize.region_dce = _region_dce  # type: ignore[assignment]
     _Element.to_type = _to_type  # type: ignore[method-assign]
     NamedOperation.parse = classmethod(_named_parse)  # type: ignore[method-assign, assignment]

@@ -55,6 +55,8 @@ def known(item: Any) -> np.ndarray[Any, Any] | None:
 
 
 def _is_array_item(item: Any) -> bool:
+    if hasattr(type(item), "__kiln_tensor__"):  # a mask's selection x[m], a Variable
+        item = as_tensor(item)
     if isinstance(item, Tensor):
         return item.ndim >= 1
     if isinstance(item, np.ndarray):
@@ -96,6 +98,8 @@ def _items(t: Tensor, key: Any) -> list[Any]:
     raw = key if isinstance(key, tuple) else (key,)
     items: list[Any] = []
     for item in raw:
+        if hasattr(type(item), "__kiln_tensor__"):
+            item = as_tensor(item)
         if item is None:
             raise NotImplementedError(
                 "np.newaxis (None) in an index that also holds an integer array is not supported inside kiln.function; "

@@ -312,3 +312,57 @@ def sorts(a):
 @pytest.mark.parametrize("dtype", [np.int8, np.int16, np.uint8, np.uint16, np.uint32, np.float16, np.bool_])
 def test_sorting_small_and_unsigned_dtypes(dtype: Any) -> None:
     check(sorts, (np.array([5, 3, 250, 7, 1, 0, 9, 130]) % (2 if dtype == np.bool_ else 256)).astype(dtype))
+
+
+# --- NumPy arrays that are not kiln arrays, indexed by traced values (AutoGraph's getitem)
+
+_TABLE = np.array([10.0, 20.0, 30.0, 40.0, 50.0])
+
+
+def _table_lookup(i):
+    return _TABLE[i] * 2.0
+
+
+def _table_masked(x):
+    return _TABLE[x > 0.5].sum() + _TABLE[1:3].sum()
+
+
+def _table_slice(x):
+    n = (x > 0.5).sum()
+    return (_TABLE[:n] * 2.0).sum()
+
+
+def _grid_by_selection(x):
+    rows, cols = np.mgrid[0:2, 0:3]
+    rows.shape = cols.shape = 6
+    keep = x > 0.5
+    out = np.zeros((2, 3))
+    out[rows[keep], cols[keep]] = x[keep]
+    return out
+
+
+@pytest.mark.parametrize(
+    ("fn", "arg"),
+    [
+        (_table_lookup, np.array([4, 0, 2, 2])),
+        (_table_lookup, np.int64(3)),
+        (_table_masked, np.array([0.9, 0.1, 0.7, 0.2, 0.6])),
+        (_table_slice, np.array([0.9, 0.1, 0.7, 0.2, 0.6])),
+        (_grid_by_selection, np.array([0.9, 0.1, 0.7, 0.2, 0.6, 0.8])),
+    ],
+)
+def test_numpy_arrays_indexed_by_traced_values(fn, arg) -> None:
+    """A global table or np.mgrid's result indexed by a traced index, mask, selection or bound is
+    read as a constant of the trace (kiln.function converts the read to ag__.getitem)."""
+    expected = fn(arg.copy() if isinstance(arg, np.ndarray) else arg)
+    np.testing.assert_array_equal(kiln.function(fn)(arg), expected)
+
+
+def test_getitem_conversion_leaves_literal_keys_as_written() -> None:
+    code = kiln.autograph.to_code(_table_slice)
+    assert "ag__.getitem(_TABLE, ag__.slice_(None, n, None))" in code
+    assert "ag__.getitem" not in kiln.autograph.to_code(_literal_keys)
+
+
+def _literal_keys(x):
+    return x[1:3, ::2].sum() + x[..., -1].sum()

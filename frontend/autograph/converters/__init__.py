@@ -16,6 +16,7 @@ from kiln.frontend.autograph.converters import (
     logical_expressions,
     python_effects,
     return_statements,
+    subscripts,
     unsupported,
 )
 
@@ -30,4 +31,5 @@ PIPELINE = (
     control_flow,
     conditional_expressions,
     logical_expressions,
+    subscripts,
 )

@@ -1,0 +1,46 @@
+"""Reads ``a[k]`` become ``ag__.getitem(a, k)``, so a NumPy array (a global table, ``np.mgrid``'s
+result) indexed by a traced value is lifted into the trace instead of NumPy asking the
+tensor for a value it does not have. Slices in the key become ``ag__.slice_(...)`` (the builtin) calls, ``...``
+stays ``Ellipsis``. A key of literals only stays as written. Writes (``a[k] = v``, ``a[k] += v``) and deletions are left as written.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from kiln.frontend.autograph import templates
+from kiln.frontend.autograph.context import ConversionContext
+from kiln.frontend.autograph.converters.expressions import ExpressionConverter, transform_with
+
+
+def _key(node: ast.expr) -> ast.expr:
+    """The key of a subscript as an ordinary expression."""
+    if isinstance(node, ast.Slice):
+        parts = [p if p is not None else ast.Constant(None) for p in (node.lower, node.upper, node.step)]
+        call = ast.Call(func=templates.replace_expr("ag__.slice_", node), args=parts, keywords=[])
+        return ast.copy_location(call, node)
+    if isinstance(node, ast.Tuple):
+        return ast.copy_location(ast.Tuple(elts=[_key(e) for e in node.elts], ctx=ast.Load()), node)
+    return node
+
+
+def _constant(key: ast.expr) -> bool:
+    """A key of literals only (``x[1:3, ::2]``, ``y[..., 0]``) cannot hold a traced value: left as written."""
+    return all(isinstance(n, (ast.Constant, ast.Slice, ast.Tuple, ast.UnaryOp, ast.USub, ast.Load)) for n in ast.walk(key))
+
+
+class _Subscripts(ExpressionConverter):
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        self.generic_visit(node)
+        if not isinstance(node.ctx, ast.Load) or _constant(node.slice):
+            return node
+        return templates.replace_expr("ag__.getitem(value, key)", node, value=node.value, key=_key(node.slice))
+
+    def visit_ListComp(self, node: ast.expr) -> ast.AST:  # no lambda is made: comprehensions too
+        return self.generic_visit(node)
+
+    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp  # type: ignore[assignment]
+
+
+def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
+    transform_with(_Subscripts, func, ctx)

@@ -474,8 +474,8 @@ class Tensor:
         """Always a copy, as in NumPy."""
         return np.reshape(self.copy(), (-1,))
 
-    def ravel(self) -> Tensor:
-        return np.reshape(self, (-1,))
+    def ravel(self, order: str = "C") -> Tensor:
+        return np.ravel(self, order)
 
     def squeeze(self, axis: int | Sequence[int] | None = None) -> Tensor:
         return np.squeeze(self, axis=axis)

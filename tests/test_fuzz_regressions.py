@@ -1,0 +1,70 @@
+"""Regressions found by the differential fuzzer (docs/fuzzing.md), each in the style of its minimized program.
+
+Every case runs the function eagerly on NumPy and compiled, each on arguments made afresh by
+its ``inputs`` function (so a non-contiguous argument stays non-contiguous), and compares the
+results *and every argument array after the call*. Functions live at module level: AutoGraph
+converts them from their source. The fuzz program each comes from is named in its comment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import kiln
+from kiln.frontend import pytree
+
+
+def check(fn: Callable[..., Any], inputs: Callable[[], list[Any]]) -> None:
+    """``fn`` compiled and run eagerly on NumPy, each on fresh ``inputs()``: same results (structure,
+    dtype, shape, values) and same argument arrays after the call."""
+    eager, compiled = inputs(), inputs()
+    want = fn(*eager)
+    got = kiln.function(fn)(*compiled)
+    want_leaves, want_tree = pytree.flatten(want)
+    got_leaves, got_tree = pytree.flatten(got)
+    assert got_tree == want_tree
+    for g, w in zip(got_leaves, want_leaves):
+        g, w = np.asarray(g), np.asarray(w)
+        assert (g.dtype, g.shape) == (w.dtype, w.shape)
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    for i, (g, w) in enumerate(zip(compiled, eager)):
+        if isinstance(w, np.ndarray):
+            assert (g.dtype, g.shape) == (w.dtype, w.shape)
+            np.testing.assert_array_equal(g, w, err_msg=f"argument {i} after the call")
+
+
+# ---------------------------------------------------------------------- views
+
+
+def ravel_of_reversed_is_a_copy(a):
+    # 7-283: `a[::-1]` is not C-contiguous, so NumPy's ravel copies: the write leaves `a` alone
+    w = a[::-1].ravel()
+    w &= np.int64(0)
+    return w
+
+
+def ravel_of_contiguous_is_a_view(a, b):
+    # np.ravel and x.ravel() of a C-contiguous array are views: writes through them reach the base
+    w = np.ravel(a)
+    w[1] = 7.0
+    v = b[1:].ravel()
+    v += 1
+    return w.sum() + v.sum()
+
+
+def ravel_of_column_slice_is_a_copy(a):
+    # (2, 1) with a row stride of 3 elements: not C-contiguous, so ravel copies (reshape(-1) would not)
+    w = a[:, :1].ravel()
+    w[0] = 9.0
+    r = a[:, 1:2].reshape(-1)
+    r[1] = 5.0
+    return w
+
+
+def test_ravel_views() -> None:
+    check(ravel_of_reversed_is_a_copy, lambda: [np.array([4, -4, -2], dtype=np.int64)])
+    check(ravel_of_contiguous_is_a_view, lambda: [np.arange(6.0).reshape(2, 3), np.arange(6).reshape(3, 2)])
+    check(ravel_of_column_slice_is_a_copy, lambda: [np.arange(6.0).reshape(2, 3)])

@@ -68,3 +68,32 @@ def test_ravel_views() -> None:
     check(ravel_of_reversed_is_a_copy, lambda: [np.array([4, -4, -2], dtype=np.int64)])
     check(ravel_of_contiguous_is_a_view, lambda: [np.arange(6.0).reshape(2, 3), np.arange(6).reshape(3, 2)])
     check(ravel_of_column_slice_is_a_copy, lambda: [np.arange(6.0).reshape(2, 3)])
+
+
+# ---------------------------------------------------------------------- AutoGraph's own variables
+
+
+def return_in_loop_over_rows_under_if(a, b):
+    # 7-42: a Python loop (over `enumerate` of a traced array's rows, unrolled) whose `return`
+    # flag becomes a tensor: each iteration is a staged `if`, which sets AutoGraph's `do_return`
+    if a[-1] > 0:
+        for k, r in enumerate(a):
+            if b.mean() > r:
+                return a * k
+            a[::-1] = a + 1.0
+    return a - 1.0
+
+
+def break_in_loop_under_if(a, b):
+    # 7-288's shape: `break` inside a loop whose flag is traced
+    for k, r in enumerate(b):
+        if r > a.sum():
+            break
+        a += r
+    return a
+
+
+def test_autograph_jump_flags_are_not_python_effects() -> None:
+    check(return_in_loop_over_rows_under_if, lambda: [np.array([2.0, -3.5, 1.75]), np.array([-6, -5])])
+    check(return_in_loop_over_rows_under_if, lambda: [np.array([2.0, 3.5, 1.75]), np.array([6, 5])])
+    check(break_in_loop_under_if, lambda: [np.array([0.5, -1.0]), np.array([1.0, 2.0, -9.0, 4.0])])

@@ -25,6 +25,8 @@ Conventions shared by the hooks:
 from __future__ import annotations
 
 import dis
+import functools
+import inspect
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -116,7 +118,7 @@ def _check_stageable(where: str, construct: str, *bodies: Callable[..., Any] | N
     problems = [u.message() for u in found]
     problems += [
         f"`global` cannot be staged: variable '{name}' is a global assigned in the staged code"
-        for name in sorted({n for body in bodies if body is not None for n in _globals_stored(body.__code__)})
+        for name in sorted({n for body in bodies if body is not None for n in _globals_stored(inspect.unwrap(body).__code__)})
     ]
     if problems:
         raise NotImplementedError(
@@ -1074,7 +1076,18 @@ def _guarded_python_loop(
                 return
             body(item)
             continue
-        staged_if(more, lambda item=item: body(item), None, get_state, set_state, symbol_names)
+        staged_if(more, _iteration(body, item), None, get_state, set_state, symbol_names)
+
+
+def _iteration(body: Callable[[Any], None], item: Any) -> Callable[[], None]:
+    """``body(item)`` as the body of a staged ``if``, wrapping ``body`` (``__wrapped__``) so that the
+    staging checks see the generated body itself: its ``nonlocal`` variables (AutoGraph's jump flags
+    among them) are the construct's own, not a Python side effect of the ``if``."""
+
+    def iteration() -> None:
+        body(item)
+
+    return functools.update_wrapper(iteration, body)
 
 
 def staged_range(*args: Any) -> Any:
@@ -1088,7 +1101,7 @@ def unstageable(fn: Callable[..., Any]) -> list[Unsupported]:
     """Constructs inside the generated body ``fn`` that cannot be staged, in source order."""
     from kiln.frontend.autograph import transpiler
 
-    code = fn.__code__
+    code = inspect.unwrap(fn).__code__
     lines = list(effects.code_lines(code))
     first, last = min(lines), max(lines)
     return sorted(

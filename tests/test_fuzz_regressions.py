@@ -97,3 +97,18 @@ def test_autograph_jump_flags_are_not_python_effects() -> None:
     check(return_in_loop_over_rows_under_if, lambda: [np.array([2.0, -3.5, 1.75]), np.array([-6, -5])])
     check(return_in_loop_over_rows_under_if, lambda: [np.array([2.0, 3.5, 1.75]), np.array([6, 5])])
     check(break_in_loop_under_if, lambda: [np.array([0.5, -1.0]), np.array([1.0, 2.0, -9.0, 4.0])])
+
+
+# ---------------------------------------------------------------------- run-time sizes
+
+
+def fill_growing_prefix(a, t):
+    # 7-182: `a[:i] = t` in a staged range loop: the broadcast of `t` has the run-time size `i`
+    for i in range(1, len(a)):
+        a[:i] = t.astype(np.bool)
+    return a
+
+
+def test_broadcast_into_run_time_length_slice() -> None:
+    check(fill_growing_prefix, lambda: [np.zeros(7, dtype=np.bool), np.int32(2)])
+    check(fill_growing_prefix, lambda: [np.ones(6, dtype=np.bool), np.int32(0)])

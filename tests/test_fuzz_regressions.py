@@ -112,3 +112,19 @@ def fill_growing_prefix(a, t):
 def test_broadcast_into_run_time_length_slice() -> None:
     check(fill_growing_prefix, lambda: [np.zeros(7, dtype=np.bool), np.int32(2)])
     check(fill_growing_prefix, lambda: [np.ones(6, dtype=np.bool), np.int32(0)])
+
+
+# ---------------------------------------------------------------------- NumPy scalar types
+
+
+def scalar_types_of_traced_values(a, b):
+    # 7-58: `np.int64(x.prod().astype(np.bool))`; NumPy's scalar types applied to traced values are casts
+    s = np.int64(np.prod(a).astype(np.bool)) - np.sign(a.min().astype(np.int64))
+    t = np.float32(b.sum()) * np.int32(3) + np.bool_(a[0])
+    u = np.int32(a * 2.5)  # of an array: a new array (truncated toward zero, like astype)
+    u[0] = 7
+    return s, t, u, np.float64(b[1]) / 2
+
+
+def test_numpy_scalar_types_of_traced_values() -> None:
+    check(scalar_types_of_traced_values, lambda: [np.array([2.0, 1.5, -3.0]), np.array([1, -4, 2], dtype=np.int32)])

@@ -20,7 +20,7 @@ import numpy as np
 
 from kiln.dialects import graph
 from kiln.frontend import array_ops, dtypes
-from kiln.frontend.tensor import Tensor, as_tensor, cast, constant, emit
+from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, cast, constant, emit
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
@@ -196,7 +196,7 @@ def _scalar_type(kind: type[np.generic]) -> Callable[..., Any]:
 
     def make(*args: Any, **kwargs: Any) -> Any:
         if len(args) == 1 and not kwargs and _holds_tensor(args[0]):
-            return _new(_stacked(args[0]), kind)
+            return as_scalar(_new(_stacked(args[0]), kind))
         return kind(*args, **kwargs)
 
     make.__name__ = make.__qualname__ = kind.__name__

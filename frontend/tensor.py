@@ -67,7 +67,8 @@ class Tensor:
         #: ``(id(parent), key signature)`` of the indexing that made this view (``x[k] op= v``)
         self.origin: tuple[int, tuple[Any, ...]] | None = None
         self._wrote = 0
-        #: a NumPy scalar argument: `x += 1` makes a new value (as NumPy's scalars do), x[...] = v raises
+        #: a NumPy scalar (an argument, or an element read ``x[i]``): `s += 1` makes a new value (as
+        #: NumPy's scalars do), s[...] = v raises
         self.immutable = False
 
     @property
@@ -112,7 +113,7 @@ class Tensor:
     def overwrite(self, new: Tensor) -> None:
         """Make ``new`` (this tensor's shape and dtype) its contents, through the view chain to the base."""
         if self.immutable:
-            raise TypeError(f"'numpy.{self.dtype}' object does not support item assignment (a NumPy scalar argument)")
+            raise TypeError(f"'numpy.{self.dtype}' object does not support item assignment (a NumPy scalar)")
         assert new.value.type == self.value.type, (new.value.type, self.value.type)
         if not self._steps:
             mutation.write(self._storage, new.value)
@@ -151,7 +152,8 @@ class Tensor:
         if not _operand(other):
             return NotImplemented  # type: ignore[return-value]
         if self.immutable:  # the same code on a 0-d array would write it: no fast path may mix them
-            trace_context.require().notes[IMMUTABLE_REBOUND] = True
+            if self._storage.argument is not None:
+                trace_context.require().notes[IMMUTABLE_REBOUND] = True
             return ufunc(self, other)
         numpy_dispatch.array_ufunc(ufunc, "__call__", (self, other), {"out": (self,)})
         return self
@@ -468,7 +470,9 @@ class Tensor:
         return np.conjugate(self)
 
     def astype(self, dtype: Any) -> Tensor:
-        return cast(self, dtypes.canonical(dtype), warn=True)
+        """A NumPy scalar's ``astype`` gives a scalar, an array's an array."""
+        result = cast(self, dtypes.canonical(dtype), warn=True)
+        return as_scalar(result) if self.immutable else result
 
     def flatten(self) -> Tensor:
         """Always a copy, as in NumPy."""
@@ -645,6 +649,23 @@ def common_source(tensors: Sequence[Tensor], what: str) -> int | None:
     for other in sources[1:]:
         unknown_rank.same_shape(sources[0], other)
     return sources[0]
+
+
+def as_scalar(t: Tensor) -> Tensor:
+    """A 0-d ``t`` (a ufunc's result, a whole reduction, an element read) as the NumPy scalar NumPy
+    returns there: a new immutable value, so ``s += 1`` rebinds ``s`` (with NumPy's promotion) and
+    leaves other names for it alone. Anything else is returned as it is."""
+    if t.shape_source is not None or t.ndim != 0 or t.immutable:
+        return t
+    scalar = Tensor(t.value)
+    scalar.weak, scalar.facts, scalar.immutable = t.weak, t.facts, True
+    return scalar
+
+
+def is_scalar_like(value: Any) -> bool:
+    """A value that is immutable as NumPy and Python see it: a NumPy or Python scalar, or a kiln
+    tensor standing for a NumPy scalar."""
+    return value.immutable if isinstance(value, Tensor) else isinstance(value, (bool, int, float, complex, np.generic))
 
 
 def cast(t: Tensor, dtype: np.dtype[Any], warn: bool = False) -> Tensor:

@@ -128,3 +128,55 @@ def scalar_types_of_traced_values(a, b):
 
 def test_numpy_scalar_types_of_traced_values() -> None:
     check(scalar_types_of_traced_values, lambda: [np.array([2.0, 1.5, -3.0]), np.array([1, -4, 2], dtype=np.int32)])
+
+
+# ---------------------------------------------------------------------- NumPy scalars are immutable
+
+
+def element_read_then_write(a, b):
+    # 2027-277: `t = a[i]` is a NumPy scalar: `t += 2.0` rebinds t and leaves `a` alone, in a staged loop too
+    t = a[b.sum() % 2]
+    s = t
+    t += 2.0
+    u = a[1]
+    a[1] = 9.0
+    while t < 6.0:
+        t += 2.0
+    for r in a:
+        r += 1.0  # the rows of a 1-D array are scalars as well
+    return t, s, u, a[0]
+
+
+def scalar_aliases_across_staged_constructs(a, n):
+    # a scalar keeps being one through a staged loop and a staged `if` (on every path)
+    t = a[0]
+    s = t
+    for i in range(6):
+        s = t
+        t += 1.0
+        a[i % 2] += s
+    if n > 0:
+        t = a[1]
+    u = t
+    t += 1
+    return s, t, u
+
+
+def ufunc_and_reduction_results_are_scalars(a):
+    # 0-d results of ufuncs and whole reductions are NumPy scalars too (an int scalar += 0.5 becomes a float)
+    t = a.sum()
+    s = t
+    t += 1
+    u = a[0] * 2
+    v = u
+    u -= 1
+    k = np.int64(a.size) + a.argmax()
+    k += 0.5
+    return s, t, v, u, k
+
+
+def test_numpy_scalars_are_immutable() -> None:
+    check(element_read_then_write, lambda: [np.array([-1.75, 2.25], dtype=np.float32), np.array([3, 4])])
+    check(scalar_aliases_across_staged_constructs, lambda: [np.array([1.0, 2.0]), np.int64(3)])
+    check(scalar_aliases_across_staged_constructs, lambda: [np.array([1.0, 2.0]), np.int64(-3)])
+    check(ufunc_and_reduction_results_are_scalars, lambda: [np.array([1.0, 2.0])])

@@ -28,6 +28,7 @@ from kiln.dialects import graph
 from kiln.frontend import advanced_index, dtypes, index_facts, masked
 from kiln.frontend.mutation import ViewStep, key_signature
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, emit, require_rank, reshape_to, shape_of
+from kiln.frontend.tensor import unit_axes_strides
 
 #: a static size/offset or a traced 0-d int64 tensor
 Bound = int | Tensor
@@ -154,6 +155,9 @@ class RowStep(ViewStep):
     def keeps_contiguous(self, parent: Tensor) -> bool:
         return True
 
+    def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
+        return strides[1:]
+
 
 # ---------------------------------------------------------------------- basic slicing
 
@@ -233,6 +237,12 @@ class SliceStep(ViewStep):
                 return False
             started = True
         return True
+
+    def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
+        """Each axis's stride times the step (negated where reversed); then the integer axes
+        (length 1) dropped and ``None`` axes added."""
+        sliced = [p * s * (-1 if a in self.reversed_axes else 1) for a, (p, s) in enumerate(zip(strides, self.strides))]
+        return unit_axes_strides(self._slice_shape(), sliced, self.shape)
 
     @staticmethod
     def parse(t: Tensor, items: tuple[Any, ...]) -> SliceStep:

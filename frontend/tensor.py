@@ -34,6 +34,9 @@ from kiln.frontend import array_types, dtypes, mutation, trace_context, unknown_
 #: trace note: an in-place operator rebound a NumPy scalar argument (see ConcreteFunction.native_entry)
 IMMUTABLE_REBOUND = "kiln.tensor.immutable_rebound"
 
+#: trace note: the arguments (tensor leaf indices) whose memory layout the trace asked about
+LAYOUT_ARGUMENTS = "kiln.tensor.layout_arguments"
+
 #: Python values that become tensors in arithmetic (anything else yields ``NotImplemented``)
 _ARRAY_LIKE = (np.ndarray, np.generic, bool, int, float, complex, list, tuple)
 
@@ -102,13 +105,31 @@ class Tensor:
         return bool(self._steps)
 
     def is_contiguous(self) -> bool:
-        """Whether this array is C-contiguous in NumPy (a base is; a view when its chain keeps it)."""
+        """Whether this array is C-contiguous in NumPy (a base is; a view when its chain keeps it).
+        Of an argument's memory, the trace depends on the argument's layout: noted, so that a
+        non-contiguous argument is traced with its strides (``Storage.layout``)."""
+        storage = self._storage
+        if storage.argument is not None:
+            trace_context.require().notes.setdefault(LAYOUT_ARGUMENTS, set()).add(storage.argument)
+        if storage.layout is not None:
+            return self._strided_contiguous(storage.layout)
         parent = Tensor(self._storage.value)
         for step in self._steps:
             if not step.keeps_contiguous(parent):
                 return False
             parent = step.forward(parent)
         return True
+
+    def _strided_contiguous(self, layout: tuple[int, ...]) -> bool:
+        """:meth:`is_contiguous` of a view of an argument with the element strides ``layout``."""
+        parent = Tensor(self._storage.value)
+        strides: tuple[int, ...] | None = layout
+        for step in self._steps:
+            strides = step.view_strides(parent, strides)
+            if strides is None:
+                return False
+            parent = step.forward(parent)
+        return c_contiguous(shape_of(self), strides)
 
     def overwrite(self, new: Tensor) -> None:
         """Make ``new`` (this tensor's shape and dtype) its contents, through the view chain to the base."""
@@ -649,6 +670,40 @@ def common_source(tensors: Sequence[Tensor], what: str) -> int | None:
     for other in sources[1:]:
         unknown_rank.same_shape(sources[0], other)
     return sources[0]
+
+
+def c_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """NumPy's C-contiguity of ``shape`` with element ``strides`` (size-1 axes do not count; a
+    dimension of unknown size (-1) counts as longer than one)."""
+    if 0 in shape:
+        return True
+    expected: int | None = 1
+    for d, s in zip(reversed(shape), reversed(strides)):
+        if d == 1:
+            continue
+        if expected is None or s != expected:
+            return False
+        expected = expected * d if d > 0 else None
+    return True
+
+
+def c_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    """The element strides of a C-contiguous array of ``shape`` (static sizes)."""
+    out, step = [], 1
+    for d in reversed(shape):
+        out.append(step)
+        step *= max(d, 1)
+    return tuple(reversed(out))
+
+
+def unit_axes_strides(source: Sequence[int], strides: Sequence[int], target: Sequence[int]) -> tuple[int, ...] | None:
+    """The strides of ``target``, which is ``source`` with length-1 axes dropped or added: each
+    longer axis keeps its stride (None when the two do not match up that way)."""
+    long = [s for d, s in zip(source, strides) if d != 1]
+    if len(long) != sum(1 for d in target if d != 1):
+        return None
+    it = iter(long)
+    return tuple(next(it) if d != 1 else 0 for d in target)
 
 
 def as_scalar(t: Tensor) -> Tensor:

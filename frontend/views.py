@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from kiln.dialects import graph
 from kiln.frontend.mutation import ViewStep
-from kiln.frontend.tensor import Tensor, emit, reshape_to, shape_of
+from kiln.frontend.tensor import Tensor, c_contiguous, c_strides, emit, reshape_to, shape_of, unit_axes_strides
 
 
 @dataclass(eq=False)
@@ -30,6 +30,9 @@ class TransposeStep(ViewStep):
             back[p] = i
         return emit(graph.TransposeOp(new.value, back))
 
+    def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
+        return tuple(strides[p] for p in self.perm)
+
 
 @dataclass(eq=False)
 class ReshapeStep(ViewStep):
@@ -43,6 +46,12 @@ class ReshapeStep(ViewStep):
 
     def keeps_contiguous(self, parent: Tensor) -> bool:
         return True
+
+    def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
+        """A reshape view of a contiguous parent is contiguous; of another, only length-1 axes change."""
+        if c_contiguous(shape_of(parent), strides) and -1 not in self.shape:
+            return c_strides(self.shape)
+        return unit_axes_strides(shape_of(parent), strides, self.shape)
 
 
 def transposed(x: Tensor, result: Tensor) -> Tensor:

@@ -180,3 +180,34 @@ def test_numpy_scalars_are_immutable() -> None:
     check(scalar_aliases_across_staged_constructs, lambda: [np.array([1.0, 2.0]), np.int64(3)])
     check(scalar_aliases_across_staged_constructs, lambda: [np.array([1.0, 2.0]), np.int64(-3)])
     check(ufunc_and_reduction_results_are_scalars, lambda: [np.array([1.0, 2.0])])
+
+
+# ---------------------------------------------------------------------- non-contiguous arguments
+
+
+def ravel_of_argument_written(a, b):
+    # 2027-69: `a` is strided (x[::2]): its ravel is a copy and the writes leave `a` alone; a row of
+    # the row-strided `b` is contiguous: its ravel is a view and the write reaches `b`
+    w = a.ravel()
+    np.copyto(w[:], 0)
+    r = b[1].ravel()
+    r[0] = 7
+    return w, r
+
+
+def test_non_contiguous_arguments_traced_with_their_strides() -> None:
+    f = kiln.function(ravel_of_argument_written)
+    layouts = [
+        lambda: [np.arange(8)[::2], np.arange(12).reshape(4, 3)],  # strided a
+        lambda: [np.arange(4), np.arange(24).reshape(8, 3)[::2]],  # contiguous a, row-strided b
+        lambda: [np.arange(8)[::2], np.arange(12).reshape(3, 4).T],  # transposed b: its rows are strided
+        lambda: [np.arange(4), np.arange(12).reshape(4, 3)],  # both contiguous
+    ]
+    for inputs in layouts:  # one kiln.Function across layouts: each gets its own trace, in any order
+        eager, compiled = inputs(), inputs()
+        want, got = ravel_of_argument_written(*eager), f(*compiled)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+        for g, w in zip(compiled, eager):
+            np.testing.assert_array_equal(g, w)
+    check(ravel_of_argument_written, layouts[0])

@@ -79,12 +79,19 @@ class Tensor:
         """The SSA value of this array's contents now (a view replays its chain when its base changed)."""
         if not self._steps:
             return self._storage.value
-        if self._seen != self._storage.version:
+        stale = self._seen != self._storage.version
+        if stale or (not trace_context.visible(self._cache) and trace_context.visible(self._storage.value)):
+            # (a view last shown inside a staged region that has ended is shown again where it is used)
             parent = Tensor(self._storage.value)
             for step in self._steps:
                 parent = step.forward(parent)
             self._cache, self._seen = parent.value, self._storage.version
         return self._cache
+
+    @property
+    def type(self) -> TensorType:
+        """The tensor type of :attr:`value`, without replaying a view (its type never changes)."""
+        return (self._cache if self._steps else self._storage.value).type  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ views and writes
 
@@ -187,7 +194,7 @@ class Tensor:
         and ``None`` as a whole when the rank is unknown."""
         if self.shape_source is not None:
             return None
-        return tuple(None if d < 0 else d for d in graph.shape_of(self.value))
+        return tuple(None if d < 0 else d for d in graph.shape_of(self.type))
 
     @shape.setter
     def shape(self, new_shape: int | Sequence[int]) -> None:
@@ -209,12 +216,12 @@ class Tensor:
 
     @property
     def dtype(self) -> np.dtype[Any]:
-        return dtypes.from_element(graph.element_of(self.value))
+        return dtypes.from_element(graph.element_of(self.type))
 
     @property
     def ndim(self) -> int | None:
         """The rank; ``None`` when unknown."""
-        return None if self.shape_source is not None else len(graph.shape_of(self.value))
+        return None if self.shape_source is not None else len(graph.shape_of(self.type))
 
     @property
     def size(self) -> int | None:
@@ -644,7 +651,7 @@ def shape_of(t: Tensor) -> tuple[int, ...]:
     op can mistake its flattened data for a vector."""
     if t.shape_source is not None:
         raise unknown_rank.rank_error(t.shape_source, "this operation")
-    return graph.shape_of(t.value)
+    return graph.shape_of(t.type)
 
 
 def require_rank(t: Tensor, what: str) -> None:

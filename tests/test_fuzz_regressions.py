@@ -211,3 +211,35 @@ def test_non_contiguous_arguments_traced_with_their_strides() -> None:
         for g, w in zip(compiled, eager):
             np.testing.assert_array_equal(g, w)
     check(ravel_of_argument_written, layouts[0])
+
+
+# ---------------------------------------------------------------------- views shown in a region that ended
+
+
+def view_read_in_loop_then_written_in_other_branch(a, b):
+    # 31-55: `v.mean()` inside the staged loop of one branch showed the view there; the other branch
+    # writes through it (the IR used the loop's value: "defined out of its IsolatedFromAbove parent")
+    v = a[-2]
+    v[::-1] = v * a[..., 0]
+    if b.sum() > 0:
+        for i in range(1, 6):
+            b[:, :] += b[..., v.mean().astype(np.int64) % 1]
+    else:
+        v[b.sum().astype(np.int64) % 2] = 3
+    return a, b
+
+
+def view_read_in_loop_then_after_it(a):
+    # 2027-30: the view `w` is read in a staged loop and after it
+    w = a[:, 1:]
+    w[:, 1] = 0
+    for r in w:
+        for i in range(1, 8):
+            np.minimum(np.abs(w[..., a[-2].sum() % 2]), 1, out=a[:, 1])
+    return w.T * 2, np.where(w > 0, w[..., 1].min(), 5)
+
+
+def test_views_shown_again_after_a_staged_region() -> None:
+    check(view_read_in_loop_then_written_in_other_branch, lambda: [np.array([[-1, 4], [-6, -2]]), np.array([[3.25]])])
+    check(view_read_in_loop_then_written_in_other_branch, lambda: [np.array([[-1, 4], [-6, -2]]), np.array([[-3.25]])])
+    check(view_read_in_loop_then_after_it, lambda: [np.array([[0, 2, 1], [3, -1, 0], [1, 1, 4]])])

@@ -164,7 +164,7 @@ def _show(value: Any) -> str:
 def _type_of(value: Any) -> TensorType | None:
     """The tensor type a tensor or NumPy constant has (``None`` for Python values)."""
     if isinstance(value, Tensor):
-        return value.value.type  # type: ignore[return-value]
+        return value.type
     if is_strong_constant(value):
         array = np.asarray(value)
         return graph.tensor_type(dtypes.to_element(dtypes.canonical(array.dtype)), array.shape)

@@ -33,12 +33,14 @@ def rows() -> dict[str, list[str]]:
     ufuncs = {_name(u) for u in numpy_dispatch._UFUNCS} | {"np.matmul"}
     ufuncs |= {_name(u) for u in getattr(numpy_dispatch, "COMPOSITE_UFUNCS", {})}
     functions = {_name(f) for f in numpy_dispatch._FUNCTIONS}
-    made = {_name(f) for f in creation.TRACED}
+    made = {_name(f) for f in creation.TRACED if f not in creation.SCALAR_TYPES}
+    scalars = {_name(t) for t in creation.SCALAR_TYPES}
     members = {n for n in dir(Tensor) if not n.startswith("_") and hasattr(np.ndarray, n)}
     return {
         "ufuncs (also with `out=`)": sorted(ufuncs),
         "functions": sorted(functions - made),
         "array creation (kiln arrays while tracing)": sorted(made),
+        "scalar types (of a traced value: a cast)": sorted(scalars),
         "ndarray methods and attributes": sorted(f"x.{n}" for n in members),
     }
 

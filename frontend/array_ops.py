@@ -25,7 +25,7 @@ import numpy as np
 
 from kiln.dialects import graph
 from kiln.frontend import dtypes, runtime_checks, trace_context
-from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to as _broadcast, cast as _cast, constant as _constant
+from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to as _broadcast, cast as _cast, constant as _constant
 from kiln.frontend.tensor import emit, require_rank, reshape_to, shape_of, with_source
 
 ShapeLike = int | Sequence[int]
@@ -161,7 +161,12 @@ _IDENTITYLESS = {"max": "maximum", "min": "minimum"}
 
 
 def reduce(kind: str, t: Tensor, axis: AxisLike, keepdims: bool, dtype: np.dtype[Any] | None = None) -> Tensor:
-    """``np.sum``/``mean``/``max``/``min``/``prod`` of a tensor, in the dtype NumPy returns (or ``dtype``)."""
+    """``np.sum``/``mean``/``max``/``min``/``prod`` of a tensor, in the dtype NumPy returns (or ``dtype``);
+    a 0-d result is NumPy's scalar."""
+    return as_scalar(_reduce(kind, t, axis, keepdims, dtype))
+
+
+def _reduce(kind: str, t: Tensor, axis: AxisLike, keepdims: bool, dtype: np.dtype[Any] | None = None) -> Tensor:
     if t.shape_source is not None:
         return _reduce_all(kind, t, axis, keepdims, dtype)
     if t.ndim == 0 and kind != "mean" and isinstance(axis, (int, np.integer)) and axis in (0, -1):

@@ -109,6 +109,16 @@ def shared_arguments(leaves: Sequence[Any], written: Sequence[int]) -> tuple[tup
     return tuple(pairs)
 
 
+def argument_layouts(leaves: Sequence[Any], indices: Sequence[int]) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """``(i, element strides)`` of the arrays among ``leaves[i]`` (``i`` in ``indices``) that are not C-contiguous."""
+    out = []
+    for i in indices:
+        value = leaves[i] if i < len(leaves) else None
+        if isinstance(value, np.ndarray) and not value.flags.c_contiguous:
+            out.append((i, tuple(s // value.itemsize for s in value.strides)))
+    return tuple(out)
+
+
 def _exact(value: Any, dtype: np.dtype[Any]) -> np.ndarray:
     """``value`` as what native entries take: a C-contiguous, aligned ndarray of ``dtype``."""
     arr = np.asarray(value, dtype=dtype, order="C")
@@ -213,7 +223,7 @@ class ConcreteFunction:
             body, record = unknown_rank.tracing(body, erased, names)
         try:
             traced = trace_graph(body, signature.args, signature.kwargs, types, name, names, signature.scalars,
-                                 signature.aliases)
+                                 signature.aliases, signature.layouts)
         except TypeError as e:
             if erased:
                 unknown_rank.note_none_error(e, [names[i] for i in erased])
@@ -230,6 +240,12 @@ class ConcreteFunction:
         return cls(traced, signature, target, isa, erasure, rules)
 
     # ------------------------------------------------------------------ the levels
+
+    @property
+    def layout_arguments(self) -> tuple[int, ...]:
+        """The tensor arguments whose memory layout the trace depends on (whether ``x.ravel()`` is
+        a view, say): a call with one of them not C-contiguous needs a trace with its strides."""
+        return self._traced.layout_arguments
 
     @property
     def written_arguments(self) -> tuple[int, ...]:
@@ -340,7 +356,7 @@ class ConcreteFunction:
         or, with ``bound_instance``, with their arguments after the instance of a bound method;
         the buffers of the variables it uses are appended to them."""
         if not (self._direct_after_instance if bound_instance else self._direct) or self._traced.written_arguments \
-                or self._traced.scalar_rebound:
+                or self._traced.scalar_rebound or self._traced.layout_arguments:
             return None  # a function that writes its arguments checks them in __call__ (0-d arrays too)
         entry = self._entry or self._compile()
         if self._entry is None:  # an interim entry: not one to keep (see _ctypes_entry)
@@ -352,7 +368,7 @@ class ConcreteFunction:
         """The compiled callable over a call's tensor leaves (in ``tensor_leaves`` order), its result
         rebuilt into the function's structure: the fast path of calls with lists, tuples, dicts or
         keywords (see Function). None under the same conditions as :meth:`native_entry`."""
-        if self._traced.written_arguments or self._traced.scalar_rebound:
+        if self._traced.written_arguments or self._traced.scalar_rebound or self._traced.layout_arguments:
             return None
         entry = self._entry or self._compile()
         if self._entry is None:

@@ -20,7 +20,7 @@ import numpy as np
 
 from kiln.dialects import graph
 from kiln.frontend import array_ops, dtypes
-from kiln.frontend.tensor import Tensor, as_tensor, cast, constant, emit
+from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, cast, constant, emit
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
@@ -186,6 +186,23 @@ def _new(mask: Tensor, dtype: Any) -> Tensor:
     return cast(mask, dtypes.canonical(np.dtype(dtype))).copy()
 
 
+#: NumPy's scalar types of the supported dtypes (``np.float64``, ``np.int32``, ``np.bool_``...)
+SCALAR_TYPES: tuple[type[np.generic], ...] = tuple(d.type for d in dtypes.SUPPORTED)
+
+
+def _scalar_type(kind: type[np.generic]) -> Callable[..., Any]:
+    """``np.float64(x)`` and friends: of a traced value a cast, as NumPy's (a new value: of a 0-d
+    array NumPy makes a scalar, of an array a new array); of Python values NumPy's own scalar."""
+
+    def make(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and not kwargs and _holds_tensor(args[0]):
+            return as_scalar(_new(_stacked(args[0]), kind))
+        return kind(*args, **kwargs)
+
+    make.__name__ = make.__qualname__ = kind.__name__
+    return make
+
+
 #: NumPy's functions and their kiln versions inside a trace
 TRACED: dict[Any, Callable[..., Any]] = {
     np.empty: _filled(0),
@@ -201,4 +218,5 @@ TRACED: dict[Any, Callable[..., Any]] = {
     np.tri: _tri,
 }
 TRACED[np.arange] = _run_by_numpy(np.arange, arange_traced)
+TRACED.update({t: _scalar_type(t) for t in SCALAR_TYPES})
 TRACED.update({f: _run_by_numpy(f) for f in (np.indices, np.logspace)})

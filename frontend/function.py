@@ -23,7 +23,7 @@ import numpy as np
 from kiln import config
 from kiln.backends.targets import get_backend
 from kiln.frontend import retracing, variables
-from kiln.frontend.concrete import ConcreteFunction, shared_arguments
+from kiln.frontend.concrete import ConcreteFunction, argument_layouts, shared_arguments
 from kiln.frontend.signature import CallSignature, TensorSpec, signature_of, tensor_leaves
 
 if TYPE_CHECKING:
@@ -229,6 +229,12 @@ class Function:
             aliases = shared_arguments(tensor_leaves(args, kwargs), concrete.written_arguments)
             if aliases:
                 sig = replace(sig, key=(*sig.key, ("aliases", aliases)), aliases=aliases)
+                found = self._concrete.get(sig.key)
+                concrete = found if found is not None else self._trace(sig)
+        if concrete.layout_arguments:  # a trace that depends on arguments' layouts: one per layout
+            layouts = argument_layouts(tensor_leaves(args, kwargs), concrete.layout_arguments)
+            if layouts:
+                sig = replace(sig, key=(*sig.key, ("layouts", layouts)), layouts=layouts)
                 found = self._concrete.get(sig.key)
                 concrete = found if found is not None else self._trace(sig)
         return concrete

@@ -27,7 +27,8 @@ import numpy as np
 from kiln.dialects import graph
 from kiln.frontend import advanced_index, dtypes, index_facts, masked, runtime_checks
 from kiln.frontend.mutation import ViewStep, key_signature
-from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, emit, require_rank, reshape_to, shape_of
+from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, emit, require_rank, reshape_to, shape_of
+from kiln.frontend.tensor import unit_axes_strides
 
 #: a static size/offset or a traced 0-d int64 tensor
 Bound = int | Tensor
@@ -51,9 +52,20 @@ def getitem(t: Tensor, key: Any) -> Tensor:
         return masked.select(t, key)
     if advanced_index.is_advanced(key):
         return advanced_index.getitem(t, key)
-    view = _view(t, key if isinstance(key, tuple) else (key,))
+    items = key if isinstance(key, tuple) else (key,)
+    view = _view(t, items)
+    if _is_element(t, items):
+        return as_scalar(view)
     view.origin = (id(t), key_signature(key))
     return view
+
+
+def _is_element(t: Tensor, items: tuple[Any, ...]) -> bool:
+    """Whether ``t[items]`` is one element, which NumPy returns as a scalar (not a view): an integer
+    for every axis, and no ``...`` or ``None``."""
+    return len(items) == t.ndim and all(
+        _is_tensor_int(i) or (isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))) for i in items
+    )
 
 
 def _view(t: Tensor, items: tuple[Any, ...]) -> Tensor:
@@ -81,7 +93,7 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
         v = value if isinstance(value, Tensor) else _constant_for(value, t.dtype)
         advanced_index.setitem(t, key, cast(v, t.dtype))
         return
-    view = getitem(t, key)
+    view = _view(t, key if isinstance(key, tuple) else (key,))
     view.overwrite(_value_for(value, t.dtype, view))
 
 
@@ -151,6 +163,9 @@ class RowStep(ViewStep):
 
     def keeps_contiguous(self, parent: Tensor) -> bool:
         return True
+
+    def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
+        return strides[1:]
 
 
 # ---------------------------------------------------------------------- basic slicing
@@ -231,6 +246,12 @@ class SliceStep(ViewStep):
                 return False
             started = True
         return True
+
+    def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
+        """Each axis's stride times the step (negated where reversed); then the integer axes
+        (length 1) dropped and ``None`` axes added."""
+        sliced = [p * s * (-1 if a in self.reversed_axes else 1) for a, (p, s) in enumerate(zip(strides, self.strides))]
+        return unit_axes_strides(self._slice_shape(), sliced, self.shape)
 
     @staticmethod
     def parse(t: Tensor, items: tuple[Any, ...]) -> SliceStep:

@@ -50,13 +50,15 @@ _SCOPES = "kiln.mutation.scopes"
 class Storage:
     """One array's memory while tracing: the SSA value of its contents now."""
 
-    __slots__ = ("value", "version", "serial", "argument", "alias", "stale", "__weakref__")
+    __slots__ = ("value", "version", "serial", "argument", "layout", "alias", "stale", "__weakref__")
 
     def __init__(self, value: SSAValue, argument: int | None = None) -> None:
         self.value = value
         self.version = self.serial = next(_counter)
         #: the index of the function argument whose memory this is (written back at the end)
         self.argument = argument
+        #: a function argument that is not C-contiguous: its strides in elements (None: C-contiguous)
+        self.layout: tuple[int, ...] | None = None
         #: for the array a staged construct merged: the arrays it is on some paths only (see MaybeAlias)
         self.alias: MaybeAlias | None = None
         #: where this array was perhaps written, through a MaybeAlias: reading it is refused
@@ -251,6 +253,11 @@ class ViewStep:
     #: whether the view of a C-contiguous parent is C-contiguous (reshape views need it)
     def keeps_contiguous(self, parent: Tensor) -> bool:
         return False
+
+    def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
+        """The view's strides in elements, given its parent's (of a non-contiguous argument);
+        None when not known (the view then counts as not C-contiguous)."""
+        return None
 
 
 @dataclass(frozen=True, eq=False)

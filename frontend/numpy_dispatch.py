@@ -19,7 +19,7 @@ from xdsl.irdl import IRDLOperation
 from kiln.dialects import graph
 from kiln.frontend import array_ops, array_types, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
 from kiln.frontend import numpy_sorting, numpy_ufunc_methods, runtime_checks, ufuncs, views
-from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
+from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import shape_of, with_source
 
 #: an operand before promotion: a tensor, an array constant, or a weak Python scalar
@@ -227,7 +227,9 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: Sequence[Any], kwargs: dic
         result = elementwise(ufunc, build, inputs)
     if out is not None and not isinstance(result, Tensor):
         raise _unsupported(f"{name}(..., out=)")
-    return result if out is None else write_out(name, result, out)
+    if out is not None:
+        return write_out(name, result, out)
+    return as_scalar(result) if isinstance(result, Tensor) else result  # NumPy returns a 0-d result as a scalar
 
 
 def write_out(name: str, result: Tensor, out: Any) -> Tensor:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import array_ops, dtypes
+from kiln.frontend import array_ops, dtypes, views
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, constant, emit, require_rank, reshape_to, shape_of
 
 
@@ -478,12 +478,16 @@ dsplit = _splitter("dsplit", True, _fixed_axis("dsplit", 3, lambda ndim: 2))
 
 
 def ravel(a: Any, order: str = "C") -> Tensor:
+    """``np.ravel`` / ``x.ravel()``: a view of a C-contiguous array, a copy of any other. 'K' and 'A'
+    read a non-contiguous array in memory order, which kiln does not follow: refused there."""
     if order not in ("C", "K", "A"):
         raise unsupported(f"np.ravel(..., order={order!r})")
     t = as_tensor(a)
+    if order != "C" and not t.is_contiguous():
+        raise unsupported(f"np.ravel(..., order={order!r}) of a non-contiguous array")
     if t.shape_source is not None:
         return Tensor(t.value)
-    return array_ops.reshape(t, -1)
+    return views.raveled(t, array_ops.reshape(t, -1))
 
 
 # ---------------------------------------------------------------------- grids

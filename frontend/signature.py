@@ -160,6 +160,9 @@ class CallSignature:
     scalars: tuple[int, ...] = ()
     #: ``(j, i)``: tensor leaf ``j`` is the same array as leaf ``i`` (a function writing one sees it in both)
     aliases: tuple[tuple[int, int], ...] = ()
+    #: ``(i, strides)``: tensor leaf ``i`` is not C-contiguous and has these element strides (see
+    #: ConcreteFunction.layout_arguments: only for arguments whose layout the trace depends on)
+    layouts: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
     def detached(self) -> CallSignature:
         """This signature without the call's Python values (what a cached function keeps,

@@ -34,6 +34,9 @@ from kiln.frontend import array_types, dtypes, mutation, trace_context, unknown_
 #: trace note: an in-place operator rebound a NumPy scalar argument (see ConcreteFunction.native_entry)
 IMMUTABLE_REBOUND = "kiln.tensor.immutable_rebound"
 
+#: trace note: the arguments (tensor leaf indices) whose memory layout the trace asked about
+LAYOUT_ARGUMENTS = "kiln.tensor.layout_arguments"
+
 #: Python values that become tensors in arithmetic (anything else yields ``NotImplemented``)
 _ARRAY_LIKE = (np.ndarray, np.generic, bool, int, float, complex, list, tuple)
 
@@ -67,7 +70,8 @@ class Tensor:
         #: ``(id(parent), key signature)`` of the indexing that made this view (``x[k] op= v``)
         self.origin: tuple[int, tuple[Any, ...]] | None = None
         self._wrote = 0
-        #: a NumPy scalar argument: `x += 1` makes a new value (as NumPy's scalars do), x[...] = v raises
+        #: a NumPy scalar (an argument, or an element read ``x[i]``): `s += 1` makes a new value (as
+        #: NumPy's scalars do), s[...] = v raises
         self.immutable = False
 
     @property
@@ -75,12 +79,19 @@ class Tensor:
         """The SSA value of this array's contents now (a view replays its chain when its base changed)."""
         if not self._steps:
             return self._storage.value
-        if self._seen != self._storage.version:
+        stale = self._seen != self._storage.version
+        if stale or (not trace_context.visible(self._cache) and trace_context.visible(self._storage.value)):
+            # (a view last shown inside a staged region that has ended is shown again where it is used)
             parent = Tensor(self._storage.value)
             for step in self._steps:
                 parent = step.forward(parent)
             self._cache, self._seen = parent.value, self._storage.version
         return self._cache
+
+    @property
+    def type(self) -> TensorType:
+        """The tensor type of :attr:`value`, without replaying a view (its type never changes)."""
+        return (self._cache if self._steps else self._storage.value).type  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ views and writes
 
@@ -101,7 +112,14 @@ class Tensor:
         return bool(self._steps)
 
     def is_contiguous(self) -> bool:
-        """Whether this array is C-contiguous in NumPy (a base is; a view when its chain keeps it)."""
+        """Whether this array is C-contiguous in NumPy (a base is; a view when its chain keeps it).
+        Of an argument's memory, the trace depends on the argument's layout: noted, so that a
+        non-contiguous argument is traced with its strides (``Storage.layout``)."""
+        storage = self._storage
+        if storage.argument is not None:
+            trace_context.require().notes.setdefault(LAYOUT_ARGUMENTS, set()).add(storage.argument)
+        if storage.layout is not None:
+            return self._strided_contiguous(storage.layout)
         parent = Tensor(self._storage.value)
         for step in self._steps:
             if not step.keeps_contiguous(parent):
@@ -109,10 +127,21 @@ class Tensor:
             parent = step.forward(parent)
         return True
 
+    def _strided_contiguous(self, layout: tuple[int, ...]) -> bool:
+        """:meth:`is_contiguous` of a view of an argument with the element strides ``layout``."""
+        parent = Tensor(self._storage.value)
+        strides: tuple[int, ...] | None = layout
+        for step in self._steps:
+            strides = step.view_strides(parent, strides)
+            if strides is None:
+                return False
+            parent = step.forward(parent)
+        return c_contiguous(shape_of(self), strides)
+
     def overwrite(self, new: Tensor) -> None:
         """Make ``new`` (this tensor's shape and dtype) its contents, through the view chain to the base."""
         if self.immutable:
-            raise TypeError(f"'numpy.{self.dtype}' object does not support item assignment (a NumPy scalar argument)")
+            raise TypeError(f"'numpy.{self.dtype}' object does not support item assignment (a NumPy scalar)")
         assert new.value.type == self.value.type, (new.value.type, self.value.type)
         if not self._steps:
             mutation.write(self._storage, new.value)
@@ -151,7 +180,8 @@ class Tensor:
         if not _operand(other):
             return NotImplemented  # type: ignore[return-value]
         if self.immutable:  # the same code on a 0-d array would write it: no fast path may mix them
-            trace_context.require().notes[IMMUTABLE_REBOUND] = True
+            if self._storage.argument is not None:
+                trace_context.require().notes[IMMUTABLE_REBOUND] = True
             return ufunc(self, other)
         numpy_dispatch.array_ufunc(ufunc, "__call__", (self, other), {"out": (self,)})
         return self
@@ -164,7 +194,7 @@ class Tensor:
         and ``None`` as a whole when the rank is unknown."""
         if self.shape_source is not None:
             return None
-        return tuple(None if d < 0 else d for d in graph.shape_of(self.value))
+        return tuple(None if d < 0 else d for d in graph.shape_of(self.type))
 
     @shape.setter
     def shape(self, new_shape: int | Sequence[int]) -> None:
@@ -186,12 +216,12 @@ class Tensor:
 
     @property
     def dtype(self) -> np.dtype[Any]:
-        return dtypes.from_element(graph.element_of(self.value))
+        return dtypes.from_element(graph.element_of(self.type))
 
     @property
     def ndim(self) -> int | None:
         """The rank; ``None`` when unknown."""
-        return None if self.shape_source is not None else len(graph.shape_of(self.value))
+        return None if self.shape_source is not None else len(graph.shape_of(self.type))
 
     @property
     def size(self) -> int | None:
@@ -468,14 +498,16 @@ class Tensor:
         return np.conjugate(self)
 
     def astype(self, dtype: Any) -> Tensor:
-        return cast(self, dtypes.canonical(dtype), warn=True)
+        """A NumPy scalar's ``astype`` gives a scalar, an array's an array."""
+        result = cast(self, dtypes.canonical(dtype), warn=True)
+        return as_scalar(result) if self.immutable else result
 
     def flatten(self) -> Tensor:
         """Always a copy, as in NumPy."""
         return np.reshape(self.copy(), (-1,))
 
-    def ravel(self) -> Tensor:
-        return np.reshape(self, (-1,))
+    def ravel(self, order: str = "C") -> Tensor:
+        return np.ravel(self, order)
 
     def squeeze(self, axis: int | Sequence[int] | None = None) -> Tensor:
         return np.squeeze(self, axis=axis)
@@ -619,7 +651,7 @@ def shape_of(t: Tensor) -> tuple[int, ...]:
     op can mistake its flattened data for a vector."""
     if t.shape_source is not None:
         raise unknown_rank.rank_error(t.shape_source, "this operation")
-    return graph.shape_of(t.value)
+    return graph.shape_of(t.type)
 
 
 def require_rank(t: Tensor, what: str) -> None:
@@ -645,6 +677,57 @@ def common_source(tensors: Sequence[Tensor], what: str) -> int | None:
     for other in sources[1:]:
         unknown_rank.same_shape(sources[0], other)
     return sources[0]
+
+
+def c_contiguous(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """NumPy's C-contiguity of ``shape`` with element ``strides`` (size-1 axes do not count; a
+    dimension of unknown size (-1) counts as longer than one)."""
+    if 0 in shape:
+        return True
+    expected: int | None = 1
+    for d, s in zip(reversed(shape), reversed(strides)):
+        if d == 1:
+            continue
+        if expected is None or s != expected:
+            return False
+        expected = expected * d if d > 0 else None
+    return True
+
+
+def c_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    """The element strides of a C-contiguous array of ``shape`` (static sizes)."""
+    out, step = [], 1
+    for d in reversed(shape):
+        out.append(step)
+        step *= max(d, 1)
+    return tuple(reversed(out))
+
+
+def unit_axes_strides(source: Sequence[int], strides: Sequence[int], target: Sequence[int]) -> tuple[int, ...] | None:
+    """The strides of ``target``, which is ``source`` with length-1 axes dropped or added: each
+    longer axis keeps its stride (None when the two do not match up that way)."""
+    long = [s for d, s in zip(source, strides) if d != 1]
+    if len(long) != sum(1 for d in target if d != 1):
+        return None
+    it = iter(long)
+    return tuple(next(it) if d != 1 else 0 for d in target)
+
+
+def as_scalar(t: Tensor) -> Tensor:
+    """A 0-d ``t`` (a ufunc's result, a whole reduction, an element read) as the NumPy scalar NumPy
+    returns there: a new immutable value, so ``s += 1`` rebinds ``s`` (with NumPy's promotion) and
+    leaves other names for it alone. Anything else is returned as it is."""
+    if t.shape_source is not None or t.ndim != 0 or t.immutable:
+        return t
+    scalar = Tensor(t.value)
+    scalar.weak, scalar.facts, scalar.immutable = t.weak, t.facts, True
+    return scalar
+
+
+def is_scalar_like(value: Any) -> bool:
+    """A value that is immutable as NumPy and Python see it: a NumPy or Python scalar, or a kiln
+    tensor standing for a NumPy scalar."""
+    return value.immutable if isinstance(value, Tensor) else isinstance(value, (bool, int, float, complex, np.generic))
 
 
 def cast(t: Tensor, dtype: np.dtype[Any], warn: bool = False) -> Tensor:

@@ -123,6 +123,18 @@ class TraceContext:
             )
 
 
+def visible(value: SSAValue) -> bool:
+    """Whether ``value`` can be used where tracing is now: defined in the current block or one that
+    encloses it (not in a branch traced before, a loop body that ended, or an abandoned probe).
+    Outside a trace every value is."""
+    ctx = current()
+    if ctx is None:
+        return True
+    owner = value.owner
+    block = owner if isinstance(owner, Block) else owner.parent_block()
+    return block is not None and (block is ctx.block or any(block is b for b in ctx.enclosing))
+
+
 _state = threading.local()
 
 

@@ -23,7 +23,7 @@ from xdsl.ir import Block, Region, SSAValue
 from kiln.dialects import graph
 from kiln.frontend import pytree, trace_context
 from kiln.frontend.mutation import Storage
-from kiln.frontend.tensor import IMMUTABLE_REBOUND, Tensor, as_tensor
+from kiln.frontend.tensor import IMMUTABLE_REBOUND, LAYOUT_ARGUMENTS, Tensor, as_tensor
 from kiln.frontend.variables import NOTES_KEY, Captures, Variable
 
 
@@ -40,6 +40,8 @@ class TracedGraph:
     written_arguments: tuple[int, ...] = ()
     #: an in-place operator made a new value of a NumPy scalar argument (a 0-d array would be written)
     scalar_rebound: bool = False
+    #: the arguments whose memory layout (C-contiguous or strided) the trace depends on
+    layout_arguments: tuple[int, ...] = ()
 
 
 def trace_graph(
@@ -51,6 +53,7 @@ def trace_graph(
     arg_names: Sequence[str] = (),
     scalars: Sequence[int] = (),
     aliases: Sequence[tuple[int, int]] = (),
+    layouts: Sequence[tuple[int, tuple[int, ...]]] = (),
 ) -> TracedGraph:
     """Trace ``fn(*args, **kwargs)`` where the leaves marked :data:`pytree.TENSOR_SLOT`
     in ``args``/``kwargs`` become function arguments of the given tensor types, in order."""
@@ -61,6 +64,8 @@ def trace_graph(
     arg_tensors = [Tensor(a, storage=Storage(a, argument=i)) for i, a in enumerate(block.args)]
     for i in scalars:  # a NumPy scalar argument is immutable: in-place operators rebind, as in NumPy
         arg_tensors[i].immutable = True
+    for i, strides in layouts:  # a non-contiguous argument: views of it are views of strided memory
+        arg_tensors[i].storage.layout = strides
     for j, i in aliases:  # the same array passed twice: one storage, so a write through one shows in both
         arg_tensors[j] = arg_tensors[i]
     symbolic = iter(arg_tensors)
@@ -89,7 +94,8 @@ def trace_graph(
     func_op.sym_visibility = StringAttr("public")
     module = ModuleOp([func_op])
     return TracedGraph(module=module, func_op=func_op, output_tree=tree, variables=tuple(captures.variables),
-                       written_arguments=written, scalar_rebound=bool(ctx.notes.get(IMMUTABLE_REBOUND)))
+                       written_arguments=written, scalar_rebound=bool(ctx.notes.get(IMMUTABLE_REBOUND)),
+                       layout_arguments=tuple(sorted(ctx.notes.get(LAYOUT_ARGUMENTS, ()))))
 
 
 def _locate(error: Exception) -> None:

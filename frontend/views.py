@@ -3,7 +3,7 @@
 ``x.T``, ``np.transpose``, ``np.swapaxes`` and friends are always views; a
 reshape (``reshape``, ``ravel``, ``squeeze``, ``expand_dims``) is a view when
 NumPy makes one: of a C-contiguous array, or one that only drops or adds
-length-1 axes. Otherwise NumPy copies, and so does kiln: the result is a new
+length-1 axes (``ravel``: only of a C-contiguous array). Otherwise NumPy copies, and so does kiln: the result is a new
 array, and writing to it leaves the original alone.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from kiln.dialects import graph
 from kiln.frontend.mutation import ViewStep
-from kiln.frontend.tensor import Tensor, emit, reshape_to, shape_of
+from kiln.frontend.tensor import Tensor, c_contiguous, c_strides, emit, reshape_to, shape_of, unit_axes_strides
 
 
 @dataclass(eq=False)
@@ -30,6 +30,9 @@ class TransposeStep(ViewStep):
             back[p] = i
         return emit(graph.TransposeOp(new.value, back))
 
+    def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
+        return tuple(strides[p] for p in self.perm)
+
 
 @dataclass(eq=False)
 class ReshapeStep(ViewStep):
@@ -43,6 +46,12 @@ class ReshapeStep(ViewStep):
 
     def keeps_contiguous(self, parent: Tensor) -> bool:
         return True
+
+    def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
+        """A reshape view of a contiguous parent is contiguous; of another, only length-1 axes change."""
+        if c_contiguous(shape_of(parent), strides) and -1 not in self.shape:
+            return c_strides(self.shape)
+        return unit_axes_strides(shape_of(parent), strides, self.shape)
 
 
 def transposed(x: Tensor, result: Tensor) -> Tensor:
@@ -63,6 +72,16 @@ def reshaped(x: Tensor, result: Tensor, *, always_view: bool = False) -> Tensor:
     if always_view or _only_unit_axes(shape_of(x), shape_of(result)) or x.is_contiguous():
         return x.make_view(ReshapeStep(shape_of(result)), result)
     return result
+
+
+def raveled(x: Tensor, result: Tensor) -> Tensor:
+    """``result`` (``x`` reshaped to 1-D) as NumPy's ``ravel`` makes it: a view of a C-contiguous
+    array, else a copy (unlike ``reshape(-1)``, even when a view would be possible)."""
+    if x.shape_source is not None or result.shape_source is not None:
+        return result
+    if not x.is_contiguous():
+        return Tensor(result.value) if result is x else result
+    return x.make_view(ReshapeStep(shape_of(result)), result)
 
 
 def _only_unit_axes(a: Sequence[int], b: Sequence[int]) -> bool:

@@ -246,6 +246,21 @@ def _size_witness(op: graph.BroadcastOp) -> SSAValue | None:
     return None
 
 
+def _inserted_size(op: graph.BroadcastOp, axis: int) -> SSAValue | None:
+    """The size of the broadcast result's dynamic dimension ``axis`` as the 0-d size operand of a
+    ``graph.insert_slice`` that writes the result (``x[:n] = v`` with a traced ``n``), when that
+    operand is defined before the broadcast."""
+    for use in op.result.uses:
+        user = use.operation
+        if isinstance(user, graph.InsertSliceOp) and user.source is op.result:
+            static = list(user.static_sizes.get_values())
+            position = sum(1 for k in static[:axis] if k == graph.DYNAMIC)
+            size = user.sizes[position]
+            if _defined_before(size, op):
+                return size
+    return None
+
+
 def _defined_before(value: SSAValue, op: Operation) -> bool:
     """Whether ``value`` is visible at ``op`` (defined above it in its block or an enclosing one)."""
     owner = value.owner
@@ -276,9 +291,12 @@ class LowerBroadcast(RewritePattern):
         def dims(axis: int) -> SSAValue:
             if axis < lead or src[axis - lead] == 1:
                 witness = _size_witness(op)
-                if witness is None:
+                if witness is not None:
+                    return em.dim(witness, axis)
+                size = _inserted_size(op, axis)
+                if size is None:
                     raise _fail(op, f"dynamic dimension {axis} of the broadcast result has no source")
-                return em.dim(witness, axis)
+                return em.add(arith.IndexCastOp(em.add(tensor.ExtractOp(size, [], _element(size))), IndexType()))
             return em.dim(op.operand, axis - lead)
 
         assert isinstance(op.result.type, TensorType)

@@ -109,7 +109,8 @@ class Watch:
     def __init__(self, where: str, construct: str, functions: Sequence[Callable[..., Any] | None]):
         self.where = where
         self.construct = construct
-        self.functions = [f for f in functions if isinstance(f, types.FunctionType)]
+        #: a wrapper's wrapped functions (``__wrapped__``, as ``functools.wraps`` sets it) are bodies too
+        self.functions = [g for f in functions for g in _wrapped_chain(f) if isinstance(g, types.FunctionType)]
         #: the construct's own variables: its state carries them, so their rebinding is not a change
         self.owned = {id(cell) for f in self.functions for _, cell in _free_cells(f)}
         self.watched: list[_Watched] = []
@@ -247,6 +248,13 @@ def _is_plain_object(obj: Any) -> bool:
 def _is_user_file(filename: str) -> bool:
     """Code of the user's (not kiln's, NumPy's, the standard library's or an installed package's)."""
     return trace_context.is_user_file(filename) and not filename.startswith(_LIBRARY_DIRS)
+
+
+def _wrapped_chain(f: Callable[..., Any] | None) -> Iterator[Callable[..., Any]]:
+    """``f`` and the functions it wraps, outermost first."""
+    while f is not None:
+        yield f
+        f = getattr(f, "__wrapped__", None)
 
 
 def _free_cells(f: types.FunctionType) -> list[tuple[str, types.CellType]]:

@@ -25,6 +25,8 @@ Conventions shared by the hooks:
 from __future__ import annotations
 
 import dis
+import functools
+import inspect
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -62,7 +64,7 @@ from kiln.frontend.autograph.state import (
     unflatten_state,
 )
 from kiln.frontend import unknown_rank
-from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit, require_rank
+from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit, is_scalar_like, require_rank
 
 _LOOP_BOUNDS = "kiln.autograph.loop_bounds"
 
@@ -116,7 +118,7 @@ def _check_stageable(where: str, construct: str, *bodies: Callable[..., Any] | N
     problems = [u.message() for u in found]
     problems += [
         f"`global` cannot be staged: variable '{name}' is a global assigned in the staged code"
-        for name in sorted({n for body in bodies if body is not None for n in _globals_stored(body.__code__)})
+        for name in sorted({n for body in bodies if body is not None for n in _globals_stored(inspect.unwrap(body).__code__)})
     ]
     if problems:
         raise NotImplementedError(
@@ -162,7 +164,7 @@ def _show(value: Any) -> str:
 def _type_of(value: Any) -> TensorType | None:
     """The tensor type a tensor or NumPy constant has (``None`` for Python values)."""
     if isinstance(value, Tensor):
-        return value.value.type  # type: ignore[return-value]
+        return value.type
     if is_strong_constant(value):
         array = np.asarray(value)
         return graph.tensor_type(dtypes.to_element(dtypes.canonical(array.dtype)), array.shape)
@@ -320,6 +322,7 @@ def _cond(
     )
     for i, result, source in zip(staged, op.results, sources):
         merged[i] = Tensor(result, source)
+        merged[i].immutable = _scalar_on_every_path(then.leaves[i], orelse.leaves[i])
         if is_jump_flag(leaf_names[i]):
             _note(_FLAGS, merged[i], leaf_names[i])
     for storage, result in zip(storages, op.results[len(staged):]):
@@ -356,6 +359,14 @@ def _mark_alias(
 
 #: the flag the ``return`` converter sets
 _RETURN_FLAG = "do_return"
+
+
+def _scalar_on_every_path(*values: Any) -> bool:
+    """Whether a merged value is a NumPy scalar (immutable) on every path that reads it: a path
+    that returned or left it unbound does not count. A scalar on some paths and an array on others
+    is merged as an array."""
+    read = [v for v in values if v is not NOT_RETURNED and not isinstance(v, Undefined)]
+    return bool(read) and all(is_scalar_like(v) for v in read)
 
 
 def _flags_set(leaves: Sequence[Any], names: Sequence[str]) -> frozenset[str]:
@@ -568,6 +579,8 @@ class _Leaf:
     source: int | None = None
     #: a tensor that enters the body as itself (not a block argument) while the body does not rebind it
     identity: bool = False
+    #: a NumPy or Python scalar before the loop and after every iteration: carried as an immutable value
+    scalar: bool = False
 
 
 Counters = list[Tensor]
@@ -636,7 +649,7 @@ def _staged_loop(
 
             def enter(block: Block) -> Counters:
                 args = iter(block.args)
-                state = [Tensor(next(args), leaf.source) if leaf.ty is not None else leaf.value for leaf in leaves]
+                state = [_carried(next(args), leaf) if leaf.ty is not None else leaf.value for leaf in leaves]
                 entered[:] = state
                 for leaf, value in zip(leaves, state):
                     if leaf.ty is not None and is_jump_flag(leaf.name):
@@ -707,7 +720,7 @@ def _staged_loop(
         op = trace_context.require().emit(graph.WhileOp(inits, Region(cond_block), Region(body_block)))
         results = iter(op.results)
         final = [
-            Tensor(next(results), leaf.source) if leaf.ty is not None else (out if isinstance(out, Undefined) else leaf.value)
+            _carried(next(results), leaf) if leaf.ty is not None else (out if isinstance(out, Undefined) else leaf.value)
             for leaf, out in zip(leaves, out_leaves)
         ]
         final = [True if is_set and is_jump_flag(leaf.name) else value for leaf, value, is_set in zip(leaves, final, ends_set)]
@@ -751,18 +764,26 @@ class _Regrow(Exception):
         self.values = values
 
 
+def _carried(value: SSAValue, leaf: _Leaf) -> Tensor:
+    """The tensor a loop's block argument or result ``value`` is for ``leaf``."""
+    t = Tensor(value, leaf.source)
+    t.immutable = leaf.scalar
+    return t
+
+
 def _initial_leaf(value: Any, name: str, *, numbers_typed: bool) -> _Leaf:
     """How ``value`` enters the first probe. A Python number enters as itself, as it does the
     first iteration of the eager loop, so it takes the dtype NumPy gives the body's result
     (``s = 0; s += x[i]`` on int32 data stays int32, as ``0 + np.int32(..)`` does); with
     ``numbers_typed`` (a body that cannot be traced with a Python number) it enters as a 0-d tensor."""
+    scalar = is_scalar_like(value) or value is NOT_RETURNED or isinstance(value, Undefined)
     if isinstance(value, Tensor):  # enters as itself: carried only if the body rebinds the name
-        return _Leaf(name, value, None, weak=False, source=_source_of(value), identity=True)
+        return _Leaf(name, value, None, weak=False, source=_source_of(value), identity=True, scalar=scalar)
     if is_strong_constant(value):
-        return _Leaf(name, value, _type_of(value), weak=False, source=_source_of(value))
+        return _Leaf(name, value, _type_of(value), weak=False, source=_source_of(value), scalar=scalar)
     if is_number(value) and numbers_typed:
-        return _Leaf(name, value, _scalar_type(value), weak=True)
-    return _Leaf(name, value, None, weak=True)
+        return _Leaf(name, value, _scalar_type(value), weak=True, scalar=scalar)
+    return _Leaf(name, value, None, weak=True, scalar=scalar)
 
 
 def _update(leaf: _Leaf, out: Any, where: str, construct: str) -> bool:
@@ -772,6 +793,10 @@ def _update(leaf: _Leaf, out: Any, where: str, construct: str) -> bool:
             return False
         leaf.identity = False  # rebound in the body: carried as a value from now on
         leaf.ty = _type_of(leaf.value)
+        _update(leaf, out, where, construct)
+        return True
+    if leaf.scalar and not (is_scalar_like(out) or out is NOT_RETURNED or isinstance(out, Undefined)):
+        leaf.scalar = False  # an array after an iteration: carried as an array
         _update(leaf, out, where, construct)
         return True
     out_type = _type_of(out)
@@ -1074,7 +1099,18 @@ def _guarded_python_loop(
                 return
             body(item)
             continue
-        staged_if(more, lambda item=item: body(item), None, get_state, set_state, symbol_names)
+        staged_if(more, _iteration(body, item), None, get_state, set_state, symbol_names)
+
+
+def _iteration(body: Callable[[Any], None], item: Any) -> Callable[[], None]:
+    """``body(item)`` as the body of a staged ``if``, wrapping ``body`` (``__wrapped__``) so that the
+    staging checks see the generated body itself: its ``nonlocal`` variables (AutoGraph's jump flags
+    among them) are the construct's own, not a Python side effect of the ``if``."""
+
+    def iteration() -> None:
+        body(item)
+
+    return functools.update_wrapper(iteration, body)
 
 
 def staged_range(*args: Any) -> Any:
@@ -1088,7 +1124,7 @@ def unstageable(fn: Callable[..., Any]) -> list[Unsupported]:
     """Constructs inside the generated body ``fn`` that cannot be staged, in source order."""
     from kiln.frontend.autograph import transpiler
 
-    code = fn.__code__
+    code = inspect.unwrap(fn).__code__
     lines = list(effects.code_lines(code))
     first, last = min(lines), max(lines)
     return sorted(

@@ -6,7 +6,8 @@ function (or ``f`` itself for library code). Calls that are library calls by
 their very name are left as written, for readability: builtins that the
 function does not shadow and functions reached through a library module
 (``np.exp(x)``, ``math.sqrt(y)``, ``kiln.range(n)``), except NumPy's
-array-creation functions (``np.zeros``...), which make kiln arrays while tracing. The builtins
+array-creation functions (``np.zeros``...), which make kiln arrays while tracing, and its
+scalar types (``np.float64(x)``), casts of a traced ``x``. The builtins
 ``range``, ``len``, ``float``, ``int``, ``bool``, ``max``, ``min`` and ``sum`` become
 ``ag__.range_``, ``ag__.len_``, ``ag__.float_``... which accept tensors.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import ast
 import types
 
+from kiln.frontend import dtypes
 from kiln.frontend.autograph import templates
 from kiln.frontend.autograph.context import ConversionContext
 from kiln.frontend.autograph.libraries import is_library_module
@@ -26,6 +28,9 @@ _NUMPY_CREATION = frozenset(
     {"empty", "zeros", "ones", "full", "array", "asarray", "ndarray"}
     | {"eye", "identity", "arange", "linspace", "logspace", "tri", "indices"}
 )
+
+#: NumPy's scalar types that go through ``ag__.call``: ``np.float64(x)`` of a traced ``x`` is a cast
+SCALAR_TYPES = frozenset(d.type for d in dtypes.SUPPORTED)
 
 #: builtins replaced by operators that accept tensors
 _BUILTINS = {"range": "ag__.range_", "len": "ag__.len_"}
@@ -70,6 +75,8 @@ class _Calls(ast.NodeTransformer):
         value = self.ctx.namespace.get(root.id)
         if isinstance(value, types.ModuleType) and value.__name__ == "numpy" and isinstance(func, ast.Attribute):
             if func.attr in _NUMPY_CREATION:  # they make kiln arrays while tracing (kiln.frontend.creation)
+                return False
+            if getattr(value, func.attr, None) in SCALAR_TYPES:  # np.float64(x) of a traced x is a cast
                 return False
         return isinstance(value, types.ModuleType) and is_library_module(value.__name__)
 

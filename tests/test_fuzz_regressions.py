@@ -1,0 +1,245 @@
+"""Regressions found by the differential fuzzer (docs/fuzzing.md), each in the style of its minimized program.
+
+Every case runs the function eagerly on NumPy and compiled, each on arguments made afresh by
+its ``inputs`` function (so a non-contiguous argument stays non-contiguous), and compares the
+results *and every argument array after the call*. Functions live at module level: AutoGraph
+converts them from their source. The fuzz program each comes from is named in its comment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import kiln
+from kiln.frontend import pytree
+
+
+def check(fn: Callable[..., Any], inputs: Callable[[], list[Any]]) -> None:
+    """``fn`` compiled and run eagerly on NumPy, each on fresh ``inputs()``: same results (structure,
+    dtype, shape, values) and same argument arrays after the call."""
+    eager, compiled = inputs(), inputs()
+    want = fn(*eager)
+    got = kiln.function(fn)(*compiled)
+    want_leaves, want_tree = pytree.flatten(want)
+    got_leaves, got_tree = pytree.flatten(got)
+    assert got_tree == want_tree
+    for g, w in zip(got_leaves, want_leaves):
+        g, w = np.asarray(g), np.asarray(w)
+        assert (g.dtype, g.shape) == (w.dtype, w.shape)
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    for i, (g, w) in enumerate(zip(compiled, eager)):
+        if isinstance(w, np.ndarray):
+            assert (g.dtype, g.shape) == (w.dtype, w.shape)
+            np.testing.assert_array_equal(g, w, err_msg=f"argument {i} after the call")
+
+
+# ---------------------------------------------------------------------- views
+
+
+def ravel_of_reversed_is_a_copy(a):
+    # 7-283: `a[::-1]` is not C-contiguous, so NumPy's ravel copies: the write leaves `a` alone
+    w = a[::-1].ravel()
+    w &= np.int64(0)
+    return w
+
+
+def ravel_of_contiguous_is_a_view(a, b):
+    # np.ravel and x.ravel() of a C-contiguous array are views: writes through them reach the base
+    w = np.ravel(a)
+    w[1] = 7.0
+    v = b[1:].ravel()
+    v += 1
+    return w.sum() + v.sum()
+
+
+def ravel_of_column_slice_is_a_copy(a):
+    # (2, 1) with a row stride of 3 elements: not C-contiguous, so ravel copies (reshape(-1) would not)
+    w = a[:, :1].ravel()
+    w[0] = 9.0
+    r = a[:, 1:2].reshape(-1)
+    r[1] = 5.0
+    return w
+
+
+def test_ravel_views() -> None:
+    check(ravel_of_reversed_is_a_copy, lambda: [np.array([4, -4, -2], dtype=np.int64)])
+    check(ravel_of_contiguous_is_a_view, lambda: [np.arange(6.0).reshape(2, 3), np.arange(6).reshape(3, 2)])
+    check(ravel_of_column_slice_is_a_copy, lambda: [np.arange(6.0).reshape(2, 3)])
+
+
+# ---------------------------------------------------------------------- AutoGraph's own variables
+
+
+def return_in_loop_over_rows_under_if(a, b):
+    # 7-42: a Python loop (over `enumerate` of a traced array's rows, unrolled) whose `return`
+    # flag becomes a tensor: each iteration is a staged `if`, which sets AutoGraph's `do_return`
+    if a[-1] > 0:
+        for k, r in enumerate(a):
+            if b.mean() > r:
+                return a * k
+            a[::-1] = a + 1.0
+    return a - 1.0
+
+
+def break_in_loop_under_if(a, b):
+    # 7-288's shape: `break` inside a loop whose flag is traced
+    for k, r in enumerate(b):
+        if r > a.sum():
+            break
+        a += r
+    return a
+
+
+def test_autograph_jump_flags_are_not_python_effects() -> None:
+    check(return_in_loop_over_rows_under_if, lambda: [np.array([2.0, -3.5, 1.75]), np.array([-6, -5])])
+    check(return_in_loop_over_rows_under_if, lambda: [np.array([2.0, 3.5, 1.75]), np.array([6, 5])])
+    check(break_in_loop_under_if, lambda: [np.array([0.5, -1.0]), np.array([1.0, 2.0, -9.0, 4.0])])
+
+
+# ---------------------------------------------------------------------- run-time sizes
+
+
+def fill_growing_prefix(a, t):
+    # 7-182: `a[:i] = t` in a staged range loop: the broadcast of `t` has the run-time size `i`
+    for i in range(1, len(a)):
+        a[:i] = t.astype(np.bool)
+    return a
+
+
+def test_broadcast_into_run_time_length_slice() -> None:
+    check(fill_growing_prefix, lambda: [np.zeros(7, dtype=np.bool), np.int32(2)])
+    check(fill_growing_prefix, lambda: [np.ones(6, dtype=np.bool), np.int32(0)])
+
+
+# ---------------------------------------------------------------------- NumPy scalar types
+
+
+def scalar_types_of_traced_values(a, b):
+    # 7-58: `np.int64(x.prod().astype(np.bool))`; NumPy's scalar types applied to traced values are casts
+    s = np.int64(np.prod(a).astype(np.bool)) - np.sign(a.min().astype(np.int64))
+    t = np.float32(b.sum()) * np.int32(3) + np.bool_(a[0])
+    u = np.int32(a * 2.5)  # of an array: a new array (truncated toward zero, like astype)
+    u[0] = 7
+    return s, t, u, np.float64(b[1]) / 2
+
+
+def test_numpy_scalar_types_of_traced_values() -> None:
+    check(scalar_types_of_traced_values, lambda: [np.array([2.0, 1.5, -3.0]), np.array([1, -4, 2], dtype=np.int32)])
+
+
+# ---------------------------------------------------------------------- NumPy scalars are immutable
+
+
+def element_read_then_write(a, b):
+    # 2027-277: `t = a[i]` is a NumPy scalar: `t += 2.0` rebinds t and leaves `a` alone, in a staged loop too
+    t = a[b.sum() % 2]
+    s = t
+    t += 2.0
+    u = a[1]
+    a[1] = 9.0
+    while t < 6.0:
+        t += 2.0
+    for r in a:
+        r += 1.0  # the rows of a 1-D array are scalars as well
+    return t, s, u, a[0]
+
+
+def scalar_aliases_across_staged_constructs(a, n):
+    # a scalar keeps being one through a staged loop and a staged `if` (on every path)
+    t = a[0]
+    s = t
+    for i in range(6):
+        s = t
+        t += 1.0
+        a[i % 2] += s
+    if n > 0:
+        t = a[1]
+    u = t
+    t += 1
+    return s, t, u
+
+
+def ufunc_and_reduction_results_are_scalars(a):
+    # 0-d results of ufuncs and whole reductions are NumPy scalars too (an int scalar += 0.5 becomes a float)
+    t = a.sum()
+    s = t
+    t += 1
+    u = a[0] * 2
+    v = u
+    u -= 1
+    k = np.int64(a.size) + a.argmax()
+    k += 0.5
+    return s, t, v, u, k
+
+
+def test_numpy_scalars_are_immutable() -> None:
+    check(element_read_then_write, lambda: [np.array([-1.75, 2.25], dtype=np.float32), np.array([3, 4])])
+    check(scalar_aliases_across_staged_constructs, lambda: [np.array([1.0, 2.0]), np.int64(3)])
+    check(scalar_aliases_across_staged_constructs, lambda: [np.array([1.0, 2.0]), np.int64(-3)])
+    check(ufunc_and_reduction_results_are_scalars, lambda: [np.array([1.0, 2.0])])
+
+
+# ---------------------------------------------------------------------- non-contiguous arguments
+
+
+def ravel_of_argument_written(a, b):
+    # 2027-69: `a` is strided (x[::2]): its ravel is a copy and the writes leave `a` alone; a row of
+    # the row-strided `b` is contiguous: its ravel is a view and the write reaches `b`
+    w = a.ravel()
+    np.copyto(w[:], 0)
+    r = b[1].ravel()
+    r[0] = 7
+    return w, r
+
+
+def test_non_contiguous_arguments_traced_with_their_strides() -> None:
+    f = kiln.function(ravel_of_argument_written)
+    layouts = [
+        lambda: [np.arange(8)[::2], np.arange(12).reshape(4, 3)],  # strided a
+        lambda: [np.arange(4), np.arange(24).reshape(8, 3)[::2]],  # contiguous a, row-strided b
+        lambda: [np.arange(8)[::2], np.arange(12).reshape(3, 4).T],  # transposed b: its rows are strided
+        lambda: [np.arange(4), np.arange(12).reshape(4, 3)],  # both contiguous
+    ]
+    for inputs in layouts:  # one kiln.Function across layouts: each gets its own trace, in any order
+        eager, compiled = inputs(), inputs()
+        want, got = ravel_of_argument_written(*eager), f(*compiled)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+        for g, w in zip(compiled, eager):
+            np.testing.assert_array_equal(g, w)
+    check(ravel_of_argument_written, layouts[0])
+
+
+# ---------------------------------------------------------------------- views shown in a region that ended
+
+
+def view_read_in_loop_then_written_in_other_branch(a, b):
+    # 31-55: `v.mean()` inside the staged loop of one branch showed the view there; the other branch
+    # writes through it (the IR used the loop's value: "defined out of its IsolatedFromAbove parent")
+    v = a[-2]
+    v[::-1] = v * a[..., 0]
+    if b.sum() > 0:
+        for i in range(1, 6):
+            b[:, :] += b[..., v.mean().astype(np.int64) % 1]
+    else:
+        v[b.sum().astype(np.int64) % 2] = 3
+    return a, b
+
+
+def view_read_in_loop_then_after_it(a):
+    # 2027-30: the view `w` is read in a staged loop and after it
+    w = a[:, 1:]
+    w[:, 1] = 0
+    for r in w:
+        for i in range(1, 8):
+            np.minimum(np.abs(w[..., a[-2].sum() % 2]), 1, out=a[:, 1])
+    return w.T * 2, np.where(w > 0, w[..., 1].min(), 5)
+
+
+def test_views_shown_again_after_a_staged_region() -> None:
+    check(view_read_in_loop_then_written_in_other_branch, lambda: [np.array([[-1, 4], [-6, -2]]), np.array([[3.25]])])
+    check(view_read_in_loop_then_written_in_other_branch, lambda: [np.array([[-1, 4], [-6, -2]]), np.array([[-3.25]])])
+    check(view_read_in_loop_then_after_it, lambda: [np.array([[0, 2, 1], [3, -1, 0], [1, 1, 4]])])

@@ -202,10 +202,24 @@ HALF_OPS: dict[str, Callable[[Any, Any], Any]] = {
 }  # fmt: skip
 
 
+#: functions NumPy computes with its own SIMD code on some CPUs (AVX-512: exp, log, arctan2 ...;
+#: NumPy documents those as within 4 ulp) and with libm on others: there its results differ
+#: from libm's, hence from kiln's, by a few ulp
+CPU_DEPENDENT = frozenset({"exp", "log", "tanh", "sin", "cos", "sigmoid", "angle", "angle deg"})
+
+
+def _within_simd_ulps(g: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Equal, or within NumPy's documented 4 ulp of its SIMD functions (NaN where NumPy has NaN)."""
+    with np.errstate(all="ignore"):
+        near = np.abs(g.astype(np.float64) - w.astype(np.float64)) <= 4 * np.spacing(np.abs(w)).astype(np.float64)
+    return (g == w) | near | (np.isnan(g) & np.isnan(w))
+
+
 def test_float16_is_bit_exact_on_every_value() -> None:
     """Every float16 (and its mirror image as the second operand) through every op: the bits
     equal NumPy's, whose float16 loops compute in float32 and round once per op, as kiln does.
-    (Exact for exp/log/tanh/sin/cos too here: libm's float32 functions, rounded to float16.)"""
+    The functions of CPU_DEPENDENT are libm's float32 functions rounded to float16: equal to
+    NumPy's where NumPy calls libm (AVX2), within its 4 ulp where it has SIMD code of its own."""
     x, y = ALL_HALVES, ALL_HALVES[::-1].copy()
 
     def every_op(a: Any, b: Any) -> tuple[Any, ...]:
@@ -219,6 +233,8 @@ def test_float16_is_bit_exact_on_every_value() -> None:
         same = (g == w) | (np.isnan(g) & np.isnan(w)) if w.dtype.kind == "f" else g == w
         if w.dtype == np.float16:
             same &= (np.signbit(g) == np.signbit(w)) | np.isnan(w)
+        if name in CPU_DEPENDENT:
+            same = _within_simd_ulps(g, w)
         assert same.all(), f"{name}: {int((~same).sum())} values differ, e.g. x={x[~same][:3]} -> {g[~same][:3]}, NumPy {w[~same][:3]}"
 
 
@@ -429,7 +445,8 @@ def _same_bits(g: np.ndarray, w: np.ndarray) -> np.ndarray:
 def test_complex_ops_are_bit_exact(dtype: str) -> None:
     """Every complex op, special values (0, -0, NaN and infinite parts, equal real parts)
     included, gives NumPy's bits: the arithmetic is NumPy's formulas on the parts (its FMA
-    multiply, Smith's division, its hypot-like abs, lexicographic order), the functions glibc's."""
+    multiply, Smith's division, its hypot-like abs, lexicographic order), the functions glibc's
+    (``angle`` within 4 ulp: NumPy's arctan2 is its own SIMD code on AVX-512)."""
     x, y = _complex_operands(dtype)
 
     def every_op(a: Any, b: Any) -> tuple[Any, ...]:
@@ -441,6 +458,8 @@ def test_complex_ops_are_bit_exact(dtype: str) -> None:
     for name, g, w in zip(COMPLEX_OPS, got, want):
         assert g.dtype == w.dtype, name
         same = _same_bits(g.real, w.real) & _same_bits(g.imag, w.imag) if w.dtype.kind == "c" else _same_bits(g, w)
+        if name in CPU_DEPENDENT and w.dtype.kind == "f":  # angle: NumPy's own SIMD arctan2 on AVX-512
+            same = _within_simd_ulps(g, w)
         assert same.all(), f"{name}: {int((~same).sum())} differ, e.g. x={x[~same][:3]}: {g[~same][:3]}, NumPy {w[~same][:3]}"
 
 

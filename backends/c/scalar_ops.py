@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
@@ -295,8 +296,21 @@ def _uitofp(em: FunctionEmitter, op: arith.UIToFPOp) -> None:
 
 @handles(arith.FPToUIOp)
 def _fptoui(em: FunctionEmitter, op: arith.FPToUIOp) -> None:
+    """Truncation to unsigned. To 64 bits it is spelled out as x86-64's scalar sequence (what
+    NumPy's cast loop compiles to): a signed conversion below 2**63, so a negative value wraps
+    (-1.0 -> 2**64 - 1), else one of ``x - 2**63`` with the top bit set. A plain C cast is
+    undefined out of range and gcc turns it into AVX-512's ``vcvttpd2uqq``, which saturates."""
     dst = op.result.type
-    em.define(op.result, f"({c_type(dst)})({unsigned_c_type(dst)}){em.expr(op.input)}")
+    x = em.expr(op.input)
+    if isinstance(dst, IntegerType) and dst.width.data == 64:
+        big = "9223372036854775808.0" + ("f" if c_type(op.input.type) != "double" else "")
+        em.define(
+            op.result,
+            f"({c_type(dst)})({x} < {big} ? (uint64_t)(int64_t){x} "
+            f": (uint64_t)(int64_t)({x} - {big}) ^ 0x8000000000000000ull)",
+        )
+        return
+    em.define(op.result, f"({c_type(dst)})({unsigned_c_type(dst)}){x}")
 
 
 @handles(arith.BitcastOp)

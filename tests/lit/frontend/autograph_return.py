@@ -27,7 +27,7 @@ print(to_code(find))
 # CHECK-NEXT:                  nonlocal do_return, retval_
 # CHECK-NEXT:                  do_return = True
 # CHECK-NEXT:                  retval_ = (i, j)
-# CHECK:               ag__.for_stmt(ag__.range_(ag__.len_(m[i])), loop_test_2, loop_body_2, get_state_2, set_state_2, ('do_return', 'retval_'))
+# CHECK:               ag__.for_stmt(ag__.range_(ag__.len_(ag__.getitem(m, i))), loop_test_2, loop_body_2, get_state_2, set_state_2, ('do_return', 'retval_'))
 # CHECK:           ag__.for_stmt(ag__.range_(ag__.len_(m)), loop_test_1, loop_body_1, get_state_1, set_state_1, ('do_return', 'retval_'))
 # CHECK:               retval_ = ag__.call(_helper)(t)
 # CHECK:           return retval_

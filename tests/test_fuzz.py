@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from kiln.fuzz import check
 from kiln.fuzz.campaign import run_campaign
 from kiln.fuzz.check import Outcome, check_file, normalize, run_eager, load, IllDefined
 from kiln.fuzz.config import Config
@@ -223,3 +224,15 @@ def test_fixed_seeds(tmp_path: Path) -> None:
     assert sum(summary.counts().values()) == CI_COUNT
     assert not summary.failures(), summary.table()
     assert summary.counts()["match"] >= CI_COUNT // 2, summary.table()
+
+
+def test_float64_results_of_float32_functions_compare_at_float32_tolerance() -> None:
+    """NumPy's own float32 sin/cos/exp... differ from libm's (kiln's) by an ulp, which a cast to
+    float64 keeps: such programs compare float64 at float32's tolerance, others stay strict."""
+    want, got = np.array([0.5679241418838501]), np.array([0.5679242014884949])  # one float32 ulp
+    strict = check.tolerances("def f(x):\n    return np.cos(x) * 2.0\n")
+    loose = check.tolerances("def f(x):\n    return np.cos(x.astype(np.float32)).astype(np.float64)\n")
+    assert strict["float64"] == 1e-9 and loose["float64"] == check.RTOL["float32"]
+    assert check.compare(want, [], got, [], strict).status == "mismatch"
+    assert check.compare(want, [], got, [], loose).status == "match"
+    assert check.compare(want, [], want * 1.01, [], loose).status == "mismatch"

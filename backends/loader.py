@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from kiln.passes._signless import UNSIGNED_ATTR
+from kiln.dialects.contracts import UNSIGNED_ATTR
 
 _LIBRARIES: dict[Path, ctypes.CDLL] = {}
 

@@ -33,6 +33,9 @@ class Backend:
     entry: Callable[..., tuple[Callable[..., Any], bool]] | None = None
     #: whether ``entry`` would now give a final entry (cheap: asked on calls that used an interim one)
     entry_ready: Callable[[], bool] | None = None
+    #: a backend keeping its own copies of kiln.Variable buffers (CUDA's device copies): the
+    #: frontend tells it when Python creates, reads or writes one (kiln.frontend.variables.BufferSync)
+    buffer_sync: Any = None
 
 
 def _c_backend() -> Backend:
@@ -58,7 +61,16 @@ def _cuda_backend() -> Backend:
     from kiln.backends.cuda.emitter import emit_cuda
     from kiln.backends.cuda.toolchain import compile_cuda, load_cuda
 
-    return Backend(name="cuda", stages=("tensor", "buffer", "parallel", "gpu"), emit=emit_cuda, build=compile_cuda, load=load_cuda)
+    from kiln.backends.cuda import residency
+
+    return Backend(
+        name="cuda",
+        stages=("tensor", "buffer", "parallel", "gpu"),
+        emit=emit_cuda,
+        build=compile_cuda,
+        load=load_cuda,
+        buffer_sync=residency.REGISTRY,
+    )
 
 
 #: target name -> factory (imported on first use)

@@ -130,7 +130,9 @@ class Function:
         isa: str | None = None,
         rules: RuleFiles | None = None,
     ):
-        get_backend(target)  # unknown targets fail at decoration time
+        backend = get_backend(target)  # unknown targets fail at decoration time
+        if backend.buffer_sync is not None:
+            variables.add_sync_hook(backend.buffer_sync)
         if isa is not None:
             from kiln.backends.c.isa import resolve_isa
 

@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.dialects.builtin import LocationAttr, UnknownLoc
 
+from kiln.dialects.ir_utils import describe_location  # noqa: F401  (re-exported)
 
 _KILN_ROOT = str(Path(__file__).resolve().parent.parent)
 _SKIP_PREFIXES: tuple[str, ...] = (_KILN_ROOT,)
@@ -73,13 +74,6 @@ def _frame_location(frame: FrameType) -> LocationAttr:
         if pos_col is not None:
             col = pos_col + 1
     return FileLineColLoc(StringAttr(frame.f_code.co_filename), IntAttr(line), IntAttr(col))
-
-
-def describe_location(loc: LocationAttr) -> str:
-    """``file:line:col`` of a location, for error messages."""
-    if isinstance(loc, FileLineColLoc):
-        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-    return "<unknown location>"
 
 
 @dataclass

@@ -62,7 +62,10 @@ _live: weakref.WeakValueDictionary[int, Variable] = weakref.WeakValueDictionary(
 
 def add_sync_hook(hook: BufferSync) -> None:
     """Keep ``hook`` told when Python creates, reads or writes a variable's buffer (also about
-    the variables that already exist), so that a copy elsewhere is synchronized on eager access."""
+    the variables that already exist), so that a copy elsewhere is synchronized on eager access.
+    Adding one again changes nothing."""
+    if any(h is hook for h in _sync_hooks):
+        return
     _sync_hooks.append(hook)
     for var in list(_live.values()):
         hook.created(var._buffer)

@@ -20,12 +20,12 @@ from xdsl.dialects import arith, gpu, memref, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 
+from kiln.dialects.contracts import SHARED_SPACE, is_shared  # noqa: F401  (re-exported)
 from kiln.passes._gpu_builder import OpBuilder
 
 #: threads per block of the tree reduction (a power of two)
 TREE_BLOCK = 256
 #: shared (workgroup) memory space of kernel-local buffers, as in MLIR's NVVM lowering
-SHARED_SPACE = IntegerAttr(3, i64)
 
 
 def _gpu_index(b: OpBuilder, op_type: type[Operation]) -> SSAValue:
@@ -206,7 +206,3 @@ def _tree(b: OpBuilder, reduce: scf.ReduceOp, shared: SSAValue, tid: SSAValue) -
     steps = TREE_BLOCK.bit_length() - 1
     b.add(scf.ForOp(b.index(0), b.index(steps), b.index(1), [], Region(body)))
 
-
-def is_shared(ty: object) -> bool:
-    """Whether a memref type lives in shared (workgroup) memory."""
-    return isinstance(ty, MemRefType) and ty.memory_space == SHARED_SPACE

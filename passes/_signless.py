@@ -30,8 +30,7 @@ from xdsl.rewriter import Rewriter
 
 from kiln.dialects import graph
 
-#: the argument / result attribute marking an unsigned integer element type at the ABI
-UNSIGNED_ATTR = "kiln.unsigned"
+from kiln.dialects.contracts import UNSIGNED_ATTR  # noqa: E402  (re-exported for passes)
 
 
 def signless(attr: Attribute) -> Attribute:

@@ -23,6 +23,8 @@ from xdsl.dialects import arith, math, memref, scf
 from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerAttr, IntegerType, MemRefType, NoneAttr, StridedLayoutAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from kiln.dialects.ir_utils import constant_int
+
 #: float ops vectorized one lane at a time (the C backend has a vector form of each)
 ELEMENTWISE: tuple[type[Operation], ...] = (
     arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.NegfOp,
@@ -64,14 +66,6 @@ class Plan:
 def is_innermost(loop: scf.ForOp) -> bool:
     """True when no op in the body has a region."""
     return all(not op.regions for op in loop.body.block.ops)
-
-
-def constant_int(value: SSAValue) -> int | None:
-    """The value of an integer ``arith.constant`` (index or iN), else None."""
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
 
 
 def _defined_outside(value: SSAValue, loop: scf.ForOp) -> bool:

@@ -52,6 +52,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.dialects import graph, kalgo
+from kiln.dialects.ir_utils import describe_location
 from kiln.passes import _scalar_math  # noqa: F401  (registers the math ops' scalar bodies)
 from kiln.passes._signless import erase_signedness
 from kiln.passes._complex import BUILDERS as COMPLEX_BUILDERS, plain_mul
@@ -141,8 +142,6 @@ def _dims_like(em: _Emitter, source: SSAValue) -> Callable[[int], SSAValue]:
 
 
 def _fail(op: Operation, message: str) -> DiagnosticException:
-    from kiln.frontend.trace_context import describe_location
-
     return DiagnosticException(f"{describe_location(op.location)}: {op.name}: {message}")
 
 

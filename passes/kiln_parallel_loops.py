@@ -26,8 +26,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.transforms.convert_linalg_to_loops import LowerLinalgStructuredOpPattern
 
-#: the attribute the C backend reads on the marked scf.for
-PARALLEL_ATTR = "kiln.parallel"
+from kiln.dialects.contracts import PARALLEL_ATTR  # noqa: E402  (the attribute the C backend reads)
 
 
 def _eligible(op: GenericOp) -> bool:

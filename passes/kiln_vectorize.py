@@ -40,10 +40,10 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from kiln.backends.c.isa import resolve_isa, table
+from kiln.dialects.target import capabilities
 from kiln.dialects import kvec
 from kiln.passes._vector_plan import Plan, Reduction, analyze, constant_int, is_innermost
-from kiln.passes.kiln_parallel_loops import PARALLEL_ATTR
+from kiln.dialects.contracts import PARALLEL_ATTR
 
 _IDENTITY: dict[str, float] = {"add": 0.0, "mul": 1.0, "maximumf": -pymath.inf, "minimumf": pymath.inf}
 
@@ -65,11 +65,11 @@ class KilnVectorize(ModulePass):
     unroll: int = 4
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        isa = table(resolve_isa(self.isa or None))
+        isa = capabilities(self.isa or None)
         bits = self.width or isa.native_bytes * 8
         if self.tail not in ("auto", "masked", "scalar"):
             raise ValueError(f"kiln-vectorize: tail must be auto, masked or scalar, not {self.tail!r}")
-        masked = self.tail == "masked" or (self.tail == "auto" and "maskload.f32" in isa.ops)
+        masked = self.tail == "masked" or (self.tail == "auto" and isa.masked_memory)
         loops = [loop for loop in op.walk() if isinstance(loop, scf.ForOp) and is_innermost(loop)]
         for loop in loops:
             plan = analyze(loop)

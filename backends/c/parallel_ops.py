@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import SSAValue
 
 from kiln.backends.c.dispatch import HANDLERS, Handler, handles
-from kiln.passes.kiln_parallel_loops import PARALLEL_ATTR
+from kiln.dialects.contracts import PARALLEL_ATTR
 
 if TYPE_CHECKING:
     from kiln.backends.c.emitter import FunctionEmitter

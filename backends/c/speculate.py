@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Block, Operation, SSAValue
 
 from kiln.backends.c.c_types import c_type
-from kiln.passes._vector_plan import constant_int
+from kiln.dialects.ir_utils import constant_int
 
 if TYPE_CHECKING:
     from kiln.backends.c.emitter import FunctionEmitter, MemrefDesc

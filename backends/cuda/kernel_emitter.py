@@ -20,7 +20,7 @@ from kiln.backends.c.emitter import FunctionEmitter, MemrefDesc, ModuleEmitter, 
 from kiln.backends.c.dispatch import Handler
 from kiln.backends.c.errors import CEmitError, op_error
 from kiln.backends.c.index_expr import IndexExpr, product
-from kiln.passes._gpu_kernels import is_shared
+from kiln.dialects.contracts import is_shared
 
 _INDEX_OPS: dict[type[Operation], str] = {
     gpu.ThreadIdOp: "threadIdx",

@@ -6,7 +6,8 @@ The protocol (docs/cuda.md, "Variables on the device"):
   entries (the C side is in :mod:`kiln.backends.cuda.runtime`); every loaded CUDA library's
   ``kiln_cuda_residents`` points at it, so all functions share one device copy per variable.
 * A variable's buffer is entered when the variable is created (``state = HOST_NEWER``, no
-  device memory yet), through the ``kiln.frontend.variables`` sync hooks.
+  device memory yet), through the ``kiln.frontend.variables`` sync hooks (the frontend
+  installs :data:`REGISTRY` as one when it loads the CUDA backend: ``Backend.buffer_sync``).
 * A host entry point looks its memref parameters up by host pointer. A registered one is made
   current (allocated on first use; copied to the device only when ``HOST_NEWER``), marked
   ``DEVICE_NEWER`` when the function may write it, and neither copied back nor freed.
@@ -115,15 +116,6 @@ REGISTRY = Registry()
 def attach(library: ctypes.CDLL) -> None:
     """Share the process's residency table with a loaded CUDA library."""
     REGISTRY.attach(library)
-
-
-def _install() -> None:
-    from kiln.frontend import variables
-
-    variables.add_sync_hook(REGISTRY)
-
-
-_install()
 
 
 def device_state(variable: Any) -> int | None:

@@ -1,26 +1,19 @@
-"""SIMD instruction-set tables for the C emitter, and how the ISA is chosen.
+"""SIMD instruction-set tables for the C emitter. Which ISA, and what it offers the passes,
+is ``kiln.dialects.target`` (re-exported here); each table agrees with its capabilities there.
 
 Every table maps the same abstract vector operations (see :data:`ABSTRACT_OPS`) to C
 expression templates for one *native* register type per element type. Vectors in the IR
 that are wider than a native register are emitted as a struct of several registers, so IR
 vectorized for one ISA can still be emitted for another.
-
-The ISA is, in order: an explicit ``isa`` argument (``kiln-opt -t 'c{isa=avx2}'``,
-``kiln-vectorize{isa=...}``, ``emit_c(module, isa=...)``), the ``KILN_ISA`` environment
-variable, else detected from the host (``/proc/cpuinfo`` flags, read once).
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import functools
 import importlib
-import os
-from collections.abc import Iterator
-import platform
 from dataclasses import dataclass
-from pathlib import Path
+
+from kiln.dialects.target import CAPABILITIES, ISAS, host_isa, host_runs, isa_scope, resolve_isa  # noqa: F401  (re-exported)
 
 #: The abstract operations every table implements, per element type ``f32``/``f64``.
 #: Operand placeholders are ``{0}``, ``{1}``, ``{2}``; masks are the result of ``cmp.*``.
@@ -53,7 +46,6 @@ ABSTRACT_OPS: tuple[str, ...] = (
 #: masked tails (kiln-vectorize uses them when the table has them; the emitter copies
 #: through a stack buffer when it does not).
 
-ISAS: tuple[str, ...] = ("avx512", "avx2", "neon", "scalar")
 
 
 @dataclass(frozen=True)
@@ -112,56 +104,7 @@ def table(name: str) -> IsaTable:
     missing = [f"{op}.{e}" for op in ABSTRACT_OPS for e in ("f32", "f64") if f"{op}.{e}" not in tbl.ops]
     if missing:
         raise AssertionError(f"ISA table {name} lacks {missing}")
+    promised = CAPABILITIES[name]
+    if (tbl.native_bytes, "maskload.f32" in tbl.ops) != (promised.native_bytes, promised.masked_memory):
+        raise AssertionError(f"ISA table {name} disagrees with kiln.dialects.target.CAPABILITIES[{name!r}]")
     return tbl
-
-
-@functools.cache
-def host_isa() -> str:
-    """The best ISA this machine runs: AVX-512 (F, DQ, VL, BW), AVX2+FMA, NEON, else scalar."""
-    machine = platform.machine().lower()
-    if machine in ("aarch64", "arm64"):
-        return "neon"
-    info = Path("/proc/cpuinfo")
-    text = info.read_text() if info.exists() else ""
-    flags: set[str] = set()
-    for line in text.splitlines():
-        if line.startswith("flags"):
-            flags = set(line.split(":", 1)[1].split())
-            break
-    if {"avx512f", "avx512dq", "avx512vl", "avx512bw"} <= flags:
-        return "avx512"
-    if {"avx2", "fma"} <= flags:
-        return "avx2"
-    return "scalar"
-
-
-_scoped_isa: contextvars.ContextVar[str | None] = contextvars.ContextVar("kiln_isa", default=None)
-
-
-@contextlib.contextmanager
-def isa_scope(isa: str | None) -> Iterator[None]:
-    """Within the block, an unset ``isa`` resolves to ``isa`` (``kiln.function(isa=...)``)."""
-    token = _scoped_isa.set(isa)
-    try:
-        yield
-    finally:
-        _scoped_isa.reset(token)
-
-
-def resolve_isa(isa: str | None = None) -> str:
-    """The ISA to use: ``isa`` if given (``""``/``"auto"`` mean unset), else the enclosing
-    :func:`isa_scope`'s, else ``$KILN_ISA``, else the host's."""
-    for choice in (isa, _scoped_isa.get(), os.environ.get("KILN_ISA")):
-        if choice and choice != "auto":
-            if choice not in ISAS:
-                raise ValueError(f"unknown ISA {choice!r}; known: {', '.join(ISAS)}")
-            return choice
-    return host_isa()
-
-
-def host_runs(isa: str) -> bool:
-    """Whether code for ``isa`` can run here (tests skip the others)."""
-    host = host_isa()
-    if isa == "scalar" or isa == host:
-        return True
-    return isa == "avx2" and host == "avx512"

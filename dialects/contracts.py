@@ -1,0 +1,22 @@
+"""What one stage promises the next outside an op's own fields: attribute names and memory
+spaces that passes write and backends read. Declared here, below both, so that neither layer
+imports the other (docs/writing-passes.md, "Layers")."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, i64
+
+#: on an ``scf.for``: its iterations are independent (kiln-parallel-loops marks them; the C
+#: backend runs them on threads, kiln-vectorize leaves their order alone)
+PARALLEL_ATTR = "kiln.parallel"
+
+#: on a function argument / result: its integer element type is unsigned at the ABI
+UNSIGNED_ATTR = "kiln.unsigned"
+
+#: the memory space of a GPU kernel's shared (workgroup) buffers
+SHARED_SPACE = IntegerAttr(3, i64)
+
+
+def is_shared(ty: object) -> bool:
+    """Whether a memref type lives in shared (workgroup) memory."""
+    return isinstance(ty, MemRefType) and ty.memory_space == SHARED_SPACE

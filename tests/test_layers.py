@@ -1,0 +1,90 @@
+"""kiln's layers import only downward: dialects <- passes <- backends, the frontend on top.
+
+What one stage promises the next is declared in a dialect-layer module (kiln.dialects.contracts,
+kiln.dialects.target), so a pass and a backend never import each other. Every import counts
+here, also one inside a function. Module-level imports form no cycle."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = ("dialects", "passes", "backends", "frontend")
+#: layer -> the kiln layers it must not import
+FORBIDDEN = {
+    "dialects": {"passes", "backends", "frontend", "autograph", "pipelines", "registry", "universe", "fuzz", "bench"},
+    "passes": {"backends", "frontend"},
+    "backends": {"passes", "frontend"},
+}
+
+
+def _modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for layer in LAYERS:
+        for path in (ROOT / layer).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = "kiln." + ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+def _imports(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, module) of every absolute import of a kiln module, at any depth."""
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names if a.name.startswith("kiln.")]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and node.module.startswith("kiln"):
+            out += [(node.lineno, f"{node.module}.{a.name}") for a in node.names]
+    return out
+
+
+def test_layers_import_only_downward() -> None:
+    wrong = []
+    for name, path in _modules().items():
+        layer = name.split(".")[1]
+        for line, target in _imports(ast.parse(path.read_text())):
+            parts = target.split(".")
+            if len(parts) > 1 and parts[1] in FORBIDDEN.get(layer, set()):
+                wrong.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_module_level_imports_form_no_cycle() -> None:
+    modules = _modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        deps: set[str] = set()
+        for node in ast.parse(path.read_text()).body:  # module level; `if TYPE_CHECKING:` blocks are skipped
+            for _, target in _imports(node) if isinstance(node, (ast.Import, ast.ImportFrom)) else []:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != name and not name.startswith(target + "."):
+                    deps.add(target)
+        graph[name] = deps
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = 1
+        for dep in sorted(graph[name]):
+            if state.get(dep) == 1:
+                cycle = path[path.index(dep):] + [dep]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if dep not in state:
+                visit(dep, [*path, dep])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+
+
+def test_the_isa_tables_keep_the_targets_promises() -> None:
+    from kiln.backends.c.isa import table
+    from kiln.dialects.target import CAPABILITIES
+
+    for name, promised in CAPABILITIES.items():
+        tbl = table(name)  # asserts the agreement itself
+        assert tbl.native_bytes == promised.native_bytes
+        assert ("maskload.f32" in tbl.ops) == promised.masked_memory

@@ -22,6 +22,7 @@ line tracer checks every local of the program's functions at every line.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 import sys
@@ -89,6 +90,30 @@ def load(path: str | Path, name: str | None = None) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
+    return module
+
+
+class _CopyValuesFirst(ast.NodeTransformer):
+    """``x[k] = v`` becomes ``x[k] = _fuzz_copied(v)``: the value copied before the write."""
+
+    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+        if any(isinstance(t, ast.Subscript) for t in node.targets):
+            call = ast.Call(func=ast.Name("_fuzz_copied", ast.Load()), args=[node.value], keywords=[])
+            node.value = ast.copy_location(call, node.value)
+        return node
+
+
+def load_copying_values_first(path: str | Path) -> ModuleType:
+    """The program with every ``x[k] = v`` copying an array ``v`` first. NumPy copies an
+    overlapping source first only in some cases (``a[1] = a[:, 4]`` it copies element by
+    element, backwards, so the result depends on that order); a program whose result changes
+    here depends on NumPy's copy order and is ill defined."""
+    path = Path(path).resolve()
+    tree = ast.fix_missing_locations(_CopyValuesFirst().visit(ast.parse(path.read_text())))
+    module = ModuleType(f"kiln_fuzz_copying_{path.stem}")
+    module.__file__ = str(path)
+    module.__dict__["_fuzz_copied"] = lambda v: v.copy() if isinstance(v, np.ndarray) else v
+    exec(compile(tree, str(path), "exec"), module.__dict__)  # noqa: S102 (the program under test)
     return module
 
 
@@ -295,6 +320,13 @@ def check_file(
         return Outcome("invalid", f"{type(e).__name__}: {e}"[:500], "invalid", traceback.format_exc()[-3000:], time.perf_counter() - start)
     if compare(want, want_args, again, again_args).status != "match":
         return Outcome("invalid", "the result depends on np.empty's contents", "invalid", "", time.perf_counter() - start)
+    try:
+        copied, copied_args = run_eager(load_copying_values_first(path), path, fill=0)
+    except IllDefined as e:
+        return Outcome("invalid", str(e)[:500], "invalid", "", time.perf_counter() - start)
+    if compare(want, want_args, copied, copied_args).status != "match":
+        return Outcome("invalid", "the result depends on the order NumPy copies an overlapping view", "invalid", "",
+                       time.perf_counter() - start)
     if compiler is None:
         import kiln
 

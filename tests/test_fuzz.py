@@ -133,14 +133,19 @@ def test_classifier(tmp_path: Path) -> None:
 
 
 def test_ill_defined_programs_are_invalid(tmp_path: Path) -> None:
+    # (body lines, a word of the reason)
     cases = {
-        "index": "return a[5]",
-        "division": "return np.arange(3) // np.zeros(3, dtype=np.int64)",
-        "overflow bound": "b = a * 1e9\n        return b",
-        "empty contents": "b = np.empty(3)\n        return b + a",
-        "unbound name": "if a[0] > 5:\n            y = a\n        return y",
+        "index": (["return a[5]"], "IndexError"),
+        "division": (["return np.arange(3) // np.zeros(3, dtype=np.int64)"], "divide"),
+        "overflow bound": (["b = a * 1e9", "return b"], "b "),
+        "empty contents": (["b = np.empty(3)", "return b + a"], "np.empty"),
+        "unbound name": (["if a[0] > 5:", "    y = a", "return y"], "UnboundLocalError"),
+        # NumPy copies m[:, 2] into m[1] element by element, backwards: m[1, 1] reads the new m[1, 2]
+        "overlapping copy order": (["m = np.arange(9.0).reshape(3, 3)", "m[1] = m[:, 2]", "return m + a"],
+                                   "overlapping view"),
     }
-    for why, body in cases.items():
+    for why, (lines, reason) in cases.items():
+        body = ("\n" + " " * 16).join(lines)
         path = write(tmp_path, f"""
             import numpy as np
 
@@ -150,7 +155,8 @@ def test_ill_defined_programs_are_invalid(tmp_path: Path) -> None:
             def inputs():
                 return [np.arange(3.0)]
         """, f"{why.replace(' ', '_')}.py")
-        assert check_file(path, compiler=lambda fn: fn).status == "invalid", why
+        out = check_file(path, compiler=lambda fn: fn)
+        assert out.status == "invalid" and reason in out.message, (why, out.message)
 
 
 def test_normalize_groups_messages() -> None:

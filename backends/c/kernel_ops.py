@@ -1,6 +1,8 @@
 """C for the ``kernel`` dialect: calls into the GEMM runtime, blocked by rows, run with OpenMP.
 
 ``kernel.conv2d`` is the same GEMM with A packed from the NHWC input (implicit im2col).
+``kernel.matvec`` / ``kernel.vecmat`` call ``runtime/kiln_gemv.h`` (no packing: A is read
+once, along its contiguous axis), the output split among threads in the runtime's steps.
 
 The runtime (``runtime/kiln_gemm.h``) is pasted into the translation unit as a
 helper, once per element type, so a compile needs no include path and the
@@ -18,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from xdsl.ir import Block
+from xdsl.ir import Block, SSAValue
 
 from kiln.backends.c.dispatch import handles
 from kiln.backends.c.helpers import HELPERS
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from kiln.backends.c.emitter import FunctionEmitter
 
 _GEMM_SOURCE = (Path(__file__).parent / "runtime" / "kiln_gemm.h").read_text()
+_GEMV_SOURCE = (Path(__file__).parent / "runtime" / "kiln_gemv.h").read_text()
 
 _ISA_PARAMETERS = """#if defined(__AVX512F__)
 #define KG_VBYTES 64
@@ -71,8 +74,23 @@ def _gemm(ctype: str, suffix: str) -> str:
     )
 
 
+def _gemv(ctype: str, suffix: str) -> str:
+    return (
+        f"#define KV_T {ctype}\n#define KV_NAME(x) kiln_gemv_{suffix}_##x\n"
+        "#if defined(__AVX512F__)\n#define KV_VBYTES 64\n#elif defined(__AVX__)\n#define KV_VBYTES 32\n"
+        "#else\n#define KV_VBYTES 16\n#endif\n"
+        f"{_GEMV_SOURCE}#undef KV_T\n#undef KV_NAME\n#undef KV_VBYTES\n"
+    )
+
+
 HELPERS.update(
-    {"kiln_gemm_f32": _gemm("float", "f32"), "kiln_gemm_f64": _gemm("double", "f64"), "kiln_num_threads": _NUM_THREADS}
+    {
+        "kiln_gemm_f32": _gemm("float", "f32"),
+        "kiln_gemm_f64": _gemm("double", "f64"),
+        "kiln_gemv_f32": _gemv("float", "f32"),
+        "kiln_gemv_f64": _gemv("double", "f64"),
+        "kiln_num_threads": _NUM_THREADS,
+    }
 )
 
 
@@ -101,6 +119,42 @@ def _matmul(em: FunctionEmitter, op: kernel.MatmulOp) -> None:
         f"{prefix}_rows({{begin}}, {{end}}, {n}, {k}, {a.ptr}, {a.strides[0]}, {a.strides[1]}, "
         f"0, {{bp}}, {{ap}}, {c.ptr}, {c.strides[0]});",
     )
+
+
+@handles(kernel.MatvecOp)
+def _matvec(em: FunctionEmitter, op: kernel.MatvecOp) -> None:
+    a = em.memref(op.a)
+    _gemv_call(em, a.sizes[0], a.sizes[1], a.ptr, a.strides[0], a.strides[1], op.x, op.y)
+
+
+@handles(kernel.VecmatOp)
+def _vecmat(em: FunctionEmitter, op: kernel.VecmatOp) -> None:
+    """``x @ A`` is ``A``'s transpose times ``x``: the matvec with A's strides swapped."""
+    a = em.memref(op.a)
+    _gemv_call(em, a.sizes[1], a.sizes[0], a.ptr, a.strides[1], a.strides[0], op.x, op.y)
+
+
+def _gemv_call(em: FunctionEmitter, m: IndexExpr, k: IndexExpr, a: str, rs: IndexExpr, cs: IndexExpr,
+               x_value: SSAValue, y_value: SSAValue) -> None:
+    """y[0:m] = A @ x for A's element (i, k) at ``a[i*rs + k*cs]``: one call below
+    ``PARALLEL_MIN_WORK`` multiply-adds, else the output in the runtime's steps among threads."""
+    x, y = em.memref(x_value), em.memref(y_value)
+    prefix = em.use_helper("kiln_gemv_f32" if y.elem == "float" else "kiln_gemv_f64")
+    args = f"{k}, {a}, {rs}, {cs}, {x.ptr}, {x.strides[0]}, {y.ptr}, {y.strides[0]}"
+    if all(isinstance(d, int) for d in (m, k)) and m * k < PARALLEL_MIN_WORK:  # type: ignore[operator]
+        em.line(f"{prefix}_part(0, {m}, {args});")
+        return
+    em.use_helper("kiln_num_threads")
+    step, begin = em.fresh("gemv_step"), em.fresh("gemv_begin")
+    em.open("{")
+    em.line(f"const int64_t {step} = {prefix}_step({rs}, {cs});")
+    em.line("#ifdef _OPENMP")
+    em.line(f"#pragma omp parallel for num_threads(kiln_num_threads()) if ((double)({m}) * ({k}) >= {PARALLEL_MIN_WORK})")
+    em.line("#endif")
+    em.open(f"for (int64_t {begin} = 0; {begin} < {m}; {begin} += {step}) {{")
+    em.line(f"{prefix}_part({begin}, {begin} + {step} < {m} ? {begin} + {step} : {m}, {args});")
+    em.close()
+    em.close()
 
 
 @handles(kernel.Conv2DOp)

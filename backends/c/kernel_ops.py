@@ -147,7 +147,7 @@ def _gemv_call(em: FunctionEmitter, m: IndexExpr, k: IndexExpr, a: str, rs: Inde
     em.use_helper("kiln_num_threads")
     step, begin = em.fresh("gemv_step"), em.fresh("gemv_begin")
     em.open("{")
-    em.line(f"const int64_t {step} = {prefix}_step({rs}, {cs});")
+    em.line(f"const int64_t {step} = {prefix}_step({m}, {rs}, {cs});")
     em.line("#ifdef _OPENMP")
     em.line(f"#pragma omp parallel for num_threads(kiln_num_threads()) if ((double)({m}) * ({k}) >= {PARALLEL_MIN_WORK})")
     em.line("#endif")
@@ -205,8 +205,6 @@ def _row_blocks(
     """B packed once, then row blocks of C shared among threads, each followed by the epilogue.
 
     ``pack_b`` and ``rows`` are C statements with ``{bp}``, ``{ap}``, ``{begin}``, ``{end}`` holes."""
-    em.use_helper("kiln_alloc")
-    em.use_helper("kiln_num_threads")
     m, n, k = mnk
     bp, ap = em.fresh("gemm_bp"), em.fresh("gemm_ap")
     begin, end = em.fresh("row_begin"), em.fresh("row_end")
@@ -215,22 +213,27 @@ def _row_blocks(
     em.line(pack_b.format(bp=bp))
     mc = em.fresh("gemm_mc")
     em.line(f"const int64_t {mc} = {prefix}_mc({n});")
-    em.line("#ifdef _OPENMP")
-    em.line(
-        f"#pragma omp parallel num_threads(kiln_num_threads()) "
-        f"if ((double)({m}) * ({n}) * ({k}) >= {PARALLEL_MIN_WORK})"
-    )
-    em.line("#endif")
+    # static sizes below the threshold: no OpenMP region at all (even one whose if clause is
+    # false costs a libgomp call and a getenv, as much as a batched product's small item)
+    threaded = not all(isinstance(d, int) for d in mnk) or m * n * k >= PARALLEL_MIN_WORK  # type: ignore[operator]
+    if threaded:
+        em.use_helper("kiln_num_threads")
+        em.line("#ifdef _OPENMP")
+        em.line(
+            f"#pragma omp parallel num_threads(kiln_num_threads()) "
+            f"if ((double)({m}) * ({n}) * ({k}) >= {PARALLEL_MIN_WORK})"
+        )
+        em.line("#endif")
     em.open("{")
-    em.line(f"{elem} *{ap} = kiln_alloc({prefix}_packed_a_size() * sizeof({elem}));")
-    em.line("#ifdef _OPENMP")
-    em.line("#pragma omp for schedule(dynamic, 1)")
-    em.line("#endif")
+    em.line(f"{elem} *{ap} = {prefix}_a_buffer();")
+    if threaded:
+        em.line("#ifdef _OPENMP")
+        em.line("#pragma omp for schedule(dynamic, 1)")
+        em.line("#endif")
     em.open(f"for (int64_t {begin} = 0; {begin} < {m}; {begin} += {mc}) {{")
     em.line(f"const int64_t {end} = {begin} + {mc} < {m} ? {begin} + {mc} : {m};")
     em.line(rows.format(bp=bp, ap=ap, begin=begin, end=end))
     _epilogue(em, epilogue, begin, end)
     em.close()
-    em.line(f"free({ap});")
     em.close()
     em.close()

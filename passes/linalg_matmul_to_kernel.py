@@ -21,8 +21,8 @@ columns.
 Batched products (loops ``(batch..., m, n, k)``, C ``(batch..., m, n)``, A ``(..., m, k)`` and
 B ``(..., k, n)`` where each leading result is a batch dim or 0) become the 2-D kernel on
 rank-reduced ``memref.subview`` slices inside an ``scf.for`` nest over the batch dims, the
-outermost marked ``kiln.parallel`` (batch items are independent). When B has no batch dims
-and A and C are contiguous, ``(batch..., m)`` is one long row axis instead: A and C are
+outermost marked ``kiln.parallel`` (batch items are independent). When B has one matrix for
+all items (no batch dims, or broadcast ones) and A and C are contiguous, ``(batch..., m)`` is one long row axis instead: A and C are
 collapsed to 2-D and one ``kernel.matmul`` packs B once.
 
 The kernels reassociate each k-sum (256-long slices, fused multiply-adds), so
@@ -231,10 +231,12 @@ def _lower_batched(op: GenericOp) -> None:
     if fill is None:
         return
     p = len(batch[2])
-    if not batch[1] and batch[0] == batch[2] and all(_contiguous(v) for v in (a, c)):
+    if all(isinstance(e, AffineConstantExpr) for e in batch[1]) and batch[0] == batch[2] and all(_contiguous(v) for v in (a, c)):
         flat_a, flat_c = _collapse_leading(a, p + 1), _collapse_leading(c, p + 1)
-        Rewriter.insert_op([flat_a, flat_c], InsertPoint.before(op))
-        install_kernel(op, fill, kernel.MatmulOp(flat_a.results[0], b, flat_c.results[0]), None)
+        views: list[Operation] = [flat_a, flat_c]
+        matrix_b = _batch_slice(b, batch[1], [], views)  # B's one matrix (a broadcast batch)
+        Rewriter.insert_op(views, InsertPoint.before(op))
+        install_kernel(op, fill, kernel.MatmulOp(flat_a.results[0], matrix_b, flat_c.results[0]), None)
         return
     ops: list[Operation] = []
     zero, one = arith.ConstantOp.from_int_and_width(0, IndexType()), arith.ConstantOp.from_int_and_width(1, IndexType())
@@ -289,7 +291,7 @@ def _dim(value: SSAValue, axis: int, ops: list[Operation]) -> SSAValue | int:
     if size != DYNAMIC_INDEX:
         return size
     index = arith.ConstantOp.from_int_and_width(axis, IndexType())
-    dim = memref.DimOp.from_source_and_index(value, index)
+    dim = memref.DimOp(value, index)
     ops += [index, dim]
     return dim.result
 

@@ -49,12 +49,14 @@ static inline KV_T KV_NAME(hsum)(KV_NAME(uvec) v) {
 static void KV_NAME(dots)(int64_t i0, int64_t i1, int64_t K, const KV_T *A, int64_t rs, const KV_T *x, KV_T *y,
                           int64_t incy) {
   enum { W = KV_NAME(W) };
+  /* loop limits computed once (no i + 4 <= i1 style tests, which gcc cannot prove overflow-free) */
+  const int64_t i4 = i0 + (i1 - i0) / 4 * 4, kv = K / (2 * W) * (2 * W);
   int64_t i = i0;
-  for (; i + 4 <= i1; i += 4) {
+  for (; i < i4; i += 4) {
     const KV_T *r0 = A + i * rs, *r1 = r0 + rs, *r2 = r1 + rs, *r3 = r2 + rs;
     KV_NAME(uvec) a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, b0 = {0}, b1 = {0}, b2 = {0}, b3 = {0};
     int64_t k = 0;
-    for (; k + 2 * W <= K; k += 2 * W) {
+    for (; k < kv; k += 2 * W) {
       const KV_NAME(uvec) xa = *(const KV_NAME(uvec) *)(x + k), xb = *(const KV_NAME(uvec) *)(x + k + W);
       a0 += *(const KV_NAME(uvec) *)(r0 + k) * xa;
       a1 += *(const KV_NAME(uvec) *)(r1 + k) * xa;
@@ -81,7 +83,7 @@ static void KV_NAME(dots)(int64_t i0, int64_t i1, int64_t K, const KV_T *A, int6
     const KV_T *r = A + i * rs;
     KV_NAME(uvec) a = {0}, b = {0};
     int64_t k = 0;
-    for (; k + 2 * W <= K; k += 2 * W) {
+    for (; k < kv; k += 2 * W) {
       a += *(const KV_NAME(uvec) *)(r + k) * *(const KV_NAME(uvec) *)(x + k);
       b += *(const KV_NAME(uvec) *)(r + k + W) * *(const KV_NAME(uvec) *)(x + k + W);
     }
@@ -97,17 +99,19 @@ static void KV_NAME(axpys)(int64_t i0, int64_t i1, int64_t K, const KV_T *A, int
                            KV_T *y) {
   enum { W = KV_NAME(W), R = 8 };
   typedef KV_NAME(uvec) V;
+  const int64_t kr = K / R * R;
   for (int64_t b0 = i0; b0 < i1; b0 += KV_NAME(AXPY_BLOCK)) {
     const int64_t b1 = i1 - b0 < KV_NAME(AXPY_BLOCK) ? i1 : b0 + KV_NAME(AXPY_BLOCK);
+    const int64_t bv = b0 + (b1 - b0) / W * W;
     for (int64_t i = b0; i < b1; i++) y[i] = 0;
     int64_t k = 0;
-    for (; k + R <= K; k += R) {
+    for (; k < kr; k += R) {
       KV_T xs[R];
       const KV_T *c[R];
 #pragma GCC unroll 8
       for (int r = 0; r < R; r++) xs[r] = x[(k + r) * incx], c[r] = A + (k + r) * cs;
       int64_t i = b0;
-      for (; i + W <= b1; i += W) {
+      for (; i < bv; i += W) {
         V s = *(const V *)(c[0] + i) * xs[0];
 #pragma GCC unroll 8
         for (int r = 1; r < R; r++) s += *(const V *)(c[r] + i) * xs[r];

@@ -22,8 +22,8 @@ Batched products (loops ``(batch..., m, n, k)``, C ``(batch..., m, n)``, A ``(..
 B ``(..., k, n)`` where each leading result is a batch dim or 0) become the 2-D kernel on
 rank-reduced ``memref.subview`` slices inside an ``scf.for`` nest over the batch dims, the
 outermost marked ``kiln.parallel`` (batch items are independent). When B has one matrix for
-all items (no batch dims, or broadcast ones) and A and C are contiguous, ``(batch..., m)`` is one long row axis instead: A and C are
-collapsed to 2-D and one ``kernel.matmul`` packs B once.
+all items (no batch dims, or broadcast ones) and A and C are contiguous, ``(batch..., m)`` is
+one long row axis instead: A and C are collapsed to 2-D and one ``kernel.matmul`` packs B once.
 
 The kernels reassociate each k-sum (256-long slices, fused multiply-adds), so
 results differ from a sequential sum in the last bits, like any BLAS.
@@ -221,6 +221,7 @@ def _batch_exprs(op: GenericOp) -> list[list[AffineExpr]] | None:
 
 
 def _lower_batched(op: GenericOp) -> None:
+    """A batched matmul as one GEMM on collapsed rows, or a loop nest of GEMMs on batch slices."""
     batch = _batch_exprs(op)
     a, b = op.inputs
     c = op.outputs[0]
@@ -342,7 +343,8 @@ def _item_work(a: SSAValue, b: SSAValue) -> int:
 
 @dataclass(frozen=True)
 class LinalgMatmulToKernel(ModulePass):
-    """Replace fill + matmul generics (and a following elementwise epilogue) by ``kernel.matmul``."""
+    """Replace fill + matmul generics (and a following elementwise epilogue) by ``kernel.matmul``,
+    matrix-vector ones by ``kernel.matvec`` / ``kernel.vecmat``, batched ones by batch loops."""
 
     name = "linalg-matmul-to-kernel"
 

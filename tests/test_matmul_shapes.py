@@ -182,3 +182,14 @@ def test_batched_on_two_threads(dtype: str, monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("KILN_NUM_THREADS", "2")
     check(matmul, arr((16, 128, 64), dtype), arr((16, 64, 128), dtype))
     check(matmul, arr((2, 256, 160), dtype), arr((2, 160, 256), dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    "a,b",
+    [((0,), (0, 5)), ((5, 0), (0,)), ((0, 5), (5,)), ((4,), (4, 0)), ((3, 0, 4), (3, 4, 5)), ((3, 4, 0), (3, 0, 5)),
+     ((0, 4, 5), (0, 5, 6)), ((2, 4, 0), (0, 6))],
+)
+def test_empty_dimensions(dtype: str, a: tuple[int, ...], b: tuple[int, ...]) -> None:
+    """An empty contracted axis gives zeros; an empty output axis, an empty result."""
+    check(matmul, arr(a, dtype), arr(b, dtype))

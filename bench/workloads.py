@@ -37,6 +37,10 @@ def _f32(*shape: int, seed: int = 0) -> np.ndarray:
     return (np.random.default_rng(seed).standard_normal(shape) * 0.5).astype(np.float32)
 
 
+def _random(shape: tuple[int, ...], dtype: str, seed: int = 0) -> np.ndarray:
+    return (np.random.default_rng(seed).standard_normal(shape) * 0.5).astype(dtype)
+
+
 def add(x: Any, y: Any, *, xp: Any = np) -> Any:
     return x + y
 
@@ -143,6 +147,27 @@ def _sgemm(n: int) -> Workload:
     )
 
 
+def _matrix_vector(name: str, dtype: str, vector_first: bool) -> Workload:
+    """``y @ A`` or ``A @ x`` with A 4000 x 5000 (5000 x 4000): streams A once, so GB/s of A."""
+    def inputs(quick: bool) -> tuple[np.ndarray, ...]:
+        k, n = (40, 50) if quick else (4000, 5000)
+        if vector_first:
+            return _random((k,), dtype), _random((k, n), dtype, seed=1)
+        return _random((n, k), dtype, seed=1), _random((k,), dtype)
+
+    return Workload(name, matmul, inputs, "GB/s", lambda ins: float(max(ins, key=lambda a: a.size).nbytes),
+                    rtol=1e-3 if dtype == "float32" else 1e-9)
+
+
+def _batched(dtype: str, b: int, m: int, k: int) -> Workload:
+    """``B @ C`` with B (b, m, k) and C (b, k, m): b GEMMs of one size."""
+    return Workload(
+        f"batched matmul {b}x{m}x{k} @ {b}x{k}x{m} {dtype}", matmul,
+        lambda quick: (_random((2 if quick else b, m, k), dtype), _random((2 if quick else b, k, m), dtype, seed=1)),
+        "GFLOP/s", lambda ins: 2.0 * ins[0].shape[0] * m * k * m, rtol=1e-3 if dtype == "float32" else 1e-9,
+    )
+
+
 _JAX_LOOPS = {
     "jax": "the loops as written need lax.while_loop; jax.jit of the NumPy version would compute "
     "it at trace time (its data comes from np.arange / boolean indexing), a meaningless figure",
@@ -169,6 +194,9 @@ def workloads() -> list[Workload]:
         Workload("row sums, 4096^2 f32", row_sums, lambda quick: (_f32(64, 64) if quick else _f32(4096, 4096),),
                  "GB/s", lambda ins: 4.0 * ins[0].size, rtol=1e-3),
         *[_sgemm(n) for n in (256, 512, 1024, 2048)],
+        *[_matrix_vector(f"y @ A, 4000 @ 4000x5000 {t}", t, True) for t in ("float64", "float32")],
+        *[_matrix_vector(f"A @ x, 5000x4000 @ 4000 {t}", t, False) for t in ("float64", "float32")],
+        *[_batched(t, b, m, k) for t in ("float64", "float32") for b, m, k in ((8, 64, 32), (32, 128, 64))],
         Workload(
             "relu(x @ w + b), 512", dense_relu,
             lambda quick: (_f32(64, 64), _f32(64, 64, seed=1), _f32(64, seed=2)) if quick

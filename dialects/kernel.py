@@ -8,6 +8,11 @@ block with block arguments ``(%row_begin, %row_end)``, while the block is
 still in cache, so a fused bias/activation writes C once. Blocks may run on
 several threads: the epilogue must touch only rows ``[row_begin, row_end)``.
 
+``kernel.matvec ins(%a, %x) outs(%y)`` computes ``y = A @ x`` and ``kernel.vecmat ins(%x, %a)
+outs(%y)`` ``y = x @ A`` (2-D ``A``, 1-D ``x`` and ``y``, any strides) by the matrix-vector
+routine of ``backends/c/runtime/kiln_gemv.h``, which reads ``A`` along its contiguous axis: a
+packed GEMM with one row or column would copy all of ``A`` to use it once.
+
 ``kernel.conv2d ins(%x, %f) outs(%y) strides [sh, sw]`` is a VALID NHWC x HWIO
 convolution by the same GEMM: A is the im2col matrix of ``%x`` (rows
 ``(n, oh, ow)``, columns ``(kh, kw, ci)``), packed straight from ``%x``, never
@@ -62,6 +67,52 @@ class MatmulOp(IRDLOperation):
         if any(len(t.get_shape()) != 2 for t in types):
             raise VerifyException("kernel.matmul operands must be 2-D")
         _check_epilogue(self.name, self.epilogue)
+
+
+def _check_matrix_vector(name: str, matrix: SSAValue, vector: SSAValue, output: SSAValue, contracted: int) -> None:
+    """A 2-D ``matrix`` whose axis ``contracted`` meets the 1-D ``vector``; a 1-D ``output``."""
+    a, x, y = _float_operands(name, [matrix.type, vector.type, output.type])
+    if len(a.get_shape()) != 2 or len(x.get_shape()) != 1 or len(y.get_shape()) != 1:
+        raise VerifyException(f"{name}: the matrix must be 2-D, the vector and the output 1-D")
+    k, out = a.get_shape()[contracted], a.get_shape()[1 - contracted]
+    if -1 not in (k, x.get_shape()[0]) and k != x.get_shape()[0]:
+        raise VerifyException(f"{name}: the vector's length {x.get_shape()[0]} does not match the matrix")
+    if -1 not in (out, y.get_shape()[0]) and out != y.get_shape()[0]:
+        raise VerifyException(f"{name}: the output's length {y.get_shape()[0]} does not match the matrix")
+
+
+@irdl_op_definition
+class MatvecOp(IRDLOperation):
+    """``y = A @ x``: matrix times vector."""
+
+    name = "kernel.matvec"
+    a = operand_def(MemRefType)
+    x = operand_def(MemRefType)
+    y = operand_def(MemRefType)
+    assembly_format = "`ins` `(` $a `,` $x `:` type($a) `,` type($x) `)` `outs` `(` $y `:` type($y) `)` attr-dict"
+
+    def __init__(self, a: SSAValue, x: SSAValue, y: SSAValue):
+        super().__init__(operands=[a, x, y])
+
+    def verify_(self) -> None:
+        _check_matrix_vector(self.name, self.a, self.x, self.y, 1)
+
+
+@irdl_op_definition
+class VecmatOp(IRDLOperation):
+    """``y = x @ A``: vector times matrix (``A``'s transpose times ``x``)."""
+
+    name = "kernel.vecmat"
+    x = operand_def(MemRefType)
+    a = operand_def(MemRefType)
+    y = operand_def(MemRefType)
+    assembly_format = "`ins` `(` $x `,` $a `:` type($x) `,` type($a) `)` `outs` `(` $y `:` type($y) `)` attr-dict"
+
+    def __init__(self, x: SSAValue, a: SSAValue, y: SSAValue):
+        super().__init__(operands=[x, a, y])
+
+    def verify_(self) -> None:
+        _check_matrix_vector(self.name, self.a, self.x, self.y, 0)
 
 
 def _float_operands(op_name: str, types: list[Attribute]) -> list[MemRefType[Attribute]]:
@@ -366,7 +417,7 @@ class IotaOp(IRDLOperation):
 
 Kernel = Dialect(
     "kernel",
-    [MatmulOp, Conv2DOp, LinalgOp, YieldOp, ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp, GatherOp, ScatterOp,
+    [MatmulOp, MatvecOp, VecmatOp, Conv2DOp, LinalgOp, YieldOp, ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp, GatherOp, ScatterOp,
      IotaOp],
     [],
 )

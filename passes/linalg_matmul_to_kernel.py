@@ -12,9 +12,21 @@ that generic becomes its epilogue, re-indexed onto the just-finished row block
 ``[row_begin, row_end)`` of D (in place: each element is read, then written
 by the same iteration), so the output is written once, while in cache.
 
-The kernel reassociates each k-sum (256-long slices, fused multiply-adds), so
+Matrix-vector products (loops ``(i, k)``, a 2-D and a 1-D input, output ``(i)``) become
+``kernel.matvec`` when the matrix is read through ``(i, k)`` (``A @ x``) and ``kernel.vecmat``
+through ``(k, i)`` (``y @ A``, and ``A.T @ x``), the zero fill removed: a GEMM would pack the
+whole matrix to use each element once, and the loop nest reads ``y @ A``'s matrix down its
+columns.
+
+Batched products (loops ``(batch..., m, n, k)``, C ``(batch..., m, n)``, A ``(..., m, k)`` and
+B ``(..., k, n)`` where each leading result is a batch dim or 0) become the 2-D kernel on
+rank-reduced ``memref.subview`` slices inside an ``scf.for`` nest over the batch dims, the
+outermost marked ``kiln.parallel`` (batch items are independent). When B has one matrix for
+all items (no batch dims, or broadcast ones) and A and C are contiguous, ``(batch..., m)`` is
+one long row axis instead: A and C are collapsed to 2-D and one ``kernel.matmul`` packs B once.
+
+The kernels reassociate each k-sum (256-long slices, fused multiply-adds), so
 results differ from a sequential sum in the last bits, like any BLAS.
-Batched and matrix-vector products stay generic loops.
 """
 
 from __future__ import annotations
@@ -22,21 +34,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, memref
+from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AffineMapAttr,
     AnyFloat,
+    ArrayAttr,
     IndexType,
+    IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     NoneAttr,
     StridedLayoutAttr,
+    i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from kiln.dialects import kernel
 from kiln.passes._kernel_common import (
@@ -48,23 +66,32 @@ from kiln.passes._kernel_common import (
     row_view,
     zero_fill_before,
 )
+from kiln.passes.kiln_parallel_loops import PARALLEL_ATTR
+
+#: a batch loop's ``kiln.parallel`` weight per multiply-add of one item: the C backend's threshold
+#: for a parallel loop (2^17 elements) then meets the GEMM's own (2^21 multiply-adds)
+_MULTIPLY_ADDS_PER_ELEMENT = 16
 
 def _matmul_maps() -> list[AffineMap]:
     d = [AffineMap.identity(3).results[i] for i in range(3)]
     return [AffineMap(3, 0, (d[0], d[2])), AffineMap(3, 0, (d[2], d[1])), AffineMap(3, 0, (d[0], d[1]))]
 
 
-def _is_matmul(op: GenericOp) -> bool:
-    """``c += a * b`` over ``(m,k),(k,n)->(m,n)`` on 2-D float memrefs."""
+def _is_contraction(op: GenericOp) -> bool:
+    """``c += a * b`` on float memrefs, every loop parallel but the last, a reduction."""
     if len(op.inputs) != 2 or len(op.outputs) != 1 or op.results:
         return False
-    if [it.data for it in op.iterator_types.data] != [IteratorType.PARALLEL, IteratorType.PARALLEL, IteratorType.REDUCTION]:
-        return False
-    if indexing_maps(op) != _matmul_maps():
+    iterators = [it.data for it in op.iterator_types.data]
+    if len(iterators) < 2 or iterators != [IteratorType.PARALLEL] * (len(iterators) - 1) + [IteratorType.REDUCTION]:
         return False
     if not all(isinstance(v.type, MemRefType) and isinstance(v.type.get_element_type(), AnyFloat) for v in op.operands):
         return False
     return multiply_add_body(op)
+
+
+def _is_matmul(op: GenericOp) -> bool:
+    """A contraction over ``(m,k),(k,n)->(m,n)``."""
+    return indexing_maps(op) == _matmul_maps()
 
 
 def _epilogue_for(matmul: GenericOp, c: SSAValue) -> tuple[GenericOp, int] | None:
@@ -155,12 +182,177 @@ def _lower(op: GenericOp) -> None:
     install_kernel(op, fill, kernel.MatmulOp(a, b, target, region), epi)
 
 
+def _lower_matrix_vector(op: GenericOp) -> None:
+    """Loops ``(i, k)``, output ``(i)``: ``kernel.matvec`` for a matrix read as ``(i, k)``,
+    ``kernel.vecmat`` for one read as ``(k, i)``."""
+    d0, d1 = AffineExpr.dimension(0), AffineExpr.dimension(1)
+    maps = indexing_maps(op)
+    if maps[2].results != (d0,):
+        return
+    (matrix,) = [i for i in (0, 1) if len(maps[i].results) == 2] or [None]
+    if matrix is None or maps[1 - matrix].results != (d1,):
+        return
+    a, x, y = op.inputs[matrix], op.inputs[1 - matrix], op.outputs[0]
+    fill = zero_fill_before(op, y)
+    if fill is None:
+        return
+    if maps[matrix].results == (d0, d1):
+        install_kernel(op, fill, kernel.MatvecOp(a, x, y), None)
+    elif maps[matrix].results == (d1, d0):
+        install_kernel(op, fill, kernel.VecmatOp(x, a, y), None)
+
+
+def _batch_exprs(op: GenericOp) -> list[list[AffineExpr]] | None:
+    """The leading (batch) results of A's, B's and C's maps, when ``op`` is a batched matmul."""
+    nd = op.get_num_loops()
+    p = nd - 3
+    d = AffineExpr.dimension
+    maps = indexing_maps(op)
+    if p < 1 or maps[2].results != tuple(d(i) for i in range(nd - 1)):
+        return None
+    if maps[0].results[-2:] != (d(p), d(p + 2)) or maps[1].results[-2:] != (d(p + 2), d(p + 1)):
+        return None
+    batch = [list(m.results[:-2]) for m in maps]
+    for exprs in batch[:2]:
+        for e in exprs:
+            if not (isinstance(e, AffineDimExpr) and e.position < p) and not (isinstance(e, AffineConstantExpr) and e.value == 0):
+                return None
+    return batch
+
+
+def _lower_batched(op: GenericOp) -> None:
+    """A batched matmul as one GEMM on collapsed rows, or a loop nest of GEMMs on batch slices."""
+    batch = _batch_exprs(op)
+    a, b = op.inputs
+    c = op.outputs[0]
+    assert isinstance(c.type, MemRefType)
+    if batch is None or not _unit_column_stride(c.type):
+        return
+    fill = zero_fill_before(op, c)
+    if fill is None:
+        return
+    p = len(batch[2])
+    if all(isinstance(e, AffineConstantExpr) for e in batch[1]) and batch[0] == batch[2] and all(_contiguous(v) for v in (a, c)):
+        flat_a, flat_c = _collapse_leading(a, p + 1), _collapse_leading(c, p + 1)
+        views: list[Operation] = [flat_a, flat_c]
+        matrix_b = _batch_slice(b, batch[1], [], views)  # B's one matrix (a broadcast batch)
+        Rewriter.insert_op(views, InsertPoint.before(op))
+        install_kernel(op, fill, kernel.MatmulOp(flat_a.results[0], matrix_b, flat_c.results[0]), None)
+        return
+    ops: list[Operation] = []
+    zero, one = arith.ConstantOp.from_int_and_width(0, IndexType()), arith.ConstantOp.from_int_and_width(1, IndexType())
+    ops += [zero, one]
+    bounds = [_index(_dim(c, i, ops), ops) for i in range(p)]
+    blocks = [Block(arg_types=[IndexType()]) for _ in range(p)]  # loop bodies, outermost first
+    inner: list[Operation] = []
+    views = [_batch_slice(v, exprs, [blk.args[0] for blk in blocks], inner) for v, exprs in zip((a, b, c), batch)]
+    matmul = kernel.MatmulOp(*views)
+    matmul.location = op.location
+    blocks[-1].add_ops([*inner, matmul, scf.YieldOp()])
+    loop = scf.ForOp(zero, bounds[-1], one, [], blocks[-1])
+    for level in reversed(range(p - 1)):
+        blocks[level].add_ops([loop, scf.YieldOp()])
+        loop = scf.ForOp(zero, bounds[level], one, [], blocks[level])
+    for nested in loop.walk():
+        nested.location = op.location
+    loop.attributes[PARALLEL_ATTR] = IntegerAttr(_item_work(a, b) // _MULTIPLY_ADDS_PER_ELEMENT or 1, IntegerType(64))
+    Rewriter.insert_op([*ops, loop], InsertPoint.before(op))
+    Rewriter.erase_op(op)
+    Rewriter.erase_op(fill)
+
+
+def _contiguous(value: SSAValue) -> bool:
+    return isinstance(value.type, MemRefType) and isinstance(value.type.layout, NoneAttr)
+
+
+def _collapse_leading(value: SSAValue, count: int) -> memref.CollapseShapeOp:
+    """A contiguous memref with its first ``count`` dims merged into one."""
+    ty = value.type
+    assert isinstance(ty, MemRefType)
+    shape = ty.get_shape()
+    lead = shape[:count]
+    merged = DYNAMIC_INDEX if DYNAMIC_INDEX in lead else _product(lead)
+    flat_t = MemRefType(ty.get_element_type(), [merged, *shape[count:]])
+    groups = [list(range(count)), *[[i] for i in range(count, len(shape))]]
+    assoc = ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
+    return memref.CollapseShapeOp.create(operands=[value], result_types=[flat_t], properties={"reassociation": assoc})
+
+
+def _product(sizes: tuple[int, ...]) -> int:
+    out = 1
+    for s in sizes:
+        out *= s
+    return out
+
+
+def _dim(value: SSAValue, axis: int, ops: list[Operation]) -> SSAValue | int:
+    """``value``'s size along ``axis``: an int when static, else a ``memref.dim`` added to ``ops``."""
+    assert isinstance(value.type, MemRefType)
+    size = value.type.get_shape()[axis]
+    if size != DYNAMIC_INDEX:
+        return size
+    index = arith.ConstantOp.from_int_and_width(axis, IndexType())
+    dim = memref.DimOp(value, index)
+    ops += [index, dim]
+    return dim.result
+
+
+def _index(size: SSAValue | int, ops: list[Operation]) -> SSAValue:
+    if isinstance(size, SSAValue):
+        return size
+    constant = arith.ConstantOp.from_int_and_width(size, IndexType())
+    ops.append(constant)
+    return constant.result
+
+
+def _batch_slice(value: SSAValue, exprs: list[AffineExpr], ivs: list[SSAValue], ops: list[Operation]) -> SSAValue:
+    """The 2-D matrix of ``value`` at the batch position ``ivs`` (a batch result of 0 stays at 0)."""
+    ty = value.type
+    assert isinstance(ty, MemRefType)
+    rank = len(exprs) + 2
+    if rank == 2:
+        return value
+    offsets: list[SSAValue | int] = [ivs[e.position] if isinstance(e, AffineDimExpr) else 0 for e in exprs] + [0, 0]
+    sizes: list[SSAValue | int] = [1] * len(exprs) + [_dim(value, rank - 2, ops), _dim(value, rank - 1, ops)]
+    strides = _strides(ty)
+    view_t = MemRefType(ty.get_element_type(), ty.get_shape()[-2:], StridedLayoutAttr(strides[-2:], None))
+    view = memref.SubviewOp.get(value, offsets, sizes, [1] * rank, view_t)
+    ops.append(view)
+    return view.result
+
+
+def _strides(ty: MemRefType) -> list[int | None]:
+    """Per-dim strides in elements, None where unknown before run time."""
+    if isinstance(ty.layout, StridedLayoutAttr):
+        return list(ty.layout.get_strides())
+    strides: list[int | None] = []
+    acc: int | None = 1
+    for size in reversed(ty.get_shape()):
+        strides.append(acc)
+        acc = None if acc is None or size == DYNAMIC_INDEX else acc * size
+    return strides[::-1]
+
+
+def _item_work(a: SSAValue, b: SSAValue) -> int:
+    """Multiply-adds of one batch item, a dynamic size counting 1."""
+    assert isinstance(a.type, MemRefType) and isinstance(b.type, MemRefType)
+    m, k = a.type.get_shape()[-2:]
+    n = b.type.get_shape()[-1]
+    return _product(tuple(max(s, 1) for s in (m, n, k)))
+
+
 @dataclass(frozen=True)
 class LinalgMatmulToKernel(ModulePass):
-    """Replace fill + matmul generics (and a following elementwise epilogue) by ``kernel.matmul``."""
+    """Replace fill + matmul generics (and a following elementwise epilogue) by ``kernel.matmul``,
+    matrix-vector ones by ``kernel.matvec`` / ``kernel.vecmat``, batched ones by batch loops."""
 
     name = "linalg-matmul-to-kernel"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for generic in [g for g in op.walk() if isinstance(g, GenericOp) and _is_matmul(g)]:
-            _lower(generic)
+        for generic in [g for g in op.walk() if isinstance(g, GenericOp) and _is_contraction(g)]:
+            if _is_matmul(generic):
+                _lower(generic)
+            elif generic.get_num_loops() == 2:
+                _lower_matrix_vector(generic)
+            else:
+                _lower_batched(generic)

@@ -1,6 +1,8 @@
 """C for the ``kernel`` dialect: calls into the GEMM runtime, blocked by rows, run with OpenMP.
 
 ``kernel.conv2d`` is the same GEMM with A packed from the NHWC input (implicit im2col).
+``kernel.matvec`` / ``kernel.vecmat`` call ``runtime/kiln_gemv.h`` (no packing: A is read
+once, along its contiguous axis), the output split among threads in the runtime's steps.
 
 The runtime (``runtime/kiln_gemm.h``) is pasted into the translation unit as a
 helper, once per element type, so a compile needs no include path and the
@@ -18,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from xdsl.ir import Block
+from xdsl.ir import Block, SSAValue
 
 from kiln.backends.c.dispatch import handles
 from kiln.backends.c.helpers import HELPERS
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from kiln.backends.c.emitter import FunctionEmitter
 
 _GEMM_SOURCE = (Path(__file__).parent / "runtime" / "kiln_gemm.h").read_text()
+_GEMV_SOURCE = (Path(__file__).parent / "runtime" / "kiln_gemv.h").read_text()
 
 _ISA_PARAMETERS = """#if defined(__AVX512F__)
 #define KG_VBYTES 64
@@ -71,8 +74,23 @@ def _gemm(ctype: str, suffix: str) -> str:
     )
 
 
+def _gemv(ctype: str, suffix: str) -> str:
+    return (
+        f"#define KV_T {ctype}\n#define KV_NAME(x) kiln_gemv_{suffix}_##x\n"
+        "#if defined(__AVX512F__)\n#define KV_VBYTES 64\n#elif defined(__AVX__)\n#define KV_VBYTES 32\n"
+        "#else\n#define KV_VBYTES 16\n#endif\n"
+        f"{_GEMV_SOURCE}#undef KV_T\n#undef KV_NAME\n#undef KV_VBYTES\n"
+    )
+
+
 HELPERS.update(
-    {"kiln_gemm_f32": _gemm("float", "f32"), "kiln_gemm_f64": _gemm("double", "f64"), "kiln_num_threads": _NUM_THREADS}
+    {
+        "kiln_gemm_f32": _gemm("float", "f32"),
+        "kiln_gemm_f64": _gemm("double", "f64"),
+        "kiln_gemv_f32": _gemv("float", "f32"),
+        "kiln_gemv_f64": _gemv("double", "f64"),
+        "kiln_num_threads": _NUM_THREADS,
+    }
 )
 
 
@@ -101,6 +119,42 @@ def _matmul(em: FunctionEmitter, op: kernel.MatmulOp) -> None:
         f"{prefix}_rows({{begin}}, {{end}}, {n}, {k}, {a.ptr}, {a.strides[0]}, {a.strides[1]}, "
         f"0, {{bp}}, {{ap}}, {c.ptr}, {c.strides[0]});",
     )
+
+
+@handles(kernel.MatvecOp)
+def _matvec(em: FunctionEmitter, op: kernel.MatvecOp) -> None:
+    a = em.memref(op.a)
+    _gemv_call(em, a.sizes[0], a.sizes[1], a.ptr, a.strides[0], a.strides[1], op.x, op.y)
+
+
+@handles(kernel.VecmatOp)
+def _vecmat(em: FunctionEmitter, op: kernel.VecmatOp) -> None:
+    """``x @ A`` is ``A``'s transpose times ``x``: the matvec with A's strides swapped."""
+    a = em.memref(op.a)
+    _gemv_call(em, a.sizes[1], a.sizes[0], a.ptr, a.strides[1], a.strides[0], op.x, op.y)
+
+
+def _gemv_call(em: FunctionEmitter, m: IndexExpr, k: IndexExpr, a: str, rs: IndexExpr, cs: IndexExpr,
+               x_value: SSAValue, y_value: SSAValue) -> None:
+    """y[0:m] = A @ x for A's element (i, k) at ``a[i*rs + k*cs]``: one call below
+    ``PARALLEL_MIN_WORK`` multiply-adds, else the output in the runtime's steps among threads."""
+    x, y = em.memref(x_value), em.memref(y_value)
+    prefix = em.use_helper("kiln_gemv_f32" if y.elem == "float" else "kiln_gemv_f64")
+    args = f"{k}, {a}, {rs}, {cs}, {x.ptr}, {x.strides[0]}, {y.ptr}, {y.strides[0]}"
+    if all(isinstance(d, int) for d in (m, k)) and m * k < PARALLEL_MIN_WORK:  # type: ignore[operator]
+        em.line(f"{prefix}_part(0, {m}, {args});")
+        return
+    em.use_helper("kiln_num_threads")
+    step, begin = em.fresh("gemv_step"), em.fresh("gemv_begin")
+    em.open("{")
+    em.line(f"const int64_t {step} = {prefix}_step({m}, {rs}, {cs});")
+    em.line("#ifdef _OPENMP")
+    em.line(f"#pragma omp parallel for num_threads(kiln_num_threads()) if ((double)({m}) * ({k}) >= {PARALLEL_MIN_WORK})")
+    em.line("#endif")
+    em.open(f"for (int64_t {begin} = 0; {begin} < {m}; {begin} += {step}) {{")
+    em.line(f"{prefix}_part({begin}, {begin} + {step} < {m} ? {begin} + {step} : {m}, {args});")
+    em.close()
+    em.close()
 
 
 @handles(kernel.Conv2DOp)
@@ -151,8 +205,6 @@ def _row_blocks(
     """B packed once, then row blocks of C shared among threads, each followed by the epilogue.
 
     ``pack_b`` and ``rows`` are C statements with ``{bp}``, ``{ap}``, ``{begin}``, ``{end}`` holes."""
-    em.use_helper("kiln_alloc")
-    em.use_helper("kiln_num_threads")
     m, n, k = mnk
     bp, ap = em.fresh("gemm_bp"), em.fresh("gemm_ap")
     begin, end = em.fresh("row_begin"), em.fresh("row_end")
@@ -161,22 +213,27 @@ def _row_blocks(
     em.line(pack_b.format(bp=bp))
     mc = em.fresh("gemm_mc")
     em.line(f"const int64_t {mc} = {prefix}_mc({n});")
-    em.line("#ifdef _OPENMP")
-    em.line(
-        f"#pragma omp parallel num_threads(kiln_num_threads()) "
-        f"if ((double)({m}) * ({n}) * ({k}) >= {PARALLEL_MIN_WORK})"
-    )
-    em.line("#endif")
+    # static sizes below the threshold: no OpenMP region at all (even one whose if clause is
+    # false costs a libgomp call and a getenv, as much as a batched product's small item)
+    threaded = not all(isinstance(d, int) for d in mnk) or m * n * k >= PARALLEL_MIN_WORK  # type: ignore[operator]
+    if threaded:
+        em.use_helper("kiln_num_threads")
+        em.line("#ifdef _OPENMP")
+        em.line(
+            f"#pragma omp parallel num_threads(kiln_num_threads()) "
+            f"if ((double)({m}) * ({n}) * ({k}) >= {PARALLEL_MIN_WORK})"
+        )
+        em.line("#endif")
     em.open("{")
-    em.line(f"{elem} *{ap} = kiln_alloc({prefix}_packed_a_size() * sizeof({elem}));")
-    em.line("#ifdef _OPENMP")
-    em.line("#pragma omp for schedule(dynamic, 1)")
-    em.line("#endif")
+    em.line(f"{elem} *{ap} = {prefix}_a_buffer();")
+    if threaded:
+        em.line("#ifdef _OPENMP")
+        em.line("#pragma omp for schedule(dynamic, 1)")
+        em.line("#endif")
     em.open(f"for (int64_t {begin} = 0; {begin} < {m}; {begin} += {mc}) {{")
     em.line(f"const int64_t {end} = {begin} + {mc} < {m} ? {begin} + {mc} : {m};")
     em.line(rows.format(bp=bp, ap=ap, begin=begin, end=end))
     _epilogue(em, epilogue, begin, end)
     em.close()
-    em.line(f"free({ap});")
     em.close()
     em.close()

@@ -67,6 +67,18 @@ static __attribute__((unused)) KG_T *KG_NAME(b_buffer)(int64_t elems) {
   return buf;
 }
 
+/* The packed-A scratch of the calling thread (packed_a_size() elements), allocated once: a
+   batched product calls the GEMM once per item, and a fresh 150-300 KiB buffer each time
+   costs more than a small item's arithmetic. */
+static __attribute__((unused)) KG_T *KG_NAME(a_buffer)(void) {
+  static _Thread_local KG_T *buf;
+  if (!buf) {
+    buf = aligned_alloc(64, ((size_t)KG_NAME(packed_a_size)() * sizeof(KG_T) + 63) & ~(size_t)63);
+    if (!buf) abort();
+  }
+  return buf;
+}
+
 /* Pack B (element (k, n) at B[k*rs + n*cs]) into KC-slices of NR-wide micro-panels. */
 static __attribute__((unused)) void KG_NAME(pack_b)(int64_t K, int64_t N, const KG_T *B, int64_t rs, int64_t cs, KG_T *bp) {
   const int64_t NR = KG_NAME(NR), KC = KG_NAME(KC);

@@ -14,9 +14,10 @@
 // CHECK:           kernel.yield
 // CHECK-NOT:     linalg.generic
 
-// C-LABEL: void linear(
+// A static product below 2^21 multiply-adds runs on the calling thread: no OpenMP region.
+// C-LABEL: void linear({{.*}}) {
 // C:         kiln_gemm_f32_pack_b(32, 48, w, 48, 1,
-// C:         #pragma omp parallel num_threads(kiln_num_threads())
+// C-NOT:     #pragma omp
 // C:         kiln_gemm_f32_rows(
 // C:         for (
 func.func @linear(%x: memref<64x32xf32>, %w: memref<32x48xf32>, %b: memref<48xf32>, %out: memref<64x48xf32>) {
@@ -36,5 +37,110 @@ func.func @linear(%x: memref<64x32xf32>, %w: memref<32x48xf32>, %b: memref<48xf3
     linalg.yield %11 : f32
   }
   memref.dealloc %1 : memref<64x48xf32>
+  func.return
+}
+
+// A @ x: the matrix read through (i, k), the fill removed.
+// CHECK-LABEL: func.func @matvec
+// CHECK-NOT:     linalg.fill
+// CHECK:         kernel.matvec ins(%a, %x : memref<50x40xf64>, memref<40xf64>) outs(%y : memref<50xf64>)
+// CHECK-NEXT:    func.return
+// C-LABEL: void matvec({{.*}}) {
+// C:         kiln_gemv_f64_part(0, 50, 40, a, 40, 1, x, 1, y, 1);
+func.func @matvec(%a: memref<50x40xf64>, %x: memref<40xf64>, %y: memref<50xf64>) {
+  %0 = arith.constant 0.000000e+00 : f64
+  linalg.fill ins(%0 : f64) outs(%y : memref<50xf64>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %x : memref<50x40xf64>, memref<40xf64>) outs(%y : memref<50xf64>) {
+  ^bb0(%1: f64, %2: f64, %3: f64):
+    %4 = arith.mulf %1, %2 : f64
+    %5 = arith.addf %3, %4 : f64
+    linalg.yield %5 : f64
+  }
+  func.return
+}
+
+// x @ A: the matrix read through (k, i); the kernel gets A's strides swapped (rows of A are
+// contiguous columns of A's transpose: the axpy form). Past 2^21 multiply-adds the output is
+// split among threads in the runtime's steps.
+// CHECK-LABEL: func.func @vecmat
+// CHECK-NOT:     linalg.fill
+// CHECK:         kernel.vecmat ins(%x, %a : memref<2000xf32>, memref<2000x3000xf32>) outs(%y : memref<3000xf32>)
+// C-LABEL: void vecmat({{.*}}) {
+// C:         const int64_t [[STEP:.*]] = kiln_gemv_f32_step(3000, 1, 3000);
+// C:         #pragma omp parallel for num_threads(kiln_num_threads())
+// C:         kiln_gemv_f32_part({{.*}}, 2000, a, 1, 3000, x, 1, y, 1);
+func.func @vecmat(%x: memref<2000xf32>, %a: memref<2000x3000xf32>, %y: memref<3000xf32>) {
+  %0 = arith.constant 0.000000e+00 : f32
+  linalg.fill ins(%0 : f32) outs(%y : memref<3000xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %a : memref<2000xf32>, memref<2000x3000xf32>) outs(%y : memref<3000xf32>) {
+  ^bb0(%1: f32, %2: f32, %3: f32):
+    %4 = arith.mulf %1, %2 : f32
+    %5 = arith.addf %3, %4 : f32
+    linalg.yield %5 : f32
+  }
+  func.return
+}
+
+// A batched matmul: an scf.for over the batch (marked parallel, weight m*n*k/16), the 2-D
+// kernel on rank-reduced slices; a batch result of 0 (a broadcast) stays at 0.
+// (Here A is broadcast: with B broadcast, the product would collapse like @batched_shared_rhs.)
+// CHECK-LABEL: func.func @batched
+// CHECK-NOT:     linalg.fill
+// CHECK:         scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[A2:.*]] = memref.subview %a[0, 0, 0] [1, 64, 32] [1, 1, 1] : memref<1x64x32xf64> to memref<64x32xf64, strided<[32, 1], offset: ?>>
+// CHECK-NEXT:      %[[B2:.*]] = memref.subview %b[%[[B]], 0, 0] [1, 32, 48] [1, 1, 1] : memref<8x32x48xf64> to memref<32x48xf64, strided<[48, 1], offset: ?>>
+// CHECK-NEXT:      %[[C2:.*]] = memref.subview %c[%[[B]], 0, 0] [1, 64, 48] [1, 1, 1] : memref<8x64x48xf64> to memref<64x48xf64, strided<[48, 1], offset: ?>>
+// CHECK-NEXT:      kernel.matmul ins(%[[A2]], %[[B2]] : {{.*}}) outs(%[[C2]] : {{.*}})
+// CHECK:         } {kiln.parallel = 6144 : i64}
+// C-LABEL: void batched({{.*}}) {
+// C:         for (int64_t [[I:.*]] = 0; [[I]] < 8; [[I]] += 1) {
+// C:           kiln_gemm_f64_pack_b(32, 48,
+// C-NOT:       #pragma omp
+// C:           kiln_gemm_f64_rows(
+func.func @batched(%a: memref<1x64x32xf64>, %b: memref<8x32x48xf64>, %c: memref<8x64x48xf64>) {
+  %0 = arith.constant 0.000000e+00 : f64
+  linalg.fill ins(%0 : f64) outs(%c : memref<8x64x48xf64>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<1x64x32xf64>, memref<8x32x48xf64>) outs(%c : memref<8x64x48xf64>) {
+  ^bb0(%1: f64, %2: f64, %3: f64):
+    %4 = arith.mulf %1, %2 : f64
+    %5 = arith.addf %3, %4 : f64
+    linalg.yield %5 : f64
+  }
+  func.return
+}
+
+// B without batch dims, A and C contiguous: (batch, m) is one row axis, one GEMM packs B once.
+// CHECK-LABEL: func.func @batched_shared_rhs
+// CHECK:         %[[A2:.*]] = memref.collapse_shape %a {{\[}}[0 : i64, 1 : i64], [2 : i64]] : memref<?x6x5xf32> into memref<?x5xf32>
+// CHECK-NEXT:    %[[C2:.*]] = memref.collapse_shape %c {{\[}}[0 : i64, 1 : i64], [2 : i64]] : memref<?x6x4xf32> into memref<?x4xf32>
+// CHECK-NEXT:    kernel.matmul ins(%[[A2]], %b : memref<?x5xf32>, memref<5x4xf32>) outs(%[[C2]] : memref<?x4xf32>)
+// CHECK-NOT:     scf.for
+func.func @batched_shared_rhs(%a: memref<?x6x5xf32>, %b: memref<5x4xf32>, %c: memref<?x6x4xf32>) {
+  %0 = arith.constant 0.000000e+00 : f32
+  linalg.fill ins(%0 : f32) outs(%c : memref<?x6x4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<?x6x5xf32>, memref<5x4xf32>) outs(%c : memref<?x6x4xf32>) {
+  ^bb0(%1: f32, %2: f32, %3: f32):
+    %4 = arith.mulf %1, %2 : f32
+    %5 = arith.addf %3, %4 : f32
+    linalg.yield %5 : f32
+  }
+  func.return
+}
+
+// A batched product with B transposed per item ((b, n, k) read as (d0, d2, d3)) is no GEMM
+// slice: it stays a generic.
+// CHECK-LABEL: func.func @batched_transposed_rhs
+// CHECK:         linalg.fill
+// CHECK:         linalg.generic
+// CHECK-NOT:     kernel.matmul
+func.func @batched_transposed_rhs(%a: memref<3x6x5xf64>, %b: memref<3x4x5xf64>, %c: memref<3x6x4xf64>) {
+  %0 = arith.constant 0.000000e+00 : f64
+  linalg.fill ins(%0 : f64) outs(%c : memref<3x6x4xf64>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<3x6x5xf64>, memref<3x4x5xf64>) outs(%c : memref<3x6x4xf64>) {
+  ^bb0(%1: f64, %2: f64, %3: f64):
+    %4 = arith.mulf %1, %2 : f64
+    %5 = arith.addf %3, %4 : f64
+    linalg.yield %5 : f64
+  }
   func.return
 }

@@ -12,3 +12,12 @@ func.func @mm(%a: memref<4x3xf32>, %b: memref<3x5xf32>, %c: memref<4x5xf32>) {
   }
   func.return
 }
+
+// CHECK-LABEL: func.func @mv
+// CHECK-NEXT:    kernel.matvec ins(%a, %x : memref<4x3xf64>, memref<3xf64>) outs(%y : memref<4xf64>)
+// CHECK-NEXT:    kernel.vecmat ins(%z, %a : memref<4xf64>, memref<4x3xf64>) outs(%x : memref<3xf64>)
+func.func @mv(%a: memref<4x3xf64>, %x: memref<3xf64>, %y: memref<4xf64>, %z: memref<4xf64>) {
+  kernel.matvec ins(%a, %x : memref<4x3xf64>, memref<3xf64>) outs(%y : memref<4xf64>)
+  kernel.vecmat ins(%z, %a : memref<4xf64>, memref<4x3xf64>) outs(%x : memref<3xf64>)
+  func.return
+}

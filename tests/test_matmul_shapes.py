@@ -1,0 +1,195 @@
+"""Matrix products in the shapes that have kernels of their own, against eager NumPy: vector x
+matrix and matrix x vector (kernel.vecmat / kernel.matvec), batched matmul (kernel.matmul on
+batch slices, or on the collapsed rows when B has no batch), with odd sizes, single rows and
+columns, broadcast batches, transposed and strided operands, dynamic shapes and two threads."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import kiln
+
+pytestmark = pytest.mark.filterwarnings("ignore:kiln.function")  # one lambda site, many shapes: retracing is the point
+
+RNG = np.random.default_rng(7)
+DTYPES = ["float32", "float64"]
+
+
+def arr(shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    return RNG.uniform(-1.0, 1.0, size=shape).astype(dtype)
+
+
+def check(fn: Callable[..., Any], *args: np.ndarray, input_signature: list[kiln.TensorSpec] | None = None) -> None:
+    """``fn`` compiled and run eagerly on copies of ``args``: same results and same arguments
+    after the call. The kernels reassociate sums, so the tolerance is relative to the largest
+    magnitude of the result (cancellation makes single elements small)."""
+    eager_args = [a.copy() for a in args]
+    compiled_args = [a.copy() for a in args]
+    want = fn(*eager_args)
+    got = kiln.function(fn, input_signature=input_signature)(*compiled_args)
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        w = np.asarray(w)
+        assert isinstance(g, np.ndarray) and g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype, w.dtype)
+        _close(g, w)
+    for g, w in zip(compiled_args, eager_args):
+        _close(g, w)
+
+
+def _close(got: np.ndarray, want: np.ndarray) -> None:
+    tol = 2e-5 if want.dtype == np.float32 else 1e-12
+    scale = max(1.0, float(np.abs(want).max(initial=0.0)))
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale)
+
+
+def matmul(a: Any, b: Any) -> Any:
+    return a @ b
+
+
+# --------------------------------------------------------------------------- vector x matrix, matrix x vector
+
+SIZES = [(1, 1), (1, 7), (7, 1), (3, 5), (17, 33), (64, 64), (129, 257), (300, 1000)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("k,n", SIZES)
+def test_vector_times_matrix(dtype: str, k: int, n: int) -> None:
+    check(matmul, arr((k,), dtype), arr((k, n), dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m,k", SIZES)
+def test_matrix_times_vector(dtype: str, m: int, k: int) -> None:
+    check(matmul, arr((m, k), dtype), arr((k,), dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    "fn,shapes",
+    [
+        (lambda a, x: a.T @ x, [(40, 23), (40,)]),  # the transposed matrix read along its rows: vecmat
+        (lambda x, a: x @ a.T, [(23,), (40, 23)]),  # matvec
+        (lambda a, x: a[::2] @ x, [(40, 23), (23,)]),  # rows of a strided view
+        (lambda a, x: a[:, ::2] @ x, [(40, 46), (23,)]),  # no unit stride in either axis
+        (lambda x, a: x[::2] @ a, [(46,), (23, 40)]),  # a strided vector in the axpy form
+        (lambda a, x: a @ x[::3], [(40, 23), (69,)]),  # a strided vector in the dot form
+        (lambda x, a: x @ a[:, 3:30], [(23,), (23, 40)]),  # a column window: row stride 40, 27 columns
+        (lambda x, a: np.maximum(x @ a + 0.5, 0.0), [(23,), (23, 40)]),
+        (lambda a, x, b: np.maximum(a @ x + b, 0.0), [(40, 23), (23,), (40,)]),
+        (lambda a, x: (a @ x) @ a, [(40, 40), (40,)]),  # one's result feeds the other
+    ],
+    ids=["aT@x", "x@aT", "a[::2]@x", "a[:,::2]@x", "x[::2]@a", "a@x[::3]", "x@a[:,3:30]", "relu(x@a+c)",
+         "relu(a@x+b)", "(a@x)@a"],
+)
+def test_matrix_vector_views_and_epilogues(dtype: str, fn: Callable[..., Any], shapes: list[tuple[int, ...]]) -> None:
+    check(fn, *(arr(s, dtype) for s in shapes))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_matrix_vector_product_into_a_column_of_an_argument(dtype: str) -> None:
+    def f(a: Any, x: Any, out: Any) -> Any:
+        out[:, 1] = a @ x  # a strided output
+        out[2, :] = x[:3] @ a[:3, :2]
+        return out.sum()
+
+    check(f, arr((9, 5), dtype), arr((5,), dtype), arr((9, 2), dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_matrix_vector_dynamic_shapes(dtype: str) -> None:
+    spec = [kiln.TensorSpec([None], dtype), kiln.TensorSpec([None, None], dtype)]
+    for k, n in [(5, 9), (130, 70)]:
+        check(matmul, arr((k,), dtype), arr((k, n), dtype), input_signature=spec)
+        check(lambda x, a: a.T @ x, arr((k,), dtype), arr((k, n), dtype), input_signature=spec)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_matrix_vector_on_two_threads(dtype: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the threading threshold (2^21 multiply-adds) the output is split among threads."""
+    monkeypatch.setenv("KILN_NUM_THREADS", "2")
+    check(matmul, arr((1500,), dtype), arr((1500, 1501), dtype))
+    check(matmul, arr((1501, 1500), dtype), arr((1500,), dtype))
+
+
+# --------------------------------------------------------------------------- batched
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        ((8, 64, 32), (8, 32, 64)),
+        ((5, 13, 17), (5, 17, 11)),  # odd sizes
+        ((3, 1, 5), (3, 5, 7)),  # one row
+        ((3, 6, 1), (3, 1, 7)),  # k = 1
+        ((2, 5, 4), (2, 4, 1)),  # one column
+        ((1, 6, 5), (4, 5, 3)),  # broadcast batch of A
+        ((4, 6, 5), (1, 5, 3)),  # broadcast batch of B
+        ((4, 6, 5), (5, 3)),  # B without batch: one GEMM on the collapsed rows
+        ((6, 5), (4, 5, 3)),  # A without batch
+        ((2, 3, 6, 5), (2, 3, 5, 4)),  # two batch dims
+        ((2, 1, 6, 5), (1, 3, 5, 4)),  # two batch dims, both broadcast
+        ((2, 3, 6, 5), (5, 4)),  # two batch dims collapsed
+        ((4, 6, 5), (5,)),  # batched matrix x vector
+        ((5,), (4, 5, 3)),  # vector x batched matrix
+    ],
+)
+def test_batched(dtype: str, a: tuple[int, ...], b: tuple[int, ...]) -> None:
+    check(matmul, arr(a, dtype), arr(b, dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    "fn,shapes",
+    [
+        (lambda a, b: a @ b.transpose(0, 2, 1), [(3, 6, 5), (3, 4, 5)]),
+        (lambda a, b: a.transpose(0, 2, 1) @ b, [(3, 5, 6), (3, 5, 4)]),
+        (lambda a, b: a[:, ::2] @ b[::2], [(3, 12, 5), (6, 5, 4)]),  # strided slices
+        (lambda a, b: a[:, :, 1:] @ b, [(3, 6, 6), (5, 4)]),  # A not contiguous: no collapse
+        (lambda a, b, c: np.maximum(a @ b + c, 0.0), [(3, 6, 5), (3, 5, 4), (4,)]),
+        (lambda a, b: (a @ b).sum(axis=0), [(3, 6, 5), (3, 5, 4)]),
+    ],
+    ids=["a@bT", "aT@b", "strided", "a[:,:,1:]@b", "relu(a@b+c)", "sum(a@b)"],
+)
+def test_batched_views_and_epilogues(dtype: str, fn: Callable[..., Any], shapes: list[tuple[int, ...]]) -> None:
+    check(fn, *(arr(s, dtype) for s in shapes))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_batched_into_a_slice_of_an_argument(dtype: str) -> None:
+    def f(a: Any, b: Any, out: Any) -> Any:
+        out[1:] = a @ b
+        return out[0, 0, 0]
+
+    check(f, arr((3, 4, 5), dtype), arr((3, 5, 6), dtype), arr((4, 4, 6), dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_batched_dynamic_shapes(dtype: str) -> None:
+    spec3 = [kiln.TensorSpec([None, None, None], dtype)] * 2
+    check(matmul, arr((3, 6, 5), dtype), arr((3, 5, 4), dtype), input_signature=spec3)
+    check(matmul, arr((2, 33, 9), dtype), arr((2, 9, 40), dtype), input_signature=spec3)
+    spec_collapse = [kiln.TensorSpec([None, None, 7], dtype), kiln.TensorSpec([7, None], dtype)]
+    check(matmul, arr((3, 6, 7), dtype), arr((7, 4), dtype), input_signature=spec_collapse)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_batched_on_two_threads(dtype: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The batch loop runs in parallel past the threshold; big items thread their own GEMM."""
+    monkeypatch.setenv("KILN_NUM_THREADS", "2")
+    check(matmul, arr((16, 128, 64), dtype), arr((16, 64, 128), dtype))
+    check(matmul, arr((2, 256, 160), dtype), arr((2, 160, 256), dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    "a,b",
+    [((0,), (0, 5)), ((5, 0), (0,)), ((0, 5), (5,)), ((4,), (4, 0)), ((3, 0, 4), (3, 4, 5)), ((3, 4, 0), (3, 0, 5)),
+     ((0, 4, 5), (0, 5, 6)), ((2, 4, 0), (0, 6))],
+)
+def test_empty_dimensions(dtype: str, a: tuple[int, ...], b: tuple[int, ...]) -> None:
+    """An empty contracted axis gives zeros; an empty output axis, an empty result."""
+    check(matmul, arr(a, dtype), arr(b, dtype))

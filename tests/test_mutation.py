@@ -772,3 +772,34 @@ def test_an_argument_on_some_paths_kiln_cannot_follow_is_refused(fn: Callable[..
     with pytest.raises(NotImplementedError, match=r"test_mutation.py:\d+.*writes to an array that is a function argument"):
         kiln.function(fn)(x, np.float64(0.0) if fn is view_on_one_path else np.int64(3))
     np.testing.assert_array_equal(x, kept)
+
+
+def fuzz_31_2(a, n):
+    """kiln.fuzz 31-2, minimized: the argument rebound in a loop in a branch of a `while True`, then written."""
+    t = 0.25
+    while True:
+        t += 2.0
+        if t > 6:
+            break
+        if a.sum() > 0:
+            for i in range(n):
+                a = a * 0.25
+        a[-1] = t
+    return a
+
+
+def fuzz_7_270(a, b):
+    """kiln.fuzz 7-270, minimized: written through `out=` on the first iteration of a row loop, then rebound."""
+    for r in b:
+        np.subtract(a, r[:3], out=a[:])
+        a = np.square(a) - 1.0
+    a -= 2.0
+    return a
+
+
+def test_minimized_fuzz_programs_with_an_argument_on_some_paths() -> None:
+    for n in (0, 2):
+        check(fuzz_31_2, rand(3) + 3.0, np.int64(n))
+        check(fuzz_31_2, rand(3) - 3.0, np.int64(n))
+    for rows in (1, 6):
+        check(fuzz_7_270, rand(3), rand(rows, 3))

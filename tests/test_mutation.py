@@ -763,15 +763,33 @@ def first_bound_in_the_loop(x, n):
     return y
 
 
-@pytest.mark.parametrize("fn", [view_on_one_path, first_bound_in_the_loop])
+def swapped_with_a_local(a, n):
+    b = np.zeros(3)
+    for i in range(n):
+        b[0] = b[0] + 1.0  # the argument `a` on even iterations after the first
+        a, b = b, a
+    return a + 0.0, b + 0.0
+
+
+def swapped_arguments(a, b, n):
+    for i in range(n):
+        b[1] = a[0] + 1.0
+        a, b = b, a
+    return a + 0.0
+
+
+@pytest.mark.parametrize("fn", [view_on_one_path, first_bound_in_the_loop, swapped_with_a_local, swapped_arguments])
 def test_an_argument_on_some_paths_kiln_cannot_follow_is_refused(fn: Callable[..., Any]) -> None:
     """A view of the argument on some path, or the argument on some iterations of a loop whose first
-    value is another array: kiln has no flag saying on which paths, and refuses the write."""
-    x = rand(4)
-    kept = x.copy()
+    value is another array (buffers swapped each iteration): kiln has no flag saying on which paths,
+    and refuses the write (swapped_with_a_local used to leave the caller's array unwritten)."""
+    args = [rand(3)] + ([rand(3)] if fn is swapped_arguments else [])
+    args.append(np.float64(0.0) if fn is view_on_one_path else np.int64(3))
+    kept = [a.copy() for a in args]
     with pytest.raises(NotImplementedError, match=r"test_mutation.py:\d+.*writes to an array that is a function argument"):
-        kiln.function(fn)(x, np.float64(0.0) if fn is view_on_one_path else np.int64(3))
-    np.testing.assert_array_equal(x, kept)
+        kiln.function(fn)(*args)
+    for a, k in zip(args, kept):
+        np.testing.assert_array_equal(a, k)
 
 
 def fuzz_31_2(a, n):

@@ -400,7 +400,8 @@ def _flaggable(leaf: _Leaf) -> bool:
 
 def _outers(values: Iterable[Any], boundary: int) -> list[mutation.Storage]:
     """The arrays from before a construct (storages older than ``boundary``) that ``values`` (what
-    its paths give) are, or may be: themselves or, for an array its regions merged, its outers."""
+    its paths give, tensors or storages) are, or may be: themselves or, for an array its regions
+    merged, its outers."""
     found: list[mutation.Storage] = []
 
     def visit(storage: mutation.Storage) -> None:
@@ -412,8 +413,8 @@ def _outers(values: Iterable[Any], boundary: int) -> list[mutation.Storage]:
                 visit(outer)
 
     for value in values:
-        if isinstance(value, Tensor):
-            visit(value.storage)
+        if isinstance(value, (Tensor, mutation.Storage)):
+            visit(value.storage if isinstance(value, Tensor) else value)
     return found
 
 
@@ -753,6 +754,9 @@ def _staged_loop(
         marks: dict[mutation.Storage, str] = {}
         #: carried leaves whose sameness with their initial array the body loses (a view of it, say)
         unflaggable: set[int] = set()
+        #: per carried leaf, the other arrays from before the loop that an iteration may leave in it
+        #: (`a, b = b, a`): on later iterations the carried array may be one of those
+        others: dict[int, list[mutation.Storage]] = {}
         for _ in range(_MAX_PROBES):
             carried = [leaf for leaf in leaves if leaf.ty is not None]
             # an array that starts as one sharing with an argument: a carried 0-d flag says whether it is
@@ -776,7 +780,8 @@ def _staged_loop(
                 flags = {j: next(args) for j in flagged}
                 for j, (leaf, value) in enumerate(zip(leaves, state)):  # on the first iteration, a carried array is its initial one
                     if leaf.ty is not None and isinstance(value, Tensor):
-                        _mark_alias(value, (leaf.value,), boundary, where, f"`{construct}` loop (its first iteration)",
+                        _mark_alias(value, (leaf.value, *others.get(j, ())), boundary, where,
+                                    f"`{construct}` loop" + ("" if others.get(j) else " (its first iteration)"),
                                     flags={leaf.value.storage: flags[j]} if j in flags else None)
                 set_state(unflatten_state(trees, state))
                 return [Tensor(a) for a in args]
@@ -809,10 +814,18 @@ def _staged_loop(
                             raise TypeError(f"{where}: {describe(bad)} changes its structure in this staged `{construct}` loop")
                         changed = any([_update(leaf, out, where, construct) for leaf, out in zip(leaves, out_leaves)])
                         if not changed and not new:  # settled: the values this iteration yields
+                            lost = set()
+                            for j, (leaf, out) in enumerate(zip(leaves, out_leaves)):
+                                initial = leaf.value.storage if isinstance(leaf.value, Tensor) else None
+                                seen = others.setdefault(j, [])
+                                found = [o for o in _outers((out,), boundary) if o is not initial and o not in seen]
+                                if leaf.ty is not None and found:
+                                    seen += found
+                                    lost.add(j)
                             out_flags = [_same(out_leaves[j], leaves[j].value.storage) for j in flagged]
-                            lost = {j for j, flag in zip(flagged, out_flags) if flag is None}
+                            lost |= {j for j, flag in zip(flagged, out_flags) if flag is None}
                             unflaggable |= lost
-                            changed = bool(lost)  # probe again without those flags
+                            changed = bool(lost)  # probe again without those flags, or with those arrays
                         if not changed and not new:
                             outs = [_materialize(out, leaf.ty).value for leaf, out in zip(leaves, out_leaves) if leaf.ty is not None]
                             outs += [s.value for s in storages]

@@ -707,6 +707,16 @@ def loop_rebinds_on_some_iterations(x, n):
     return x
 
 
+def both_names_written_in_a_loop(x, t, n):
+    y = x
+    if t > 0:
+        y = x * 2.0
+    for i in range(n):
+        y[i] += 1.0
+        x[0] += y[i]
+    return y + 0.0, x + 0.0
+
+
 def local_merged_then_written(x, t):
     z = np.zeros(3)
     w = z
@@ -731,6 +741,7 @@ def local_merged_then_written(x, t):
         (loop_writes_the_argument_on_its_first_iteration, [(rand(4), 0), (rand(4), 1), (rand(4), 3)]),
         (while_may_rebind_the_argument, [(rand(4), -100.0), (rand(4), 100.0)]),
         (loop_rebinds_on_some_iterations, [(rand(5), 2), (rand(5), 3), (rand(5), 5)]),
+        (both_names_written_in_a_loop, [(rand(4), 1.0, 3), (rand(4), -1.0, 3), (rand(4), -1.0, 0)]),
         (local_merged_then_written, [(rand(3), -100.0), (rand(3), 100.0)]),
     ],
     ids=lambda v: v.__name__ if callable(v) else "",

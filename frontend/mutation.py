@@ -18,8 +18,12 @@ The frontend bridges the two the way PyTorch's functionalization does:
 - A storage of a function argument that was written is written back to the
   caller's array at the end of the function (see :mod:`kiln.frontend.tracer`).
 - An array a staged construct merged may be an array from before it on some
-  paths only (:class:`MaybeAlias`): the reads and writes whose NumPy answer
-  would depend on the path are refused, at the op that makes them.
+  paths only (:class:`MaybeAlias`). Where the construct also gives a 0-d flag that
+  is true on exactly those paths, a write to either array is made on the other
+  where the flag is true (a ``graph.cond`` on the flag), so both always hold what
+  NumPy's shared memory would; a written function argument is then written back
+  as any other. Without a flag, the reads and writes whose NumPy answer would
+  depend on the path are refused, at the op that makes them.
 
 Bufferization (``kiln-bufferize``) then makes each write an in-place store again.
 """
@@ -33,7 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 
 from kiln.dialects import graph
 from kiln.frontend import trace_context
@@ -50,7 +54,7 @@ _SCOPES = "kiln.mutation.scopes"
 class Storage:
     """One array's memory while tracing: the SSA value of its contents now."""
 
-    __slots__ = ("value", "version", "serial", "argument", "layout", "alias", "stale", "__weakref__")
+    __slots__ = ("value", "version", "serial", "argument", "layout", "alias", "stale", "dependents", "__weakref__")
 
     def __init__(self, value: SSAValue, argument: int | None = None) -> None:
         self.value = value
@@ -63,6 +67,8 @@ class Storage:
         self.alias: MaybeAlias | None = None
         #: where this array was perhaps written, through a MaybeAlias: reading it is refused
         self.stale: str | None = None
+        #: the merged arrays that are this one on some paths (a write here is made there where a flag says so)
+        self.dependents: weakref.WeakSet[Storage] | None = None
 
 
 def serial_now() -> int:
@@ -76,9 +82,14 @@ class MaybeAlias:
     (``y = x`` in one branch, ``y = x * 2`` in the other; a loop rebinding ``y = x`` that may run
     zero times). Its value is right, but NumPy's sharing is path-dependent: a later write to
     ``x`` shows through ``y`` on those paths only, and a write through ``y`` changes ``x`` on those
-    paths only. kiln does not select writes by path: it refuses a read of the merged array after
-    ``x`` changed, a write through it to a function argument, and a read of ``x`` after a write
-    through it. Copying (``y = x.copy()``) makes the meaning path-independent."""
+    paths only.
+
+    Where the construct gave a flag for an outer (a 0-d bool, true on the paths where this array
+    is that outer), writes are made on both where the flag is true (see :func:`write`): NumPy's
+    answer on every path. Without one (a view of it on some path, a type the merge changed), kiln
+    refuses a read of the merged array after ``x`` changed, a write through it to a function
+    argument, and a read of ``x`` after a write through it. Copying (``y = x.copy()``) makes the
+    meaning path-independent."""
 
     outers: tuple[Storage, ...]
     #: the outers' contents right after the construct
@@ -86,27 +97,58 @@ class MaybeAlias:
     #: the construct, for messages ("file:line", "`if`")
     where: str
     construct: str
+    #: per outer: the 0-d ``i1`` value true on the paths where this array is that outer, or None
+    flags: tuple[SSAValue | None, ...] = ()
+
+    def flag(self, outer: Storage) -> SSAValue | None:
+        for o, flag in zip(self.outers, self.flags):
+            if o is outer:
+                return flag
+        return None
+
+    def _unflagged(self) -> list[tuple[Storage, SSAValue]]:
+        flags = self.flags or (None,) * len(self.outers)
+        return [(o, v) for o, v, f in zip(self.outers, self.values, flags) if f is None]
 
     def check_read(self) -> None:
-        if any(outer.value is not value for outer, value in zip(self.outers, self.values)):
+        if any(outer.value is not value for outer, value in self._unflagged()):
             raise NotImplementedError(
                 f"{_here()}: this reads an array that is, on some paths of the staged {self.construct} at "
                 f"{self.where}, the same array as one from before it, which was written since (NumPy would show "
                 "that write here on those paths only). Copy it where it is bound (`y = x.copy()`)"
             )
 
-    def check_write(self) -> None:
+    def check_write(self, storage: Storage) -> None:
+        """Before a write to ``storage`` (the merged array)."""
         self.check_read()
-        if any(outer.argument is not None for outer in self.outers):
+        # the arrays a write here may reach without a flag: the unflagged outers, and all they share with
+        unflagged = sharing([outer for outer, _ in self._unflagged()], storage)
+        if any(outer.argument is not None for outer in unflagged):
             raise NotImplementedError(
                 f"{_here()}: this writes to an array that is a function argument on some paths of the staged "
                 f"{self.construct} at {self.where} and a new array on others, so whether the caller's array "
                 "changes depends on the path. Copy it where it is bound (`y = x.copy()`), or write to the "
                 "argument by its own name"
             )
-        for outer in self.outers:
+        for outer in unflagged:
             mark_stale(outer, f"{_here()} (through a variable that is this array on some paths of the staged "
                               f"{self.construct} at {self.where})")
+
+
+def sharing(storages: list[Storage], writer: Storage) -> list[Storage]:
+    """``storages`` and every array that may be one of them on some path (through MaybeAliases
+    either way, flagged or not), but for the ones reached through ``writer``; oldest first."""
+    found: dict[Storage, None] = {writer: None, **{storage: None for storage in storages}}
+    todo = list(storages)
+    while todo:
+        storage = todo.pop()
+        others = list(storage.alias.outers) if storage.alias is not None else []
+        others += [d for d in list(storage.dependents or ()) if d.alias is not None]
+        for other in others:
+            if other not in found:
+                found[other] = None
+                todo.append(other)
+    return sorted((s for s in found if s is not writer), key=lambda storage: storage.serial)
 
 
 def stale_now() -> frozenset[Storage]:
@@ -126,9 +168,18 @@ def mark_stale(storage: Storage, where: str) -> None:
     _guard(storage)
 
 
-def mark_alias(storage: Storage, outers: tuple[Storage, ...], where: str, construct: str) -> None:
-    """``storage`` (an array a staged construct merged) is each of ``outers`` on some paths (see MaybeAlias)."""
-    storage.alias = MaybeAlias(outers, tuple(o.value for o in outers), where, construct)
+def mark_alias(
+    storage: Storage, outers: tuple[Storage, ...], where: str, construct: str,
+    flags: tuple[SSAValue | None, ...] = (),
+) -> None:
+    """``storage`` (an array a staged construct merged) is each of ``outers`` on some paths (see
+    MaybeAlias); ``flags``, when given, says on which (None for an outer it cannot say)."""
+    flags = flags or (None,) * len(outers)
+    storage.alias = MaybeAlias(outers, tuple(o.value for o in outers), where, construct, flags)
+    for outer in outers:
+        if outer.dependents is None:
+            outer.dependents = weakref.WeakSet()
+        outer.dependents.add(storage)
     _guard(storage)
 
 
@@ -201,14 +252,61 @@ def _scopes() -> list[Scope]:
     return ctx.notes.setdefault(_SCOPES, [])  # type: ignore[return-value]
 
 
-def write(storage: Storage, value: SSAValue) -> None:
-    """Set a storage's contents, recording the write in every enclosing region it is outer to."""
+def write(storage: Storage, value: SSAValue, *, shared: bool = True) -> None:
+    """Set a storage's contents, recording the write in every enclosing region it is outer to.
+    ``shared``: also make the write on the arrays a flag says this one is (see MaybeAlias); a
+    staged construct setting the values its regions left passes False (they agree already)."""
     if storage.alias is not None:
-        storage.alias.check_write()
+        storage.alias.check_write(storage)
+    _record(storage, value)
+    if shared:
+        _share(storage)
+
+
+def _record(storage: Storage, value: SSAValue) -> None:
     for scope in _scopes():
         if scope.is_outer(storage) and storage not in scope.saved:
             scope.saved[storage] = storage.value
     set_value(storage, value)
+
+
+def _share(source: Storage) -> None:
+    """After a write to ``source``: each array that is ``source`` where a flag says so (an outer of
+    its MaybeAlias, a merged array that has it as an outer, and on through theirs) takes
+    ``source``'s new contents where the flag is true. The flags of one trace agree (sameness is
+    transitive on each path), so reaching each array once, by any chain, gives NumPy's contents."""
+    visited = {source}
+    todo = [source]
+    while todo:
+        storage = todo.pop()
+        edges: list[tuple[Storage, SSAValue | None]] = []
+        if storage.alias is not None:
+            edges += zip(storage.alias.outers, storage.alias.flags)
+        for dependent in list(storage.dependents or ()):
+            if dependent.alias is not None:
+                edges.append((dependent, dependent.alias.flag(storage)))
+        for other, flag in edges:
+            if flag is None or other in visited or not trace_context.visible(other.value):
+                continue  # (an array of a region that ended is read no more)
+            visited.add(other)
+            if not trace_context.visible(flag):  # pragma: no cover - a flag is made with its array
+                raise AssertionError(f"the sameness flag of {other.value} is not visible here")
+            if other.value.type != storage.value.type:  # pragma: no cover - flags are only made for equal types
+                raise AssertionError(f"{other.value.type} and {storage.value.type} share memory")
+            _record(other, _choose(flag, storage.value, other.value))
+            todo.append(other)
+
+
+def _choose(flag: SSAValue, when_true: SSAValue, when_false: SSAValue) -> SSAValue:
+    """``when_true`` where the 0-d ``flag`` is true, else ``when_false`` (a ``graph.cond``, which
+    costs one branch and no elementwise select)."""
+    regions = []
+    for value in (when_true, when_false):
+        block = Block()
+        block.add_op(graph.YieldOp(value))
+        regions.append(Region(block))
+    op = trace_context.require().emit(graph.CondOp(flag, [when_true.type], *regions))
+    return op.results[0]
 
 
 @contextmanager

@@ -37,7 +37,7 @@ from types import CodeType, FrameType
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import FileLineColLoc, TensorType
+from xdsl.dialects.builtin import FileLineColLoc, TensorType, i1
 from xdsl.ir import Block, Region, SSAValue
 
 # Defined before kiln's imports: the operators import them from here while this module loads.
@@ -311,50 +311,162 @@ def _cond(
             sources.append(_branch_source(a, b, name, where, labels))
             staged.append(i)
             merged.append(None)
-    for branch, wrote in zip(traced, written):
+    # the arrays from before the `if` each merged array may be, and on which path it is each
+    candidates = [
+        (i, outer) for i, ty in zip(staged, result_types) if ty.get_shape() or sources[staged.index(i)] is not None
+        for outer in _outers((then.leaves[i], orelse.leaves[i]), boundary) if outer.value.type == ty
+    ]
+    path_flags: list[list[_Flag]] = []
+    for branch in traced:
+        with trace_context.at_block(branch.block):
+            path_flags.append([_same(branch.leaves[i], outer) for i, outer in candidates])
+    # a flag known on both paths follows from the predicate; one traced on a path is yielded
+    yielded = [k for k, fs in enumerate(zip(*path_flags)) if None not in fs and any(isinstance(f, Tensor) for f in fs)]
+    for branch, wrote, flags in zip(traced, written, path_flags):
         with trace_context.at_block(branch.block):
             values = [branch.value(branch.leaves[i], ty) for i, ty in zip(staged, result_types)]
             values += [wrote.get(storage, entry[storage]) for storage in storages]
+            values += [_flag_value(flags[k]) for k in yielded]
             with mutation.values_as(wrote):
                 trace_context.require().emit(graph.YieldOp(*values))
     op = trace_context.require().emit(
-        graph.CondOp(pred.value, [*result_types, *(entry[s].type for s in storages)], Region(then.block), Region(orelse.block))
+        graph.CondOp(pred.value, [*result_types, *(entry[s].type for s in storages), *(_FLAG_TYPE for _ in yielded)],
+                     Region(then.block), Region(orelse.block))
     )
+    merged_flags: dict[int, dict[mutation.Storage, SSAValue]] = {}
+    for k, (i, outer) in enumerate(candidates):
+        then_flag, else_flag = path_flags[0][k], path_flags[1][k]
+        if k in yielded:
+            flag: _Flag = Tensor(op.results[len(staged) + len(storages) + yielded.index(k)])
+        elif then_flag is None or else_flag is None:
+            continue
+        else:
+            flag = _or(_and(pred, then_flag), _and(np.logical_not(pred), else_flag) if else_flag else False)
+        merged_flags.setdefault(i, {})[outer] = _flag_value(flag)
     for i, result, source in zip(staged, op.results, sources):
         merged[i] = Tensor(result, source)
         merged[i].immutable = _scalar_on_every_path(then.leaves[i], orelse.leaves[i])
         if is_jump_flag(leaf_names[i]):
             _note(_FLAGS, merged[i], leaf_names[i])
     for storage, result in zip(storages, op.results[len(staged):]):
-        mutation.write(storage, result)
+        mutation.write(storage, result, shared=False)
     for storage, marked_at in marks.items():
         mutation.mark_stale(storage, marked_at)
     construct = "`if`" if labels[0] == "`if`" else "conditional expression"
     for i in staged:
-        _mark_alias(merged[i], (then.leaves[i], orelse.leaves[i]), boundary, where, construct, stale_before)
+        _mark_alias(merged[i], (then.leaves[i], orelse.leaves[i]), boundary, where, construct, stale_before,
+                    merged_flags.get(i))
     return unflatten_state(trees[0], merged)
 
 
 def _mark_alias(
     merged: Tensor, values: Iterable[Any], boundary: int, where: str, construct: str,
-    stale: frozenset[mutation.Storage] = frozenset(),
+    stale: frozenset[mutation.Storage] = frozenset(), flags: dict[mutation.Storage, SSAValue] | None = None,
 ) -> None:
     """Mark ``merged`` when one of the ``values`` it merges is an array from before the construct
-    (a storage older than ``boundary``): NumPy's sharing then depends on the path (see mutation.MaybeAlias).
+    (a storage older than ``boundary``), or an array of the construct's regions that is one on some
+    of their paths: NumPy's sharing then depends on the path (see mutation.MaybeAlias). ``flags``
+    says, for the outers it can, on which paths ``merged`` is that outer.
     0-d values are left alone: most stand for NumPy scalars (``x.sum()``, ``x[i]``, a loop counter),
     which NumPy does not share."""
     if merged.shape_source is None and merged.ndim == 0:
         return
-    outers: list[mutation.Storage] = []
-    for value in values:
-        if isinstance(value, Tensor) and value.storage.serial < boundary and all(value.storage is not o for o in outers):
-            outers.append(value.storage)
+    outers = _outers(values, boundary)
     if outers:
-        mutation.mark_alias(merged.storage, tuple(outers), where, construct)
+        flags = flags or {}
+        mutation.mark_alias(merged.storage, tuple(outers), where, construct, tuple(flags.get(o) for o in outers))
     # a merged array that may have been written through a MaybeAlias before the construct stays refused
     written = [v.storage.stale for v in values if isinstance(v, Tensor) and v.storage in stale]
     if written:
         mutation.mark_stale(merged.storage, written[0])  # type: ignore[arg-type]
+
+
+#: the type of a sameness flag (see mutation.MaybeAlias)
+_FLAG_TYPE = TensorType(i1, [])
+
+
+def _flaggable(leaf: _Leaf) -> bool:
+    """Whether a loop carries a flag for ``leaf``: an array (not a view) that shares memory with a
+    function argument (a write through it must reach the caller's array on the right iterations),
+    carried with its own type, and not a 0-d one (NumPy scalars are not shared)."""
+    value = leaf.value
+    if leaf.ty is None or not isinstance(value, Tensor) or value.is_view or value.type != leaf.ty:
+        return False
+    if not leaf.ty.get_shape() and value.shape_source is None:
+        return False
+    return any(s.argument is not None for s in mutation.sharing([value.storage], value.storage)) \
+        or value.storage.argument is not None
+
+
+def _outers(values: Iterable[Any], boundary: int) -> list[mutation.Storage]:
+    """The arrays from before a construct (storages older than ``boundary``) that ``values`` (what
+    its paths give, tensors or storages) are, or may be: themselves or, for an array its regions
+    merged, its outers."""
+    found: list[mutation.Storage] = []
+
+    def visit(storage: mutation.Storage) -> None:
+        if storage.serial < boundary:
+            if all(storage is not o for o in found):
+                found.append(storage)
+        elif storage.alias is not None:
+            for outer in storage.alias.outers:
+                visit(outer)
+
+    for value in values:
+        if isinstance(value, (Tensor, mutation.Storage)):
+            visit(value.storage if isinstance(value, Tensor) else value)
+    return found
+
+
+#: whether an array is another on the paths that reach here: known (a bool), a 0-d bool tensor, or unknown (None)
+_Flag = bool | Tensor | None
+
+
+def _same(value: Any, outer: mutation.Storage) -> _Flag:
+    """Whether ``value`` (what a path gives a variable) *is* the array ``outer``, traced where the
+    path ends; None where kiln cannot say (a view of it, an unflagged MaybeAlias)."""
+    if not isinstance(value, Tensor):
+        return False
+    storage = value.storage
+    if storage is outer:
+        return None if value.is_view else True
+    same = _same_storage(storage, outer)
+    return None if value.is_view and same is not False else same
+
+
+def _same_storage(storage: mutation.Storage, outer: mutation.Storage) -> _Flag:
+    alias = storage.alias
+    if alias is None:
+        return False
+    out: _Flag = False
+    for o, flag in zip(alias.outers, alias.flags):
+        sub = True if o is outer else _same_storage(o, outer)
+        if sub is not False:
+            sub = None if flag is None else _and(Tensor(flag), sub)
+        out = _or(out, sub)
+    return out
+
+
+def _and(a: _Flag, b: _Flag) -> _Flag:
+    if a is False or b is False:
+        return False
+    if a is None or b is None:
+        return None
+    return b if a is True else a if b is True else np.logical_and(a, b)
+
+
+def _or(a: _Flag, b: _Flag) -> _Flag:
+    if a is True or b is True:
+        return True
+    if a is None or b is None:
+        return None
+    return b if a is False else a if b is False else np.logical_or(a, b)
+
+
+def _flag_value(flag: _Flag) -> SSAValue:
+    """A known or traced flag as a 0-d ``i1`` value where tracing is now."""
+    assert flag is not None
+    return flag.value if isinstance(flag, Tensor) else constant(np.asarray(flag)).value
 
 
 #: the flag the ``return`` converter sets
@@ -640,9 +752,18 @@ def _staged_loop(
                 entry[storage] = storage.value
         #: arrays the body may have written through a MaybeAlias: stale after the loop
         marks: dict[mutation.Storage, str] = {}
+        #: carried leaves whose sameness with their initial array the body loses (a view of it, say)
+        unflaggable: set[int] = set()
+        #: per carried leaf, the other arrays from before the loop that an iteration may leave in it
+        #: (`a, b = b, a`): on later iterations the carried array may be one of those
+        others: dict[int, list[mutation.Storage]] = {}
         for _ in range(_MAX_PROBES):
             carried = [leaf for leaf in leaves if leaf.ty is not None]
-            arg_types = [leaf.ty for leaf in carried] + [entry[s].type for s in storages] + counter_types
+            # an array that starts as one sharing with an argument: a carried 0-d flag says whether it is
+            # still its initial array (true on entry), so a write through it is made on that one where so
+            flagged = [j for j, leaf in enumerate(leaves) if j not in unflaggable and _flaggable(leaf)]
+            arg_types = [leaf.ty for leaf in carried] + [entry[s].type for s in storages]
+            arg_types += [_FLAG_TYPE] * len(flagged) + counter_types
             cond_block, body_block = Block(arg_types=arg_types), Block(arg_types=arg_types)
 
             entered: list[Any] = []
@@ -655,10 +776,13 @@ def _staged_loop(
                     if leaf.ty is not None and is_jump_flag(leaf.name):
                         _note(_FLAGS, value, leaf.name)
                 for storage in storages:
-                    mutation.write(storage, next(args))
-                for leaf, value in zip(leaves, state):  # on the first iteration, a carried array is its initial one
+                    mutation.write(storage, next(args), shared=False)
+                flags = {j: next(args) for j in flagged}
+                for j, (leaf, value) in enumerate(zip(leaves, state)):  # on the first iteration, a carried array is its initial one
                     if leaf.ty is not None and isinstance(value, Tensor):
-                        _mark_alias(value, (leaf.value,), boundary, where, f"`{construct}` loop (its first iteration)")
+                        _mark_alias(value, (leaf.value, *others.get(j, ())), boundary, where,
+                                    f"`{construct}` loop" + ("" if others.get(j) else " (its first iteration)"),
+                                    flags={leaf.value.storage: flags[j]} if j in flags else None)
                 set_state(unflatten_state(trees, state))
                 return [Tensor(a) for a in args]
 
@@ -690,8 +814,22 @@ def _staged_loop(
                             raise TypeError(f"{where}: {describe(bad)} changes its structure in this staged `{construct}` loop")
                         changed = any([_update(leaf, out, where, construct) for leaf, out in zip(leaves, out_leaves)])
                         if not changed and not new:  # settled: the values this iteration yields
+                            lost = set()
+                            for j, (leaf, out) in enumerate(zip(leaves, out_leaves)):
+                                initial = leaf.value.storage if isinstance(leaf.value, Tensor) else None
+                                seen = others.setdefault(j, [])
+                                found = [o for o in _outers((out,), boundary) if o is not initial and o not in seen]
+                                if leaf.ty is not None and found:
+                                    seen += found
+                                    lost.add(j)
+                            out_flags = [_same(out_leaves[j], leaves[j].value.storage) for j in flagged]
+                            lost |= {j for j, flag in zip(flagged, out_flags) if flag is None}
+                            unflaggable |= lost
+                            changed = bool(lost)  # probe again without those flags, or with those arrays
+                        if not changed and not new:
                             outs = [_materialize(out, leaf.ty).value for leaf, out in zip(leaves, out_leaves) if leaf.ty is not None]
                             outs += [s.value for s in storages]
+                            outs += [_flag_value(flag) for flag in out_flags]
                             body_end = {s: s.value for s in scope.saved}
                 except BaseException:
                     cond_block.drop_all_references()  # the probe's uses of outer values go with it
@@ -716,7 +854,7 @@ def _staged_loop(
         with trace_context.at_block(body_block), mutation.values_as(body_end):
             trace_context.require().emit(graph.YieldOp(*outs, *(c.value for c in next_counters)))
         inits = [_materialize(leaf.value, leaf.ty).value for leaf in carried]
-        inits += [entry[s] for s in storages] + [c.value for c in counters]
+        inits += [entry[s] for s in storages] + [_flag_value(True) for _ in flagged] + [c.value for c in counters]
         op = trace_context.require().emit(graph.WhileOp(inits, Region(cond_block), Region(body_block)))
         results = iter(op.results)
         final = [
@@ -725,12 +863,14 @@ def _staged_loop(
         ]
         final = [True if is_set and is_jump_flag(leaf.name) else value for leaf, value, is_set in zip(leaves, final, ends_set)]
         for storage in storages:
-            mutation.write(storage, next(results))
+            mutation.write(storage, next(results), shared=False)
+        final_flags = {j: next(results) for j in flagged}
         for storage, marked_at in marks.items():
             mutation.mark_stale(storage, marked_at)
-        for leaf, value, out in zip(leaves, final, out_leaves):
+        for j, (leaf, value, out) in enumerate(zip(leaves, final, out_leaves)):
             if leaf.ty is not None and isinstance(value, Tensor):  # (zero iterations leave the value before the loop)
-                _mark_alias(value, (leaf.value, out), boundary, where, f"`{construct}` loop", stale_before)
+                _mark_alias(value, (leaf.value, out), boundary, where, f"`{construct}` loop", stale_before,
+                            {leaf.value.storage: final_flags[j]} if j in final_flags else None)
         for leaf, value in zip(leaves, final):
             if isinstance(value, Tensor) and is_jump_flag(leaf.name):
                 _note(_FLAGS, value, leaf.name)

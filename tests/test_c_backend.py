@@ -357,3 +357,19 @@ def test_large_constants_are_emitted_as_bytes_and_read_back_exactly() -> None:
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
     assert "_blob" in f.get_concrete_function(x).source
+
+
+def test_openmp_threads_wait_passively_unless_the_user_chose() -> None:
+    """Spinning OpenMP threads take the cores of a busy machine from the working thread: the
+    C backend makes libgomp's waiting threads sleep unless OMP_WAIT_POLICY is set."""
+    import os
+    import subprocess
+    import sys
+
+    code = "import os, kiln.backends.c; print(os.environ['OMP_WAIT_POLICY'])"
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "PASSIVE"
+    out = subprocess.run([sys.executable, "-c", code], env={**env, "OMP_WAIT_POLICY": "ACTIVE"},
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ACTIVE"

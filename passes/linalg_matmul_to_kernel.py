@@ -189,8 +189,11 @@ def _lower_matrix_vector(op: GenericOp) -> None:
     maps = indexing_maps(op)
     if maps[2].results != (d0,):
         return
-    (matrix,) = [i for i in (0, 1) if len(maps[i].results) == 2] or [None]
-    if matrix is None or maps[1 - matrix].results != (d1,):
+    matrices = [i for i in (0, 1) if len(maps[i].results) == 2]
+    if len(matrices) != 1:  # two matrices: a row-wise dot product (np.average's weighted sum), no kernel
+        return
+    matrix = matrices[0]
+    if maps[1 - matrix].results != (d1,):
         return
     a, x, y = op.inputs[matrix], op.inputs[1 - matrix], op.outputs[0]
     fill = zero_fill_before(op, y)

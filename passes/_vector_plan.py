@@ -9,7 +9,8 @@ every op is one of:
 * a reduction: a uniform load of an accumulator, one combining op (addf, mulf, maximumf,
   minimumf) with a value computed in the loop, and a store back to the same element
   (the form ``convert-linalg-to-loops`` gives reductions);
-* float arith/math ops in :data:`ELEMENTWISE` on one float width (f32 or f64 only).
+* float arith/math ops in :data:`ELEMENTWISE` on one float width (f32 or f64 only); i1 only
+  as a comparison's result and a select's condition (a select between booleans stays scalar).
 
 Any other use of the induction variable, a memref written and also read at another
 position (through views of the same buffer included), or mixed float widths disqualify it.
@@ -99,6 +100,16 @@ def _float_width(ty: Attribute) -> Attribute | None:
     return ty if isinstance(ty, Float32Type | Float64Type) else None
 
 
+def _mask_position(op: Operation, value: SSAValue) -> bool:
+    """Whether an i1 ``value`` of ``op`` is a comparison's result or a select's condition: the
+    only places the C backend has a vector of i1 (its ISA mask type). A select choosing between
+    i1 values (``np.where`` on booleans) would need mask logic, and a loop-invariant i1 operand
+    a broadcast to a mask: such loops stay scalar."""
+    if isinstance(op, arith.CmpfOp):
+        return value is op.result
+    return isinstance(op, arith.SelectOp) and value is op.cond
+
+
 def analyze(loop: scf.ForOp) -> Plan | None:
     """A plan to vectorize ``loop``, or None when it does not qualify."""
     if loop.iter_args or constant_int(loop.step) != 1 or not is_innermost(loop):
@@ -134,7 +145,7 @@ def analyze(loop: scf.ForOp) -> Plan | None:
             if isinstance(op, arith.SelectOp) and _defined_outside(op.cond, loop):
                 return None
             for v in (*op.operands, *op.results):
-                if v is iv or not (_float_width(v.type) or v.type == IntegerType(1)):
+                if v is iv or not (_float_width(v.type) or (v.type == IntegerType(1) and _mask_position(op, v))):
                     return None
                 if _float_width(v.type):
                     floats.add(v.type)

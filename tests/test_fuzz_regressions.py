@@ -243,3 +243,31 @@ def test_views_shown_again_after_a_staged_region() -> None:
     check(view_read_in_loop_then_written_in_other_branch, lambda: [np.array([[-1, 4], [-6, -2]]), np.array([[3.25]])])
     check(view_read_in_loop_then_written_in_other_branch, lambda: [np.array([[-1, 4], [-6, -2]]), np.array([[-3.25]])])
     check(view_read_in_loop_then_after_it, lambda: [np.array([[0, 2, 1], [3, -1, 0], [1, 1, 4]])])
+
+
+# ---------------------------------------------------------------------- np.where choosing between booleans
+
+
+def where_on_where_of_comparisons(x, y, z, u, v):
+    # 1126-3676, 3862, 1795: the inner where selects between two comparisons (vectors of i1); the
+    # vectorized loop had a kvec.select on i1, which the C backend has no form for
+    v += 1.0
+    return np.where(np.where(x.astype(np.bool), y > 0.5, z < 1.0), u, v), v
+
+
+def where_on_where_with_constant_false(x, y, s):
+    # 1126-1471, 3806: the inner where's `False` is loop-invariant: it was broadcast to a vector of
+    # floats, so the inner select (typed by that operand) gave floats and the outer one took them
+    # as its mask (gcc refused `_mm512_mask_blend_pd(float vector, mask, ...)`)
+    return np.where(np.where(x.astype(np.bool), False, y < 0.0), x, s)
+
+
+def test_where_choosing_between_booleans() -> None:
+    def five() -> list[np.ndarray]:
+        rng = np.random.default_rng(5)
+        return [np.round(rng.uniform(-2, 2, 13) * 2) / 2 for _ in range(5)]
+
+    check(where_on_where_of_comparisons, five)
+    check(where_on_where_with_constant_false, lambda: [np.array([0.0, 1.5, -2.0, 3.0, 0.0, -1.0, 2.5, -0.5, 4.0]),
+                                                       np.array([-1.0, -2.0, 0.5, -3.0, 1.0, 2.0, -0.25, 3.0, -1.0]),
+                                                       np.float64(7.0)])

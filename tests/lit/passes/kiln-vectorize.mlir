@@ -254,3 +254,41 @@ func.func @sign(%x: memref<?xf64>, %out: memref<?xf64>) {
   }
   func.return
 }
+
+// -----
+
+// Not vectorized: a select choosing between booleans (np.where(np.where(x, y < 0, z > 0), ...),
+// fuzz 1126-3676), and one with a loop-invariant boolean (np.where(np.where(x, False, y < 0),
+// ...), fuzz 1126-1471): the C backend has vectors of i1 only as a comparison's mask feeding a
+// select of floats (the invariant `false` was broadcast to a vector of floats).
+// CHECK-LABEL: func.func @bool_select_kept
+// CHECK-NOT:   vector
+// CHECK-NOT:   kvec
+// CHECK:       func.return
+func.func @bool_select_kept(%x: memref<?xf64>, %y: memref<?xf64>, %out: memref<?xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %false = arith.constant false
+  %zero = arith.constant 0.0 : f64
+  %n = memref.dim %out, %c0 : memref<?xf64>
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %x[%i] : memref<?xf64>
+    %b = memref.load %y[%i] : memref<?xf64>
+    %ca = arith.cmpf une, %a, %zero : f64
+    %cb = arith.cmpf olt, %b, %zero : f64
+    %cc = arith.cmpf ogt, %b, %zero : f64
+    %m = arith.select %ca, %cb, %cc : i1
+    %r = arith.select %m, %a, %b : f64
+    memref.store %r, %out[%i] : memref<?xf64>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %x[%i] : memref<?xf64>
+    %b = memref.load %y[%i] : memref<?xf64>
+    %ca = arith.cmpf une, %a, %zero : f64
+    %cb = arith.cmpf olt, %b, %zero : f64
+    %m = arith.select %ca, %false, %cb : i1
+    %r = arith.select %m, %a, %b : f64
+    memref.store %r, %out[%i] : memref<?xf64>
+  }
+  func.return
+}

@@ -97,8 +97,11 @@ class Tensor:
 
     def make_view(self, step: mutation.ViewStep, shown: Tensor | None = None) -> Tensor:
         """A view of this tensor: the same storage, one more step in the chain (``shown``: the
-        step's result, when the caller already built it)."""
+        step's result, when the caller already built it). Of a NumPy scalar, NumPy makes a new
+        array (``s.reshape(1, 1)``, ``s[None]``), or a scalar where the result is 0-d: never a view."""
         shown = step.forward(self) if shown is None else shown
+        if self.immutable:
+            return as_scalar(Tensor(shown.value, self.shape_source))
         out = Tensor(shown.value, self.shape_source, storage=self._storage)
         out._steps = (*self._steps, step)
         return out

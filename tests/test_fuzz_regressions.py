@@ -284,3 +284,24 @@ def test_reshapes_of_strided_arrays_are_views_where_numpy_makes_them() -> None:
     check(reshape_of_strided_argument_is_a_view, lambda: [np.arange(6, dtype=np.float64)])
     check(reshape_of_strided_local_is_a_view, lambda: [np.arange(16, dtype=np.float64).reshape(4, 4)])
     check(reshape_of_strided_array_that_needs_a_copy, lambda: [np.arange(12).reshape(3, 4)])
+
+
+def views_of_numpy_scalars_are_new_arrays(a):
+    # 1126-2261: `b` is a NumPy scalar (a whole reduction); `b.reshape((1, 1))` is a new array in
+    # NumPy, so writes to `d` leave `b` alone (kiln made a view of the scalar's memory)
+    b = np.sum(a, axis=0)
+    d = b.reshape((1, 1))
+    d[0] = 3.0
+    d[:] += -0.5
+    e = np.float64(2.0) * a[0]
+    r = e[None]
+    r[0] = 7.0
+    g = a.max()
+    np.ravel(g)[0] = 1.0
+    h = np.expand_dims(g, 0)
+    h += 5.0
+    return b, d, e, r, g, h
+
+
+def test_views_of_numpy_scalars_are_new_arrays() -> None:
+    check(views_of_numpy_scalars_are_new_arrays, lambda: [np.array([4.0, -1.0, 2.5, 0.5])])

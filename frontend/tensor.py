@@ -97,8 +97,11 @@ class Tensor:
 
     def make_view(self, step: mutation.ViewStep, shown: Tensor | None = None) -> Tensor:
         """A view of this tensor: the same storage, one more step in the chain (``shown``: the
-        step's result, when the caller already built it)."""
+        step's result, when the caller already built it). Of a NumPy scalar, NumPy makes a new
+        array (``s.reshape(1, 1)``, ``s[None]``), or a scalar where the result is 0-d: never a view."""
         shown = step.forward(self) if shown is None else shown
+        if self.immutable:
+            return as_scalar(Tensor(shown.value, self.shape_source))
         out = Tensor(shown.value, self.shape_source, storage=self._storage)
         out._steps = (*self._steps, step)
         return out
@@ -126,6 +129,24 @@ class Tensor:
                 return False
             parent = step.forward(parent)
         return True
+
+    def element_strides(self) -> tuple[int, ...] | None:
+        """NumPy's strides of this array in elements, from its base's (an argument's layout, else
+        C-contiguous) through its view chain; None where a step or a size is not known. Of an
+        argument's memory, noted like :meth:`is_contiguous`."""
+        storage = self._storage
+        if storage.argument is not None:
+            trace_context.require().notes.setdefault(LAYOUT_ARGUMENTS, set()).add(storage.argument)
+        parent = Tensor(storage.value)
+        if -1 in shape_of(parent):
+            return None
+        strides: tuple[int, ...] | None = storage.layout if storage.layout is not None else c_strides(shape_of(parent))
+        for step in self._steps:
+            strides = step.view_strides(parent, strides)
+            if strides is None:
+                return None
+            parent = step.forward(parent)
+        return strides
 
     def _strided_contiguous(self, layout: tuple[int, ...]) -> bool:
         """:meth:`is_contiguous` of a view of an argument with the element strides ``layout``."""
@@ -207,8 +228,6 @@ class Tensor:
                 "setting .shape of an argument array inside kiln.function is not supported: in Python it reshapes "
                 "the caller's array object, which compiled code cannot do; use x = x.reshape(...)"
             )
-        if not self.is_contiguous():
-            raise AttributeError("Incompatible shape for in-place modification. Use `.reshape()` to make a copy with the desired shape.")
         view = np.reshape(self, new_shape)
         if not isinstance(view, Tensor) or view._storage is not self._storage:
             raise AttributeError("Incompatible shape for in-place modification. Use `.reshape()` to make a copy with the desired shape.")
@@ -701,6 +720,38 @@ def c_strides(shape: Sequence[int]) -> tuple[int, ...]:
         out.append(step)
         step *= max(d, 1)
     return tuple(reversed(out))
+
+
+def reshape_strides(source: Sequence[int], strides: Sequence[int], target: Sequence[int]) -> tuple[int, ...] | None:
+    """The element strides of ``source`` (with ``strides``) reshaped to ``target`` without a copy,
+    or None where a copy is needed: NumPy's ``_attempt_nocopy_reshape`` (C order), which makes a
+    view of any array whose axes merged into one target axis (or split from one) are laid out
+    contiguously relative to each other, e.g. ``x[::2].reshape(2, 3)``. Static sizes only."""
+    if 0 in source or -1 in source or -1 in target:
+        return None
+    old = [(d, s) for d, s in zip(source, strides) if d != 1]
+    out = [0] * len(target)
+    oi = ni = 0
+    while ni < len(target) and oi < len(old):
+        oj, nj = oi + 1, ni + 1
+        np_, op = target[ni], old[oi][0]
+        while np_ != op:
+            if np_ < op:
+                np_ *= target[nj]
+                nj += 1
+            else:
+                op *= old[oj][0]
+                oj += 1
+        if any(old[k][1] != old[k + 1][0] * old[k + 1][1] for k in range(oi, oj - 1)):
+            return None
+        out[nj - 1] = old[oj - 1][1]
+        for nk in range(nj - 1, ni, -1):
+            out[nk - 1] = out[nk] * target[nk]
+        ni, oi = nj, oj
+    last = out[ni - 1] if ni >= 1 else 1
+    for nk in range(ni, len(target)):
+        out[nk] = last
+    return tuple(out)
 
 
 def unit_axes_strides(source: Sequence[int], strides: Sequence[int], target: Sequence[int]) -> tuple[int, ...] | None:

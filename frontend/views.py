@@ -2,8 +2,10 @@
 
 ``x.T``, ``np.transpose``, ``np.swapaxes`` and friends are always views; a
 reshape (``reshape``, ``ravel``, ``squeeze``, ``expand_dims``) is a view when
-NumPy makes one: of a C-contiguous array, or one that only drops or adds
-length-1 axes (``ravel``: only of a C-contiguous array). Otherwise NumPy copies, and so does kiln: the result is a new
+NumPy makes one: of a C-contiguous array, one that only drops or adds
+length-1 axes, or one whose merged or split axes are laid out contiguously
+relative to each other (``x[::2].reshape(2, 3)``; ``ravel``: only of a
+C-contiguous array). Otherwise NumPy copies, and so does kiln: the result is a new
 array, and writing to it leaves the original alone.
 """
 
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 
 from kiln.dialects import graph
 from kiln.frontend.mutation import ViewStep
-from kiln.frontend.tensor import Tensor, c_contiguous, c_strides, emit, reshape_to, shape_of, unit_axes_strides
+from kiln.frontend.tensor import Tensor, c_contiguous, c_strides, emit, reshape_strides, reshape_to, shape_of, unit_axes_strides
 
 
 @dataclass(eq=False)
@@ -48,10 +50,11 @@ class ReshapeStep(ViewStep):
         return True
 
     def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
-        """A reshape view of a contiguous parent is contiguous; of another, only length-1 axes change."""
+        """A reshape view of a contiguous parent is contiguous; of another, NumPy's no-copy strides."""
         if c_contiguous(shape_of(parent), strides) and -1 not in self.shape:
             return c_strides(self.shape)
-        return unit_axes_strides(shape_of(parent), strides, self.shape)
+        out = reshape_strides(shape_of(parent), strides, self.shape)
+        return out if out is not None else unit_axes_strides(shape_of(parent), strides, self.shape)
 
 
 def transposed(x: Tensor, result: Tensor) -> Tensor:
@@ -70,6 +73,9 @@ def reshaped(x: Tensor, result: Tensor, *, always_view: bool = False) -> Tensor:
     if result is x:
         return x.make_view(ReshapeStep(shape_of(x))) if x.is_view else x
     if always_view or _only_unit_axes(shape_of(x), shape_of(result)) or x.is_contiguous():
+        return x.make_view(ReshapeStep(shape_of(result)), result)
+    strides = x.element_strides()
+    if strides is not None and reshape_strides(shape_of(x), strides, shape_of(result)) is not None:
         return x.make_view(ReshapeStep(shape_of(result)), result)
     return result
 

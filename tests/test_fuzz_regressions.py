@@ -271,3 +271,65 @@ def test_where_choosing_between_booleans() -> None:
     check(where_on_where_with_constant_false, lambda: [np.array([0.0, 1.5, -2.0, 3.0, 0.0, -1.0, 2.5, -0.5, 4.0]),
                                                        np.array([-1.0, -2.0, 0.5, -3.0, 1.0, 2.0, -0.25, 3.0, -1.0]),
                                                        np.float64(7.0)])
+
+
+# ---------------------------------------------------------------------- fe2: reshapes of strided arrays
+
+
+def reshape_of_strided_argument_is_a_view(a):
+    # 1126-3768: `a` is `x[::2]`; NumPy reshapes a strided 1-D array without a copy, so the write
+    # through `w` reaches `a` (kiln copied every non-contiguous reshape)
+    w = a.reshape(2, 3)
+    w /= 2
+    return a
+
+
+def reshape_of_strided_local_is_a_view(a):
+    # the same for an array made in the function: axes merged or split are laid out contiguously
+    # relative to each other (a row stride of 4 = 2 columns of stride 2), so NumPy makes views
+    b = a * 1.0
+    v = b[:, ::2].reshape(8)
+    v[1] = 9.0
+    u = b[::2].reshape(2, 2, 2)
+    u[1, 0] = -1.0
+    s = b[:, 1::2]
+    s.shape = (8,)
+    s += 100.0
+    c = b[::2, ::2].reshape(4)  # a row stride of 8 and a column stride of 2 do not merge: a copy
+    c += 1000.0
+    return b, v, u, s, c
+
+
+def reshape_of_strided_array_that_needs_a_copy(a):
+    # a transposed slice's axes cannot merge: NumPy copies, and the write leaves `a` alone
+    w = a[:, 1:].T.reshape(-1)
+    w[0] = 5
+    return w
+
+
+def test_reshapes_of_strided_arrays_are_views_where_numpy_makes_them() -> None:
+    check(reshape_of_strided_argument_is_a_view, lambda: [np.array([-2.5, 1.5, -0.5, 3.75, -3.25, 3.5, -1.25, 0.75, 0.5, -0.5, -4.0, -3.75], dtype=np.float32)[::2]])
+    check(reshape_of_strided_argument_is_a_view, lambda: [np.arange(6, dtype=np.float64)])
+    check(reshape_of_strided_local_is_a_view, lambda: [np.arange(16, dtype=np.float64).reshape(4, 4)])
+    check(reshape_of_strided_array_that_needs_a_copy, lambda: [np.arange(12).reshape(3, 4)])
+
+
+def views_of_numpy_scalars_are_new_arrays(a):
+    # 1126-2261: `b` is a NumPy scalar (a whole reduction); `b.reshape((1, 1))` is a new array in
+    # NumPy, so writes to `d` leave `b` alone (kiln made a view of the scalar's memory)
+    b = np.sum(a, axis=0)
+    d = b.reshape((1, 1))
+    d[0] = 3.0
+    d[:] += -0.5
+    e = np.float64(2.0) * a[0]
+    r = e[None]
+    r[0] = 7.0
+    g = a.max()
+    np.ravel(g)[0] = 1.0
+    h = np.expand_dims(g, 0)
+    h += 5.0
+    return b, d, e, r, g, h
+
+
+def test_views_of_numpy_scalars_are_new_arrays() -> None:
+    check(views_of_numpy_scalars_are_new_arrays, lambda: [np.array([4.0, -1.0, 2.5, 0.5])])

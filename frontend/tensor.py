@@ -310,13 +310,15 @@ class Tensor:
 
     def __iter__(self) -> Iterator[Any]:
         """Rows, as NumPy iterates (``a, b = np.indices(s)``): views ``self[i]`` when the leading
-        size is known while tracing; a run-time size has no Python iteration."""
+        size is known while tracing; a run-time size has no Python iteration. Each row is read
+        when it is asked for, as NumPy's iterator reads the live array: a loop over
+        ``enumerate(a)`` whose body writes ``a`` sees those writes in later rows."""
         dims = graph.shape_of(self.value) if self.shape_source is None else None
         if dims == ():
             raise TypeError("iteration over a 0-d array")
         if dims is None or dims[0] < 0:
             _no_value(self, "iteration (`for ... in tensor`, unpacking, list())")
-        return iter([self[i] for i in range(dims[0])])
+        return (self[i] for i in range(dims[0]))
 
     # ------------------------------------------------------------------ operators (NumPy ufuncs)
 

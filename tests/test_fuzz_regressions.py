@@ -333,3 +333,29 @@ def views_of_numpy_scalars_are_new_arrays(a):
 
 def test_views_of_numpy_scalars_are_new_arrays() -> None:
     check(views_of_numpy_scalars_are_new_arrays, lambda: [np.array([4.0, -1.0, 2.5, 0.5])])
+
+
+# ---------------------------------------------------------------------- iterating an array the loop writes
+
+
+def enumerate_reads_the_live_array(a):
+    # 1126-1219: NumPy's iterator reads each element when it gets there: the last one was written
+    for k9, r8 in enumerate(a):
+        a[-1] = r8
+    return k9
+
+
+def enumerate_view_of_written_array(a, b):
+    # the iterated array is a reversed view of `a`: writes to `a` show in the elements still to come
+    for k, r in enumerate(a[::-1]):
+        a[k] = r + 1
+    for k, row in enumerate(b):  # rows of a 2-D array are views, read as the loop reaches them
+        if row.sum() > 100:
+            break
+        b[-1] = row * 2
+    return a, b
+
+
+def test_iteration_reads_the_array_as_it_is_now() -> None:
+    check(enumerate_reads_the_live_array, lambda: [np.array([4.0, -2.75, 3.75, -0.5])])
+    check(enumerate_view_of_written_array, lambda: [np.arange(4.0), np.arange(8.0).reshape(4, 2)])

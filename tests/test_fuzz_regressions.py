@@ -359,3 +359,47 @@ def enumerate_view_of_written_array(a, b):
 def test_iteration_reads_the_array_as_it_is_now() -> None:
     check(enumerate_reads_the_live_array, lambda: [np.array([4.0, -2.75, 3.75, -0.5])])
     check(enumerate_view_of_written_array, lambda: [np.arange(4.0), np.arange(8.0).reshape(4, 2)])
+
+# ---------------------------------------------------------------------- reshape views of strided memory
+
+
+def reshape_of_strided_argument(c):
+    # 1126-1203: `c` is x[:, ::2] of a (3, 6) array: element stride 2 on both axes' flattening, so
+    # NumPy's reshape(-1) is a view and the write reaches `c`
+    w1 = c.reshape(-1)
+    w1 += 9
+    return w1
+
+
+def reshape_of_strided_argument_then_slice_write(c):
+    # 1126-4022: the same view, written through a slice of it
+    w2 = c.reshape(-1)
+    w2[8:] = c.sum()
+    return w2
+
+
+def reshapes_of_strided_views(a, b):
+    # view or copy as NumPy decides for each: x[:, ::2] flattens evenly (view); x[:, :2] of a wider
+    # array does not (copy); splitting an axis of a transpose is a view; merging its axes is not
+    x = a * 1.0
+    v = x[:, ::2].reshape(-1)
+    v += 1
+    u = x[:, :2].reshape(-1)
+    u -= 100
+    t = b.T.reshape(3, 2, 2)
+    t[0] = 0
+    s = b.T.reshape(-1)
+    s += 50
+    r = x[:, 1::2]  # strides (8, 2): `.shape =` may merge its axes, as NumPy's does
+    r.shape = (2, 8)
+    r[:] = -1
+    return x, v, u, t, s, r
+
+
+def test_reshape_is_a_view_exactly_when_numpy_makes_one() -> None:
+    strided = lambda: [np.arange(18.0).reshape(3, 6)[:, ::2]]  # noqa: E731
+    check(reshape_of_strided_argument, strided)
+    check(reshape_of_strided_argument_then_slice_write, strided)
+    check(reshape_of_strided_argument, lambda: [np.arange(18.0).reshape(3, 6)[:, :3]])  # rows apart: a copy
+    check(reshapes_of_strided_views, lambda: [np.arange(32.0).reshape(4, 8), np.arange(12).reshape(4, 3)])
+    check(reshapes_of_strided_views, lambda: [np.arange(64.0).reshape(4, 16)[:, ::2], np.arange(24).reshape(8, 3)[::2]])

@@ -262,6 +262,19 @@ class Tensor:
             raise TypeError(f"len() of {self!r}: its first dimension is dynamic; use x.shape[0] after kiln.function")
         return dims[0]
 
+    def __getattr__(self, name: str) -> Any:
+        """An attribute kiln's arrays lack (normal lookup failed): named, with the user's line.
+        Still an AttributeError, so ``hasattr`` and ``getattr(x, name, default)`` keep working."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        where = trace_context.describe_location(trace_context.user_location())
+        if hasattr(np.ndarray, name):
+            raise AttributeError(
+                f"{where}: ndarray.{name} is not supported inside kiln.function "
+                "(docs/numpy-semantics.md lists what is)"
+            )
+        raise AttributeError(f"{where}: 'numpy.ndarray' object has no attribute {name!r}")
+
     def __repr__(self) -> str:
         if self.shape is None:
             return f"Tensor(shape=<unknown rank>, dtype={self.dtype})"

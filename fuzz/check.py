@@ -95,18 +95,29 @@ def load(path: str | Path, name: str | None = None) -> ModuleType:
     return module
 
 
+def _copied(value: ast.expr) -> ast.expr:
+    return ast.copy_location(ast.Call(func=ast.Name("_fuzz_copied", ast.Load()), args=[value], keywords=[]), value)
+
+
 class _CopyValuesFirst(ast.NodeTransformer):
-    """``x[k] = v`` becomes ``x[k] = _fuzz_copied(v)``: the value copied before the write."""
+    """``x[k] = v`` becomes ``x[k] = _fuzz_copied(v)`` and ``np.copyto(d, v)`` becomes
+    ``np.copyto(d, _fuzz_copied(v))``: the value copied before the write."""
 
     def visit_Assign(self, node: ast.Assign) -> ast.AST:
+        self.generic_visit(node)
         if any(isinstance(t, ast.Subscript) for t in node.targets):
-            call = ast.Call(func=ast.Name("_fuzz_copied", ast.Load()), args=[node.value], keywords=[])
-            node.value = ast.copy_location(call, node.value)
+            node.value = _copied(node.value)
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "copyto" and len(node.args) >= 2:
+            node.args[1] = _copied(node.args[1])
         return node
 
 
 def load_copying_values_first(path: str | Path) -> ModuleType:
-    """The program with every ``x[k] = v`` copying an array ``v`` first. NumPy copies an
+    """The program with every ``x[k] = v`` and ``np.copyto(x, v)`` copying an array ``v`` first. NumPy copies an
     overlapping source first only in some cases (``a[1] = a[:, 4]`` it copies element by
     element, backwards, so the result depends on that order); a program whose result changes
     here depends on NumPy's copy order and is ill defined."""

@@ -143,6 +143,8 @@ def test_ill_defined_programs_are_invalid(tmp_path: Path) -> None:
         # NumPy copies m[:, 2] into m[1] element by element, backwards: m[1, 1] reads the new m[1, 2]
         "overlapping copy order": (["m = np.arange(9.0).reshape(3, 3)", "m[1] = m[:, 2]", "return m + a"],
                                    "overlapping view"),
+        "overlapping copyto order": (["m = np.arange(9.0).reshape(3, 3)", "np.copyto(m[1], m[:, 2])", "return m + a"],
+                                     "overlapping view"),
     }
     for why, (lines, reason) in cases.items():
         body = ("\n" + " " * 16).join(lines)

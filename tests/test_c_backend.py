@@ -373,3 +373,27 @@ def test_openmp_threads_wait_passively_unless_the_user_chose() -> None:
     out = subprocess.run([sys.executable, "-c", code], env={**env, "OMP_WAIT_POLICY": "ACTIVE"},
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "ACTIVE"
+
+
+def test_a_compiler_crash_is_retried_without_its_vectorizer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gcc 12 crashes ("internal compiler error") vectorizing some generated loops on AVX-512:
+    the source is compiled again without the vectorizer, with a warning, and gives the same results."""
+    from kiln.backends.c import toolchain
+
+    fake = tmp_path / "cc"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'case " $* " in *" -fno-tree-vectorize "*) exec cc "$@";; esac\n'
+        'case " $* " in *" --version "*) exec cc "$@";; esac\n'
+        'echo "x.c:1:1: internal compiler error: in vect_slp_analyze_node_operations_1" >&2\n'
+        "exit 1\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("CC", str(fake))
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
+    source = "__attribute__((visibility(\"default\"))) int kiln_twice(int x) { return 2 * x; }\n"
+    with pytest.warns(toolchain.CompilerBugWarning, match="internal compiler error"):
+        so = toolchain.compile_shared(source)
+    import ctypes
+
+    assert ctypes.CDLL(str(so)).kiln_twice(21) == 42

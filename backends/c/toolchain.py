@@ -33,6 +33,7 @@ import os
 import platform
 import shutil
 import subprocess
+import warnings
 from pathlib import Path
 
 from kiln.backends import cache
@@ -121,9 +122,31 @@ def compile_shared(source: str, *, opt_flags: tuple[str, ...] = DEFAULT_OPT_FLAG
     return so_path
 
 
+class CompilerBugWarning(RuntimeWarning):
+    """The C compiler crashed on kiln's code and it was compiled again without the failing
+    optimization: the same results, possibly slower."""
+
+
+#: what is left out when the compiler crashes (gcc 12's vectorizer: "internal compiler error in
+#: vect_slp_analyze_node_operations_1" on some generated loops with -march=native on AVX-512)
+_AFTER_COMPILER_BUG = ("-fno-tree-vectorize",)
+
+
 def _run_compiler(cc: str, flags: tuple[str, ...], c_path: Path, out: Path, prefix: tuple[str, ...] = ()) -> None:
     cmd = [*prefix, cc, *flags, "-o", str(out), str(c_path), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0 and "internal compiler error" in proc.stderr:
+        first = proc.stderr.strip().splitlines()
+        bug = next((line for line in first if "internal compiler error" in line), first[-1] if first else "")
+        cmd = [*prefix, cc, *flags, *_AFTER_COMPILER_BUG, "-o", str(out), str(c_path), "-lm"]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode == 0:
+            warnings.warn(
+                f"kiln: the C compiler crashed on {c_path} ({bug.strip()}); compiled again with "
+                f"{' '.join(_AFTER_COMPILER_BUG)}: same results, its loops not auto-vectorized by the compiler",
+                CompilerBugWarning,
+                stacklevel=2,
+            )
     if proc.returncode != 0:
         raise CompileError(
             f"C compilation failed (exit {proc.returncode}); source kept at {c_path}\n"

@@ -24,7 +24,7 @@ def check_plain_array(value: Any, what: str) -> None:
     cls = type(value)
     if not isinstance(value, np.ndarray) or cls in _PLAIN:
         return
-    where = trace_context.describe_location(trace_context.user_location())
+    where = trace_context.here()
     name = f"{cls.__module__}.{cls.__qualname__}"
     if isinstance(value, np.ma.MaskedArray):
         lost, fix = "its mask", "x.filled(value) for the data with masked entries replaced, or np.asarray(x) for the raw data"

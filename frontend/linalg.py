@@ -19,7 +19,7 @@ from kiln.frontend.tensor import Tensor, as_tensor, cast, emit, require_rank
 
 
 def _unsupported(what: str) -> NotImplementedError:
-    where = trace_context.describe_location(trace_context.user_location())
+    where = trace_context.here()
     return NotImplementedError(f"{where}: {what} is not supported inside kiln.function")
 
 

@@ -36,7 +36,7 @@ from kiln.frontend.tensor import Tensor, as_tensor, cast, emit
 
 def _refuse(what: str = "this use of x[mask]") -> NoReturn:
     raise NotImplementedError(
-        f"{trace_context.describe_location(trace_context.user_location())}: {what} is not supported inside "
+        f"{trace_context.here()}: {what} is not supported inside "
         "kiln.function: x[mask] has a length known only at run time; kiln supports elementwise math on it, "
         "x[mask] = ..., x[mask] op= v and whole reductions (sum, mean, max, min, prod, any, all); "
         "else use np.where(mask, x, ...)"

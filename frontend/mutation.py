@@ -113,7 +113,7 @@ class MaybeAlias:
     def check_read(self) -> None:
         if any(outer.value is not value for outer, value in self._unflagged()):
             raise NotImplementedError(
-                f"{_here()}: this reads an array that is, on some paths of the staged {self.construct} at "
+                f"{trace_context.here()}: this reads an array that is, on some paths of the staged {self.construct} at "
                 f"{self.where}, the same array as one from before it, which was written since (NumPy would show "
                 "that write here on those paths only). Copy it where it is bound (`y = x.copy()`)"
             )
@@ -125,13 +125,13 @@ class MaybeAlias:
         unflagged = sharing([outer for outer, _ in self._unflagged()], storage)
         if any(outer.argument is not None for outer in unflagged):
             raise NotImplementedError(
-                f"{_here()}: this writes to an array that is a function argument on some paths of the staged "
+                f"{trace_context.here()}: this writes to an array that is a function argument on some paths of the staged "
                 f"{self.construct} at {self.where} and a new array on others, so whether the caller's array "
                 "changes depends on the path. Copy it where it is bound (`y = x.copy()`), or write to the "
                 "argument by its own name"
             )
         for outer in unflagged:
-            mark_stale(outer, f"{_here()} (through a variable that is this array on some paths of the staged "
+            mark_stale(outer, f"{trace_context.here()} (through a variable that is this array on some paths of the staged "
                               f"{self.construct} at {self.where})")
 
 
@@ -210,13 +210,9 @@ def _check_operand(guards: weakref.WeakSet[Storage], op: Operation, operand: SSA
             storage.alias.check_read()
         if storage.stale is not None and not isinstance(op, _CARRIERS):
             raise NotImplementedError(
-                f"{_here()}: this reads an array that may have been written at {storage.stale}; NumPy's answer "
+                f"{trace_context.here()}: this reads an array that may have been written at {storage.stale}; NumPy's answer "
                 "depends on the path. Copy it where the other variable is bound (`y = x.copy()`)"
             )
-
-
-def _here() -> str:
-    return trace_context.describe_location(trace_context.user_location())
 
 
 def set_value(storage: Storage, value: SSAValue) -> None:

@@ -25,7 +25,7 @@ def _length(t: Tensor, axis: int) -> Tensor:
 
 def _require(cond: Tensor, message: str) -> None:
     ctx = trace_context.require()
-    where = trace_context.describe_location(trace_context.user_location())
+    where = trace_context.here()
     ctx.emit(graph.CheckOp(cond.value, f"{where}: {message}"))
 
 

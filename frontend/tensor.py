@@ -267,7 +267,7 @@ class Tensor:
         Still an AttributeError, so ``hasattr`` and ``getattr(x, name, default)`` keep working."""
         if name.startswith("_"):
             raise AttributeError(name)
-        where = trace_context.describe_location(trace_context.user_location())
+        where = trace_context.here()
         if hasattr(np.ndarray, name):
             raise AttributeError(
                 f"{where}: ndarray.{name} is not supported inside kiln.function "
@@ -299,7 +299,7 @@ class Tensor:
     # ------------------------------------------------------------------ no Python value at trace time
 
     def __bool__(self) -> NoReturn:
-        where = trace_context.describe_location(trace_context.user_location())
+        where = trace_context.here()
         raise TypeError(
             f"{where}: Python control flow (`if`, `while`, `and`, `or`, `not`) on a traced kiln tensor {self!r}: "
             "a tensor has no Python value while kiln.function traces it. This function is not converted by "

@@ -56,6 +56,11 @@ def user_location() -> LocationAttr:
     return UnknownLoc()
 
 
+def here() -> str:
+    """``file:line:col`` of the innermost user frame, for errors raised while tracing."""
+    return describe_location(user_location())
+
+
 @functools.lru_cache(maxsize=512)
 def _positions(code: CodeType) -> tuple[tuple[int | None, int | None, int | None, int | None], ...]:
     """A code object's instruction positions, listed once (every traced op asks; a large converted

@@ -110,13 +110,8 @@ COMPOSITE_UFUNCS: dict[np.ufunc, Callable[..., Any]] = {
 # ---------------------------------------------------------------------- functions
 
 
-def _where() -> str:
-    """The user's file:line:col, for errors raised while tracing."""
-    return trace_context.describe_location(trace_context.user_location())
-
-
 def _unsupported(what: str) -> NotImplementedError:
-    return NotImplementedError(f"{_where()}: {what} is not supported inside kiln.function")
+    return NotImplementedError(f"{trace_context.here()}: {what} is not supported inside kiln.function")
 
 
 def _power_of_ten(n: int) -> float:
@@ -136,10 +131,10 @@ def round_(a: Any, decimals: Any = 0, out: Any = None) -> Tensor:
     try:
         n = operator.index(decimals)
     except TypeError:
-        raise TypeError(f"{_where()}: np.round: decimals must be a Python int, got {decimals!r}") from None
+        raise TypeError(f"{trace_context.here()}: np.round: decimals must be a Python int, got {decimals!r}") from None
     t = as_tensor(a)
     if t.dtype == np.bool_ and n != 0:  # decimals=0 is rint, whose bool loop is float16's
-        raise TypeError(f"{_where()}: np.round of a bool array with decimals != 0: "
+        raise TypeError(f"{trace_context.here()}: np.round of a bool array with decimals != 0: "
                         "NumPy cannot cast the scaled values back to bool")
     if t.dtype.kind in "iu":
         if n >= 0:

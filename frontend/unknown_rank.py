@@ -75,7 +75,7 @@ def same_shape(a: int, b: int) -> None:
     """Record that arguments ``a`` and ``b`` meet elementwise here: each call checks their shapes agree."""
     record = _current()
     if record is not None and a != b:
-        where = trace_context.describe_location(trace_context.user_location())
+        where = trace_context.here()
         record.same_shape.append((min(a, b), max(a, b), where))
 
 

@@ -20,7 +20,7 @@ from xdsl.dialects import arith, gpu, memref, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from kiln.dialects.contracts import SHARED_SPACE, is_shared  # noqa: F401  (re-exported)
+from kiln.dialects.contracts import SHARED_SPACE
 from kiln.passes._gpu_builder import OpBuilder
 
 #: threads per block of the tree reduction (a power of two)

@@ -18,8 +18,8 @@ from xdsl.dialects.builtin import AnyFloat, FloatAttr, IndexType, IntegerAttr, M
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
+from kiln.dialects.contracts import SHARED_SPACE
 from kiln.passes._gpu_builder import OpBuilder
-from kiln.passes._gpu_kernels import SHARED_SPACE
 
 TILE = 32
 THREADS = 16

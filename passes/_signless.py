@@ -29,8 +29,7 @@ from xdsl.ir import Attribute, Operation, ParametrizedAttribute
 from xdsl.rewriter import Rewriter
 
 from kiln.dialects import graph
-
-from kiln.dialects.contracts import UNSIGNED_ATTR  # noqa: E402  (re-exported for passes)
+from kiln.dialects.contracts import UNSIGNED_ATTR
 
 
 def signless(attr: Attribute) -> Attribute:

@@ -26,7 +26,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.transforms.convert_linalg_to_loops import LowerLinalgStructuredOpPattern
 
-from kiln.dialects.contracts import PARALLEL_ATTR  # noqa: E402  (the attribute the C backend reads)
+from kiln.dialects.contracts import PARALLEL_ATTR
 
 
 def _eligible(op: GenericOp) -> bool:

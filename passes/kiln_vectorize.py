@@ -42,8 +42,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from kiln.dialects.target import capabilities
 from kiln.dialects import kvec
-from kiln.passes._vector_plan import Plan, Reduction, analyze, constant_int, is_innermost
 from kiln.dialects.contracts import PARALLEL_ATTR
+from kiln.dialects.ir_utils import constant_int
+from kiln.passes._vector_plan import Plan, Reduction, analyze, is_innermost
 
 _IDENTITY: dict[str, float] = {"add": 0.0, "mul": 1.0, "maximumf": -pymath.inf, "minimumf": pymath.inf}
 

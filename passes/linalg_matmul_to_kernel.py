@@ -57,6 +57,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from kiln.dialects import kernel
+from kiln.dialects.contracts import PARALLEL_ATTR
 from kiln.passes._kernel_common import (
     defined_before,
     hoist_alloc_before,
@@ -66,7 +67,6 @@ from kiln.passes._kernel_common import (
     row_view,
     zero_fill_before,
 )
-from kiln.passes.kiln_parallel_loops import PARALLEL_ATTR
 
 #: a batch loop's ``kiln.parallel`` weight per multiply-add of one item: the C backend's threshold
 #: for a parallel loop (2^17 elements) then meets the GEMM's own (2^21 multiply-adds)

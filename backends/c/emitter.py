@@ -214,6 +214,8 @@ class FunctionEmitter:
         self.values: dict[SSAValue, str] = {}
         self.memrefs: dict[SSAValue, MemrefDesc] = {}
         self.used: set[str] = set(module.reserved) | set(module.globals.values())
+        #: the next suffix to try per base name, so that a fresh name costs O(1), not O(uses)
+        self.next_suffix: dict[str, int] = {}
         #: ops a handler already emitted together with an earlier one (emit_ops skips them)
         self.emitted_ahead: set[Operation] = set()
 
@@ -221,10 +223,12 @@ class FunctionEmitter:
     def fresh(self, hint: str | None, default: str = "v") -> str:
         """A new local name derived from an SSA name hint, unique in this function."""
         base = sanitize(hint, default)
-        name, n = base, 0
+        n = self.next_suffix.get(base, 0)
+        name = f"{base}_{n}" if n else base
         while name in self.used:
             n += 1
             name = f"{base}_{n}"
+        self.next_suffix[base] = n + 1
         self.used.add(name)
         return name
 

@@ -832,3 +832,37 @@ def test_minimized_fuzz_programs_with_an_argument_on_some_paths() -> None:
         check(fuzz_31_2, rand(3) - 3.0, np.int64(n))
     for rows in (1, 6):
         check(fuzz_7_270, rand(3), rand(rows, 3))
+
+
+def fuzz_1130_553(a):
+    """kiln.fuzz 1130-553, minimized: a 0-d argument written on the first iteration of a staged loop, then
+    rebound to a Python number (the write was lost: 0-d values were taken for NumPy scalars, never shared)."""
+    for i in range(5):
+        a -= a
+        a = 3.25
+
+
+def zero_d_argument_rebound_later(a):
+    """Written on every iteration while it is still the argument, rebound on the third."""
+    i = 0
+    while i < 5:
+        a += 1.0
+        i += 1
+        if i > 2:
+            a = np.float64(7.0)
+    return a
+
+
+def zero_d_argument_or_new_after_if(a, c):
+    """A 0-d argument rebound on one path of an `if`, then written: the caller's array changes on the other."""
+    if c.sum() > 0:
+        a = a + 1.0
+    a -= 1.0
+    return a
+
+
+def test_zero_d_argument_on_some_paths() -> None:
+    check(fuzz_1130_553, np.array(-3.0))
+    check(zero_d_argument_rebound_later, np.array(-3.0))
+    for sign in (1.0, -1.0):
+        check(zero_d_argument_or_new_after_if, np.array(-3.0), np.array([sign, 2.0 * sign]))

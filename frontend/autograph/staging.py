@@ -313,8 +313,9 @@ def _cond(
             merged.append(None)
     # the arrays from before the `if` each merged array may be, and on which path it is each
     candidates = [
-        (i, outer) for i, ty in zip(staged, result_types) if ty.get_shape() or sources[staged.index(i)] is not None
+        (i, outer) for i, ty in zip(staged, result_types)
         for outer in _outers((then.leaves[i], orelse.leaves[i]), boundary) if outer.value.type == ty
+        and (ty.get_shape() or sources[staged.index(i)] is not None or _may_be_argument(outer))
     ]
     path_flags: list[list[_Flag]] = []
     for branch in traced:
@@ -367,11 +368,11 @@ def _mark_alias(
     (a storage older than ``boundary``), or an array of the construct's regions that is one on some
     of their paths: NumPy's sharing then depends on the path (see mutation.MaybeAlias). ``flags``
     says, for the outers it can, on which paths ``merged`` is that outer.
-    0-d values are left alone: most stand for NumPy scalars (``x.sum()``, ``x[i]``, a loop counter),
-    which NumPy does not share."""
-    if merged.shape_source is None and merged.ndim == 0:
-        return
+    0-d values are left alone unless one of them is a 0-d argument: most stand for NumPy scalars
+    (``x.sum()``, ``x[i]``, a loop counter), which NumPy does not share."""
     outers = _outers(values, boundary)
+    if merged.shape_source is None and merged.ndim == 0 and not any(_may_be_argument(o) for o in outers):
+        return
     if outers:
         flags = flags or {}
         mutation.mark_alias(merged.storage, tuple(outers), where, construct, tuple(flags.get(o) for o in outers))
@@ -388,14 +389,22 @@ _FLAG_TYPE = TensorType(i1, [])
 def _flaggable(leaf: _Leaf) -> bool:
     """Whether a loop carries a flag for ``leaf``: an array (not a view) that shares memory with a
     function argument (a write through it must reach the caller's array on the right iterations),
-    carried with its own type, and not a 0-d one (NumPy scalars are not shared)."""
+    carried with its own type. A 0-d one only when it is a 0-d argument itself: other 0-d values
+    stand for NumPy scalars, which are not shared."""
     value = leaf.value
     if leaf.ty is None or not isinstance(value, Tensor) or value.is_view or value.type != leaf.ty:
         return False
     if not leaf.ty.get_shape() and value.shape_source is None:
-        return False
+        return value.storage.argument is not None
     return any(s.argument is not None for s in mutation.sharing([value.storage], value.storage)) \
         or value.storage.argument is not None
+
+
+def _may_be_argument(storage: mutation.Storage) -> bool:
+    """Whether ``storage`` is a function argument's array on some paths (itself, or merged from one)."""
+    if storage.argument is not None:
+        return True
+    return storage.alias is not None and any(_may_be_argument(o) for o in storage.alias.outers)
 
 
 def _outers(values: Iterable[Any], boundary: int) -> list[mutation.Storage]:

@@ -20,3 +20,8 @@ SHARED_SPACE = IntegerAttr(3, i64)
 def is_shared(ty: object) -> bool:
     """Whether a memref type lives in shared (workgroup) memory."""
     return isinstance(ty, MemRefType) and ty.memory_space == SHARED_SPACE
+
+#: on a ``func.func`` outlined from a large one (kiln-outline-parts): the group of functions,
+#: 0 to parts-1, it is compiled with; the C backend compiles each group as its own translation
+#: unit, in parallel with the others
+PART_ATTR = "kiln.part"

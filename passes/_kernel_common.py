@@ -77,6 +77,43 @@ def row_view(source: SSAValue, dim: int, begin: SSAValue, size: SSAValue) -> mem
     return memref.SubviewOp.get(source, offsets, sizes, [1] * rank, view_type)
 
 
+_VIEWS = (memref.SubviewOp, memref.CollapseShapeOp, memref.ExpandShapeOp, memref.ReinterpretCastOp, memref.CastOp)
+
+
+def buffer_root(value: SSAValue) -> SSAValue:
+    """The buffer ``value`` is a view of (itself if it is not a view)."""
+    while isinstance(value.owner, _VIEWS):
+        value = value.owner.operands[0]
+    return value
+
+
+def _only_reads(op: Operation, buffer: SSAValue) -> bool:
+    if isinstance(op, (memref.LoadOp, *_VIEWS)):
+        return True
+    return isinstance(op, GenericOp) and buffer in op.inputs and buffer not in op.outputs
+
+
+def epilogue_can_move(kernel: Operation, epilogue: GenericOp) -> bool:
+    """Whether ``epilogue`` may run at ``kernel`` (as its epilogue), before the ops between them:
+    its other operands exist there, none of those ops writes a buffer it reads, and none touches
+    the buffer it writes (``x @ w * y.min()``: the min is computed between the two)."""
+    if not all(defined_before(v, kernel) for v in epilogue.operands):
+        return False
+    written = {buffer_root(v) for v in epilogue.outputs}
+    read = {buffer_root(v) for v in epilogue.inputs if isinstance(v.type, MemRefType)}
+    between = kernel.next_op
+    while between is not None and between is not epilogue:
+        for nested in between.walk():
+            for value in nested.operands:
+                if not isinstance(value.type, MemRefType):
+                    continue
+                root = buffer_root(value)
+                if root in written or (root in read and not _only_reads(nested, value)):
+                    return False
+        between = between.next_op
+    return True
+
+
 def defined_before(value: SSAValue, op: Operation) -> bool:
     owner = value.owner
     return not isinstance(owner, Operation) or owner.parent is not op.parent or owner.is_before_in_block(op)

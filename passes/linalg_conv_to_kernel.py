@@ -29,7 +29,7 @@ from xdsl.passes import ModulePass
 
 from kiln.dialects import kernel
 from kiln.passes._kernel_common import (
-    defined_before,
+    epilogue_can_move,
     hoist_alloc_before,
     install_kernel,
     indexing_maps,
@@ -147,7 +147,7 @@ def _lower(op: GenericOp, strides: tuple[int, int]) -> None:
     if epi is not None:
         d = epi.outputs[0]
         hoist_alloc_before(d, op)
-        if all(defined_before(v, op) for v in epi.operands if v is not y):
+        if epilogue_can_move(op, epi):
             region, target = _build_epilogue(epi, y, d), d
         else:
             epi = None

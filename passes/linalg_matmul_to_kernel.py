@@ -59,7 +59,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from kiln.dialects import kernel
 from kiln.dialects.contracts import PARALLEL_ATTR
 from kiln.passes._kernel_common import (
-    defined_before,
+    epilogue_can_move,
     hoist_alloc_before,
     install_kernel,
     indexing_maps,
@@ -174,8 +174,7 @@ def _lower(op: GenericOp) -> None:
     if found is not None:
         d = found[0].outputs[0]
         hoist_alloc_before(d, op)
-        others = [v for v in found[0].operands if v is not c]
-        if all(defined_before(v, op) for v in others):
+        if epilogue_can_move(op, found[0]):
             region = _build_epilogue(found[0], found[1], d)
             if region is not None:
                 epi, target = found[0], d

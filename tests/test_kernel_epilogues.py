@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+import kiln
 from test_differential import arr, check
 
 pytestmark = pytest.mark.filterwarnings("ignore:kiln.function")  # one lambda site, many shapes: retracing is the point
@@ -28,3 +30,26 @@ def exp_of_matmul_then_branch(x, y):  # noqa: ANN001, ANN201 (traced)
 def test_epilogue_then_branch_on_a_reduction(low: float, high: float) -> None:
     x, y = arr((16, 16), "float32", low, high), arr((16, 16), "float32", 0.0, 0.25)
     check(exp_of_matmul_then_branch, x, y, rtol=1e-5)
+
+
+def matmul_times_a_later_reduction(a, b):  # noqa: ANN001, ANN201 (traced)
+    """kiln.fuzz 1131-1788, minimized: the reduction the epilogue reads is computed between the
+    matmul and its epilogue, so the epilogue cannot run with the kernel (it read the buffer unfilled)."""
+    if b[b[..., 0].max(axis=0) % 5][np.min(b, axis=0).max(axis=0) % 1]:
+        np.multiply(b % (np.abs(b) + 1), 2, out=b)
+    return a @ np.full((1, 3), 3.0) * np.min(b, axis=0)
+
+
+def conv_times_a_later_reduction(x, f, y):  # noqa: ANN001, ANN201 (traced)
+    out = kiln.conv2d(x, f)
+    return out * y.max()
+
+
+def test_epilogue_operand_computed_between_kernel_and_epilogue() -> None:
+    a, b = np.array([[2.25], [-1.5], [-3.0]]), np.array([[2], [-2], [-2], [6], [4]], dtype=np.int32)
+    want_b, got_b = b.copy(), b.copy()
+    want = matmul_times_a_later_reduction(a, want_b)
+    np.testing.assert_array_equal(kiln.function(matmul_times_a_later_reduction)(a, got_b), want)
+    np.testing.assert_array_equal(got_b, want_b)
+    check(conv_times_a_later_reduction, arr((1, 6, 6, 2), "float64", -1.0, 1.0), arr((3, 3, 2, 4), "float64", -1.0, 1.0),
+          arr((5,), "float64", -1.0, 1.0))

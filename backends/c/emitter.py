@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, NoneAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.traits import IsTerminator
 
@@ -30,6 +30,8 @@ from kiln.backends.c.dispatch import HANDLERS, Handler
 from kiln.backends.c.errors import CEmitError, op_error
 from kiln.backends.c.helpers import HELPERS
 from kiln.backends.c.index_expr import IndexExpr, mul
+from kiln.backends.c.parts import END, MAIN, guard
+from kiln.dialects.contracts import PART_ATTR
 
 INCLUDES = ("math.h", "stdint.h", "stdbool.h", "stdlib.h", "string.h")
 EXPORT = '__attribute__((visibility("default")))'
@@ -129,6 +131,8 @@ class ModuleEmitter:
         self.module = module
         self.simd = vector_ops.Simd(module, isa)
         self.funcs: dict[str, func.FuncOp] = {}
+        #: cut into parts by kiln-outline-parts: each compiles as a translation unit of its own
+        self.split = any(isinstance(op, func.FuncOp) and _part(op) is not None for op in module.ops)
         self.globals: dict[str, str] = {}
         self.helpers: set[str] = set()
         self.reserved: set[str] = set(_C_KEYWORDS) | scalar_ops.LIBM_NAMES | set(HELPERS)
@@ -163,7 +167,7 @@ class ModuleEmitter:
             if isinstance(op, func.FuncOp):
                 protos.append(self._prototype(op))
                 if op.body.blocks:
-                    bodies.append(_emit_function(self, op))
+                    bodies.append(self._in_part(op, _emit_function(self, op)))
             elif isinstance(op, memref.GlobalOp):
                 globals_.append(memref_ops.emit_global(self, op))
             else:
@@ -176,12 +180,29 @@ class ModuleEmitter:
         parts += protos + [""] + bodies
         return "\n".join(parts)
 
+    def _in_part(self, fn: func.FuncOp, text: str) -> str:
+        """``fn``'s definition, guarded to its translation unit when the module is cut into parts
+        (backends/c/parts.py): an outlined function in its group's, a public one in the main one;
+        a static one is in every unit that may call it."""
+        if not self.split or (_is_private(fn) and _part(fn) is None):
+            return text
+        part = _part(fn)
+        return "\n".join([guard(MAIN if part is None else str(part)), text, END, ""])
+
     def _prototype(self, fn: func.FuncOp) -> str:
         if not fn.body.blocks:
             names = [f"a{i}" for i in range(len(fn.function_type.inputs.data))]
             return f"extern {return_type(fn)} {fn.sym_name.data}({', '.join(signature_params(fn, names))});"
         sig = f"{return_type(fn)} {fn.sym_name.data}({', '.join(signature_params(fn, _arg_names(fn)))});"
+        if _part(fn) is not None:
+            return sig  # hidden (-fvisibility=hidden), but linked across the units of the parts
         return f"static {sig}" if _is_private(fn) else f"{EXPORT} {sig}"
+
+
+def _part(fn: func.FuncOp) -> int | None:
+    """The group of an outlined function (kiln-outline-parts), else None."""
+    attr = fn.attributes.get(PART_ATTR)
+    return attr.value.data if isinstance(attr, IntegerAttr) else None
 
 
 def _is_private(fn: func.FuncOp) -> bool:
@@ -360,7 +381,7 @@ class FunctionEmitter:
             self.line(f"*out{i} = {self.expr(value)};")
         if values:
             self.line(f"return {self.expr(values[0])};")
-        storage = "static " if _is_private(fn) else f"{EXPORT}\n"
+        storage = "" if _part(fn) is not None else "static " if _is_private(fn) else f"{EXPORT}\n"
         params = ", ".join(signature_params(fn, names))
         header = f"{storage}{complex_ops.function_attributes(fn)}{return_type(fn)} {fn.sym_name.data}({params}) {{"
         return "\n".join([header, *self.lines, "}", ""])

@@ -17,7 +17,11 @@ KINDS: dict[str, int] = {
 PRINT_RUNTIME = r"""#include <stdio.h>
 typedef void (*kiln_write_fn)(const char *, size_t);
 static void kiln_write_stdout(const char *s, size_t n) { fwrite(s, 1, n, stdout); fflush(stdout); }
+#if !defined(KILN_SPLIT) || defined(KILN_PART_MAIN)
 __attribute__((visibility("default"))) kiln_write_fn kiln_write_hook = kiln_write_stdout;
+#else
+extern kiln_write_fn kiln_write_hook;
+#endif
 
 typedef struct { char *p; size_t n, cap; } kiln_buf;
 static void kiln_put(kiln_buf *b, const char *s, size_t n) {

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from kiln.backends.c import toolchain
+from kiln.backends.c.parts import END, MAIN, guard
 from kiln.backends.loader import CHECK_SYMBOL, MemrefArg, Signature, load_function, python_entry
 
 _SOURCE = Path(__file__).with_name("kiln_entry.c")
@@ -115,9 +116,10 @@ def trampoline(name: str, signature: Signature, can_fail: bool = False) -> str:
         params += [f"(int64_t)(intptr_t)s[{len(params) + k}]" for k in range(sum(n is None for n in kind.shape))]
     error = "kiln_take_error()" if can_fail else "0"
     return (
-        f"\n__attribute__((visibility(\"default\"))) const char *{trampoline_name(name)}(void *const *s);\n"
+        f"\n{guard(MAIN)}\n"
+        f"__attribute__((visibility(\"default\"))) const char *{trampoline_name(name)}(void *const *s);\n"
         f"const char *{trampoline_name(name)}(void *const *s) {{\n  {name}({', '.join(params)});\n"
-        f"  return {error};\n}}\n"
+        f"  return {error};\n}}\n{END}\n"
     )
 
 

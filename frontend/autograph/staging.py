@@ -315,7 +315,7 @@ def _cond(
     candidates = [
         (i, outer) for i, ty in zip(staged, result_types)
         for outer in _outers((then.leaves[i], orelse.leaves[i]), boundary) if outer.value.type == ty
-        and (ty.get_shape() or sources[staged.index(i)] is not None or _may_be_argument(outer))
+        and (ty.get_shape() or sources[staged.index(i)] is not None or _argument_array((then.leaves[i], orelse.leaves[i])))
     ]
     path_flags: list[list[_Flag]] = []
     for branch in traced:
@@ -371,7 +371,7 @@ def _mark_alias(
     0-d values are left alone unless one of them is a 0-d argument: most stand for NumPy scalars
     (``x.sum()``, ``x[i]``, a loop counter), which NumPy does not share."""
     outers = _outers(values, boundary)
-    if merged.shape_source is None and merged.ndim == 0 and not any(_may_be_argument(o) for o in outers):
+    if merged.shape_source is None and merged.ndim == 0 and not _argument_array(values):
         return
     if outers:
         flags = flags or {}
@@ -395,7 +395,7 @@ def _flaggable(leaf: _Leaf) -> bool:
     if leaf.ty is None or not isinstance(value, Tensor) or value.is_view or value.type != leaf.ty:
         return False
     if not leaf.ty.get_shape() and value.shape_source is None:
-        return value.storage.argument is not None
+        return _argument_array([value])
     return any(s.argument is not None for s in mutation.sharing([value.storage], value.storage)) \
         or value.storage.argument is not None
 
@@ -405,6 +405,12 @@ def _may_be_argument(storage: mutation.Storage) -> bool:
     if storage.argument is not None:
         return True
     return storage.alias is not None and any(_may_be_argument(o) for o in storage.alias.outers)
+
+
+def _argument_array(values: Iterable[Any]) -> bool:
+    """Whether one of ``values`` may be a function argument that is an array (a 0-d one is
+    shared with the caller; a NumPy scalar argument is immutable)."""
+    return any(isinstance(v, Tensor) and not v.immutable and _may_be_argument(v.storage) for v in values)
 
 
 def _outers(values: Iterable[Any], boundary: int) -> list[mutation.Storage]:

@@ -1,0 +1,81 @@
+// RUN: kiln-opt %s -p 'kiln-outline-parts{min-ops=0 chunk-ops=8 parts=2}' | filecheck %s
+// RUN: kiln-opt %s -p 'kiln-outline-parts{min-ops=0 chunk-ops=8 parts=2}' -t c | filecheck %s --check-prefix=C
+// RUN: kiln-opt %s -p kiln-outline-parts | filecheck %s --check-prefix=SMALL
+
+// Runs of about 8 ops move into functions of their own: buffers cross as arguments, constants
+// and views are cloned in, a scalar comes back as a result, an allocation the rest of the
+// function uses stays before the call. A memref that is not a buffer of its own (the scf.if's)
+// cannot cross: the run that defines it and the one that uses it become one.
+// CHECK-LABEL: func.func @big(%x: memref<8xf64>, %y: memref<8xf64>, %flag: i1) -> f64 {
+// CHECK-NEXT:    %tmp = memref.alloc() : memref<8xf64>
+// CHECK-NEXT:    func.call @big_part0(%x, %tmp) : (memref<8xf64>, memref<8xf64>) -> ()
+// CHECK-NEXT:    %out = memref.alloc() : memref<8xf64>
+// CHECK-NEXT:    func.call @big_part1(%tmp, %out) : (memref<8xf64>, memref<8xf64>) -> ()
+// CHECK-NEXT:    %sum = func.call @big_part2(%out, %y, %tmp, %flag, %x) : (memref<8xf64>, memref<8xf64>, memref<8xf64>, i1, memref<8xf64>) -> f64
+// CHECK-NEXT:    func.return %sum : f64
+// CHECK:       func.func private @big_part0(%x: memref<8xf64>, %tmp: memref<8xf64>) attributes {kiln.part = 1 : i64} {
+// CHECK:         %two = arith.constant 2.000000e+00 : f64
+// CHECK:         arith.mulf
+// CHECK:       func.func private @big_part1(%tmp: memref<8xf64>, %out: memref<8xf64>) attributes {kiln.part = 1 : i64} {
+// CHECK:         %view = memref.subview %tmp[2] [4] [1]
+// CHECK:         %first = memref.load %view[%c0]
+// CHECK:       func.func private @big_part2({{.*}}) -> f64 attributes {kiln.part = 0 : i64} {
+// CHECK:         %sum = scf.for
+// CHECK:         memref.dealloc %tmp
+// CHECK:         %pick = scf.if %flag -> (memref<8xf64>) {
+// CHECK:         memref.load %pick
+// CHECK:         func.return %sum : f64
+
+// Each outlined function is in its group's section of the C; the public one in the main one.
+// C:       void big_part0(double *restrict x, double *restrict tmp);
+// C:       #if !defined(KILN_SPLIT) || defined(KILN_PART_MAIN)
+// C-NEXT:  __attribute__((visibility("default")))
+// C-NEXT:  double big(double *restrict x, double *restrict y, bool flag) {
+// C:       #endif
+// C:       #if !defined(KILN_SPLIT) || defined(KILN_PART_1)
+// C-NEXT:  void big_part0(double *restrict x, double *restrict tmp) {
+// C:       #endif
+
+// Below min-ops (1500 by default) nothing changes.
+// SMALL-NOT: func.call
+func.func @big(%x: memref<8xf64>, %y: memref<8xf64>, %flag: i1) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %two = arith.constant 2.0 : f64
+  %tmp = memref.alloc() : memref<8xf64>
+  scf.for %i = %c0 to %c8 step %c1 {
+    %a = memref.load %x[%i] : memref<8xf64>
+    %b = arith.mulf %a, %two : f64
+    memref.store %b, %tmp[%i] : memref<8xf64>
+  }
+  %view = memref.subview %tmp[2] [4] [1] : memref<8xf64> to memref<4xf64, strided<[1], offset: 2>>
+  %first = memref.load %view[%c0] : memref<4xf64, strided<[1], offset: 2>>
+  %out = memref.alloc() : memref<8xf64>
+  scf.for %i = %c0 to %c8 step %c1 {
+    %a = memref.load %tmp[%i] : memref<8xf64>
+    %b = arith.addf %a, %first : f64
+    memref.store %b, %out[%i] : memref<8xf64>
+  }
+  %sum = scf.for %i = %c0 to %c8 step %c1 iter_args(%acc = %two) -> (f64) {
+    %a = memref.load %out[%i] : memref<8xf64>
+    %b = arith.addf %acc, %a : f64
+    scf.yield %b : f64
+  }
+  "memref.copy"(%out, %y) : (memref<8xf64>, memref<8xf64>) -> ()
+  memref.dealloc %tmp : memref<8xf64>
+  %pick = scf.if %flag -> (memref<8xf64>) {
+    scf.yield %out : memref<8xf64>
+  } else {
+    scf.yield %x : memref<8xf64>
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    %a = memref.load %pick[%i] : memref<8xf64>
+    %b = arith.addf %a, %two : f64
+    %c = arith.mulf %b, %two : f64
+    %d = arith.mulf %c, %two : f64
+    memref.store %d, %y[%i] : memref<8xf64>
+  }
+  memref.dealloc %out : memref<8xf64>
+  func.return %sum : f64
+}

@@ -124,6 +124,9 @@ class Tensor:
         if storage.layout is not None:
             return self._strided_contiguous(storage.layout)
         parent = Tensor(self._storage.value)
+        base_shape = shape_of(parent)
+        if self._steps and -1 not in base_shape and self._view_strides(c_strides(base_shape)) is not None:
+            return self._strided_contiguous(c_strides(base_shape))  # NumPy's rule: `a.T` of 1xN is C-contiguous
         for step in self._steps:
             if not step.keeps_contiguous(parent):
                 return False
@@ -148,16 +151,22 @@ class Tensor:
             parent = step.forward(parent)
         return strides
 
-    def _strided_contiguous(self, layout: tuple[int, ...]) -> bool:
-        """:meth:`is_contiguous` of a view of an argument with the element strides ``layout``."""
+    def _view_strides(self, layout: tuple[int, ...]) -> tuple[int, ...] | None:
+        """This view's element strides when its base has the element strides ``layout``; None
+        where a step's are not known."""
         parent = Tensor(self._storage.value)
         strides: tuple[int, ...] | None = layout
         for step in self._steps:
             strides = step.view_strides(parent, strides)
             if strides is None:
-                return False
+                return None
             parent = step.forward(parent)
-        return c_contiguous(shape_of(self), strides)
+        return strides
+
+    def _strided_contiguous(self, layout: tuple[int, ...]) -> bool:
+        """:meth:`is_contiguous` of a view of a base with the element strides ``layout``."""
+        strides = self._view_strides(layout)
+        return strides is not None and c_contiguous(shape_of(self), strides)
 
     def overwrite(self, new: Tensor) -> None:
         """Make ``new`` (this tensor's shape and dtype) its contents, through the view chain to the base."""

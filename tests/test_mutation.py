@@ -866,3 +866,23 @@ def test_zero_d_argument_on_some_paths() -> None:
     check(zero_d_argument_rebound_later, np.array(-3.0))
     for sign in (1.0, -1.0):
         check(zero_d_argument_or_new_after_if, np.array(-3.0), np.array([sign, 2.0 * sign]))
+
+
+def fuzz_1131_874(a, b):
+    """kiln.fuzz 1131-874, minimized: `a.T` of a 1xN array is C-contiguous in NumPy (a size-1 axis
+    does not count), so its ravel is a view and `out=` writes the argument."""
+    w = np.transpose(a).ravel()
+    np.abs(np.concatenate([b[-1:], b[4::2]]), out=w)
+
+
+def transposed_column_reshape_is_a_view(a):
+    v = a.T.reshape(-1)
+    v[0] = 7.0
+    return v
+
+
+def test_size_one_axes_do_not_break_contiguity() -> None:
+    check(fuzz_1131_874, np.array([[-0.5, -2.75]]), rand(5))
+    check(transposed_column_reshape_is_a_view, rand(1, 4))
+    check(transposed_column_reshape_is_a_view, rand(3, 1))
+    check(transposed_column_reshape_is_a_view, rand(2, 3))

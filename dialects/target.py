@@ -6,21 +6,22 @@ Read by ``kiln-vectorize`` (register width, masked loads and stores) and by the 
 the backend both read it without importing each other.
 
 The ISA is, in order: an explicit ``isa`` argument (``kiln-opt -t 'c{isa=avx2}'``,
-``kiln-vectorize{isa=...}``, ``emit_c(module, isa=...)``), the enclosing :func:`isa_scope`
-(``kiln.function(isa=...)``), the ``KILN_ISA`` environment variable, else detected from the
-host (``/proc/cpuinfo`` flags, read once).
+``kiln-vectorize{isa=...}``, ``emit_c(module, isa=...)``), the module's ``kiln.isa`` attribute
+(:data:`ISA_ATTR`: ``kiln.function(isa=...)`` sets it on the module it lowers, so the printed
+stages say it and ``kiln-opt`` on them agrees), the ``KILN_ISA`` environment variable, else
+detected from the host (``/proc/cpuinfo`` flags, read once).
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import functools
 import os
 import platform
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from xdsl.dialects.builtin import StringAttr
+from xdsl.ir import Operation
 
 
 @dataclass(frozen=True)
@@ -63,23 +64,22 @@ def host_isa() -> str:
     return "scalar"
 
 
-_scoped_isa: contextvars.ContextVar[str | None] = contextvars.ContextVar("kiln_isa", default=None)
+#: on a ``builtin.module``: the ISA (a string of :data:`ISAS`) it is lowered and emitted for
+ISA_ATTR = "kiln.isa"
 
 
-@contextlib.contextmanager
-def isa_scope(isa: str | None) -> Iterator[None]:
-    """Within the block, an unset ``isa`` resolves to ``isa`` (``kiln.function(isa=...)``)."""
-    token = _scoped_isa.set(isa)
-    try:
-        yield
-    finally:
-        _scoped_isa.reset(token)
+def set_module_isa(module: Operation, isa: str | None) -> None:
+    """Record ``isa`` (if given) on ``module`` for the passes and the emitter that follow."""
+    if isa:
+        module.attributes[ISA_ATTR] = StringAttr(resolve_isa(isa))
 
 
-def resolve_isa(isa: str | None = None) -> str:
-    """The ISA to use: ``isa`` if given (``""``/``"auto"`` mean unset), else the enclosing
-    :func:`isa_scope`'s, else ``$KILN_ISA``, else the host's."""
-    for choice in (isa, _scoped_isa.get(), os.environ.get("KILN_ISA")):
+def resolve_isa(isa: str | None = None, module: Operation | None = None) -> str:
+    """The ISA to use: ``isa`` if given (``""``/``"auto"`` mean unset), else ``module``'s
+    ``kiln.isa`` attribute, else ``$KILN_ISA``, else the host's."""
+    attr = module.attributes.get(ISA_ATTR) if module is not None else None
+    marked = attr.data if isinstance(attr, StringAttr) else None
+    for choice in (isa, marked, os.environ.get("KILN_ISA")):
         if choice and choice != "auto":
             if choice not in ISAS:
                 raise ValueError(f"unknown ISA {choice!r}; known: {', '.join(ISAS)}")
@@ -87,9 +87,9 @@ def resolve_isa(isa: str | None = None) -> str:
     return host_isa()
 
 
-def capabilities(isa: str | None = None) -> Capabilities:
-    """The capabilities of ``resolve_isa(isa)``."""
-    return CAPABILITIES[resolve_isa(isa)]
+def capabilities(isa: str | None = None, module: Operation | None = None) -> Capabilities:
+    """The capabilities of ``resolve_isa(isa, module)``."""
+    return CAPABILITIES[resolve_isa(isa, module)]
 
 
 def host_runs(isa: str) -> bool:

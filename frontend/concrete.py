@@ -28,7 +28,7 @@ from kiln.frontend import array_types, dynamic_shapes, plan_cache, pytree, retra
 from kiln.frontend.dtypes import from_element
 from kiln.frontend.signature import CallSignature, tensor_leaves
 from kiln.frontend.tracer import TracedGraph, trace_graph
-from kiln.backends.c.isa import isa_scope, resolve_isa
+from kiln.dialects.target import resolve_isa, set_module_isa
 from kiln.backends.targets import get_backend
 from kiln.registry import make_context
 
@@ -293,14 +293,15 @@ class ConcreteFunction:
         ctx = make_context()
         module = self._traced.module.clone()
         try:
-            with isa_scope(self.isa):
-                if self.rules is not None:
-                    self.rules.apply(module)
-                for stage in self._backend.stages:
-                    pipelines.run_stage(ctx, module, stage)
-                    if keep_stages:
-                        self._stages[stage] = str(module)
-                self._source = self._backend.emit(module)
+            if self.target == "c":
+                set_module_isa(module, self.isa)
+            if self.rules is not None:
+                self.rules.apply(module)
+            for stage in self._backend.stages:
+                pipelines.run_stage(ctx, module, stage)
+                if keep_stages:
+                    self._stages[stage] = str(module)
+            self._source = self._backend.emit(module)
             self._lowered_module = module
         except DiagnosticException as e:
             raise KilnCompileError(f"compiling {self.name}: {e}") from e

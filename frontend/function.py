@@ -134,7 +134,7 @@ class Function:
         if backend.buffer_sync is not None:
             variables.add_sync_hook(backend.buffer_sync)
         if isa is not None:
-            from kiln.backends.c.isa import resolve_isa
+            from kiln.dialects.target import resolve_isa
 
             if target != "c":
                 raise ValueError(f"kiln.function: isa= applies to target='c', not {target!r}")

@@ -2,7 +2,7 @@
 
 Expects: the loop level (memrefs, scf loops, vectors), as the C backend takes it.
 Produces: in each ``func.func`` of more than ``min-ops`` ops, runs of consecutive ops of about
-``chunk-ops`` ops (at any depth: a loop too big for one run is cut inside its body) moved into
+``chunk-ops`` ops (at any depth: an scf loop or ``if`` too big for one run is cut inside) moved into
 new private functions ``@<name>_part<i>``, called where the run was. Each carries
 ``kiln.part`` (``PART_ATTR``): one of ``parts`` groups of about equal size. The C backend
 compiles each group as a translation unit of its own, in parallel (backends/c/parts.py).
@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func, memref
+from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
@@ -49,8 +49,9 @@ def _size(op: Operation) -> int:
 
 
 def _runs(block: Block, chunk: int) -> list[list[Operation]]:
-    """Runs of consecutive ops of ``block`` of about ``chunk`` ops; an op bigger than that with
-    regions is cut inside instead."""
+    """Runs of consecutive ops of ``block`` of about ``chunk`` ops; an scf loop or ``if`` bigger
+    than that is cut inside instead (other ops with regions, such as a kernel's epilogue, stay
+    whole)."""
     runs: list[list[Operation]] = []
     run: list[Operation] = []
     size = 0
@@ -65,7 +66,7 @@ def _runs(block: Block, chunk: int) -> list[list[Operation]]:
         if op.has_trait(IsTerminator):
             break
         n = _size(op)
-        if n > chunk and op.regions:
+        if n > chunk and isinstance(op, scf.ForOp | scf.WhileOp | scf.IfOp):
             close()
             runs += [r for region in op.regions for b in region.blocks for r in _runs(b, chunk)]
             continue

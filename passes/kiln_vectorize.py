@@ -66,7 +66,7 @@ class KilnVectorize(ModulePass):
     unroll: int = 4
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        isa = capabilities(self.isa or None)
+        isa = capabilities(self.isa or None, op)
         bits = self.width or isa.native_bytes * 8
         if self.tail not in ("auto", "masked", "scalar"):
             raise ValueError(f"kiln-vectorize: tail must be auto, masked or scalar, not {self.tail!r}")

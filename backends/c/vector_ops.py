@@ -53,7 +53,7 @@ class Simd:
     """Module-wide SIMD state: the ISA table, and the vector types and math helpers in use."""
 
     def __init__(self, module: ModuleOp, isa: str | None) -> None:
-        self.table: IsaTable = table(resolve_isa(isa))
+        self.table: IsaTable = table(resolve_isa(isa, module))
         self.math: list[tuple[str, str]] = []
         self.used = any(
             isinstance(v.type, VectorType) for op in module.walk() for v in (*op.results, *op.operands)

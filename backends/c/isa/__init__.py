@@ -13,7 +13,7 @@ import functools
 import importlib
 from dataclasses import dataclass
 
-from kiln.dialects.target import CAPABILITIES, ISAS, host_isa, host_runs, isa_scope, resolve_isa  # noqa: F401  (re-exported)
+from kiln.dialects.target import CAPABILITIES, ISAS, host_isa, host_runs, resolve_isa  # noqa: F401  (re-exported)
 
 #: The abstract operations every table implements, per element type ``f32``/``f64``.
 #: Operand placeholders are ``{0}``, ``{1}``, ``{2}``; masks are the result of ``cmp.*``.

@@ -99,25 +99,49 @@ def _copied(value: ast.expr) -> ast.expr:
     return ast.copy_location(ast.Call(func=ast.Name("_fuzz_copied", ast.Load()), args=[value], keywords=[]), value)
 
 
+def _copied_index(index: ast.expr) -> ast.expr:
+    """The index arrays of a subscript copied (slices stay as they are)."""
+    if isinstance(index, ast.Slice):
+        return index
+    if isinstance(index, ast.Tuple):
+        index.elts = [_copied_index(e) for e in index.elts]
+        return index
+    return _copied(index)
+
+
 class _CopyValuesFirst(ast.NodeTransformer):
-    """``x[k] = v`` becomes ``x[k] = _fuzz_copied(v)`` and ``np.copyto(d, v)`` becomes
-    ``np.copyto(d, _fuzz_copied(v))``: the value copied before the write."""
+    """``x[k] = v`` becomes ``x[_fuzz_copied(k)] = _fuzz_copied(v)`` (``x[k] op= v`` the same
+    index), and ``np.copyto(d, v, where=m)`` copies ``v`` and ``m``: the value and the index or
+    mask copied before the write. (NumPy reads a boolean mask that is a view of the array it
+    writes while it writes: ``a[a[::-1]] = 0`` depends on that order too.)"""
 
     def visit_Assign(self, node: ast.Assign) -> ast.AST:
         self.generic_visit(node)
-        if any(isinstance(t, ast.Subscript) for t in node.targets):
+        targets = [t for t in node.targets if isinstance(t, ast.Subscript)]
+        if targets:
             node.value = _copied(node.value)
+        for t in targets:
+            t.slice = _copied_index(t.slice)
+        return node
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.target, ast.Subscript):
+            node.target.slice = _copied_index(node.target.slice)
         return node
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr == "copyto" and len(node.args) >= 2:
             node.args[1] = _copied(node.args[1])
+            for kw in node.keywords:
+                if kw.arg == "where":
+                    kw.value = _copied(kw.value)
         return node
 
 
 def load_copying_values_first(path: str | Path) -> ModuleType:
-    """The program with every ``x[k] = v`` and ``np.copyto(x, v)`` copying an array ``v`` first. NumPy copies an
+    """The program with every ``x[k] = v`` and ``np.copyto(x, v)`` copying an array ``v`` (and ``k``) first. NumPy copies an
     overlapping source first only in some cases (``a[1] = a[:, 4]`` it copies element by
     element, backwards, so the result depends on that order); a program whose result changes
     here depends on NumPy's copy order and is ill defined."""

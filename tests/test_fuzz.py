@@ -145,6 +145,9 @@ def test_ill_defined_programs_are_invalid(tmp_path: Path) -> None:
                                    "overlapping view"),
         "overlapping copyto order": (["m = np.arange(9.0).reshape(3, 3)", "np.copyto(m[1], m[:, 2])", "return m + a"],
                                      "overlapping view"),
+        # NumPy reads the mask m[::-1] while it writes m (kiln.fuzz 1132-309)
+        "mask of the written array": (["m = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 0]], dtype=bool)", "m[m[::-1]] = 0",
+                                       "return m + a"], "overlapping view"),
     }
     for why, (lines, reason) in cases.items():
         body = ("\n" + " " * 16).join(lines)

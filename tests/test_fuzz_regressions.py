@@ -403,3 +403,31 @@ def test_reshape_is_a_view_exactly_when_numpy_makes_one() -> None:
     check(reshape_of_strided_argument, lambda: [np.arange(18.0).reshape(3, 6)[:, :3]])  # rows apart: a copy
     check(reshapes_of_strided_views, lambda: [np.arange(32.0).reshape(4, 8), np.arange(12).reshape(4, 3)])
     check(reshapes_of_strided_views, lambda: [np.arange(64.0).reshape(4, 16)[:, ::2], np.arange(24).reshape(8, 3)[::2]])
+
+
+def fuzz_1132_559(n):
+    """kiln.fuzz 1132-559, reduced: a Python int carried by a staged loop is still a Python int to
+    NumPy's promotion after it (NEP 50): `t + np.int32(6)` is int32, not int64."""
+    t = 0
+    while t < n:
+        t += 1
+    t += np.int32(6)
+    return t
+
+
+def fuzz_1132_559_strong(x, n):
+    """The same loop made strong by a NumPy scalar element: int8 arithmetic, as in NumPy."""
+    s = 0
+    for i in range(n):
+        s += x[i % 3]
+    return s * np.int16(2)
+
+
+def test_python_numbers_carried_by_loops_stay_weak() -> None:
+    for n in (0, 4):
+        want = fuzz_1132_559(np.int64(n))
+        got = kiln.function(fuzz_1132_559)(np.int64(n))
+        assert np.asarray(got).dtype == np.asarray(want).dtype == np.int32 and got == want
+    x = np.arange(3, dtype=np.int8)
+    want, got = fuzz_1132_559_strong(x, 5), kiln.function(fuzz_1132_559_strong)(x, 5)
+    assert np.asarray(got).dtype == np.asarray(want).dtype == np.int16 and got == want

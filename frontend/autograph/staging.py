@@ -708,6 +708,9 @@ class _Leaf:
     identity: bool = False
     #: a NumPy or Python scalar before the loop and after every iteration: carried as an immutable value
     scalar: bool = False
+    #: every iteration leaves a Python number (or a weak tensor) in it: with ``weak``, it stays a
+    #: Python number to NumPy's promotion after the loop (``t = 0; while ..: t += 1; t + np.int32(6)``)
+    stays_weak: bool = True
 
 
 Counters = list[Tensor]
@@ -923,6 +926,7 @@ def _carried(value: SSAValue, leaf: _Leaf) -> Tensor:
     """The tensor a loop's block argument or result ``value`` is for ``leaf``."""
     t = Tensor(value, leaf.source)
     t.immutable = leaf.scalar
+    t.weak = leaf.weak and leaf.stays_weak and t.ndim == 0 and t.dtype.kind in "iuf"
     return t
 
 
@@ -941,8 +945,21 @@ def _initial_leaf(value: Any, name: str, *, numbers_typed: bool) -> _Leaf:
     return _Leaf(name, value, None, weak=True, scalar=scalar)
 
 
+def _weak_value(value: Any) -> bool:
+    """Whether NumPy's promotion takes ``value`` as a Python number (or it has no value here)."""
+    if value is NOT_RETURNED or isinstance(value, Undefined):
+        return True
+    if isinstance(value, Tensor):
+        return value.weak
+    return isinstance(value, (bool, int, float)) and not isinstance(value, np.generic)
+
+
 def _update(leaf: _Leaf, out: Any, where: str, construct: str) -> bool:
     """Fit ``leaf`` to what one traced iteration gives it; whether its carried type changed."""
+    if leaf.weak and leaf.stays_weak and not _weak_value(out):
+        leaf.stays_weak = False  # carried as a NumPy value from now on: trace the body again so
+        _update(leaf, out, where, construct)
+        return True
     if leaf.identity:
         if out is leaf.value:  # the same array (written in place or not): its storage carries any writes
             return False

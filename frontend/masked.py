@@ -113,7 +113,13 @@ class MaskedSelection:
     __pow__, __rpow__ = _ufunc(np.power), _ufunc(np.power, True)
     __lt__, __le__, __gt__, __ge__ = _ufunc(np.less), _ufunc(np.less_equal), _ufunc(np.greater), _ufunc(np.greater_equal)
     __eq__, __ne__ = _ufunc(np.equal), _ufunc(np.not_equal)  # type: ignore[assignment]
-    __neg__, __abs__ = _ufunc(np.negative), _ufunc(np.absolute)
+    __neg__, __abs__, __invert__ = _ufunc(np.negative), _ufunc(np.absolute), _ufunc(np.invert)
+    __and__, __rand__ = _ufunc(np.bitwise_and), _ufunc(np.bitwise_and, True)
+    __or__, __ror__ = _ufunc(np.bitwise_or), _ufunc(np.bitwise_or, True)
+    __xor__, __rxor__ = _ufunc(np.bitwise_xor), _ufunc(np.bitwise_xor, True)
+    __lshift__, __rshift__ = _ufunc(np.left_shift), _ufunc(np.right_shift)
+    __floordiv__, __rfloordiv__ = _ufunc(np.floor_divide), _ufunc(np.floor_divide, True)
+    __mod__, __rmod__ = _ufunc(np.remainder), _ufunc(np.remainder, True)
 
     def _inplace(ufunc: np.ufunc) -> Callable[..., Any]:  # type: ignore[misc]
         def op(self: MaskedSelection, other: Any) -> MaskedSelection:
@@ -125,6 +131,9 @@ class MaskedSelection:
 
     __iadd__, __isub__ = _inplace(np.add), _inplace(np.subtract)
     __imul__, __itruediv__ = _inplace(np.multiply), _inplace(np.true_divide)
+    __iand__, __ior__, __ixor__ = _inplace(np.bitwise_and), _inplace(np.bitwise_or), _inplace(np.bitwise_xor)
+    __ifloordiv__, __imod__, __ipow__ = _inplace(np.floor_divide), _inplace(np.remainder), _inplace(np.power)
+    __ilshift__, __irshift__ = _inplace(np.left_shift), _inplace(np.right_shift)
     del _ufunc, _inplace
 
     # ------------------------------------------------------------------ reductions

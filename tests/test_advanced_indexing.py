@@ -263,7 +263,22 @@ def empty_selection(x):
     return np.sort(x[x > 100.0]).sum()
 
 
+def mask_bitwise_updates(c, a, x):
+    """kiln.fuzz 1132-1279: `x[mask] &= v` was a TypeError naming kiln's internal MaskedSelection."""
+    c[np.logical_and(a > 0, c)] &= -3.5 != 1.75
+    x[x > 0] |= 4
+    x[x < 0] ^= 1
+    return (~x[x > 2]).sum()
+
+
+def mask_power_and_floor_division(x):
+    x[x > 1.0] **= 2
+    x[x < 0] //= 2
+
+
 MASKS = [
+    (mask_bitwise_updates, lambda: (np.array([True, False, True, True]), rand(4), np.array([3, -2, 0, 5], np.int32))),
+    (mask_power_and_floor_division, lambda: (np.array([3.0, -2.5, 0.5, 1.5]),)),
     (constant_mask_read, lambda: (rand(5),)),
     (constant_mask_write, lambda: (rand(3, 2),)),
     (sorted_selection, lambda: (np.array([1.5, -2.0, 0.5, -1.0, 3.0]),)),

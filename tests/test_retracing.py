@@ -147,3 +147,20 @@ def test_get_concrete_function_any_rank_is_the_one_trace() -> None:
     assert f.get_concrete_function(kiln.TensorSpec([None, None], "float32")) is cf
     np.testing.assert_array_equal(cf(np.ones((2, 3), np.float32)), np.full((2, 3), 2.0))
     assert f.tracing_count == 1
+
+
+def test_structured_calls_keep_their_meaning_on_the_fast_key() -> None:
+    """Lists, tuples, keywords and constants take a flat cache key (frontend/function.py): each
+    form and each constant value is its own trace, and every call gives NumPy's answer."""
+    @kiln.function
+    def f(xs, scale=1.0):
+        return (xs[0] + xs[1]) * scale
+
+    a, b = np.arange(3.0), np.ones(3)
+    calls = [([a, b],), ((a, b),), ([a, b], 2.0), ([a, b],), ((a, b), 3.0), ((np.ones(2), np.ones(2)),), ([a, b * 2],)]
+    for args in calls * 2:
+        np.testing.assert_array_equal(f(*args), (args[0][0] + args[0][1]) * (args[1] if len(args) > 1 else 1.0))
+    np.testing.assert_array_equal(f([a, b], scale=2.0), (a + b) * 2.0)
+    np.testing.assert_array_equal(f((a, b), scale=True), (a + b) * True)
+    # list, tuple; 2.0; 3.0; a new shape; scale=2.0 as a keyword; scale=True: a bool, not 1
+    assert f.tracing_count == 7

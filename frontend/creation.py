@@ -2,7 +2,7 @@
 
 ``buf = np.empty((n, n))`` then ``buf[i] = ...`` is how NumPy code fills a result.
 A real NumPy array could not hold traced values, so AutoGraph's call hook
-(:func:`kiln.frontend.autograph.operators.calls.call`) routes these functions
+(:func:`kiln.frontend.autograph.transpiler.call`) routes these functions
 here while a trace is in progress: each returns a new kiln array (its own
 storage), filled as NumPy fills it. ``np.empty``'s (and ``np.ndarray(shape)``'s) contents are
 undefined in NumPy; kiln's are zeros. Functions of sizes and bounds (``np.arange``, ``np.linspace``...) are

@@ -43,8 +43,10 @@ from xdsl.utils.exceptions import DiagnosticException
 from kiln.dialects import graph
 from kiln.passes import _bufferize_builders as build
 
+from kiln.passes._bufferize_buffers import Buffer, Root
+
 if TYPE_CHECKING:
-    from kiln.passes._bufferize_func import Buffer, FunctionBufferizer, Root
+    from kiln.passes._bufferize_func import FunctionBufferizer
 
 
 def _dropped(t: Attribute) -> bool:
@@ -87,8 +89,6 @@ def _install(fb: FunctionBufferizer, op: Operation, new: Operation, keep: list[i
 
 
 def _result_buffer(fb: FunctionBufferizer, result: SSAValue) -> Buffer:
-    from kiln.passes._bufferize_func import Buffer
-
     if result in fb.dest:
         return fb.out_params[fb.dest[result]]
     assert isinstance(result.type, TensorType)
@@ -169,8 +169,6 @@ def _reusable(fb: FunctionBufferizer, init: SSAValue, op: scf.WhileOp, taken: se
 
 
 def _carried_buffer(fb: FunctionBufferizer, op: scf.WhileOp, i: int, taken: set[Root]) -> Buffer:
-    from kiln.passes._bufferize_func import Buffer
-
     init = op.arguments[i]
     source = fb.buffers[init]
     if op.res[i] in fb.dest:

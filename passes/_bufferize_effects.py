@@ -24,6 +24,7 @@ from xdsl.ir import SSAValue
 
 from kiln.dialects import graph, krt
 from kiln.passes import _bufferize_builders as build
+from kiln.passes._bufferize_buffers import Root, RootKind
 
 if TYPE_CHECKING:
     from kiln.passes._bufferize_func import FunctionBufferizer
@@ -37,8 +38,6 @@ def bufferize_read(fb: FunctionBufferizer, op: graph.ReadOp) -> None:
     if _read_then_assigned_once(op):
         # the buffer holds the read value until the one assign at the end: writes may go in place
         # (under the usual rule: the old value is dead), and the assign of a value already there is free
-        from kiln.passes._bufferize_func import Root, RootKind
-
         fb.bind(op.value, variable.value, Root(RootKind.TEMPORARY, variable.value, block=op.parent_block()))
         return
     root = fb.temporary(build.alloc_like(variable.value))

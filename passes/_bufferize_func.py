@@ -12,8 +12,6 @@ while it is rewritten.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from enum import Enum, auto
 from typing import Any
 
 from xdsl.dialects import arith, func, memref, scf, tensor
@@ -39,39 +37,8 @@ from kiln.passes import _bufferize_builders as build
 from kiln.passes._bufferize_analysis import BlockOrder, out_param_destinations
 from kiln.passes import _bufferize_control as control
 from kiln.passes import _bufferize_effects as effects
+from kiln.passes._bufferize_buffers import Buffer, Root, RootKind
 from kiln.passes._bufferize_shapes import ResultShapes
-
-
-class RootKind(Enum):
-    """Who owns a buffer, which decides whether it may be overwritten or freed."""
-
-    ARGUMENT = auto()  # caller's input: read-only
-    CONSTANT = auto()  # memref.global: read-only
-    OUT_PARAM = auto()  # caller's output: written only by the chain that returns into it
-    TEMPORARY = auto()  # our memref.alloc: writable once its other aliases are dead
-    VARIABLE = auto()  # a kiln.Variable's own buffer: written only by graph.assign
-
-
-@dataclass(eq=False)
-class Root:
-    """One allocation (or argument, or global) and the tensor values living in it."""
-
-    kind: RootKind
-    value: SSAValue
-    aliases: list[SSAValue] = field(default_factory=list[SSAValue])
-    block: Block | None = None  # where a temporary was allocated; in-place writes only there
-
-
-@dataclass(frozen=True)
-class Buffer:
-    """Where a tensor value lives: ``value`` is ``root.value`` itself or a view of it."""
-
-    value: SSAValue
-    root: Root
-
-    @property
-    def is_view(self) -> bool:
-        return self.value is not self.root.value
 
 
 def is_tensor(value: SSAValue) -> bool:

@@ -20,15 +20,16 @@ from kiln.backends.c.c_types import c_type, element_c_type
 from kiln.backends.c.dispatch import handles
 from kiln.backends.c.errors import CEmitError
 
+from kiln.backends.c.abi import return_type
+from kiln.backends.c.memref_desc import MemrefDesc
+
 if TYPE_CHECKING:
-    from kiln.backends.c.emitter import FunctionEmitter, MemrefDesc
+    from kiln.backends.c.emitter import FunctionEmitter
 
 
 
 def _declare(em: FunctionEmitter, ty: Attribute, hint: str | None, init: SSAValue | None) -> str | MemrefDesc:
     """Declare the locals that carry one value across a region boundary."""
-    from kiln.backends.c.emitter import MemrefDesc
-
     if not isinstance(ty, MemRefType):
         name = em.fresh(hint)
         em.line(f"{c_type(ty)} {name}{'' if init is None else ' = ' + em.expr(init)};")
@@ -223,8 +224,6 @@ def _execute_region(em: FunctionEmitter, op: scf.ExecuteRegionOp) -> None:
 @handles(func.CallOp)
 def _call(em: FunctionEmitter, op: func.CallOp) -> None:
     """Call under kiln's ABI: memrefs expand to pointer + dynamic sizes; extra results by pointer."""
-    from kiln.backends.c.emitter import return_type
-
     name = op.callee.string_value()
     callee = em.module.funcs.get(name)
     if callee is None:

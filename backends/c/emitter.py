@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, NoneAttr
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.traits import IsTerminator
 
@@ -29,7 +28,9 @@ from kiln.backends.c.c_types import c_type, element_c_type
 from kiln.backends.c.dispatch import HANDLERS, Handler
 from kiln.backends.c.errors import CEmitError, op_error
 from kiln.backends.c.helpers import HELPERS
+from kiln.backends.c.abi import check_abi_memref, return_type, signature_params  # noqa: F401  (CUDA imports them here)
 from kiln.backends.c.index_expr import IndexExpr, mul
+from kiln.backends.c.memref_desc import MemrefDesc
 from kiln.backends.c.parts import END, MAIN, guard
 from kiln.dialects.contracts import PART_ATTR
 
@@ -43,18 +44,6 @@ _C_KEYWORDS = frozenset(
     aligned_alloc memcpy memset""".split()
 )
 _IDENT = re.compile(r"[^A-Za-z0-9_]")
-
-
-@dataclass(frozen=True)
-class MemrefDesc:
-    """A memref in C: pointer to its first element, then per-dim sizes and strides (in elements)."""
-
-    ptr: str
-    elem: str
-    sizes: tuple[IndexExpr, ...]
-    strides: tuple[IndexExpr, ...]
-    #: a one-element local only loaded and stored: ``ptr`` names a plain C scalar, not an array
-    scalar: bool = False
 
 
 _LIBC_NAMES = frozenset(
@@ -74,54 +63,6 @@ def sanitize(hint: str | None, default: str) -> str:
     if not name or name[0].isdigit():
         name = f"v{name}"
     return name
-
-
-def signature_params(fn: func.FuncOp, arg_names: Sequence[str]) -> list[str]:
-    """C parameter list of a func.func under kiln's ABI (docs/abi.md)."""
-    params: list[str] = []
-    for arg_type, name in zip(fn.function_type.inputs.data, arg_names, strict=True):
-        if isinstance(arg_type, MemRefType):
-            check_abi_memref(fn, arg_type)
-            params.append(f"{element_c_type(arg_type)} *restrict {name}")
-            params += [
-                f"int64_t {name}_d{i}" for i, dim in enumerate(arg_type.get_shape()) if dim < 0
-            ]
-        else:
-            params.append(f"{_scalar_c_type(fn, arg_type)} {name}")
-    for i, res_type in enumerate(fn.function_type.outputs.data[1:], start=1):
-        params.append(f"{_scalar_c_type(fn, res_type)} *restrict out{i}")
-    return params or ["void"]
-
-
-def return_type(fn: func.FuncOp) -> str:
-    """C return type: void, or the first (scalar) result."""
-    outputs = fn.function_type.outputs.data
-    for res in outputs:
-        if isinstance(res, MemRefType):
-            raise op_error(
-                fn,
-                f"@{fn.sym_name.data} returns a memref; kiln's ABI passes results as "
-                "trailing memref out-parameters (destination passing)",
-            )
-    return _scalar_c_type(fn, outputs[0]) if outputs else "void"
-
-
-def check_abi_memref(fn: func.FuncOp, ty: MemRefType) -> None:
-    """Only identity-layout (contiguous row-major) memrefs cross a function boundary."""
-    if not isinstance(ty.layout, NoneAttr):
-        raise op_error(
-            fn,
-            f"@{fn.sym_name.data} takes {ty}: memref arguments must have the identity "
-            "(contiguous row-major) layout",
-        )
-    element_c_type(ty)
-
-
-def _scalar_c_type(fn: func.FuncOp, ty: Attribute) -> str:
-    try:
-        return c_type(ty)
-    except CEmitError as e:
-        raise op_error(fn, f"@{fn.sym_name.data}: {e}") from None
 
 
 class ModuleEmitter:

@@ -30,13 +30,13 @@ from kiln.backends.c.dispatch import handles
 from kiln.backends.c.errors import CEmitError, op_error
 from kiln.backends.c.index_expr import IndexExpr, add, atom, linear, mul, product
 
+from kiln.backends.c.memref_desc import MemrefDesc
+
 if TYPE_CHECKING:
-    from kiln.backends.c.emitter import FunctionEmitter, MemrefDesc, ModuleEmitter
+    from kiln.backends.c.emitter import FunctionEmitter, ModuleEmitter
 
 
 def _desc(ptr: str, ty: MemRefType, sizes: Sequence[IndexExpr], strides: Sequence[IndexExpr]) -> MemrefDesc:
-    from kiln.backends.c.emitter import MemrefDesc
-
     return MemrefDesc(ptr, element_c_type(ty), tuple(sizes), tuple(strides))
 
 

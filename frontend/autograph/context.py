@@ -5,6 +5,9 @@ from __future__ import annotations
 import ast
 import builtins
 import itertools
+import types
+import weakref
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,3 +77,26 @@ def mark_init(node: ast.stmt) -> ast.stmt:
     """Marks a generated flag initialisation: the flag is local to the helper that contains it."""
     node.kiln_init = True  # type: ignore[attr-defined]
     return node
+
+
+#: per file, the unstageable constructs found in its converted functions
+_unsupported: defaultdict[str, set[Unsupported]] = defaultdict(set)
+#: the code objects of converted functions (their frames are found by the staging hooks)
+_converted_codes: weakref.WeakSet[types.CodeType] = weakref.WeakSet()
+
+
+def record_converted(code: types.CodeType, filename: str, unsupported: Any) -> None:
+    """Note a converted function's code and the unstageable constructs of its file (the
+    transpiler does; staging asks :func:`is_converted_code` and :func:`unsupported_in`)."""
+    _converted_codes.add(code)
+    _unsupported[filename].update(unsupported)
+
+
+def is_converted_code(code: types.CodeType) -> bool:
+    """Whether ``code`` is a converted function's own code (not one of its generated helpers)."""
+    return code in _converted_codes
+
+
+def unsupported_in(filename: str) -> set[Unsupported]:
+    """Unstageable constructs found in the converted functions of ``filename``."""
+    return _unsupported.get(filename, set())

@@ -47,7 +47,7 @@ SetState = Callable[[tuple[Any, ...]], None]
 from kiln.dialects import graph
 from kiln.frontend import dtypes, index_facts, mutation, trace_context
 from kiln.frontend.autograph import effects
-from kiln.frontend.autograph.context import Unsupported
+from kiln.frontend.autograph.context import Unsupported, is_converted_code, unsupported_in
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined
 from kiln.frontend.autograph.state import (
     BranchUndefined,
@@ -514,11 +514,9 @@ def _dead_after_return(name: str, kept: frozenset[str] | None) -> bool:
 def _kept_after_return() -> frozenset[str] | None:
     """The ``nonlocal`` variables of the converted function being traced (its free variables): a
     ``return`` does not end them. ``None`` when no converted function is on the stack."""
-    from kiln.frontend.autograph import transpiler
-
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
-        if transpiler.is_converted_code(frame.f_code):
+        if is_converted_code(frame.f_code):
             return frozenset(frame.f_code.co_freevars)
         frame = frame.f_back
     return None
@@ -1294,12 +1292,10 @@ def staged_range(*args: Any) -> Any:
 
 def unstageable(fn: Callable[..., Any]) -> list[Unsupported]:
     """Constructs inside the generated body ``fn`` that cannot be staged, in source order."""
-    from kiln.frontend.autograph import transpiler
-
     code = inspect.unwrap(fn).__code__
     lines = list(effects.code_lines(code))
     first, last = min(lines), max(lines)
     return sorted(
-        (u for u in transpiler.unsupported_in(code.co_filename) if first <= u.lineno <= last), key=lambda u: u.lineno
+        (u for u in unsupported_in(code.co_filename) if first <= u.lineno <= last), key=lambda u: u.lineno
     )
 

@@ -16,19 +16,17 @@ import inspect
 import textwrap
 import types
 import weakref
-from collections import defaultdict
 from typing import Any, TypeVar
 
-from kiln.frontend.autograph.context import ConversionContext, ConversionInfo, Unsupported
+from kiln.frontend import creation, trace_context
+from kiln.frontend.autograph import operators
+from kiln.frontend.autograph.context import ConversionContext, ConversionInfo, record_converted
 from kiln.frontend.autograph.libraries import library_reason
 
 F = TypeVar("F")
 
 _converted: weakref.WeakKeyDictionary[types.FunctionType, types.FunctionType] = weakref.WeakKeyDictionary()
 _not_converted: weakref.WeakKeyDictionary[types.FunctionType, ConversionInfo] = weakref.WeakKeyDictionary()
-_unsupported: defaultdict[str, set[Unsupported]] = defaultdict(set)
-#: the code objects of converted functions (their frames are found by the staging hooks)
-_converted_codes: weakref.WeakSet[types.CodeType] = weakref.WeakSet()
 
 _INFO = "__autograph_info__"
 _FUTURE_FLAGS = 0
@@ -72,16 +70,6 @@ def conversion_info(func: Any) -> ConversionInfo:
     return getattr(convert(func), _INFO, None) or _not_converted[func]
 
 
-def is_converted_code(code: types.CodeType) -> bool:
-    """Whether ``code`` is a converted function's own code (not one of its generated helpers)."""
-    return code in _converted_codes
-
-
-def unsupported_in(filename: str) -> set[Unsupported]:
-    """Unstageable constructs found in the converted functions of ``filename``."""
-    return _unsupported.get(filename, set())
-
-
 def _why_not(func: types.FunctionType) -> str | None:
     if func.__name__ == "<lambda>":
         return "lambdas are converted as part of the function that defines them"
@@ -107,8 +95,36 @@ def _parse(func: types.FunctionType) -> ast.FunctionDef:
     return node
 
 
+def _hashable(func: Any) -> bool:
+    try:
+        hash(func)
+    except TypeError:
+        return False
+    return True
+
+
+def call(func: Any) -> Any:
+    """``ag__.call``, AutoGraph's ``converted_call``: the callee of every call in converted code.
+    The converted version of ``func`` (library code and non-functions come back as they are);
+    while tracing, NumPy's array-creation functions make kiln arrays (kiln.frontend.creation)."""
+    traced = creation.TRACED.get(func) if _hashable(func) else None
+    if traced is not None and trace_context.current() is not None:
+        return traced
+    if isinstance(func, (types.FunctionType, types.MethodType)):
+        return convert(func)
+    method = getattr(type(func), "__call__", None)
+    if isinstance(method, types.FunctionType) and not isinstance(func, type):
+        converted = convert(method)
+        return func if converted is method else types.MethodType(converted, func)
+    return func
+
+
+#: what generated code sees as ``ag__``: the runtime operators, and :func:`call`
+RUNTIME = types.SimpleNamespace(**{name: getattr(operators, name) for name in operators.__all__}, call=call)
+
+
 def _convert(func: types.FunctionType) -> types.FunctionType:
-    from kiln.frontend.autograph import converters, operators
+    from kiln.frontend.autograph import converters
 
     node = _parse(func)
     code = func.__code__
@@ -139,8 +155,7 @@ def _convert(func: types.FunctionType) -> types.FunctionType:
     module_code = compile(module, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     factory_code = _const_code(module_code, "ag__factory")
     new_code = _const_code(factory_code, node.name).replace(co_name=func.__name__, co_qualname=func.__qualname__)
-    _converted_codes.add(new_code)
-    cells = {**closure, "ag__": types.CellType(operators)}
+    cells = {**closure, "ag__": types.CellType(RUNTIME)}
     new = types.FunctionType(
         new_code, func.__globals__, func.__name__, func.__defaults__, tuple(cells[n] for n in new_code.co_freevars)
     )
@@ -148,7 +163,7 @@ def _convert(func: types.FunctionType) -> types.FunctionType:
     new.__dict__.update(func.__dict__)
     for attr in ("__qualname__", "__module__", "__doc__", "__annotations__"):
         setattr(new, attr, getattr(func, attr))
-    _unsupported[code.co_filename].update(ctx.unsupported)
+    record_converted(new_code, code.co_filename, ctx.unsupported)
     setattr(new, _INFO, ConversionInfo(converted=True, source=source, unsupported=tuple(ctx.unsupported)))
     return new
 

@@ -1,6 +1,6 @@
-"""The runtime operators generated code calls as ``ag__.<name>``: Python for Python values, staging for tensors."""
+"""The runtime operators generated code calls as ``ag__.<name>``: Python for Python values, staging for tensors.
+(``ag__.call``, which converts the functions converted code calls, is the transpiler's.)"""
 
-from kiln.frontend.autograph.operators.calls import call
 from kiln.frontend.autograph.operators.control_flow import for_stmt, if_exp, if_stmt, while_stmt
 from kiln.frontend.autograph.operators.logical import and_, not_, or_
 from kiln.frontend.autograph.operators.py_builtins import bool_, float_, int_, len_, max_, min_, range_, sum_
@@ -12,7 +12,6 @@ __all__ = [
     "Undefined",
     "and_",
     "bool_",
-    "call",
     "float_",
     "for_stmt",
     "get_no_state",

@@ -1,10 +1,11 @@
-"""Small IR helpers every layer uses: where an op came from, and the value of a constant."""
+"""Small IR helpers every layer uses: where an op came from, the value of a constant, and
+whether a value is visible at an op."""
 
 from __future__ import annotations
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import FileLineColLoc, IntegerAttr, LocationAttr
-from xdsl.ir import SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
 
 def describe_location(loc: LocationAttr) -> str:
@@ -20,3 +21,17 @@ def constant_int(value: SSAValue) -> int | None:
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return owner.value.value.data
     return None
+
+
+def defined_before(value: SSAValue, op: Operation) -> bool:
+    """Whether ``value`` is visible at ``op``: defined above it in its block or in an enclosing one
+    (an argument of such a block included)."""
+    owner = value.owner
+    current: Operation | None = op
+    while current is not None:
+        if isinstance(owner, Block) and current.parent_block() is owner:
+            return True
+        if isinstance(owner, Operation) and owner.parent_block() is current.parent_block() and owner.is_before_in_block(current):
+            return True
+        current = current.parent_op()
+    return False

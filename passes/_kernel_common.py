@@ -11,6 +11,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from kiln.dialects.ir_utils import defined_before
+
 
 def indexing_maps(op: GenericOp) -> list[AffineMap]:
     return [m.data for m in op.indexing_maps.data]
@@ -114,16 +116,11 @@ def epilogue_can_move(kernel: Operation, epilogue: GenericOp) -> bool:
     return True
 
 
-def defined_before(value: SSAValue, op: Operation) -> bool:
-    owner = value.owner
-    return not isinstance(owner, Operation) or owner.parent is not op.parent or owner.is_before_in_block(op)
-
-
 def hoist_alloc_before(value: SSAValue, op: Operation) -> None:
     """Move the (static) ``memref.alloc`` of an epilogue's output above ``op``, so the kernel,
     which replaces ``op``, can write into it."""
     alloc = value.owner
-    if isinstance(alloc, memref.AllocOp) and not alloc.operands and not defined_before(value, op):
+    if isinstance(alloc, memref.AllocOp) and not alloc.operands and alloc.parent is op.parent and op.is_before_in_block(alloc):
         alloc.detach()  # returns None in xDSL 0.74
         Rewriter.insert_op(alloc, InsertPoint.before(op))
 

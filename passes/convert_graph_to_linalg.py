@@ -52,7 +52,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.dialects import graph, kalgo
-from kiln.dialects.ir_utils import describe_location
+from kiln.dialects.ir_utils import defined_before, describe_location
 from kiln.passes import _scalar_math  # noqa: F401  (registers the math ops' scalar bodies)
 from kiln.passes._signless import erase_signedness
 from kiln.passes._complex import BUILDERS as COMPLEX_BUILDERS, plain_mul
@@ -240,7 +240,7 @@ def _size_witness(op: graph.BroadcastOp) -> SSAValue | None:
         user = use.operation
         if isinstance(user, (graph.ElementwiseBinaryOp, graph.CmpOp, graph.SelectOp)):
             for other in user.operands:
-                if other is not op.result and graph.shape_of(other) == shape and _defined_before(other, op):
+                if other is not op.result and graph.shape_of(other) == shape and defined_before(other, op):
                     return other
     return None
 
@@ -255,22 +255,9 @@ def _inserted_size(op: graph.BroadcastOp, axis: int) -> SSAValue | None:
             static = list(user.static_sizes.get_values())
             position = sum(1 for k in static[:axis] if k == graph.DYNAMIC)
             size = user.sizes[position]
-            if _defined_before(size, op):
+            if defined_before(size, op):
                 return size
     return None
-
-
-def _defined_before(value: SSAValue, op: Operation) -> bool:
-    """Whether ``value`` is visible at ``op`` (defined above it in its block or an enclosing one)."""
-    owner = value.owner
-    current: Operation | None = op
-    while current is not None:
-        if isinstance(owner, Block) and current.parent_block() is owner:
-            return True
-        if isinstance(owner, Operation) and owner.parent_block() is current.parent_block() and owner.is_before_in_block(current):
-            return True
-        current = current.parent_op()
-    return False
 
 
 class LowerBroadcast(RewritePattern):

@@ -526,7 +526,11 @@ def _size(a: Any, axis: int | None = None) -> int | None:
 def _copyto(dst: Any, src: Any, casting: str, where_: Any) -> None:
     """``np.copyto(dst, src)``: ``src`` cast (``casting``) and broadcast into ``dst``."""
     if not isinstance(dst, Tensor):
-        raise TypeError("np.copyto inside kiln.function writes into a kiln array (an argument, or one made in the function)")
+        raise TypeError(
+            f"np.copyto into a NumPy {type(dst).__name__} that is not one of the traced arrays "
+            "(a global, or one NumPy made from Python values only, as np.stack([1.25]) does): the compiled code cannot "
+            "write into it; copy into an argument or an array made in the function (np.zeros, np.empty, x.copy())"
+        )
     value = as_tensor(src) if not isinstance(src, (bool, int, float)) else src
     if isinstance(value, Tensor) and not np.can_cast(value.dtype, dst.dtype, casting):
         raise TypeError(f"Cannot cast array data from {value.dtype!r} to {dst.dtype!r} according to the rule {casting!r}")

@@ -56,8 +56,16 @@ def user_location() -> LocationAttr:
     return UnknownLoc()
 
 
+#: a trace's note: where the traced function is defined, set while its results are read after it returned
+RETURNING = "kiln.trace.returning"
+
+
 def here() -> str:
-    """``file:line:col`` of the innermost user frame, for errors raised while tracing."""
+    """``file:line:col`` of the innermost user frame, for errors raised while tracing; after the
+    traced function returned (its results being read), its definition's place."""
+    ctx = current()
+    if ctx is not None and RETURNING in ctx.notes:  # a user frame now is the caller's, outside the trace
+        return f"{ctx.notes[RETURNING]} (the values {ctx.name} returns)"
     return describe_location(user_location())
 
 

@@ -10,6 +10,7 @@ the compiled function can rebuild it.
 
 from __future__ import annotations
 
+import inspect
 import re
 
 from collections.abc import Callable, Sequence
@@ -80,6 +81,9 @@ def trace_graph(
         except (NotImplementedError, TypeError, ValueError, IndexError) as error:
             _locate(error)
             raise
+        code = getattr(inspect.unwrap(fn), "__code__", None)
+        if code is not None:
+            ctx.notes[trace_context.RETURNING] = f"{code.co_filename}:{code.co_firstlineno}"
         # no result (a function run for its effects on variables): no outputs, and the call returns None
         leaves, tree = pytree.flatten(result) if result is not None else ([], pytree.LEAF)
         outputs = [as_tensor(leaf).value for leaf in leaves]

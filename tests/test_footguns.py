@@ -161,3 +161,15 @@ def test_array_subclasses_are_refused() -> None:
     with pytest.raises(TypeError, match="argument 'x' is a numpy.ma.MaskedArray.*would lose its mask"):
         f(masked)
     np.testing.assert_array_equal(f(np.asarray(masked)), [2.0, 4.0])
+
+
+def test_copyto_into_an_untraced_numpy_array_names_it() -> None:
+    """kiln.fuzz 1132-5720: np.stack of Python numbers is a NumPy array, not a traced one."""
+    @kiln.function
+    def f(a):
+        v = np.stack([1.25])
+        np.copyto(v[:], a.sum())
+        return v
+
+    with pytest.raises(TypeError, match=r"test_footguns.py:\d+: np.copyto into a NumPy ndarray that is not one of the traced"):
+        f(np.ones(3))

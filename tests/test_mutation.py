@@ -886,3 +886,19 @@ def test_size_one_axes_do_not_break_contiguity() -> None:
     check(transposed_column_reshape_is_a_view, rand(1, 4))
     check(transposed_column_reshape_is_a_view, rand(3, 1))
     check(transposed_column_reshape_is_a_view, rand(2, 3))
+
+
+def test_a_refused_read_of_a_returned_value_names_the_function() -> None:
+    """kiln.fuzz 1132-19864: a read refused while the results are collected, after the function
+    returned, named `<unknown location>` (or the caller's line); now the traced function's."""
+    def returns_a_maybe_view(b, c):
+        if c.sum() > 0:
+            w = b[::2]
+        else:
+            w = b[:2]
+        b[0] = 1.0
+        return w
+
+    line = returns_a_maybe_view.__code__.co_firstlineno
+    with pytest.raises(NotImplementedError, match=rf"test_mutation.py:{line} \(the values returns_a_maybe_view returns\)"):
+        kiln.function(returns_a_maybe_view)(np.zeros(4), np.ones(2))

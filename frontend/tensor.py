@@ -125,8 +125,9 @@ class Tensor:
             return self._strided_contiguous(storage.layout)
         parent = Tensor(self._storage.value)
         base_shape = shape_of(parent)
-        if self._steps and -1 not in base_shape and self._view_strides(c_strides(base_shape)) is not None:
-            return self._strided_contiguous(c_strides(base_shape))  # NumPy's rule: `a.T` of 1xN is C-contiguous
+        strides = self._view_strides(c_strides(base_shape)) if self._steps and -1 not in base_shape else None
+        if strides is not None:
+            return c_contiguous(shape_of(self), strides)  # NumPy's rule: `a.T` of 1xN is C-contiguous
         for step in self._steps:
             if not step.keeps_contiguous(parent):
                 return False
@@ -140,16 +141,10 @@ class Tensor:
         storage = self._storage
         if storage.argument is not None:
             trace_context.require().notes.setdefault(LAYOUT_ARGUMENTS, set()).add(storage.argument)
-        parent = Tensor(storage.value)
-        if -1 in shape_of(parent):
+        base_shape = shape_of(Tensor(storage.value))
+        if -1 in base_shape:
             return None
-        strides: tuple[int, ...] | None = storage.layout if storage.layout is not None else c_strides(shape_of(parent))
-        for step in self._steps:
-            strides = step.view_strides(parent, strides)
-            if strides is None:
-                return None
-            parent = step.forward(parent)
-        return strides
+        return self._view_strides(storage.layout if storage.layout is not None else c_strides(base_shape))
 
     def _view_strides(self, layout: tuple[int, ...]) -> tuple[int, ...] | None:
         """This view's element strides when its base has the element strides ``layout``; None

@@ -102,18 +102,12 @@ class _Run:
     def __init__(self, fn: func.FuncOp, ops: list[Operation]) -> None:
         self.entry = fn.body.blocks[0]
         self.ops = ops
-        self.inside: dict[Operation, None] = {}  # in walk order (deterministic output)
-        self._collect()
-
-    def _collect(self) -> None:
-        self.inside = {nested: None for op in self.ops for nested in op.walk()}
+        #: the run's ops and all nested in them, in walk order (a set would make the output vary)
+        self.inside: dict[Operation, None] = {nested: None for op in ops for nested in op.walk()}
 
     def defined_inside(self, value: SSAValue) -> bool:
         owner = value.owner
         return (owner.parent_op() if isinstance(owner, Block) else owner) in self.inside
-
-    def escapes(self, op: Operation) -> bool:
-        return any(use.operation not in self.inside for r in op.results for use in r.uses)
 
     def hoist(self) -> None:
         """Move in front of the run the ops whose results the rest of the function uses, or such

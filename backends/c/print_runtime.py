@@ -9,6 +9,8 @@ loader points it at Python's ``sys.stdout`` (docs/printing.md has the rules).
 
 from __future__ import annotations
 
+from kiln.backends.c.parts import END, MAIN, guard
+
 #: element kinds passed to ``kiln_fmt_value``, by C element type
 KINDS: dict[str, int] = {
     "bool": 0, "int8_t": 1, "int16_t": 2, "int32_t": 3, "int64_t": 4, "float": 5, "double": 6,
@@ -17,12 +19,12 @@ KINDS: dict[str, int] = {
 PRINT_RUNTIME = r"""#include <stdio.h>
 typedef void (*kiln_write_fn)(const char *, size_t);
 static void kiln_write_stdout(const char *s, size_t n) { fwrite(s, 1, n, stdout); fflush(stdout); }
-#if !defined(KILN_SPLIT) || defined(KILN_PART_MAIN)
+""" + f"""{guard(MAIN)}
 __attribute__((visibility("default"))) kiln_write_fn kiln_write_hook = kiln_write_stdout;
 #else
 extern kiln_write_fn kiln_write_hook;
-#endif
-
+{END}
+""" + r"""
 typedef struct { char *p; size_t n, cap; } kiln_buf;
 static void kiln_put(kiln_buf *b, const char *s, size_t n) {
   if (b->n + n + 1 > b->cap) {

@@ -163,12 +163,12 @@ def _compile_units(
     try:
         with ThreadPoolExecutor(len(units)) as pool:
             done = [
-                pool.submit(_run_compiler, cc, (*compile_flags, "-c", *parts.defines(unit)), c_path, obj, prefix, ())
+                pool.submit(_run_compiler, cc, (*compile_flags, "-c", *parts.defines(unit)), c_path, obj, prefix, (str(c_path),))
                 for unit, obj in zip(units, objects)
             ]
             for future in done:
                 future.result()
-        _run_compiler(cc, flags, c_path, out, prefix, tuple(str(o) for o in objects))
+        _run_compiler(cc, flags, c_path, out, prefix, (*map(str, objects), "-lm"))
     finally:
         for obj in objects:
             obj.unlink(missing_ok=True)
@@ -186,10 +186,10 @@ _AFTER_COMPILER_BUG = ("-fno-tree-vectorize",)
 
 def _run_compiler(
     cc: str, flags: tuple[str, ...], c_path: Path, out: Path, prefix: tuple[str, ...] = (),
-    objects: tuple[str, ...] | None = None,
+    inputs: tuple[str, ...] | None = None,
 ) -> None:
-    """Compile ``c_path`` (or link ``objects``: () compiles without linking) into ``out``."""
-    inputs = [str(c_path), "-lm"] if objects is None else [*objects, "-lm"] if objects else [str(c_path)]
+    """Run the compiler on ``inputs`` (default: ``c_path`` and libm) into ``out``; errors name ``c_path``."""
+    inputs = inputs if inputs is not None else (str(c_path), "-lm")
     cmd = [*prefix, cc, *flags, "-o", str(out), *inputs]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0 and "internal compiler error" in proc.stderr:

@@ -370,9 +370,9 @@ def _mark_alias(
     says, for the outers it can, on which paths ``merged`` is that outer.
     0-d values are left alone unless one of them is a 0-d argument: most stand for NumPy scalars
     (``x.sum()``, ``x[i]``, a loop counter), which NumPy does not share."""
-    outers = _outers(values, boundary)
     if merged.shape_source is None and merged.ndim == 0 and not _argument_array(values):
         return
+    outers = _outers(values, boundary)
     if outers:
         flags = flags or {}
         mutation.mark_alias(merged.storage, tuple(outers), where, construct, tuple(flags.get(o) for o in outers))
@@ -949,7 +949,7 @@ def _weak_value(value: Any) -> bool:
         return True
     if isinstance(value, Tensor):
         return value.weak
-    return isinstance(value, (bool, int, float)) and not isinstance(value, np.generic)
+    return is_number(value)
 
 
 def _update(leaf: _Leaf, out: Any, where: str, construct: str) -> bool:

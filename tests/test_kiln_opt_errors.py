@@ -82,7 +82,7 @@ def _internal_error_or_diagnostic(proc: subprocess.CompletedProcess[str], tmp_pa
     if "internal error" not in first:
         assert first.startswith(f"kiln-opt: error: {pass_name}: "), proc.stderr
         return
-    assert re.match(rf"kiln-opt: internal error in pass {pass_name} \(of [a-z-]+\) at \S+:\d+:\d+ \('[a-z_.]+'\): \w+: ", first), first
+    assert re.match(rf"kiln-opt: internal error in pass {pass_name} at \S+:\d+:\d+ \('[a-z_.]+'\): \w+: ", first), first
     (kept,) = (tmp_path / "kiln-opt-crashes").glob("*.mlir")
     assert str(kept) in proc.stderr
     assert "Traceback (most recent call last)" in kept.read_text()

@@ -28,7 +28,7 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, PassFailedException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from kiln import registry
+from kiln import pipelines, registry
 from kiln.tools import _crash_report
 from kiln.tools._load import load_file
 
@@ -70,6 +70,8 @@ class KilnOptMain(xDSLOptMain):
         self.available_frontends["mlir"] = parse_mlir
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
+        if self.args.input_file == "-":  # mlir-opt's spelling of standard input
+            self.args.input_file = None
         stream, extension = super().get_input_stream()
         self.input_bytes = stream.read()
         if stream is not sys.stdin.buffer:
@@ -83,6 +85,9 @@ class KilnOptMain(xDSLOptMain):
     def setup_pipeline(self) -> None:
         super().setup_pipeline()
         callback = self.pipeline.callback
+        # a named pipeline (graph-to-c) runs as its passes, so that --print-between-passes,
+        # --time-passes and internal error reports see each of them
+        self.pipeline = PassPipeline(tuple(p for q in self.pipeline.passes for p in _expand(q)), callback)
         if self.args.rules:  # rule files run first, as apply-rules passes (checked here, before any input)
             from kiln.passes.apply_rules import ApplyRules
             from kiln.passes.rules import load_rules
@@ -131,6 +136,13 @@ class KilnOptMain(xDSLOptMain):
             metavar="FILE",
             help="apply the rules of FILE (a path, or kiln:NAME for one of kiln's) before the -p pipeline",
         )
+
+
+def _expand(p: ModulePass) -> tuple[ModulePass, ...]:
+    """The passes a named pipeline runs, or ``p`` itself."""
+    if p.name not in pipelines.PIPELINES:
+        return (p,)
+    return pipelines.build_pipeline(pipelines.pipeline_spec(p.name)).passes
 
 
 def _preload(argv: Sequence[str]) -> None:

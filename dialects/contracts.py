@@ -10,6 +10,11 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType, i64
 #: backend runs them on threads, kiln-vectorize leaves their order alone)
 PARALLEL_ATTR = "kiln.parallel"
 
+#: on an ``arith.select`` of integers (kiln-if-to-select sets it): it replaced a branch whose
+#: condition may be unpredictable, so the C backend emits a test and a conditional move
+#: (``kiln_select_mask``), never a ternary that gcc compiles back into a branch
+BRANCHLESS_ATTR = "kiln.branchless"
+
 #: on a function argument / result: its integer element type is unsigned at the ABI
 UNSIGNED_ATTR = "kiln.unsigned"
 

@@ -183,7 +183,7 @@ def collatz(n):
 
 
 def while_select_mask(n):
-    """Both branches run and a conditional move picks one (backends/c/speculate.py)."""
+    """Both branches run and a conditional move picks one (passes/kiln_if_to_select.py)."""
     v, steps = n, 0
     while v > 0:
         v = v - 7 if v & 4 != 0 else v - 3

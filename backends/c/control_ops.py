@@ -1,8 +1,9 @@
-"""scf control flow and func.call → C statements.
+"""scf control flow, func.call and branchless selects → C statements.
 
 Values carried by loops and produced by ifs become C locals declared before
 the statement ("carried" variables); yields assign them. A carried memref is
-a pointer local plus one local per runtime size/stride.
+a pointer local plus one local per runtime size/stride. An ``arith.select`` that
+kiln-if-to-select made of an if (``kiln.branchless``) is a test and a conditional move.
 """
 
 from __future__ import annotations
@@ -11,17 +12,19 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from kiln.backends.c import check_ops, speculate
+from kiln.backends.c import check_ops, scalar_ops  # noqa: F401  (scalar_ops first: its arith.select rule is wrapped below)
 from kiln.backends.c.c_types import c_type, element_c_type
-from kiln.backends.c.dispatch import handles
+from kiln.backends.c.dispatch import HANDLERS, Handler, handles
 from kiln.backends.c.errors import CEmitError
 
 from kiln.backends.c.abi import return_type
 from kiln.backends.c.memref_desc import MemrefDesc
+from kiln.dialects.contracts import BRANCHLESS_ATTR
+from kiln.dialects.ir_utils import constant_int
 
 if TYPE_CHECKING:
     from kiln.backends.c.emitter import FunctionEmitter
@@ -122,8 +125,6 @@ def _for(em: FunctionEmitter, op: scf.ForOp) -> None:
 
 @handles(scf.IfOp)
 def _if(em: FunctionEmitter, op: scf.IfOp) -> None:
-    if speculate.try_speculate(em, op):
-        return
     carried = _declare_all(em, list(op.output), [], None)
     em.open(f"if ({em.expr(op.cond)}) {{")
     _region(em, op.true_region.block, carried)
@@ -134,6 +135,50 @@ def _if(em: FunctionEmitter, op: scf.IfOp) -> None:
         _region(em, else_block, carried)
     em.close()
     _bind(em, list(op.output), carried)
+
+
+def _branchless(plain: Handler) -> Handler:
+    """``kiln.branchless`` integer selects as ``kiln_select_mask``: ``test`` + ``cmov`` on x86-64,
+    where gcc compiles even a ternary of two computed values to a branch; others as ``plain``."""
+
+    def handler(em: FunctionEmitter, op: arith.SelectOp) -> None:
+        if BRANCHLESS_ATTR not in op.attributes or not isinstance(op.result.type, IntegerType | IndexType):
+            plain(em, op)
+            return
+        test, mask, swap = _mask_test(em, op.cond)
+        if test != f"(int64_t){em.expr(op.cond)}":  # tested in place: the bool may be unused now
+            em.line(f"(void){em.expr(op.cond)};")
+        then, other = em.expr(op.lhs), em.expr(op.rhs)
+        if swap:
+            then, other = other, then
+        select = em.use_helper("kiln_select_mask")
+        em.define(op.result, f"({c_type(op.result.type)}){select}({test}, {mask}, {then}, {other})")
+
+    return handler
+
+
+def _mask_test(em: FunctionEmitter, cond: SSAValue) -> tuple[str, str, bool]:
+    """(x, m, swap): ``cond`` is ``(x & m) != 0``, or ``== 0`` when swap. A ``cmpi eq/ne`` of
+    ``x & c`` with 0 (``x % 2 == 0`` lowers to it) is tested in place, as LLVM does, rather
+    than first computed as a bool: two fewer instructions on a loop's critical path."""
+    owner = cond.owner
+    if isinstance(owner, arith.CmpiOp) and owner.predicate.value.data in (0, 1):  # eq, ne
+        lhs, rhs = owner.lhs, owner.rhs
+        if constant_int(lhs) == 0:
+            lhs, rhs = rhs, lhs
+        if constant_int(rhs) == 0 and isinstance(lhs.type, IntegerType | IndexType):
+            swap = owner.predicate.value.data == 0
+            and_op = lhs.owner
+            if isinstance(and_op, arith.AndIOp):
+                for value, mask in ((and_op.lhs, and_op.rhs), (and_op.rhs, and_op.lhs)):
+                    c = constant_int(mask)
+                    if c is not None and -(2**31) <= c < 2**31:
+                        return f"(int64_t){em.expr(value)}", f"(int64_t){em.expr(mask)}", swap
+            return f"(int64_t){em.expr(lhs)}", "-1", swap
+    return f"(int64_t){em.expr(cond)}", "1", False
+
+
+handles(arith.SelectOp)(_branchless(HANDLERS[arith.SelectOp]))
 
 
 @handles(scf.WhileOp)

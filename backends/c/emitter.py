@@ -178,8 +178,6 @@ class FunctionEmitter:
         self.used: set[str] = set(module.reserved) | set(module.globals.values())
         #: the next suffix to try per base name, so that a fresh name costs O(1), not O(uses)
         self.next_suffix: dict[str, int] = {}
-        #: ops a handler already emitted together with an earlier one (emit_ops skips them)
-        self.emitted_ahead: set[Operation] = set()
 
     # -- names and lines -------------------------------------------------------------
     def fresh(self, hint: str | None, default: str = "v") -> str:
@@ -259,8 +257,7 @@ class FunctionEmitter:
         for op in block.ops:
             if op is terminator:
                 break
-            if op not in self.emitted_ahead:
-                self.emit_op(op)
+            self.emit_op(op)
         return terminator
 
     def handler_for(self, op: Operation) -> Handler | None:

@@ -46,7 +46,7 @@ def _ipowi(ty: str) -> str:
 
 _SELECT = """static inline int64_t kiln_select_mask(int64_t x, int64_t m, int64_t a, int64_t b) {
   /* (x & m) != 0 ? a : b as a test and a conditional move: gcc compiles the ternary to a
-     branch, slow when the condition is unpredictable (backends/c/speculate.py) */
+     branch, slow when the condition is unpredictable (passes/kiln_if_to_select.py) */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDA_ARCH__)
   __asm__("testq %2, %1\\n\\tcmovneq %3, %0" : "+r"(b) : "r"(x), "er"(m), "rm"(a) : "cc");
   return b;

@@ -231,10 +231,6 @@ def _vector_arith(em: FunctionEmitter, op: arith.AddfOp) -> None:
         _lanewise(em, result, op.lhs, operands, lambda t, e, o: cmp_expr(t, e, pred, *o))
     elif isinstance(op, arith.MaximumfOp | arith.MinimumfOp) and _constant_min_max(em, op):
         return
-    elif isinstance(op, arith.MulfOp) and _doubling(em, op):
-        return
-    elif isinstance(op, math.ExpOp) and _exp_group(em, op):
-        return
     elif type(op) in _MATH_FN:
         helper = em.module.simd.use_math(_MATH_FN[type(op)], elem_name(result.type))
         _lanewise(em, result, result, operands, lambda t, e, o: f"{helper}({o[0]})")
@@ -242,31 +238,28 @@ def _vector_arith(em: FunctionEmitter, op: arith.AddfOp) -> None:
         _lanewise(em, result, result, operands, _BINARY[type(op)])
 
 
-def _exp_group(em: FunctionEmitter, op: math.ExpOp) -> bool:
-    """Emit ``op`` and the vector exps right after it (an unrolled body's copies) with one test
-    of all their inputs for exp's fast path: one branch instead of one per register, and the
-    fast paths side by side in one basic block, where the compiler interleaves them. The
-    results are those of separate calls. False when there is no such group."""
-    elem, k, t = _shape(em, op.result.type)
-    if not vector_math.has_exp_fast_path(t, elem):
-        return False
-    group, produced, nxt = [op], {op.result}, op.next_op
-    while isinstance(nxt, math.ExpOp) and nxt.result.type == op.result.type and nxt.operand not in produced:
-        group.append(nxt)
-        produced.add(nxt.result)
-        nxt = nxt.next_op
-    if len(group) < 2:
-        return False
+@handles(kvec.ExpGroupOp)
+def _exp_group(em: FunctionEmitter, op: kvec.ExpGroupOp) -> None:
+    """All the exps of the group, with one test of all their inputs for exp's fast path where
+    the ISA has one: one branch instead of one per register, and the fast paths side by side
+    in one basic block, where the compiler interleaves them. The results are those of
+    separate calls."""
+    elem, k, t = _shape(em, op.outputs[0].type)
     simd = em.module.simd
+    if not vector_math.has_exp_fast_path(t, elem):
+        full = simd.use_math("exp", elem)
+        for x, result in zip(op.inputs, op.outputs, strict=True):
+            _lanewise(em, result, result, [x], lambda t, e, o: f"{full}({o[0]})")
+        return
     full, near, far = (simd.use_math(fn, elem) for fn in ("exp", "exp_near", "exp_far"))
-    ins = [[_part(em.expr(g.operand), j, k) for j in range(k)] for g in group]
+    ins = [[_part(em.expr(x), j, k) for j in range(k)] for x in op.inputs]
     tests = [f"{far}({x})" for regs in ins for x in regs]
     while len(tests) > 1:
         tests = [t.op("mor", elem, a, b) for a, b in zip(tests[::2], tests[1::2], strict=False)] + tests[len(tests) // 2 * 2:]
-    outs = [em.fresh(g.result.name_hint, "vec") for g in group]
-    for g, name in zip(group, outs, strict=True):
-        em.line(f"{c_type(g.result.type)} {name};")
-        em.bind(g.result, name)
+    outs = [em.fresh(r.name_hint, "vec") for r in op.outputs]
+    for r, name in zip(op.outputs, outs, strict=True):
+        em.line(f"{c_type(r.type)} {name};")
+        em.bind(r, name)
     em.open(f"if (!{t.op('any', elem, tests[0])}) {{")
     for name, regs in zip(outs, ins, strict=True):
         for j, x in enumerate(regs):
@@ -277,12 +270,16 @@ def _exp_group(em: FunctionEmitter, op: math.ExpOp) -> bool:
         for j, x in enumerate(regs):
             em.line(f"{_part(name, j, k)} = {full}({x});")
     em.close()
-    em.emitted_ahead.update(group[1:])
-    return True
 
 
 def _constant_min_max(em: FunctionEmitter, op: arith.MaximumfOp | arith.MinimumfOp) -> bool:
-    """Emit max/min with a constant operand in its short form; False when it has none."""
+    """Emit max/min with a constant operand in its short form; False when it has none.
+
+    Instruction selection, so it stays here rather than in a pass: the IR op already says
+    what is computed (``arith.maximumf``: NaN propagates, -0 < +0), and whether a constant
+    operand makes it one instruction depends on the ISA's table (x86's ``maxps``, whose NaN
+    and tie rules only agree with maximumf when the other operand is not NaN). LLVM makes
+    the same choice in its x86 instruction selection (operands known never NaN / never zero)."""
     for a, c in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
         value = _splat_constant(c)
         if value is None:
@@ -293,16 +290,6 @@ def _constant_min_max(em: FunctionEmitter, op: arith.MaximumfOp | arith.Minimumf
             return False
         _lanewise(em, op.result, op.result, [a, c], lambda t, e, o: form(o[0], o[1]))
         return True
-    return False
-
-
-def _doubling(em: FunctionEmitter, op: arith.MulfOp) -> bool:
-    """``x * 2.0`` as ``x + x``: the same value for every x (inf, NaN and -0 included), on an
-    adder instead of a multiplier port, which elementwise chains with exp keep busy."""
-    for a, c in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
-        if _splat_constant(c) == 2.0:
-            _lanewise(em, op.result, op.result, [a], lambda t, e, o: t.op("add", e, o[0], o[0]))
-            return True
     return False
 
 

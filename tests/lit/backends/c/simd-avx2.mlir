@@ -5,9 +5,9 @@
 // RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=avx512 unroll=1},canonicalize,cse' -t 'c{isa=avx2}' > %t.split.c
 // RUN: filecheck %s --check-prefix=SPLIT < %t.split.c
 // RUN: cc -c -O2 -Wall -Werror %t.split.c -o %t.split.o
-// With the default unroll (4 copies of a body that calls exp), the copies' exps test their
-// inputs for the fast path at once.
-// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=avx2},canonicalize,cse' -t 'c{isa=avx2}' > %t.u.c
+// With the default unroll (4 copies of a body that calls exp), kiln-group-exp makes the copies'
+// exps one kvec.exp_group, which tests their inputs for the fast path at once.
+// RUN: kiln-opt %inputs/simd-kernels.mlir -p 'kiln-vectorize{isa=avx2},canonicalize,cse,kiln-group-exp' -t 'c{isa=avx2}' > %t.u.c
 // RUN: filecheck %s --check-prefix=UNROLL < %t.u.c
 // RUN: cc -c -O2 -Wall -Werror -mavx2 -mfma %t.u.c -o %t.u.o
 

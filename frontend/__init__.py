@@ -1,1 +1,9 @@
-"""kiln."""
+"""kiln's frontend: tracing Python functions over NumPy arrays into ``graph`` IR.
+
+Importing it imports the modules that implement ``Tensor``'s indexing and NumPy
+protocols, which fill the table ``Tensor`` calls them through
+(:data:`kiln.frontend.tensor._PROTOCOLS`): ``tensor`` cannot import them, as they
+build on it.
+"""
+
+from kiln.frontend import indexing, numpy_dispatch  # noqa: F401  (they fill Tensor's protocol table)

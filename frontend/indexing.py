@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import advanced_index, dtypes, index_facts, masked, runtime_checks
-from kiln.frontend.mutation import ViewStep, key_signature
-from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, emit, require_rank, reshape_to, shape_of
-from kiln.frontend.tensor import unit_axes_strides
+from kiln.frontend import advanced_index, index_facts, masked, runtime_checks
+from kiln.frontend.mutation import ViewStep
+from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, emit, require_rank, shape_of
+from kiln.frontend.tensor import implements, key_signature, unit_axes_strides
 
 #: a static size/offset or a traced 0-d int64 tensor
 Bound = int | Tensor
@@ -45,6 +45,7 @@ def _is_mask(t: Tensor, key: Any) -> bool:
     return isinstance(key, Tensor) and key.dtype == np.bool_ and advanced_index.known(key) is None
 
 
+@implements
 def getitem(t: Tensor, key: Any) -> Tensor:
     """``t[key]``: a view of ``t`` for basic keys."""
     require_rank(t, "indexing")
@@ -75,6 +76,7 @@ def _view(t: Tensor, items: tuple[Any, ...]) -> Tensor:
     return t.make_view(SliceStep.parse(t, items))
 
 
+@implements
 def setitem(t: Tensor, key: Any, value: Any) -> None:
     """``t[key] = value`` with NumPy's meaning: ``value`` cast (unsafely, as NumPy's setitem does)
     and broadcast to the indexed region, written through to ``t``'s storage."""

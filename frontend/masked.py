@@ -31,7 +31,7 @@ from xdsl.ir import OpResult, SSAValue
 
 from kiln.dialects import graph
 from kiln.frontend import trace_context
-from kiln.frontend.tensor import Tensor, as_tensor, cast, emit
+from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, emit, shape_of
 
 
 def _refuse(what: str = "this use of x[mask]") -> NoReturn:
@@ -279,6 +279,4 @@ def write(target: Tensor, mask: Any, value: Any) -> Tensor:
     elif isinstance(value, Tensor) and value.ndim != 0:
         _refuse("x[mask] = array (its length must match the mask's count, known only at run time)")
     v = cast(value if isinstance(value, Tensor) else as_tensor(np.asarray(value).astype(target.dtype)), target.dtype)
-    from kiln.frontend.tensor import broadcast_to, shape_of
-
     return emit(graph.SelectOp(m.value, broadcast_to(v, shape_of(target)).value, target.value))

@@ -35,7 +35,7 @@ import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from xdsl.ir import Block, Operation, Region, SSAValue
 
@@ -352,33 +352,3 @@ class ViewStep:
         """The view's strides in elements, given its parent's (of a non-contiguous argument);
         None when not known (the view then counts as not C-contiguous)."""
         return None
-
-
-@dataclass(frozen=True, eq=False)
-class Replay:
-    """What a view tensor remembers: its storage, its chain, and the key it was made with."""
-
-    storage: Storage
-    steps: tuple[ViewStep, ...]
-
-
-def key_signature(key: Any) -> tuple[Any, ...]:
-    """A comparable form of an index key (tensors by identity), to recognise ``x[k] op= v``."""
-    items = key if isinstance(key, tuple) else (key,)
-    out: list[Any] = []
-    for item in items:
-        if isinstance(item, slice):
-            out.append(("s", *(_atom(p) for p in (item.start, item.stop, item.step))))
-        else:
-            out.append(_atom(item))
-    return tuple(out)
-
-
-def _atom(x: Any) -> Any:
-    from kiln.frontend.tensor import Tensor
-
-    if isinstance(x, Tensor):
-        return ("t", id(x))
-    if x is None or x is Ellipsis or isinstance(x, (int, bool)):
-        return (type(x).__name__, x)
-    return ("o", id(x))

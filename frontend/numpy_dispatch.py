@@ -20,7 +20,7 @@ from kiln.dialects import graph
 from kiln.frontend import array_ops, array_types, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
 from kiln.frontend import numpy_sorting, numpy_ufunc_methods, runtime_checks, ufuncs, views
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
-from kiln.frontend.tensor import shape_of, with_source
+from kiln.frontend.tensor import implements, shape_of, with_source
 
 #: an operand before promotion: a tensor, an array constant, or a weak Python scalar
 Operand = Tensor | np.ndarray | bool | int | float | complex
@@ -207,6 +207,7 @@ _COMPARISONS = (np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.g
 _LOGICAL = (np.logical_and, np.logical_or, np.logical_xor, np.logical_not)
 
 
+@implements
 def array_ufunc(ufunc: np.ufunc, method: str, inputs: Sequence[Any], kwargs: dict[str, Any]) -> Tensor:
     """``Tensor.__array_ufunc__``: record ``ufunc(*inputs)`` as graph ops."""
     name = _np_name(ufunc)
@@ -385,6 +386,7 @@ def _nonzero_power(z: Tensor, n: int) -> Tensor:
 # ---------------------------------------------------------------------- functions
 
 
+@implements
 def array_function(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``Tensor.__array_function__``: run kiln's implementation of NumPy's ``func``."""
     impl = _FUNCTIONS.get(func)

@@ -7,6 +7,11 @@ hands back to :mod:`kiln.frontend.numpy_dispatch` through ``__array_ufunc__``,
 so operators and NumPy's functions share one implementation. A traced tensor
 has no value, so every conversion to a Python value raises.
 
+The modules implementing indexing and NumPy's protocols build on this one, so
+``Tensor`` does not import them: it calls them through :data:`_PROTOCOLS`, a
+table they fill with :func:`implements` when imported (``kiln.frontend``
+imports them, so the table is full before any trace).
+
 A tensor derived from a ``kiln.TensorSpec(shape=None)`` argument has unknown
 rank (:mod:`kiln.frontend.unknown_rank`): its ``shape`` and ``ndim`` are
 ``None``, its value is the flattened data, and :func:`shape_of` refuses it, so
@@ -21,15 +26,15 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterator, Sequence
-from typing import Any, NoReturn
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from kiln.dialects import graph
-from kiln.frontend import array_types, dtypes, mutation, trace_context, unknown_rank
+from kiln.frontend import array_types, dtypes, mutation, shape_sources, trace_context
 
 #: trace note: an in-place operator rebound a NumPy scalar argument (see ConcreteFunction.native_entry)
 IMMUTABLE_REBOUND = "kiln.tensor.immutable_rebound"
@@ -39,6 +44,19 @@ LAYOUT_ARGUMENTS = "kiln.tensor.layout_arguments"
 
 #: Python values that become tensors in arithmetic (anything else yields ``NotImplemented``)
 _ARRAY_LIKE = (np.ndarray, np.generic, bool, int, float, complex, list, tuple)
+
+#: ``Tensor``'s protocols implemented in modules that import this one, by the implementing function's
+#: name: ``getitem``/``setitem`` (kiln.frontend.indexing), ``array_ufunc``/``array_function``
+#: (kiln.frontend.numpy_dispatch)
+_PROTOCOLS: dict[str, Callable[..., Any]] = {}
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def implements(fn: _F) -> _F:
+    """Make ``fn`` the implementation ``Tensor`` calls by its name (see :data:`_PROTOCOLS`)."""
+    _PROTOCOLS[fn.__name__] = fn
+    return fn
 
 
 class Tensor:
@@ -184,7 +202,7 @@ class Tensor:
         setitem Python then calls would write the same values again."""
         return (
             self._storage is target._storage and self._wrote == self._storage.version
-            and self.origin == (id(target), mutation.key_signature(key))
+            and self.origin == (id(target), key_signature(key))
         )
 
     def copy(self, order: str = "C") -> Tensor:
@@ -194,21 +212,17 @@ class Tensor:
         return Tensor(self.value, self.shape_source)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        from kiln.frontend import indexing  # imports this module: imported late
-
-        indexing.setitem(self, key, value)
+        _PROTOCOLS["setitem"](self, key, value)
 
     def _inplace(self, ufunc: np.ufunc, other: Any) -> Tensor:
         """``self op= other``: NumPy's ``ufunc(self, other, out=self)``."""
-        from kiln.frontend import numpy_dispatch  # imports this module: imported late
-
         if not _operand(other):
             return NotImplemented  # type: ignore[return-value]
         if self.immutable:  # the same code on a 0-d array would write it: no fast path may mix them
             if self._storage.argument is not None:
                 trace_context.require().notes[IMMUTABLE_REBOUND] = True
             return ufunc(self, other)
-        numpy_dispatch.array_ufunc(ufunc, "__call__", (self, other), {"out": (self,)})
+        _PROTOCOLS["array_ufunc"](ufunc, "__call__", (self, other), {"out": (self,)})
         return self
 
     # ------------------------------------------------------------------ attributes
@@ -258,7 +272,7 @@ class Tensor:
 
     def __len__(self) -> int:
         if self.shape_source is not None:
-            raise unknown_rank.rank_error(self.shape_source, "len()")
+            raise shape_sources.rank_error(self.shape_source, "len()")
         dims = graph.shape_of(self.value)
         if not dims:
             raise TypeError("len() of unsized object (a 0-d kiln tensor)")
@@ -288,14 +302,10 @@ class Tensor:
     # ------------------------------------------------------------------ NumPy protocols
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        from kiln.frontend import numpy_dispatch  # imports this module: imported late
-
-        return numpy_dispatch.array_ufunc(ufunc, method, inputs, kwargs)
+        return _PROTOCOLS["array_ufunc"](ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        from kiln.frontend import numpy_dispatch  # imports this module: imported late
-
-        return numpy_dispatch.array_function(func, args, kwargs)
+        return _PROTOCOLS["array_function"](func, args, kwargs)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> NoReturn:
         _no_value(self, "np.asarray() / np.array()")
@@ -620,9 +630,27 @@ class Tensor:
         return np.clip(self, min, max, out=out)
 
     def __getitem__(self, key: Any) -> Tensor:
-        from kiln.frontend import indexing  # imports this module: imported late
+        return _PROTOCOLS["getitem"](self, key)
 
-        return indexing.getitem(self, key)
+
+def key_signature(key: Any) -> tuple[Any, ...]:
+    """A comparable form of an index key (tensors by identity), to recognise ``x[k] op= v``."""
+    items = key if isinstance(key, tuple) else (key,)
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, slice):
+            out.append(("s", *(_atom(p) for p in (item.start, item.stop, item.step))))
+        else:
+            out.append(_atom(item))
+    return tuple(out)
+
+
+def _atom(x: Any) -> Any:
+    if isinstance(x, Tensor):
+        return ("t", id(x))
+    if x is None or x is Ellipsis or isinstance(x, (int, bool)):
+        return (type(x).__name__, x)
+    return ("o", id(x))
 
 
 def _operand(other: Any) -> bool:
@@ -688,14 +716,14 @@ def shape_of(t: Tensor) -> tuple[int, ...]:
     A tensor of unknown rank has none: every op that asks raises the unknown-rank error, so no
     op can mistake its flattened data for a vector."""
     if t.shape_source is not None:
-        raise unknown_rank.rank_error(t.shape_source, "this operation")
+        raise shape_sources.rank_error(t.shape_source, "this operation")
     return graph.shape_of(t.type)
 
 
 def require_rank(t: Tensor, what: str) -> None:
     """Raise the unknown-rank error naming ``what`` when ``t``'s rank is unknown."""
     if t.shape_source is not None:
-        raise unknown_rank.rank_error(t.shape_source, what)
+        raise shape_sources.rank_error(t.shape_source, what)
 
 
 def with_source(t: Tensor, source: int | None) -> Tensor:
@@ -711,9 +739,9 @@ def common_source(tensors: Sequence[Tensor], what: str) -> int | None:
         return None
     for t in tensors:
         if t.shape_source is None and t.ndim != 0:
-            raise unknown_rank.rank_error(sources[0], f"{what} with an operand of shape {t.shape}")
+            raise shape_sources.rank_error(sources[0], f"{what} with an operand of shape {t.shape}")
     for other in sources[1:]:
-        unknown_rank.same_shape(sources[0], other)
+        shape_sources.same_shape(sources[0], other)
     return sources[0]
 
 

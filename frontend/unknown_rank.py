@@ -6,10 +6,12 @@ reports ``shape``/``ndim`` ``None`` and carries a *shape source*: the index
 of the argument whose call-time shape it has. Elementwise ops keep the
 source (operands of the same call-time shape, or 0-d ones), full reductions
 drop it (their result is an ordinary 0-d tensor), and every op that needs the
-rank raises :func:`rank_error` at trace time. Two different sources meeting
-in one elementwise op are recorded: the call checks that those arguments
-have one shape, since flat data of equal size but another shape would pair
-the wrong elements.
+rank raises :func:`~kiln.frontend.shape_sources.rank_error` at trace time.
+Two different sources meeting in one elementwise op are recorded: the call
+checks that those arguments have one shape, since flat data of equal size but
+another shape would pair the wrong elements. That record and the error live in
+:mod:`kiln.frontend.shape_sources`, below ``Tensor``; this module wraps the
+traced function (:func:`tracing`) and the compiled one (:class:`Erasure`).
 
 At call time :meth:`Erasure.wrap` flattens the rank-erased arguments (a free
 ``reshape(-1)`` of C-contiguous data), runs those checks, calls the compiled
@@ -19,64 +21,15 @@ code, and gives each rank-erased result the shape of its source.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from xdsl.ir import BlockArgument
 
 from kiln.frontend import pytree, trace_context
-
-_NOTES_KEY = "kiln.unknown_rank"
-
-#: ``(a, b, where)``: arguments ``a`` and ``b`` meet in an elementwise op at ``where``
-SameShape = tuple[int, int, str]
-
-
-@dataclass
-class Trace:
-    """What one trace learns about its rank-erased arguments."""
-
-    #: the user's name of each tensor argument (``""`` when it has none)
-    names: Sequence[str]
-    same_shape: list[SameShape] = field(default_factory=list)
-    #: per result: the argument whose shape it takes (None: a result of known rank)
-    outputs: list[int | None] = field(default_factory=list)
-
-    def describe(self, source: int) -> str:
-        name = self.names[source] if source < len(self.names) else ""
-        return f"argument `{name}`" if name else f"tensor argument {source}"
-
-
-def _current() -> Trace | None:
-    ctx = trace_context.current()
-    record = ctx.notes.get(_NOTES_KEY) if ctx is not None else None
-    return record if isinstance(record, Trace) else None
-
-
-def describe(source: int) -> str:
-    """The rank-erased argument ``source`` in the user's terms (argument `x`)."""
-    record = _current()
-    return record.describe(source) if record is not None else f"tensor argument {source}"
-
-
-def rank_error(source: int, what: str) -> TypeError:
-    """The error for ``what`` needing the rank of a tensor derived from a rank-erased argument."""
-    return TypeError(
-        f"{what} needs the rank of a tensor derived from {describe(source)}, whose rank is unknown under "
-        "kiln.TensorSpec(shape=None): such a function is traced once for every rank, so only elementwise ops "
-        "(with scalars or with arguments of the same shape), full reductions and reshapes of the flattened data "
-        "apply to it. Give the argument a rank in the input_signature, e.g. kiln.TensorSpec([None]) for vectors "
-        "or kiln.TensorSpec([None, None]) for matrices."
-    )
-
-
-def same_shape(a: int, b: int) -> None:
-    """Record that arguments ``a`` and ``b`` meet elementwise here: each call checks their shapes agree."""
-    record = _current()
-    if record is not None and a != b:
-        where = trace_context.here()
-        record.same_shape.append((min(a, b), max(a, b), where))
+from kiln.frontend.shape_sources import NOTES_KEY, SameShape, Trace
+from kiln.frontend.tensor import Tensor
 
 
 def tracing(fn: Callable[..., Any], erased: Sequence[int], names: Sequence[str]) -> tuple[Callable[..., Any], Trace]:
@@ -84,8 +37,6 @@ def tracing(fn: Callable[..., Any], erased: Sequence[int], names: Sequence[str])
 
     The wrapper marks those arguments' tensors with their shape source, and
     notes each result's source once ``fn`` returns."""
-    from kiln.frontend.tensor import Tensor  # tensor imports this module: imported late
-
     record = Trace(names)
     wanted = set(erased)
 
@@ -96,7 +47,7 @@ def tracing(fn: Callable[..., Any], erased: Sequence[int], names: Sequence[str])
         return leaf
 
     def traced(*args: Any, **kwargs: Any) -> Any:
-        trace_context.require().notes[_NOTES_KEY] = record
+        trace_context.require().notes[NOTES_KEY] = record
         leaves, tree = pytree.flatten((args, kwargs))
         args, kwargs = pytree.unflatten(tree, iter([mark(leaf) for leaf in leaves]))
         result = fn(*args, **kwargs)

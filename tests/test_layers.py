@@ -2,8 +2,9 @@
 
 What one stage promises the next is declared in a dialect-layer module (kiln.dialects.contracts,
 kiln.dialects.target), so a pass and a backend never import each other. Every import counts
-here, also one inside a function. Module-level imports form no cycle, nor do imports at any depth
-outside the frontend's array core (ARRAY_CORE)."""
+here, also one inside a function, and together they form no cycle: where a lower module must
+reach a higher one, the higher one registers itself (Tensor's protocol table in
+kiln.frontend.tensor, filled by kiln.frontend.indexing and kiln.frontend.numpy_dispatch)."""
 
 from __future__ import annotations
 
@@ -52,29 +53,16 @@ def test_layers_import_only_downward() -> None:
     assert not wrong, "\n".join(wrong)
 
 
-#: the frontend's array core: kiln's ndarray (tensor) and the NumPy functions on it call each other,
-#: as NumPy's ndarray methods and functions do; imports inside functions close these cycles (the
-#: one cycle left: breaking it needs a dispatch table that tensor.py reads instead of importing)
-ARRAY_CORE = {
-    f"kiln.frontend.{m}" for m in (
-        "advanced_index array_ops creation index_facts indexing linalg masked mutation numpy_dispatch numpy_products "
-        "numpy_reductions numpy_shape numpy_sorting numpy_ufunc_methods runtime_checks tensor ufuncs unknown_rank views"
-    ).split()
-}
-
-
-def _graph(module_level: bool) -> dict[str, set[str]]:
-    """kiln module -> the kiln modules it imports (at module level only, or anywhere but in
-    `if TYPE_CHECKING:` blocks)."""
+def _graph() -> dict[str, set[str]]:
+    """kiln module -> the kiln modules it imports anywhere but in `if TYPE_CHECKING:` blocks."""
     modules = _modules()
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         tree = ast.parse(path.read_text())
         typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test)
                        for n in ast.walk(node)}
-        nodes = tree.body if module_level else [n for n in ast.walk(tree) if id(n) not in typing_only]
         deps: set[str] = set()
-        for node in nodes:
+        for node in (n for n in ast.walk(tree) if id(n) not in typing_only):
             for _, target in _imports(node) if isinstance(node, (ast.Import, ast.ImportFrom)) else []:
                 while target and target not in modules:
                     target = target.rpartition(".")[0]
@@ -84,18 +72,8 @@ def _graph(module_level: bool) -> dict[str, set[str]]:
     return graph
 
 
-def test_imports_inside_functions_form_no_cycle_outside_the_array_core() -> None:
-    graph = _graph(module_level=False)
-    for name in ARRAY_CORE:
-        graph[name] = {d for d in graph[name] if d not in ARRAY_CORE}
-    _check_acyclic(graph)
-
-
-def test_module_level_imports_form_no_cycle() -> None:
-    _check_acyclic(_graph(module_level=True))
-
-
-def _check_acyclic(graph: dict[str, set[str]]) -> None:
+def test_imports_form_no_cycle() -> None:
+    graph = _graph()
     state: dict[str, int] = {}  # 1: on the path, 2: done
 
     def visit(name: str, path: list[str]) -> None:

@@ -63,7 +63,7 @@ from kiln.frontend.autograph.state import (
     same_python_value,
     unflatten_state,
 )
-from kiln.frontend import unknown_rank
+from kiln.frontend import shape_sources
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit, is_scalar_like, require_rank
 
 _LOOP_BOUNDS = "kiln.autograph.loop_bounds"
@@ -147,7 +147,7 @@ def _describe_tensor(dtype: np.dtype[Any], shape: tuple[int | None, ...]) -> str
 
 def _show(value: Any) -> str:
     if isinstance(value, Tensor) and value.shape_source is not None:
-        return f"a {value.dtype} tensor of the shape of {unknown_rank.describe(value.shape_source)} (unknown rank)"
+        return f"a {value.dtype} tensor of the shape of {shape_sources.describe(value.shape_source)} (unknown rank)"
     if isinstance(value, Tensor):
         return _describe_tensor(value.dtype, value.shape)
     if is_strong_constant(value):
@@ -536,7 +536,7 @@ def _branch_source(a: Any, b: Any, name: str, where: str, labels: tuple[str, str
             "branch of this `if` on a tensor; a tensor of unknown rank must stay one in both branches"
         )
     if sa is not None and sb is not None:
-        unknown_rank.same_shape(sa, sb)
+        shape_sources.same_shape(sa, sb)
     return sa
 
 
@@ -1011,7 +1011,7 @@ def _update_source(leaf: _Leaf, out: Any, where: str, construct: str) -> None:
         leaf.source = source
         return
     if leaf.source is not None and source is not None:
-        unknown_rank.same_shape(leaf.source, source)
+        shape_sources.same_shape(leaf.source, source)
         return
     before = "not defined" if isinstance(leaf.value, Undefined) else _show(leaf.value)
     raise TypeError(

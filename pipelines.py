@@ -7,6 +7,7 @@ A stage is a name and the passes that lead to it from the previous stage.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -46,6 +47,13 @@ def stage_names() -> list[str]:
 def pipeline_spec(name: str) -> str:
     """The pass list (xdsl-opt syntax) a named pipeline runs."""
     return ",".join(STAGES[s] for s in PIPELINES[name] if STAGES[s])
+
+
+def stages_fingerprint(stages: tuple[str, ...]) -> str:
+    """What a compile cache keys on for the pipelines of ``stages``: their pass lists, so that
+    a program that edits :data:`STAGES` (to try a pass) never gets C lowered without it (read
+    per compile, not cached, for that reason)."""
+    return hashlib.sha256(";".join(f"{s}={STAGES[s]}" for s in stages).encode()).hexdigest()[:16]
 
 
 def build_pipeline(spec: str, callback: Callable[[ModulePass, ModuleOp, ModulePass], None] | None = None) -> PassPipeline:

@@ -33,6 +33,7 @@ from kiln.backends.targets import get_backend
 from kiln.registry import make_context
 
 if TYPE_CHECKING:
+    from kiln.frontend.user_passes import UserPasses
     from kiln.passes.rules import RuleSet
 
 
@@ -156,10 +157,13 @@ class ConcreteFunction:
         isa: str | None = None,
         erasure: unknown_rank.Erasure | None = None,
         rules: RuleSet | None = None,
+        passes: UserPasses | None = None,
     ):
         self._traced = traced
         #: the user's rules (kiln.function(rules=...)), applied to the graph before lowering
         self.rules = rules
+        #: the user's passes by stage (kiln.function(passes=...))
+        self.passes = passes
         #: how calls flatten arguments of unknown rank and shape such results (None: no such arguments)
         self._erasure = erasure
         self.signature = signature
@@ -213,6 +217,7 @@ class ConcreteFunction:
         autograph: bool = True,
         isa: str | None = None,
         rules: RuleSet | None = None,
+        passes: UserPasses | None = None,
     ) -> ConcreteFunction:
         """Trace ``fn`` for ``signature``; with ``autograph``, its Python control flow is converted first."""
         types = [spec.tensor_type() for spec in signature.specs]
@@ -237,7 +242,7 @@ class ConcreteFunction:
             erasure = unknown_rank.Erasure(
                 name, tuple(names), erased, tuple(dict.fromkeys(record.same_shape)), tuple(record.outputs)
             )
-        return cls(traced, signature, target, isa, erasure, rules)
+        return cls(traced, signature, target, isa, erasure, rules, passes)
 
     # ------------------------------------------------------------------ the levels
 
@@ -297,8 +302,12 @@ class ConcreteFunction:
                 set_module_isa(module, self.isa)
             if self.rules is not None:
                 self.rules.apply(module)
+            if self.passes is not None:
+                self.passes.apply(ctx, module, "graph")
             for stage in self._backend.stages:
                 pipelines.run_stage(ctx, module, stage)
+                if self.passes is not None:
+                    self.passes.apply(ctx, module, stage)
                 if keep_stages:
                     self._stages[stage] = str(module)
             self._source = self._backend.emit(module)
@@ -325,8 +334,13 @@ class ConcreteFunction:
         if self._interim is not None and not (self._backend.entry_ready and self._backend.entry_ready()):
             return self._interim  # the native entry extension is still being built
         target = f"{self.target}:{resolve_isa(self.isa)}" if self.target == "c" else self.target
-        if self.rules is not None:  # the rule files' text and their natives' code: no stale plan
+        # the pipeline as run: kiln's stages (an edited STAGES served stale C), the user's rules
+        # (their text and natives' code) and passes (spec and code)
+        target += f"+stages:{pipelines.stages_fingerprint(self._backend.stages)}"
+        if self.rules is not None:
             target += f"+rules:{self.rules.fingerprint}"
+        if self.passes is not None:
+            target += f"+passes:{self.passes.fingerprint}"
         key = plan_cache.plan_key(self._located_ir(), target)
         plan = plan_cache.load(key)
         if plan is None:

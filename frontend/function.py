@@ -25,6 +25,7 @@ from kiln.backends.targets import get_backend
 from kiln.frontend import retracing, variables
 from kiln.frontend.concrete import ConcreteFunction, argument_layouts, shared_arguments
 from kiln.frontend.signature import CallSignature, TensorSpec, signature_of, tensor_leaves
+from kiln.frontend.user_passes import PassSpec, UserPasses, load_user_passes
 
 if TYPE_CHECKING:
     from kiln.passes.rules import RuleSet
@@ -162,6 +163,7 @@ class Function:
         target: str = "c",
         isa: str | None = None,
         rules: RuleFiles | None = None,
+        passes: PassSpec | None = None,
     ):
         backend = get_backend(target)  # unknown targets fail at decoration time
         if backend.buffer_sync is not None:
@@ -184,6 +186,10 @@ class Function:
         self.isa = isa
         #: the user's rule files, loaded and checked now (errors point at file:line:col)
         self.rules: RuleSet | None = _load_rules(rules) if rules is not None else None
+        #: the user's passes by stage, checked now against the registered passes and the target's stages
+        self.passes: UserPasses | None = (
+            load_user_passes(passes, ("graph", *backend.stages)) if passes is not None else None
+        )
         self._monitor = retracing.RetraceMonitor(python_function)
         #: traced signatures, least recently used first (see cache_limit)
         self._concrete: retracing.TraceCache[ConcreteFunction] = retracing.TraceCache(
@@ -363,6 +369,7 @@ class Function:
             autograph=self.autograph,
             isa=self.isa,
             rules=self.rules,
+            passes=self.passes,
         )
         concrete.signature = sig.detached()  # the cache must not keep the call's Python values alive
         self._concrete.limit = self.cache_limit
@@ -430,6 +437,7 @@ def function(
     target: str = "c",
     isa: str | None = None,
     rules: RuleFiles | None = None,
+    passes: PassSpec | None = None,
 ) -> Any:
     """Compile ``func`` on its first call per signature (usable as ``@kiln.function`` or
     ``@kiln.function(input_signature=..., target=...)``). ``target`` is ``"c"`` or ``"cuda"``;
@@ -437,9 +445,14 @@ def function(
     ``scalar``; default: ``$KILN_ISA``, else the host's). ``rules`` names rule files (a path,
     ``kiln:NAME``, or a list; docs/rules.md) whose rules rewrite the traced graph before it is
     lowered; they are read when the function is decorated, and compiled code is cached per
-    rule text."""
+    rule text. ``passes`` adds the user's xDSL passes to the pipeline: a pipeline spec
+    (``"fold-relu,cse"``) or pass instances, run on the traced graph, or a mapping from a stage
+    name (``graph``, or one of the target's: ``tensor``, ``buffer``, ``loops`` for C) to the passes
+    run on that stage's IR before it is lowered further (docs/writing-passes.md); compiled code
+    is cached per pass, options and the code that defines the pass."""
 
     def wrap(f: Callable[..., Any]) -> Function:
-        return Function(f, input_signature=input_signature, autograph=autograph, target=target, isa=isa, rules=rules)
+        return Function(f, input_signature=input_signature, autograph=autograph, target=target, isa=isa, rules=rules,
+                        passes=passes)
 
     return wrap if func is None else wrap(func)

@@ -2,6 +2,7 @@
 
     kiln compile model.py lstm_cell --arg f32[10,10] --arg f32[10,40] --emit c
     kiln demo
+    kiln lit-config tests      # tests/lit.cfg.py, for a project's lit tests of its own passes
 
 ``--arg`` takes ``DTYPE[DIMS]`` (``f32[3,3]``, ``i64[?]``, ``f64[]``; ``?`` is a
 dynamic dim); ``--emit`` is a stage name (``graph``, ``tensor``, ``buffer``,
@@ -129,6 +130,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_lit_config(args: argparse.Namespace) -> int:
+    from kiln.tools.lit_config import write_lit_config
+
+    path = write_lit_config(Path(args.folder), args.name, args.force)
+    print(f"wrote {path}; run the tests with: lit {args.folder}")
+    return 0
+
+
 def _first(value: Any) -> Any:
     return value[0] if isinstance(value, tuple) else value
 
@@ -146,10 +155,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_demo = sub.add_parser("demo", help="compile and run the bundled examples against NumPy")
     p_demo.add_argument("--repeat", type=int, default=7, help="timing samples per measurement")
     p_demo.set_defaults(run=cmd_demo)
+    p_lit = sub.add_parser("lit-config", help="write FOLDER/lit.cfg.py for a project's lit tests of its passes")
+    p_lit.add_argument("folder", help="the folder of the lit tests (created if missing)")
+    p_lit.add_argument("--name", help="the test suite's name (default: the project folder's name)")
+    p_lit.add_argument("--force", action="store_true", help="replace an existing lit.cfg.py")
+    p_lit.set_defaults(run=cmd_lit_config)
     args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except (ValueError, TypeError, NotImplementedError) as e:
+    except (ValueError, TypeError, NotImplementedError, OSError) as e:
         print(f"kiln: error: {e}", file=sys.stderr)
         return 1
 

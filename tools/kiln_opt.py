@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import traceback
 from collections.abc import Sequence
 from io import BytesIO
 from pathlib import Path
@@ -151,7 +152,28 @@ def _preload(argv: Sequence[str]) -> None:
     pre.add_argument("--load", action="append", default=[])
     known, _ = pre.parse_known_args(argv)
     for spec in known.load:
-        _load_user_module(spec)
+        try:
+            _load_user_module(spec)
+        except Exception as e:  # noqa: BLE001 (the user's module failed: their error, at their line)
+            raise UserModuleError(f"--load {spec}: {_user_frame(e)}{type(e).__name__}: {_first_line(e)}") from e
+
+
+class UserModuleError(ValueError):
+    """A ``--load`` module raised while it was imported (a bad op definition, say)."""
+
+
+def _user_frame(exc: BaseException) -> str:
+    """``FILE:LINE: `` of the innermost frame outside Python's import machinery, xDSL and kiln."""
+    where = ""
+    for frame, line in traceback.walk_tb(exc.__traceback__):
+        module = str(frame.f_globals.get("__name__", ""))
+        if module.partition(".")[0] not in ("kiln", "xdsl", "importlib"):
+            where = f"{frame.f_code.co_filename}:{line}: "
+    return where
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [""])[0]
 
 
 #: errors of the command line, the pipeline spec, the input file or a --load module: user errors

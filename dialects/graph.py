@@ -210,16 +210,22 @@ def _check_element_kind(op: Operation, element: Attribute, ACCEPTS: str) -> None
 
 @irdl_op_definition
 class AddOp(ElementwiseBinaryOp):
+    """``x + y``; integers wrap around (NumPy)."""
+
     name = "graph.add"
 
 
 @irdl_op_definition
 class SubOp(ElementwiseBinaryOp):
+    """``x - y``; integers wrap around."""
+
     name = "graph.sub"
 
 
 @irdl_op_definition
 class MulOp(ElementwiseBinaryOp):
+    """``x * y``; integers wrap around."""
+
     name = "graph.mul"
 
 
@@ -247,6 +253,8 @@ class ModOp(ElementwiseBinaryOp):
 
 @irdl_op_definition
 class PowOp(ElementwiseBinaryOp):
+    """``x ** y`` (NumPy's ``power``; an integer base to a negative integer power: docs/numpy-semantics.md)."""
+
     name = "graph.pow"
 
 
@@ -259,6 +267,8 @@ class MaximumOp(ElementwiseBinaryOp):
 
 @irdl_op_definition
 class MinimumOp(ElementwiseBinaryOp):
+    """NumPy's ``minimum``: NaN-propagating on floats."""
+
     name = "graph.minimum"
 
 
@@ -272,12 +282,16 @@ class AndOp(ElementwiseBinaryOp):
 
 @irdl_op_definition
 class OrOp(ElementwiseBinaryOp):
+    """Logical or on bools, bitwise or on integers (NumPy's ``|``)."""
+
     name = "graph.or"
     ACCEPTS: ClassVar[str] = "int"
 
 
 @irdl_op_definition
 class XorOp(ElementwiseBinaryOp):
+    """Logical xor on bools, bitwise xor on integers (NumPy's ``^``)."""
+
     name = "graph.xor"
     ACCEPTS: ClassVar[str] = "int"
 
@@ -292,16 +306,22 @@ class NotOp(ElementwiseUnaryOp):
 
 @irdl_op_definition
 class NegOp(ElementwiseUnaryOp):
+    """``-x``; integers wrap around (``-INT_MIN`` is ``INT_MIN``)."""
+
     name = "graph.neg"
 
 
 @irdl_op_definition
 class AbsOp(ElementwiseUnaryOp):
+    """``abs(x)`` of a real number (a complex one's magnitude is ``graph.cabs``); ``abs(INT_MIN)`` is ``INT_MIN`` (NumPy)."""
+
     name = "graph.abs"
 
 
 @irdl_op_definition
 class ReluOp(ElementwiseUnaryOp):
+    """``maximum(x, 0)``: NaN stays NaN."""
+
     name = "graph.relu"
 
 

@@ -35,6 +35,9 @@ _EXPORTS: dict[str, str] = {
     "register_pass": "kiln.registry",
     "register_rule_native": "kiln.passes.rules",
     "RuleBuilder": "kiln.passes.rules",
+    "grad": "kiln.frontend.gradients",
+    "GradientTape": "kiln.frontend.gradient_tape",
+    "value_and_grad": "kiln.frontend.gradients",
     **{
         name: "kiln.frontend.array_ops"
         for name in (

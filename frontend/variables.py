@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
@@ -47,6 +47,16 @@ class Captures:
             self.variables.append(var)
         return arg
 
+    def captured(self, var: Variable) -> SSAValue | None:
+        """``var``'s resource argument if this trace touched it (None otherwise)."""
+        return self._args.get(id(var))
+
+
+def captured_resource(var: Variable) -> SSAValue | None:
+    """The resource argument of ``var`` in the trace in progress, if the trace touched it."""
+    captures = _captures()
+    return captures.captured(var) if captures is not None else None
+
 
 class BufferSync(Protocol):
     """A backend keeping its own copy of variable buffers (the CUDA backend's device copies)."""
@@ -57,6 +67,17 @@ class BufferSync(Protocol):
 
 
 _sync_hooks: list[BufferSync] = []
+
+
+class _EagerReads(threading.local):
+    """What an eager read of a variable returns instead of the copy (an eager GradientTape
+    records it), innermost tape last, per thread; kiln.frontend.eager_tape pushes and pops them."""
+
+    def __init__(self) -> None:
+        self.hooks: list[Callable[[Variable, np.ndarray], Any]] = []
+
+
+EAGER_READS = _EagerReads()
 _live: weakref.WeakValueDictionary[int, Variable] = weakref.WeakValueDictionary()  # by id: == is elementwise
 
 
@@ -159,10 +180,13 @@ class Variable:
     # ------------------------------------------------------------------ reads
 
     def read_value(self) -> Any:
-        """The current value: a NumPy copy eagerly, a ``graph.read`` while traced."""
+        """The current value: a NumPy copy eagerly (recorded by an eager GradientTape), a
+        ``graph.read`` while traced."""
         captures = _captures()
         if captures is None:
-            return self._synced().copy()
+            value = self._synced().copy()
+            hooks = EAGER_READS.hooks
+            return hooks[-1](self, value) if hooks else value
         return emit(graph.ReadOp(captures.resource(self)))
 
     def numpy(self) -> np.ndarray:

@@ -527,10 +527,12 @@ class LowerReshape(RewritePattern):
 
     @staticmethod
     def _flatten(em: _Emitter, value: SSAValue, flat_t: TensorType) -> SSAValue:
-        """``value`` as the 1-D ``flat_t``: one collapse of every axis (a 0-d value expands)."""
+        """``value`` as the 1-D ``flat_t``: one collapse of every axis (a 0-d value is copied into
+    one element)."""
         rank = len(graph.shape_of(value))
-        if not rank:
-            return em.add(tensor.ExpandShapeOp(value, [], ArrayAttr([]), [1], flat_t))
+        if not rank:  # a one-element generic: xDSL's expand_shape refuses a 0-d source (MLIR's takes it)
+            init = em.empty(graph.tensor_type(flat_t.get_element_type(), [1]), lambda axis: em.index(1))
+            return em.generic([value], init, [AffineMap(1, 0, ()), _identity(1)], ["parallel"], lambda b, v: v[0])
         assoc = ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in range(rank)])])
         return em.add(
             tensor.CollapseShapeOp.create(operands=[value], result_types=[flat_t], properties={"reassociation": assoc})

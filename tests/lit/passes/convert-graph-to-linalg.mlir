@@ -164,6 +164,18 @@ func.func @reshape(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
 
 // -----
 
+// A 0-d value to a one-element shape: copied into one element by a generic (xDSL's
+// expand_shape does not verify with a 0-d source), then expanded.
+// CHECK-LABEL: func.func @reshape_scalar
+// CHECK:         %[[ONE:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>]
+// CHECK:         tensor.expand_shape %[[ONE]] {{\[\[}}0 : i64, 1 : i64]] output_shape [1, 1] : tensor<1xf64> into tensor<1x1xf64>
+func.func @reshape_scalar(%a: tensor<f64>) -> tensor<1x1xf64> {
+  %0 = graph.reshape %a : tensor<f64> -> tensor<1x1xf64>
+  func.return %0 : tensor<1x1xf64>
+}
+
+// -----
+
 // Dynamic dims come from tensor.dim of the operand.
 // CHECK-LABEL: func.func @dynamic
 // CHECK:         %[[D:.*]] = tensor.dim %a, %{{.*}} : tensor<?x4xf32>

@@ -1,0 +1,108 @@
+"""``kiln.grad`` and ``kiln.value_and_grad``: JAX's function transformations, compiled.
+
+``kiln.value_and_grad(f, argnums)`` is a :class:`kiln.Function` whose trace runs ``f``'s
+Python body on the traced arguments and then builds, with :func:`kiln.passes.graph_autodiff.backprop`,
+the gradient of its scalar result with respect to the arguments ``argnums`` names. The gradient
+is ``graph`` ops in the same trace: lowered, compiled and cached with the rest. ``f`` must
+return one float scalar (a 0-d array), as in JAX; differentiated arguments must be float arrays
+or Python floats (which become float64 scalars, instead of trace-time constants).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from kiln.frontend import trace_context
+from kiln.frontend.function import Function
+from kiln.frontend.tensor import Tensor, as_tensor
+from kiln.passes.graph_autodiff import Adjoints, AutodiffError, backprop, differentiable
+
+ArgNums = int | Sequence[int]
+
+
+def value_and_grad(f: Callable[..., Any], argnums: ArgNums = 0) -> Function:
+    """A compiled function returning ``(f(*args), gradient)``; the gradient is one array for an
+    int ``argnums``, a tuple for a sequence. ``f`` may be a :class:`kiln.Function` (its target,
+    ISA and AutoGraph setting carry over) or a plain Python function."""
+    return transform(f, argnums, with_value=True)
+
+
+def grad(f: Callable[..., Any], argnums: ArgNums = 0) -> Function:
+    """A compiled function returning the gradient of ``f``'s scalar result with respect to the
+    arguments ``argnums`` names (one array for an int, a tuple for a sequence)."""
+    return transform(f, argnums, with_value=False)
+
+
+def transform(f: Callable[..., Any], argnums: ArgNums, with_value: bool, autograph: bool | None = None) -> Function:
+    """:func:`grad` (``with_value`` False) or :func:`value_and_grad`; ``autograph`` overrides
+    whether ``f``'s Python control flow is converted (default: ``f``'s own setting, else yes)."""
+    single = isinstance(argnums, int)
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if not nums or not all(isinstance(i, int) for i in nums):
+        raise TypeError(f"kiln.grad: argnums must be an int or a non-empty sequence of ints, got {argnums!r}")
+    options: dict[str, Any] = {}
+    python = f
+    if isinstance(f, Function):
+        python = f.python_function
+        options = {"target": f.target, "isa": f.isa, "autograph": f.autograph}
+    converting = options.pop("autograph", True) if autograph is None else autograph
+    name = getattr(python, "__name__", "f")
+
+    @functools.wraps(python)
+    def transformed(*args: Any, **kwargs: Any) -> Any:
+        body = _converted(python) if converting else python
+        sources = [_source(args, i, name) for i in nums]
+        start = [s.value for s in sources]
+        value = as_tensor(body(*args, **kwargs))
+        if value.shape != () or not differentiable(value.value):
+            raise TypeError(
+                f"kiln.grad: {name} must return a float scalar (a 0-d array) to be differentiated, got "
+                f"{value.dtype} of shape {value.shape}"
+            )
+        ctx = trace_context.require()
+        try:
+            grads = backprop(value.value, start, ctx.emit)
+        except AutodiffError as e:
+            raise NotImplementedError(f"kiln.grad of {name}: {e}") from None
+        zeros = Adjoints(ctx.emit)
+        out = tuple(Tensor(g if g is not None else zeros.const(0.0, s)) for g, s in zip(grads, start, strict=True))
+        gradient = out[0] if single else out
+        return (value, gradient) if with_value else gradient
+
+    transformed.__name__ = transformed.__qualname__ = f"{'value_and_grad' if with_value else 'grad'}_{name}"
+    return _GradFunction(transformed, nums, autograph=False, **options)
+
+
+def _converted(fn: Callable[..., Any]) -> Callable[..., Any]:
+    from kiln.frontend.concrete import _autograph
+
+    return _autograph(fn)
+
+
+def _source(args: tuple[Any, ...], i: int, name: str) -> Tensor:
+    if not -len(args) <= i < len(args):
+        raise TypeError(f"kiln.grad: argnums {i} is out of range for the {len(args)} arguments of {name}")
+    arg = args[i]
+    if not isinstance(arg, Tensor) or not differentiable(arg.value):
+        what = f"a {type(arg).__name__}" if not isinstance(arg, Tensor) else f"an array of {arg.dtype}"
+        raise TypeError(f"kiln.grad: argument {i} of {name} is {what}; gradients are taken with respect to float arrays")
+    return arg
+
+
+class _GradFunction(Function):
+    """A Function whose differentiated Python-float arguments become float64 scalars, so that
+    ``kiln.grad(f)(1.0)`` differentiates (a Python float is otherwise a trace-time constant)."""
+
+    def __init__(self, python_function: Callable[..., Any], nums: tuple[int, ...], **options: Any) -> None:
+        super().__init__(python_function, **options)
+        self._nums = nums
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if any(type(args[i]) is float for i in self._nums if -len(args) <= i < len(args)):
+            args = tuple(np.float64(a) if type(a) is float and (i in self._nums or i - len(args) in self._nums) else a
+                         for i, a in enumerate(args))
+        return super().__call__(*args, **kwargs)

@@ -1,0 +1,45 @@
+// RUN: kiln-opt %s --split-input-file -p 'graph-autodiff{func="f" wrt=0,1}' | filecheck %s
+// RUN: kiln-opt %s --split-input-file -p 'graph-autodiff{func="f" wrt=0,1},canonicalize,cse,graph-to-c' -t c | filecheck %s --check-prefix=C
+// RUN: not kiln-opt %s --split-input-file -p 'graph-autodiff{func="nope"}' 2>&1 | filecheck %s --check-prefix=ERR
+
+// d/dw mean(tanh(x @ w)^2) and d/dx: the product rule of the square, tanh' = 1 - y*y, the
+// mean's 1/6 spread back, and matmul's transposed products. f itself is kept.
+// CHECK-LABEL: func.func @f(
+// CHECK-LABEL: func.func @f_grad(%w: tensor<3x3xf64>, %x: tensor<2x3xf64>) -> (tensor<f64>, tensor<3x3xf64>, tensor<2x3xf64>)
+// CHECK:         %[[MM:.*]] = graph.matmul %x, %w
+// CHECK:         %[[Y:.*]] = graph.tanh %[[MM]]
+// CHECK:         %[[LOSS:.*]] = graph.reduce "mean"
+// CHECK:         %[[SIX:.*]] = graph.constant dense<6.000000e+00> : tensor<f64>
+// CHECK:         %[[DY:.*]] = graph.add
+// CHECK:         %[[YY:.*]] = graph.mul %[[Y]], %[[Y]]
+// CHECK:         %[[ONE_MINUS:.*]] = graph.sub %{{.*}}, %[[YY]]
+// CHECK:         %[[DMM:.*]] = graph.mul %[[DY]], %[[ONE_MINUS]]
+// CHECK:         %[[WT:.*]] = graph.transpose %w perm array<i64: 1, 0>
+// CHECK:         %[[DX:.*]] = graph.matmul %[[DMM]], %[[WT]]
+// CHECK:         %[[XT:.*]] = graph.transpose %x perm array<i64: 1, 0>
+// CHECK:         %[[DW:.*]] = graph.matmul %[[XT]], %[[DMM]]
+// CHECK:         func.return %[[LOSS]], %[[DW]], %[[DX]]
+// C: void f_grad(
+// ERR: graph-autodiff: no function @nope in the module
+func.func @f(%w: tensor<3x3xf64>, %x: tensor<2x3xf64>) -> tensor<f64> {
+  %0 = graph.matmul %x, %w : (tensor<2x3xf64>, tensor<3x3xf64>) -> tensor<2x3xf64>
+  %1 = graph.tanh %0 : tensor<2x3xf64>
+  %2 = graph.mul %1, %1 : tensor<2x3xf64>
+  %3 = graph.reduce "mean", %2 axes array<i64: 0, 1> : tensor<2x3xf64> -> tensor<f64>
+  func.return %3 : tensor<f64>
+}
+
+// -----
+
+// Broadcasts sum back, integer paths get no gradient (the argument unused by float ops gets
+// zeros), and an op without a rule on the path is an error at its location.
+// CHECK-LABEL: func.func @f_grad(%a: tensor<3xf32>, %b: tensor<2x3xf32>)
+// CHECK:         %[[BA:.*]] = graph.broadcast %a : tensor<3xf32> -> tensor<2x3xf32>
+// CHECK:         graph.reduce "sum", %{{.*}} axes array<i64: 0> : tensor<2x3xf32> -> tensor<3xf32>
+// CHECK:         func.return
+func.func @f(%a: tensor<3xf32>, %b: tensor<2x3xf32>) -> tensor<f32> {
+  %0 = graph.broadcast %a : tensor<3xf32> -> tensor<2x3xf32>
+  %1 = graph.mul %0, %b : tensor<2x3xf32>
+  %2 = graph.reduce "sum", %1 axes array<i64: 0, 1> : tensor<2x3xf32> -> tensor<f32>
+  func.return %2 : tensor<f32>
+}

@@ -28,6 +28,7 @@ _EXPORTS: dict[str, str] = {
     "TensorSpec": "kiln.frontend.signature",
     "Variable": "kiln.frontend.variables",
     "autograph": "kiln.autograph",
+    "optimizers": "kiln.optimizers",
     "range": "kiln.frontend.range",
     "TensorArray": "kiln.frontend.tensor_array",
     "print": "kiln.frontend.printing",

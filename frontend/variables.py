@@ -106,13 +106,26 @@ def _python_dtype(value: Any) -> np.dtype[Any]:
 
 
 class _EagerCalls(threading.local):
-    """Names of the kiln.functions running as plain Python on this thread, innermost last."""
+    """Names of the kiln.functions running as plain Python on this thread, innermost last; how
+    many optimizers are making slot variables."""
 
     def __init__(self) -> None:
         self.names: list[str] = []
+        self.slots = 0
 
 
 _eager = _EagerCalls()
+
+
+@contextmanager
+def creating_slots() -> Iterator[None]:
+    """Let an optimizer create its slot variables (momenta) where users may not create variables:
+    while a function is traced, on its first step. The optimizer keeps them, so they are made once."""
+    _eager.slots += 1
+    try:
+        yield
+    finally:
+        _eager.slots -= 1
 
 
 @contextmanager
@@ -134,7 +147,9 @@ class Variable:
     def __init__(self, initial_value: Any, dtype: Any = None):
         ctx = trace_context.current()
         inside = f"tracing kiln.function `{ctx.name}`" if ctx is not None else None
-        if inside is None and _eager.names:
+        if _eager.slots:  # an optimizer's slot: made once, on the first trace, and kept by the optimizer
+            inside = None
+        elif inside is None and _eager.names:
             inside = f"running kiln.function `{_eager.names[-1]}` eagerly (kiln.config.run_functions_eagerly)"
         if inside is not None:
             raise ValueError(

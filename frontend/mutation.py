@@ -175,7 +175,15 @@ def mark_alias(
     """``storage`` (an array a staged construct merged) is each of ``outers`` on some paths (see
     MaybeAlias); ``flags``, when given, says on which (None for an outer it cannot say)."""
     flags = flags or (None,) * len(outers)
-    storage.alias = MaybeAlias(outers, tuple(o.value for o in outers), where, construct, flags)
+    old = storage.alias
+    if old is not None and old.where == where:  # one construct, two relations (outers, another result): both kept
+        keep = [k for k, o in enumerate(outers) if o not in old.outers]
+        storage.alias = MaybeAlias(
+            (*old.outers, *(outers[k] for k in keep)), (*old.values, *(outers[k].value for k in keep)), where,
+            construct, (*(old.flags or (None,) * len(old.outers)), *(flags[k] for k in keep)),
+        )
+    else:
+        storage.alias = MaybeAlias(outers, tuple(o.value for o in outers), where, construct, flags)
     for outer in outers:
         if outer.dependents is None:
             outer.dependents = weakref.WeakSet()

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import AnyFloat, DenseIntOrFPElementsAttr, ModuleOp, StringAttr, TensorType
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.dialects.builtin import AnyFloat, DenseIntOrFPElementsAttr, IntegerType, ModuleOp, StringAttr, TensorType
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.traits import Pure
 from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.dialects import graph
@@ -272,7 +273,13 @@ def _slice(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]
     assert isinstance(op, graph.SliceOp)
     zeros = b.const(0.0, _x(op))
     start, stride = list(op.start.get_values()), list(op.stride.get_values())
-    return (b.op(graph.InsertSliceOp(g, zeros, start, list(shape_of(g)), stride)),)
+    size = list(shape_of(g))
+    if any(s < 0 for s in stride):  # insert_slice strides are positive: flip those axes of g
+        flip = [(n - 1, -1) if s < 0 else (0, 1) for n, s in zip(size, stride, strict=True)]
+        g = b.op(graph.SliceOp(g, [f[0] for f in flip], size, [f[1] for f in flip]))
+        start = [b0 + (n - 1) * s if s < 0 else b0 for b0, n, s in zip(start, size, stride, strict=True)]
+        stride = [abs(s) for s in stride]
+    return (b.op(graph.InsertSliceOp(g, zeros, start, size, stride)),)
 
 
 @rule(graph.InsertSliceOp)
@@ -396,24 +403,291 @@ def backprop(target: SSAValue, sources: Sequence[SSAValue], insert: Insert, seed
     compute ``target``; ``seed`` is the target's gradient (default: ones)."""
     block = target.owner if isinstance(target.owner, Block) else target.owner.parent_block()
     assert block is not None
-    path = _ops_between(block, target, sources)
-    adjoints = Adjoints(insert)
     if not differentiable(target):
         raise AutodiffError(f"the gradient target is {target.type}: only float tensors have gradients")
+    path = _ops_between(block, target, sources)
+    adjoints = Adjoints(insert)
     adjoints.sums[target] = seed if seed is not None else adjoints.const(1.0, target)
-    for op in reversed(path):
-        g = adjoints.sums.get(op.results[0]) if len(op.results) == 1 else None
-        if g is None:
+    _reverse(path, adjoints)
+    return [adjoints.sums.get(s) for s in sources]
+
+
+def _reverse(ops: Sequence[Operation], adjoints: Adjoints) -> None:
+    """Add each op's contributions to its operands' adjoints, last op first."""
+    for op in reversed(ops):
+        grads = [adjoints.sums.get(r) for r in op.results]
+        if all(g is None for g in grads):
+            continue
+        if not op.regions and not any(differentiable(o) for o in op.operands):
+            continue  # a constant, or computed from integers only: nothing to pass back
+        if isinstance(op, graph.CondOp):
+            _reverse_cond(op, grads, adjoints)
+            continue
+        if isinstance(op, graph.WhileOp):
+            _reverse_while(op, grads, adjoints)
             continue
         fn = RULES.get(type(op))
-        if fn is None:
-            raise AutodiffError(
-                f"{describe_location(op.location)}: {op.name} has no gradient (on the path from a source to the "
-                "gradient's target)"
-            )
-        for operand, contribution in zip(op.operands, fn(adjoints, op, g), strict=True):
+        if fn is None or len(op.results) != 1:
+            raise AutodiffError(f"{describe_location(op.location)}: {op.name} has no gradient"
+                                f"{' yet' if op.regions else ''} (on the path from a source to the gradient's target)")
+        for operand, contribution in zip(op.operands, fn(adjoints, op, grads[0]), strict=True):
             adjoints.add_to(operand, contribution)
-    return [adjoints.sums.get(s) for s in sources]
+
+
+def _reverse_cond(op: graph.CondOp, grads: Sequence[SSAValue | None], adjoints: Adjoints) -> None:
+    """A ``graph.cond`` on the same predicate whose branches differentiate the forward ones:
+    each recomputes its branch's pure ops (the forward values inside a branch are not visible
+    outside it) and yields the gradients of the values the branch uses from outside."""
+    captured = [v for v in _captured(op) if differentiable(v)]
+    if not captured:
+        return
+
+    def reverse(region: Region) -> Region:
+        block = Block()
+
+        def append(new: Operation) -> Operation:
+            block.add_op(new)
+            return new
+
+        inner = Adjoints(append)
+        cloned, ops = _clone_pure(region.block, append)
+        terminator = region.block.last_op
+        assert terminator is not None
+        for value, g in zip(terminator.operands, grads, strict=True):
+            if g is not None:
+                inner.add_to(cloned.get(value, value), g)
+        _reverse(ops, inner)
+        block.add_op(graph.YieldOp(*[inner.sums.get(c) or inner.const(0.0, c) for c in captured]))
+        return Region(block)
+
+    rev = graph.CondOp(op.pred, [c.type for c in captured], reverse(op.then_region), reverse(op.else_region))
+    rev.location = op.location
+    adjoints.insert(rev)
+    for c, r in zip(captured, rev.results, strict=True):
+        adjoints.add_to(c, r)
+
+
+def _reverse_while(op: graph.WhileOp, grads: Sequence[SSAValue | None], adjoints: Adjoints) -> None:
+    """A ``graph.while`` differentiated by keeping its forward states.
+
+    Where the loop was, a copy of it that counts finds the trip count ``n``, and the loop is
+    replaced by one that also writes its body's arguments at iteration ``k`` into row ``k`` of
+    stacks of ``n`` rows (memory linear in the trip count). After the target, a reverse loop
+    runs ``k = n-1 .. 0``: it reads state ``k``, recomputes the body from it and carries the
+    adjoints of the loop state back, summing those of the values the loop uses from outside."""
+    _check_loop(op)
+    cond_term = op.cond_region.block.last_op
+    assert cond_term is not None
+    if not all(a is b for a, b in zip(cond_term.operands[1:], op.cond_region.block.args, strict=True)):
+        raise AutodiffError(
+            f"{describe_location(op.location)}: differentiating a loop whose condition changes the values it "
+            "passes on is not supported"
+        )
+    block = op.parent_block()
+    assert block is not None
+
+    def before(new: Operation) -> Operation:
+        new.location = op.location
+        block.insert_op_before(new, op)
+        return new
+
+    pre = Adjoints(before)
+    zero, one = _i64(pre, 0), _i64(pre, 1)
+    count = before(_with_extra_carried(op, [zero], lambda body, extra: [_add_before_end(body, extra[0], one)])).results[-1]
+    carried = list(op.body_region.block.args)
+    recorded = before(_recording_loop(op, [zero, *(_zeros_rows(pre, count, a.type) for a in carried)], one))
+    n = len(op.results)
+    for old, new in zip(op.results, recorded.results[:n], strict=True):
+        old.replace_all_uses_with(new)  # the loop itself stays for a value the caller still holds; else it is dead
+    stacks = list(recorded.results[n + 1 : 2 * n + 1])
+
+    b = adjoints
+    float_state = [i for i, v in enumerate(carried) if differentiable(v)]
+    captured = [v for v in _captured(recorded) if differentiable(v)]
+    seeds = [grads[i] if grads[i] is not None else b.const(0.0, carried[i].type) for i in float_state]
+    init = [b.sub(count, one), *seeds, *(b.const(0.0, c) for c in captured)]
+    types = [v.type for v in init]
+
+    cond_block = Block(arg_types=types)
+    zero_in = _i64(Adjoints(_appender(cond_block)), 0)
+    cond_block.add_op(pred := graph.CmpOp("ge", cond_block.args[0], zero_in))
+    cond_block.add_op(graph.ConditionOp(pred.result, *cond_block.args))
+
+    body = Block(arg_types=types)
+    inner = Adjoints(_appender(body))
+    k = body.args[0]
+    states = [inner.op(graph.GatherRowOp(stack, k)) for stack in stacks]
+    forward = recorded.body_region.block
+    mapping: dict[SSAValue, SSAValue] = dict(zip(forward.args[:n], states, strict=True))
+    clones: list[Operation] = []
+    for fop in forward.ops:
+        if isinstance(fop, graph.ScatterRowOp) and fop.operand in forward.args[n:]:
+            break  # the recording's own ops, after the forward body's
+        clone = fop.clone(value_mapper=dict(mapping))
+        body.add_op(clone)
+        clones.append(clone)
+        mapping.update(zip(fop.results, clone.results))
+    terminator = forward.last_op
+    assert terminator is not None
+    for j, i in enumerate(float_state):
+        inner.add_to(mapping.get(terminator.operands[i], terminator.operands[i]), body.args[1 + j])
+    _reverse(clones, inner)
+    outs = [inner.sub(k, _i64(inner, 1))]
+    outs += [inner.sums.get(states[i]) or inner.const(0.0, states[i]) for i in float_state]
+    for j, c in enumerate(captured):
+        acc = body.args[1 + len(float_state) + j]
+        new = inner.sums.get(c)
+        outs.append(inner.add(acc, new) if new is not None else acc)
+    body.add_op(graph.YieldOp(*outs))
+    rev = graph.WhileOp(init, Region(cond_block), Region(body))
+    rev.location = recorded.location
+    b.insert(rev)
+    for j, i in enumerate(float_state):
+        b.add_to(recorded.init[i], rev.results[1 + j])
+    for j, c in enumerate(captured):
+        b.add_to(c, rev.results[1 + len(float_state) + j])
+
+
+def _appender(block: Block) -> Insert:
+    def append(new: Operation) -> Operation:
+        block.add_op(new)
+        return new
+
+    return append
+
+
+def _i64(b: Adjoints, value: int) -> SSAValue:
+    return b.op(graph.ConstantOp(DenseIntOrFPElementsAttr.from_list(graph.tensor_type(IntegerType(64), []), [value])))
+
+
+def _check_loop(op: graph.WhileOp) -> None:
+    for region in op.regions:
+        for inner in region.walk():
+            if not (_pure(inner) or isinstance(inner, (graph.YieldOp, graph.ConditionOp))):
+                raise AutodiffError(
+                    f"{describe_location(inner.location)}: differentiating a staged loop with an effect inside "
+                    f"({inner.name}: a print, a variable read or write, a run-time check) is not supported yet"
+                )
+
+
+def _add_before_end(block: Block, a: SSAValue, c: SSAValue) -> SSAValue:
+    add = graph.AddOp(a, c)
+    block.insert_op_before(add, block.last_op)  # type: ignore[arg-type]
+    return add.result
+
+
+def _recording_loop(op: graph.WhileOp, extra: list[SSAValue], one: SSAValue) -> graph.WhileOp:
+    """``op`` carrying a counter ``k`` and a stack per body argument (``extra``), writing the
+    body's arguments at iteration ``k`` into row ``k``."""
+    n = len(op.init)
+
+    def record(body: Block, carried: list[SSAValue]) -> list[SSAValue]:
+        k, stacks = carried[0], carried[1:]
+        rows = []
+        for stack, arg in zip(stacks, body.args[:n], strict=True):
+            write = graph.ScatterRowOp(stack, k, arg)
+            body.insert_op_before(write, body.last_op)  # type: ignore[arg-type]
+            rows.append(write.result)
+        return [_add_before_end(body, k, one), *rows]
+
+    return _with_extra_carried(op, extra, record)
+
+
+def _with_extra_carried(op: graph.WhileOp, extra_init: list[SSAValue],
+                        update: Callable[[Block, list[SSAValue]], list[SSAValue]]) -> graph.WhileOp:
+    """A copy of ``op`` carrying ``extra_init`` too, updated in the body by ``update``; the extra
+    values come last among the results."""
+    n = len(op.init)
+    types = [*op.init.types, *(v.type for v in extra_init)]
+    cond, body = Block(arg_types=types), Block(arg_types=types)
+    for new, old in ((cond, op.cond_region.block), (body, op.body_region.block)):
+        mapping: dict[SSAValue, SSAValue] = dict(zip(old.args, new.args[:n]))
+        for inner in old.ops:
+            if inner is old.last_op:
+                break
+            clone = inner.clone(value_mapper=dict(mapping))
+            new.add_op(clone)
+            mapping.update(zip(inner.results, clone.results))
+        term = old.last_op
+        assert term is not None
+        operands = [mapping.get(v, v) for v in term.operands]
+        if new is cond:
+            new.add_op(graph.ConditionOp(operands[0], *operands[1:], *new.args[n:]))
+        else:
+            placeholder = graph.YieldOp(*operands)
+            new.add_op(placeholder)
+            extra = update(new, list(new.args[n:]))
+            placeholder.detach()
+            placeholder.erase()
+            new.add_op(graph.YieldOp(*operands, *extra))
+    loop = graph.WhileOp([*op.init, *extra_init], Region(cond), Region(body))
+    loop.location = op.location
+    return loop
+
+
+def _zeros_rows(b: Adjoints, count: SSAValue, row: Attribute) -> SSAValue:
+    """Zeros of shape ``(count, *row.shape)``, ``count`` known at run time."""
+    assert isinstance(row, TensorType)
+    shape = list(shape_of(row))
+    index = b.op(graph.IotaOp(count))
+    zeros = b.op(graph.CastOp(b.sub(index, index), row.element_type))
+    if not shape:
+        return zeros
+    column = b.op(graph.ReshapeOp(zeros, [-1] + [1] * len(shape)))
+    return b.op(graph.BroadcastOp(column, [-1, *shape]))
+
+
+def _clone_pure(block: Block, append: Insert) -> tuple[dict[SSAValue, SSAValue], list[Operation]]:
+    """Clone ``block``'s pure ops (not its terminator) with ``append``: forward value -> clone,
+    and the clones in order."""
+    mapping: dict[SSAValue, SSAValue] = {}
+    clones: list[Operation] = []
+    skipped: set[SSAValue] = set()
+    for op in block.ops:
+        if op is block.last_op:
+            break
+        if not _pure(op):
+            skipped.update(op.results)
+            continue
+        used = [o for nested in op.walk() for o in nested.operands]
+        if bad := next((v for v in used if v in skipped), None):
+            raise AutodiffError(
+                f"{describe_location(op.location)}: differentiating through a staged `if` whose branch computes "
+                f"with the result of {bad.owner.name if isinstance(bad.owner, Operation) else 'an effect'} "
+                "(a variable read or other effect inside the branch) is not supported"
+            )
+        clone = op.clone(value_mapper=dict(mapping))
+        append(clone)
+        clones.append(clone)
+        mapping.update(zip(op.results, clone.results))
+    return mapping, clones
+
+
+def _pure(op: Operation) -> bool:
+    if op.regions:
+        return all(_pure(inner) or isinstance(inner, graph.YieldOp) for region in op.regions
+                   for inner in region.walk())
+    return op.has_trait(Pure)
+
+
+def _captured(op: Operation) -> list[SSAValue]:
+    """The values ``op``'s regions use from outside them, in first-use order."""
+    inside: set[SSAValue] = set()
+    found: dict[SSAValue, None] = {}
+    for region in op.regions:
+        for inner in region.walk():
+            inside.update(inner.results)
+            for b in inner.regions:
+                for blk in b.blocks:
+                    inside.update(blk.args)
+        for blk in region.blocks:
+            inside.update(blk.args)
+    for region in op.regions:
+        for inner in region.walk():
+            for v in inner.operands:
+                if v not in inside:
+                    found[v] = None
+    return list(found)
 
 
 def _ops_between(block: Block, target: SSAValue, sources: Sequence[SSAValue]) -> list[Operation]:
@@ -423,11 +697,8 @@ def _ops_between(block: Block, target: SSAValue, sources: Sequence[SSAValue]) ->
     for op in block.ops:
         if _no_gradient(op):
             continue
-        if any(o in reaches for o in op.operands):
-            if len(op.results) != 1 or op.regions:
-                raise AutodiffError(
-                    f"{describe_location(op.location)}: {op.name} has no gradient yet (on the path from a source)"
-                )
+        inputs = [*op.operands, *_captured(op)] if op.regions else list(op.operands)
+        if any(o in reaches for o in inputs):
             reaches.update(op.results)
             on_path.append(op)
         if target in op.results:
@@ -438,6 +709,8 @@ def _ops_between(block: Block, target: SSAValue, sources: Sequence[SSAValue]) ->
         if any(r in needed for r in op.results):
             kept.append(op)
             needed.update(op.operands)
+            if op.regions:
+                needed.update(_captured(op))
     return kept[::-1]
 
 

@@ -614,9 +614,35 @@ def loop_writes_the_argument_on_its_first_iteration_view(x, n):
     return x
 
 
+def view_made_in_one_branch_then_written(x):
+    if x.sum() > 0:
+        v = x * 1.0
+        w = v[:]
+    else:
+        v = x * 2.0
+        w = v * 2
+    w[1] = 7.0
+    return v + 0
+
+
+def view_made_in_both_branches_then_written(x):
+    if x.sum() > 0:
+        v = x * 1.0
+        w = v[::2]
+    else:
+        v = x * 2.0
+        w = v[::2]
+    v[0] = 7.0
+    return w + 0
+
+
 @pytest.mark.parametrize(
     "fn, args, line, construct_line, what",
     [
+        # two arrays new in the branches that share memory on some path (kiln.fuzz 1134-3287: the merge
+        # made them two arrays, and a write through one did not show in the other)
+        (view_made_in_one_branch_then_written, (POS,), "return v + 0", "w[1] = 7.0", "may have been written at"),
+        (view_made_in_both_branches_then_written, (NEG,), "return w + 0", "if x.sum() > 0", "reads an array that is"),
         (write_through_maybe_argument_view, (POS,), "y[0] = 100.0", "if x.sum() > 0", "writes to an array that is a function argument"),
         (argument_written_after_maybe_alias_view, (POS,), "return y + 0", "if x.sum() > 0", "reads an array that is"),
         (loop_may_leave_the_argument_view, (POS, i64(2)), "y[0] = 0.0", "for i in range(n)", "writes to an array that is a function argument"),

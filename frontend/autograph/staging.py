@@ -357,7 +357,25 @@ def _cond(
     for i in staged:
         _mark_alias(merged[i], (then.leaves[i], orelse.leaves[i]), boundary, where, construct, stale_before,
                     merged_flags.get(i))
+    _mark_shared_results(merged, staged, (then.leaves, orelse.leaves), where, construct)
     return unflatten_state(trees[0], merged)
+
+
+def _mark_shared_results(
+    merged: list[Any], staged: list[int], branches: Sequence[Sequence[Any]], where: str, construct: str,
+) -> None:
+    """Two arrays the construct merged that share memory on some of its paths (``v = a * 2;
+    w = v[:]`` in a branch): the merge makes each its own array, so a write through one would not
+    show in the other. Each later one is marked as the earlier on some paths (mutation.MaybeAlias):
+    a read after a write through the other is refused, never silently stale. (Both were new
+    arrays in the branches; arrays from before the construct are _mark_alias's.)"""
+    for n, i in enumerate(staged):
+        for j in staged[n + 1 :]:
+            a, b = merged[i], merged[j]
+            if a.storage is b.storage or (a.ndim == 0 and b.ndim == 0 and a.shape_source is None and b.shape_source is None):
+                continue  # one array; or two NumPy scalars, which NumPy does not share
+            if any(isinstance(x[i], Tensor) and isinstance(x[j], Tensor) and x[i].storage is x[j].storage for x in branches):
+                mutation.mark_alias(b.storage, (a.storage,), where, construct)
 
 
 def _mark_alias(

@@ -636,9 +636,39 @@ def view_made_in_both_branches_then_written(x):
     return w + 0
 
 
+def view_made_in_a_loop_then_written(x, n):
+    v = x * 1.0
+    w = x * 3.0
+    i = 0
+    while i < n:
+        v = x * 2.0
+        w = v[:]
+        i += 1
+    w[0] = 7.0
+    return v + 0
+
+
+def write_through_a_view_made_by_the_previous_iteration(x, n):
+    v = x * 1.0
+    w = x * 3.0
+    s = x * 0
+    i = 0
+    while i < n:
+        w[0] = 5.0
+        s = s + v
+        v = x * 2.0
+        w = v[:]
+        i += 1
+    return s
+
+
 @pytest.mark.parametrize(
     "fn, args, line, construct_line, what",
     [
+        # two carried arrays that one iteration leaves sharing memory: the loop carried them as two
+        (view_made_in_a_loop_then_written, (POS, i64(2)), "return v + 0", "w[0] = 7.0", "may have been written at"),
+        (write_through_a_view_made_by_the_previous_iteration, (POS, i64(3)), "s = s + v", "while i < n",
+         "may have been written at"),
         # two arrays new in the branches that share memory on some path (kiln.fuzz 1134-3287: the merge
         # made them two arrays, and a write through one did not show in the other)
         (view_made_in_one_branch_then_written, (POS,), "return v + 0", "w[1] = 7.0", "may have been written at"),

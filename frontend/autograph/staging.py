@@ -366,16 +366,34 @@ def _mark_shared_results(
 ) -> None:
     """Two arrays the construct merged that share memory on some of its paths (``v = a * 2;
     w = v[:]`` in a branch): the merge makes each its own array, so a write through one would not
-    show in the other. Each later one is marked as the earlier on some paths (mutation.MaybeAlias):
-    a read after a write through the other is refused, never silently stale. (Both were new
-    arrays in the branches; arrays from before the construct are _mark_alias's.)"""
-    for n, i in enumerate(staged):
-        for j in staged[n + 1 :]:
-            a, b = merged[i], merged[j]
-            if a.storage is b.storage or (a.ndim == 0 and b.ndim == 0 and a.shape_source is None and b.shape_source is None):
-                continue  # one array; or two NumPy scalars, which NumPy does not share
-            if any(isinstance(x[i], Tensor) and isinstance(x[j], Tensor) and x[i].storage is x[j].storage for x in branches):
-                mutation.mark_alias(b.storage, (a.storage,), where, construct)
+    show in the other. They are marked (see _mark_pairs). (Arrays from before the construct are
+    _mark_alias's.)"""
+    pairs: set[tuple[int, int]] = set()
+    for leaves in branches:
+        pairs |= _sharing_pairs([leaves[i] if i in staged else None for i in range(len(leaves))], [True] * len(leaves))
+    _mark_pairs(merged, pairs, where, construct)
+
+
+def _sharing_pairs(values: Sequence[Any], carried: Sequence[bool]) -> set[tuple[int, int]]:
+    """The pairs ``(i, j)``, ``i < j``, of carried ``values`` that are arrays of one memory."""
+    by_storage: dict[mutation.Storage, list[int]] = {}
+    for k, v in enumerate(values):
+        if carried[k] and isinstance(v, Tensor):
+            by_storage.setdefault(v.storage, []).append(k)
+    return {(i, j) for ks in by_storage.values() for n, i in enumerate(ks) for j in ks[n + 1 :]}
+
+
+def _mark_pairs(values: Sequence[Any], pairs: set[tuple[int, int]], where: str, construct: str) -> None:
+    """For each pair of ``values`` (separate arrays now, one memory on some paths), mark the later
+    as the earlier on some paths (mutation.MaybeAlias): a read after a write through the other is
+    refused, never silently stale. Two NumPy scalars are left alone (NumPy does not share them)."""
+    for i, j in sorted(pairs):
+        a, b = values[i], values[j]
+        if not (isinstance(a, Tensor) and isinstance(b, Tensor)) or a.storage is b.storage:
+            continue
+        if a.ndim == 0 and b.ndim == 0 and a.shape_source is None and b.shape_source is None:
+            continue
+        mutation.mark_alias(b.storage, (a.storage,), where, construct)
 
 
 def _mark_alias(
@@ -788,6 +806,9 @@ def _staged_loop(
         marks: dict[mutation.Storage, str] = {}
         #: carried leaves whose sameness with their initial array the body loses (a view of it, say)
         unflaggable: set[int] = set()
+        #: pairs of carried leaves that share memory before the loop or after an iteration (`w = v[:]`
+        #: in the body): the loop carries them as two arrays, so each pair is marked (see _mark_pairs)
+        shared = _sharing_pairs([leaf.value for leaf in leaves], [leaf.ty is not None for leaf in leaves])
         #: per carried leaf, the other arrays from before the loop that an iteration may leave in it
         #: (`a, b = b, a`): on later iterations the carried array may be one of those
         others: dict[int, list[mutation.Storage]] = {}
@@ -817,6 +838,7 @@ def _staged_loop(
                         _mark_alias(value, (leaf.value, *others.get(j, ())), boundary, where,
                                     f"`{construct}` loop" + ("" if others.get(j) else " (its first iteration)"),
                                     flags={leaf.value.storage: flags[j]} if j in flags else None)
+                _mark_pairs(state, shared, where, f"`{construct}` loop")
                 set_state(unflatten_state(trees, state))
                 return [Tensor(a) for a in args]
 
@@ -859,7 +881,10 @@ def _staged_loop(
                             out_flags = [_same(out_leaves[j], leaves[j].value.storage) for j in flagged]
                             lost |= {j for j, flag in zip(flagged, out_flags) if flag is None}
                             unflaggable |= lost
-                            changed = bool(lost)  # probe again without those flags, or with those arrays
+                            pairs = _sharing_pairs(out_leaves, [leaf.ty is not None for leaf in leaves]) - shared
+                            shared |= pairs
+                            # probe again without those flags, or with those arrays, or marking those pairs
+                            changed = bool(lost) or bool(pairs)
                         if not changed and not new:
                             outs = [_materialize(out, leaf.ty).value for leaf, out in zip(leaves, out_leaves) if leaf.ty is not None]
                             outs += [s.value for s in storages]
@@ -905,6 +930,7 @@ def _staged_loop(
             if leaf.ty is not None and isinstance(value, Tensor):  # (zero iterations leave the value before the loop)
                 _mark_alias(value, (leaf.value, out), boundary, where, f"`{construct}` loop", stale_before,
                             {leaf.value.storage: final_flags[j]} if j in final_flags else None)
+        _mark_pairs(final, shared, where, f"`{construct}` loop")
         for leaf, value in zip(leaves, final):
             if isinstance(value, Tensor) and is_jump_flag(leaf.name):
                 _note(_FLAGS, value, leaf.name)

@@ -1,4 +1,4 @@
-"""``graph-simplify``: kiln's own graph rules (``passes/rules/library/*.rules``).
+"""``graph-simplify``: kiln's own graph rules (``passes/rules/library/graph-*.rules``).
 
 Runs in the ``tensor`` stage before the graph is lowered. Every rule is exact under NumPy's
 semantics, bit for bit (float rules mind -0.0, NaN and infinities; complex numbers are left
@@ -20,9 +20,9 @@ from kiln.passes.rules import library_files, load_rules
 
 @dataclass(frozen=True)
 class GraphSimplify(ModulePass):
-    """Apply kiln's own graph rules (passes/rules/library) until none applies."""
+    """Apply kiln's own graph rules (passes/rules/library/graph-*) until none applies."""
 
     name = "graph-simplify"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        load_rules([f"kiln:{path.stem}" for path in library_files()]).apply(op)
+        load_rules([f"kiln:{path.stem}" for path in library_files("graph")]).apply(op)

@@ -24,4 +24,4 @@ class KilnLoopsSimplify(ModulePass):
     name = "kiln-loops-simplify"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        load_rules([f"kiln:{path.stem}" for path in library_files() if path.stem.startswith("loops-")]).apply(op)
+        load_rules([f"kiln:{path.stem}" for path in library_files("loops")]).apply(op)

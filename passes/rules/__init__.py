@@ -91,9 +91,10 @@ def resolve(spec: str) -> Path:
     return Path(spec)
 
 
-def library_files() -> list[Path]:
-    """kiln's own rule files (``graph-simplify`` runs them all)."""
-    return sorted(LIBRARY.glob("*.rules"))
+def library_files(level: str = "") -> list[Path]:
+    """kiln's own rule files, those of one ``level`` when given (``graph``: run by
+    ``graph-simplify``; ``loops``: by ``kiln-loops-simplify``)."""
+    return sorted(LIBRARY.glob(f"{level}-*.rules" if level else "*.rules"))
 
 
 def parse_rules(text: str, name: str, ctx: Context | None = None) -> list[CheckedRule]:

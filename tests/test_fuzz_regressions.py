@@ -431,3 +431,19 @@ def test_python_numbers_carried_by_loops_stay_weak() -> None:
     x = np.arange(3, dtype=np.int8)
     want, got = fuzz_1132_559_strong(x, 5), kiln.function(fuzz_1132_559_strong)(x, 5)
     assert np.asarray(got).dtype == np.asarray(want).dtype == np.int16 and got == want
+
+
+# ---------------------------------------------------------------------- the C compiler
+
+
+def fuzz_1134_4849(a):
+    """kiln.fuzz 1134-4849, reduced: gcc 12.2 at -O3 with AVX-512 folded the written row to
+    [1, 1, 1, 1, 0] (the compiler flags in backends/c/toolchain.py say why it no longer does)."""
+    v = -np.full((3, 5), 5)
+    v[a.sum(axis=0) % 3] = np.concatenate([np.full(2, 5), np.sum(v, axis=1)]) > 0
+    return v
+
+
+def test_a_row_gcc_folded_wrongly() -> None:
+    for a in ([True], [False], [True, True]):
+        check(fuzz_1134_4849, lambda a=a: [np.array(a)])

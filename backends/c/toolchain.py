@@ -12,6 +12,12 @@ Flags (``DEFAULT_OPT_FLAGS``), and why:
   -> float64 round trip on two-lane groups (``(double)(float)x`` becomes ``x``; NumPy's
   ``x.astype(np.float32).astype(np.float64)`` on 2x5 came out unrounded in its last two
   elements). kiln vectorizes its loops itself; gcc's loop vectorizer stays on.
+* ``-fno-tree-loop-distribute-patterns``: gcc 12.2 at -O3 with AVX-512 folded a 5-element
+  int64 row wrongly (kiln.fuzz 1134-4849: ``v[i] = concatenate([full(2, 5), v.sum(1)]) > 0``
+  stored ``[1,1,1,1,0]`` for ``[1,1,0,0,0]``; the whole function was constant-folded, and
+  value numbering looked through the zero-fill loop gcc had made a ``memset`` of). Without
+  that pattern (loops stay loops; kiln's zero fills are short) the result is right; -mavx2,
+  -O2 and -fno-tree-fre were right too. tests/test_fuzz_regressions.py keeps the program.
 * ``-falign-loops=64``: a loop starts a cache line (gcc's default is 16 bytes). A tight
   loop that straddles two 64-byte lines runs slower on this machine's Zen 3 (Collatz's
   8-instruction inner loop: 16.5 ms across a line boundary, 13.5 ms within one; the same
@@ -51,6 +57,7 @@ DEFAULT_OPT_FLAGS: tuple[str, ...] = (
     "-fno-math-errno",
     "-fwrapv",
     "-fno-tree-slp-vectorize",
+    "-fno-tree-loop-distribute-patterns",
     "-falign-loops=64",
 )
 # -Bsymbolic: calls inside the object bind to its own functions, never to a same-named

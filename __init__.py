@@ -29,6 +29,7 @@ _EXPORTS: dict[str, str] = {
     "Variable": "kiln.frontend.variables",
     "autograph": "kiln.autograph",
     "optimizers": "kiln.optimizers",
+    "random": "kiln.frontend.random_numbers",
     "range": "kiln.frontend.range",
     "TensorArray": "kiln.frontend.tensor_array",
     "print": "kiln.frontend.printing",
@@ -49,6 +50,10 @@ _EXPORTS: dict[str, str] = {
     },
 }
 
+#: public names that are modules kept elsewhere (``kiln.random``: a file random.py at the package
+#: root would shadow Python's own ``random`` for scripts run from a checkout)
+_MODULES = ("kiln.frontend.random_numbers",)
+
 __all__ = sorted(_EXPORTS)
 
 
@@ -57,7 +62,7 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module 'kiln' has no attribute {name!r}")
     mod = importlib.import_module(module)
-    value = mod if module == f"kiln.{name}" else getattr(mod, name)
+    value = mod if module in (f"kiln.{name}", *_MODULES) else getattr(mod, name)
     globals()[name] = value
     return value
 

@@ -18,7 +18,7 @@ import types
 import weakref
 from typing import Any, TypeVar
 
-from kiln.frontend import creation, trace_context
+from kiln.frontend import creation, random_numbers, trace_context
 from kiln.frontend.autograph import operators
 from kiln.frontend.autograph.context import ConversionContext, ConversionInfo, record_converted
 from kiln.frontend.autograph.libraries import library_reason
@@ -110,6 +110,8 @@ def call(func: Any) -> Any:
     traced = creation.TRACED.get(func) if _hashable(func) else None
     if traced is not None and trace_context.current() is not None:
         return traced
+    if trace_context.current() is not None:
+        random_numbers.refuse_numpy_generator(func)  # a NumPy generator's method would draw once, while tracing
     if isinstance(func, (types.FunctionType, types.MethodType)):
         return convert(func)
     method = getattr(type(func), "__call__", None)

@@ -73,12 +73,40 @@ class _Calls(ast.NodeTransformer):
         if root.id == "ag__":
             return True
         value = self.ctx.namespace.get(root.id)
+        if _staged_random(value, func):  # np.random.normal(...): drawn on every call (kiln.frontend.random_numbers)
+            return False
         if isinstance(value, types.ModuleType) and value.__name__ == "numpy" and isinstance(func, ast.Attribute):
             if func.attr in _NUMPY_CREATION:  # they make kiln arrays while tracing (kiln.frontend.creation)
                 return False
             if getattr(value, func.attr, None) in SCALAR_TYPES:  # np.float64(x) of a traced x is a cast
                 return False
         return isinstance(value, types.ModuleType) and is_library_module(value.__name__)
+
+
+def _staged_random(value: object, func: ast.expr) -> bool:
+    """Whether ``func`` (an attribute chain from ``value``) names one of NumPy's random
+    functions that kiln stages: the call must reach ``ag__.call``, not run while tracing."""
+    path: list[str] = []
+    while isinstance(func, ast.Attribute):
+        path.insert(0, func.attr)
+        func = func.value
+    obj = value
+    for attr in path:
+        if not isinstance(obj, types.ModuleType):
+            return False
+        obj = getattr(obj, attr, None)
+    return callable(obj) and _is_staged(obj)
+
+
+def _is_staged(obj: object) -> bool:
+    """kiln's staged np.random functions, and the other methods of NumPy's global generator
+    (``ag__.call`` refuses those: they would draw once, while tracing)."""
+    from kiln.frontend.random_numbers import STAGED, is_numpy_generator_method
+
+    try:
+        return obj in STAGED or getattr(obj, "__kiln_wrapped__", False) or is_numpy_generator_method(obj)
+    except TypeError:  # unhashable
+        return False
 
 
 def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:

@@ -662,9 +662,20 @@ def write_through_a_view_made_by_the_previous_iteration(x, n):
     return s
 
 
+def iterated_array_written_then_rebound(x):
+    b = x * 1.0
+    for r in b:
+        b[1] = r * 5.0
+        b = b + 1.0
+    return b
+
+
 @pytest.mark.parametrize(
     "fn, args, line, construct_line, what",
     [
+        # kiln.fuzz 1135-305: the second iteration read the iterated array as it was before the first
+        # iteration's write through `b` (which is that array on the first iteration only)
+        (iterated_array_written_then_rebound, (POS,), "for r in b:", "b[1] = r * 5.0", "the array this `for` loop iterates over"),
         # two carried arrays that one iteration leaves sharing memory: the loop carried them as two
         (view_made_in_a_loop_then_written, (POS, i64(2)), "return v + 0", "w[0] = 7.0", "may have been written at"),
         (write_through_a_view_made_by_the_previous_iteration, (POS, i64(3)), "s = s + v", "while i < n",

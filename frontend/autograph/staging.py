@@ -1184,6 +1184,14 @@ def staged_for(
     def tensor_body(counters: Counters) -> Counters:
         (i,) = counters
         body(iter_[i])  # a view of the row, as NumPy iterates: `row[0] = v` writes the array
+        if iter_.storage.stale is not None:
+            # written through a variable that is this array on some iterations only (`b[k] = v` then
+            # `b = b + 1`): the next iteration's row would be read as if it were not
+            raise NotImplementedError(
+                f"{where}: the array this `for` loop iterates over may have been written at {iter_.storage.stale}, "
+                "and whether the next iteration sees that write depends on the iteration. Iterate over a copy "
+                "(`for r in b.copy():`), or do not rebind the variable you write through"
+            )
         return [i + 1]
 
     zero = constant(np.asarray(0, dtype=np.int64))

@@ -14,4 +14,5 @@ EXAMPLES: tuple[str, ...] = (
     "fizzbuzz",
     "custom_model",
     "square_if_positive_naive",
+    "mlp_training",
 )

@@ -26,6 +26,9 @@ class GradientTape:
     """Records the operations of its ``with`` block for :meth:`gradient` (``persistent=True``:
     more than one call)."""
 
+    #: entering and leaving it act while tracing only: AutoGraph stages a ``with`` of it (in a loop body)
+    __kiln_trace_time__ = True
+
     def __init__(self, persistent: bool = False) -> None:
         self.persistent = persistent
         self._block: Block | None = None

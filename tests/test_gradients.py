@@ -273,3 +273,34 @@ def test_errors() -> None:
         kiln.grad(lambda x: np.sum(x * 2.0))(np.arange(3))
     with pytest.raises(NotImplementedError, match=r"test_gradients.py:\d+:\d+: graph.sort has no gradient"):
         kiln.grad(lambda x: np.sum(np.sort(x) * x))(_any(3))
+
+
+W_LOOP = kiln.Variable(np.array([0.5, -1.0, 2.0]))
+
+
+def descend(x: np.ndarray, n: Any) -> np.ndarray:
+    losses = np.zeros(5)
+    for step in range(n):
+        with kiln.GradientTape() as tape:
+            loss = np.sum((x * W_LOOP - 1.0) ** 2)
+        W_LOOP.assign_sub(0.1 * tape.gradient(loss, W_LOOP))
+        losses[step] = loss
+    return losses
+
+
+def test_a_tape_in_a_staged_loop() -> None:
+    """`with kiln.GradientTape()` in a loop body is staged (the loop is not unrolled): entering and
+    leaving the tape act only while tracing."""
+    x = np.array([1.0, 2.0, 0.5])
+    w = W_LOOP.numpy()
+    want = np.zeros(5)
+    for step in range(5):
+        want[step] = np.sum((x * w - 1.0) ** 2)
+        w = w - 0.1 * 2 * (x * w - 1.0) * x
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a KilnUnrollWarning would fail the test
+        got = kiln.function(descend)(x, np.int64(5))
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    np.testing.assert_allclose(W_LOOP.numpy(), w, rtol=1e-14)

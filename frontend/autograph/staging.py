@@ -1013,6 +1013,11 @@ def _update(leaf: _Leaf, out: Any, where: str, construct: str) -> bool:
         leaf.scalar = False  # an array after an iteration: carried as an array
         _update(leaf, out, where, construct)
         return True
+    if leaf.ty is None and getattr(type(out), "__kiln_trace_time__", False) and (
+        isinstance(leaf.value, Undefined) or type(leaf.value) is type(out)
+    ):
+        leaf.value = out  # a trace-time object made in the body (a GradientTape): nothing to carry
+        return False
     out_type = _type_of(out)
     _update_source(leaf, out, where, construct)
     if leaf.ty is None:

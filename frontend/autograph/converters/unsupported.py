@@ -40,11 +40,31 @@ _try_bodies: defaultdict[str, set[tuple[int, int, int]]] = defaultdict(set)
 def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
     for node in walk_scope(func.body):
         construct = _CONSTRUCTS.get(type(node))
-        if construct:
+        if construct and not (isinstance(node, ast.With) and all(_trace_time(item, ctx) for item in node.items)):
             ctx.note_unsupported(construct, node)
         if isinstance(node, _TRY):
             last = node.body[-1].end_lineno or node.body[-1].lineno
             _try_bodies[ctx.filename].add((node.lineno, node.body[0].lineno, last))
+
+
+def _trace_time(item: ast.withitem, ctx: ConversionContext) -> bool:
+    """Whether ``item`` makes a context manager that only acts while tracing (a class marked
+    ``__kiln_trace_time__``, such as ``kiln.GradientTape``): its ``with`` can be staged, since
+    entering and leaving it do nothing when the compiled code runs."""
+    call = item.context_expr
+    if not isinstance(call, ast.Call):
+        return False
+    path: list[str] = []
+    func = call.func
+    while isinstance(func, ast.Attribute):
+        path.insert(0, func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return False
+    obj = ctx.namespace.get(func.id)
+    for attr in path:
+        obj = getattr(obj, attr, None)
+    return isinstance(obj, type) and getattr(obj, "__kiln_trace_time__", False) is True
 
 
 def try_around(filename: str, lineno: int) -> int | None:

@@ -240,6 +240,9 @@ RULES.update({
         lambda b, x, y: b.neg(b.op(graph.ReciprocalOp(b.op(graph.SqrtOp(_one_minus(b, b.mul(x, x)))))))
     ),
     graph.ArctanhOp: _unary(lambda b, x, y: b.op(graph.ReciprocalOp(_one_minus(b, b.mul(x, x))))),
+    graph.ArccoshOp: _unary(
+        lambda b, x, y: b.op(graph.ReciprocalOp(b.op(graph.SqrtOp(b.sub(b.mul(x, x), b.const(1.0, x))))))
+    ),
     graph.ReciprocalOp: _unary(lambda b, x, y: b.neg(b.mul(y, y))),
 })
 
@@ -389,6 +392,168 @@ def _concat(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None
         parts.append(b.op(graph.SliceOp(g, start, shape, [1] * len(shape))))
         offset += shape[axis]
     return parts
+
+
+@rule(graph.GatherRowOp)
+def _gather_row(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
+    assert isinstance(op, graph.GatherRowOp)
+    return b.op(graph.ScatterRowOp(b.const(0.0, op.operand), op.index, g)), None
+
+
+@rule(graph.ScatterRowOp)
+def _scatter_row(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
+    assert isinstance(op, graph.ScatterRowOp)
+    grads = {op.operand: b.op(graph.ScatterRowOp(g, op.index, b.const(0.0, op.row))),
+             op.row: b.op(graph.GatherRowOp(g, op.index)) if differentiable(op.row) else None}
+    return [grads.get(v) for v in op.operands]
+
+
+@rule(graph.GatherOp)
+def _gather(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
+    assert isinstance(op, graph.GatherOp)
+    indices = list(op.indices)
+    spread = b.op(graph.ScatterOp("add", b.const(0.0, op.operand), indices, g))  # repeated indices add up
+    return [spread, *([None] * len(indices))]
+
+
+@rule(graph.ScatterOp)
+def _scatter(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
+    assert isinstance(op, graph.ScatterOp)
+    kind, indices = op.kind.data, list(op.indices)
+    if kind == "add":
+        grads = {op.operand: g, op.updates: b.op(graph.GatherOp(g, indices))}
+    elif kind == "set":
+        # the positions written keep no gradient of the operand; an update gets its position's,
+        # unless a later update to the same position overwrote it (the last write wins)
+        cleared = b.op(graph.ScatterOp("set", g, indices, b.const(0.0, op.updates)))
+        grads = {op.operand: cleared, op.updates: b.mul(b.op(graph.GatherOp(g, indices)), _last_writes(b, op, indices))}
+    else:
+        raise AutodiffError(f"{describe_location(op.location)}: graph.scatter \"{kind}\" has no gradient yet")
+    return [grads.get(v) if differentiable(v) else None for v in op.operands]
+
+
+def _last_writes(b: Adjoints, op: graph.ScatterOp, indices: list[SSAValue]) -> SSAValue:
+    """1.0 where an update of a ``set`` scatter is the last one to its position, else 0.0 (in
+    the updates' type): each update's number scattered, then read back."""
+    updates_shape = shape_of(op.updates)
+    batch = updates_shape[: len(shape_of(indices[0]))]
+    count = 1
+    for d in batch:
+        count *= d
+    numbers = graph.ConstantOp(DenseIntOrFPElementsAttr.from_list(
+        graph.tensor_type(IntegerType(64), list(batch)), list(range(count))))
+    serial = b.op(numbers)
+    tail = list(shape_of(op.operand))[len(indices):]
+    marks = b.op(graph.BroadcastOp(_i64(b, -1), list(shape_of(op.operand))[: len(indices)]))
+    written = b.op(graph.ScatterOp("set", marks, indices, serial))
+    last = b.op(graph.CastOp(b.cmp("eq", b.op(graph.GatherOp(written, indices)), serial), element_of(op.updates)))
+    if tail:
+        last = b.op(graph.BroadcastOp(b.op(graph.ReshapeOp(last, [*batch, *([1] * len(tail))])), [*batch, *tail]))
+    return last
+
+
+@rule(graph.ScanOp)
+def _scan(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
+    assert isinstance(op, graph.ScanOp)
+    if op.kind.data != "add":
+        raise AutodiffError(f"{describe_location(op.location)}: graph.scan \"{op.kind.data}\" has no gradient yet")
+    axis = op.axis.value.data
+    return (_flip(b, b.op(graph.ScanOp("add", _flip(b, g, axis), axis)), axis),)
+
+
+def _flip(b: Adjoints, v: SSAValue, axis: int) -> SSAValue:
+    shape = list(shape_of(v))
+    start = [shape[a] - 1 if a == axis else 0 for a in range(len(shape))]
+    return b.op(graph.SliceOp(v, start, shape, [-1 if a == axis else 1 for a in range(len(shape))]))
+
+
+@rule(graph.LogaddexpOp)
+def _logaddexp(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
+    x, y = op.operands
+    out = _out(op)
+    return b.mul(g, b.op(graph.ExpOp(b.sub(x, out)))), b.mul(g, b.op(graph.ExpOp(b.sub(y, out))))
+
+
+@rule(graph.HypotOp)
+def _hypot(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
+    x, y = op.operands
+    scale = b.div(g, _out(op))
+    return b.mul(scale, x), b.mul(scale, y)
+
+
+@rule(graph.Arctan2Op)
+def _arctan2(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
+    y, x = op.operands
+    scale = b.div(g, b.add(b.mul(x, x), b.mul(y, y)))
+    return b.mul(scale, x), b.neg(b.mul(scale, y))
+
+
+@rule(graph.Conv2DOp)
+def _conv2d(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
+    """One filter tap ``(i, j)`` at a time: the output is the sum over taps of a strided window
+    of the (padded) input times the tap's ``Ci x Co`` matrix, so the input's gradient adds
+    ``g @ w[i, j].T`` into that window, and the tap's gradient is ``window.T @ g``."""
+    assert isinstance(op, graph.Conv2DOp)
+    x, w = op.input, op.filter
+    n, h, wd, ci = shape_of(x)
+    kh, kw, _, co = shape_of(w)
+    sh, sw = op.strides.get_values()
+    _, oh, ow, _ = shape_of(g)
+    if op.padding.data == "SAME":
+        (top, bottom), (left, right) = graph.conv2d_same_padding(h, kh, sh), graph.conv2d_same_padding(wd, kw, sw)
+    else:
+        top = bottom = left = right = 0
+    padded_shape = [n, h + top + bottom, wd + left + right, ci]
+    padded = x
+    if top or bottom or left or right:
+        padded = b.op(graph.InsertSliceOp(x, b.const(0.0, graph.tensor_type(element_of(x), padded_shape)),
+                                          [0, top, left, 0], [n, h, wd, ci], [1, 1, 1, 1]))
+    g_rows = b.op(graph.ReshapeOp(g, [n * oh * ow, co]))
+    d_padded = b.const(0.0, graph.tensor_type(element_of(x), padded_shape))
+    taps: list[SSAValue] = []
+    for i in range(kh):
+        for j in range(kw):
+            window = ([0, i, j, 0], [n, oh, ow, ci], [1, sh, sw, 1])
+            tap = b.op(graph.ReshapeOp(b.op(graph.SliceOp(w, [i, j, 0, 0], [1, 1, ci, co], [1, 1, 1, 1])), [ci, co]))
+            into = b.op(graph.ReshapeOp(b.op(graph.MatmulOp(g_rows, b.op(graph.TransposeOp(tap, [1, 0])))), [n, oh, ow, ci]))
+            before = b.op(graph.DynamicSliceOp(d_padded, *window))
+            d_padded = b.op(graph.InsertSliceOp(b.add(before, into), d_padded, *window))
+            seen = b.op(graph.ReshapeOp(b.op(graph.SliceOp(padded, *window)), [n * oh * ow, ci]))
+            d_tap = b.op(graph.MatmulOp(b.op(graph.TransposeOp(seen, [1, 0])), g_rows))
+            taps.append(b.op(graph.ReshapeOp(d_tap, [1, ci, co])))
+    d_w = b.op(graph.ReshapeOp(b.op(graph.ConcatOp(taps, 0)) if len(taps) > 1 else taps[0], [kh, kw, ci, co]))
+    d_x = d_padded
+    if top or bottom or left or right:
+        d_x = b.op(graph.SliceOp(d_padded, [0, top, left, 0], [n, h, wd, ci], [1, 1, 1, 1]))
+    return d_x, d_w
+
+
+@rule(graph.Logaddexp2Op)
+def _logaddexp2(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
+    x, y = op.operands
+    out = _out(op)
+    return b.mul(g, b.op(graph.Exp2Op(b.sub(x, out)))), b.mul(g, b.op(graph.Exp2Op(b.sub(y, out))))
+
+
+@rule(graph.CopysignOp)
+def _copysign(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
+    """|x| with y's sign: x's gradient, negated where the sign changed; y gets none (almost everywhere)."""
+    x, _ = op.operands
+    kept = b.cmp("eq", b.op(graph.SignbitOp(x)), b.op(graph.SignbitOp(_out(op))))
+    return b.where(kept, g, b.neg(g)), None
+
+
+@rule(graph.FloorDivOp)
+def _floordiv(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
+    return None, None  # piecewise constant
+
+
+@rule(graph.ModOp, graph.FmodOp)
+def _mod(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
+    """x - y * q with q = floor(x / y) (``%``) or trunc(x / y) (``fmod``), q piecewise constant."""
+    x, y = op.operands
+    quotient = b.op(graph.FloorDivOp(x, y)) if isinstance(op, graph.ModOp) else b.op(graph.TruncOp(b.div(x, y)))
+    return g, b.neg(b.mul(g, quotient))
 
 
 def _no_gradient(op: Operation) -> bool:

@@ -72,6 +72,7 @@ UNARY: dict[str, tuple[Callable[[Any], Any], Callable[..., np.ndarray]]] = {
     "arcsin": (np.arcsin, _unit),
     "arccos": (np.arccos, _unit),
     "arctanh": (np.arctanh, _unit),
+    "arccosh": (np.arccosh, lambda *s: RNG.uniform(1.5, 3.0, s)),
     "reciprocal": (np.reciprocal, _pos),
     "abs": (np.abs, _any),
     "relu": (kiln.relu, _any),
@@ -95,6 +96,14 @@ BINARY: dict[str, tuple[Callable[[Any, Any], Any], Callable[..., np.ndarray], Ca
     "maximum": (np.maximum, _any, _any),
     "minimum": (np.minimum, _any, _any),
     "fmax": (np.fmax, _any, _any),
+    "logaddexp": (np.logaddexp, _any, _any),
+    "hypot": (np.hypot, _pos, _any),
+    "arctan2": (np.arctan2, _any, _pos),
+    "logaddexp2": (np.logaddexp2, _any, _any),
+    "copysign": (np.copysign, _any, _any),
+    "mod": (lambda x, y: np.mod(x * 3.0, y) * x, _pos, _pos),
+    "fmod": (lambda x, y: np.fmod(x * 3.0, y) * x, _any, _pos),
+    "floor_divide (zero almost everywhere)": (lambda x, y: np.floor_divide(x * 3.0, y) * x, _any, _pos),
     "where": (lambda x, y: np.where(x > y, x * x, y), _any, _any),
 }
 
@@ -304,3 +313,51 @@ def test_a_tape_in_a_staged_loop() -> None:
         got = kiln.function(descend)(x, np.int64(5))
     np.testing.assert_allclose(got, want, rtol=1e-14)
     np.testing.assert_allclose(W_LOOP.numpy(), w, rtol=1e-14)
+
+
+IDX = np.array([2, 0, 2, 1])
+
+
+def gathers(x: np.ndarray) -> np.ndarray:
+    return x[IDX] * x[IDX[::-1]]
+
+
+def scatters(x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    y = x * 1.0
+    y[IDX] = v * v  # position 2 written twice: the last write wins
+    return y * x
+
+
+def scatter_adds(x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    y = x * 2.0
+    np.add.at(y, IDX, v * x[0])
+    return y * y
+
+
+def traced_rows(x: np.ndarray, v: np.ndarray, i: Any) -> np.ndarray:
+    y = x * 1.0
+    y[i] = v * x[i - 1]
+    return y * y
+
+
+@pytest.mark.parametrize(
+    ("fn", "shapes"),
+    [(gathers, [(3, 2)]), (scatters, [(3, 2), (4, 2)]), (scatter_adds, [(3, 2), (4, 2)]),
+     (lambda x: np.cumsum(x * x, axis=1), [(3, 4)])],
+    ids=["gather", "scatter set", "scatter add", "cumsum"],
+)
+def test_indexing_and_scans(fn: Callable[..., Any], shapes: list[tuple[int, ...]]) -> None:
+    _check(fn, *(_any(*s) for s in shapes))
+
+
+def test_rows_at_a_traced_index() -> None:
+    x, v = _any(4, 3), _any(3)
+    g = kiln.grad(lambda x, v, i: np.sum(traced_rows(x, v, i)), argnums=(0, 1))(x, v, np.int64(2))
+    for k, got in enumerate(g):
+        want = _fd(lambda x, v: traced_rows(x, v, 2), [x, v], k)
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize(("strides", "padding"), [((1, 1), "VALID"), ((2, 1), "SAME"), ((2, 2), "VALID"), ((1, 2), "SAME")])
+def test_conv2d(strides: tuple[int, int], padding: str) -> None:
+    _check(lambda x, w: np.tanh(kiln.conv2d(x, w, strides=strides, padding=padding)), _any(2, 5, 6, 3), _any(3, 2, 3, 4))

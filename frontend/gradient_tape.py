@@ -14,6 +14,7 @@ from typing import Any
 from xdsl.ir import Block, Operation, SSAValue
 
 from kiln.dialects import graph
+from kiln.dialects.ir_utils import describe_location
 from kiln.frontend import pytree, trace_context
 from kiln.frontend.tensor import Tensor, as_tensor
 from kiln.frontend.variables import Variable, captured_resource
@@ -142,6 +143,16 @@ class GradientTape:
         value as it was when watched."""
         if isinstance(leaf, Variable):
             resource = captured_resource(leaf)
+            for op in recorded:
+                nested = next((inner for region in op.regions for inner in region.walk()
+                               if isinstance(inner, graph.ReadOp) and inner.resource is resource), None)
+                if nested is not None:
+                    raise NotImplementedError(
+                        f"{describe_location(nested.location)}: GradientTape.gradient with respect to a variable read "
+                        "inside a staged loop or `if` of the tape's block is not supported yet: read it once "
+                        "before (`w_now = w.read_value()`), use that inside, and take the gradient with respect "
+                        "to w_now (watch it)"
+                    )
             return [op.value for op in recorded if isinstance(op, graph.ReadOp) and op.resource is resource]
         for watched, value in self._watched:
             if watched is leaf:

@@ -361,3 +361,38 @@ def test_rows_at_a_traced_index() -> None:
 @pytest.mark.parametrize(("strides", "padding"), [((1, 1), "VALID"), ((2, 1), "SAME"), ((2, 2), "VALID"), ((1, 2), "SAME")])
 def test_conv2d(strides: tuple[int, int], padding: str) -> None:
     _check(lambda x, w: np.tanh(kiln.conv2d(x, w, strides=strides, padding=padding)), _any(2, 5, 6, 3), _any(3, 2, 3, 4))
+
+
+W_INSIDE = kiln.Variable(np.array([0.9, 1.1]))
+
+
+def variable_read_in_a_loop(x: np.ndarray, n: Any) -> Any:
+    with kiln.GradientTape() as tape:
+        s = x * 1.0
+        for _ in range(n):
+            s = s * W_INSIDE
+        loss = np.sum(s)
+    return tape.gradient(loss, W_INSIDE)
+
+
+def variable_read_before_the_loop(x: np.ndarray, n: Any) -> Any:
+    with kiln.GradientTape() as tape:
+        w = W_INSIDE.read_value()
+        tape.watch(w)
+        s = x * 1.0
+        for _ in range(n):
+            s = s * w
+        loss = np.sum(s)
+    return tape.gradient(loss, w)
+
+
+def test_a_variable_read_inside_a_staged_loop() -> None:
+    """Its reads there are not the tape's sources: refused (it returned None, silently), and the
+    workaround the message gives is differentiated through the loop."""
+    x = np.array([1.0, 2.0])
+    with pytest.raises(NotImplementedError, match=r"test_gradients.py:\d+:\d+: GradientTape.gradient with respect to a "
+                                                  r"variable read inside a staged loop"):
+        kiln.function(variable_read_in_a_loop)(x, np.int64(3))
+    got = kiln.function(variable_read_before_the_loop)(x, np.int64(3))
+    w = W_INSIDE.numpy()
+    np.testing.assert_allclose(got, 3 * x * w**2, rtol=1e-14)

@@ -2,18 +2,14 @@
 
 A stage is a name and the passes that lead to it from the previous stage.
 ``kiln-opt -p graph-to-c`` runs the same passes as the decorator, and
-``ConcreteFunction.lowered(stage)`` prints the IR after each stage.
+``ConcreteFunction.lowered(stage)`` prints the IR after each stage. Running them is
+:mod:`kiln.universe`'s (``build_pipeline``, ``run_stage``): it knows every pass.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
-from dataclasses import dataclass
 
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass, PassPipeline
 
 #: stage name -> the pipeline (xdsl-opt syntax) that lowers the previous stage to it
 STAGES: dict[str, str] = {
@@ -54,32 +50,3 @@ def stages_fingerprint(stages: tuple[str, ...]) -> str:
     a program that edits :data:`STAGES` (to try a pass) never gets C lowered without it (read
     per compile, not cached, for that reason)."""
     return hashlib.sha256(";".join(f"{s}={STAGES[s]}" for s in stages).encode()).hexdigest()[:16]
-
-
-def build_pipeline(spec: str, callback: Callable[[ModulePass, ModuleOp, ModulePass], None] | None = None) -> PassPipeline:
-    """Parse ``spec`` against every known pass (xDSL's, kiln's, pipelines, user-registered)."""
-    from kiln.registry import all_passes
-
-    return PassPipeline.parse_spec(all_passes(), spec, callback)
-
-
-def run_stage(ctx: Context, module: ModuleOp, stage: str) -> None:
-    """Lower ``module`` in place from the stage before ``stage`` to ``stage``."""
-    spec = STAGES[stage]
-    if spec:
-        build_pipeline(spec).apply(ctx, module)
-
-
-def pipeline_pass(name: str) -> type[ModulePass]:
-    """A ModulePass class running the named pipeline, so ``-p graph-to-c`` works everywhere."""
-
-    def apply(self: ModulePass, ctx: Context, op: ModuleOp) -> None:
-        for stage in PIPELINES[name]:
-            run_stage(ctx, op, stage)
-
-    cls = type(
-        "Pipeline_" + name.replace("-", "_"),
-        (ModulePass,),
-        {"name": name, "apply": apply, "__doc__": f"The named pipeline {name}: {pipeline_spec(name)}"},
-    )
-    return dataclass(frozen=True)(cls)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xdsl.context import Context
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 
@@ -26,24 +25,3 @@ def register_pass(pass_cls: type[ModulePass]) -> type[ModulePass]:
     """Make ``pass_cls`` usable by name in ``-p`` pipelines; usable as a class decorator."""
     USER_PASSES[pass_cls.name] = lambda: pass_cls
     return pass_cls
-
-
-def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """Every pass by pipeline name: xDSL's, kiln's, the named pipelines, then the user's."""
-    from xdsl.transforms import get_all_passes
-
-    from kiln.universe import kiln_passes
-
-    return {**get_all_passes(), **kiln_passes(), **USER_PASSES}
-
-
-def make_context() -> Context:
-    """A context that knows xDSL's, kiln's and the user's dialects (all loaded lazily)."""
-    from xdsl.dialects import get_all_dialects
-
-    from kiln.universe import DIALECTS
-
-    ctx = Context()
-    for name, factory in {**get_all_dialects(), **DIALECTS, **USER_DIALECTS}.items():
-        ctx.register_dialect(name, factory)
-    return ctx

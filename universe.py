@@ -1,4 +1,6 @@
-"""kiln's dialects, passes and targets, for kiln-opt and for stock xdsl-opt.
+"""kiln's dialects, passes and targets, for kiln-opt, kiln.function and stock xdsl-opt: the
+one place that knows every pass (xDSL's, kiln's, the named pipelines of :mod:`kiln.pipelines`,
+the user's from :mod:`kiln.registry`), so it builds and runs pipelines.
 
 Passes are discovered from file names: ``passes/foo_bar.py`` defines the pass
 ``foo-bar`` (a ``ModulePass`` subclass whose ``name`` is ``"foo-bar"``).
@@ -12,14 +14,17 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Dialect
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline
 from xdsl.universe import Universe
 from xdsl.utils.target import Target
 
-from kiln import xdsl_patches
+from kiln import pipelines, registry, xdsl_patches
 
 xdsl_patches.apply()
 
@@ -73,15 +78,57 @@ TARGETS: dict[str, Callable[[], type[Target]]] = {
 
 
 
+def pipeline_pass(name: str) -> type[ModulePass]:
+    """A ModulePass class running the named pipeline, so ``-p graph-to-c`` works everywhere."""
+
+    def apply(self: ModulePass, ctx: Context, op: ModuleOp) -> None:
+        for stage in pipelines.PIPELINES[name]:
+            run_stage(ctx, op, stage)
+
+    cls = type(
+        "Pipeline_" + name.replace("-", "_"),
+        (ModulePass,),
+        {"name": name, "apply": apply, "__doc__": f"The named pipeline {name}: {pipelines.pipeline_spec(name)}"},
+    )
+    return dataclass(frozen=True)(cls)
+
+
 def kiln_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """kiln's passes (one per file) and named pipelines, as lazy factories."""
-    from kiln.pipelines import PIPELINES, pipeline_pass
-
     passes: dict[str, Callable[[], type[ModulePass]]] = {
         name: (lambda n=name: load_pass(n)) for name in pass_names()
     }
-    passes.update({name: (lambda n=name: pipeline_pass(n)) for name in PIPELINES})
+    passes.update({name: (lambda n=name: pipeline_pass(n)) for name in pipelines.PIPELINES})
     return passes
+
+
+def all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Every pass by pipeline name: xDSL's, kiln's, the named pipelines, then the user's."""
+    from xdsl.transforms import get_all_passes
+
+    return {**get_all_passes(), **kiln_passes(), **registry.USER_PASSES}
+
+
+def make_context() -> Context:
+    """A context that knows xDSL's, kiln's and the user's dialects (all loaded lazily)."""
+    from xdsl.dialects import get_all_dialects
+
+    ctx = Context()
+    for name, factory in {**get_all_dialects(), **DIALECTS, **registry.USER_DIALECTS}.items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+def build_pipeline(spec: str, callback: Callable[[ModulePass, ModuleOp, ModulePass], None] | None = None) -> PassPipeline:
+    """Parse ``spec`` against every known pass (xDSL's, kiln's, pipelines, user-registered)."""
+    return PassPipeline.parse_spec(all_passes(), spec, callback)
+
+
+def run_stage(ctx: Context, module: ModuleOp, stage: str) -> None:
+    """Lower ``module`` in place from the stage before ``stage`` to ``stage``."""
+    spec = pipelines.STAGES[stage]
+    if spec:
+        build_pipeline(spec).apply(ctx, module)
 
 
 KILN_UNIVERSE = Universe(all_dialects=DIALECTS, all_passes=kiln_passes(), all_targets=TARGETS)

@@ -19,8 +19,7 @@ from kiln.backends.c.emitter import emit_c
 from kiln.backends.c.isa import host_isa
 from kiln.backends.c.toolchain import compile_shared
 from kiln.backends.loader import load_function, signature_of
-from kiln.pipelines import build_pipeline
-from kiln.registry import make_context
+from kiln.universe import build_pipeline, make_context
 
 _KERNEL = """func.func @k_exp(%x: memref<?xf32>, %out: memref<?xf32>) {
   %c0 = arith.constant 0 : index

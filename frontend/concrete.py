@@ -30,7 +30,7 @@ from kiln.frontend.signature import CallSignature, tensor_leaves
 from kiln.frontend.tracer import TracedGraph, trace_graph
 from kiln.dialects.target import resolve_isa, set_module_isa
 from kiln.backends.targets import get_backend
-from kiln.registry import make_context
+from kiln.universe import make_context, run_stage
 
 if TYPE_CHECKING:
     from kiln.frontend.user_passes import UserPasses
@@ -305,7 +305,7 @@ class ConcreteFunction:
             if self.passes is not None:
                 self.passes.apply(ctx, module, "graph")
             for stage in self._backend.stages:
-                pipelines.run_stage(ctx, module, stage)
+                run_stage(ctx, module, stage)
                 if self.passes is not None:
                     self.passes.apply(ctx, module, stage)
                 if keep_stages:

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import ArgSpecParseError
 
-from kiln import pipelines
+from kiln import universe
 
 #: what ``passes=`` takes: passes for the graph (a pipeline spec such as ``"fold-relu,cse"``, or
 #: pass instances), or a mapping from stage name to such passes
@@ -62,7 +62,7 @@ def load_user_passes(spec: PassSpec, stages: Sequence[str], where: str = "kiln.f
 def _passes(passes: PassList, where: str) -> tuple[ModulePass, ...]:
     if isinstance(passes, str):
         try:
-            return tuple(pipelines.build_pipeline(passes).passes)
+            return tuple(universe.build_pipeline(passes).passes)
         except (ValueError, ArgSpecParseError) as e:  # an unknown pass or option; a malformed spec
             raise ValueError(f"{where}: passes={passes!r}: {' '.join(str(e).split())}") from None
     if isinstance(passes, ModulePass):

@@ -15,8 +15,7 @@ from xdsl.parser import Parser
 from kiln.backends.c.emitter import emit_c
 from kiln.backends.c.toolchain import compile_shared
 from kiln.backends.loader import load_function, signature_of
-from kiln.pipelines import run_stage
-from kiln.registry import make_context
+from kiln.universe import make_context, run_stage
 
 
 def compile_ir(text: str) -> dict[str, Callable[..., Any]]:

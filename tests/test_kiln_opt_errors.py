@@ -17,7 +17,7 @@ from xdsl.parser import Parser
 from kiln.backends.c import emitter
 from kiln.backends.c.dispatch import HANDLERS
 from kiln.backends.c.errors import CEmitError
-from kiln.registry import make_context
+from kiln.universe import make_context
 
 ROOT = Path(__file__).resolve().parent.parent
 KILN_OPT = Path(sys.executable).with_name("kiln-opt")

@@ -44,14 +44,12 @@ def test_multiverse_sees_kiln() -> None:
 
 
 def test_pipeline_stages_name_real_passes() -> None:
-    from kiln.registry import all_passes
-
-    known = all_passes()
+    known = universe.all_passes()
     for stage, spec in pipelines.STAGES.items():
         for p in filter(None, spec.split(",")):
             assert p.split("{")[0] in known, f"stage {stage} names unknown pass {p}"
     for name in pipelines.PIPELINES:
-        assert pipelines.pipeline_pass(name).name == name
+        assert universe.pipeline_pass(name).name == name
 
 
 def test_stock_xdsl_opt_runs_kiln_passes(tmp_path: Path) -> None:

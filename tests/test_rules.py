@@ -15,8 +15,7 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWal
 
 import kiln
 from kiln.passes.rules import RuleError, library_files, load_rules
-from kiln.pipelines import build_pipeline
-from kiln.registry import make_context
+from kiln.universe import build_pipeline, make_context
 from kiln.tools import kiln_opt
 from kiln.tools._load import load_file
 

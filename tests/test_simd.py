@@ -19,8 +19,7 @@ from kiln.backends.c.emitter import emit_c
 from kiln.backends.c.isa import host_runs, resolve_isa
 from kiln.backends.c.toolchain import compile_shared
 from kiln.backends.loader import load_function, signature_of
-from kiln.pipelines import build_pipeline
-from kiln.registry import make_context
+from kiln.universe import build_pipeline, make_context
 
 ISAS = ("scalar", "avx2", "avx512")
 SIZES = (0, 1, 15, 17, 1000, 100_003)

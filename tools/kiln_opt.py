@@ -29,7 +29,7 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, PassFailedException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from kiln import pipelines, registry
+from kiln import pipelines, registry, universe
 from kiln.tools import _crash_report
 from kiln.tools._load import load_file
 
@@ -143,7 +143,7 @@ def _expand(p: ModulePass) -> tuple[ModulePass, ...]:
     """The passes a named pipeline runs, or ``p`` itself."""
     if p.name not in pipelines.PIPELINES:
         return (p,)
-    return pipelines.build_pipeline(pipelines.pipeline_spec(p.name)).passes
+    return universe.build_pipeline(pipelines.pipeline_spec(p.name)).passes
 
 
 def _preload(argv: Sequence[str]) -> None:

@@ -99,7 +99,7 @@ def library_files(level: str = "") -> list[Path]:
 
 def parse_rules(text: str, name: str, ctx: Context | None = None) -> list[CheckedRule]:
     """The checked rules of ``text`` (errors name ``name``)."""
-    from kiln.registry import make_context
+    from kiln.universe import make_context
 
     ctx = ctx or make_context()
     return [check_rule(rule, ctx) for rule in parse(text, name).rules]
@@ -112,7 +112,7 @@ _loaded: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[dict[str, Native | 
 def load_rules(files: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> RuleSet:
     """The rules of one file or several (``kiln:NAME`` names one of kiln's). Files are read on
     every call; they are parsed and checked again when their text (or a native) changed."""
-    from kiln.registry import make_context
+    from kiln.universe import make_context
 
     specs = [files] if isinstance(files, (str, os.PathLike)) else list(files)
     paths = [resolve(os.fspath(s)) for s in specs]

@@ -769,3 +769,20 @@ def test_variables_are_dead_on_a_path_that_returned() -> None:
             want_arg, got_arg = np.array(values), np.array(values)
             _same(fn(want_arg), compiled(got_arg))
             np.testing.assert_array_equal(got_arg, want_arg)
+
+
+def python_error_in_a_branch_numpy_does_not_take(x):
+    if x.sum() > 100:
+        return (~False).astype(np.int64)  # an AttributeError, in Python, on any input
+    return x * 2
+
+
+def test_a_python_error_in_an_untaken_branch_is_a_refusal_with_its_line() -> None:
+    """kiln.fuzz 1135-4559: both branches are traced, so the AttributeError NumPy never meets
+    surfaced with no line (a crash to the fuzzer); it is kiln's refusal, naming the line."""
+    np.testing.assert_array_equal(python_error_in_a_branch_numpy_does_not_take(POS.copy()), POS * 2)
+    with pytest.raises(NotImplementedError) as info:
+        kiln.function(python_error_in_a_branch_numpy_does_not_take)(POS.copy())
+    message = str(info.value)
+    assert message.startswith(_line_of(python_error_in_a_branch_numpy_does_not_take, "(~False)") + ": AttributeError")
+    assert "traces both branches" in message

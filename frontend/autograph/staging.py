@@ -253,7 +253,11 @@ def _cond(
         with mutation.region() as scope:
             try:
                 with trace_context.at_block(block), watch.tracing() if watch else nullcontext():
-                    values = fn()
+                    try:
+                        values = fn()
+                    except (AttributeError, ArithmeticError, LookupError) as error:
+                        _branch_error(error, where, labels[len(blocks)])
+                        raise
                     leaves, _, _ = flatten_state(values, names)
                     written.append({storage: storage.value for storage in scope.saved})
                     seens.append({id(leaf): leaf.value for leaf in leaves if isinstance(leaf, Tensor)})
@@ -394,6 +398,24 @@ def _mark_pairs(values: Sequence[Any], pairs: set[tuple[int, int]], where: str, 
         if a.ndim == 0 and b.ndim == 0 and a.shape_source is None and b.shape_source is None:
             continue
         mutation.mark_alias(b.storage, (a.storage,), where, construct)
+
+
+def _branch_error(error: Exception, where: str, label: str) -> None:
+    """A Python error the user's code raised while a branch of a staged ``if`` was traced: both
+    branches are traced, so code that NumPy would not run on this call ran. Raise it as kiln's
+    refusal, naming the line (an error inside kiln itself stays as it is: a bug)."""
+    tb, innermost = error.__traceback__, None
+    while tb is not None:
+        innermost = tb
+        tb = tb.tb_next
+    if innermost is None or not trace_context.is_user_file(innermost.tb_frame.f_code.co_filename):
+        return
+    raise NotImplementedError(
+        f"{innermost.tb_frame.f_code.co_filename}:{innermost.tb_lineno}: {type(error).__name__}: {error}, raised while "
+        f"kiln traced the {label} branch of the staged `if` at {where}. kiln traces both branches of an `if` on a "
+        "tensor, so Python code in the branch NumPy does not take on this call runs too; make that code valid "
+        "Python for any input, or decide the condition in Python"
+    ) from error
 
 
 def _mark_alias(

@@ -1,0 +1,155 @@
+"""``kiln-fold-transposes``: a transposed copy that is only read is a strided view instead.
+
+``x.T @ g`` bufferizes to a ``linalg.generic`` copying ``x`` transposed into a new buffer, then
+the product reading that buffer. The product's kernel takes any strides (backends/c/kernel_ops.py
+passes both of each operand), so the copy is wasted work: for a 128x784 float32 ``x`` it took as
+long as the product itself. This pass replaces the copy by a ``memref.reinterpret_cast`` of
+``x`` with swapped strides, where that keeps the meaning:
+
+- the copy is a 2-D transpose of a row-major buffer with static shape into a fresh allocation;
+- the allocation is only read (as an input of a ``linalg`` op) after the copy, in the same block;
+- nothing between the copy and its last reader may write ``x``: every buffer an op there writes
+  views another function argument or allocation (distinct arguments never overlap: an array
+  passed twice is one argument); an op that may write what it is given (a call, a kernel) keeps
+  the copy.
+
+Expects the buffer level (after ``kiln-bufferize``); runs before ``linalg-matmul-to-kernel``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import linalg, memref
+from xdsl.dialects.linalg.ops import YieldOp
+from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr, StridedLayoutAttr
+from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineMap
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+_SWAP = AffineMap.from_callable(lambda i, j: (j, i))
+_IDENTITY = AffineMap.identity(2)
+
+
+def _row_major(t: MemRefType) -> bool:
+    """A static row-major buffer: no layout, or strides (cols, 1) at offset 0."""
+    layout = t.layout
+    if isinstance(layout, NoneAttr):
+        return True
+    return isinstance(layout, StridedLayoutAttr) and tuple(layout.get_strides()) == (t.get_shape()[1], 1) \
+        and layout.get_offset() == 0
+
+
+def _is_transpose_copy(op: linalg.GenericOp) -> bool:
+    if len(op.inputs) != 1 or len(op.outputs) != 1:
+        return False
+    if any(i != linalg.IteratorTypeAttr.parallel() for i in op.iterator_types):
+        return False
+    src, dst = op.inputs[0].type, op.outputs[0].type
+    if not (isinstance(src, MemRefType) and isinstance(dst, MemRefType) and len(src.get_shape()) == 2):
+        return False
+    if any(d < 0 for d in src.get_shape()) or src.element_type != dst.element_type:
+        return False
+    maps = [m.data for m in op.indexing_maps.data]
+    if maps != [_SWAP, _IDENTITY]:
+        return False
+    body = list(op.body.block.ops)
+    return len(body) == 1 and isinstance(body[0], YieldOp) and body[0].operands[0] is op.body.block.args[0]
+
+
+#: ops that read buffers only (or free them)
+_READERS = (memref.LoadOp, memref.DeallocOp, memref.DimOp, YieldOp)
+
+
+def _written(op: Operation) -> list[SSAValue] | None:
+    """The buffers ``op`` (with its regions) writes; None when it cannot say."""
+    out: list[SSAValue] = []
+    for inner in op.walk():
+        if isinstance(inner, (linalg.GenericOp, linalg.FillOp, linalg.MatmulOp)):
+            out += list(inner.outputs)
+        elif isinstance(inner, memref.StoreOp):
+            out.append(inner.memref)
+        elif isinstance(inner, memref.CopyOp):
+            out.append(inner.destination)
+        elif not isinstance(inner, _READERS) and any(isinstance(v.type, MemRefType) for v in inner.operands):
+            return None  # a call, a view, a kernel...: it may write what it is given
+    return out
+
+
+#: ops whose result is a view of their first operand's memory
+_VIEWS = (memref.SubviewOp, memref.ReinterpretCastOp, memref.CollapseShapeOp, memref.ExpandShapeOp, memref.CastOp)
+
+
+def _root(value: SSAValue) -> SSAValue | None:
+    """The function argument or allocation whose memory ``value`` views; None if unknown.
+    (Distinct function arguments do not overlap: an array passed twice is one argument.)"""
+    while isinstance(value.owner, _VIEWS):
+        value = value.owner.operands[0]
+    if isinstance(value.owner, (memref.AllocOp, memref.AllocaOp)) or not isinstance(value.owner, Operation):
+        return value
+    return None
+
+
+class FoldTransposeCopy(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: linalg.GenericOp, rewriter: PatternRewriter) -> None:
+        if not _is_transpose_copy(op):
+            return
+        src, dst = op.inputs[0], op.outputs[0]
+        src_type = src.type
+        assert isinstance(src_type, MemRefType)
+        if not _row_major(src_type) or not isinstance(dst.owner, memref.AllocOp):
+            return
+        block = op.parent_block()
+        assert block is not None
+        readers: list[Operation] = []
+        for use in dst.uses:
+            user = use.operation
+            if user is op or isinstance(user, memref.DeallocOp):
+                continue
+            if not (isinstance(user, (linalg.GenericOp, linalg.MatmulOp)) and user.parent_block() is block
+                    and dst in user.inputs and dst not in user.outputs and block.get_operation_index(user) > block.get_operation_index(op)):
+                return
+            readers.append(user)
+        if not readers:
+            return
+        last = max(block.get_operation_index(r) for r in readers)
+        source_root = _root(src)
+        for between in list(block.ops)[block.get_operation_index(op) + 1 : last]:
+            written = _written(between)
+            if written is None or any(_root(w) in (None, source_root) or w is dst for w in written):
+                return
+        rows, cols = src_type.get_shape()
+        view_type = MemRefType(src_type.element_type, [cols, rows], StridedLayoutAttr([1, cols], 0))
+        view = memref.ReinterpretCastOp.from_dynamic(src, [0], [cols, rows], [1, cols], view_type)
+        view.location = op.location
+        rewriter.insert_op(view, InsertPoint.before(op))
+        for reader in readers:
+            for i, v in enumerate(reader.operands):
+                if v is dst:
+                    reader.operands[i] = view.result
+        rewriter.erase_op(op)
+        alloc = dst.owner
+        for use in list(dst.uses):
+            if isinstance(use.operation, memref.DeallocOp):
+                rewriter.erase_op(use.operation)
+        if not dst.uses:
+            rewriter.erase_op(alloc)
+
+
+@dataclass(frozen=True)
+class KilnFoldTransposes(ModulePass):
+    """Replace a transposed copy that is only read by a strided view (see the module docstring)."""
+
+    name = "kiln-fold-transposes"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(FoldTransposeCopy(), apply_recursively=False).rewrite_module(op)

@@ -281,8 +281,8 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
     assert result.dtype == out_dtype, f"{_np_name(ufunc)}: built {result.dtype}, NumPy gives {out_dtype}"
     if any(isinstance(x, Tensor) for x in operands) and all(
         x.weak if isinstance(x, Tensor) else isinstance(x, (int, float)) for x in operands
-    ) and result.dtype.kind in "iuf":
-        result.weak = True  # Python int arithmetic on a loop index stays a Python number
+    ) and result.dtype.kind in "iufb":
+        result.weak = True  # Python arithmetic and comparisons on a loop index stay Python numbers and bools
     if result.ndim == 0:
         index_facts.derive(ufunc, list(operands), result)
     return result

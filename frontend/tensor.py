@@ -493,16 +493,28 @@ class Tensor:
         return np.divmod(other, self) if _operand(other) else NotImplemented
 
     def __neg__(self) -> Tensor:
-        return np.negative(self)
+        return np.negative(self._python_int() if self._python_bool() else self)
 
     def __pos__(self) -> Tensor:
-        return np.positive(self)
+        return np.positive(self._python_int() if self._python_bool() else self)
 
     def __abs__(self) -> Tensor:
-        return np.absolute(self)
+        return np.absolute(self._python_int() if self._python_bool() else self)
 
     def __invert__(self) -> Tensor:
+        if self._python_bool():  # Python's ~True is -2, NumPy's ~np.True_ is False
+            return np.subtract(np.negative(self._python_int()), 1)
         return np.invert(self)
+
+    def _python_bool(self) -> bool:
+        """A Python bool in the user's program (a comparison of a staged loop index with a Python
+        number): Python's unary operators treat it as the int 0 or 1."""
+        return self.weak and self.dtype == np.bool_
+
+    def _python_int(self) -> Tensor:
+        out = self.astype(np.int64)
+        out.weak = True
+        return out
 
     # ------------------------------------------------------------------ methods (NumPy functions)
 

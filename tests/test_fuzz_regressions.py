@@ -447,3 +447,32 @@ def fuzz_1134_4849(a):
 def test_a_row_gcc_folded_wrongly() -> None:
     for a in ([True], [False], [True, True]):
         check(fuzz_1134_4849, lambda a=a: [np.array(a)])
+
+
+def fuzz_1135_7209(a, n):
+    """kiln.fuzz 1135-7209, reduced: `i != -0.5` of a loop index is a Python bool, so `~` of it is
+    -2 (true), not NumPy's logical not; `-(i > 2)` is -1 or 0."""
+    out = a * 0
+    for i in range(n):
+        if ~(i != -0.5):
+            out = out + 1
+        if -(i > 2) < 0:
+            out = out + 10
+    return out
+
+
+def range_of_a_numpy_int(x, n):
+    """Python's range yields Python ints whatever its bound is: `i + np.int32(1)` stays int32."""
+    for i in range(n):
+        x = x + np.int32(i) + i
+        y = i + np.int32(1)
+    return x, y
+
+
+def test_loop_indices_are_python_numbers() -> None:
+    for n in (0, 5):
+        check(fuzz_1135_7209, lambda n=n: [np.ones(2), np.int64(n)])
+    want = range_of_a_numpy_int(np.zeros(2, np.int32), np.int64(3))
+    got = kiln.function(range_of_a_numpy_int)(np.zeros(2, np.int32), np.int64(3))
+    for w, g in zip(want, got):
+        assert np.asarray(g).dtype == np.asarray(w).dtype and np.array_equal(g, w)

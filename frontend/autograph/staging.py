@@ -1363,10 +1363,12 @@ def _iteration(body: Callable[[Any], None], item: Any) -> Callable[[], None]:
 
 
 def staged_range(*args: Any) -> Any:
-    """``range(*args)`` where an argument is a tensor: the iterable a staged ``for`` loops over."""
+    """``range(*args)`` where an argument is a tensor: the iterable a staged ``for`` loops over.
+    Python's ``range`` yields Python ints whatever its bounds are (``range(np.int64(5))`` too), so
+    the index promotes as a Python int (``kiln.range``'s is a tensor)."""
     from kiln.frontend.range import StagedRange
 
-    return StagedRange(*args)
+    return StagedRange(*args, weak=True)
 
 
 def unstageable(fn: Callable[..., Any]) -> list[Unsupported]:

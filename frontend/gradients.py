@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from kiln import config
 from kiln.frontend import trace_context
 from kiln.frontend.function import Function
 from kiln.frontend.tensor import Tensor, as_tensor
@@ -105,4 +106,8 @@ class _GradFunction(Function):
         if any(type(args[i]) is float for i in self._nums if -len(args) <= i < len(args)):
             args = tuple(np.float64(a) if type(a) is float and (i in self._nums or i - len(args) in self._nums) else a
                          for i, a in enumerate(args))
+        if config.functions_run_eagerly():
+            # a gradient is a transformation of the traced graph: there is no plain-NumPy way to
+            # run it, so it is compiled even when functions run eagerly (docs/gradients.md)
+            return self._concrete_for(args, kwargs)(*args, **kwargs)
         return super().__call__(*args, **kwargs)

@@ -398,3 +398,12 @@ def test_a_variable_read_inside_a_staged_loop() -> None:
     got = kiln.function(variable_read_before_the_loop)(x, np.int64(3))
     w = W_INSIDE.numpy()
     np.testing.assert_allclose(got, 3 * x * w**2, rtol=1e-14)
+
+
+def test_grad_under_run_functions_eagerly() -> None:
+    kiln.config.run_functions_eagerly(True)
+    try:
+        g = kiln.grad(lambda x: np.sum(np.sin(x)))(np.array([0.0, 1.0]))
+    finally:
+        kiln.config.run_functions_eagerly(False)
+    np.testing.assert_allclose(g, np.cos([0.0, 1.0]), rtol=1e-15)

@@ -467,11 +467,18 @@ def _flip(b: Adjoints, v: SSAValue, axis: int) -> SSAValue:
     return b.op(graph.SliceOp(v, start, shape, [-1 if a == axis else 1 for a in range(len(shape))]))
 
 
-@rule(graph.LogaddexpOp)
-def _logaddexp(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
-    x, y = op.operands
-    out = _out(op)
-    return b.mul(g, b.op(graph.ExpOp(b.sub(x, out)))), b.mul(g, b.op(graph.ExpOp(b.sub(y, out))))
+def _log_add(exp: type[Operation]) -> Rule:
+    """logaddexp (``exp`` e**x) or logaddexp2 (2**x): each operand's share, ``exp(v - out)``."""
+
+    def build(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
+        out = _out(op)
+        return tuple(b.mul(g, b.op(exp(b.sub(v, out)))) for v in op.operands)
+
+    return build
+
+
+RULES[graph.LogaddexpOp] = _log_add(graph.ExpOp)
+RULES[graph.Logaddexp2Op] = _log_add(graph.Exp2Op)
 
 
 @rule(graph.HypotOp)
@@ -526,13 +533,6 @@ def _conv2d(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None
     if top or bottom or left or right:
         d_x = b.op(graph.SliceOp(d_padded, [0, top, left, 0], [n, h, wd, ci], [1, 1, 1, 1]))
     return d_x, d_w
-
-
-@rule(graph.Logaddexp2Op)
-def _logaddexp2(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
-    x, y = op.operands
-    out = _out(op)
-    return b.mul(g, b.op(graph.Exp2Op(b.sub(x, out)))), b.mul(g, b.op(graph.Exp2Op(b.sub(y, out))))
 
 
 @rule(graph.CopysignOp)

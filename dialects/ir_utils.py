@@ -1,11 +1,17 @@
-"""Small IR helpers every layer uses: where an op came from, the value of a constant, and
-whether a value is visible at an op."""
+"""Small IR helpers every layer uses: where an op came from, the value of a constant, whether a
+value is visible at an op, the op of a kind that encloses one, and a builder that inserts ops
+at one place."""
 
 from __future__ import annotations
+
+from typing import TypeVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import FileLineColLoc, IntegerAttr, LocationAttr
 from xdsl.ir import Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+OpT = TypeVar("OpT", bound=Operation)
 
 
 def describe_location(loc: LocationAttr) -> str:
@@ -35,3 +41,32 @@ def defined_before(value: SSAValue, op: Operation) -> bool:
             return True
         current = current.parent_op()
     return False
+
+
+def enclosing(op: Operation, kind: type[OpT]) -> OpT | None:
+    """The innermost op of type ``kind`` that holds ``op`` (its function, say)."""
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, kind):
+        parent = parent.parent_op()
+    return parent
+
+
+class OpBuilder:
+    """Inserts ops at one place, the end of a block or just before an op, so that code emitting a
+    sequence of ops reads as that sequence. ``location``, when given, is copied onto each op: the
+    ops that lower one source op point at its line."""
+
+    def __init__(self, at: Block | Operation, location: LocationAttr | None = None) -> None:
+        self.point = InsertPoint.at_end(at) if isinstance(at, Block) else InsertPoint.before(at)
+        self.location = location
+
+    def add(self, op: OpT) -> OpT:
+        """Insert ``op`` and return it."""
+        if self.location is not None:
+            op.location = self.location
+        Rewriter.insert_op(op, self.point)
+        return op
+
+    def value(self, op: Operation) -> SSAValue:
+        """Insert ``op`` and return its only result."""
+        return self.add(op).results[0]

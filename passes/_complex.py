@@ -37,16 +37,16 @@ def complex_constant(value: complex, t: ComplexType) -> cplx.ConstantOp:
 
 
 def _parts(b: ScalarBuilder, z: SSAValue) -> Parts:
-    return b.op(cplx.ReOp(z)), b.op(cplx.ImOp(z))
+    return b.value(cplx.ReOp(z)), b.value(cplx.ImOp(z))
 
 
 def _make(b: ScalarBuilder, re: SSAValue, im: SSAValue, t: Attribute) -> SSAValue:
     assert isinstance(t, ComplexType)
-    return b.op(cplx.CreateOp(re, im, t))
+    return b.value(cplx.CreateOp(re, im, t))
 
 
 def _f(b: ScalarBuilder, op: type[Operation], x: SSAValue, y: SSAValue) -> SSAValue:
-    return b.op(op(x, y))
+    return b.value(op(x, y))
 
 
 def _add(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
@@ -64,8 +64,8 @@ def _mul(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
     hosts with FMA, every x86-64 and Arm machine kiln targets) rounds the first product
     only through the fused operation; ``np.square`` gives the same bits."""
     (xr, xi), (yr, yi) = _parts(b, x), _parts(b, y)
-    re = b.op(math.FmaOp(xr, yr, b.op(arith.NegfOp(_f(b, arith.MulfOp, xi, yi)))))
-    im = b.op(math.FmaOp(xr, yi, _f(b, arith.MulfOp, xi, yr)))
+    re = b.value(math.FmaOp(xr, yr, b.value(arith.NegfOp(_f(b, arith.MulfOp, xi, yi)))))
+    im = b.value(math.FmaOp(xr, yi, _f(b, arith.MulfOp, xi, yr)))
     return _make(b, re, im, x.type)
 
 
@@ -84,15 +84,15 @@ def _abs(b: ScalarBuilder, x: SSAValue) -> SSAValue:
     if a part is NaN (hypot's rules)."""
     xr, xi = _parts(b, x)
     t = xr.type
-    ar, ai = b.op(math.AbsFOp(xr)), b.op(math.AbsFOp(xi))
+    ar, ai = b.value(math.AbsFOp(xr)), b.value(math.AbsFOp(xi))
     re_larger = b.cmpf(ar, ai, "oge")
     large, small = b.select(re_larger, ar, ai), b.select(re_larger, ai, ar)
     q = _f(b, arith.DivfOp, small, large)
-    h = _f(b, arith.MulfOp, large, b.op(math.SqrtOp(b.op(math.FmaOp(q, q, b.const(1.0, t))))))
+    h = _f(b, arith.MulfOp, large, b.value(math.SqrtOp(b.value(math.FmaOp(q, q, b.const(1.0, t))))))
     inf = b.const(float("inf"), t)
     h = b.select(b.cmpf(large, b.const(0.0, t), "oeq"), b.const(0.0, t), h)
-    h = b.select(b.op(arith.OrIOp(_is_nan(b, ar), _is_nan(b, ai))), _f(b, arith.AddfOp, ar, ai), h)
-    return b.select(b.op(arith.OrIOp(b.cmpf(ar, inf, "oeq"), b.cmpf(ai, inf, "oeq"))), inf, h)
+    h = b.select(b.value(arith.OrIOp(_is_nan(b, ar), _is_nan(b, ai))), _f(b, arith.AddfOp, ar, ai), h)
+    return b.select(b.value(arith.OrIOp(b.cmpf(ar, inf, "oeq"), b.cmpf(ai, inf, "oeq"))), inf, h)
 
 
 def _div(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
@@ -102,7 +102,7 @@ def _div(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
     (xr, xi), (yr, yi) = _parts(b, x), _parts(b, y)
     t = xr.type
     one, zero = b.const(1.0, t), b.const(0.0, t)
-    abs_r, abs_i = b.op(math.AbsFOp(yr)), b.op(math.AbsFOp(yi))
+    abs_r, abs_i = b.value(math.AbsFOp(yr)), b.value(math.AbsFOp(yi))
     # |yr| >= |yi|: divide by yr first
     rat = _f(b, arith.DivfOp, yi, yr)
     scl = _f(b, arith.DivfOp, one, _f(b, arith.AddfOp, yr, _f(b, arith.MulfOp, yi, rat)))
@@ -114,7 +114,7 @@ def _div(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
     re_b = _f(b, arith.MulfOp, _f(b, arith.AddfOp, _f(b, arith.MulfOp, xr, rat_b), xi), scl_b)
     im_b = _f(b, arith.MulfOp, _f(b, arith.SubfOp, _f(b, arith.MulfOp, xi, rat_b), xr), scl_b)
     # 0 divisor
-    zero_div = b.op(arith.AndIOp(b.cmpf(abs_r, zero, "oeq"), b.cmpf(abs_i, zero, "oeq")))
+    zero_div = b.value(arith.AndIOp(b.cmpf(abs_r, zero, "oeq"), b.cmpf(abs_i, zero, "oeq")))
     re_a = b.select(zero_div, _f(b, arith.DivfOp, xr, abs_r), re_a)
     im_a = b.select(zero_div, _f(b, arith.DivfOp, xi, abs_r), im_a)
     first = b.cmpf(abs_r, abs_i, "oge")
@@ -123,12 +123,12 @@ def _div(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
 
 def _neg(b: ScalarBuilder, x: SSAValue) -> SSAValue:
     xr, xi = _parts(b, x)
-    return _make(b, b.op(arith.NegfOp(xr)), b.op(arith.NegfOp(xi)), x.type)
+    return _make(b, b.value(arith.NegfOp(xr)), b.value(arith.NegfOp(xi)), x.type)
 
 
 def _conj(b: ScalarBuilder, x: SSAValue) -> SSAValue:
     xr, xi = _parts(b, x)
-    return _make(b, xr, b.op(arith.NegfOp(xi)), x.type)
+    return _make(b, xr, b.value(arith.NegfOp(xi)), x.type)
 
 
 def _is_nan(b: ScalarBuilder, v: SSAValue) -> SSAValue:
@@ -140,10 +140,10 @@ def _ordered(b: ScalarBuilder, pred: str, x: SSAValue, y: SSAValue) -> SSAValue:
     they differ (and neither imaginary part is NaN), the imaginary parts when they are equal."""
     (xr, xi), (yr, yi) = _parts(b, x), _parts(b, y)
     strict = "olt" if pred in ("lt", "le") else "ogt"
-    no_nan = b.op(arith.AndIOp(b.cmpf(xi, xi, "ord"), b.cmpf(yi, yi, "ord")))
-    by_real = b.op(arith.AndIOp(b.cmpf(xr, yr, strict), no_nan))
-    by_imag = b.op(arith.AndIOp(b.cmpf(xr, yr, "oeq"), b.cmpf(xi, yi, "o" + pred)))
-    return b.op(arith.OrIOp(by_real, by_imag))
+    no_nan = b.value(arith.AndIOp(b.cmpf(xi, xi, "ord"), b.cmpf(yi, yi, "ord")))
+    by_real = b.value(arith.AndIOp(b.cmpf(xr, yr, strict), no_nan))
+    by_imag = b.value(arith.AndIOp(b.cmpf(xr, yr, "oeq"), b.cmpf(xi, yi, "o" + pred)))
+    return b.value(arith.OrIOp(by_real, by_imag))
 
 
 def compare(b: ScalarBuilder, pred: str, x: SSAValue, y: SSAValue) -> SSAValue:
@@ -151,8 +151,8 @@ def compare(b: ScalarBuilder, pred: str, x: SSAValue, y: SSAValue) -> SSAValue:
     if pred in ("eq", "ne"):
         (xr, xi), (yr, yi) = _parts(b, x), _parts(b, y)
         if pred == "eq":
-            return b.op(arith.AndIOp(b.cmpf(xr, yr, "oeq"), b.cmpf(xi, yi, "oeq")))
-        return b.op(arith.OrIOp(b.cmpf(xr, yr, "une"), b.cmpf(xi, yi, "une")))
+            return b.value(arith.AndIOp(b.cmpf(xr, yr, "oeq"), b.cmpf(xi, yi, "oeq")))
+        return b.value(arith.OrIOp(b.cmpf(xr, yr, "une"), b.cmpf(xi, yi, "une")))
     return _ordered(b, pred, x, y)
 
 
@@ -162,18 +162,18 @@ def _pick(pred: str) -> Callable[[ScalarBuilder, SSAValue, SSAValue], SSAValue]:
 
     def build(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
         xr, xi = _parts(b, x)
-        keep = b.op(arith.OrIOp(b.op(arith.OrIOp(_is_nan(b, xr), _is_nan(b, xi))), _ordered(b, pred, x, y)))
+        keep = b.value(arith.OrIOp(b.value(arith.OrIOp(_is_nan(b, xr), _is_nan(b, xi))), _ordered(b, pred, x, y)))
         return b.select(keep, x, y)
 
     return build
 
 
 def _relu(b: ScalarBuilder, x: SSAValue) -> SSAValue:
-    return _pick("ge")(b, x, b.op(complex_constant(0j, x.type)))  # type: ignore[arg-type]
+    return _pick("ge")(b, x, b.value(complex_constant(0j, x.type)))  # type: ignore[arg-type]
 
 
 def _unary(op: type[Operation]) -> Callable[[ScalarBuilder, SSAValue], SSAValue]:
-    return lambda b, x: b.op(op(x))
+    return lambda b, x: b.value(op(x))
 
 
 #: graph op name -> its scalar body on complex operands
@@ -211,8 +211,8 @@ def cast(b: ScalarBuilder, x: SSAValue, to: Attribute, real_cast: Callable[[Scal
             return _make(b, real_cast(b, xr, to.element_type), real_cast(b, xi, to.element_type), to)
         if to == i1:
             zero = b.const(0.0, xr.type)
-            return b.op(arith.OrIOp(b.cmpf(xr, zero, "une"), b.cmpf(xi, zero, "une")))
+            return b.value(arith.OrIOp(b.cmpf(xr, zero, "une"), b.cmpf(xi, zero, "une")))
         return real_cast(b, xr, to)
     assert isinstance(to, ComplexType)
     part = to.element_type
-    return _make(b, real_cast(b, x, part), b.op(arith.ConstantOp(FloatAttr(0.0, part))), to)
+    return _make(b, real_cast(b, x, part), b.value(arith.ConstantOp(FloatAttr(0.0, part))), to)

@@ -9,6 +9,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, MemRefType, NoneAttr
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, YieldOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
+from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from kiln.dialects.ir_utils import defined_before
@@ -125,11 +126,13 @@ def hoist_alloc_before(value: SSAValue, op: Operation) -> None:
         Rewriter.insert_op(alloc, InsertPoint.before(op))
 
 
-def install_kernel(op: GenericOp, fill: FillOp, new: Operation, epilogue: GenericOp | None) -> None:
+def install_kernel(
+    op: GenericOp, fill: FillOp, new: Operation, epilogue: GenericOp | None, rewriter: PatternRewriter
+) -> None:
     """Replace ``op`` by the kernel op ``new`` (at ``op``'s location); the kernel overwrites its
     output, so the zero ``fill`` goes, and so does an epilogue generic it absorbed."""
     new.location = op.location
-    Rewriter.replace_op(op, new)
-    Rewriter.erase_op(fill)
+    rewriter.replace(op, new)
+    rewriter.erase(fill)
     if epilogue is not None:
-        Rewriter.erase_op(epilogue)
+        rewriter.erase(epilogue)

@@ -15,11 +15,12 @@ from collections.abc import Callable
 
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import AnyFloat, ComplexType, Float16Type, FloatAttr, IntegerAttr, IntegerType, f32, i1, i32, i64
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from kiln.passes import _complex
 
 from kiln.dialects.graph import is_unsigned
+from kiln.dialects.ir_utils import OpBuilder
 from kiln.dialects.kmath import FModOp
 
 
@@ -37,27 +38,21 @@ def scalar_constant(value: complex | float | int | bool, t: Attribute) -> Operat
     return arith.ConstantOp(IntegerAttr(int(bool(value)) if t == i1 else int(value), t))
 
 
-class ScalarBuilder:
-    """Appends scalar ops to a block and returns their results."""
-
-    def __init__(self, block: Block):
-        self.block = block
-
-    def op(self, op: Operation) -> SSAValue:
-        self.block.add_op(op)
-        return op.results[0]
+class ScalarBuilder(OpBuilder):
+    """An :class:`OpBuilder` appending to a ``linalg.generic`` body, with the scalar ops that
+    NumPy's semantics need most."""
 
     def const(self, value: float | int | bool, t: Attribute) -> SSAValue:
-        return self.op(scalar_constant(value, t))
+        return self.value(scalar_constant(value, t))
 
     def select(self, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.op(arith.SelectOp(c, a, b))
+        return self.value(arith.SelectOp(c, a, b))
 
     def cmpf(self, a: SSAValue, b: SSAValue, pred: str) -> SSAValue:
-        return self.op(arith.CmpfOp(a, b, pred))
+        return self.value(arith.CmpfOp(a, b, pred))
 
     def cmpi(self, a: SSAValue, b: SSAValue, pred: str) -> SSAValue:
-        return self.op(arith.CmpiOp(a, b, pred))
+        return self.value(arith.CmpiOp(a, b, pred))
 
 
 def is_float(t: Attribute) -> bool:
@@ -75,12 +70,12 @@ def _by_kind(
 
     def build(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
         if is_float(x.type):
-            return b.op(fop(x, y))
+            return b.value(fop(x, y))
         if x.type == i1 and bop is not None:
-            return b.op(bop(x, y))
+            return b.value(bop(x, y))
         if uop is not None and is_unsigned(x.type):
-            return b.op(uop(x, y))
-        return b.op(iop(x, y))
+            return b.value(uop(x, y))
+        return b.value(iop(x, y))
 
     return build
 
@@ -89,36 +84,36 @@ def _floordiv(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
     t = x.type
     if is_float(t):
         # NumPy's npy_divmod: floor((x - fmod(x, y)) / y), corrected for the divisor's sign.
-        mod = b.op(FModOp(x, y))
-        div = b.op(arith.DivfOp(b.op(arith.SubfOp(x, mod)), y))
+        mod = b.value(FModOp(x, y))
+        div = b.value(arith.DivfOp(b.value(arith.SubfOp(x, mod)), y))
         zero = b.const(0.0, t)
-        signs_differ = b.op(
+        signs_differ = b.value(
             arith.XOrIOp(b.cmpf(y, zero, "olt"), b.cmpf(mod, zero, "olt"))
         )
-        adjust = b.op(arith.AndIOp(b.cmpf(mod, zero, "une"), signs_differ))
-        div = b.select(adjust, b.op(arith.SubfOp(div, b.const(1.0, t))), div)
-        floor = b.op(math.FloorOp(div))
+        adjust = b.value(arith.AndIOp(b.cmpf(mod, zero, "une"), signs_differ))
+        div = b.select(adjust, b.value(arith.SubfOp(div, b.const(1.0, t))), div)
+        floor = b.value(math.FloorOp(div))
         floor = b.select(
-            b.cmpf(b.op(arith.SubfOp(div, floor)), b.const(0.5, t), "ogt"),
-            b.op(arith.AddfOp(floor, b.const(1.0, t))),
+            b.cmpf(b.value(arith.SubfOp(div, floor)), b.const(0.5, t), "ogt"),
+            b.value(arith.AddfOp(floor, b.const(1.0, t))),
             floor,
         )
         # div == 0: keep the sign of the exact quotient (copysign(0, x / y)).
-        exact = b.op(arith.DivfOp(x, y))
-        signed_zero = b.op(math.CopySignOp(zero, exact))
+        exact = b.value(arith.DivfOp(x, y))
+        signed_zero = b.value(math.CopySignOp(zero, exact))
         floor = b.select(b.cmpf(div, zero, "oeq"), signed_zero, floor)
         # y == 0: NumPy returns x / y (inf or nan).
         return b.select(b.cmpf(y, zero, "oeq"), exact, floor)
     if t == i1:
-        return b.op(arith.AndIOp(x, y))
+        return b.value(arith.AndIOp(x, y))
     if is_unsigned(t):  # x // 0 is 0, as in NumPy; no sign fix-ups
         return _unsigned_div(b, arith.DivUIOp, x, y)
     zero, one, minus_one = b.const(0, t), b.const(1, t), b.const(-1, t)
     y_is_zero = b.cmpi(y, zero, "eq")
     y_is_m1 = b.cmpi(y, minus_one, "eq")
-    safe = b.select(b.op(arith.OrIOp(y_is_zero, y_is_m1)), one, y)
-    q = b.op(arith.FloorDivSIOp(x, safe))
-    q = b.select(y_is_m1, b.op(arith.SubiOp(zero, x)), q)
+    safe = b.select(b.value(arith.OrIOp(y_is_zero, y_is_m1)), one, y)
+    q = b.value(arith.FloorDivSIOp(x, safe))
+    q = b.select(y_is_m1, b.value(arith.SubiOp(zero, x)), q)
     return b.select(y_is_zero, zero, q)
 
 
@@ -126,29 +121,29 @@ def _mod(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
     t = x.type
     if is_float(t):
         zero = b.const(0.0, t)
-        mod = b.op(FModOp(x, y))
-        signs_differ = b.op(arith.XOrIOp(b.cmpf(y, zero, "olt"), b.cmpf(mod, zero, "olt")))
-        fix = b.op(arith.AndIOp(b.cmpf(mod, zero, "une"), signs_differ))
-        mod = b.select(fix, b.op(arith.AddfOp(mod, y)), mod)
+        mod = b.value(FModOp(x, y))
+        signs_differ = b.value(arith.XOrIOp(b.cmpf(y, zero, "olt"), b.cmpf(mod, zero, "olt")))
+        fix = b.value(arith.AndIOp(b.cmpf(mod, zero, "une"), signs_differ))
+        mod = b.select(fix, b.value(arith.AddfOp(mod, y)), mod)
         # an exact zero takes the divisor's sign, as in Python
-        return b.select(b.cmpf(mod, zero, "oeq"), b.op(math.CopySignOp(zero, y)), mod)
+        return b.select(b.cmpf(mod, zero, "oeq"), b.value(math.CopySignOp(zero, y)), mod)
     if t == i1:
-        return b.op(arith.AndIOp(x, b.op(arith.XOrIOp(y, b.const(True, i1)))))
+        return b.value(arith.AndIOp(x, b.value(arith.XOrIOp(y, b.const(True, i1)))))
     if is_unsigned(t):  # x % 0 is 0, as in NumPy
         return _unsigned_div(b, arith.RemUIOp, x, y)
     zero, one = b.const(0, t), b.const(1, t)
     y_is_zero = b.cmpi(y, zero, "eq")
     y_is_m1 = b.cmpi(y, b.const(-1, t), "eq")
-    safe = b.select(b.op(arith.OrIOp(y_is_zero, y_is_m1)), one, y)
-    r = b.op(arith.RemSIOp(x, safe))
-    fix = b.op(
+    safe = b.select(b.value(arith.OrIOp(y_is_zero, y_is_m1)), one, y)
+    r = b.value(arith.RemSIOp(x, safe))
+    fix = b.value(
         arith.AndIOp(
             b.cmpi(r, zero, "ne"),
-            b.op(arith.XOrIOp(b.cmpi(r, zero, "slt"), b.cmpi(y, zero, "slt"))),
+            b.value(arith.XOrIOp(b.cmpi(r, zero, "slt"), b.cmpi(y, zero, "slt"))),
         )
     )
-    r = b.select(fix, b.op(arith.AddiOp(r, safe)), r)
-    return b.select(b.op(arith.OrIOp(y_is_zero, y_is_m1)), zero, r)
+    r = b.select(fix, b.value(arith.AddiOp(r, safe)), r)
+    return b.select(b.value(arith.OrIOp(y_is_zero, y_is_m1)), zero, r)
 
 
 def _unsigned_div(b: ScalarBuilder, op: type[Operation], x: SSAValue, y: SSAValue) -> SSAValue:
@@ -156,7 +151,7 @@ def _unsigned_div(b: ScalarBuilder, op: type[Operation], x: SSAValue, y: SSAValu
     t = x.type
     zero = b.const(0, t)
     y_is_zero = b.cmpi(y, zero, "eq")
-    q = b.op(op(x, b.select(y_is_zero, b.const(1, t), y)))
+    q = b.value(op(x, b.select(y_is_zero, b.const(1, t), y)))
     return b.select(y_is_zero, zero, q)
 
 
@@ -173,9 +168,9 @@ def in_f32(build: Callable[..., SSAValue]) -> Callable[..., SSAValue]:
     def wrapped(b: ScalarBuilder, *args: SSAValue) -> SSAValue:
         if not any(isinstance(a.type, Float16Type) for a in args):
             return build(b, *args)
-        wide = [b.op(arith.ExtFOp(a, f32)) if isinstance(a.type, Float16Type) else a for a in args]
+        wide = [b.value(arith.ExtFOp(a, f32)) if isinstance(a.type, Float16Type) else a for a in args]
         result = build(b, *wide)
-        return b.op(arith.TruncFOp(result, Float16Type())) if result.type == f32 else result
+        return b.value(arith.TruncFOp(result, Float16Type())) if result.type == f32 else result
 
     return wrapped
 
@@ -202,23 +197,23 @@ def floordiv_pow2(b: ScalarBuilder, x: SSAValue, k: int) -> SSAValue:
     power of two is exactly an arithmetic shift (no zero, -1 or sign fix-ups to test);
     a logical one for unsigned x."""
     shift = arith.ShRUIOp if is_unsigned(x.type) else arith.ShRSIOp
-    return b.op(shift(x, b.const(k, x.type)))
+    return b.value(shift(x, b.const(k, x.type)))
 
 
 def mod_pow2(b: ScalarBuilder, x: SSAValue, k: int) -> SSAValue:
     """``x % 2**k`` for a signed integer x and k >= 1: Python's modulo by a positive power of
     two is in [0, 2**k) for every x, exactly the low k bits."""
-    return b.op(arith.AndIOp(x, b.const((1 << k) - 1, x.type)))
+    return b.value(arith.AndIOp(x, b.const((1 << k) - 1, x.type)))
 
 
 def _pow(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
     if is_float(x.type):
-        return b.op(math.PowFOp(x, y))
+        return b.value(math.PowFOp(x, y))
     if x.type == i1:
-        return b.op(arith.OrIOp(x, b.op(arith.XOrIOp(y, b.const(True, i1)))))
+        return b.value(arith.OrIOp(x, b.value(arith.XOrIOp(y, b.const(True, i1)))))
     if is_unsigned(x.type):
         return _unsigned_pow(b, x, y)
-    return b.op(math.IPowIOp(x, y))
+    return b.value(math.IPowIOp(x, y))
 
 
 def _unsigned_pow(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
@@ -229,11 +224,11 @@ def _unsigned_pow(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
     t = x.type
     assert isinstance(t, IntegerType)
     if t.width.data < 64:
-        wide = [b.op(arith.ExtUIOp(v, i64)) for v in (x, y)]
-        return b.op(arith.TruncIOp(b.op(math.IPowIOp(*wide)), t))
-    huge = b.cmpi(b.op(arith.ShRUIOp(y, b.const(63, t))), b.const(0, t), "ne")
-    reduced = b.op(arith.OrIOp(b.op(arith.AndIOp(y, b.const((1 << 62) - 1, t))), b.const(1 << 62, t)))
-    return b.op(math.IPowIOp(x, b.select(huge, reduced, y)))
+        wide = [b.value(arith.ExtUIOp(v, i64)) for v in (x, y)]
+        return b.value(arith.TruncIOp(b.value(math.IPowIOp(*wide)), t))
+    huge = b.cmpi(b.value(arith.ShRUIOp(y, b.const(63, t))), b.const(0, t), "ne")
+    reduced = b.value(arith.OrIOp(b.value(arith.AndIOp(y, b.const((1 << 62) - 1, t))), b.const(1 << 62, t)))
+    return b.value(math.IPowIOp(x, b.select(huge, reduced, y)))
 
 
 def _maximum(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
@@ -252,7 +247,7 @@ def _half_pick(b: ScalarBuilder, x: SSAValue, y: SSAValue, pred: str) -> SSAValu
     """NumPy's float16 maximum/minimum: ``x`` when ``x >= y`` (``<=``) or x is NaN, else ``y``:
     NaN propagates, and of -0.0 and +0.0 the first operand wins (its float32/64 loops order
     -0.0 below +0.0 instead, as ``maximumf`` does)."""
-    keep = b.op(arith.OrIOp(b.cmpf(x, y, pred), b.cmpf(x, x, "uno")))
+    keep = b.value(arith.OrIOp(b.cmpf(x, y, pred), b.cmpf(x, x, "uno")))
     return b.select(keep, x, y)
 
 
@@ -260,32 +255,32 @@ BINARY: dict[str, Binary] = {
     "graph.add": _by_kind(arith.AddfOp, arith.AddiOp, arith.OrIOp),
     "graph.sub": _by_kind(arith.SubfOp, arith.SubiOp, arith.XOrIOp),
     "graph.mul": _by_kind(arith.MulfOp, arith.MuliOp, arith.AndIOp),
-    "graph.div": lambda b, x, y: b.op(arith.DivfOp(x, y)),
+    "graph.div": lambda b, x, y: b.value(arith.DivfOp(x, y)),
     "graph.floordiv": _floordiv,
     "graph.mod": _mod,
     "graph.pow": _pow,
     "graph.maximum": _maximum,
     "graph.minimum": _minimum,
-    "graph.and": lambda b, x, y: b.op(arith.AndIOp(x, y)),
-    "graph.or": lambda b, x, y: b.op(arith.OrIOp(x, y)),
-    "graph.xor": lambda b, x, y: b.op(arith.XOrIOp(x, y)),
+    "graph.and": lambda b, x, y: b.value(arith.AndIOp(x, y)),
+    "graph.or": lambda b, x, y: b.value(arith.OrIOp(x, y)),
+    "graph.xor": lambda b, x, y: b.value(arith.XOrIOp(x, y)),
 }
 
 
 def _neg(b: ScalarBuilder, x: SSAValue) -> SSAValue:
     if is_float(x.type):
-        return b.op(arith.NegfOp(x))
+        return b.value(arith.NegfOp(x))
     if x.type == i1:
         return x
-    return b.op(arith.SubiOp(b.const(0, x.type), x))
+    return b.value(arith.SubiOp(b.const(0, x.type), x))
 
 
 def _abs(b: ScalarBuilder, x: SSAValue) -> SSAValue:
     if is_float(x.type):
-        return b.op(math.AbsFOp(x))
+        return b.value(math.AbsFOp(x))
     if x.type == i1 or is_unsigned(x.type):
         return x
-    return b.op(math.AbsIOp(x))
+    return b.value(math.AbsIOp(x))
 
 
 def _relu(b: ScalarBuilder, x: SSAValue) -> SSAValue:
@@ -295,16 +290,16 @@ def _relu(b: ScalarBuilder, x: SSAValue) -> SSAValue:
 
 def _sigmoid(b: ScalarBuilder, x: SSAValue) -> SSAValue:
     one = b.const(1.0, x.type)
-    e = b.op(math.ExpOp(b.op(arith.NegfOp(x))))
-    return b.op(arith.DivfOp(one, b.op(arith.AddfOp(one, e))))
+    e = b.value(math.ExpOp(b.value(arith.NegfOp(x))))
+    return b.value(arith.DivfOp(one, b.value(arith.AddfOp(one, e))))
 
 
 def _not(b: ScalarBuilder, x: SSAValue) -> SSAValue:
-    return b.op(arith.XOrIOp(x, b.const(-1 if x.type != i1 else True, x.type)))
+    return b.value(arith.XOrIOp(x, b.const(-1 if x.type != i1 else True, x.type)))
 
 
 def _math(op: type[Operation]) -> Unary:
-    return lambda b, x: b.op(op(x))
+    return lambda b, x: b.value(op(x))
 
 
 UNARY: dict[str, Unary] = {
@@ -355,17 +350,17 @@ def cast(b: ScalarBuilder, x: SSAValue, to: Attribute) -> SSAValue:
     if is_float(src) and is_float(to):
         assert isinstance(src, AnyFloat) and isinstance(to, AnyFloat)
         wider = src.bitwidth < to.bitwidth
-        return b.op(arith.ExtFOp(x, to) if wider else arith.TruncFOp(x, to))
+        return b.value(arith.ExtFOp(x, to) if wider else arith.TruncFOp(x, to))
     if is_float(to):
-        return b.op(arith.UIToFPOp(x, to) if src == i1 or is_unsigned(src) else arith.SIToFPOp(x, to))
+        return b.value(arith.UIToFPOp(x, to) if src == i1 or is_unsigned(src) else arith.SIToFPOp(x, to))
     if is_float(src):
         return _float_to_int(b, x, to)
     assert isinstance(src, IntegerType) and isinstance(to, IntegerType)
     if src.width.data < to.width.data:
-        return b.op(arith.ExtUIOp(x, to) if src == i1 or is_unsigned(src) else arith.ExtSIOp(x, to))
+        return b.value(arith.ExtUIOp(x, to) if src == i1 or is_unsigned(src) else arith.ExtSIOp(x, to))
     if src.width.data == to.width.data:  # int32 <-> uint32: the same bits (signedness is erased later)
         return x
-    return b.op(arith.TruncIOp(x, to))
+    return b.value(arith.TruncIOp(x, to))
 
 
 def _float_to_int(b: ScalarBuilder, x: SSAValue, to: IntegerType) -> SSAValue:
@@ -373,8 +368,8 @@ def _float_to_int(b: ScalarBuilder, x: SSAValue, to: IntegerType) -> SSAValue:
     ``to``, and to uint8/16 (uint32) through a signed i32 (i64) conversion and wraparound, so
     that ``-1.0`` becomes 255 as in NumPy; uint64 converts as unsigned (``fptoui``)."""
     if not is_unsigned(to):
-        return b.op(arith.FPToSIOp(x, to))
+        return b.value(arith.FPToSIOp(x, to))
     width = to.width.data
     if width == 64:
-        return b.op(arith.FPToUIOp(x, to))
-    return b.op(arith.TruncIOp(b.op(arith.FPToSIOp(x, i32 if width < 32 else i64)), to))
+        return b.value(arith.FPToUIOp(x, to))
+    return b.value(arith.TruncIOp(b.value(arith.FPToSIOp(x, i32 if width < 32 else i64)), to))

@@ -24,11 +24,11 @@ from kiln.passes._scalar import Binary, ScalarBuilder, Unary, is_float, is_unsig
 
 
 def _math(op: type[Operation]) -> Unary:
-    return lambda b, x: b.op(op(x))
+    return lambda b, x: b.value(op(x))
 
 
 def _float_binary(op: type[Operation]) -> Binary:
-    return lambda b, x, y: b.op(op(x, y))
+    return lambda b, x, y: b.value(op(x, y))
 
 
 def _width(t: object) -> int:
@@ -46,10 +46,10 @@ def _sign(b: ScalarBuilder, x: SSAValue) -> SSAValue:
         return b.select(b.cmpf(x, zero, "olt"), b.const(-1.0, t), rest)
     zero = b.const(0, t)
     if is_unsigned(t):
-        return b.op(arith.ExtUIOp(b.cmpi(x, zero, "ne"), t))
-    pos = b.op(arith.ExtUIOp(b.cmpi(x, zero, "sgt"), t))
-    neg = b.op(arith.ExtUIOp(b.cmpi(x, zero, "slt"), t))
-    return b.op(arith.SubiOp(pos, neg))
+        return b.value(arith.ExtUIOp(b.cmpi(x, zero, "ne"), t))
+    pos = b.value(arith.ExtUIOp(b.cmpi(x, zero, "sgt"), t))
+    neg = b.value(arith.ExtUIOp(b.cmpi(x, zero, "slt"), t))
+    return b.value(arith.SubiOp(pos, neg))
 
 
 def _reciprocal(b: ScalarBuilder, x: SSAValue) -> SSAValue:
@@ -58,7 +58,7 @@ def _reciprocal(b: ScalarBuilder, x: SSAValue) -> SSAValue:
     32- or 64-bit minimum, which narrower types truncate to 0."""
     t = x.type
     if is_float(t):
-        return b.op(arith.DivfOp(b.const(1.0, t), x))
+        return b.value(arith.DivfOp(b.const(1.0, t), x))
     width = _width(t)
     zero = b.const(0, t)
     one = b.const(1, t)
@@ -79,19 +79,19 @@ def _isnan(b: ScalarBuilder, x: SSAValue) -> SSAValue:
 def _isinf(b: ScalarBuilder, x: SSAValue) -> SSAValue:
     if not is_float(x.type):
         return b.const(False, i1)
-    return b.cmpf(b.op(math.AbsFOp(x)), b.const(pymath.inf, x.type), "oeq")
+    return b.cmpf(b.value(math.AbsFOp(x)), b.const(pymath.inf, x.type), "oeq")
 
 
 def _isfinite(b: ScalarBuilder, x: SSAValue) -> SSAValue:
     if not is_float(x.type):
         return b.const(True, i1)
-    return b.cmpf(b.op(math.AbsFOp(x)), b.const(pymath.inf, x.type), "olt")
+    return b.cmpf(b.value(math.AbsFOp(x)), b.const(pymath.inf, x.type), "olt")
 
 
 def _signbit(b: ScalarBuilder, x: SSAValue) -> SSAValue:
     """copysign(1, x) < 0: the sign bit itself, of zeros and NaNs too, with no bit casts."""
     t = x.type
-    return b.cmpf(b.op(math.CopySignOp(b.const(1.0, t), x)), b.const(0.0, t), "olt")
+    return b.cmpf(b.value(math.CopySignOp(b.const(1.0, t), x)), b.const(0.0, t), "olt")
 
 
 def _fmod(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
@@ -99,13 +99,13 @@ def _fmod(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
     divisor -1 (whose remainder is always 0) is not divided by, so MIN fmod -1 cannot trap."""
     t = x.type
     if is_float(t):
-        return b.op(FModOp(x, y))
+        return b.value(FModOp(x, y))
     zero = b.const(0, t)
     if is_unsigned(t):
         trivial = b.cmpi(y, zero, "eq")
-        return b.select(trivial, zero, b.op(arith.RemUIOp(x, b.select(trivial, b.const(1, t), y))))
-    trivial = b.op(arith.OrIOp(b.cmpi(y, zero, "eq"), b.cmpi(y, b.const(-1, t), "eq")))
-    r = b.op(arith.RemSIOp(x, b.select(trivial, b.const(1, t), y)))
+        return b.select(trivial, zero, b.value(arith.RemUIOp(x, b.select(trivial, b.const(1, t), y))))
+    trivial = b.value(arith.OrIOp(b.cmpi(y, zero, "eq"), b.cmpi(y, b.const(-1, t), "eq")))
+    r = b.value(arith.RemSIOp(x, b.select(trivial, b.const(1, t), y)))
     return b.select(trivial, zero, r)
 
 
@@ -114,10 +114,10 @@ def _nan_ignoring(fop: type[Operation], iop: type[Operation], bop: type[Operatio
 
     def build(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
         if is_float(x.type):
-            return b.op(fop(x, y))
+            return b.value(fop(x, y))
         if is_unsigned(x.type):
-            return b.op((arith.MaxUIOp if iop is arith.MaxSIOp else arith.MinUIOp)(x, y))
-        return b.op((bop if x.type == i1 else iop)(x, y))
+            return b.value((arith.MaxUIOp if iop is arith.MaxSIOp else arith.MinUIOp)(x, y))
+        return b.value((bop if x.type == i1 else iop)(x, y))
 
     return build
 
@@ -127,7 +127,7 @@ def _left_shift(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
     The shift itself always gets an in-range count: C leaves larger ones undefined."""
     t = x.type
     last = b.const(_width(t) - 1, t)
-    shifted = b.op(arith.ShLIOp(x, b.op(arith.MinUIOp(y, last))))
+    shifted = b.value(arith.ShLIOp(x, b.value(arith.MinUIOp(y, last))))
     return b.select(b.cmpi(y, last, "ule"), shifted, b.const(0, t))
 
 
@@ -136,9 +136,9 @@ def _right_shift(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
     Unsigned x: a logical shift, and 0 for a count outside [0, width)."""
     last = b.const(_width(x.type) - 1, x.type)
     if is_unsigned(x.type):
-        shifted = b.op(arith.ShRUIOp(x, b.op(arith.MinUIOp(y, last))))
+        shifted = b.value(arith.ShRUIOp(x, b.value(arith.MinUIOp(y, last))))
         return b.select(b.cmpi(y, last, "ule"), shifted, b.const(0, x.type))
-    return b.op(arith.ShRSIOp(x, b.op(arith.MinUIOp(y, last))))
+    return b.value(arith.ShRSIOp(x, b.value(arith.MinUIOp(y, last))))
 
 
 #: ln 2 and log2 e, correctly rounded (the constants C's math.h and NumPy spell out)
@@ -154,12 +154,12 @@ def _logaddexp_by(exp: type[Operation], log_scale: float, equal_add: float) -> B
     def build(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
         t = x.type
         assert isinstance(t, AnyFloat)
-        d = b.op(arith.SubfOp(x, y))
-        tail = b.op(math.Log1pOp(b.op(exp(b.op(arith.NegfOp(b.op(math.AbsFOp(d))))))))
+        d = b.value(arith.SubfOp(x, y))
+        tail = b.value(math.Log1pOp(b.value(exp(b.value(arith.NegfOp(b.value(math.AbsFOp(d))))))))
         if log_scale != 1.0:
-            tail = b.op(arith.MulfOp(b.const(log_scale, t), tail))
-        r = b.op(arith.AddfOp(b.select(b.cmpf(d, b.const(0.0, t), "ogt"), x, y), tail))
-        return b.select(b.cmpf(x, y, "oeq"), b.op(arith.AddfOp(x, b.const(equal_add, t))), r)
+            tail = b.value(arith.MulfOp(b.const(log_scale, t), tail))
+        r = b.value(arith.AddfOp(b.select(b.cmpf(d, b.const(0.0, t), "ogt"), x, y), tail))
+        return b.select(b.cmpf(x, y, "oeq"), b.value(arith.AddfOp(x, b.const(equal_add, t))), r)
 
     return build
 

@@ -92,7 +92,7 @@ class _Emitter:
         if not isinstance(element, ComplexType):
             return self.add(linalg.FillOp([self.add(scalar_constant(value, element))], [init], [t]))
         rank = len(t.get_shape())
-        return self.generic([], init, [_identity(rank)], ["parallel"] * rank, lambda b, a: b.op(scalar_constant(value, element)))
+        return self.generic([], init, [_identity(rank)], ["parallel"] * rank, lambda b, a: b.value(scalar_constant(value, element)))
 
     def generic(
         self,
@@ -163,7 +163,7 @@ class LowerElementwise(RewritePattern):
             body = lambda b, a: fn(b, *a[:count])
         elif isinstance(op, graph.ComplexOp):
             made = _element(op.result)
-            body = lambda b, a: b.op(cplx.CreateOp(a[0], a[1], made))
+            body = lambda b, a: b.value(cplx.CreateOp(a[0], a[1], made))
         elif isinstance(op, graph.CmpOp):
             pred = op.predicate.data
             cmp = in_f32(lambda b, x, y: compare(b, pred, x, y))

@@ -17,13 +17,25 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.dialects import kalgo, kernel
 
+KalgoOp = (
+    kalgo.ScanOp
+    | kalgo.ArgReduceOp
+    | kalgo.SortOp
+    | kalgo.ArgsortOp
+    | kalgo.BincountOp
+    | kalgo.IotaOp
+    | kalgo.GatherOp
+    | kalgo.ScatterOp
+    | kalgo.SearchsortedOp
+)
 
-def _convert(op: Operation) -> Operation:
+
+def _convert(op: KalgoOp) -> Operation:
     if isinstance(op, kalgo.ScanOp):
         return kernel.ScanOp(op.kind.data, op.inputs[0], op.outputs[0], op.axis.value.data)
     if isinstance(op, kalgo.ArgReduceOp):
@@ -45,6 +57,18 @@ def _convert(op: Operation) -> Operation:
     return kernel.SearchsortedOp(op.side.data, op.inputs[0], op.inputs[1], op.outputs[0])
 
 
+class KalgoToKernel(RewritePattern):
+    """A buffer-level ``kalgo`` op becomes its ``kernel`` call, at its location."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: KalgoOp, rewriter: PatternRewriter) -> None:
+        if op.results or any(isinstance(v.type, TensorType) for v in op.operands):
+            raise DiagnosticException(f"convert-kalgo-to-kernel: '{op.name}' on tensors; run kiln-bufferize first")
+        new = _convert(op)
+        new.location = op.location
+        rewriter.replace(op, new)
+
+
 @dataclass(frozen=True)
 class ConvertKalgoToKernel(ModulePass):
     """Replace every buffer-level ``kalgo`` op by its ``kernel`` call."""
@@ -52,9 +76,4 @@ class ConvertKalgoToKernel(ModulePass):
     name = "convert-kalgo-to-kernel"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for algo in [o for o in op.walk() if o.dialect_name() == "kalgo"]:
-            if algo.results or any(isinstance(v.type, TensorType) for v in algo.operands):
-                raise DiagnosticException(f"convert-kalgo-to-kernel: '{algo.name}' on tensors; run kiln-bufferize first")
-            new = _convert(algo)
-            new.location = algo.location
-            Rewriter.replace_op(algo, new)
+        PatternRewriteWalker(KalgoToKernel(), apply_recursively=False).rewrite_module(op)

@@ -7,7 +7,7 @@ output (its points write disjoint elements, so they may run in any order), holdi
 
 * nothing more when there are no other dimensions;
 * for a single-output reduction whose body is ``op(acc, x)`` with an associative ``op``
-  (see ``_gpu_combiners``): ``%init = memref.load`` of the output, an inner
+  (see ``gpu/combiners.py``): ``%init = memref.load`` of the output, an inner
   ``scf.parallel`` over the reduction dimensions starting from ``op``'s identity and
   combining with ``scf.reduce``, then ``op(%init, %partial)`` stored back;
 * otherwise a sequential ``scf.for`` nest over the remaining dimensions carrying the
@@ -29,13 +29,20 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 from xdsl.utils.exceptions import DiagnosticException
 
-from kiln.passes._gpu_builder import OpBuilder
-from kiln.passes._gpu_combiners import identity
+from kiln.passes.gpu.builder import IndexBuilder
+from kiln.passes.gpu.combiners import identity
 
 
-def _bounds(b: OpBuilder, op: linalg.GenericOp, maps: Sequence[AffineMap]) -> list[SSAValue]:
+def _bounds(b: IndexBuilder, op: linalg.GenericOp, maps: Sequence[AffineMap]) -> list[SSAValue]:
     """Upper bound of every loop dimension, from an operand dimension indexed by it alone."""
     n = maps[0].num_dims if maps else 0
     found: dict[int, SSAValue] = {}
@@ -55,7 +62,7 @@ def _bounds(b: OpBuilder, op: linalg.GenericOp, maps: Sequence[AffineMap]) -> li
     return [found[d] for d in range(n)]
 
 
-def _indices(b: OpBuilder, amap: AffineMap, ivs: dict[int, SSAValue]) -> list[SSAValue]:
+def _indices(b: IndexBuilder, amap: AffineMap, ivs: dict[int, SSAValue]) -> list[SSAValue]:
     """The memref indices an indexing map gives at loop indices ``ivs`` (dimension -> index)."""
     out: list[SSAValue] = []
     for expr in amap.results:
@@ -90,12 +97,12 @@ def _reduction_combiner(op: linalg.GenericOp) -> Operation | None:
 
 
 class _GenericLowering:
-    """Builds the loop nest of one ``linalg.generic``."""
+    """Builds the loop nest of one ``linalg.generic``, before it."""
 
     def __init__(self, op: linalg.GenericOp) -> None:
         self.op = op
         self.maps = [m.data for m in op.indexing_maps.data]  # type: ignore[union-attr]
-        self.b = OpBuilder(op.parent_block(), op.location, before=op)  # type: ignore[arg-type]
+        self.b = IndexBuilder(op, op.location)
         n_in = len(op.inputs)
         self.in_maps, self.out_maps = self.maps[:n_in], self.maps[n_in:]
 
@@ -108,7 +115,7 @@ class _GenericLowering:
         zero, one = b.index(0), b.index(1)
         body = Block(arg_types=[IndexType()] * max(len(par), 1))
         ivs: dict[int, SSAValue] = dict(zip(par, body.args, strict=False))
-        inner = OpBuilder(body, op.location)
+        inner = IndexBuilder(body, op.location)
         combiner = _reduction_combiner(op)
         reduction_only = all(str(op.iterator_types.data[d].data) == "reduction" for d in rest)
         if not rest:
@@ -120,10 +127,8 @@ class _GenericLowering:
         inner.add(scf.ReduceOp())
         ubs = [bounds[d] for d in par] or [one]  # a 0-d iteration space is one point
         b.add(scf.ParallelOp([zero] * len(ubs), ubs, [one] * len(ubs), Region(body)))
-        op.detach()
-        op.erase()
 
-    def _loads(self, b: OpBuilder, ivs: dict[int, SSAValue], outs_too: bool) -> list[SSAValue]:
+    def _loads(self, b: IndexBuilder, ivs: dict[int, SSAValue], outs_too: bool) -> list[SSAValue]:
         values = []
         operands = list(self.op.inputs) + (list(self.op.outputs) if outs_too else [])
         for operand, amap in zip(operands, self.maps, strict=False):
@@ -133,7 +138,7 @@ class _GenericLowering:
                 values.append(operand)
         return values
 
-    def _clone_body(self, b: OpBuilder, args: Sequence[SSAValue], ivs: dict[int, SSAValue], stop: Operation | None = None) -> list[SSAValue]:
+    def _clone_body(self, b: IndexBuilder, args: Sequence[SSAValue], ivs: dict[int, SSAValue], stop: Operation | None = None) -> list[SSAValue]:
         """Clone the payload with block args bound to ``args``; returns the yielded values."""
         mapping: dict[SSAValue, SSAValue] = dict(zip(self.op.body.block.args, args, strict=True))
         for inner in self.op.body.block.ops:
@@ -150,11 +155,11 @@ class _GenericLowering:
                 mapping[old] = new
         raise DiagnosticException("convert-linalg-to-parallel-loops: linalg body without linalg.yield")
 
-    def _stores(self, b: OpBuilder, values: Sequence[SSAValue], ivs: dict[int, SSAValue]) -> None:
+    def _stores(self, b: IndexBuilder, values: Sequence[SSAValue], ivs: dict[int, SSAValue]) -> None:
         for value, out, amap in zip(values, self.op.outputs, self.out_maps, strict=True):
             b.add(memref.StoreOp.get(value, out, _indices(b, amap, ivs)))
 
-    def _point(self, b: OpBuilder, ivs: dict[int, SSAValue]) -> None:
+    def _point(self, b: IndexBuilder, ivs: dict[int, SSAValue]) -> None:
         uses_outs = any(a.uses for a in self.op.body.block.args[len(self.op.inputs):])
         args = self._loads(b, ivs, outs_too=uses_outs)
         if not uses_outs:
@@ -162,7 +167,7 @@ class _GenericLowering:
         self._stores(b, self._clone_body(b, args, ivs), ivs)
 
     def _tree_reduction(
-        self, b: OpBuilder, ivs: dict[int, SSAValue], rest: list[int], bounds: list[SSAValue], combiner: Operation
+        self, b: IndexBuilder, ivs: dict[int, SSAValue], rest: list[int], bounds: list[SSAValue], combiner: Operation
     ) -> None:
         op = self.op
         out, out_map = op.outputs[0], self.out_maps[0]
@@ -172,12 +177,12 @@ class _GenericLowering:
         start = b.value(ident)
         body = Block(arg_types=[IndexType()] * len(rest))
         all_ivs = {**ivs, **dict(zip(rest, body.args, strict=True))}
-        rb = OpBuilder(body, op.location)
+        rb = IndexBuilder(body, op.location)
         acc = op.body.block.args[-1]
         args = self._loads(rb, all_ivs, outs_too=False) + [acc]
         (x,) = [v for v in self._clone_body(rb, args, all_ivs, stop=combiner) if v is not acc]
         region = Block(arg_types=[x.type, x.type])
-        cb = OpBuilder(region, op.location)
+        cb = IndexBuilder(region, op.location)
         combined = cb.value(type(combiner)(region.args[0], region.args[1]))  # type: ignore[call-arg]
         cb.add(scf.ReduceReturnOp(combined))
         rb.add(scf.ReduceOp([x], [Region(region)]))
@@ -188,19 +193,19 @@ class _GenericLowering:
         final = b.value(type(combiner)(init, partial))  # type: ignore[call-arg]
         self._stores(b, [final], ivs)
 
-    def _sequential(self, b: OpBuilder, ivs: dict[int, SSAValue], rest: list[int], bounds: list[SSAValue]) -> None:
+    def _sequential(self, b: IndexBuilder, ivs: dict[int, SSAValue], rest: list[int], bounds: list[SSAValue]) -> None:
         op = self.op
         accs = [b.value(memref.LoadOp.get(o, _indices(b, m, ivs))) for o, m in zip(op.outputs, self.out_maps, strict=True)]
         results = self._nest(b, ivs, rest, bounds, accs)
         self._stores(b, results, ivs)
 
     def _nest(
-        self, b: OpBuilder, ivs: dict[int, SSAValue], rest: list[int], bounds: list[SSAValue], accs: list[SSAValue]
+        self, b: IndexBuilder, ivs: dict[int, SSAValue], rest: list[int], bounds: list[SSAValue], accs: list[SSAValue]
     ) -> list[SSAValue]:
         if not rest:
             return self._clone_body(b, self._loads(b, ivs, outs_too=False) + accs, ivs)
         body = Block(arg_types=[IndexType(), *(a.type for a in accs)])
-        inner = OpBuilder(body, self.op.location)
+        inner = IndexBuilder(body, self.op.location)
         results = self._nest(inner, {**ivs, rest[0]: body.args[0]}, rest[1:], bounds, list(body.args[1:]))
         inner.add(scf.YieldOp(*results))
         loop = b.add(scf.ForOp(b.index(0), bounds[rest[0]], b.index(1), accs, Region(body)))
@@ -208,19 +213,50 @@ class _GenericLowering:
 
 
 def _lower_fill(op: linalg.FillOp) -> None:
-    b = OpBuilder(op.parent_block(), op.location, before=op)  # type: ignore[arg-type]
+    """Builds the ``scf.parallel`` of stores of one ``linalg.fill``, before it."""
+    b = IndexBuilder(op, op.location)
     (value,), (out,) = op.inputs, op.outputs
     assert isinstance(out.type, MemRefType)
     shape = out.type.get_shape()
     bounds = [b.index(s) if s >= 0 else b.value(memref.DimOp.from_source_and_index(out, b.index(i))) for i, s in enumerate(shape)]
     body = Block(arg_types=[IndexType()] * max(len(shape), 1))
-    inner = OpBuilder(body, op.location)
+    inner = IndexBuilder(body, op.location)
     inner.add(memref.StoreOp.get(value, out, list(body.args)[: len(shape)]))
     inner.add(scf.ReduceOp())
     one = b.index(1)
     b.add(scf.ParallelOp([b.index(0)] * len(body.args), bounds or [one], [one] * len(body.args), Region(body)))
-    op.detach()
-    op.erase()
+
+
+class LowerGeneric(RewritePattern):
+    """A ``linalg.generic`` on buffers becomes its ``scf.parallel`` nest."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: linalg.GenericOp, rewriter: PatternRewriter) -> None:
+        if any(not isinstance(v.type, MemRefType) for v in op.outputs):
+            raise DiagnosticException(
+                "convert-linalg-to-parallel-loops requires buffer semantics (run kiln-bufferize first)"
+            )
+        _GenericLowering(op).lower()
+        rewriter.erase(op)
+
+
+class LowerFill(RewritePattern):
+    """A ``linalg.fill`` becomes an ``scf.parallel`` of stores."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: linalg.FillOp, rewriter: PatternRewriter) -> None:
+        _lower_fill(op)
+        rewriter.erase(op)
+
+
+class RefuseNamedOps(RewritePattern):
+    """Named ops other than ``linalg.fill`` (tried after :class:`LowerFill`) are not lowered here."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: linalg.NamedOperation, rewriter: PatternRewriter) -> None:
+        raise DiagnosticException(
+            f"convert-linalg-to-parallel-loops: run linalg-generalize-named-ops before lowering {op.name}"
+        )
 
 
 @dataclass(frozen=True)
@@ -230,16 +266,5 @@ class ConvertLinalgToParallelLoopsPass(ModulePass):
     name = "convert-linalg-to-parallel-loops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for inner in list(op.walk()):
-            if isinstance(inner, linalg.GenericOp):
-                if any(not isinstance(v.type, MemRefType) for v in inner.outputs):
-                    raise DiagnosticException(
-                        "convert-linalg-to-parallel-loops requires buffer semantics (run kiln-bufferize first)"
-                    )
-                _GenericLowering(inner).lower()
-            elif isinstance(inner, linalg.FillOp):
-                _lower_fill(inner)
-            elif isinstance(inner, linalg.NamedOperation):
-                raise DiagnosticException(
-                    f"convert-linalg-to-parallel-loops: run linalg-generalize-named-ops before lowering {inner.name}"
-                )
+        patterns = GreedyRewritePatternApplier([LowerGeneric(), LowerFill(), RefuseNamedOps()], dce_enabled=False)
+        PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)

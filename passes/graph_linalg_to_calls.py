@@ -18,7 +18,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 
 from kiln.dialects import graph
 
@@ -34,6 +35,28 @@ def callee_name(kind: str, types: list[Attribute]) -> str:
     return f"{CALLEE_PREFIX}{kind}_{first.get_element_type()}_{shapes}"
 
 
+@dataclass
+class LinalgToCall(RewritePattern):
+    """A ``graph.linalg`` becomes a call, its callee declared at the top of ``module`` unless
+    ``declared`` names it already."""
+
+    module: ModuleOp
+    declared: set[str]
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.LinalgOp, rewriter: PatternRewriter) -> None:
+        inputs = [a.type for a in op.args]
+        name = callee_name(op.kind.data, inputs)
+        if name not in self.declared:
+            decl = func.FuncOp.external(name, inputs, [op.result.type])
+            decl.sym_visibility = StringAttr("private")
+            rewriter.insert(decl, InsertPoint.at_start(self.module.body.block))
+            self.declared.add(name)
+        call = func.CallOp(name, list(op.args), [op.result.type])
+        call.location = op.location
+        rewriter.replace(op, call)
+
+
 @dataclass(frozen=True)
 class GraphLinalgToCalls(ModulePass):
     """Replace ``graph.linalg`` ops by calls to private ``__kiln_linalg_*`` declarations."""
@@ -42,14 +65,4 @@ class GraphLinalgToCalls(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         declared = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
-        for la in [o for o in op.walk() if isinstance(o, graph.LinalgOp)]:
-            inputs = [a.type for a in la.args]
-            name = callee_name(la.kind.data, inputs)
-            if name not in declared:
-                decl = func.FuncOp.external(name, inputs, [la.result.type])
-                decl.sym_visibility = StringAttr("private")
-                Rewriter.insert_op(decl, InsertPoint.at_start(op.body.block))
-                declared.add(name)
-            call = func.CallOp(name, list(la.args), [la.result.type])
-            call.location = la.location
-            Rewriter.replace_op(la, call)
+        PatternRewriteWalker(LinalgToCall(op, declared), apply_recursively=False).rewrite_module(op)

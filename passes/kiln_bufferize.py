@@ -9,8 +9,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
-from kiln.passes._bufferize_dealloc import insert_deallocs
-from kiln.passes._bufferize_func import ConstantPool, FunctionBufferizer, convert_signature
+from kiln.passes.bufferize.dealloc import insert_deallocs
+from kiln.passes.bufferize.func import ConstantPool, FunctionBufferizer, convert_signature
 
 
 @dataclass(frozen=True)
@@ -24,9 +24,9 @@ class KilnBufferizePass(ModulePass):
     structured ops on tensors (``generic``, ``fill``, ``matmul``, ...), dense
     tensor ``arith.constant``, ``func.call``, ``func.return``, dynamic-offset
     ``tensor.extract_slice``/``insert_slice``, ``scf.if``/``scf.while`` carrying
-    tensors and tokens (ownership rules in ``_bufferize_control``), the stateful
+    tensors and tokens (ownership rules in ``bufferize/control.py``), the stateful
     graph ops ``graph.token``/``read``/``assign``/``print`` with ``!graph.resource``
-    arguments (rules in ``_bufferize_effects``), and any op that touches no tensor
+    arguments (rules in ``bufferize/effects.py``), and any op that touches no tensor
     (scalar ``arith``/``math``, ...). Anything else that touches a tensor
     (``scf.for`` over tensors, say) stops the pass with a diagnostic naming the op.
 

@@ -8,7 +8,7 @@ Produces: one ``gpu.func`` kernel per outermost ``scf.parallel`` (not nested in 
 ``gpu.module @kernels`` (created, with ``gpu.container_module``, unless ``kiln-gpu-tile-matmul`` made it), named
 ``<func>_kernel<N>``; the loop is replaced by host arithmetic choosing the launch size and a
 ``gpu.launch_func`` passing every value the loop captured (constants are cloned instead).
-The mapping (see ``_gpu_kernels``):
+The mapping (see ``gpu/kernels.py``):
 
 * a reduction nest with few outer points (at most ``TREE_MAX_POINTS`` when static) and a
   reduction space that is dynamic or at least ``TREE_MIN_SPAN``: ``block_tree`` with
@@ -30,8 +30,9 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from kiln.passes._gpu_builder import OpBuilder, constant_index
-from kiln.passes._gpu_kernels import TREE_BLOCK, block_tree, grid_stride, tree_parts
+from kiln.dialects.ir_utils import constant_int
+from kiln.passes.gpu.builder import IndexBuilder
+from kiln.passes.gpu.kernels import TREE_BLOCK, block_tree, grid_stride, tree_parts
 from kiln.passes.kiln_gpu_tile_matmul import GPU_MODULE, gpu_module
 
 MAX_GRID = 65535
@@ -67,7 +68,7 @@ def _captures(loop: scf.ParallelOp) -> tuple[list[SSAValue], list[arith.Constant
 def _static_total(loop: scf.ParallelOp) -> int | None:
     total = 1
     for lb, ub, st in zip(loop.lowerBound, loop.upperBound, loop.step, strict=True):
-        lo, hi, step = constant_index(lb), constant_index(ub), constant_index(st)
+        lo, hi, step = constant_int(lb), constant_int(ub), constant_int(st)
         if lo is None or hi is None or step is None:
             return None
         total *= max(0, -(-(hi - lo) // step))
@@ -82,7 +83,7 @@ def _uses_tree(loop: scf.ParallelOp) -> bool:
     return (points is not None and points <= TREE_MAX_POINTS) and (span is None or span >= TREE_MIN_SPAN)
 
 
-def _launch_sizes(b: OpBuilder, loop: scf.ParallelOp, tree: bool) -> tuple[SSAValue, SSAValue]:
+def _launch_sizes(b: IndexBuilder, loop: scf.ParallelOp, tree: bool) -> tuple[SSAValue, SSAValue]:
     """(grid, block) from the loop's iteration space: literals when static, host arithmetic otherwise."""
     static = _static_total(loop)
     if static is not None:
@@ -140,7 +141,7 @@ class _Outliner:
         args, constants = _captures(loop)
         tree = _uses_tree(loop)
         entry = Block(arg_types=[a.type for a in args])
-        kb = OpBuilder(entry, loop.location)
+        kb = IndexBuilder(entry, loop.location)
         mapping: dict[SSAValue, SSAValue] = dict(zip(args, entry.args, strict=True))
         for const in constants:
             mapping[const.result] = kb.value(const.clone())
@@ -149,7 +150,7 @@ class _Outliner:
         kernel = gpu.FuncOp(name, ([a.type for a in args], []), Region(entry), kernel=True)
         kernel.location = loop.location
         self.kernels.add_op(kernel)
-        host = OpBuilder(loop.parent_block(), loop.location, before=loop)  # type: ignore[arg-type]
+        host = IndexBuilder(loop, loop.location)
         grid, block = _launch_sizes(host, loop, tree)
         one = host.index(1)
         host.add(

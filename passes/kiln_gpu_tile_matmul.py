@@ -7,7 +7,7 @@ Matches a ``linalg.generic`` with inputs ``A``, ``B`` and output ``C`` (rank-2 m
 ``(m, k), (k, n) -> (m, n)``, iterators ``[parallel, parallel, reduction]`` and a body of
 region-free ops (``mulf``+``addf``, integer or mixed-type variants alike), whose output has at
 least ``MIN_POINTS`` points (or a dynamic size; smaller outputs keep the block-tree mapping).
-Produces: a ``gpu.func`` ``<func>_matmul<N>`` in ``gpu.module @kernels`` (see ``_gpu_matmul``)
+Produces: a ``gpu.func`` ``<func>_matmul<N>`` in ``gpu.module @kernels`` (see ``gpu/matmul.py``)
 and, in place of the generic, a ``gpu.launch_func`` with ``ceil(N/TILE)``×``ceil(M/TILE)`` blocks of
 ``THREADS``×``THREADS`` threads. ``kiln-gpu-outline`` adds the other kernels to the same module.
 New ops carry the generic's location.
@@ -15,7 +15,7 @@ New ops carry the generic's location.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu
@@ -24,9 +24,11 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 
-from kiln.passes._gpu_builder import OpBuilder, constant_index
-from kiln.passes._gpu_matmul import THREADS, TILE, dim_size, tiled_matmul
+from kiln.dialects.ir_utils import constant_int, enclosing
+from kiln.passes.gpu.builder import IndexBuilder
+from kiln.passes.gpu.matmul import THREADS, TILE, dim_size, tiled_matmul
 
 GPU_MODULE = "kernels"
 #: outputs smaller than this (static) stay with the generic mapping (block trees for long k)
@@ -67,34 +69,52 @@ def gpu_module(module: ModuleOp) -> gpu.ModuleOp:
     return kernels
 
 
-def _blocks(b: OpBuilder, size: SSAValue) -> SSAValue:
+def _blocks(b: IndexBuilder, size: SSAValue) -> SSAValue:
     """``max(1, ceil(size / TILE))``: a literal when ``size`` is static."""
-    static = constant_index(size)
+    static = constant_int(size)
     if static is not None:
         return b.index(max(1, -(-static // TILE)))
     return b.value(arith.MaxSIOp(b.value(arith.CeilDivSIOp(size, b.index(TILE))), b.index(1)))
 
 
 def _tile(module: ModuleOp, op: linalg.GenericOp, name: str) -> None:
+    """Add the kernel ``name`` to ``module``'s ``gpu.module`` and its launch before ``op``."""
     a_ref, b_ref = op.inputs
     (c_ref,) = op.outputs
     args = [a_ref, b_ref, c_ref]
     entry = Block(arg_types=[v.type for v in args])
-    kb = OpBuilder(entry, op.location)
+    kb = IndexBuilder(entry, op.location)
     tiled_matmul(kb, op, *entry.args)
     kb.add(gpu.ReturnOp([]))
     kernel = gpu.FuncOp(name, ([v.type for v in args], []), Region(entry), kernel=True)
     kernel.location = op.location
     gpu_module(module).body.block.add_op(kernel)
-    host = OpBuilder(op.parent_block(), op.location, before=op)  # type: ignore[arg-type]
+    host = IndexBuilder(op, op.location)
     one = host.index(1)
     grid = [_blocks(host, dim_size(host, c_ref, d)) for d in (1, 0)]
     host.add(gpu.LaunchFuncOp(
         SymbolRefAttr(GPU_MODULE, [StringAttr(name)]), [*grid, one], [host.index(THREADS), host.index(THREADS), one],
         kernelOperands=args,
     ))
-    op.detach()
-    op.erase()
+
+
+@dataclass
+class TileMatmul(RewritePattern):
+    """A matmul in a function of ``module`` becomes the launch of kernel ``<func>_matmul<N>``,
+    numbered per function in program order."""
+
+    module: ModuleOp
+    counts: dict[func.FuncOp, int] = field(default_factory=dict[func.FuncOp, int])
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: linalg.GenericOp, rewriter: PatternRewriter) -> None:
+        fn = enclosing(op, func.FuncOp)
+        if fn is None or fn.parent_op() is not self.module or not is_tiled_matmul(op):
+            return
+        n = self.counts.get(fn, 0)
+        self.counts[fn] = n + 1
+        _tile(self.module, op, f"{fn.sym_name.data}_matmul{n}")
+        rewriter.erase(op)
 
 
 @dataclass(frozen=True)
@@ -104,7 +124,4 @@ class KilnGpuTileMatmulPass(ModulePass):
     name = "kiln-gpu-tile-matmul"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for fn in [f for f in op.ops if isinstance(f, func.FuncOp)]:
-            matmuls = [g for g in fn.walk() if isinstance(g, linalg.GenericOp) and is_tiled_matmul(g)]
-            for i, generic in enumerate(matmuls):
-                _tile(op, generic, f"{fn.sym_name.data}_matmul{i}")
+        PatternRewriteWalker(TileMatmul(op), apply_recursively=False).rewrite_module(op)

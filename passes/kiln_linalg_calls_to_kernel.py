@@ -9,16 +9,37 @@ at each call's location; the private declarations are erased.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import Rewriter
 
 from kiln.dialects import kernel
 from kiln.passes.graph_linalg_to_calls import CALLEE_PREFIX
+
+
+@dataclass
+class CallToKernel(RewritePattern):
+    """A call of one of ``callees`` becomes ``kernel.linalg``: its arguments are the inputs, then
+    the output."""
+
+    callees: Collection[str]
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.CallOp, rewriter: PatternRewriter) -> None:
+        callee = op.callee.string_value()
+        if callee not in self.callees:
+            return
+        kind = callee.removeprefix(CALLEE_PREFIX).split("_", 1)[0]
+        *ins, out = op.arguments
+        new = kernel.LinalgOp(kind, list(ins), out)
+        new.location = op.location
+        rewriter.replace(op, new)
 
 
 @dataclass(frozen=True)
@@ -35,11 +56,6 @@ class KilnLinalgCallsToKernel(ModulePass):
         }
         if not decls:
             return
-        for call in [o for o in op.walk() if isinstance(o, func.CallOp) and o.callee.string_value() in decls]:
-            kind = call.callee.string_value().removeprefix(CALLEE_PREFIX).split("_", 1)[0]
-            *ins, out = call.arguments
-            new = kernel.LinalgOp(kind, list(ins), out)
-            new.location = call.location
-            Rewriter.replace_op(call, new)
+        PatternRewriteWalker(CallToKernel(decls.keys()), apply_recursively=False).rewrite_module(op)
         for decl in decls.values():
             Rewriter.erase_op(decl)

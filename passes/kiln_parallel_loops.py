@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, op_type_rewrite_pattern
 from xdsl.transforms.convert_linalg_to_loops import LowerLinalgStructuredOpPattern
 
 from kiln.dialects.contracts import PARALLEL_ATTR
@@ -54,6 +54,28 @@ def _inner_elements(op: GenericOp) -> int:
     return work
 
 
+def _last_loop_before(block: Block, after: Operation | None) -> scf.ForOp | None:
+    """The scf.for the lowering put just before ``after`` (the nest is the last op it inserts)."""
+    op = after.prev_op if after is not None else block.last_op
+    return op if isinstance(op, scf.ForOp) else None
+
+
+class LowerParallelGeneric(LowerLinalgStructuredOpPattern):
+    """xDSL's lowering of an eligible ``linalg.generic``, its outermost loop marked parallel."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
+        if not _eligible(op):
+            return
+        work = _inner_elements(op)
+        block, after = op.parent_block(), op.next_op
+        assert block is not None
+        super().match_and_rewrite(op, rewriter)
+        outer = _last_loop_before(block, after)
+        if outer is not None:
+            outer.attributes[PARALLEL_ATTR] = IntegerAttr(work, IntegerType(64))
+
+
 @dataclass(frozen=True)
 class KilnParallelLoops(ModulePass):
     """Lower parallel-outermost linalg.generic ops to loops, marking the outermost one parallel."""
@@ -61,18 +83,4 @@ class KilnParallelLoops(ModulePass):
     name = "kiln-parallel-loops"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for generic in [g for g in op.walk() if isinstance(g, GenericOp) and _eligible(g)]:
-            work = _inner_elements(generic)
-            block, after = generic.parent_block(), generic.next_op
-            assert block is not None
-            rewriter = PatternRewriter(generic)
-            LowerLinalgStructuredOpPattern().match_and_rewrite(generic, rewriter)
-            outer = _last_loop_before(block, after)
-            if outer is not None:
-                outer.attributes[PARALLEL_ATTR] = IntegerAttr(work, IntegerType(64))
-
-
-def _last_loop_before(block: Block, after: Operation | None) -> scf.ForOp | None:
-    """The scf.for the lowering put just before ``after`` (the nest is the last op it inserts)."""
-    op = after.prev_op if after is not None else block.last_op
-    return op if isinstance(op, scf.ForOp) else None
+        PatternRewriteWalker(LowerParallelGeneric(), apply_recursively=False).rewrite_module(op)

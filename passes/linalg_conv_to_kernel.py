@@ -26,6 +26,7 @@ from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
 
 from kiln.dialects import kernel
 from kiln.passes._kernel_common import (
@@ -137,7 +138,7 @@ def _build_epilogue(epi: GenericOp, y: SSAValue, d: SSAValue) -> Region:
     return Region(block)
 
 
-def _lower(op: GenericOp, strides: tuple[int, int]) -> None:
+def _lower(op: GenericOp, strides: tuple[int, int], rewriter: PatternRewriter) -> None:
     x, f = op.inputs
     y = op.outputs[0]
     fill = zero_fill_before(op, y)
@@ -151,7 +152,17 @@ def _lower(op: GenericOp, strides: tuple[int, int]) -> None:
             region, target = _build_epilogue(epi, y, d), d
         else:
             epi = None
-    install_kernel(op, fill, kernel.Conv2DOp(x, f, target, strides, region), epi)
+    install_kernel(op, fill, kernel.Conv2DOp(x, f, target, strides, region), epi, rewriter)
+
+
+class LowerConvolution(RewritePattern):
+    """A convolution generic (after its zero fill) onto ``kernel.conv2d``."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
+        strides = _strides(op)
+        if strides is not None:
+            _lower(op, strides, rewriter)
 
 
 @dataclass(frozen=True)
@@ -161,6 +172,4 @@ class LinalgConvToKernel(ModulePass):
     name = "linalg-conv-to-kernel"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for generic, strides in [(g, _strides(g)) for g in op.walk() if isinstance(g, GenericOp)]:
-            if strides is not None:
-                _lower(generic, strides)
+        PatternRewriteWalker(LowerConvolution(), apply_recursively=False).rewrite_module(op)

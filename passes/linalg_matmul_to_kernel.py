@@ -54,7 +54,8 @@ from xdsl.dialects.linalg.ops import FillOp, GenericOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 
 from kiln.dialects import kernel
 from kiln.dialects.contracts import PARALLEL_ATTR
@@ -162,7 +163,7 @@ def _unit_column_stride(ty: MemRefType) -> bool:
     )
 
 
-def _lower(op: GenericOp) -> None:
+def _lower(op: GenericOp, rewriter: PatternRewriter) -> None:
     a, b = op.inputs
     c = op.outputs[0]
     assert isinstance(c.type, MemRefType)
@@ -178,10 +179,10 @@ def _lower(op: GenericOp) -> None:
             region = _build_epilogue(found[0], found[1], d)
             if region is not None:
                 epi, target = found[0], d
-    install_kernel(op, fill, kernel.MatmulOp(a, b, target, region), epi)
+    install_kernel(op, fill, kernel.MatmulOp(a, b, target, region), epi, rewriter)
 
 
-def _lower_matrix_vector(op: GenericOp) -> None:
+def _lower_matrix_vector(op: GenericOp, rewriter: PatternRewriter) -> None:
     """Loops ``(i, k)``, output ``(i)``: ``kernel.matvec`` for a matrix read as ``(i, k)``,
     ``kernel.vecmat`` for one read as ``(k, i)``."""
     d0, d1 = AffineExpr.dimension(0), AffineExpr.dimension(1)
@@ -199,9 +200,9 @@ def _lower_matrix_vector(op: GenericOp) -> None:
     if fill is None:
         return
     if maps[matrix].results == (d0, d1):
-        install_kernel(op, fill, kernel.MatvecOp(a, x, y), None)
+        install_kernel(op, fill, kernel.MatvecOp(a, x, y), None, rewriter)
     elif maps[matrix].results == (d1, d0):
-        install_kernel(op, fill, kernel.VecmatOp(x, a, y), None)
+        install_kernel(op, fill, kernel.VecmatOp(x, a, y), None, rewriter)
 
 
 def _batch_exprs(op: GenericOp) -> list[list[AffineExpr]] | None:
@@ -222,7 +223,7 @@ def _batch_exprs(op: GenericOp) -> list[list[AffineExpr]] | None:
     return batch
 
 
-def _lower_batched(op: GenericOp) -> None:
+def _lower_batched(op: GenericOp, rewriter: PatternRewriter) -> None:
     """A batched matmul as one GEMM on collapsed rows, or a loop nest of GEMMs on batch slices."""
     batch = _batch_exprs(op)
     a, b = op.inputs
@@ -238,8 +239,8 @@ def _lower_batched(op: GenericOp) -> None:
         flat_a, flat_c = _collapse_leading(a, p + 1), _collapse_leading(c, p + 1)
         views: list[Operation] = [flat_a, flat_c]
         matrix_b = _batch_slice(b, batch[1], [], views)  # B's one matrix (a broadcast batch)
-        Rewriter.insert_op(views, InsertPoint.before(op))
-        install_kernel(op, fill, kernel.MatmulOp(flat_a.results[0], matrix_b, flat_c.results[0]), None)
+        rewriter.insert(views, InsertPoint.before(op))
+        install_kernel(op, fill, kernel.MatmulOp(flat_a.results[0], matrix_b, flat_c.results[0]), None, rewriter)
         return
     ops: list[Operation] = []
     zero, one = arith.ConstantOp.from_int_and_width(0, IndexType()), arith.ConstantOp.from_int_and_width(1, IndexType())
@@ -258,9 +259,9 @@ def _lower_batched(op: GenericOp) -> None:
     for nested in loop.walk():
         nested.location = op.location
     loop.attributes[PARALLEL_ATTR] = IntegerAttr(_item_work(a, b) // _MULTIPLY_ADDS_PER_ELEMENT or 1, IntegerType(64))
-    Rewriter.insert_op([*ops, loop], InsertPoint.before(op))
-    Rewriter.erase_op(op)
-    Rewriter.erase_op(fill)
+    rewriter.insert([*ops, loop], InsertPoint.before(op))
+    rewriter.erase(op)
+    rewriter.erase(fill)
 
 
 def _contiguous(value: SSAValue) -> bool:
@@ -343,6 +344,21 @@ def _item_work(a: SSAValue, b: SSAValue) -> int:
     return _product(tuple(max(s, 1) for s in (m, n, k)))
 
 
+class LowerContraction(RewritePattern):
+    """A contraction generic onto its kernel: a matmul, a matrix-vector product or a batched matmul."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
+        if not _is_contraction(op):
+            return
+        if _is_matmul(op):
+            _lower(op, rewriter)
+        elif op.get_num_loops() == 2:
+            _lower_matrix_vector(op, rewriter)
+        else:
+            _lower_batched(op, rewriter)
+
+
 @dataclass(frozen=True)
 class LinalgMatmulToKernel(ModulePass):
     """Replace fill + matmul generics (and a following elementwise epilogue) by ``kernel.matmul``,
@@ -351,10 +367,4 @@ class LinalgMatmulToKernel(ModulePass):
     name = "linalg-matmul-to-kernel"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for generic in [g for g in op.walk() if isinstance(g, GenericOp) and _is_contraction(g)]:
-            if _is_matmul(generic):
-                _lower(generic)
-            elif generic.get_num_loops() == 2:
-                _lower_matrix_vector(generic)
-            else:
-                _lower_batched(generic)
+        PatternRewriteWalker(LowerContraction(), apply_recursively=False).rewrite_module(op)

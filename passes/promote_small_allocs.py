@@ -13,13 +13,15 @@ stack (OpenMP worker threads have small stacks too).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+
+from kiln.dialects.ir_utils import enclosing
 
 #: the largest single buffer promoted
 MAX_BYTES = 16 * 1024
@@ -42,24 +44,32 @@ def _paired_dealloc(alloc: memref.AllocOp) -> memref.DeallocOp | None:
     return deallocs[0]  # type: ignore[return-value]
 
 
-def _promote(function: func.FuncOp) -> None:
-    budget = FUNCTION_BYTES
-    for alloc in [o for o in function.walk() if isinstance(o, memref.AllocOp)]:
-        ty = alloc.memref.type
-        if alloc.dynamic_sizes or alloc.symbol_operands or not isinstance(ty, MemRefType):
-            continue
+@dataclass
+class PromoteAlloc(RewritePattern):
+    """A small static alloc freed in its own block becomes an alloca, while its function's stack
+    budget lasts (the walk meets allocs in program order, so the first ones are promoted)."""
+
+    budgets: dict[func.FuncOp, int] = field(default_factory=dict[func.FuncOp, int])
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.AllocOp, rewriter: PatternRewriter) -> None:
+        function = enclosing(op, func.FuncOp)
+        ty = op.memref.type
+        if function is None or op.dynamic_sizes or op.symbol_operands or not isinstance(ty, MemRefType):
+            return
         if not ty.has_static_shape() or not hasattr(ty.get_element_type(), "bitwidth"):
-            continue
+            return
         size = _bytes(ty)
-        dealloc = _paired_dealloc(alloc)
+        budget = self.budgets.get(function, FUNCTION_BYTES)
+        dealloc = _paired_dealloc(op)
         if dealloc is None or size > MAX_BYTES or size > budget:
-            continue
-        budget -= size
+            return
+        self.budgets[function] = budget - size
         alloca = memref.AllocaOp.get(ty.get_element_type(), alignment=64, shape=ty.get_shape(), layout=ty.layout)
-        alloca.location = alloc.location
-        alloca.memref.name_hint = alloc.memref.name_hint
-        Rewriter.replace_op(alloc, alloca)
-        Rewriter.erase_op(dealloc)
+        alloca.location = op.location
+        alloca.memref.name_hint = op.memref.name_hint
+        rewriter.replace(op, alloca)
+        rewriter.erase(dealloc)
 
 
 @dataclass(frozen=True)
@@ -69,5 +79,4 @@ class PromoteSmallAllocs(ModulePass):
     name = "promote-small-allocs"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
-            _promote(function)
+        PatternRewriteWalker(PromoteAlloc(), apply_recursively=False).rewrite_module(op)

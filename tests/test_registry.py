@@ -3,6 +3,8 @@ and kiln's dialects and passes visible to stock xdsl-opt through the xdsl.univer
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +29,21 @@ def test_pass_file_defines_the_pass_it_is_named_after(name: str) -> None:
 @pytest.mark.parametrize("name", universe.pass_names())
 def test_every_pass_has_a_lit_test(name: str) -> None:
     assert (ROOT / "tests" / "lit" / "passes" / f"{name}.mlir").exists()
+
+
+def test_helper_packages_hold_no_passes() -> None:
+    """Discovery reads only ``passes/*.py``: the helper packages (``passes/bufferize/``,
+    ``passes/gpu/``, ``passes/rules/``) are not passes, and a pass put in one would go unseen."""
+    top = {p.stem.replace("_", "-") for p in (ROOT / "passes").glob("*.py") if not p.stem.startswith("_")}
+    assert set(universe.pass_names()) == top
+    packages = [p for p in (ROOT / "passes").iterdir() if (p / "__init__.py").exists()]
+    assert {p.name for p in packages} >= {"bufferize", "gpu", "rules"}
+    for package in packages:
+        for path in package.rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            module = importlib.import_module(".".join(("kiln", *parts)).removesuffix(".__init__"))
+            passes = [o for o in vars(module).values() if inspect.isclass(o) and issubclass(o, ModulePass) and o.__module__ == module.__name__]
+            assert not passes, f"{path.relative_to(ROOT)} defines {passes}: passes go in passes/<name>.py"
 
 
 @pytest.mark.parametrize("name", sorted(universe.DIALECTS))

@@ -17,22 +17,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, gpu, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i64
+from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from kiln.dialects.contracts import SHARED_SPACE
-from kiln.passes._gpu_builder import OpBuilder
+from kiln.passes.gpu.builder import IndexBuilder
 
 #: threads per block of the tree reduction (a power of two)
 TREE_BLOCK = 256
 #: shared (workgroup) memory space of kernel-local buffers, as in MLIR's NVVM lowering
 
 
-def _gpu_index(b: OpBuilder, op_type: type[Operation]) -> SSAValue:
+def _gpu_index(b: IndexBuilder, op_type: type[Operation]) -> SSAValue:
     return b.value(op_type(gpu.DimensionAttr(gpu.DimensionEnum.X)))  # type: ignore[call-arg]
 
 
-def clone_ops(b: OpBuilder, ops: Sequence[Operation], mapping: dict[SSAValue, SSAValue]) -> None:
+def clone_ops(b: IndexBuilder, ops: Sequence[Operation], mapping: dict[SSAValue, SSAValue]) -> None:
     """Clone ``ops`` in order, extending ``mapping`` with their results."""
     for op in ops:
         clone = op.clone(value_mapper=mapping)
@@ -45,7 +45,7 @@ def _body_ops(loop: scf.ParallelOp) -> list[Operation]:
     return [op for op in loop.body.block.ops if not isinstance(op, scf.ReduceOp)]
 
 
-def _space(b: OpBuilder, loop: scf.ParallelOp, mapping: dict[SSAValue, SSAValue]) -> tuple[list[SSAValue], list[SSAValue], list[SSAValue], SSAValue]:
+def _space(b: IndexBuilder, loop: scf.ParallelOp, mapping: dict[SSAValue, SSAValue]) -> tuple[list[SSAValue], list[SSAValue], list[SSAValue], SSAValue]:
     """Mapped lower bounds, steps, trip counts and total trip count of a loop nest."""
     lbs = [mapping.get(v, v) for v in loop.lowerBound]
     ubs = [mapping.get(v, v) for v in loop.upperBound]
@@ -54,7 +54,7 @@ def _space(b: OpBuilder, loop: scf.ParallelOp, mapping: dict[SSAValue, SSAValue]
     return lbs, steps, counts, b.product(counts)
 
 
-def _combine(b: OpBuilder, reduce: scf.ReduceOp, index: int, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+def _combine(b: IndexBuilder, reduce: scf.ReduceOp, index: int, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
     """Inline the ``index``-th region of an ``scf.reduce`` on (lhs, rhs)."""
     region = reduce.reductions[index].block
     mapping: dict[SSAValue, SSAValue] = {region.args[0]: lhs, region.args[1]: rhs}
@@ -70,7 +70,7 @@ def _terminator(loop: scf.ParallelOp) -> scf.ReduceOp:
     return term
 
 
-def sequentialize(b: OpBuilder, loop: scf.ParallelOp, mapping: dict[SSAValue, SSAValue]) -> None:
+def sequentialize(b: IndexBuilder, loop: scf.ParallelOp, mapping: dict[SSAValue, SSAValue]) -> None:
     """Clone ``loop`` as a sequential ``scf.for`` nest carrying its reductions' accumulators."""
     accs = [mapping.get(v, v) for v in loop.initVals]
     lbs = [mapping.get(v, v) for v in loop.lowerBound]
@@ -82,7 +82,7 @@ def sequentialize(b: OpBuilder, loop: scf.ParallelOp, mapping: dict[SSAValue, SS
 
 
 def _nest(
-    b: OpBuilder,
+    b: IndexBuilder,
     loop: scf.ParallelOp,
     bounds: list[tuple[SSAValue, SSAValue, SSAValue]],
     dim: int,
@@ -95,14 +95,14 @@ def _nest(
         return [_combine(b, reduce, i, acc, mapping.get(v, v)) for i, (acc, v) in enumerate(zip(accs, reduce.args, strict=True))]
     body = Block(arg_types=[IndexType(), *(a.type for a in accs)])
     mapping[loop.body.block.args[dim]] = body.args[0]
-    inner = OpBuilder(body, b.location)
+    inner = IndexBuilder(body, b.location)
     results = _nest(inner, loop, bounds, dim + 1, list(body.args[1:]), mapping)
     inner.add(scf.YieldOp(*results))
     lb, ub, step = bounds[dim]
     return list(b.add(scf.ForOp(lb, ub, step, accs, Region(body))).results)
 
 
-def clone_body(b: OpBuilder, ops: Sequence[Operation], mapping: dict[SSAValue, SSAValue]) -> None:
+def clone_body(b: IndexBuilder, ops: Sequence[Operation], mapping: dict[SSAValue, SSAValue]) -> None:
     """Clone ops of a kernel body; nested ``scf.parallel``s become sequential loops."""
     for op in ops:
         if isinstance(op, scf.ParallelOp):
@@ -111,7 +111,7 @@ def clone_body(b: OpBuilder, ops: Sequence[Operation], mapping: dict[SSAValue, S
             clone_ops(b, [op], mapping)
 
 
-def _thread_ids(b: OpBuilder) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
+def _thread_ids(b: IndexBuilder) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
     return (
         _gpu_index(b, gpu.ThreadIdOp),
         _gpu_index(b, gpu.BlockIdOp),
@@ -120,14 +120,14 @@ def _thread_ids(b: OpBuilder) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
     )
 
 
-def grid_stride(b: OpBuilder, loop: scf.ParallelOp, mapping: dict[SSAValue, SSAValue]) -> None:
+def grid_stride(b: IndexBuilder, loop: scf.ParallelOp, mapping: dict[SSAValue, SSAValue]) -> None:
     """Body of a grid-stride kernel for ``loop``."""
     lbs, steps, counts, total = _space(b, loop, mapping)
     tid, bid, bdim, gdim = _thread_ids(b)
     start = b.add_(b.mul(bid, bdim), tid)
     stride = b.mul(gdim, bdim)
     body = Block(arg_types=[IndexType()])
-    inner = OpBuilder(body, b.location)
+    inner = IndexBuilder(body, b.location)
     ivs = inner.delinearize(body.args[0], lbs, steps, counts)
     mapping.update(zip(loop.body.block.args, ivs, strict=True))
     clone_body(inner, _body_ops(loop), mapping)
@@ -151,7 +151,7 @@ def tree_parts(loop: scf.ParallelOp) -> tuple[list[Operation], scf.ParallelOp, l
     return before, red, after
 
 
-def block_tree(b: OpBuilder, loop: scf.ParallelOp, mapping: dict[SSAValue, SSAValue]) -> None:
+def block_tree(b: IndexBuilder, loop: scf.ParallelOp, mapping: dict[SSAValue, SSAValue]) -> None:
     """Body of a block-per-output tree-reduction kernel for ``loop`` (see ``tree_parts``)."""
     parts = tree_parts(loop)
     assert parts is not None
@@ -161,12 +161,12 @@ def block_tree(b: OpBuilder, loop: scf.ParallelOp, mapping: dict[SSAValue, SSAVa
     lbs, steps, counts, total = _space(b, loop, mapping)
     tid, bid, bdim, gdim = _thread_ids(b)
     outer = Block(arg_types=[IndexType()])
-    ob = OpBuilder(outer, b.location)
+    ob = IndexBuilder(outer, b.location)
     mapping.update(zip(loop.body.block.args, ob.delinearize(outer.args[0], lbs, steps, counts), strict=True))
     clone_ops(ob, before, mapping)
     rlbs, rsteps, rcounts, rtotal = _space(ob, red, mapping)
     part = Block(arg_types=[IndexType(), elem])
-    pb = OpBuilder(part, b.location)
+    pb = IndexBuilder(part, b.location)
     mapping.update(zip(red.body.block.args, pb.delinearize(part.args[0], rlbs, rsteps, rcounts), strict=True))
     clone_body(pb, _body_ops(red), mapping)
     reduce = _terminator(red)
@@ -178,7 +178,7 @@ def block_tree(b: OpBuilder, loop: scf.ParallelOp, mapping: dict[SSAValue, SSAVa
     _tree(ob, reduce, shared, tid)
     is_first = ob.value(arith.CmpiOp(tid, ob.index(0), "eq"))
     then = Block()
-    tb = OpBuilder(then, b.location)
+    tb = IndexBuilder(then, b.location)
     mapping[red.results[0]] = tb.value(memref.LoadOp.get(shared, [tb.index(0)]))
     clone_body(tb, after, mapping)
     tb.add(scf.YieldOp())
@@ -188,14 +188,14 @@ def block_tree(b: OpBuilder, loop: scf.ParallelOp, mapping: dict[SSAValue, SSAVa
     b.add(scf.ForOp(bid, total, gdim, [], Region(outer)))
 
 
-def _tree(b: OpBuilder, reduce: scf.ReduceOp, shared: SSAValue, tid: SSAValue) -> None:
+def _tree(b: IndexBuilder, reduce: scf.ReduceOp, shared: SSAValue, tid: SSAValue) -> None:
     """Halve the active threads each step: shared[t] = combine(shared[t], shared[t + s])."""
     body = Block(arg_types=[IndexType()])
-    lb = OpBuilder(body, b.location)
+    lb = IndexBuilder(body, b.location)
     s = lb.value(arith.ShRUIOp(lb.index(TREE_BLOCK // 2), body.args[0]))
     active = lb.value(arith.CmpiOp(tid, s, "ult"))
     then = Block()
-    tb = OpBuilder(then, b.location)
+    tb = IndexBuilder(then, b.location)
     mine = tb.value(memref.LoadOp.get(shared, [tid]))
     other = tb.value(memref.LoadOp.get(shared, [tb.add_(tid, s)]))
     tb.add(memref.StoreOp.get(_combine(tb, reduce, 0, mine, other), shared, [tid]))

@@ -23,11 +23,11 @@ from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.ir import SSAValue
 
 from kiln.dialects import graph, krt
-from kiln.passes import _bufferize_builders as build
-from kiln.passes._bufferize_buffers import Root, RootKind
+from kiln.passes.bufferize import builders as build
+from kiln.passes.bufferize.buffers import Root, RootKind
 
 if TYPE_CHECKING:
-    from kiln.passes._bufferize_func import FunctionBufferizer
+    from kiln.passes.bufferize.func import FunctionBufferizer
 
 
 def bufferize_read(fb: FunctionBufferizer, op: graph.ReadOp) -> None:

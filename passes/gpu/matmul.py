@@ -19,7 +19,7 @@ from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from kiln.dialects.contracts import SHARED_SPACE
-from kiln.passes._gpu_builder import OpBuilder
+from kiln.passes.gpu.builder import IndexBuilder
 
 TILE = 32
 THREADS = 16
@@ -27,33 +27,33 @@ REG = TILE // THREADS
 K_TILE = 16
 
 
-def _zero(b: OpBuilder, ty: Attribute) -> SSAValue:
+def _zero(b: IndexBuilder, ty: Attribute) -> SSAValue:
     attr = FloatAttr(0.0, ty) if isinstance(ty, AnyFloat) else IntegerAttr(0, ty)  # type: ignore[arg-type]
     return b.value(arith.ConstantOp(attr))
 
 
-def dim_size(b: OpBuilder, ref: SSAValue, i: int) -> SSAValue:
+def dim_size(b: IndexBuilder, ref: SSAValue, i: int) -> SSAValue:
     """Size ``i`` of a memref: a constant when static."""
     assert isinstance(ref.type, MemRefType)
     size = ref.type.get_shape()[i]
     return b.index(size) if size >= 0 else b.value(memref.DimOp.from_source_and_index(ref, b.index(i)))
 
 
-def _all(b: OpBuilder, conds: list[SSAValue]) -> SSAValue:
+def _all(b: IndexBuilder, conds: list[SSAValue]) -> SSAValue:
     result = conds[0]
     for c in conds[1:]:
         result = b.value(arith.AndIOp(result, c))
     return result
 
 
-def _lt(b: OpBuilder, x: SSAValue, bound: SSAValue) -> SSAValue:
+def _lt(b: IndexBuilder, x: SSAValue, bound: SSAValue) -> SSAValue:
     return b.value(arith.CmpiOp(x, bound, "slt"))
 
 
-def _guarded_load(b: OpBuilder, ref: SSAValue, indices: list[SSAValue], ok: SSAValue, zero: SSAValue) -> SSAValue:
+def _guarded_load(b: IndexBuilder, ref: SSAValue, indices: list[SSAValue], ok: SSAValue, zero: SSAValue) -> SSAValue:
     """``ok ? ref[indices] : zero``."""
     then = Block()
-    tb = OpBuilder(then, b.location)
+    tb = IndexBuilder(then, b.location)
     tb.add(scf.YieldOp(tb.value(memref.LoadOp.get(ref, indices))))
     return b.value(scf.IfOp(ok, [zero.type], Region(then), Region(Block([scf.YieldOp(zero)]))))
 
@@ -63,7 +63,7 @@ def _elem(ref: SSAValue) -> Attribute:
     return ref.type.get_element_type()
 
 
-def _stage(b: OpBuilder, src: SSAValue, tile: SSAValue, cols: int, origin: tuple[SSAValue, SSAValue],
+def _stage(b: IndexBuilder, src: SSAValue, tile: SSAValue, cols: int, origin: tuple[SSAValue, SSAValue],
            bounds: tuple[SSAValue, SSAValue], tid: SSAValue) -> None:
     """Every thread copies its share of a ``len/cols``×``cols`` tile of ``src`` at ``origin`` into ``tile``."""
     assert isinstance(tile.type, MemRefType)
@@ -77,7 +77,7 @@ def _stage(b: OpBuilder, src: SSAValue, tile: SSAValue, cols: int, origin: tuple
         b.add(memref.StoreOp.get(_guarded_load(b, src, [row, col], ok, zero), tile, [e]))
 
 
-def _apply_body(b: OpBuilder, generic: linalg.GenericOp, a: SSAValue, x: SSAValue, acc: SSAValue) -> SSAValue:
+def _apply_body(b: IndexBuilder, generic: linalg.GenericOp, a: SSAValue, x: SSAValue, acc: SSAValue) -> SSAValue:
     """Clone the linalg body on (a, b, acc); returns the yielded value."""
     block = generic.body.block
     mapping: dict[SSAValue, SSAValue] = dict(zip(block.args, (a, x, acc), strict=True))
@@ -90,7 +90,7 @@ def _apply_body(b: OpBuilder, generic: linalg.GenericOp, a: SSAValue, x: SSAValu
     raise AssertionError("linalg body without linalg.yield")
 
 
-def tiled_matmul(b: OpBuilder, generic: linalg.GenericOp, a_ref: SSAValue, b_ref: SSAValue, c_ref: SSAValue) -> None:
+def tiled_matmul(b: IndexBuilder, generic: linalg.GenericOp, a_ref: SSAValue, b_ref: SSAValue, c_ref: SSAValue) -> None:
     """The kernel body (before ``gpu.return``) for ``C[m, n] = body(A[m, k], B[k, n], C[m, n])`` over k."""
     elem = _elem(c_ref)
     a_tile = b.value(memref.AllocaOp.get(_elem(a_ref), shape=[TILE * K_TILE], memory_space=SHARED_SPACE))
@@ -107,14 +107,14 @@ def tiled_matmul(b: OpBuilder, generic: linalg.GenericOp, a_ref: SSAValue, b_ref
     init = [_guarded_load(b, c_ref, [rows[r], cols[c]], inside[r][c], zero) for r in range(REG) for c in range(REG)]
 
     slab = Block(arg_types=[IndexType(), *(v.type for v in init)])
-    sb = OpBuilder(slab, b.location)
+    sb = IndexBuilder(slab, b.location)
     kt = slab.args[0]
     _stage(sb, a_ref, a_tile, K_TILE, (row0, kt), (m, k), tid)
     _stage(sb, b_ref, b_tile, TILE, (kt, col0), (k, n), tid)
     sb.add(gpu.BarrierOp())
     depth = sb.value(arith.MinSIOp(sb.index(K_TILE), sb.value(arith.SubiOp(k, kt))))
     step = Block(arg_types=[IndexType(), *(v.type for v in init)])
-    kb = OpBuilder(step, b.location)
+    kb = IndexBuilder(step, b.location)
     kk = step.args[0]
     a_vals = [kb.value(memref.LoadOp.get(a_tile, [kb.add_(kb.mul(kb.add_(ty, kb.index(THREADS * r)), kb.index(K_TILE)), kk)]))
               for r in range(REG)]
@@ -130,7 +130,7 @@ def tiled_matmul(b: OpBuilder, generic: linalg.GenericOp, a_ref: SSAValue, b_ref
     for r in range(REG):
         for c in range(REG):
             then = Block()
-            tb = OpBuilder(then, b.location)
+            tb = IndexBuilder(then, b.location)
             tb.add(memref.StoreOp.get(final[r * REG + c], c_ref, [rows[r], cols[c]]))
             tb.add(scf.YieldOp())
             b.add(scf.IfOp(inside[r][c], [], Region(then), Region(Block([scf.YieldOp()]))))

@@ -1,4 +1,4 @@
-"""A small op builder for kiln's GPU passes: appends ops to a block, all at one source location."""
+"""The op builder of kiln's GPU passes: ``index`` arithmetic for launch sizes and loop nests."""
 
 from __future__ import annotations
 
@@ -6,38 +6,14 @@ from collections.abc import Sequence
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr
-from xdsl.dialects.builtin import LocationAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import SSAValue
+
+from kiln.dialects.ir_utils import OpBuilder, constant_int
 
 
-def constant_index(value: SSAValue) -> int | None:
-    """The value of an integer ``arith.constant``, else None."""
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
-class OpBuilder:
-    """Appends ops to ``block`` (before ``before`` when given), copying ``location`` onto each."""
-
-    def __init__(self, block: Block, location: LocationAttr, before: Operation | None = None) -> None:
-        self.block = block
-        self.location = location
-        self.before = before
-
-    def add(self, op: Operation) -> Operation:
-        """Insert ``op`` and return it."""
-        op.location = self.location
-        if self.before is None:
-            self.block.add_op(op)
-        else:
-            self.block.insert_op_before(op, self.before)
-        return op
-
-    def value(self, op: Operation) -> SSAValue:
-        """Insert ``op`` and return its only result."""
-        return self.add(op).results[0]
+class IndexBuilder(OpBuilder):
+    """An :class:`OpBuilder` with the ``index`` arithmetic of launch sizes and loop nests, folded
+    where the operands are constants (so static sizes stay literals in the kernel and launch)."""
 
     def index(self, value: int) -> SSAValue:
         """An ``index`` constant."""
@@ -45,7 +21,7 @@ class OpBuilder:
 
     def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
         """a * b; constants are folded so static launch sizes stay literals."""
-        ca, cb = constant_index(a), constant_index(b)
+        ca, cb = constant_int(a), constant_int(b)
         if ca is not None and cb is not None:
             return self.index(ca * cb)
         if ca == 1 or cb == 1:
@@ -66,7 +42,7 @@ class OpBuilder:
 
     def trip_count(self, lb: SSAValue, ub: SSAValue, step: SSAValue) -> SSAValue:
         """Iterations of ``for (i = lb; i < ub; i += step)``, never negative."""
-        lo, hi, st = constant_index(lb), constant_index(ub), constant_index(step)
+        lo, hi, st = constant_int(lb), constant_int(ub), constant_int(step)
         if lo is not None and hi is not None and st is not None:
             return self.index(max(0, -(-(hi - lo) // st)))
         span = self.value(arith.SubiOp(ub, lb))

@@ -17,7 +17,7 @@ from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
-from kiln.passes._bufferize_builders import index_constant
+from kiln.passes.bufferize.builders import index_constant
 
 Emit = Callable[[Operation], Operation]
 

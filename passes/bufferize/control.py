@@ -41,12 +41,12 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.dialects import graph
-from kiln.passes import _bufferize_builders as build
+from kiln.passes.bufferize import builders as build
 
-from kiln.passes._bufferize_buffers import Buffer, Root
+from kiln.passes.bufferize.buffers import Buffer, Root
 
 if TYPE_CHECKING:
-    from kiln.passes._bufferize_func import FunctionBufferizer
+    from kiln.passes.bufferize.func import FunctionBufferizer
 
 
 def _dropped(t: Attribute) -> bool:

@@ -13,7 +13,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
-from kiln.passes._bufferize_analysis import BlockOrder
+from kiln.passes.bufferize.analysis import BlockOrder
 
 #: Ops whose result aliases their first operand.
 VIEW_OPS = (memref.SubviewOp, memref.CollapseShapeOp, memref.ExpandShapeOp)

@@ -1,6 +1,6 @@
 """Where a tensor value lives during bufferization: a :class:`Buffer`, a memref value in one
 :class:`Root` allocation (views share their source's root). Shared by the function bufferizer
-(``_bufferize_func``) and its helpers for control flow and effects, which it calls."""
+(``bufferize/func.py``) and its helpers for control flow and effects, which it calls."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Every tensor value of the body is given a :class:`Buffer`: a memref value and
 the :class:`Root` allocation it lives in (views share their source's root).
 Ops are rewritten in program order, nested blocks (``scf.if``/``scf.while``
-regions, see ``_bufferize_control``) when their op is reached; the new
+regions, see ``bufferize/control.py``) when their op is reached; the new
 buffer-level ops are inserted before the tensor op they replace, and the tensor
 ops are erased at the end, so the analyses keep seeing the original program
 while it is rewritten.
@@ -33,12 +33,11 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.dialects import graph
-from kiln.passes import _bufferize_builders as build
-from kiln.passes._bufferize_analysis import BlockOrder, out_param_destinations
-from kiln.passes import _bufferize_control as control
-from kiln.passes import _bufferize_effects as effects
-from kiln.passes._bufferize_buffers import Buffer, Root, RootKind
-from kiln.passes._bufferize_shapes import ResultShapes
+from kiln.passes.bufferize import builders as build
+from kiln.passes.bufferize.analysis import BlockOrder, out_param_destinations
+from kiln.passes.bufferize import control, effects
+from kiln.passes.bufferize.buffers import Buffer, Root, RootKind
+from kiln.passes.bufferize.shapes import ResultShapes
 
 
 def is_tensor(value: SSAValue) -> bool:

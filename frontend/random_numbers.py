@@ -234,6 +234,8 @@ def _wrap_numpy_seed() -> None:
         if trace_context.current() is None and (value is None or isinstance(value, (int, np.integer))):
             seed(None if value is None else int(value))
 
+    seed_both.__name__ = seed_both.__qualname__ = "seed"  # it is np.random.seed
+    seed_both.__module__ = getattr(original, "__module__", None) or "numpy.random"
     seed_both.__kiln_wrapped__ = True  # type: ignore[attr-defined]
     seed_both.__doc__ = original.__doc__
     np.random.seed = seed_both  # type: ignore[assignment]

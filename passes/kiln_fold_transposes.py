@@ -8,7 +8,9 @@ long as the product itself. This pass replaces the copy by a ``memref.reinterpre
 
 - the copy is a 2-D transpose of a row-major buffer with static shape into a fresh allocation;
 - the allocation is only read (as an input of a ``linalg`` op) after the copy, in the same block;
-- nothing between the copy and its last reader may write ``x``: every buffer an op there writes
+- ``x`` freed between the copy and its last reader (the copy was its last use) is freed after
+  that reader instead;
+- nothing else between the copy and its last reader may write or free ``x``: every buffer an op there writes
   views another function argument or allocation (distinct arguments never overlap: an array
   passed twice is one argument); an op that may write what it is given (a call, a kernel) keeps
   the copy.
@@ -65,8 +67,8 @@ def _is_transpose_copy(op: linalg.GenericOp) -> bool:
     return len(body) == 1 and isinstance(body[0], YieldOp) and body[0].operands[0] is op.body.block.args[0]
 
 
-#: ops that read buffers only (or free them)
-_READERS = (memref.LoadOp, memref.DeallocOp, memref.DimOp, YieldOp)
+#: ops that read buffers only
+_READERS = (memref.LoadOp, memref.DimOp, YieldOp)
 
 
 def _written(op: Operation) -> list[SSAValue] | None:
@@ -79,6 +81,8 @@ def _written(op: Operation) -> list[SSAValue] | None:
             out.append(inner.memref)
         elif isinstance(inner, memref.CopyOp):
             out.append(inner.destination)
+        elif isinstance(inner, memref.DeallocOp):
+            out.append(inner.memref)  # freeing it ends its contents too
         elif not isinstance(inner, _READERS) and any(isinstance(v.type, MemRefType) for v in inner.operands):
             return None  # a call, a view, a kernel...: it may write what it is given
     return out
@@ -123,10 +127,18 @@ class FoldTransposeCopy(RewritePattern):
             return
         last = max(block.get_operation_index(r) for r in readers)
         source_root = _root(src)
+        freed: list[memref.DeallocOp] = []
         for between in list(block.ops)[block.get_operation_index(op) + 1 : last]:
+            if isinstance(between, memref.DeallocOp) and _root(between.memref) is source_root:
+                freed.append(between)  # the source dies after the copy: it must live to the last reader now
+                continue
             written = _written(between)
             if written is None or any(_root(w) in (None, source_root) or w is dst for w in written):
                 return
+        last_reader = list(block.ops)[last]
+        for dealloc in freed:  # freed after the last reader instead
+            dealloc.detach()
+            block.insert_op_after(dealloc, last_reader)
         rows, cols = src_type.get_shape()
         view_type = MemRefType(src_type.element_type, [cols, rows], StridedLayoutAttr([1, cols], 0))
         view = memref.ReinterpretCastOp.from_dynamic(src, [0], [cols, rows], [1, cols], view_type)

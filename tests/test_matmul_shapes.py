@@ -193,3 +193,25 @@ def test_batched_on_two_threads(dtype: str, monkeypatch: pytest.MonkeyPatch) -> 
 def test_empty_dimensions(dtype: str, a: tuple[int, ...], b: tuple[int, ...]) -> None:
     """An empty contracted axis gives zeros; an empty output axis, an empty result."""
     check(matmul, arr(a, dtype), arr(b, dtype))
+
+
+
+def second_layer_loss(w1: np.ndarray, w2: np.ndarray, x: np.ndarray) -> Any:
+    h = np.maximum(x @ w1, np.float32(0))
+    logits = h @ w2
+    return np.sum(logits * logits)
+
+
+def test_transposed_intermediates_in_products() -> None:
+    """kiln-fold-transposes reads a transposed intermediate through a strided view: the
+    intermediate (a 128x256 heap buffer here, h) must live until the product has read it. It was
+    freed right after the copy the view replaced, and the gradient of the second layer, h.T @ g,
+    came out 10^15 times too large."""
+    rng = np.random.default_rng(3)
+    w1 = (rng.normal(size=(784, 256)) * 0.05).astype(np.float32)
+    w2 = (rng.normal(size=(256, 10)) * 0.05).astype(np.float32)
+    x = rng.normal(size=(128, 784)).astype(np.float32)
+    got = kiln.grad(second_layer_loss, argnums=1)(w1, w2, x)
+    h = np.maximum(x @ w1, 0)
+    want = h.T @ (2 * (h @ w2))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())

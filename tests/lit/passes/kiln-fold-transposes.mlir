@@ -69,3 +69,36 @@ func.func @copy_written(%x: memref<4x6xf32>, %out: memref<6x4xf32>) {
   memref.dealloc %t : memref<6x4xf32>
   func.return
 }
+
+// -----
+
+// The source is an intermediate freed right after the copy (its last use until now): it is
+// freed after the last reader instead, or the view would read freed memory.
+// CHECK-LABEL: func.func @freed_source
+// CHECK:         %[[H:.*]] = memref.alloc() : memref<4x6xf32>
+// CHECK:         %[[T:.*]] = memref.reinterpret_cast %[[H]]
+// CHECK-NOT:     memref.dealloc %[[H]]
+// CHECK:         linalg.generic {{.*}} ins(%[[T]] : memref<6x4xf32, strided<[1, 6]>>)
+// CHECK-NEXT:    ^bb0
+// CHECK:         }
+// CHECK-NEXT:    memref.dealloc %[[H]] : memref<4x6xf32>
+func.func @freed_source(%x: memref<4x6xf32>, %out: memref<6x4xf32>) {
+  %h = memref.alloc() : memref<4x6xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<4x6xf32>) outs(%h : memref<4x6xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.mulf %a, %a : f32
+    linalg.yield %m : f32
+  }
+  %t = memref.alloc() : memref<6x4xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%h : memref<4x6xf32>) outs(%t : memref<6x4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  memref.dealloc %h : memref<4x6xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%t : memref<6x4xf32>) outs(%out : memref<6x4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  memref.dealloc %t : memref<6x4xf32>
+  func.return
+}

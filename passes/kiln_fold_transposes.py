@@ -10,7 +10,8 @@ long as the product itself. This pass replaces the copy by a ``memref.reinterpre
 - the allocation is only read (as an input of a ``linalg`` op) after the copy, in the same block;
 - ``x`` freed between the copy and its last reader (the copy was its last use) is freed after
   that reader instead;
-- nothing else between the copy and its last reader may write or free ``x``: every buffer an op there writes
+- nothing else from the copy to its last reader (the readers included: ``x[:] = x.T`` reads the
+  copy while it writes ``x``) may write or free ``x``: every buffer an op there writes
   views another function argument or allocation (distinct arguments never overlap: an array
   passed twice is one argument); an op that may write what it is given (a call, a kernel) keeps
   the copy.
@@ -128,7 +129,7 @@ class FoldTransposeCopy(RewritePattern):
         last = max(block.get_operation_index(r) for r in readers)
         source_root = _root(src)
         freed: list[memref.DeallocOp] = []
-        for between in list(block.ops)[block.get_operation_index(op) + 1 : last]:
+        for between in list(block.ops)[block.get_operation_index(op) + 1 : last + 1]:  # the readers too
             if isinstance(between, memref.DeallocOp) and _root(between.memref) is source_root:
                 freed.append(between)  # the source dies after the copy: it must live to the last reader now
                 continue

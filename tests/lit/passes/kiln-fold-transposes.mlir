@@ -102,3 +102,24 @@ func.func @freed_source(%x: memref<4x6xf32>, %out: memref<6x4xf32>) {
   memref.dealloc %t : memref<6x4xf32>
   func.return
 }
+
+// -----
+
+// x[:] = x.T: the reader writes the source while it reads the copy, so the copy stays (a view
+// would transpose in place, overwriting what it still has to read).
+// CHECK-LABEL: func.func @reader_writes_the_source
+// CHECK:         memref.alloc
+// CHECK-NOT:     memref.reinterpret_cast
+func.func @reader_writes_the_source(%x: memref<4x4xf32>) {
+  %t = memref.alloc() : memref<4x4xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<4x4xf32>) outs(%t : memref<4x4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%t : memref<4x4xf32>) outs(%x : memref<4x4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  memref.dealloc %t : memref<4x4xf32>
+  func.return
+}

@@ -184,21 +184,19 @@ def _plain(value: Any) -> Any:
 
 
 def _recording(values: Any) -> EagerRecording:
+    """The recording of the first followed array among ``values`` (in lists and tuples too)."""
+    found = _find_recording(values)
+    assert found is not None, "a TapeArray call without a recorded operand"
+    return found
+
+
+def _find_recording(values: Any) -> EagerRecording | None:
     for v in values:
         if isinstance(v, TapeArray) and v._rec is not None:
             return v._rec
-        if isinstance(v, (list, tuple)):
-            found = _recording_or_none(v)
-            if found is not None:
-                return found
-    raise AssertionError("a TapeArray call without a recorded operand")
-
-
-def _recording_or_none(values: Any) -> EagerRecording | None:
-    try:
-        return _recording(values)
-    except AssertionError:
-        return None
+        if isinstance(v, (list, tuple)) and (found := _find_recording(v)) is not None:
+            return found
+    return None
 
 
 _UNRECORDED = (

@@ -269,7 +269,7 @@ def test_watch_inside_a_function_and_refused_eagerly() -> None:
 
 def test_eager_tape_refuses_what_it_cannot_follow() -> None:
     v = kiln.Variable(np.ones(3))
-    with kiln.GradientTape() as tape:
+    with kiln.GradientTape():
         y = v * 2.0
         with pytest.raises(NotImplementedError, match="cannot follow this array"):
             y += 1.0

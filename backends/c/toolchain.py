@@ -2,7 +2,16 @@
 
 Flags (``DEFAULT_OPT_FLAGS``), and why:
 
-* ``-O3 -march=native``: full optimisation and vectorisation for this host's ISA.
+* ``-O2 -ftree-loop-vectorize -fvect-cost-model=dynamic -march=native``: -O2 plus gcc's loop
+  vectorizer, for this host's ISA; not ``-O3``. gcc 12.2's -O3-only pass ``cunrolli`` (complete
+  unrolling of inner loops before vectorization) made straight-line vector code in which a load
+  of an array was moved after a store to the same bytes (IRA took the load for an unchanged
+  memory equivalent): kiln.fuzz 1138-171, ``for _ in range(3): a[:, ::-1] += a`` on a 6x6 array,
+  came out wrong in row 3, with AVX-512 and with ``-march=haswell`` alike; a 12-line C program
+  without kiln shows it. -O3's other passes are superlinear in a function's size (NPBench's
+  channel_flow: 8.0 s in gcc at -O3, 2.2 s so), and kiln vectorizes its loops itself: NPBench's
+  kernels at preset S ran as fast (53 kernels, each within 0.89x-1.13x of -O3; geometric mean
+  1.01x, 2026-11-26).
 * ``-ffp-contract=off``: no implicit a*b+c → fma fusion (gcc's default in GNU mode),
   so + - * / round exactly like NumPy. No ``-ffast-math`` for the same reason.
 * ``-fno-math-errno``: libm calls need not set errno, so ``sqrt`` becomes one
@@ -12,8 +21,8 @@ Flags (``DEFAULT_OPT_FLAGS``), and why:
   -> float64 round trip on two-lane groups (``(double)(float)x`` becomes ``x``; NumPy's
   ``x.astype(np.float32).astype(np.float64)`` on 2x5 came out unrounded in its last two
   elements). kiln vectorizes its loops itself; gcc's loop vectorizer stays on.
-* ``-fno-tree-loop-distribute-patterns``: gcc 12.2 at -O3 with AVX-512 folded a 5-element
-  int64 row wrongly (kiln.fuzz 1134-4849: ``v[i] = concatenate([full(2, 5), v.sum(1)]) > 0``
+* ``-fno-tree-loop-distribute-patterns``: gcc 12.2 at -O3 (the pass runs at -O2 too) with
+  AVX-512 folded a 5-element int64 row wrongly (kiln.fuzz 1134-4849: ``v[i] = concatenate([full(2, 5), v.sum(1)]) > 0``
   stored ``[1,1,1,1,0]`` for ``[1,1,0,0,0]``; the whole function was constant-folded, and
   value numbering looked through the zero-fill loop gcc had made a ``memset`` of). Without
   that pattern (loops stay loops; kiln's zero fills are short) the result is right; -mavx2,
@@ -22,11 +31,6 @@ Flags (``DEFAULT_OPT_FLAGS``), and why:
   loop that straddles two 64-byte lines runs slower on this machine's Zen 3 (Collatz's
   8-instruction inner loop: 16.5 ms across a line boundary, 13.5 ms within one; the same
   code in a static binary, placed within a line by chance, 11-14 ms). Costs a few no-ops.
-
-A source over ``LARGE_SOURCE_LINES`` lines (one big function: NPBench's channel_flow is 3000
-lines) gets ``-O2 -ftree-loop-vectorize -fvect-cost-model=dynamic`` instead of ``-O3``: gcc's
--O3-only passes are superlinear in a function's size (channel_flow: 8.0 s at -O3, 2.2 s so), and
-kiln vectorizes its loops itself (channel_flow ran in 54 ms so, 59 ms at -O3, best of 5).
 
 A source cut into parts by ``kiln-outline-parts`` (backends/c/parts.py) compiles as one
 translation unit per core at most, in parallel, linked into the one shared object: gcc is
@@ -51,7 +55,9 @@ from kiln.backends import cache
 from kiln.backends.c import parts
 
 DEFAULT_OPT_FLAGS: tuple[str, ...] = (
-    "-O3",
+    "-O2",
+    "-ftree-loop-vectorize",
+    "-fvect-cost-model=dynamic",
     "-march=native",
     "-ffp-contract=off",
     "-fno-math-errno",
@@ -100,23 +106,9 @@ def shared_object_path(source: str, *, opt_flags: tuple[str, ...] = DEFAULT_OPT_
     return _build_plan(source, opt_flags)[2]
 
 
-#: above this many lines of C, ``-O3`` becomes ``LARGE_SOURCE_FLAGS`` (see the module docstring)
-LARGE_SOURCE_LINES = 1500
-LARGE_SOURCE_FLAGS: tuple[str, ...] = ("-O2", "-ftree-loop-vectorize", "-fvect-cost-model=dynamic")
-
-
-def _sized_flags(source: str, opt_flags: tuple[str, ...]) -> tuple[str, ...]:
-    """``opt_flags`` with ``-O3`` traded for ``LARGE_SOURCE_FLAGS`` when the source is large."""
-    if "-O3" not in opt_flags or source.count("\n") <= LARGE_SOURCE_LINES:
-        return opt_flags
-    at = opt_flags.index("-O3")
-    return (*opt_flags[:at], *LARGE_SOURCE_FLAGS, *opt_flags[at + 1 :])
-
-
 def _build_plan(source: str, opt_flags: tuple[str, ...]) -> tuple[str, tuple[str, ...], Path]:
     """(compiler, full flags, cached shared object path) for ``source``."""
     cc = compiler()
-    opt_flags = _sized_flags(source, opt_flags)
     flags = (*opt_flags, *_SHARED_FLAGS, *(("-fopenmp",) if "#pragma omp" in source else ()))
     key = cache.cache_key(source, compiler_identity(cc), flags, host_identity())
     return cc, flags, cache.entry(key, ".so")

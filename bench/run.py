@@ -1,16 +1,21 @@
 """kiln's benchmark suite: every workload against NumPy (and Numba and JAX where importable) in
 one run, with the machine's limits measured in the same run; medians of repeated runs.
 
-    python -m kiln.bench [--quick] [--out bench/RESULTS.md] [--only SUBSTRING]
+    python -m kiln.bench [--quick] [--out bench/RESULTS.md] [--only SUBSTRING] [--busy N]
+
+``--busy N`` keeps N other processes spinning meanwhile and times kiln again with
+``KILN_NUM_THREADS=1`` beside its default: the threading policy must not lose on a busy machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import datetime
 import functools
 import inspect
+import multiprocessing
 import os
 import shlex
 import platform
@@ -20,19 +25,22 @@ import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from kiln.bench.fma_peak import fma_peak_gflops
 from kiln.bench.workloads import Workload, workloads
 
-#: FP32 FMA peak per core measured on the development machine (shared/notes/perf-baselines.md)
-FMA_PEAK_GFLOPS_PER_CORE = 117.4
 #: rounds of timing every peer in turn, per workload
 ROUNDS = 3
+#: with ``--busy``: kiln again with one thread, timed in turn with kiln's default setting
+ONE_THREAD = "kiln 1 thread"
+#: environment a peer's calls run under (kiln's thread count is read at each call)
+PEER_ENV: dict[str, dict[str, str]] = {ONE_THREAD: {"KILN_NUM_THREADS": "1"}}
 
 
 @dataclass
@@ -69,8 +77,9 @@ def median_seconds(fn: Callable[[], Any], quick: bool) -> float:
     return statistics.median(runs)
 
 
-def _peers() -> dict[str, Callable[[Workload], Callable[..., Any]]]:
-    """Peer name -> how it makes a callable of the workload's inputs (only importable peers)."""
+def _peers(one_thread: bool = False) -> dict[str, Callable[[Workload], Callable[..., Any]]]:
+    """Peer name -> how it makes a callable of the workload's inputs (only importable peers);
+    ``one_thread`` adds kiln run with ``KILN_NUM_THREADS=1`` (the same compiled function)."""
     import kiln
     from kiln.backends.c import pyext
 
@@ -87,6 +96,8 @@ def _peers() -> dict[str, Callable[[Workload], Callable[..., Any]]]:
         "kiln": make_kiln,
         "numpy": lambda w: w.numpy_fn or w.fn,
     }
+    if one_thread:
+        peers[ONE_THREAD] = make_kiln
     try:
         import jax
         import jax.numpy as jnp
@@ -152,6 +163,41 @@ def _close(got: Any, want: Any, rtol: float) -> bool:
     )
 
 
+@contextlib.contextmanager
+def _environment(settings: dict[str, str]) -> Iterator[None]:
+    """``os.environ`` with ``settings`` for the duration (restored after)."""
+    saved = {k: os.environ.get(k) for k in settings}
+    os.environ.update(settings)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+@contextlib.contextmanager
+def _busy_cores(count: int) -> Iterator[None]:
+    """``count`` processes spinning on the CPU for the duration: a machine other work keeps busy."""
+    ctx = multiprocessing.get_context("spawn")
+    spinners = [ctx.Process(target=_spin, daemon=True) for _ in range(count)]
+    for p in spinners:
+        p.start()
+    try:
+        yield
+    finally:
+        for p in spinners:
+            p.kill()
+            p.join()
+
+
 def run_workload(w: Workload, peers: dict[str, Callable[[Workload], Callable[..., Any]]], quick: bool,
                  rounds: int = ROUNDS) -> Row:
     """Check every peer's result against NumPy's, then time the peers in turn, ``rounds``
@@ -168,7 +214,8 @@ def run_workload(w: Workload, peers: dict[str, Callable[[Workload], Callable[...
             continue
         try:
             fn = make(w)
-            result = fn(*inputs)
+            with _environment(PEER_ENV.get(peer, {})):
+                result = fn(*inputs)
         except Exception as e:  # a peer that cannot run this workload is reported, not fatal
             row.notes.append(f"{peer}: {type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}")
             continue
@@ -180,7 +227,8 @@ def run_workload(w: Workload, peers: dict[str, Callable[[Workload], Callable[...
     times: dict[str, list[float]] = {peer: [] for peer in ready}
     for _ in range(1 if quick else rounds):
         for peer, fn in ready.items():
-            times[peer].append(median_seconds(lambda fn=fn: fn(*inputs), quick))
+            with _environment(PEER_ENV.get(peer, {})):
+                times[peer].append(median_seconds(lambda fn=fn: fn(*inputs), quick))
     for peer, ts in times.items():
         row.figures[peer] = _figure(w, statistics.median(ts), inputs)
     if "kiln" in ready and w.unit == "GB/s":
@@ -262,7 +310,8 @@ def _fmt(v: float | None) -> str:
     return "–" if v is None else f"{v:.3g}"
 
 
-def report(rows: list[Row], lat: dict[str, float], bandwidth: float, quick: bool, command: str) -> str:
+def report(rows: list[Row], lat: dict[str, float], bandwidth: float, quick: bool, command: str,
+           fma_peak: float, busy: int = 0) -> str:
     peers = [p for p in rows[0].figures] if rows else ["kiln", "numpy"]
     others = [p for p in peers if p != "kiln"]
     threads = os.environ.get("KILN_NUM_THREADS", f"OpenMP default ({os.cpu_count()} cores)")
@@ -279,7 +328,9 @@ def report(rows: list[Row], lat: dict[str, float], bandwidth: float, quick: bool
         + ("" if {"jax", "numba", "tensorflow"} <= set(peers) else " (the others: `pip install -e '.[bench]'`)") + "  ",
         f"Limits measured in this run: copy bandwidth {bandwidth:.1f} GB/s (np.copyto, read+write; each GB/s "
         "row's fraction of it comes from np.copyto timed in alternation with that row's kiln call); "
-        f"FMA peak {FMA_PEAK_GFLOPS_PER_CORE} GFLOP/s per core (perf-baselines.md).  ",
+        f"FMA peak {fma_peak:.1f} GFLOP/s per core (float32, independent vector FMAs on one core: "
+        "bench/fma_peak.py).  ",
+        *([f"Load: {busy} other process(es) spinning on the CPU throughout the timings (`--busy`).  "] if busy else []),
         f"Figures are medians of {1 if quick else ROUNDS} rounds in which every peer is timed in turn (each "
         f"the median of repeated runs){' (quick mode: tiny sizes, not meaningful)' if quick else ''}. "
         "Ratio = kiln's speed over the peer's (>1: kiln faster).",
@@ -293,7 +344,7 @@ def report(rows: list[Row], lat: dict[str, float], bandwidth: float, quick: bool
         if row.copy_fraction is not None:
             limit = f"{row.copy_fraction:.0%} of copy bw"
         elif k is not None and w.unit == "GFLOP/s":
-            limit = f"{k / FMA_PEAK_GFLOPS_PER_CORE:.0%} of 1-core peak"
+            limit = f"{k / fma_peak:.0%} of 1-core peak"
         cells = [_fmt(row.figures.get(p)) for p in peers] + [_ratio(k, row.figures.get(p), w.unit) for p in others]
         lines.append(f"| {w.name} | {w.unit} | " + " | ".join(cells) + f" | {limit} |")
     lines += ["", "| latency | seconds |", "|---|---|"] + [f"| {k} | {v:.4f} |" for k, v in lat.items()]
@@ -316,15 +367,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="tiny sizes and few repeats: a smoke run")
     parser.add_argument("--out", type=Path, help="write the Markdown report here (default: print only)")
     parser.add_argument("--only", help="run only workloads whose name contains this")
+    parser.add_argument("--busy", type=int, default=0, metavar="N",
+                        help="keep N other processes spinning on the CPU meanwhile, and time kiln with one "
+                             "thread beside kiln's default (threads on a busy machine)")
     args = parser.parse_args(argv)
-    peers = _peers()
+    peers = _peers(one_thread=args.busy > 0)
     rows = []
-    for w in workloads():
-        if args.only and args.only not in w.name:
-            continue
-        row = run_workload(w, peers, args.quick)
-        print(w.name, {p: _fmt(v) for p, v in row.figures.items()}, w.unit, *row.notes, sep="  ", flush=True)
-        rows.append(row)
+    with _busy_cores(args.busy):
+        for w in workloads():
+            if args.only and args.only not in w.name:
+                continue
+            row = run_workload(w, peers, args.quick)
+            print(w.name, {p: _fmt(v) for p, v in row.figures.items()}, w.unit, *row.notes, sep="  ", flush=True)
+            rows.append(row)
     settings = " ".join(
         f"{k}={shlex.quote(os.environ[k])}"
         for k in ("KILN_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "XLA_FLAGS",
@@ -334,7 +389,8 @@ def main(argv: list[str] | None = None) -> int:
     cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
     pinned = f"taskset -c {','.join(map(str, cores))} " if cores and len(cores) < (os.cpu_count() or 0) else ""
     command = f"{settings} {pinned}python -m kiln.bench {' '.join(argv if argv is not None else sys.argv[1:])}".strip()
-    text = report(rows, latencies(), copy_bandwidth(args.quick), args.quick, command)
+    text = report(rows, latencies(), copy_bandwidth(args.quick), args.quick, command, fma_peak_gflops(args.quick),
+                  args.busy)
     print(text)
     if args.out:
         args.out.write_text(text)

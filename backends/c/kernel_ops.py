@@ -9,7 +9,8 @@ helper, once per element type, so a compile needs no include path and the
 cache key covers the kernel's source. Its vector width and register block
 follow the ISA gcc compiles for (``-march=native``): AVX-512 64-byte vectors,
 AVX/AVX2 32-byte 6x16 (f32) blocks, 16-byte vectors otherwise.
-Threads: ``KILN_NUM_THREADS`` (default: all cores, OpenMP's default); the row
+Threads: ``KILN_NUM_THREADS``; by default all cores (OpenMP's default) less those other
+runnable tasks hold at the call (``/proc/loadavg``), so that no thread waits for a busy core; the row
 blocks of one matmul are shared among them; small products stay on one thread, and
 tiny static ones (an LSTM step) skip packing altogether (``small``).
 The pragmas sit under ``#ifdef _OPENMP``: without ``-fopenmp`` the code is sequential C.
@@ -49,13 +50,42 @@ _ISA_PARAMETERS = """#if defined(__AVX512F__)
 
 _NUM_THREADS = """#ifdef _OPENMP
 int omp_get_max_threads(void);
+#if defined(__linux__)
+#include <stdio.h>
+#include <time.h>
+/* How many of n threads find a core: n less the other runnable tasks (/proc/loadavg's
+   fourth field counts the runnable tasks, this thread among them), at least 1. Read at most
+   every 10 ms (a read costs a few microseconds; parallel loops run for hundreds). */
+static int kiln_free_threads(int n) {
+  static __thread long long next_ns = 0;
+  static __thread int cached = 0;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  long long now = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+  if (now < next_ns && cached > 0) return cached < n ? cached : n;
+  int runnable = 0;
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (fscanf(f, "%*s %*s %*s %d", &runnable) != 1) runnable = 0;
+    fclose(f);
+  }
+  int free_cores = runnable > 0 ? n - (runnable - 1) : n;
+  cached = free_cores < 1 ? 1 : free_cores;
+  next_ns = now + 10000000LL;
+  return cached < n ? cached : n;
+}
+#else
+static int kiln_free_threads(int n) { return n; }
+#endif
 #endif
 static inline int kiln_num_threads(void) {
-  /* KILN_NUM_THREADS, else OpenMP's default (all cores) */
+  /* KILN_NUM_THREADS as set; else OpenMP's default (all cores) less the cores other
+     runnable tasks hold: a thread that waits for a busy core stalls the whole loop */
   const char *s = getenv("KILN_NUM_THREADS");
   int n = s ? atoi(s) : 0;
+  if (n > 0) return n;
 #ifdef _OPENMP
-  if (n <= 0) n = omp_get_max_threads();
+  n = kiln_free_threads(omp_get_max_threads());
 #endif
   return n > 0 ? n : 1;
 }

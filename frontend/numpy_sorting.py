@@ -3,11 +3,11 @@
 
 They are ``graph.sort``, ``graph.argsort`` (stable, NaN last), ``graph.searchsorted``
 (binary search in NumPy's order) and ``graph.bincount``. A histogram is a bincount of
-the bin each value falls in, found by a binary search in the bin edges (the last bin
-holds its right edge; values outside the edges and NaN are not counted), which is the
-bin NumPy's own computation settles on. Result sizes must be known at trace time:
-``bincount`` needs ``minlength=`` (or constant values), ``histogram`` a ``range=`` or
-explicit edges.
+the bin each value falls in (the last bin holds its right edge; values outside the edges
+and NaN are not counted): for equal bins computed from the value as NumPy computes it,
+for explicit edges found by a binary search in them. Result sizes must be known at trace time:
+``bincount`` needs ``minlength=`` (or constant values), ``histogram`` an int ``bins`` or
+edges of a known length.
 """
 
 from __future__ import annotations
@@ -122,56 +122,109 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0) -> Tensor:
 
 
 def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None) -> tuple[Tensor, Any]:  # noqa: A002
-    """``np.histogram`` with ``bins`` an int and ``range=`` given (NumPy's own edges, computed at trace
-    time), or ``bins`` the edges themselves (an array or a tensor)."""
+    """``np.histogram`` with ``bins`` an int (equal bins over ``range=``, NumPy's own edges computed
+    at trace time, or over the data's min and max at run time) or the edges themselves (an array or
+    a tensor). Equal bins find each value's bin arithmetically, as NumPy does; explicit edges by a
+    binary search."""
     t = ranked(a, "np.histogram")
-    flat = array_ops.reshape(t, -1)
+    flat = array_ops.reshape(cast(t, np.dtype(np.uint8)) if t.dtype == np.bool_ else t, -1)  # NumPy's bool -> uint8
     if isinstance(bins, str):
         raise unsupported(f"np.histogram(..., bins={bins!r})")
-    if isinstance(bins, (int, np.integer)):
-        if range is None:
-            edges = _data_edges(flat, int(bins))
-        elif _traced(range[0]) or _traced(range[1]):
-            raise unsupported("np.histogram(..., range=<traced values>)")
-        else:
-            edges = np.histogram_bin_edges(np.empty(0, t.dtype), int(bins), (range[0], range[1]))
-    else:
-        edges = bins if _traced(bins) else np.asarray(bins)
-    te = ranked(edges, "np.histogram(..., bins=<edges>)")
-    if te.ndim != 1:
-        raise ValueError("`bins` must be 1d, when an array")
-    n = shape_of(te)[0] - 1
-    dt = dtypes.result_type(te.dtype, t.dtype)
-    x, te_ = cast(flat, dt), cast(te, dt)
-    bin_ = np.subtract(emit(graph.SearchsortedOp("right", te_.value, x.value)), np.int64(1))
-    bin_ = np.where(np.equal(x, te_[n]), np.int64(n - 1), bin_)  # the last bin holds its right edge
     w = None if weights is None else ranked(weights, "np.histogram(..., weights=)")
     if w is not None and shape_of(w) != shape_of(t):
         raise ValueError("weights should have the same shape as a.")
+    if isinstance(bins, (int, np.integer)):
+        first, last, edges = _outer_edges(flat, int(bins), range)
+        bin_ = _equal_bins(flat, first, last, int(bins), ranked(edges, "np.histogram"))
+        n = int(bins)
+    else:
+        edges = bins if _traced(bins) else np.asarray(bins)
+        te = ranked(edges, "np.histogram(..., bins=<edges>)")
+        if te.ndim != 1:
+            raise ValueError("`bins` must be 1d, when an array")
+        n = shape_of(te)[0] - 1
+        bin_ = _searched_bins(flat, te, n)
     counts = bincount(bin_, None if w is None else array_ops.reshape(w, -1), minlength=n)
     if w is not None:
         counts = cast(counts, w.dtype)
     if density:
+        te = ranked(edges, "np.histogram")
         widths = np.diff(edges).astype(np.float64) if not _traced(edges) else cast(np.subtract(te[1:], te[:-1]), np.dtype(np.float64))
         counts = np.true_divide(np.true_divide(counts, widths), array_ops.reduce("sum", counts, None, False))
     return counts, edges
 
 
-def _data_edges(flat: Tensor, bins: int) -> Any:
+def _searched_bins(flat: Tensor, te: Tensor, n: int) -> Tensor:
+    """Each value's bin among explicit edges, by a binary search (the last bin holds its right
+    edge; -1 or ``n`` outside the edges and for NaN: not counted)."""
+    dt = dtypes.result_type(te.dtype, flat.dtype)
+    x, te_ = cast(flat, dt), cast(te, dt)
+    bin_ = np.subtract(emit(graph.SearchsortedOp("right", te_.value, x.value)), np.int64(1))
+    return np.where(np.equal(x, te_[n]), np.int64(n - 1), bin_)
+
+
+def _outer_edges(flat: Tensor, bins: int, range_: Any) -> tuple[Any, Any, Any]:
+    """NumPy's first and last edge (Python or NumPy scalars from ``range=``, 0-d tensors from the
+    data) and the edges between them."""
+    if bins < 1:
+        raise ValueError("`bins` must be positive, when an integer")
+    if range_ is None and shape_of(flat)[0] != 0:
+        return _data_edges(flat, bins)
+    if range_ is not None and (_traced(range_[0]) or _traced(range_[1])):
+        raise unsupported("np.histogram(..., range=<traced values>)")
+    edges = np.histogram_bin_edges(np.empty(0, flat.dtype), bins, range_)  # NumPy's checks and edges
+    first, last = (0, 1) if range_ is None else (range_[0], range_[1])
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    return first, last, edges
+
+
+def _data_edges(flat: Tensor, bins: int) -> tuple[Tensor, Tensor, Tensor]:
     """NumPy's edges for ``bins`` equal bins over the data's range, at run time: from ``min`` to
     ``max`` (widened by 0.5 each way when they are equal), ``np.linspace`` in the data's float type
     (float64 for integers and bools). NumPy raises for a NaN or infinite range; kiln's edges are
     then NaN and no value is counted."""
-    if bins < 1:
-        raise ValueError("`bins` must be positive, when an integer")
-    if shape_of(flat)[0] == 0:
-        return np.histogram_bin_edges(np.empty(0, flat.dtype), bins)
     dt = flat.dtype if flat.dtype.kind in "fc" else np.dtype(np.float64)
     lo = cast(array_ops.reduce("min", flat, None, False), dt)
     hi = cast(array_ops.reduce("max", flat, None, False), dt)
     same = np.equal(lo, hi)
     lo, hi = np.where(same, lo - 0.5, lo), np.where(same, hi + 0.5, hi)
-    return creation.linspace_traced(lo, hi, bins + 1, dtype=dt)
+    return lo, hi, creation.linspace_traced(lo, hi, bins + 1, dtype=dt)
+
+
+def _unsigned_subtract(a: Any, b: Any) -> Any:
+    """``a - b`` (``a >= b``) as NumPy's histogram takes it: in their common type, unsigned for
+    signed integers (an int16 range may span more than int16 holds)."""
+    if _traced(a) or _traced(b):
+        return np.subtract(a, b)
+    dt = np.result_type(a, b)
+    if dt.kind != "i":
+        return np.subtract(a, b, dtype=dt)
+    return np.subtract(np.asarray(a, dt), np.asarray(b, dt), casting="unsafe", dtype=np.dtype(f"u{dt.itemsize}"))
+
+
+def _equal_bins(flat: Tensor, first: Any, last: Any, n: int, te: Tensor) -> Tensor:
+    """Each value's bin among ``n`` equal bins from ``first`` to ``last`` (edges ``te``), NumPy's
+    way and in its types: ``int((x - first) / (last - first) * n)``, moved down one when ``x`` is
+    below that bin's left edge and up one when it is at or past its right edge (the arithmetic
+    may miss by one near an edge), so the bin is the one the edges say, without a binary
+    search. The last bin holds its right edge; values outside ``[first, last]`` and NaN are -1
+    (not counted). Both edges are gathered at the first guess (the right one from ``te[1:]``),
+    so that one index array feeds both gathers."""
+    keep = np.logical_and(np.greater_equal(flat, first), np.less_equal(flat, last))
+    x = cast(flat, te.dtype)
+    f = np.multiply(np.true_divide(_unsigned_subtract(x, first), _unsigned_subtract(last, first)), n)
+    # f is NaN or out of range only where a value is not kept; f == n is the last edge
+    guess = np.minimum(cast(np.where(keep, f, -1), np.dtype(np.int64)), np.int64(n - 1))
+    below = np.less(x, _gather(te, guess))
+    above = np.logical_and(np.greater_equal(x, _gather(te[1:], guess)), np.not_equal(guess, np.int64(n - 1)))
+    moved = np.where(below, guess - np.int64(1), np.where(above, guess + np.int64(1), guess))
+    return np.where(np.less(guess, np.int64(0)), np.int64(-1), moved)
+
+
+def _gather(te: Tensor, idx: Tensor) -> Tensor:
+    """``te[idx]`` (-1 reads the last edge: its result is not used)."""
+    return emit(graph.GatherOp(te.value, [idx.value]))
 
 
 FUNCTIONS: dict[Any, Callable[..., Any]] = {

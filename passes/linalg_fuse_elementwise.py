@@ -18,8 +18,9 @@ with one input. A producer is fused:
   allowed), so a reduction absorbs its elementwise producer and matmul keeps
   its plain operands for the matmul kernel.
 
-After fusion each generic's inputs are cleaned: the same (value, map) read
-twice becomes one input, a splat ``arith.constant`` tensor becomes a scalar
+Before each fusion step a consumer's inputs are cleaned: the same (value, map)
+read twice becomes one input (a producer read twice the same way is then a
+single use, fused once), a splat ``arith.constant`` tensor becomes a scalar
 ``arith.constant`` in the body, unread inputs are dropped; loops must stay
 bounded by some operand. Float math is cloned op for op: nothing is
 reassociated, so results are bit-identical. Cloned ops keep their locations;
@@ -232,6 +233,10 @@ def _fuse_into(consumer: GenericOp) -> GenericOp:
     progress = True
     while progress:
         progress = False
+        cleaned = _clean_inputs(consumer)  # a producer read twice the same way is then read once
+        if cleaned is not None:
+            Rewriter.replace_op(consumer, cleaned)
+            consumer = cleaned
         for index, value in enumerate(consumer.inputs):
             producer = _fusible_producer(value)
             if producer is None or not _should_fuse(producer, consumer, index):
@@ -243,10 +248,6 @@ def _fuse_into(consumer: GenericOp) -> GenericOp:
             _erase_if_dead(producer)
             consumer, progress = fused, True
             break
-    cleaned = _clean_inputs(consumer)
-    if cleaned is not None:
-        Rewriter.replace_op(consumer, cleaned)
-        consumer = cleaned
     return consumer
 
 

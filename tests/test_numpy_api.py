@@ -420,6 +420,32 @@ def test_histogram_edges_and_nan() -> None:
     check(lambda x: (np.histogram(x, bins=3, range=(0, 3)), np.histogram(x, bins=[0.0, 1.0, 3.0])), x)
 
 
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_histogram_equal_bins_on_their_edges(dtype: str) -> None:
+    """Equal bins find the bin arithmetically and correct it by the edges, as NumPy does: values
+    exactly on every edge (the last one in the last bin), just beside them, NaN, out of ``range=``,
+    and edges that are not exact in binary (0.1 steps, float32 edges from float64 arithmetic)."""
+    edges = np.linspace(0.0, 1.0, 11)
+    near = np.concatenate([edges, np.nextafter(edges, -1.0), np.nextafter(edges, 2.0)])
+    x = np.concatenate([near, [np.nan, -0.0, 1.5, -2.0, 0.3, 0.7, 0.6]]).astype(dtype)
+    w = np.arange(x.size, dtype=dtype)
+    check(lambda x, w: (np.histogram(x, 10, range=(0.0, 1.0)), np.histogram(x, 10, range=(0.0, 1.0), weights=w),
+                        np.histogram(x, 7, range=(0.1, 0.7)), np.histogram(x, 3, range=(0.5, 0.5)),
+                        np.histogram(x, 10, range=(0, 1), weights=w.astype(np.int64))), x, w)
+    finite = np.nan_to_num(x, nan=0.25)
+    check(lambda x, w: (np.histogram(x, 10), np.histogram(x, 13, weights=w)), finite, w)
+
+
+def test_histogram_ratio_with_empty_bins() -> None:
+    """NPBench's azimint_hist: weighted counts over counts, 0/0 in the empty bins (NaN, as NumPy)."""
+    rng = np.random.default_rng(3)
+    radius, data = rng.random(500), rng.random(500)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        check(lambda d, r: np.histogram(r, 1000, weights=d)[0] / np.histogram(r, 1000)[0], data, radius)
+        check(lambda d, r: np.histogram(r, 7, range=(0.2, 1.4), weights=d)[0] / np.histogram(r, 7, range=(0.2, 1.4))[0],
+              data.astype(np.float32), radius.astype(np.float32))
+
 # --------------------------------------------------------------------------- builtins and methods
 
 

@@ -6,7 +6,7 @@
 // CHECK-SAME:      ins(%x : tensor<8xf32>)
 // CHECK-DAG:       arith.constant 3.000000e+00 : f32
 // CHECK-DAG:       arith.constant 2.000000e+00 : f32
-// CHECK:           math.exp
+// CHECK-DAG:       math.exp
 // CHECK:           arith.maximumf
 // CHECK:           arith.subf
 // CHECK-NOT:     linalg.generic
@@ -149,4 +149,41 @@ func.func @multi_use(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
     linalg.yield %v : f32
   } -> tensor<8xf32>
   func.return %c1, %c2 : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A producer one consumer reads twice the same way (an expensive one, and the broadcast of a
+// computed 0-d value, which is not duplicable) is one use: fused once, nothing left apart.
+// CHECK-LABEL: func.func @read_twice
+// CHECK-COUNT-1: linalg.generic
+// CHECK-SAME:      ins(%x, %{{.*}} : tensor<8xf64>, tensor<f64>)
+// CHECK-COUNT-1:   math.exp
+// CHECK-NOT:     linalg.generic
+func.func @read_twice(%x: tensor<8xf64>, %s: tensor<f64>) -> tensor<8xf64> {
+  %e0 = tensor.empty() : tensor<f64>
+  %e = tensor.empty() : tensor<8xf64>
+  %z = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%s : tensor<f64>) outs(%e0 : tensor<f64>) {
+  ^bb0(%a: f64, %o: f64):
+    %v = arith.negf %a : f64
+    linalg.yield %v : f64
+  } -> tensor<f64>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%z : tensor<f64>) outs(%e : tensor<8xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    linalg.yield %a : f64
+  } -> tensor<8xf64>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<8xf64>) outs(%e : tensor<8xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    %v = math.exp %a : f64
+    linalg.yield %v : f64
+  } -> tensor<8xf64>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%p, %b, %p, %b, %x : tensor<8xf64>, tensor<8xf64>, tensor<8xf64>, tensor<8xf64>, tensor<8xf64>) outs(%e : tensor<8xf64>) {
+  ^bb0(%a: f64, %bb: f64, %a2: f64, %bb2: f64, %xx: f64, %o: f64):
+    %u = arith.addf %a, %bb : f64
+    %w = arith.mulf %a2, %bb2 : f64
+    %y = arith.subf %u, %w : f64
+    %r = arith.addf %y, %xx : f64
+    linalg.yield %r : f64
+  } -> tensor<8xf64>
+  func.return %c : tensor<8xf64>
 }

@@ -13,6 +13,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from kiln.dialects.ir_utils import defined_before
+from kiln.passes._buffer_facts import VIEWS
 
 
 def indexing_maps(op: GenericOp) -> list[AffineMap]:
@@ -80,18 +81,17 @@ def row_view(source: SSAValue, dim: int, begin: SSAValue, size: SSAValue) -> mem
     return memref.SubviewOp.get(source, offsets, sizes, [1] * rank, view_type)
 
 
-_VIEWS = (memref.SubviewOp, memref.CollapseShapeOp, memref.ExpandShapeOp, memref.ReinterpretCastOp, memref.CastOp)
 
 
 def buffer_root(value: SSAValue) -> SSAValue:
     """The buffer ``value`` is a view of (itself if it is not a view)."""
-    while isinstance(value.owner, _VIEWS):
+    while isinstance(value.owner, VIEWS):
         value = value.owner.operands[0]
     return value
 
 
 def _only_reads(op: Operation, buffer: SSAValue) -> bool:
-    if isinstance(op, (memref.LoadOp, *_VIEWS)):
+    if isinstance(op, (memref.LoadOp, *VIEWS)):
         return True
     return isinstance(op, GenericOp) and buffer in op.inputs and buffer not in op.outputs
 

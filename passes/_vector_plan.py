@@ -10,7 +10,8 @@ every op is one of:
   minimumf) with a value computed in the loop, and a store back to the same element
   (the form ``convert-linalg-to-loops`` gives reductions);
 * float arith/math ops in :data:`ELEMENTWISE` on one float width (f32 or f64 only); i1 only
-  as a comparison's result and a select's condition (a select between booleans stays scalar).
+  as a comparison's result, a select's condition, and ``andi``/``ori`` of such masks computed
+  in the loop (a select between booleans stays scalar).
 
 Any other use of the induction variable, a memref written and also read at another
 position (through views of the same buffer included), or mixed float widths disqualify it.
@@ -21,17 +22,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, math, memref, scf
-from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerAttr, IntegerType, MemRefType, NoneAttr, StridedLayoutAttr
+from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType, MemRefType, NoneAttr, StridedLayoutAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from kiln.dialects.ir_utils import constant_int
+from kiln.passes._buffer_facts import VIEWS
 
 #: float ops vectorized one lane at a time (the C backend has a vector form of each)
 ELEMENTWISE: tuple[type[Operation], ...] = (
     arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.NegfOp,
     arith.MaximumfOp, arith.MinimumfOp, arith.CmpfOp, arith.SelectOp,
     math.ExpOp, math.LogOp, math.TanhOp, math.SqrtOp, math.AbsFOp, math.FmaOp,
+    arith.AndIOp, arith.OrIOp,
 )
+#: logic on comparison masks (i1 only), the ISA's mask and/or
+MASK_LOGIC: tuple[type[Operation], ...] = (arith.AndIOp, arith.OrIOp)
 #: combining op of a reduction -> vector.reduction kind
 COMBINERS: dict[type[Operation], str] = {
     arith.AddfOp: "add",
@@ -39,7 +44,6 @@ COMBINERS: dict[type[Operation], str] = {
     arith.MaximumfOp: "maximumf",
     arith.MinimumfOp: "minimumf",
 }
-_VIEWS = (memref.SubviewOp, memref.CastOp, memref.CollapseShapeOp, memref.ExpandShapeOp, memref.ReinterpretCastOp)
 _CMPF_SUPPORTED = frozenset(range(1, 15))  # every predicate but "false" (0) and "true" (15)
 
 
@@ -89,7 +93,7 @@ def _unit_stride(ty: Attribute) -> bool:
 
 def _root(value: SSAValue) -> object:
     """The buffer a memref value views (a global by symbol name)."""
-    while isinstance(value.owner, _VIEWS):
+    while isinstance(value.owner, VIEWS):
         value = value.owner.operands[0]
     if isinstance(value.owner, memref.GetGlobalOp):
         return ("global", value.owner.name_.string_value())
@@ -100,13 +104,16 @@ def _float_width(ty: Attribute) -> Attribute | None:
     return ty if isinstance(ty, Float32Type | Float64Type) else None
 
 
-def _mask_position(op: Operation, value: SSAValue) -> bool:
-    """Whether an i1 ``value`` of ``op`` is a comparison's result or a select's condition: the
-    only places the C backend has a vector of i1 (its ISA mask type). A select choosing between
-    i1 values (``np.where`` on booleans) would need mask logic, and a loop-invariant i1 operand
-    a broadcast to a mask: such loops stay scalar."""
+def _mask_position(op: Operation, value: SSAValue, loop: scf.ForOp) -> bool:
+    """Whether an i1 ``value`` of ``op`` is a comparison's result, a select's condition, or an
+    operand or result of and/or on masks the loop computes: the places the C backend has a
+    vector of i1 (its ISA mask type). A select choosing between i1 values (``np.where`` on
+    booleans) would need more mask logic, and a loop-invariant i1 operand a broadcast to a
+    mask: such loops stay scalar."""
     if isinstance(op, arith.CmpfOp):
         return value is op.result
+    if isinstance(op, MASK_LOGIC):
+        return value is op.results[0] or not _defined_outside(value, loop)
     return isinstance(op, arith.SelectOp) and value is op.cond
 
 
@@ -145,7 +152,7 @@ def analyze(loop: scf.ForOp) -> Plan | None:
             if isinstance(op, arith.SelectOp) and _defined_outside(op.cond, loop):
                 return None
             for v in (*op.operands, *op.results):
-                if v is iv or not (_float_width(v.type) or (v.type == IntegerType(1) and _mask_position(op, v))):
+                if v is iv or not (_float_width(v.type) or (v.type == IntegerType(1) and _mask_position(op, v, loop))):
                     return None
                 if _float_width(v.type):
                     floats.add(v.type)

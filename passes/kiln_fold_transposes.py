@@ -27,7 +27,6 @@ from xdsl.context import Context
 from xdsl.dialects import linalg, memref
 from xdsl.dialects.linalg.ops import YieldOp
 from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr, StridedLayoutAttr
-from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
@@ -37,6 +36,8 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+
+from kiln.passes._buffer_facts import later_readers, source_kept_until
 
 _SWAP = AffineMap.from_callable(lambda i, j: (j, i))
 _IDENTITY = AffineMap.identity(2)
@@ -68,41 +69,6 @@ def _is_transpose_copy(op: linalg.GenericOp) -> bool:
     return len(body) == 1 and isinstance(body[0], YieldOp) and body[0].operands[0] is op.body.block.args[0]
 
 
-#: ops that read buffers only
-_READERS = (memref.LoadOp, memref.DimOp, YieldOp)
-
-
-def _written(op: Operation) -> list[SSAValue] | None:
-    """The buffers ``op`` (with its regions) writes; None when it cannot say."""
-    out: list[SSAValue] = []
-    for inner in op.walk():
-        if isinstance(inner, (linalg.GenericOp, linalg.FillOp, linalg.MatmulOp)):
-            out += list(inner.outputs)
-        elif isinstance(inner, memref.StoreOp):
-            out.append(inner.memref)
-        elif isinstance(inner, memref.CopyOp):
-            out.append(inner.destination)
-        elif isinstance(inner, memref.DeallocOp):
-            out.append(inner.memref)  # freeing it ends its contents too
-        elif not isinstance(inner, _READERS) and any(isinstance(v.type, MemRefType) for v in inner.operands):
-            return None  # a call, a view, a kernel...: it may write what it is given
-    return out
-
-
-#: ops whose result is a view of their first operand's memory
-_VIEWS = (memref.SubviewOp, memref.ReinterpretCastOp, memref.CollapseShapeOp, memref.ExpandShapeOp, memref.CastOp)
-
-
-def _root(value: SSAValue) -> SSAValue | None:
-    """The function argument or allocation whose memory ``value`` views; None if unknown.
-    (Distinct function arguments do not overlap: an array passed twice is one argument.)"""
-    while isinstance(value.owner, _VIEWS):
-        value = value.owner.operands[0]
-    if isinstance(value.owner, (memref.AllocOp, memref.AllocaOp)) or not isinstance(value.owner, Operation):
-        return value
-    return None
-
-
 class FoldTransposeCopy(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: linalg.GenericOp, rewriter: PatternRewriter) -> None:
@@ -115,29 +81,14 @@ class FoldTransposeCopy(RewritePattern):
             return
         block = op.parent_block()
         assert block is not None
-        readers: list[Operation] = []
-        for use in dst.uses:
-            user = use.operation
-            if user is op or isinstance(user, memref.DeallocOp):
-                continue
-            if not (isinstance(user, (linalg.GenericOp, linalg.MatmulOp)) and user.parent_block() is block
-                    and dst in user.inputs and dst not in user.outputs and block.get_operation_index(user) > block.get_operation_index(op)):
-                return
-            readers.append(user)
+        readers = later_readers(dst, op)
         if not readers:
             return
-        last = max(block.get_operation_index(r) for r in readers)
-        source_root = _root(src)
-        freed: list[memref.DeallocOp] = []
-        for between in list(block.ops)[block.get_operation_index(op) + 1 : last + 1]:  # the readers too
-            if isinstance(between, memref.DeallocOp) and _root(between.memref) is source_root:
-                freed.append(between)  # the source dies after the copy: it must live to the last reader now
-                continue
-            written = _written(between)
-            if written is None or any(_root(w) in (None, source_root) or w is dst for w in written):
-                return
-        last_reader = list(block.ops)[last]
-        for dealloc in freed:  # freed after the last reader instead
+        last_reader = max(readers, key=block.get_operation_index)
+        freed = source_kept_until(block, op, last_reader, src, dst)  # the readers too: x[:] = x.T
+        if freed is None:
+            return
+        for dealloc in freed:  # the source died after the copy: it must live to the last reader now
             dealloc.detach()
             block.insert_op_after(dealloc, last_reader)
         rows, cols = src_type.get_shape()

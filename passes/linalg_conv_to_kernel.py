@@ -30,6 +30,7 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 
 from kiln.dialects import kernel
 from kiln.passes._kernel_common import (
+    buffer_root,
     epilogue_can_move,
     hoist_alloc_before,
     install_kernel,
@@ -86,6 +87,8 @@ def _epilogue_for(conv: GenericOp, y: SSAValue) -> GenericOp | None:
         return None
     if out is y or out.type != y.type or out in conv.operands or not isinstance(out.owner, (memref.AllocOp, Block)):
         return None
+    if any(buffer_root(v) is buffer_root(out) for v in nxt.inputs if v is not y):
+        return None  # the kernel writes D before the epilogue reads: `acc[:] = acc + conv(...)`
     for value, m in zip(nxt.operands, maps):
         if m != ident and m.used_dims() & {0, 1, 2}:
             return None

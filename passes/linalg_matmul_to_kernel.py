@@ -60,6 +60,7 @@ from xdsl.rewriter import InsertPoint
 from kiln.dialects import kernel
 from kiln.dialects.contracts import PARALLEL_ATTR
 from kiln.passes._kernel_common import (
+    buffer_root,
     epilogue_can_move,
     hoist_alloc_before,
     install_kernel,
@@ -115,6 +116,10 @@ def _epilogue_for(matmul: GenericOp, c: SSAValue) -> tuple[GenericOp, int] | Non
     if out.type != c.type or not isinstance(out.type, MemRefType) or not isinstance(out.type.layout, NoneAttr):
         return None
     if out in matmul.inputs or not isinstance(out.owner, (memref.AllocOp, Block)):
+        return None
+    # the kernel writes the product into D before the epilogue reads its other inputs: none may
+    # be D's memory (w[:] = w - lr * (x.T @ g) would read the product where w was)
+    if any(buffer_root(v) is buffer_root(out) for i, v in enumerate(nxt.inputs) if i != indices[0]):
         return None
     if any(u.operation not in (matmul, nxt) and not isinstance(u.operation, (memref.DeallocOp, FillOp)) for u in c.uses):
         return None

@@ -1,0 +1,173 @@
+"""``kiln-elide-copies``: a copy that is only read reads its source; a result copied into its
+destination is computed there.
+
+A variable's update ``w.assign(w - lr * g)`` bufferizes to three passes over ``w``: a snapshot
+of ``w`` (``graph.read``), the update into a new buffer, and that buffer copied into ``w``
+(``graph.assign``). The forward pass's read of ``w`` is a snapshot too. For an MLP's 784x256
+weights each pass moves 1.6 MB: more than the training step's arithmetic on it. Two rewrites
+on identity copies (a ``linalg.generic`` of one input and one output, identity maps, yielding
+its input):
+
+1. **Snapshot read in place.** A copy into a fresh allocation of the same type that is then
+   only read (as an input of ``linalg`` ops of the same block) is dropped, its readers reading
+   the source, when nothing from the copy to the last reader writes the source (the
+   ``kiln-fold-transposes`` conditions, passes/_buffer_facts.py). A free of the source there
+   moves after the last reader.
+2. **Result written in place.** A fresh allocation of the destination's type, written by one
+   elementwise ``linalg.generic`` (parallel iterators, identity output map, the body not
+   reading the output's old value) and then only copied into the destination, is replaced
+   by the destination itself, when nothing between the two touches the destination's memory
+   and the elementwise op reads it only at the element it writes (identity map): each
+   element is read before it is overwritten, as in ``w -= lr * g``.
+
+Expects the buffer level (after ``kiln-bufferize``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import linalg, memref
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.linalg.ops import YieldOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineMap
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from kiln.passes._buffer_facts import later_readers, root, source_kept_until
+
+
+def _parallel(op: linalg.GenericOp) -> bool:
+    return all(i == linalg.IteratorTypeAttr.parallel() for i in op.iterator_types)
+
+
+def _identity(op: linalg.GenericOp, index: int) -> bool:
+    m = op.indexing_maps.data[index].data
+    return m == AffineMap.identity(m.num_dims)
+
+
+def _is_identity_copy(op: linalg.GenericOp) -> bool:
+    if len(op.inputs) != 1 or len(op.outputs) != 1 or not _parallel(op):
+        return False
+    if op.inputs[0].type != op.outputs[0].type or not isinstance(op.inputs[0].type, MemRefType):
+        return False
+    if not (_identity(op, 0) and _identity(op, 1)):
+        return False
+    body = list(op.body.block.ops)
+    return len(body) == 1 and isinstance(body[0], YieldOp) and body[0].operands[0] is op.body.block.args[0]
+
+
+def _fresh(value: SSAValue) -> bool:
+    return isinstance(value.owner, memref.AllocOp)
+
+
+def _erase_buffer(buffer: SSAValue, rewriter: PatternRewriter) -> None:
+    """Erase ``buffer``'s deallocs, then its allocation once unused."""
+    for use in list(buffer.uses):
+        if isinstance(use.operation, memref.DeallocOp):
+            rewriter.erase_op(use.operation)
+    if not buffer.uses:
+        assert isinstance(buffer.owner, Operation)
+        rewriter.erase_op(buffer.owner)
+
+
+class ReadSnapshotInPlace(RewritePattern):
+    """Rewrite 1 of the module docstring."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: linalg.GenericOp, rewriter: PatternRewriter) -> None:
+        if not _is_identity_copy(op):
+            return
+        src, dst = op.inputs[0], op.outputs[0]
+        if not _fresh(dst):
+            return
+        readers = later_readers(dst, op)
+        if not readers:
+            return
+        block = op.parent_block()
+        assert block is not None
+        last_reader = max(readers, key=block.get_operation_index)
+        freed = source_kept_until(block, op, last_reader, src, dst)
+        if freed is None:
+            return
+        for dealloc in freed:
+            dealloc.detach()
+            block.insert_op_after(dealloc, last_reader)
+        for reader in readers:
+            for i, v in enumerate(reader.operands):
+                if v is dst:
+                    reader.operands[i] = src
+        rewriter.erase_op(op)
+        _erase_buffer(dst, rewriter)
+
+
+def _single_writer(buffer: SSAValue, copy: Operation) -> linalg.GenericOp | None:
+    """The elementwise op writing ``buffer`` whose result ``copy`` copies out, when ``buffer``
+    has no other use than the two and its deallocs."""
+    writer = None
+    for use in buffer.uses:
+        user = use.operation
+        if user is copy or isinstance(user, memref.DeallocOp):
+            continue
+        if writer is not None or not isinstance(user, linalg.GenericOp):
+            return None
+        writer = user
+    if writer is None or list(writer.outputs) != [buffer] or buffer in writer.inputs:
+        return None
+    if not _parallel(writer) or not _identity(writer, len(writer.inputs)):
+        return None
+    if writer.body.block.args[-1].uses:  # it reads the output's old (undefined) contents
+        return None
+    return writer
+
+
+class WriteResultInPlace(RewritePattern):
+    """Rewrite 2 of the module docstring."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: linalg.GenericOp, rewriter: PatternRewriter) -> None:
+        if not _is_identity_copy(op):
+            return
+        tmp, dst = op.inputs[0], op.outputs[0]
+        if not _fresh(tmp):
+            return
+        writer = _single_writer(tmp, op)
+        block = op.parent_block()
+        if writer is None or writer.parent_block() is not block or block is None:
+            return
+        start, end = block.get_operation_index(writer), block.get_operation_index(op)
+        if start > end:
+            return
+        dst_root = root(dst)
+        if dst_root is None:
+            return
+        for i, value in enumerate(writer.inputs):  # dst read only at the element written
+            r = root(value) if isinstance(value.type, MemRefType) else value
+            if r is None or (r is dst_root and not (value is dst and _identity(writer, i))):
+                return
+        for between in list(block.ops)[start + 1 : end]:  # nothing else touches dst meanwhile
+            touched = [v for inner in between.walk() for v in inner.operands if isinstance(v.type, MemRefType)]
+            if any(root(v) in (None, dst_root) for v in touched if v is not tmp):
+                return
+        writer.operands[len(writer.inputs)] = dst
+        rewriter.erase_op(op)
+        _erase_buffer(tmp, rewriter)
+
+
+@dataclass(frozen=True)
+class KilnElideCopies(ModulePass):
+    """Drop identity copies of buffers where reading the source or writing the destination in
+    place means the same (see the module docstring)."""
+
+    name = "kiln-elide-copies"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(ReadSnapshotInPlace(), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(WriteResultInPlace(), apply_recursively=False).rewrite_module(op)

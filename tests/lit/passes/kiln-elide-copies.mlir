@@ -1,0 +1,116 @@
+// RUN: kiln-opt %s --split-input-file -p kiln-elide-copies | filecheck %s
+
+// A variable's snapshot only read by the product: the product reads the variable. The update
+// into a new buffer, then copied into the variable, is computed in the variable.
+// CHECK-LABEL: func.func @snapshot_and_update
+// CHECK-NOT:     memref.alloc() : memref<4x6xf32>
+// CHECK:         linalg.generic {{.*}} ins(%x, %w : memref<2x4xf32>, memref<4x6xf32>) outs(%out : memref<2x6xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%w, %g : memref<4x6xf32>, memref<4x6xf32>) outs(%w : memref<4x6xf32>)
+// CHECK-NOT:     memref.alloc
+// CHECK-NOT:     memref.dealloc
+// CHECK:         func.return
+func.func @snapshot_and_update(%x: memref<2x4xf32>, %w: memref<4x6xf32>, %g: memref<4x6xf32>, %out: memref<2x6xf32>) {
+  %s = memref.alloc() : memref<4x6xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%w : memref<4x6xf32>) outs(%s : memref<4x6xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %s : memref<2x4xf32>, memref<4x6xf32>) outs(%out : memref<2x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %s : memref<4x6xf32>
+  %s2 = memref.alloc() : memref<4x6xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%w : memref<4x6xf32>) outs(%s2 : memref<4x6xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  %n = memref.alloc() : memref<4x6xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s2, %g : memref<4x6xf32>, memref<4x6xf32>) outs(%n : memref<4x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  }
+  memref.dealloc %s2 : memref<4x6xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%n : memref<4x6xf32>) outs(%w : memref<4x6xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  memref.dealloc %n : memref<4x6xf32>
+  func.return
+}
+
+// -----
+
+// The source is written before the snapshot's last reader: the snapshot keeps the old values.
+// CHECK-LABEL: func.func @source_written_before_the_read
+// CHECK:         %[[S:.*]] = memref.alloc() : memref<4xf32>
+// CHECK:         ins(%w : memref<4xf32>) outs(%[[S]] : memref<4xf32>)
+// CHECK:         outs(%w : memref<4xf32>)
+// CHECK:         ins(%[[S]] : memref<4xf32>) outs(%out : memref<4xf32>)
+func.func @source_written_before_the_read(%w: memref<4xf32>, %out: memref<4xf32>) {
+  %s = memref.alloc() : memref<4xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%w : memref<4xf32>) outs(%s : memref<4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  %c = arith.constant 2.0 : f32
+  linalg.fill ins(%c : f32) outs(%w : memref<4xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%s : memref<4xf32>) outs(%out : memref<4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %d = arith.addf %a, %a : f32
+    linalg.yield %d : f32
+  }
+  memref.dealloc %s : memref<4xf32>
+  func.return
+}
+
+// -----
+
+// The update reads the destination reversed: written in place, element 0 would read element
+// 3 already overwritten. The new buffer and its copy stay.
+// CHECK-LABEL: func.func @reads_the_destination_elsewhere
+// CHECK:         %[[N:.*]] = memref.alloc() : memref<4xf32>
+// CHECK:         outs(%[[N]] : memref<4xf32>)
+// CHECK:         ins(%[[N]] : memref<4xf32>) outs(%w : memref<4xf32>)
+func.func @reads_the_destination_elsewhere(%w: memref<4xf32>) {
+  %n = memref.alloc() : memref<4xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (3 - d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%w : memref<4xf32>) outs(%n : memref<4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %d = arith.addf %a, %a : f32
+    linalg.yield %d : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%n : memref<4xf32>) outs(%w : memref<4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  memref.dealloc %n : memref<4xf32>
+  func.return
+}
+
+// -----
+
+// The destination is read between the update and the copy: it must keep its old values there.
+// CHECK-LABEL: func.func @destination_read_before_the_copy
+// CHECK:         %[[N:.*]] = memref.alloc() : memref<4xf32>
+// CHECK:         ins(%[[N]] : memref<4xf32>) outs(%w : memref<4xf32>)
+func.func @destination_read_before_the_copy(%w: memref<4xf32>, %g: memref<4xf32>, %out: memref<4xf32>) {
+  %n = memref.alloc() : memref<4xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%w, %g : memref<4xf32>, memref<4xf32>) outs(%n : memref<4xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %d = arith.addf %a, %b : f32
+    linalg.yield %d : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%w : memref<4xf32>) outs(%out : memref<4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%n : memref<4xf32>) outs(%w : memref<4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  memref.dealloc %n : memref<4xf32>
+  func.return
+}

@@ -1,0 +1,139 @@
+"""bench/npbench.py's speed mode on a tiny NPBench-like folder made here (no NPBench checkout, no
+Numba: its "Numba" variants are plain Python files), and its pure pieces: the table, the geometric
+mean, which variants are found, which are kept timing, the thread environment."""
+
+from __future__ import annotations
+
+import json
+import math
+import pathlib
+import queue
+
+import pytest
+
+from kiln.bench.npbench import (
+    SpeedRow,
+    agrees,
+    check_one,
+    contenders,
+    geomean,
+    run_speed,
+    speed_table,
+    thread_env,
+    time_one,
+    variants,
+)
+
+KERNEL = "def kernel(A, b):\n    A += b\n    return A.sum()\n"
+
+
+def _fake_npbench(root: pathlib.Path, extra: dict[str, str]) -> pathlib.Path:
+    """root/bench_info/toy.json and root/npbench/benchmarks/toy/: an in-place kernel, its inputs, and
+    ``extra`` files (variant suffix -> source); the bench_info path."""
+    folder = root / "npbench" / "benchmarks" / "toy"
+    folder.mkdir(parents=True)
+    (folder / "toy.py").write_text("import numpy as np\n\ndef initialize(N):\n"
+                                   "    return np.arange(N, dtype=np.float64), 2.0\n")
+    (folder / "toy_numpy.py").write_text(KERNEL)
+    for suffix, source in extra.items():
+        (folder / f"toy_{suffix}.py").write_text(source)
+    info = {"benchmark": {
+        "relative_path": "toy", "module_name": "toy", "func_name": "kernel",
+        "parameters": {"S": {"N": 8}, "M": {"N": 16}},
+        "init": {"func_name": "initialize", "input_args": ["N"], "output_args": ["A", "b"]},
+        "input_args": ["A", "b"], "array_args": ["A"], "output_args": ["A"],
+    }}
+    (root / "bench_info").mkdir()
+    path = root / "bench_info" / "toy.json"
+    path.write_text(json.dumps(info))
+    return path
+
+
+def test_variants_are_each_peers_files_in_order(tmp_path: pathlib.Path) -> None:
+    for name in ("toy_numpy", "toy_numba_np", "toy_numba_n", "toy_jax_lib", "toy_jax", "toy_numbafoo",
+                 "toy_cupy", "toy"):
+        (tmp_path / f"{name}.py").write_text("")
+    assert variants(tmp_path, "toy") == ["numba_n", "numba_np", "jax", "jax_lib"]
+
+
+def test_speed_run_keeps_right_variants_and_says_why_others_are_left_out(tmp_path: pathlib.Path) -> None:
+    info = _fake_npbench(tmp_path, {
+        "numba_n": KERNEL,                                                     # right
+        "numba_np": "def kernel(A, b):\n    A += 2 * b\n    return A.sum()\n",  # a different answer
+        "numba_o": "import numba_is_not_here\n",                               # does not load
+    })
+    got: queue.SimpleQueue = queue.SimpleQueue()
+    time_one(str(tmp_path), str(info), "S", 0.5, 5.0, 4, got)
+    row = SpeedRow(**got.get())
+    assert row.reason == ""
+    assert set(row.ms) == {"kiln", "numpy", "numba_n"} and 1 <= row.rounds <= 4
+    assert row.left_out["numba_np"] == "not NumPy's answer"
+    assert "ModuleNotFoundError" in row.left_out["numba_o"]
+    assert row.best("numba") == ("numba_n", row.ms["numba_n"])
+    assert row.speedup("jax") is None and row.speedup("numpy") == row.ms["numpy"] / row.ms["kiln"]
+
+
+def test_a_kernel_kiln_gets_wrong_is_not_timed(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kiln
+
+    info = _fake_npbench(tmp_path, {})
+    monkeypatch.setattr(kiln, "function", lambda f: lambda A, b: A.sum())  # forgets the in-place write
+    got: queue.SimpleQueue = queue.SimpleQueue()
+    time_one(str(tmp_path), str(info), "S", 0.5, 5.0, 4, got)
+    row = SpeedRow(**got.get())
+    assert row.reason == "wrong: differs: return value, A" and row.ms == {}
+    check_one(str(tmp_path), str(info), "S", got)
+    assert got.get()[0] == "wrong"
+
+
+def test_jax_variant_in_a_child_with_one_thread(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("jax", reason="the JAX variant needs jax (the bench extra)")
+    _fake_npbench(tmp_path, {"jax": "import jax\n\n@jax.jit\ndef kernel(A, b):\n"
+                                    "    A = A + b\n    return A.sum(), A\n"})
+    for key, value in thread_env(1).items():
+        monkeypatch.setenv(key, value)
+    (row,) = run_speed(tmp_path, "S", 120.0, 0.5, 3, ["toy"])
+    assert row.reason == "" and row.best("jax") is not None, row
+
+
+def test_agrees_is_npbenchs_check() -> None:
+    bench = {"norm_error": 1e-3}
+    assert agrees([1.0, [1.0, 2.0]], [1.0 + 1e-7, [1.0, 2.0], "extra JAX output"], bench)
+    assert not agrees([1.0, [1.0, 2.0]], [1.0], bench)
+    assert not agrees([[1.0, 2.0]], [[1.0, 2.0, 3.0]], bench)
+    assert agrees([[1.0, 1000.0]], [[1.001, 1000.0]], bench)  # allclose fails, the norm error passes
+    assert not agrees([[1.0, 1.0]], [[1.1, 1.0]], bench)
+    assert agrees([[True, False]], [[True, False]], {}) and not agrees([[True]], [[False]], {})
+
+
+def test_contenders_drop_a_variant_twice_as_slow_as_its_peers_fastest() -> None:
+    samples = {"kiln": [9.0], "numpy": [1.0], "numba_n": [1.0], "numba_o": [2.5], "numba_np": [1.9], "jax": [50.0]}
+    assert contenders(list(samples), samples) == ["kiln", "numpy", "numba_n", "numba_np", "jax"]
+
+
+def test_geomean() -> None:
+    assert math.isclose(geomean([2.0, 0.5]), 1.0) and math.isclose(geomean([1.0, 4.0, 16.0]), 4.0)
+
+
+def test_speed_table_and_summary() -> None:
+    rows = [
+        SpeedRow("fast", first_s=1.5, ms={"kiln": 1.0, "numpy": 4.0, "numba_n": 3.0, "numba_np": 2.0, "jax": 8.0},
+                 rounds=7, left_out={"numba_o": "not NumPy's answer"}),
+        SpeedRow("slow", first_s=0.25, ms={"kiln": 20.0, "numpy": 10.0}, rounds=3),
+        SpeedRow("bad", reason="wrong: differs: A"),
+    ]
+    text = speed_table(rows)
+    assert "| fast | 1.000 | 4.000 | 2.000 (numba_np) | 8.000 | 4.00x | 2.00x | 8.00x | 1.50 | 7 |" in text
+    assert "| slow | 20.0 | 10.0 | – | – | 0.50x | – | – | 0.25 | 3 |" in text
+    assert "| bad |" not in text
+    assert "- kiln over NumPy: geometric mean 1.41x over 2 kernels (from 0.50x to 4.00x)" in text
+    assert "- kiln over Numba: geometric mean 2.00x over 1 kernels" in text
+    assert "- slower than NumPy: slow" in text and "- timed 2 of 3 kernels" in text
+    assert "- not timed: bad: wrong: differs: A" in text
+    assert "- left out of fast: numba_o (not NumPy's answer)" in text
+
+
+def test_thread_env() -> None:
+    one, two = thread_env(1), thread_env(2)
+    assert one["KILN_NUM_THREADS"] == one["NUMBA_NUM_THREADS"] == one["OPENBLAS_NUM_THREADS"] == "1"
+    assert "--xla_cpu_multi_thread_eigen=false" in one["XLA_FLAGS"] and two["OMP_NUM_THREADS"] == "2"

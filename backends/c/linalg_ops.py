@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 _SOURCE = r"""
 #define LA_NB 8 /* the rows of U one pass of update() subtracts: its unrolled loop */
+#define LA_JT ((long)(2048 / sizeof(LA_T))) /* columns in a tile: LA_NB rows of it fill 16 KiB */
 static void LA_NAME(nan_fill)(long n, LA_T *x) {
   for (long i = 0; i < n; i++) x[i] = (LA_T)NAN;
 }
@@ -49,9 +50,18 @@ static inline LA_T LA_NAME(mul)(LA_T a, LA_T b) {
                            __real__ a * __imag__ b + __imag__ a * __real__ b);
 }
 #define LA_MUL(a, b) LA_NAME(mul)(a, b)
+/* the size a pivot is chosen by: |re| + |im|, as LAPACK's izamax (no hypot per element) */
+#define LA_ABS1(a) (LA_FABS(__real__ (a)) + LA_FABS(__imag__ (a)))
 #else
 #define LA_MUL(a, b) ((a) * (b))
+#define LA_ABS1(a) LA_ABS(a)
 #endif
+/* swaps x[j s] and y[j t] for j < m (nothing when x is y) */
+static void LA_NAME(swap)(long m, LA_T *x, long s, LA_T *y, long t) {
+  for (long j = 0; x != y && j < m; j++) {
+    LA_T v = x[j * s]; x[j * s] = y[j * t]; y[j * t] = v;
+  }
+}
 /* x[0], x[s], ... x[(m-1)s] /= d, as LAPACK scales: by the reciprocal, unless |d| is
    below the smallest normal number (a complex quotient is a library call per element) */
 static void LA_NAME(scale)(long m, LA_T *x, long s, LA_T d) {
@@ -62,27 +72,30 @@ static void LA_NAME(scale)(long m, LA_T *x, long s, LA_T d) {
     for (long j = 0; j < m; j++) x[j * s] /= d;
   }
 }
+/* the LA_NB coefficients c[p cs] as a0..a7, the rows r + p ld as r0..r7, and t minus their
+   products subtracted in row order: the unrolled body of update() and update2() */
+#define LA_COEFS(a, c) \
+  const LA_T a##0 = c[0], a##1 = c[cs], a##2 = c[2 * cs], a##3 = c[3 * cs], a##4 = c[4 * cs], \
+             a##5 = c[5 * cs], a##6 = c[6 * cs], a##7 = c[7 * cs]
+#define LA_ROWS \
+  const LA_T *restrict r0 = r, *restrict r1 = r + ld, *restrict r2 = r + 2 * ld, \
+             *restrict r3 = r + 3 * ld, *restrict r4 = r + 4 * ld, *restrict r5 = r + 5 * ld, \
+             *restrict r6 = r + 6 * ld, *restrict r7 = r + 7 * ld
+#define LA_SUB8(t, a) \
+  t -= LA_MUL(a##0, r0[j]); t -= LA_MUL(a##1, r1[j]); t -= LA_MUL(a##2, r2[j]); \
+  t -= LA_MUL(a##3, r3[j]); t -= LA_MUL(a##4, r4[j]); t -= LA_MUL(a##5, r5[j]); \
+  t -= LA_MUL(a##6, r6[j]); t -= LA_MUL(a##7, r7[j])
 /* x[0..m) -= c[0] r[0..m) + c[cs] r[ld..ld+m) + ... over b rows of r (ld apart), subtracted
    in row order as b rank-1 updates would: one pass over x per LA_NB rows, a contiguous
    loop gcc vectorizes (x is no row of r) */
 static void LA_NAME(update)(long m, LA_T *restrict x, const LA_T *restrict r, long ld,
                             const LA_T *c, long cs, long b) {
   for (; b >= LA_NB; b -= LA_NB, r += LA_NB * ld, c += LA_NB * cs) {
-    const LA_T c0 = c[0], c1 = c[cs], c2 = c[2 * cs], c3 = c[3 * cs];
-    const LA_T c4 = c[4 * cs], c5 = c[5 * cs], c6 = c[6 * cs], c7 = c[7 * cs];
-    const LA_T *restrict r0 = r, *restrict r1 = r + ld, *restrict r2 = r + 2 * ld;
-    const LA_T *restrict r3 = r + 3 * ld, *restrict r4 = r + 4 * ld, *restrict r5 = r + 5 * ld;
-    const LA_T *restrict r6 = r + 6 * ld, *restrict r7 = r + 7 * ld;
+    LA_COEFS(a, c);
+    LA_ROWS;
     for (long j = 0; j < m; j++) {
       LA_T t = x[j];
-      t -= LA_MUL(c0, r0[j]);
-      t -= LA_MUL(c1, r1[j]);
-      t -= LA_MUL(c2, r2[j]);
-      t -= LA_MUL(c3, r3[j]);
-      t -= LA_MUL(c4, r4[j]);
-      t -= LA_MUL(c5, r5[j]);
-      t -= LA_MUL(c6, r6[j]);
-      t -= LA_MUL(c7, r7[j]);
+      LA_SUB8(t, a);
       x[j] = t;
     }
   }
@@ -92,13 +105,74 @@ static void LA_NAME(update)(long m, LA_T *restrict x, const LA_T *restrict r, lo
     for (long j = 0; j < m; j++) x[j] -= LA_MUL(f, rp[j]);
   }
 }
+/* update() on two rows of x at once, so each load of r serves both */
+static void LA_NAME(update2)(long m, LA_T *restrict x0, LA_T *restrict x1, const LA_T *restrict r,
+                             long ld, const LA_T *c0, const LA_T *c1, long cs, long b) {
+  for (; b >= LA_NB; b -= LA_NB, r += LA_NB * ld, c0 += LA_NB * cs, c1 += LA_NB * cs) {
+    LA_COEFS(a, c0);
+    LA_COEFS(e, c1);
+    LA_ROWS;
+    for (long j = 0; j < m; j++) {
+      LA_T t = x0[j], u = x1[j];
+      LA_SUB8(t, a);
+      LA_SUB8(u, e);
+      x0[j] = t;
+      x1[j] = u;
+    }
+  }
+  for (long p = 0; p < b; p++) {
+    const LA_T f0 = c0[p * cs], f1 = c1[p * cs];
+    const LA_T *restrict rp = r + p * ld;
+    for (long j = 0; j < m; j++) {
+      x0[j] -= LA_MUL(f0, rp[j]);
+      x1[j] -= LA_MUL(f1, rp[j]);
+    }
+  }
+}
+#undef LA_COEFS
+#undef LA_ROWS
+#undef LA_SUB8
+/* update() of rows i < rows of x (ldx apart; row i from column i on when tri, else from 0;
+   m columns in all) by the same b rows of r, with coefficients c[i * ldc + p * cs]: in
+   column tiles of LA_JT, so the tile of r stays in the L1 cache while all rows pass */
+static void LA_NAME(update_rows)(long rows, long m, int tri, LA_T *x, long ldx, const LA_T *r,
+                                 long ld, const LA_T *c, long ldc, long cs, long b) {
+  for (long j0 = 0; j0 < m; j0 += LA_JT) {
+    long j1 = j0 + LA_JT < m ? j0 + LA_JT : m;
+    for (long i = 0; i < rows && (!tri || i < j1); i += 2) {
+      long s = tri && i > j0 ? i : j0;
+      if (i + 1 == rows) {
+        LA_NAME(update)(j1 - s, &x[i * ldx + s], &r[s], ld, &c[i * ldc], cs, b);
+        break;
+      }
+      if (tri && i >= j0) {
+        LA_NAME(update)(1, &x[i * ldx + i], &r[i], ld, &c[i * ldc], cs, b);
+        s = i + 1;
+      }
+      LA_NAME(update2)(j1 - s, &x[i * ldx + s], &x[(i + 1) * ldx + s], &r[s], ld, &c[i * ldc],
+                       &c[(i + 1) * ldc], cs, b);
+    }
+  }
+}
 #ifndef LA_COMPLEX
+/* y(i, j) = x(i, j) for i >= j, x(i, j) = x[i xs + j xt] (x's lower triangle, or its upper
+   one read as by columns), clearing x(i, j) for i > j when asked; by 8 x 8 tiles, as a
+   column's elements n apart conflict in the caches when n is a power of 2 */
+static void LA_NAME(transpose_lower)(long n, LA_T *x, long xs, long xt, LA_T *y, long ys, long yt, int clear) {
+  for (long i0 = 0; i0 < n; i0 += 8)
+    for (long j0 = 0; j0 <= i0; j0 += 8)
+      for (long i = i0; i < i0 + 8 && i < n; i++)
+        for (long j = j0; j < j0 + 8 && j <= i; j++) {
+          LA_T v = x[i * xs + j * xt];
+          if (clear && i > j) x[i * xs + j * xt] = 0;
+          y[i * ys + j * yt] = v;
+        }
+}
 /* l = the lower Cholesky factor of a (n x n, its lower triangle read); all NaN unless a is
    positive-definite. l holds U = L^T while it is computed (right-looking, LA_NB rows at a
    time) so every update is a contiguous row operation, then is transposed in place */
 static void LA_NAME(cholesky)(long n, const LA_T *a, LA_T *l) {
-  for (long i = 0; i < n; i++)
-    for (long j = i; j < n; j++) l[i * n + j] = a[j * n + i];
+  LA_NAME(transpose_lower)(n, (LA_T *)a, n, 1, l, 1, n, 0);
   for (long k0 = 0; k0 < n; k0 += LA_NB) {
     long k1 = k0 + LA_NB < n ? k0 + LA_NB : n;
     for (long k = k0; k < k1; k++) {
@@ -110,47 +184,51 @@ static void LA_NAME(cholesky)(long n, const LA_T *a, LA_T *l) {
       for (long i = k + 1; i < k1; i++)
         LA_NAME(update)(n - i, &l[i * n + i], &l[k * n + i], n, &l[k * n + i], n, 1);
     }
-    for (long i = k1; i < n; i++)
-      LA_NAME(update)(n - i, &l[i * n + i], &l[k0 * n + i], n, &l[k0 * n + i], n, k1 - k0);
+    LA_NAME(update_rows)(n - k1, n - k1, 1, &l[k1 * n + k1], n, &l[k0 * n + k1], n, &l[k0 * n + k1], 1, n, k1 - k0);
   }
-  for (long i = 0; i < n; i++)
-    for (long j = 0; j < i; j++) { l[i * n + j] = l[j * n + i]; l[j * n + i] = 0; }
+  LA_NAME(transpose_lower)(n, l, 1, n, l, n, 1, 1);
 }
 #endif
 /* lu = a's LU factors in place (unit lower, upper), piv = row swaps; the sign of the
    permutation, or 0 when a pivot is exactly zero. Right-looking, LA_NB columns at a time:
-   a panel is factored, then the rows right of it and below it are updated by LA_NB rows
-   of U at once; the same operations in the same order as one rank-1 update per column */
+   the panel is copied out by columns (its column operations then run over contiguous
+   memory, not down rows n apart, which conflict in the caches when n is a power of 2) and
+   factored, then the rows right of it and below it are updated by its LA_NB rows of U at
+   once. The same operations in the same order as one rank-1 update per column */
 static int LA_NAME(lu)(long n, LA_T *lu, long *piv) {
+  LA_T *pan = (LA_T *)malloc(sizeof(LA_T) * (size_t)(n * LA_NB + 1));
   int sign = 1;
   for (long k0 = 0; k0 < n; k0 += LA_NB) {
-    long k1 = k0 + LA_NB < n ? k0 + LA_NB : n;
-    for (long k = k0; k < k1; k++) {
-      long p = k;
-      LA_R best = LA_ABS(lu[k * n + k]);
-      for (long i = k + 1; i < n; i++) {
-        LA_R v = LA_ABS(lu[i * n + k]);
+    long k1 = k0 + LA_NB < n ? k0 + LA_NB : n, b = k1 - k0, h = n - k0;
+    for (long i = 0; i < h; i++)
+      for (long c = 0; c < b; c++) pan[c * h + i] = lu[(k0 + i) * n + k0 + c];
+    for (long c = 0; c < b; c++) {
+      LA_T *col = &pan[c * h];
+      long p = c;
+      LA_R best = LA_ABS1(col[c]);
+      for (long i = c + 1; i < h; i++) {
+        LA_R v = LA_ABS1(col[i]);
         if (v > best) { best = v; p = i; }
       }
-      piv[k] = p;
-      if (!(best > 0)) return 0;
-      if (p != k) {
+      piv[k0 + c] = k0 + p;
+      if (!(best > 0)) { free(pan); return 0; }
+      if (p != c) {
         sign = -sign;
-        for (long j = 0; j < n; j++) {
-          LA_T t = lu[k * n + j]; lu[k * n + j] = lu[p * n + j]; lu[p * n + j] = t;
-        }
+        LA_NAME(swap)(b, &pan[c], h, &pan[p], h);
+        LA_NAME(swap)(k0, &lu[(k0 + c) * n], 1, &lu[(k0 + p) * n], 1);
+        LA_NAME(swap)(n - k1, &lu[(k0 + c) * n + k1], 1, &lu[(k0 + p) * n + k1], 1);
       }
-      LA_NAME(scale)(n - k - 1, &lu[(k + 1) * n + k], n, lu[k * n + k]);
-      for (long i = k + 1; i < n; i++) {
-        const LA_T f = lu[i * n + k];
-        for (long j = k + 1; j < k1; j++) lu[i * n + j] -= LA_MUL(f, lu[k * n + j]);
-      }
+      LA_NAME(scale)(h - c - 1, &col[c + 1], 1, col[c]);
+      for (long d = c + 1; d < b; d++)
+        LA_NAME(update)(h - c - 1, &pan[d * h + c + 1], &col[c + 1], 0, &pan[d * h + c], 0, 1);
     }
+    for (long i = 0; i < h; i++)
+      for (long c = 0; c < b; c++) lu[(k0 + i) * n + k0 + c] = pan[c * h + i];
     for (long i = k0 + 1; i < k1; i++)
       LA_NAME(update)(n - k1, &lu[i * n + k1], &lu[k0 * n + k1], n, &lu[i * n + k0], 1, i - k0);
-    for (long i = k1; i < n; i++)
-      LA_NAME(update)(n - k1, &lu[i * n + k1], &lu[k0 * n + k1], n, &lu[i * n + k0], 1, k1 - k0);
+    LA_NAME(update_rows)(n - k1, n - k1, 0, &lu[k1 * n + k1], n, &lu[k0 * n + k1], n, &lu[k1 * n + k0], n, 1, b);
   }
+  free(pan);
   return sign;
 }
 /* x (n x m) = a^-1 b, b given, or the identity when b is NULL (inv); all NaN if a is
@@ -165,26 +243,22 @@ static void LA_NAME(solve)(long n, long m, const LA_T *a, const LA_T *b, LA_T *x
     LA_NAME(nan_fill)(n * m, x);
   } else {
     for (long i = 0; i < n * m; i++) x[i] = b ? b[i] : (LA_T)(i / m == i % m);
-    for (long k = 0; b && k < n; k++) {
-      if (piv[k] != k) {
-        for (long j = 0; j < m; j++) {
-          LA_T t = x[k * m + j]; x[k * m + j] = x[piv[k] * m + j]; x[piv[k] * m + j] = t;
-        }
+    for (long k = 0; b && k < n; k++) LA_NAME(swap)(m, &x[k * m], 1, &x[piv[k] * m], 1);
+    for (long k0 = 0; k0 < n; k0 += LA_NB) {
+      long k1 = k0 + LA_NB < n ? k0 + LA_NB : n, w = b ? m : k1;
+      for (long i = k0 + 1; i < k1; i++) LA_NAME(update)(w, &x[i * m], &x[k0 * m], m, &lu[i * n + k0], 1, i - k0);
+      LA_NAME(update_rows)(n - k1, w, 0, &x[k1 * m], m, &x[k0 * m], m, &lu[k1 * n + k0], n, 1, k1 - k0);
+    }
+    for (long k1 = n; k1 > 0; k1 -= LA_NB) {
+      long k0 = k1 - LA_NB > 0 ? k1 - LA_NB : 0;
+      for (long i = k1 - 1; i >= k0; i--) {
+        LA_NAME(update)(m, &x[i * m], &x[(i + 1) * m], m, &lu[i * n + i + 1], 1, k1 - i - 1);
+        LA_NAME(scale)(m, &x[i * m], 1, lu[i * n + i]);
       }
+      LA_NAME(update_rows)(k0, m, 0, x, m, &x[k0 * m], m, &lu[k0], n, 1, k1 - k0);
     }
-    for (long i = 1; i < n; i++)
-      LA_NAME(update)(b ? m : i, &x[i * m], x, m, &lu[i * n], 1, i);
-    for (long i = n - 1; i >= 0; i--) {
-      LA_NAME(update)(m, &x[i * m], &x[(i + 1) * m], m, &lu[i * n + i + 1], 1, n - i - 1);
-      LA_NAME(scale)(m, &x[i * m], 1, lu[i * n + i]);
-    }
-    for (long k = n - 1; !b && k >= 0; k--) {
-      if (piv[k] != k) {
-        for (long i = 0; i < n; i++) {
-          LA_T t = x[i * m + k]; x[i * m + k] = x[i * m + piv[k]]; x[i * m + piv[k]] = t;
-        }
-      }
-    }
+    for (long i = 0; !b && i < n; i++)
+      for (long k = n - 1; k >= 0; k--) LA_NAME(swap)(1, &x[i * m + k], 1, &x[i * m + piv[k]], 1);
   }
   free(piv);
   free(lu);
@@ -201,17 +275,22 @@ static LA_T LA_NAME(det)(long n, const LA_T *a) {
   return d;
 }
 #undef LA_MUL
+#undef LA_ABS1
 #undef LA_NB
+#undef LA_JT
 """
 
 
 def _routines(ctype: str, suffix: str, sqrt: str, fabs: str, real: str, real_min: str) -> str:
     complex_ = "_Complex" in ctype
-    prologue = f"{real} {fabs}({ctype});\n#define LA_COMPLEX\n" if complex_ else ""  # not <complex.h>: it defines I
+    real_fabs = "fabsf" if real == "float" else "fabs"
+    prologue = (  # not <complex.h>: it defines I
+        f"{real} {fabs}({ctype});\n#define LA_COMPLEX\n#define LA_FABS {real_fabs}\n" if complex_ else ""
+    )
     return (
         f"{prologue}#define LA_T {ctype}\n#define LA_R {real}\n#define LA_NAME(x) kiln_linalg_{suffix}_##x\n"
         f"#define LA_SQRT {sqrt}\n#define LA_ABS {fabs}\n#define LA_RMIN {real_min}\n{_SOURCE}#undef LA_T\n#undef LA_R\n"
-        f"#undef LA_NAME\n#undef LA_SQRT\n#undef LA_ABS\n#undef LA_RMIN\n{'#undef LA_COMPLEX' + chr(10) if complex_ else ''}"
+        f"#undef LA_NAME\n#undef LA_SQRT\n#undef LA_ABS\n#undef LA_RMIN\n{'#undef LA_COMPLEX' + chr(10) + '#undef LA_FABS' + chr(10) if complex_ else ''}"
     )
 
 

@@ -418,6 +418,7 @@ def speed_table(rows: list[SpeedRow]) -> str:
                      f"| {_peer_cell(r, 'jax')} | {_ratio(r.speedup('numpy'))} | {_ratio(r.speedup('numba'))} "
                      f"| {_ratio(r.speedup('jax'))} | {r.first_s:.2f} | {r.rounds} |")
     lines.append("")
+    lines.append("- kiln vs a peer: the peer's milliseconds over kiln's (>1: kiln is faster)")
     for peer, label in (("numpy", "NumPy"), ("numba", "Numba"), ("jax", "JAX")):
         ups = [s for r in timed if (s := r.speedup(peer)) is not None]
         lines.append(f"- kiln over {label}: geometric mean {geomean(ups):.2f}x over {len(ups)} kernels "
@@ -451,6 +452,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads:
         os.environ.update(thread_env(args.threads))  # the spawned children inherit it before importing
     preset = args.preset or ("M" if args.speed else "S")
+    load = os.getloadavg()[0]  # a busy machine slows everyone, unevenly: said beside the figures
     if args.speed:
         rows = run_speed(args.npbench, preset, args.timeout or 300.0, args.budget, args.rounds, args.only)
         text = speed_table(rows)
@@ -459,7 +461,8 @@ def main(argv: list[str] | None = None) -> int:
     command = "python -m kiln.bench.npbench " + " ".join(argv if argv is not None else sys.argv[1:])
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     text = (f"## NPBench {'speed' if args.speed else 'check'}, preset {preset}, "
-            f"{args.threads or 'default'} thread(s), {when}\n\n`{command}`\n\n{text}\n")
+            f"{args.threads or 'default'} thread(s), {when}\n\n`{command}`  \n{os.cpu_count()} cores; load "
+            f"average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end\n\n{text}\n")
     print()
     print(text)
     if args.out:

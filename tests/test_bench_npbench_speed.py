@@ -128,7 +128,7 @@ def test_speed_table_and_summary() -> None:
     assert "| bad |" not in text
     assert "- kiln over NumPy: geometric mean 1.41x over 2 kernels (from 0.50x to 4.00x)" in text
     assert "- kiln over Numba: geometric mean 2.00x over 1 kernels" in text
-    assert "- slower than NumPy: slow" in text and "- timed 2 of 3 kernels" in text
+    assert "(>1: kiln is faster)" in text and "- slower than NumPy: slow" in text and "- timed 2 of 3 kernels" in text
     assert "- not timed: bad: wrong: differs: A" in text
     assert "- left out of fast: numba_o (not NumPy's answer)" in text
 

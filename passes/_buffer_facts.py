@@ -17,7 +17,8 @@ VIEWS = (memref.SubviewOp, memref.ReinterpretCastOp, memref.CollapseShapeOp, mem
 
 
 def written(op: Operation) -> list[SSAValue] | None:
-    """The buffers ``op`` (with its regions) writes or frees; None when it cannot say."""
+    """The buffers ``op`` (with its regions) writes or frees; None when it cannot say. (A view
+    writes nothing: a write through it is a write of its root.)"""
     out: list[SSAValue] = []
     for inner in op.walk():
         if isinstance(inner, (linalg.GenericOp, linalg.FillOp, linalg.MatmulOp)):
@@ -28,7 +29,7 @@ def written(op: Operation) -> list[SSAValue] | None:
             out.append(inner.destination)
         elif isinstance(inner, memref.DeallocOp):
             out.append(inner.memref)  # freeing it ends its contents too
-        elif not isinstance(inner, READERS) and any(isinstance(v.type, MemRefType) for v in inner.operands):
+        elif not isinstance(inner, (*READERS, *VIEWS)) and any(isinstance(v.type, MemRefType) for v in inner.operands):
             return None  # a call, a view, a kernel...: it may write what it is given
     return out
 

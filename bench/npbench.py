@@ -141,6 +141,12 @@ def _kernel(root: str, info_path: str, preset: str) -> tuple[dict[str, Any], pat
     return bench, folder, getattr(module, bench["func_name"]), _inputs(pathlib.Path(root), {"benchmark": bench}, preset)
 
 
+def _first_line(e: Exception) -> str:
+    """An exception's type and the first line of its message: a table cell."""
+    text = str(e).strip()
+    return f"{type(e).__name__}: {text.splitlines()[0] if text else ''}"
+
+
 def _verdict(func: Callable[..., Any], compiled: Callable[..., Any], args: dict[str, Any],
              bench: dict[str, Any]) -> tuple[str, float, str, list[Any]]:
     """kiln's first call against the eager NumPy run, each on fresh copies of ``args``: (result, seconds of
@@ -154,8 +160,7 @@ def _verdict(func: Callable[..., Any], compiled: Callable[..., Any], args: dict[
     except Exception as e:  # noqa: BLE001 - classified below
         seconds = time.perf_counter() - start
         kind = "refused" if type(e).__name__ in _REFUSALS else "crash"
-        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        return kind, seconds, f"{type(e).__name__}: {first}"[:200], []
+        return kind, seconds, _first_line(e)[:200], []
     seconds = time.perf_counter() - start
     bad = [] if _same(expected, got) else ["return value"]
     bad += [n for n in bench.get("array_args", []) if not _same(eager_args[n], kiln_args[n])]
@@ -222,8 +227,7 @@ def _peer(folder: pathlib.Path, bench: dict[str, Any], variant: str, args: dict[
         fresh = impl.copy(args)
         out = impl.call(*(fresh[n] for n in bench["input_args"]))
     except Exception as e:  # noqa: BLE001 - any failure leaves the variant out, with the reason
-        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        return None, f"{type(e).__name__}: {first}"[:160]
+        return None, _first_line(e)[:160]
     if not agrees(expected, _answer(out, fresh, bench.get("output_args", [])), bench):
         return None, "not NumPy's answer"
     return impl, ""

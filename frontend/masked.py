@@ -155,8 +155,9 @@ class MaskedSelection:
     def mean(self, axis: None = None) -> Tensor:
         self._whole(axis, "mean")
         total = np.sum(self._filled(0))
-        if self.dtype.kind in "f":
-            return total / cast(self.count(), self.dtype)
+        if self.dtype.kind in "f":  # counted as a float64 sum of ones (exact below 2**53), so that
+            # the count is one more float reduction beside the sum: one vector loop for both
+            return total / cast(np.sum(np.where(self.mask, 1.0, 0.0)), self.dtype)
         return total / self.count()
 
     def max(self, axis: None = None) -> Tensor:

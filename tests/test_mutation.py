@@ -441,12 +441,35 @@ def mask_int_reductions(x):
     return x[x % 3 == 0].sum(), x[x > 2].prod(), x[x > 3].min()
 
 
+def mask_means_per_bin(data, radius):
+    """NPBench's azimint_naive: a staged loop of masked means (their sum and count one loop),
+    empty bins (0/0: NaN), a NaN among the data, and a mask of an or."""
+    rmax = radius.max()
+    res = np.zeros(12, dtype=data.dtype)
+    for i in range(12):
+        r1 = rmax * i / 12
+        r2 = rmax * (i + 1) / 12
+        res[i] = data[np.logical_and(r1 <= radius, radius < r2)].mean()
+    return res, data[(radius < 0.2) | (radius > 0.9)].mean(), data[radius > 2].mean()
+
+
+def _bins_data(dtype: str) -> tuple[np.ndarray, np.ndarray]:
+    """float32 data are eighths: every order of summing them is exact (NumPy's is pairwise)."""
+    radius = np.concatenate([rand(30) * 0.5, 0.8 + rand(13) * 0.2, [1.0, 0.25]])
+    data = rand(radius.size)
+    data = (np.round(data * 8) / 8 if dtype == "float32" else data).astype(dtype)
+    data[3] = np.nan
+    return data, radius
+
+
 @pytest.mark.parametrize(
     "fn, args",
     [
         (mask_read_then_write, lambda: (rand(5, 4),)),
         (mask_reductions, lambda: (rand(40),)),
         (mask_int_reductions, lambda: (np.arange(1, 9, dtype=np.int64),)),
+        (mask_means_per_bin, lambda: _bins_data("float64")),
+        (mask_means_per_bin, lambda: _bins_data("float32")),
     ],
     ids=lambda v: getattr(v, "__name__", ""),
 )

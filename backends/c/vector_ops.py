@@ -3,7 +3,7 @@
 A ``vector<N x T>`` (T = f32/f64) is the C type ``kiln_vNT``: one native register of the
 ISA, or a struct of k registers ``{ reg p[k]; }`` when N lanes fill k registers; every op is
 then emitted once per register. Comparison results (``vector<N x i1>``) are the ISA's mask
-type (``kiln_mNT``) and only feed ``arith.select``. See backends/c/isa/ for the tables.
+type (``kiln_mNT``): they feed ``arith.select`` and the ISA's mask and/or. See backends/c/isa/ for the tables.
 """
 
 from __future__ import annotations
@@ -221,6 +221,17 @@ _BINARY: dict[type, Callable[[IsaTable, str, list[str]], str]] = {
     kvec.SelectOp: lambda t, e, o: t.op("select", e, *o),
 }
 _MATH_FN: dict[type, str] = {math.ExpOp: "exp", math.LogOp: "log", math.TanhOp: "tanh"}
+_MASK_LOGIC: dict[type, str] = {arith.AndIOp: "mand", arith.OrIOp: "mor"}
+
+
+def _compared(mask: SSAValue) -> SSAValue:
+    """A float vector of the comparison a mask comes from (the mask's type follows its width)."""
+    owner = mask.owner
+    while isinstance(owner, arith.AndIOp | arith.OrIOp):
+        owner = owner.lhs.owner
+    if not isinstance(owner, kvec.CmpfOp):
+        raise CEmitError(f"mask logic on {mask.type} that no kvec.cmpf computes")
+    return owner.lhs
 
 
 def _vector_arith(em: FunctionEmitter, op: arith.AddfOp) -> None:
@@ -231,6 +242,9 @@ def _vector_arith(em: FunctionEmitter, op: arith.AddfOp) -> None:
         _lanewise(em, result, op.lhs, operands, lambda t, e, o: cmp_expr(t, e, pred, *o))
     elif isinstance(op, arith.MaximumfOp | arith.MinimumfOp) and _constant_min_max(em, op):
         return
+    elif type(op) in _MASK_LOGIC:
+        name = _MASK_LOGIC[type(op)]
+        _lanewise(em, result, _compared(result), operands, lambda t, e, o: t.op(name, e, *o))
     elif type(op) in _MATH_FN:
         helper = em.module.simd.use_math(_MATH_FN[type(op)], elem_name(result.type))
         _lanewise(em, result, result, operands, lambda t, e, o: f"{helper}({o[0]})")
@@ -305,7 +319,7 @@ def _on_vectors(scalar: Handler) -> Handler:
     return handler
 
 
-for _cls in (*_BINARY, *_MATH_FN):
+for _cls in (*_BINARY, *_MATH_FN, *_MASK_LOGIC):
     if _cls is not kvec.SelectOp:
         handles(_cls)(_on_vectors(HANDLERS[_cls]))
 handles(kvec.CmpfOp, kvec.SelectOp)(_vector_arith)

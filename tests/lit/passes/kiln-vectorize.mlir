@@ -292,3 +292,56 @@ func.func @bool_select_kept(%x: memref<?xf64>, %y: memref<?xf64>, %out: memref<?
   }
   func.return
 }
+
+// -----
+
+// A masked mean's loop (np.logical_and of two comparisons, then a sum and a count under it):
+// andi/ori of masks the loop computes are mask logic on vectors; one of a loop-invariant
+// boolean keeps the loop scalar (it would need a broadcast to a mask).
+// CHECK-LABEL: func.func @mask_logic
+// CHECK:       scf.for
+// CHECK:         %[[LO:.*]] = kvec.cmpf "oge", %{{.*}}, %{{.*}} : vector<4xf64> -> vector<4xi1>
+// CHECK:         %[[HI:.*]] = kvec.cmpf "olt", %{{.*}}, %{{.*}} : vector<4xf64> -> vector<4xi1>
+// CHECK:         %[[IN:.*]] = arith.andi %[[LO]], %[[HI]] : vector<4xi1>
+// CHECK:         %[[OR:.*]] = arith.ori %[[IN]], %[[LO]] : vector<4xi1>
+// CHECK:         kvec.select %[[IN]], %{{.*}}, %{{.*}} : vector<4xi1>, vector<4xf64>
+// CHECK:         kvec.select %[[OR]], %{{.*}}, %{{.*}} : vector<4xi1>, vector<4xf64>
+// CHECK:       vector.reduction <add>
+// CHECK:       vector.reduction <add>
+// CHECK:       scf.for
+// CHECK-NOT:     vector
+// CHECK:         arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK:       func.return
+func.func @mask_logic(%x: memref<?xf64>, %y: memref<?xf64>, %sum: memref<f64>, %count: memref<f64>, %flag: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %lo = arith.constant 0.25 : f64
+  %hi = arith.constant 0.5 : f64
+  %zero = arith.constant 0.0 : f64
+  %one = arith.constant 1.0 : f64
+  %n = memref.dim %x, %c0 : memref<?xf64>
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %x[%i] : memref<?xf64>
+    %b = memref.load %y[%i] : memref<?xf64>
+    %s = memref.load %sum[] : memref<f64>
+    %k = memref.load %count[] : memref<f64>
+    %ge = arith.cmpf oge, %a, %lo : f64
+    %lt = arith.cmpf olt, %a, %hi : f64
+    %in = arith.andi %ge, %lt : i1
+    %or = arith.ori %in, %ge : i1
+    %v = arith.select %in, %b, %zero : f64
+    %w = arith.select %or, %one, %zero : f64
+    %s2 = arith.addf %s, %v : f64
+    %k2 = arith.addf %k, %w : f64
+    memref.store %s2, %sum[] : memref<f64>
+    memref.store %k2, %count[] : memref<f64>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %x[%i] : memref<?xf64>
+    %ge = arith.cmpf oge, %a, %lo : f64
+    %in = arith.andi %ge, %flag : i1
+    %v = arith.select %in, %a, %zero : f64
+    memref.store %v, %y[%i] : memref<?xf64>
+  }
+  func.return
+}

@@ -155,3 +155,114 @@ def test_complex_solve_with_a_real_right_hand_side_promotes() -> None:
 def test_complex_cholesky_is_refused_by_name() -> None:
     with pytest.raises(NotImplementedError, match=r"test_linalg.py:\d+:\d+: np.linalg.cholesky on complex128 arrays"):
         kiln.function(lambda a: np.linalg.cholesky(a))(np.eye(2, dtype=np.complex128))
+
+
+# The C routines work in panels of 8 columns, update 8 rows of U at a time and two rows of the
+# result together, in column tiles of 2 KiB (256 doubles, 128 complex128): the sizes below end
+# panels, row pairs and tiles part way.
+
+
+@pytest.mark.filterwarnings("ignore::kiln.frontend.retracing.KilnRetracingWarning")  # one trace per size, meant
+@pytest.mark.parametrize("n", [130, 260])
+def test_routines_past_panels_and_tiles(n: int) -> None:
+    dtype = "float64"
+    b = RNG.standard_normal(n)
+    bm = RNG.standard_normal((n, 3))
+    check(all_routines, general(n, dtype), spd(n, dtype), b, bm, compiled=ALL_ROUTINES)
+
+
+@pytest.mark.filterwarnings("ignore::kiln.frontend.retracing.KilnRetracingWarning")  # one trace per size, meant
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("n", [33, 130])
+def test_complex_routines_past_panels_and_tiles(n: int, dtype: str) -> None:
+    a = (general(n, "float64") + 0.3j * RNG.standard_normal((n, n)) / np.sqrt(n)).astype(dtype)
+    b = (RNG.standard_normal(n) + 1j * RNG.standard_normal(n)).astype(dtype)
+    bm = (RNG.standard_normal((n, 2)) + 1j * RNG.standard_normal((n, 2))).astype(dtype)
+    check(complex_routines, a, b, bm, compiled=COMPLEX_ROUTINES)
+
+
+COMPLEX_ROUTINES = kiln.function(complex_routines)
+
+
+@pytest.mark.filterwarnings("ignore::kiln.frontend.retracing.KilnRetracingWarning")  # one trace per case, meant
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("n", [7, 33, 130])
+def test_pivoting_on_every_column(n: int, dtype: str) -> None:
+    """Rows of a well-conditioned matrix in reverse order, its diagonal small: every column
+    pivots, across panels; det's sign follows the swaps."""
+    a = general(n, "float64")[::-1] * np.where(np.eye(n) > 0, 1e-3, 1.0)
+    if dtype == "complex128":
+        a = a + 0.2j * RNG.standard_normal((n, n)) / np.sqrt(n)
+    a = np.ascontiguousarray(a, dtype=dtype)
+    check(complex_routines, a, RNG.standard_normal(n).astype(dtype), RNG.standard_normal((n, 2)).astype(dtype),
+          compiled=COMPLEX_ROUTINES)
+
+
+@pytest.mark.filterwarnings("ignore::kiln.frontend.retracing.KilnRetracingWarning")  # one trace per case, meant
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_solve_with_a_wide_right_hand_side(dtype: str) -> None:
+    """300 columns: the substitutions pass through two column tiles and part of a third."""
+    a = general(33, dtype) + (0.1j * np.eye(33) if dtype == "complex128" else 0)
+    b = RNG.standard_normal((33, 300)).astype(dtype)
+    check(lambda a, b: np.linalg.solve(a, b), np.ascontiguousarray(a, dtype=dtype), b)
+
+
+@pytest.mark.filterwarnings("ignore::kiln.frontend.retracing.KilnRetracingWarning")  # one trace per case, meant
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize(("n", "where"), [(20, "column 13"), (130, "column 100"), (33, "row 5"), (9, "column 0")])
+def test_exactly_singular_late_gives_nans(n: int, where: str, dtype: str) -> None:
+    """A zero column makes that pivot exactly zero (in a later panel, not the first); a zero
+    row, the last one. NumPy raises; kiln's solve and inv are all NaN and det is 0."""
+    a = np.ascontiguousarray(general(n, "float64").astype(dtype))
+    axis, index = where.split()
+    if axis == "column":
+        a[:, int(index)] = 0
+    else:
+        a[int(index)] = 0
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.inv(a)
+    inv, x, xm, det = COMPLEX_ROUTINES(a, np.ones(n, dtype), np.ones((n, 2), dtype))
+    assert np.isnan(inv).all() and np.isnan(x).all() and np.isnan(xm).all()
+    assert det == np.linalg.det(a) == 0
+
+
+@pytest.mark.filterwarnings("ignore::kiln.frontend.retracing.KilnRetracingWarning")  # one trace per case, meant
+@pytest.mark.parametrize(("n", "k"), [(20, 13), (33, 32), (130, 70)])
+def test_not_positive_definite_late_gives_nans(n: int, k: int) -> None:
+    """The leading k x k block is positive-definite, the leading (k+1) x (k+1) one is not: the
+    factorization fails in a later panel, and the whole result is NaN."""
+    s = spd(n, "float64")
+    s[k, k] = -1.0
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.cholesky(s)
+    assert np.all(np.linalg.eigvalsh(s[:k, :k]) > 0)
+    assert np.isnan(CHOLESKY(s)).all()
+
+
+CHOLESKY = kiln.function(lambda a: np.linalg.cholesky(a))
+
+
+def test_cholesky_reads_the_lower_triangle_and_may_overwrite_its_argument() -> None:
+    """NumPy's cholesky ignores the upper triangle; NPBench's cholesky2 writes the factor back
+    into the argument it was computed from."""
+
+    def cholesky2(a: np.ndarray) -> None:
+        a[:] = np.linalg.cholesky(a) + np.triu(a, k=1)
+
+    s = spd(130, "float64")
+    s[np.triu_indices(130, 1)] = RNG.standard_normal(130 * 129 // 2)  # not symmetric: only the lower part counts
+    want, got = s.copy(), s.copy()
+    cholesky2(want)
+    kiln.function(cholesky2)(got)
+    np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-12 * np.max(np.abs(want)))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_a_subnormal_pivot_is_divided_by(dtype: str) -> None:
+    """Pivots scale by their reciprocal, as LAPACK's, except below the smallest normal number,
+    where the reciprocal would overflow: 3e-310 x = 3e-310 still gives x = 1."""
+    tiny = 3e-310 * (1j if dtype == "complex128" else 1)
+    a = np.array([[2.0, 0.0], [0.0, tiny]], dtype)
+    b = np.array([1.0, tiny], dtype)
+    x = kiln.function(lambda a, b: np.linalg.solve(a, b))(a, b)
+    np.testing.assert_allclose(x, [0.5, 1.0], rtol=1e-15)

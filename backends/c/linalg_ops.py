@@ -105,52 +105,43 @@ static void LA_NAME(update)(long m, LA_T *restrict x, const LA_T *restrict r, lo
     for (long j = 0; j < m; j++) x[j] -= LA_MUL(f, rp[j]);
   }
 }
-/* update() on two rows of x at once, so each load of r serves both */
+/* update() by exactly LA_NB rows of r on two rows of x at once, so each load of r serves both */
 static void LA_NAME(update2)(long m, LA_T *restrict x0, LA_T *restrict x1, const LA_T *restrict r,
-                             long ld, const LA_T *c0, const LA_T *c1, long cs, long b) {
-  for (; b >= LA_NB; b -= LA_NB, r += LA_NB * ld, c0 += LA_NB * cs, c1 += LA_NB * cs) {
-    LA_COEFS(a, c0);
-    LA_COEFS(e, c1);
-    LA_ROWS;
-    for (long j = 0; j < m; j++) {
-      LA_T t = x0[j], u = x1[j];
-      LA_SUB8(t, a);
-      LA_SUB8(u, e);
-      x0[j] = t;
-      x1[j] = u;
-    }
-  }
-  for (long p = 0; p < b; p++) {
-    const LA_T f0 = c0[p * cs], f1 = c1[p * cs];
-    const LA_T *restrict rp = r + p * ld;
-    for (long j = 0; j < m; j++) {
-      x0[j] -= LA_MUL(f0, rp[j]);
-      x1[j] -= LA_MUL(f1, rp[j]);
-    }
+                             long ld, const LA_T *c0, const LA_T *c1, long cs) {
+  LA_COEFS(a, c0);
+  LA_COEFS(e, c1);
+  LA_ROWS;
+  for (long j = 0; j < m; j++) {
+    LA_T t = x0[j], u = x1[j];
+    LA_SUB8(t, a);
+    LA_SUB8(u, e);
+    x0[j] = t;
+    x1[j] = u;
   }
 }
 #undef LA_COEFS
 #undef LA_ROWS
 #undef LA_SUB8
 /* update() of rows i < rows of x (ldx apart; row i from column i on when tri, else from 0;
-   m columns in all) by the same b rows of r, with coefficients c[i * ldc + p * cs]: in
-   column tiles of LA_JT, so the tile of r stays in the L1 cache while all rows pass */
+   m columns in all) by the same LA_NB rows of r, with coefficients c[i * ldc + p * cs]: in
+   column tiles of LA_JT, so the tile of r stays in the L1 cache while all rows pass. (A
+   last panel narrower than LA_NB has no rows below it, or above it for back substitution.) */
 static void LA_NAME(update_rows)(long rows, long m, int tri, LA_T *x, long ldx, const LA_T *r,
-                                 long ld, const LA_T *c, long ldc, long cs, long b) {
+                                 long ld, const LA_T *c, long ldc, long cs) {
   for (long j0 = 0; j0 < m; j0 += LA_JT) {
     long j1 = j0 + LA_JT < m ? j0 + LA_JT : m;
     for (long i = 0; i < rows && (!tri || i < j1); i += 2) {
       long s = tri && i > j0 ? i : j0;
       if (i + 1 == rows) {
-        LA_NAME(update)(j1 - s, &x[i * ldx + s], &r[s], ld, &c[i * ldc], cs, b);
+        LA_NAME(update)(j1 - s, &x[i * ldx + s], &r[s], ld, &c[i * ldc], cs, LA_NB);
         break;
       }
       if (tri && i >= j0) {
-        LA_NAME(update)(1, &x[i * ldx + i], &r[i], ld, &c[i * ldc], cs, b);
+        LA_NAME(update)(1, &x[i * ldx + i], &r[i], ld, &c[i * ldc], cs, LA_NB);
         s = i + 1;
       }
       LA_NAME(update2)(j1 - s, &x[i * ldx + s], &x[(i + 1) * ldx + s], &r[s], ld, &c[i * ldc],
-                       &c[(i + 1) * ldc], cs, b);
+                       &c[(i + 1) * ldc], cs);
     }
   }
 }
@@ -184,7 +175,7 @@ static void LA_NAME(cholesky)(long n, const LA_T *a, LA_T *l) {
       for (long i = k + 1; i < k1; i++)
         LA_NAME(update)(n - i, &l[i * n + i], &l[k * n + i], n, &l[k * n + i], n, 1);
     }
-    LA_NAME(update_rows)(n - k1, n - k1, 1, &l[k1 * n + k1], n, &l[k0 * n + k1], n, &l[k0 * n + k1], 1, n, k1 - k0);
+    LA_NAME(update_rows)(n - k1, n - k1, 1, &l[k1 * n + k1], n, &l[k0 * n + k1], n, &l[k0 * n + k1], 1, n);
   }
   LA_NAME(transpose_lower)(n, l, 1, n, l, n, 1, 1);
 }
@@ -226,7 +217,7 @@ static int LA_NAME(lu)(long n, LA_T *lu, long *piv) {
       for (long c = 0; c < b; c++) lu[(k0 + i) * n + k0 + c] = pan[c * h + i];
     for (long i = k0 + 1; i < k1; i++)
       LA_NAME(update)(n - k1, &lu[i * n + k1], &lu[k0 * n + k1], n, &lu[i * n + k0], 1, i - k0);
-    LA_NAME(update_rows)(n - k1, n - k1, 0, &lu[k1 * n + k1], n, &lu[k0 * n + k1], n, &lu[k1 * n + k0], n, 1, b);
+    LA_NAME(update_rows)(n - k1, n - k1, 0, &lu[k1 * n + k1], n, &lu[k0 * n + k1], n, &lu[k1 * n + k0], n, 1);
   }
   free(pan);
   return sign;
@@ -247,7 +238,7 @@ static void LA_NAME(solve)(long n, long m, const LA_T *a, const LA_T *b, LA_T *x
     for (long k0 = 0; k0 < n; k0 += LA_NB) {
       long k1 = k0 + LA_NB < n ? k0 + LA_NB : n, w = b ? m : k1;
       for (long i = k0 + 1; i < k1; i++) LA_NAME(update)(w, &x[i * m], &x[k0 * m], m, &lu[i * n + k0], 1, i - k0);
-      LA_NAME(update_rows)(n - k1, w, 0, &x[k1 * m], m, &x[k0 * m], m, &lu[k1 * n + k0], n, 1, k1 - k0);
+      LA_NAME(update_rows)(n - k1, w, 0, &x[k1 * m], m, &x[k0 * m], m, &lu[k1 * n + k0], n, 1);
     }
     for (long k1 = n; k1 > 0; k1 -= LA_NB) {
       long k0 = k1 - LA_NB > 0 ? k1 - LA_NB : 0;
@@ -255,7 +246,7 @@ static void LA_NAME(solve)(long n, long m, const LA_T *a, const LA_T *b, LA_T *x
         LA_NAME(update)(m, &x[i * m], &x[(i + 1) * m], m, &lu[i * n + i + 1], 1, k1 - i - 1);
         LA_NAME(scale)(m, &x[i * m], 1, lu[i * n + i]);
       }
-      LA_NAME(update_rows)(k0, m, 0, x, m, &x[k0 * m], m, &lu[k0], n, 1, k1 - k0);
+      LA_NAME(update_rows)(k0, m, 0, x, m, &x[k0 * m], m, &lu[k0], n, 1);
     }
     for (long i = 0; !b && i < n; i++)
       for (long k = n - 1; k >= 0; k--) LA_NAME(swap)(1, &x[i * m + k], 1, &x[i * m + piv[k]], 1);

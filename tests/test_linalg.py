@@ -266,3 +266,13 @@ def test_a_subnormal_pivot_is_divided_by(dtype: str) -> None:
     b = np.array([1.0, tiny], dtype)
     x = kiln.function(lambda a, b: np.linalg.solve(a, b))(a, b)
     np.testing.assert_allclose(x, [0.5, 1.0], rtol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_a_nan_pivot_is_not_a_zero_one(dtype: str) -> None:
+    """LAPACK goes on past a NaN pivot: det is NaN (not 0, the singular answer), inv has NaNs."""
+    a = np.eye(3, dtype=dtype)
+    a[1, 1] = np.nan
+    inv, det = kiln.function(lambda a: (np.linalg.inv(a), np.linalg.det(a)))(a)
+    assert np.isnan(det) and np.isnan(np.linalg.det(a))
+    assert np.isnan(inv).any()

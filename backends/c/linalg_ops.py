@@ -188,7 +188,8 @@ static void LA_NAME(cholesky)(long n, const LA_T *a, LA_T *l) {
 }
 #endif
 /* lu = a's LU factors in place (unit lower, upper), piv = row swaps; the sign of the
-   permutation, or 0 when a pivot is exactly zero. Right-looking, LA_NB columns at a time:
+   permutation, or 0 when a pivot is exactly zero (a NaN one goes on, as in LAPACK, so
+   det of a matrix with a NaN is NaN, not 0). Right-looking, LA_NB columns at a time:
    the panel is copied out by columns (its column operations then run over contiguous
    memory, not down rows n apart, which conflict in the caches when n is a power of 2) and
    factored, then the rows right of it and below it are updated by its LA_NB rows of U at
@@ -209,7 +210,7 @@ static int LA_NAME(lu)(long n, LA_T *lu, long *piv) {
         if (v > best) { best = v; p = i; }
       }
       piv[k0 + c] = k0 + p;
-      if (!(best > 0)) { free(pan); return 0; }
+      if (best == 0) { free(pan); return 0; }
       if (p != c) {
         sign = -sign;
         LA_NAME(swap)(b, &pan[c], h, &pan[p], h);

@@ -182,7 +182,8 @@ static void LA_NAME(cholesky)(long n, const LA_T *a, LA_T *l) {
       for (long i = k + 1; i < k1; i++)
         LA_NAME(update)(n - i, &l[i * n + i], &l[k * n + i], n, &l[k * n + i], n, 1);
     }
-    LA_NAME(update_rows)(n - k1, n - k1, 1, &l[k1 * n + k1], n, &l[k0 * n + k1], n, &l[k0 * n + k1], 1, n);
+    if (k1 < n) /* (not even a pointer past the end) */
+      LA_NAME(update_rows)(n - k1, n - k1, 1, &l[k1 * n + k1], n, &l[k0 * n + k1], n, &l[k0 * n + k1], 1, n);
   }
   LA_NAME(transpose_lower)(n, l, 1, n, l, n, 1, 1);
 }
@@ -225,7 +226,8 @@ static int LA_NAME(lu)(long n, LA_T *lu, long *piv) {
       for (long c = 0; c < b; c++) lu[(k0 + i) * n + k0 + c] = pan[c * h + i];
     for (long i = k0 + 1; i < k1; i++)
       LA_NAME(update)(n - k1, &lu[i * n + k1], &lu[k0 * n + k1], n, &lu[i * n + k0], 1, i - k0);
-    LA_NAME(update_rows)(n - k1, n - k1, 0, &lu[k1 * n + k1], n, &lu[k0 * n + k1], n, &lu[k1 * n + k0], n, 1);
+    if (k1 < n)
+      LA_NAME(update_rows)(n - k1, n - k1, 0, &lu[k1 * n + k1], n, &lu[k0 * n + k1], n, &lu[k1 * n + k0], n, 1);
   }
   free(pan);
   return sign;
@@ -246,7 +248,7 @@ static void LA_NAME(solve)(long n, long m, const LA_T *a, const LA_T *b, LA_T *x
     for (long k0 = 0; k0 < n; k0 += LA_NB) {
       long k1 = k0 + LA_NB < n ? k0 + LA_NB : n, w = b ? m : k1;
       for (long i = k0 + 1; i < k1; i++) LA_NAME(update)(w, &x[i * m], &x[k0 * m], m, &lu[i * n + k0], 1, i - k0);
-      LA_NAME(update_rows)(n - k1, w, 0, &x[k1 * m], m, &x[k0 * m], m, &lu[k1 * n + k0], n, 1);
+      if (k1 < n) LA_NAME(update_rows)(n - k1, w, 0, &x[k1 * m], m, &x[k0 * m], m, &lu[k1 * n + k0], n, 1);
     }
     for (long k1 = n; k1 > 0; k1 -= LA_NB) {
       long k0 = k1 - LA_NB > 0 ? k1 - LA_NB : 0;

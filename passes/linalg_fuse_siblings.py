@@ -37,9 +37,11 @@ def _names_every_loop(m: AffineMap) -> bool:
 
 
 def _reduces(op: GenericOp) -> bool:
+    """A reduction on tensors (on buffers, merging could move a read past a write: none then)."""
     return (
         any(it.data == IteratorType.REDUCTION for it in op.iterator_types.data)
         and op.library_call is None
+        and bool(op.results)
         and all(isinstance(r.type, TensorType) for r in op.results)
     )
 

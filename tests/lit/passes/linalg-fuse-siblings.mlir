@@ -108,3 +108,24 @@ func.func @mixed_types(%x: tensor<8xf64>) -> (tensor<f64>, tensor<i64>) {
   } -> tensor<i64>
   func.return %s, %n : tensor<f64>, tensor<i64>
 }
+
+// -----
+
+// Not merged on buffers: the second reduction reads what the first writes.
+// CHECK-LABEL: func.func @buffers
+// CHECK-COUNT-2: linalg.generic
+// FUSED-LABEL: func.func @buffers
+func.func @buffers(%x: memref<8xf64>, %s: memref<f64>, %t: memref<f64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%x : memref<8xf64>) outs(%s : memref<f64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %r = arith.addf %acc, %a : f64
+    linalg.yield %r : f64
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%x, %s : memref<8xf64>, memref<f64>) outs(%t : memref<f64>) {
+  ^bb0(%a: f64, %b: f64, %acc: f64):
+    %d = arith.subf %a, %b : f64
+    %r = arith.addf %acc, %d : f64
+    linalg.yield %r : f64
+  }
+  func.return
+}

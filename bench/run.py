@@ -1,10 +1,11 @@
 """kiln's benchmark suite: every workload against NumPy (and Numba and JAX where importable) in
 one run, with the machine's limits measured in the same run; medians of repeated runs.
 
-    python -m kiln.bench [--quick] [--out bench/RESULTS.md] [--only SUBSTRING] [--busy N]
+    python -m kiln.bench [--quick] [--out bench/RESULTS.md] [--only SUBSTRING[,SUBSTRING...]] [--one-thread] [--busy N]
 
-``--busy N`` keeps N other processes spinning meanwhile and times kiln again with
-``KILN_NUM_THREADS=1`` beside its default: the threading policy must not lose on a busy machine.
+``--one-thread`` times kiln again with ``KILN_NUM_THREADS=1`` beside its default (what threads
+buy); ``--busy N`` also keeps N other processes spinning meanwhile: the threading policy must
+not lose on a busy machine.
 """
 
 from __future__ import annotations
@@ -366,16 +367,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kiln.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes and few repeats: a smoke run")
     parser.add_argument("--out", type=Path, help="write the Markdown report here (default: print only)")
-    parser.add_argument("--only", help="run only workloads whose name contains this")
+    parser.add_argument("--only", help="run only workloads whose name contains this (or one of these, comma-separated)")
+    parser.add_argument("--one-thread", action="store_true",
+                        help="time kiln with KILN_NUM_THREADS=1 beside kiln's default (what threads buy)")
     parser.add_argument("--busy", type=int, default=0, metavar="N",
-                        help="keep N other processes spinning on the CPU meanwhile, and time kiln with one "
-                             "thread beside kiln's default (threads on a busy machine)")
+                        help="keep N other processes spinning on the CPU meanwhile (threads on a busy machine); "
+                             "implies --one-thread")
     args = parser.parse_args(argv)
-    peers = _peers(one_thread=args.busy > 0)
+    peers = _peers(one_thread=args.one_thread or args.busy > 0)
     rows = []
     with _busy_cores(args.busy):
         for w in workloads():
-            if args.only and args.only not in w.name:
+            if args.only and not any(part in w.name for part in args.only.split(",")):
                 continue
             row = run_workload(w, peers, args.quick)
             print(w.name, {p: _fmt(v) for p, v in row.figures.items()}, w.unit, *row.notes, sep="  ", flush=True)

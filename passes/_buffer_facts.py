@@ -8,6 +8,7 @@ from xdsl.dialects import linalg, memref
 from xdsl.dialects.linalg.ops import YieldOp
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
 
 #: ops that read buffers only
 READERS = (memref.LoadOp, memref.DimOp, YieldOp)
@@ -30,7 +31,7 @@ def written(op: Operation) -> list[SSAValue] | None:
         elif isinstance(inner, memref.DeallocOp):
             out.append(inner.memref)  # freeing it ends its contents too
         elif not isinstance(inner, (*READERS, *VIEWS)) and any(isinstance(v.type, MemRefType) for v in inner.operands):
-            return None  # a call, a view, a kernel...: it may write what it is given
+            return None  # a call, a kernel...: it may write what it is given
     return out
 
 
@@ -81,3 +82,45 @@ def source_kept_until(block: Block, start: Operation, last: Operation, source: S
         if writes is None or any(root(w) in (None, source_root) or w is copy for w in writes):
             return None
     return freed
+
+
+def readers_of_copy(copy: Operation, source: SSAValue, dst: SSAValue) -> list[Operation] | None:
+    """The readers of ``dst``, the fresh copy of ``source`` that ``copy`` makes, when they may
+    read ``source`` (or a view of it) instead: :func:`later_readers`, and
+    :func:`source_kept_until` the last of them (the readers too: ``x[:] = x.T`` reads the copy
+    while it writes ``x``). A free of ``source`` there moves after the last reader."""
+    block = copy.parent_block()
+    assert block is not None
+    readers = later_readers(dst, copy)
+    if not readers:
+        return None
+    last_reader = max(readers, key=block.get_operation_index)
+    freed = source_kept_until(block, copy, last_reader, source, dst)
+    if freed is None:
+        return None
+    for dealloc in freed:  # the source died after the copy: it must live to the last reader now
+        dealloc.detach()
+        block.insert_op_after(dealloc, last_reader)
+    return readers
+
+
+def read_instead(copy: Operation, dst: SSAValue, value: SSAValue, readers: list[Operation],
+                 rewriter: PatternRewriter) -> None:
+    """``readers`` read ``value`` instead of ``dst``; ``copy`` and ``dst`` (its deallocs, then
+    its allocation) go."""
+    for reader in readers:
+        for i, v in enumerate(reader.operands):
+            if v is dst:
+                reader.operands[i] = value
+    rewriter.erase_op(copy)
+    erase_buffer(dst, rewriter)
+
+
+def erase_buffer(buffer: SSAValue, rewriter: PatternRewriter) -> None:
+    """Erase ``buffer``'s deallocs, then its allocation once unused."""
+    for use in list(buffer.uses):
+        if isinstance(use.operation, memref.DeallocOp):
+            rewriter.erase_op(use.operation)
+    if not buffer.uses:
+        assert isinstance(buffer.owner, Operation)
+        rewriter.erase_op(buffer.owner)

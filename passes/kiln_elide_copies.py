@@ -41,7 +41,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from kiln.passes._buffer_facts import later_readers, root, source_kept_until
+from kiln.passes._buffer_facts import erase_buffer, read_instead, readers_of_copy, root
 
 
 def _parallel(op: linalg.GenericOp) -> bool:
@@ -68,16 +68,6 @@ def _fresh(value: SSAValue) -> bool:
     return isinstance(value.owner, memref.AllocOp)
 
 
-def _erase_buffer(buffer: SSAValue, rewriter: PatternRewriter) -> None:
-    """Erase ``buffer``'s deallocs, then its allocation once unused."""
-    for use in list(buffer.uses):
-        if isinstance(use.operation, memref.DeallocOp):
-            rewriter.erase_op(use.operation)
-    if not buffer.uses:
-        assert isinstance(buffer.owner, Operation)
-        rewriter.erase_op(buffer.owner)
-
-
 class ReadSnapshotInPlace(RewritePattern):
     """Rewrite 1 of the module docstring."""
 
@@ -88,24 +78,9 @@ class ReadSnapshotInPlace(RewritePattern):
         src, dst = op.inputs[0], op.outputs[0]
         if not _fresh(dst):
             return
-        readers = later_readers(dst, op)
-        if not readers:
-            return
-        block = op.parent_block()
-        assert block is not None
-        last_reader = max(readers, key=block.get_operation_index)
-        freed = source_kept_until(block, op, last_reader, src, dst)
-        if freed is None:
-            return
-        for dealloc in freed:
-            dealloc.detach()
-            block.insert_op_after(dealloc, last_reader)
-        for reader in readers:
-            for i, v in enumerate(reader.operands):
-                if v is dst:
-                    reader.operands[i] = src
-        rewriter.erase_op(op)
-        _erase_buffer(dst, rewriter)
+        readers = readers_of_copy(op, src, dst)
+        if readers is not None:
+            read_instead(op, dst, src, readers, rewriter)
 
 
 def _single_writer(buffer: SSAValue, copy: Operation) -> linalg.GenericOp | None:
@@ -158,7 +133,7 @@ class WriteResultInPlace(RewritePattern):
                 return
         writer.operands[len(writer.inputs)] = dst
         rewriter.erase_op(op)
-        _erase_buffer(tmp, rewriter)
+        erase_buffer(tmp, rewriter)
 
 
 @dataclass(frozen=True)

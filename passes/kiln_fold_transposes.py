@@ -37,7 +37,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from kiln.passes._buffer_facts import later_readers, source_kept_until
+from kiln.passes._buffer_facts import read_instead, readers_of_copy
 
 _SWAP = AffineMap.from_callable(lambda i, j: (j, i))
 _IDENTITY = AffineMap.identity(2)
@@ -79,34 +79,15 @@ class FoldTransposeCopy(RewritePattern):
         assert isinstance(src_type, MemRefType)
         if not _row_major(src_type) or not isinstance(dst.owner, memref.AllocOp):
             return
-        block = op.parent_block()
-        assert block is not None
-        readers = later_readers(dst, op)
-        if not readers:
+        readers = readers_of_copy(op, src, dst)
+        if readers is None:
             return
-        last_reader = max(readers, key=block.get_operation_index)
-        freed = source_kept_until(block, op, last_reader, src, dst)  # the readers too: x[:] = x.T
-        if freed is None:
-            return
-        for dealloc in freed:  # the source died after the copy: it must live to the last reader now
-            dealloc.detach()
-            block.insert_op_after(dealloc, last_reader)
         rows, cols = src_type.get_shape()
         view_type = MemRefType(src_type.element_type, [cols, rows], StridedLayoutAttr([1, cols], 0))
         view = memref.ReinterpretCastOp.from_dynamic(src, [0], [cols, rows], [1, cols], view_type)
         view.location = op.location
         rewriter.insert_op(view, InsertPoint.before(op))
-        for reader in readers:
-            for i, v in enumerate(reader.operands):
-                if v is dst:
-                    reader.operands[i] = view.result
-        rewriter.erase_op(op)
-        alloc = dst.owner
-        for use in list(dst.uses):
-            if isinstance(use.operation, memref.DeallocOp):
-                rewriter.erase_op(use.operation)
-        if not dst.uses:
-            rewriter.erase_op(alloc)
+        read_instead(op, dst, view.result, readers, rewriter)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,6 @@ for a busy core stalls the whole parallel loop); ``KILN_NUM_THREADS`` overrides 
 from __future__ import annotations
 
 import ctypes
-import multiprocessing
 import os
 import sys
 import time
@@ -12,6 +11,7 @@ import time
 import pytest
 
 from kiln.backends.c import kernel_ops, toolchain
+from kiln.bench.run import _busy_cores
 from kiln.backends.c.helpers import HELPERS
 
 assert kernel_ops  # it registers the helper
@@ -34,11 +34,6 @@ def _threads() -> ctypes._CFuncPtr:
     return fn
 
 
-def _spin() -> None:
-    while True:
-        pass
-
-
 def test_the_setting_wins(monkeypatch: pytest.MonkeyPatch) -> None:
     fn = _threads()
     monkeypatch.setenv("KILN_NUM_THREADS", "3")
@@ -54,14 +49,6 @@ def test_the_default_is_at_most_the_cores(monkeypatch: pytest.MonkeyPatch) -> No
 def test_a_machine_kept_busy_gets_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KILN_NUM_THREADS", raising=False)
     fn = _threads()
-    ctx = multiprocessing.get_context("spawn")
-    spinners = [ctx.Process(target=_spin, daemon=True) for _ in range(os.cpu_count() or 1)]
-    for p in spinners:
-        p.start()
-    try:
+    with _busy_cores(os.cpu_count() or 1):
         time.sleep(0.5)  # the spinners start (spawn imports Python), and the 10 ms cache expires
         assert fn() == 1
-    finally:
-        for p in spinners:
-            p.kill()
-            p.join()

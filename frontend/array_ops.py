@@ -26,7 +26,7 @@ import numpy as np
 from kiln.dialects import graph
 from kiln.frontend import dtypes, runtime_checks, trace_context
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to as _broadcast, cast as _cast, constant as _constant
-from kiln.frontend.tensor import emit, require_rank, reshape_to, shape_of, with_source
+from kiln.frontend.tensor import emit, follow_layout, require_rank, reshape_to, shape_of, with_source
 
 ShapeLike = int | Sequence[int]
 AxisLike = int | Sequence[int] | None
@@ -180,10 +180,10 @@ def _reduce(kind: str, t: Tensor, axis: AxisLike, keepdims: bool, dtype: np.dtyp
         raise ValueError(f"zero-size array to reduction operation {_IDENTITYLESS[kind]} which has no identity")
     x = _cast(t, dtype)
     if not axes:
-        return x
+        return Tensor(x.value) if x is t else x  # a new array, as NumPy's
     if dtype == np.float16 and kind not in _IDENTITYLESS:
-        return _half_reduce(kind, x, axes, keepdims)
-    return emit(graph.ReduceOp(kind, x.value, axes, keepdims))
+        return follow_layout(_half_reduce(kind, x, axes, keepdims), [t], axes, keepdims)
+    return follow_layout(emit(graph.ReduceOp(kind, x.value, axes, keepdims)), [t], axes, keepdims)
 
 
 def _half_reduce(kind: str, x: Tensor, axes: tuple[int, ...], keepdims: bool) -> Tensor:

@@ -20,7 +20,7 @@ import numpy as np
 
 from kiln.dialects import graph
 from kiln.frontend import array_ops, dtypes
-from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, cast, constant, emit
+from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, c_strides, cast, constant, emit, shape_of
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
@@ -53,7 +53,7 @@ def array(obj: Any, dtype: Any = None, *, copy: bool = True, **kwargs: Any) -> A
         raise NotImplementedError(f"np.array(..., {', '.join(kwargs)}=) is not supported inside kiln.function")
     t = _stacked(obj)
     t = cast(t, dtypes.canonical(dtype)) if dtype is not None else t
-    return t.copy() if copy else t
+    return t.copy("K") if copy else t
 
 
 def asarray(obj: Any, dtype: Any = None, **kwargs: Any) -> Any:
@@ -61,6 +61,28 @@ def asarray(obj: Any, dtype: Any = None, **kwargs: Any) -> Any:
     if isinstance(obj, Tensor) and (dtype is None or np.dtype(dtype) == obj.dtype):
         return obj
     return array(obj, dtype, copy=False, **kwargs)
+
+
+def ascontiguousarray(a: Any, dtype: Any = None, *, like: Any = None) -> Tensor:
+    """``np.ascontiguousarray``: the array itself when C-contiguous (at least 1-D), else a C-ordered copy."""
+    t = as_tensor(asarray(a, dtype))
+    if t.ndim == 0:
+        return np.reshape(t.copy(), (1,))
+    return t if t.is_contiguous() else t.copy()
+
+
+def asfortranarray(a: Any, dtype: Any = None, *, like: Any = None) -> Tensor:
+    """``np.asfortranarray``: the array itself when Fortran-contiguous (at least 1-D), else a
+    Fortran-ordered copy."""
+    t = as_tensor(asarray(a, dtype))
+    if t.ndim == 0:
+        return np.reshape(t.copy(), (1,))
+    if t.is_fortran_contiguous():
+        return t
+    new = t.copy()
+    if new.ndim > 1:
+        new.storage.layout = c_strides(shape_of(new)[::-1])[::-1]
+    return new
 
 
 def _stacked(obj: Any) -> Tensor:
@@ -212,6 +234,8 @@ TRACED: dict[Any, Callable[..., Any]] = {
     np.full: full,
     np.array: array,
     np.asarray: asarray,
+    np.ascontiguousarray: ascontiguousarray,
+    np.asfortranarray: asfortranarray,
     np.linspace: _run_by_numpy(np.linspace, linspace_traced),
     np.eye: _eye,
     np.identity: _identity,

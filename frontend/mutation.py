@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -54,7 +54,7 @@ _SCOPES = "kiln.mutation.scopes"
 class Storage:
     """One array's memory while tracing: the SSA value of its contents now."""
 
-    __slots__ = ("value", "version", "serial", "argument", "layout", "alias", "stale", "dependents", "__weakref__")
+    __slots__ = ("value", "version", "serial", "argument", "layout", "layout_rule", "alias", "stale", "dependents", "__weakref__")
 
     def __init__(self, value: SSAValue, argument: int | None = None) -> None:
         self.value = value
@@ -63,12 +63,22 @@ class Storage:
         self.argument = argument
         #: a function argument that is not C-contiguous: its strides in elements (None: C-contiguous)
         self.layout: tuple[int, ...] | None = None
+        #: for a new array NumPy lays out like its operands (``order='K'``: ``x.T + 1``, ``x.T.astype()``
+        #: are Fortran-ordered): its strides in elements, computed when first asked (None: C-contiguous)
+        self.layout_rule: Callable[[], tuple[int, ...] | None] | None = None
         #: for the array a staged construct merged: the arrays it is on some paths only (see MaybeAlias)
         self.alias: MaybeAlias | None = None
         #: where this array was perhaps written, through a MaybeAlias: reading it is refused
         self.stale: str | None = None
         #: the merged arrays that are this one on some paths (a write here is made there where a flag says so)
         self.dependents: weakref.WeakSet[Storage] | None = None
+
+    def base_layout(self) -> tuple[int, ...] | None:
+        """The base's element strides (None: C-contiguous), :attr:`layout_rule` applied once."""
+        if self.layout_rule is not None:
+            rule, self.layout_rule = self.layout_rule, None
+            self.layout = rule()
+        return self.layout
 
 
 def serial_now() -> int:

@@ -19,8 +19,8 @@ from xdsl.irdl import IRDLOperation
 from kiln.dialects import graph
 from kiln.frontend import array_ops, array_types, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
 from kiln.frontend import numpy_sorting, numpy_ufunc_methods, runtime_checks, ufuncs, views
-from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
-from kiln.frontend.tensor import implements, shape_of, with_source
+from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, c_strides, cast, common_source, constant, emit, require_rank
+from kiln.frontend.tensor import follow_layout, implements, promotion_value, shape_of, weak_stand_in, with_source
 
 #: an operand before promotion: a tensor, an array constant, or a weak Python scalar
 Operand = Tensor | np.ndarray | bool | int | float | complex
@@ -56,7 +56,7 @@ def operand(x: Any) -> Operand:
 def promotion_key(x: Operand) -> dtypes.PromotionKey:
     """What ``x`` contributes to NumPy's loop resolution (weak for Python scalars)."""
     if isinstance(x, Tensor) and x.weak:  # a staged loop index: a Python int to NumPy
-        return int if x.dtype.kind in "iu" else float
+        return dtypes.weak_operand(weak_stand_in(x))
     if isinstance(x, (Tensor, np.ndarray)):
         return x.dtype
     return dtypes.weak_operand(x)
@@ -277,7 +277,7 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
     if ufunc is np.power and in_dtypes[0].kind == "c":
         return _complex_power(operands, in_dtypes[0])
     tensors, source = broadcast_all([materialize(x, dt) for x, dt in zip(operands, in_dtypes)], _np_name(ufunc))
-    result = with_source(build(*tensors), source)
+    result = follow_layout(with_source(build(*tensors), source), operands)
     assert result.dtype == out_dtype, f"{_np_name(ufunc)}: built {result.dtype}, NumPy gives {out_dtype}"
     if any(isinstance(x, Tensor) for x in operands) and all(
         x.weak if isinstance(x, Tensor) else isinstance(x, (int, float)) for x in operands
@@ -450,7 +450,12 @@ def _full_like(
     t = as_tensor(a)
     if shape is None:
         require_rank(t, "np.full_like / np.zeros_like / np.ones_like")
-    return array_ops.full(t.shape if shape is None else shape, fill_value, t.dtype if dtype is None else dtype)
+    result = array_ops.full(t.shape if shape is None else shape, fill_value, t.dtype if dtype is None else dtype)
+    if shape is None and (order == "K" or (order == "A" and t.is_fortran_contiguous())):
+        follow_layout(result, [t])
+    elif order == "F" and result.ndim > 1:
+        result._storage.layout = c_strides(shape_of(result)[::-1])[::-1]
+    return result
 
 
 def _where(condition: Any, x: Any = None, y: Any = None) -> Tensor:
@@ -463,9 +468,9 @@ def where(condition: Any, x: Any, y: Any) -> Tensor:
     """NumPy's ``where(condition, x, y)``: ``condition`` as bool, ``x``/``y`` promoted together, all broadcast."""
     c = materialize(operand(condition), np.dtype(np.bool_))
     a, b = operand(x), operand(y)
-    dtype = dtypes.result_type(*(x if isinstance(x, (bool, int, float, complex)) else x.dtype for x in (a, b)))
+    dtype = dtypes.result_type(promotion_value(a), promotion_value(b))
     (c, ta, tb), source = broadcast_all([c, materialize(a, dtype), materialize(b, dtype)], "np.where")
-    return with_source(emit(graph.SelectOp(c.value, ta.value, tb.value)), source)
+    return follow_layout(with_source(emit(graph.SelectOp(c.value, ta.value, tb.value)), source), [condition, a, b])
 
 
 def _clip(a: Any, a_min: Any = np._NoValue, a_max: Any = np._NoValue, out: Any = None, *, min: Any = np._NoValue, max: Any = np._NoValue, **kwargs: Any) -> Tensor:
@@ -561,7 +566,7 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.transpose: _transpose,
     np.zeros_like: _like(0),
     np.empty_like: _like(0),
-    np.copy: lambda a, order="K", subok=False: as_tensor(a).copy(),
+    np.copy: lambda a, order="K", subok=False: as_tensor(a).copy(order),
     np.copyto: lambda dst, src, casting="same_kind", where=True: _copyto(dst, src, casting, where),
     np.ones_like: _like(1),
     np.full_like: _full_like,

@@ -19,7 +19,7 @@ import numpy as np
 
 from kiln.dialects import graph
 from kiln.frontend import array_ops, dtypes, views
-from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, constant, emit, require_rank, reshape_to, shape_of
+from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, c_contiguous, constant, emit, require_rank, reshape_to, shape_of
 
 
 def unsupported(what: str) -> NotImplementedError:
@@ -479,15 +479,30 @@ dsplit = _splitter("dsplit", True, _fixed_axis("dsplit", 3, lambda ndim: 2))
 
 def ravel(a: Any, order: str = "C") -> Tensor:
     """``np.ravel`` / ``x.ravel()``: a view of a C-contiguous array, a copy of any other. 'K' and 'A'
-    read a non-contiguous array in memory order, which kiln does not follow: refused there."""
+    read an array contiguous in another axis order (``x.T``, ``x.T + 1``) in memory order, a view
+    too; of other non-contiguous arrays they are refused (memory order of gaps and reversals)."""
     if order not in ("C", "K", "A"):
         raise unsupported(f"np.ravel(..., order={order!r})")
     t = as_tensor(a)
     if order != "C" and not t.is_contiguous():
-        raise unsupported(f"np.ravel(..., order={order!r}) of a non-contiguous array")
+        perm = _memory_order(t)
+        if perm is None or (order == "A" and perm != tuple(range(t.ndim))[::-1]):
+            raise unsupported(f"np.ravel(..., order={order!r}) of a non-contiguous array")
+        t = views.transposed(t, array_ops.transpose(t, perm))
     if t.shape_source is not None:
         return Tensor(t.value)
     return views.raveled(t, array_ops.reshape(t, -1))
+
+
+def _memory_order(t: Tensor) -> tuple[int, ...] | None:
+    """The axes of ``t`` from the largest stride to the smallest, when ``t`` is contiguous in
+    that order with positive strides (a permuted contiguous array); else None."""
+    strides = t.element_strides()
+    if strides is None or any(s <= 0 for s, d in zip(strides, shape_of(t)) if d != 1):
+        return None
+    perm = tuple(sorted(range(t.ndim), key=lambda i: -strides[i] if shape_of(t)[i] != 1 else 0))
+    shape = [shape_of(t)[i] for i in perm]
+    return perm if c_contiguous(shape, [strides[i] for i in perm]) else None
 
 
 # ---------------------------------------------------------------------- grids

@@ -20,7 +20,7 @@ import numpy as np
 from kiln.dialects import graph
 from kiln.frontend import array_ops, creation, dtypes
 from kiln.frontend.numpy_shape import ranked, reject, unsupported
-from kiln.frontend.tensor import Tensor, as_tensor, cast, emit, shape_of
+from kiln.frontend.tensor import Tensor, as_tensor, cast, emit, promotion_value, shape_of
 
 _SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
@@ -32,7 +32,7 @@ def _traced(x: Any) -> bool:
 def _promotion_key(v: Any) -> Any:
     """What ``v`` brings to ``np.result_type``: a Python scalar itself (weak), else a dtype."""
     if _traced(v):
-        return as_tensor(v).dtype
+        return promotion_value(as_tensor(v))
     if isinstance(v, (bool, int, float)) and not isinstance(v, np.generic):
         return v
     return np.asarray(v).dtype

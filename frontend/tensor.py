@@ -139,8 +139,9 @@ class Tensor:
         storage = self._storage
         if storage.argument is not None:
             trace_context.require().notes.setdefault(LAYOUT_ARGUMENTS, set()).add(storage.argument)
-        if storage.layout is not None:
-            return self._strided_contiguous(storage.layout)
+        layout = storage.base_layout()
+        if layout is not None:
+            return self._strided_contiguous(layout)
         parent = Tensor(self._storage.value)
         base_shape = shape_of(parent)
         strides = self._view_strides(c_strides(base_shape)) if self._steps and -1 not in base_shape else None
@@ -162,7 +163,8 @@ class Tensor:
         base_shape = shape_of(Tensor(storage.value))
         if -1 in base_shape:
             return None
-        return self._view_strides(storage.layout if storage.layout is not None else c_strides(base_shape))
+        layout = storage.base_layout()
+        return self._view_strides(layout if layout is not None else c_strides(base_shape))
 
     def _view_strides(self, layout: tuple[int, ...]) -> tuple[int, ...] | None:
         """This view's element strides when its base has the element strides ``layout``; None
@@ -209,7 +211,15 @@ class Tensor:
         """A new array with the same contents (free while tracing: values are immutable)."""
         if order not in ("C", "K", "A"):
             raise NotImplementedError(f"x.copy(order={order!r}) is not supported inside kiln.function")
-        return Tensor(self.value, self.shape_source)
+        new = Tensor(self.value, self.shape_source)
+        if order == "K" or (order == "A" and self.is_fortran_contiguous()):
+            follow_layout(new, [self])
+        return new
+
+    def is_fortran_contiguous(self) -> bool:
+        """NumPy's F-contiguity (``order='A'`` copies such an array in Fortran order)."""
+        strides = self.element_strides()
+        return strides is not None and c_contiguous(shape_of(self)[::-1], strides[::-1])
 
     def __setitem__(self, key: Any, value: Any) -> None:
         _PROTOCOLS["setitem"](self, key, value)
@@ -813,6 +823,103 @@ def reshape_strides(source: Sequence[int], strides: Sequence[int], target: Seque
     return tuple(out)
 
 
+def k_order_strides(shape: Sequence[int], operands: Sequence[Sequence[int]]) -> tuple[int, ...]:
+    """The element strides of a new array of ``shape`` that NumPy lays out like its ``operands``
+    (``order='K'``, each given by its element strides on ``shape``'s axes, 0 where broadcast or
+    of length 1): NumPy's iterator orders the axes by stride, innermost first, an operand that
+    disagrees with C order leaving C order there; the new array is contiguous in that order."""
+    ndim = len(shape)
+    order = list(range(ndim - 1, -1, -1))  # innermost first, as the iterator keeps its axes
+    for i in range(1, ndim):
+        axis, insert_at = order[i], i
+        for j in range(i - 1, -1, -1):
+            decided = swap = False
+            for strides in operands:
+                a, b = abs(strides[axis]), abs(strides[order[j]])
+                if a and b:
+                    if b <= a:
+                        swap = False
+                    elif not decided:
+                        swap = True
+                    decided = True
+            if decided:
+                if not swap:
+                    break
+                insert_at = j
+        order[insert_at + 1:i + 1] = order[insert_at:i]
+        order[insert_at] = axis
+    out, step = [0] * ndim, 1
+    for axis in order:
+        out[axis] = step
+        step *= max(shape[axis], 1)
+    return tuple(out)
+
+
+def follow_layout(result: Tensor, operands: Sequence[Any], reduced: Sequence[int] = (), keepdims: bool = False) -> Tensor:
+    """Lay ``result``, a new array, out as NumPy does one made from ``operands`` with
+    ``order='K'`` (ufuncs, ``astype``, ``np.copy``, ``*_like``, reductions over the axes
+    ``reduced`` of the one operand): like them, so ``x.T.astype(int).reshape(-1)`` is a copy,
+    as in NumPy. The strides are worked out only if a reshape or ravel asks."""
+    storage = result._storage
+    if result._steps or storage.argument is not None or storage.layout is not None or result.shape_source is not None:
+        return result
+    arrays = [x for x in operands if isinstance(x, (Tensor, np.ndarray)) and getattr(x, "shape_source", None) is None and x.ndim > 1]
+    shape = shape_of(result)
+    if not arrays or len(shape) < 2 or -1 in shape or any(isinstance(x, Tensor) and x._storage is storage for x in arrays):
+        return result
+
+    def rule() -> tuple[int, ...] | None:
+        aligned = []
+        for x in arrays:
+            strides = x.element_strides() if isinstance(x, Tensor) else tuple(s // x.itemsize for s in x.strides)
+            if strides is None:
+                return None
+            dims = list(zip(shape_of(x) if isinstance(x, Tensor) else x.shape, strides))
+            if keepdims:
+                dims = [(1, 0) if i in reduced else d for i, d in enumerate(dims)]
+            else:
+                dims = [d for i, d in enumerate(dims) if i not in reduced]
+            pad = [(1, 0)] * (len(shape) - len(dims))
+            aligned.append([0 if d == 1 else s for d, s in pad + dims])
+        out = k_order_strides(shape, aligned)
+        return None if c_contiguous(shape, out) else out
+
+    storage.layout_rule = rule
+    return result
+
+
+def layout_of(x: Any) -> tuple[int, ...] | None:
+    """The element strides of the array ``x`` when NumPy has it laid out other than C-contiguous
+    (None: C-contiguous, or a Python value, which becomes a new C-contiguous array)."""
+    if not isinstance(x, Tensor) or x.shape_source is not None or x.ndim < 2:
+        return None
+    strides = x.element_strides()
+    return None if strides is None or c_contiguous(shape_of(x), strides) else strides
+
+
+def merge_layout(merged: Tensor, paths: Sequence[Any], where: str, construct: str) -> bool:
+    """Lay ``merged``, the array a staged construct made of ``paths`` (the values it has on each
+    path), out as those are; where they differ (``x.T + 1`` on one path, ``x + 1`` on another),
+    NumPy's reshape of it is a view on some paths and a copy on others: refused when asked."""
+    storage = merged._storage
+    if merged.shape_source is not None or merged._steps or merged.ndim < 2 or storage.layout is not None:
+        return
+    paths = list(paths)
+
+    def rule() -> tuple[int, ...] | None:
+        layouts = {layout_of(p) for p in paths}
+        if len(layouts) == 1:
+            return layouts.pop()
+        raise NotImplementedError(
+            f"{trace_context.here()}: this array's memory layout depends on the path taken through the staged "
+            f"{construct} at {where} (NumPy's reshape or ravel of it is a view on some paths and a copy on others); "
+            "make it one layout where it is bound, e.g. with np.ascontiguousarray(...)"
+        )
+
+    storage.layout_rule = rule
+    return True
+
+
 def unit_axes_strides(source: Sequence[int], strides: Sequence[int], target: Sequence[int]) -> tuple[int, ...] | None:
     """The strides of ``target``, which is ``source`` with length-1 axes dropped or added: each
     longer axis keeps its stride (None when the two do not match up that way)."""
@@ -847,7 +954,7 @@ def cast(t: Tensor, dtype: np.dtype[Any], warn: bool = False) -> Tensor:
         return t
     if warn and t.dtype.kind == "c" and dtype.kind != "c":
         warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning, stacklevel=3)
-    return with_source(emit(graph.CastOp(t.value, dtypes.to_element(dtype))), t.shape_source)
+    return follow_layout(with_source(emit(graph.CastOp(t.value, dtypes.to_element(dtype))), t.shape_source), [t])
 
 
 def broadcast_to(t: Tensor, shape: Sequence[int]) -> Tensor:
@@ -862,3 +969,16 @@ def reshape_to(t: Tensor, shape: Sequence[int]) -> Tensor:
     if shape_of(t) == tuple(shape):
         return t
     return emit(graph.ReshapeOp(t.value, shape))
+
+
+def weak_stand_in(x: Tensor) -> bool | int | float:
+    """A Python scalar of the weak tensor ``x``'s kind, for ``np.result_type``: a Python number
+    carried through staged control flow promotes as one (``np.where(c, f32, t)`` stays float32)."""
+    return {"b": False, "i": 0, "u": 0}.get(x.dtype.kind, 0.0)
+
+
+def promotion_value(x: Any) -> Any:
+    """What ``x`` brings to ``np.result_type``: Python scalars (and weak tensors) as values, else a dtype."""
+    if isinstance(x, Tensor):
+        return weak_stand_in(x) if x.weak else x.dtype
+    return x if isinstance(x, (bool, int, float, complex)) else x.dtype

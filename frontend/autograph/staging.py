@@ -64,7 +64,7 @@ from kiln.frontend.autograph.state import (
     unflatten_state,
 )
 from kiln.frontend import shape_sources
-from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit, is_scalar_like, require_rank
+from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit, is_scalar_like, layout_of, merge_layout, require_rank
 
 _LOOP_BOUNDS = "kiln.autograph.loop_bounds"
 
@@ -348,8 +348,10 @@ def _cond(
         else:
             flag = _or(_and(pred, then_flag), _and(np.logical_not(pred), else_flag) if else_flag else False)
         merged_flags.setdefault(i, {})[outer] = _flag_value(flag)
+    construct = "`if`" if labels[0] == "`if`" else "conditional expression"
     for i, result, source in zip(staged, op.results, sources):
         merged[i] = Tensor(result, source)
+        merge_layout(merged[i], (then.leaves[i], orelse.leaves[i]), where, construct)
         merged[i].immutable = _scalar_on_every_path(then.leaves[i], orelse.leaves[i])
         if is_jump_flag(leaf_names[i]):
             _note(_FLAGS, merged[i], leaf_names[i])
@@ -357,7 +359,6 @@ def _cond(
         mutation.write(storage, result, shared=False)
     for storage, marked_at in marks.items():
         mutation.mark_stale(storage, marked_at)
-    construct = "`if`" if labels[0] == "`if`" else "conditional expression"
     for i in staged:
         _mark_alias(merged[i], (then.leaves[i], orelse.leaves[i]), boundary, where, construct, stale_before,
                     merged_flags.get(i))
@@ -844,10 +845,14 @@ def _staged_loop(
             cond_block, body_block = Block(arg_types=arg_types), Block(arg_types=arg_types)
 
             entered: list[Any] = []
+            laid_out: set[mutation.Storage] = set()
 
             def enter(block: Block) -> Counters:
                 args = iter(block.args)
                 state = [_carried(next(args), leaf) if leaf.ty is not None else leaf.value for leaf in leaves]
+                for leaf, value in zip(leaves, state):  # laid out as on entry (checked against the body's below)
+                    if leaf.ty is not None and merge_layout(value, [leaf.value], where, f"`{construct}` loop"):
+                        laid_out.add(value._storage)
                 entered[:] = state
                 for leaf, value in zip(leaves, state):
                     if leaf.ty is not None and is_jump_flag(leaf.name):
@@ -943,6 +948,11 @@ def _staged_loop(
             for leaf, out in zip(leaves, out_leaves)
         ]
         final = [True if is_set and is_jump_flag(leaf.name) else value for leaf, value, is_set in zip(leaves, final, ends_set)]
+        for leaf, value, out, inside in zip(leaves, final, out_leaves, entered):
+            if leaf.ty is not None and isinstance(value, Tensor):
+                merge_layout(value, [leaf.value, out], where, f"`{construct}` loop")
+                if isinstance(inside, Tensor) and inside._storage in laid_out:
+                    _check_layout_kept(leaf, inside, out, where, construct)
         for storage in storages:
             mutation.write(storage, next(results), shared=False)
         final_flags = {j: next(results) for j in flagged}
@@ -984,6 +994,17 @@ class _Regrow(Exception):
     def __init__(self, values: tuple[Any, ...]):
         super().__init__("internal: a staged loop's return value takes a structure")
         self.values = values
+
+
+def _check_layout_kept(leaf: _Leaf, inside: Tensor, out: Any, where: str, construct: str) -> None:
+    """A loop body that reshaped a carried array took its layout from before the loop: the
+    array must leave the body laid out the same, else later iterations would differ."""
+    if inside._storage.layout_rule is None and layout_of(inside) != layout_of(out):
+        raise NotImplementedError(
+            f"{where}: {describe(leaf.name)} is reshaped in this staged `{construct}` loop but its memory layout changes "
+            "between iterations (NumPy's reshape of it is a view on some and a copy on others); make it one layout "
+            "where it is bound, e.g. with np.ascontiguousarray(...)"
+        )
 
 
 def _carried(value: SSAValue, leaf: _Leaf) -> Tensor:

@@ -25,7 +25,7 @@ from kiln.frontend.autograph.libraries import is_library_module
 
 #: NumPy functions that go through ``ag__.call``: inside a trace they make kiln arrays
 _NUMPY_CREATION = frozenset(
-    {"empty", "zeros", "ones", "full", "array", "asarray", "ndarray"}
+    {"empty", "zeros", "ones", "full", "array", "asarray", "ascontiguousarray", "asfortranarray", "ndarray"}
     | {"eye", "identity", "arange", "linspace", "logspace", "tri", "indices"}
 )
 

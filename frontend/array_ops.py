@@ -331,8 +331,9 @@ def broadcast_to(t: Tensor, shape: ShapeLike) -> Tensor:
     return _broadcast(t, dims)
 
 
-def concat(values: Sequence[Any], axis: int | None = 0, dtype: Any = None) -> Any:
-    """Join arrays along an existing axis, ``np.concatenate(values, axis)`` (``axis=None`` flattens first)."""
+def concat(values: Sequence[Any], axis: int | None = 0, dtype: Any = None, stacked: Sequence[Tensor] = ()) -> Any:
+    """Join arrays along an existing axis, ``np.concatenate(values, axis)`` (``axis=None`` flattens first);
+    ``stacked``: the arrays ``np.stack`` expanded at ``axis`` into ``values`` (the result is laid out like them)."""
     if not _traced(*values):
         return np.concatenate(values, axis=axis, dtype=dtype)
     tensors = [as_tensor(v) for v in values]
@@ -361,10 +362,11 @@ def concat(values: Sequence[Any], axis: int | None = 0, dtype: Any = None) -> An
                     f"along dimension {d}, the array at index 0 has size {a} and the array at index {i} has size {b}"
                 )
     dt = dtypes.canonical(dtype) if dtype is not None else dtypes.result_type(*(t.dtype for t in tensors))
-    tensors = [_cast(t, dt) for t in tensors]
-    if len(tensors) == 1:
-        return tensors[0]
-    return emit(graph.ConcatOp([t.value for t in tensors], ax))
+    cast = [_cast(t, dt) for t in tensors]
+    result = Tensor(cast[0].value) if len(cast) == 1 else emit(graph.ConcatOp([t.value for t in cast], ax))
+    if stacked:
+        return follow_layout(result, stacked, new_axis=ax, joined=True)
+    return follow_layout(result, tensors, joined=True)  # a new array (of one array too), laid out like them
 
 
 def stack(values: Sequence[Any], axis: int = 0, dtype: np.dtype[Any] | None = None) -> Tensor:
@@ -377,7 +379,7 @@ def stack(values: Sequence[Any], axis: int = 0, dtype: np.dtype[Any] | None = No
     if any(t.shape != tensors[0].shape for t in tensors):
         raise ValueError("all input arrays must have the same shape")
     ax = normalize_axis(axis, tensors[0].ndim + 1)
-    return concat([expand_dims(t, ax) for t in tensors], ax, dtype)
+    return concat([expand_dims(t, ax) for t in tensors], ax, dtype, stacked=tensors)
 
 
 # ---------------------------------------------------------------------- constants

@@ -855,11 +855,15 @@ def k_order_strides(shape: Sequence[int], operands: Sequence[Sequence[int]]) -> 
     return tuple(out)
 
 
-def follow_layout(result: Tensor, operands: Sequence[Any], reduced: Sequence[int] = (), keepdims: bool = False) -> Tensor:
+def follow_layout(
+    result: Tensor, operands: Sequence[Any], reduced: Sequence[int] = (), keepdims: bool = False,
+    new_axis: int | None = None, joined: bool = False,
+) -> Tensor:
     """Lay ``result``, a new array, out as NumPy does one made from ``operands`` with
-    ``order='K'`` (ufuncs, ``astype``, ``np.copy``, ``*_like``, reductions over the axes
-    ``reduced`` of the one operand): like them, so ``x.T.astype(int).reshape(-1)`` is a copy,
-    as in NumPy. The strides are worked out only if a reshape or ravel asks."""
+    ``order='K'`` (ufuncs, ``astype``, ``np.copy``, ``*_like``; reductions over the axes
+    ``reduced`` of the one operand; ``joined``: ``np.concatenate``'s and ``np.stack``'s, each
+    operand of a stack without its ``new_axis``): like them, so ``x.T.astype(int).reshape(-1)`` is a copy, as in NumPy. The
+    strides are worked out only if a reshape or ravel asks."""
     storage = result._storage
     if result._steps or storage.argument is not None or storage.layout is not None or result.shape_source is not None:
         return result
@@ -879,9 +883,13 @@ def follow_layout(result: Tensor, operands: Sequence[Any], reduced: Sequence[int
                 dims = [(1, 0) if i in reduced else d for i, d in enumerate(dims)]
             else:
                 dims = [d for i, d in enumerate(dims) if i not in reduced]
-            pad = [(1, 0)] * (len(shape) - len(dims))
-            aligned.append([0 if d == 1 else s for d, s in pad + dims])
-        out = k_order_strides(shape, aligned)
+            if new_axis is not None:
+                dims = [*dims[:new_axis], (1, 0), *dims[new_axis:]]
+            aligned.append([(1, 0)] * (len(shape) - len(dims)) + dims)
+        if joined:
+            out = joined_order_strides(shape, aligned)
+        else:
+            out = k_order_strides(shape, [[0 if d == 1 else s for d, s in dims] for dims in aligned])
         return None if c_contiguous(shape, out) else out
 
     storage.layout_rule = rule
@@ -918,6 +926,38 @@ def merge_layout(merged: Tensor, paths: Sequence[Any], where: str, construct: st
 
     storage.layout_rule = rule
     return True
+
+
+def joined_order_strides(shape: Sequence[int], operands: Sequence[Sequence[tuple[int, int]]]) -> tuple[int, ...]:
+    """The element strides NumPy gives ``np.concatenate``'s (and ``np.stack``'s) result of
+    ``shape`` from its ``operands`` (each as ``(length, stride)`` per axis): the axes sorted from
+    the largest stride to the smallest, an operand that disagrees with C order leaving C order
+    there, axes of length 1 in an operand not counted. (Not quite the ufuncs' rule, which sorts
+    from the innermost axis: the two part where operands disagree.)"""
+    ndim = len(shape)
+    order = list(range(ndim))
+    for i in range(1, ndim):
+        axis, insert_at = order[i], i
+        for j in range(i - 1, -1, -1):
+            decided = swap = False
+            for dims in operands:
+                if dims[axis][0] != 1 and dims[order[j]][0] != 1:
+                    if abs(dims[axis][1]) <= abs(dims[order[j]][1]):
+                        swap = False
+                    elif not decided:
+                        swap = True
+                    decided = True
+            if decided:
+                if not swap:
+                    break
+                insert_at = j
+        order[insert_at + 1:i + 1] = order[insert_at:i]
+        order[insert_at] = axis
+    out, step = [0] * ndim, 1
+    for axis in reversed(order):
+        out[axis] = step
+        step *= max(shape[axis], 1)
+    return tuple(out)
 
 
 def unit_axes_strides(source: Sequence[int], strides: Sequence[int], target: Sequence[int]) -> tuple[int, ...] | None:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from kiln.frontend.tensor import k_order_strides
+from kiln.frontend.tensor import joined_order_strides, k_order_strides
 from test_mutation import check
 
 
@@ -88,6 +88,24 @@ def ravel_k_of_fortran(x):
     return y, y.ravel(order="K")
 
 
+def concatenate_of_transposes(x):
+    return _written(np.concatenate([x.T, x.T + 1], axis=1))
+
+
+def concatenate_of_mixed_layouts(x):
+    return _written(np.concatenate([x.T, np.ones((4, 2))], axis=1))
+
+
+def concatenate_of_one_is_new(x):
+    y = np.concatenate([x])
+    y[0, 0] = -3
+    return _written(np.concatenate([x.T]))
+
+
+def stack_of_transposes(x):
+    return _written(np.stack([x.T, x.T * 2], axis=1))
+
+
 def c_order_stays_a_view(x):
     return _written(x * 2)
 
@@ -109,7 +127,8 @@ CASES: list[Callable[..., Any]] = [
     astype_of_transpose, ufunc_of_transpose, unary_of_transpose, copy_of_transpose, method_copy_is_c_order,
     copy_order_a, array_of_transpose, zeros_like_transpose, zeros_like_fortran, where_of_transposes,
     mixed_layouts_c_wins, broadcast_with_transpose, reduction_keeps_order, reduction_keepdims,
-    ravel_k_of_fortran, c_order_stays_a_view, sum_over_no_axes_is_new,
+    ravel_k_of_fortran, concatenate_of_transposes, concatenate_of_mixed_layouts, concatenate_of_one_is_new,
+    stack_of_transposes, c_order_stays_a_view, sum_over_no_axes_is_new,
 ]
 
 
@@ -164,6 +183,39 @@ def test_k_order_strides_agree_with_numpy() -> None:
         assert [g for g, d in zip(got, out.shape) if d != 1] == [w for w, d in zip(want, out.shape) if d != 1], (
             [(o.shape, o.strides) for o in ops], got, want)
     assert unequal > 500  # the cases exercise layouts other than C
+
+
+def _same_strides(out: np.ndarray, got: tuple[int, ...]) -> bool:
+    want = [s // out.itemsize for s in out.strides]
+    return [g for g, d in zip(got, out.shape) if d != 1] == [w for w, d in zip(want, out.shape) if d != 1]
+
+
+def test_joined_order_strides_agree_with_numpy() -> None:
+    """``np.concatenate``'s and ``np.stack``'s rule against NumPy's strides, on random
+    permuted and reversed operands (where they disagree, not the ufuncs' rule)."""
+    rng = random.Random(12)
+    unequal = 0
+    for _ in range(2000):
+        ndim = rng.randint(2, 3)
+        shape = [rng.choice([1, 2, 3, 4]) for _ in range(ndim)]
+        axis = rng.randrange(ndim)
+        ops = []
+        for _ in range(rng.randint(1, 3)):
+            perm = list(range(ndim))
+            rng.shuffle(perm)
+            own = list(shape)
+            own[axis] = rng.choice([1, 2, 3])
+            flips = tuple(slice(None, None, rng.choice([1, -1])) for _ in range(ndim))
+            ops.append(np.zeros([own[p] for p in perm])[flips].transpose(np.argsort(perm)))
+        out = np.concatenate(ops, axis=axis)
+        unequal += not out.flags.c_contiguous
+        dims = [[(d, s // o.itemsize) for d, s in zip(o.shape, o.strides)] for o in ops]
+        assert _same_strides(out, joined_order_strides(out.shape, dims)), [(o.shape, o.strides) for o in ops]
+        same = [o for o in ops if o.shape == ops[0].shape]
+        out = np.stack(same, axis=axis)
+        dims = [[(d, s // o.itemsize) for d, s in zip(o.shape, o.strides)] for o in (np.expand_dims(o, axis) for o in same)]
+        assert _same_strides(out, joined_order_strides(out.shape, dims)), [(o.shape, o.strides) for o in same]
+    assert unequal > 300
 
 
 def carried_by_a_loop(x, n):

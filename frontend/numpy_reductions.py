@@ -20,7 +20,7 @@ import numpy as np
 from kiln.dialects import graph
 from kiln.frontend import array_ops, dtypes
 from kiln.frontend.numpy_shape import ranked, reject, static_shape, unsupported
-from kiln.frontend.tensor import Tensor, as_tensor, cast, constant, emit, reshape_to, shape_of
+from kiln.frontend.tensor import Tensor, as_tensor, cast, constant, emit, follow_layout, reshape_to, shape_of
 
 _NO = np._NoValue
 
@@ -241,7 +241,7 @@ def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdi
 
 def scan(kind: str, t: Tensor, axis: int, dtype: np.dtype[Any]) -> Tensor:
     """One ``graph.scan`` of ``t`` cast to ``dtype`` along ``axis``."""
-    return emit(graph.ScanOp(kind, cast(t, dtype).value, array_ops.normalize_axis(axis, t.ndim)))
+    return follow_layout(emit(graph.ScanOp(kind, cast(t, dtype).value, array_ops.normalize_axis(axis, t.ndim))), [t])
 
 
 def _cumulative(name: str, kind: str) -> Callable[..., Tensor]:

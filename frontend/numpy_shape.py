@@ -19,7 +19,7 @@ import numpy as np
 
 from kiln.dialects import graph
 from kiln.frontend import array_ops, dtypes, views
-from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, c_contiguous, constant, emit, require_rank, reshape_to, shape_of
+from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, c_contiguous, constant, emit, follow_layout, require_rank, reshape_to, shape_of
 
 
 def unsupported(what: str) -> NotImplementedError:
@@ -224,9 +224,42 @@ def flipud(m: Any) -> Tensor:
     return flip(t, 0)
 
 
+def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = np._NoValue, append: Any = np._NoValue) -> Tensor:
+    """``np.diff``: ``n`` times the difference of neighbours along ``axis`` (``!=`` for bools), after
+    ``prepend``/``append`` are joined on; laid out like ``a``, as NumPy's."""
+    t = ranked(a, "np.diff")
+    n = operator.index(n)
+    if n == 0:
+        return t
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n!r}")
+    if t.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    ax = array_ops.normalize_axis(axis, t.ndim)
+    shape = static_shape(t, "np.diff")
+    parts = []
+    for extra in (prepend, append):
+        if extra is np._NoValue:
+            parts.append(None)
+            continue
+        e = as_tensor(extra)
+        if e.ndim == 0:
+            e = broadcast_to(e, [1 if i == ax else d for i, d in enumerate(shape)])
+        parts.append(e)
+    joined = t if parts == [None, None] else as_tensor(np.concatenate([p for p in (parts[0], t, parts[1]) if p is not None], axis=ax))
+    op = np.not_equal if joined.dtype == np.bool_ else np.subtract
+    out = joined
+    for _ in range(n):
+        length = shape_of(out)[ax]
+        if length <= 0:
+            break
+        out = op(slice_axis(out, ax, 1, length - 1), slice_axis(out, ax, 0, length - 1))
+    return follow_layout(Tensor(out.value) if out is t else out, [joined])
+
+
 def roll(a: Any, shift: int | Sequence[int], axis: int | Sequence[int] | None = None) -> Tensor:
     """``np.roll``: per axis, the last ``shift`` elements move to the front (one concat of two slices)."""
-    t = ranked(a, "np.roll")
+    t = rolled = ranked(a, "np.roll")
     if axis is None:
         shape = static_shape(t, "np.roll")
         return reshape_to(roll(reshape_to(t, [math.prod(shape)]), shift, 0), shape)
@@ -248,7 +281,7 @@ def roll(a: Any, shift: int | Sequence[int], axis: int | Sequence[int] | None = 
         if n and s % n:
             s %= n
             t = concat([slice_axis(t, ax, n - s, s), slice_axis(t, ax, 0, n - s)], ax)
-    return t
+    return Tensor(t.value) if t is rolled else follow_layout(t, [rolled])  # a new array, laid out like `a`
 
 
 # ---------------------------------------------------------------------- padding, tiling, repeating
@@ -542,6 +575,7 @@ FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.fliplr: fliplr,
     np.flipud: flipud,
     np.roll: roll,
+    np.diff: diff,
     np.pad: pad,
     np.tile: tile,
     np.repeat: repeat,

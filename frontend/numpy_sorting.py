@@ -20,7 +20,7 @@ import numpy as np
 from kiln.dialects import graph
 from kiln.frontend import array_ops, creation, dtypes
 from kiln.frontend.numpy_shape import ranked, reject, unsupported
-from kiln.frontend.tensor import Tensor, as_tensor, cast, emit, promotion_value, shape_of
+from kiln.frontend.tensor import Tensor, as_tensor, cast, emit, follow_layout, promotion_value, shape_of
 
 _SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
@@ -67,7 +67,7 @@ def _sort_keys(name: str, t: Tensor) -> Tensor:
 def sort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Tensor:
     """``np.sort``: ascending along ``axis`` (flattened when None), NaN last; every ``kind`` sorts alike."""
     t, ax = _sort_args("sort", a, axis, kind, order)
-    return cast(emit(graph.SortOp(_sort_keys("sort", t).value, ax)), t.dtype)
+    return follow_layout(cast(emit(graph.SortOp(_sort_keys("sort", t).value, ax)), t.dtype), [t])
 
 
 def argsort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> Tensor:

@@ -106,6 +106,11 @@ def stack_of_transposes(x):
     return _written(np.stack([x.T, x.T * 2], axis=1))
 
 
+def cumsum_sort_roll_diff(x):
+    return (_written(np.cumsum(x.T, axis=1)), _written(np.sort(x.T, axis=0)), _written(np.roll(x.T, 1, axis=0)),
+            _written(np.diff(x.T, axis=1)))
+
+
 def c_order_stays_a_view(x):
     return _written(x * 2)
 
@@ -128,7 +133,7 @@ CASES: list[Callable[..., Any]] = [
     copy_order_a, array_of_transpose, zeros_like_transpose, zeros_like_fortran, where_of_transposes,
     mixed_layouts_c_wins, broadcast_with_transpose, reduction_keeps_order, reduction_keepdims,
     ravel_k_of_fortran, concatenate_of_transposes, concatenate_of_mixed_layouts, concatenate_of_one_is_new,
-    stack_of_transposes, c_order_stays_a_view, sum_over_no_axes_is_new,
+    stack_of_transposes, cumsum_sort_roll_diff, c_order_stays_a_view, sum_over_no_axes_is_new,
 ]
 
 
@@ -283,3 +288,24 @@ def test_a_layout_that_depends_on_the_path_is_refused_when_it_matters(fn: Callab
 
     with pytest.raises(NotImplementedError, match=r"test_layout_order\.py:\d+.*memory layout"):
         kiln.function(fn)(np.ones((4, 4)), np.int64(3))
+
+
+def diffs(x, b):
+    return (np.diff(x), np.diff(x, n=2, axis=0), np.diff(x, prepend=0.5), np.diff(x, append=x[:, :1], axis=1),
+            np.diff(b, axis=0), np.diff(x, n=0), np.diff(x, n=7))
+
+
+def roll_by_a_whole_turn_is_new(x):
+    y = np.roll(x, 4, axis=1)
+    y[0, 0] = -9
+    z = np.roll(x[0], 0)
+    z[1] = -8
+    return y, z, x
+
+
+def test_diff() -> None:
+    check(diffs, np.random.default_rng(8).random((4, 5)), np.random.default_rng(9).random((3, 2)) > 0.5)
+
+
+def test_roll_makes_a_new_array() -> None:
+    check(roll_by_a_whole_turn_is_new, np.random.default_rng(10).random((3, 4)))

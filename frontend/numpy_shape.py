@@ -197,17 +197,12 @@ def _axis_list(axis: int | Sequence[int], ndim: int, what: str) -> list[int]:
 
 
 def flip(m: Any, axis: int | Sequence[int] | None = None) -> Tensor:
-    """``np.flip``: a negative-stride slice of the flipped axes (all of them by default)."""
+    """``np.flip``: a view, negative-stride along the flipped axes (all of them by default)."""
     t = ranked(m, "np.flip")
     axes = array_ops.normalize_axes(axis, t.ndim)
     if not axes or t.ndim == 0:
         return t
-    if any(n < 0 for n in shape_of(t)):  # a run-time length: the negative-step view NumPy returns
-        return t[tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(t.ndim))]
-    shape = static_shape(t, "np.flip")
-    starts = [n - 1 if i in axes and n else 0 for i, n in enumerate(shape)]
-    strides = [-1 if i in axes else 1 for i in range(t.ndim)]
-    return emit(graph.SliceOp(t.value, starts, shape, strides))
+    return t[tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(t.ndim))]  # NumPy's view
 
 
 def fliplr(m: Any) -> Tensor:
@@ -321,10 +316,11 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Te
         raise ValueError("index can't contain negative values")
     values = _pairs(kwargs.get("constant_values", 0), t.ndim, "constant_values")
     static_shape(t, "np.pad")
+    padded = t
     for axis, ((before, after), (vb, va)) in enumerate(zip(widths, values)):
         if before or after:
-            t = _pad_axis(t, axis, before, after, mode, vb, va)
-    return t
+            padded = _pad_axis(padded, axis, before, after, mode, vb, va)
+    return Tensor(t.value) if padded is t else follow_layout(padded, [t])  # a new array, laid out like `array`
 
 
 def _pad_axis(t: Tensor, axis: int, before: int, after: int, mode: str, vb: Any, va: Any) -> Tensor:

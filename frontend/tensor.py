@@ -562,14 +562,20 @@ class Tensor:
         return np.imag(self)
 
     def conj(self) -> Tensor:
-        return np.conjugate(self)
+        """NumPy's method gives a real array itself (``np.conj`` a new one)."""
+        return np.conjugate(self) if self.dtype.kind == "c" else self
 
     def conjugate(self) -> Tensor:
-        return np.conjugate(self)
+        return self.conj()
 
-    def astype(self, dtype: Any) -> Tensor:
-        """A NumPy scalar's ``astype`` gives a scalar, an array's an array."""
+    def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", subok: bool = True, copy: bool = True) -> Tensor:
+        """A NumPy scalar's ``astype`` gives a scalar, an array's an array: a new one, laid out like
+        this one, unless ``copy=False`` and the dtype is already right."""
+        if order != "K" or casting != "unsafe":
+            raise NotImplementedError("x.astype(..., order=, casting=) is not supported inside kiln.function")
         result = cast(self, dtypes.canonical(dtype), warn=True)
+        if result is self and copy:
+            result = self.copy("K")
         return as_scalar(result) if self.immutable else result
 
     def flatten(self) -> Tensor:

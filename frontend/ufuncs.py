@@ -151,20 +151,30 @@ def round_(a: Any, decimals: Any = 0, out: Any = None) -> Tensor:
 
 def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None, neginf: Any = None) -> Tensor:
     """NaN -> ``nan``, +inf -> ``posinf`` (default: the dtype's largest), -inf -> ``neginf``
-    (default: its most negative); integers and bools are returned unchanged."""
+    (default: its most negative), in the real and imaginary parts of complex numbers; integers and
+    bools are unchanged. A new array, or with ``copy=False`` ``x`` itself, written in place."""
     t = as_tensor(x)
-    if t.dtype.kind != "f":
+    if t.dtype.kind == "c":
+        parts = [nan_to_num(np.real(t), True, nan, posinf, neginf), nan_to_num(np.imag(t), True, nan, posinf, neginf)]
+        result = emit(graph.ComplexOp(parts[0].value, parts[1].value))
+    elif t.dtype.kind == "f":
+        info = np.finfo(t.dtype)
+        big = info.max if posinf is None else posinf
+        small = info.min if neginf is None else neginf
+
+        def replace(mask: Tensor, value: Any, rest: Tensor) -> Tensor:
+            return np.where(mask, np.asarray(value, dtype=t.dtype), rest)
+
+        result = replace(np.isnan(t), nan, t)
+        result = replace(np.equal(t, np.inf), big, result)
+        result = replace(np.equal(t, -np.inf), small, result)
+    else:
+        result = t
+    if not copy and t.ndim and not t.immutable:
+        if result is not t:
+            t[...] = result
         return t
-    info = np.finfo(t.dtype)
-    big = info.max if posinf is None else posinf
-    small = info.min if neginf is None else neginf
-
-    def replace(mask: Tensor, value: Any, rest: Tensor) -> Tensor:
-        return np.where(mask, np.asarray(value, dtype=t.dtype), rest)
-
-    result = replace(np.isnan(t), nan, t)
-    result = replace(np.equal(t, np.inf), big, result)
-    return replace(np.equal(t, -np.inf), small, result)
+    return t.copy("K") if result is t else result
 
 
 def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bool = False) -> Tensor:

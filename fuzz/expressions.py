@@ -28,12 +28,10 @@ from kiln.fuzz.model import (
     Storage,
     Val,
     Var,
-    dtype_name,
     is_array,
     is_py,
     kind_of,
     root_of,
-    shape_of,
 )
 
 Shape = tuple[int, ...]
@@ -293,14 +291,25 @@ class ExprGen:
         return out
 
     def same_shape_view(self, x: Val) -> Val:
+        """``x`` as a view of itself, or as a new array of its shape that is easy to mistake for
+        one (or for ``x`` itself): ``np.flip`` is a view, ``astype`` to the same dtype and
+        ``np.positive`` copy, ``np.copy(x.T).T`` is a Fortran-ordered copy."""
         t = x.shape
-        choice = self.rng.randrange(4)
+        choice = self.rng.randrange(8)
         if choice == 0 and len(t) >= 1:
             return self.apply1(x, "{}[::-1]", lambda p: p[::-1])
         if choice == 1 and len(t) == 2 and t[0] == t[1]:
             return self.apply1(x, "{}.T", lambda p: p.T)
         if choice == 2 and len(t) >= 1:
             return self.apply1(x, "{}[:]", lambda p: p[:])
+        if choice == 4 and len(t) >= 1:
+            return self.apply1(x, "np.flip({}, 0)", lambda p: np.flip(p, 0))
+        if choice == 5 and is_array(x.proto):
+            return self.apply1(x, "{0}.astype({0}.dtype)", lambda p: p.astype(p.dtype))
+        if choice == 6 and len(t) == 2:
+            return self.apply1(x, "np.copy({}.T).T", lambda p: np.copy(p.T).T)
+        if choice == 7 and is_array(x.proto) and x.kind != "b":
+            return self.apply1(x, "np.positive({})", np.positive)
         return x
 
     def index_axis(self, x: Val, axis: int) -> Val:

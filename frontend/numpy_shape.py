@@ -414,7 +414,7 @@ def atleast(ndim: int) -> Callable[..., Any]:
             new = [1, *shape]
         else:  # 3-D: (n,) -> (1, n, 1) and (m, n) -> (m, n, 1)
             new = [1, *shape, 1] if t.ndim == 1 else [*shape, 1]
-        return reshape_to(t, new)
+        return views.reshaped(t, reshape_to(t, new))  # only length-1 axes added: NumPy's view
 
     def impl(*arys: Any) -> Any:
         results = [one(x) for x in arys]
@@ -479,13 +479,15 @@ def _split_points(n: int, sections: Any, equal: bool) -> list[tuple[int, int]]:
 
 
 def _splitter(name: str, equal: bool, axis_for: Callable[[int], int] | None = None) -> Callable[..., list[Tensor]]:
-    """``np.split``-like: ``axis_for(ndim)`` fixes the axis (``hsplit``...), else the ``axis`` argument."""
+    """``np.split``-like, views of ``ary`` as NumPy's: ``axis_for(ndim)`` fixes the axis (``hsplit``...),
+    else the ``axis`` argument."""
 
     def impl(ary: Any, indices_or_sections: Any, axis: int = 0) -> list[Tensor]:
         t = ranked(ary, f"np.{name}")
         ax = array_ops.normalize_axis(axis_for(t.ndim) if axis_for is not None else axis, t.ndim)
         n = static_shape(t, f"np.{name}")[ax]
-        return [slice_axis(t, ax, start, size) for start, size in _split_points(n, indices_or_sections, equal)]
+        before = (slice(None),) * ax
+        return [t[(*before, slice(start, start + size))] for start, size in _split_points(n, indices_or_sections, equal)]
 
     return impl
 

@@ -36,6 +36,14 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "np.roll by a whole turn copies": lambda x: _write(np.roll(x, 6), x),
     "np.concatenate of one copies": lambda x: _write(np.concatenate([x]), x),
     "np.sum over no axes copies": lambda x: _write(np.sum(x, axis=()), x),
+    "np.atleast_2d is a view": lambda x: _write(np.atleast_2d(x)[0], x),
+    "np.atleast_3d is a view": lambda x: _write(np.atleast_3d(x)[0, :, 0], x),
+    "np.split gives views": lambda x: _write(np.split(x, 2)[1], x),
+    "np.array_split gives views": lambda x: _write(np.array_split(x, 4)[1], x),
+    "np.hsplit gives views": lambda x: _write(np.hsplit(x, 3)[2], x),
+    "np.vsplit gives views": lambda x: _write(np.vsplit(x.reshape(2, 3), 2)[1][0], x),
+    "np.einsum transposing is a view": lambda x: _write(np.einsum("ij->ji", x.reshape(2, 3))[1], x),
+    "np.einsum summing is new": lambda x: _write(np.einsum("ij->j", x.reshape(2, 3)), x),
 }
 
 

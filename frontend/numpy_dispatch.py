@@ -18,7 +18,7 @@ from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
 from kiln.frontend import array_ops, array_types, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
-from kiln.frontend import numpy_sorting, numpy_ufunc_methods, runtime_checks, ufuncs, views
+from kiln.frontend import numpy_sorting, numpy_ufunc_methods, runtime_checks, trace_context, ufuncs, views
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, c_strides, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import follow_layout, implements, promotion_value, shape_of, weak_stand_in, with_source
 
@@ -244,6 +244,8 @@ def write_out(name: str, result: Tensor, out: Any) -> Tensor:
             f"{name}(..., out=) into a {type(out).__name__} that is not a kiln array: inside kiln.function, "
             "out= must be an array of the function (an argument, or made with np.empty/np.zeros/...)"
         )
+    if out.readonly:
+        raise ValueError(f"{trace_context.here()}: output array is read-only")
     if not np.can_cast(result.dtype, out.dtype, "same_kind"):
         raise TypeError(
             f"Cannot cast ufunc '{name.removeprefix('np.')}' output from {result.dtype!r} to {out.dtype!r} "
@@ -500,17 +502,19 @@ def _stack(arrays: Sequence[Any], axis: int = 0, out: Any = None, *, dtype: Any 
 
 
 def _real(val: Any) -> Tensor:
-    """``np.real``: the real part of a complex tensor; a real tensor itself."""
+    """``np.real``: the real part of a complex tensor (a view, written through as NumPy's); a real tensor itself."""
     t = as_tensor(val)
-    return with_source(emit(graph.RealOp(t.value)), t.shape_source) if t.dtype.kind == "c" else t
+    return views.complex_part(t, imag=False) if t.dtype.kind == "c" else t
 
 
 def _imag(val: Any) -> Tensor:
-    """``np.imag``: the imaginary part of a complex tensor; zeros of a real tensor's dtype."""
+    """``np.imag``: the imaginary part of a complex tensor (a view); of a real tensor, read-only zeros."""
     t = as_tensor(val)
     if t.dtype.kind == "c":
-        return with_source(emit(graph.ImagOp(t.value)), t.shape_source)
-    return cast(where(np.equal(t, t), 0, 0), t.dtype)  # 0 where t is NaN too
+        return views.complex_part(t, imag=True)
+    zeros = cast(where(np.equal(t, t), 0, 0), t.dtype)  # 0 where t is NaN too
+    zeros.readonly = True
+    return zeros
 
 
 def _angle(z: Any, deg: bool = False) -> Tensor:
@@ -578,7 +582,7 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.clip: _clip,
     np.squeeze: lambda a, axis=None: _unit_axes_view(a, lambda x: array_ops.squeeze(x, axis)),
     np.expand_dims: lambda a, axis: _unit_axes_view(a, lambda x: array_ops.expand_dims(x, axis)),
-    np.broadcast_to: lambda array, shape, subok=False: array_ops.broadcast_to(as_tensor(array), shape),
+    np.broadcast_to: lambda array, shape, subok=False: views.broadcast_view(as_tensor(array), shape),
     np.shape: lambda a: as_tensor(a).shape,
     np.ndim: lambda a: as_tensor(a).ndim,
     np.size: _size,

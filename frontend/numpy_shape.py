@@ -123,8 +123,7 @@ triu = _triangle(lower=False)
 
 
 def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
-    """``np.diagonal``: the other axes first, then the diagonal, read as one strided slice of
-    the flattened last two axes (element ``(i, i + offset)`` is ``i * (cols + 1) + offset``)."""
+    """``np.diagonal``: NumPy's read-only view (later writes to ``a`` show in it)."""
     t = ranked(a, "np.diagonal")
     if t.ndim < 2:
         raise ValueError("diag requires an array of at least two dimensions")
@@ -132,6 +131,17 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
     if a1 == a2:
         raise ValueError("axis1 and axis2 cannot be the same")
     rest = [i for i in range(t.ndim) if i not in (a1, a2)]
+    static_shape(t, "np.diagonal")
+
+    def strides(parent: tuple[int, ...]) -> tuple[int, ...]:
+        return (*(parent[i] for i in rest), parent[a1] + parent[a2])
+
+    return views.read_only_view(t, lambda p: _diagonal_values(p, offset, a1, a2, rest), strides)
+
+
+def _diagonal_values(t: Tensor, offset: int, a1: int, a2: int, rest: list[int]) -> Tensor:
+    """The other axes first, then the diagonal, read as one strided slice of the flattened last
+    two axes (element ``(i, i + offset)`` is ``i * (cols + 1) + offset``)."""
     t = array_ops.transpose(t, [*rest, a1, a2])
     shape = static_shape(t, "np.diagonal")
     *lead, rows, cols = shape

@@ -62,7 +62,7 @@ def implements(fn: _F) -> _F:
 class Tensor:
     """A traced array: NumPy's interface over one SSA value of tensor type."""
 
-    __slots__ = ("_storage", "_steps", "_cache", "_seen", "shape_source", "weak", "facts", "origin", "_wrote", "immutable")
+    __slots__ = ("_storage", "_steps", "_cache", "_seen", "shape_source", "weak", "facts", "origin", "_wrote", "immutable", "readonly")
 
     # Tensors are unhashable, like ndarrays: ``==`` builds a tensor.
     __hash__ = None  # type: ignore[assignment]
@@ -91,6 +91,9 @@ class Tensor:
         #: a NumPy scalar (an argument, or an element read ``x[i]``): `s += 1` makes a new value (as
         #: NumPy's scalars do), s[...] = v raises
         self.immutable = False
+        #: NumPy's read-only arrays (``np.broadcast_to``, ``np.diagonal``, ``x.imag`` of a real
+        #: ``x``) and views of them: a write raises NumPy's ValueError
+        self.readonly = False
 
     @property
     def value(self) -> SSAValue:
@@ -122,6 +125,7 @@ class Tensor:
             return as_scalar(Tensor(shown.value, self.shape_source))
         out = Tensor(shown.value, self.shape_source, storage=self._storage)
         out._steps = (*self._steps, step)
+        out.readonly = self.readonly
         return out
 
     @property
@@ -187,6 +191,8 @@ class Tensor:
         """Make ``new`` (this tensor's shape and dtype) its contents, through the view chain to the base."""
         if self.immutable:
             raise TypeError(f"'numpy.{self.dtype}' object does not support item assignment (a NumPy scalar)")
+        if self.readonly:
+            raise ValueError(f"{trace_context.here()}: assignment destination is read-only")
         assert new.value.type == self.value.type, (new.value.type, self.value.type)
         if not self._steps:
             mutation.write(self._storage, new.value)

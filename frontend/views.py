@@ -11,12 +11,15 @@ array, and writing to it leaves the original alone.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from kiln.dialects import graph
+from kiln.frontend import array_ops
 from kiln.frontend.mutation import ViewStep
 from kiln.frontend.tensor import Tensor, c_contiguous, c_strides, emit, reshape_strides, reshape_to, shape_of, unit_axes_strides
+from kiln.frontend.tensor import with_source
 
 
 @dataclass(eq=False)
@@ -55,6 +58,71 @@ class ReshapeStep(ViewStep):
             return c_strides(self.shape)
         out = reshape_strides(shape_of(parent), strides, self.shape)
         return out if out is not None else unit_axes_strides(shape_of(parent), strides, self.shape)
+
+
+@dataclass(eq=False)
+class ReadOnlyStep(ViewStep):
+    """A view NumPy makes read-only (``np.broadcast_to``, ``np.diagonal``): replayed from its
+    parent on every read, so it shows the parent's later writes; never written (``readonly``)."""
+
+    build: Callable[[Tensor], Tensor]
+    strides: Callable[[tuple[int, ...]], tuple[int, ...] | None]
+
+    def forward(self, parent: Tensor) -> Tensor:
+        return self.build(parent)
+
+    def inverse(self, parent: Tensor, new: Tensor) -> Tensor:
+        raise AssertionError("internal: a write through a read-only view")
+
+    def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
+        return self.strides(strides)
+
+
+def read_only_view(
+    x: Tensor, build: Callable[[Tensor], Tensor], strides: Callable[[tuple[int, ...]], tuple[int, ...] | None],
+) -> Tensor:
+    """``build(x)`` as NumPy's read-only view of ``x``: later writes to ``x`` show in it, and
+    a write to it raises NumPy's ValueError. (Of an array of unknown rank: a read-only copy.)"""
+    view = build(x) if x.shape_source is not None else x.make_view(ReadOnlyStep(build, strides))
+    view.readonly = True
+    return view
+
+
+def broadcast_view(x: Tensor, shape: Any) -> Tensor:
+    """``np.broadcast_to``: a read-only view, stride 0 along the broadcast axes."""
+    out = array_ops.broadcast_to(x, shape)  # NumPy's errors, and the target shape
+    target, source = shape_of(out), shape_of(x)
+    lead = len(target) - len(source)
+
+    def strides(parent: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(0 if i < lead or (source[i - lead] == 1 and d != 1) else parent[i - lead] for i, d in enumerate(target))
+
+    return read_only_view(x, lambda p: array_ops.broadcast_to(p, target), strides)
+
+
+@dataclass(eq=False)
+class PartStep(ViewStep):
+    """``z.real`` / ``z.imag`` of a complex array: a view NumPy lets one write through."""
+
+    imag: bool
+
+    def forward(self, parent: Tensor) -> Tensor:
+        return emit(graph.ImagOp(parent.value) if self.imag else graph.RealOp(parent.value))
+
+    def inverse(self, parent: Tensor, new: Tensor) -> Tensor:
+        re = emit(graph.RealOp(parent.value)) if self.imag else new
+        im = new if self.imag else emit(graph.ImagOp(parent.value))
+        return emit(graph.ComplexOp(re.value, im.value))
+
+    def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
+        return tuple(2 * s for s in strides)  # in elements of the part, half a complex element
+
+
+def complex_part(z: Tensor, imag: bool) -> Tensor:
+    """The real or imaginary part of the complex ``z``, as NumPy's writable view."""
+    if z.shape_source is not None:
+        return with_source(emit(graph.ImagOp(z.value) if imag else graph.RealOp(z.value)), z.shape_source)
+    return z.make_view(PartStep(imag))
 
 
 def transposed(x: Tensor, result: Tensor) -> Tensor:

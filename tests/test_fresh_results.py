@@ -60,3 +60,64 @@ def complex_nan_to_num(z):
 def test_nan_to_num_of_complex_replaces_both_parts() -> None:
     z = np.array([complex(np.nan, 1), complex(2, np.inf), complex(-np.inf, np.nan), 3 + 4j])
     check(complex_nan_to_num, z)
+
+
+def later_writes_show_in_views(x, z):
+    b = np.broadcast_to(x, (2, 6))
+    d = np.diagonal(x.reshape(2, 3))
+    e = x.reshape(2, 3).diagonal(1)
+    r, i = z.real, np.imag(z)
+    x[0] = 50.0
+    x[4] = -50.0
+    z[0] = 9 + 9j
+    return b + 0, d + 0, e + 0, r + 0, i + 0
+
+
+def writes_through_complex_parts(z):
+    z.real[1] = 7.0
+    z.imag[2] = -3.0
+    np.real(z)[3] += 1.0
+    z.imag[...] *= 2
+    return z
+
+
+def test_views_show_later_writes() -> None:
+    """np.broadcast_to, np.diagonal and z.real/z.imag are views in NumPy: they show later writes."""
+    check(later_writes_show_in_views, np.arange(6.0), np.arange(6.0) + 1j)
+
+
+def test_writes_through_real_and_imag_reach_the_array() -> None:
+    check(writes_through_complex_parts, np.arange(6.0) - 2j)
+
+
+def write_broadcast(x):
+    np.broadcast_to(x, (2, 6))[0, 0] = 1.0
+    return x
+
+
+def write_diagonal(x):
+    d = np.diag(x.reshape(2, 3))
+    d += 1
+    return x
+
+
+def write_imag_of_real(x):
+    x.imag[0] = 1.0
+    return x
+
+
+def write_rows_of_broadcast(x):
+    for row in np.broadcast_to(x, (2, 6)):
+        row[0] = 5.0
+    return x
+
+
+@pytest.mark.parametrize("fn", [write_broadcast, write_diagonal, write_imag_of_real, write_rows_of_broadcast],
+                         ids=lambda f: f.__name__)
+def test_writes_to_read_only_views_raise_as_in_numpy(fn: Callable[[Any], Any]) -> None:
+    import kiln
+
+    with pytest.raises(ValueError, match="read-only"):
+        fn(np.arange(6.0))
+    with pytest.raises(ValueError, match=r"test_fresh_results\.py:\d+.*read-only"):
+        kiln.function(fn)(np.arange(6.0))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -199,3 +200,14 @@ def test_isa_is_a_module_attribute_that_kiln_opt_follows(tmp_path: Path) -> None
     out = subprocess.run([sys.executable, "-m", "kiln.tools.kiln_opt", str(path), "-p", "graph-to-c", "-t", "c"],
                          capture_output=True, text=True, check=True).stdout
     assert "_mm256_" in out and "_mm512_" not in out
+
+
+@pytest.mark.parametrize("name", ["modf", "frexp", "strlen", "qsort", "rand", "exp", "floorf", "main", "memcpy"])
+def test_a_function_named_like_a_c_library_function_compiles(name: str) -> None:
+    """The C symbol of a function named like one the generated C's headers declare is another
+    name (a function called `modf` failed to compile: "conflicting types for 'modf'")."""
+    namespace: dict[str, Any] = {"np": np}
+    exec(f"def {name}(x):\n    return np.floor(x) + 1\n", namespace)
+    fn = namespace[name]
+    x = np.array([1.5, -2.5])
+    np.testing.assert_array_equal(kiln.function(fn, autograph=False)(x), np.floor(x) + 1)

@@ -46,9 +46,24 @@ _C_KEYWORDS = frozenset(
 _IDENT = re.compile(r"[^A-Za-z0-9_]")
 
 
+_MATH_H = (
+    "acos asin atan atan2 cos sin tan acosh asinh atanh cosh sinh tanh exp exp2 expm1 exp10 frexp ilogb "
+    "ldexp log log10 log1p log2 logb modf scalbn scalbln cbrt fabs hypot pow pow10 sqrt erf erfc lgamma "
+    "tgamma gamma ceil floor nearbyint rint lrint llrint round lround llround trunc fmod remainder remquo "
+    "drem copysign nan nextafter nexttoward fdim fmax fmin fma significand finite j0 j1 jn y0 y1 yn sincos"
+).split()
+#: what the headers kiln's C includes declare (and stdio's, for debugging prints): a function of
+#: the user's named like one gets another C name
 _LIBC_NAMES = frozenset(
-    "abort aligned_alloc calloc exit free malloc memcpy memmove memset printf putchar puts realloc "
-    "main fflush abs labs".split()
+    [*_MATH_H, *(n + "f" for n in _MATH_H), *(n + "l" for n in _MATH_H)]
+    + """fpclassify isfinite isinf isnan isnormal signbit isgreater isgreaterequal isless islessequal
+    islessgreater isunordered atof atoi atol atoll strtod strtof strtold strtol strtoll strtoul strtoull
+    rand srand random srandom drand48 erand48 lrand48 nrand48 mrand48 jrand48 srand48 seed48 aligned_alloc
+    calloc free malloc realloc posix_memalign abort atexit at_quick_exit exit _Exit quick_exit getenv setenv
+    unsetenv putenv system bsearch qsort abs labs llabs div ldiv lldiv mblen mbtowc wctomb mbstowcs wcstombs
+    realpath mkstemp memcpy memmove memchr memcmp memset memccpy strcat strncat strchr strcmp strncmp
+    strcoll strcpy strncpy strcspn strerror strlen strnlen strpbrk strrchr strspn strstr strtok strxfrm
+    strdup strndup printf fprintf sprintf snprintf putchar puts fflush main""".split()
 )
 
 

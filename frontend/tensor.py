@@ -534,20 +534,21 @@ class Tensor:
 
     # ------------------------------------------------------------------ methods (NumPy functions)
 
-    def sum(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
-        return np.sum(self, axis=axis, keepdims=keepdims)
+    def sum(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kwargs: Any) -> Tensor:
+        """NumPy's method, its arguments in its order (``initial=``, ``where=`` as keywords)."""
+        return np.sum(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **kwargs)
 
-    def mean(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
-        return np.mean(self, axis=axis, keepdims=keepdims)
+    def mean(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kwargs: Any) -> Tensor:
+        return np.mean(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **kwargs)
 
-    def max(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
-        return np.max(self, axis=axis, keepdims=keepdims)
+    def max(self, axis: Any = None, out: Any = None, keepdims: bool = False, **kwargs: Any) -> Tensor:
+        return np.max(self, axis=axis, out=out, keepdims=keepdims, **kwargs)
 
-    def min(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
-        return np.min(self, axis=axis, keepdims=keepdims)
+    def min(self, axis: Any = None, out: Any = None, keepdims: bool = False, **kwargs: Any) -> Tensor:
+        return np.min(self, axis=axis, out=out, keepdims=keepdims, **kwargs)
 
-    def prod(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
-        return np.prod(self, axis=axis, keepdims=keepdims)
+    def prod(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, **kwargs: Any) -> Tensor:
+        return np.prod(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **kwargs)
 
     def reshape(self, *shape: int | Sequence[int]) -> Tensor:
         """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``; one dimension may be ``-1``."""
@@ -598,8 +599,8 @@ class Tensor:
         """``x.fill(v)``: every element becomes ``v`` (cast to ``x``'s dtype)."""
         self[...] = value
 
-    def round(self, decimals: int = 0) -> Tensor:
-        return np.round(self, decimals)
+    def round(self, decimals: int = 0, out: Any = None) -> Tensor:
+        return np.round(self, decimals, out=out)
 
     # ------------------------------------------------------------------ more ndarray methods (NumPy functions)
 

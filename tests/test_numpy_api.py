@@ -586,3 +586,13 @@ def test_missing_array_attributes_name_the_construct_and_line() -> None:
         kiln.function(_uses_partition)(np.ones(4))
     with pytest.raises(AttributeError, match=r"test_numpy_api\.py:\d+:\d+: 'numpy.ndarray' object has no attribute 'summ'"):
         kiln.function(_uses_a_typo)(np.ones(4))
+
+
+def reduction_methods_with_numpy_arguments(x):
+    return (x.mean(dtype=np.float32), x.sum(0, np.float32), x.prod(keepdims=True), x.max(axis=0, keepdims=True),
+            x.min(0), x.round(1), x.reshape(2, 2).mean(1, np.float32))
+
+
+def test_reduction_methods_take_numpy_arguments() -> None:
+    """``x.mean(dtype=)``, ``x.sum(axis, dtype)`` positionally, ``keepdims``: NumPy's method signatures."""
+    check(reduction_methods_with_numpy_arguments, np.array([1.25, 2.5, 3.75, -1.0]))

@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from kiln.dialects.contracts import UNSIGNED_ATTR
+from kiln.dialects.graph import INDEX_ERROR
 
 _LIBRARIES: dict[Path, ctypes.CDLL] = {}
 
@@ -254,7 +255,8 @@ CHECK_SYMBOL = "kiln_take_error"
 
 
 def _raising_failed_checks(so_path: Path, call: Callable[..., Any]) -> Callable[..., Any]:
-    """``call``, raising ``ValueError`` with the message of a run-time check that failed in it."""
+    """``call``, raising ``ValueError`` (or ``IndexError``, graph.INDEX_ERROR) with the message of a
+    run-time check that failed in it."""
     try:
         take = getattr(_library(so_path), CHECK_SYMBOL)
     except AttributeError:
@@ -266,7 +268,10 @@ def _raising_failed_checks(so_path: Path, call: Callable[..., Any]) -> Callable[
         result = call(*args)
         failed = take()
         if failed:
-            raise ValueError(failed.decode("utf-8", "replace"))
+            message = failed.decode("utf-8", "replace")
+            if message.startswith(INDEX_ERROR):
+                raise IndexError(message.removeprefix(INDEX_ERROR))
+            raise ValueError(message)
         return result
 
     return checked

@@ -1546,12 +1546,18 @@ class PrintOp(IRDLOperation):
         _check_token_pair(self)
 
 
+#: a ``graph.check`` message that starts with this raises IndexError (the rest of the message)
+INDEX_ERROR = "IndexError: "
+
+
 @irdl_op_definition
 class CheckOp(IRDLOperation):
     """A run-time condition NumPy would raise on, that tracing could not decide (two lengths
-    known only at run time must match): when ``cond`` is false, the call stops and raises
-    ``ValueError(message)`` in the caller. Ordered like ``graph.print`` (a print before a
-    failing check still prints; none after it does): ``graph.check %ok, "f.py:3: ..." : tensor<i1>``."""
+    known only at run time must match, a traced index must be in range): when ``cond`` is
+    false, the call stops and raises ``ValueError(message)`` in the caller, or
+    ``IndexError`` when the message starts with :data:`INDEX_ERROR`. Ordered like
+    ``graph.print`` (a print before a failing check still prints; none after it does):
+    ``graph.check %ok, "f.py:3: ..." : tensor<i1>``."""
 
     name = "graph.check"
     tok_in = opt_operand_def(TokenType)

@@ -16,8 +16,8 @@ A write runs the steps backwards: the value is broadcast to what the read gives,
 moved back to ``B + trailing axes``, scattered (``graph.scatter``) into the view
 of step 2 and written through it. Repeated indices keep NumPy's meaning: the last
 write wins for ``=`` (and so ``x[idx] += 1`` adds once), ``np.add.at`` adds each.
-A constant index out of range is NumPy's ``IndexError``; a traced one is clamped,
-as every traced index is (docs/numpy-semantics.md). A constant boolean array
+A constant index out of range is NumPy's ``IndexError``; a traced one is checked at
+run time (``graph.check``), raising it too. A constant boolean array
 among the index items stands for its ``nonzero()`` arrays.
 """
 
@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects import graph
+from kiln.frontend import runtime_checks
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, emit, shape_of
 from kiln.frontend.views import TransposeStep
 
@@ -135,6 +136,8 @@ def _index_tensor(item: Any, size: int, axis: int) -> Tensor:
     if isinstance(item, Tensor):
         if item.dtype.kind not in "iu":
             raise IndexError(f"arrays used as indices must be of integer (or boolean) type, not {item.dtype}")
+        if size >= 0:
+            runtime_checks.all_in_bounds(item, size, axis)
         return cast(item, np.dtype(np.int64))
     if isinstance(item, (np.ndarray, list)):
         array = np.asarray(item)

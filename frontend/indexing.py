@@ -10,8 +10,8 @@ integer axes / inserts ``None`` axes; its inverse writes with
 
 Python's slice rules are computed on traced bounds too (negative bounds count
 from the end, bounds are clamped), so a slice never leaves its array. A traced
-*integer* index out of range is clamped to the array instead of raising
-``IndexError`` (docs/numpy-semantics.md). A boolean mask of the array's shape
+*integer* index is checked at run time (``graph.check``: NumPy's IndexError)
+unless index facts know it is in range. A boolean mask of the array's shape
 is supported for writes (``x[mask] = v``, ``x[mask] += v``), as a select. Keys with
 integer arrays are :mod:`kiln.frontend.advanced_index`'s.
 """
@@ -71,6 +71,8 @@ def _is_element(t: Tensor, items: tuple[Any, ...]) -> bool:
 
 def _view(t: Tensor, items: tuple[Any, ...]) -> Tensor:
     if items and _is_tensor_int(items[0]) and t.ndim >= 1 and not _has_tensor(items[1:]):
+        n = shape_of(t)[0]
+        runtime_checks.in_bounds(as_tensor(items[0]), n if n >= 0 else emit(graph.DimOp(t.value, 0)), 0)
         row = t.make_view(RowStep(_index64(items[0])))
         return _view(row, items[1:]) if len(items) > 1 else row
     return t.make_view(SliceStep.parse(t, items))
@@ -386,6 +388,7 @@ def _integer(item: Any, n: int, axis: int, t: Tensor) -> Bound:
         return _index64(item)  # a loop index known to be in range: no wrap-around, no clamp
     if isinstance(item, Tensor):
         size = _dim(t, axis, n)
+        runtime_checks.in_bounds(item, size, axis)
         i = _index64(item)
         wrapped = np.where(i < 0, i + size, i)
         return np.minimum(np.maximum(wrapped, 0), np.maximum(_i64(size) - 1, 0))

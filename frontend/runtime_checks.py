@@ -15,18 +15,41 @@ from collections.abc import Sequence
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import trace_context
-from kiln.frontend.tensor import Tensor, constant, emit, shape_of
+from kiln.frontend import index_facts, trace_context
+from kiln.frontend.tensor import Tensor, as_tensor, cast, constant, emit, shape_of
 
 
 def _length(t: Tensor, axis: int) -> Tensor:
     return emit(graph.DimOp(t.value, axis))
 
 
-def _require(cond: Tensor, message: str) -> None:
+def _require(cond: Tensor, message: str, error: str = "") -> None:
     ctx = trace_context.require()
     where = trace_context.here()
-    ctx.emit(graph.CheckOp(cond.value, f"{where}: {message}"))
+    ctx.emit(graph.CheckOp(cond.value, f"{error}{where}: {message}"))
+
+
+def in_bounds(index: Tensor, size: int | Tensor, axis: int) -> None:
+    """Check at run time that the traced integer ``index`` is within an axis of length ``size``
+    (``-size <= index < size``), raising NumPy's IndexError otherwise; nothing when index facts
+    already know it (a loop index, ``k % n``)."""
+    if isinstance(size, int) and index_facts.within(index, -size, size - 1):
+        return
+    i = cast(index, np.dtype(np.int64))
+    n = cast(size, np.dtype(np.int64)) if isinstance(size, Tensor) else constant(np.int64(size))
+    ok = np.logical_and(np.greater_equal(i, np.negative(n)), np.less(i, n))
+    shown = size if isinstance(size, int) else "known only at run time"
+    _require(as_tensor(ok), f"index out of bounds for axis {axis} with size {shown} (a traced index)", graph.INDEX_ERROR)
+
+
+def all_in_bounds(indices: Tensor, size: int, axis: int) -> None:
+    """Check at run time that every element of the traced integer array ``indices`` is within an
+    axis of the static length ``size``, raising NumPy's IndexError otherwise."""
+    i = cast(indices, np.dtype(np.int64))
+    n = constant(np.int64(size))
+    ok = np.all(np.logical_and(np.greater_equal(i, np.negative(n)), np.less(i, n)))
+    _require(as_tensor(ok), f"index out of bounds for axis {axis} with size {size} (in a traced index array)",
+             graph.INDEX_ERROR)
 
 
 def _equal(a: Tensor, b: Tensor) -> Tensor:

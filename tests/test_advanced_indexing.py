@@ -314,10 +314,33 @@ def test_bad_index_arrays_raise_numpys_index_error_with_the_line(fn: Callable[..
         kiln.function(fn)(rand(5, 3))
 
 
-def test_traced_indices_out_of_range_are_clamped() -> None:
-    """A traced index cannot raise: it is wrapped once, then clamped (docs/numpy-semantics.md)."""
-    got = kiln.function(take_rows)(np.arange(4.0), np.array([9, -9, -1]))
-    np.testing.assert_array_equal(got, [3.0, 0.0, 3.0])
+def test_traced_indices_out_of_range_raise_numpys_index_error() -> None:
+    """A traced index array is checked at run time: NumPy's IndexError, with the line."""
+    f = kiln.function(take_rows)
+    np.testing.assert_array_equal(f(np.arange(4.0), np.array([3, -4, -1])), [3.0, 0.0, 3.0])
+    for bad in ([9, 0, 1], [0, -5, 1]):
+        with pytest.raises(IndexError, match=r"test_advanced_indexing.py:\d+.*out of bounds for axis 0 with size 4"):
+            f(np.arange(4.0), np.array(bad))
+
+
+def row_and_element(x, i, j):
+    x[j, i] = -1.0
+    return x[i], x.reshape(-1)[i * 5 + j]
+
+
+def test_traced_integer_indices_out_of_range_raise_numpys_index_error() -> None:
+    """``x[i]`` and ``x[j, i] = v`` with traced integers: NumPy's IndexError at run time (they were clamped)."""
+    f = kiln.function(row_and_element)
+    x = np.arange(20.0).reshape(4, 5)
+    want = row_and_element(x.copy(), np.int64(3), np.int64(-4))
+    got = f(x.copy(), np.int64(3), np.int64(-4))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    for i, j in ((4, 0), (0, 5), (-5, 0), (0, -6)):
+        with pytest.raises(IndexError):
+            row_and_element(x.copy(), np.int64(i), np.int64(j))
+        with pytest.raises(IndexError, match=r"test_advanced_indexing.py:\d+.*out of bounds for axis"):
+            f(x.copy(), np.int64(i), np.int64(j))
 
 
 def sorts(a):

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <numpy/arrayobject.h>
 
 typedef const char *(*packed_fn)(void *const *slots); /* the message of a failed check, or NULL */
@@ -312,7 +313,10 @@ static PyObject *entry_call(PyObject *callable, PyObject *const *args, size_t na
     }
     if (failed) { /* a run-time check failed: NumPy would have raised */
         for (Py_ssize_t j = 0; j < self->n_out; j++) Py_DECREF(outs[j]);
-        PyErr_SetString(PyExc_ValueError, failed);
+        if (strncmp(failed, "IndexError: ", 12) == 0) /* graph.INDEX_ERROR */
+            PyErr_SetString(PyExc_IndexError, failed + 12);
+        else
+            PyErr_SetString(PyExc_ValueError, failed);
         return NULL;
     }
     if (self->n_out == 1) return outs[0];

@@ -1231,6 +1231,7 @@ def staged_for(
 
     def tensor_body(counters: Counters) -> Counters:
         (i,) = counters
+        index_facts.loop_index(i, 0, rows - 1 if isinstance(rows, int) else None)  # (no bounds check needed)
         body(iter_[i])  # a view of the row, as NumPy iterates: `row[0] = v` writes the array
         if iter_.storage.stale is not None:
             # written through a variable that is this array on some iterations only (`b[k] = v` then

@@ -100,6 +100,8 @@ class Tensor:
         """The SSA value of this array's contents now (a view replays its chain when its base changed)."""
         if not self._steps:
             return self._storage.value
+        if self._storage.alias is not None:  # a view of an array a staged construct merged: reads are checked as
+            self._storage.alias.check_read()  # the base's (its value may be from before the outer was written)
         stale = self._seen != self._storage.version
         if stale or (not trace_context.visible(self._cache) and trace_context.visible(self._storage.value)):
             # (a view last shown inside a staged region that has ended is shown again where it is used)

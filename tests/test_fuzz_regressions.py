@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pytest
 
 import kiln
 from kiln.frontend import pytree
@@ -490,3 +491,21 @@ def test_loop_indices_are_python_numbers() -> None:
     got = kiln.function(range_of_a_numpy_int)(np.zeros(2, np.int32), np.int64(3))
     for w, g in zip(want, got):
         assert np.asarray(g).dtype == np.asarray(w).dtype and np.array_equal(g, w)
+
+
+def fuzz_1160_11400(a):
+    """kiln.fuzz 1160-11400, reduced: `b` is rebound in the loop to a view of the array the loop
+    iterates, on every path; the write through the row came after `b` was read, so the value
+    the loop carried for `b` was from before it (kiln gave the rows unmultiplied)."""
+    b = a * 1.0
+    for r in b:
+        b = b[::-1]
+        r *= -3
+    return b
+
+
+def test_a_view_carried_by_a_loop_is_not_read_stale() -> None:
+    """The carried value of a view of a maybe-aliased array is a read: refused, naming the loop
+    (NumPy's answer depends on which iteration's array it is), never a stale value."""
+    with pytest.raises(NotImplementedError, match=r"test_fuzz_regressions\.py:\d+.*same array as one from before it"):
+        kiln.function(fuzz_1160_11400)(np.arange(4.0).reshape(2, 2))

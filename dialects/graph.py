@@ -1335,7 +1335,7 @@ def _check_index(op: Operation, index: SSAValue) -> None:
 @irdl_op_definition
 class GatherRowOp(IRDLOperation):
     """``x[i]`` with a traced index: row ``i`` of axis 0 (negative ``i`` counts from the end;
-    out-of-range indices are clamped, see docs/footguns)."""
+    out-of-range indices are clamped, after the frontend's ``graph.check`` raised IndexError)."""
 
     name = "graph.gather_row"
     operand = operand_def(AnyTensor)

@@ -838,36 +838,57 @@ def reshape_strides(source: Sequence[int], strides: Sequence[int], target: Seque
     return tuple(out)
 
 
-def k_order_strides(shape: Sequence[int], operands: Sequence[Sequence[int]]) -> tuple[int, ...]:
-    """The element strides of a new array of ``shape`` that NumPy lays out like its ``operands``
-    (``order='K'``, each given by its element strides on ``shape``'s axes, 0 where broadcast or
-    of length 1): NumPy's iterator orders the axes by stride, innermost first, an operand that
-    disagrees with C order leaving C order there; the new array is contiguous in that order."""
-    ndim = len(shape)
-    order = list(range(ndim - 1, -1, -1))  # innermost first, as the iterator keeps its axes
-    for i in range(1, ndim):
+def _sort_axes(order: list[int], votes: Callable[[int, int], list[bool]]) -> list[int]:
+    """NumPy's stable insertion sort of axes (its iterator's, and its multi-array stride sort's):
+    ``votes(axis, earlier)`` says, per operand that has both axes, whether ``axis`` goes before
+    ``earlier``; the first vote moves it unless another says no (C order wins a disagreement)."""
+    for i in range(1, len(order)):
         axis, insert_at = order[i], i
         for j in range(i - 1, -1, -1):
             decided = swap = False
-            for strides in operands:
-                a, b = abs(strides[axis]), abs(strides[order[j]])
-                if a and b:
-                    if b <= a:
-                        swap = False
-                    elif not decided:
-                        swap = True
-                    decided = True
+            for before in votes(axis, order[j]):
+                if not before:
+                    swap = False
+                elif not decided:
+                    swap = True
+                decided = True
             if decided:
                 if not swap:
                     break
                 insert_at = j
         order[insert_at + 1:i + 1] = order[insert_at:i]
         order[insert_at] = axis
-    out, step = [0] * ndim, 1
-    for axis in order:
+    return order
+
+
+def _contiguous_strides(shape: Sequence[int], inner_first: Sequence[int]) -> tuple[int, ...]:
+    """The element strides of a new array of ``shape`` laid out with the axes ``inner_first``."""
+    out, step = [0] * len(shape), 1
+    for axis in inner_first:
         out[axis] = step
         step *= max(shape[axis], 1)
     return tuple(out)
+
+
+def k_order_strides(shape: Sequence[int], operands: Sequence[Sequence[int]]) -> tuple[int, ...]:
+    """The element strides of a new array of ``shape`` that NumPy lays out like its ``operands``
+    (``order='K'``, each given by its element strides on ``shape``'s axes, 0 where broadcast or
+    of length 1): NumPy's iterator orders the axes by stride, innermost first, an operand that
+    disagrees with C order leaving C order there; the new array is contiguous in that order."""
+    order = _sort_axes(list(range(len(shape) - 1, -1, -1)), lambda axis, earlier: [
+        abs(s[earlier]) > abs(s[axis]) for s in operands if s[axis] and s[earlier]])
+    return _contiguous_strides(shape, order)
+
+
+def joined_order_strides(shape: Sequence[int], operands: Sequence[Sequence[tuple[int, int]]]) -> tuple[int, ...]:
+    """The element strides NumPy gives ``np.concatenate``'s (and ``np.stack``'s) result of
+    ``shape`` from its ``operands`` (each as ``(length, stride)`` per axis): the axes sorted from
+    the largest stride to the smallest, an operand that disagrees with C order leaving C order
+    there, axes of length 1 in an operand not counted. (Not quite the ufuncs' rule, which sorts
+    from the innermost axis: the two part where operands disagree.)"""
+    order = _sort_axes(list(range(len(shape))), lambda axis, earlier: [
+        abs(d[axis][1]) > abs(d[earlier][1]) for d in operands if d[axis][0] != 1 and d[earlier][0] != 1])
+    return _contiguous_strides(shape, order[::-1])
 
 
 def follow_layout(
@@ -941,38 +962,6 @@ def merge_layout(merged: Tensor, paths: Sequence[Any], where: str, construct: st
 
     storage.layout_rule = rule
     return True
-
-
-def joined_order_strides(shape: Sequence[int], operands: Sequence[Sequence[tuple[int, int]]]) -> tuple[int, ...]:
-    """The element strides NumPy gives ``np.concatenate``'s (and ``np.stack``'s) result of
-    ``shape`` from its ``operands`` (each as ``(length, stride)`` per axis): the axes sorted from
-    the largest stride to the smallest, an operand that disagrees with C order leaving C order
-    there, axes of length 1 in an operand not counted. (Not quite the ufuncs' rule, which sorts
-    from the innermost axis: the two part where operands disagree.)"""
-    ndim = len(shape)
-    order = list(range(ndim))
-    for i in range(1, ndim):
-        axis, insert_at = order[i], i
-        for j in range(i - 1, -1, -1):
-            decided = swap = False
-            for dims in operands:
-                if dims[axis][0] != 1 and dims[order[j]][0] != 1:
-                    if abs(dims[axis][1]) <= abs(dims[order[j]][1]):
-                        swap = False
-                    elif not decided:
-                        swap = True
-                    decided = True
-            if decided:
-                if not swap:
-                    break
-                insert_at = j
-        order[insert_at + 1:i + 1] = order[insert_at:i]
-        order[insert_at] = axis
-    out, step = [0] * ndim, 1
-    for axis in reversed(order):
-        out[axis] = step
-        step *= max(shape[axis], 1)
-    return tuple(out)
 
 
 def unit_axes_strides(source: Sequence[int], strides: Sequence[int], target: Sequence[int]) -> tuple[int, ...] | None:

@@ -121,6 +121,12 @@ class MaybeAlias:
         return [(o, v) for o, v, f in zip(self.outers, self.values, flags) if f is None]
 
     def check_read(self) -> None:
+        """Refuse a read when an outer this array is on some paths, unflagged, was written since;
+        through a flagged outer too, when that one is itself such an array (a loop-carried view of
+        an argument, merged again by an ``if`` in the body: kiln.fuzz 1170-5712)."""
+        for outer, flag in zip(self.outers, self.flags or (None,) * len(self.outers)):
+            if flag is not None and outer.alias is not None and outer.alias is not self:
+                outer.alias.check_read()
         if any(outer.value is not value for outer, value in self._unflagged()):
             raise NotImplementedError(
                 f"{trace_context.here()}: this reads an array that is, on some paths of the staged {self.construct} at "

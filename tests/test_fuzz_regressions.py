@@ -509,3 +509,20 @@ def test_a_view_carried_by_a_loop_is_not_read_stale() -> None:
     (NumPy's answer depends on which iteration's array it is), never a stale value."""
     with pytest.raises(NotImplementedError, match=r"test_fuzz_regressions\.py:\d+.*same array as one from before it"):
         kiln.function(fuzz_1160_11400)(np.arange(4.0).reshape(2, 2))
+
+
+def fuzz_1170_5712(b):
+    """kiln.fuzz 1170-5712, reduced: `b`, a view of the argument, carried by a loop that writes the
+    argument through its rows, and merged again by an `if` in the body: the `if`'s flag said
+    "b is the loop's b", whose own relation to the argument (a view on the first iteration) was
+    not checked, so `b[1:]` read values from before the write (kiln's columns 3 and 4 were wrong)."""
+    b = b[::-1]
+    for col in b.T:
+        if col.sum(axis=0) > 100:
+            b = 6
+        col[:] += np.sum(b[1:], axis=0)
+
+
+def test_a_read_through_a_flagged_merge_of_a_stale_view_is_refused() -> None:
+    with pytest.raises(NotImplementedError, match=r"test_fuzz_regressions\.py:\d+.*same array as one from before it"):
+        kiln.function(fuzz_1170_5712)(np.arange(25.0).reshape(5, 5))

@@ -20,7 +20,7 @@ import numpy as np
 
 from kiln.dialects import graph
 from kiln.frontend import array_ops, dtypes
-from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, c_strides, cast, constant, emit, shape_of
+from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, cast, constant, emit, lay_out_fortran
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
@@ -79,10 +79,7 @@ def asfortranarray(a: Any, dtype: Any = None, *, like: Any = None) -> Tensor:
         return np.reshape(t.copy(), (1,))
     if t.is_fortran_contiguous():
         return t
-    new = t.copy()
-    if new.ndim > 1:
-        new.storage.layout = c_strides(shape_of(new)[::-1])[::-1]
-    return new
+    return lay_out_fortran(t.copy())
 
 
 def _stacked(obj: Any) -> Tensor:

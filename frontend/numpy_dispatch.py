@@ -19,8 +19,8 @@ from xdsl.irdl import IRDLOperation
 from kiln.dialects import graph
 from kiln.frontend import array_ops, array_types, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
 from kiln.frontend import numpy_sorting, numpy_ufunc_methods, runtime_checks, trace_context, ufuncs, views
-from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, c_strides, cast, common_source, constant, emit, require_rank
-from kiln.frontend.tensor import follow_layout, implements, promotion_value, shape_of, weak_stand_in, with_source
+from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
+from kiln.frontend.tensor import follow_layout, implements, lay_out_fortran, promotion_value, shape_of, weak_stand_in, with_source
 
 #: an operand before promotion: a tensor, an array constant, or a weak Python scalar
 Operand = Tensor | np.ndarray | bool | int | float | complex
@@ -458,8 +458,8 @@ def _full_like(
     result = array_ops.full(t.shape if shape is None else shape, fill_value, t.dtype if dtype is None else dtype)
     if shape is None and (order == "K" or (order == "A" and t.is_fortran_contiguous())):
         follow_layout(result, [t])
-    elif order == "F" and result.ndim > 1:
-        result._storage.layout = c_strides(shape_of(result)[::-1])[::-1]
+    elif order == "F":
+        lay_out_fortran(result)
     return result
 
 

@@ -29,25 +29,27 @@ def _require(cond: Tensor, message: str, error: str = "") -> None:
     ctx.emit(graph.CheckOp(cond.value, f"{error}{where}: {message}"))
 
 
+def _within(index: Tensor, n: Tensor) -> Tensor:
+    """``-n <= index < n`` elementwise, in int64 (NumPy's range for an index of an axis of length ``n``)."""
+    i = cast(index, np.dtype(np.int64))
+    return as_tensor(np.logical_and(np.greater_equal(i, np.negative(n)), np.less(i, n)))
+
+
 def in_bounds(index: Tensor, size: int | Tensor, axis: int) -> None:
     """Check at run time that the traced integer ``index`` is within an axis of length ``size``
     (``-size <= index < size``), raising NumPy's IndexError otherwise; nothing when index facts
-    already know it (a loop index, ``k % n``)."""
+    already know it (a loop index, or one offset from it by a constant)."""
     if isinstance(size, int) and index_facts.within(index, -size, size - 1):
         return
-    i = cast(index, np.dtype(np.int64))
     n = cast(size, np.dtype(np.int64)) if isinstance(size, Tensor) else constant(np.int64(size))
-    ok = np.logical_and(np.greater_equal(i, np.negative(n)), np.less(i, n))
     shown = size if isinstance(size, int) else "known only at run time"
-    _require(as_tensor(ok), f"index out of bounds for axis {axis} with size {shown} (a traced index)", graph.INDEX_ERROR)
+    _require(_within(index, n), f"index out of bounds for axis {axis} with size {shown} (a traced index)", graph.INDEX_ERROR)
 
 
 def all_in_bounds(indices: Tensor, size: int, axis: int) -> None:
     """Check at run time that every element of the traced integer array ``indices`` is within an
     axis of the static length ``size``, raising NumPy's IndexError otherwise."""
-    i = cast(indices, np.dtype(np.int64))
-    n = constant(np.int64(size))
-    ok = np.all(np.logical_and(np.greater_equal(i, np.negative(n)), np.less(i, n)))
+    ok = np.all(_within(indices, constant(np.int64(size))))
     _require(as_tensor(ok), f"index out of bounds for axis {axis} with size {size} (in a traced index array)",
              graph.INDEX_ERROR)
 

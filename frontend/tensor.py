@@ -898,8 +898,8 @@ def follow_layout(
     """Lay ``result``, a new array, out as NumPy does one made from ``operands`` with
     ``order='K'`` (ufuncs, ``astype``, ``np.copy``, ``*_like``; reductions over the axes
     ``reduced`` of the one operand; ``joined``: ``np.concatenate``'s and ``np.stack``'s, each
-    operand of a stack without its ``new_axis``): like them, so ``x.T.astype(int).reshape(-1)`` is a copy, as in NumPy. The
-    strides are worked out only if a reshape or ravel asks."""
+    operand of a stack without its ``new_axis``): like them, so ``x.T.astype(int).reshape(-1)``
+    is a copy, as in NumPy. The strides are worked out only if a reshape or ravel asks."""
     storage = result._storage
     if result._steps or storage.argument is not None or storage.layout is not None or result.shape_source is not None:
         return result
@@ -932,6 +932,13 @@ def follow_layout(
     return result
 
 
+def lay_out_fortran(t: Tensor) -> Tensor:
+    """``t``, a new array, Fortran-ordered (``np.asfortranarray``, ``*_like(order='F')``)."""
+    if t.ndim > 1:
+        t._storage.layout = c_strides(shape_of(t)[::-1])[::-1]
+    return t
+
+
 def layout_of(x: Any) -> tuple[int, ...] | None:
     """The element strides of the array ``x`` when NumPy has it laid out other than C-contiguous
     (None: C-contiguous, or a Python value, which becomes a new C-contiguous array)."""
@@ -947,7 +954,7 @@ def merge_layout(merged: Tensor, paths: Sequence[Any], where: str, construct: st
     NumPy's reshape of it is a view on some paths and a copy on others: refused when asked."""
     storage = merged._storage
     if merged.shape_source is not None or merged._steps or merged.ndim < 2 or storage.layout is not None:
-        return
+        return False
     paths = list(paths)
 
     def rule() -> tuple[int, ...] | None:

@@ -120,9 +120,10 @@ class PartStep(ViewStep):
 
 def complex_part(z: Tensor, imag: bool) -> Tensor:
     """The real or imaginary part of the complex ``z``, as NumPy's writable view."""
-    if z.shape_source is not None:
-        return with_source(emit(graph.ImagOp(z.value) if imag else graph.RealOp(z.value)), z.shape_source)
-    return z.make_view(PartStep(imag))
+    step = PartStep(imag)
+    if z.shape_source is not None:  # (of unknown rank: a copy)
+        return with_source(step.forward(z), z.shape_source)
+    return z.make_view(step)
 
 
 def transposed(x: Tensor, result: Tensor) -> Tensor:

@@ -29,6 +29,14 @@ def _require(cond: Tensor, message: str, error: str = "") -> None:
     ctx.emit(graph.CheckOp(cond.value, f"{error}{where}: {message}"))
 
 
+def ran_once(ran: Tensor, message: str) -> None:
+    """Check at run time that a staged loop ran at least once (``ran``, its carried flag), raising
+    ``ValueError(message)`` otherwise: a value it carries has no meaning kiln can give after zero
+    iterations (a Python number before the loop, an array after an iteration)."""
+    ctx = trace_context.require()
+    ctx.emit(graph.CheckOp(ran.value, message))
+
+
 def _within(index: Tensor, n: Tensor) -> Tensor:
     """``-n <= index < n`` elementwise, in int64 (NumPy's range for an index of an axis of length ``n``)."""
     i = cast(index, np.dtype(np.int64))

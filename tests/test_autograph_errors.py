@@ -65,6 +65,41 @@ def test_branches_give_different_dtypes() -> None:
     assert "variable 'y' is a float64 tensor of shape () in the `if` branch but a NumPy int64" in message
 
 
+def number_or_array(x):
+    b = 6
+    if x.sum() > 0:
+        b = x * 2
+    return b
+
+
+def number_or_array_returned(x):
+    if x.sum() > 0:
+        return x * 2
+    return 0.5
+
+
+def number_or_0d_array(x):
+    b = 6
+    if x.sum() > 0:
+        b = x.sum()
+    return b
+
+
+@pytest.mark.parametrize("fn, line", [(number_or_array, "if x.sum() > 0"), (number_or_array_returned, "return 0.5")])
+def test_number_on_one_path_array_on_the_other(fn: Callable[..., Any], line: str) -> None:
+    """NumPy gives a number on one path and an array on the other: kiln must not broadcast the
+    number to the array's shape (a silent wrong shape on that path) but refuse, naming the `if`."""
+    message = _raises(fn, TypeError, np.array([-1.0, -2.0, -3.0]))
+    assert message.startswith(_line_of(fn, line) + ":")
+    assert "float64 tensor of shape (3,)" in message and "would depend on the path" in message
+
+
+def test_number_on_one_path_0d_array_on_the_other_is_fine() -> None:
+    f = kiln.function(number_or_0d_array)
+    for x in (np.array([-1.0, -2.0]), np.array([1.0, 2.0])):
+        assert f(x) == number_or_0d_array(x)
+
+
 def loop_dtype_changes(x, n):
     i = np.int64(0)
     while i < n:

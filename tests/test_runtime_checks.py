@@ -138,3 +138,33 @@ def test_the_native_entry_and_ctypes_paths_both_raise() -> None:
     for _ in range(3):  # the first call may run before the native entry is built
         with pytest.raises(ValueError, match="test_runtime_checks.py"):
             f(x, np.asarray(1.0))
+
+
+def sum_rows_from_zero(x, n):
+    s = 0
+    for i in range(n):
+        s = s + x[i]
+    return s
+
+
+def add_while_positive(x, t):
+    s = 0.5
+    while t > 0:
+        s = s + x
+        t = t - 1
+    return s
+
+
+@pytest.mark.parametrize("fn", [sum_rows_from_zero, add_while_positive])
+def test_a_number_widened_to_an_array_by_a_loop_that_ran_no_iterations(fn: Callable[..., Any]) -> None:
+    """`s = 0` before a staged loop, an array after an iteration: NumPy's `s` after zero iterations
+    is still the number, kiln's would be an array of zeros (a silent wrong shape). The call raises,
+    naming the loop and the variable; loops that run give NumPy's array."""
+    x = np.arange(12.0).reshape(3, 4)
+    compiled = _compiled(fn)
+    for n in (1, 3):
+        np.testing.assert_array_equal(compiled(x, np.int64(n)), fn(x, np.int64(n)))
+    assert np.ndim(fn(x, np.int64(0))) == 0
+    with pytest.raises(ValueError, match=r"test_runtime_checks\.py:\d+: variable 's' is the Python (int 0|float 0.5) "
+                                         r"before this staged `(for|while)` loop .* ran no iterations"):
+        compiled(x, np.int64(0))

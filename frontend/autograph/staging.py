@@ -45,7 +45,7 @@ GetState = Callable[[], tuple[Any, ...]]
 SetState = Callable[[tuple[Any, ...]], None]
 
 from kiln.dialects import graph
-from kiln.frontend import dtypes, index_facts, mutation, trace_context
+from kiln.frontend import dtypes, index_facts, mutation, runtime_checks, trace_context
 from kiln.frontend.autograph import effects
 from kiln.frontend.autograph.context import Unsupported, is_converted_code, unsupported_in
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined
@@ -608,7 +608,17 @@ def _branch_type(a: Any, b: Any, name: str, where: str, labels: tuple[str, str])
     elif ta is not None or tb is not None:
         known, other = (ta, b) if ta is not None else (tb, a)
         assert known is not None
-        if (is_number(other) and _number_fits(other, known)) or may_be_placeholder(other):
+        if may_be_placeholder(other):
+            ty = known
+        elif is_number(other) and _number_fits(other, known):
+            array = b if ta is None else a
+            if known.get_shape() or _source_of(array) is not None:
+                raise TypeError(
+                    f"{where}: {describe(name)} is {_show(a)} in the {labels[0]} branch but {_show(b)} in the "
+                    f"{labels[1]} branch of this `if` on a tensor; in NumPy its shape would depend on the path "
+                    "taken, and kiln cannot compile that: give it the array's shape on both paths (e.g. "
+                    "np.full(shape, number)) or a 0-d value on both"
+                )
             ty = known
     elif is_number(a) and is_number(b):
         ty = graph.tensor_type(dtypes.to_element(dtypes.canonical(np.result_type(a, b))), ())
@@ -935,13 +945,29 @@ def _staged_loop(
             raise TypeError(f"{where}: the carried types of this staged `{construct}` loop do not settle")
         written_before[(where, construct)] = list(storages)
 
+        # a Python number before the loop, an array after an iteration: after zero iterations NumPy's
+        # is still the number, which kiln cannot give; a carried flag (last) says whether it ran
+        widened = [leaf for leaf in carried if _number_widened(leaf)]
+        if widened:
+            cond_block.insert_arg(_FLAG_TYPE, len(cond_block.args))
+            body_block.insert_arg(_FLAG_TYPE, len(body_block.args))
         with trace_context.at_block(cond_block), mutation.values_as(cond_end):
             trace_context.require().emit(graph.ConditionOp(pred.value, *cond_block.args))
         with trace_context.at_block(body_block), mutation.values_as(body_end):
-            trace_context.require().emit(graph.YieldOp(*outs, *(c.value for c in next_counters)))
+            ran = [_flag_value(True)] if widened else []
+            trace_context.require().emit(graph.YieldOp(*outs, *(c.value for c in next_counters), *ran))
         inits = [_materialize(leaf.value, leaf.ty).value for leaf in carried]
         inits += [entry[s] for s in storages] + [_flag_value(True) for _ in flagged] + [c.value for c in counters]
+        inits += [_flag_value(False)] if widened else []
         op = trace_context.require().emit(graph.WhileOp(inits, Region(cond_block), Region(body_block)))
+        for leaf in widened:
+            runtime_checks.ran_once(
+                Tensor(op.results[-1]),
+                f"{where}: {describe(leaf.name)} is {_show(leaf.value)} before this staged `{construct}` loop and "
+                f"{_show_carried(leaf)} after an iteration, and the loop ran no iterations on this call: NumPy's "
+                "value would be the number, of another shape than kiln's; give it the array's shape before the loop "
+                "(e.g. np.zeros(shape) or np.full(shape, number))",
+            )
         results = iter(op.results)
         final = [
             _carried(next(results), leaf) if leaf.ty is not None else (out if isinstance(out, Undefined) else leaf.value)
@@ -1028,6 +1054,13 @@ def _initial_leaf(value: Any, name: str, *, numbers_typed: bool) -> _Leaf:
     if is_number(value) and numbers_typed:
         return _Leaf(name, value, _scalar_type(value), weak=True, scalar=scalar)
     return _Leaf(name, value, None, weak=True, scalar=scalar)
+
+
+def _number_widened(leaf: _Leaf) -> bool:
+    """Whether a loop carries ``leaf`` as an array that is not 0-d, from a Python number before it."""
+    assert leaf.ty is not None
+    return (is_number(leaf.value) and not is_strong_constant(leaf.value)
+            and (bool(graph.shape_of(leaf.ty)) or leaf.source is not None))
 
 
 def _weak_value(value: Any) -> bool:

@@ -615,7 +615,7 @@ def complex_part_type(element: Attribute) -> Attribute:
 class ComplexOp(IRDLOperation):
     """``re + im*1j`` from two float tensors of one type and shape:
     ``%z = graph.complex %re, %im : tensor<4xf64> -> tensor<4xcomplex<f64>>``. It is also how
-    a complex constant is spelled (two float ``graph.constant``\ s)."""
+    a complex constant is spelled (two float ``graph.constant`` ops)."""
 
     name = "graph.complex"
     T: ClassVar = VarConstraint("T", AnyTensor)

@@ -6,6 +6,7 @@ fresh venv and runs ``kiln demo`` outside the checkout.)"""
 from __future__ import annotations
 
 import shutil
+import warnings
 import subprocess
 import sys
 import zipfile
@@ -77,3 +78,16 @@ def test_installed_examples_are_user_code(monkeypatch: pytest.MonkeyPatch) -> No
     other: dict[str, object] = {"__name__": "somepackage.mod"}
     exec(compile("def g(x):\n    return x\n", site + "somepackage/mod.py", "exec"), other)  # noqa: S102
     assert libraries.library_reason(other["g"]) is not None
+
+
+def test_sources_compile_without_warnings() -> None:
+    """A user running with ``-W error`` (or a future Python, where invalid escapes are errors)
+    must still be able to import kiln: no source may warn when compiled."""
+    for path in _tracked_files():
+        if path.suffix != ".py":
+            continue
+        source = (ROOT / path).read_text()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            compile(source, str(path), "exec")
+

@@ -394,6 +394,8 @@ def full(shape: ShapeLike, value: Any, dtype: Any) -> Tensor:
             "use x * 0 or np.where on x, or give the dimension a static size"
         )
     dt = dtypes.canonical(dtype)
+    if type(value) is int and dt.kind in "iu":
+        np.asarray(value, dtype=dt)  # NumPy's OverflowError for a Python int out of the dtype's range
     fill = _cast(value, dt) if isinstance(value, Tensor) else _constant(np.asarray(value).astype(dt))
     return broadcast_to(fill, dims)
 

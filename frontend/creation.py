@@ -51,6 +51,9 @@ def array(obj: Any, dtype: Any = None, *, copy: bool = True, **kwargs: Any) -> A
     """``np.array``: a new kiln array (values may be traced: a list of 0-d tensors is stacked)."""
     if kwargs:
         raise NotImplementedError(f"np.array(..., {', '.join(kwargs)}=) is not supported inside kiln.function")
+    if dtype is not None and isinstance(obj, (list, tuple, int, float, complex)) and not _holds_tensor(obj):
+        t = as_tensor(np.array(obj, dtype=dtypes.canonical(dtype)))  # NumPy converts: 1000 into int8 raises
+        return t.copy("K") if copy else t
     t = _stacked(obj)
     t = cast(t, dtypes.canonical(dtype)) if dtype is not None else t
     return t.copy("K") if copy else t

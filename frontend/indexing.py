@@ -129,6 +129,15 @@ def _constant_for(value: Any, dtype: np.dtype[Any]) -> Tensor:
     """A Python or NumPy value written into an array of ``dtype``: converted as NumPy's setitem does."""
     if hasattr(type(value), "__kiln_tensor__"):
         return as_tensor(value)
+    if not isinstance(value, (np.ndarray, np.generic)):
+        # a Python number or list: converted as NumPy converts it, so 1000 into int8 raises
+        # OverflowError and nan into an int array ValueError (NumPy arrays and scalars are cast)
+        try:
+            return as_tensor(np.asarray(value, dtype=dtype))
+        except (TypeError, ValueError) as error:
+            if np.asarray(value).dtype == object:
+                raise TypeError(f"cannot write {value!r} into a kiln array") from error
+            raise
     array = np.asarray(value)
     if array.dtype == object:
         raise TypeError(f"cannot write {value!r} into a kiln array")

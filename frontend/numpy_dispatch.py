@@ -474,6 +474,8 @@ def where(condition: Any, x: Any, y: Any) -> Tensor:
     c = materialize(operand(condition), np.dtype(np.bool_))
     a, b = operand(x), operand(y)
     dtype = dtypes.result_type(promotion_value(a), promotion_value(b))
+    # a Python number is cast to the result's dtype as NumPy's where casts it (1000 into int8: -24)
+    a, b = (v if isinstance(v, (Tensor, np.ndarray)) else constant(np.asarray(v).astype(dtype)) for v in (a, b))
     (c, ta, tb), source = broadcast_all([c, materialize(a, dtype), materialize(b, dtype)], "np.where")
     return follow_layout(with_source(emit(graph.SelectOp(c.value, ta.value, tb.value)), source), [condition, a, b])
 
@@ -483,6 +485,11 @@ def _clip(a: Any, a_min: Any = np._NoValue, a_max: Any = np._NoValue, out: Any =
     _reject("clip", out=out, **kwargs)
     lo = a_min if a_min is not np._NoValue else min
     hi = a_max if a_max is not np._NoValue else max
+    dt = as_tensor(a).dtype
+    if dt.kind in "iu":  # as NumPy 2: a Python int bound at or beyond the dtype's range clips nothing
+        info = np.iinfo(dt)
+        lo = None if type(lo) is int and lo <= info.min else lo
+        hi = None if type(hi) is int and hi >= info.max else hi
     result = a
     if lo is not None and lo is not np._NoValue:
         result = np.maximum(result, lo)

@@ -78,7 +78,7 @@ def trace_graph(
     with trace_context.tracing(ctx):
         try:
             result = fn(*call_args, **call_kwargs)
-        except (NotImplementedError, TypeError, ValueError, IndexError) as error:
+        except (NotImplementedError, TypeError, ValueError, IndexError, ArithmeticError) as error:
             _locate(error)
             raise
         code = getattr(inspect.unwrap(fn), "__code__", None)

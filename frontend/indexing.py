@@ -174,10 +174,13 @@ class RowStep(ViewStep):
     def inverse(self, parent: Tensor, new: Tensor) -> Tensor:
         return emit(graph.ScatterRowOp(parent.value, self.index.value, new.value))
 
-    def keeps_contiguous(self, parent: Tensor) -> bool:
+    def out_shape(self, parent: tuple[int, ...]) -> tuple[int, ...]:
+        return parent[1:]
+
+    def keeps_contiguous(self, parent: tuple[int, ...]) -> bool:
         return True
 
-    def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
+    def view_strides(self, parent: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...] | None:
         return strides[1:]
 
 
@@ -243,13 +246,16 @@ class SliceStep(ViewStep):
             offsets[a] = first if isinstance(first, int) else np.minimum(np.maximum(first, 0), n)
         return _reverse(parent, self.reversed_axes), offsets
 
-    def keeps_contiguous(self, parent: Tensor) -> bool:
+    def out_shape(self, parent: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(self.shape)
+
+    def keeps_contiguous(self, parent: tuple[int, ...]) -> bool:
         """C-contiguous when, past leading single-index axes, one axis is cut with stride 1 and the
         rest are whole (dynamic bounds count as cut)."""
         if self.reversed_axes:
             return False
         started = False
-        for n, b, m, s in zip(shape_of(parent), self.offsets, self.sizes, self.strides):
+        for n, b, m, s in zip(parent, self.offsets, self.sizes, self.strides):
             if not started and isinstance(m, int) and m == 1:
                 continue
             if started:
@@ -260,7 +266,7 @@ class SliceStep(ViewStep):
             started = True
         return True
 
-    def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
+    def view_strides(self, parent: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...] | None:
         """Each axis's stride times the step (negated where reversed); then the integer axes
         (length 1) dropped and ``None`` axes added."""
         sliced = [p * s * (-1 if a in self.reversed_axes else 1) for a, (p, s) in enumerate(zip(strides, self.strides))]

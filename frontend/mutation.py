@@ -368,11 +368,17 @@ class ViewStep:
         """The new value of ``parent`` once this view of it holds ``new``."""
         raise NotImplementedError
 
-    #: whether the view of a C-contiguous parent is C-contiguous (reshape views need it)
-    def keeps_contiguous(self, parent: Tensor) -> bool:
+    def out_shape(self, parent: tuple[int, ...]) -> tuple[int, ...]:
+        """The view's shape (-1 where known only at run time) given its parent's: strides and
+        contiguity are worked out from shapes alone, emitting nothing (a view may outlive the
+        region its base's value was traced in)."""
+        raise NotImplementedError
+
+    #: whether the view of a C-contiguous parent of shape ``parent`` is C-contiguous (reshape views need it)
+    def keeps_contiguous(self, parent: tuple[int, ...]) -> bool:
         return False
 
-    def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
-        """The view's strides in elements, given its parent's (of a non-contiguous argument);
-        None when not known (the view then counts as not C-contiguous)."""
+    def view_strides(self, parent: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...] | None:
+        """The view's strides in elements, given its parent's shape and strides (of a
+        non-contiguous argument); None when not known (the view then counts as not C-contiguous)."""
         return None

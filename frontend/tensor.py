@@ -148,15 +148,14 @@ class Tensor:
         layout = storage.base_layout()
         if layout is not None:
             return self._strided_contiguous(layout)
-        parent = Tensor(self._storage.value)
-        base_shape = shape_of(parent)
-        strides = self._view_strides(c_strides(base_shape)) if self._steps and -1 not in base_shape else None
+        shape = shape_of(Tensor(self._storage.value))
+        strides = self._view_strides(c_strides(shape)) if self._steps and -1 not in shape else None
         if strides is not None:
             return c_contiguous(shape_of(self), strides)  # NumPy's rule: `a.T` of 1xN is C-contiguous
         for step in self._steps:
-            if not step.keeps_contiguous(parent):
+            if not step.keeps_contiguous(shape):
                 return False
-            parent = step.forward(parent)
+            shape = step.out_shape(shape)
         return True
 
     def element_strides(self) -> tuple[int, ...] | None:
@@ -175,13 +174,13 @@ class Tensor:
     def _view_strides(self, layout: tuple[int, ...]) -> tuple[int, ...] | None:
         """This view's element strides when its base has the element strides ``layout``; None
         where a step's are not known."""
-        parent = Tensor(self._storage.value)
+        shape = shape_of(Tensor(self._storage.value))
         strides: tuple[int, ...] | None = layout
         for step in self._steps:
-            strides = step.view_strides(parent, strides)
+            strides = step.view_strides(shape, strides)
             if strides is None:
                 return None
-            parent = step.forward(parent)
+            shape = step.out_shape(shape)
         return strides
 
     def _strided_contiguous(self, layout: tuple[int, ...]) -> bool:

@@ -35,7 +35,10 @@ class TransposeStep(ViewStep):
             back[p] = i
         return emit(graph.TransposeOp(new.value, back))
 
-    def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
+    def out_shape(self, parent: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(parent[p] for p in self.perm)
+
+    def view_strides(self, parent: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...] | None:
         return tuple(strides[p] for p in self.perm)
 
 
@@ -49,15 +52,18 @@ class ReshapeStep(ViewStep):
     def inverse(self, parent: Tensor, new: Tensor) -> Tensor:
         return reshape_to(new, shape_of(parent))
 
-    def keeps_contiguous(self, parent: Tensor) -> bool:
+    def out_shape(self, parent: tuple[int, ...]) -> tuple[int, ...]:
+        return self.shape
+
+    def keeps_contiguous(self, parent: tuple[int, ...]) -> bool:
         return True
 
-    def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
+    def view_strides(self, parent: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...] | None:
         """A reshape view of a contiguous parent is contiguous; of another, NumPy's no-copy strides."""
-        if c_contiguous(shape_of(parent), strides) and -1 not in self.shape:
+        if c_contiguous(parent, strides) and -1 not in self.shape:
             return c_strides(self.shape)
-        out = reshape_strides(shape_of(parent), strides, self.shape)
-        return out if out is not None else unit_axes_strides(shape_of(parent), strides, self.shape)
+        out = reshape_strides(parent, strides, self.shape)
+        return out if out is not None else unit_axes_strides(parent, strides, self.shape)
 
 
 @dataclass(eq=False)
@@ -67,14 +73,19 @@ class ReadOnlyStep(ViewStep):
 
     build: Callable[[Tensor], Tensor]
     strides: Callable[[tuple[int, ...]], tuple[int, ...] | None]
+    #: the view's shape (its parent's is fixed: the array it was made of)
+    shape: tuple[int, ...] = ()
 
     def forward(self, parent: Tensor) -> Tensor:
         return self.build(parent)
 
+    def out_shape(self, parent: tuple[int, ...]) -> tuple[int, ...]:
+        return self.shape
+
     def inverse(self, parent: Tensor, new: Tensor) -> Tensor:
         raise AssertionError("internal: a write through a read-only view")
 
-    def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
+    def view_strides(self, parent: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...] | None:
         return self.strides(strides)
 
 
@@ -83,7 +94,12 @@ def read_only_view(
 ) -> Tensor:
     """``build(x)`` as NumPy's read-only view of ``x``: later writes to ``x`` show in it, and
     a write to it raises NumPy's ValueError. (Of an array of unknown rank: a read-only copy.)"""
-    view = build(x) if x.shape_source is not None else x.make_view(ReadOnlyStep(build, strides))
+    if x.shape_source is not None:
+        view = build(x)
+    else:
+        step = ReadOnlyStep(build, strides)
+        view = x.make_view(step)
+        step.shape = shape_of(view)
     view.readonly = True
     return view
 
@@ -114,7 +130,10 @@ class PartStep(ViewStep):
         im = new if self.imag else emit(graph.ImagOp(parent.value))
         return emit(graph.ComplexOp(re.value, im.value))
 
-    def view_strides(self, parent: Tensor, strides: tuple[int, ...]) -> tuple[int, ...] | None:
+    def out_shape(self, parent: tuple[int, ...]) -> tuple[int, ...]:
+        return parent
+
+    def view_strides(self, parent: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...] | None:
         return tuple(2 * s for s in strides)  # in elements of the part, half a complex element
 
 

@@ -519,10 +519,30 @@ def fuzz_1170_5712(b):
     b = b[::-1]
     for col in b.T:
         if col.sum(axis=0) > 100:
-            b = 6
+            b = np.full((5, 5), 6.0)  # (the program had `b = 6`, now refused before this: a number or an array)
         col[:] += np.sum(b[1:], axis=0)
 
 
 def test_a_read_through_a_flagged_merge_of_a_stale_view_is_refused() -> None:
     with pytest.raises(NotImplementedError, match=r"test_fuzz_regressions\.py:\d+.*same array as one from before it"):
         kiln.function(fuzz_1170_5712)(np.arange(25.0).reshape(5, 5))
+
+
+def fuzz_1210_2721(c, n):
+    """kiln.fuzz 1210-2721, reduced: `c` rebound in a staged loop to a new array made from a view
+    (`np.flip`) of the body's `c`, then raveled after the loop. NumPy's layout of that array is
+    worked out only when the ravel asks; kiln replayed the view's steps as ops to learn their
+    shapes, on the loop body's value, and refused the valid program ("uses a value computed
+    inside a ... loop body that has ended"). View strides now come from shapes alone."""
+    t = np.zeros((), dtype=np.int64) + n
+    while t < 5:
+        t += 1
+        c = np.trunc(np.maximum(np.flip(c, 0), 1.5))
+    w = c.ravel()
+    w[0] = 99
+    return c, w
+
+
+def test_the_layout_of_a_loop_result_made_from_a_view_is_worked_out_after_the_loop() -> None:
+    check(fuzz_1210_2721, lambda: [np.arange(12.0).reshape(3, 4), np.int64(2)])
+    check(fuzz_1210_2721, lambda: [np.arange(12.0).reshape(3, 4).T, np.int64(7)])

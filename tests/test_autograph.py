@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import kiln
 from kiln.frontend.autograph import conversion_info, convert, staging, to_code
 from kiln.frontend.autograph.operators import Undefined
 from kiln.frontend.tensor import Tensor
@@ -637,6 +638,32 @@ def test_unavailable_source_is_recorded() -> None:
     assert not info.converted and "source is not available" in info.reason
     with pytest.raises(ValueError, match="made_up is not converted"):
         to_code(func)
+
+
+LAMBDAS = [
+    lambda x: x if x.sum() > 0 else -x, lambda x: np.asarray(x) * 2,
+    lambda x, k=3: np.array(x, dtype=np.float32) * k,
+    lambda x: (lambda y: y + 1)(x) if x.max() > 0 else x,
+]
+
+
+@pytest.mark.parametrize("index", range(len(LAMBDAS)))
+def test_a_lambda_given_to_kiln_function_is_converted(index: int) -> None:
+    """A lambda is converted like a def (two on one line told apart by their columns; one
+    inside a list literal whose own lines do not parse): a tensor condition in a conditional
+    expression is staged, and np.asarray/np.array make kiln arrays."""
+    fn = LAMBDAS[index]
+    assert conversion_info(fn).converted
+    assert "return" in to_code(fn)
+    for x in (np.arange(4.0) - 1.5, -np.arange(4.0) - 1.0):
+        got, want = kiln.function(fn)(x), fn(x)
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_lambda_without_source_is_not_converted_and_says_why() -> None:
+    fn = eval("lambda x: x + 1")
+    assert convert(fn) is fn and "source is not available" in conversion_info(fn).reason
 
 
 def test_generators_are_not_converted_and_say_why() -> None:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import __future__
 import ast
+import functools
 import inspect
+import linecache
 import textwrap
 import types
 import weakref
@@ -71,8 +73,6 @@ def conversion_info(func: Any) -> ConversionInfo:
 
 
 def _why_not(func: types.FunctionType) -> str | None:
-    if func.__name__ == "<lambda>":
-        return "lambdas are converted as part of the function that defines them"
     for flag, reason in _NOT_CONVERTED_KINDS.items():
         if func.__code__.co_flags & flag:
             return f"{reason} ({func.__code__.co_filename}:{func.__code__.co_firstlineno})"
@@ -80,7 +80,10 @@ def _why_not(func: types.FunctionType) -> str | None:
 
 
 def _parse(func: types.FunctionType) -> ast.FunctionDef:
-    """The function's ``def``, located at its lines and columns in its file."""
+    """The function's ``def``, located at its lines and columns in its file (a lambda's as a
+    ``def`` that returns its body)."""
+    if func.__name__ == "<lambda>":
+        return _parse_lambda(func)
     lines, first_line = inspect.getsourcelines(func)
     source = textwrap.dedent("".join(lines))
     indent = len(lines[0]) - len(lines[0].lstrip()) if source != "".join(lines) else 0
@@ -93,6 +96,38 @@ def _parse(func: types.FunctionType) -> ast.FunctionDef:
             if getattr(child, attr, None) is not None:
                 setattr(child, attr, getattr(child, attr) + indent)
     return node
+
+
+def _parse_lambda(func: types.FunctionType) -> ast.FunctionDef:
+    """A lambda's expression found in its whole file (a lambda's own lines need not parse alone:
+    ``[lambda x: x + 1,`` is one), told from others on its line by its code's columns."""
+    code = func.__code__
+    filename = inspect.getsourcefile(func)
+    if filename is None:
+        raise OSError("no source file")
+    tree = _parse_file("".join(linecache.getlines(filename, func.__globals__)))
+    spans = [(p[0], p[2], p[1], p[3]) for p in code.co_positions() if p[0] is not None and p[2] is not None and p[3]]
+    if not spans:
+        raise TypeError(f"the lambda at line {code.co_firstlineno} has no source positions")
+    first, last = min((a, b) for a, b, _, _ in spans), max((c, d) for _, _, c, d in spans)
+    found = [
+        node for node in ast.walk(tree)
+        if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno
+        and (node.body.lineno, node.body.col_offset) <= first
+        and last <= (node.body.end_lineno or 0, node.body.end_col_offset or 0)
+    ]
+    if len(found) != 1:
+        raise TypeError(f"the lambda at line {code.co_firstlineno} is not found alone in its source")
+    (lam,) = found
+    node = ast.FunctionDef(name="ag__lambda", args=lam.args, body=[ast.copy_location(ast.Return(lam.body), lam.body)],
+                           decorator_list=[], returns=None, type_comment=None)
+    node.type_params = []  # (Python 3.12's field; unused before)
+    return ast.copy_location(node, lam)
+
+
+@functools.lru_cache(maxsize=8)
+def _parse_file(source: str) -> ast.Module:
+    return ast.parse(source)
 
 
 def _hashable(func: Any) -> bool:

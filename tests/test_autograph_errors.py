@@ -94,6 +94,26 @@ def test_number_on_one_path_array_on_the_other(fn: Callable[..., Any], line: str
     assert "float64 tensor of shape (3,)" in message and "would depend on the path" in message
 
 
+def number_then_array_before_a_return(x, t):
+    while t < 4:
+        t = t + 1
+        acc = 0
+        for i in range(2):
+            acc = acc + x
+            if i >= 0:
+                return acc * 2
+    return x
+
+
+def test_a_number_on_a_path_that_returned_is_not_read() -> None:
+    """(kiln.fuzz 1220-750, reduced) The `for` runs each iteration under a staged `if` on the
+    return flag; on the path that already returned `acc` is still the number, but nothing reads
+    it there: merged with the array, not refused."""
+    f = kiln.function(number_then_array_before_a_return)
+    for t in (0, 9):
+        np.testing.assert_array_equal(f(np.arange(3.0), np.int64(t)), number_then_array_before_a_return(np.arange(3.0), np.int64(t)))
+
+
 def test_number_on_one_path_0d_array_on_the_other_is_fine() -> None:
     f = kiln.function(number_or_0d_array)
     for x in (np.array([-1.0, -2.0]), np.array([1.0, 2.0])):

@@ -311,7 +311,8 @@ def _cond(
             else:
                 merged.append(BranchUndefined(name, where, labels[1 if undefined is a else 0]))
         else:
-            result_types.append(_branch_type(a, b, name, where, labels))
+            dead = tuple(r and _dead_after_return(name, kept_after_return) for r in returned)
+            result_types.append(_branch_type(a, b, name, where, labels, dead))
             sources.append(_branch_source(a, b, name, where, labels))
             staged.append(i)
             merged.append(None)
@@ -599,8 +600,11 @@ def _branch_source(a: Any, b: Any, name: str, where: str, labels: tuple[str, str
     return sa
 
 
-def _branch_type(a: Any, b: Any, name: str, where: str, labels: tuple[str, str]) -> TensorType:
-    """The one type a leaf takes after a staged ``if`` whose branches give it ``a`` and ``b``."""
+def _branch_type(
+    a: Any, b: Any, name: str, where: str, labels: tuple[str, str], dead: tuple[bool, ...] = (False, False),
+) -> TensorType:
+    """The one type a leaf takes after a staged ``if`` whose branches give it ``a`` and ``b``;
+    ``dead``: per branch, whether that path returned and reads the leaf no more."""
     ta, tb = _type_of(a), _type_of(b)
     ty: TensorType | None = None
     if ta is not None and tb is not None:
@@ -611,8 +615,8 @@ def _branch_type(a: Any, b: Any, name: str, where: str, labels: tuple[str, str])
         if may_be_placeholder(other):
             ty = known
         elif is_number(other) and _number_fits(other, known):
-            array = b if ta is None else a
-            if known.get_shape() or _source_of(array) is not None:
+            array, number_side = (b, 0) if ta is None else (a, 1)
+            if (known.get_shape() or _source_of(array) is not None) and not dead[number_side]:
                 raise TypeError(
                     f"{where}: {describe(name)} is {_show(a)} in the {labels[0]} branch but {_show(b)} in the "
                     f"{labels[1]} branch of this `if` on a tensor; in NumPy its shape would depend on the path "

@@ -114,6 +114,22 @@ def test_a_number_on_a_path_that_returned_is_not_read() -> None:
         np.testing.assert_array_equal(f(np.arange(3.0), np.int64(t)), number_then_array_before_a_return(np.arange(3.0), np.int64(t)))
 
 
+def best_row(x, n):
+    best = 0
+    for i in range(n):
+        if x[i].sum() > 3:
+            best = x[i]
+    return best
+
+
+def test_a_number_or_a_row_in_a_loop_is_refused_as_written() -> None:
+    """NumPy returns 0 when no row qualifies: refused, and the message shows the Python number as
+    the user wrote it (not the int64 tensor a second probe of the loop types it as)."""
+    message = _raises(best_row, TypeError, np.arange(12.0).reshape(3, 4), np.int64(3))
+    assert message.startswith(_line_of(best_row, "if x[i].sum() > 3") + ":")
+    assert "the Python int 0 in the `else` branch" in message
+
+
 def test_number_on_one_path_0d_array_on_the_other_is_fine() -> None:
     f = kiln.function(number_or_0d_array)
     for x in (np.array([-1.0, -2.0]), np.array([1.0, 2.0])):

@@ -600,6 +600,11 @@ def _branch_source(a: Any, b: Any, name: str, where: str, labels: tuple[str, str
     return sa
 
 
+class PathShapeError(TypeError):
+    """A variable is a Python number on one path of a staged ``if`` and an array that is not 0-d
+    on the other (NumPy's shape for it would depend on the path)."""
+
+
 def _branch_type(
     a: Any, b: Any, name: str, where: str, labels: tuple[str, str], dead: tuple[bool, ...] = (False, False),
 ) -> TensorType:
@@ -617,7 +622,7 @@ def _branch_type(
         elif is_number(other) and _number_fits(other, known):
             array, number_side = (b, 0) if ta is None else (a, 1)
             if (known.get_shape() or _source_of(array) is not None) and not dead[number_side]:
-                raise TypeError(
+                raise PathShapeError(
                     f"{where}: {describe(name)} is {_show(a)} in the {labels[0]} branch but {_show(b)} in the "
                     f"{labels[1]} branch of this `if` on a tensor; in NumPy its shape would depend on the path "
                     "taken, and kiln cannot compile that: give it the array's shape on both paths (e.g. "
@@ -1005,12 +1010,20 @@ def _staged_loop(
                 return
             except _Regrow:
                 raise
-            except Exception:
+            except Exception as error:
                 if not any(is_number(v) and not is_strong_constant(v) for v in init_leaves):
                     raise
+                first = error
             # a body that needs its numbers as tensors (one indexes a dimension of unknown size, say): probe again
             set_state(unflatten_state(trees, init_leaves))
-            probe_and_emit([_initial_leaf(v, n, numbers_typed=True) for v, n in zip(init_leaves, leaf_names)])
+            try:
+                probe_and_emit([_initial_leaf(v, n, numbers_typed=True) for v, n in zip(init_leaves, leaf_names)])
+            except PathShapeError:
+                raise
+            except Exception:
+                if isinstance(first, PathShapeError):  # about the numbers as written, not as the retry typed them
+                    raise first from None
+                raise
             return
         except _Regrow as regrow:
             init_values = regrow.values

@@ -11,7 +11,11 @@ every op is one of:
   (the form ``convert-linalg-to-loops`` gives reductions);
 * float arith/math ops in :data:`ELEMENTWISE` on one float width (f32 or f64 only); i1 only
   as a comparison's result, a select's condition, and ``andi``/``ori`` of such masks computed
-  in the loop (a select between booleans stays scalar).
+  in the loop (a select between booleans stays scalar);
+* uniform computations: ops of :data:`ELEMENTWISE` or :data:`UNIFORM_ONLY` whose operands are
+  all uniform (defined outside the loop, uniform loads, constants, other uniform computations).
+  They stay scalar, of any float width (``w - float32(lr) * g`` with a float64 ``lr``), and are
+  broadcast where a lane op uses them.
 
 Any other use of the induction variable, a memref written and also read at another
 position (through views of the same buffer included), or mixed float widths disqualify it.
@@ -35,6 +39,8 @@ ELEMENTWISE: tuple[type[Operation], ...] = (
     math.ExpOp, math.LogOp, math.TanhOp, math.SqrtOp, math.AbsFOp, math.FmaOp,
     arith.AndIOp, arith.OrIOp,
 )
+#: ops allowed only on uniform values (they stay scalar: no vector form needed)
+UNIFORM_ONLY: tuple[type[Operation], ...] = (arith.TruncFOp, arith.ExtFOp)
 #: logic on comparison masks (i1 only), the ISA's mask and/or
 MASK_LOGIC: tuple[type[Operation], ...] = (arith.AndIOp, arith.OrIOp)
 #: combining op of a reduction -> vector.reduction kind
@@ -66,6 +72,8 @@ class Plan:
     contiguous: set[Operation] = field(default_factory=set)
     uniform: set[Operation] = field(default_factory=set)
     reductions: list[Reduction] = field(default_factory=list)
+    #: uniform computations (not loads): cloned as scalars, broadcast on use
+    scalar: set[Operation] = field(default_factory=set)
 
 
 def is_innermost(loop: scf.ForOp) -> bool:
@@ -126,7 +134,14 @@ def analyze(loop: scf.ForOp) -> Plan | None:
     floats: set[Attribute] = set()
     plan = Plan(elem=Float32Type())
     accesses: list[tuple[object, SSAValue, tuple[SSAValue, ...], Operation]] = []
+    uniform_values: set[SSAValue] = set()
     for op in ops:
+        if isinstance(op, (*ELEMENTWISE, *UNIFORM_ONLY)) and all(
+            _defined_outside(v, loop) or v in uniform_values for v in op.operands
+        ) and all(_float_width(v.type) for v in (*op.operands, *op.results)):
+            plan.scalar.add(op)  # a uniform computation: any float width, scalar
+            uniform_values.update(op.results)
+            continue
         if isinstance(op, memref.LoadOp | memref.StoreOp):
             ref = op.memref
             indices = tuple(op.indices)
@@ -142,10 +157,14 @@ def analyze(loop: scf.ForOp) -> Plan | None:
             value = op.res if isinstance(op, memref.LoadOp) else op.value
             if _float_width(value.type) is None:
                 return None
-            floats.add(value.type)
+            if op in plan.uniform and isinstance(op, memref.LoadOp):
+                uniform_values.add(op.res)  # (its width counts where a lane op uses it)
+            else:
+                floats.add(value.type)
         elif isinstance(op, arith.ConstantOp):
             if _float_width(op.result.type) is None:
                 return None
+            uniform_values.add(op.result)
         elif isinstance(op, ELEMENTWISE):
             if isinstance(op, arith.CmpfOp) and op.predicate.value.data not in _CMPF_SUPPORTED:
                 return None

@@ -221,9 +221,11 @@ class _Rewrite:
             if self.mask is not None:
                 return [*new, vector.MaskedStoreOp(op.memref, idx, self.mask, value)]
             return [*new, vector.StoreOp(value, op.memref, idx)]
-        if isinstance(op, memref.LoadOp | arith.ConstantOp):  # uniform: stays scalar, broadcast on use
+        if isinstance(op, memref.LoadOp | arith.ConstantOp) or op in plan.scalar:  # uniform: stays scalar, broadcast on use
             clone = op.clone()
-            mapping[op.results[0]] = clone.results[0]
+            clone.operands = [mapping.get(v, v) for v in op.operands]
+            for old, res in zip(op.results, clone.results, strict=True):
+                mapping[old] = res
             return [clone]
         if isinstance(op, arith.SelectOp):
             lane: Operation = kvec.SelectOp(mapping[op.cond], self.vec(op.lhs, mapping, new), self.vec(op.rhs, mapping, new))

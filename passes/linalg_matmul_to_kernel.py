@@ -10,7 +10,10 @@ generic (``relu(x @ w + b)``: C read through the identity map, written to a
 contiguous buffer D of C's shape, C dead afterwards), the kernel writes D and
 that generic becomes its epilogue, re-indexed onto the just-finished row block
 ``[row_begin, row_end)`` of D (in place: each element is read, then written
-by the same iteration), so the output is written once, while in cache.
+by the same iteration), so the output is written once, while in cache. When
+the generic also reads D (an optimizer's ``w - lr * (x.T @ g)`` into ``w``),
+the kernel keeps writing C and the epilogue reads each row block of C right
+after it is computed, while it is in cache.
 
 Matrix-vector products (loops ``(i, k)``, a 2-D and a 1-D input, output ``(i)``) become
 ``kernel.matvec`` when the matrix is read through ``(i, k)`` (``A @ x``) and ``kernel.vecmat``
@@ -96,8 +99,10 @@ def _is_matmul(op: GenericOp) -> bool:
     return indexing_maps(op) == _matmul_maps()
 
 
-def _epilogue_for(matmul: GenericOp, c: SSAValue) -> tuple[GenericOp, int] | None:
-    """The elementwise generic reading ``c`` right after the matmul, and ``c``'s input index."""
+def _epilogue_for(matmul: GenericOp, c: SSAValue) -> tuple[GenericOp, int, bool] | None:
+    """The elementwise generic reading ``c`` right after the matmul, ``c``'s input index, and
+    whether the product may go straight into its output D (not when the generic also reads D:
+    ``w[:] = w - lr * (x.T @ g)``, whose product then stays in C, each row block read while hot)."""
     nxt = matmul.next_op
     while nxt is not None and c not in nxt.operands:
         if any(c in o.operands for o in nxt.walk()):
@@ -115,15 +120,18 @@ def _epilogue_for(matmul: GenericOp, c: SSAValue) -> tuple[GenericOp, int] | Non
         return None
     if out.type != c.type or not isinstance(out.type, MemRefType) or not isinstance(out.type.layout, NoneAttr):
         return None
-    if out in matmul.inputs or not isinstance(out.owner, (memref.AllocOp, Block)):
+    if not isinstance(out.owner, (memref.AllocOp, Block)):
         return None
-    # the kernel writes the product into D before the epilogue reads its other inputs: none may
-    # be D's memory (w[:] = w - lr * (x.T @ g) would read the product where w was)
-    if any(buffer_root(v) is buffer_root(out) for i, v in enumerate(nxt.inputs) if i != indices[0]):
+    # row blocks of D are written while other row blocks are still being multiplied: D must not
+    # be (a view of) what the product reads
+    if any(buffer_root(v) is buffer_root(out) for v in matmul.inputs):
         return None
+    # the kernel writes the product into D before the epilogue reads its other inputs: where one
+    # is D's memory (w[:] = w - lr * (x.T @ g)), the product stays in C
+    in_place = not any(buffer_root(v) is buffer_root(out) for i, v in enumerate(nxt.inputs) if i != indices[0])
     if any(u.operation not in (matmul, nxt) and not isinstance(u.operation, (memref.DeallocOp, FillOp)) for u in c.uses):
         return None
-    return nxt, indices[0]
+    return nxt, indices[0], in_place
 
 
 def _build_epilogue(epi: GenericOp, c_index: int, d: SSAValue) -> Region | None:
@@ -178,12 +186,13 @@ def _lower(op: GenericOp, rewriter: PatternRewriter) -> None:
     target, region, epi = c, None, None
     found = _epilogue_for(op, c)
     if found is not None:
-        d = found[0].outputs[0]
+        generic, c_index, in_place = found
+        d = generic.outputs[0]
         hoist_alloc_before(d, op)
-        if epilogue_can_move(op, found[0]):
-            region = _build_epilogue(found[0], found[1], d)
+        if epilogue_can_move(op, generic):
+            region = _build_epilogue(generic, c_index, d if in_place else c)
             if region is not None:
-                epi, target = found[0], d
+                epi, target = generic, d if in_place else c
     install_kernel(op, fill, kernel.MatmulOp(a, b, target, region), epi, rewriter)
 
 

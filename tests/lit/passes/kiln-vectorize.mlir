@@ -345,3 +345,32 @@ func.func @mask_logic(%x: memref<?xf64>, %y: memref<?xf64>, %sum: memref<f64>, %
   }
   func.return
 }
+
+// -----
+
+// A uniform computation of another float width (an f64 learning rate cast to f32 for an f32
+// update, `w - float32(lr) * g`) stays scalar inside the vector loop, then a broadcast: the
+// loop is vectorized on f32 (mixed widths disqualified it before).
+// CHECK-LABEL: func.func @uniform_cast
+// CHECK:       scf.for
+// CHECK-NEXT:    vector.load %{{.*}} : memref<?xf32>, vector<8xf32>
+// CHECK-NEXT:    %[[LR:.*]] = memref.load %{{.*}}[] : memref<f64>
+// CHECK-NEXT:    %[[T:.*]] = arith.truncf %[[LR]] : f64 to f32
+// CHECK-NEXT:    %[[G:.*]] = vector.load %{{.*}} : memref<?xf32>, vector<8xf32>
+// CHECK-NEXT:    %[[BC:.*]] = vector.broadcast %[[T]] : f32 to vector<8xf32>
+// CHECK-NEXT:    arith.mulf %[[BC]], %[[G]] : vector<8xf32>
+func.func @uniform_cast(%w: memref<?xf32>, %g: memref<?xf32>, %lr: memref<f64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %w, %c0 : memref<?xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %w[%i] : memref<?xf32>
+    %r = memref.load %lr[] : memref<f64>
+    %t = arith.truncf %r : f64 to f32
+    %b = memref.load %g[%i] : memref<?xf32>
+    %m = arith.mulf %t, %b : f32
+    %s = arith.subf %a, %m : f32
+    memref.store %s, %w[%i] : memref<?xf32>
+  }
+  func.return
+}

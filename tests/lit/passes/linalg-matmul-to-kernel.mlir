@@ -40,6 +40,42 @@ func.func @linear(%x: memref<64x32xf32>, %w: memref<32x48xf32>, %b: memref<48xf3
   func.return
 }
 
+// An optimizer's update w = w - lr * (x.T @ g) into w itself: the epilogue reads w, so the
+// product stays in its own buffer %c (not w, which it would overwrite before w is read), and
+// each row block of %c is read by the update right after it is computed.
+// CHECK-LABEL: func.func @update
+// CHECK-NOT:     linalg.fill
+// CHECK:         kernel.matmul ins(%xt, %g : memref<64x32xf32>, memref<32x48xf32>) outs(%c : memref<64x48xf32>) {
+// CHECK-NEXT:    ^bb0(%[[BEGIN:.*]]: index, %[[END:.*]]: index):
+// CHECK:           %[[W:.*]] = memref.subview %w[%[[BEGIN]], 0]
+// CHECK-NEXT:      %[[CROWS:.*]] = memref.subview %c[%[[BEGIN]], 0]
+// CHECK:           linalg.generic {{.*}} ins(%[[W]], %lr, %[[CROWS]] : {{.*}}) outs(%{{.*}} :
+// CHECK:             arith.subf
+// CHECK:           kernel.yield
+// CHECK-NOT:     linalg.generic
+// C-LABEL: void update({{.*}}) {
+// C:         kiln_gemm_f32_rows(
+// C:         for (
+func.func @update(%xt: memref<64x32xf32>, %g: memref<32x48xf32>, %lr: memref<f32>, %w: memref<64x48xf32>) {
+  %0 = arith.constant 0.000000e+00 : f32
+  %c = memref.alloc() : memref<64x48xf32>
+  linalg.fill ins(%0 : f32) outs(%c : memref<64x48xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%xt, %g : memref<64x32xf32>, memref<32x48xf32>) outs(%c : memref<64x48xf32>) {
+  ^bb0(%2: f32, %3: f32, %4: f32):
+    %5 = arith.mulf %2, %3 : f32
+    %6 = arith.addf %4, %5 : f32
+    linalg.yield %6 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%w, %lr, %c : memref<64x48xf32>, memref<f32>, memref<64x48xf32>) outs(%w : memref<64x48xf32>) {
+  ^bb0(%7: f32, %8: f32, %9: f32, %10: f32):
+    %11 = arith.mulf %8, %9 : f32
+    %12 = arith.subf %7, %11 : f32
+    linalg.yield %12 : f32
+  }
+  memref.dealloc %c : memref<64x48xf32>
+  func.return
+}
+
 // A @ x: the matrix read through (i, k), the fill removed.
 // CHECK-LABEL: func.func @matvec
 // CHECK-NOT:     linalg.fill

@@ -242,18 +242,19 @@ def _row_blocks(
     em.line(f"{elem} *{bp} = {prefix}_b_buffer({prefix}_packed_b_size({k}, {n}));")
     em.line(pack_b.format(bp=bp))
     mc = em.fresh("gemm_mc")
-    em.line(f"const int64_t {mc} = {prefix}_mc({n});")
     # static sizes below the threshold: no OpenMP region at all (even one whose if clause is
     # false costs a libgomp call and a getenv, as much as a batched product's small item)
     threaded = not all(isinstance(d, int) for d in mnk) or m * n * k >= PARALLEL_MIN_WORK  # type: ignore[operator]
     if threaded:
+        nt = em.fresh("gemm_threads")
         em.use_helper("kiln_num_threads")
+        em.line(f"const int {nt} = (double)({m}) * ({n}) * ({k}) >= {PARALLEL_MIN_WORK} ? kiln_num_threads() : 1;")
+        em.line(f"const int64_t {mc} = {prefix}_mc({m}, {n}, {nt});")  # row blocks shared evenly by the threads
         em.line("#ifdef _OPENMP")
-        em.line(
-            f"#pragma omp parallel num_threads(kiln_num_threads()) "
-            f"if ((double)({m}) * ({n}) * ({k}) >= {PARALLEL_MIN_WORK})"
-        )
+        em.line(f"#pragma omp parallel num_threads({nt}) if ({nt} > 1)")
         em.line("#endif")
+    else:
+        em.line(f"const int64_t {mc} = {prefix}_mc({m}, {n}, 1);")
     em.open("{")
     em.line(f"{elem} *{ap} = {prefix}_a_buffer();")
     if threaded:

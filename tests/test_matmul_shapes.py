@@ -114,6 +114,23 @@ def test_matrix_vector_on_two_threads(dtype: str, monkeypatch: pytest.MonkeyPatc
     check(matmul, arr((1501, 1500), dtype), arr((1500,), dtype))
 
 
+def sgd_update(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
+    w[:] = w - 0.1 * (a.T @ b)
+    return w
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("threads", ["2", "3"])
+def test_matrix_products_on_several_threads(dtype: str, threads: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the threshold the rows are cut into even blocks, a multiple of the thread count, and
+    B's column panels are packed by the threads together; an update epilogue that reads its own
+    output (an optimizer's w - lr * (x.T @ g) into w) runs on each block of the product."""
+    monkeypatch.setenv("KILN_NUM_THREADS", threads)
+    for m, k, n in [(128, 784, 256), (130, 700, 97), (25, 3000, 40)]:
+        check(matmul, arr((m, k), dtype), arr((k, n), dtype))
+        check(sgd_update, arr((m, k), dtype), arr((m, n), dtype), arr((k, n), dtype))
+
+
 # --------------------------------------------------------------------------- batched
 
 

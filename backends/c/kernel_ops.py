@@ -145,7 +145,7 @@ def _matmul(em: FunctionEmitter, op: kernel.MatmulOp) -> None:
         prefix,
         c.elem,
         (m, n, k),
-        f"{prefix}_pack_b({k}, {n}, {b.ptr}, {b.strides[0]}, {b.strides[1]}, {{bp}});",
+        f"{prefix}_pack_b({k}, {n}, {b.ptr}, {b.strides[0]}, {b.strides[1]}, {{bp}}, {{p0}}, {{p1}});",
         f"{prefix}_rows({{begin}}, {{end}}, {n}, {k}, {a.ptr}, {a.strides[0]}, {a.strides[1]}, "
         f"0, {{bp}}, {{ap}}, {c.ptr}, {c.strides[0]});",
     )
@@ -206,7 +206,7 @@ def _conv2d(em: FunctionEmitter, op: kernel.Conv2DOp) -> None:
         prefix,
         y.elem,
         (m, co, k),
-        f"{prefix}_pack_b({k}, {co}, {f.ptr}, {co}, 1, {{bp}});",
+        f"{prefix}_pack_b({k}, {co}, {f.ptr}, {co}, 1, {{bp}}, {{p0}}, {{p1}});",
         f"{prefix}_rows({{begin}}, {{end}}, {co}, {k}, {x.ptr}, 0, 0, &{cv}, {{bp}}, {{ap}}, {y.ptr}, {co});",
     )
     em.close()
@@ -232,15 +232,16 @@ def _row_blocks(
     pack_b: str,
     rows: str,
 ) -> None:
-    """B packed once, then row blocks of C shared among threads, each followed by the epilogue.
+    """B packed once (its column panels shared among the threads), then row blocks of C shared
+    among threads, each followed by the epilogue.
 
-    ``pack_b`` and ``rows`` are C statements with ``{bp}``, ``{ap}``, ``{begin}``, ``{end}`` holes."""
+    ``pack_b`` and ``rows`` are C statements with ``{bp}``, ``{p0}``, ``{p1}`` (B's column
+    panels), ``{ap}``, ``{begin}``, ``{end}`` holes."""
     m, n, k = mnk
     bp, ap = em.fresh("gemm_bp"), em.fresh("gemm_ap")
     begin, end = em.fresh("row_begin"), em.fresh("row_end")
     em.open("{")
     em.line(f"{elem} *{bp} = {prefix}_b_buffer({prefix}_packed_b_size({k}, {n}));")
-    em.line(pack_b.format(bp=bp))
     mc = em.fresh("gemm_mc")
     # static sizes below the threshold: no OpenMP region at all (even one whose if clause is
     # false costs a libgomp call and a getenv, as much as a batched product's small item)
@@ -255,7 +256,16 @@ def _row_blocks(
         em.line("#endif")
     else:
         em.line(f"const int64_t {mc} = {prefix}_mc({m}, {n}, 1);")
+        em.line(pack_b.format(bp=bp, p0="0", p1=f"{prefix}_panels({n})"))
     em.open("{")
+    if threaded:  # each thread packs some of B's column panels; the loop's barrier ends the packing
+        panel = em.fresh("panel")
+        em.line("#ifdef _OPENMP")
+        em.line("#pragma omp for schedule(static)")
+        em.line("#endif")
+        em.open(f"for (int64_t {panel} = 0; {panel} < {prefix}_panels({n}); {panel}++) {{")
+        em.line(pack_b.format(bp=bp, p0=panel, p1=f"{panel} + 1"))
+        em.close()
     em.line(f"{elem} *{ap} = {prefix}_a_buffer();")
     if threaded:
         em.line("#ifdef _OPENMP")

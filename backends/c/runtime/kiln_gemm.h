@@ -91,13 +91,22 @@ static __attribute__((unused)) KG_T *KG_NAME(a_buffer)(void) {
   return buf;
 }
 
-/* Pack B (element (k, n) at B[k*rs + n*cs]) into KC-slices of NR-wide micro-panels. */
-static __attribute__((unused)) void KG_NAME(pack_b)(int64_t K, int64_t N, const KG_T *B, int64_t rs, int64_t cs, KG_T *bp) {
+/* NR-wide column panels of an N-column B. */
+static inline int64_t KG_NAME(panels)(int64_t N) {
+  return (N + KG_NAME(NR) - 1) / KG_NAME(NR);
+}
+
+/* Pack column panels [p0, p1) of B (element (k, n) at B[k*rs + n*cs]) into their places in the
+   KC-slices of NR-wide micro-panels: threads pack disjoint panels of one buffer. */
+static __attribute__((unused)) void KG_NAME(pack_b)(int64_t K, int64_t N, const KG_T *B, int64_t rs, int64_t cs, KG_T *bp0,
+                                                    int64_t p0, int64_t p1) {
   const int64_t NR = KG_NAME(NR), KC = KG_NAME(KC);
+  const int64_t npad = KG_NAME(panels)(N) * NR;
   for (int64_t pc = 0; pc < K; pc += KC) {
     const int64_t kc = K - pc < KC ? K - pc : KC;
-    for (int64_t jr = 0; jr < N; jr += NR) {
+    for (int64_t jr = p0 * NR; jr < N && jr < p1 * NR; jr += NR) {
       const int64_t nr = N - jr < NR ? N - jr : NR;
+      KG_T *bp = bp0 + pc * npad + jr * kc;
       if (cs == 1 && nr == NR) { /* whole vectors: the common case, ~3x the element loop */
         for (int64_t k = 0; k < kc; k++) {
           const KG_T *src = B + (pc + k) * rs + jr;
@@ -113,7 +122,6 @@ static __attribute__((unused)) void KG_NAME(pack_b)(int64_t K, int64_t N, const 
           for (int64_t j = nr; j < NR; j++) dst[j] = 0;
         }
       }
-      bp += kc * NR;
     }
   }
 }

@@ -238,6 +238,28 @@ static inline __attribute__((always_inline)) void KG_NAME(micro)(int64_t kc, con
   KG_NAME(store)(acc, c, ldc, mr, nr, first);
 }
 
+/* The micro-kernel for a panel at most one vector wide (the N = 10 of a classifier layer: the
+   full kernel would multiply NR columns, most of them padding): one accumulator per row. */
+static inline __attribute__((always_inline)) void KG_NAME(micro_narrow)(int64_t kc, const KG_T *restrict ap,
+                                                                        const KG_T *restrict bp, KG_T *restrict c,
+                                                                        int64_t ldc, int64_t mr, int64_t nr, int first) {
+  enum { MR = KG_NAME(MR), NR = KG_NAME(NR) };
+  KG_NAME(vec) acc[MR];
+#pragma GCC unroll 64
+  for (int i = 0; i < MR; i++) acc[i] = (KG_NAME(vec)){0};
+  for (int64_t k = 0; k < kc; k++) {
+    const KG_NAME(vec) b = *(const KG_NAME(vec) *)(bp + k * NR);
+#pragma GCC unroll 64
+    for (int i = 0; i < MR; i++) acc[i] += ap[k * MR + i] * b;
+  }
+#pragma GCC unroll 64
+  for (int i = 0; i < MR; i++) {
+    if (i >= mr) break;
+    KG_T *row = c + i * ldc;
+    for (int64_t j = 0; j < nr; j++) row[j] = first ? acc[i][j] : row[j] + acc[i][j];
+  }
+}
+
 /* C[0:M, 0:N] = A @ B straight from A and B (B with a unit column stride), no packing:
    for products so small (an LSTM step's 10x10 @ 10x40) that packing, its buffers and a
    parallel region would cost more than the arithmetic. Rows past M repeat the last row. */
@@ -307,7 +329,10 @@ static __attribute__((unused)) void KG_NAME(rows)(int64_t i0, int64_t i1, int64_
       const int64_t nr = N - jr < NR ? N - jr : NR;
       for (int64_t ir = i0; ir < i1; ir += MR) {
         const int64_t mr = i1 - ir < MR ? i1 - ir : MR;
-        KG_NAME(micro)(kc, ap + (ir - i0) * kc, bslice + jr * kc, C + ir * ldc + jr, ldc, mr, nr, pc == 0);
+        if (nr <= KG_NAME(W))
+          KG_NAME(micro_narrow)(kc, ap + (ir - i0) * kc, bslice + jr * kc, C + ir * ldc + jr, ldc, mr, nr, pc == 0);
+        else
+          KG_NAME(micro)(kc, ap + (ir - i0) * kc, bslice + jr * kc, C + ir * ldc + jr, ldc, mr, nr, pc == 0);
       }
     }
   }

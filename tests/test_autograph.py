@@ -661,6 +661,24 @@ def test_a_lambda_given_to_kiln_function_is_converted(index: int) -> None:
         np.testing.assert_array_equal(got, want)
 
 
+def test_a_lambda_whose_file_changed_is_not_converted(tmp_path: Any) -> None:
+    """The file edited after import puts another lambda where this one was: not converted from
+    the wrong source, and the reason says so."""
+    import importlib.util
+    import linecache
+
+    path = tmp_path / "edited_lambda.py"
+    path.write_text("f = lambda x: x + 1\n")
+    spec = importlib.util.spec_from_file_location("edited_lambda", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path.write_text("f = lambda x: x * 2\n")
+    linecache.checkcache(str(path))
+    assert convert(module.f) is module.f
+    assert "not the code it runs" in conversion_info(module.f).reason
+
+
 def test_a_lambda_without_source_is_not_converted_and_says_why() -> None:
     fn = eval("lambda x: x + 1")
     assert convert(fn) is fn and "source is not available" in conversion_info(fn).reason

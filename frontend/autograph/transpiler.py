@@ -119,10 +119,26 @@ def _parse_lambda(func: types.FunctionType) -> ast.FunctionDef:
     if len(found) != 1:
         raise TypeError(f"the lambda at line {code.co_firstlineno} is not found alone in its source")
     (lam,) = found
+    if not _same_code(lam, code, filename):
+        raise TypeError(f"the source of the lambda at line {code.co_firstlineno} is not the code it runs (the file changed?)")
     node = ast.FunctionDef(name="ag__lambda", args=lam.args, body=[ast.copy_location(ast.Return(lam.body), lam.body)],
                            decorator_list=[], returns=None, type_comment=None)
     node.type_params = []  # (Python 3.12's field; unused before)
     return ast.copy_location(node, lam)
+
+
+def _same_code(lam: ast.Lambda, code: types.CodeType, filename: str) -> bool:
+    """Whether ``lam`` compiles to ``code``'s names, variables and constants (a file edited since
+    it was imported could put another lambda at the same place). Not its instructions: those
+    depend on the module around it (a call on an imported module's attribute compiles apart)."""
+    compiled = compile(ast.Expression(body=lam), filename, "eval", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    made = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
+
+    def key(c: types.CodeType) -> tuple[object, ...]:
+        consts = tuple(k for k in c.co_consts if not isinstance(k, types.CodeType))
+        return (c.co_names, c.co_varnames, c.co_argcount, c.co_kwonlyargcount, consts)
+
+    return key(made) == key(code)
 
 
 @functools.lru_cache(maxsize=8)

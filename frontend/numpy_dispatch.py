@@ -10,6 +10,7 @@ raises ``NotImplementedError`` naming it, never computes something else.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -20,7 +21,8 @@ from kiln.dialects import graph
 from kiln.frontend import array_ops, array_types, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
 from kiln.frontend import numpy_sorting, numpy_ufunc_methods, runtime_checks, trace_context, ufuncs, views
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
-from kiln.frontend.tensor import follow_layout, implements, lay_out_fortran, promotion_value, shape_of, weak_stand_in, with_source
+from kiln.frontend.tensor import follow_layout, implements, lay_out_fortran, path_promotions, promotion_value, shape_of
+from kiln.frontend.tensor import weak_stand_in, with_source
 
 #: an operand before promotion: a tensor, an array constant, or a weak Python scalar
 Operand = Tensor | np.ndarray | bool | int | float | complex
@@ -260,12 +262,56 @@ def write_out(name: str, result: Tensor, out: Any) -> Tensor:
     return out
 
 
-def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tensor:
-    """Resolve NumPy's loop for ``ufunc``, cast and broadcast the operands to it, and ``build``."""
-    operands = [operand(x) for x in inputs]
+#: a Python number of a dtype's kind, standing for it in NumPy's promotion
+_WEAK_OF_KIND: dict[str, Any] = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+
+
+def _keys(operands: Sequence[Operand]) -> list[dtypes.PromotionKey]:
     keys = [promotion_key(x) for x in operands]
     if all(k is int or k is float for k in keys):  # only Python numbers (loop indices among them): as NumPy's
         keys = [x.dtype if isinstance(x, Tensor) else np.asarray(x).dtype for x in operands]
+    return keys
+
+
+def same_on_every_path(operands: Sequence[Any], resolve: Callable[[Sequence[Any]], Any], what: str) -> None:
+    """Refuse when the dtype NumPy gives ``what`` depends on the path a staged construct took: an
+    operand promotes one way on some paths and another on others (``t = 0.5`` on one path of an
+    `if`, ``t = x.sum()`` of float64 on the other; ``t * float32_array`` is float32 on the first
+    path, float64 on the second). ``resolve`` gives the result dtype for operands (tensors in
+    them standing for their promotion values as given)."""
+    varying = [i for i, x in enumerate(operands) if isinstance(x, Tensor) and x.path_promotions is not None]
+    if not varying:
+        return
+    results = set()
+    for choice in itertools.product(*(operands[i].path_promotions[0] for i in varying)):  # type: ignore[union-attr]
+        alternative = list(operands)
+        for i, value in zip(varying, choice):
+            alternative[i] = value
+        results.add(np.dtype(resolve(alternative)))
+    if len(results) > 1:
+        where = operands[varying[0]].path_promotions[1]  # type: ignore[union-attr]
+        shown = " or ".join(sorted(str(d) for d in results))
+        raise NotImplementedError(
+            f"{trace_context.here()}: the dtype of {what} depends on the path taken through {where}: an operand is a "
+            f"Python number on some paths and a NumPy value on others (or numbers of two kinds), and NumPy's "
+            f"result is {shown} accordingly; give it one type on every path (np.float64(...) where it is a "
+            "Python number, or float(...) / .item() where it is a NumPy value)"
+        )
+
+
+def _promotion_stand_in(x: Any) -> Any:
+    """An operand for key resolution: a path's promotion value stands for itself (a Python
+    number stays weak, a dtype becomes a 0-d array of it)."""
+    return np.zeros((), x) if isinstance(x, np.dtype) else x
+
+
+def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tensor:
+    """Resolve NumPy's loop for ``ufunc``, cast and broadcast the operands to it, and ``build``."""
+    operands = [operand(x) for x in inputs]
+    same_on_every_path(
+        operands, lambda ops: dtypes.resolve_ufunc(ufunc, _keys([_promotion_stand_in(o) for o in ops]))[1], _np_name(ufunc)
+    )
+    keys = _keys(operands)
     in_dtypes, out_dtype = dtypes.resolve_ufunc(ufunc, keys)
     if ufunc in _LOGICAL:
         in_dtypes = (np.dtype(np.bool_),) * len(in_dtypes)
@@ -288,6 +334,16 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
         x.weak if isinstance(x, Tensor) else isinstance(x, (int, float)) for x in operands
     ) and result.dtype.kind in "iufb":
         result.weak = True  # Python arithmetic and comparisons on a loop index stay Python numbers and bools
+    varying = next((x for x in operands if isinstance(x, Tensor) and x.path_promotions is not None), None)
+    if varying is not None and result.ndim == 0 and all(
+        isinstance(x, Tensor) and (x.weak or x is varying) or isinstance(x, (int, float)) for x in operands
+    ):  # arithmetic on it with Python numbers (t + 1): a Python number on the paths where it is one
+        alternatives, where = varying.path_promotions  # type: ignore[misc]
+        on_paths = []
+        for v in alternatives:
+            dt = dtypes.resolve_ufunc(ufunc, _keys([_promotion_stand_in(v) if x is varying else x for x in operands]))[1]
+            on_paths.append(_WEAK_OF_KIND[dt.kind] if isinstance(v, (bool, int, float, complex)) else np.zeros((), dt))
+        result.path_promotions = path_promotions(on_paths, where)
     if result.ndim == 0:
         index_facts.derive(ufunc, list(operands), result)
     return result
@@ -473,6 +529,9 @@ def where(condition: Any, x: Any, y: Any) -> Tensor:
     """NumPy's ``where(condition, x, y)``: ``condition`` as bool, ``x``/``y`` promoted together, all broadcast."""
     c = materialize(operand(condition), np.dtype(np.bool_))
     a, b = operand(x), operand(y)
+    same_on_every_path([a, b], lambda ops: dtypes.result_type(*(promotion_value(o) if isinstance(o, Tensor) else
+                                                                   (o.dtype if isinstance(o, np.ndarray) else o) for o in ops)),
+                       "np.where")
     dtype = dtypes.result_type(promotion_value(a), promotion_value(b))
     # a Python number is cast to the result's dtype as NumPy's where casts it (1000 into int8: -24)
     a, b = (v if isinstance(v, (Tensor, np.ndarray)) else constant(np.asarray(v).astype(dtype)) for v in (a, b))

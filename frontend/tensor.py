@@ -62,7 +62,7 @@ def implements(fn: _F) -> _F:
 class Tensor:
     """A traced array: NumPy's interface over one SSA value of tensor type."""
 
-    __slots__ = ("_storage", "_steps", "_cache", "_seen", "shape_source", "weak", "facts", "origin", "_wrote", "immutable", "readonly")
+    __slots__ = ("_storage", "_steps", "_cache", "_seen", "shape_source", "weak", "facts", "origin", "_wrote", "immutable", "readonly", "path_promotions")
 
     # Tensors are unhashable, like ndarrays: ``==`` builds a tensor.
     __hash__ = None  # type: ignore[assignment]
@@ -94,6 +94,11 @@ class Tensor:
         #: NumPy's read-only arrays (``np.broadcast_to``, ``np.diagonal``, ``x.imag`` of a real
         #: ``x``) and views of them: a write raises NumPy's ValueError
         self.readonly = False
+        #: a 0-d value that promotes differently on the paths of a staged construct (a Python float
+        #: on one path of an `if`, a NumPy float64 on the other): what it promotes as on each
+        #: (see :func:`promotion_value`), and the construct; a promotion whose result depends on
+        #: the path is refused (kiln.frontend.numpy_dispatch)
+        self.path_promotions: tuple[tuple[Any, ...], str] | None = None
 
     @property
     def value(self) -> SSAValue:
@@ -987,7 +992,7 @@ def as_scalar(t: Tensor) -> Tensor:
     if t.shape_source is not None or t.ndim != 0 or t.immutable:
         return t
     scalar = Tensor(t.value)
-    scalar.weak, scalar.facts, scalar.immutable = t.weak, t.facts, True
+    scalar.weak, scalar.facts, scalar.immutable, scalar.path_promotions = t.weak, t.facts, True, t.path_promotions
     return scalar
 
 
@@ -1032,3 +1037,26 @@ def promotion_value(x: Any) -> Any:
     if isinstance(x, Tensor):
         return weak_stand_in(x) if x.weak else x.dtype
     return x if isinstance(x, (bool, int, float, complex)) else x.dtype
+
+
+def path_promotions(values: Sequence[Any], where: str) -> tuple[tuple[Any, ...], str] | None:
+    """What a value merged from ``values`` (one per path of a staged construct at ``where``)
+    promotes as on each path, when that is not the same on all: Python numbers are weak (their
+    kind: ``0``, ``0.0``), NumPy values and arrays are their dtype. None when all agree."""
+    seen: list[Any] = []
+    place = where
+    for v in values:
+        if isinstance(v, Tensor) and v.path_promotions is not None:
+            alternatives, place = v.path_promotions
+        elif isinstance(v, Tensor):
+            alternatives = (promotion_value(v),)
+        elif isinstance(v, (np.ndarray, np.generic)):
+            alternatives = (np.asarray(v).dtype,)
+        elif isinstance(v, (bool, int, float, complex)):
+            alternatives = ({bool: False, int: 0, float: 0.0, complex: 0j}[type(v)],)
+        else:
+            continue  # (a placeholder: never read on its path)
+        for a in alternatives:
+            if not any(type(a) is type(b) and a == b for b in seen):
+                seen.append(a)
+    return (tuple(seen), place) if len(seen) > 1 else None

@@ -546,3 +546,58 @@ def fuzz_1210_2721(c, n):
 def test_the_layout_of_a_loop_result_made_from_a_view_is_worked_out_after_the_loop() -> None:
     check(fuzz_1210_2721, lambda: [np.arange(12.0).reshape(3, 4), np.int64(2)])
     check(fuzz_1210_2721, lambda: [np.arange(12.0).reshape(3, 4).T, np.int64(7)])
+
+
+def python_float_on_both_paths(x):
+    t = 0.5
+    if x.sum() > 0:
+        t = 1.5
+    return x * t
+
+
+def python_float_or_numpy_float(x):
+    """kiln.fuzz 1230-8608, reduced: `t` is a Python float on one path and a NumPy float64 on the
+    other; NumPy's `np.where(.., t, float32_array)` is float32 on the first path, float64 on the
+    second. kiln gave float64 on both."""
+    t = 0.25
+    if x.sum() > 0:
+        t = np.min(x.astype(np.float64))
+    return np.where(x > 0, t, np.full(3, 2.5, dtype=np.float32))
+
+
+def python_int_or_float_after_a_loop(x, n):
+    t = 0
+    while t < n:
+        t = t + 1.5
+    return x * t
+
+
+def float32_sum_from_a_python_float(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + x[i]
+    return x * s
+
+
+def test_a_python_number_merged_with_itself_stays_weak() -> None:
+    """Two Python floats merged by a staged `if` still promote as a Python float
+    (`float32_array * t` is float32; kiln gave float64)."""
+    for x in (np.ones(3, np.float32), -np.ones(3, np.float32)):
+        check(python_float_on_both_paths, lambda x=x: [x.copy()])
+
+
+@pytest.mark.parametrize("fn, args", [
+    (python_float_or_numpy_float, lambda: [np.ones(3, np.float32)]),
+    (python_int_or_float_after_a_loop, lambda: [np.arange(3, dtype=np.int32), np.int64(2)]),
+])
+def test_a_promotion_that_depends_on_the_path_is_refused(fn: Callable[..., Any], args: Callable[[], list[Any]]) -> None:
+    with pytest.raises(NotImplementedError, match=r"test_fuzz_regressions\.py:\d+:\d+: the dtype of np\.\w+ depends on "
+                                                  r"the path taken through the staged"):
+        kiln.function(fn)(*args())
+
+
+def test_a_promotion_that_is_the_same_on_every_path_is_not_refused() -> None:
+    """`s = 0.0` then float32 elements added in a staged loop: float32 after any number of
+    iterations (0.0 is weak), so `x * s` is float32 whatever the path."""
+    for n in (0, 3):
+        check(float32_sum_from_a_python_float, lambda n=n: [np.arange(4, dtype=np.float32), np.int64(n)])

@@ -65,6 +65,7 @@ from kiln.frontend.autograph.state import (
 )
 from kiln.frontend import shape_sources
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit, is_scalar_like, layout_of, merge_layout, require_rank
+from kiln.frontend.tensor import path_promotions
 
 _LOOP_BOUNDS = "kiln.autograph.loop_bounds"
 
@@ -352,6 +353,7 @@ def _cond(
     construct = "`if`" if labels[0] == "`if`" else "conditional expression"
     for i, result, source in zip(staged, op.results, sources):
         merged[i] = Tensor(result, source)
+        _merge_promotion(merged[i], (then.leaves[i], orelse.leaves[i]), f"the staged {construct} at {where}")
         merge_layout(merged[i], (then.leaves[i], orelse.leaves[i]), where, construct)
         merged[i].immutable = _scalar_on_every_path(then.leaves[i], orelse.leaves[i])
         if is_jump_flag(leaf_names[i]):
@@ -365,6 +367,22 @@ def _cond(
                     merged_flags.get(i))
     _mark_shared_results(merged, staged, (then.leaves, orelse.leaves), where, construct)
     return unflatten_state(trees[0], merged)
+
+
+def _merge_promotion(merged: Tensor, paths: Sequence[Any], construct: str) -> None:
+    """How a 0-d value merged from ``paths`` promotes in NumPy: as a Python number where it is one
+    on every path (``t = 0.5`` or ``t = 1.5``: ``float32_array * t`` stays float32), and where the
+    paths disagree (a Python number on one, a NumPy float64 on the other) the alternatives, so
+    that a promotion whose result depends on the path is refused (tensor.path_promotions)."""
+    if merged.ndim != 0 or merged.shape_source is not None:
+        return
+    varying = path_promotions(paths, construct)
+    if varying is not None:
+        merged.path_promotions = varying
+    elif any(_weak_value(v) and not may_be_placeholder(v) and not isinstance(v, Undefined) for v in paths) and all(
+        _weak_value(v) for v in paths
+    ) and merged.dtype.kind in "iuf":
+        merged.weak = True
 
 
 def _mark_shared_results(
@@ -983,6 +1001,9 @@ def _staged_loop(
             for leaf, out in zip(leaves, out_leaves)
         ]
         final = [True if is_set and is_jump_flag(leaf.name) else value for leaf, value, is_set in zip(leaves, final, ends_set)]
+        for leaf, value in zip(leaves, final):  # after zero iterations, what it was before the loop
+            if leaf.ty is not None and isinstance(value, Tensor) and _weak_value(leaf.value) and is_number(leaf.value):
+                _merge_promotion(value, (leaf.value, value), f"the staged `{construct}` loop at {where} (zero iterations or more)")
         for leaf, value, out, inside in zip(leaves, final, out_leaves, entered):
             if leaf.ty is not None and isinstance(value, Tensor):
                 merge_layout(value, [leaf.value, out], where, f"`{construct}` loop")

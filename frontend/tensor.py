@@ -608,6 +608,21 @@ class Tensor:
     def round(self, decimals: int = 0, out: Any = None) -> Tensor:
         return np.round(self, decimals, out=out)
 
+    def item(self, *args: Any) -> Tensor:
+        """``x.item()`` of a one-element array: a 0-d value standing for the Python number NumPy
+        returns (float64, int64, bool or complex128, weak to NumPy's promotion as Python numbers are)."""
+        if args:
+            raise NotImplementedError("x.item(index) is not supported inside kiln.function: index x first (x[i].item())")
+        if self.size is None:
+            raise NotImplementedError("x.item() of an array whose size is known only at run time is not supported inside kiln.function")
+        if self.size != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        python = {"b": np.bool_, "i": np.int64, "u": np.uint64, "f": np.float64, "c": np.complex128}[self.dtype.kind]
+        out = Tensor(cast(reshape_to(self, ()), np.dtype(python)).value)
+        out.weak = out.dtype.kind in "iuf"
+        out.immutable = True
+        return out
+
     # ------------------------------------------------------------------ more ndarray methods (NumPy functions)
 
     @property

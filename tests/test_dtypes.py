@@ -673,3 +673,17 @@ def test_python_ints_beyond_an_integer_dtype(fn: Callable[[np.ndarray], Any], dt
     got = kiln.function(fn)(x.copy())
     assert np.asarray(got).dtype == np.asarray(want).dtype
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x * float(x.sum()),
+    lambda x: x.astype(np.int8) + int(x.sum()),
+    lambda x: x * x.sum().item(),
+    lambda x: x.astype(np.int16) * x[:1].astype(np.int8).item(),
+    lambda x: (x.sum().item(), float(x[0]), int(x[1])),
+])
+def test_python_numbers_made_from_arrays_are_weak(fn: Callable[[np.ndarray], Any]) -> None:
+    """float(x), int(x) and x.item() are Python numbers in NumPy, weak to its promotion
+    (`float32_array * float(s)` stays float32); kiln made them strong float64/int64 scalars."""
+    x = np.arange(1, 5, dtype=np.float32)
+    check(fn, x)

@@ -46,17 +46,26 @@ def _scalar(value: Any, what: str) -> Tensor:
     return t
 
 
+def _python_number(t: Tensor) -> Tensor:
+    """``t`` standing for a Python number: weak to NumPy's promotion (NEP 50), so
+    ``float32_array * float(x.sum())`` stays float32 as in NumPy."""
+    out = Tensor(t.value)
+    out.weak = out.immutable = True
+    return out
+
+
 def float_(*args: Any) -> Any:
-    """``float(x)``: a 0-d float64 tensor for a tensor ``x``."""
+    """``float(x)``: a 0-d float64 tensor for a tensor ``x``, promoting as a Python float."""
     if len(args) == 1 and _traced(args[0]):
-        return _scalar(args[0], "float()").astype(np.float64)
+        return _python_number(_scalar(args[0], "float()").astype(np.float64))
     return float(*args)
 
 
 def int_(*args: Any) -> Any:
-    """``int(x)``: a 0-d int64 tensor for a tensor ``x`` (floats truncate toward zero, as ``int`` does)."""
+    """``int(x)``: a 0-d int64 tensor for a tensor ``x`` (floats truncate toward zero, as ``int`` does),
+    promoting as a Python int."""
     if len(args) == 1 and _traced(args[0]):
-        return _scalar(args[0], "int()").astype(np.int64)
+        return _python_number(_scalar(args[0], "int()").astype(np.int64))
     return int(*args)
 
 

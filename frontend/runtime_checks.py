@@ -16,7 +16,7 @@ import numpy as np
 
 from kiln.dialects import graph
 from kiln.frontend import index_facts, trace_context
-from kiln.frontend.tensor import Tensor, as_tensor, cast, constant, emit, shape_of
+from kiln.frontend.tensor import Tensor, as_tensor, cast, constant, emit, implements, shape_of
 
 
 def _length(t: Tensor, axis: int) -> Tensor:
@@ -27,6 +27,16 @@ def _require(cond: Tensor, message: str, error: str = "") -> None:
     ctx = trace_context.require()
     where = trace_context.here()
     ctx.emit(graph.CheckOp(cond.value, f"{error}{where}: {message}"))
+
+
+@implements
+def integral(x: Tensor, what: str) -> None:
+    """Check at run time that the 0-d float ``x`` is finite before ``int(x)`` / ``round(x)`` makes
+    a Python int of it (Python raises ValueError for NaN, OverflowError for infinity; kiln raises
+    ValueError for both, saying so)."""
+    if x.dtype.kind != "f":
+        return
+    _require(as_tensor(np.isfinite(x)), f"{what}: cannot convert float NaN or infinity to integer")
 
 
 def ran_once(ran: Tensor, message: str) -> None:

@@ -47,7 +47,7 @@ _ARRAY_LIKE = (np.ndarray, np.generic, bool, int, float, complex, list, tuple)
 
 #: ``Tensor``'s protocols implemented in modules that import this one, by the implementing function's
 #: name: ``getitem``/``setitem`` (kiln.frontend.indexing), ``array_ufunc``/``array_function``
-#: (kiln.frontend.numpy_dispatch)
+#: (kiln.frontend.numpy_dispatch), ``integral`` (kiln.frontend.runtime_checks)
 _PROTOCOLS: dict[str, Callable[..., Any]] = {}
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -522,6 +522,20 @@ class Tensor:
 
     def __abs__(self) -> Tensor:
         return np.absolute(self._python_int() if self._python_bool() else self)
+
+    def __round__(self, ndigits: int | None = None) -> Tensor:
+        """``round(x)`` of a NumPy scalar: without ``ndigits`` the Python int NumPy returns (half to
+        even, weak to promotion), with it a NumPy scalar (``np.round``). Arrays have no ``__round__``."""
+        if not self.immutable or self.ndim != 0:
+            raise TypeError("type numpy.ndarray doesn't define __round__ method")
+        if ndigits is not None:
+            return as_scalar(np.round(self, ndigits))
+        rounded = np.round(self)
+        if rounded.dtype.kind == "f":
+            _PROTOCOLS["integral"](rounded, "round()")
+        out = Tensor(cast(rounded, np.dtype(np.int64)).value)
+        out.weak = out.immutable = True
+        return out
 
     def __invert__(self) -> Tensor:
         if self._python_bool():  # Python's ~True is -2, NumPy's ~np.True_ is False

@@ -681,6 +681,8 @@ def test_python_ints_beyond_an_integer_dtype(fn: Callable[[np.ndarray], Any], dt
     lambda x: x * x.sum().item(),
     lambda x: x.astype(np.int16) * x[:1].astype(np.int8).item(),
     lambda x: (x.sum().item(), float(x[0]), int(x[1])),
+    lambda x: x * round(x.sum() / 3),
+    lambda x: (round(x[0] * 2.5), round(x[0] * 3.5), round(x[0] * -0.5), round(x.sum() / 3, 1)),
 ])
 def test_python_numbers_made_from_arrays_are_weak(fn: Callable[[np.ndarray], Any]) -> None:
     """float(x), int(x) and x.item() are Python numbers in NumPy, weak to its promotion

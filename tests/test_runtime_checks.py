@@ -168,3 +168,22 @@ def test_a_number_widened_to_an_array_by_a_loop_that_ran_no_iterations(fn: Calla
     with pytest.raises(ValueError, match=r"test_runtime_checks\.py:\d+: variable 's' is the Python (int 0|float 0.5) "
                                          r"before this staged `(for|while)` loop .* ran no iterations"):
         compiled(x, np.int64(0))
+
+
+def int_of_a_sum(x):
+    return int(x.sum())
+
+
+def round_of_a_sum(x):
+    return round(x.sum())
+
+
+@pytest.mark.parametrize("fn", [int_of_a_sum, round_of_a_sum])
+def test_int_of_nan_or_infinity_raises(fn: Callable[..., Any]) -> None:
+    """Python raises for int(nan) and int(inf) (ValueError, OverflowError): kiln raises ValueError
+    at run time, naming the line, instead of returning whatever the C cast gives."""
+    compiled = _compiled(fn)
+    assert compiled(np.array([1.25, 2.0])) == fn(np.array([1.25, 2.0]))
+    for bad in (np.nan, np.inf):
+        with pytest.raises(ValueError, match=r"test_runtime_checks\.py:\d+.*cannot convert float NaN or infinity to integer"):
+            compiled(np.array([bad]))

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from kiln.frontend import array_ops, dtypes, trace_context
+from kiln.frontend import array_ops, dtypes, runtime_checks, trace_context
 from kiln.frontend.autograph import staging
 from kiln.frontend.tensor import Tensor, as_tensor
 
@@ -65,7 +65,9 @@ def int_(*args: Any) -> Any:
     """``int(x)``: a 0-d int64 tensor for a tensor ``x`` (floats truncate toward zero, as ``int`` does),
     promoting as a Python int."""
     if len(args) == 1 and _traced(args[0]):
-        return _python_number(_scalar(args[0], "int()").astype(np.int64))
+        x = _scalar(args[0], "int()")
+        runtime_checks.integral(x, "int()")
+        return _python_number(x.astype(np.int64))
     return int(*args)
 
 

@@ -601,3 +601,17 @@ def test_a_promotion_that_is_the_same_on_every_path_is_not_refused() -> None:
     iterations (0.0 is weak), so `x * s` is float32 whatever the path."""
     for n in (0, 3):
         check(float32_sum_from_a_python_float, lambda n=n: [np.arange(4, dtype=np.float32), np.int64(n)])
+
+
+def static_loop_from_a_python_int(a):
+    """kiln.fuzz 1240-1841, reduced: a staged `for` over range(5) (a static trip count) makes `acc`,
+    a Python int before it, an int32 value; it cannot run zero times, so `acc` promotes as int32
+    on every path (refused as path-dependent before)."""
+    acc = 0
+    for i in range(5):
+        acc = acc + a[0][i // 2 % 2]
+    return np.ones(4, dtype=np.int8) * acc
+
+
+def test_a_loop_with_a_static_trip_count_runs() -> None:
+    check(static_loop_from_a_python_int, lambda: [np.arange(4, dtype=np.int32).reshape(2, 2)])

@@ -836,8 +836,10 @@ def _staged_loop(
     counters: Counters,
     trip_bound: int | None,
     watch: effects.Watch,
+    runs: bool = False,
 ) -> None:
-    """Emit ``graph.while`` carrying the state that changes in the loop plus kiln's own ``counters``.
+    """Emit ``graph.while`` carrying the state that changes in the loop plus kiln's own ``counters``;
+    ``runs``: it surely runs at least once (a static trip count, no `break` or `return` test).
 
     The body is traced into a probe region; a leaf whose type is not known
     before the loop (a Python number, a variable first bound in the loop, an
@@ -974,7 +976,7 @@ def _staged_loop(
 
         # a Python number before the loop, an array after an iteration: after zero iterations NumPy's
         # is still the number, which kiln cannot give; a carried flag (last) says whether it ran
-        widened = [leaf for leaf in carried if _number_widened(leaf)]
+        widened = [] if runs else [leaf for leaf in carried if _number_widened(leaf)]
         if widened:
             cond_block.insert_arg(_FLAG_TYPE, len(cond_block.args))
             body_block.insert_arg(_FLAG_TYPE, len(body_block.args))
@@ -1002,7 +1004,7 @@ def _staged_loop(
         ]
         final = [True if is_set and is_jump_flag(leaf.name) else value for leaf, value, is_set in zip(leaves, final, ends_set)]
         for leaf, value in zip(leaves, final):  # after zero iterations, what it was before the loop
-            if leaf.ty is not None and isinstance(value, Tensor) and _weak_value(leaf.value) and is_number(leaf.value):
+            if not runs and leaf.ty is not None and isinstance(value, Tensor) and _weak_value(leaf.value) and is_number(leaf.value):
                 _merge_promotion(value, (leaf.value, value), f"the staged `{construct}` loop at {where} (zero iterations or more)")
         for leaf, value, out, inside in zip(leaves, final, out_leaves, entered):
             if leaf.ty is not None and isinstance(value, Tensor):
@@ -1287,8 +1289,10 @@ def staged_for(
             body(item)
             return [cast(np.add(i, step), i.dtype)]
 
+        trips = iter_.trip_count()
         _staged_loop(
-            where, "for", get_state, set_state, symbol_names, range_test, range_body, [start], iter_.trip_count(), watch
+            where, "for", get_state, set_state, symbol_names, range_test, range_body, [start], trips, watch,
+            runs=bool(trips) and extra_test is None,
         )
         return
 
@@ -1316,7 +1320,8 @@ def staged_for(
 
     zero = constant(np.asarray(0, dtype=np.int64))
     trip_bound = rows if isinstance(rows, int) else None
-    _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], trip_bound, watch)
+    _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], trip_bound, watch,
+                 runs=bool(trip_bound) and extra_test is None)
 
 
 #: a ``for`` over a Python ``range`` is unrolled when its body is copied at most this many times,

@@ -114,9 +114,11 @@ def _copied_index(index: ast.expr) -> ast.expr:
 
 class _CopyValuesFirst(ast.NodeTransformer):
     """``x[k] = v`` becomes ``x[_fuzz_copied(k)] = _fuzz_copied(v)`` (``x[k] op= v`` the same
-    index), and ``np.copyto(d, v, where=m)`` copies ``v`` and ``m``: the value and the index or
-    mask copied before the write. (NumPy reads a boolean mask that is a view of the array it
-    writes while it writes: ``a[a[::-1]] = 0`` depends on that order too.)"""
+    index), ``np.copyto(d, v, where=m)`` copies ``v`` and ``m``, and a call with ``out=`` its
+    positional operands: the value and the index or mask copied before the write. (NumPy reads a
+    boolean mask that is a view of the array it writes while it writes: ``a[a[::-1]] = 0``
+    depends on that order too; and NumPy 2.4's ``np.negative(a, out=a)`` of a strided float32 or
+    int32 column reads the wrong elements, kiln.fuzz 1240-6016.)"""
 
     def visit_Assign(self, node: ast.Assign) -> ast.AST:
         self.generic_visit(node)
@@ -135,6 +137,8 @@ class _CopyValuesFirst(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
+        if any(kw.arg == "out" for kw in node.keywords):  # a ufunc's operands read before it writes out=
+            node.args = [_copied(a) for a in node.args]
         if isinstance(node.func, ast.Attribute) and node.func.attr == "copyto" and len(node.args) >= 2:
             node.args[1] = _copied(node.args[1])
             for kw in node.keywords:
@@ -144,10 +148,11 @@ class _CopyValuesFirst(ast.NodeTransformer):
 
 
 def load_copying_values_first(path: str | Path) -> ModuleType:
-    """The program with every ``x[k] = v`` and ``np.copyto(x, v)`` copying an array ``v`` (and ``k``) first. NumPy copies an
-    overlapping source first only in some cases (``a[1] = a[:, 4]`` it copies element by
-    element, backwards, so the result depends on that order); a program whose result changes
-    here depends on NumPy's copy order and is ill defined."""
+    """The program with every ``x[k] = v``, ``np.copyto(x, v)`` and ``ufunc(v, out=x)`` copying an
+    array ``v`` (and ``k``) first. NumPy copies an overlapping source first only in some cases
+    (``a[1] = a[:, 4]`` it copies element by element, backwards, so the result depends on that
+    order); a program whose result changes here depends on NumPy's copy order (or meets a NumPy
+    bug with overlapping operands) and is ill defined."""
     path = Path(path).resolve()
     tree = ast.fix_missing_locations(_CopyValuesFirst().visit(ast.parse(path.read_text())))
     module = ModuleType(f"kiln_fuzz_copying_{path.stem}")

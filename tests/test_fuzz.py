@@ -164,6 +164,34 @@ def test_ill_defined_programs_are_invalid(tmp_path: Path) -> None:
         assert out.status == "invalid" and reason in out.message, (why, out.message)
 
 
+def test_an_out_call_whose_answer_changes_with_copied_operands_is_invalid(tmp_path: Path) -> None:
+    """NumPy 2.4 negates a strided float32 column into itself from the wrong elements (kiln.fuzz
+    1240-6016: `c = m[:, -1:]; np.negative(c, out=c)` gives -4, -5, -6, -7 for 3, 7, 11, 15). The
+    oracle's third run copies an out= call's operands first: where that changes NumPy's answer the
+    program is invalid, not a kiln mismatch; where NumPy has no such bug it is checked as usual."""
+    path = write(tmp_path, """
+        import numpy as np
+
+        def f(a):
+            m = np.arange(16, dtype=np.float32).reshape(4, 4)
+            c = m[:, -1:]
+            np.negative(c, out=c)
+            return m
+
+        def inputs():
+            return [np.arange(3.0)]
+    """, "negative_into_itself.py")
+    m = np.arange(16, dtype=np.float32).reshape(4, 4)
+    c = m[:, -1:]
+    np.negative(c, out=c)
+    numpy_is_wrong = not np.array_equal(m[:, 3], -np.arange(3, 16, 4, dtype=np.float32))
+    out = check_file(path, compiler=lambda fn: fn)
+    if numpy_is_wrong:
+        assert out.status == "invalid" and "overlapping view" in out.message, out.message
+    else:
+        assert out.status == "match", out.message
+
+
 def test_normalize_groups_messages() -> None:
     a = normalize("TypeError at /tmp/x/p_1_2.py:12:3: v12 of dtype float32 has shape (3, 4)")
     b = normalize("TypeError at /tmp/y/p_9_9.py:4:1: w3 of dtype int64 has shape (5, 2)")

@@ -615,3 +615,20 @@ def static_loop_from_a_python_int(a):
 
 def test_a_loop_with_a_static_trip_count_runs() -> None:
     check(static_loop_from_a_python_int, lambda: [np.arange(4, dtype=np.int32).reshape(2, 2)])
+
+
+def static_loop_with_a_return(b, c):
+    """kiln.fuzz 1240-544, reduced: a `return` inside a loop over the rows of `b` (static: 2) makes
+    its test "and not returned"; the loop still runs at least once on every path that reads `acc`
+    after it, so `acc` is int32 there (it was refused as path-dependent)."""
+    acc = 0
+    for r in b:
+        acc = acc + c * 2
+        if r.sum() > 100:
+            return c
+    return np.ones(3, dtype=np.int8) * acc[0]
+
+
+def test_a_loop_with_a_static_trip_count_and_a_return_runs() -> None:
+    check(static_loop_with_a_return, lambda: [np.ones((2, 2)), np.arange(3, dtype=np.int32)])
+    check(static_loop_with_a_return, lambda: [np.full((2, 2), 60.0), np.arange(3, dtype=np.int32)])

@@ -839,7 +839,9 @@ def _staged_loop(
     runs: bool = False,
 ) -> None:
     """Emit ``graph.while`` carrying the state that changes in the loop plus kiln's own ``counters``;
-    ``runs``: it surely runs at least once (a static trip count, no `break` or `return` test).
+    ``runs``: it surely runs at least once on the paths that read its results (a static trip
+    count: its `break` flag is false on entry, and a path whose `return` flag is set there has
+    returned and reads nothing after the loop).
 
     The body is traced into a probe region; a leaf whose type is not known
     before the loop (a Python number, a variable first bound in the loop, an
@@ -1292,7 +1294,7 @@ def staged_for(
         trips = iter_.trip_count()
         _staged_loop(
             where, "for", get_state, set_state, symbol_names, range_test, range_body, [start], trips, watch,
-            runs=bool(trips) and extra_test is None,
+            runs=bool(trips),
         )
         return
 
@@ -1321,7 +1323,7 @@ def staged_for(
     zero = constant(np.asarray(0, dtype=np.int64))
     trip_bound = rows if isinstance(rows, int) else None
     _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], trip_bound, watch,
-                 runs=bool(trip_bound) and extra_test is None)
+                 runs=bool(trip_bound))
 
 
 #: a ``for`` over a Python ``range`` is unrolled when its body is copied at most this many times,

@@ -22,7 +22,7 @@ from kiln.frontend import array_ops, array_types, dtypes, index_facts, linalg, n
 from kiln.frontend import numpy_sorting, numpy_ufunc_methods, runtime_checks, trace_context, ufuncs, views
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import follow_layout, implements, lay_out_fortran, path_promotions, promotion_value, shape_of
-from kiln.frontend.tensor import weak_stand_in, with_source
+from kiln.frontend.tensor import WEAK_OF_KIND, weak_stand_in, with_source
 
 #: an operand before promotion: a tensor, an array constant, or a weak Python scalar
 Operand = Tensor | np.ndarray | bool | int | float | complex
@@ -262,10 +262,6 @@ def write_out(name: str, result: Tensor, out: Any) -> Tensor:
     return out
 
 
-#: a Python number of a dtype's kind, standing for it in NumPy's promotion
-_WEAK_OF_KIND: dict[str, Any] = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
-
-
 def _keys(operands: Sequence[Operand]) -> list[dtypes.PromotionKey]:
     keys = [promotion_key(x) for x in operands]
     if all(k is int or k is float for k in keys):  # only Python numbers (loop indices among them): as NumPy's
@@ -342,7 +338,7 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
         on_paths = []
         for v in alternatives:
             dt = dtypes.resolve_ufunc(ufunc, _keys([_promotion_stand_in(v) if x is varying else x for x in operands]))[1]
-            on_paths.append(_WEAK_OF_KIND[dt.kind] if isinstance(v, (bool, int, float, complex)) else np.zeros((), dt))
+            on_paths.append(WEAK_OF_KIND[dt.kind] if isinstance(v, (bool, int, float, complex)) else np.zeros((), dt))
         result.path_promotions = path_promotions(on_paths, where)
     if result.ndim == 0:
         index_facts.derive(ufunc, list(operands), result)
@@ -529,8 +525,7 @@ def where(condition: Any, x: Any, y: Any) -> Tensor:
     """NumPy's ``where(condition, x, y)``: ``condition`` as bool, ``x``/``y`` promoted together, all broadcast."""
     c = materialize(operand(condition), np.dtype(np.bool_))
     a, b = operand(x), operand(y)
-    same_on_every_path([a, b], lambda ops: dtypes.result_type(*(promotion_value(o) if isinstance(o, Tensor) else
-                                                                   (o.dtype if isinstance(o, np.ndarray) else o) for o in ops)),
+    same_on_every_path([a, b], lambda ops: dtypes.result_type(*(o if isinstance(o, np.dtype) else promotion_value(o) for o in ops)),
                        "np.where")
     dtype = dtypes.result_type(promotion_value(a), promotion_value(b))
     # a Python number is cast to the result's dtype as NumPy's where casts it (1000 into int8: -24)

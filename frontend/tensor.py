@@ -533,9 +533,7 @@ class Tensor:
         rounded = np.round(self)
         if rounded.dtype.kind == "f":
             _PROTOCOLS["integral"](rounded, "round()")
-        out = Tensor(cast(rounded, np.dtype(np.int64)).value)
-        out.weak = out.immutable = True
-        return out
+        return python_number(cast(rounded, np.dtype(np.int64)))
 
     def __invert__(self) -> Tensor:
         if self._python_bool():  # Python's ~True is -2, NumPy's ~np.True_ is False
@@ -632,10 +630,7 @@ class Tensor:
         if self.size != 1:
             raise ValueError("can only convert an array of size 1 to a Python scalar")
         python = {"b": np.bool_, "i": np.int64, "u": np.uint64, "f": np.float64, "c": np.complex128}[self.dtype.kind]
-        out = Tensor(cast(reshape_to(self, ()), np.dtype(python)).value)
-        out.weak = out.dtype.kind in "iuf"
-        out.immutable = True
-        return out
+        return python_number(cast(reshape_to(self, ()), np.dtype(python)))
 
     # ------------------------------------------------------------------ more ndarray methods (NumPy functions)
 
@@ -1055,10 +1050,24 @@ def reshape_to(t: Tensor, shape: Sequence[int]) -> Tensor:
     return emit(graph.ReshapeOp(t.value, shape))
 
 
-def weak_stand_in(x: Tensor) -> bool | int | float:
+#: a Python number of a dtype's kind, standing for a weak value of that kind in NumPy's promotion
+WEAK_OF_KIND: dict[str, bool | int | float | complex] = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+
+
+def weak_stand_in(x: Tensor) -> bool | int | float | complex:
     """A Python scalar of the weak tensor ``x``'s kind, for ``np.result_type``: a Python number
     carried through staged control flow promotes as one (``np.where(c, f32, t)`` stays float32)."""
-    return {"b": False, "i": 0, "u": 0}.get(x.dtype.kind, 0.0)
+    return WEAK_OF_KIND[x.dtype.kind]
+
+
+def python_number(t: Tensor) -> Tensor:
+    """The 0-d ``t`` standing for the Python number NumPy gives there (``float(x)``, ``int(x)``,
+    ``x.item()``, ``round(s)``): a new immutable value, weak to promotion for ints and floats
+    (NEP 50: ``float32_array * float(s)`` stays float32)."""
+    out = Tensor(t.value)
+    out.weak = out.dtype.kind in "iuf"
+    out.immutable = True
+    return out
 
 
 def promotion_value(x: Any) -> Any:

@@ -9,7 +9,7 @@ import numpy as np
 
 from kiln.frontend import array_ops, dtypes, runtime_checks, trace_context
 from kiln.frontend.autograph import staging
-from kiln.frontend.tensor import Tensor, as_tensor
+from kiln.frontend.tensor import Tensor, as_tensor, python_number
 
 
 def range_(*args: Any) -> Any:
@@ -46,18 +46,10 @@ def _scalar(value: Any, what: str) -> Tensor:
     return t
 
 
-def _python_number(t: Tensor) -> Tensor:
-    """``t`` standing for a Python number: weak to NumPy's promotion (NEP 50), so
-    ``float32_array * float(x.sum())`` stays float32 as in NumPy."""
-    out = Tensor(t.value)
-    out.weak = out.immutable = True
-    return out
-
-
 def float_(*args: Any) -> Any:
     """``float(x)``: a 0-d float64 tensor for a tensor ``x``, promoting as a Python float."""
     if len(args) == 1 and _traced(args[0]):
-        return _python_number(_scalar(args[0], "float()").astype(np.float64))
+        return python_number(_scalar(args[0], "float()").astype(np.float64))
     return float(*args)
 
 
@@ -67,7 +59,7 @@ def int_(*args: Any) -> Any:
     if len(args) == 1 and _traced(args[0]):
         x = _scalar(args[0], "int()")
         runtime_checks.integral(x, "int()")
-        return _python_number(x.astype(np.int64))
+        return python_number(x.astype(np.int64))
     return int(*args)
 
 

@@ -152,6 +152,20 @@ def _load_rules(rules: RuleFiles) -> RuleSet:
     return load_rules(rules)
 
 
+#: the errors a trace refuses a program with (see tracer._locate)
+_REFUSALS = (NotImplementedError, TypeError, ValueError, IndexError, ArithmeticError)
+
+
+def _with_layouts(sig: CallSignature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> CallSignature:
+    """``sig`` tracing every array of the call that is not C-contiguous with its strides
+    (``sig`` itself when there is none, or it does already)."""
+    leaves = tensor_leaves(args, kwargs)
+    layouts = argument_layouts(leaves, range(len(leaves)))
+    if not layouts or sig.layouts:
+        return sig
+    return replace(sig, key=(*sig.key, ("layouts", layouts)), layouts=layouts)
+
+
 class Function:
     """A Python function compiled per call signature (see :func:`function`)."""
 
@@ -195,6 +209,8 @@ class Function:
         self._concrete: retracing.TraceCache[ConcreteFunction] = retracing.TraceCache(
             self.cache_limit, self._monitor.seen
         )
+        #: signature keys refused when traced with C-contiguous arguments: traced with the call's layouts
+        self._refused_contiguous: set[Any] = set()
         #: Python traces of the function (one per signature; one for every rank with TensorSpec(shape=None))
         self.tracing_count = 0
         #: native entries of all-ndarray calls, by _array_key, and the last one used
@@ -264,15 +280,30 @@ class Function:
 
     def _concrete_for(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> ConcreteFunction:
         sig = self._signature(args, kwargs)
+        if sig.key in self._refused_contiguous:
+            sig = _with_layouts(sig, args, kwargs)
         concrete = self._concrete.get(sig.key)
-        concrete = concrete if concrete is not None else self._trace(sig)
+        if concrete is None:
+            try:
+                concrete = self._trace(sig)
+            except _REFUSALS:
+                # traced as if every argument were C-contiguous, it was refused; the refusal may
+                # hold only there (a ravel is a view of a contiguous argument and a copy of a
+                # strided one): trace again with the call's layouts before giving up
+                strided = _with_layouts(sig, args, kwargs)
+                if strided is sig:
+                    raise
+                self._refused_contiguous.add(sig.key)
+                sig = strided
+                found = self._concrete.get(sig.key)
+                concrete = found if found is not None else self._trace(sig)
         if concrete.written_arguments:  # arguments that are one array must be one array in the trace
             aliases = shared_arguments(tensor_leaves(args, kwargs), concrete.written_arguments)
             if aliases:
                 sig = replace(sig, key=(*sig.key, ("aliases", aliases)), aliases=aliases)
                 found = self._concrete.get(sig.key)
                 concrete = found if found is not None else self._trace(sig)
-        if concrete.layout_arguments:  # a trace that depends on arguments' layouts: one per layout
+        if concrete.layout_arguments and not sig.layouts:  # a trace that depends on arguments' layouts: one per layout
             layouts = argument_layouts(tensor_leaves(args, kwargs), concrete.layout_arguments)
             if layouts:
                 sig = replace(sig, key=(*sig.key, ("layouts", layouts)), layouts=layouts)

@@ -970,7 +970,7 @@ def lay_out_fortran(t: Tensor) -> Tensor:
 def layout_of(x: Any) -> tuple[int, ...] | None:
     """The element strides of the array ``x`` when NumPy has it laid out other than C-contiguous
     (None: C-contiguous, or a Python value, which becomes a new C-contiguous array)."""
-    if not isinstance(x, Tensor) or x.shape_source is not None or x.ndim < 2:
+    if not isinstance(x, Tensor) or x.shape_source is not None or x.ndim == 0:
         return None
     strides = x.element_strides()
     return None if strides is None or c_contiguous(shape_of(x), strides) else strides
@@ -981,7 +981,7 @@ def merge_layout(merged: Tensor, paths: Sequence[Any], where: str, construct: st
     path), out as those are; where they differ (``x.T + 1`` on one path, ``x + 1`` on another),
     NumPy's reshape of it is a view on some paths and a copy on others: refused when asked."""
     storage = merged._storage
-    if merged.shape_source is not None or merged._steps or merged.ndim < 2 or storage.layout is not None:
+    if merged.shape_source is not None or merged._steps or merged.ndim == 0 or storage.layout is not None:
         return False
     paths = list(paths)
 

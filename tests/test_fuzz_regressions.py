@@ -632,3 +632,51 @@ def static_loop_with_a_return(b, c):
 def test_a_loop_with_a_static_trip_count_and_a_return_runs() -> None:
     check(static_loop_with_a_return, lambda: [np.ones((2, 2)), np.arange(3, dtype=np.int32)])
     check(static_loop_with_a_return, lambda: [np.full((2, 2), 60.0), np.arange(3, dtype=np.int32)])
+
+
+def ravel_in_loop_of_a_rebound_strided_argument(a, b, c):
+    """kiln.fuzz 1250-6033, reduced: `b` is a strided 1-D argument on the first iteration (its
+    ravel a copy, so the argument is never written) and a new array after (its ravel a view).
+    kiln took every 1-D array as C-contiguous there and wrote the argument."""
+    for r in a:
+        w = b.ravel()
+        b = np.ones(6, dtype=np.float32)
+        np.minimum(c, b, out=w)
+    return c
+
+
+def ravel_of_a_strided_argument_on_one_path(a, b):
+    """The same through a staged `if`: a view of the new array on one path, a copy on the other."""
+    if a.sum() > 0:
+        y = b
+    else:
+        y = np.ones(6, dtype=np.float32)
+    w = y.ravel()
+    w[0] = 7
+    return y + 0
+
+
+def ravel_in_loop_of_a_strided_argument_kept_strided(a, b):
+    """`b` stays a strided view of the argument on every iteration: each ravel is a copy."""
+    t = b[0] * 0
+    for r in a:
+        w = b.ravel()
+        w[0] = 7
+        t = t + w.sum()
+        b = b[::1]
+    return t
+
+
+@pytest.mark.parametrize("fn, args, construct", [
+    (ravel_in_loop_of_a_rebound_strided_argument,
+     lambda: [np.zeros(3), np.arange(12, dtype=np.float32)[::2], np.full(6, 0.5, np.float32)], "loop"),
+    (ravel_of_a_strided_argument_on_one_path, lambda: [np.ones(3), np.arange(12, dtype=np.float32)[::2]], "path"),
+])
+def test_a_ravel_of_a_1d_array_whose_layout_depends_on_the_path_is_refused(
+        fn: Callable[..., Any], args: Callable[[], list[Any]], construct: str) -> None:
+    with pytest.raises(NotImplementedError, match=f"memory layout.*{construct}|{construct}.*memory layout"):
+        kiln.function(fn)(*args())
+
+
+def test_a_ravel_of_a_strided_argument_kept_strided_by_a_loop_is_a_copy() -> None:
+    check(ravel_in_loop_of_a_strided_argument_kept_strided, lambda: [np.zeros(3), np.arange(12, dtype=np.float32)[::2]])

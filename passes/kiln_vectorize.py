@@ -223,7 +223,7 @@ class _Rewrite:
             return [*new, vector.StoreOp(value, op.memref, idx)]
         if isinstance(op, memref.LoadOp | arith.ConstantOp) or op in plan.scalar:  # uniform: stays scalar, broadcast on use
             clone = op.clone()
-            clone.operands = [mapping.get(v, v) for v in op.operands]
+            clone.operands = [_scalar_of(v, mapping) for v in op.operands]
             for old, res in zip(op.results, clone.results, strict=True):
                 mapping[old] = res
             return [clone]
@@ -259,3 +259,13 @@ class _Rewrite:
             new.append(splat)
             mapping[value] = splat.results[0]
         return splat.results[0]
+
+
+def _scalar_of(value: SSAValue, mapping: dict[SSAValue, SSAValue]) -> SSAValue:
+    """The scalar form of the uniform ``value`` in a lane: ``mapping`` holds the broadcast of it
+    once a vector op has used it (the scalar that broadcast reads is what scalar ops need)."""
+    mapped = mapping.get(value, value)
+    if isinstance(mapped.type, VectorType):
+        assert isinstance(mapped.owner, vector.BroadcastOp), "a uniform value's vector form is its broadcast"
+        return mapped.owner.source
+    return mapped

@@ -680,3 +680,18 @@ def test_a_ravel_of_a_1d_array_whose_layout_depends_on_the_path_is_refused(
 
 def test_a_ravel_of_a_strided_argument_kept_strided_by_a_loop_is_a_copy() -> None:
     check(ravel_in_loop_of_a_strided_argument_kept_strided, lambda: [np.zeros(3), np.arange(12, dtype=np.float32)[::2]])
+
+
+def uniform_cast_used_by_vector_and_scalar_ops(b, d):
+    """kiln.fuzz 1270-659, reduced: the float32 `1.0` cast to float64 is uniform in the vectorized
+    min loop; a vector op used its broadcast, and a later scalar op took that broadcast for its
+    operand (invalid IR, a C backend crash)."""
+    acc = 0.0
+    for i in range(b.shape[0] - 1, -1, -1):
+        acc += np.where(d[-1 - i].astype(np.bool), np.float64(-2.75), 1.25) * np.square(np.ones((3, 5), dtype=np.float32))
+    return acc.min(axis=1)[-3].astype(np.int32)
+
+
+def test_a_uniform_value_broadcast_for_a_vector_op_stays_scalar_for_scalar_ops() -> None:
+    check(uniform_cast_used_by_vector_and_scalar_ops,
+          lambda: [np.arange(9, dtype=np.int32).reshape(3, 3), np.array([-6, 2, 4, 0, 5], dtype=np.int64)])

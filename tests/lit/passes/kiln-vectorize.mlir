@@ -374,3 +374,30 @@ func.func @uniform_cast(%w: memref<?xf32>, %g: memref<?xf32>, %lr: memref<f64>) 
   }
   func.return
 }
+
+// -----
+
+// A uniform value used by a vector op and then by another uniform computation (kiln.fuzz
+// 1270-659): the later scalar op reads the scalar, not the broadcast made for the vector op.
+// CHECK-LABEL: func.func @uniform_used_twice
+// CHECK:       scf.for
+// CHECK:         %[[E:.*]] = arith.extf %{{.*}} : f32 to f64
+// CHECK:         %[[BC:.*]] = vector.broadcast %[[E]] : f64 to vector<4xf64>
+// CHECK:         arith.mulf %{{.*}}, %[[BC]] : vector<4xf64>
+// CHECK:         arith.mulf %{{.*}}, %[[E]] : f64
+func.func @uniform_used_twice(%x: memref<?xf64>, %s: memref<f32>, %k: memref<f64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %x, %c0 : memref<?xf64>
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.load %x[%i] : memref<?xf64>
+    %r = memref.load %s[] : memref<f32>
+    %e = arith.extf %r : f32 to f64
+    %m = arith.mulf %a, %e : f64
+    %q = memref.load %k[] : memref<f64>
+    %u = arith.mulf %q, %e : f64
+    %v = arith.addf %m, %u : f64
+    memref.store %v, %x[%i] : memref<?xf64>
+  }
+  func.return
+}

@@ -65,6 +65,19 @@ def test_branches_give_different_dtypes() -> None:
     assert "variable 'y' is a float64 tensor of shape () in the `if` branch but a NumPy int64" in message
 
 
+def and_of_different_types(x):
+    y = (x.sum() > 0) and -1
+    return y
+
+
+def test_an_and_whose_operands_differ_is_named_as_such() -> None:
+    """The value of a staged `a and b` is no variable, nor an `if` statement: the message says what it is."""
+    message = _raises(and_of_different_types, TypeError, np.ones(3))
+    assert message.startswith(_line_of(and_of_different_types, "and -1") + ":")
+    assert ("the value of `a and b` is the Python int -1 in the `b` branch but a bool tensor of shape () in the `a` "
+            "branch of this `a and b` on a tensor") in message
+
+
 def number_or_array(x):
     b = 6
     if x.sum() > 0:

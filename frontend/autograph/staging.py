@@ -611,11 +611,17 @@ def _branch_source(a: Any, b: Any, name: str, where: str, labels: tuple[str, str
     if (sa is None) != (sb is None):
         raise TypeError(
             f"{where}: {describe(name)} is {_show(a)} in the {labels[0]} branch but {_show(b)} in the {labels[1]} "
-            "branch of this `if` on a tensor; a tensor of unknown rank must stay one in both branches"
+            f"branch of this {_construct_of(name)} on a tensor; a tensor of unknown rank must stay one in both branches"
         )
     if sa is not None and sb is not None:
         shape_sources.same_shape(sa, sb)
     return sa
+
+
+def _construct_of(name: str) -> str:
+    """The staged construct a merged ``name`` comes from, for messages: an `if` statement, or the
+    expression (`a and b`, `a if cond else b`) whose value it is."""
+    return name.removeprefix("the value of ") if name.startswith("the value of ") else "`if`"
 
 
 class PathShapeError(TypeError):
@@ -642,7 +648,7 @@ def _branch_type(
             if (known.get_shape() or _source_of(array) is not None) and not dead[number_side]:
                 raise PathShapeError(
                     f"{where}: {describe(name)} is {_show(a)} in the {labels[0]} branch but {_show(b)} in the "
-                    f"{labels[1]} branch of this `if` on a tensor; in NumPy its shape would depend on the path "
+                    f"{labels[1]} branch of this {_construct_of(name)} on a tensor; in NumPy its shape would depend on the path "
                     "taken, and kiln cannot compile that: give it the array's shape on both paths (e.g. "
                     "np.full(shape, number)) or a 0-d value on both"
                 )
@@ -659,7 +665,7 @@ def _branch_type(
     if ty is None:
         raise TypeError(
             f"{where}: {describe(name)} is {_show(a)} in the {labels[0]} branch but {_show(b)} in the {labels[1]} "
-            "branch of this `if` on a tensor; after a staged `if` it must have one dtype and shape, "
+            f"branch of this {_construct_of(name)} on a tensor; after a staged {_construct_of(name)} it must have one dtype and shape, "
             "so give it the same dtype and shape in both branches"
         )
     return ty

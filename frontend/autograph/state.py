@@ -44,6 +44,8 @@ def describe(name: str) -> str:
     """How an error message names a state variable (generated flags get words, not names)."""
     if name in _GENERATED:
         return _GENERATED[name]
+    if name.startswith("the value of "):  # an expression's (staging.staged_and, ...), not a variable
+        return name
     base, bracket, rest = name.partition("[")
     if bracket and base in _GENERATED:  # a leaf of a returned tuple, list or dict
         return f"item [{rest} of {_GENERATED[base]}"

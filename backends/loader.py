@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from kiln.dialects.contracts import UNSIGNED_ATTR
-from kiln.dialects.graph import INDEX_ERROR
+from kiln.dialects.graph import INDEX_ERROR, OVERFLOW_ERROR
 
 _LIBRARIES: dict[Path, ctypes.CDLL] = {}
 
@@ -255,7 +255,7 @@ CHECK_SYMBOL = "kiln_take_error"
 
 
 def _raising_failed_checks(so_path: Path, call: Callable[..., Any]) -> Callable[..., Any]:
-    """``call``, raising ``ValueError`` (or ``IndexError``, graph.INDEX_ERROR) with the message of a
+    """``call``, raising ``ValueError`` (or ``IndexError``, ``OverflowError``: graph.INDEX_ERROR, graph.OVERFLOW_ERROR) with the message of a
     run-time check that failed in it."""
     try:
         take = getattr(_library(so_path), CHECK_SYMBOL)
@@ -271,6 +271,8 @@ def _raising_failed_checks(so_path: Path, call: Callable[..., Any]) -> Callable[
             message = failed.decode("utf-8", "replace")
             if message.startswith(INDEX_ERROR):
                 raise IndexError(message.removeprefix(INDEX_ERROR))
+            if message.startswith(OVERFLOW_ERROR):
+                raise OverflowError(message.removeprefix(OVERFLOW_ERROR))
             raise ValueError(message)
         return result
 

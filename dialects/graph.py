@@ -1548,6 +1548,8 @@ class PrintOp(IRDLOperation):
 
 #: a ``graph.check`` message that starts with this raises IndexError (the rest of the message)
 INDEX_ERROR = "IndexError: "
+#: a ``graph.check`` message that starts with this raises OverflowError (the rest of the message)
+OVERFLOW_ERROR = "OverflowError: "
 
 
 @irdl_op_definition
@@ -1555,7 +1557,8 @@ class CheckOp(IRDLOperation):
     """A run-time condition NumPy would raise on, that tracing could not decide (two lengths
     known only at run time must match, a traced index must be in range): when ``cond`` is
     false, the call stops and raises ``ValueError(message)`` in the caller, or
-    ``IndexError`` when the message starts with :data:`INDEX_ERROR`. Ordered like
+    ``IndexError`` / ``OverflowError`` when the message starts with :data:`INDEX_ERROR` /
+    :data:`OVERFLOW_ERROR`. Ordered like
     ``graph.print`` (a print before a failing check still prints; none after it does):
     ``graph.check %ok, "f.py:3: ..." : tensor<i1>``."""
 

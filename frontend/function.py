@@ -41,7 +41,9 @@ def _c_name(name: str) -> str:
     ident = re.sub(r"\W", "_", name)
     if not ident or ident[0].isdigit():
         ident = "f_" + ident
-    return ident + "_fn" if is_reserved_c_name(ident) else ident
+    if not is_reserved_c_name(ident):
+        return ident
+    return "user_" + ident if ident.startswith("kiln_") else ident + "_fn"
 
 
 _MAX_ENTRIES = 256

@@ -22,7 +22,7 @@ from kiln.frontend import array_ops, array_types, dtypes, index_facts, linalg, n
 from kiln.frontend import numpy_sorting, numpy_ufunc_methods, runtime_checks, trace_context, ufuncs, views
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import follow_layout, implements, lay_out_fortran, path_promotions, promotion_value, shape_of
-from kiln.frontend.tensor import WEAK_OF_KIND, weak_stand_in, with_source
+from kiln.frontend.tensor import WEAK_OF_KIND, strong, weak_stand_in, with_source
 
 #: an operand before promotion: a tensor, an array constant, or a weak Python scalar
 Operand = Tensor | np.ndarray | bool | int | float | complex
@@ -304,6 +304,8 @@ def _promotion_stand_in(x: Any) -> Any:
 def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tensor:
     """Resolve NumPy's loop for ``ufunc``, cast and broadcast the operands to it, and ``build``."""
     operands = [operand(x) for x in inputs]
+    if ufunc in _COMPARISONS:
+        operands = _exact_int_comparison(operands)
     same_on_every_path(
         operands, lambda ops: dtypes.resolve_ufunc(ufunc, _keys([_promotion_stand_in(o) for o in ops]))[1], _np_name(ufunc)
     )
@@ -343,6 +345,18 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
     if result.ndim == 0:
         index_facts.derive(ufunc, list(operands), result)
     return result
+
+
+def _exact_int_comparison(operands: list[Operand]) -> list[Operand]:
+    """An integer array compared with a traced Python int: NumPy compares exactly, as int64 does
+    (kiln compares int64 with uint64 exactly too), so the int is taken as int64 rather than
+    converted to the array's narrower dtype (which would raise where it does not fit)."""
+    if not any(isinstance(x, Tensor) and x.weak and x.dtype.kind == "i" for x in operands):
+        return operands
+    others = [x for x in operands if isinstance(x, (Tensor, np.ndarray)) and not (isinstance(x, Tensor) and x.weak)]
+    if not others or any(x.dtype.kind not in "iu" for x in others):
+        return operands
+    return [strong(x) if isinstance(x, Tensor) else x for x in operands]
 
 
 def _widen_for_python_ints(operands: Sequence[Operand], in_dtypes: tuple[np.dtype[Any], ...]) -> tuple[np.dtype[Any], ...]:
@@ -530,6 +544,7 @@ def where(condition: Any, x: Any, y: Any) -> Tensor:
     dtype = dtypes.result_type(promotion_value(a), promotion_value(b))
     # a Python number is cast to the result's dtype as NumPy's where casts it (1000 into int8: -24)
     a, b = (v if isinstance(v, (Tensor, np.ndarray)) else constant(np.asarray(v).astype(dtype)) for v in (a, b))
+    a, b = (strong(v) if isinstance(v, Tensor) else v for v in (a, b))  # a traced Python number too
     (c, ta, tb), source = broadcast_all([c, materialize(a, dtype), materialize(b, dtype)], "np.where")
     return follow_layout(with_source(emit(graph.SelectOp(c.value, ta.value, tb.value)), source), [condition, a, b])
 
@@ -544,6 +559,12 @@ def _clip(a: Any, a_min: Any = np._NoValue, a_max: Any = np._NoValue, out: Any =
         info = np.iinfo(dt)
         lo = None if type(lo) is int and lo <= info.min else lo
         hi = None if type(hi) is int and hi >= info.max else hi
+        # the same for a traced Python int: one beyond the range on that side clips like the
+        # range's end; beyond it on the other side it still raises NumPy's OverflowError
+        if isinstance(lo, Tensor) and lo.weak and lo.dtype.kind == "i":
+            lo = np.maximum(lo, int(info.min))
+        if isinstance(hi, Tensor) and hi.weak and hi.dtype.kind == "i":
+            hi = np.minimum(hi, int(info.max))
     result = a
     if lo is not None and lo is not np._NoValue:
         result = np.maximum(result, lo)

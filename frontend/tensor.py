@@ -1031,9 +1031,39 @@ def cast(t: Tensor, dtype: np.dtype[Any], warn: bool = False) -> Tensor:
     real cast warns as NumPy's ``astype`` does (the imaginary part is discarded)."""
     if t.dtype == dtype:
         return t
+    if t.weak and t.dtype.kind == "i" and dtype.kind in "iu":
+        _check_python_int_fits(t, dtype)
     if warn and t.dtype.kind == "c" and dtype.kind != "c":
         warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning, stacklevel=3)
     return follow_layout(with_source(emit(graph.CastOp(t.value, dtypes.to_element(dtype))), t.shape_source), [t])
+
+
+def strong(t: Tensor) -> Tensor:
+    """The weak ``t`` (a Python number as kiln traces it) as a NumPy value of its dtype, for the
+    places NumPy takes the number at that type: compared exactly (``int8_array < n``), or cast as
+    ``np.where`` casts it (1000 into int8: -24) rather than checked."""
+    if not t.weak:
+        return t
+    out = Tensor(t.value, t.shape_source)
+    out.immutable, out.facts = t.immutable, t.facts
+    return out
+
+
+def _check_python_int_fits(t: Tensor, dtype: np.dtype[Any]) -> None:
+    """``t``, a Python int as kiln traces it (weak int64), made a value of an integer ``dtype``
+    that cannot hold every int64: NumPy raises OverflowError where it does not fit
+    (``int32_array + n``, ``a[0] = n``, NEP 50), where a cast would wrap. Checked at run time,
+    unless the trace knows its range (a loop index over a static range)."""
+    from kiln.frontend import index_facts
+
+    info, held = np.iinfo(dtype), np.iinfo(t.dtype)
+    if (info.min <= held.min and info.max >= held.max) or index_facts.within(t, int(info.min), int(info.max)):
+        return
+    fits = np.greater_equal(t, int(max(info.min, held.min)))
+    if info.max < held.max:
+        fits = np.logical_and(fits, np.less_equal(t, int(info.max)))
+    message = f"{trace_context.here()}: Python integer out of bounds for {dtype} (a traced Python int)"
+    trace_context.require().emit(graph.CheckOp(as_tensor(fits).value, graph.OVERFLOW_ERROR + message))
 
 
 def broadcast_to(t: Tensor, shape: Sequence[int]) -> Tensor:

@@ -202,10 +202,12 @@ def test_isa_is_a_module_attribute_that_kiln_opt_follows(tmp_path: Path) -> None
     assert "_mm256_" in out and "_mm512_" not in out
 
 
-@pytest.mark.parametrize("name", ["modf", "frexp", "strlen", "qsort", "rand", "exp", "floorf", "main", "memcpy"])
+@pytest.mark.parametrize("name", ["modf", "frexp", "strlen", "qsort", "rand", "exp", "floorf", "main", "memcpy",
+                                  "s", "kiln_slots", "kiln_take_error"])
 def test_a_function_named_like_a_c_library_function_compiles(name: str) -> None:
     """The C symbol of a function named like one the generated C's headers declare is another
-    name (a function called `modf` failed to compile: "conflicting types for 'modf'")."""
+    name (a function called `modf` failed to compile: "conflicting types for 'modf'"; one called
+    `s`, the native entry's trampoline's parameter once, was "not a function")."""
     namespace: dict[str, Any] = {"np": np}
     exec(f"def {name}(x):\n    return np.floor(x) + 1\n", namespace)
     fn = namespace[name]

@@ -187,3 +187,85 @@ def test_int_of_nan_or_infinity_raises(fn: Callable[..., Any]) -> None:
     for bad in (np.nan, np.inf):
         with pytest.raises(ValueError, match=r"test_runtime_checks\.py:\d+.*cannot convert float NaN or infinity to integer"):
             compiled(np.array([bad]))
+
+
+def add_int_of_sum(x, y):
+    return x + int(y.sum())
+
+
+def set_int_of_sum(x, y):
+    x[0] = int(y.sum())
+    return x
+
+
+def add_int_carried_by_a_loop(x, y):
+    n = 0
+    for v in y:
+        n = n + int(v)
+    return x * n
+
+
+def full_of_int_of_sum(x, y):
+    return np.full(3, int(y.sum()), dtype=x.dtype)
+
+
+@pytest.mark.parametrize("fn", [add_int_of_sum, set_int_of_sum, add_int_carried_by_a_loop, full_of_int_of_sum])
+@pytest.mark.parametrize("dtype", ["int32", "uint8"])
+def test_a_traced_python_int_beyond_an_integer_dtype_raises(fn: Callable[..., Any], dtype: str) -> None:
+    """A Python int made at run time (int(...), a loop's sum of them) converted to a narrower
+    integer dtype: NumPy raises OverflowError where it does not fit (NEP 50); kiln wrapped it.
+    Both call paths raise, naming the line; values that fit give NumPy's answer."""
+    compiled = _compiled(fn)
+    x = np.arange(3, dtype=dtype)
+    for y in (np.array([3, 4]), np.array([100, 27])):
+        np.testing.assert_array_equal(compiled(x.copy(), y), fn(x.copy(), y))
+    for y in (np.array([2**40, 5]), np.array([-2**40, 5])):
+        with pytest.raises(OverflowError):
+            fn(x.copy(), y)
+        for _ in range(2):  # the ctypes path, then the native entry
+            with pytest.raises(OverflowError, match=rf"test_runtime_checks\.py:\d+:\d+: Python integer out of bounds for {dtype}"):
+                compiled(x.copy(), y)
+
+
+def add_loop_index(x):
+    for i in range(3):
+        x = x + i
+    return x
+
+
+def test_a_loop_index_known_to_fit_is_not_checked() -> None:
+    """A loop index over a static range fits int8: no run-time check in the trace."""
+    compiled = _compiled(add_loop_index)
+    x = np.arange(3, dtype=np.int8)
+    np.testing.assert_array_equal(compiled(x), add_loop_index(x))
+    assert "graph.check" not in compiled.get_concrete_function(x).ir
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x, y: np.where(x > 1, x, int(y.sum())),
+    lambda x, y: np.clip(x, 0, int(y.sum())),
+    lambda x, y: np.clip(x, int(y.sum()), 100),
+    lambda x, y: np.clip(x, -int(y.sum()), 100),
+    lambda x, y: x == int(y.sum()),
+    lambda x, y: x < int(y.sum()),
+    lambda x, y: int(y.sum()) >= x,
+    lambda x, y: x.astype(np.uint64) > -int(y.sum()),
+    lambda x, y: x.astype(np.int64) + int(y.sum()),
+])
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+def test_a_traced_python_int_where_numpy_does_not_convert_it(fn: Callable[..., Any], dtype: str) -> None:
+    """Where NumPy does not convert the Python int into the array's dtype, no OverflowError:
+    np.where casts it (1000 into int8: -24), np.clip ignores a bound beyond the range on its own
+    side (and raises beyond the other), comparisons are exact."""
+    compiled = _compiled(fn)
+    x = np.arange(4, dtype=dtype)
+    for y in (np.array([3]), np.array([1000]), np.array([2**40])):
+        try:
+            want = fn(x.copy(), y)
+        except OverflowError:
+            with pytest.raises(OverflowError, match=r"test_runtime_checks\.py:\d+"):
+                compiled(x.copy(), y)
+            continue
+        got = compiled(x.copy(), y)
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_array_equal(got, want)

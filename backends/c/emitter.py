@@ -69,7 +69,8 @@ _LIBC_NAMES = frozenset(
 
 def is_reserved_c_name(name: str) -> bool:
     """Whether a function named ``name`` would clash with C keywords, libc/libm or kiln's helpers."""
-    return name in _C_KEYWORDS or name in _LIBC_NAMES or name in scalar_ops.LIBM_NAMES or name in HELPERS
+    return (name in _C_KEYWORDS or name in _LIBC_NAMES or name in scalar_ops.LIBM_NAMES or name in HELPERS
+            or name.startswith("kiln_"))  # kiln's own names (the trampoline's kiln_slots, kiln_take_error, ...)
 
 
 def sanitize(hint: str | None, default: str) -> str:

@@ -315,6 +315,8 @@ static PyObject *entry_call(PyObject *callable, PyObject *const *args, size_t na
         for (Py_ssize_t j = 0; j < self->n_out; j++) Py_DECREF(outs[j]);
         if (strncmp(failed, "IndexError: ", 12) == 0) /* graph.INDEX_ERROR */
             PyErr_SetString(PyExc_IndexError, failed + 12);
+        else if (strncmp(failed, "OverflowError: ", 15) == 0) /* graph.OVERFLOW_ERROR */
+            PyErr_SetString(PyExc_OverflowError, failed + 15);
         else
             PyErr_SetString(PyExc_ValueError, failed);
         return NULL;

@@ -20,6 +20,7 @@ from __future__ import annotations
 import atexit
 import importlib.machinery
 import importlib.util
+import re
 import sys
 import sysconfig
 import threading
@@ -112,13 +113,13 @@ def trampoline(name: str, signature: Signature, can_fail: bool = False) -> str:
     params: list[str] = []
     for kind in signature.args:
         assert isinstance(kind, MemrefArg)
-        params.append(f"s[{len(params)}]")
-        params += [f"(int64_t)(intptr_t)s[{len(params) + k}]" for k in range(sum(n is None for n in kind.shape))]
+        params.append(f"kiln_slots[{len(params)}]")
+        params += [f"(int64_t)(intptr_t)kiln_slots[{len(params) + k}]" for k in range(sum(n is None for n in kind.shape))]
     error = "kiln_take_error()" if can_fail else "0"
     return (
         f"\n{guard(MAIN)}\n"
-        f"__attribute__((visibility(\"default\"))) const char *{trampoline_name(name)}(void *const *s);\n"
-        f"const char *{trampoline_name(name)}(void *const *s) {{\n  {name}({', '.join(params)});\n"
+        f"__attribute__((visibility(\"default\"))) const char *{trampoline_name(name)}(void *const *kiln_slots);\n"
+        f"const char *{trampoline_name(name)}(void *const *kiln_slots) {{\n  {name}({', '.join(params)});\n"
         f"  return {error};\n}}\n{END}\n"
     )
 
@@ -132,7 +133,8 @@ def build_entry(
     (~0.3 s, in parallel); with ``wait=False`` the answer is then at once an interim entry through
     ctypes (not final: slower calls, the same results) instead of waiting for the extension."""
     prefetch()
-    so_path = toolchain.compile_shared(source + trampoline(name, signature, CHECK_SYMBOL in source))
+    can_fail = re.search(rf"\b{CHECK_SYMBOL}\b", source) is not None  # (not a function named user_kiln_take_error)
+    so_path = toolchain.compile_shared(source + trampoline(name, signature, can_fail))
     if not wait and not ready():
         kinds = [kind for kind in signature.args if isinstance(kind, MemrefArg)]
         if any(n is None for kind in kinds[n_inputs:] for n in kind.shape):  # as the native entry

@@ -29,14 +29,26 @@ def _require(cond: Tensor, message: str, error: str = "") -> None:
     ctx.emit(graph.CheckOp(cond.value, f"{error}{where}: {message}"))
 
 
+def require(cond: Tensor, message: str, *, overflow: bool = False) -> None:
+    """Check at run time that the 0-d bool ``cond`` holds, raising ``ValueError`` (``OverflowError``
+    with ``overflow``) with ``message`` and the user's line otherwise."""
+    _require(cond, message, graph.OVERFLOW_ERROR if overflow else "")
+
+
 @implements
 def integral(x: Tensor, what: str) -> None:
     """Check at run time that the 0-d float ``x`` is finite before ``int(x)`` / ``round(x)`` makes
-    a Python int of it (Python raises ValueError for NaN, OverflowError for infinity; kiln raises
-    ValueError for both, saying so)."""
+    a Python int of it: Python raises ValueError for NaN, OverflowError for infinity. An int beyond
+    int64 (``int(1e30)``), exact in Python, is an OverflowError too, saying why."""
     if x.dtype.kind != "f":
         return
-    _require(as_tensor(np.isfinite(x)), f"{what}: cannot convert float NaN or infinity to integer")
+    _require(as_tensor(np.logical_not(np.isnan(x))), f"{what}: cannot convert float NaN to integer")
+    _require(as_tensor(np.logical_not(np.isinf(x))), f"{what}: cannot convert float infinity to integer", graph.OVERFLOW_ERROR)
+    # Python's int would be exact at any size; kiln's traced Python ints are int64
+    wide = x.astype(np.float64)
+    fits = np.logical_and(np.greater_equal(wide, -(2.0**63)), np.less(wide, 2.0**63))
+    _require(as_tensor(np.logical_or(fits, np.isinf(wide))),
+             f"{what}: the Python int is beyond int64, which kiln's traced Python ints are", graph.OVERFLOW_ERROR)
 
 
 def ran_once(ran: Tensor, message: str) -> None:

@@ -661,6 +661,21 @@ def test_a_lambda_given_to_kiln_function_is_converted(index: int) -> None:
         np.testing.assert_array_equal(got, want)
 
 
+def _scaled_if_positive(k: float) -> Any:
+    return lambda x: x * k if x.sum() > 0 else x
+
+
+def test_a_lambda_made_twice_with_other_closures_is_converted_each_time() -> None:
+    """Each closure of one lambda is converted with its own free variables; the second was not
+    converted (the first conversion rewrote the cached tree of the file), and a free variable
+    made the check that the source is the code it runs fail."""
+    x = np.arange(4.0)
+    for k in (2.0, 3.0, 5.0):
+        fn = _scaled_if_positive(k)
+        assert conversion_info(fn).converted, conversion_info(fn).reason
+        np.testing.assert_array_equal(kiln.function(fn)(x), fn(x))
+
+
 def test_a_lambda_whose_file_changed_is_not_converted(tmp_path: Any) -> None:
     """The file edited after import puts another lambda where this one was: not converted from
     the wrong source, and the reason says so."""

@@ -180,13 +180,20 @@ def round_of_a_sum(x):
 
 @pytest.mark.parametrize("fn", [int_of_a_sum, round_of_a_sum])
 def test_int_of_nan_or_infinity_raises(fn: Callable[..., Any]) -> None:
-    """Python raises for int(nan) and int(inf) (ValueError, OverflowError): kiln raises ValueError
-    at run time, naming the line, instead of returning whatever the C cast gives."""
+    """Python raises for int(nan) and int(inf) (ValueError, OverflowError): so does kiln, at run
+    time, naming the line, instead of returning whatever the C cast gives."""
     compiled = _compiled(fn)
     assert compiled(np.array([1.25, 2.0])) == fn(np.array([1.25, 2.0]))
-    for bad in (np.nan, np.inf):
-        with pytest.raises(ValueError, match=r"test_runtime_checks\.py:\d+.*cannot convert float NaN or infinity to integer"):
+    for bad, error, what in ((np.nan, ValueError, "NaN"), (np.inf, OverflowError, "infinity"), (-np.inf, OverflowError, "infinity")):
+        with pytest.raises(error):
+            fn(np.array([bad]))
+        with pytest.raises(error, match=rf"test_runtime_checks\.py:\d+.*cannot convert float {what} to integer"):
             compiled(np.array([bad]))
+    # exact in Python at any size, beyond the int64 kiln's traced Python ints are: kiln says so
+    assert fn(np.array([1e30])) == 10**30 or fn(np.array([1e30])) > 2**63
+    with pytest.raises(OverflowError, match=r"test_runtime_checks\.py:\d+.*beyond int64"):
+        compiled(np.array([1e30]))
+    assert compiled(np.array([-2.0**63])) == fn(np.array([-2.0**63]))
 
 
 def add_int_of_sum(x, y):

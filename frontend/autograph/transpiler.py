@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import __future__
 import ast
+import copy
 import functools
 import inspect
 import linecache
@@ -20,7 +21,7 @@ import types
 import weakref
 from typing import Any, TypeVar
 
-from kiln.frontend import creation, random_numbers, trace_context
+from kiln.frontend import creation, python_math, random_numbers, trace_context
 from kiln.frontend.autograph import operators
 from kiln.frontend.autograph.context import ConversionContext, ConversionInfo, record_converted
 from kiln.frontend.autograph.libraries import library_reason
@@ -118,7 +119,7 @@ def _parse_lambda(func: types.FunctionType) -> ast.FunctionDef:
     ]
     if len(found) != 1:
         raise TypeError(f"the lambda at line {code.co_firstlineno} is not found alone in its source")
-    (lam,) = found
+    lam = copy.deepcopy(found[0])  # the file's tree is cached: conversion must not rewrite it (a second closure of this lambda)
     if not _same_code(lam, code, filename):
         raise TypeError(f"the source of the lambda at line {code.co_firstlineno} is not the code it runs (the file changed?)")
     node = ast.FunctionDef(name="ag__lambda", args=lam.args, body=[ast.copy_location(ast.Return(lam.body), lam.body)],
@@ -136,7 +137,9 @@ def _same_code(lam: ast.Lambda, code: types.CodeType, filename: str) -> bool:
 
     def key(c: types.CodeType) -> tuple[object, ...]:
         consts = tuple(k for k in c.co_consts if not isinstance(k, types.CodeType))
-        return (c.co_names, c.co_varnames, c.co_argcount, c.co_kwonlyargcount, consts)
+        # a name the lambda closes over is a free variable there and a global name here
+        names = tuple(sorted({*c.co_names, *c.co_freevars}))
+        return (names, c.co_varnames, c.co_argcount, c.co_kwonlyargcount, consts)
 
     return key(made) == key(code)
 
@@ -158,7 +161,7 @@ def call(func: Any) -> Any:
     """``ag__.call``, AutoGraph's ``converted_call``: the callee of every call in converted code.
     The converted version of ``func`` (library code and non-functions come back as they are);
     while tracing, NumPy's array-creation functions make kiln arrays (kiln.frontend.creation)."""
-    traced = creation.TRACED.get(func) if _hashable(func) else None
+    traced = (creation.TRACED.get(func) or python_math.TRACED.get(func)) if _hashable(func) else None
     if traced is not None and trace_context.current() is not None:
         return traced
     if trace_context.current() is not None:

@@ -5,9 +5,10 @@ written and are evaluated as before; ``ag__.call`` returns the converted
 function (or ``f`` itself for library code). Calls that are library calls by
 their very name are left as written, for readability: builtins that the
 function does not shadow and functions reached through a library module
-(``np.exp(x)``, ``math.sqrt(y)``, ``kiln.range(n)``), except NumPy's
-array-creation functions (``np.zeros``...), which make kiln arrays while tracing, and its
-scalar types (``np.float64(x)``), casts of a traced ``x``. The builtins
+(``np.exp(x)``, ``math.gcd(a, b)``, ``kiln.range(n)``), except NumPy's
+array-creation functions (``np.zeros``...), which make kiln arrays while tracing, its
+scalar types (``np.float64(x)``), casts of a traced ``x``, and ``math``'s functions of numbers
+(``math.sqrt(s)``: kiln.frontend.python_math). The builtins
 ``range``, ``len``, ``float``, ``int``, ``bool``, ``max``, ``min`` and ``sum`` become
 ``ag__.range_``, ``ag__.len_``, ``ag__.float_``... which accept tensors.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 import ast
 import types
 
-from kiln.frontend import dtypes
+from kiln.frontend import dtypes, python_math
 from kiln.frontend.autograph import templates
 from kiln.frontend.autograph.context import ConversionContext
 from kiln.frontend.autograph.libraries import is_library_module
@@ -75,6 +76,9 @@ class _Calls(ast.NodeTransformer):
         value = self.ctx.namespace.get(root.id)
         if _staged_random(value, func):  # np.random.normal(...): drawn on every call (kiln.frontend.random_numbers)
             return False
+        if isinstance(value, types.ModuleType) and value.__name__ == "math" and isinstance(func, ast.Attribute):
+            if getattr(value, func.attr, None) in python_math.TRACED:  # math.sqrt(x) of a traced x
+                return False
         if isinstance(value, types.ModuleType) and value.__name__ == "numpy" and isinstance(func, ast.Attribute):
             if func.attr in _NUMPY_CREATION:  # they make kiln arrays while tracing (kiln.frontend.creation)
                 return False

@@ -225,6 +225,25 @@ def _scalar_type(kind: type[np.generic]) -> Callable[..., Any]:
     return make
 
 
+def copy(a: Any, order: str = "K", subok: bool = False) -> Any:
+    """``np.copy`` (and ``W.copy()``) of a plain NumPy array inside a trace: a new kiln array, so
+    that the function can write into it (``r = W.copy(); r[0] = x.sum()`` with a global ``W``)."""
+    if not isinstance(a, np.ndarray):
+        return np.copy(a, order=order, subok=subok)
+    t = array(a)
+    if order in ("K", "A") and a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous:
+        lay_out_fortran(t)
+    return t
+
+
+def ndarray_copy(method: Any) -> Callable[..., Any] | None:
+    """``W.copy`` (the bound method of a plain NumPy array): its kiln version inside a trace, else None."""
+    owner = getattr(method, "__self__", None)
+    if type(owner) is not np.ndarray or getattr(method, "__name__", None) != "copy" or not callable(method):
+        return None
+    return lambda order="C": copy(owner, order)
+
+
 #: NumPy's functions and their kiln versions inside a trace
 TRACED: dict[Any, Callable[..., Any]] = {
     np.empty: _filled(0),
@@ -240,6 +259,7 @@ TRACED: dict[Any, Callable[..., Any]] = {
     np.eye: _eye,
     np.identity: _identity,
     np.tri: _tri,
+    np.copy: copy,
 }
 TRACED[np.arange] = _run_by_numpy(np.arange, arange_traced)
 TRACED.update({t: _scalar_type(t) for t in SCALAR_TYPES})

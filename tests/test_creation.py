@@ -199,3 +199,54 @@ def test_arange_results_of_run_time_length_and_traced_steps_are_refused() -> Non
         kiln.function(arange_returned)(rand(2), np.int64(3))
     with pytest.raises(NotImplementedError, match=r"test_creation.py:\d+.*traced step"):
         kiln.function(arange_traced_step)(rand(2), np.int64(3))
+
+
+TABLE = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+
+
+def fill_a_copy_of_a_global(x):
+    r = TABLE.copy()
+    r[1, 1] = x.sum()
+    s = np.copy(TABLE[0])
+    s[0] = x[0]
+    return r, s
+
+
+def write_into_numpy_result_of_a_global(x):
+    r = np.exp(TABLE)
+    r[0, 0] = x.sum()
+    return r
+
+
+def write_into_a_global(x):
+    TABLE[0, 0] = x.sum()
+    return x
+
+
+def constant_write_into_numpy_result(x):
+    r = np.exp(TABLE)
+    r[0, 0] = 1.0
+    return x + r[0, 0]
+
+
+def test_a_copy_of_a_global_array_is_an_array_of_the_function() -> None:
+    """`W.copy()` and `np.copy(W)` of a global NumPy array make kiln arrays inside a trace, so the
+    function can write traced values into them, as NumPy code does; the global is unchanged."""
+    x = np.arange(3.0)
+    before = TABLE.copy()
+    for got, want in zip(kiln.function(fill_a_copy_of_a_global)(x), fill_a_copy_of_a_global(x)):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(TABLE, before)
+
+
+@pytest.mark.parametrize("fn", [write_into_numpy_result_of_a_global, write_into_a_global])
+def test_a_traced_value_written_into_a_plain_numpy_array_is_refused_clearly(fn: Any) -> None:
+    """NumPy's own error here was "setting an array element with a sequence"."""
+    with pytest.raises(TypeError, match=r"test_creation\.py:\d+:\d+: this writes a traced value into a NumPy array "
+                                        r"that is not one of the function's arrays"):
+        kiln.function(fn)(np.arange(3.0))
+
+
+def test_a_constant_written_into_a_numpy_result_is_plain_numpy() -> None:
+    x = np.arange(3.0)
+    np.testing.assert_array_equal(kiln.function(constant_write_into_numpy_result)(x), constant_write_into_numpy_result(x))

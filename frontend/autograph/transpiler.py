@@ -166,6 +166,9 @@ def call(func: Any) -> Any:
         return traced
     if trace_context.current() is not None:
         random_numbers.refuse_numpy_generator(func)  # a NumPy generator's method would draw once, while tracing
+        copied = creation.ndarray_copy(func)  # W.copy() of a plain array: a kiln array the function may write
+        if copied is not None:
+            return copied
     if isinstance(func, (types.FunctionType, types.MethodType)):
         return convert(func)
     method = getattr(type(func), "__call__", None)

@@ -27,7 +27,7 @@ from kiln.frontend.autograph.libraries import is_library_module
 #: NumPy functions that go through ``ag__.call``: inside a trace they make kiln arrays
 _NUMPY_CREATION = frozenset(
     {"empty", "zeros", "ones", "full", "array", "asarray", "ascontiguousarray", "asfortranarray", "ndarray"}
-    | {"eye", "identity", "arange", "linspace", "logspace", "tri", "indices"}
+    | {"eye", "identity", "arange", "linspace", "logspace", "tri", "indices", "copy"}
 )
 
 #: NumPy's scalar types that go through ``ag__.call``: ``np.float64(x)`` of a traced ``x`` is a cast

@@ -1,7 +1,9 @@
 """Reads ``a[k]`` become ``ag__.getitem(a, k)``, so a NumPy array (a global table, ``np.mgrid``'s
 result) indexed by a traced value is lifted into the trace instead of NumPy asking the
 tensor for a value it does not have. Slices in the key become ``ag__.slice_(...)`` (the builtin) calls, ``...``
-stays ``Ellipsis``. A key of literals only stays as written. Writes (``a[k] = v``, ``a[k] += v``) and deletions are left as written.
+stays ``Ellipsis``. A key of literals only stays as written. A write ``a[k] = v`` becomes
+``ag__.store(v)(a, k)`` (Python's order: the value first), so that a traced value written into a
+plain NumPy array is refused with a clear error; ``a[k] += v`` and deletions are left as written.
 """
 
 from __future__ import annotations
@@ -35,6 +37,16 @@ class _Subscripts(ExpressionConverter):
         if not isinstance(node.ctx, ast.Load) or _constant(node.slice):
             return node
         return templates.replace_expr("ag__.getitem(value, key)", node, value=node.value, key=_key(node.slice))
+
+    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+        """``a[k] = v`` becomes ``ag__.store(v)(a, k)``: ``v`` still evaluated first, then ``a`` and ``k``."""
+        self.generic_visit(node)
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript):
+            return node
+        target = node.targets[0]
+        call = templates.replace_expr("ag__.store(value)(obj, key)", node, value=node.value, obj=target.value,
+                                      key=_key(target.slice))
+        return ast.copy_location(ast.Expr(value=call), node)
 
     def visit_ListComp(self, node: ast.expr) -> ast.AST:  # no lambda is made: comprehensions too
         return self.generic_visit(node)

@@ -4,7 +4,7 @@
 from kiln.frontend.autograph.operators.control_flow import for_stmt, if_exp, if_stmt, while_stmt
 from kiln.frontend.autograph.operators.logical import and_, not_, or_
 from kiln.frontend.autograph.operators.py_builtins import bool_, float_, int_, len_, max_, min_, range_, sum_
-from kiln.frontend.autograph.operators.subscripts import getitem, slice_
+from kiln.frontend.autograph.operators.subscripts import getitem, slice_, store
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined, get_no_state, set_no_state
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "range_",
     "set_no_state",
     "slice_",
+    "store",
     "sum_",
     "while_stmt",
 ]

@@ -5,6 +5,7 @@ of the trace and indexed there, as ``np.asarray(TABLE)[i]`` would be by NumPy.""
 from __future__ import annotations
 
 import builtins
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -28,3 +29,27 @@ def getitem(obj: Any, key: Any) -> Any:
     if type(obj) is np.ndarray and trace_context.current() is not None and _holds_traced(key):
         return as_tensor(obj)[key]
     return obj[key]
+
+
+def _traced_value(value: Any) -> bool:
+    if isinstance(value, Tensor) or hasattr(type(value), "__kiln_tensor__"):
+        return True
+    return isinstance(value, (list, tuple)) and any(_traced_value(v) for v in value)
+
+
+def store(value: Any) -> Callable[[Any, Any], None]:
+    """``ag__.store(v)(obj, key)``: ``obj[key] = v`` (``v`` evaluated before ``obj`` and ``key``,
+    as Python does). A plain NumPy array cannot hold a traced value: while tracing, such a write is
+    refused naming the line (NumPy's own error was "setting an array element with a sequence")."""
+
+    def into(obj: Any, key: Any) -> None:
+        if type(obj) is np.ndarray and trace_context.current() is not None and (_traced_value(value) or _holds_traced(key)):
+            raise TypeError(
+                f"{trace_context.here()}: this writes a traced value into a NumPy array that is not one of the "
+                "function's arrays: one NumPy computed from constants (np.exp(W) of a global W) or a "
+                "global itself, which a trace cannot change. Make it an array of the function where it is made "
+                "(np.array(W) inside the function is a new array kiln traces), or compute it from the arguments"
+            )
+        obj[key] = value
+
+    return into

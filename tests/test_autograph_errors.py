@@ -344,3 +344,30 @@ def test_errors_from_inside_kiln_name_the_users_line(fn: Callable[..., Any], err
     """A refusal or NumPy error raised deep in kiln while tracing starts with the user's file:line."""
     message = _raises(fn, error, np.ones(4))
     assert message.startswith(_line_of(fn, text) + ":"), message
+
+
+def index_in_the_branch_not_taken(x):
+    if x.sum() > 100:
+        y = x[5]
+    else:
+        y = x[0]
+    return y
+
+
+def reshape_in_the_branch_not_taken(x):
+    if x.sum() > 100:
+        y = x.reshape(2, 2)
+    else:
+        y = x
+    return y.sum()
+
+
+@pytest.mark.parametrize("fn, error", [(index_in_the_branch_not_taken, IndexError),
+                                       (reshape_in_the_branch_not_taken, ValueError)])
+def test_a_numpy_error_in_a_branch_numpy_does_not_take_says_why_it_is_raised(fn: Callable[..., Any], error: type) -> None:
+    """NumPy runs only the branch taken (no error on this input); kiln traces both and raises
+    NumPy's error of the other, now saying that it was raised while tracing that branch."""
+    fn(np.arange(3.0))
+    with pytest.raises(error, match=r"test_autograph_errors\.py:\d+.*raised while kiln traced the `if` branch of the "
+                                    r"staged `if` at .*test_autograph_errors\.py:\d+: kiln traces both branches"):
+        kiln.function(fn)(np.arange(3.0))

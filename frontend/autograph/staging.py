@@ -258,6 +258,10 @@ def _cond(
                         values = fn()
                     except (AttributeError, ArithmeticError, LookupError) as error:
                         _branch_error(error, where, labels[len(blocks)])
+                        _note_branch(error, where, labels[len(blocks)])
+                        raise
+                    except (ValueError, TypeError, NotImplementedError) as error:
+                        _note_branch(error, where, labels[len(blocks)])
                         raise
                     leaves, _, _ = flatten_state(values, names)
                     written.append({storage: storage.value for storage in scope.saved})
@@ -436,6 +440,27 @@ def _branch_error(error: Exception, where: str, label: str) -> None:
         "tensor, so Python code in the branch NumPy does not take on this call runs too; make that code valid "
         "Python for any input, or decide the condition in Python"
     ) from error
+
+
+#: errors whose message already says in which staged branch they were raised
+_NOTED_BRANCH = "kiln.staging.noted_branch"
+
+
+def _note_branch(error: Exception, where: str, label: str) -> None:
+    """A NumPy error kiln raised while tracing a branch of a staged ``if`` (``x[5]`` of a 3-element
+    ``x``): say so, since NumPy raises it only when that branch runs and kiln traces both. The
+    innermost branch says it; the error keeps its type."""
+    if type(error) not in (IndexError, ValueError, TypeError, NotImplementedError, KeyError):
+        return
+    if getattr(error, _NOTED_BRANCH, False) or len(error.args) != 1 or not isinstance(error.args[0], str):
+        return
+    if "staged" in error.args[0] or "on a tensor" in error.args[0]:  # about a staged construct already
+        return
+    error.args = (
+        f"{error.args[0]} (raised while kiln traced the {label} branch of the staged `if` at {where}: kiln traces "
+        "both branches of an `if` on a tensor, so this is raised whichever branch runs)",
+    )
+    setattr(error, _NOTED_BRANCH, True)
 
 
 def _mark_alias(

@@ -395,7 +395,7 @@ def test_a_compiler_crash_is_retried_without_its_vectorizer(tmp_path: Path, monk
     fake = tmp_path / "cc"
     fake.write_text(
         "#!/bin/sh\n"
-        'case " $* " in *" -fno-tree-vectorize "*) exec cc "$@";; esac\n'
+        'case " $* " in *" -fno-tree-loop-vectorize "*) exec cc "$@";; esac\n'
         'case " $* " in *" --version "*) exec cc "$@";; esac\n'
         'echo "x.c:1:1: internal compiler error: in vect_slp_analyze_node_operations_1" >&2\n'
         "exit 1\n"

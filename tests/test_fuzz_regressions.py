@@ -8,6 +8,7 @@ converts them from their source. The fuzz program each comes from is named in it
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -695,3 +696,22 @@ def uniform_cast_used_by_vector_and_scalar_ops(b, d):
 def test_a_uniform_value_broadcast_for_a_vector_op_stays_scalar_for_scalar_ops() -> None:
     check(uniform_cast_used_by_vector_and_scalar_ops,
           lambda: [np.arange(9, dtype=np.int32).reshape(3, 3), np.array([-6, 2, 4, 0, 5], dtype=np.int64)])
+
+
+def gcc_vectorizer_crash(a, b, n):
+    """kiln.fuzz 1270-17461: gcc 12 with -march=native on AVX-512 crashes vectorizing this
+    function's C ("internal compiler error in vect_slp_analyze_node_operations_1"); the retry
+    without the vectorizer kept -ftree-loop-vectorize (a later -fno-tree-vectorize does not undo
+    it) and crashed again. Elsewhere it is a plain differential test."""
+    np.copyto(a[:], -5 + a - np.fmax(np.full((4, 2), 5, dtype=np.int64), a.astype(a.dtype)))
+    np.maximum(b % (np.abs(b) + 1) + np.abs(a[:, :-1]), np.fmin(a[3:, :-1], a[1:2:2, 1:0:-1]), out=a[:, 0:1])
+    b //= np.abs(b * -4) + 1
+    v = np.abs(np.full((6, 1), 0, dtype=np.int64) % 5)
+    return np.mean(a[-4] - a[-2], axis=0).astype(np.float64), v.T
+
+
+def test_a_compiler_crash_is_compiled_again_without_the_vectorizer() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the CompilerBugWarning where gcc crashes
+        check(gcc_vectorizer_crash, lambda: [np.array([[4, 2], [2, 0], [5, 2], [6, -3]], dtype=np.int32),
+                                             np.array([[1]], dtype=np.int32), 2])

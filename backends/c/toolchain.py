@@ -180,7 +180,8 @@ class CompilerBugWarning(RuntimeWarning):
 
 #: what is left out when the compiler crashes (gcc 12's vectorizer: "internal compiler error in
 #: vect_slp_analyze_node_operations_1" on some generated loops with -march=native on AVX-512)
-_AFTER_COMPILER_BUG = ("-fno-tree-vectorize",)
+#: (both flags: gcc's later -fno-tree-vectorize does not undo the explicit -ftree-loop-vectorize)
+_AFTER_COMPILER_BUG = ("-fno-tree-vectorize", "-fno-tree-loop-vectorize")
 
 
 def _run_compiler(

@@ -22,7 +22,7 @@ from kiln.frontend import array_ops, array_types, dtypes, index_facts, linalg, n
 from kiln.frontend import numpy_sorting, numpy_ufunc_methods, runtime_checks, trace_context, ufuncs, views
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import follow_layout, implements, lay_out_fortran, path_promotions, promotion_value, shape_of
-from kiln.frontend.tensor import WEAK_OF_KIND, strong, weak_stand_in, with_source
+from kiln.frontend.tensor import WEAK_OF_KIND, in_python_operator, python_number, strong, weak_stand_in, with_source
 
 #: an operand before promotion: a tensor, an array constant, or a weak Python scalar
 Operand = Tensor | np.ndarray | bool | int | float | complex
@@ -328,10 +328,14 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
         result = Tensor(result.value, result.shape_source)
     result = follow_layout(result, operands)
     assert result.dtype == out_dtype, f"{_np_name(ufunc)}: built {result.dtype}, NumPy gives {out_dtype}"
+    if not in_python_operator():  # np.add(t, 1) of Python numbers is a NumPy scalar: strong
+        if result.ndim == 0:
+            index_facts.derive(ufunc, list(operands), result)
+        return result
     if any(isinstance(x, Tensor) for x in operands) and all(
         x.weak if isinstance(x, Tensor) else isinstance(x, (int, float)) for x in operands
     ) and result.dtype.kind in "iufb":
-        result.weak = True  # Python arithmetic and comparisons on a loop index stay Python numbers and bools
+        result.weak = True  # Python arithmetic and comparisons on Python numbers (a loop index) stay Python numbers and bools
     varying = next((x for x in operands if isinstance(x, Tensor) and x.path_promotions is not None), None)
     if varying is not None and result.ndim == 0 and all(
         isinstance(x, Tensor) and (x.weak or x is varying) or isinstance(x, (int, float)) for x in operands
@@ -562,9 +566,9 @@ def _clip(a: Any, a_min: Any = np._NoValue, a_max: Any = np._NoValue, out: Any =
         # the same for a traced Python int: one beyond the range on that side clips like the
         # range's end; beyond it on the other side it still raises NumPy's OverflowError
         if isinstance(lo, Tensor) and lo.weak and lo.dtype.kind == "i":
-            lo = np.maximum(lo, int(info.min))
+            lo = python_number(np.maximum(lo, int(info.min)))
         if isinstance(hi, Tensor) and hi.weak and hi.dtype.kind == "i":
-            hi = np.minimum(hi, int(info.max))
+            hi = python_number(np.minimum(hi, int(info.max)))
     result = a
     if lo is not None and lo is not np._NoValue:
         result = np.maximum(result, lo)

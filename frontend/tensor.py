@@ -718,6 +718,39 @@ def _atom(x: Any) -> Any:
     return ("o", id(x))
 
 
+#: how deep the trace is in Python operators on tensors (see :func:`in_python_operator`)
+_PYTHON_OPERATORS = [0]
+
+
+def in_python_operator() -> bool:
+    """Whether a Python operator (``t + 1``, ``abs(t)``, ``t < 3``) is being applied: on Python
+    numbers it gives a Python number (weak), where the NumPy function (``np.add(t, 1)``,
+    ``np.abs(t)``) gives a NumPy scalar (strong) — NEP 50's difference between the two."""
+    return _PYTHON_OPERATORS[0] > 0
+
+
+def as_python_operator(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` (a Tensor dunder, or Python's ``max``/``min``) applied as a Python operator."""
+
+    def applied(*args: Any) -> Any:
+        _PYTHON_OPERATORS[0] += 1
+        try:
+            return method(*args)
+        finally:
+            _PYTHON_OPERATORS[0] -= 1
+
+    applied.__name__, applied.__doc__ = method.__name__, method.__doc__
+    return applied
+
+
+_OPERATORS = [f"__{p}{name}__" for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
+                                            "lshift", "rshift", "divmod") for p in ("", "r", "i")]
+_OPERATORS += ["__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__neg__", "__pos__", "__abs__", "__invert__"]
+for _name in _OPERATORS:
+    if _name in vars(Tensor):
+        setattr(Tensor, _name, as_python_operator(vars(Tensor)[_name]))
+
+
 def _operand(other: Any) -> bool:
     """Whether an operator should take ``other`` (else Python tries ``other``'s reflected method)."""
     return isinstance(other, (Tensor, *_ARRAY_LIKE)) or hasattr(type(other), "__kiln_tensor__")
@@ -1054,10 +1087,9 @@ def _check_python_int_fits(t: Tensor, dtype: np.dtype[Any]) -> None:
     that cannot hold every int64: NumPy raises OverflowError where it does not fit
     (``int32_array + n``, ``a[0] = n``, NEP 50), where a cast would wrap. Checked at run time,
     unless the trace knows its range (a loop index over a static range)."""
-    from kiln.frontend import index_facts
-
     info, held = np.iinfo(dtype), np.iinfo(t.dtype)
-    if (info.min <= held.min and info.max >= held.max) or index_facts.within(t, int(info.min), int(info.max)):
+    lo, hi = getattr(t.facts, "lo", None), getattr(t.facts, "hi", None)  # (index_facts.Facts: its range, if known)
+    if (info.min <= held.min and info.max >= held.max) or (lo is not None and hi is not None and info.min <= lo and hi <= info.max):
         return
     fits = np.greater_equal(t, int(max(info.min, held.min)))
     if info.max < held.max:

@@ -715,3 +715,22 @@ def test_a_compiler_crash_is_compiled_again_without_the_vectorizer() -> None:
         warnings.simplefilter("ignore", RuntimeWarning)  # the CompilerBugWarning where gcc crashes
         check(gcc_vectorizer_crash, lambda: [np.array([[4, 2], [2, 0], [5, 2], [6, -3]], dtype=np.int32),
                                              np.array([[1]], dtype=np.int32), 2])
+
+
+def numpy_functions_of_python_numbers(x, n):
+    """kiln.fuzz 1270-11951-1, reduced: `t` a Python float (also after a staged loop adds 1.5 to
+    it); `np.abs(t)` is a NumPy float64 (strong: `float32_array / (np.abs(t) + 1)` is float64),
+    while `abs(t)`, `t + 1` and `max(t, 0.5)` are Python floats (weak). kiln took every ufunc of
+    Python numbers for a Python number."""
+    t = 1.5
+    i = 0
+    while i < n:
+        t += 1.5
+        i += 1
+    return (x / (np.abs(t) + 1), x / (abs(t) + 1), x * max(t, 0.5), x * np.maximum(t, 0.5),
+            x + np.add(t, 1), x + (t + 1))
+
+
+def test_a_numpy_function_of_python_numbers_is_a_numpy_scalar() -> None:
+    for n in (0, 2):
+        check(numpy_functions_of_python_numbers, lambda n=n: [np.ones(2, np.float32), np.int64(n)])

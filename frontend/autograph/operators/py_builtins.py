@@ -9,7 +9,7 @@ import numpy as np
 
 from kiln.frontend import array_ops, dtypes, runtime_checks, trace_context
 from kiln.frontend.autograph import staging
-from kiln.frontend.tensor import Tensor, as_tensor, python_number
+from kiln.frontend.tensor import Tensor, as_python_operator, as_tensor, python_number
 
 
 def range_(*args: Any) -> Any:
@@ -108,8 +108,9 @@ def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
     return impl
 
 
-max_ = _extreme("max", max, np.max, np.maximum)
-min_ = _extreme("min", min, np.min, np.minimum)
+# Python's max/min return one of their operands: of Python numbers, a Python number (weak)
+max_ = _extreme("max", max, np.max, as_python_operator(np.maximum))
+min_ = _extreme("min", min, np.min, as_python_operator(np.minimum))
 
 
 def sum_(iterable: Any, /, start: Any = 0) -> Any:

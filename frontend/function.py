@@ -25,6 +25,7 @@ from kiln.backends.targets import get_backend
 from kiln.frontend import retracing, variables
 from kiln.frontend.concrete import ConcreteFunction, argument_layouts, shared_arguments
 from kiln.frontend.signature import CallSignature, TensorSpec, signature_of, tensor_leaves
+from kiln.frontend.tracer import REFUSALS
 from kiln.frontend.user_passes import PassSpec, UserPasses, load_user_passes
 
 if TYPE_CHECKING:
@@ -152,10 +153,6 @@ def _load_rules(rules: RuleFiles) -> RuleSet:
     from kiln.passes.rules import load_rules
 
     return load_rules(rules)
-
-
-#: the errors a trace refuses a program with (see tracer._locate)
-_REFUSALS = (NotImplementedError, TypeError, ValueError, IndexError, ArithmeticError)
 
 
 def _with_layouts(sig: CallSignature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> CallSignature:
@@ -288,7 +285,7 @@ class Function:
         if concrete is None:
             try:
                 concrete = self._trace(sig)
-            except _REFUSALS:
+            except REFUSALS:
                 # traced as if every argument were C-contiguous, it was refused; the refusal may
                 # hold only there (a ravel is a view of a contiguous argument and a copy of a
                 # strided one): trace again with the call's layouts before giving up

@@ -328,14 +328,20 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
         result = Tensor(result.value, result.shape_source)
     result = follow_layout(result, operands)
     assert result.dtype == out_dtype, f"{_np_name(ufunc)}: built {result.dtype}, NumPy gives {out_dtype}"
-    if not in_python_operator():  # np.add(t, 1) of Python numbers is a NumPy scalar: strong
-        if result.ndim == 0:
-            index_facts.derive(ufunc, list(operands), result)
-        return result
+    if in_python_operator():  # (np.add(t, 1) of Python numbers is a NumPy scalar: strong)
+        _keep_python_numbers(ufunc, operands, result)
+    if result.ndim == 0:
+        index_facts.derive(ufunc, list(operands), result)
+    return result
+
+
+def _keep_python_numbers(ufunc: np.ufunc, operands: Sequence[Operand], result: Tensor) -> None:
+    """A Python operator on Python numbers (``t + 1`` of a loop index) gives a Python number or
+    bool: ``result`` is weak, and where an operand is one only on some paths, so is it."""
     if any(isinstance(x, Tensor) for x in operands) and all(
         x.weak if isinstance(x, Tensor) else isinstance(x, (int, float)) for x in operands
     ) and result.dtype.kind in "iufb":
-        result.weak = True  # Python arithmetic and comparisons on Python numbers (a loop index) stay Python numbers and bools
+        result.weak = True
     varying = next((x for x in operands if isinstance(x, Tensor) and x.path_promotions is not None), None)
     if varying is not None and result.ndim == 0 and all(
         isinstance(x, Tensor) and (x.weak or x is varying) or isinstance(x, (int, float)) for x in operands
@@ -346,9 +352,6 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
             dt = dtypes.resolve_ufunc(ufunc, _keys([_promotion_stand_in(v) if x is varying else x for x in operands]))[1]
             on_paths.append(WEAK_OF_KIND[dt.kind] if isinstance(v, (bool, int, float, complex)) else np.zeros((), dt))
         result.path_promotions = path_promotions(on_paths, where)
-    if result.ndim == 0:
-        index_facts.derive(ufunc, list(operands), result)
-    return result
 
 
 def _exact_int_comparison(operands: list[Operand]) -> list[Operand]:

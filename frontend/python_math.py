@@ -15,6 +15,7 @@ Called with Python values, each is the ``math`` function itself.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -69,14 +70,20 @@ def _traced(args: tuple[Any, ...]) -> bool:
     return any(isinstance(a, Tensor) or hasattr(type(a), "__kiln_tensor__") for a in args)
 
 
-def _as_float(value: Any, name: str) -> Any:
-    """``value`` as ``math`` takes it: a Python number stays, a traced value must be 0-d (as
-    ``float()`` requires) and becomes float64."""
-    if not (isinstance(value, Tensor) or hasattr(type(value), "__kiln_tensor__")):
-        return float(value)
+def _scalar(value: Any, name: str) -> Tensor:
+    """The traced ``value`` as a 0-d tensor: ``math`` converts only 0-d arrays, as ``float()`` does."""
     t = as_tensor(value)
     if t.ndim != 0:
         raise TypeError(f"only 0-dimensional arrays can be converted to Python scalars (math.{name} of {t!r})")
+    return t
+
+
+def _as_float(value: Any, name: str) -> Any:
+    """``value`` as ``math`` takes it: a Python number stays, a traced value must be 0-d (as
+    ``float()`` requires) and becomes float64."""
+    if not _traced((value,)):
+        return float(value)
+    t = _scalar(value, name)
     if t.dtype.kind == "c":
         raise TypeError(f"must be real number, not complex (math.{name} of {t!r})")
     return t.astype(np.float64)
@@ -111,29 +118,15 @@ def _float_function(fn: Callable[..., Any], ufunc: np.ufunc, arity: int, on_infi
     return traced
 
 
-def _all(conditions: list[Any]) -> Any:
-    out = conditions[0]
-    for c in conditions[1:]:
-        out = np.logical_and(out, c)
-    return out
-
-
 def _check_domain(result: Tensor, xs: list[Any]) -> None:
     """NaN from arguments that are not NaN: Python's ``ValueError: math domain error``."""
-    ok = np.logical_or(np.logical_not(np.isnan(result)), _any_nan(xs))
+    ok = functools.reduce(np.logical_or, [np.logical_not(np.isnan(result)), *(np.isnan(x) for x in xs)])
     runtime_checks.require(as_tensor(ok), "math domain error")
-
-
-def _any_nan(xs: list[Any]) -> Any:
-    out = np.isnan(xs[0])
-    for x in xs[1:]:
-        out = np.logical_or(out, np.isnan(x))
-    return out
 
 
 def _check_range(result: Tensor, xs: list[Any], when: Any, error: str) -> None:
     """An infinite result from finite arguments (where ``when`` holds): Python's error ``error``."""
-    bad = _all([np.isinf(result), *(np.isfinite(x) for x in xs)] + ([when] if when is not None else []))
+    bad = functools.reduce(np.logical_and, [np.isinf(result), *(np.isfinite(x) for x in xs), *([when] if when is not None else [])])
     message = "math range error" if error == _OVERFLOW else "math domain error"
     runtime_checks.require(as_tensor(np.logical_not(bad)), message, overflow=error == _OVERFLOW)
 
@@ -144,9 +137,7 @@ def _int_function(fn: Callable[..., Any], ufunc: np.ufunc) -> Callable[..., Any]
     def traced(x: Any) -> Any:
         if not _traced((x,)):
             return fn(x)
-        t = as_tensor(x)
-        if t.ndim != 0:
-            raise TypeError(f"only 0-dimensional arrays can be converted to Python scalars (math.{name} of {t!r})")
+        t = _scalar(x, name)
         if t.dtype.kind in "iub":
             return python_number(t.astype(np.int64))
         rounded = as_tensor(ufunc(_as_float(t, name)))

@@ -51,6 +51,21 @@ def integral(x: Tensor, what: str) -> None:
              f"{what}: the Python int is beyond int64, which kiln's traced Python ints are", graph.OVERFLOW_ERROR)
 
 
+@implements
+def python_int_fits(t: Tensor, dtype: np.dtype) -> None:
+    """``t``, a Python int as kiln traces it (weak int64), made a value of an integer ``dtype``
+    that cannot hold every int64: NumPy raises OverflowError where it does not fit
+    (``int32_array + n``, ``a[0] = n``, NEP 50), where a cast would wrap. Checked at run time,
+    unless the trace knows its range (a loop index over a static range)."""
+    info, held = np.iinfo(dtype), np.iinfo(t.dtype)
+    if (info.min <= held.min and info.max >= held.max) or index_facts.within(t, int(info.min), int(info.max)):
+        return
+    fits = np.greater_equal(t, int(max(info.min, held.min)))
+    if info.max < held.max:
+        fits = np.logical_and(fits, np.less_equal(t, int(info.max)))
+    _require(as_tensor(fits), f"Python integer out of bounds for {dtype} (a traced Python int)", graph.OVERFLOW_ERROR)
+
+
 def ran_once(ran: Tensor, message: str) -> None:
     """Check at run time that a staged loop ran at least once (``ran``, its carried flag), raising
     ``ValueError(message)`` otherwise: a value it carries has no meaning kiln can give after zero

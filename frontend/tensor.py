@@ -1065,7 +1065,7 @@ def cast(t: Tensor, dtype: np.dtype[Any], warn: bool = False) -> Tensor:
     if t.dtype == dtype:
         return t
     if t.weak and t.dtype.kind == "i" and dtype.kind in "iu":
-        _check_python_int_fits(t, dtype)
+        _PROTOCOLS["python_int_fits"](t, dtype)  # runtime_checks: NumPy raises where a Python int does not fit
     if warn and t.dtype.kind == "c" and dtype.kind != "c":
         warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning, stacklevel=3)
     return follow_layout(with_source(emit(graph.CastOp(t.value, dtypes.to_element(dtype))), t.shape_source), [t])
@@ -1080,22 +1080,6 @@ def strong(t: Tensor) -> Tensor:
     out = Tensor(t.value, t.shape_source)
     out.immutable, out.facts = t.immutable, t.facts
     return out
-
-
-def _check_python_int_fits(t: Tensor, dtype: np.dtype[Any]) -> None:
-    """``t``, a Python int as kiln traces it (weak int64), made a value of an integer ``dtype``
-    that cannot hold every int64: NumPy raises OverflowError where it does not fit
-    (``int32_array + n``, ``a[0] = n``, NEP 50), where a cast would wrap. Checked at run time,
-    unless the trace knows its range (a loop index over a static range)."""
-    info, held = np.iinfo(dtype), np.iinfo(t.dtype)
-    lo, hi = getattr(t.facts, "lo", None), getattr(t.facts, "hi", None)  # (index_facts.Facts: its range, if known)
-    if (info.min <= held.min and info.max >= held.max) or (lo is not None and hi is not None and info.min <= lo and hi <= info.max):
-        return
-    fits = np.greater_equal(t, int(max(info.min, held.min)))
-    if info.max < held.max:
-        fits = np.logical_and(fits, np.less_equal(t, int(info.max)))
-    message = f"{trace_context.here()}: Python integer out of bounds for {dtype} (a traced Python int)"
-    trace_context.require().emit(graph.CheckOp(as_tensor(fits).value, graph.OVERFLOW_ERROR + message))
 
 
 def broadcast_to(t: Tensor, shape: Sequence[int]) -> Tensor:

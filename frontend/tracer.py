@@ -45,6 +45,10 @@ class TracedGraph:
     layout_arguments: tuple[int, ...] = ()
 
 
+#: the errors a trace refuses a program with (located at the user's line, see _locate)
+REFUSALS = (NotImplementedError, TypeError, ValueError, IndexError, ArithmeticError)
+
+
 def trace_graph(
     fn: Callable[..., Any],
     args: Sequence[Any],
@@ -78,7 +82,7 @@ def trace_graph(
     with trace_context.tracing(ctx):
         try:
             result = fn(*call_args, **call_kwargs)
-        except (NotImplementedError, TypeError, ValueError, IndexError, ArithmeticError) as error:
+        except REFUSALS as error:
             _locate(error)
             raise
         code = getattr(inspect.unwrap(fn), "__code__", None)

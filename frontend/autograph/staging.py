@@ -256,11 +256,9 @@ def _cond(
                 with trace_context.at_block(block), watch.tracing() if watch else nullcontext():
                     try:
                         values = fn()
-                    except (AttributeError, ArithmeticError, LookupError) as error:
-                        _branch_error(error, where, labels[len(blocks)])
-                        _note_branch(error, where, labels[len(blocks)])
-                        raise
-                    except (ValueError, TypeError, NotImplementedError) as error:
+                    except (AttributeError, ArithmeticError, LookupError, ValueError, TypeError, NotImplementedError) as error:
+                        if isinstance(error, (AttributeError, ArithmeticError, LookupError)):
+                            _branch_error(error, where, labels[len(blocks)])
                         _note_branch(error, where, labels[len(blocks)])
                         raise
                     leaves, _, _ = flatten_state(values, names)
@@ -688,9 +686,10 @@ def _branch_type(
             "kind of value on every path: return a value on the path that returns None (or falls off the end)"
         )
     if ty is None:
+        construct = _construct_of(name)
         raise TypeError(
             f"{where}: {describe(name)} is {_show(a)} in the {labels[0]} branch but {_show(b)} in the {labels[1]} "
-            f"branch of this {_construct_of(name)} on a tensor; after a staged {_construct_of(name)} it must have one dtype and shape, "
+            f"branch of this {construct} on a tensor; after a staged {construct} it must have one dtype and shape, "
             "so give it the same dtype and shape in both branches"
         )
     return ty

@@ -34,7 +34,7 @@ import itertools
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -109,6 +109,10 @@ class MaybeAlias:
     construct: str
     #: per outer: the 0-d ``i1`` value true on the paths where this array is that outer, or None
     flags: tuple[SSAValue | None, ...] = ()
+    #: the variable, when this array was merged for the variable that carries a function's return
+    #: value (``retval_``): on the paths where it is an outer the function has returned, so nothing
+    #: writes that outer before the function ends (see settle_returned)
+    returned: str | None = None
 
     def flag(self, outer: Storage) -> SSAValue | None:
         for o, flag in zip(self.outers, self.flags):
@@ -120,13 +124,16 @@ class MaybeAlias:
         flags = self.flags or (None,) * len(self.outers)
         return [(o, v) for o, v, f in zip(self.outers, self.values, flags) if f is None]
 
-    def check_read(self) -> None:
+    def check_read(self, seen: frozenset[int] = frozenset()) -> None:
         """Refuse a read when an outer this array is on some paths, unflagged, was written since;
-        through a flagged outer too, when that one is itself such an array (a loop-carried view of
-        an argument, merged again by an ``if`` in the body: kiln.fuzz 1170-5712)."""
-        for outer, flag in zip(self.outers, self.flags or (None,) * len(self.outers)):
-            if flag is not None and outer.alias is not None and outer.alias is not self:
-                outer.alias.check_read()
+        through an outer too, when that one is itself such an array: flagged (a loop-carried view of
+        an argument, merged again by an ``if`` in the body: kiln.fuzz 1170-5712) or not (``y = x[0]``
+        on one path, then ``z = y[:]`` on one path of a later ``if``: a write to ``x`` shows in
+        ``z`` on some paths, though ``y`` itself was not written)."""
+        seen = seen | {id(self)}
+        for outer in self.outers:
+            if outer.alias is not None and id(outer.alias) not in seen:
+                outer.alias.check_read(seen)
         if any(outer.value is not value for outer, value in self._unflagged()):
             raise NotImplementedError(
                 f"{trace_context.here()}: this reads an array that is, on some paths of the staged {self.construct} at "
@@ -186,25 +193,41 @@ def mark_stale(storage: Storage, where: str) -> None:
 
 def mark_alias(
     storage: Storage, outers: tuple[Storage, ...], where: str, construct: str,
-    flags: tuple[SSAValue | None, ...] = (),
+    flags: tuple[SSAValue | None, ...] = (), returned: str | None = None,
 ) -> None:
     """``storage`` (an array a staged construct merged) is each of ``outers`` on some paths (see
-    MaybeAlias); ``flags``, when given, says on which (None for an outer it cannot say)."""
+    MaybeAlias); ``flags``, when given, says on which (None for an outer it cannot say);
+    ``returned``: the variable, when it may be a function's return value (MaybeAlias.returned)."""
     flags = flags or (None,) * len(outers)
     old = storage.alias
     if old is not None and old.where == where:  # one construct, two relations (outers, another result): both kept
         keep = [k for k, o in enumerate(outers) if o not in old.outers]
         storage.alias = MaybeAlias(
             (*old.outers, *(outers[k] for k in keep)), (*old.values, *(outers[k].value for k in keep)), where,
-            construct, (*(old.flags or (None,) * len(old.outers)), *(flags[k] for k in keep)),
+            construct, (*(old.flags or (None,) * len(old.outers)), *(flags[k] for k in keep)), old.returned if old.returned == returned else None,
         )
     else:
-        storage.alias = MaybeAlias(outers, tuple(o.value for o in outers), where, construct, flags)
+        storage.alias = MaybeAlias(outers, tuple(o.value for o in outers), where, construct, flags, returned)
     for outer in outers:
         if outer.dependents is None:
             outer.dependents = weakref.WeakSet()
         outer.dependents.add(storage)
     _guard(storage)
+
+
+def settle_returned(storage: Storage, variable: str) -> None:
+    """At the end of a function, for its return value: what it is on the paths that returned early
+    was not written on them since (nothing runs after a ``return``), so the outers' contents now are
+    those it saw, and a write on another path before the end is no stale read (``if c: return
+    x[:, 0]`` then ``x[0] += 1``). Taking them again keeps a write after the call refused.
+    ``variable``: the converter's name for the return value: only what was merged for it is
+    settled (a user's variable named ``retval_`` is not)."""
+    alias = storage.alias
+    if alias is None or alias.returned != variable:
+        return
+    storage.alias = replace(alias, values=tuple(o.value for o in alias.outers))
+    for outer in alias.outers:
+        settle_returned(outer, variable)
 
 
 _GUARDS = "kiln.mutation.guards"
@@ -230,8 +253,8 @@ def _check_operand(guards: weakref.WeakSet[Storage], op: Operation, operand: SSA
     for storage in list(guards):
         if operand is not storage.value:
             continue
-        if storage.alias is not None:
-            storage.alias.check_read()
+        if storage.alias is not None and not (storage.alias.returned and isinstance(op, _CARRIERS)):
+            storage.alias.check_read()  # (a return value is read at the end, after settle_returned)
         if storage.stale is not None and not isinstance(op, _CARRIERS):
             raise NotImplementedError(
                 f"{trace_context.here()}: this reads an array that may have been written at {storage.stale}; NumPy's answer "

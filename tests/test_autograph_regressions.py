@@ -225,6 +225,60 @@ def test_variable_bound_after_a_continue() -> None:
     _matches(both_define_after_continue, (np.array([1.0, 7.0, -1.0]),), (NEG,))
 
 
+def bound_unless_return_or_break(x):
+    # fuzz 1270-4161: the `else` branch always jumps, by `return` on one inner path and `break` on the other
+    acc = x * 0
+    for r in x:
+        if r > 0:
+            t = r * 2
+        else:
+            if r < -5:
+                return acc - 1
+            break
+        acc = acc + t
+    return acc
+
+
+def bound_unless_return_or_continue(x):
+    acc = x[0] * 0
+    for r in x:
+        if r > 0:
+            t = r * 2
+        else:
+            if r < -5:
+                return acc - 1
+            elif r < -1:
+                continue
+            else:
+                break
+        acc = acc + t
+    return acc
+
+
+def bound_unless_return_but_not_always(x):
+    acc = x * 0
+    for r in x:
+        if r > 0:
+            t = r * 2
+        else:
+            if r < -5:
+                return acc - 1
+        acc = acc + t
+    return acc
+
+
+def test_variable_bound_where_the_other_branch_jumps_by_different_statements() -> None:
+    _matches(bound_unless_return_or_break, (np.array([1.0, 2.0, -1.0, 3.0]),), (np.array([1.0, -7.0, 2.0]),),
+             (np.array([1.0, 2.0, 3.0]),))
+    _matches(bound_unless_return_or_continue, (np.array([1.0, -2.0, 3.0, -0.5, 4.0]),),
+             (np.array([1.0, -3.0, -7.0, 2.0]),), (np.array([2.0, 3.0]),))
+
+
+def test_a_variable_missing_where_one_inner_path_does_not_jump_is_still_refused() -> None:
+    with pytest.raises(UnboundLocalError, match="variable 't' is defined only in the `if` branch"):
+        kiln.function(bound_unless_return_but_not_always)(np.array([1.0, 2.0]))
+
+
 def used_on_the_path_that_did_not_bind(x):
     if x.sum() > 0:
         y = x * 2

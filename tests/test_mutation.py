@@ -925,3 +925,80 @@ def test_a_refused_read_of_a_returned_value_names_the_function() -> None:
     line = returns_a_maybe_view.__code__.co_firstlineno
     with pytest.raises(NotImplementedError, match=rf"test_mutation.py:{line} \(the values returns_a_maybe_view returns\)"):
         kiln.function(returns_a_maybe_view)(np.zeros(4), np.ones(2))
+
+
+# ---------------------------------------------------------------------- a view returned early
+
+
+def returns_a_view_early(a, b):
+    # kiln.fuzz 1270-262: the write is on the paths that did not return; it was refused
+    if b.sum() > 0:
+        return a[:, 0]
+    a[0, 0] += 1
+    return a[:, 1] * 2
+
+
+def returns_a_view_from_a_loop(a, b):
+    for i in range(len(b)):
+        if b[i] > 2:
+            return a[i]
+        a[i] += 1
+    a[0] *= 3
+    return a[-1] * 2
+
+
+def returns_an_argument_early(a, b):
+    if b.sum() > 0:
+        return a
+    a[0, 0] = 5
+    return a * 2
+
+
+def test_a_view_returned_early_is_not_stale_after_writes_on_other_paths() -> None:
+    for b in (np.ones(1), -np.ones(1)):
+        check(returns_a_view_early, rand(3, 2), b)
+        check(returns_an_argument_early, rand(3, 2), b)
+    for b in ([1.0, 3.0, 0.0], [0.0, 0.0, 0.0], [5.0, 0.0, 0.0]):
+        check(returns_a_view_from_a_loop, rand(3, 2), np.array(b))
+
+
+def caller_writes_after_the_call(a, b):
+    r = returns_a_view_early(a, b)
+    a[1, 0] = 7.0
+    return r + 0
+
+
+def user_variable_named_retval(a, b):
+    if b.sum() > 0:
+        return a[0]
+    retval_ = a[0] if b[0] > -5 else a[1] * 2
+    a[0, 0] = 5.0
+    return retval_
+
+
+def test_a_view_returned_early_is_still_checked_after_the_call() -> None:
+    # NumPy: `r` is a view of `a` when b > 0, so the write shows in it; on the other path it does not
+    with pytest.raises(NotImplementedError, match=r"test_mutation.py:\d+.*written since"):
+        kiln.function(caller_writes_after_the_call)(rand(3, 2), np.ones(1))
+    # the function's own `retval_` is not the return value the converter carries: still checked
+    with pytest.raises(NotImplementedError, match=r"test_mutation.py:\d+.*written since"):
+        kiln.function(user_variable_named_retval)(rand(3, 2), -np.ones(1))
+
+
+def view_of_a_maybe_view(a, b, c):
+    if b.sum() > 0:
+        y = a[0]
+    else:
+        y = a[0] * 2
+    if c.sum() > 0:
+        z = y[:]
+    else:
+        z = y + 1
+    a[0, 0] = 100.0
+    return z + 0
+
+
+def test_a_write_reaching_a_view_through_two_merges_is_refused() -> None:
+    # NumPy: z is a view of a[0] when b > 0 and c > 0 ([100, 1]); kiln gave [0, 1] silently
+    with pytest.raises(NotImplementedError, match=r"test_mutation.py:\d+.*written since"):
+        kiln.function(view_of_a_maybe_view)(np.arange(6.0).reshape(3, 2), np.ones(1), np.ones(1))

@@ -45,7 +45,7 @@ GetState = Callable[[], tuple[Any, ...]]
 SetState = Callable[[tuple[Any, ...]], None]
 
 from kiln.dialects import graph
-from kiln.frontend import dtypes, index_facts, mutation, runtime_checks, trace_context
+from kiln.frontend import dtypes, index_facts, mutation, pytree, runtime_checks, trace_context
 from kiln.frontend.autograph import effects
 from kiln.frontend.autograph.context import Unsupported, is_converted_code, unsupported_in
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined
@@ -366,8 +366,10 @@ def _cond(
         mutation.mark_stale(storage, marked_at)
     for i in staged:
         _mark_alias(merged[i], (then.leaves[i], orelse.leaves[i]), boundary, where, construct, stale_before,
-                    merged_flags.get(i))
+                    merged_flags.get(i), _return_variable(leaf_names[i]))
     _mark_shared_results(merged, staged, (then.leaves, orelse.leaves), where, construct)
+    if all(jumped_paths):
+        _note_jump_group(merged, leaf_names)
     return unflatten_state(trees[0], merged)
 
 
@@ -464,11 +466,13 @@ def _note_branch(error: Exception, where: str, label: str) -> None:
 def _mark_alias(
     merged: Tensor, values: Iterable[Any], boundary: int, where: str, construct: str,
     stale: frozenset[mutation.Storage] = frozenset(), flags: dict[mutation.Storage, SSAValue] | None = None,
+    returned: str | None = None,
 ) -> None:
     """Mark ``merged`` when one of the ``values`` it merges is an array from before the construct
     (a storage older than ``boundary``), or an array of the construct's regions that is one on some
     of their paths: NumPy's sharing then depends on the path (see mutation.MaybeAlias). ``flags``
-    says, for the outers it can, on which paths ``merged`` is that outer.
+    says, for the outers it can, on which paths ``merged`` is that outer; ``returned``: the variable
+    when ``merged`` may be the function's return value (see :func:`returned`).
     0-d values are left alone unless one of them is a 0-d argument: most stand for NumPy scalars
     (``x.sum()``, ``x[i]``, a loop counter), which NumPy does not share."""
     if merged.shape_source is None and merged.ndim == 0 and not _argument_array(values):
@@ -476,7 +480,8 @@ def _mark_alias(
     outers = _outers(values, boundary)
     if outers:
         flags = flags or {}
-        mutation.mark_alias(merged.storage, tuple(outers), where, construct, tuple(flags.get(o) for o in outers))
+        mutation.mark_alias(merged.storage, tuple(outers), where, construct, tuple(flags.get(o) for o in outers),
+                            returned)
     # a merged array that may have been written through a MaybeAlias before the construct stays refused
     written = [v.storage.stale for v in values if isinstance(v, Tensor) and v.storage in stale]
     if written:
@@ -597,12 +602,55 @@ def _scalar_on_every_path(*values: Any) -> bool:
     return bool(read) and all(is_scalar_like(v) for v in read)
 
 
+#: what :func:`_flags_set` gives for a branch that certainly jumped, by a jump not known until run time
+_SOME_JUMP = "<a jump>"
+
+
 def _flags_set(leaves: Sequence[Any], names: Sequence[str]) -> frozenset[str]:
     """The jump flags a branch certainly set (``True``): it ran that ``return``, ``break`` or ``continue``.
     What follows is guarded by the flag, so a variable left unbound on that path is not read
     again before the jump's scope ends: after a ``return``, never; after a ``break`` or ``continue``,
-    only as loops read a variable first bound in them (zeros if no iteration bound it)."""
-    return frozenset(name for leaf, name in zip(leaves, names) if is_jump_flag(name) and leaf is True)
+    only as loops read a variable first bound in them (zeros if no iteration bound it).
+
+    A branch whose flags are still those of a staged ``if`` that jumped on each of its paths
+    (``if c: return ...`` then ``break``: see :func:`_note_jump_group`) certainly jumped too, by
+    a jump known only at run time: ``_SOME_JUMP``."""
+    flags = {id(leaf) for leaf, name in zip(leaves, names) if is_jump_flag(name) and isinstance(leaf, Tensor)}
+    groups = (_noted(_JUMP_GROUPS, leaf) for leaf, name in zip(leaves, names) if is_jump_flag(name))
+    some = any(group is not None and all(id(t) in flags for t in group) for group in groups)
+    return frozenset(name for leaf, name in zip(leaves, names) if is_jump_flag(name) and leaf is True) | (
+        {_SOME_JUMP} if some else set()
+    )
+
+
+def _note_jump_group(merged: Sequence[Any], names: Sequence[str]) -> None:
+    """After a staged ``if`` each of whose paths jumped, one of its merged jump flags is true:
+    remember them as a group, each a tensor (a flag true on some path is ``True`` or staged)."""
+    flags = [(value, name) for value, name in zip(merged, names) if is_jump_flag(name)]
+    if any(value is True for value, _ in flags):
+        return  # already certain
+    group = tuple(value for value, _ in flags if isinstance(value, Tensor))
+    for value in group:
+        _note(_JUMP_GROUPS, value, group)
+
+
+def _return_variable(name: str) -> str | None:
+    """The variable of state leaf ``name`` when it may be the return value the ``return`` converter
+    carries (``retval_``, or ``retval__`` where the function has a ``retval_``), else None."""
+    base = name.partition("[")[0].partition(" ")[0]
+    return base if base.rstrip("_") == "retval" and base != "retval" else None
+
+
+def returned(value: Any, variable: str) -> Any:
+    """``return retval_`` at the end of a function the ``return`` converter lowered (``variable``:
+    its name there): where the return value is an array from before an early ``return`` on some
+    paths, the writes since were on the other paths (mutation.settle_returned)."""
+    if trace_context.current() is not None:
+        leaves, _ = pytree.flatten(value)
+        for leaf in leaves:
+            if isinstance(leaf, Tensor):
+                mutation.settle_returned(leaf.storage, variable)
+    return value
 
 
 def _dead_after_return(name: str, kept: frozenset[str] | None) -> bool:
@@ -734,6 +782,7 @@ def staged_if(
 
 _NEGATIONS = "kiln.autograph.negations"
 _FLAGS = "kiln.autograph.jump_flags"
+_JUMP_GROUPS = "kiln.autograph.jump_groups"
 
 
 def _note(key: str, tensor: Tensor, value: Any) -> None:
@@ -935,7 +984,8 @@ def _staged_loop(
                     if leaf.ty is not None and isinstance(value, Tensor):
                         _mark_alias(value, (leaf.value, *others.get(j, ())), boundary, where,
                                     f"`{construct}` loop" + ("" if others.get(j) else " (its first iteration)"),
-                                    flags={leaf.value.storage: flags[j]} if j in flags else None)
+                                    flags={leaf.value.storage: flags[j]} if j in flags else None,
+                                    returned=_return_variable(leaf.name))
                 _mark_pairs(state, shared, where, f"`{construct}` loop")
                 set_state(unflatten_state(trees, state))
                 return [Tensor(a) for a in args]
@@ -1051,7 +1101,8 @@ def _staged_loop(
         for j, (leaf, value, out) in enumerate(zip(leaves, final, out_leaves)):
             if leaf.ty is not None and isinstance(value, Tensor):  # (zero iterations leave the value before the loop)
                 _mark_alias(value, (leaf.value, out), boundary, where, f"`{construct}` loop", stale_before,
-                            {leaf.value.storage: final_flags[j]} if j in final_flags else None)
+                            {leaf.value.storage: final_flags[j]} if j in final_flags else None,
+                            _return_variable(leaf.name))
         _mark_pairs(final, shared, where, f"`{construct}` loop")
         for leaf, value in zip(leaves, final):
             if isinstance(value, Tensor) and is_jump_flag(leaf.name):

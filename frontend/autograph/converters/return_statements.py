@@ -12,13 +12,14 @@
                                          if not do_return:
                                              do_return = True
                                              retval_ = b
-                                         return retval_
+                                         return ag__.returned(retval_, 'retval_')
 
 Loops that may return stop on the flag (``for`` loops through their extra
 test). A function whose only ``return`` is its last statement is left as is.
 A function that may fall off its end gets ``return None`` there, so that
 every path sets ``retval_``: ``NOT_RETURNED`` is a placeholder for staging
 (a path that has not returned yet), distinct from a ``None`` returned.
+``ag__.returned`` tells the tracer the function ends there (staging.returned).
 """
 
 from __future__ import annotations
@@ -68,5 +69,6 @@ def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
     if not isinstance(body[-1], ast.Return):
         body = [*body, *templates.replace("return None", body[-1])]
     init = templates.replace("flag = False\nvalue = ag__.NOT_RETURNED", func.body[0], flag=flag, value=value)
-    end = templates.replace("return value", func.body[-1], value=value)
+    end = templates.replace("return ag__.returned(value, name)", func.body[-1], value=value,
+                            name=ast.Constant(value=value))
     func.body = [*map(mark_init, init), *lower(body), *end]

@@ -1,7 +1,7 @@
 """The runtime operators generated code calls as ``ag__.<name>``: Python for Python values, staging for tensors.
 (``ag__.call``, which converts the functions converted code calls, is the transpiler's.)"""
 
-from kiln.frontend.autograph.operators.control_flow import for_stmt, if_exp, if_stmt, while_stmt
+from kiln.frontend.autograph.operators.control_flow import for_stmt, if_exp, if_stmt, returned, while_stmt
 from kiln.frontend.autograph.operators.logical import and_, not_, or_
 from kiln.frontend.autograph.operators.py_builtins import bool_, float_, int_, len_, max_, min_, range_, sum_
 from kiln.frontend.autograph.operators.subscripts import getitem, slice_, store
@@ -25,6 +25,7 @@ __all__ = [
     "not_",
     "or_",
     "range_",
+    "returned",
     "set_no_state",
     "slice_",
     "store",

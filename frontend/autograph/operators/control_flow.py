@@ -99,3 +99,9 @@ def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -
     if staging.is_tensor(cond):
         return staging.staged_if_exp(cond, if_true, if_false)
     return if_true() if cond else if_false()
+
+
+def returned(value: Any, variable: str) -> Any:
+    """``return retval_``, the one ``return`` a function with early returns ends with:
+    ``variable`` names the return value the ``return`` converter carries (staging.returned)."""
+    return staging.returned(value, variable)

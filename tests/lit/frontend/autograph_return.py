@@ -30,4 +30,4 @@ print(to_code(find))
 # CHECK:               ag__.for_stmt(ag__.range_(ag__.len_(ag__.getitem(m, i))), loop_test_2, loop_body_2, get_state_2, set_state_2, ('do_return', 'retval_'))
 # CHECK:           ag__.for_stmt(ag__.range_(ag__.len_(m)), loop_test_1, loop_body_1, get_state_1, set_state_1, ('do_return', 'retval_'))
 # CHECK:               retval_ = ag__.call(_helper)(t)
-# CHECK:           return retval_
+# CHECK:           return ag__.returned(retval_, 'retval_')

@@ -15,6 +15,11 @@ if TYPE_CHECKING:
     from kiln.backends.loader import Signature
 
 
+#: what a compiled function returns for each output (``Backend.entry``'s ``kinds``): the array, or
+#: for a 0-d one what NumPy gives there, a NumPy scalar (``x.sum()``) or a Python number (``float(s)``)
+OUTPUT_ARRAY, OUTPUT_NUMPY_SCALAR, OUTPUT_PYTHON_NUMBER = 0, 1, 2
+
+
 @dataclass(frozen=True)
 class Backend:
     """One target: the stages after ``graph`` (names in ``kiln.pipelines.STAGES``), then
@@ -25,11 +30,12 @@ class Backend:
     emit: Callable[[ModuleOp], str]
     build: Callable[[str], Path]
     load: Callable[[Path, func.FuncOp], Callable[..., Any]]
-    #: ``entry(source, name, abi_signature, n_inputs, *, wait) -> (callable, final)``: a native
+    #: ``entry(source, name, abi_signature, n_inputs, *, wait, kinds) -> (callable, final)``: a native
     #: callable taking the input arrays and returning the outputs, or NotImplemented when an
     #: argument does not fit exactly (kiln.backends.c.pyext); with ``wait=False``, possibly an
-    #: interim one (final False) to use until the native one can be had. None: kiln calls
-    #: ``load``'s function from Python.
+    #: interim one (final False) to use until the native one can be had. ``kinds`` (OUTPUT_*, one
+    #: per output): what a final one returns for each; an interim one returns arrays. None: kiln
+    #: calls ``load``'s function from Python.
     entry: Callable[..., tuple[Callable[..., Any], bool]] | None = None
     #: whether ``entry`` would now give a final entry (cheap: asked on calls that used an interim one)
     entry_ready: Callable[[], bool] | None = None

@@ -9,6 +9,7 @@ allocated here and filled by the compiled code (destination passing).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from collections.abc import Callable, Sequence
@@ -24,12 +25,12 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 from kiln import pipelines
 from kiln.dialects.graph import shape_of
 from kiln.backends.loader import python_entry, signature_of
-from kiln.frontend import array_types, dynamic_shapes, plan_cache, pytree, retracing, unknown_rank
+from kiln.frontend import array_types, dynamic_shapes, plan_cache, pytree, result_kinds, retracing, unknown_rank
 from kiln.frontend.dtypes import from_element
 from kiln.frontend.signature import CallSignature, tensor_leaves
 from kiln.frontend.tracer import TracedGraph, trace_graph
 from kiln.dialects.target import resolve_isa, set_module_isa
-from kiln.backends.targets import get_backend
+from kiln.backends.targets import OUTPUT_ARRAY, OUTPUT_NUMPY_SCALAR, OUTPUT_PYTHON_NUMBER, get_backend
 from kiln.universe import make_context, run_stage
 
 if TYPE_CHECKING:
@@ -60,15 +61,48 @@ def _arg_names(fn: Callable[..., Any], signature: CallSignature) -> list[str]:
     return names
 
 
-def _result_builder(tree: pytree.TreeDef) -> Callable[[Any], Any] | None:
-    """How to turn a native entry's result (one array, a tuple of several, or None) into the
-    function's Python result; None when it already is."""
+def _result_builder(tree: pytree.TreeDef, kinds: Sequence[int], converted: bool) -> Callable[[Any], Any] | None:
+    """How to turn an entry's result (one array, a tuple of several, or None) into the function's
+    Python result: its structure, and NumPy scalars or Python numbers where NumPy gives them
+    (``kinds``, one per leaf: see kiln.frontend.result_kinds; ``converted``: the entry returns the
+    kinds known when tracing itself). None when the result already is the function's."""
     n = _count_leaves(tree)
-    if tree.kind == "leaf" or (tree.kind == "tuple" and n >= 2 and all(c.kind == "leaf" for c in tree.children)):
+    extra = sum(kind == result_kinds.DYNAMIC for kind in kinds)
+    scalars = [None if converted else _AS_KIND.get(kind) for kind in kinds]
+    if extra:
+        return functools.partial(_rebuild_with_kinds, tree, n, tuple(kinds), tuple(scalars))
+    if not any(scalars) and (
+        tree.kind == "leaf" or (tree.kind == "tuple" and n >= 2 and all(c.kind == "leaf" for c in tree.children))
+    ):
         return None
     if n == 1:
-        return lambda out: pytree.unflatten(tree, iter((out,)))
-    return lambda out: pytree.unflatten(tree, iter(out or ()))
+        one = scalars[0] if scalars else None
+        if tree.kind == "leaf" and one is not None:
+            return one
+        return lambda out: pytree.unflatten(tree, iter((one(out) if one else out,)))
+    if not any(scalars):
+        return lambda out: pytree.unflatten(tree, iter(out or ()))
+    return lambda out: pytree.unflatten(tree, (f(o) if f else o for f, o in zip(scalars, out)))
+
+
+def _rebuild_with_kinds(tree: pytree.TreeDef, n: int, kinds: tuple[int, ...],
+                        scalars: tuple[Callable[[np.ndarray], Any] | None, ...], out: Any) -> Any:
+    """The result of a function some of whose results' kinds are known only at run time: the
+    entry's outputs after the ``n`` leaves say which (result_kinds.DYNAMIC)."""
+    leaves = list(out)
+    found = iter(leaves[n:])
+    for j, kind in enumerate(kinds):
+        convert = _AS_KIND.get(int(next(found))) if kind == result_kinds.DYNAMIC else scalars[j]
+        if convert is not None:
+            leaves[j] = convert(leaves[j])
+    return pytree.unflatten(tree, iter(leaves[:n]))
+
+
+#: a 0-d result array as NumPy's result of each non-array kind
+_AS_KIND: dict[int, Callable[[np.ndarray], Any]] = {
+    OUTPUT_NUMPY_SCALAR: lambda a: a[()],
+    OUTPUT_PYTHON_NUMBER: lambda a: a.item(),
+}
 
 
 def _count_leaves(tree: pytree.TreeDef) -> int:
@@ -192,15 +226,13 @@ class ConcreteFunction:
         #: captured kiln.Variables: their buffers follow the tensor arguments of every call
         self._variable_buffers = tuple(v.buffer for v in traced.variables)
         self._in_dtypes = [spec.dtype for spec in signature.specs] + [b.dtype for b in self._variable_buffers]
-        self._rebuild = _result_builder(traced.output_tree)
-        #: the native entry's results are the Python results and its arguments the call's:
-        #: Function may call it directly (set once compiled)
-        self._direct = self._rebuild is None and not signature.kwargs and all(
-            arg is pytree.TENSOR_SLOT for arg in signature.args
-        )
+        self._rebuild = _result_builder(traced.output_tree, traced.output_kinds, converted=False)
+        #: the native entry's arguments are the call's: Function may call it directly (set once
+        #: compiled), its results rebuilt
+        self._direct = not signature.kwargs and all(arg is pytree.TENSOR_SLOT for arg in signature.args)
         #: the same for a bound method's call: the instance first (no tensors in it), then arrays
         self._direct_after_instance = (
-            self._rebuild is None and not signature.kwargs and len(signature.args) > 0
+            not signature.kwargs and len(signature.args) > 0
             and all(leaf is not pytree.TENSOR_SLOT for leaf in pytree.flatten(signature.args[0])[0])
             and all(arg is pytree.TENSOR_SLOT for arg in signature.args[1:])
         )
@@ -348,10 +380,14 @@ class ConcreteFunction:
             plan_cache.store(key, plan)
         elif self._source is None:
             self._source = plan.source
-        entry, final = self._backend.entry(plan.source, self.name, plan.signature, len(self._in_dtypes), wait=False)
+        kinds = [max(kind, OUTPUT_ARRAY) for kind in self._traced.output_kinds]  # (DYNAMIC ones: here)
+        kinds += [OUTPUT_ARRAY] * (len(self._out_dtypes) - len(kinds))
+        entry, final = self._backend.entry(plan.source, self.name, plan.signature, len(self._in_dtypes), wait=False,
+                                           kinds=kinds)
         if final:
             self._entry, self._interim = entry, None
             self.entry_takes_numpy_scalars = True
+            self._rebuild = _result_builder(self._traced.output_tree, self._traced.output_kinds, converted=True)
         else:  # an interim entry, while kiln's native entry extension is being built: used until it is
             self._interim = entry
         return entry
@@ -373,11 +409,7 @@ class ConcreteFunction:
         if not (self._direct_after_instance if bound_instance else self._direct) or self._traced.written_arguments \
                 or self._traced.scalar_rebound or self._traced.layout_arguments:
             return None  # a function that writes its arguments checks them in __call__ (0-d arrays too)
-        entry = self._entry or self._compile()
-        if self._entry is None:  # an interim entry: not one to keep (see _ctypes_entry)
-            return None
-        buffers = self._variable_buffers
-        return (lambda *args: entry(*args, *buffers)) if buffers else entry
+        return self.leaf_entry()
 
     def leaf_entry(self) -> Callable[..., Any] | None:
         """The compiled callable over a call's tensor leaves (in ``tensor_leaves`` order), its result

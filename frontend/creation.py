@@ -56,12 +56,13 @@ def array(obj: Any, dtype: Any = None, *, copy: bool = True, **kwargs: Any) -> A
         return t.copy("K") if copy else t
     t = _stacked(obj)
     t = cast(t, dtypes.canonical(dtype)) if dtype is not None else t
-    return t.copy("K") if copy else t
+    # a NumPy scalar or Python number (immutable or weak) becomes a 0-d array: a new value
+    return t.copy("K") if copy or t.immutable or t.weak else t
 
 
 def asarray(obj: Any, dtype: Any = None, **kwargs: Any) -> Any:
     """``np.asarray``: a kiln array as it is (no copy), anything else as a new kiln array."""
-    if isinstance(obj, Tensor) and (dtype is None or np.dtype(dtype) == obj.dtype):
+    if isinstance(obj, Tensor) and not (obj.immutable or obj.weak) and (dtype is None or np.dtype(dtype) == obj.dtype):
         return obj
     return array(obj, dtype, copy=False, **kwargs)
 

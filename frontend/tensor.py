@@ -62,7 +62,8 @@ def implements(fn: _F) -> _F:
 class Tensor:
     """A traced array: NumPy's interface over one SSA value of tensor type."""
 
-    __slots__ = ("_storage", "_steps", "_cache", "_seen", "shape_source", "weak", "facts", "origin", "_wrote", "immutable", "readonly", "path_promotions")
+    __slots__ = ("_storage", "_steps", "_cache", "_seen", "shape_source", "weak", "facts", "origin", "_wrote", "immutable", "readonly", "path_promotions",
+                 "kind_flag")
 
     # Tensors are unhashable, like ndarrays: ``==`` builds a tensor.
     __hash__ = None  # type: ignore[assignment]
@@ -99,6 +100,10 @@ class Tensor:
         #: (see :func:`promotion_value`), and the construct; a promotion whose result depends on
         #: the path is refused (kiln.frontend.numpy_dispatch)
         self.path_promotions: tuple[tuple[Any, ...], str] | None = None
+        #: a 0-d value a staged ``if`` merged from a NumPy scalar on one path and a 0-d array or a
+        #: Python number on another: a 0-d int8 tensor saying which at run time, for the function's
+        #: results (kiln.frontend.result_kinds); None where it is known when tracing
+        self.kind_flag: Tensor | None = None
 
     @property
     def value(self) -> SSAValue:
@@ -580,11 +585,12 @@ class Tensor:
 
     @property
     def real(self) -> Tensor:
-        return np.real(self)
+        """A NumPy scalar's real part is a scalar, an array's a view (as in NumPy)."""
+        return as_scalar(np.real(self)) if self.immutable else np.real(self)
 
     @property
     def imag(self) -> Tensor:
-        return np.imag(self)
+        return as_scalar(np.imag(self)) if self.immutable else np.imag(self)
 
     def conj(self) -> Tensor:
         """NumPy's method gives a real array itself (``np.conj`` a new one)."""
@@ -1108,10 +1114,10 @@ def weak_stand_in(x: Tensor) -> bool | int | float | complex:
 
 def python_number(t: Tensor) -> Tensor:
     """The 0-d ``t`` standing for the Python number NumPy gives there (``float(x)``, ``int(x)``,
-    ``x.item()``, ``round(s)``): a new immutable value, weak to promotion for ints and floats
-    (NEP 50: ``float32_array * float(s)`` stays float32)."""
+    ``x.item()``, ``round(s)``, ``math.isnan(s)``): a new immutable value, weak to promotion
+    (NEP 50: ``float32_array * float(s)`` stays float32; a bool is Python's, ``~b`` is ``-2``)."""
     out = Tensor(t.value)
-    out.weak = out.dtype.kind in "iuf"
+    out.weak = out.dtype.kind in "iufb"
     out.immutable = True
     return out
 

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Region, SSAValue
 
 from kiln.dialects import graph
-from kiln.frontend import pytree, trace_context
+from kiln.frontend import pytree, result_kinds, trace_context
 from kiln.frontend.mutation import Storage
 from kiln.frontend.tensor import IMMUTABLE_REBOUND, LAYOUT_ARGUMENTS, Tensor, as_tensor
 from kiln.frontend.variables import NOTES_KEY, Captures, Variable
@@ -43,6 +43,9 @@ class TracedGraph:
     scalar_rebound: bool = False
     #: the arguments whose memory layout (C-contiguous or strided) the trace depends on
     layout_arguments: tuple[int, ...] = ()
+    #: per result leaf: what NumPy would return (kiln.backends.targets.OUTPUT_*, or
+    #: result_kinds.DYNAMIC: the kind is one of the extra outputs after the leaves', in their order)
+    output_kinds: tuple[int, ...] = ()
 
 
 #: the errors a trace refuses a program with (located at the user's line, see _locate)
@@ -91,6 +94,8 @@ def trace_graph(
         # no result (a function run for its effects on variables): no outputs, and the call returns None
         leaves, tree = pytree.flatten(result) if result is not None else ([], pytree.LEAF)
         outputs = [as_tensor(leaf).value for leaf in leaves]
+        kinds = tuple(result_kinds.static_kind(leaf) for leaf in leaves)
+        outputs += [leaf.kind_flag.value for leaf, kind in zip(leaves, kinds) if kind == result_kinds.DYNAMIC]
         written, reads = _write_back(ctx, block, arg_tensors)
         ctx.emit(func.ReturnOp(*[reads.get(v, v) for v in outputs]))
 
@@ -103,7 +108,8 @@ def trace_graph(
     module = ModuleOp([func_op])
     return TracedGraph(module=module, func_op=func_op, output_tree=tree, variables=tuple(captures.variables),
                        written_arguments=written, scalar_rebound=bool(ctx.notes.get(IMMUTABLE_REBOUND)),
-                       layout_arguments=tuple(sorted(ctx.notes.get(LAYOUT_ARGUMENTS, ()))))
+                       layout_arguments=tuple(sorted(ctx.notes.get(LAYOUT_ARGUMENTS, ()))),
+                       output_kinds=kinds)
 
 
 def _locate(error: Exception) -> None:

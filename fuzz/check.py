@@ -258,6 +258,16 @@ def leaves(value: Any) -> tuple[str, list[Any]]:
     return "*", [value]
 
 
+def result_kind(value: Any) -> str:
+    """What a result is, as NumPy returns it: an array, a NumPy scalar (``x.sum()``) or a Python
+    number (``float(s)``); a 0-d array in place of a scalar is a mismatch."""
+    if isinstance(value, np.ndarray):
+        return "an array"
+    if isinstance(value, np.generic):
+        return f"a NumPy scalar ({type(value).__name__})"
+    return f"a Python {type(value).__name__}"
+
+
 def _describe(a: np.ndarray) -> str:
     text = np.array2string(a, threshold=20, max_line_width=200)
     return f"{a.dtype}{list(a.shape)} {text}"
@@ -293,9 +303,13 @@ def compare(want: Any, want_args: list[Any], got: Any, got_args: list[Any], rtol
         return Outcome("mismatch", f"result structure {gs}, NumPy gives {ws}", "mismatch: result structure",
                        f"NumPy: {want!r}\ncompiled: {got!r}")
     for k, (w, g) in enumerate(zip(wl, gl)):
-        bad = compare_values(w, g, f"result {k}" if len(wl) > 1 else "result", rtols)
+        where = f"result {k}" if len(wl) > 1 else "result"
+        bad = compare_values(w, g, where, rtols)
         if bad:
             return bad
+        if result_kind(g) != result_kind(w):
+            return Outcome("mismatch", f"{where}: {result_kind(g)}, NumPy gives {result_kind(w)}",
+                           f"mismatch: kind of {where.split(' ')[0]}", f"NumPy: {w!r}\ncompiled: {g!r}")
     for k, (w, g) in enumerate(zip(want_args, got_args)):
         if isinstance(w, np.ndarray):
             bad = compare_values(w, g, f"argument {k} after the call", rtols)

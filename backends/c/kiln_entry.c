@@ -36,7 +36,12 @@ typedef struct {
     PyArray_Descr *descr;
     int ndim;
     npy_intp dims[NPY_MAXDIMS]; /* -1: dynamic, passed to the kernel after the pointer */
+    int kind;                   /* an output's: OUTPUT_ARRAY, OUTPUT_NUMPY_SCALAR or OUTPUT_PYTHON_NUMBER */
 } ArgSpec;
+
+/* what an output is returned as (kiln.backends.targets): NumPy gives scalars, not 0-d arrays,
+ * for `x.sum()` (a NumPy scalar) and `float(s)` (a Python number) */
+enum { OUTPUT_ARRAY = 0, OUTPUT_NUMPY_SCALAR = 1, OUTPUT_PYTHON_NUMBER = 2 };
 
 typedef struct {
     PyObject_HEAD
@@ -189,12 +194,17 @@ static int parse_spec(PyObject *item, ArgSpec *spec, npy_intp *elements) {
 
 static PyObject *entry_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames);
 
-/* Entry(address, inputs, outputs): address of the packed trampoline; inputs and outputs are
- * sequences of (dtype, shape). */
+/* Entry(address, inputs, outputs[, kinds]): address of the packed trampoline; inputs and outputs
+ * are sequences of (dtype, shape); kinds, one int per output (OUTPUT_ARRAY when left out). */
 static PyObject *entry_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNUSED(kwds)) {
     unsigned long long address;
-    PyObject *inputs, *outputs;
-    if (!PyArg_ParseTuple(args, "KO!O!", &address, &PyTuple_Type, &inputs, &PyTuple_Type, &outputs)) return NULL;
+    PyObject *inputs, *outputs, *kinds = NULL;
+    if (!PyArg_ParseTuple(args, "KO!O!|O!", &address, &PyTuple_Type, &inputs, &PyTuple_Type, &outputs, &PyTuple_Type, &kinds))
+        return NULL;
+    if (kinds && PyTuple_GET_SIZE(kinds) != PyTuple_GET_SIZE(outputs)) {
+        PyErr_SetString(PyExc_ValueError, "one kind per output");
+        return NULL;
+    }
     Entry *self = (Entry *)type->tp_alloc(type, 0);
     if (!self) return NULL;
     self->vectorcall = entry_call;
@@ -216,6 +226,19 @@ static PyObject *entry_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNUS
             return NULL;
         }
         elements = (n == INTPTR_MAX || elements > INTPTR_MAX - n) ? INTPTR_MAX : elements + n;
+        if (kinds && i >= self->n_in) {
+            long kind = PyLong_AsLong(PyTuple_GET_ITEM(kinds, i - self->n_in));
+            if (kind == -1 && PyErr_Occurred()) {
+                Py_DECREF(self);
+                return NULL;
+            }
+            if ((kind != OUTPUT_ARRAY && self->specs[i].ndim != 0) || kind < OUTPUT_ARRAY || kind > OUTPUT_PYTHON_NUMBER) {
+                Py_DECREF(self);
+                PyErr_SetString(PyExc_ValueError, "an output kind is OUTPUT_ARRAY, or a scalar kind of a 0-d output");
+                return NULL;
+            }
+            self->specs[i].kind = (int)kind;
+        }
         for (int k = 0; k < self->specs[i].ndim; k++) {
             if (self->specs[i].dims[k] >= 0) continue;
             if (i >= self->n_in) {
@@ -320,6 +343,19 @@ static PyObject *entry_call(PyObject *callable, PyObject *const *args, size_t na
         else
             PyErr_SetString(PyExc_ValueError, failed);
         return NULL;
+    }
+    for (Py_ssize_t j = 0; j < self->n_out; j++) {
+        int kind = self->specs[self->n_in + j].kind;
+        if (kind == OUTPUT_ARRAY) continue;
+        PyArrayObject *arr = (PyArrayObject *)outs[j];
+        PyObject *scalar = kind == OUTPUT_NUMPY_SCALAR ? PyArray_ToScalar(PyArray_DATA(arr), arr)
+                                                       : PyArray_GETITEM(arr, PyArray_DATA(arr));
+        Py_DECREF(outs[j]);
+        outs[j] = scalar;
+        if (!scalar) {
+            for (Py_ssize_t k = 0; k < self->n_out; k++) Py_XDECREF(outs[k]);
+            return NULL;
+        }
     }
     if (self->n_out == 1) return outs[0];
     if (self->n_out == 0) Py_RETURN_NONE;

@@ -24,7 +24,7 @@ import re
 import sys
 import sysconfig
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -125,13 +125,14 @@ def trampoline(name: str, signature: Signature, can_fail: bool = False) -> str:
 
 
 def build_entry(
-    source: str, name: str, signature: Signature, n_inputs: int, *, wait: bool = True
+    source: str, name: str, signature: Signature, n_inputs: int, *, wait: bool = True, kinds: Sequence[int] = ()
 ) -> tuple[Callable[..., Any], bool]:
     """Compile ``source`` with its trampoline (cached by content) and bind an ``Entry`` to kernel
-    ``name``: its first ``n_inputs`` memref parameters are inputs, the rest outputs it allocates.
+    ``name``: its first ``n_inputs`` memref parameters are inputs, the rest outputs it allocates,
+    returned as ``kinds`` says (kiln.backends.targets.OUTPUT_*; arrays when empty).
     Returns (entry, final). On the first compile on a machine the extension is still being built
     (~0.3 s, in parallel); with ``wait=False`` the answer is then at once an interim entry through
-    ctypes (not final: slower calls, the same results) instead of waiting for the extension."""
+    ctypes (not final: slower calls, the same results as arrays) instead of waiting for the extension."""
     prefetch()
     can_fail = re.search(rf"\b{CHECK_SYMBOL}\b", source) is not None  # (not a function named user_kiln_take_error)
     so_path = toolchain.compile_shared(source + trampoline(name, signature, can_fail))
@@ -145,4 +146,6 @@ def build_entry(
     mod = module()
     specs = [(kind.dtype, tuple(-1 if n is None else n for n in kind.shape)) for kind in signature.args]
     address = mod.symbol(str(so_path), trampoline_name(name))
+    if any(kinds):
+        return mod.Entry(address, tuple(specs[:n_inputs]), tuple(specs[n_inputs:]), tuple(kinds)), True
     return mod.Entry(address, tuple(specs[:n_inputs]), tuple(specs[n_inputs:])), True

@@ -45,7 +45,7 @@ GetState = Callable[[], tuple[Any, ...]]
 SetState = Callable[[tuple[Any, ...]], None]
 
 from kiln.dialects import graph
-from kiln.frontend import dtypes, index_facts, mutation, pytree, runtime_checks, trace_context
+from kiln.frontend import dtypes, index_facts, mutation, pytree, result_kinds, runtime_checks, trace_context
 from kiln.frontend.autograph import effects
 from kiln.frontend.autograph.context import Unsupported, is_converted_code, unsupported_in
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined
@@ -331,17 +331,23 @@ def _cond(
             path_flags.append([_same(branch.leaves[i], outer) for i, outer in candidates])
     # a flag known on both paths follows from the predicate; one traced on a path is yielded
     yielded = [k for k, fs in enumerate(zip(*path_flags)) if None not in fs and any(isinstance(f, Tensor) for f in fs)]
+    # a 0-d value that is a NumPy scalar on one path and a 0-d array or Python number on the other
+    kinds = [i for i, ty in zip(staged, result_types) if not ty.get_shape() and sources[staged.index(i)] is None
+             and result_kinds.differ(then.leaves[i], orelse.leaves[i])]
     for branch, wrote, flags in zip(traced, written, path_flags):
         with trace_context.at_block(branch.block):
             values = [branch.value(branch.leaves[i], ty) for i, ty in zip(staged, result_types)]
             values += [wrote.get(storage, entry[storage]) for storage in storages]
             values += [_flag_value(flags[k]) for k in yielded]
+            values += [result_kinds.flag_value(branch.leaves[i]) for i in kinds]
             with mutation.values_as(wrote):
                 trace_context.require().emit(graph.YieldOp(*values))
     op = trace_context.require().emit(
-        graph.CondOp(pred.value, [*result_types, *(entry[s].type for s in storages), *(_FLAG_TYPE for _ in yielded)],
+        graph.CondOp(pred.value, [*result_types, *(entry[s].type for s in storages), *(_FLAG_TYPE for _ in yielded),
+                                  *(result_kinds.FLAG_TYPE for _ in kinds)],
                      Region(then.block), Region(orelse.block))
     )
+    kind_flags = dict(zip(kinds, op.results[len(staged) + len(storages) + len(yielded):]))
     merged_flags: dict[int, dict[mutation.Storage, SSAValue]] = {}
     for k, (i, outer) in enumerate(candidates):
         then_flag, else_flag = path_flags[0][k], path_flags[1][k]
@@ -358,6 +364,8 @@ def _cond(
         _merge_promotion(merged[i], (then.leaves[i], orelse.leaves[i]), f"the staged {construct} at {where}")
         merge_layout(merged[i], (then.leaves[i], orelse.leaves[i]), where, construct)
         merged[i].immutable = _scalar_on_every_path(then.leaves[i], orelse.leaves[i])
+        if i in kind_flags:
+            merged[i].kind_flag = Tensor(kind_flags[i])
         if is_jump_flag(leaf_names[i]):
             _note(_FLAGS, merged[i], leaf_names[i])
     for storage, result in zip(storages, op.results[len(staged):]):

@@ -1,0 +1,64 @@
+"""What a compiled function returns for each result: NumPy's kind of value, not only its contents.
+
+NumPy gives a NumPy scalar for ``x.sum()``, ``x[i]`` or a ufunc of 0-d values, a Python number
+for ``float(s)`` or ``len(x) * 2``, and a 0-d array only for ``np.asarray(s)``, ``np.zeros(())``
+and the like. The trace knows which each 0-d value is (``Tensor.immutable``: a NumPy scalar;
+``Tensor.weak``: a Python number), so a result is returned as NumPy would return it. Where a
+staged ``if`` merges two kinds (``return x.sum()`` on one path, ``return np.asarray(...)`` on
+the other), the merged value carries a 0-d int8 ``kind_flag`` the ``if`` yields, and the
+function returns it as an extra result that says, per call, what to make of that one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType, i8
+from xdsl.ir import SSAValue
+
+from kiln.backends.targets import OUTPUT_ARRAY, OUTPUT_NUMPY_SCALAR, OUTPUT_PYTHON_NUMBER
+from kiln.frontend.tensor import Tensor, constant
+
+#: an output whose kind is known only at run time: an extra int8 result holds it (see module doc)
+DYNAMIC = -1
+
+#: the type of a kind flag
+FLAG_TYPE = TensorType(i8, [])
+
+
+def static_kind(value: Any) -> int:
+    """What NumPy returns for ``value`` (a result leaf), as far as tracing knows: an array (a 0-d
+    one too), a NumPy scalar (an immutable 0-d tensor, a NumPy scalar) or a Python number (a weak
+    0-d tensor, a Python number); DYNAMIC where a staged ``if`` merged two kinds."""
+    if isinstance(value, Tensor):
+        if value.shape_source is not None or value.ndim != 0:
+            return OUTPUT_ARRAY
+        if value.kind_flag is not None:
+            return DYNAMIC
+        return OUTPUT_PYTHON_NUMBER if value.weak else OUTPUT_NUMPY_SCALAR if value.immutable else OUTPUT_ARRAY
+    if isinstance(value, np.generic):
+        return OUTPUT_NUMPY_SCALAR
+    if isinstance(value, (bool, int, float, complex)):
+        return OUTPUT_PYTHON_NUMBER
+    return OUTPUT_ARRAY
+
+
+def differ(a: Any, b: Any) -> bool:
+    """Whether the value a staged ``if`` merges from ``a`` and ``b`` (one per path) is of a kind
+    known only at run time. A path's placeholder (a value it never reads) takes the other's kind."""
+    if not _has_kind(a) or not _has_kind(b):
+        return any(_has_kind(v) and static_kind(v) == DYNAMIC for v in (a, b))
+    ka, kb = static_kind(a), static_kind(b)
+    return ka == DYNAMIC or kb == DYNAMIC or ka != kb
+
+
+def _has_kind(value: Any) -> bool:
+    return isinstance(value, (Tensor, np.generic, np.ndarray, bool, int, float, complex))
+
+
+def flag_value(value: Any) -> SSAValue:
+    """The kind of ``value`` as a 0-d int8 value, traced where a branch ends (its yield)."""
+    if isinstance(value, Tensor) and value.kind_flag is not None:
+        return value.kind_flag.value
+    return constant(np.int8(static_kind(value))).value

@@ -44,7 +44,7 @@ def relu(x: Any) -> Any:
     if not isinstance(x, Tensor):
         return np.maximum(x, 0)
     (dtype, _), _ = dtypes.resolve_ufunc(np.maximum, [x.dtype, int])
-    return with_source(emit(graph.ReluOp(_cast(x, dtype).value)), x.shape_source)
+    return as_scalar(with_source(emit(graph.ReluOp(_cast(x, dtype).value)), x.shape_source))  # (0-d: as np.maximum)
 
 
 def sigmoid(x: Any) -> Any:
@@ -55,7 +55,7 @@ def sigmoid(x: Any) -> Any:
     (dtype,), _ = dtypes.resolve_ufunc(np.exp, [negated])
     if dtype == np.float16 or dtype.kind == "c":  # each of the three ops rounds, as eagerly
         return 1 / (1 + np.exp(-x))
-    return with_source(emit(graph.SigmoidOp(_cast(x, dtype).value)), x.shape_source)
+    return as_scalar(with_source(emit(graph.SigmoidOp(_cast(x, dtype).value)), x.shape_source))
 
 
 def tanh(x: Any) -> Any:

@@ -19,7 +19,7 @@ from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
 from kiln.frontend import array_ops, array_types, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
-from kiln.frontend import numpy_sorting, numpy_ufunc_methods, runtime_checks, trace_context, ufuncs, views
+from kiln.frontend import numpy_sorting, numpy_ufunc_methods, pytree, runtime_checks, trace_context, ufuncs, views
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import follow_layout, implements, lay_out_fortran, path_promotions, promotion_value, shape_of
 from kiln.frontend.tensor import WEAK_OF_KIND, in_python_operator, python_number, strong, weak_stand_in, with_source
@@ -214,7 +214,9 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: Sequence[Any], kwargs: dic
     """``Tensor.__array_ufunc__``: record ``ufunc(*inputs)`` as graph ops."""
     name = _np_name(ufunc)
     if method != "__call__":
-        return numpy_ufunc_methods.call(ufunc, method, inputs, kwargs)
+        result = numpy_ufunc_methods.call(ufunc, method, inputs, kwargs)
+        reduced = method == "reduce" and isinstance(result, Tensor) and kwargs.get("out") is None
+        return as_scalar(result) if reduced else result  # (np.add.reduce(v): a NumPy scalar)
     kwargs = dict(kwargs)
     out = kwargs.pop("out", None)
     if kwargs:
@@ -470,7 +472,21 @@ def array_function(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
     impl = _FUNCTIONS.get(func)
     if impl is None:
         raise _unsupported(_np_name(func))
-    return impl(*args, **kwargs)
+    result = impl(*args, **kwargs)
+    if func not in _SCALAR_RESULTS:
+        return result
+    inputs = {id(t.storage) for t in pytree.flatten((args, kwargs))[0] if isinstance(t, Tensor)}
+    return _as_scalars(result, inputs)
+
+
+def _as_scalars(result: Any, inputs: set[int]) -> Any:
+    """A 0-d result (or each of a tuple's) as the NumPy scalar NumPy returns there, unless it is
+    an argument's memory (``out=``)."""
+    if isinstance(result, tuple):
+        return tuple(_as_scalars(r, inputs) for r in result)
+    if isinstance(result, Tensor) and id(result.storage) not in inputs:
+        return as_scalar(result)
+    return result
 
 
 def _reject(name: str, **given: Any) -> None:
@@ -688,3 +704,12 @@ _FUNCTIONS.update(numpy_reductions.FUNCTIONS)
 _FUNCTIONS.update(numpy_products.FUNCTIONS)
 _FUNCTIONS.update(numpy_sorting.FUNCTIONS)
 _FUNCTIONS.update(linalg.FUNCTIONS)  # np.linalg.cholesky, solve, inv, det
+
+#: the functions whose 0-d results NumPy returns as NumPy scalars (``np.argmax(x)``, ``np.dot(v, v)``,
+#: ``np.linalg.det(m)``); the others' are arrays (``np.where``, ``np.copy``, ``np.cov``, views)
+_SCALAR_RESULTS = (
+    {np.sum, np.prod, np.max, np.amax, np.min, np.amin, np.mean, np.clip, np.angle, np.trace, np.round, np.around,
+     np.nan_to_num, np.isclose}
+    | set(numpy_reductions.FUNCTIONS) | set(numpy_products.FUNCTIONS) | set(numpy_sorting.FUNCTIONS)
+    | set(linalg.FUNCTIONS)
+) - {np.cov, np.tensordot}

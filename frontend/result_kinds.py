@@ -62,3 +62,17 @@ def flag_value(value: Any) -> SSAValue:
     if isinstance(value, Tensor) and value.kind_flag is not None:
         return value.kind_flag.value
     return constant(np.int8(static_kind(value))).value
+
+
+def with_kind(value: Tensor, kind: int | Tensor) -> Tensor:
+    """``value`` (a new 0-d tensor) returned as ``kind``: a static kind, or a traced 0-d int8 one
+    (``max(s, t, 0.5)`` of 0-d arrays is one of them: an array or the Python float)."""
+    out = Tensor(value.value)
+    out.weak, out.facts, out.path_promotions = value.weak, value.facts, value.path_promotions
+    if isinstance(kind, Tensor):
+        out.immutable = value.immutable
+        out.kind_flag = kind
+    else:
+        out.weak = kind == OUTPUT_PYTHON_NUMBER and out.dtype.kind in "iufb"
+        out.immutable = kind != OUTPUT_ARRAY
+    return out

@@ -22,7 +22,7 @@ from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
 from kiln.frontend import array_ops, trace_context
-from kiln.frontend.tensor import Tensor, as_tensor, cast, constant, emit
+from kiln.frontend.tensor import Tensor, as_tensor, cast, constant, emit, python_number
 
 Builder = Callable[..., Tensor]
 
@@ -196,10 +196,10 @@ def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: boo
 
 
 def allclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bool = False) -> Tensor:
-    """Whether every element is ``isclose``: a 0-d bool tensor (NumPy returns a Python bool,
-    which a traced value cannot be); True for empty operands."""
+    """Whether every element is ``isclose``: a 0-d bool tensor standing for the Python bool NumPy
+    returns (returned as one); True for empty operands."""
     far = np.logical_not(isclose(a, b, rtol, atol, equal_nan))
-    return np.equal(array_ops.reduce("sum", far, None, False), 0)
+    return python_number(np.equal(array_ops.reduce("sum", far, None, False), 0))
 
 
 FUNCTIONS: dict[Any, Callable[..., Any]] = {

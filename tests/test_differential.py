@@ -51,8 +51,8 @@ def check(fn: Callable[..., Any], *args: Any, rtol: float | None = None, target:
     want_leaves, want_tree = pytree.flatten(want)
     assert got_tree == want_tree
     for g, w in zip(got_leaves, want_leaves):
-        w = np.asarray(w)
-        assert isinstance(g, np.ndarray)
+        assert type(g) is type(w), f"{type(g).__name__}, NumPy's {type(w).__name__}"  # scalars as NumPy gives them
+        g, w = np.asarray(g), np.asarray(w)
         assert g.shape == w.shape, f"shape {g.shape} != {w.shape}"
         assert g.dtype == w.dtype, f"dtype {g.dtype} != {w.dtype}"
         if w.dtype.kind in "biu":

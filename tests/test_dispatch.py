@@ -217,7 +217,7 @@ def test_warm_start_in_a_new_process_compiles_and_lowers_nothing(tmp_path: Path)
 
 
 def test_numpy_scalars_and_variables_stay_on_the_fast_path() -> None:
-    """NumPy scalars (converted to 0-d arrays) and functions using Variables get a cached native
+    """NumPy scalars (passed as 0-d arrays) and functions using Variables get a cached native
     entry: results stay right across calls, and the variable's state advances on every call."""
     import kiln
 
@@ -231,7 +231,8 @@ def test_numpy_scalars_and_variables_stay_on_the_fast_path() -> None:
 
     for value, want in ((3.0, 9.0), (-2.0, 0.0), (4.0, 16.0), (-1.0, 0.0)):
         got = square_if_positive(np.float32(value))
-        assert got == want and got.dtype == np.float32
+        # NumPy's kinds on each path: a float32 scalar, or the Python float 0.0
+        assert got == want and type(got) is (np.float32 if value > 0 else float)
     assert square_if_positive.tracing_count == 1
     assert square_if_positive._last_entry is not None
 

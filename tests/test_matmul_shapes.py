@@ -32,8 +32,9 @@ def check(fn: Callable[..., Any], *args: np.ndarray, input_signature: list[kiln.
     want = fn(*eager_args)
     got = kiln.function(fn, input_signature=input_signature)(*compiled_args)
     for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
-        w = np.asarray(w)
-        assert isinstance(g, np.ndarray) and g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype, w.dtype)
+        assert type(g) is type(w), (type(g), type(w))  # a NumPy scalar where NumPy gives one
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype, w.dtype)
         _close(g, w)
     for g, w in zip(compiled_args, eager_args):
         _close(g, w)

@@ -69,8 +69,8 @@ def pairs(da: str, db: str) -> tuple[np.ndarray, np.ndarray]:
 
 def assert_same(got: Any, want: Any, ulps: float) -> None:
     """``got`` is NumPy's ``want``: dtype and shape exactly; values as the module docstring says."""
-    want = np.asarray(want)
-    assert isinstance(got, np.ndarray), f"kiln returned {type(got).__name__}"
+    assert type(got) is type(want), f"kiln returned {type(got).__name__}, NumPy {type(want).__name__}"
+    got, want = np.asarray(got), np.asarray(want)
     assert got.dtype == want.dtype, f"dtype {got.dtype} != NumPy's {want.dtype}"
     assert got.shape == want.shape, f"shape {got.shape} != NumPy's {want.shape}"
     if want.dtype.kind != "f":

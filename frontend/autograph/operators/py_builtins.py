@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from kiln.frontend import array_ops, dtypes, runtime_checks, trace_context
+from kiln.frontend import array_ops, dtypes, result_kinds, runtime_checks, trace_context
 from kiln.frontend.autograph import staging
 from kiln.frontend.tensor import Tensor, as_python_operator, as_tensor, python_number
 
@@ -64,9 +64,9 @@ def int_(*args: Any) -> Any:
 
 
 def bool_(*args: Any) -> Any:
-    """``bool(x)``: a 0-d bool tensor (``x != 0``) for a tensor ``x``."""
+    """``bool(x)``: a 0-d bool tensor (``x != 0``) standing for the Python bool, for a tensor ``x``."""
     if len(args) == 1 and _traced(args[0]):
-        return _scalar(args[0], "bool()").astype(np.bool_)
+        return python_number(_scalar(args[0], "bool()").astype(np.bool_))
     return bool(*args)
 
 
@@ -95,10 +95,13 @@ def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
                     f"{name}() of tensors of shape {as_tensor(v).shape} needs the truth value of an elementwise "
                     f"comparison, which is ambiguous (as in NumPy); use np.{'maximum' if name == 'max' else 'minimum'}"
                 )
-        result = items[0]
+        result, kind = items[0], result_kinds.static_kind(items[0])
         for v in items[1:]:
+            if kind != result_kinds.static_kind(v) or isinstance(kind, Tensor):  # Python keeps the first extreme
+                wins = np.greater(v, result) if name == "max" else np.less(v, result)
+                kind = np.where(wins, np.int8(result_kinds.static_kind(v)), kind if isinstance(kind, Tensor) else np.int8(kind))
             result = combine(result, v)
-        return result
+        return result_kinds.with_kind(result, kind)
 
     impl.__name__ = f"{name}_"
     impl.__doc__ = (

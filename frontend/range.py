@@ -25,7 +25,7 @@ def range(start: Any, stop: Any = None, step: Any = 1) -> Any:  # noqa: A001 - t
     traced = any(isinstance(v, Tensor) for v in (start, stop, step))
     if not traced and trace_context.current() is None:
         return builtins.range(*(int(v) for v in ((start,) if stop is None else (start, stop, step))))
-    return StagedRange(start, stop, step)
+    return StagedRange(start, stop, step, weak=True)  # its index is a Python int, as eagerly
 
 
 class StagedRange:

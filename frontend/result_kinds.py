@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import TensorType, i8
 from xdsl.ir import SSAValue
 
 from kiln.backends.targets import OUTPUT_ARRAY, OUTPUT_NUMPY_SCALAR, OUTPUT_PYTHON_NUMBER
+from kiln.frontend import trace_context
 from kiln.frontend.tensor import Tensor, constant
 
 #: an output whose kind is known only at run time: an extra int8 result holds it (see module doc)
@@ -53,8 +54,40 @@ def differ(a: Any, b: Any) -> bool:
     return ka == DYNAMIC or kb == DYNAMIC or ka != kb
 
 
+def merged_kind(a: Any, b: Any) -> int | None:
+    """The kind known when tracing of the value a staged ``if`` merges from ``a`` and ``b``: theirs
+    when they agree or one is a placeholder (None: neither has one, or it is known only per call)."""
+    kinds = {static_kind(v) for v in (a, b) if _has_kind(v)}
+    return kinds.pop() if len(kinds) == 1 and DYNAMIC not in kinds else None
+
+
 def _has_kind(value: Any) -> bool:
-    return isinstance(value, (Tensor, np.generic, np.ndarray, bool, int, float, complex))
+    if isinstance(value, Tensor):
+        return id(value) not in _placeholders()
+    return isinstance(value, (np.generic, np.ndarray, bool, int, float, complex))
+
+
+_PLACEHOLDERS = "kiln.result_kinds.placeholders"
+
+
+def _placeholders() -> dict[int, Tensor]:
+    ctx = trace_context.current()
+    return ctx.notes.setdefault(_PLACEHOLDERS, {}) if ctx is not None else {}  # type: ignore[return-value]
+
+
+def mark_placeholder(value: Tensor) -> None:
+    """``value`` (a loop's carried return value as an iteration starts: a placeholder, since a loop
+    that returned stops) has no kind of its own: a staged ``if`` merging it takes the other path's."""
+    _placeholders()[id(value)] = value
+
+
+def take_kind(value: Tensor, kind: int) -> None:
+    """Make the 0-d ``value`` (a loop's result that was a placeholder before it) the ``kind`` its
+    iterations give it (a loop's ``return i`` of a Python int index is a Python int)."""
+    if kind == DYNAMIC or value.shape_source is not None or value.ndim != 0:
+        return
+    value.weak = kind == OUTPUT_PYTHON_NUMBER and value.dtype.kind in "iufb"
+    value.immutable = kind != OUTPUT_ARRAY
 
 
 def flag_value(value: Any) -> SSAValue:

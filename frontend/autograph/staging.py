@@ -333,7 +333,7 @@ def _cond(
     yielded = [k for k, fs in enumerate(zip(*path_flags)) if None not in fs and any(isinstance(f, Tensor) for f in fs)]
     # a 0-d value that is a NumPy scalar on one path and a 0-d array or Python number on the other
     kinds = [i for i, ty in zip(staged, result_types) if not ty.get_shape() and sources[staged.index(i)] is None
-             and result_kinds.differ(then.leaves[i], orelse.leaves[i])]
+             and not is_jump_flag(leaf_names[i]) and result_kinds.differ(then.leaves[i], orelse.leaves[i])]
     for branch, wrote, flags in zip(traced, written, path_flags):
         with trace_context.at_block(branch.block):
             values = [branch.value(branch.leaves[i], ty) for i, ty in zip(staged, result_types)]
@@ -366,6 +366,8 @@ def _cond(
         merged[i].immutable = _scalar_on_every_path(then.leaves[i], orelse.leaves[i])
         if i in kind_flags:
             merged[i].kind_flag = Tensor(kind_flags[i])
+        elif not is_jump_flag(leaf_names[i]) and (kind := result_kinds.merged_kind(then.leaves[i], orelse.leaves[i])) is not None:
+            result_kinds.take_kind(merged[i], kind)  # (one path's is a loop's placeholder: the other's)
         if is_jump_flag(leaf_names[i]):
             _note(_FLAGS, merged[i], leaf_names[i])
     for storage, result in zip(storages, op.results[len(staged):]):
@@ -978,6 +980,9 @@ def _staged_loop(
             def enter(block: Block) -> Counters:
                 args = iter(block.args)
                 state = [_carried(next(args), leaf) if leaf.ty is not None else leaf.value for leaf in leaves]
+                for leaf, value in zip(leaves, state):  # a return value not set yet: the loop stops once it is
+                    if isinstance(value, Tensor) and may_be_placeholder(leaf.value):
+                        result_kinds.mark_placeholder(value)
                 for leaf, value in zip(leaves, state):  # laid out as on entry (checked against the body's below)
                     if leaf.ty is not None and merge_layout(value, [leaf.value], where, f"`{construct}` loop"):
                         laid_out.add(value._storage)
@@ -1093,6 +1098,9 @@ def _staged_loop(
             for leaf, out in zip(leaves, out_leaves)
         ]
         final = [True if is_set and is_jump_flag(leaf.name) else value for leaf, value, is_set in zip(leaves, final, ends_set)]
+        for leaf, value, out in zip(leaves, final, out_leaves):  # a return value: the kind an iteration gives it
+            if isinstance(value, Tensor) and may_be_placeholder(leaf.value):
+                result_kinds.take_kind(value, result_kinds.static_kind(out))
         for leaf, value in zip(leaves, final):  # after zero iterations, what it was before the loop
             if not runs and leaf.ty is not None and isinstance(value, Tensor) and _weak_value(leaf.value) and is_number(leaf.value):
                 _merge_promotion(value, (leaf.value, value), f"the staged `{construct}` loop at {where} (zero iterations or more)")
@@ -1375,7 +1383,7 @@ def staged_for(
         def range_body(counters: Counters) -> Counters:
             (i,) = counters
             item = Tensor(i.value)
-            item.weak = iter_.weak
+            item.weak, item.immutable = iter_.weak, True  # a number: `i += 1` rebinds it
             index_facts.loop_index(item, *iter_.index_range())
             body(item)
             return [cast(np.add(i, step), i.dtype)]

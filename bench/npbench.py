@@ -359,7 +359,13 @@ def _in_child(target: Callable[..., None], args: tuple[Any, ...], timeout: float
 
 
 def _benchmarks(root: pathlib.Path, only: list[str] | None) -> list[pathlib.Path]:
-    return [p for p in sorted((root / "bench_info").glob("*.json")) if not only or p.stem in only]
+    """The kernels' bench_info files, those ``only`` names when given (a name that is none is an
+    error: ``--only gemm,atax`` timed nothing)."""
+    found = sorted((root / "bench_info").glob("*.json"))
+    unknown = sorted(set(only or ()) - {p.stem for p in found})
+    if unknown:
+        raise SystemExit(f"--only: no NPBench kernel named {', '.join(unknown)} (names are separated by spaces)")
+    return [p for p in found if not only or p.stem in only]
 
 
 def run(root: pathlib.Path, preset: str, timeout: float, only: list[str] | None) -> list[tuple[str, str, float, str]]:

@@ -137,3 +137,9 @@ def test_thread_env() -> None:
     one, two = thread_env(1), thread_env(2)
     assert one["KILN_NUM_THREADS"] == one["NUMBA_NUM_THREADS"] == one["OPENBLAS_NUM_THREADS"] == "1"
     assert "--xla_cpu_multi_thread_eigen=false" in one["XLA_FLAGS"] and two["OMP_NUM_THREADS"] == "2"
+
+
+def test_an_unknown_kernel_name_is_an_error(tmp_path: pathlib.Path) -> None:
+    _fake_npbench(tmp_path, {})
+    with pytest.raises(SystemExit, match="no NPBench kernel named gemm,atax"):
+        run_speed(tmp_path, "S", 120.0, 0.5, 3, ["gemm,atax"])

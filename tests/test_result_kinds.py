@@ -86,7 +86,7 @@ def test_a_kind_that_depends_on_the_path_is_the_taken_path_s() -> None:
 
 
 def python_max_of_mixed_kinds(s, t):
-    return max(s, t, 0.5), min(s, 0.25), max(s, t)
+    return max(s, t, 0.5), min(s, 0.25), max(s, t), max(s, 0.5, t), min(t, s, 0.25)
 
 
 def test_python_max_and_min_give_the_winner_s_kind() -> None:

@@ -97,7 +97,8 @@ def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
                 )
         result, kind = items[0], result_kinds.static_kind(items[0])
         for v in items[1:]:
-            if kind != result_kinds.static_kind(v) or isinstance(kind, Tensor):  # Python keeps the first extreme
+            # (a kind known only per call is a tensor: compared first, `!=` would trace an elementwise test)
+            if isinstance(kind, Tensor) or kind != result_kinds.static_kind(v):  # Python keeps the first extreme
                 wins = np.greater(v, result) if name == "max" else np.less(v, result)
                 kind = np.where(wins, np.int8(result_kinds.static_kind(v)), kind if isinstance(kind, Tensor) else np.int8(kind))
             result = combine(result, v)

@@ -67,35 +67,28 @@ def _result_builder(tree: pytree.TreeDef, kinds: Sequence[int], converted: bool)
     (``kinds``, one per leaf: see kiln.frontend.result_kinds; ``converted``: the entry returns the
     kinds known when tracing itself). None when the result already is the function's."""
     n = _count_leaves(tree)
-    extra = sum(kind == result_kinds.DYNAMIC for kind in kinds)
-    scalars = [None if converted else _AS_KIND.get(kind) for kind in kinds]
-    if extra:
-        return functools.partial(_rebuild_with_kinds, tree, n, tuple(kinds), tuple(scalars))
-    if not any(scalars) and (
+    dynamic = result_kinds.DYNAMIC in kinds
+    scalars = tuple(None if converted else _AS_KIND.get(kind) for kind in kinds)
+    if not dynamic and not any(scalars) and (
         tree.kind == "leaf" or (tree.kind == "tuple" and n >= 2 and all(c.kind == "leaf" for c in tree.children))
     ):
         return None
-    if n == 1:
-        one = scalars[0] if scalars else None
-        if tree.kind == "leaf" and one is not None:
-            return one
-        return lambda out: pytree.unflatten(tree, iter((one(out) if one else out,)))
-    if not any(scalars):
-        return lambda out: pytree.unflatten(tree, iter(out or ()))
-    return lambda out: pytree.unflatten(tree, (f(o) if f else o for f, o in zip(scalars, out)))
+    if tree.kind == "leaf" and not dynamic:
+        return scalars[0]  # (the call path of a function returning one scalar)
+    return functools.partial(_rebuild, tree, n, tuple(kinds), scalars)
 
 
-def _rebuild_with_kinds(tree: pytree.TreeDef, n: int, kinds: tuple[int, ...],
-                        scalars: tuple[Callable[[np.ndarray], Any] | None, ...], out: Any) -> Any:
-    """The result of a function some of whose results' kinds are known only at run time: the
-    entry's outputs after the ``n`` leaves say which (result_kinds.DYNAMIC)."""
-    leaves = list(out)
-    found = iter(leaves[n:])
+def _rebuild(tree: pytree.TreeDef, n: int, kinds: tuple[int, ...],
+             scalars: tuple[Callable[[np.ndarray], Any] | None, ...], out: Any) -> Any:
+    """The function's result from its entry's: the ``n`` leaves, then one output per leaf whose
+    kind is known only at run time (result_kinds.DYNAMIC), saying which."""
+    outputs = [out] if n + kinds.count(result_kinds.DYNAMIC) == 1 else list(out or ())
+    found = iter(outputs[n:])
     for j, kind in enumerate(kinds):
         convert = _AS_KIND.get(int(next(found))) if kind == result_kinds.DYNAMIC else scalars[j]
         if convert is not None:
-            leaves[j] = convert(leaves[j])
-    return pytree.unflatten(tree, iter(leaves[:n]))
+            outputs[j] = convert(outputs[j])
+    return pytree.unflatten(tree, iter(outputs[:n]))
 
 
 #: a 0-d result array as NumPy's result of each non-array kind
@@ -380,7 +373,8 @@ class ConcreteFunction:
             plan_cache.store(key, plan)
         elif self._source is None:
             self._source = plan.source
-        kinds = [max(kind, OUTPUT_ARRAY) for kind in self._traced.output_kinds]  # (DYNAMIC ones: here)
+        # the kinds known only per call are made here (_rebuild), from the entry's extra outputs
+        kinds = [OUTPUT_ARRAY if kind == result_kinds.DYNAMIC else kind for kind in self._traced.output_kinds]
         kinds += [OUTPUT_ARRAY] * (len(self._out_dtypes) - len(kinds))
         entry, final = self._backend.entry(plan.source, self.name, plan.signature, len(self._in_dtypes), wait=False,
                                            kinds=kinds)

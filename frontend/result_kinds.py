@@ -82,8 +82,8 @@ def mark_placeholder(value: Tensor) -> None:
 
 
 def take_kind(value: Tensor, kind: int) -> None:
-    """Make the 0-d ``value`` (a loop's result that was a placeholder before it) the ``kind`` its
-    iterations give it (a loop's ``return i`` of a Python int index is a Python int)."""
+    """Make the 0-d ``value`` the ``kind`` NumPy gives it (a loop's result that was a placeholder
+    before it takes its iterations': a loop's ``return i`` of a Python int index is a Python int)."""
     if kind == DYNAMIC or value.shape_source is not None or value.ndim != 0:
         return
     value.weak = kind == OUTPUT_PYTHON_NUMBER and value.dtype.kind in "iufb"
@@ -101,11 +101,9 @@ def with_kind(value: Tensor, kind: int | Tensor) -> Tensor:
     """``value`` (a new 0-d tensor) returned as ``kind``: a static kind, or a traced 0-d int8 one
     (``max(s, t, 0.5)`` of 0-d arrays is one of them: an array or the Python float)."""
     out = Tensor(value.value)
-    out.weak, out.facts, out.path_promotions = value.weak, value.facts, value.path_promotions
+    out.weak, out.immutable, out.facts, out.path_promotions = value.weak, value.immutable, value.facts, value.path_promotions
     if isinstance(kind, Tensor):
-        out.immutable = value.immutable
         out.kind_flag = kind
     else:
-        out.weak = kind == OUTPUT_PYTHON_NUMBER and out.dtype.kind in "iufb"
-        out.immutable = kind != OUTPUT_ARRAY
+        take_kind(out, kind)
     return out

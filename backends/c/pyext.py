@@ -146,6 +146,5 @@ def build_entry(
     mod = module()
     specs = [(kind.dtype, tuple(-1 if n is None else n for n in kind.shape)) for kind in signature.args]
     address = mod.symbol(str(so_path), trampoline_name(name))
-    if any(kinds):
-        return mod.Entry(address, tuple(specs[:n_inputs]), tuple(specs[n_inputs:]), tuple(kinds)), True
-    return mod.Entry(address, tuple(specs[:n_inputs]), tuple(specs[n_inputs:])), True
+    scalars = (tuple(kinds),) if any(kinds) else ()
+    return mod.Entry(address, tuple(specs[:n_inputs]), tuple(specs[n_inputs:]), *scalars), True

@@ -332,7 +332,7 @@ def _cond(
     # a flag known on both paths follows from the predicate; one traced on a path is yielded
     yielded = [k for k, fs in enumerate(zip(*path_flags)) if None not in fs and any(isinstance(f, Tensor) for f in fs)]
     # a 0-d value that is a NumPy scalar on one path and a 0-d array or Python number on the other
-    kinds = [i for i, ty in zip(staged, result_types) if not ty.get_shape() and sources[staged.index(i)] is None
+    kinds = [i for i, ty, source in zip(staged, result_types, sources) if not ty.get_shape() and source is None
              and not is_jump_flag(leaf_names[i]) and result_kinds.differ(then.leaves[i], orelse.leaves[i])]
     for branch, wrote, flags in zip(traced, written, path_flags):
         with trace_context.at_block(branch.block):

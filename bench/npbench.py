@@ -7,7 +7,9 @@ array (in-place writes must match). Each kernel runs in a child process with a t
 so a crash or a hang is a row of the table, not the end of the run.
 
 Results: ``right``, ``wrong`` (a silent mismatch), ``refused`` (a kiln error naming the
-construct), ``crash`` (any other exception, a signal, or the time limit).
+construct), ``crash`` (any other exception, a signal, or the time limit). A kernel whose answer
+NumPy itself changes by as much when its inputs move by one ulp (a chaotic one: nbody at preset M)
+is ``right`` with an "ill-conditioned" detail giving both differences.
 
 Speed mode (``--speed``, preset M unless ``--preset``): each kernel kiln runs right is timed
 against NumPy and against NPBench's own Numba and JAX versions of it, all in one child process:
@@ -165,7 +167,54 @@ def _verdict(func: Callable[..., Any], compiled: Callable[..., Any], args: dict[
     bad = [] if _same(expected, got) else ["return value"]
     bad += [n for n in bench.get("array_args", []) if not _same(eager_args[n], kiln_args[n])]
     answer = _answer(expected, eager_args, bench.get("output_args", []))
-    return ("wrong" if bad else "right"), seconds, ("differs: " + ", ".join(bad)) if bad else "", answer
+    if not bad:
+        return "right", seconds, "", answer
+    chaotic = _ill_conditioned(func, args, bench, bad, (expected, eager_args), (got, kiln_args))
+    return ("right", seconds, chaotic, answer) if chaotic else ("wrong", seconds, "differs: " + ", ".join(bad), answer)
+
+
+def _relative_error(want: Any, got: Any) -> float:
+    """|got - want| / |want| in norm over every value of ``want`` (a tuple's items together)."""
+    if isinstance(want, (tuple, list)):
+        if not isinstance(got, (tuple, list)) or len(got) != len(want):
+            return math.inf
+        pairs = list(zip(want, got))
+    else:
+        pairs = [(want, got)]
+    diff = total = 0.0
+    for w, g in pairs:
+        w, g = np.asarray(w), np.asarray(g)
+        if w.shape != g.shape or w.dtype.kind not in "biufc" or g.dtype.kind not in "biufc":
+            return math.inf
+        with np.errstate(all="ignore"):
+            diff += float(np.linalg.norm((g.astype(np.complex128) - w.astype(np.complex128)).ravel())) ** 2
+            total += float(np.linalg.norm(w.astype(np.complex128).ravel())) ** 2
+    return math.sqrt(diff) / math.sqrt(total) if total else (0.0 if diff == 0 else math.inf)
+
+
+def _ill_conditioned(func: Callable[..., Any], args: dict[str, Any], bench: dict[str, Any], bad: list[str],
+                     eager: tuple[Any, dict[str, Any]], kiln_run: tuple[Any, dict[str, Any]]) -> str:
+    """Why kiln's differing answer is as good as NumPy's own, or '': NumPy run again on its float inputs
+    moved by one ulp (``np.nextafter``, up, then down) differs from its first answer, in each value that
+    differs, by at least a tenth of kiln's difference (a chaotic kernel, such as an n-body simulation
+    over many steps, turns any rounding into differences of one order, of random size; kiln cannot be
+    held to NumPy's last bits there, and a real error on a well-conditioned kernel stays caught)."""
+    (expected, eager_args), (got, kiln_args) = eager, kiln_run
+    runs = []
+    for direction in (np.inf, -np.inf):
+        nudged = {k: (np.nextafter(v, direction) if isinstance(v, np.ndarray) and v.dtype.kind == "f"
+                      else _copy({k: v})[k]) for k, v in args.items()}
+        runs.append((func(*(nudged[n] for n in bench["input_args"])), nudged))
+    details = []
+    for name in bad:
+        want, mine = (expected, got) if name == "return value" else (eager_args[name], kiln_args[name])
+        ours = _relative_error(want, mine)
+        numpy_self = max(_relative_error(want, out if name == "return value" else nudged[name]) for out, nudged in runs)
+        if not ours <= 10 * numpy_self:
+            return ""
+        details.append(f"{name} {ours:.1e} (NumPy's own {numpy_self:.1e})")
+    return ("ill-conditioned: kiln differs from NumPy, in norm, by the order NumPy differs from itself when "
+            "its inputs move by one ulp: " + ", ".join(details))
 
 
 def _harness_failure(e: BaseException) -> str:

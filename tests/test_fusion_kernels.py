@@ -76,6 +76,21 @@ def test_matmul_uses_kernel() -> None:
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("m,k,n", [(1, 300, 257), (5, 301, 70), (8, 1000, 3000), (8, 9, 40000)])
+def test_matmul_of_few_rows_streams_b_unpacked(m: int, k: int, n: int, dtype: type) -> None:
+    """At most 8 rows: the skinny kernel (B never packed), its k tail (k % 8) and column tail
+    (n % vector width) included; an inf in B's last row reaches only its own column, as in NumPy."""
+    a, b = _rand((m, k), dtype), _rand((k, n), dtype)
+    b[-1, 3] = np.inf
+    assert f"kiln_gemm_{np.dtype(dtype).char == 'f' and 'f32' or 'f64'}_skinny({m}," in _mm.get_concrete_function(a, b).source
+    expected = a @ b
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    got = _mm(a, b)
+    assert np.isinf(got[:, 3]).all() and np.isfinite(np.delete(got, 3, axis=1)).all()
+    np.testing.assert_allclose(got, expected, rtol=tol, atol=tol * np.abs(expected[np.isfinite(expected)]).max())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_batched_matmul(dtype: type) -> None:
     @kiln.function
     def bmm(a, b):

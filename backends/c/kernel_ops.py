@@ -29,7 +29,7 @@ from kiln.backends.c.index_expr import IndexExpr, product
 from kiln.dialects import kernel
 
 if TYPE_CHECKING:
-    from kiln.backends.c.emitter import FunctionEmitter
+    from kiln.backends.c.emitter import FunctionEmitter, MemrefDesc
 
 _GEMM_SOURCE = (Path(__file__).parent / "runtime" / "kiln_gemm.h").read_text()
 _GEMV_SOURCE = (Path(__file__).parent / "runtime" / "kiln_gemv.h").read_text()
@@ -46,6 +46,8 @@ _ISA_PARAMETERS = """#if defined(__AVX512F__)
 #endif
 #define KG_NVEC 2
 #define KG_MC_PANELS 24
+#define KG_SKINNY_M 8
+#define KG_SKINNY_R 8
 """
 
 _NUM_THREADS = """#ifdef _OPENMP
@@ -93,6 +95,8 @@ static inline int kiln_num_threads(void) {
 
 #: below this many multiply-adds a matmul runs on the calling thread
 PARALLEL_MIN_WORK = 1 << 21
+#: at most this many rows (static): the unpacked skinny path (each element of B used at most this often)
+SKINNY_MAX_M = 8
 #: at most this many multiply-adds (static sizes): the unpacked small-matrix path
 SMALL_MAX_WORK = 1 << 15
 
@@ -100,7 +104,7 @@ SMALL_MAX_WORK = 1 << 15
 def _gemm(ctype: str, suffix: str) -> str:
     return (
         f"#define KG_T {ctype}\n#define KG_NAME(x) kiln_gemm_{suffix}_##x\n{_ISA_PARAMETERS}{_GEMM_SOURCE}"
-        "#undef KG_T\n#undef KG_NAME\n#undef KG_VBYTES\n#undef KG_MR\n#undef KG_NVEC\n#undef KG_MC_PANELS\n"
+        "#undef KG_T\n#undef KG_NAME\n#undef KG_VBYTES\n#undef KG_MR\n#undef KG_NVEC\n#undef KG_MC_PANELS\n#undef KG_SKINNY_M\n#undef KG_SKINNY_R\n"
     )
 
 
@@ -138,6 +142,9 @@ def _matmul(em: FunctionEmitter, op: kernel.MatmulOp) -> None:
         )
         _epilogue(em, op.epilogue.block, "0", str(m))
         em.close()
+        return
+    if isinstance(m, int) and m <= SKINNY_MAX_M and b.strides[1] == 1:
+        _skinny(em, op.epilogue.block, prefix, (m, n, k), a, b, c)
         return
     _row_blocks(
         em,
@@ -209,6 +216,30 @@ def _conv2d(em: FunctionEmitter, op: kernel.Conv2DOp) -> None:
         f"{prefix}_pack_b({k}, {co}, {f.ptr}, {co}, 1, {{bp}}, {{p0}}, {{p1}});",
         f"{prefix}_rows({{begin}}, {{end}}, {co}, {k}, {x.ptr}, 0, 0, &{cv}, {{bp}}, {{ap}}, {y.ptr}, {co});",
     )
+    em.close()
+
+
+def _skinny(em: FunctionEmitter, epilogue: Block, prefix: str, mnk: tuple[int, IndexExpr, IndexExpr],
+            a: MemrefDesc, b: MemrefDesc, c: MemrefDesc) -> None:
+    """A product of at most ``SKINNY_MAX_M`` rows: B streamed unpacked, its column blocks shared among
+    threads, then the epilogue on all rows."""
+    m, n, k = mnk
+    step, j = em.fresh("skinny_step"), em.fresh("skinny_j")
+    em.open("{")
+    em.line(f"const int64_t {step} = {prefix}_skinny_step({m});")
+    threaded = not all(isinstance(d, int) for d in mnk) or m * n * k >= PARALLEL_MIN_WORK  # type: ignore[operator]
+    if threaded:
+        em.use_helper("kiln_num_threads")
+        em.line("#ifdef _OPENMP")
+        em.line(f"#pragma omp parallel for num_threads(kiln_num_threads()) if ((double)({m}) * ({n}) * ({k}) >= {PARALLEL_MIN_WORK})")
+        em.line("#endif")
+    em.open(f"for (int64_t {j} = 0; {j} < {n}; {j} += {step}) {{")
+    em.line(
+        f"{prefix}_skinny({m}, {j}, {j} + {step} < {n} ? {j} + {step} : {n}, {k}, {a.ptr}, {a.strides[0]}, "
+        f"{a.strides[1]}, {b.ptr}, {b.strides[0]}, {c.ptr}, {c.strides[0]});"
+    )
+    em.close()
+    _epilogue(em, epilogue, "0", str(m))
     em.close()
 
 

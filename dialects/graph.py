@@ -1806,6 +1806,59 @@ class BincountOp(IRDLOperation):
             raise VerifyException("graph.bincount: one weight per element of the operand")
 
 
+@irdl_op_definition
+class HistogramOp(IRDLOperation):
+    """Counts of the 1-D float ``operand`` in ``n`` equal bins, and per ``weights`` operand the sums
+    of its weights in each bin (``np.histogram`` with an int ``bins``), in one pass over the data.
+    A value is counted when ``low <= x <= high``; its bin is ``int((x - low) / span * n)`` (``n`` the
+    last edge's, moved to ``n - 1``), then moved down one when ``x < edges[bin]`` or up one when
+    ``x >= edges[bin + 1]`` (not past ``n - 1``): NumPy's arithmetic and its correction by the ``n + 1``
+    ``edges``, all in the operand's type. Weights are summed in f64 per block of 65536 elements
+    (in index order), each block's sums converted to the result's type and added to it, as NumPy's
+    histogram does; counts are i64:
+    ``graph.histogram %x, %lo, %hi, %span, %edges, %w : (tensor<?xf64>, tensor<f64>, tensor<f64>, tensor<f64>,
+    tensor<11xf64>, tensor<?xf32>) -> (tensor<10xi64>, tensor<10xf32>)``."""
+
+    name = "graph.histogram"
+    operand = operand_def(AnyTensor)
+    low = operand_def(AnyTensor)
+    high = operand_def(AnyTensor)
+    span = operand_def(AnyTensor)
+    edges = operand_def(AnyTensor)
+    weights = var_operand_def(AnyTensor)
+    counts = result_def(AnyTensor)
+    sums = var_result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$operand `,` $low `,` $high `,` $span `,` $edges (`,` $weights^)? attr-dict `:` functional-type(operands, results)"
+
+    def __init__(self, operand: SSAValue, low: SSAValue, high: SSAValue, span: SSAValue, edges: SSAValue,
+                 weights: Sequence[SSAValue]):
+        n = shape_of(edges)[0] - 1
+        super().__init__(
+            operands=[operand, low, high, span, edges, list(weights)],
+            result_types=[tensor_type(i64, [n]), [tensor_type(element_of(w), [n]) for w in weights]],
+        )
+
+    def verify_(self) -> None:
+        t = element_of(self.operand)
+        if len(shape_of(self.operand)) != 1 or not isinstance(t, (Float32Type, Float64Type)):
+            raise VerifyException("graph.histogram: the operand must be a 1-D f32 or f64 tensor")
+        if any(v.type != tensor_type(t, []) for v in (self.low, self.high, self.span)):
+            raise VerifyException("graph.histogram: low, high and span are 0-d of the operand's type")
+        edges = shape_of(self.edges)
+        if len(edges) != 1 or edges[0] < 2 or element_of(self.edges) != t:
+            raise VerifyException("graph.histogram: the edges are 1-D, at least 2, of the operand's type")
+        if self.counts.type != tensor_type(i64, [edges[0] - 1]):
+            raise VerifyException("graph.histogram: the counts are i64, one per bin")
+        if len(self.sums) != len(self.weights):
+            raise VerifyException("graph.histogram: one result of sums per weights operand")
+        for w, s in zip(self.weights, self.sums):
+            if len(shape_of(w)) != 1 or not _dims_compatible(shape_of(w)[0], shape_of(self.operand)[0]):
+                raise VerifyException("graph.histogram: one weight per element of the operand")
+            if not isinstance(element_of(w), (Float32Type, Float64Type)) or s.type != tensor_type(element_of(w), [edges[0] - 1]):
+                raise VerifyException("graph.histogram: f32 or f64 weights, summed in their type, one sum per bin")
+
+
 SEARCH_SIDES = ("left", "right")
 
 
@@ -1964,6 +2017,7 @@ Graph = Dialect(
         SortOp,
         ArgsortOp,
         BincountOp,
+        HistogramOp,
         SearchsortedOp,
         ComplexOp,
         RealOp,

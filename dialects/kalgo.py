@@ -78,13 +78,16 @@ class _AlgoOp(LinalgStructuredOperation):
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     PROPERTY_NAMES: ClassVar[tuple[str, ...]] = ()
+    #: whether the op writes exactly one output (``kalgo.histogram`` writes several)
+    ONE_OUTPUT: ClassVar[bool] = True
 
-    def _init(self, inputs: Sequence[SSAValue], output: SSAValue, properties: dict[str, Attribute]) -> None:
+    def _init(self, inputs: Sequence[SSAValue], output: SSAValue | Sequence[SSAValue], properties: dict[str, Attribute]) -> None:
+        outputs = [output] if isinstance(output, SSAValue) else list(output)
         super().__init__(
-            operands=[list(inputs), [output]],
-            result_types=[_result_types([output])],
+            operands=[list(inputs), outputs],
+            result_types=[_result_types(outputs)],
             properties=properties,
-            regions=[_placeholder_body([*inputs, output], 1)],
+            regions=[_placeholder_body([*inputs, *outputs], len(outputs))],
         )
 
     def print(self, printer: Printer) -> None:
@@ -131,10 +134,9 @@ class _AlgoOp(LinalgStructuredOperation):
 
     def verify_(self) -> None:
         super().verify_()
-        if len(self.outputs) != 1:
+        if self.ONE_OUTPUT and len(self.outputs) != 1:
             raise VerifyException(f"{self.name} has one output")
-        out = self.outputs[0].type
-        if isinstance(out, TensorType) != bool(self.res):
+        if len(_result_types(self.outputs)) != len(self.res):
             raise VerifyException(f"{self.name}: a tensor output has a result, a memref output none")
 
 
@@ -256,6 +258,34 @@ class BincountOp(_AlgoOp):
 
 
 @irdl_op_definition
+class HistogramOp(_AlgoOp):
+    """``ins(%x, %low, %high, %span, %edges, %w...) outs(%counts, %sums...)``: the counts of ``%x`` in
+    equal bins and the sums of each weights operand per bin, in one pass (``graph.histogram``'s
+    arithmetic and order of additions); the loops are the elements of ``%x``, the bins, the edges."""
+
+    name = "kalgo.histogram"
+    ONE_OUTPUT: ClassVar[bool] = False
+
+    def __init__(self, operands: Sequence[SSAValue], inits: Sequence[SSAValue]):
+        self._init(operands, inits, {})
+
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        d0, d1, d2 = (AffineExpr.dimension(i) for i in range(3))
+        scalar = AffineMap(3, 0, ())
+        maps = [AffineMap(3, 0, (d0,)), scalar, scalar, scalar, AffineMap(3, 0, (d2,))]
+        maps += [AffineMap(3, 0, (d0,))] * (len(self.inputs) - 5) + [AffineMap(3, 0, (d1,))] * len(self.outputs)
+        return ArrayAttr([AffineMapAttr(m) for m in maps])
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        return _iterators(["reduction", "parallel", "reduction"])
+
+    def verify_(self) -> None:
+        super().verify_()
+        if len(self.inputs) < 5 or len(self.outputs) != len(self.inputs) - 4:
+            raise VerifyException("kalgo.histogram: x, low, high, span, edges and the weights; the counts and one sum per weights")
+
+
+@irdl_op_definition
 class SearchsortedOp(_AlgoOp):
     """``ins(%sorted, %values) outs(%positions)``: binary search of each value (``side`` left or right);
     the loops are the elements of ``%sorted``, then those of ``%values``."""
@@ -361,4 +391,4 @@ class IotaOp(_AlgoOp):
         return _iterators(["parallel"])
 
 
-KAlgo = Dialect("kalgo", [ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp, GatherOp, ScatterOp, IotaOp], [])
+KAlgo = Dialect("kalgo", [ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, HistogramOp, SearchsortedOp, GatherOp, ScatterOp, IotaOp], [])

@@ -31,6 +31,9 @@ plain C loop nest on contiguous memrefs; ``%x`` is written, never read.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import ClassVar
+
 from xdsl.dialects.builtin import I64, AnyFloat, ComplexType, DenseArrayBase, IndexType, IntegerAttr, MemRefType, NoneAttr, StringAttr, i64
 from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
 from xdsl.irdl import (
@@ -343,6 +346,28 @@ class BincountOp(IRDLOperation):
 
 
 @irdl_op_definition
+class HistogramOp(IRDLOperation):
+    """``kernel.histogram ins(%x, %low, %high, %span, %edges, %w... : ...) outs(%counts, %sums... : ...)``:
+    the outputs zeroed, then one pass over ``%x`` finds each value's equal bin as ``graph.histogram``
+    says and adds 1 to its count and each weight, in f64 per block of 65536 elements, to its sum."""
+
+    name = "kernel.histogram"
+    inputs = var_operand_def(MemRefType)
+    outputs = var_operand_def(MemRefType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = "`ins` `(` $inputs `:` type($inputs) `)` `outs` `(` $outputs `:` type($outputs) `)` attr-dict"
+    #: NumPy's histogram adds the weights of this many elements at a time
+    BLOCK: ClassVar[int] = 65536
+
+    def __init__(self, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]):
+        super().__init__(operands=[list(inputs), list(outputs)])
+
+    def verify_(self) -> None:
+        if len(self.inputs) < 5 or len(self.outputs) != len(self.inputs) - 4:
+            raise VerifyException("kernel.histogram: x, low, high, span, edges and the weights; the counts and one sum per weights")
+
+
+@irdl_op_definition
 class SearchsortedOp(IRDLOperation):
     """``kernel.searchsorted "left" ins(%sorted, %values : ...) outs(%positions : ...)``: a binary
     search of each value in the 1-D ``%sorted`` (NaN sorts last)."""
@@ -417,7 +442,7 @@ class IotaOp(IRDLOperation):
 
 Kernel = Dialect(
     "kernel",
-    [MatmulOp, MatvecOp, VecmatOp, Conv2DOp, LinalgOp, YieldOp, ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, SearchsortedOp, GatherOp, ScatterOp,
-     IotaOp],
+    [MatmulOp, MatvecOp, VecmatOp, Conv2DOp, LinalgOp, YieldOp, ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, HistogramOp, SearchsortedOp, GatherOp,
+     ScatterOp, IotaOp],
     [],
 )

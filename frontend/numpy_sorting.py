@@ -135,7 +135,11 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None, we
         raise ValueError("weights should have the same shape as a.")
     if isinstance(bins, (int, np.integer)):
         first, last, edges = _outer_edges(flat, int(bins), range)
-        bin_ = _equal_bins(flat, first, last, int(bins), ranked(edges, "np.histogram"))
+        te = ranked(edges, "np.histogram")
+        if _one_pass(flat, first, last, te, w):
+            counts = _one_pass_histogram(flat, first, last, te, w)
+            return _density(counts, edges) if density else counts, edges
+        bin_ = _equal_bins(flat, first, last, int(bins), te)
         n = int(bins)
     else:
         edges = bins if _traced(bins) else np.asarray(bins)
@@ -147,11 +151,45 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None, we
     counts = bincount(bin_, None if w is None else array_ops.reshape(w, -1), minlength=n)
     if w is not None:
         counts = cast(counts, w.dtype)
-    if density:
-        te = ranked(edges, "np.histogram")
-        widths = np.diff(edges).astype(np.float64) if not _traced(edges) else cast(np.subtract(te[1:], te[:-1]), np.dtype(np.float64))
-        counts = np.true_divide(np.true_divide(counts, widths), array_ops.reduce("sum", counts, None, False))
-    return counts, edges
+    return _density(counts, edges) if density else counts, edges
+
+
+def _density(counts: Tensor, edges: Any) -> Tensor:
+    """``counts`` divided by the bins' widths and their total (``density=True``)."""
+    te = ranked(edges, "np.histogram")
+    widths = np.diff(edges).astype(np.float64) if not _traced(edges) else cast(np.subtract(te[1:], te[:-1]), np.dtype(np.float64))
+    return np.true_divide(np.true_divide(counts, widths), array_ops.reduce("sum", counts, None, False))
+
+
+_ONE_PASS_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _one_pass(flat: Tensor, first: Any, last: Any, te: Tensor, w: Tensor | None) -> bool:
+    """Whether ``graph.histogram`` computes NumPy's bins exactly: all of NumPy's arithmetic and
+    comparisons happen in the edges' float type. That holds for the data's own range (``first`` and
+    ``last`` are then 0-d tensors of that type) and for float64 data with a ``range=`` whose ends
+    are floats exactly; float32 data with ``range=`` divides in float64 (NumPy's span is a float64
+    scalar), integers compare exactly: those take the general path, as do other weights' types."""
+    if te.dtype not in _ONE_PASS_TYPES or (w is not None and w.dtype not in _ONE_PASS_TYPES):
+        return False
+    if _traced(first):
+        return True
+    return flat.dtype == np.float64 == te.dtype and all(float(e) == e for e in (first, last))
+
+
+def _one_pass_histogram(flat: Tensor, first: Any, last: Any, te: Tensor, w: Tensor | None) -> Tensor:
+    """Counts (or the weights' sums) of ``flat`` in equal bins by one ``graph.histogram``."""
+    dt = te.dtype
+    if _traced(first):
+        lo, hi = cast(first, dt), cast(last, dt)
+        span = np.subtract(hi, lo)
+    else:
+        lo, hi = as_tensor(np.asarray(first, dt)), as_tensor(np.asarray(last, dt))
+        span = as_tensor(np.asarray(_unsigned_subtract(last, first), dt))
+    weights = [] if w is None else [array_ops.reshape(w, -1).value]
+    op = graph.HistogramOp(cast(flat, dt).value, lo.value, hi.value, span.value, te.value, weights)
+    counts = emit(op)
+    return counts if w is None else Tensor(op.sums[0])
 
 
 def _searched_bins(flat: Tensor, te: Tensor, n: int) -> Tensor:

@@ -826,7 +826,7 @@ class LowerDim(RewritePattern):
 
 
 class LowerAlgorithm(RewritePattern):
-    """``graph.scan``/``argreduce``/``sort``/``argsort``/``bincount``/``searchsorted``/``gather``/``iota`` -> the
+    """``graph.scan``/``argreduce``/``sort``/``argsort``/``bincount``/``histogram``/``searchsorted``/``gather``/``iota`` -> the
     ``kalgo`` op of the same name writing into a ``tensor.empty``, ``graph.scatter`` -> ``kalgo.scatter``
     writing into its operand (sequential algorithms linalg cannot express)."""
 
@@ -850,10 +850,15 @@ class LowerAlgorithm(RewritePattern):
             build = lambda init: kalgo.GatherOp(op.operand, list(op.indices), init)
         elif isinstance(op, graph.IotaOp):
             build = kalgo.IotaOp
-        else:
+        elif not isinstance(op, graph.HistogramOp):
             return
         em = _Emitter(op)
         assert isinstance(op.results[0].type, TensorType)
+        if isinstance(op, graph.HistogramOp):  # several outputs, each of a static length
+            inits = [em.empty(r.type, lambda d: em.index(0)) for r in op.results]
+            em.add(kalgo.HistogramOp(list(op.operands), inits))
+            rewriter.replace(op, em.ops)
+            return
         if isinstance(op, graph.ArgReduceOp):  # the result's dims are the operand's without the axis
             axis = op.axis.value.data
             dims: Callable[[int], SSAValue] = lambda d: em.dim(op.operand, d + (d >= axis))

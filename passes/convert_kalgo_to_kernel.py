@@ -2,7 +2,7 @@
 
 Expects: the buffer level (after ``kiln-bufferize``), where each ``kalgo`` op reads
 and writes memrefs and has no results.
-Produces: ``kernel.scan``/``argreduce``/``sort``/``argsort``/``bincount``/``searchsorted``/``gather``/``scatter``/``iota`` with the same
+Produces: ``kernel.scan``/``argreduce``/``sort``/``argsort``/``bincount``/``histogram``/``searchsorted``/``gather``/``scatter``/``iota`` with the same
 operands and properties, which the C backend emits as calls into its runtime.
 It must run before any pass that lowers ``LinalgStructuredOperation``s to loops
 (``convert-linalg-to-loops``): a ``kalgo`` op's body is a placeholder, not its meaning.
@@ -28,6 +28,7 @@ KalgoOp = (
     | kalgo.SortOp
     | kalgo.ArgsortOp
     | kalgo.BincountOp
+    | kalgo.HistogramOp
     | kalgo.IotaOp
     | kalgo.GatherOp
     | kalgo.ScatterOp
@@ -47,6 +48,8 @@ def _convert(op: KalgoOp) -> Operation:
     if isinstance(op, kalgo.BincountOp):
         weights = op.inputs[1] if len(op.inputs) > 1 else None
         return kernel.BincountOp(op.inputs[0], weights, op.outputs[0])
+    if isinstance(op, kalgo.HistogramOp):
+        return kernel.HistogramOp(list(op.inputs), list(op.outputs))
     if isinstance(op, kalgo.IotaOp):
         return kernel.IotaOp(op.outputs[0])
     if isinstance(op, kalgo.GatherOp):

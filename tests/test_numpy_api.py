@@ -446,6 +446,50 @@ def test_histogram_ratio_with_empty_bins() -> None:
         check(lambda d, r: np.histogram(r, 7, range=(0.2, 1.4), weights=d)[0] / np.histogram(r, 7, range=(0.2, 1.4))[0],
               data.astype(np.float32), radius.astype(np.float32))
 
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_histogram_sums_exactly_as_numpy_over_blocks(dtype: str) -> None:
+    """One-pass histograms (``graph.histogram``) of more elements than NumPy's 65536-element blocks:
+    the weights' sums are NumPy's to the last bit (per-block sums added in the weights' type), the
+    counts and the edges too; two histograms of the same data (NPBench's azimint_hist) share a pass."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(200_003).astype(dtype)
+    x[::997] = np.nan
+    w = (rng.random(x.size) * 10.0 ** rng.integers(-8, 8, x.size)).astype(dtype)
+
+    def f(x: Any, w: Any) -> Any:
+        counts, edges = np.histogram(x[~np.isnan(x)], 101)
+        x64 = x.astype(np.float64)  # range= on float32 data takes the general path (its sums are not blocked)
+        return (counts, edges, np.histogram(x64, 7, range=(-1.5, 2.25), weights=w), np.histogram(x64, 1000, range=(-2.0, 2.0)),
+                np.histogram(x[~np.isnan(x)], 333, weights=w[~np.isnan(x)])[0], np.histogram(x64, 5, range=(0.0, 0.0), weights=w.astype(np.float32)))
+
+    want, got = f(x, w), kiln.function(f)(x, w)
+    for g, v in zip(_leaves(got), _leaves(want), strict=True):
+        assert g.dtype == v.dtype
+        np.testing.assert_array_equal(g, v)
+
+
+def _leaves(tree: Any) -> list[np.ndarray[Any, Any]]:
+    if isinstance(tree, (tuple, list)):
+        return [leaf for t in tree for leaf in _leaves(t)]
+    return [np.asarray(tree)]
+
+
+def test_two_histograms_of_the_same_data_are_one_pass() -> None:
+    """The counts and the weighted sums of the same data and bins come from one ``graph.histogram``."""
+    rng = np.random.default_rng(8)
+    radius, data = rng.random(70_000), rng.random(70_000)
+
+    def azimint(data: Any, radius: Any) -> Any:
+        return np.histogram(radius, 1000, weights=data)[0] / np.histogram(radius, 1000)[0]
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        want = azimint(data, radius)
+    cf = kiln.function(azimint).get_concrete_function(data, radius)
+    np.testing.assert_array_equal(cf(data, radius), want)
+    assert cf.lowered("tensor").count("kalgo.histogram") == 1
+
+
 # --------------------------------------------------------------------------- builtins and methods
 
 

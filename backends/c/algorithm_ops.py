@@ -8,7 +8,8 @@ when the memrefs are. Sorting copies each line into a buffer and sorts it stably
 ``runtime/kiln_sort.h`` (pasted once per element type, with NumPy's order, NaN last: a
 merge sort for short lines, an LSD radix sort on order-preserving integer keys for long
 ones); ``searchsorted`` is that header's binary search; ``bincount`` zeroes its output
-and adds each in-range value's weight (or 1); ``gather``/``scatter`` loop over the index
+and adds each in-range value's weight (or 1); ``histogram`` finds equal bins and counts and sums in
+one pass; ``gather``/``scatter`` loop over the index
 positions in row-major order (so the last of repeated writes wins).
 """
 
@@ -195,6 +196,57 @@ def _bincount(em: FunctionEmitter, op: kernel.BincountOp) -> None:
     weight = "1" if w is None else f"{w.ptr}[{mul(i, w.strides[0])}]"
     em.line(f"if ({v} >= 0 && {v} < {length}) {out.ptr}[{mul(v, out.strides[0])}] += {weight};")
     em.close()
+    em.close()
+
+
+def _scalar(desc: MemrefDesc) -> str:
+    return desc.ptr if desc.scalar else f"{desc.ptr}[0]"
+
+
+@handles(kernel.HistogramOp)
+def _histogram(em: FunctionEmitter, op: kernel.HistogramOp) -> None:
+    """One pass over blocks of ``kernel.HistogramOp.BLOCK`` elements: each kept value's bin, its
+    count, and its weights added in double to per-block sums, which are then added (in the result's
+    type) to the sums, as NumPy adds each block's ``bincount``."""
+    x, low, high, span, edges, *weights = (em.memref(v) for v in op.inputs)
+    counts, *sums = (em.memref(v) for v in op.outputs)
+    (n,), (size,), t = counts.sizes, x.sizes, x.elem
+    lo, hi, sp, blk, start, end, i, v, f, b = (em.fresh(h) for h in ("lo", "hi", "span", "blk", "start", "end", "i", "v", "f", "bin"))
+    block, k = kernel.HistogramOp.BLOCK, len(weights)
+    em.open("{")
+    em.line(f"const {t} {lo} = {_scalar(low)}, {hi} = {_scalar(high)}, {sp} = {_scalar(span)};")
+    em.open(f"for (int64_t {b} = 0; {b} < {n}; {b}++) {{")
+    for out in (counts, *sums):
+        em.line(f"{out.ptr}[{mul(b, out.strides[0])}] = 0;")
+    em.close()
+    if k:
+        em.line(f"double *{blk} = (double *)malloc(sizeof(double) * {k} * {n});")
+        em.line(f"if (!{blk}) abort();")
+    em.open(f"for (int64_t {start} = 0; {start} < {size}; {start} += {block}) {{")
+    em.line(f"const int64_t {end} = {start} + {block} < {size} ? {start} + {block} : {size};")
+    if k:
+        em.line(f"memset({blk}, 0, sizeof(double) * {k} * {n});")
+    em.open(f"for (int64_t {i} = {start}; {i} < {end}; {i}++) {{")
+    em.line(f"const {t} {v} = {x.ptr}[{mul(i, x.strides[0])}];")
+    em.line(f"if (!({v} >= {lo} && {v} <= {hi})) continue;")
+    em.line(f"const {t} {f} = ({v} - {lo}) / {sp} * ({t}){n};")
+    em.line(f"int64_t {b} = {f} < ({t}){n} ? (int64_t){f} : {n} - 1;")
+    left, right = f"{edges.ptr}[{mul(b, edges.strides[0])}]", f"{edges.ptr}[{mul(f'({b} + 1)', edges.strides[0])}]"
+    em.line(f"if ({v} < {left}) {b}--; else if ({b} != {n} - 1 && {v} >= {right}) {b}++;")
+    em.line(f"if ({b} < 0) continue;")
+    em.line(f"{counts.ptr}[{mul(b, counts.strides[0])}] += 1;")
+    for j, w in enumerate(weights):
+        em.line(f"{blk}[{j * n} + {b}] += (double){w.ptr}[{mul(i, w.strides[0])}];")
+    em.close()
+    if k:
+        em.open(f"for (int64_t {b} = 0; {b} < {n}; {b}++) {{")
+        for j, out in enumerate(sums):
+            at = f"{out.ptr}[{mul(b, out.strides[0])}]"
+            em.line(f"{at} = ({out.elem})({at} + ({out.elem}){blk}[{j * n} + {b}]);")
+        em.close()
+    em.close()
+    if k:
+        em.line(f"free({blk});")
     em.close()
 
 

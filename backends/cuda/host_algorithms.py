@@ -17,13 +17,13 @@ from kiln.dialects import kernel
 if TYPE_CHECKING:
     from kiln.backends.cuda.emitter import HostEmitter
 
-#: the ops this module runs on the host; each has an ``output`` memref operand
-ALGORITHMS = (kernel.ScanOp, kernel.ArgReduceOp, kernel.SortOp, kernel.ArgsortOp, kernel.BincountOp, kernel.SearchsortedOp,
+#: the ops this module runs on the host; each has an ``output`` memref operand (``histogram``: ``outputs``)
+ALGORITHMS = (kernel.ScanOp, kernel.ArgReduceOp, kernel.SortOp, kernel.ArgsortOp, kernel.BincountOp, kernel.HistogramOp, kernel.SearchsortedOp,
               kernel.GatherOp, kernel.ScatterOp, kernel.IotaOp)
 
 
 def host_algorithm(em: HostEmitter, op: kernel.ScanOp | kernel.ArgReduceOp | kernel.SortOp | kernel.ArgsortOp
-                   | kernel.BincountOp | kernel.SearchsortedOp | kernel.GatherOp | kernel.ScatterOp | kernel.IotaOp) -> None:
+                   | kernel.BincountOp | kernel.HistogramOp | kernel.SearchsortedOp | kernel.GatherOp | kernel.ScatterOp | kernel.IotaOp) -> None:
     """Copy the operands to the host, run the C loops there, copy the output back."""
     em.open("{")
     devices = {v: em.memref(v) for v in op.operands}
@@ -37,12 +37,15 @@ def host_algorithm(em: HostEmitter, op: kernel.ScanOp | kernel.ArgReduceOp | ker
     for value, desc in devices.items():
         em.bind_memref(value, replace(desc, ptr=hosts[value]))
     HANDLERS[type(op)](em, op)
-    out = devices[op.output]
+    outputs = list(op.outputs) if isinstance(op, kernel.HistogramOp) else [op.output]
     status = em.fresh("kiln_status")
-    em.line(
-        f"cudaError_t {status} = cudaMemcpy({out.ptr}, {hosts[op.output]}, {_extent(out)}*sizeof({out.elem}), "
-        "cudaMemcpyHostToDevice);"
-    )
+    for j, value in enumerate(outputs):
+        out = devices[value]
+        assign = f"cudaError_t {status} =" if j == 0 else f"if ({status} == cudaSuccess) {status} ="
+        em.line(
+            f"{assign} cudaMemcpy({out.ptr}, {hosts[value]}, {_extent(out)}*sizeof({out.elem}), "
+            "cudaMemcpyHostToDevice);"
+        )
     em.line(frees)
     em.check(status, f"{op.name}: copy the result to the device")
     for value, desc in devices.items():

@@ -48,3 +48,13 @@ func.func @counting(%i: tensor<?xi64>, %w: tensor<?xf64>, %s: tensor<7xf32>, %v:
   %1 = graph.searchsorted "right", %s, %v : (tensor<7xf32>, tensor<2x?xf32>) -> tensor<2x?xi64>
   func.return %0, %1 : tensor<5xf64>, tensor<2x?xi64>
 }
+
+// graph.histogram: one kalgo.histogram writing a tensor.empty per result (counts, then sums).
+// CHECK-LABEL: func.func @histogram
+// CHECK-NEXT:    %[[C:.*]] = tensor.empty() : tensor<4xi64>
+// CHECK-NEXT:    %[[S:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT:    %{{.*}}, %{{.*}} = kalgo.histogram {} ins(%x, %lo, %hi, %span, %e, %w : tensor<?xf64>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<5xf64>, tensor<?xf32>) outs(%[[C]], %[[S]] : tensor<4xi64>, tensor<4xf32>) -> tensor<4xi64>, tensor<4xf32>
+func.func @histogram(%x: tensor<?xf64>, %lo: tensor<f64>, %hi: tensor<f64>, %span: tensor<f64>, %e: tensor<5xf64>, %w: tensor<?xf32>) -> (tensor<4xi64>, tensor<4xf32>) {
+  %c, %s = graph.histogram %x, %lo, %hi, %span, %e, %w : (tensor<?xf64>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<5xf64>, tensor<?xf32>) -> (tensor<4xi64>, tensor<4xf32>)
+  func.return %c, %s : tensor<4xi64>, tensor<4xf32>
+}

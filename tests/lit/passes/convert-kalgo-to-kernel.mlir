@@ -31,3 +31,16 @@ func.func @all(%x: tensor<3x4xf32>, %i: tensor<9xi64>, %w: tensor<9xf64>, %s: te
   %4 = kalgo.searchsorted {side = "left"} ins(%s, %x : tensor<6xf32>, tensor<3x4xf32>) outs(%e4 : tensor<3x4xi64>) -> tensor<3x4xi64>
   func.return %1, %2, %3, %4, %5 : tensor<3x4xf32>, tensor<3x4xi64>, tensor<5xf64>, tensor<3x4xi64>, tensor<4xi64>
 }
+
+// -----
+
+// kalgo.histogram: buffers for both outputs, then one kernel.histogram.
+// CHECK-LABEL: func.func @histogram
+// CHECK-NEXT:    kernel.histogram ins(%x, %lo, %hi, %span, %e, %w : memref<?xf64>, memref<f64>, memref<f64>, memref<f64>, memref<5xf64>, memref<?xf32>) outs(%out, %out_1 : memref<4xi64>, memref<4xf32>)
+// CHECK-NEXT:    func.return
+func.func @histogram(%x: tensor<?xf64>, %lo: tensor<f64>, %hi: tensor<f64>, %span: tensor<f64>, %e: tensor<5xf64>, %w: tensor<?xf32>) -> (tensor<4xi64>, tensor<4xf32>) {
+  %0 = tensor.empty() : tensor<4xi64>
+  %1 = tensor.empty() : tensor<4xf32>
+  %c, %s = kalgo.histogram {} ins(%x, %lo, %hi, %span, %e, %w : tensor<?xf64>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<5xf64>, tensor<?xf32>) outs(%0, %1 : tensor<4xi64>, tensor<4xf32>) -> tensor<4xi64>, tensor<4xf32>
+  func.return %c, %s : tensor<4xi64>, tensor<4xf32>
+}

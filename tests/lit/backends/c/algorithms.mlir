@@ -76,3 +76,23 @@ func.func @searchsorted(%s: tensor<6xf32>, %v: tensor<3xf32>) -> tensor<3xi64> {
   %0 = graph.searchsorted "right", %s, %v : (tensor<6xf32>, tensor<3xf32>) -> tensor<3xi64>
   func.return %0 : tensor<3xi64>
 }
+
+// histogram: one pass over blocks of 65536 values; a kept value's bin from NumPy's arithmetic,
+// corrected by the edges; its count, and its weight added in double to the block's sums, which
+// are then added to the result in its type (float here).
+// CHECK-LABEL: {{^}}void histogram(
+// CHECK:         for (int64_t [[S:start[0-9_]*]] = 0; [[S]] < x_d0; [[S]] += 65536) {
+// CHECK:           memset([[BLK:blk[0-9_]*]], 0, sizeof(double) * 1 * 4);
+// CHECK:             if (!([[V:v[0-9_]*]] >= [[LO:lo_[0-9]+]] && [[V]] <= [[HI:hi_[0-9]+]])) continue;
+// CHECK-NEXT:        const double [[F:f[0-9_]*]] = ([[V]] - [[LO]]) / [[SP:span_[0-9]+]] * (double)4;
+// CHECK-NEXT:        int64_t [[B:bin[0-9_]*]] = [[F]] < (double)4 ? (int64_t)[[F]] : 4 - 1;
+// CHECK-NEXT:        if ([[V]] < e{{\[}}[[B]]]) [[B]]--; else if ([[B]] != 4 - 1 && [[V]] >= e[([[B]] + 1)]) [[B]]++;
+// CHECK-NEXT:        if ([[B]] < 0) continue;
+// CHECK-NEXT:        out{{\[}}[[B]]] += 1;
+// CHECK-NEXT:        [[BLK]][0 + [[B]]] += (double)w[{{.*}}];
+// CHECK:           out_1{{\[}}[[B2:bin[0-9_]*]]] = (float)(out_1{{\[}}[[B2]]] + (float)[[BLK]][0 + [[B2]]]);
+// CHECK:         free([[BLK]]);
+func.func @histogram(%x: tensor<?xf64>, %lo: tensor<f64>, %hi: tensor<f64>, %span: tensor<f64>, %e: tensor<5xf64>, %w: tensor<?xf32>) -> (tensor<4xi64>, tensor<4xf32>) {
+  %c, %s = graph.histogram %x, %lo, %hi, %span, %e, %w : (tensor<?xf64>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<5xf64>, tensor<?xf32>) -> (tensor<4xi64>, tensor<4xf32>)
+  func.return %c, %s : tensor<4xi64>, tensor<4xf32>
+}

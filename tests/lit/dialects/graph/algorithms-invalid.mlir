@@ -85,3 +85,19 @@ func.func @argreduce_shape(%x: tensor<2x3xf32>) -> tensor<2xi64> {
   func.return %y : tensor<2xi64>
 }
 // CHECK: graph.argreduce: the result should be tensor<3xi64>, got tensor<2xi64>
+
+// -----
+
+func.func @histogram_bounds(%x: tensor<4xf64>, %lo: tensor<f32>, %e: tensor<3xf64>) -> tensor<2xi64> {
+  %y = graph.histogram %x, %lo, %lo, %lo, %e : (tensor<4xf64>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<3xf64>) -> tensor<2xi64>
+  func.return %y : tensor<2xi64>
+}
+// CHECK: graph.histogram: low, high and span are 0-d of the operand's type
+
+// -----
+
+func.func @histogram_weights(%x: tensor<4xf64>, %lo: tensor<f64>, %e: tensor<3xf64>, %w: tensor<4xf64>) -> tensor<2xf32> {
+  %c, %y = graph.histogram %x, %lo, %lo, %lo, %e, %w : (tensor<4xf64>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<3xf64>, tensor<4xf64>) -> (tensor<2xi64>, tensor<2xf32>)
+  func.return %y : tensor<2xf32>
+}
+// CHECK: graph.histogram: f32 or f64 weights, summed in their type, one sum per bin

@@ -82,14 +82,28 @@ def _sin_cos(b: Body, x: str, cos: bool) -> str:
     magic = MAGIC[e][0]
     t = b.let(b.op("madd", x, b.c(float(2 / _PI)), b.c(magic)))
     q = b.let(b.op("sub", t, b.c(magic)))
-    r = x
-    for part in _split(_PI / 2, e, 3):
-        r = b.let(b.op("fma", q, b.c(-part), r))
-    z = b.let(b.op("mul", r, r))
+    p1, p2, p3 = _split(_PI / 2, e, 3)
     sign = _sign(b)
-    sin_r = b.let(b.op("madd", b.op("mul", r, z), b.horner(_SIN[e], z), r))
-    sin_r = b.let(b.op("bor", sin_r, b.op("band", r, sign)))  # r + (-0 * S) is +0: keep sin(-0) = -0
-    cos_r = b.let(b.op("madd", b.op("mul", z, z), b.horner(_COS[e], z), b.op("madd", z, b.c(-0.5), b.c(1.0))))
+    r1 = b.let(b.op("fma", q, b.c(-p1), x))  # exact
+    # r + r_lo = r1 - q*p2 - q*p3 to about twice the precision: q*p2 = p + p_err exactly, and
+    # r1 - p = r + err exactly (Knuth's two-sum: r1 and p are close when r cancels)
+    p = b.let(b.op("mul", q, b.c(p2)))
+    p_err = b.let(b.op("fma", q, b.c(p2), b.op("bxor", p, sign)))
+    r = b.let(b.op("sub", r1, p))
+    moved = b.let(b.op("sub", r, r1))
+    err = b.let(b.op("sub", b.op("sub", r1, b.op("sub", r, moved)), b.op("add", p, moved)))
+    r_lo = b.let(b.op("fma", q, b.c(-p3), b.op("sub", err, p_err)))
+    z = b.let(b.op("mul", r, r))
+    # sin(r + r_lo) ~ r + (r*z*S + r_lo)
+    sin_r = b.let(b.op("add", r, b.op("madd", b.op("mul", r, z), b.horner(_SIN[e], z), r_lo)))
+    sin_r = b.let(b.op("bor", sin_r, b.op("band", r, sign)))  # r + (+0) is +0: keep sin(-0) = -0
+    # cos(r + r_lo) ~ w + ((1 - w - z/2) - z_err/2 - r*r_lo + z^2*C), w = 1 - z/2, z + z_err = r^2
+    half_z = b.let(b.op("mul", z, b.c(0.5)))
+    w = b.let(b.op("sub", b.c(1.0), half_z))
+    tail = b.let(b.op("sub", b.op("sub", b.c(1.0), w), half_z))
+    z_err = b.let(b.op("fma", r, r, b.op("bxor", z, sign)))
+    tail = b.let(b.op("sub", tail, b.op("madd", r, r_lo, b.op("mul", z_err, b.c(0.5)))))
+    cos_r = b.let(b.op("add", w, b.op("madd", b.op("mul", z, z), b.horner(_COS[e], z), tail)))
     quadrant = b.let(b.op("as_int", t), "int")  # q mod 2^k in the low bits
     if cos:
         quadrant = b.let(b.op("iadd", quadrant, b.i(1)), "int")

@@ -96,7 +96,6 @@ def _sin_cos(b: Body, x: str, cos: bool) -> str:
     z = b.let(b.op("mul", r, r))
     # sin(r + r_lo) ~ r + (r*z*S + r_lo)
     sin_r = b.let(b.op("add", r, b.op("madd", b.op("mul", r, z), b.horner(_SIN[e], z), r_lo)))
-    sin_r = b.let(b.op("bor", sin_r, b.op("band", r, sign)))  # r + (+0) is +0: keep sin(-0) = -0
     # cos(r + r_lo) ~ w + ((1 - w - z/2) - z_err/2 - r*r_lo + z^2*C), w = 1 - z/2, z + z_err = r^2
     half_z = b.let(b.op("mul", z, b.c(0.5)))
     w = b.let(b.op("sub", b.c(1.0), half_z))
@@ -110,6 +109,8 @@ def _sin_cos(b: Body, x: str, cos: bool) -> str:
     odd = b.let(b.op("as_float", b.op("isub", b.i(0), b.op("iand", quadrant, b.i(1)))))  # all ones where odd
     y = b.let(b.op("bxor", sin_r, b.op("band", b.op("bxor", sin_r, cos_r), odd)))
     y = b.let(b.op("bxor", y, b.op("as_float", b.op("shl", b.op("iand", quadrant, b.i(2)), _BITS[e] - 2))))
+    if not cos:  # r + (+0) is +0 (and -0 - -0 too): sin(±0) = ±0 needs its own lane test
+        y = b.select_cmp("oeq", x, b.c(0.0), x, y)
     return _libm_lanes(b, "cos" if cos else "sin", x, y)
 
 

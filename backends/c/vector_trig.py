@@ -1,10 +1,11 @@
 """Vectorized sin, cos, atan and atan2 over the abstract ops of an ISA table (docs/vector-math.md).
 
-* sin, cos: q = round(x * 2/pi), r = x - q*pi/2 by three fused multiply-adds with pi/2 split in
-  three parts (the first is exact: the product is exact in the fma and the difference fits),
-  |r| <= pi/4; then sin(r) = r + r^3*S(r^2) or cos(r) = 1 - r^2/2 + r^4*C(r^2), chosen and
-  signed by q mod 4 (cos takes q + 1). Lanes with |x| beyond ``_FAST`` (the reduction loses
-  bits there), inf and NaN go through libm, so they give libm's answer.
+* sin, cos: q = round(x * 2/pi), r + r_lo = x - q*pi/2 with pi/2 split in three parts: the
+  first step is an exact fma, the second an exact two-sum, so r + r_lo has about twice the
+  working precision, |r| <= pi/4; then sin(r) = r + r^3*S(r^2) or cos(r) = 1 - r^2/2 +
+  r^4*C(r^2), each corrected by r_lo, chosen and signed by q mod 4 (cos takes q + 1). Lanes
+  with |x| beyond ``_FAST`` (the reduction loses bits there), inf and NaN go through libm, so
+  they give libm's answer.
 * atan2(y, x): with n = min(|y|, |x|), d = max, a = n/d in [0, 1]; for a > tan(pi/8),
   atan(a) = pi/4 + atan(u), u = (n - d)/(n + d) (one division either way), |u| <= tan(pi/8);
   atan(u) = u + u^3*P(u^2). The quadrant is an integer K and a sign s: the result is
@@ -28,7 +29,7 @@ _PI = Fraction("3.14159265358979323846264338327950288419716939937510582097494459
 _BITS = {"f32": 32, "f64": 64}
 _C = {"f32": "float", "f64": "double"}
 _LIBM_SUFFIX = {"f32": "f", "f64": ""}
-#: |x| up to which sin/cos take the polynomial path; q = round(x*2/pi) < 2^15 / 2^24, where pi/2
+#: |x| up to which sin/cos take the polynomial path; q = round(x*2/pi) < 2^16 / 2^25, where pi/2
 #: in three parts (72 / 159 bits) still leaves r with full relative precision
 _FAST = {"f32": 65536.0, "f64": 2.0**25}
 _TAN_PI_8 = 2**0.5 - 1

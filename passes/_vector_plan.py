@@ -36,7 +36,8 @@ from kiln.passes._buffer_facts import VIEWS
 ELEMENTWISE: tuple[type[Operation], ...] = (
     arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.NegfOp,
     arith.MaximumfOp, arith.MinimumfOp, arith.CmpfOp, arith.SelectOp,
-    math.ExpOp, math.LogOp, math.TanhOp, math.SqrtOp, math.AbsFOp, math.FmaOp,
+    math.ExpOp, math.LogOp, math.TanhOp, math.SinOp, math.CosOp, math.AtanOp, math.Atan2Op,
+    math.SqrtOp, math.AbsFOp, math.FmaOp,
     arith.AndIOp, arith.OrIOp,
 )
 #: ops allowed only on uniform values (they stay scalar: no vector form needed)

@@ -18,7 +18,7 @@ When lb and ub are constants and W divides n there is no tail at all.
 
 K = ``accumulators`` when the loop reduces (K independent vector accumulators hide the
 add latency, then combine pairwise and fold with ``vector.reduction``), ``unroll`` when its
-body calls exp, log or tanh (their long dependency chains leave an out-of-order core idle
+body calls exp, log, tanh, sin, cos, atan or atan2 (their long dependency chains leave an out-of-order core idle
 with one register in flight), else 1. The K copies are interleaved op by op, so each step
 of the body is K independent instructions side by side (and the C emitter tests the K
 exps' inputs for its fast path at once). This
@@ -62,7 +62,7 @@ class KilnVectorize(ModulePass):
     accumulators: int = 8
     #: "auto" (masked where the ISA table has masked loads/stores: AVX2, AVX-512), "masked", "scalar"
     tail: str = "auto"
-    #: copies of an elementwise body that calls exp, log or tanh
+    #: copies of an elementwise body that calls exp, log, tanh or a trig function
     unroll: int = 4
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -81,8 +81,11 @@ class KilnVectorize(ModulePass):
                     _Rewrite(loop, plan, lanes, max(1, k), masked).run()
 
 
+_TRANSCENDENTAL = (math.ExpOp, math.LogOp, math.TanhOp, math.SinOp, math.CosOp, math.AtanOp, math.Atan2Op)
+
+
 def _transcendental(loop: scf.ForOp) -> bool:
-    return any(isinstance(op, math.ExpOp | math.LogOp | math.TanhOp) for op in loop.body.block.ops)
+    return any(isinstance(op, _TRANSCENDENTAL) for op in loop.body.block.ops)
 
 
 def _trip_count(loop: scf.ForOp) -> int | None:

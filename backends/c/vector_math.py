@@ -1,4 +1,5 @@
-"""Vectorized exp, log and tanh, written once over the abstract ops of an ISA table.
+"""Vectorized exp, log and tanh (sin, cos, atan, atan2: vector_trig.py), written once over the
+abstract ops of an ISA table.
 
 Each becomes a ``static inline`` C function on one native register. Methods and measured
 accuracy are in docs/vector-math.md; in short:
@@ -23,17 +24,16 @@ from __future__ import annotations
 
 import math
 
-from xdsl.dialects.builtin import Float32Type, Float64Type
-
+from kiln.backends.c import vector_trig
 from kiln.backends.c.c_types import float_literal
 from kiln.backends.c.isa import IsaTable
-
-_F = {"f32": Float32Type(), "f64": Float64Type()}
+from kiln.backends.c.vector_body import F as _F
+from kiln.backends.c.vector_body import MAGIC as _MAGIC
+from kiln.backends.c.vector_body import Body, helper_name
 
 # per element type: mantissa bits, exponent bias, rounding magic 1.5*2^p (value, bits)
 _MANT = {"f32": 23, "f64": 52}
 _BIAS = {"f32": 127, "f64": 1023}
-_MAGIC = {"f32": (12582912.0, 0x4B400000), "f64": (6755399441055744.0, 0x4338000000000000)}
 _LN2 = {"f32": (0.693359375, -2.12194440e-4), "f64": (6.93147180369123816490e-01, 1.90821492927058770002e-10)}
 _EXP_CLAMP = {"f32": (-104.0, 89.0), "f64": (-746.0, 710.0)}
 #: |x| up to which y*2^n, y = exp(r) in [0.7, 1.42], is normal: n = round(x/ln2) in [-125, 125] /
@@ -56,12 +56,7 @@ _LN2_8THS = (0.086639404296875, 3.9932729123e-06)
 _EXP_TABLE_POLY = (0.04166042059659958, 0.16668029129505157)
 
 #: the functions the vectorizer calls; "exp_near" and "exp_far" are exp's two halves (below)
-FUNCTIONS: tuple[str, ...] = ("exp", "log", "tanh")
-
-
-def helper_name(fn: str, elem: str) -> str:
-    """C name of the vectorized ``fn`` on ``elem`` registers."""
-    return f"kiln_v{fn}_{elem}"
+FUNCTIONS: tuple[str, ...] = ("exp", "log", "tanh", "sin", "cos", "atan", "atan2")
 
 
 def has_exp_fast_path(table: IsaTable, elem: str) -> bool:
@@ -74,61 +69,18 @@ def dependencies(fn: str, table: IsaTable, elem: str) -> tuple[str, ...]:
     """Helpers ``fn`` calls, which must be emitted before it."""
     if fn == "tanh":
         return ("exp",)
+    if fn == "atan":
+        return ("atan2",)
     if fn == "exp" and has_exp_fast_path(table, elem):
         return ("exp_far", "exp_near")
     return ()
 
 
-def _by_table(b: "_Body") -> bool:
+def _by_table(b: "Body") -> bool:
     return b.e == "f32" and "lookup8.f32" in b.t.ops
 
 
-class _Body:
-    """Straight-line C over native registers: each step is a new ``const`` local."""
-
-    def __init__(self, table: IsaTable, elem: str) -> None:
-        self.t, self.e = table, elem
-        self.lines: list[str] = []
-
-    def let(self, expr: str, kind: str = "vec") -> str:
-        name = f"t{len(self.lines)}"
-        self.lines.append(f"  const {self.t.types[self.e][kind]} {name} = {expr};")
-        return name
-
-    def op(self, name: str, *args: str | int) -> str:
-        return self.t.op(name, self.e, *args)
-
-    def c(self, value: float) -> str:
-        return self.op("broadcast", float_literal(value, _F[self.e]))
-
-    def i(self, value: int) -> str:
-        if value in (-(2**31), -(2**63)):
-            return self.op("ibroadcast", "INT32_MIN" if self.e == "f32" else "INT64_MIN")
-        return self.op("ibroadcast", f"INT64_C({value})" if self.e == "f64" else str(value))
-
-    def horner(self, coeffs: list[float], x: str) -> str:
-        p = self.let(self.c(coeffs[0]))
-        for coef in coeffs[1:]:
-            p = self.let(self.op("madd", p, x, self.c(coef)))
-        return p
-
-    def clamp(self, x: str, lo: float, hi: float) -> str:
-        """x limited to [lo, hi]; NaN stays NaN."""
-        for keep, ieee, pred, bound in (("maxkeep", "maximum", "olt", lo), ("minkeep", "minimum", "ogt", hi)):
-            if f"{keep}.{self.e}" in self.t.ops:  # returns its second operand, x, when x is NaN
-                x = self.let(self.op(keep, self.c(bound), x))
-            elif f"{ieee}.{self.e}" in self.t.ops:  # NaN propagates
-                x = self.let(self.op(ieee, self.c(bound), x))
-            else:
-                x = self.select_cmp(pred, x, self.c(bound), self.c(bound), x)
-        return x
-
-    def select_cmp(self, pred: str, a: str, b: str, then: str, other: str) -> str:
-        mask = self.let(self.op(f"cmp.{pred}", a, b), "mask")
-        return self.let(self.op("select", mask, then, other))
-
-
-def _exp(b: _Body, x: str) -> str:
+def _exp(b: Body, x: str) -> str:
     e = b.e
     if has_exp_fast_path(b.t, e):
         b.lines.append(f"  if (!{b.op('any', helper_name('exp_far', e) + '(x)')}) return {helper_name('exp_near', e)}(x);")
@@ -148,14 +100,14 @@ def _exp(b: _Body, x: str) -> str:
     return b.let(b.op("mul", b.op("mul", y, s1), s2))
 
 
-def _exp_far(b: _Body, x: str) -> str:
+def _exp_far(b: Body, x: str) -> str:
     """The lanes exp_near must not take: |x| > _EXP_FAST, or NaN."""
     e = b.e
     magnitude = b.op("as_float", b.i(2**31 - 1 if e == "f32" else 2**63 - 1))
     return b.let(b.op("cmp.ugt", b.op("band", x, magnitude), b.c(_EXP_FAST[e])), "mask")
 
 
-def _exp_near(b: _Body, x: str) -> str:
+def _exp_near(b: Body, x: str) -> str:
     """exp where every lane has |x| <= _EXP_FAST: 2^n is one normal power of two, so y * 2^n is
     n added to y's exponent field, with no clamps and no two-factor scaling (~10 ops of ~30).
     Bit-identical to the general path, whose y * 2^n0 * 2^n1 also rounds once."""
@@ -163,7 +115,7 @@ def _exp_near(b: _Body, x: str) -> str:
     return b.let(b.op("as_float", b.op("iadd", b.op("as_int", y), b.op("shl", _exp_exponent(b, t, biased=True), _MANT[b.e]))))
 
 
-def _exp_exponent(b: _Body, t: str, biased: bool = False) -> str:
+def _exp_exponent(b: Body, t: str, biased: bool = False) -> str:
     """n, the power of two of exp(x) = y * 2^n, from t (see _exp_reduced). ``biased``: plus a
     multiple of 2^(32-mant) (2^(64-mant)), which shifting left by mant bits drops."""
     bits = b.op("as_int", t)
@@ -173,7 +125,7 @@ def _exp_exponent(b: _Body, t: str, biased: bool = False) -> str:
     return bits if biased else b.op("isub", bits, b.i(_MAGIC[b.e][1]))
 
 
-def _exp_reduced(b: _Body, x: str) -> tuple[str, str]:
+def _exp_reduced(b: Body, x: str) -> tuple[str, str]:
     """(t, y): t = x/ln2 (x*8/ln2 by table) + magic, the integer k in its low bits, and
     y = exp(x - k*ln2) (by table: 2^(j/8) * exp(x - k*ln2/8), j = k mod 8, k = 8n + j)."""
     e = b.e
@@ -205,7 +157,7 @@ def _exp_reduced(b: _Body, x: str) -> tuple[str, str]:
     return t, y
 
 
-def _log(b: _Body, x: str) -> str:
+def _log(b: Body, x: str) -> str:
     e = b.e
     mant, bias = _MANT[e], _BIAS[e]
     magic, magic_bits = _MAGIC[e]
@@ -237,7 +189,7 @@ def _log(b: _Body, x: str) -> str:
     return b.let(b.op("select", ok, y, b.c(math.nan)))
 
 
-def _tanh(b: _Body, x: str) -> str:
+def _tanh(b: Body, x: str) -> str:
     e = b.e
     sign = b.let(b.op("as_float", b.i(-(2**31) if e == "f32" else -(2**63))))
     a = b.let(b.op("bxor", x, b.op("band", x, sign)))
@@ -255,16 +207,17 @@ def _tanh(b: _Body, x: str) -> str:
     return b.select_cmp("olt", a, b.c(0.625), small, large)
 
 
-_BODIES = {"exp": _exp, "exp_near": _exp_near, "exp_far": _exp_far, "log": _log, "tanh": _tanh}
+_BODIES = {"exp": _exp, "exp_near": _exp_near, "exp_far": _exp_far, "log": _log, "tanh": _tanh, **vector_trig.BODIES}
 
 
 def helper(table: IsaTable, fn: str, elem: str) -> str:
     """The C definition of the vectorized ``fn`` on ``elem`` for ``table``."""
-    body = _BODIES[fn]
-    b = _Body(table, elem)
-    result = body(b, "x")
+    b = Body(table, elem)
+    params = vector_trig.PARAMS.get(fn, ("x",))
+    result = _BODIES[fn](b, *params)
     vec = table.types[elem]["vec"]
     ret = table.types[elem]["mask" if fn == "exp_far" else "vec"]
+    signature = ", ".join(f"{vec} {p}" for p in params)
     return "\n".join(
-        [f"static inline {ret} {helper_name(fn, elem)}({vec} x) {{", *b.lines, f"  return {result};", "}", ""]
+        [f"static inline {ret} {helper_name(fn, elem)}({signature}) {{", *b.lines, f"  return {result};", "}", ""]
     )

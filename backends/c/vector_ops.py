@@ -220,7 +220,10 @@ _BINARY: dict[type, Callable[[IsaTable, str, list[str]], str]] = {
     math.FmaOp: lambda t, e, o: t.op("fma", e, *o),
     kvec.SelectOp: lambda t, e, o: t.op("select", e, *o),
 }
-_MATH_FN: dict[type, str] = {math.ExpOp: "exp", math.LogOp: "log", math.TanhOp: "tanh"}
+_MATH_FN: dict[type, str] = {
+    math.ExpOp: "exp", math.LogOp: "log", math.TanhOp: "tanh",
+    math.SinOp: "sin", math.CosOp: "cos", math.AtanOp: "atan", math.Atan2Op: "atan2",
+}
 _MASK_LOGIC: dict[type, str] = {arith.AndIOp: "mand", arith.OrIOp: "mor"}
 
 
@@ -247,7 +250,7 @@ def _vector_arith(em: FunctionEmitter, op: arith.AddfOp) -> None:
         _lanewise(em, result, _compared(result), operands, lambda t, e, o: t.op(name, e, *o))
     elif type(op) in _MATH_FN:
         helper = em.module.simd.use_math(_MATH_FN[type(op)], elem_name(result.type))
-        _lanewise(em, result, result, operands, lambda t, e, o: f"{helper}({o[0]})")
+        _lanewise(em, result, result, operands, lambda t, e, o: f"{helper}({', '.join(o)})")
     else:
         _lanewise(em, result, result, operands, _BINARY[type(op)])
 

@@ -22,6 +22,7 @@ def _ops(s: str, i: str, mask: str) -> dict[str, str]:
         "maxkeep": f"_mm512_max_{s}({{0}}, {{1}})",
         "minkeep": f"_mm512_min_{s}({{0}}, {{1}})",
         "scalef": f"_mm512_scalef_{s}({{0}}, {{1}})",
+        "any": "({0} != 0)",
         "mand": f"({mask})({{0}} & {{1}})",
         "mor": f"({mask})({{0}} | {{1}})",
         "mnot": f"({mask})~{{0}}",

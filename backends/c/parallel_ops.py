@@ -2,9 +2,13 @@
 
 The loop is emitted by control_ops as usual, preceded by::
 
-    #pragma omp parallel for num_threads(kiln_num_threads()) if(kiln_num_threads() > 1 && elements >= PARALLEL_MIN_ELEMENTS)
+    #pragma omp parallel for num_threads(kiln_num_threads()) if(kiln_num_threads() > 1)
 
-under ``#ifdef _OPENMP`` (the toolchain adds ``-fopenmp`` when a pragma is present). elements
+under ``#ifdef _OPENMP`` (the toolchain adds ``-fopenmp`` when a pragma is present) when its
+bounds are static and its work is at least ``PARALLEL_MIN_ELEMENTS``; with dynamic bounds the
+loop is emitted twice, ``if (elements >= PARALLEL_MIN_ELEMENTS && kiln_num_threads() > 1)``
+with the pragma, else without (a region entered with a false ``if`` clause still costs a
+libgomp team, microseconds). elements
 is the trip count times the loop's ``kiln.parallel`` (elements per iteration): a loop below
 ``PARALLEL_MIN_ELEMENTS`` (a few tens of µs of work) would lose more to waking the threads
 than it gains, and ``KILN_NUM_THREADS=1`` runs the plain sequential loop. Iterations write
@@ -35,16 +39,34 @@ def _parallel_for(sequential: Handler) -> Handler:
 
     def handler(em: FunctionEmitter, op: scf.ForOp) -> None:
         work = op.attributes.get(PARALLEL_ATTR)
-        if isinstance(work, IntegerAttr) and not op.iter_args and not _too_small(em, op, work.value.data):
-            threads = em.use_helper("kiln_num_threads") + "()"
-            trip = f"({em.expr(op.ub)} - {em.expr(op.lb)})"
-            em.line("#ifdef _OPENMP")
-            em.line(f"#pragma omp parallel for num_threads({threads}) "
-                    f"if({threads} > 1 && {trip} * {work.value.data} >= {PARALLEL_MIN_ELEMENTS})")
-            em.line("#endif")
+        if not isinstance(work, IntegerAttr) or op.iter_args or _too_small(em, op, work.value.data):
+            sequential(em, op)
+            return
+        threads = em.use_helper("kiln_num_threads") + "()"
+        trip = f"({em.expr(op.ub)} - {em.expr(op.lb)})"
+        big = f"{trip} * {work.value.data} >= {PARALLEL_MIN_ELEMENTS}"
+        if _constant(op.ub) is not None and _constant(op.lb) is not None:  # static and big enough
+            _pragma(em, f"num_threads({threads}) if({threads} > 1)")
+            sequential(em, op)
+            return
+        # dynamic bounds: the parallel region only when the trip count calls for it; a loop that
+        # entered it with a false if clause still paid for a libgomp team (futex calls), which was
+        # most of the time of small loops run many times (NPBench syrk: 30,000 rows of <= 200)
+        em.open(f"if ({big} && {threads} > 1) {{")
+        _pragma(em, f"num_threads({threads})")
         sequential(em, op)
+        em.close()
+        em.open("else {")
+        sequential(em, op)
+        em.close()
 
     return handler
+
+
+def _pragma(em: FunctionEmitter, clauses: str) -> None:
+    em.line("#ifdef _OPENMP")
+    em.line(f"#pragma omp parallel for {clauses}")
+    em.line("#endif")
 
 
 def _too_small(em: FunctionEmitter, op: scf.ForOp, work: int) -> bool:

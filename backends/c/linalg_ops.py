@@ -153,40 +153,101 @@ static void LA_NAME(update_rows)(long rows, long m, int tri, LA_T *x, long ldx, 
   }
 }
 #ifndef LA_COMPLEX
-/* y(i, j) = x(i, j) for i >= j, x(i, j) = x[i xs + j xt] (x's lower triangle, or its upper
-   one read as by columns), clearing x(i, j) for i > j when asked; by 8 x 8 tiles, as a
-   column's elements n apart conflict in the caches when n is a power of 2 */
-static void LA_NAME(transpose_lower)(long n, LA_T *x, long xs, long xt, LA_T *y, long ys, long yt, int clear) {
-  for (long i0 = 0; i0 < n; i0 += 8)
-    for (long j0 = 0; j0 <= i0; j0 += 8)
-      for (long i = i0; i < i0 + 8 && i < n; i++)
-        for (long j = j0; j < j0 + 8 && j <= i; j++) {
-          LA_T v = x[i * xs + j * xt];
-          if (clear && i > j) x[i * xs + j * xt] = 0;
-          y[i * ys + j * yt] = v;
-        }
+#define LA_CB 128 /* columns per block of the blocked Cholesky: at most the GEMM's KC (one slice) */
+/* y[j ldy + i] = x[i ldx + j] for i < rows, j < cols: by 8 x 8 tiles, as a column's elements
+   ldx apart conflict in the caches when ldx is a power of 2 */
+static void LA_NAME(transpose)(long rows, long cols, const LA_T *x, long ldx, LA_T *y, long ldy) {
+  for (long i0 = 0; i0 < rows; i0 += 8)
+    for (long j0 = 0; j0 < cols; j0 += 8)
+      for (long i = i0; i < i0 + 8 && i < rows; i++)
+        for (long j = j0; j < j0 + 8 && j < cols; j++) y[j * ldy + i] = x[i * ldx + j];
+}
+/* u (b x b, ld apart) = U, the upper Cholesky factor of its upper triangle (U^T U), in
+   place: right-looking, LA_NB rows at a time, every update a row operation; 0 unless
+   positive-definite (then u is left half done) */
+static int LA_NAME(potf2)(long b, LA_T *u, long ld) {
+  for (long k0 = 0; k0 < b; k0 += LA_NB) {
+    long k1 = k0 + LA_NB < b ? k0 + LA_NB : b;
+    for (long k = k0; k < k1; k++) {
+      LA_T d = u[k * ld + k];
+      if (!(d > 0)) return 0;
+      d = LA_SQRT(d);
+      u[k * ld + k] = d;
+      LA_NAME(scale)(b - k - 1, &u[k * ld + k + 1], 1, d);
+      for (long i = k + 1; i < k1; i++)
+        LA_NAME(update)(b - i, &u[i * ld + i], &u[k * ld + i], ld, &u[k * ld + i], ld, 1);
+    }
+    if (k1 < b) /* (not even a pointer past the end) */
+      LA_NAME(update_rows)(b - k1, b - k1, 1, &u[k1 * ld + k1], ld, &u[k0 * ld + k1], ld, &u[k0 * ld + k1], 1, ld);
+  }
+  return 1;
+}
+/* x (b rows of m, ld apart) = U^-T x for U the b x b upper triangle at u (ldu apart): row q
+   scaled by 1 / u[q][q], then subtracted, times u[q][r], from each row r below it, as potf2
+   does to the columns right of U; LA_NB rows at a time */
+static void LA_NAME(solve_ut)(long b, long m, const LA_T *u, long ldu, LA_T *x, long ld) {
+  for (long q0 = 0; q0 < b; q0 += LA_NB) {
+    long q1 = q0 + LA_NB < b ? q0 + LA_NB : b;
+    for (long q = q0; q < q1; q++) {
+      LA_NAME(scale)(m, &x[q * ld], 1, u[q * ldu + q]);
+      for (long r = q + 1; r < q1; r++) LA_NAME(update)(m, &x[r * ld], &x[q * ld], ld, &u[q * ldu + r], ldu, 1);
+    }
+    if (q1 < b) LA_NAME(update_rows)(b - q1, m, 0, &x[q1 * ld], ld, &x[q0 * ld], ld, &u[q0 * ldu + q1], 1, ldu);
+  }
 }
 /* l = the lower Cholesky factor of a (n x n, its lower triangle read); all NaN unless a is
-   positive-definite. l holds U = L^T while it is computed (right-looking, LA_NB rows at a
-   time) so every update is a contiguous row operation, then is transposed in place */
-static void LA_NAME(cholesky)(long n, const LA_T *a, LA_T *l) {
-  LA_NAME(transpose_lower)(n, (LA_T *)a, n, 1, l, 1, n, 0);
-  for (long k0 = 0; k0 < n; k0 += LA_NB) {
-    long k1 = k0 + LA_NB < n ? k0 + LA_NB : n;
-    for (long k = k0; k < k1; k++) {
-      LA_T d = l[k * n + k];
-      if (!(d > 0)) { LA_NAME(nan_fill)(n * n, l); return; }
-      d = LA_SQRT(d);
-      l[k * n + k] = d;
-      LA_NAME(scale)(n - k - 1, &l[k * n + k + 1], 1, d);
-      for (long i = k + 1; i < k1; i++)
-        LA_NAME(update)(n - i, &l[i * n + i], &l[k * n + i], n, &l[k * n + i], n, 1);
+   positive-definite. Blocked, right-looking, LA_CB columns at a time: the block column below
+   the diagonal, transposed into w (so its LA_CB rows are long and contiguous), is factored
+   (potf2 on the diagonal block, solve_ut right of it) and copied back; the trailing lower
+   triangle is then updated by the GEMM's micro-kernel (syrk_lower), which holds almost all
+   the arithmetic. Up to `threads` threads share the columns of the solve and the row blocks
+   of the update */
+static void LA_NAME(cholesky)(long n, const LA_T *a, LA_T *l, int threads) {
+  for (long i = 0; i < n; i++)
+    for (long j = 0; j < n; j++) l[i * n + j] = j <= i ? a[i * n + j] : 0;
+  LA_T *w = (LA_T *)malloc(sizeof(LA_T) * (size_t)(LA_CB * n + 1));
+  LA_T *bp = LA_GEMM(b_buffer)(LA_GEMM(packed_b_size)(LA_CB, n));
+  for (long k0 = 0; k0 < n; k0 += LA_CB) {
+    long k1 = k0 + LA_CB < n ? k0 + LA_CB : n, b = k1 - k0, m = n - k1, ldw = n - k0;
+    LA_NAME(transpose)(ldw, b, &l[k0 * n + k0], n, w, ldw);
+    if (!LA_NAME(potf2)(b, w, ldw)) {
+      free(w);
+      LA_NAME(nan_fill)(n * n, l);
+      return;
     }
-    if (k1 < n) /* (not even a pointer past the end) */
-      LA_NAME(update_rows)(n - k1, n - k1, 1, &l[k1 * n + k1], n, &l[k0 * n + k1], n, &l[k0 * n + k1], 1, n);
+    LA_NAME(transpose)(b, b, w, ldw, &l[k0 * n + k0], n);
+    if (m == 0) break;
+    /* rows of the update per block: small blocks when threads share them, the GEMM's MC else */
+    const long mc = threads > 1 ? 8 * LA_GEMM(MR) : LA_GEMM(MC), blocks = (m + mc - 1) / mc;
+#ifdef _OPENMP /* threads from m^2 b / 2 = 2^22 multiply-adds, twice the GEMM's threshold (a region per block) */
+#pragma omp parallel num_threads(threads) if (threads > 1 && (double)m * m * b >= 2 * (double)(1 << 22))
+#endif
+    {
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+      for (long c0 = 0; c0 < m; c0 += LA_JT) {
+        long c = c0 + LA_JT < m ? LA_JT : m - c0;
+        LA_NAME(solve_ut)(b, c, w, ldw, &w[b + c0], ldw);
+        LA_NAME(transpose)(b, c, &w[b + c0], ldw, &l[(k1 + c0) * n + k0], n);
+      }
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+      for (long p = 0; p < LA_GEMM(panels)(m); p++) LA_GEMM(pack_b)(b, m, &w[b], ldw, 1, bp, p, p + 1);
+      LA_T *ap = LA_GEMM(a_buffer)();
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+      for (long q = 0; q < blocks; q++) { /* from the bottom: the longest rows first */
+        long i1 = m - q * mc, i0 = i1 - mc > 0 ? i1 - mc : 0;
+        LA_GEMM(syrk_lower)(i0, i1, b, &l[k1 * n + k0], n, 1, bp, ap, &l[k1 * n + k1], n);
+      }
+    }
   }
-  LA_NAME(transpose_lower)(n, l, 1, n, l, n, 1, 1);
+  free(w);
 }
+#undef LA_CB
 #endif
 /* lu = a's LU factors in place (unit lower, upper), piv = row swaps; the sign of the
    permutation, or 0 when a pivot is exactly zero (a NaN one goes on, as in LAPACK, so
@@ -285,7 +346,7 @@ static LA_T LA_NAME(det)(long n, const LA_T *a) {
 def _routines(ctype: str, suffix: str, sqrt: str, fabs: str, real: str, real_min: str) -> str:
     """_SOURCE for one element type: the LA_ macros defined around it, then undefined."""
     macros = {"LA_T": ctype, "LA_R": real, "LA_NAME(x)": f"kiln_linalg_{suffix}_##x", "LA_SQRT": sqrt,
-              "LA_ABS": fabs, "LA_RMIN": real_min}
+              "LA_ABS": fabs, "LA_RMIN": real_min, "LA_GEMM(x)": f"kiln_gemm_{suffix}_##x"}
     prologue = ""
     if "_Complex" in ctype:  # cabs declared, not <complex.h>: it defines I
         prologue = f"{real} {fabs}({ctype});\n"
@@ -304,6 +365,7 @@ _HELPER_OF = {
     "float _Complex": "kiln_linalg_c64",
     "double _Complex": "kiln_linalg_c128",
 }
+_GEMM_OF = {"float": "kiln_gemm_f32", "double": "kiln_gemm_f64"}
 HELPERS.update(
     {
         "kiln_linalg_f32": _routines("float", "f32", "sqrtf", "fabsf", "float", _FLT_MIN),
@@ -321,11 +383,13 @@ def _linalg(em: FunctionEmitter, op: kernel.LinalgOp) -> None:
     if out.elem not in _HELPER_OF or (op.kind.data == "cholesky" and "_Complex" in out.elem):
         raise CEmitError(f"kernel.linalg: no C routine for {op.kind.data!r} on element type {out.elem}")
     prefix = em.use_helper(_HELPER_OF[out.elem])
+    if "_Complex" not in out.elem:  # the real routines' cholesky runs on the GEMM's micro-kernel
+        em.use_helper(_GEMM_OF[out.elem])
     a, out_ptr = ins[0], _pointer(out)
     n = a.sizes[0]
     kind = op.kind.data
     if kind == "cholesky":
-        em.line(f"{prefix}_cholesky({n}, {_pointer(a)}, {out_ptr});")
+        em.line(f"{prefix}_cholesky({n}, {_pointer(a)}, {out_ptr}, {em.use_helper('kiln_num_threads')}());")
     elif kind == "inv":
         em.line(f"{prefix}_solve({n}, {n}, {_pointer(a)}, NULL, {out_ptr});")
     elif kind == "solve":

@@ -276,3 +276,54 @@ def test_a_nan_pivot_is_not_a_zero_one(dtype: str) -> None:
     inv, det = kiln.function(lambda a: (np.linalg.inv(a), np.linalg.det(a)))(a)
     assert np.isnan(det) and np.isnan(np.linalg.det(a))
     assert np.isnan(inv).any()
+
+
+# cholesky is blocked by 128 columns (the trailing update on the GEMM's micro-kernel, in
+# MR x NR tiles, the diagonal ones stored in part): sizes that end blocks, 8-row panels and
+# tiles part way, and one of a few whole blocks. One trace per size (static shapes only).
+CHOLESKY = {dtype: kiln.function(lambda a: np.linalg.cholesky(a)) for dtype in FLOATS}
+RETRACES = pytest.mark.filterwarnings("ignore::kiln.frontend.retracing.KilnRetracingWarning")  # meant
+
+
+@RETRACES
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", [1, 7, 63, 64, 65, 127, 128, 129, 200, 257, 513])
+def test_cholesky_across_blocks(n: int, dtype: str) -> None:
+    s = spd(n, dtype)
+    l = check(np.linalg.cholesky, s, compiled=CHOLESKY[dtype])(s)
+    assert not np.triu(l, 1).any()  # the upper triangle is zeros, as NumPy's
+
+
+@RETRACES
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("bad", [0, 200, 299])
+def test_cholesky_indefinite_in_a_later_block_gives_nans(bad: int, dtype: str) -> None:
+    """A pivot that is not positive (NumPy raises) or NaN (NumPy's result has NaNs) in any
+    block: the whole result is NaN, not a part of it."""
+    s = spd(300, dtype)
+    s[bad, bad] = -1e6
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.cholesky(s)
+    assert np.isnan(CHOLESKY[dtype](s)).all()
+    s[bad, bad] = np.nan
+    assert np.isnan(np.linalg.cholesky(s)).any() and np.isnan(CHOLESKY[dtype](s)).all()
+
+
+def test_cholesky_reads_the_lower_triangle_of_a_view() -> None:
+    """A transposed view (not contiguous) with junk above its diagonal: only the lower triangle counts."""
+    s = spd(200, "float64")
+    junk = s + np.tril(RNG.standard_normal((200, 200)), -1)  # its transpose has junk above the diagonal
+    check(lambda a: np.linalg.cholesky(a.T), junk)
+
+
+@RETRACES
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_cholesky_on_two_threads_is_the_same(dtype: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threads share columns of the solve and row blocks of the update: every element is summed
+    in the same order, so the results are identical, bit for bit."""
+    s = spd(700, dtype)
+    monkeypatch.setenv("KILN_NUM_THREADS", "1")
+    one = CHOLESKY[dtype](s)
+    monkeypatch.setenv("KILN_NUM_THREADS", "2")
+    np.testing.assert_array_equal(CHOLESKY[dtype](s), one)
+    check(np.linalg.cholesky, s, compiled=CHOLESKY[dtype])

@@ -281,7 +281,7 @@ def test_a_nan_pivot_is_not_a_zero_one(dtype: str) -> None:
 # cholesky is blocked by 128 columns (the trailing update on the GEMM's micro-kernel, in
 # MR x NR tiles, the diagonal ones stored in part): sizes that end blocks, 8-row panels and
 # tiles part way, and one of a few whole blocks. One trace per size (static shapes only).
-CHOLESKY = {dtype: kiln.function(lambda a: np.linalg.cholesky(a)) for dtype in FLOATS}
+CHOLESKY_OF = {dtype: kiln.function(lambda a: np.linalg.cholesky(a)) for dtype in FLOATS}
 RETRACES = pytest.mark.filterwarnings("ignore::kiln.frontend.retracing.KilnRetracingWarning")  # meant
 
 
@@ -290,7 +290,7 @@ RETRACES = pytest.mark.filterwarnings("ignore::kiln.frontend.retracing.KilnRetra
 @pytest.mark.parametrize("n", [1, 7, 63, 64, 65, 127, 128, 129, 200, 257, 513])
 def test_cholesky_across_blocks(n: int, dtype: str) -> None:
     s = spd(n, dtype)
-    l = check(np.linalg.cholesky, s, compiled=CHOLESKY[dtype])(s)
+    l = check(np.linalg.cholesky, s, compiled=CHOLESKY_OF[dtype])(s)
     assert not np.triu(l, 1).any()  # the upper triangle is zeros, as NumPy's
 
 
@@ -304,9 +304,9 @@ def test_cholesky_indefinite_in_a_later_block_gives_nans(bad: int, dtype: str) -
     s[bad, bad] = -1e6
     with pytest.raises(np.linalg.LinAlgError):
         np.linalg.cholesky(s)
-    assert np.isnan(CHOLESKY[dtype](s)).all()
+    assert np.isnan(CHOLESKY_OF[dtype](s)).all()
     s[bad, bad] = np.nan
-    assert np.isnan(np.linalg.cholesky(s)).any() and np.isnan(CHOLESKY[dtype](s)).all()
+    assert np.isnan(np.linalg.cholesky(s)).any() and np.isnan(CHOLESKY_OF[dtype](s)).all()
 
 
 def test_cholesky_reads_the_lower_triangle_of_a_view() -> None:
@@ -323,7 +323,7 @@ def test_cholesky_on_two_threads_is_the_same(dtype: str, monkeypatch: pytest.Mon
     in the same order, so the results are identical, bit for bit."""
     s = spd(700, dtype)
     monkeypatch.setenv("KILN_NUM_THREADS", "1")
-    one = CHOLESKY[dtype](s)
+    one = CHOLESKY_OF[dtype](s)
     monkeypatch.setenv("KILN_NUM_THREADS", "2")
-    np.testing.assert_array_equal(CHOLESKY[dtype](s), one)
-    check(np.linalg.cholesky, s, compiled=CHOLESKY[dtype])
+    np.testing.assert_array_equal(CHOLESKY_OF[dtype](s), one)
+    check(np.linalg.cholesky, s, compiled=CHOLESKY_OF[dtype])

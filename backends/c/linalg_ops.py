@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 _SOURCE = r"""
 #define LA_NB 8 /* the rows of U one pass of update() subtracts: its unrolled loop */
 #define LA_JT ((long)(2048 / sizeof(LA_T))) /* columns in a tile: LA_NB rows of it fill 16 KiB */
+#define LA_CB 128 /* columns per block of the blocked Cholesky and LU: at most the GEMM's KC (one slice) */
 static void LA_NAME(nan_fill)(long n, LA_T *x) {
   for (long i = 0; i < n; i++) x[i] = (LA_T)NAN;
 }
@@ -153,7 +154,6 @@ static void LA_NAME(update_rows)(long rows, long m, int tri, LA_T *x, long ldx, 
   }
 }
 #ifndef LA_COMPLEX
-#define LA_CB 128 /* columns per block of the blocked Cholesky: at most the GEMM's KC (one slice) */
 /* y[j ldy + i] = x[i ldx + j] for i < rows, j < cols: by 8 x 8 tiles, as a column's elements
    ldx apart conflict in the caches when ldx is a power of 2 */
 static void LA_NAME(transpose)(long rows, long cols, const LA_T *x, long ldx, LA_T *y, long ldy) {
@@ -182,24 +182,25 @@ static int LA_NAME(potf2)(long b, LA_T *u, long ld) {
   }
   return 1;
 }
-/* x (b rows of m, ld apart) = U^-T x for U the b x b upper triangle at u (ldu apart): row q
-   scaled by 1 / u[q][q], then subtracted, times u[q][r], from each row r below it, as potf2
-   does to the columns right of U; LA_NB rows at a time */
-static void LA_NAME(solve_ut)(long b, long m, const LA_T *u, long ldu, LA_T *x, long ld) {
+/* x (b rows of m, ld apart) = T^-1 x for T lower triangular, T(r, q) = c[q cq + r cr], its
+   diagonal 1 when unit: row q scaled by 1 / T(q, q) (unless unit), then subtracted, times
+   T(r, q), from each row r below it; LA_NB rows at a time. With T = U^T (c = u, cq = ld of U,
+   cr = 1) the solve potf2 does right of U; with T = L (cq = 1, cr = n) LU's rows of U */
+static void LA_NAME(solve_lower)(long b, long m, const LA_T *c, long cq, long cr, int unit, LA_T *x, long ld) {
   for (long q0 = 0; q0 < b; q0 += LA_NB) {
     long q1 = q0 + LA_NB < b ? q0 + LA_NB : b;
     for (long q = q0; q < q1; q++) {
-      LA_NAME(scale)(m, &x[q * ld], 1, u[q * ldu + q]);
-      for (long r = q + 1; r < q1; r++) LA_NAME(update)(m, &x[r * ld], &x[q * ld], ld, &u[q * ldu + r], ldu, 1);
+      if (!unit) LA_NAME(scale)(m, &x[q * ld], 1, c[q * cq + q * cr]);
+      for (long r = q + 1; r < q1; r++) LA_NAME(update)(m, &x[r * ld], &x[q * ld], ld, &c[q * cq + r * cr], cq, 1);
     }
-    if (q1 < b) LA_NAME(update_rows)(b - q1, m, 0, &x[q1 * ld], ld, &x[q0 * ld], ld, &u[q0 * ldu + q1], 1, ldu);
+    if (q1 < b) LA_NAME(update_rows)(b - q1, m, 0, &x[q1 * ld], ld, &x[q0 * ld], ld, &c[q0 * cq + q1 * cr], cr, cq);
   }
 }
 /* l = the lower Cholesky factor of a (n x n, its lower triangle read); all NaN unless a is
    positive-definite. Blocked, right-looking, LA_CB columns at a time: the block column below
    the diagonal, transposed into w (so its LA_CB rows are long and contiguous), is factored
-   (potf2 on the diagonal block, solve_ut right of it) and copied back; the trailing lower
-   triangle is then updated by the GEMM's micro-kernel (syrk_lower), which holds almost all
+   (potf2 on the diagonal block, solve_lower right of it) and copied back; the trailing lower
+   triangle is then updated by the GEMM's micro-kernel (sub_rows), which holds almost all
    the arithmetic. Up to `threads` threads share the columns of the solve and the row blocks
    of the update */
 static void LA_NAME(cholesky)(long n, const LA_T *a, LA_T *l, int threads) {
@@ -228,7 +229,7 @@ static void LA_NAME(cholesky)(long n, const LA_T *a, LA_T *l, int threads) {
 #endif
       for (long c0 = 0; c0 < m; c0 += LA_JT) {
         long c = c0 + LA_JT < m ? LA_JT : m - c0;
-        LA_NAME(solve_ut)(b, c, w, ldw, &w[b + c0], ldw);
+        LA_NAME(solve_lower)(b, c, w, ldw, 1, 0, &w[b + c0], ldw);
         LA_NAME(transpose)(b, c, &w[b + c0], ldw, &l[(k1 + c0) * n + k0], n);
       }
 #ifdef _OPENMP
@@ -241,54 +242,101 @@ static void LA_NAME(cholesky)(long n, const LA_T *a, LA_T *l, int threads) {
 #endif
       for (long q = 0; q < blocks; q++) { /* from the bottom: the longest rows first */
         long i1 = m - q * mc, i0 = i1 - mc > 0 ? i1 - mc : 0;
-        LA_GEMM(syrk_lower)(i0, i1, b, &l[k1 * n + k0], n, 1, bp, ap, &l[k1 * n + k1], n);
+        LA_GEMM(sub_rows)(i0, i1, m, b, &l[k1 * n + k0], n, 1, bp, ap, &l[k1 * n + k1], n, 1);
       }
     }
   }
   free(w);
 }
-#undef LA_CB
+#endif
+#ifndef LA_COMPLEX
+/* the rest of LU's block of columns [k0, k1) once its panel is factored: the rows of U right
+   of it (solve_lower by L11, by column tiles), then the trailing matrix less L21 U12 on the
+   GEMM's micro-kernel; up to `threads` threads share the tiles and the GEMM's row blocks */
+static void LA_NAME(lu_block)(long n, LA_T *lu, long k0, long k1, int threads) {
+  const long b = k1 - k0, m = n - k1;
+  LA_T *bp = LA_GEMM(b_buffer)(LA_GEMM(packed_b_size)(b, m));
+  const long mc = LA_GEMM(mc)(m, m, threads), blocks = (m + mc - 1) / mc;
+#ifdef _OPENMP /* threads from m^2 b = 2^22 multiply-adds, twice the GEMM's threshold (a region per block) */
+#pragma omp parallel num_threads(threads) if (threads > 1 && (double)m * m * b >= (double)(1 << 22))
+#endif
+  {
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (long c0 = 0; c0 < m; c0 += LA_JT) {
+      long c = c0 + LA_JT < m ? LA_JT : m - c0;
+      LA_NAME(solve_lower)(b, c, &lu[k0 * n + k0], 1, n, 1, &lu[k0 * n + k1 + c0], n);
+    }
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (long p = 0; p < LA_GEMM(panels)(m); p++) LA_GEMM(pack_b)(b, m, &lu[k0 * n + k1], n, 1, bp, p, p + 1);
+    LA_T *ap = LA_GEMM(a_buffer)();
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+    for (long q = 0; q < blocks; q++) {
+      long i0 = q * mc, i1 = i0 + mc < m ? i0 + mc : m;
+      LA_GEMM(sub_rows)(i0, i1, m, b, &lu[k1 * n + k0], n, 1, bp, ap, &lu[k1 * n + k1], n, 0);
+    }
+  }
+}
 #endif
 /* lu = a's LU factors in place (unit lower, upper), piv = row swaps; the sign of the
    permutation, or 0 when a pivot is exactly zero (a NaN one goes on, as in LAPACK, so
-   det of a matrix with a NaN is NaN, not 0). Right-looking, LA_NB columns at a time:
-   the panel is copied out by columns (its column operations then run over contiguous
-   memory, not down rows n apart, which conflict in the caches when n is a power of 2) and
-   factored, then the rows right of it and below it are updated by its LA_NB rows of U at
-   once. The same operations in the same order as one rank-1 update per column */
-static int LA_NAME(lu)(long n, LA_T *lu, long *piv) {
+   det of a matrix with a NaN is NaN, not 0). Right-looking by blocks of LA_CB columns (one
+   block, the whole matrix, for complex types: kiln has no complex GEMM), each factored
+   LA_NB columns at a time: the panel is copied out by columns (its column operations then
+   run over contiguous memory, not down rows n apart, which conflict in the caches when n is
+   a power of 2) and factored, its row swaps applied to whole rows, then the block's rows right
+   of it and below it are updated by its LA_NB rows of U at once (the same operations in the
+   same order as one rank-1 update per column); then lu_block updates the rest */
+static int LA_NAME(lu)(long n, LA_T *lu, long *piv, int threads) {
   LA_T *pan = (LA_T *)malloc(sizeof(LA_T) * (size_t)(n * LA_NB + 1));
   int sign = 1;
-  for (long k0 = 0; k0 < n; k0 += LA_NB) {
-    long k1 = k0 + LA_NB < n ? k0 + LA_NB : n, b = k1 - k0, h = n - k0;
-    for (long i = 0; i < h; i++)
-      for (long c = 0; c < b; c++) pan[c * h + i] = lu[(k0 + i) * n + k0 + c];
-    for (long c = 0; c < b; c++) {
-      LA_T *col = &pan[c * h];
-      long p = c;
-      LA_R best = LA_ABS1(col[c]);
-      for (long i = c + 1; i < h; i++) {
-        LA_R v = LA_ABS1(col[i]);
-        if (v > best) { best = v; p = i; }
+#ifdef LA_COMPLEX
+  const long cb = n;
+  (void)threads;
+#else
+  const long cb = LA_CB;
+#endif
+  for (long e0 = 0; e0 < n; e0 += cb) {
+    const long e1 = e0 + cb < n ? e0 + cb : n; /* the block's columns [e0, e1) */
+    for (long k0 = e0; k0 < e1; k0 += LA_NB) {
+      long k1 = k0 + LA_NB < e1 ? k0 + LA_NB : e1, b = k1 - k0, h = n - k0;
+      for (long i = 0; i < h; i++)
+        for (long c = 0; c < b; c++) pan[c * h + i] = lu[(k0 + i) * n + k0 + c];
+      for (long c = 0; c < b; c++) {
+        LA_T *col = &pan[c * h];
+        long p = c;
+        LA_R best = LA_ABS1(col[c]);
+        for (long i = c + 1; i < h; i++) {
+          LA_R v = LA_ABS1(col[i]);
+          if (v > best) { best = v; p = i; }
+        }
+        piv[k0 + c] = k0 + p;
+        if (best == 0) { free(pan); return 0; }
+        if (p != c) {
+          sign = -sign;
+          LA_NAME(swap)(b, &pan[c], h, &pan[p], h);
+          LA_NAME(swap)(k0, &lu[(k0 + c) * n], 1, &lu[(k0 + p) * n], 1);
+          LA_NAME(swap)(n - k1, &lu[(k0 + c) * n + k1], 1, &lu[(k0 + p) * n + k1], 1);
+        }
+        LA_NAME(scale)(h - c - 1, &col[c + 1], 1, col[c]);
+        for (long d = c + 1; d < b; d++)
+          LA_NAME(update)(h - c - 1, &pan[d * h + c + 1], &col[c + 1], 0, &pan[d * h + c], 0, 1);
       }
-      piv[k0 + c] = k0 + p;
-      if (best == 0) { free(pan); return 0; }
-      if (p != c) {
-        sign = -sign;
-        LA_NAME(swap)(b, &pan[c], h, &pan[p], h);
-        LA_NAME(swap)(k0, &lu[(k0 + c) * n], 1, &lu[(k0 + p) * n], 1);
-        LA_NAME(swap)(n - k1, &lu[(k0 + c) * n + k1], 1, &lu[(k0 + p) * n + k1], 1);
-      }
-      LA_NAME(scale)(h - c - 1, &col[c + 1], 1, col[c]);
-      for (long d = c + 1; d < b; d++)
-        LA_NAME(update)(h - c - 1, &pan[d * h + c + 1], &col[c + 1], 0, &pan[d * h + c], 0, 1);
+      for (long i = 0; i < h; i++)
+        for (long c = 0; c < b; c++) lu[(k0 + i) * n + k0 + c] = pan[c * h + i];
+      for (long i = k0 + 1; i < k1; i++)
+        LA_NAME(update)(e1 - k1, &lu[i * n + k1], &lu[k0 * n + k1], n, &lu[i * n + k0], 1, i - k0);
+      if (k1 < e1)
+        LA_NAME(update_rows)(n - k1, e1 - k1, 0, &lu[k1 * n + k1], n, &lu[k0 * n + k1], n, &lu[k1 * n + k0], n, 1);
     }
-    for (long i = 0; i < h; i++)
-      for (long c = 0; c < b; c++) lu[(k0 + i) * n + k0 + c] = pan[c * h + i];
-    for (long i = k0 + 1; i < k1; i++)
-      LA_NAME(update)(n - k1, &lu[i * n + k1], &lu[k0 * n + k1], n, &lu[i * n + k0], 1, i - k0);
-    if (k1 < n)
-      LA_NAME(update_rows)(n - k1, n - k1, 0, &lu[k1 * n + k1], n, &lu[k0 * n + k1], n, &lu[k1 * n + k0], n, 1);
+#ifndef LA_COMPLEX
+    if (e1 < n) LA_NAME(lu_block)(n, lu, e0, e1, threads);
+#endif
   }
   free(pan);
   return sign;
@@ -297,11 +345,11 @@ static int LA_NAME(lu)(long n, LA_T *lu, long *piv) {
    singular. Both substitutions update whole rows of x. inv, like LAPACK's getri, inverts
    L U and then undoes the row swaps on the columns, so it needs no forward substitution
    through the zeros of the identity: (L^-1)'s row i ends at column i */
-static void LA_NAME(solve)(long n, long m, const LA_T *a, const LA_T *b, LA_T *x) {
+static void LA_NAME(solve)(long n, long m, const LA_T *a, const LA_T *b, LA_T *x, int threads) {
   LA_T *lu = (LA_T *)malloc(sizeof(LA_T) * (size_t)(n * n + 1));
   long *piv = (long *)malloc(sizeof(long) * (size_t)(n + 1));
   memcpy(lu, a, sizeof(LA_T) * (size_t)(n * n));
-  if (LA_NAME(lu)(n, lu, piv) == 0) {
+  if (LA_NAME(lu)(n, lu, piv, threads) == 0) {
     LA_NAME(nan_fill)(n * m, x);
   } else {
     for (long i = 0; i < n * m; i++) x[i] = b ? b[i] : (LA_T)(i / m == i % m);
@@ -325,11 +373,11 @@ static void LA_NAME(solve)(long n, long m, const LA_T *a, const LA_T *b, LA_T *x
   free(piv);
   free(lu);
 }
-static LA_T LA_NAME(det)(long n, const LA_T *a) {
+static LA_T LA_NAME(det)(long n, const LA_T *a, int threads) {
   LA_T *lu = (LA_T *)malloc(sizeof(LA_T) * (size_t)(n * n + 1));
   long *piv = (long *)malloc(sizeof(long) * (size_t)(n + 1));
   memcpy(lu, a, sizeof(LA_T) * (size_t)(n * n));
-  int sign = LA_NAME(lu)(n, lu, piv);
+  int sign = LA_NAME(lu)(n, lu, piv, threads);
   LA_T d = (LA_T)sign;
   for (long i = 0; sign != 0 && i < n; i++) d *= lu[i * n + i];
   free(piv);
@@ -340,6 +388,7 @@ static LA_T LA_NAME(det)(long n, const LA_T *a) {
 #undef LA_ABS1
 #undef LA_NB
 #undef LA_JT
+#undef LA_CB
 """
 
 
@@ -388,16 +437,17 @@ def _linalg(em: FunctionEmitter, op: kernel.LinalgOp) -> None:
     a, out_ptr = ins[0], _pointer(out)
     n = a.sizes[0]
     kind = op.kind.data
+    threads = f"{em.use_helper('kiln_num_threads')}()"
     if kind == "cholesky":
-        em.line(f"{prefix}_cholesky({n}, {_pointer(a)}, {out_ptr}, {em.use_helper('kiln_num_threads')}());")
+        em.line(f"{prefix}_cholesky({n}, {_pointer(a)}, {out_ptr}, {threads});")
     elif kind == "inv":
-        em.line(f"{prefix}_solve({n}, {n}, {_pointer(a)}, NULL, {out_ptr});")
+        em.line(f"{prefix}_solve({n}, {n}, {_pointer(a)}, NULL, {out_ptr}, {threads});")
     elif kind == "solve":
         b = ins[1]
         m = b.sizes[1] if len(b.sizes) == 2 else 1
-        em.line(f"{prefix}_solve({n}, {m}, {_pointer(a)}, {_pointer(b)}, {out_ptr});")
+        em.line(f"{prefix}_solve({n}, {m}, {_pointer(a)}, {_pointer(b)}, {out_ptr}, {threads});")
     elif kind == "det":
-        em.line(f"*({out_ptr}) = {prefix}_det({n}, {_pointer(a)});")
+        em.line(f"*({out_ptr}) = {prefix}_det({n}, {_pointer(a)}, {threads});")
     else:
         raise CEmitError(f"kernel.linalg: unknown kind {kind!r}")
 

@@ -345,29 +345,32 @@ static __attribute__((unused)) void KG_NAME(rows)(int64_t i0, int64_t i1, int64_
   }
 }
 
-/* C[i, j] -= (A @ B)[i, j] for rows i in [i0, i1) and columns j <= i only (a lower triangle),
-   K <= KC (one slice): the trailing update of a blocked Cholesky (linalg's cholesky), B packed
-   by pack_b (with N >= i1), ap a packed_a_size() scratch. Tiles wholly above the diagonal are
-   skipped; one that crosses it is stored element by element, its part on and below the diagonal. */
-static __attribute__((unused)) void KG_NAME(syrk_lower)(int64_t i0, int64_t i1, int64_t K, const KG_T *A, int64_t ars,
-                                                        int64_t acs, const KG_T *bp, KG_T *ap, KG_T *C, int64_t ldc) {
+/* C[i, j] -= (A @ B)[i, j] for rows i in [i0, i1) and columns j < N, or only j <= i when
+   lower, with K <= KC (one slice): the trailing updates of linalg's blocked LU and Cholesky
+   (a lower triangle), B packed by pack_b, ap a packed_a_size() scratch. In a triangle, tiles
+   wholly above the diagonal are skipped, and one that crosses it is stored element by element,
+   its part on and below the diagonal. */
+static __attribute__((unused)) void KG_NAME(sub_rows)(int64_t i0, int64_t i1, int64_t N, int64_t K, const KG_T *A,
+                                                      int64_t ars, int64_t acs, const KG_T *bp, KG_T *ap, KG_T *C,
+                                                      int64_t ldc, int lower) {
   enum { MR = KG_NAME(MR), NV = KG_NAME(NV), W = KG_NAME(W), NR = KG_NAME(NR) };
   KG_NAME(pack_a)(i0, i1, 0, K, A, ars, acs, ap);
-  for (int64_t jr = 0; jr < i1; jr += NR) {
+  for (int64_t jr = 0; jr < N && (!lower || jr < i1); jr += NR) {
+    const int64_t nr = N - jr < NR ? N - jr : NR;
     for (int64_t ir = i0; ir < i1; ir += MR) {
       const int64_t mr = i1 - ir < MR ? i1 - ir : MR;
-      if (jr >= ir + mr) continue; /* above the diagonal */
+      if (lower && jr >= ir + mr) continue; /* above the diagonal */
       KG_NAME(vec) acc[MR][NV];
       KG_NAME(tile)(K, ap + (ir - i0) * K, bp + jr * K, acc);
       KG_T *c = C + ir * ldc + jr;
-      if (mr == MR && jr + NR <= ir + 1) { /* wholly on or below it: whole vectors */
+      if (mr == MR && nr == NR && (!lower || jr + NR <= ir + 1)) { /* whole vectors */
 #pragma GCC unroll 64
         for (int i = 0; i < MR; i++)
 #pragma GCC unroll 8
           for (int v = 0; v < NV; v++) *(KG_NAME(uvec) *)(c + i * ldc + v * W) -= acc[i][v];
       } else {
         for (int64_t i = 0; i < mr; i++)
-          for (int64_t j = 0; j < NR && jr + j <= ir + i; j++) c[i * ldc + j] -= acc[i][j / W][j % W];
+          for (int64_t j = 0; j < nr && (!lower || jr + j <= ir + i); j++) c[i * ldc + j] -= acc[i][j / W][j % W];
       }
     }
   }

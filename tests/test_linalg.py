@@ -327,3 +327,37 @@ def test_cholesky_on_two_threads_is_the_same(dtype: str, monkeypatch: pytest.Mon
     monkeypatch.setenv("KILN_NUM_THREADS", "2")
     np.testing.assert_array_equal(CHOLESKY_OF[dtype](s), one)
     check(np.linalg.cholesky, s, compiled=CHOLESKY_OF[dtype])
+
+
+# LU (solve, inv, det) is blocked by 128 columns too: each block's trailing update, and the
+# substitutions' updates of the rows outside a block (when x has at least a GEMM tile's
+# columns: inv, and solve with a wide b), run on the GEMM's micro-kernel.
+def lu_routines(a: np.ndarray, b: np.ndarray, bw: np.ndarray) -> tuple[Any, ...]:
+    return np.linalg.solve(a, b), np.linalg.solve(a, bw), np.linalg.inv(a), np.linalg.det(a)
+
+
+LU_ROUTINES = kiln.function(lu_routines)
+
+
+@RETRACES
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", [127, 128, 129, 257, 400])
+def test_lu_routines_across_blocks(n: int, dtype: str) -> None:
+    b, bw = RNG.standard_normal(n).astype(dtype), RNG.standard_normal((n, 40)).astype(dtype)
+    check(lu_routines, general(n, dtype), b, bw, compiled=LU_ROUTINES)
+
+
+@RETRACES
+def test_lu_pivots_on_every_column_across_blocks() -> None:
+    a = np.ascontiguousarray(general(300, "float64")[::-1] * np.where(np.eye(300) > 0, 1e-3, 1.0))
+    check(lu_routines, a, RNG.standard_normal(300), RNG.standard_normal((300, 40)), compiled=LU_ROUTINES)
+
+
+@RETRACES
+def test_lu_routines_on_two_threads_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b, bw = general(700, "float64"), RNG.standard_normal(700), RNG.standard_normal((700, 300))
+    monkeypatch.setenv("KILN_NUM_THREADS", "1")
+    one = LU_ROUTINES(a, b, bw)
+    monkeypatch.setenv("KILN_NUM_THREADS", "2")
+    for got, want in zip(LU_ROUTINES(a, b, bw), one):
+        np.testing.assert_array_equal(got, want)

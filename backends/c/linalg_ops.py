@@ -196,6 +196,33 @@ static void LA_NAME(solve_lower)(long b, long m, const LA_T *c, long cq, long cr
     if (q1 < b) LA_NAME(update_rows)(b - q1, m, 0, &x[q1 * ld], ld, &x[q0 * ld], ld, &c[q0 * cq + q1 * cr], cr, cq);
   }
 }
+/* C (rows x N, ldc apart) -= A (rows x K, lda apart) @ B (K x N, ldb apart), or only its
+   part on and below the diagonal when lower; K <= LA_CB, the GEMM's one slice. B is packed
+   (its panels shared among up to `threads` threads), then the GEMM's row blocks are shared
+   from the bottom: a triangle's longest rows first, in small blocks that even out */
+static void LA_NAME(gemm_sub)(long rows, long N, long K, const LA_T *A, long lda, const LA_T *B, long ldb, LA_T *C,
+                              long ldc, int lower, int threads) {
+  LA_T *bp = LA_GEMM(b_buffer)(LA_GEMM(packed_b_size)(K, N));
+  const long mc = lower && threads > 1 ? 8 * LA_GEMM(MR) : LA_GEMM(mc)(rows, N, threads);
+  const long blocks = (rows + mc - 1) / mc;
+#ifdef _OPENMP /* threads from 2^22 multiply-adds (a triangle's twice), twice the GEMM's threshold */
+#pragma omp parallel num_threads(threads) if (threads > 1 && (double)rows * N * K >= (double)(1 << 22))
+#endif
+  {
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (long p = 0; p < LA_GEMM(panels)(N); p++) LA_GEMM(pack_b)(K, N, B, ldb, 1, bp, p, p + 1);
+    LA_T *ap = LA_GEMM(a_buffer)();
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+    for (long q = 0; q < blocks; q++) {
+      long i1 = rows - q * mc, i0 = i1 - mc > 0 ? i1 - mc : 0;
+      LA_GEMM(sub_rows)(i0, i1, N, K, A, lda, 1, bp, ap, C, ldc, lower);
+    }
+  }
+}
 /* l = the lower Cholesky factor of a (n x n, its lower triangle read); all NaN unless a is
    positive-definite. Blocked, right-looking, LA_CB columns at a time: the block column below
    the diagonal, transposed into w (so its LA_CB rows are long and contiguous), is factored
@@ -206,8 +233,7 @@ static void LA_NAME(solve_lower)(long b, long m, const LA_T *c, long cq, long cr
 static void LA_NAME(cholesky)(long n, const LA_T *a, LA_T *l, int threads) {
   for (long i = 0; i < n; i++)
     for (long j = 0; j < n; j++) l[i * n + j] = j <= i ? a[i * n + j] : 0;
-  LA_T *w = (LA_T *)malloc(sizeof(LA_T) * (size_t)(LA_CB * n + 1));
-  LA_T *bp = LA_GEMM(b_buffer)(LA_GEMM(packed_b_size)(LA_CB, n));
+  LA_T *w = (LA_T *)kiln_alloc((int64_t)sizeof(LA_T) * LA_CB * n);
   for (long k0 = 0; k0 < n; k0 += LA_CB) {
     long k1 = k0 + LA_CB < n ? k0 + LA_CB : n, b = k1 - k0, m = n - k1, ldw = n - k0;
     LA_NAME(transpose)(ldw, b, &l[k0 * n + k0], n, w, ldw);
@@ -218,69 +244,33 @@ static void LA_NAME(cholesky)(long n, const LA_T *a, LA_T *l, int threads) {
     }
     LA_NAME(transpose)(b, b, w, ldw, &l[k0 * n + k0], n);
     if (m == 0) break;
-    /* rows of the update per block: small blocks when threads share them, the GEMM's MC else */
-    const long mc = threads > 1 ? 8 * LA_GEMM(MR) : LA_GEMM(MC), blocks = (m + mc - 1) / mc;
-#ifdef _OPENMP /* threads from m^2 b / 2 = 2^22 multiply-adds, twice the GEMM's threshold (a region per block) */
-#pragma omp parallel num_threads(threads) if (threads > 1 && (double)m * m * b >= 2 * (double)(1 << 22))
+#ifdef _OPENMP /* threads from two column tiles on */
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && m > LA_JT)
 #endif
-    {
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-      for (long c0 = 0; c0 < m; c0 += LA_JT) {
-        long c = c0 + LA_JT < m ? LA_JT : m - c0;
-        LA_NAME(solve_lower)(b, c, w, ldw, 1, 0, &w[b + c0], ldw);
-        LA_NAME(transpose)(b, c, &w[b + c0], ldw, &l[(k1 + c0) * n + k0], n);
-      }
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-      for (long p = 0; p < LA_GEMM(panels)(m); p++) LA_GEMM(pack_b)(b, m, &w[b], ldw, 1, bp, p, p + 1);
-      LA_T *ap = LA_GEMM(a_buffer)();
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1)
-#endif
-      for (long q = 0; q < blocks; q++) { /* from the bottom: the longest rows first */
-        long i1 = m - q * mc, i0 = i1 - mc > 0 ? i1 - mc : 0;
-        LA_GEMM(sub_rows)(i0, i1, m, b, &l[k1 * n + k0], n, 1, bp, ap, &l[k1 * n + k1], n, 1);
-      }
+    for (long c0 = 0; c0 < m; c0 += LA_JT) {
+      long c = c0 + LA_JT < m ? LA_JT : m - c0;
+      LA_NAME(solve_lower)(b, c, w, ldw, 1, 0, &w[b + c0], ldw);
+      LA_NAME(transpose)(b, c, &w[b + c0], ldw, &l[(k1 + c0) * n + k0], n);
     }
+    LA_NAME(gemm_sub)(m, m, b, &l[k1 * n + k0], n, &w[b], ldw, &l[k1 * n + k1], n, 1, threads);
   }
   free(w);
 }
 #endif
 #ifndef LA_COMPLEX
 /* the rest of LU's block of columns [k0, k1) once its panel is factored: the rows of U right
-   of it (solve_lower by L11, by column tiles), then the trailing matrix less L21 U12 on the
-   GEMM's micro-kernel; up to `threads` threads share the tiles and the GEMM's row blocks */
+   of it (solve_lower by L11, by column tiles, shared among up to `threads` threads), then the
+   trailing matrix less L21 U12 (gemm_sub) */
 static void LA_NAME(lu_block)(long n, LA_T *lu, long k0, long k1, int threads) {
   const long b = k1 - k0, m = n - k1;
-  LA_T *bp = LA_GEMM(b_buffer)(LA_GEMM(packed_b_size)(b, m));
-  const long mc = LA_GEMM(mc)(m, m, threads), blocks = (m + mc - 1) / mc;
-#ifdef _OPENMP /* threads from m^2 b = 2^22 multiply-adds, twice the GEMM's threshold (a region per block) */
-#pragma omp parallel num_threads(threads) if (threads > 1 && (double)m * m * b >= (double)(1 << 22))
+#ifdef _OPENMP /* threads from two column tiles on */
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && m > LA_JT)
 #endif
-  {
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-    for (long c0 = 0; c0 < m; c0 += LA_JT) {
-      long c = c0 + LA_JT < m ? LA_JT : m - c0;
-      LA_NAME(solve_lower)(b, c, &lu[k0 * n + k0], 1, n, 1, &lu[k0 * n + k1 + c0], n);
-    }
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-    for (long p = 0; p < LA_GEMM(panels)(m); p++) LA_GEMM(pack_b)(b, m, &lu[k0 * n + k1], n, 1, bp, p, p + 1);
-    LA_T *ap = LA_GEMM(a_buffer)();
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1)
-#endif
-    for (long q = 0; q < blocks; q++) {
-      long i0 = q * mc, i1 = i0 + mc < m ? i0 + mc : m;
-      LA_GEMM(sub_rows)(i0, i1, m, b, &lu[k1 * n + k0], n, 1, bp, ap, &lu[k1 * n + k1], n, 0);
-    }
+  for (long c0 = 0; c0 < m; c0 += LA_JT) {
+    long c = c0 + LA_JT < m ? LA_JT : m - c0;
+    LA_NAME(solve_lower)(b, c, &lu[k0 * n + k0], 1, n, 1, &lu[k0 * n + k1 + c0], n);
   }
+  LA_NAME(gemm_sub)(m, m, b, &lu[k1 * n + k0], n, &lu[k0 * n + k1], n, &lu[k1 * n + k1], n, 0, threads);
 }
 #endif
 /* lu = a's LU factors in place (unit lower, upper), piv = row swaps; the sign of the
@@ -293,7 +283,7 @@ static void LA_NAME(lu_block)(long n, LA_T *lu, long k0, long k1, int threads) {
    of it and below it are updated by its LA_NB rows of U at once (the same operations in the
    same order as one rank-1 update per column); then lu_block updates the rest */
 static int LA_NAME(lu)(long n, LA_T *lu, long *piv, int threads) {
-  LA_T *pan = (LA_T *)malloc(sizeof(LA_T) * (size_t)(n * LA_NB + 1));
+  LA_T *pan = (LA_T *)kiln_alloc((int64_t)sizeof(LA_T) * n * LA_NB);
   int sign = 1;
 #ifdef LA_COMPLEX
   const long cb = n;
@@ -346,7 +336,7 @@ static int LA_NAME(lu)(long n, LA_T *lu, long *piv, int threads) {
    L U and then undoes the row swaps on the columns, so it needs no forward substitution
    through the zeros of the identity: (L^-1)'s row i ends at column i */
 static void LA_NAME(solve)(long n, long m, const LA_T *a, const LA_T *b, LA_T *x, int threads) {
-  LA_T *lu = (LA_T *)malloc(sizeof(LA_T) * (size_t)(n * n + 1));
+  LA_T *lu = (LA_T *)kiln_alloc((int64_t)sizeof(LA_T) * n * n);
   long *piv = (long *)malloc(sizeof(long) * (size_t)(n + 1));
   memcpy(lu, a, sizeof(LA_T) * (size_t)(n * n));
   if (LA_NAME(lu)(n, lu, piv, threads) == 0) {
@@ -354,18 +344,35 @@ static void LA_NAME(solve)(long n, long m, const LA_T *a, const LA_T *b, LA_T *x
   } else {
     for (long i = 0; i < n * m; i++) x[i] = b ? b[i] : (LA_T)(i / m == i % m);
     for (long k = 0; b && k < n; k++) LA_NAME(swap)(m, &x[k * m], 1, &x[piv[k] * m], 1);
-    for (long k0 = 0; k0 < n; k0 += LA_NB) {
-      long k1 = k0 + LA_NB < n ? k0 + LA_NB : n, w = b ? m : k1;
-      for (long i = k0 + 1; i < k1; i++) LA_NAME(update)(w, &x[i * m], &x[k0 * m], m, &lu[i * n + k0], 1, i - k0);
-      if (k1 < n) LA_NAME(update_rows)(n - k1, w, 0, &x[k1 * m], m, &x[k0 * m], m, &lu[k1 * n + k0], n, 1);
-    }
-    for (long k1 = n; k1 > 0; k1 -= LA_NB) {
-      long k0 = k1 - LA_NB > 0 ? k1 - LA_NB : 0;
-      for (long i = k1 - 1; i >= k0; i--) {
-        LA_NAME(update)(m, &x[i * m], &x[(i + 1) * m], m, &lu[i * n + i + 1], 1, k1 - i - 1);
-        LA_NAME(scale)(m, &x[i * m], 1, lu[i * n + i]);
+#ifdef LA_COMPLEX
+    const long cb = n; /* no complex GEMM: one block, the rank-LA_NB updates throughout */
+#else /* blocks, their updates of the other rows on the GEMM, unless x is too narrow for its tiles */
+    const long cb = m >= LA_GEMM(NR) ? LA_CB : n;
+#endif
+    for (long e0 = 0; e0 < n; e0 += cb) { /* forward, by L: blocks of cb rows of x */
+      const long e1 = e0 + cb < n ? e0 + cb : n;
+      for (long k0 = e0; k0 < e1; k0 += LA_NB) {
+        long k1 = k0 + LA_NB < e1 ? k0 + LA_NB : e1, w = b ? m : k1;
+        for (long i = k0 + 1; i < k1; i++) LA_NAME(update)(w, &x[i * m], &x[k0 * m], m, &lu[i * n + k0], 1, i - k0);
+        if (k1 < e1) LA_NAME(update_rows)(e1 - k1, w, 0, &x[k1 * m], m, &x[k0 * m], m, &lu[k1 * n + k0], n, 1);
       }
-      LA_NAME(update_rows)(k0, m, 0, x, m, &x[k0 * m], m, &lu[k0], n, 1);
+#ifndef LA_COMPLEX
+      if (e1 < n) LA_NAME(gemm_sub)(n - e1, b ? m : e1, e1 - e0, &lu[e1 * n + e0], n, &x[e0 * m], m, &x[e1 * m], m, 0, threads);
+#endif
+    }
+    for (long e1 = n; e1 > 0; e1 -= cb) { /* back, by U */
+      const long e0 = e1 - cb > 0 ? e1 - cb : 0;
+      for (long k1 = e1; k1 > e0; k1 -= LA_NB) {
+        long k0 = k1 - LA_NB > e0 ? k1 - LA_NB : e0;
+        for (long i = k1 - 1; i >= k0; i--) {
+          LA_NAME(update)(m, &x[i * m], &x[(i + 1) * m], m, &lu[i * n + i + 1], 1, k1 - i - 1);
+          LA_NAME(scale)(m, &x[i * m], 1, lu[i * n + i]);
+        }
+        LA_NAME(update_rows)(k0 - e0, m, 0, &x[e0 * m], m, &x[k0 * m], m, &lu[e0 * n + k0], n, 1);
+      }
+#ifndef LA_COMPLEX
+      if (e0 > 0) LA_NAME(gemm_sub)(e0, m, e1 - e0, &lu[e0], n, &x[e0 * m], m, x, m, 0, threads);
+#endif
     }
     for (long i = 0; !b && i < n; i++)
       for (long k = n - 1; k >= 0; k--) LA_NAME(swap)(1, &x[i * m + k], 1, &x[i * m + piv[k]], 1);
@@ -374,7 +381,7 @@ static void LA_NAME(solve)(long n, long m, const LA_T *a, const LA_T *b, LA_T *x
   free(lu);
 }
 static LA_T LA_NAME(det)(long n, const LA_T *a, int threads) {
-  LA_T *lu = (LA_T *)malloc(sizeof(LA_T) * (size_t)(n * n + 1));
+  LA_T *lu = (LA_T *)kiln_alloc((int64_t)sizeof(LA_T) * n * n);
   long *piv = (long *)malloc(sizeof(long) * (size_t)(n + 1));
   memcpy(lu, a, sizeof(LA_T) * (size_t)(n * n));
   int sign = LA_NAME(lu)(n, lu, piv, threads);
@@ -432,6 +439,7 @@ def _linalg(em: FunctionEmitter, op: kernel.LinalgOp) -> None:
     if out.elem not in _HELPER_OF or (op.kind.data == "cholesky" and "_Complex" in out.elem):
         raise CEmitError(f"kernel.linalg: no C routine for {op.kind.data!r} on element type {out.elem}")
     prefix = em.use_helper(_HELPER_OF[out.elem])
+    em.use_helper("kiln_alloc")  # their scratch: huge pages from 4 MiB
     if "_Complex" not in out.elem:  # the real routines' cholesky runs on the GEMM's micro-kernel
         em.use_helper(_GEMM_OF[out.elem])
     a, out_ptr = ins[0], _pointer(out)

@@ -1,30 +1,44 @@
-"""C for ``kernel.linalg``: NumPy's dense linear algebra as cache-friendly loop nests.
+"""C for ``kernel.linalg``: NumPy's dense linear algebra, blocked, its bulk on kiln's GEMM.
 
-* ``cholesky``: right-looking, on U = L^T held in the output (the lower triangle of ``a``
-  transposed in, U transposed out in place, both by 8 x 8 tiles), so every update is a row
-  operation.
+* ``cholesky``: right-looking by blocks of LA_CB (128) columns, L built in place in the output.
+  The block column below the diagonal is transposed into a scratch buffer (its 128 rows then
+  long and contiguous), the diagonal block factored there as U = L^T (``potf2``) and the rows
+  right of it solved (``solve_lower``), and copied back; the trailing lower triangle less
+  L21 L21^T is ``gemm_sub`` on the GEMM's packing and micro-kernel (``kiln_gemm.h``'s
+  ``sub_rows``: tiles above the diagonal skipped, those across it stored in part).
 * ``solve``/``inv``/``det``: LU with partial pivoting (row swaps), right-looking on a copy of
-  ``a``, each 8-column panel factored in a column-major copy (its pivot search, scaling and
-  updates then run over contiguous memory; down rows n apart they conflicted in the caches
-  when n is a power of 2, 4x slower at n = 512). ``solve`` substitutes forward and back
-  through whole rows of the right-hand side, 8 rows at a time; ``inv`` inverts L U without
-  the forward work on the identity's zeros and undoes the swaps on the columns (as LAPACK's
-  getri); ``det`` is the signed product of the pivots.
+  ``a`` by blocks of LA_CB columns. Within a block, 8-column panels are factored in a
+  column-major copy (their pivot search, scaling and updates then run over contiguous memory;
+  down rows n apart they conflicted in the caches when n is a power of 2, 4x slower at
+  n = 512), their swaps applied to whole rows; then the rows of U right of the block are
+  solved and the trailing matrix less L21 U12 is ``gemm_sub``. ``solve`` substitutes forward
+  and back through whole rows of the right-hand side, by blocks of LA_CB rows whose updates of
+  the other rows are ``gemm_sub`` too (when x has a GEMM tile's columns; a single b stays on
+  row updates); ``inv`` inverts L U without the forward work on the identity's zeros and undoes
+  the swaps on the columns (as LAPACK's getri); ``det`` is the signed product of the pivots.
 
-Why so: the work is in updates ``x[i, :] -= sum_p c[p] * r[p, :]``. As contiguous row
-operations they are loops gcc vectorizes without reassociating a sum (kiln keeps
--ffp-contract=off and IEEE order; a dot-product inner loop would stay scalar). Each pass
-subtracts LA_NB (8) rows of U, so a trailing matrix is read and written once per 8 columns,
-updates two rows of it at once (one load of U serves both), and goes by column tiles of
-2 KiB so the 8 rows of U stay in the L1 cache. The subtractions happen in the order of one
-rank-1 update per column, so blocking changes no rounding. Scaling by a pivot multiplies by
-its reciprocal, as LAPACK does (dividing below the smallest normal number). Results match
-NumPy's to rounding, not bit for bit. NumPy raises ``LinAlgError`` where kiln cannot: a
-matrix that is not positive-definite (cholesky) or exactly singular (solve, inv) gives an
-all-NaN result; ``det`` of a singular matrix is 0, as in NumPy.
+Why so: one rank-8 row update per 8 columns (kiln's first design) streamed the trailing matrix
+through memory n/8 times, memory-bound at large n (cholesky 1.6x, LU 3x slower than OpenBLAS
+at n = 2200); a rank-128 update on the register-blocked micro-kernel reads it n/128 times and
+runs at the GEMM's speed. The work left outside the GEMM, inside a block, is done as
+``x[i, :] -= sum_p c[p] * r[p, :]``: contiguous row operations gcc vectorizes without
+reassociating a sum (kiln keeps -ffp-contract=off and IEEE order), 8 rows of U per pass,
+two rows of x at once, by column tiles of 2 KiB that keep the 8 rows in the L1 cache.
+Threads (``kiln_num_threads()``, as the GEMM's): the column tiles of a block's solve and the
+GEMM's row blocks (of a triangle from the bottom, its longest rows first) are shared; every
+element is computed by the same operations in the same order, so results do not depend on
+the thread count. The GEMM sums each element's 128 products with fused multiply-adds, in
+its own order, and the blocks change the order of the subtractions: results match NumPy's
+(LAPACK's, itself blocked in its own way) to rounding, not bit for bit. Scaling by a pivot
+multiplies by its reciprocal, as LAPACK does (dividing below the smallest normal number).
+NumPy raises ``LinAlgError`` where kiln cannot: a matrix that is not positive-definite
+(cholesky, a pivot <= 0 or NaN in any block) or exactly singular (solve, inv) gives an
+all-NaN result; ``det`` of a singular matrix is 0, as in NumPy. Scratch over 4 MiB comes
+from ``kiln_alloc`` (huge pages).
 
 One routine source serves float, double and their complex types (``LA_T``; ``LA_R`` its
-real type), so another element type is one more instantiation. Complex pivots are chosen by
+real type), so another element type is one more instantiation. Complex LU has no GEMM to run
+on: its block is the whole matrix, rank-8 row updates throughout. Complex pivots are chosen by
 |re| + |im|, as LAPACK's izamax. Complex products in the loops are written out on the parts
 (C's ``*`` checks for NaN and calls ``__muldc3``, which gcc cannot vectorize), as LAPACK's
 are; gcc's vectorizer recognizes them as complex products and may use its fused
@@ -440,7 +454,7 @@ def _linalg(em: FunctionEmitter, op: kernel.LinalgOp) -> None:
         raise CEmitError(f"kernel.linalg: no C routine for {op.kind.data!r} on element type {out.elem}")
     prefix = em.use_helper(_HELPER_OF[out.elem])
     em.use_helper("kiln_alloc")  # their scratch: huge pages from 4 MiB
-    if "_Complex" not in out.elem:  # the real routines' cholesky runs on the GEMM's micro-kernel
+    if "_Complex" not in out.elem:  # the real routines' blocked updates run on the GEMM
         em.use_helper(_GEMM_OF[out.elem])
     a, out_ptr = ins[0], _pointer(out)
     n = a.sizes[0]

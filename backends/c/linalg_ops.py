@@ -371,7 +371,8 @@ static void LA_NAME(solve)(long n, long m, const LA_T *a, const LA_T *b, LA_T *x
         if (k1 < e1) LA_NAME(update_rows)(e1 - k1, w, 0, &x[k1 * m], m, &x[k0 * m], m, &lu[k1 * n + k0], n, 1);
       }
 #ifndef LA_COMPLEX
-      if (e1 < n) LA_NAME(gemm_sub)(n - e1, b ? m : e1, e1 - e0, &lu[e1 * n + e0], n, &x[e0 * m], m, &x[e1 * m], m, 0, threads);
+      if (e1 < n)
+        LA_NAME(gemm_sub)(n - e1, b ? m : e1, e1 - e0, &lu[e1 * n + e0], n, &x[e0 * m], m, &x[e1 * m], m, 0, threads);
 #endif
     }
     for (long e1 = n; e1 > 0; e1 -= cb) { /* back, by U */

@@ -276,3 +276,88 @@ def test_a_nan_pivot_is_not_a_zero_one(dtype: str) -> None:
     inv, det = kiln.function(lambda a: (np.linalg.inv(a), np.linalg.det(a)))(a)
     assert np.isnan(det) and np.isnan(np.linalg.det(a))
     assert np.isnan(inv).any()
+
+
+# cholesky is blocked by 128 columns (the trailing update on the GEMM's micro-kernel, in
+# MR x NR tiles, the diagonal ones stored in part): sizes that end blocks, 8-row panels and
+# tiles part way, and one of a few whole blocks. One trace per size (static shapes only).
+CHOLESKY_OF = {dtype: kiln.function(lambda a: np.linalg.cholesky(a)) for dtype in FLOATS}
+RETRACES = pytest.mark.filterwarnings("ignore::kiln.frontend.retracing.KilnRetracingWarning")  # meant
+
+
+@RETRACES
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", [1, 7, 63, 64, 65, 127, 128, 129, 200, 257, 513])
+def test_cholesky_across_blocks(n: int, dtype: str) -> None:
+    s = spd(n, dtype)
+    l = check(np.linalg.cholesky, s, compiled=CHOLESKY_OF[dtype])(s)
+    assert not np.triu(l, 1).any()  # the upper triangle is zeros, as NumPy's
+
+
+@RETRACES
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("bad", [0, 200, 299])
+def test_cholesky_indefinite_in_a_later_block_gives_nans(bad: int, dtype: str) -> None:
+    """A pivot that is not positive (NumPy raises) or NaN (NumPy's result has NaNs) in any
+    block: the whole result is NaN, not a part of it."""
+    s = spd(300, dtype)
+    s[bad, bad] = -1e6
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.cholesky(s)
+    assert np.isnan(CHOLESKY_OF[dtype](s)).all()
+    s[bad, bad] = np.nan
+    assert np.isnan(np.linalg.cholesky(s)).any() and np.isnan(CHOLESKY_OF[dtype](s)).all()
+
+
+def test_cholesky_reads_the_lower_triangle_of_a_view() -> None:
+    """A transposed view (not contiguous) with junk above its diagonal: only the lower triangle counts."""
+    s = spd(200, "float64")
+    junk = s + np.tril(RNG.standard_normal((200, 200)), -1)  # its transpose has junk above the diagonal
+    check(lambda a: np.linalg.cholesky(a.T), junk)
+
+
+@RETRACES
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_cholesky_on_two_threads_is_the_same(dtype: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threads share columns of the solve and row blocks of the update: every element is summed
+    in the same order, so the results are identical, bit for bit."""
+    s = spd(700, dtype)
+    monkeypatch.setenv("KILN_NUM_THREADS", "1")
+    one = CHOLESKY_OF[dtype](s)
+    monkeypatch.setenv("KILN_NUM_THREADS", "2")
+    np.testing.assert_array_equal(CHOLESKY_OF[dtype](s), one)
+    check(np.linalg.cholesky, s, compiled=CHOLESKY_OF[dtype])
+
+
+# LU (solve, inv, det) is blocked by 128 columns too: each block's trailing update, and the
+# substitutions' updates of the rows outside a block (when x has at least a GEMM tile's
+# columns: inv, and solve with a wide b), run on the GEMM's micro-kernel.
+def lu_routines(a: np.ndarray, b: np.ndarray, bw: np.ndarray) -> tuple[Any, ...]:
+    return np.linalg.solve(a, b), np.linalg.solve(a, bw), np.linalg.inv(a), np.linalg.det(a)
+
+
+LU_ROUTINES = kiln.function(lu_routines)
+
+
+@RETRACES
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n", [127, 128, 129, 257, 400])
+def test_lu_routines_across_blocks(n: int, dtype: str) -> None:
+    b, bw = RNG.standard_normal(n).astype(dtype), RNG.standard_normal((n, 40)).astype(dtype)
+    check(lu_routines, general(n, dtype), b, bw, compiled=LU_ROUTINES)
+
+
+@RETRACES
+def test_lu_pivots_on_every_column_across_blocks() -> None:
+    a = np.ascontiguousarray(general(300, "float64")[::-1] * np.where(np.eye(300) > 0, 1e-3, 1.0))
+    check(lu_routines, a, RNG.standard_normal(300), RNG.standard_normal((300, 40)), compiled=LU_ROUTINES)
+
+
+@RETRACES
+def test_lu_routines_on_two_threads_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b, bw = general(700, "float64"), RNG.standard_normal(700), RNG.standard_normal((700, 300))
+    monkeypatch.setenv("KILN_NUM_THREADS", "1")
+    one = LU_ROUTINES(a, b, bw)
+    monkeypatch.setenv("KILN_NUM_THREADS", "2")
+    for got, want in zip(LU_ROUTINES(a, b, bw), one):
+        np.testing.assert_array_equal(got, want)

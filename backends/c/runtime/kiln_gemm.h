@@ -214,12 +214,11 @@ static inline __attribute__((always_inline)) void KG_NAME(store)(KG_NAME(vec) ac
   }
 }
 
-/* The MR x NR micro-kernel: C tile (mr x nr valid) = (first ? 0 : C) + Ap @ Bp. */
-static inline __attribute__((always_inline)) void KG_NAME(micro)(int64_t kc, const KG_T *restrict ap,
-                                                                 const KG_T *restrict bp, KG_T *restrict c,
-                                                                 int64_t ldc, int64_t mr, int64_t nr, int first) {
+/* The MR x NR register tile acc = Ap @ Bp of packed micro-panels (kc deep). */
+static inline __attribute__((always_inline)) void KG_NAME(tile)(int64_t kc, const KG_T *restrict ap,
+                                                                const KG_T *restrict bp,
+                                                                KG_NAME(vec) acc[KG_MR][KG_NVEC]) {
   enum { MR = KG_NAME(MR), NV = KG_NAME(NV), W = KG_NAME(W), NR = KG_NAME(NR) };
-  KG_NAME(vec) acc[MR][NV];
 #pragma GCC unroll 64
   for (int i = 0; i < MR; i++)
 #pragma GCC unroll 8
@@ -235,6 +234,14 @@ static inline __attribute__((always_inline)) void KG_NAME(micro)(int64_t kc, con
       for (int v = 0; v < NV; v++) acc[i][v] += a * b[v];
     }
   }
+}
+
+/* The MR x NR micro-kernel: C tile (mr x nr valid) = (first ? 0 : C) + Ap @ Bp. */
+static inline __attribute__((always_inline)) void KG_NAME(micro)(int64_t kc, const KG_T *restrict ap,
+                                                                 const KG_T *restrict bp, KG_T *restrict c,
+                                                                 int64_t ldc, int64_t mr, int64_t nr, int first) {
+  KG_NAME(vec) acc[KG_MR][KG_NVEC];
+  KG_NAME(tile)(kc, ap, bp, acc);
   KG_NAME(store)(acc, c, ldc, mr, nr, first);
 }
 
@@ -393,6 +400,37 @@ static __attribute__((unused)) void KG_NAME(rows)(int64_t i0, int64_t i1, int64_
           KG_NAME(micro_narrow)(kc, ap + (ir - i0) * kc, bslice + jr * kc, C + ir * ldc + jr, ldc, mr, nr, pc == 0);
         else
           KG_NAME(micro)(kc, ap + (ir - i0) * kc, bslice + jr * kc, C + ir * ldc + jr, ldc, mr, nr, pc == 0);
+      }
+    }
+  }
+}
+
+/* C[i, j] -= (A @ B)[i, j] for rows i in [i0, i1) and columns j < N, or only j <= i when
+   lower, with K <= KC (one slice): the trailing updates of linalg's blocked LU and Cholesky
+   (a lower triangle), B packed by pack_b, ap a packed_a_size() scratch. In a triangle, tiles
+   wholly above the diagonal are skipped, and one that crosses it is stored element by element,
+   its part on and below the diagonal. */
+static __attribute__((unused)) void KG_NAME(sub_rows)(int64_t i0, int64_t i1, int64_t N, int64_t K, const KG_T *A,
+                                                      int64_t ars, int64_t acs, const KG_T *bp, KG_T *ap, KG_T *C,
+                                                      int64_t ldc, int lower) {
+  enum { MR = KG_NAME(MR), NV = KG_NAME(NV), W = KG_NAME(W), NR = KG_NAME(NR) };
+  KG_NAME(pack_a)(i0, i1, 0, K, A, ars, acs, ap);
+  for (int64_t jr = 0; jr < N && (!lower || jr < i1); jr += NR) {
+    const int64_t nr = N - jr < NR ? N - jr : NR;
+    for (int64_t ir = i0; ir < i1; ir += MR) {
+      const int64_t mr = i1 - ir < MR ? i1 - ir : MR;
+      if (lower && jr >= ir + mr) continue; /* above the diagonal */
+      KG_NAME(vec) acc[MR][NV];
+      KG_NAME(tile)(K, ap + (ir - i0) * K, bp + jr * K, acc);
+      KG_T *c = C + ir * ldc + jr;
+      if (mr == MR && nr == NR && (!lower || jr + NR <= ir + 1)) { /* whole vectors */
+#pragma GCC unroll 64
+        for (int i = 0; i < MR; i++)
+#pragma GCC unroll 8
+          for (int v = 0; v < NV; v++) *(KG_NAME(uvec) *)(c + i * ldc + v * W) -= acc[i][v];
+      } else {
+        for (int64_t i = 0; i < mr; i++)
+          for (int64_t j = 0; j < nr && (!lower || jr + j <= ir + i); j++) c[i * ldc + j] -= acc[i][j / W][j % W];
       }
     }
   }

@@ -14,19 +14,21 @@
 // CHECK-NEXT:    func.call @g(%a) : (memref<3x3xf64>) -> ()
 // CHECK-NOT:   __kiln_linalg
 
-// The routines are pasted once per element type, instantiated by macros.
+// The routines are pasted once per element type, instantiated by macros, after the GEMM
+// runtime whose micro-kernel cholesky's trailing update runs on.
+// C:     #define KG_NAME(x) kiln_gemm_f64_##x
 // C:     #define LA_T double
 // C-NEXT: #define LA_R double
 // C-NEXT: #define LA_NAME(x) kiln_linalg_f64_##x
-// C:     static void LA_NAME(cholesky)(long n, const LA_T *a, LA_T *l) {
-// C:     static void LA_NAME(solve)(long n, long m, const LA_T *a, const LA_T *b, LA_T *x) {
-// C:     static LA_T LA_NAME(det)(long n, const LA_T *a) {
+// C:     static void LA_NAME(cholesky)(long n, const LA_T *a, LA_T *l, int threads) {
+// C:     static void LA_NAME(solve)(long n, long m, const LA_T *a, const LA_T *b, LA_T *x, int threads) {
+// C:     static LA_T LA_NAME(det)(long n, const LA_T *a, int threads) {
 // C:     #undef LA_T
 // C-LABEL: void f(
-// C:       kiln_linalg_f64_cholesky(3, a, [[T:.*]]);
-// C:       kiln_linalg_f64_solve(3, 1, [[T]], b, x);
-// C:       kiln_linalg_f64_solve(3, 3, a, NULL, i);
-// C:       *(d) = kiln_linalg_f64_det(3, a);
+// C:       kiln_linalg_f64_cholesky(3, a, [[T:.*]], kiln_num_threads());
+// C:       kiln_linalg_f64_solve(3, 1, [[T]], b, x, kiln_num_threads());
+// C:       kiln_linalg_f64_solve(3, 3, a, NULL, i, kiln_num_threads());
+// C:       *(d) = kiln_linalg_f64_det(3, a, kiln_num_threads());
 func.func private @__kiln_linalg_cholesky_f64_3x3(memref<3x3xf64>, memref<3x3xf64>) -> ()
 func.func private @__kiln_linalg_solve_f64_3x3_3(memref<3x3xf64>, memref<3xf64>, memref<3xf64>) -> ()
 func.func private @__kiln_linalg_inv_f64_3x3(memref<3x3xf64>, memref<3x3xf64>) -> ()

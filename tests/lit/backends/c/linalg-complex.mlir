@@ -14,7 +14,7 @@
 // CHECK:       #define LA_ABS1(a) (LA_FABS(__real__ (a)) + LA_FABS(__imag__ (a)))
 // CHECK:       LA_R best = LA_ABS1(col[c]);
 // CHECK-LABEL: {{^}}void csolve(
-// CHECK:         kiln_linalg_c128_solve(3, 1, a, b, out);
+// CHECK:         kiln_linalg_c128_solve(3, 1, a, b, out, kiln_num_threads());
 func.func @csolve(%a: tensor<3x3xcomplex<f64>>, %b: tensor<3xcomplex<f64>>) -> tensor<3xcomplex<f64>> {
   %r = graph.linalg "solve" %a, %b : (tensor<3x3xcomplex<f64>>, tensor<3xcomplex<f64>>) -> tensor<3xcomplex<f64>>
   func.return %r : tensor<3xcomplex<f64>>

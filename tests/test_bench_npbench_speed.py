@@ -9,10 +9,12 @@ import math
 import pathlib
 import queue
 
+import numpy as np
 import pytest
 
 from kiln.bench.npbench import (
     SpeedRow,
+    _ill_conditioned,
     agrees,
     check_one,
     contenders,
@@ -145,7 +147,7 @@ def test_an_unknown_kernel_name_is_an_error(tmp_path: pathlib.Path) -> None:
         run_speed(tmp_path, "S", 120.0, 0.5, 3, ["gemm,atax"])
 
 
-def _logistic(x: "np.ndarray") -> "np.ndarray":
+def _logistic(x: np.ndarray) -> np.ndarray:
     """A chaotic map: any rounding difference grows to O(1) within ~60 steps."""
     for _ in range(200):
         x = 3.99 * x * (1.0 - x)
@@ -153,10 +155,6 @@ def _logistic(x: "np.ndarray") -> "np.ndarray":
 
 
 def test_an_answer_is_ill_conditioned_only_when_numpy_differs_from_itself_as_much() -> None:
-    import numpy as np
-
-    from kiln.bench.npbench import _ill_conditioned
-
     args = {"x": np.linspace(0.1, 0.9, 64)}
     bench = {"input_args": ["x"], "array_args": []}
     want = _logistic(args["x"].copy())
@@ -165,7 +163,7 @@ def test_an_answer_is_ill_conditioned_only_when_numpy_differs_from_itself_as_muc
     why = _ill_conditioned(_logistic, args, bench, ["return value"], (want, {}), (other, {}))
     assert why.startswith("ill-conditioned") and "return value" in why
 
-    def double(x: "np.ndarray") -> "np.ndarray":
+    def double(x: np.ndarray) -> np.ndarray:
         return 2 * x
 
     wrong = double(args["x"]) * (1 + 1e-3)

@@ -227,7 +227,7 @@ def _skinny(em: FunctionEmitter, epilogue: Block, prefix: str, mnk: tuple[int, I
     step, j = em.fresh("skinny_step"), em.fresh("skinny_j")
     em.open("{")
     em.line(f"const int64_t {step} = {prefix}_skinny_step({m});")
-    threaded = not all(isinstance(d, int) for d in mnk) or m * n * k >= PARALLEL_MIN_WORK  # type: ignore[operator]
+    threaded = _threaded(mnk)
     if threaded:
         em.use_helper("kiln_num_threads")
         em.line("#ifdef _OPENMP")
@@ -241,6 +241,14 @@ def _skinny(em: FunctionEmitter, epilogue: Block, prefix: str, mnk: tuple[int, I
     em.close()
     _epilogue(em, epilogue, "0", str(m))
     em.close()
+
+
+def _threaded(mnk: tuple[IndexExpr, IndexExpr, IndexExpr]) -> bool:
+    """Whether a product needs an OpenMP region at all: dynamic sizes, or static ones with at least
+    ``PARALLEL_MIN_WORK`` multiply-adds (below it even a region whose if clause is false costs a
+    libgomp call and a getenv, as much as a batched product's small item)."""
+    m, n, k = mnk
+    return not all(isinstance(d, int) for d in mnk) or m * n * k >= PARALLEL_MIN_WORK  # type: ignore[operator]
 
 
 def _is_small(m: IndexExpr, n: IndexExpr, k: IndexExpr) -> bool:
@@ -274,9 +282,7 @@ def _row_blocks(
     em.open("{")
     em.line(f"{elem} *{bp} = {prefix}_b_buffer({prefix}_packed_b_size({k}, {n}));")
     mc = em.fresh("gemm_mc")
-    # static sizes below the threshold: no OpenMP region at all (even one whose if clause is
-    # false costs a libgomp call and a getenv, as much as a batched product's small item)
-    threaded = not all(isinstance(d, int) for d in mnk) or m * n * k >= PARALLEL_MIN_WORK  # type: ignore[operator]
+    threaded = _threaded(mnk)
     if threaded:
         nt = em.fresh("gemm_threads")
         em.use_helper("kiln_num_threads")

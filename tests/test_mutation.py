@@ -548,6 +548,51 @@ def test_write_in_a_branch_in_a_loop_is_a_store() -> None:
     assert "memref.alloc() : memref<64xf64>" not in body, body
 
 
+def nested_branches_in_loop(x, flags):
+    for i in range(1, x.shape[0]):
+        if flags[i] > 0:
+            if x[i] > x[i - 1]:
+                x[i] = x[i - 1] + 1.0
+            else:
+                x[i] = max(x[i], x[i - 1])
+        x[i] = x[i] * 0.5
+    return x
+
+
+def nested_branch_reads_old_value(x, flags):
+    for i in range(1, x.shape[0]):
+        old = x.copy()
+        if flags[i] > 0:
+            if x[i] > 0:
+                x[i] = -1.0
+            x[i - 1] = old[i] + x[i]
+        else:
+            x[i - 1] = old[i - 1] * 2.0
+    return x
+
+
+def nested_branch_one_side_fresh(x, flags):
+    y = x * 1.0
+    for i in range(1, x.shape[0]):
+        if flags[i] > 0:
+            if x[i] > 0:
+                y[i] = 3.0
+        else:
+            y = x * 2.0
+    return y
+
+
+def test_nested_branches_in_a_loop_store_in_place() -> None:
+    """``if a: (if b: x[i] = v)``: the inner and outer ``if`` results both live in the loop's buffer."""
+    flags = np.array([1, 0, 1, 1, 0, 1, 1, 1] * 8)
+    check(nested_branches_in_loop, rand(64), flags)
+    check(nested_branch_reads_old_value, rand(64), flags)
+    check(nested_branch_one_side_fresh, rand(64), flags)
+    loops = kiln.function(nested_branches_in_loop).get_concrete_function(rand(64), flags).lowered("buffer")
+    body = loops[loops.index("} do {"):]
+    assert "memref.alloc() : memref<64xf64>" not in body, body
+
+
 def old_value_kept(x):
     old = x.copy()
     x[0] = 5.0

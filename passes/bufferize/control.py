@@ -100,23 +100,36 @@ def _result_buffer(fb: FunctionBufferizer, result: SSAValue) -> Buffer:
     return Buffer(root.value, root)
 
 
+def _updated_origin(op: scf.IfOp, i: int) -> SSAValue | None:
+    """The one value that both branches of ``op`` update into result ``i`` by ``insert_slice``
+    chains and nested ``if``s of the same kind (``if a: (if b: x[i] = v)``), if there is one."""
+    origins: set[SSAValue] = set()
+    for region in op.regions:
+        if not region.blocks:
+            return None
+        value = region.block.last_op.operands[i]  # type: ignore[union-attr]
+        while isinstance(value, OpResult) and value.op.parent_block() is region.block:
+            if isinstance(value.op, tensor.InsertSliceOp):
+                value = value.op.dest
+            elif isinstance(value.op, scf.IfOp) and (inner := _updated_origin(value.op, value.index)) is not None:
+                value = inner
+            else:
+                break
+        origins.add(value)
+    if len(origins) != 1:
+        return None
+    return origins.pop()
+
+
 def _updated_in_place(fb: FunctionBufferizer, op: scf.IfOp, i: int) -> Buffer | None:
     """The buffer of the value from before the ``if`` that both branches update into result ``i``
     (``if c: x[i] = v``), when the result may live in it: the value is dead after the ``if``,
     in a buffer the ``if``'s block may overwrite. None otherwise (the result gets its own buffer)."""
     if op.output[i] in fb.dest:
         return None
-    origins: set[SSAValue] = set()
-    for region in op.regions:
-        if not region.blocks:
-            return None
-        value = region.block.last_op.operands[i]  # type: ignore[union-attr]
-        while isinstance(value, OpResult) and isinstance(value.op, tensor.InsertSliceOp) and value.op.parent_block() is region.block:
-            value = value.op.dest
-        origins.add(value)
-    if len(origins) != 1:
+    value = _updated_origin(op, i)
+    if value is None:
         return None
-    (value,) = origins
     owner = value.owner
     inside = owner.parent_block() if isinstance(owner, Operation) else owner
     while inside is not None:

@@ -8,6 +8,10 @@ block with block arguments ``(%row_begin, %row_end)``, while the block is
 still in cache, so a fused bias/activation writes C once. Blocks may run on
 several threads: the epilogue must touch only rows ``[row_begin, row_end)``.
 
+``kernel.matmul ... {symmetric}`` promises that B is A's transpose (``x @ x.T``, ``x.T @ x``: the
+same elements), so C is symmetric: the kernel computes its lower triangle, mirrors it into the
+upper one, then runs the epilogue once over all rows (``row_begin = 0``).
+
 ``kernel.matvec ins(%a, %x) outs(%y)`` computes ``y = A @ x`` and ``kernel.vecmat ins(%x, %a)
 outs(%y)`` ``y = x @ A`` (2-D ``A``, 1-D ``x`` and ``y``, any strides) by the matrix-vector
 routine of ``backends/c/runtime/kiln_gemv.h``, which reads ``A`` along its contiguous axis: a
@@ -34,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import I64, AnyFloat, ComplexType, DenseArrayBase, IndexType, IntegerAttr, MemRefType, NoneAttr, StringAttr, i64
+from xdsl.dialects.builtin import I64, AnyFloat, ComplexType, DenseArrayBase, IndexType, IntegerAttr, MemRefType, NoneAttr, StringAttr, UnitAttr, i64
 from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -42,6 +46,7 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_operand_def,
+    opt_prop_def,
     prop_def,
     region_def,
     traits_def,
@@ -60,15 +65,25 @@ class MatmulOp(IRDLOperation):
     b = operand_def(MemRefType)
     c = operand_def(MemRefType)
     epilogue = region_def("single_block")
-    assembly_format = "`ins` `(` $a `,` $b `:` type($a) `,` type($b) `)` `outs` `(` $c `:` type($c) `)` $epilogue attr-dict"
+    symmetric = opt_prop_def(UnitAttr)
+    assembly_format = (
+        "`ins` `(` $a `,` $b `:` type($a) `,` type($b) `)` `outs` `(` $c `:` type($c) `)` (`symmetric` $symmetric^)? "
+        "$epilogue attr-dict"
+    )
 
-    def __init__(self, a: SSAValue, b: SSAValue, c: SSAValue, epilogue: Region | None = None):
-        super().__init__(operands=[a, b, c], regions=[_row_block_region(epilogue)])
+    def __init__(self, a: SSAValue, b: SSAValue, c: SSAValue, epilogue: Region | None = None,
+                 symmetric: bool = False):
+        super().__init__(operands=[a, b, c], regions=[_row_block_region(epilogue)],
+                         properties={"symmetric": UnitAttr()} if symmetric else {})
 
     def verify_(self) -> None:
         types = _float_operands(self.name, [self.a.type, self.b.type, self.c.type])
         if any(len(t.get_shape()) != 2 for t in types):
             raise VerifyException("kernel.matmul operands must be 2-D")
+        if self.symmetric is not None:
+            (m, k), (kb, n) = types[0].get_shape(), types[1].get_shape()
+            if (m, k) != (n, kb):
+                raise VerifyException("kernel.matmul symmetric: B must have A's transposed shape")
         _check_epilogue(self.name, self.epilogue)
 
 

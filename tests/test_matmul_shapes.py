@@ -233,3 +233,49 @@ def test_transposed_intermediates_in_products() -> None:
     h = np.maximum(x @ w1, 0)
     want = h.T @ (2 * (h @ w2))
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+
+
+# --------------------------------------------------------------------------- symmetric products
+
+
+def gram_rows(x: np.ndarray) -> np.ndarray:
+    return x @ x.T
+
+
+def gram_columns(x: np.ndarray) -> np.ndarray:
+    return x.T @ x
+
+
+def gram_relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x @ x.T - 0.5, 0.0)
+
+
+def covariance(x: np.ndarray) -> np.ndarray:
+    return np.cov(np.transpose(x))
+
+
+def not_symmetric(x: np.ndarray) -> np.ndarray:
+    return x[:, :-1].T @ x[:, 1:]  # same buffer, different elements: an ordinary product
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+@pytest.mark.parametrize("fn", [gram_rows, gram_columns, gram_relu, covariance, not_symmetric])
+def test_symmetric_products(dtype: str, threads: str, fn: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``x @ x.T``, ``x.T @ x`` and ``np.cov`` compute half of C and mirror it (kernel.matmul
+    symmetric): sizes off the register tile, below and past the threading threshold, a fused
+    epilogue, and exactly symmetric results, as NumPy's syrk gives."""
+    monkeypatch.setenv("KILN_NUM_THREADS", threads)
+    for shape in [(37, 300), (130, 700), (300, 29), (1, 5), (97, 1)]:
+        x = arr(shape, dtype)
+        check(fn, x)
+        if fn is not not_symmetric:
+            got = kiln.function(fn)(x)
+            np.testing.assert_array_equal(got, got.T)
+
+
+def test_symmetric_product_is_marked() -> None:
+    x = arr((64, 80), "float64")
+    assert ") symmetric {" in kiln.function(gram_rows).get_concrete_function(x).lowered("loops")
+    assert "syrk_rows(" in kiln.function(gram_columns).get_concrete_function(x).source
+    assert ") symmetric {" not in kiln.function(not_symmetric).get_concrete_function(x).lowered("loops")

@@ -146,13 +146,22 @@ def _matmul(em: FunctionEmitter, op: kernel.MatmulOp) -> None:
     if isinstance(m, int) and m <= SKINNY_MAX_M and b.strides[1] == 1:
         _skinny(em, op.epilogue.block, prefix, (m, n, k), a, b, c)
         return
+    pack_b = f"{prefix}_pack_b({k}, {n}, {b.ptr}, {b.strides[0]}, {b.strides[1]}, {{bp}}, {{p0}}, {{p1}});"
+    if op.symmetric is not None:
+        _row_blocks(
+            em, op.epilogue.block, prefix, c.elem, (m, n, k), pack_b,
+            f"{prefix}_syrk_rows({{begin}}, {{end}}, {n}, {k}, {a.ptr}, {a.strides[0]}, {a.strides[1]}, "
+            f"{{bp}}, {{ap}}, {c.ptr}, {c.strides[0]});",
+            mirror=f"{prefix}_mirror({{begin}}, {{end}}, {n}, {c.ptr}, {c.strides[0]});",
+        )
+        return
     _row_blocks(
         em,
         op.epilogue.block,
         prefix,
         c.elem,
         (m, n, k),
-        f"{prefix}_pack_b({k}, {n}, {b.ptr}, {b.strides[0]}, {b.strides[1]}, {{bp}}, {{p0}}, {{p1}});",
+        pack_b,
         f"{prefix}_rows({{begin}}, {{end}}, {n}, {k}, {a.ptr}, {a.strides[0]}, {a.strides[1]}, "
         f"0, {{bp}}, {{ap}}, {c.ptr}, {c.strides[0]});",
     )
@@ -270,12 +279,15 @@ def _row_blocks(
     mnk: tuple[IndexExpr, IndexExpr, IndexExpr],
     pack_b: str,
     rows: str,
+    mirror: str | None = None,
 ) -> None:
     """B packed once (its column panels shared among the threads), then row blocks of C shared
     among threads, each followed by the epilogue.
 
     ``pack_b`` and ``rows`` are C statements with ``{bp}``, ``{p0}``, ``{p1}`` (B's column
-    panels), ``{ap}``, ``{begin}``, ``{end}`` holes."""
+    panels), ``{ap}``, ``{begin}``, ``{end}`` holes. A symmetric product's ``rows`` computes a
+    lower triangle, bottom row blocks (the longest) first; then ``mirror`` fills the upper one
+    per row block, once every block is done, and the epilogue runs once, on all rows."""
     m, n, k = mnk
     bp, ap = em.fresh("gemm_bp"), em.fresh("gemm_ap")
     begin, end = em.fresh("row_begin"), em.fresh("row_end")
@@ -308,10 +320,27 @@ def _row_blocks(
         em.line("#ifdef _OPENMP")
         em.line("#pragma omp for schedule(dynamic, 1)")
         em.line("#endif")
-    em.open(f"for (int64_t {begin} = 0; {begin} < {m}; {begin} += {mc}) {{")
-    em.line(f"const int64_t {end} = {begin} + {mc} < {m} ? {begin} + {mc} : {m};")
+    if mirror is None:
+        em.open(f"for (int64_t {begin} = 0; {begin} < {m}; {begin} += {mc}) {{")
+        em.line(f"const int64_t {end} = {begin} + {mc} < {m} ? {begin} + {mc} : {m};")
+        em.line(rows.format(bp=bp, ap=ap, begin=begin, end=end))
+        _epilogue(em, epilogue, begin, end)
+        em.close()
+        em.close()
+        em.close()
+        return
+    block = em.fresh("row_block")
+    em.open(f"for (int64_t {block} = ({m} - 1) / {mc}; {block} >= 0; {block}--) {{")
+    em.line(f"const int64_t {begin} = {block} * {mc}, {end} = {begin} + {mc} < {m} ? {begin} + {mc} : {m};")
     em.line(rows.format(bp=bp, ap=ap, begin=begin, end=end))
-    _epilogue(em, epilogue, begin, end)
+    em.close()
+    if threaded:  # the loop's barrier: every lower block is done before any is mirrored
+        em.line("#ifdef _OPENMP")
+        em.line("#pragma omp for schedule(dynamic, 1)")
+        em.line("#endif")
+    em.open(f"for (int64_t {begin} = 0; {begin} < {m}; {begin} += {mc}) {{")
+    em.line(mirror.format(begin=begin, end=f"{begin} + {mc} < {m} ? {begin} + {mc} : {m}"))
     em.close()
     em.close()
+    _epilogue(em, epilogue, "0", str(m))
     em.close()

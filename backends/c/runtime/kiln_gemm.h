@@ -413,6 +413,52 @@ static __attribute__((unused)) void KG_NAME(rows)(int64_t i0, int64_t i1, int64_
   }
 }
 
+/* The lower triangle of rows [i0, i1) of a symmetric C = A @ B, B being A's transpose (packed by
+   pack_b): as rows(), less the tiles wholly above the diagonal (a tile that crosses it is stored
+   whole; mirror() overwrites its upper part with the same values). */
+static __attribute__((unused)) void KG_NAME(syrk_rows)(int64_t i0, int64_t i1, int64_t N, int64_t K, const KG_T *A,
+                                                       int64_t ars, int64_t acs, const KG_T *bp, KG_T *ap, KG_T *C,
+                                                       int64_t ldc) {
+  const int64_t MR = KG_NAME(MR), NR = KG_NAME(NR), KC = KG_NAME(KC);
+  const int64_t npad = (N + NR - 1) / NR * NR;
+  const int64_t ncols = i1 < N ? i1 : N;
+  if (K == 0) {
+    for (int64_t i = i0; i < i1; i++)
+      for (int64_t j = 0; j <= i && j < N; j++) C[i * ldc + j] = 0;
+    return;
+  }
+  for (int64_t pc = 0; pc < K; pc += KC) {
+    const int64_t kc = K - pc < KC ? K - pc : KC;
+    KG_NAME(pack_a)(i0, i1, pc, kc, A, ars, acs, ap);
+    const KG_T *bslice = bp + pc * npad;
+    for (int64_t jr = 0; jr < ncols; jr += NR) {
+      const int64_t nr = N - jr < NR ? N - jr : NR;
+      for (int64_t ir = i0; ir < i1; ir += MR) {
+        const int64_t mr = i1 - ir < MR ? i1 - ir : MR;
+        if (jr >= ir + mr) continue; /* wholly above the diagonal */
+        if (nr <= KG_NAME(W))
+          KG_NAME(micro_narrow)(kc, ap + (ir - i0) * kc, bslice + jr * kc, C + ir * ldc + jr, ldc, mr, nr, pc == 0);
+        else
+          KG_NAME(micro)(kc, ap + (ir - i0) * kc, bslice + jr * kc, C + ir * ldc + jr, ldc, mr, nr, pc == 0);
+      }
+    }
+  }
+}
+
+/* C[i, j] = C[j, i] for rows i in [i0, i1) and columns i < j < N: the upper triangle of a
+   symmetric product from its lower one, in 32 x 32 blocks (each read block stays in L1). */
+static __attribute__((unused)) void KG_NAME(mirror)(int64_t i0, int64_t i1, int64_t N, KG_T *C, int64_t ldc) {
+  enum { B = 32 };
+  for (int64_t ib = i0; ib < i1; ib += B) {
+    const int64_t ie = ib + B < i1 ? ib + B : i1;
+    for (int64_t jb = ib; jb < N; jb += B) {
+      const int64_t je = jb + B < N ? jb + B : N;
+      for (int64_t i = ib; i < ie; i++)
+        for (int64_t j = jb > i + 1 ? jb : i + 1; j < je; j++) C[i * ldc + j] = C[j * ldc + i];
+    }
+  }
+}
+
 /* C[i, j] -= (A @ B)[i, j] for rows i in [i0, i1) and columns j < N, or only j <= i when
    lower, with K <= KC (one slice): the trailing updates of linalg's blocked LU and Cholesky
    (a lower triangle), B packed by pack_b, ap a packed_a_size() scratch. In a triangle, tiles

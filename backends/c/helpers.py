@@ -8,10 +8,39 @@ from kiln.backends.c.print_runtime import PRINT_RUNTIME
 _ALLOC = """#if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+/* Freed buffers of 1 MiB or more are kept for the next kiln_alloc of about their size, per
+   thread, at most 8 of them and 64 MiB (per compiled module): a temporary that glibc gave back
+   to the system on free was faulted in and zeroed again by the next call (stockham_fft at
+   2^18 points spent two fifths of its time in page faults when other code had grown
+   glibc's mmap threshold). */
+enum { KILN_CACHE_SLOTS = 8 };
+#define KILN_CACHE_MIN ((size_t)1 << 20)
+#define KILN_CACHE_MAX ((size_t)64 << 20)
+static __thread void *kiln_cache_block[KILN_CACHE_SLOTS];
+static __thread size_t kiln_cache_bytes[KILN_CACHE_SLOTS];
+static __thread size_t kiln_cache_total;
+#endif
 static inline void *kiln_alloc(int64_t bytes) {
   /* 64-byte aligned, size rounded up to a multiple of 64 (aligned_alloc requires it);
      0-element buffers still get a valid, freeable pointer. */
   size_t n = bytes > 0 ? ((size_t)bytes + 63) & ~(size_t)63 : 64;
+#if defined(__GLIBC__)
+  if (n >= KILN_CACHE_MIN) { /* the smallest kept block that fits, wasting at most a quarter */
+    int best = -1;
+    for (int i = 0; i < KILN_CACHE_SLOTS; i++)
+      if (kiln_cache_block[i] && kiln_cache_bytes[i] >= n && kiln_cache_bytes[i] - n <= n / 4 &&
+          (best < 0 || kiln_cache_bytes[i] < kiln_cache_bytes[best]))
+        best = i;
+    if (best >= 0) {
+      void *kept = kiln_cache_block[best];
+      kiln_cache_block[best] = 0;
+      kiln_cache_total -= kiln_cache_bytes[best];
+      return kept;
+    }
+  }
+#endif
   void *p = aligned_alloc(64, n);
   if (!p) abort();
 #ifdef MADV_HUGEPAGE
@@ -24,6 +53,32 @@ static inline void *kiln_alloc(int64_t bytes) {
   }
 #endif
   return p;
+}
+static inline void kiln_free(void *p) {
+  /* free(), or keep a large block for the next kiln_alloc (the oldest kept ones make room) */
+#if defined(__GLIBC__)
+  size_t n = p ? malloc_usable_size(p) : 0;
+  if (n >= KILN_CACHE_MIN && n <= KILN_CACHE_MAX) {
+    for (int i = 0; i < KILN_CACHE_SLOTS && kiln_cache_total + n > KILN_CACHE_MAX; i++)
+      if (kiln_cache_block[i]) {
+        free(kiln_cache_block[i]);
+        kiln_cache_total -= kiln_cache_bytes[i];
+        kiln_cache_block[i] = 0;
+      }
+    int slot = 0;
+    while (slot < KILN_CACHE_SLOTS && kiln_cache_block[slot]) slot++;
+    if (slot == KILN_CACHE_SLOTS) {
+      slot = 0;
+      free(kiln_cache_block[0]);
+      kiln_cache_total -= kiln_cache_bytes[0];
+    }
+    kiln_cache_block[slot] = p;
+    kiln_cache_bytes[slot] = n;
+    kiln_cache_total += n;
+    return;
+  }
+#endif
+  free(p);
 }
 """
 

@@ -115,7 +115,8 @@ def _plain_access(user: Operation, buffer: SSAValue) -> bool:
 
 @handles(memref.DeallocOp)
 def _dealloc(em: FunctionEmitter, op: memref.DeallocOp) -> None:
-    em.line(f"free({em.memref(op.memref).ptr});")
+    em.use_helper("kiln_alloc")
+    em.line(f"kiln_free({em.memref(op.memref).ptr});")
 
 
 @handles(memref.LoadOp)

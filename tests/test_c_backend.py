@@ -371,20 +371,24 @@ def test_large_constants_are_emitted_as_bytes_and_read_back_exactly() -> None:
     assert "_blob" in f.get_concrete_function(x).source
 
 
-def test_openmp_threads_wait_passively_unless_the_user_chose() -> None:
-    """Spinning OpenMP threads take the cores of a busy machine from the working thread: the
-    C backend makes libgomp's waiting threads sleep unless OMP_WAIT_POLICY is set."""
+def test_openmp_threads_spin_briefly_unless_the_user_chose() -> None:
+    """Spinning OpenMP threads take the cores of a busy machine from the working thread, and
+    sleeping ones cost a wake-up per parallel loop: the C backend bounds libgomp's spin
+    (GOMP_SPINCOUNT=10000) unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set."""
     import os
     import subprocess
     import sys
 
-    code = "import os, kiln.backends.c; print(os.environ['OMP_WAIT_POLICY'])"
-    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "PASSIVE"
-    out = subprocess.run([sys.executable, "-c", code], env={**env, "OMP_WAIT_POLICY": "ACTIVE"},
-                         capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "ACTIVE"
+    code = "import os, kiln.backends.c; print(os.environ.get('OMP_WAIT_POLICY'), os.environ.get('GOMP_SPINCOUNT'))"
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+
+    def run(**extra: str) -> str:
+        return subprocess.run([sys.executable, "-c", code], env={**env, **extra}, capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    assert run() == "None 10000"
+    assert run(OMP_WAIT_POLICY="PASSIVE") == "PASSIVE None"
+    assert run(GOMP_SPINCOUNT="300000") == "None 300000"
 
 
 def test_a_compiler_crash_is_retried_without_its_vectorizer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

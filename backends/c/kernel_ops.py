@@ -55,9 +55,13 @@ int omp_get_max_threads(void);
 #if defined(__linux__)
 #include <stdio.h>
 #include <time.h>
+/* The team size this thread last chose: its other threads spin for a while after each loop
+   (GOMP_SPINCOUNT) and count as runnable tasks, but their cores are kiln's own. */
+static __thread int kiln_last_team = 1;
 /* How many of n threads find a core: n less the other runnable tasks (/proc/loadavg's
-   fourth field counts the runnable tasks, this thread among them), at least 1. Read at most
-   every 10 ms (a read costs a few microseconds; parallel loops run for hundreds). */
+   fourth field counts the runnable tasks, this thread and its team's waiting threads among
+   them), at least 1. Read at most every 10 ms (a read costs a few microseconds; parallel
+   loops run for hundreds). */
 static int kiln_free_threads(int n) {
   static __thread long long next_ns = 0;
   static __thread int cached = 0;
@@ -71,7 +75,9 @@ static int kiln_free_threads(int n) {
     if (fscanf(f, "%*s %*s %*s %d", &runnable) != 1) runnable = 0;
     fclose(f);
   }
-  int free_cores = runnable > 0 ? n - (runnable - 1) : n;
+  int others = runnable > 0 ? runnable - 1 : 0;
+  int team = kiln_last_team - 1 < others ? kiln_last_team - 1 : others;
+  int free_cores = n - (others - team);
   cached = free_cores < 1 ? 1 : free_cores;
   next_ns = now + 10000000LL;
   return cached < n ? cached : n;
@@ -88,6 +94,9 @@ static inline int kiln_num_threads(void) {
   if (n > 0) return n;
 #ifdef _OPENMP
   n = kiln_free_threads(omp_get_max_threads());
+#if defined(__linux__)
+  kiln_last_team = n > 0 ? n : 1;
+#endif
 #endif
   return n > 0 ? n : 1;
 }

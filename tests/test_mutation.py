@@ -593,6 +593,37 @@ def test_nested_branches_in_a_loop_store_in_place() -> None:
     assert "memref.alloc() : memref<64xf64>" not in body, body
 
 
+def triangular_update(c, a, alpha):
+    for i in range(c.shape[0]):
+        for k in range(a.shape[1]):
+            c[i, :i + 1] += alpha * a[i, k] * a[:i + 1, k]
+    return c
+
+
+def column_times_row(x, i, j):
+    return x[:, j][:, None] * x[i, :][None, :] + x[::2, j].sum()
+
+
+def middle_axis(x, i, j):
+    y = x[i, :, j] * 2.0
+    x[i, :, j] = x[i, :, j] + y[::-1]
+    return y
+
+
+def test_row_and_column_slices_are_views_not_copies() -> None:
+    """``x[i, :n]`` and ``x[:n, j]`` seen as 1-D (a reshape that only drops unit dimensions) are
+    strided views: read in place, written in place, no copy per loop step."""
+    rng = np.random.default_rng(5)
+    check(triangular_update, rng.random((9, 9)), rng.random((9, 5)), 0.5)
+    check(column_times_row, rng.random((6, 5)), 2, 3)
+    check(middle_axis, rng.random((3, 4, 5)), 1, 2)
+    loops = kiln.function(triangular_update).get_concrete_function(
+        rng.random((9, 9)), rng.random((9, 5)), 0.5).lowered("buffer")
+    inner = loops[loops.rindex("} do {"):]
+    allocs = [line for line in inner.splitlines() if "memref.alloc" in line and "xf64>" in line]
+    assert len(allocs) <= 1, allocs  # the updated row's new values only
+
+
 def old_value_kept(x):
     old = x.copy()
     x[0] = 5.0

@@ -194,9 +194,13 @@ def _collapse(em: FunctionEmitter, op: memref.CollapseShapeOp) -> None:
     src = em.memref(op.src)
     sizes: list[IndexExpr] = []
     strides: list[IndexExpr] = []
+    shape = _memref_type(op.src).get_shape()
     for group in _reassociation(op):
         sizes.append(product([src.sizes[d] for d in group]))
-        strides.append(src.strides[group[-1]] if group else 1)
+        # a contiguous group's innermost stride; of a strided source's group, the stride of its
+        # one dimension that is not a static 1 (kiln-bufferize collapses nothing else strided)
+        moving = [d for d in group if shape[d] != 1]
+        strides.append(src.strides[moving[-1] if moving else group[-1]] if group else 1)
     em.bind_memref(op.result, _desc(src.ptr, _memref_type(op.result), sizes, strides))
 
 

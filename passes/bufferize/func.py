@@ -375,9 +375,19 @@ class FunctionBufferizer:
         self.bind(op.result, value, root)
 
     def _reshape(self, op: tensor.CollapseShapeOp | tensor.ExpandShapeOp) -> None:
-        source = self._contiguous(op.src)
+        """A view of the source: a contiguous one reshaped, or a strided one that only gains or
+        loses unit dimensions (``x[i, :n]`` as 1-D, a column ``x[:, j]``); else a contiguous copy."""
         assert isinstance(op.result.type, TensorType)
-        result_type = build.memref_type_of(op.result.type)
+        source = self.buffers[op.src]
+        result_type: MemRefType[Attribute] | None = None
+        if not build.is_contiguous(source.value):
+            groups = [[i.value.data for i in g.data] for g in op.reassociation.data]  # type: ignore[union-attr]
+            assert isinstance(source.value.type, MemRefType)
+            result_type = build.strided_reshape_type(source.value.type, groups, op.result.type.get_shape(),
+                                                     isinstance(op, tensor.CollapseShapeOp))
+        if result_type is None:
+            source = self._contiguous(op.src)
+            result_type = build.memref_type_of(op.result.type)
         if isinstance(op, tensor.CollapseShapeOp):
             new: Operation = memref.CollapseShapeOp.create(
                 operands=[source.value], result_types=[result_type],

@@ -50,6 +50,19 @@ func.func @views(%a: memref<8x16xf32>, %out: memref<4xf32>) {
 // CHECK-NEXT:   float q = rc[5];
 // CHECK:        out[0] = s4;
 
+// A column of a seen as 1-D (kiln-bufferize's view of x[:, j]): the stride of its one dimension
+// that is not a static 1, not the innermost's.
+func.func @column(%a: memref<8x16xf32>, %j: index, %out: memref<f32>) {
+  %c3 = arith.constant 3 : index
+  %col = memref.subview %a[0, %j] [8, 1] [1, 1] : memref<8x16xf32> to memref<8x1xf32, strided<[16, 1], offset: ?>>
+  %flat = memref.collapse_shape %col [[0, 1]] : memref<8x1xf32, strided<[16, 1], offset: ?>> into memref<8xf32, strided<[16], offset: ?>>
+  %v = memref.load %flat[%c3] : memref<8xf32, strided<[16], offset: ?>>
+  memref.store %v, %out[] : memref<f32>
+  func.return
+}
+// CHECK-LABEL: void column(float *restrict a, int64_t j, float *restrict out) {
+// CHECK:        float [[V:.*]] = {{.*}}[48];
+
 func.func @buffers(%n: index, %src: memref<?x4xf64>, %dst: memref<?x4xf64>) {
   %c0 = arith.constant 0 : index
   %c3 = arith.constant 3 : index

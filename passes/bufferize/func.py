@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -113,6 +113,23 @@ class ConstantPool:
         return name
 
 
+def _same_slice(value: SSAValue, insert: tensor.InsertSliceOp, chain: list[tensor.ExpandShapeOp]) -> bool:
+    """Is ``value`` the slice of ``insert``'s destination that ``insert`` writes, reshaped as the
+    inserted value was (``chain``, undone by ``collapse_shape``s with the same groups)?"""
+    for reshape in reversed(chain):
+        if not (isinstance(value, OpResult) and isinstance(value.op, tensor.CollapseShapeOp)
+                and value.op.reassociation == reshape.reassociation):
+            return False
+        value = value.op.src
+    if not (isinstance(value, OpResult) and isinstance(value.op, tensor.ExtractSliceOp)):
+        return False
+    extract = value.op
+    return (extract.source is insert.dest and list(extract.offsets) == list(insert.offsets)
+            and list(extract.sizes) == list(insert.sizes) and list(extract.strides) == list(insert.strides)
+            and extract.static_offsets == insert.static_offsets and extract.static_sizes == insert.static_sizes
+            and extract.static_strides == insert.static_strides)
+
+
 class FunctionBufferizer:
     """Rewrites one function body (signature included) into destination-passing style."""
 
@@ -132,6 +149,8 @@ class FunctionBufferizer:
         #: the loop bodies in which each carried buffer may be written in place (see may_overwrite)
         self.loop_bodies: dict[Root, set[Block]] = {}
         self.current: Operation | None = None
+        #: insert_slice ops whose source a linalg op already computed in place (_slice_destination)
+        self.placed: set[tensor.InsertSliceOp] = set()
         ret = self.block.last_op
         assert isinstance(ret, func.ReturnOp)
         self.dest = out_param_destinations(self.block, ret)
@@ -316,6 +335,8 @@ class FunctionBufferizer:
                 if reads_init and init_buffer.value is not target.value:
                     self.emit(build.copy(init_buffer.value, target.value))
                 value, root = target.value, target.root
+            elif not reads_init and (placed := self._slice_destination(op, i)) is not None:
+                value, root = placed
             elif self._writable_in_place(op, i):
                 value, root = init_buffer.value, init_buffer.root
             else:
@@ -333,6 +354,56 @@ class FunctionBufferizer:
             regions=[op.detach_region(r) for r in list(op.regions)],
         )
         self.emit(new)
+
+    def _slice_destination(self, op: LinalgStructuredOperation, i: int) -> tuple[SSAValue, Root] | None:
+        """``x[s] = f(x[s], ...)``: a view of ``x``'s slice ``s`` to compute result ``i`` in, when
+        that result's one use is (through ``expand_shape``) an ``insert_slice`` into ``x`` that may
+        overwrite ``x``, no op in between uses ``x``, and ``op`` reads ``x`` only at ``s``, in the
+        order it writes it (each element read, then written, by the same iteration)."""
+        block = op.parent_block()
+        chain: list[tensor.ExpandShapeOp] = []
+        value: SSAValue = op.results[i]
+        while True:
+            uses = list(value.uses)
+            if len(uses) != 1 or uses[0].operation.parent_block() is not block:
+                return None
+            user = uses[0].operation
+            if isinstance(user, tensor.ExpandShapeOp):
+                chain.append(user)
+                value = user.result
+                continue
+            if not isinstance(user, tensor.InsertSliceOp) or uses[0].index != 0:
+                return None
+            insert = user
+            break
+        dest = self.buffers.get(insert.dest)
+        if dest is None or not self.may_overwrite(insert.dest, insert):
+            return None
+        order = self.order_of(op)
+        start, end = order.index[op], order.index[insert]
+        if any(isinstance(v, OpResult) and v.op.parent_block() is block and order.index[v.op] > start
+               for v in (*insert.offsets, *insert.sizes, *insert.strides)):
+            return None  # the slice's bounds are computed after op
+        between = [o for o, at in order.index.items() if start < at < end and o not in chain]
+        if any(v in dest.root.aliases for o in between for nested in o.walk() for v in nested.operands):
+            return None
+        maps = op.get_indexing_maps().data
+        for k, v in enumerate(op.inputs):
+            if v in self.buffers and self.buffers[v].root is dest.root:
+                if maps[k] != maps[len(op.inputs) + i] or v.type != op.results[i].type or not _same_slice(v, insert, chain):
+                    return None
+        view = self._slice_view(dest.value, insert, insert.source.type)  # type: ignore[arg-type]
+        for reshape in reversed(chain):
+            assert isinstance(view.type, MemRefType) and isinstance(reshape.src.type, TensorType)
+            groups = [[g.value.data for g in group.data] for group in reshape.reassociation.data]  # type: ignore[union-attr]
+            view_type = build.strided_reshape_type(view.type, groups, reshape.src.type.get_shape(), True)
+            if view_type is None:
+                return None
+            view = self.emit(memref.CollapseShapeOp.create(
+                operands=[view], result_types=[view_type], properties={"reassociation": reshape.reassociation},
+            )).results[0]
+        self.placed.add(insert)
+        return view, dest.root
 
     def _dim(self, op: tensor.DimOp) -> None:
         dim = self.emit(memref.DimOp(self.buffers[op.source].value, op.index))
@@ -359,8 +430,12 @@ class FunctionBufferizer:
         self.bind(op.result, self._slice_view(source.value, op, op.result.type), source.root)
 
     def _insert_slice(self, op: tensor.InsertSliceOp) -> None:
-        """Into ``dest``'s own buffer when it is a dead temporary, else into a copy of it."""
+        """Into ``dest``'s own buffer when it is a dead temporary, else into a copy of it; nothing
+        to copy when the source was computed in that very slice (_slice_destination)."""
         dest = self.buffers[op.dest]
+        if op in self.placed:
+            self.bind(op.result, dest.value, dest.root)
+            return
         source = self.buffers[op.source]
         if self.may_overwrite(op.dest, op) and source.root is not dest.root:
             value, root = dest.value, dest.root

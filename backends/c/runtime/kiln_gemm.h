@@ -382,15 +382,20 @@ static __attribute__((unused)) void KG_NAME(skinny)(int64_t M, int64_t j0, int64
 
 /* Rows [i0, i1) of C (row stride ldc, unit column stride) from A (element (m, k) at
    A[m*ars + k*acs], or, when cv is given, the convolution input A seen through cv) and
-   the packed B; ap is a packed_a_size() scratch buffer. */
-static __attribute__((unused)) void KG_NAME(rows)(int64_t i0, int64_t i1, int64_t N, int64_t K, const KG_T *A, int64_t ars,
-                          int64_t acs, const KG_NAME(conv) *cv, const KG_T *bp, KG_T *ap, KG_T *C,
-                          int64_t ldc) {
+   the packed B; ap is a packed_a_size() scratch buffer. When lower (a symmetric C = A @ B, B
+   being A's transpose), only the lower triangle: tiles wholly above the diagonal are skipped
+   (a tile that crosses it is stored whole; mirror() overwrites its upper part with the same
+   values). */
+static inline __attribute__((always_inline)) void KG_NAME(row_block)(int64_t i0, int64_t i1, int64_t N, int64_t K,
+                                                                       const KG_T *A, int64_t ars, int64_t acs,
+                                                                       const KG_NAME(conv) *cv, const KG_T *bp,
+                                                                       KG_T *ap, KG_T *C, int64_t ldc, int lower) {
   const int64_t MR = KG_NAME(MR), NR = KG_NAME(NR), KC = KG_NAME(KC);
   const int64_t npad = (N + NR - 1) / NR * NR;
+  const int64_t ncols = lower && i1 < N ? i1 : N;
   if (K == 0) {
     for (int64_t i = i0; i < i1; i++)
-      for (int64_t j = 0; j < N; j++) C[i * ldc + j] = 0;
+      for (int64_t j = 0; j < N && (!lower || j <= i); j++) C[i * ldc + j] = 0;
     return;
   }
   for (int64_t pc = 0; pc < K; pc += KC) {
@@ -400,10 +405,11 @@ static __attribute__((unused)) void KG_NAME(rows)(int64_t i0, int64_t i1, int64_
     else
       KG_NAME(pack_a)(i0, i1, pc, kc, A, ars, acs, ap);
     const KG_T *bslice = bp + pc * npad;
-    for (int64_t jr = 0; jr < N; jr += NR) {
+    for (int64_t jr = 0; jr < ncols; jr += NR) {
       const int64_t nr = N - jr < NR ? N - jr : NR;
       for (int64_t ir = i0; ir < i1; ir += MR) {
         const int64_t mr = i1 - ir < MR ? i1 - ir : MR;
+        if (lower && jr >= ir + mr) continue; /* wholly above the diagonal */
         if (nr <= KG_NAME(W))
           KG_NAME(micro_narrow)(kc, ap + (ir - i0) * kc, bslice + jr * kc, C + ir * ldc + jr, ldc, mr, nr, pc == 0);
         else
@@ -413,36 +419,16 @@ static __attribute__((unused)) void KG_NAME(rows)(int64_t i0, int64_t i1, int64_
   }
 }
 
-/* The lower triangle of rows [i0, i1) of a symmetric C = A @ B, B being A's transpose (packed by
-   pack_b): as rows(), less the tiles wholly above the diagonal (a tile that crosses it is stored
-   whole; mirror() overwrites its upper part with the same values). */
+static __attribute__((unused)) void KG_NAME(rows)(int64_t i0, int64_t i1, int64_t N, int64_t K, const KG_T *A, int64_t ars,
+                          int64_t acs, const KG_NAME(conv) *cv, const KG_T *bp, KG_T *ap, KG_T *C,
+                          int64_t ldc) {
+  KG_NAME(row_block)(i0, i1, N, K, A, ars, acs, cv, bp, ap, C, ldc, 0);
+}
+
 static __attribute__((unused)) void KG_NAME(syrk_rows)(int64_t i0, int64_t i1, int64_t N, int64_t K, const KG_T *A,
                                                        int64_t ars, int64_t acs, const KG_T *bp, KG_T *ap, KG_T *C,
                                                        int64_t ldc) {
-  const int64_t MR = KG_NAME(MR), NR = KG_NAME(NR), KC = KG_NAME(KC);
-  const int64_t npad = (N + NR - 1) / NR * NR;
-  const int64_t ncols = i1 < N ? i1 : N;
-  if (K == 0) {
-    for (int64_t i = i0; i < i1; i++)
-      for (int64_t j = 0; j <= i && j < N; j++) C[i * ldc + j] = 0;
-    return;
-  }
-  for (int64_t pc = 0; pc < K; pc += KC) {
-    const int64_t kc = K - pc < KC ? K - pc : KC;
-    KG_NAME(pack_a)(i0, i1, pc, kc, A, ars, acs, ap);
-    const KG_T *bslice = bp + pc * npad;
-    for (int64_t jr = 0; jr < ncols; jr += NR) {
-      const int64_t nr = N - jr < NR ? N - jr : NR;
-      for (int64_t ir = i0; ir < i1; ir += MR) {
-        const int64_t mr = i1 - ir < MR ? i1 - ir : MR;
-        if (jr >= ir + mr) continue; /* wholly above the diagonal */
-        if (nr <= KG_NAME(W))
-          KG_NAME(micro_narrow)(kc, ap + (ir - i0) * kc, bslice + jr * kc, C + ir * ldc + jr, ldc, mr, nr, pc == 0);
-        else
-          KG_NAME(micro)(kc, ap + (ir - i0) * kc, bslice + jr * kc, C + ir * ldc + jr, ldc, mr, nr, pc == 0);
-      }
-    }
-  }
+  KG_NAME(row_block)(i0, i1, N, K, A, ars, acs, 0, bp, ap, C, ldc, 1);
 }
 
 /* C[i, j] = C[j, i] for rows i in [i0, i1) and columns i < j < N: the upper triangle of a

@@ -413,3 +413,14 @@ def test_a_compiler_crash_is_retried_without_its_vectorizer(tmp_path: Path, monk
     import ctypes
 
     assert ctypes.CDLL(str(so)).kiln_twice(21) == 42
+
+
+def test_error_symbol_found_as_a_whole_identifier() -> None:
+    """Whether a kernel can report an error is read off its source: ``kiln_take_error`` as an
+    identifier of its own, not inside another name (a user's function may be called anything)."""
+    from kiln.backends.c.pyext import _mentions
+
+    assert _mentions("x = 1;\nconst char *kiln_take_error(void) {", "kiln_take_error")
+    assert _mentions("kiln_take_error", "kiln_take_error")
+    assert not _mentions("void user_kiln_take_error(void); int kiln_take_errors;", "kiln_take_error")
+    assert not _mentions("", "kiln_take_error")

@@ -272,10 +272,11 @@ def _copy(em: FunctionEmitter, op: memref.CopyOp) -> None:
 #: constants of at least this many bytes are emitted as a string of their bytes (see ``_bytes_literal``)
 BLOB_BYTES = 1 << 16
 #: each byte in a C string: itself when printable and harmless, else a 3-digit octal escape (which
-#: ends by itself, so any character may follow; ``?`` is escaped against trigraphs)
-_BYTE_TEXT = tuple(
-    chr(b) if 0x20 <= b < 0x7F and chr(b) not in '\\"?' else f"\\{b:03o}" for b in range(256)
-)
+#: ends by itself, so any character may follow; ``?`` is escaped against trigraphs); as a
+#: ``str.translate`` table over the bytes read as latin-1
+_BYTE_TEXT = {
+    b: chr(b) if 0x20 <= b < 0x7F and chr(b) not in '\\"?' else f"\\{b:03o}" for b in range(256)
+}
 
 
 def _bytes_literal(init: DenseIntOrFPElementsAttr, ty: MemRefType[Attribute], count: int) -> str | None:
@@ -288,7 +289,8 @@ def _bytes_literal(init: DenseIntOrFPElementsAttr, ty: MemRefType[Attribute], co
         return None
     if len(data) != count * bit_width(element) // 8:
         return None
-    return "\n".join(f'"{"".join(map(_BYTE_TEXT.__getitem__, data[i : i + 64]))}"' for i in range(0, len(data), 64))
+    text = bytes(data).decode("latin-1")
+    return "\n".join(f'"{text[i : i + 64].translate(_BYTE_TEXT)}"' for i in range(0, len(text), 64))
 
 
 def emit_global(module: ModuleEmitter, op: memref.GlobalOp) -> str:

@@ -65,6 +65,19 @@ def row_major_strides(ty: MemRefType) -> list[int] | None:
     return strides[::-1]
 
 
+def layout_strides(ty: MemRefType) -> list[int | None]:
+    """Per-dim strides in elements of a strided or identity-layout memref, None where unknown
+    before run time (a dynamic size to the right, in an identity layout)."""
+    if isinstance(ty.layout, StridedLayoutAttr):
+        return list(ty.layout.get_strides())
+    strides: list[int | None] = []
+    acc: int | None = 1
+    for size in reversed(ty.get_shape()):
+        strides.append(acc)
+        acc = None if acc is None or size == DYNAMIC_INDEX else acc * size
+    return strides[::-1]
+
+
 def row_view(source: SSAValue, dim: int, begin: SSAValue, size: SSAValue) -> memref.SubviewOp | None:
     """``source`` restricted to ``[begin, begin + size)`` along ``dim``."""
     ty = source.type

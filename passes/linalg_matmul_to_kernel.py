@@ -39,7 +39,6 @@ results differ from a sequential sum in the last bits, like any BLAS.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf
@@ -73,7 +72,9 @@ from kiln.passes._kernel_common import (
     hoist_alloc_before,
     install_kernel,
     indexing_maps,
+    layout_strides,
     multiply_add_body,
+    row_major_strides,
     row_view,
     zero_fill_before,
 )
@@ -206,10 +207,7 @@ def _static_layout(value: SSAValue) -> tuple[SSAValue, int, tuple[int, ...]] | N
     buffer is its own base; a ``memref.reinterpret_cast`` of one (a folded transpose) views it."""
     if isinstance(value, OpResult) and isinstance(value.op, memref.ReinterpretCastOp):
         cast = value.op
-        if cast.offsets or cast.sizes or cast.strides:
-            return None
-        base = _static_layout(cast.source)
-        if base is None or base[1] != 0 or base[2] != _row_major(cast.source):
+        if cast.offsets or cast.sizes or cast.strides or _row_major(cast.source) is None:
             return None
         return cast.source, *cast.static_offsets.get_values(), tuple(cast.static_strides.get_values())
     strides = _row_major(value)
@@ -217,11 +215,12 @@ def _static_layout(value: SSAValue) -> tuple[SSAValue, int, tuple[int, ...]] | N
 
 
 def _row_major(value: SSAValue) -> tuple[int, ...] | None:
+    """The strides of a static, identity-layout buffer (None for any other)."""
     ty = value.type
-    if not isinstance(ty, MemRefType) or not isinstance(ty.layout, NoneAttr) or not ty.has_static_shape():
+    if not isinstance(ty, MemRefType) or not isinstance(ty.layout, NoneAttr):
         return None
-    shape = ty.get_shape()
-    return tuple(prod(shape[i + 1:]) for i in range(len(shape)))
+    strides = row_major_strides(ty)
+    return None if strides is None else tuple(strides)
 
 
 def _transposes(a: SSAValue, b: SSAValue) -> bool:
@@ -368,23 +367,11 @@ def _batch_slice(value: SSAValue, exprs: list[AffineExpr], ivs: list[SSAValue], 
         return value
     offsets: list[SSAValue | int] = [ivs[e.position] if isinstance(e, AffineDimExpr) else 0 for e in exprs] + [0, 0]
     sizes: list[SSAValue | int] = [1] * len(exprs) + [_dim(value, rank - 2, ops), _dim(value, rank - 1, ops)]
-    strides = _strides(ty)
+    strides = layout_strides(ty)
     view_t = MemRefType(ty.get_element_type(), ty.get_shape()[-2:], StridedLayoutAttr(strides[-2:], None))
     view = memref.SubviewOp.get(value, offsets, sizes, [1] * rank, view_t)
     ops.append(view)
     return view.result
-
-
-def _strides(ty: MemRefType) -> list[int | None]:
-    """Per-dim strides in elements, None where unknown before run time."""
-    if isinstance(ty.layout, StridedLayoutAttr):
-        return list(ty.layout.get_strides())
-    strides: list[int | None] = []
-    acc: int | None = 1
-    for size in reversed(ty.get_shape()):
-        strides.append(acc)
-        acc = None if acc is None or size == DYNAMIC_INDEX else acc * size
-    return strides[::-1]
 
 
 def _item_work(a: SSAValue, b: SSAValue) -> int:

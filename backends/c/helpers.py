@@ -55,7 +55,8 @@ static inline void *kiln_alloc(int64_t bytes) {
   return p;
 }
 static inline void kiln_free(void *p) {
-  /* free(), or keep a large block for the next kiln_alloc (the oldest kept ones make room) */
+  /* free(), or keep a large block for the next kiln_alloc (kept blocks are freed in slot order
+     to make room) */
 #if defined(__GLIBC__)
   size_t n = p ? malloc_usable_size(p) : 0;
   if (n >= KILN_CACHE_MIN && n <= KILN_CACHE_MAX) {

@@ -202,7 +202,7 @@ def _gemv_call(em: FunctionEmitter, m: IndexExpr, k: IndexExpr, a: str, rs: Inde
     em.use_helper("kiln_num_threads")
     step, begin, nt = em.fresh("gemv_step"), em.fresh("gemv_begin"), em.fresh("gemv_threads")
     em.open("{")
-    em.line(f"const int {nt} = (double)({m}) * ({k}) >= {PARALLEL_MIN_WORK} ? kiln_num_threads() : 1;")
+    em.line(f"const int {nt} = {_team_size(m, k)};")
     em.line(f"const int64_t {step} = {prefix}_step({m}, {rs}, {cs}, {nt});")
     em.line("#ifdef _OPENMP")
     em.line(f"#pragma omp parallel for num_threads({nt}) if ({nt} > 1)")
@@ -262,6 +262,13 @@ def _skinny(em: FunctionEmitter, epilogue: Block, prefix: str, mnk: tuple[int, I
     em.close()
 
 
+def _team_size(*work: IndexExpr) -> str:
+    """C for the threads of a product of ``work`` multiply-adds: all free ones from
+    ``PARALLEL_MIN_WORK`` on, else the calling thread alone."""
+    product_text = " * ".join(f"({w})" for w in work)
+    return f"(double){product_text} >= {PARALLEL_MIN_WORK} ? kiln_num_threads() : 1"
+
+
 def _threaded(mnk: tuple[IndexExpr, IndexExpr, IndexExpr]) -> bool:
     """Whether a product needs an OpenMP region at all: dynamic sizes, or static ones with at least
     ``PARALLEL_MIN_WORK`` multiply-adds (below it even a region whose if clause is false costs a
@@ -308,7 +315,7 @@ def _row_blocks(
     if threaded:
         nt = em.fresh("gemm_threads")
         em.use_helper("kiln_num_threads")
-        em.line(f"const int {nt} = (double)({m}) * ({n}) * ({k}) >= {PARALLEL_MIN_WORK} ? kiln_num_threads() : 1;")
+        em.line(f"const int {nt} = {_team_size(m, n, k)};")
         em.line(f"const int64_t {mc} = {prefix}_mc({m}, {n}, {nt});")  # row blocks shared evenly by the threads
         em.line("#ifdef _OPENMP")
         em.line(f"#pragma omp parallel num_threads({nt}) if ({nt} > 1)")

@@ -25,28 +25,12 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.utils.exceptions import DiagnosticException
 
+from kiln.passes._kernel_common import layout_strides
+
 
 def memref_type_of(tensor_type: TensorType[Attribute]) -> MemRefType[Attribute]:
     """The identity-layout memref that holds a value of ``tensor_type``."""
     return MemRefType(tensor_type.get_element_type(), tensor_type.get_shape())
-
-
-def _layout(ty: MemRefType[Attribute]) -> tuple[list[int], int] | None:
-    """(strides, offset) of a memref type, DYNAMIC_INDEX where unknown (None: not strided)."""
-    if isinstance(ty.layout, NoneAttr):
-        shape = ty.get_shape()
-        strides, acc = [], 1
-        for size in reversed(shape):
-            strides.append(acc)
-            acc = DYNAMIC_INDEX if acc == DYNAMIC_INDEX or size == DYNAMIC_INDEX else acc * size
-        return list(reversed(strides)), 0
-    if isinstance(ty.layout, StridedLayoutAttr):
-        strides = ty.layout.get_strides()
-        offset = ty.layout.get_offset()
-        if strides is None:
-            return None
-        return [DYNAMIC_INDEX if s is None else s for s in strides], DYNAMIC_INDEX if offset is None else offset
-    return None
 
 
 def strided_reshape_type(source: MemRefType[Attribute], groups: list[list[int]], result_shape: Sequence[int],
@@ -54,12 +38,12 @@ def strided_reshape_type(source: MemRefType[Attribute], groups: list[list[int]],
     """The type of a reshape of the strided ``source`` that only drops or adds unit dimensions
     within each group (``x[i, :n]`` seen as 1-D, a column ``x[:n, j]``): a view with the same
     strides, no copy. None when a group joins or splits two dimensions that are not static 1s."""
-    layout = _layout(source)
-    if layout is None:
+    if not isinstance(source.layout, NoneAttr | StridedLayoutAttr):
         return None
-    strides, offset = layout
+    strides = layout_strides(source)
+    offset = source.layout.get_offset() if isinstance(source.layout, StridedLayoutAttr) else 0
     shape = source.get_shape()
-    result: list[int] = [0] * len(result_shape)
+    result: list[int | None] = [None] * len(result_shape)
     for position, group in enumerate(groups):
         sizes = [shape[d] for d in group] if collapse else [result_shape[d] for d in group]
         moving = [i for i, size in enumerate(sizes) if size != 1]
@@ -71,11 +55,8 @@ def strided_reshape_type(source: MemRefType[Attribute], groups: list[list[int]],
             stride = strides[position]
             for d in reversed(group):  # as the C backend's expand_shape strides them
                 result[d] = stride
-                size = result_shape[d]
-                stride = DYNAMIC_INDEX if DYNAMIC_INDEX in (stride, size) else stride * size
-    return MemRefType(source.get_element_type(), result_shape,
-                      StridedLayoutAttr([None if s == DYNAMIC_INDEX else s for s in result],
-                                        None if offset == DYNAMIC_INDEX else offset))
+                stride = None if stride is None or result_shape[d] == DYNAMIC_INDEX else stride * result_shape[d]
+    return MemRefType(source.get_element_type(), result_shape, StridedLayoutAttr(result, offset))
 
 
 def is_contiguous(buffer: SSAValue) -> bool:

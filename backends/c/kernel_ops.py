@@ -110,10 +110,16 @@ SKINNY_MAX_M = 8
 SMALL_MAX_WORK = 1 << 15
 
 
+#: AVX-512's FMA with an embedded broadcast of its memory operand, per element type (kiln_gemm.h's tile)
+_FMA_BCAST = {"float": "vfmadd231ps %2%{1to16%}, %1, %0", "double": "vfmadd231pd %2%{1to8%}, %1, %0"}
+
+
 def _gemm(ctype: str, suffix: str) -> str:
+    fma = f'#if defined(__AVX512F__)\n#define KG_FMA_BCAST "{_FMA_BCAST[ctype]}"\n#endif\n'
     return (
-        f"#define KG_T {ctype}\n#define KG_NAME(x) kiln_gemm_{suffix}_##x\n{_ISA_PARAMETERS}{_GEMM_SOURCE}"
+        f"#define KG_T {ctype}\n#define KG_NAME(x) kiln_gemm_{suffix}_##x\n{_ISA_PARAMETERS}{fma}{_GEMM_SOURCE}"
         "#undef KG_T\n#undef KG_NAME\n#undef KG_VBYTES\n#undef KG_MR\n#undef KG_NVEC\n#undef KG_MC_PANELS\n#undef KG_SKINNY_M\n#undef KG_SKINNY_R\n"
+        "#undef KG_FMA_BCAST\n"
     )
 
 

@@ -26,7 +26,8 @@ enum {
   KG_NAME(NV) = KG_NVEC,
   KG_NAME(NR) = KG_NVEC * (KG_VBYTES / sizeof(KG_T)),
   KG_NAME(MR) = KG_MR,
-  KG_NAME(KC) = 256,
+  KG_NAME(KC) = 384, /* 256 -> 384: C tiles are read and written K/KC times; dgemm 2500x3000x2750 on one
+                        Zen 4 core +2.5-3% (f32 and 500-2000 cubes within noise, +-3%) */
   KG_NAME(MC) = KG_MR * KG_MC_PANELS,
 };
 
@@ -41,9 +42,10 @@ static inline int64_t KG_NAME(packed_a_size)(void) {
 }
 
 /* Rows per row block for an N-column product: each B micro-panel is loaded into L1 once per
-   block and used by its MC/MR A micro-panels. While a KC slice of packed B is at most 1 MiB it is
-   cheap to reload, and small blocks (MR*8 rows) share rows evenly among threads; past that,
-   blocks of KG_MC_PANELS micro-panels (an A block of ~144-288 KiB, still in L2) reuse each B
+   block and used by its MC/MR A micro-panels. While a KC slice of packed B is at most 1.5 MiB
+   (1 MiB when KC was 256: the same N) it is cheap to reload, and small blocks (MR*8 rows) share
+   rows evenly among threads; past that, blocks of KG_MC_PANELS micro-panels (an A block of
+   ~216-864 KiB, still in L2) reuse each B
    panel three times as often. Measured on a 2-core AVX2 VM, old vs new .so in one process:
    sgemm 2048 +11-15% on one and on two threads; at 1024 the big blocks lost ~10% on two threads
    (too few blocks to share), hence the threshold.
@@ -53,7 +55,7 @@ static inline int64_t KG_NAME(packed_a_size)(void) {
 static inline int64_t KG_NAME(mc)(int64_t M, int64_t N, int threads) {
   const int64_t slice = (int64_t)KG_NAME(KC) * N * (int64_t)sizeof(KG_T);
   const int64_t MR = KG_NAME(MR);
-  int64_t mc = slice > ((int64_t)1 << 20) ? KG_NAME(MC) : MR * 8;
+  int64_t mc = slice > ((int64_t)3 << 19) ? KG_NAME(MC) : MR * 8;
   if (threads > 1 && M > 0) {
     const int64_t panels = (M + MR - 1) / MR;
     int64_t blocks = (M + mc - 1) / mc;
@@ -215,6 +217,39 @@ static inline __attribute__((always_inline)) void KG_NAME(store)(KG_NAME(vec) ac
 }
 
 /* The MR x NR register tile acc = Ap @ Bp of packed micro-panels (kc deep). */
+#if defined(KG_FMA_BCAST) && KG_MR == 12 && KG_NVEC == 2
+/* AVX-512: each FMA reads its a straight from the packed panel as an embedded broadcast
+   (KG_FMA_BCAST, `vfmadd231pd m64{1to8}`), where gcc would load each a once with a separate
+   vbroadcast feeding both FMAs of its row. One Zen 4 core, dgemm 2500x3000x2750: 50 -> 52.6
+   GFLOP/s (OpenBLAS 54); in L1/L2 53 -> 55.5; sgemm 288x2000x2048 98 -> 105. The 24
+   accumulators are named and pinned to zmm8-31: an array operand of an asm stays in memory,
+   and once K and N were constants gcc's allocator spilled unpinned ones inside the k-loop
+   (28 GFLOP/s). */
+#define KG_ACC(i, r, s)                                                               \
+  register KG_NAME(vec) c##i##_0 __asm__("zmm" #r) = {0};                            \
+  register KG_NAME(vec) c##i##_1 __asm__("zmm" #s) = {0};
+#define KG_ROW(i)                                                                   \
+  __asm__(KG_FMA_BCAST : "+v"(c##i##_0) : "v"(b0), "m"(ap[k * 12 + i]));           \
+  __asm__(KG_FMA_BCAST : "+v"(c##i##_1) : "v"(b1), "m"(ap[k * 12 + i]));
+#define KG_OUT(i) acc[i][0] = c##i##_0, acc[i][1] = c##i##_1;
+#define KG_ALL(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7) m(8) m(9) m(10) m(11)
+static inline __attribute__((always_inline)) void KG_NAME(tile)(int64_t kc, const KG_T *restrict ap,
+                                                                const KG_T *restrict bp,
+                                                                KG_NAME(vec) acc[KG_MR][KG_NVEC]) {
+  enum { W = KG_NAME(W), NR = KG_NAME(NR) };
+  KG_ACC(0, 8, 9) KG_ACC(1, 10, 11) KG_ACC(2, 12, 13) KG_ACC(3, 14, 15) KG_ACC(4, 16, 17) KG_ACC(5, 18, 19)
+  KG_ACC(6, 20, 21) KG_ACC(7, 22, 23) KG_ACC(8, 24, 25) KG_ACC(9, 26, 27) KG_ACC(10, 28, 29) KG_ACC(11, 30, 31)
+  for (int64_t k = 0; k < kc; k++) {
+    const KG_NAME(vec) b0 = *(const KG_NAME(vec) *)(bp + k * NR), b1 = *(const KG_NAME(vec) *)(bp + k * NR + W);
+    KG_ALL(KG_ROW)
+  }
+  KG_ALL(KG_OUT)
+}
+#undef KG_ACC
+#undef KG_ROW
+#undef KG_OUT
+#undef KG_ALL
+#else
 static inline __attribute__((always_inline)) void KG_NAME(tile)(int64_t kc, const KG_T *restrict ap,
                                                                 const KG_T *restrict bp,
                                                                 KG_NAME(vec) acc[KG_MR][KG_NVEC]) {
@@ -235,6 +270,7 @@ static inline __attribute__((always_inline)) void KG_NAME(tile)(int64_t kc, cons
     }
   }
 }
+#endif
 
 /* The MR x NR micro-kernel: C tile (mr x nr valid) = (first ? 0 : C) + Ap @ Bp. */
 static inline __attribute__((always_inline)) void KG_NAME(micro)(int64_t kc, const KG_T *restrict ap,

@@ -14,6 +14,9 @@
 // CHECK:           kernel.yield
 // CHECK-NOT:     linalg.generic
 
+// With AVX-512 the micro-kernel's FMAs take their A element as an embedded broadcast.
+// C:       #define KG_FMA_BCAST "vfmadd231ps %2%{1to16%}, %1, %0"
+
 // A static product below 2^21 multiply-adds runs on the calling thread: no OpenMP region.
 // C-LABEL: void linear({{.*}}) {
 // C:         kiln_gemm_f32_pack_b(32, 48, w, 48, 1,

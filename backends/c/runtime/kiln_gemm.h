@@ -217,14 +217,14 @@ static inline __attribute__((always_inline)) void KG_NAME(store)(KG_NAME(vec) ac
 }
 
 /* The MR x NR register tile acc = Ap @ Bp of packed micro-panels (kc deep). */
-#if defined(KG_FMA_BCAST) && KG_MR == 12 && KG_NVEC == 2
+#if defined(KG_FMA_BCAST) && defined(__GNUC__) && !defined(__clang__) && KG_MR == 12 && KG_NVEC == 2
 /* AVX-512: each FMA reads its a straight from the packed panel as an embedded broadcast
    (KG_FMA_BCAST, `vfmadd231pd m64{1to8}`), where gcc would load each a once with a separate
    vbroadcast feeding both FMAs of its row. One Zen 4 core, dgemm 2500x3000x2750: 50 -> 52.6
    GFLOP/s (OpenBLAS 54); in L1/L2 53 -> 55.5; sgemm 288x2000x2048 98 -> 105. The 24
    accumulators are named and pinned to zmm8-31: an array operand of an asm stays in memory,
    and once K and N were constants gcc's allocator spilled unpinned ones inside the k-loop
-   (28 GFLOP/s). */
+   (28 GFLOP/s). gcc only: the register-variable binding is its extension. */
 #define KG_ACC(i, r, s)                                                               \
   register KG_NAME(vec) c##i##_0 __asm__("zmm" #r) = {0};                            \
   register KG_NAME(vec) c##i##_1 __asm__("zmm" #s) = {0};

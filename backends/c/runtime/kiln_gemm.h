@@ -245,6 +245,22 @@ static inline __attribute__((always_inline)) void KG_NAME(tile)(int64_t kc, cons
   }
   KG_ALL(KG_OUT)
 }
+/* The top half of the tile (rows 0-5 of the panel, the rest of acc left unset): an edge panel
+   of at most 6 rows (M = 64 is five whole panels and one of 4 rows) does half the FMAs. */
+#define KG_HALF(m) m(0) m(1) m(2) m(3) m(4) m(5)
+#define KG_HALF_TILE 1
+static inline __attribute__((always_inline)) void KG_NAME(tile_half)(int64_t kc, const KG_T *restrict ap,
+                                                                     const KG_T *restrict bp,
+                                                                     KG_NAME(vec) acc[KG_MR][KG_NVEC]) {
+  enum { W = KG_NAME(W), NR = KG_NAME(NR) };
+  KG_ACC(0, 8, 9) KG_ACC(1, 10, 11) KG_ACC(2, 12, 13) KG_ACC(3, 14, 15) KG_ACC(4, 16, 17) KG_ACC(5, 18, 19)
+  for (int64_t k = 0; k < kc; k++) {
+    const KG_NAME(vec) b0 = *(const KG_NAME(vec) *)(bp + k * NR), b1 = *(const KG_NAME(vec) *)(bp + k * NR + W);
+    KG_HALF(KG_ROW)
+  }
+  KG_HALF(KG_OUT)
+}
+#undef KG_HALF
 #undef KG_ACC
 #undef KG_ROW
 #undef KG_OUT
@@ -285,7 +301,12 @@ static inline __attribute__((always_inline)) void KG_NAME(micro)(int64_t kc, con
     __builtin_prefetch(c + i * ldc, 1, 3);
     __builtin_prefetch(c + i * ldc + KG_NAME(NR) - 1, 1, 3);
   }
-  KG_NAME(tile)(kc, ap, bp, acc);
+#ifdef KG_HALF_TILE
+  if (mr <= KG_MR / 2)
+    KG_NAME(tile_half)(kc, ap, bp, acc);
+  else
+#endif
+    KG_NAME(tile)(kc, ap, bp, acc);
   KG_NAME(store)(acc, c, ldc, mr, nr, first);
 }
 

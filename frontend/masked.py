@@ -31,7 +31,7 @@ from xdsl.ir import OpResult, SSAValue
 
 from kiln.dialects import graph
 from kiln.frontend import trace_context
-from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, emit, shape_of
+from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, emit, fast_power, shape_of
 
 
 def _refuse(what: str = "this use of x[mask]") -> NoReturn:
@@ -110,7 +110,12 @@ class MaskedSelection:
     __sub__, __rsub__ = _ufunc(np.subtract), _ufunc(np.subtract, True)
     __mul__, __rmul__ = _ufunc(np.multiply), _ufunc(np.multiply, True)
     __truediv__, __rtruediv__ = _ufunc(np.true_divide), _ufunc(np.true_divide, True)
-    __pow__, __rpow__ = _ufunc(np.power), _ufunc(np.power, True)
+    __rpow__ = _ufunc(np.power, True)
+
+    def __pow__(self, other: Any) -> Any:
+        # `x[mask] ** 2` is an array's power in NumPy: its fast paths (np.square) apply
+        fast = fast_power(self.dtype, other)
+        return fast(self) if fast is not None else np.power(self, other)
     __lt__, __le__, __gt__, __ge__ = _ufunc(np.less), _ufunc(np.less_equal), _ufunc(np.greater), _ufunc(np.greater_equal)
     __eq__, __ne__ = _ufunc(np.equal), _ufunc(np.not_equal)  # type: ignore[assignment]
     __neg__, __abs__, __invert__ = _ufunc(np.negative), _ufunc(np.absolute), _ufunc(np.invert)

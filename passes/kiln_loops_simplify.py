@@ -3,7 +3,9 @@
 Expects: the loop level (arith, math and vector ops on scalars and vectors), after
 ``kiln-vectorize``. Every rule is exact, bit for bit, so results never change; the rewrite
 only trades an instruction for a cheaper one the C backend then emits as written
-(``x * 2.0`` -> ``x + x``). Each file also runs alone: ``kiln-opt --rules kiln:loops-arith``.
+(``x * 2.0`` -> ``x + x``), or takes complex selects apart (loops-complex) so that the C
+backend can read and write complex arrays part by part. Each file also runs alone:
+``kiln-opt --rules kiln:loops-arith``.
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ _ORDERS: dict[str, tuple[str, str, str, str, str]] = {
     "double": ("f64", _FLOAT_LESS, "uint64_t", _float_key("double", 64), "kiln_sort_key_double(v)"),
     "int32_t": ("i32", "((a) < (b))", "uint32_t", "", "((uint32_t)(v) ^ 0x80000000u)"),
     "int64_t": ("i64", "((a) < (b))", "uint64_t", "", "((uint64_t)(v) ^ 0x8000000000000000u)"),
-    "bool": ("i1", "((a) < (b))", "uint8_t", "", "((uint8_t)(v))"),
+    "uint8_t": ("i1", "((a) < (b))", "uint8_t", "", "((uint8_t)(v))"),  # booleans (element_c_type)
 }
 
 
@@ -92,7 +92,7 @@ def _element(desc: MemrefDesc, indices: Sequence[IndexExpr]) -> str:
 
 def _combine(em: FunctionEmitter, kind: str, elem: str, a: str, b: str) -> str:
     """``a <kind> b`` in C for the element type (max/min of floats propagate NaN, as NumPy's)."""
-    if elem == "bool":
+    if elem == "uint8_t":  # booleans (element_c_type)
         return f"({a} {'|' if kind in ('add', 'max') else '&'} {b})"
     if kind == "add":
         return f"({a} + {b})"

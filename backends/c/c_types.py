@@ -77,8 +77,13 @@ def unsigned_c_type(ty: Attribute) -> str:
 
 
 def element_c_type(ty: MemRefType) -> str:
-    """C type of a memref's elements."""
-    return c_type(ty.get_element_type())
+    """C type of a memref's elements: a boolean array's are ``uint8_t`` (NumPy's one byte, 0 or
+    1), since gcc 12 vectorizes no loop that loads or stores C ``bool``s ("no vectype": a mask
+    ``N[I] = n`` over int64 stayed scalar); scalars stay ``bool``."""
+    elem = ty.get_element_type()
+    if isinstance(elem, IntegerType) and elem.width.data == 1:
+        return "uint8_t"
+    return c_type(elem)
 
 
 def int_literal(value: int, ty: Attribute) -> str:

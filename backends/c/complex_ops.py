@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from xdsl.dialects import func
+from xdsl.dialects import func, memref
 from xdsl.dialects import complex as cplx
 from xdsl.dialects.builtin import ComplexType, Float32Type, FloatAttr
+from xdsl.ir import Operation
 
-from kiln.backends.c.c_types import float_literal
+from kiln.backends.c.c_types import c_type, float_literal
 from kiln.backends.c.dispatch import handles
 from kiln.backends.c.errors import CEmitError
 
@@ -58,13 +59,48 @@ def function_attributes(fn: func.FuncOp) -> str:
 
 @handles(cplx.CreateOp)
 def _create(em: FunctionEmitter, op: cplx.CreateOp) -> None:
+    if op.complex.uses and all(isinstance(u.operation, memref.StoreOp) and u.index == 0 for u in op.complex.uses):
+        return  # only stored: store_parts writes its parts
     em.define(op.complex, f"__builtin_complex({em.expr(op.real)}, {em.expr(op.imaginary)})")
+
+
+def _which(op: Operation) -> str:
+    return "__real__" if isinstance(op, cplx.ReOp) else "__imag__"
+
+
+def load_parts(em: FunctionEmitter, load: memref.LoadOp, place: str) -> bool:
+    """Read a loaded complex value part by part (``__real__ p[i]``), at the load, when the
+    program only takes it apart (kiln-loops-simplify's loops-complex rules leave loads so): gcc
+    vectorizes a loop over the parts, never one over a ``double _Complex`` temporary."""
+    users = [use.operation for use in load.res.uses]
+    if not users or not all(isinstance(u, cplx.ReOp | cplx.ImOp) for u in users):
+        return False
+    part = c_type(load.res.type.element_type)  # type: ignore[attr-defined]
+    for kind, which in ((cplx.ReOp, "__real__"), (cplx.ImOp, "__imag__")):
+        if any(isinstance(u, kind) for u in users):
+            name = em.fresh(f"{load.res.name_hint or 'v'}_{which.strip('_')}")
+            em.line(f"{part} {name} = {which} {place};")
+            for user in users:
+                if isinstance(user, kind):
+                    em.bind(user.results[0], name)
+    return True
+
+
+def store_parts(em: FunctionEmitter, store: memref.StoreOp, place: str) -> bool:
+    """Write a stored ``complex.create`` part by part (``__real__ p[i] = re``), for the same reason."""
+    create = store.value.owner
+    if not isinstance(create, cplx.CreateOp):
+        return False
+    em.line(f"__real__ {place} = {em.expr(create.real)};")
+    em.line(f"__imag__ {place} = {em.expr(create.imaginary)};")
+    return True
 
 
 @handles(cplx.ReOp, cplx.ImOp)
 def _part(em: FunctionEmitter, op: cplx.ReOp) -> None:
-    which = "__real__" if isinstance(op, cplx.ReOp) else "__imag__"
-    em.define(op.result, f"{which} ({em.expr(op.complex)})")
+    if op.result in em.values:  # read at its load (load_parts)
+        return
+    em.define(op.result, f"{_which(op)} ({em.expr(op.complex)})")
 
 
 @handles(cplx.ConstantOp)

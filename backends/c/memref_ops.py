@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
     ArrayAttr,
+    ComplexType,
     DenseIntOrFPElementsAttr,
     IntegerType,
     MemRefType,
@@ -25,7 +26,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from kiln.backends.c.c_types import bit_width, element_c_type, float_literal, int_literal
+from kiln.backends.c.c_types import bit_width, c_type, element_c_type, float_literal, int_literal
+from kiln.backends.c.complex_ops import load_parts, store_parts
 from kiln.backends.c.dispatch import handles
 from kiln.backends.c.errors import CEmitError, op_error
 from kiln.backends.c.index_expr import IndexExpr, add, atom, linear, mul, product
@@ -97,8 +99,9 @@ def _alloca(em: FunctionEmitter, op: memref.AllocaOp) -> None:
     name = em.fresh(op.memref.name_hint, "buf")
     if count == 1 and all(_plain_access(use.operation, op.memref) for use in op.memref.uses):
         # a loop-carried value or an if's result: a scalar, which gcc keeps in a register (a
-        # one-element array it often does too, but not always: a bool one blocks vectorizing)
-        em.line(f"{elem} {name};")
+        # one-element array it often does too, but not always: a bool one blocks vectorizing);
+        # a scalar's C type, so a boolean is a bool, not element_c_type's byte
+        em.line(f"{c_type(ty.get_element_type())} {name};")
         em.bind_memref(op.memref, replace(_new_desc(em, name, ty, sizes), scalar=True))
         return
     length = max(count, 1) if isinstance(count, int) else f"{count} > 0 ? {count} : 1"
@@ -122,21 +125,19 @@ def _dealloc(em: FunctionEmitter, op: memref.DeallocOp) -> None:
 @handles(memref.LoadOp)
 def _load(em: FunctionEmitter, op: memref.LoadOp) -> None:
     desc = em.memref(op.memref)
-    if desc.scalar:
-        em.define(op.res, desc.ptr)
+    place = desc.ptr if desc.scalar else f"{desc.ptr}[{linear([em.index(i) for i in op.indices], desc.strides)}]"
+    if isinstance(op.res.type, ComplexType) and load_parts(em, op, place):
         return
-    offset = linear([em.index(i) for i in op.indices], desc.strides)
-    em.define(op.res, f"{desc.ptr}[{offset}]")
+    em.define(op.res, place)
 
 
 @handles(memref.StoreOp)
 def _store(em: FunctionEmitter, op: memref.StoreOp) -> None:
     desc = em.memref(op.memref)
-    if desc.scalar:
-        em.line(f"{desc.ptr} = {em.expr(op.value)};")
+    place = desc.ptr if desc.scalar else f"{desc.ptr}[{linear([em.index(i) for i in op.indices], desc.strides)}]"
+    if isinstance(op.value.type, ComplexType) and store_parts(em, op, place):
         return
-    offset = linear([em.index(i) for i in op.indices], desc.strides)
-    em.line(f"{desc.ptr}[{offset}] = {em.expr(op.value)};")
+    em.line(f"{place} = {em.expr(op.value)};")
 
 
 @handles(memref.DimOp)

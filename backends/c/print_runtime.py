@@ -13,7 +13,7 @@ from kiln.backends.c.parts import END, MAIN, guard
 
 #: element kinds passed to ``kiln_fmt_value``, by C element type
 KINDS: dict[str, int] = {
-    "bool": 0, "int8_t": 1, "int16_t": 2, "int32_t": 3, "int64_t": 4, "float": 5, "double": 6,
+    "uint8_t": 0, "int8_t": 1, "int16_t": 2, "int32_t": 3, "int64_t": 4, "float": 5, "double": 6,
 }
 
 PRINT_RUNTIME = r"""#include <stdio.h>
@@ -116,7 +116,7 @@ static double kiln_get_f(const void *p, int kind, int64_t i) {
 }
 static int64_t kiln_get_i(const void *p, int kind, int64_t i) {
   switch (kind) {
-    case 0: return ((const bool *)p)[i];
+    case 0: return ((const uint8_t *)p)[i] != 0; /* booleans, stored as bytes */
     case 1: return ((const int8_t *)p)[i];
     case 2: return ((const int16_t *)p)[i];
     case 3: return ((const int32_t *)p)[i];

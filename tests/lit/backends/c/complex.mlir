@@ -5,14 +5,22 @@
 // <complex.h> macros); the functions are the C library's. A function with complex values
 // turns off GCC's SLP vectorizer, whose complex patterns would fuse the written-out formulas.
 // CHECK-LABEL: __attribute__((optimize("no-tree-slp-vectorize"))) void cx(double _Complex *restrict a, float _Complex *restrict b, double *restrict out) {
-// CHECK:         double _Complex [[Z:.*]] = a[0];
-// CHECK-NEXT:    double [[R:.*]] = __real__ ([[Z]]);
-// CHECK-NEXT:    double [[I:.*]] = __imag__ ([[Z]]);
+// A loaded value that is only taken apart is read part by part, at the load (gcc vectorizes
+// loops over double lanes, not over double _Complex temporaries); one used whole is loaded whole.
+// CHECK:         double [[R:.*]] = __real__ a[0];
+// CHECK-NEXT:    double [[I:.*]] = __imag__ a[0];
 // CHECK-NEXT:    double _Complex [[C:.*]] = __builtin_complex([[I]], [[R]]);
 // CHECK-NEXT:    double _Complex [[E:.*]] = __builtin_cexp([[C]]);
 // CHECK-NEXT:    double [[A:.*]] = __builtin_cabs([[E]]);
 // CHECK:         float _Complex [[K:.*]] = __builtin_complex(1.0f, -2.5f);
-// CHECK:         __builtin_cargf(
+// CHECK:         float _Complex [[W:.*]] = b[0];
+// CHECK-NEXT:    float {{.*}} = __builtin_cargf([[W]]);
+// A stored complex.create is stored part by part.
+// CHECK-LABEL: void swap_parts(
+// CHECK:         float [[WR:.*]] = __real__ b[1];
+// CHECK-NEXT:    float [[WI:.*]] = __imag__ b[1];
+// CHECK:         __real__ b[0] = [[WI]];
+// CHECK-NEXT:    __imag__ b[0] = [[WR]];
 func.func @cx(%a: memref<1xcomplex<f64>>, %b: memref<1xcomplex<f32>>, %out: memref<2xf64>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -29,5 +37,16 @@ func.func @cx(%a: memref<1xcomplex<f64>>, %b: memref<1xcomplex<f32>>, %out: memr
   %t = complex.angle %w : complex<f32>
   %t64 = arith.extf %t : f32 to f64
   memref.store %t64, %out[%c1] : memref<2xf64>
+  func.return
+}
+
+func.func @swap_parts(%b: memref<2xcomplex<f32>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %w = memref.load %b[%c1] : memref<2xcomplex<f32>>
+  %r = complex.re %w : complex<f32>
+  %i = complex.im %w : complex<f32>
+  %s = complex.create %i, %r : complex<f32>
+  memref.store %s, %b[%c0] : memref<2xcomplex<f32>>
   func.return
 }

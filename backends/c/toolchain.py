@@ -16,12 +16,6 @@ Flags (``DEFAULT_OPT_FLAGS``), and why:
   so + - * / round exactly like NumPy. No ``-ffast-math`` for the same reason.
 * ``-fno-math-errno``: libm calls need not set errno, so ``sqrt`` becomes one
   instruction and loops calling math functions can vectorise; results are unchanged.
-* ``-fno-trapping-math``: floating-point operations are taken not to trap (kiln never enables
-  FP traps nor reads the exception flags), so gcc may compute both arms of a select whose
-  condition is a comparison and vectorize the loop; results are unchanged (IEEE values, no
-  reassociation). NumPy's ``abs(z) < 2.0`` on complex ``z`` (hypot's division and ``sqrt`` under
-  selects) stayed a scalar loop ("control flow in loop"); NPBench's mandelbrot1 57 -> 28 ms
-  with the byte booleans and complex parts of this session (NumPy 35).
 * ``-fwrapv``: signed integer overflow wraps, matching MLIR's arith semantics.
 * ``-fno-tree-slp-vectorize``: gcc 12.2's straight-line vectorizer drops a float64 -> float32
   -> float64 round trip on two-lane groups (``(double)(float)x`` becomes ``x``; NumPy's
@@ -67,7 +61,6 @@ DEFAULT_OPT_FLAGS: tuple[str, ...] = (
     "-march=native",
     "-ffp-contract=off",
     "-fno-math-errno",
-    "-fno-trapping-math",
     "-fwrapv",
     "-fno-tree-slp-vectorize",
     "-fno-tree-loop-distribute-patterns",

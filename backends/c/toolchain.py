@@ -16,6 +16,11 @@ Flags (``DEFAULT_OPT_FLAGS``), and why:
   so + - * / round exactly like NumPy. No ``-ffast-math`` for the same reason.
 * ``-fno-math-errno``: libm calls need not set errno, so ``sqrt`` becomes one
   instruction and loops calling math functions can vectorise; results are unchanged.
+* Not ``-fno-trapping-math``, though kiln never reads the FP exception flags: it lets gcc
+  vectorize loops whose selects guard a division (NPBench's mandelbrot1 57 -> 28 ms), but then
+  gcc 12's SLP ``addsub`` pattern fuses a product into the alternating add and subtract of a
+  complex value's real and imaginary lanes (``vfmsubadd``) whatever ``-ffp-contract`` says, and
+  Smith's division and integer powers of complex arrays differed from NumPy in the last bit.
 * ``-fwrapv``: signed integer overflow wraps, matching MLIR's arith semantics.
 * ``-fno-tree-slp-vectorize``: gcc 12.2's straight-line vectorizer drops a float64 -> float32
   -> float64 round trip on two-lane groups (``(double)(float)x`` becomes ``x``; NumPy's

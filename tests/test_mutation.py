@@ -1120,7 +1120,7 @@ def test_a_write_reaching_a_view_through_two_merges_is_refused() -> None:
 
 def escape_time(c):
     # the escape-time loop NumPy programs write: masks stored, int64 and complex arrays updated
-    # under them (kiln reads and writes the complex parts in place and gcc vectorizes the steps)
+    # under them
     z = np.zeros_like(c)
     n = np.zeros(c.shape, dtype=np.int64)
     for k in range(40):

@@ -1,5 +1,5 @@
 // RUN: kiln-opt %s -t c | filecheck %s
-// RUN: kiln-opt %s -t c > %t.c && cc -c -O2 -ftree-loop-vectorize -fno-trapping-math -march=x86-64-v3 -fopt-info-vec-optimized %t.c -o %t.o 2>&1 | filecheck %s --check-prefix=VEC
+// RUN: kiln-opt %s -t c > %t.c && cc -c -O2 -ftree-loop-vectorize -march=x86-64-v3 -fopt-info-vec-optimized %t.c -o %t.o 2>&1 | filecheck %s --check-prefix=VEC
 
 // Boolean arrays are bytes (uint8_t, NumPy's 0 or 1), boolean scalars C bools: gcc 12
 // vectorizes no loop that loads or stores C bools ("no vectype"), and a mask update such as

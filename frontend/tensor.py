@@ -598,9 +598,27 @@ class Tensor:
         """A NumPy scalar's real part is a scalar, an array's a view (as in NumPy)."""
         return as_scalar(np.real(self)) if self.immutable else np.real(self)
 
+    @real.setter
+    def real(self, value: Any) -> None:
+        self._set_part("real", value)
+
     @property
     def imag(self) -> Tensor:
         return as_scalar(np.imag(self)) if self.immutable else np.imag(self)
+
+    @imag.setter
+    def imag(self, value: Any) -> None:
+        self._set_part("imag", value)
+
+    def _set_part(self, part: str, value: Any) -> None:
+        """``a.real = v`` and ``a.imag = v``: NumPy's ``a.real[...] = v``, with its errors (a
+        scalar's parts are read-only; a real array has no imaginary part to set)."""
+        if self.immutable:
+            raise AttributeError(f"attribute '{part}' of 'numpy.generic' objects is not writable")
+        if part == "imag" and self.dtype.kind != "c":
+            raise TypeError("array does not have imaginary part to set")
+        view = np.real(self) if part == "real" else np.imag(self)
+        view[...] = value
 
     def conj(self) -> Tensor:
         """NumPy's method gives a real array itself (``np.conj`` a new one)."""

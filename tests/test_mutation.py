@@ -1154,3 +1154,32 @@ def test_escape_time_matches_numpy_bit_for_bit(dtype: type) -> None:
     want = escape_time_where(c, want_z)
     np.testing.assert_array_equal(got_z, want_z)
     np.testing.assert_allclose(got, want, rtol=1e-12 if dtype is np.complex128 else 1e-5)  # a sum: added in another order
+
+
+def assign_parts(z, v):
+    z.real = v
+    z.imag = z.real * 2 - 1
+    return z.sum()
+
+
+def assign_real_of_real(x, v):
+    x.real = v
+    return x
+
+
+def assign_imag_of_real(x):
+    x.imag = 1.0
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_assigning_the_real_and_imaginary_attributes_writes_the_argument(dtype: type) -> None:
+    z = (rand(7) + 1j * rand(7)).astype(dtype)
+    check(assign_parts, z, rand(7))
+    check(assign_parts, z, 3.0)  # a scalar broadcast into every real part
+    check(assign_real_of_real, rand(3, 2), rand(2))  # a real array's real part is itself
+
+
+def test_assigning_the_imaginary_part_of_a_real_array_is_numpys_type_error() -> None:
+    with pytest.raises(TypeError, match=r"test_mutation.py:\d+.*array does not have imaginary part to set"):
+        kiln.function(assign_imag_of_real)(rand(4))

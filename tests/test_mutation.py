@@ -1159,7 +1159,7 @@ def test_escape_time_matches_numpy_bit_for_bit(dtype: type) -> None:
 def assign_parts(z, v):
     z.real = v
     z.imag = z.real * 2 - 1
-    return z.sum()
+    return z * 1  # not a sum: kiln adds in another order, off by rounding in complex64
 
 
 def assign_real_of_real(x, v):

@@ -31,7 +31,7 @@ from xdsl.ir import OpResult, SSAValue
 
 from kiln.dialects import graph
 from kiln.frontend import trace_context
-from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, emit, fast_power, shape_of
+from kiln.frontend.tensor import Tensor, array_power, as_tensor, broadcast_to, cast, emit, shape_of
 
 
 def _refuse(what: str = "this use of x[mask]") -> NoReturn:
@@ -114,8 +114,7 @@ class MaskedSelection:
 
     def __pow__(self, other: Any) -> Any:
         # `x[mask] ** 2` is an array's power in NumPy: its fast paths (np.square) apply
-        fast = fast_power(self.dtype, other)
-        return fast(self) if fast is not None else np.power(self, other)
+        return array_power(self, other)
     __lt__, __le__, __gt__, __ge__ = _ufunc(np.less), _ufunc(np.less_equal), _ufunc(np.greater), _ufunc(np.greater_equal)
     __eq__, __ne__ = _ufunc(np.equal), _ufunc(np.not_equal)  # type: ignore[assignment]
     __neg__, __abs__, __invert__ = _ufunc(np.negative), _ufunc(np.absolute), _ufunc(np.invert)

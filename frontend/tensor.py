@@ -59,19 +59,18 @@ def implements(fn: _F) -> _F:
     return fn
 
 
-
 #: NumPy's `array ** scalar` fast paths for float and complex arrays (an exact Python int 2 or
 #: -1, float 0.5), whose loops round differently from np.power's (a complex square fuses its
 #: products, np.power's integer powers do not)
 _FAST_POWERS: dict[tuple[type, Any], np.ufunc] = {(int, 2): np.square, (int, -1): np.reciprocal, (float, 0.5): np.sqrt}
 
 
-def fast_power(dtype: np.dtype[Any], exponent: Any) -> np.ufunc | None:
-    """The one-operand ufunc NumPy's ``array ** exponent`` applies to an array of ``dtype``, or
-    None where it calls ``np.power``."""
-    if dtype.kind in "fc" and type(exponent) in (int, float):
-        return _FAST_POWERS.get((type(exponent), exponent))
-    return None
+def array_power(x: Any, exponent: Any) -> Any:
+    """NumPy's ``array ** exponent`` of a traced array or masked selection ``x``: a fast path's
+    one-operand ufunc for a float or complex array, else ``np.power``."""
+    if x.dtype.kind in "fc" and type(exponent) in (int, float) and (type(exponent), exponent) in _FAST_POWERS:
+        return _FAST_POWERS[type(exponent), exponent](x)
+    return np.power(x, exponent)
 
 
 class Tensor:
@@ -430,8 +429,7 @@ class Tensor:
     def __pow__(self, other: Any) -> Any:
         if not _operand(other):
             return NotImplemented
-        fast = fast_power(self.dtype, other)
-        return fast(self) if fast is not None else np.power(self, other)
+        return array_power(self, other)
 
     def __rpow__(self, other: Any) -> Any:
         return np.power(other, self) if _operand(other) else NotImplemented

@@ -64,8 +64,8 @@ def _create(em: FunctionEmitter, op: cplx.CreateOp) -> None:
     em.define(op.complex, f"__builtin_complex({em.expr(op.real)}, {em.expr(op.imaginary)})")
 
 
-def _which(op: Operation) -> str:
-    return "__real__" if isinstance(op, cplx.ReOp) else "__imag__"
+#: a part op -> GCC's operator for that part
+_PART: dict[type[Operation], str] = {cplx.ReOp: "__real__", cplx.ImOp: "__imag__"}
 
 
 def load_parts(em: FunctionEmitter, load: memref.LoadOp, place: str) -> bool:
@@ -76,13 +76,13 @@ def load_parts(em: FunctionEmitter, load: memref.LoadOp, place: str) -> bool:
     if not users or not all(isinstance(u, cplx.ReOp | cplx.ImOp) for u in users):
         return False
     part = c_type(load.res.type.element_type)  # type: ignore[attr-defined]
-    for kind, which in ((cplx.ReOp, "__real__"), (cplx.ImOp, "__imag__")):
-        if any(isinstance(u, kind) for u in users):
+    for kind, which in _PART.items():
+        readers = [u for u in users if isinstance(u, kind)]
+        if readers:
             name = em.fresh(f"{load.res.name_hint or 'v'}_{which.strip('_')}")
             em.line(f"{part} {name} = {which} {place};")
-            for user in users:
-                if isinstance(user, kind):
-                    em.bind(user.results[0], name)
+            for user in readers:
+                em.bind(user.results[0], name)
     return True
 
 
@@ -100,7 +100,7 @@ def store_parts(em: FunctionEmitter, store: memref.StoreOp, place: str) -> bool:
 def _part(em: FunctionEmitter, op: cplx.ReOp) -> None:
     if op.result in em.values:  # read at its load (load_parts)
         return
-    em.define(op.result, f"{_which(op)} ({em.expr(op.complex)})")
+    em.define(op.result, f"{_PART[type(op)]} ({em.expr(op.complex)})")
 
 
 @handles(cplx.ConstantOp)

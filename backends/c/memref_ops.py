@@ -122,10 +122,15 @@ def _dealloc(em: FunctionEmitter, op: memref.DeallocOp) -> None:
     em.line(f"kiln_free({em.memref(op.memref).ptr});")
 
 
+def _place(em: FunctionEmitter, memref_value: SSAValue, indices: Sequence[SSAValue]) -> str:
+    """The C lvalue of one element of a memref."""
+    desc = em.memref(memref_value)
+    return desc.ptr if desc.scalar else f"{desc.ptr}[{linear([em.index(i) for i in indices], desc.strides)}]"
+
+
 @handles(memref.LoadOp)
 def _load(em: FunctionEmitter, op: memref.LoadOp) -> None:
-    desc = em.memref(op.memref)
-    place = desc.ptr if desc.scalar else f"{desc.ptr}[{linear([em.index(i) for i in op.indices], desc.strides)}]"
+    place = _place(em, op.memref, op.indices)
     if isinstance(op.res.type, ComplexType) and load_parts(em, op, place):
         return
     em.define(op.res, place)
@@ -133,8 +138,7 @@ def _load(em: FunctionEmitter, op: memref.LoadOp) -> None:
 
 @handles(memref.StoreOp)
 def _store(em: FunctionEmitter, op: memref.StoreOp) -> None:
-    desc = em.memref(op.memref)
-    place = desc.ptr if desc.scalar else f"{desc.ptr}[{linear([em.index(i) for i in op.indices], desc.strides)}]"
+    place = _place(em, op.memref, op.indices)
     if isinstance(op.value.type, ComplexType) and store_parts(em, op, place):
         return
     em.line(f"{place} = {em.expr(op.value)};")

@@ -220,8 +220,8 @@ static inline __attribute__((always_inline)) void KG_NAME(store)(KG_NAME(vec) ac
 #if defined(KG_FMA_BCAST) && defined(__GNUC__) && !defined(__clang__) && KG_MR == 12 && KG_NVEC == 2
 /* AVX-512: each FMA reads its a straight from the packed panel as an embedded broadcast
    (KG_FMA_BCAST, `vfmadd231pd m64{1to8}`), where gcc would load each a once with a separate
-   vbroadcast feeding both FMAs of its row. One Zen 4 core, dgemm 2500x3000x2750: 50 -> 52.6
-   GFLOP/s (OpenBLAS 54); in L1/L2 53 -> 55.5; sgemm 288x2000x2048 98 -> 105. The 24
+   vbroadcast feeding both FMAs of its row. One Zen 4 core, the two headers alternately: dgemm
+   288x256x512 (in L1/L2) 54.0 -> 54.9 GFLOP/s, large products within the noise. The 24
    accumulators are named and pinned to zmm8-31: an array operand of an asm stays in memory,
    and once K and N were constants gcc's allocator spilled unpinned ones inside the k-loop
    (28 GFLOP/s). gcc only: the register-variable binding is its extension. */
@@ -233,16 +233,22 @@ static inline __attribute__((always_inline)) void KG_NAME(store)(KG_NAME(vec) ac
   __asm__(KG_FMA_BCAST : "+v"(c##i##_1) : "v"(b1), "m"(ap[k * 12 + i]));
 #define KG_OUT(i) acc[i][0] = c##i##_0, acc[i][1] = c##i##_1;
 #define KG_ALL(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7) m(8) m(9) m(10) m(11)
+#define KG_HALF(m) m(0) m(1) m(2) m(3) m(4) m(5)
+/* the accumulators of rows 0-5 (TOP) or all 12 (ALL), zeroed */
+#define KG_ACCS_TOP KG_ACC(0, 8, 9) KG_ACC(1, 10, 11) KG_ACC(2, 12, 13) KG_ACC(3, 14, 15) KG_ACC(4, 16, 17) KG_ACC(5, 18, 19)
+#define KG_ACCS_ALL KG_ACCS_TOP KG_ACC(6, 20, 21) KG_ACC(7, 22, 23) KG_ACC(8, 24, 25) KG_ACC(9, 26, 27) KG_ACC(10, 28, 29) KG_ACC(11, 30, 31)
+/* the k-loop over the rows ROWS names (KG_ALL or KG_HALF) */
+#define KG_KLOOP(ROWS)                                                                \
+  for (int64_t k = 0; k < kc; k++) {                                                  \
+    const KG_NAME(vec) b0 = *(const KG_NAME(vec) *)(bp + k * NR), b1 = *(const KG_NAME(vec) *)(bp + k * NR + W); \
+    ROWS(KG_ROW)                                                                      \
+  }
 static inline __attribute__((always_inline)) void KG_NAME(tile)(int64_t kc, const KG_T *restrict ap,
                                                                 const KG_T *restrict bp,
                                                                 KG_NAME(vec) acc[KG_MR][KG_NVEC]) {
   enum { W = KG_NAME(W), NR = KG_NAME(NR) };
-  KG_ACC(0, 8, 9) KG_ACC(1, 10, 11) KG_ACC(2, 12, 13) KG_ACC(3, 14, 15) KG_ACC(4, 16, 17) KG_ACC(5, 18, 19)
-  KG_ACC(6, 20, 21) KG_ACC(7, 22, 23) KG_ACC(8, 24, 25) KG_ACC(9, 26, 27) KG_ACC(10, 28, 29) KG_ACC(11, 30, 31)
-  for (int64_t k = 0; k < kc; k++) {
-    const KG_NAME(vec) b0 = *(const KG_NAME(vec) *)(bp + k * NR), b1 = *(const KG_NAME(vec) *)(bp + k * NR + W);
-    KG_ALL(KG_ROW)
-  }
+  KG_ACCS_ALL
+  KG_KLOOP(KG_ALL)
   KG_ALL(KG_OUT)
 }
 /* A whole tile straight into C (first: written, else added) from the accumulator registers:
@@ -257,12 +263,8 @@ static inline __attribute__((always_inline)) void KG_NAME(tile_c)(int64_t kc, co
                                                                   const KG_T *restrict bp, KG_T *restrict c,
                                                                   int64_t ldc, int first) {
   enum { W = KG_NAME(W), NR = KG_NAME(NR) };
-  KG_ACC(0, 8, 9) KG_ACC(1, 10, 11) KG_ACC(2, 12, 13) KG_ACC(3, 14, 15) KG_ACC(4, 16, 17) KG_ACC(5, 18, 19)
-  KG_ACC(6, 20, 21) KG_ACC(7, 22, 23) KG_ACC(8, 24, 25) KG_ACC(9, 26, 27) KG_ACC(10, 28, 29) KG_ACC(11, 30, 31)
-  for (int64_t k = 0; k < kc; k++) {
-    const KG_NAME(vec) b0 = *(const KG_NAME(vec) *)(bp + k * NR), b1 = *(const KG_NAME(vec) *)(bp + k * NR + W);
-    KG_ALL(KG_ROW)
-  }
+  KG_ACCS_ALL
+  KG_KLOOP(KG_ALL)
   if (first) {
     KG_ALL(KG_SET)
   } else {
@@ -273,20 +275,19 @@ static inline __attribute__((always_inline)) void KG_NAME(tile_c)(int64_t kc, co
 #undef KG_ADD
 /* The top half of the tile (rows 0-5 of the panel, the rest of acc left unset): an edge panel
    of at most 6 rows (M = 64 is five whole panels and one of 4 rows) does half the FMAs. */
-#define KG_HALF(m) m(0) m(1) m(2) m(3) m(4) m(5)
 #define KG_HALF_TILE 1
 static inline __attribute__((always_inline)) void KG_NAME(tile_half)(int64_t kc, const KG_T *restrict ap,
                                                                      const KG_T *restrict bp,
                                                                      KG_NAME(vec) acc[KG_MR][KG_NVEC]) {
   enum { W = KG_NAME(W), NR = KG_NAME(NR) };
-  KG_ACC(0, 8, 9) KG_ACC(1, 10, 11) KG_ACC(2, 12, 13) KG_ACC(3, 14, 15) KG_ACC(4, 16, 17) KG_ACC(5, 18, 19)
-  for (int64_t k = 0; k < kc; k++) {
-    const KG_NAME(vec) b0 = *(const KG_NAME(vec) *)(bp + k * NR), b1 = *(const KG_NAME(vec) *)(bp + k * NR + W);
-    KG_HALF(KG_ROW)
-  }
+  KG_ACCS_TOP
+  KG_KLOOP(KG_HALF)
   KG_HALF(KG_OUT)
 }
 #undef KG_HALF
+#undef KG_ACCS_TOP
+#undef KG_ACCS_ALL
+#undef KG_KLOOP
 #undef KG_ACC
 #undef KG_ROW
 #undef KG_OUT

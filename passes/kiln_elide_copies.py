@@ -18,7 +18,9 @@ its input):
    reading the output's old value) and then only copied into the destination, is replaced
    by the destination itself, when nothing between the two touches the destination's memory
    and the elementwise op reads it only at the element it writes (identity map): each
-   element is read before it is overwritten, as in ``w -= lr * g``.
+   element is read before it is overwritten, as in ``w -= lr * g``. The destination may be a
+   view of all of an array (``C[:] = alpha * A @ B + beta * C``); the elementwise op then writes
+   the array itself, and a GEMM before it takes it as its epilogue's output (no copy of C).
 
 Expects the buffer level (after ``kiln-bufferize``).
 """
@@ -31,7 +33,7 @@ from xdsl.context import Context
 from xdsl.dialects import linalg, memref
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.dialects.linalg.ops import YieldOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -53,10 +55,14 @@ def _identity(op: linalg.GenericOp, index: int) -> bool:
     return m == AffineMap.identity(m.num_dims)
 
 
-def _is_identity_copy(op: linalg.GenericOp) -> bool:
+def _is_identity_copy(op: linalg.GenericOp, same_layout: bool = True) -> bool:
+    """A copy of one memref into another of its shape (and layout, when ``same_layout``)."""
     if len(op.inputs) != 1 or len(op.outputs) != 1 or not _parallel(op):
         return False
-    if op.inputs[0].type != op.outputs[0].type or not isinstance(op.inputs[0].type, MemRefType):
+    src, dst = op.inputs[0].type, op.outputs[0].type
+    if not (isinstance(src, MemRefType) and isinstance(dst, MemRefType)):
+        return False
+    if src != dst and (same_layout or src.get_shape() != dst.get_shape() or src.element_type != dst.element_type):
         return False
     if not (_identity(op, 0) and _identity(op, 1)):
         return False
@@ -103,12 +109,36 @@ def _single_writer(buffer: SSAValue, copy: Operation) -> linalg.GenericOp | None
     return writer
 
 
+def _whole(value: SSAValue) -> SSAValue:
+    """``value`` less any subviews that take all of their source (zero offsets, unit strides, the
+    source's sizes): ``C[:] = f(C)`` reads ``C`` and writes ``C[:]``, the same elements."""
+    while isinstance(sub := value.owner, memref.SubviewOp):
+        source = sub.source.type
+        if not (isinstance(source, MemRefType) and not (sub.offsets or sub.sizes or sub.strides)
+                and all(o == 0 for o in sub.static_offsets.get_values())
+                and all(t == 1 for t in sub.static_strides.get_values())
+                and tuple(sub.static_sizes.get_values()) == tuple(source.get_shape())):
+            break
+        value = sub.source
+    return value
+
+
+def _defined_between(value: SSAValue, block: Block, start: int, end: int) -> Operation | None:
+    """The op of ``block`` between indices ``start`` and ``end`` (exclusive) defining ``value``:
+    a view the in-place result must now define before its writer."""
+    owner = value.owner
+    if isinstance(owner, Operation) and owner.parent_block() is block:
+        if start < block.get_operation_index(owner) < end:
+            return owner
+    return None
+
+
 class WriteResultInPlace(RewritePattern):
     """Rewrite 2 of the module docstring."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: linalg.GenericOp, rewriter: PatternRewriter) -> None:
-        if not _is_identity_copy(op):
+        if not _is_identity_copy(op, same_layout=False):
             return
         tmp, dst = op.inputs[0], op.outputs[0]
         if not _fresh(tmp):
@@ -125,15 +155,28 @@ class WriteResultInPlace(RewritePattern):
             return
         for i, value in enumerate(writer.inputs):  # dst read only at the element written
             r = root(value) if isinstance(value.type, MemRefType) else value
-            if r is None or (r is dst_root and not (value is dst and _identity(writer, i))):
+            if r is None or (r is dst_root and not (_whole(value) is _whole(dst) and _identity(writer, i))):
                 return
+        view = _defined_between(dst, block, start, end)
         for between in list(block.ops)[start + 1 : end]:  # nothing else touches dst meanwhile
+            if between is view:
+                continue
             touched = [v for inner in between.walk() for v in inner.operands if isinstance(v.type, MemRefType)]
             if any(root(v) in (None, dst_root) for v in touched if v is not tmp):
                 return
+        if view is not None:
+            if any(_defined_between(v, block, start - 1, end) for v in view.operands):
+                return
+            view.detach()
+            block.insert_op_before(view, writer)
+        whole = _whole(dst)
+        if whole.type == tmp.type:  # the array itself, not a view of all of it: later passes see one buffer
+            dst = whole
         writer.operands[len(writer.inputs)] = dst
         rewriter.erase_op(op)
         erase_buffer(tmp, rewriter)
+        if view is not None and not view.results[0].uses:
+            rewriter.erase_op(view)
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,44 @@ def test_an_argument_updated_with_a_product(n: int) -> None:
     _check(subtract_scaled_product, RNG.normal(size=(n, n)), RNG.normal(size=(n, n)), RNG.normal(size=(n, n)))
 
 
+def scaled_gemm(alpha, beta, c, a, b):
+    c[:] = alpha * a @ b + beta * c
+
+
+def whole_update(c, g):
+    c[:] = c * 2 + g
+
+
+def shifted_update(c):
+    c[1:] = c[:-1] + 1
+
+
+def reversed_update(c):
+    c[:] = c[::-1] + 1
+
+
+def transposed_update(c, g):
+    c[:] = c.T + g
+
+
+@pytest.mark.parametrize("mnk", [(5, 7, 3), (70, 45, 33), (130, 97, 260)])
+def test_an_argument_assigned_a_scaled_product_of_itself(mnk: tuple[int, int, int]) -> None:
+    """``C[:] = alpha * A @ B + beta * C`` (NPBench's gemm): C is written in place by the
+    product's epilogue, which reads each element of C before writing it."""
+    m, n, k = mnk
+    _check(scaled_gemm, np.float64(1.5), np.float64(1.2), RNG.normal(size=(m, n)), RNG.normal(size=(m, k)),
+           RNG.normal(size=(k, n)))
+
+
+def test_assignments_into_all_of_an_argument_read_where_they_write() -> None:
+    """Only a view of all of the array, read at the element written, is updated in place: a
+    shifted, reversed or transposed read must see the old values."""
+    _check(whole_update, RNG.normal(size=(6, 5)), RNG.normal(size=(6, 5)))
+    _check(shifted_update, RNG.normal(size=(6, 5)))
+    _check(reversed_update, RNG.normal(size=(6, 5)))
+    _check(transposed_update, RNG.normal(size=(5, 5)), RNG.normal(size=(5, 5)))
+
+
 def test_an_argument_updated_with_a_convolution() -> None:
     _check(accumulate_conv, RNG.normal(size=(1, 6, 6, 4)), RNG.normal(size=(1, 8, 8, 2)), RNG.normal(size=(3, 3, 2, 4)))
 

@@ -26,8 +26,12 @@ enum {
   KG_NAME(NV) = KG_NVEC,
   KG_NAME(NR) = KG_NVEC * (KG_VBYTES / sizeof(KG_T)),
   KG_NAME(MR) = KG_MR,
-  KG_NAME(KC) = 384, /* 256 -> 384: C tiles are read and written K/KC times; dgemm 2500x3000x2750 on one
-                        Zen 4 core +2.5-3% (f32 and 500-2000 cubes within noise, +-3%) */
+  /* C tiles are read and written K/KC times, and each row block of C stays in L3 only while it is
+     small: one Zen 4 core (AVX-512), C harness, KC 384 -> 1536: dgemm 2500x3000x2750 52.4 -> 54.4
+     GFLOP/s (OpenBLAS 53.0 in the same minutes), 2000x2500x2250 52.2 -> 53.7, 1024^3 49.8 -> 52.8,
+     2048^3 49.7 -> 51.4; sgemm 256-2048 within the noise. 1024 and 2048 were within 1-2% of 1536.
+     The 384 of the narrower ISAs (256 -> 384 on the AVX2 VM) was not re-measured. */
+  KG_NAME(KC) = KG_VBYTES == 64 ? 1536 : 384,
   KG_NAME(MC) = KG_MR * KG_MC_PANELS,
 };
 
@@ -42,10 +46,9 @@ static inline int64_t KG_NAME(packed_a_size)(void) {
 }
 
 /* Rows per row block for an N-column product: each B micro-panel is loaded into L1 once per
-   block and used by its MC/MR A micro-panels. While a KC slice of packed B is at most 1.5 MiB
-   (1 MiB when KC was 256: the same N) it is cheap to reload, and small blocks (MR*8 rows) share
-   rows evenly among threads; past that, blocks of KG_MC_PANELS micro-panels (an A block of
-   ~216-864 KiB, still in L2) reuse each B
+   block and used by its MC/MR A micro-panels. While a row of B is at most 4 KiB (a 384-deep slice
+   of packed B at most 1.5 MiB) it is cheap to reload, and small blocks (MR*8 rows) share
+   rows evenly among threads; past that, blocks of KG_MC_PANELS micro-panels reuse each B
    panel three times as often. Measured on a 2-core AVX2 VM, old vs new .so in one process:
    sgemm 2048 +11-15% on one and on two threads; at 1024 the big blocks lost ~10% on two threads
    (too few blocks to share), hence the threshold.
@@ -53,9 +56,9 @@ static inline int64_t KG_NAME(packed_a_size)(void) {
    panels, as even as the panels allow: 128 rows in 96-row blocks gave one thread 96 rows and
    the other 32 (an MLP layer's x @ W at batch 128 ran 1.3x faster on two threads, not 2x). */
 static inline int64_t KG_NAME(mc)(int64_t M, int64_t N, int threads) {
-  const int64_t slice = (int64_t)KG_NAME(KC) * N * (int64_t)sizeof(KG_T);
+  const int64_t row_bytes = N * (int64_t)sizeof(KG_T);
   const int64_t MR = KG_NAME(MR);
-  int64_t mc = slice > ((int64_t)3 << 19) ? KG_NAME(MC) : MR * 8;
+  int64_t mc = row_bytes > 4096 ? KG_NAME(MC) : MR * 8;
   if (threads > 1 && M > 0) {
     const int64_t panels = (M + MR - 1) / MR;
     int64_t blocks = (M + mc - 1) / mc;

@@ -114,3 +114,57 @@ func.func @destination_read_before_the_copy(%w: memref<4xf32>, %g: memref<4xf32>
   memref.dealloc %n : memref<4xf32>
   func.return
 }
+
+// -----
+
+// `c[:] = c * 2 + g`: the copy goes into a view of all of c (zero offsets, unit strides, c's
+// sizes), defined after the update. The update writes c itself, in place, and the view goes.
+// CHECK-LABEL: func.func @whole_view_of_the_destination
+// CHECK-NOT:     memref.alloc
+// CHECK-NOT:     memref.subview
+// CHECK:         ins(%c, %g : memref<2x4xf32>, memref<2x4xf32>) outs(%c : memref<2x4xf32>)
+// CHECK:         linalg.yield
+// CHECK-NEXT:  }
+// CHECK-NEXT:  func.return
+func.func @whole_view_of_the_destination(%c: memref<2x4xf32>, %g: memref<2x4xf32>) {
+  %n = memref.alloc() : memref<2x4xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c, %g : memref<2x4xf32>, memref<2x4xf32>) outs(%n : memref<2x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.addf %a, %a : f32
+    %d = arith.addf %t, %b : f32
+    linalg.yield %d : f32
+  }
+  %v = memref.subview %c[0, 0] [2, 4] [1, 1] : memref<2x4xf32> to memref<2x4xf32, strided<[4, 1]>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%n : memref<2x4xf32>) outs(%v : memref<2x4xf32, strided<[4, 1]>>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  memref.dealloc %n : memref<2x4xf32>
+  func.return
+}
+
+// -----
+
+// `c[1:] = c[:2] + 1` on 3 rows: the view is a part of c, shifted from what the update reads.
+// Written in place, row 1 would be overwritten before it is read. The copy stays.
+// CHECK-LABEL: func.func @shifted_view_of_the_destination
+// CHECK:         %[[N:.*]] = memref.alloc() : memref<2x4xf32>
+// CHECK:         outs(%[[N]] : memref<2x4xf32>)
+// CHECK:         ins(%[[N]] : memref<2x4xf32>) outs(%{{.*}} : memref<2x4xf32, strided<[4, 1], offset: 4>>)
+func.func @shifted_view_of_the_destination(%c: memref<3x4xf32>) {
+  %src = memref.subview %c[0, 0] [2, 4] [1, 1] : memref<3x4xf32> to memref<2x4xf32, strided<[4, 1]>>
+  %n = memref.alloc() : memref<2x4xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%src : memref<2x4xf32, strided<[4, 1]>>) outs(%n : memref<2x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %d = arith.addf %a, %one : f32
+    linalg.yield %d : f32
+  }
+  %v = memref.subview %c[1, 0] [2, 4] [1, 1] : memref<3x4xf32> to memref<2x4xf32, strided<[4, 1], offset: 4>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%n : memref<2x4xf32>) outs(%v : memref<2x4xf32, strided<[4, 1], offset: 4>>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  memref.dealloc %n : memref<2x4xf32>
+  func.return
+}

@@ -184,6 +184,10 @@ def _arg_names(fn: func.FuncOp) -> list[str]:
 class FunctionEmitter:
     """Emits one func.func: owns its locals, indentation and SSA value → C mapping."""
 
+    #: float comparisons as gcc's quiet builtins (``__builtin_isless``), which let gcc vectorize
+    #: selects on them (scalar_ops._CMPF_QUIET); CUDA device code has none
+    quiet_compares: bool = True
+
     def __init__(self, module: ModuleEmitter, fn: func.FuncOp) -> None:
         self.module = module
         self.fn = fn

@@ -134,6 +134,26 @@ _CMPF: dict[str, str] = {
     "uno": "({a} != {a} || {b} != {b})",
     "true": "true",
 }
+# The same, as C99's quiet comparison macros (gcc's builtins) where C's operators are signaling:
+# `a < b` may raise FE_INVALID on a quiet NaN, so under -ftrapping-math gcc will not if-convert a
+# select on it, and the loop holding it stays scalar ("control flow in loop": complex abs, whose
+# hypot picks max/min with `>=`, kept NPBench's mandelbrot1 scalar). Same values; kiln never
+# reads the exception flags. Device code (CUDA) has no such builtins and keeps _CMPF.
+_CMPF_QUIET: dict[str, str] = {
+    **_CMPF,
+    "ogt": "__builtin_isgreater({a}, {b})",
+    "oge": "__builtin_isgreaterequal({a}, {b})",
+    "olt": "__builtin_isless({a}, {b})",
+    "ole": "__builtin_islessequal({a}, {b})",
+    "one": "__builtin_islessgreater({a}, {b})",
+    "ord": "!__builtin_isunordered({a}, {b})",
+    "ueq": "!__builtin_islessgreater({a}, {b})",
+    "ugt": "!__builtin_islessequal({a}, {b})",
+    "uge": "!__builtin_isless({a}, {b})",
+    "ult": "!__builtin_isgreaterequal({a}, {b})",
+    "ule": "!__builtin_isgreater({a}, {b})",
+    "uno": "__builtin_isunordered({a}, {b})",
+}
 
 
 def _libm(base: str, ty: Attribute) -> str:
@@ -249,7 +269,8 @@ def _cmpi(em: FunctionEmitter, op: arith.CmpiOp) -> None:
 
 @handles(arith.CmpfOp)
 def _cmpf(em: FunctionEmitter, op: arith.CmpfOp) -> None:
-    template = _CMPF[arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]]
+    table = _CMPF_QUIET if em.quiet_compares else _CMPF
+    template = table[arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]]
     em.define(op.result, template.format(a=em.expr(op.lhs), b=em.expr(op.rhs)))
 
 

@@ -48,6 +48,8 @@ def memref_params(ty: MemRefType, name: str) -> tuple[list[IndexExpr], list[Inde
 class KernelEmitter(FunctionEmitter):
     """Emits one ``gpu.func`` kernel."""
 
+    quiet_compares = False  # nvcc: __builtin_isless is a host function
+
     def __init__(self, module: ModuleEmitter, kernel: gpu.FuncOp) -> None:
         super().__init__(module, kernel)  # type: ignore[arg-type]
         self.kernel = kernel

@@ -129,11 +129,11 @@ func.func @compare(%a: f32, %b: f32, %i: i64, %j: i64) -> i1 {
 
 // CHECK-LABEL: bool compare(float a, float b, int64_t i, int64_t j) {
 // CHECK-NEXT:   bool v = a == b;
-// CHECK-NEXT:   bool v_1 = (a < b || a > b);
-// CHECK-NEXT:   bool v_2 = !(a < b || a > b);
+// CHECK-NEXT:   bool v_1 = __builtin_islessgreater(a, b);
+// CHECK-NEXT:   bool v_2 = !__builtin_islessgreater(a, b);
 // CHECK-NEXT:   bool v_3 = a != b;
-// CHECK-NEXT:   bool v_4 = (a == a && b == b);
-// CHECK-NEXT:   bool v_5 = (a != a || b != b);
-// CHECK-NEXT:   bool v_6 = !(a >= b);
+// CHECK-NEXT:   bool v_4 = !__builtin_isunordered(a, b);
+// CHECK-NEXT:   bool v_5 = __builtin_isunordered(a, b);
+// CHECK-NEXT:   bool v_6 = !__builtin_isgreaterequal(a, b);
 // CHECK-NEXT:   bool v_7 = i < j;
 // CHECK-NEXT:   bool v_8 = (uint64_t)i < (uint64_t)j;

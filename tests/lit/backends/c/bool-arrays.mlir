@@ -8,7 +8,7 @@
 // CHECK:         bool [[M:.*]] = inside[i];
 // CHECK:         n[i] = [[N:.*]];
 // CHECK-LABEL: void flag(double *restrict x, uint8_t *restrict out) {
-// CHECK:         bool [[B:.*]] = [[X:.*]] < 2.0;
+// CHECK:         bool [[B:.*]] = __builtin_isless([[X:.*]], 2.0);
 // CHECK:         out[i] = [[B]];
 // VEC: bool-arrays.mlir.tmp.c:{{[0-9]+}}:{{[0-9]+}}: optimized: loop vectorized
 // VEC: bool-arrays.mlir.tmp.c:{{[0-9]+}}:{{[0-9]+}}: optimized: loop vectorized

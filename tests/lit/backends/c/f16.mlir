@@ -11,7 +11,7 @@
 // CHECK:         out[0] = [[H]];
 // CHECK:         double [[D:.*]] = wide[0];
 // CHECK-NEXT:    _Float16 [[T:.*]] = (_Float16)[[D]];
-// CHECK-NEXT:    bool {{.*}} = [[T]] < ((_Float16)0.0999755859375);
+// CHECK-NEXT:    bool {{.*}} = __builtin_isless([[T]], ((_Float16)0.0999755859375));
 func.func @half(%a: memref<1xf16>, %out: memref<1xf16>, %wide: memref<1xf64>) {
   %c0 = arith.constant 0 : index
   %x = memref.load %a[%c0] : memref<1xf16>

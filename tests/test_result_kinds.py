@@ -85,6 +85,37 @@ def test_a_kind_that_depends_on_the_path_is_the_taken_path_s() -> None:
     _same_kinds(nested_returns, *calls)
 
 
+def kind_by_path_in_a_while_loop(x, n):
+    i = 0
+    while i < n:
+        if x[i] > 1:
+            return np.asarray(x[i] * 2)
+        if x[i] < -1:
+            return x[i] + 1
+        i += 1
+    return np.asarray(0.0)
+
+
+def kind_by_path_in_nested_loops(x, n):
+    t = np.int32(x[0]) % 3
+    while t < 3:
+        t = t + 1
+        for v in x[:n]:
+            if v > 1:
+                return np.asarray(-6, dtype=np.int64)
+            if v < -1:
+                return (2 + t).astype(np.int64)
+    return np.asarray(t, dtype=np.int64)
+
+
+def test_a_kind_that_depends_on_the_path_taken_in_a_loop() -> None:
+    """A return inside a staged loop gives a NumPy scalar on one path and an array on another
+    (the kind is carried out of the loop per call: the fuzzer's program 6500-0 got an array)."""
+    calls = [(np.array(v), 3) for v in ([0.0, 2.0, 0.0], [0.0, -2.0, 5.0], [0.0, 0.0, 0.5])]
+    _same_kinds(kind_by_path_in_a_while_loop, *calls)
+    _same_kinds(kind_by_path_in_nested_loops, *calls)
+
+
 def python_max_of_mixed_kinds(s, t):
     return max(s, t, 0.5), min(s, 0.25), max(s, t), max(s, 0.5, t), min(t, s, 0.25)
 

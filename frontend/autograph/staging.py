@@ -1075,13 +1075,23 @@ def _staged_loop(
         if widened:
             cond_block.insert_arg(_FLAG_TYPE, len(cond_block.args))
             body_block.insert_arg(_FLAG_TYPE, len(body_block.args))
+        # a return value whose kind an iteration knows only per call (a staged `if` in the body returns
+        # a NumPy scalar on one path and an array on another): its int8 kind flag is carried too (last)
+        kinded = [j for j, (leaf, out) in enumerate(zip(leaves, out_leaves))
+                  if leaf.ty is not None and _return_variable(leaf.name) and isinstance(out, Tensor)
+                  and out.kind_flag is not None]
+        for _ in kinded:  # (before the `widened` flag, which stays last)
+            cond_block.insert_arg(result_kinds.FLAG_TYPE, len(cond_block.args) - len(widened[:1]))
+            body_block.insert_arg(result_kinds.FLAG_TYPE, len(body_block.args) - len(widened[:1]))
         with trace_context.at_block(cond_block), mutation.values_as(cond_end):
             trace_context.require().emit(graph.ConditionOp(pred.value, *cond_block.args))
         with trace_context.at_block(body_block), mutation.values_as(body_end):
             ran = [_flag_value(True)] if widened else []
-            trace_context.require().emit(graph.YieldOp(*outs, *(c.value for c in next_counters), *ran))
+            kinds = [result_kinds.flag_value(out_leaves[j]) for j in kinded]
+            trace_context.require().emit(graph.YieldOp(*outs, *(c.value for c in next_counters), *kinds, *ran))
         inits = [_materialize(leaf.value, leaf.ty).value for leaf in carried]
         inits += [entry[s] for s in storages] + [_flag_value(True) for _ in flagged] + [c.value for c in counters]
+        inits += [result_kinds.flag_value(np.asarray(0)) for _ in kinded]  # (read only once a return set it)
         inits += [_flag_value(False)] if widened else []
         op = trace_context.require().emit(graph.WhileOp(inits, Region(cond_block), Region(body_block)))
         for leaf in widened:
@@ -1101,6 +1111,9 @@ def _staged_loop(
         for leaf, value, out in zip(leaves, final, out_leaves):  # a return value: the kind an iteration gives it
             if isinstance(value, Tensor) and may_be_placeholder(leaf.value):
                 result_kinds.take_kind(value, result_kinds.static_kind(out))
+        kind_results = op.results[len(op.results) - len(widened[:1]) - len(kinded):len(op.results) - len(widened[:1])]
+        for j, kind in zip(kinded, kind_results):
+            final[j].kind_flag = Tensor(kind)
         for leaf, value in zip(leaves, final):  # after zero iterations, what it was before the loop
             if not runs and leaf.ty is not None and isinstance(value, Tensor) and _weak_value(leaf.value) and is_number(leaf.value):
                 _merge_promotion(value, (leaf.value, value), f"the staged `{construct}` loop at {where} (zero iterations or more)")

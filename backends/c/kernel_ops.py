@@ -53,15 +53,37 @@ _ISA_PARAMETERS = """#if defined(__AVX512F__)
 _NUM_THREADS = """#ifdef _OPENMP
 int omp_get_max_threads(void);
 #if defined(__linux__)
+#include <dirent.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
-/* The team size this thread last chose: its other threads spin for a while after each loop
-   (GOMP_SPINCOUNT) and count as runnable tasks, but their cores are kiln's own. */
-static __thread int kiln_last_team = 1;
-/* How many of n threads find a core: n less the other runnable tasks (/proc/loadavg's
-   fourth field counts the runnable tasks, this thread and its team's waiting threads among
-   them), at least 1. Read at most every 10 ms (a read costs a few microseconds; parallel
-   loops run for hundreds). */
+/* Runnable threads of this process (state R in /proc/self/task/<tid>/stat): this thread, its
+   OpenMP team spinning after a loop (GOMP_SPINCOUNT), and a library's pool spinning after its own
+   call (OpenBLAS's after NumPy's matmul just before: np.cov then ran on one thread, 83 ms, not
+   42). Their cores are this process's own. */
+static int kiln_own_runnable(void) {
+  DIR *dir = opendir("/proc/self/task");
+  if (!dir) return 1;
+  int n = 0;
+  char path[64], stat[256];
+  for (struct dirent *e; (e = readdir(dir));) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    snprintf(path, sizeof path, "/proc/self/task/%.20s/stat", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    size_t len = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[len] = 0;
+    const char *end = strrchr(stat, ')'); /* the state follows the parenthesized name */
+    n += end && end[1] == ' ' && end[2] == 'R';
+  }
+  closedir(dir);
+  return n > 0 ? n : 1;
+}
+/* How many of n threads find a core: n less the runnable tasks of other processes
+   (/proc/loadavg's fourth field counts every runnable task, this process's own among them), at
+   least 1. Read at most every 10 ms (a read costs tens of microseconds; parallel loops run for
+   hundreds). */
 static int kiln_free_threads(int n) {
   static __thread long long next_ns = 0;
   static __thread int cached = 0;
@@ -69,15 +91,17 @@ static int kiln_free_threads(int n) {
   clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
   long long now = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
   if (now < next_ns && cached > 0) return cached < n ? cached : n;
+  /* this process's first: a pool that stops spinning between the two reads then counts in
+     neither, where read second it would have counted as another process's */
+  const int own = kiln_own_runnable();
   int runnable = 0;
   FILE *f = fopen("/proc/loadavg", "r");
   if (f) {
     if (fscanf(f, "%*s %*s %*s %d", &runnable) != 1) runnable = 0;
     fclose(f);
   }
-  int others = runnable > 0 ? runnable - 1 : 0;
-  int team = kiln_last_team - 1 < others ? kiln_last_team - 1 : others;
-  int free_cores = n - (others - team);
+  int others = runnable - own;
+  int free_cores = n - (others > 0 ? others : 0);
   cached = free_cores < 1 ? 1 : free_cores;
   next_ns = now + 10000000LL;
   return cached < n ? cached : n;
@@ -88,15 +112,12 @@ static int kiln_free_threads(int n) { return n; }
 #endif
 static inline int kiln_num_threads(void) {
   /* KILN_NUM_THREADS as set; else OpenMP's default (all cores) less the cores other
-     runnable tasks hold: a thread that waits for a busy core stalls the whole loop */
+     processes' runnable tasks hold: a thread that waits for a busy core stalls the whole loop */
   const char *s = getenv("KILN_NUM_THREADS");
   int n = s ? atoi(s) : 0;
   if (n > 0) return n;
 #ifdef _OPENMP
   n = kiln_free_threads(omp_get_max_threads());
-#if defined(__linux__)
-  kiln_last_team = n > 0 ? n : 1;
-#endif
 #endif
   return n > 0 ? n : 1;
 }

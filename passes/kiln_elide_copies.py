@@ -153,9 +153,10 @@ class WriteResultInPlace(RewritePattern):
         dst_root = root(dst)
         if dst_root is None:
             return
+        whole = _whole(dst)
         for i, value in enumerate(writer.inputs):  # dst read only at the element written
             r = root(value) if isinstance(value.type, MemRefType) else value
-            if r is None or (r is dst_root and not (_whole(value) is _whole(dst) and _identity(writer, i))):
+            if r is None or (r is dst_root and not (_whole(value) is whole and _identity(writer, i))):
                 return
         view = _defined_between(dst, block, start, end)
         for between in list(block.ops)[start + 1 : end]:  # nothing else touches dst meanwhile
@@ -169,7 +170,6 @@ class WriteResultInPlace(RewritePattern):
                 return
             view.detach()
             block.insert_op_before(view, writer)
-        whole = _whole(dst)
         if whole.type == tmp.type:  # the array itself, not a view of all of it: later passes see one buffer
             dst = whole
         writer.operands[len(writer.inputs)] = dst

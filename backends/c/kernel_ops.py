@@ -80,6 +80,16 @@ static int kiln_own_runnable(void) {
   closedir(dir);
   return n > 0 ? n : 1;
 }
+/* Runnable tasks of the whole machine: /proc/loadavg's fourth field (0 if unreadable). */
+static int kiln_runnable(void) {
+  int runnable = 0;
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (fscanf(f, "%*s %*s %*s %d", &runnable) != 1) runnable = 0;
+    fclose(f);
+  }
+  return runnable;
+}
 /* How many of n threads find a core: n less the runnable tasks of other processes
    (/proc/loadavg's fourth field counts every runnable task, this process's own among them), at
    least 1. Read at most every 10 ms (a read costs tens of microseconds; parallel loops run for
@@ -91,14 +101,13 @@ static int kiln_free_threads(int n) {
   clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
   long long now = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
   if (now < next_ns && cached > 0) return cached < n ? cached : n;
-  /* this process's first: a pool that stops spinning between the two reads then counts in
-     neither, where read second it would have counted as another process's */
-  const int own = kiln_own_runnable();
-  int runnable = 0;
-  FILE *f = fopen("/proc/loadavg", "r");
-  if (f) {
-    if (fscanf(f, "%*s %*s %*s %d", &runnable) != 1) runnable = 0;
-    fclose(f);
+  /* nothing runnable but this thread (the idle machine): no one's threads to count. Else this
+     process's first, then the total again: a pool that stops spinning between the two reads then
+     counts in neither, where read second it would have counted as another process's */
+  int runnable = kiln_runnable(), own = 1;
+  if (runnable > 1) {
+    own = kiln_own_runnable();
+    runnable = kiln_runnable();
   }
   int others = runnable - own;
   int free_cores = n - (others > 0 ? others : 0);

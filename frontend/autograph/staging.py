@@ -1072,17 +1072,14 @@ def _staged_loop(
         # a Python number before the loop, an array after an iteration: after zero iterations NumPy's
         # is still the number, which kiln cannot give; a carried flag (last) says whether it ran
         widened = [] if runs else [leaf for leaf in carried if _number_widened(leaf)]
-        if widened:
-            cond_block.insert_arg(_FLAG_TYPE, len(cond_block.args))
-            body_block.insert_arg(_FLAG_TYPE, len(body_block.args))
         # a return value whose kind an iteration knows only per call (a staged `if` in the body returns
-        # a NumPy scalar on one path and an array on another): its int8 kind flag is carried too (last)
+        # a NumPy scalar on one path and an array on another): its int8 kind flag is carried too
         kinded = [j for j, (leaf, out) in enumerate(zip(leaves, out_leaves))
                   if leaf.ty is not None and _return_variable(leaf.name) and isinstance(out, Tensor)
                   and out.kind_flag is not None]
-        for _ in kinded:  # (before the `widened` flag, which stays last)
-            cond_block.insert_arg(result_kinds.FLAG_TYPE, len(cond_block.args) - len(widened[:1]))
-            body_block.insert_arg(result_kinds.FLAG_TYPE, len(body_block.args) - len(widened[:1]))
+        for flag_type in [result_kinds.FLAG_TYPE] * len(kinded) + [_FLAG_TYPE] * bool(widened):
+            cond_block.insert_arg(flag_type, len(cond_block.args))
+            body_block.insert_arg(flag_type, len(body_block.args))
         with trace_context.at_block(cond_block), mutation.values_as(cond_end):
             trace_context.require().emit(graph.ConditionOp(pred.value, *cond_block.args))
         with trace_context.at_block(body_block), mutation.values_as(body_end):
@@ -1111,8 +1108,8 @@ def _staged_loop(
         for leaf, value, out in zip(leaves, final, out_leaves):  # a return value: the kind an iteration gives it
             if isinstance(value, Tensor) and may_be_placeholder(leaf.value):
                 result_kinds.take_kind(value, result_kinds.static_kind(out))
-        kind_results = op.results[len(op.results) - len(widened[:1]) - len(kinded):len(op.results) - len(widened[:1])]
-        for j, kind in zip(kinded, kind_results):
+        kind_results = op.results[len(op.results) - bool(widened) - len(kinded):]
+        for j, kind in zip(kinded, kind_results):  # (zip stops before the `widened` flag)
             final[j].kind_flag = Tensor(kind)
         for leaf, value in zip(leaves, final):  # after zero iterations, what it was before the loop
             if not runs and leaf.ty is not None and isinstance(value, Tensor) and _weak_value(leaf.value) and is_number(leaf.value):

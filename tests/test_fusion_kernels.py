@@ -69,8 +69,12 @@ def test_matmul_uses_kernel() -> None:
     def mm(a, b):
         return a @ b
 
-    a, b = _rand((64, 64), np.float32), _rand((64, 64), np.float32)
+    a, b = _rand((128, 128), np.float32), _rand((128, 128), np.float32)  # past SMALL_PANEL_MAX_WORK: packed
     assert "kiln_gemm_f32_rows" in mm.get_concrete_function(a, b).source
+    a, b = _rand((64, 64), np.float32), _rand((64, 40), np.float32)  # a ragged last panel: packed
+    assert "kiln_gemm_f32_rows" in mm.get_concrete_function(a, b).source
+    a, b = _rand((64, 64), np.float32), _rand((64, 64), np.float32)  # whole panels: A and B in place
+    assert "kiln_gemm_f32_small(64, 64, 64" in mm.get_concrete_function(a, b).source
     a, b = _rand((8, 8), np.float32), _rand((8, 8), np.float32)
     assert "kiln_gemm_f32_small(8, 8, 8" in mm.get_concrete_function(a, b).source  # no packing
 

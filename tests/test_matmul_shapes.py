@@ -161,6 +161,32 @@ def test_batched(dtype: str, a: tuple[int, ...], b: tuple[int, ...]) -> None:
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize(
+    "m,k,n",
+    [(64, 32, 64), (12, 7, 16), (66, 3, 32), (70, 9, 48), (7, 256, 64), (128, 64, 128), (4, 1, 16)],
+    ids=["4-row-edge", "one-tile", "6-row-edge", "10-row-edge", "7-rows", "128x64x128", "k=1"],
+)
+def test_unpacked_products(dtype: str, m: int, k: int, n: int) -> None:
+    """Static products up to SMALL_PANEL_MAX_WORK with whole 16-column panels read A and B in place
+    (kiln_gemm.h's small and, on AVX-512, small_tile: 12-row tiles and a half tile at M's edge);
+    plain, with A transposed and strided, with a NaN and an infinity in A's last row (rows past
+    M repeat it: they must not leak into C), and into the top rows of larger items."""
+    a, b = arr((3, m, k), dtype), arr((3, k, n), dtype)
+    assert "_small(" in kiln.function(matmul).get_concrete_function(a, b).source
+    check(matmul, a, b)
+    check(lambda x, y: x.transpose(0, 2, 1) @ y, arr((3, k, m), dtype), b)
+    check(lambda x, y: x[:, ::2, ::3] @ y, arr((3, 2 * m, 3 * k), dtype), b)
+    a[:, -1, 0], a[:, -1, -1] = np.nan, np.inf
+    check(matmul, a, b)
+
+    def into_rows(x: Any, y: Any, out: Any) -> Any:  # rows past each item's M are left alone
+        out[:, :m] = x @ y
+        return out[0, 0, 0]
+
+    check(into_rows, a, b, arr((3, m + 6, n), dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
     "fn,shapes",
     [
         (lambda a, b: a @ b.transpose(0, 2, 1), [(3, 6, 5), (3, 4, 5)]),

@@ -274,8 +274,6 @@ static inline __attribute__((always_inline)) void KG_NAME(tile_c)(int64_t kc, co
     KG_ALL(KG_ADD)
   }
 }
-#undef KG_SET
-#undef KG_ADD
 /* The top half of the tile (rows 0-5 of the panel, the rest of acc left unset): an edge panel
    of at most 6 rows (M = 64 is five whole panels and one of 4 rows) does half the FMAs. */
 #define KG_HALF_TILE 1
@@ -287,6 +285,44 @@ static inline __attribute__((always_inline)) void KG_NAME(tile_half)(int64_t kc,
   KG_KLOOP(KG_HALF)
   KG_HALF(KG_OUT)
 }
+/* small()'s tile: C[0:mr, 0:NR] = A[0:mr, 0:K] @ B[0:K, 0:NR] straight from A and B, unpacked (A's
+   element (i, k) at a[i*ars + k*acs], B's rows brs apart): a batched product's 64 x 32 @ 32 x 64
+   items spent more time packing than multiplying. mr is 12 or at most 6 (M's edge: half the
+   FMAs); rows past mr repeat row mr-1. */
+#define KG_SMALL_TILE 1
+#define KG_SROW(i)                                                                  \
+  __asm__(KG_FMA_BCAST : "+v"(c##i##_0) : "v"(b0), "m"(a##i[k * acs]));            \
+  __asm__(KG_FMA_BCAST : "+v"(c##i##_1) : "v"(b1), "m"(a##i[k * acs]));
+#define KG_SKLOOP(ROWS)                                                               \
+  for (int64_t k = 0; k < K; k++) {                                                   \
+    const KG_NAME(vec) b0 = *(const KG_NAME(uvec) *)(b + k * brs), b1 = *(const KG_NAME(uvec) *)(b + k * brs + W); \
+    ROWS(KG_SROW)                                                                     \
+  }
+#define KG_AROW(i) const KG_T *a##i = a + (i < mr ? i : mr - 1) * ars;
+#define KG_SET_VALID(i) if (i < mr) { KG_SET(i) }
+static inline __attribute__((always_inline)) void KG_NAME(small_tile)(int64_t K, const KG_T *restrict a, int64_t ars,
+                                                                      int64_t acs, const KG_T *restrict b,
+                                                                      int64_t brs, KG_T *restrict c, int64_t ldc,
+                                                                      int64_t mr) {
+  enum { W = KG_NAME(W) };
+  if (mr == KG_MR) {
+    KG_ACCS_ALL
+    KG_ALL(KG_AROW)
+    KG_SKLOOP(KG_ALL)
+    KG_ALL(KG_SET)
+  } else {
+    KG_ACCS_TOP
+    KG_HALF(KG_AROW)
+    KG_SKLOOP(KG_HALF)
+    KG_HALF(KG_SET_VALID)
+  }
+}
+#undef KG_SROW
+#undef KG_SKLOOP
+#undef KG_AROW
+#undef KG_SET_VALID
+#undef KG_SET
+#undef KG_ADD
 #undef KG_HALF
 #undef KG_ACCS_TOP
 #undef KG_ACCS_ALL
@@ -369,8 +405,9 @@ static inline __attribute__((always_inline)) void KG_NAME(micro_narrow)(int64_t 
 }
 
 /* C[0:M, 0:N] = A @ B straight from A and B (B with a unit column stride), no packing:
-   for products so small (an LSTM step's 10x10 @ 10x40) that packing, its buffers and a
-   parallel region would cost more than the arithmetic. Rows past M repeat the last row. */
+   for products so small (an LSTM step's 10x10 @ 10x40, a batched product's 64x32 @ 32x64
+   items) that packing, its buffers and a parallel region would cost more than the
+   arithmetic. Rows past M repeat the last row. */
 static __attribute__((unused)) void KG_NAME(small)(int64_t M, int64_t N, int64_t K, const KG_T *A, int64_t ars, int64_t acs,
                                                    const KG_T *B, int64_t brs, KG_T *C, int64_t ldc) {
   enum { MR = KG_NAME(MR), NV = KG_NAME(NV), W = KG_NAME(W), NR = KG_NAME(NR) };
@@ -378,6 +415,12 @@ static __attribute__((unused)) void KG_NAME(small)(int64_t M, int64_t N, int64_t
     const int64_t nr = N - j < NR ? N - j : NR;
     for (int64_t i = 0; i < M; i += MR) {
       const int64_t mr = M - i < MR ? M - i : MR;
+#ifdef KG_SMALL_TILE
+      if (nr == NR && (mr == MR || mr <= MR / 2)) {
+        KG_NAME(small_tile)(K, A + i * ars, ars, acs, B + j, brs, C + i * ldc + j, ldc, mr);
+        continue;
+      }
+#endif
       const KG_T *arow[MR];
 #pragma GCC unroll 64
       for (int r = 0; r < MR; r++) arow[r] = A + (i + (r < mr ? r : mr - 1)) * ars;

@@ -17,11 +17,12 @@
 // With AVX-512 the micro-kernel's FMAs take their A element as an embedded broadcast.
 // C:       #define KG_FMA_BCAST "vfmadd231ps %2%{1to16%}, %1, %0"
 
-// A static product below 2^21 multiply-adds runs on the calling thread: no OpenMP region.
+// A static product of at most 2^20 multiply-adds over whole 16-column panels reads A and B in
+// place (no packing) on the calling thread: no OpenMP region.
 // C-LABEL: void linear({{.*}}) {
-// C:         kiln_gemm_f32_pack_b(32, 48, w, 48, 1,
+// C-NOT:     pack_b
+// C:         kiln_gemm_f32_small(64, 48, 32, x, 32, 1, w, 48, out, 48);
 // C-NOT:     #pragma omp
-// C:         kiln_gemm_f32_rows(
 // C:         for (
 func.func @linear(%x: memref<64x32xf32>, %w: memref<32x48xf32>, %b: memref<48xf32>, %out: memref<64x48xf32>) {
   %0 = arith.constant 0.000000e+00 : f32
@@ -57,7 +58,7 @@ func.func @linear(%x: memref<64x32xf32>, %w: memref<32x48xf32>, %b: memref<48xf3
 // CHECK:           kernel.yield
 // CHECK-NOT:     linalg.generic
 // C-LABEL: void update({{.*}}) {
-// C:         kiln_gemm_f32_rows(
+// C:         kiln_gemm_f32_small(64, 48, 32, xt, 32, 1, g, 48, c, 48);
 // C:         for (
 func.func @update(%xt: memref<64x32xf32>, %g: memref<32x48xf32>, %lr: memref<f32>, %w: memref<64x48xf32>) {
   %0 = arith.constant 0.000000e+00 : f32
@@ -123,25 +124,25 @@ func.func @vecmat(%x: memref<2000xf32>, %a: memref<2000x3000xf32>, %y: memref<30
 }
 
 // A batched matmul: an scf.for over the batch (marked parallel, weight m*n*k/16), the 2-D
-// kernel on rank-reduced slices; a batch result of 0 (a broadcast) stays at 0.
+// kernel on rank-reduced slices (packed: 40 columns end in a ragged panel); a batch result of 0 (a broadcast) stays at 0.
 // (Here A is broadcast: with B broadcast, the product would collapse like @batched_shared_rhs.)
 // CHECK-LABEL: func.func @batched
 // CHECK-NOT:     linalg.fill
 // CHECK:         scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:      %[[A2:.*]] = memref.subview %a[0, 0, 0] [1, 64, 32] [1, 1, 1] : memref<1x64x32xf64> to memref<64x32xf64, strided<[32, 1], offset: ?>>
-// CHECK-NEXT:      %[[B2:.*]] = memref.subview %b[%[[B]], 0, 0] [1, 32, 48] [1, 1, 1] : memref<8x32x48xf64> to memref<32x48xf64, strided<[48, 1], offset: ?>>
-// CHECK-NEXT:      %[[C2:.*]] = memref.subview %c[%[[B]], 0, 0] [1, 64, 48] [1, 1, 1] : memref<8x64x48xf64> to memref<64x48xf64, strided<[48, 1], offset: ?>>
+// CHECK-NEXT:      %[[B2:.*]] = memref.subview %b[%[[B]], 0, 0] [1, 32, 40] [1, 1, 1] : memref<8x32x40xf64> to memref<32x40xf64, strided<[40, 1], offset: ?>>
+// CHECK-NEXT:      %[[C2:.*]] = memref.subview %c[%[[B]], 0, 0] [1, 64, 40] [1, 1, 1] : memref<8x64x40xf64> to memref<64x40xf64, strided<[40, 1], offset: ?>>
 // CHECK-NEXT:      kernel.matmul ins(%[[A2]], %[[B2]] : {{.*}}) outs(%[[C2]] : {{.*}})
-// CHECK:         } {kiln.parallel = 6144 : i64}
+// CHECK:         } {kiln.parallel = 5120 : i64}
 // C-LABEL: void batched({{.*}}) {
 // C:         for (int64_t [[I:.*]] = 0; [[I]] < 8; [[I]] += 1) {
-// C:           kiln_gemm_f64_pack_b(32, 48,
+// C:           kiln_gemm_f64_pack_b(32, 40,
 // C-NOT:       #pragma omp
 // C:           kiln_gemm_f64_rows(
-func.func @batched(%a: memref<1x64x32xf64>, %b: memref<8x32x48xf64>, %c: memref<8x64x48xf64>) {
+func.func @batched(%a: memref<1x64x32xf64>, %b: memref<8x32x40xf64>, %c: memref<8x64x40xf64>) {
   %0 = arith.constant 0.000000e+00 : f64
-  linalg.fill ins(%0 : f64) outs(%c : memref<8x64x48xf64>)
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<1x64x32xf64>, memref<8x32x48xf64>) outs(%c : memref<8x64x48xf64>) {
+  linalg.fill ins(%0 : f64) outs(%c : memref<8x64x40xf64>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<1x64x32xf64>, memref<8x32x40xf64>) outs(%c : memref<8x64x40xf64>) {
   ^bb0(%1: f64, %2: f64, %3: f64):
     %4 = arith.mulf %1, %2 : f64
     %5 = arith.addf %3, %4 : f64
@@ -215,7 +216,7 @@ func.func @gram(%x: memref<80x96xf64>, %out: memref<96x96xf64>) {
 // CHECK:         kernel.matmul ins(%t, %x : memref<80x80xf64, strided<[1, 81], offset: 1>>, memref<80x80xf64>) outs(%out : memref<80x80xf64>) {
 // C-LABEL: void shifted({{.*}}) {
 // C-NOT:     syrk_rows
-// C:         kiln_gemm_f64_rows(
+// C:         kiln_gemm_f64_small(80, 80, 80,
 func.func @shifted(%x: memref<80x80xf64>, %out: memref<80x80xf64>) {
   %t = memref.reinterpret_cast %x to offset: [1], sizes: [80, 80], strides: [1, 81] : memref<80x80xf64> to memref<80x80xf64, strided<[1, 81], offset: 1>>
   %zero = arith.constant 0.0 : f64

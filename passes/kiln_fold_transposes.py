@@ -6,7 +6,9 @@ passes both of each operand), so the copy is wasted work: for a 128x784 float32 
 long as the product itself. This pass replaces the copy by a ``memref.reinterpret_cast`` of
 ``x`` with swapped strides, where that keeps the meaning:
 
-- the copy is a 2-D transpose of a row-major buffer with static shape into a fresh allocation;
+- the copy is a 2-D transpose of a row-major buffer with static shape into a fresh allocation
+  (or of a transposed view of one, as ``kiln-write-transposed`` makes: then the readers read the
+  buffer itself);
 - the allocation is only read (as an input of a ``linalg`` op) after the copy, in the same block;
 - ``x`` freed between the copy and its last reader (the copy was its last use) is freed after
   that reader instead;
@@ -27,6 +29,7 @@ from xdsl.context import Context
 from xdsl.dialects import linalg, memref
 from xdsl.dialects.linalg.ops import YieldOp
 from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr, StridedLayoutAttr
+from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
@@ -50,6 +53,22 @@ def _row_major(t: MemRefType) -> bool:
         return True
     return isinstance(layout, StridedLayoutAttr) and tuple(layout.get_strides()) == (t.get_shape()[1], 1) \
         and layout.get_offset() == 0
+
+
+def _transposed_view_base(value: SSAValue) -> SSAValue | None:
+    """The row-major buffer ``value`` is the transposed view of (a static ``reinterpret_cast``
+    at offset 0 with swapped shape and strides ``(1, rows)``, as ``kiln-write-transposed`` makes),
+    or None."""
+    cast, ty = value.owner, value.type
+    if not isinstance(cast, memref.ReinterpretCastOp) or cast.offsets or cast.sizes or cast.strides:
+        return None
+    base, base_type = cast.source, cast.source.type
+    if not isinstance(ty, MemRefType) or not isinstance(base_type, MemRefType) or not _row_major(base_type):
+        return None
+    rows, cols = ty.get_shape()
+    layout = ty.layout
+    return base if tuple(base_type.get_shape()) == (cols, rows) and isinstance(layout, StridedLayoutAttr) \
+        and tuple(layout.get_strides()) == (1, rows) and layout.get_offset() == 0 else None
 
 
 def _is_transpose_copy(op: linalg.GenericOp) -> bool:
@@ -77,10 +96,14 @@ class FoldTransposeCopy(RewritePattern):
         src, dst = op.inputs[0], op.outputs[0]
         src_type = src.type
         assert isinstance(src_type, MemRefType)
-        if not _row_major(src_type) or not isinstance(dst.owner, memref.AllocOp):
+        base = _transposed_view_base(src)
+        if not (_row_major(src_type) or base is not None) or not isinstance(dst.owner, memref.AllocOp):
             return
         readers = readers_of_copy(op, src, dst)
         if readers is None:
+            return
+        if base is not None:  # the transpose of a transposed view is its buffer
+            read_instead(op, dst, base, readers, rewriter)
             return
         rows, cols = src_type.get_shape()
         view_type = MemRefType(src_type.element_type, [cols, rows], StridedLayoutAttr([1, cols], 0))

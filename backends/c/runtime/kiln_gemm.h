@@ -144,6 +144,12 @@ static __attribute__((unused)) void KG_NAME(pack_a)(int64_t i0, int64_t i1, int6
       for (int64_t k = 0; k < kc; k++)
 #pragma GCC unroll 64
         for (int i = 0; i < KG_MR; i++) ap[k * KG_MR + i] = row[i][k];
+    } else if (mr == MR && rs == 1) { /* A transposed (np.cov's x @ x.T of a centred x.T): columns
+                                         of MR contiguous elements, copied whole */
+      const KG_T *col = A + ir + pc * cs;
+      for (int64_t k = 0; k < kc; k++)
+#pragma GCC unroll 64
+        for (int i = 0; i < KG_MR; i++) ap[k * KG_MR + i] = col[k * cs + i];
     } else {
       for (int64_t k = 0; k < kc; k++) {
         const KG_T *src = A + ir * rs + (pc + k) * cs;

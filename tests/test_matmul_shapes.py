@@ -109,10 +109,24 @@ def test_matrix_vector_dynamic_shapes(dtype: str) -> None:
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_matrix_vector_on_two_threads(dtype: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past the threading threshold (2^21 multiply-adds) the output is split among threads."""
+    """Past the threading threshold (GEMV_PARALLEL_MIN_WORK, 2^16 multiply-adds) the output is split
+    among threads: large, just past it, and np.cov's shrinking column blocks x @ A[:, i:]."""
     monkeypatch.setenv("KILN_NUM_THREADS", "2")
     check(matmul, arr((1500,), dtype), arr((1500, 1501), dtype))
     check(matmul, arr((1501, 1500), dtype), arr((1500,), dtype))
+    check(matmul, arr((300,), dtype), arr((300, 227), dtype))
+    check(matmul, arr((227, 300), dtype), arr((300,), dtype))
+    x = arr((300,), dtype)
+    assert "#pragma omp parallel for num_threads(gemv_threads" in kiln.function(matmul).get_concrete_function(
+        x, arr((300, 227), dtype)).source
+
+    def shrinking(a: Any) -> Any:
+        out = np.zeros((a.shape[1], a.shape[1]), dtype=a.dtype)
+        for i in range(a.shape[1]):
+            out[i, i:] = a[:, i] @ a[:, i:]
+        return out
+
+    check(shrinking, arr((400, 250), dtype))
 
 
 def sgd_update(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:

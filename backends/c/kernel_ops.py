@@ -134,6 +134,10 @@ static inline int kiln_num_threads(void) {
 
 #: below this many multiply-adds a matmul runs on the calling thread
 PARALLEL_MIN_WORK = 1 << 21
+#: ... and a matrix-vector product below this many: it streams A (8 bytes a multiply-add in
+#: float64), so 2^21 of them (16 MiB, ~0.4 ms) left np.cov-style loops of shrinking x @ A[:, i:]
+#: on one thread for most of their iterations; a parallel region of a warm team costs microseconds
+GEMV_PARALLEL_MIN_WORK = 1 << 16
 #: at most this many rows (static): the unpacked skinny path (each element of B used at most this often)
 SKINNY_MAX_M = 8
 #: at most this many multiply-adds (static sizes): the unpacked small-matrix path
@@ -234,17 +238,17 @@ def _vecmat(em: FunctionEmitter, op: kernel.VecmatOp) -> None:
 def _gemv_call(em: FunctionEmitter, m: IndexExpr, k: IndexExpr, a: str, rs: IndexExpr, cs: IndexExpr,
                x_value: SSAValue, y_value: SSAValue) -> None:
     """y[0:m] = A @ x for A's element (i, k) at ``a[i*rs + k*cs]``: one call below
-    ``PARALLEL_MIN_WORK`` multiply-adds, else the output in the runtime's steps among threads."""
+    ``GEMV_PARALLEL_MIN_WORK`` multiply-adds, else the output in the runtime's steps among threads."""
     x, y = em.memref(x_value), em.memref(y_value)
     prefix = em.use_helper("kiln_gemv_f32" if y.elem == "float" else "kiln_gemv_f64")
     args = f"{k}, {a}, {rs}, {cs}, {x.ptr}, {x.strides[0]}, {y.ptr}, {y.strides[0]}"
-    if all(isinstance(d, int) for d in (m, k)) and m * k < PARALLEL_MIN_WORK:  # type: ignore[operator]
+    if all(isinstance(d, int) for d in (m, k)) and m * k < GEMV_PARALLEL_MIN_WORK:  # type: ignore[operator]
         em.line(f"{prefix}_part(0, {m}, {args});")
         return
     em.use_helper("kiln_num_threads")
     step, begin, nt = em.fresh("gemv_step"), em.fresh("gemv_begin"), em.fresh("gemv_threads")
     em.open("{")
-    em.line(f"const int {nt} = {_team_size(m, k)};")
+    em.line(f"const int {nt} = {_team_size(m, k, min_work=GEMV_PARALLEL_MIN_WORK)};")
     em.line(f"const int64_t {step} = {prefix}_step({m}, {rs}, {cs}, {nt});")
     em.line("#ifdef _OPENMP")
     em.line(f"#pragma omp parallel for num_threads({nt}) if ({nt} > 1)")
@@ -304,11 +308,11 @@ def _skinny(em: FunctionEmitter, epilogue: Block, prefix: str, mnk: tuple[int, I
     em.close()
 
 
-def _team_size(*work: IndexExpr) -> str:
-    """C for the threads of a product of ``work`` multiply-adds: all free ones from
-    ``PARALLEL_MIN_WORK`` on, else the calling thread alone."""
+def _team_size(*work: IndexExpr, min_work: int = PARALLEL_MIN_WORK) -> str:
+    """C for the threads of a product of ``work`` multiply-adds: all free ones from ``min_work``
+    on, else the calling thread alone."""
     product_text = " * ".join(f"({w})" for w in work)
-    return f"(double){product_text} >= {PARALLEL_MIN_WORK} ? kiln_num_threads() : 1"
+    return f"(double){product_text} >= {min_work} ? kiln_num_threads() : 1"
 
 
 def _threaded(mnk: tuple[IndexExpr, IndexExpr, IndexExpr]) -> bool:

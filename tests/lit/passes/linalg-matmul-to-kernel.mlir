@@ -100,14 +100,14 @@ func.func @matvec(%a: memref<50x40xf64>, %x: memref<40xf64>, %y: memref<50xf64>)
 }
 
 // x @ A: the matrix read through (k, i); the kernel gets A's strides swapped (rows of A are
-// contiguous columns of A's transpose: the axpy form). Past 2^21 multiply-adds the output is
+// contiguous columns of A's transpose: the axpy form). Past 2^16 multiply-adds the output is
 // split among threads in the runtime's steps (on one thread, one step: each pass over A's rows
 // reads all of each row's run).
 // CHECK-LABEL: func.func @vecmat
 // CHECK-NOT:     linalg.fill
 // CHECK:         kernel.vecmat ins(%x, %a : memref<2000xf32>, memref<2000x3000xf32>) outs(%y : memref<3000xf32>)
 // C-LABEL: void vecmat({{.*}}) {
-// C:         const int [[NT:.*]] = (double)(3000) * (2000) >= 2097152 ? kiln_num_threads() : 1;
+// C:         const int [[NT:.*]] = (double)(3000) * (2000) >= 65536 ? kiln_num_threads() : 1;
 // C:         const int64_t [[STEP:.*]] = kiln_gemv_f32_step(3000, 1, 3000, [[NT]]);
 // C:         #pragma omp parallel for num_threads([[NT]]) if ([[NT]] > 1)
 // C:         kiln_gemv_f32_part({{.*}}, 2000, a, 1, 3000, x, 1, y, 1);

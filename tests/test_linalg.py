@@ -208,6 +208,27 @@ def test_solve_with_a_wide_right_hand_side(dtype: str) -> None:
 
 
 @pytest.mark.filterwarnings("ignore::kiln.frontend.retracing.KilnRetracingWarning")  # one trace per case, meant
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize(("n", "m"), [(130, 70), (200, 45), (129, 130)])
+def test_complex_substitutions_share_columns_among_threads(n: int, m: int, dtype: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past 2^20 multiply-adds the columns of x (solve's right-hand sides, inv's identity) are
+    substituted on threads in runs of 8: NumPy's answer, and the same bits on 1, 2 and 3 threads
+    (each column is computed alone, whatever the split)."""
+    a = (general(n, "float64") + 0.3j * RNG.standard_normal((n, n)) / np.sqrt(n)).astype(dtype)
+    b = (RNG.standard_normal(n) + 1j * RNG.standard_normal(n)).astype(dtype)
+    bm = (RNG.standard_normal((n, m)) + 1j * RNG.standard_normal((n, m))).astype(dtype)
+    check(complex_routines, a, b, bm, compiled=COMPLEX_ROUTINES)
+    results = []
+    for threads in ["1", "2", "3"]:
+        monkeypatch.setenv("KILN_NUM_THREADS", threads)
+        results.append(COMPLEX_ROUTINES(a, b, bm))
+    for other in results[1:]:
+        for got, want in zip(other, results[0]):
+            np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.filterwarnings("ignore::kiln.frontend.retracing.KilnRetracingWarning")  # one trace per case, meant
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
 @pytest.mark.parametrize(("n", "where"), [(20, "column 13"), (130, "column 100"), (33, "row 5"), (9, "column 0")])
 def test_exactly_singular_late_gives_nans(n: int, where: str, dtype: str) -> None:

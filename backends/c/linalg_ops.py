@@ -345,6 +345,44 @@ static int LA_NAME(lu)(long n, LA_T *lu, long *piv, int threads) {
   free(pan);
   return sign;
 }
+/* Columns [c0, c1) of x (n x m, LU's row swaps applied) substituted forward by L and back by U,
+   in blocks of cb rows (cb < n: the other rows' updates on the GEMM, threads among its tiles).
+   Each column of x is its own problem: any split of the columns gives the same values. inv:
+   x starts as the identity, so the forward pass stops at column k1 of row block k0 (the
+   zeros of L^-1's row i past column i). */
+static void LA_NAME(substitute)(long n, long m, long c0, long c1, const LA_T *lu, LA_T *x, int inv, long cb,
+                                int threads) {
+  const long cw = c1 - c0;
+  (void)threads;
+  for (long e0 = 0; e0 < n; e0 += cb) { /* forward, by L: blocks of cb rows of x */
+    const long e1 = e0 + cb < n ? e0 + cb : n;
+    for (long k0 = e0; k0 < e1; k0 += LA_NB) {
+      const long k1 = k0 + LA_NB < e1 ? k0 + LA_NB : e1, w = (inv && k1 < c1 ? k1 : c1) - c0;
+      if (w <= 0) continue;
+      for (long i = k0 + 1; i < k1; i++) LA_NAME(update)(w, &x[i * m + c0], &x[k0 * m + c0], m, &lu[i * n + k0], 1, i - k0);
+      if (k1 < e1) LA_NAME(update_rows)(e1 - k1, w, 0, &x[k1 * m + c0], m, &x[k0 * m + c0], m, &lu[k1 * n + k0], n, 1);
+    }
+#ifndef LA_COMPLEX
+    const long w = (inv && e1 < c1 ? e1 : c1) - c0;
+    if (e1 < n && w > 0)
+      LA_NAME(gemm_sub)(n - e1, w, e1 - e0, &lu[e1 * n + e0], n, &x[e0 * m + c0], m, &x[e1 * m + c0], m, 0, threads);
+#endif
+  }
+  for (long e1 = n; e1 > 0; e1 -= cb) { /* back, by U */
+    const long e0 = e1 - cb > 0 ? e1 - cb : 0;
+    for (long k1 = e1; k1 > e0; k1 -= LA_NB) {
+      long k0 = k1 - LA_NB > e0 ? k1 - LA_NB : e0;
+      for (long i = k1 - 1; i >= k0; i--) {
+        LA_NAME(update)(cw, &x[i * m + c0], &x[(i + 1) * m + c0], m, &lu[i * n + i + 1], 1, k1 - i - 1);
+        LA_NAME(scale)(cw, &x[i * m + c0], 1, lu[i * n + i]);
+      }
+      LA_NAME(update_rows)(k0 - e0, cw, 0, &x[e0 * m + c0], m, &x[k0 * m + c0], m, &lu[e0 * n + k0], n, 1);
+    }
+#ifndef LA_COMPLEX
+    if (e0 > 0) LA_NAME(gemm_sub)(e0, cw, e1 - e0, &lu[e0], n, &x[e0 * m + c0], m, &x[c0], m, 0, threads);
+#endif
+  }
+}
 /* x (n x m) = a^-1 b, b given, or the identity when b is NULL (inv); all NaN if a is
    singular. Both substitutions update whole rows of x. inv, like LAPACK's getri, inverts
    L U and then undoes the row swaps on the columns, so it needs no forward substitution
@@ -359,36 +397,20 @@ static void LA_NAME(solve)(long n, long m, const LA_T *a, const LA_T *b, LA_T *x
     for (long i = 0; i < n * m; i++) x[i] = b ? b[i] : (LA_T)(i / m == i % m);
     for (long k = 0; b && k < n; k++) LA_NAME(swap)(m, &x[k * m], 1, &x[piv[k] * m], 1);
 #ifdef LA_COMPLEX
-    const long cb = n; /* no complex GEMM: one block, the rank-LA_NB updates throughout */
+    /* no complex GEMM (one block, the rank-LA_NB updates throughout) to share among threads: x's
+       columns are, in runs of whole vectors, from 2^20 multiply-adds on (NPBench's contour_integral,
+       200 x 200 \ 200 x 400, ran on one thread while NumPy's zgesv ran on two) */
+    const int parts = threads > 1 && m >= 16 && (double)n * n * m >= (double)(1 << 20) ? threads : 1;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(parts) if (parts > 1)
+#endif
+    for (int t = 0; t < parts; t++) {
+      const long c0 = m * t / parts / 8 * 8, c1 = t + 1 == parts ? m : m * (t + 1) / parts / 8 * 8;
+      LA_NAME(substitute)(n, m, c0, c1, lu, x, !b, n, 1);
+    }
 #else /* blocks, their updates of the other rows on the GEMM, unless x is too narrow for its tiles */
-    const long cb = m >= LA_GEMM(NR) ? LA_CB : n;
+    LA_NAME(substitute)(n, m, 0, m, lu, x, !b, m >= LA_GEMM(NR) ? LA_CB : n, threads);
 #endif
-    for (long e0 = 0; e0 < n; e0 += cb) { /* forward, by L: blocks of cb rows of x */
-      const long e1 = e0 + cb < n ? e0 + cb : n;
-      for (long k0 = e0; k0 < e1; k0 += LA_NB) {
-        long k1 = k0 + LA_NB < e1 ? k0 + LA_NB : e1, w = b ? m : k1;
-        for (long i = k0 + 1; i < k1; i++) LA_NAME(update)(w, &x[i * m], &x[k0 * m], m, &lu[i * n + k0], 1, i - k0);
-        if (k1 < e1) LA_NAME(update_rows)(e1 - k1, w, 0, &x[k1 * m], m, &x[k0 * m], m, &lu[k1 * n + k0], n, 1);
-      }
-#ifndef LA_COMPLEX
-      if (e1 < n)
-        LA_NAME(gemm_sub)(n - e1, b ? m : e1, e1 - e0, &lu[e1 * n + e0], n, &x[e0 * m], m, &x[e1 * m], m, 0, threads);
-#endif
-    }
-    for (long e1 = n; e1 > 0; e1 -= cb) { /* back, by U */
-      const long e0 = e1 - cb > 0 ? e1 - cb : 0;
-      for (long k1 = e1; k1 > e0; k1 -= LA_NB) {
-        long k0 = k1 - LA_NB > e0 ? k1 - LA_NB : e0;
-        for (long i = k1 - 1; i >= k0; i--) {
-          LA_NAME(update)(m, &x[i * m], &x[(i + 1) * m], m, &lu[i * n + i + 1], 1, k1 - i - 1);
-          LA_NAME(scale)(m, &x[i * m], 1, lu[i * n + i]);
-        }
-        LA_NAME(update_rows)(k0 - e0, m, 0, &x[e0 * m], m, &x[k0 * m], m, &lu[e0 * n + k0], n, 1);
-      }
-#ifndef LA_COMPLEX
-      if (e0 > 0) LA_NAME(gemm_sub)(e0, m, e1 - e0, &lu[e0], n, &x[e0 * m], m, x, m, 0, threads);
-#endif
-    }
     for (long i = 0; !b && i < n; i++)
       for (long k = n - 1; k >= 0; k--) LA_NAME(swap)(1, &x[i * m + k], 1, &x[i * m + piv[k]], 1);
   }

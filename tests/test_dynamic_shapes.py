@@ -86,8 +86,9 @@ def test_python_values_convert_to_the_spec_dtype() -> None:
 
 
 def test_large_temporaries_kept_between_calls_stay_right() -> None:
-    """Freed buffers of 1 MiB or more are kept for the next call's (kiln_free's cache): sizes that
-    grow, shrink and come back, on the calling thread and on two, give NumPy's answers."""
+    """Freed buffers of 128 KiB or more are kept for the next call's (kiln_free's cache): sizes that
+    grow, shrink and come back, across the threshold, on the calling thread and on two, give
+    NumPy's answers."""
 
     @kiln.function(input_signature=[spec(None, dtype="float64")])
     def f(x):
@@ -96,7 +97,7 @@ def test_large_temporaries_kept_between_calls_stay_right() -> None:
 
     assert "kiln_free(" in f.get_concrete_function().source
     rng = np.random.default_rng(3)
-    for n in (1 << 18, 3 << 17, 1 << 18, 5 << 17, 1 << 17, 1 << 18):
+    for n in (1 << 18, 3 << 17, 1 << 18, 5 << 17, 1 << 17, 1 << 13, 1 << 14, 3 << 12, 1 << 18):
         x = rng.random(n)
         z = np.cumsum(np.sort(x))
         np.testing.assert_allclose(f(x), np.sort(-z) + z)

@@ -10,13 +10,14 @@ _ALLOC = """#if defined(__linux__)
 #endif
 #if defined(__GLIBC__)
 #include <malloc.h>
-/* Freed buffers of 1 MiB or more are kept for the next kiln_alloc of about their size, per
-   thread, at most 8 of them and 64 MiB (per compiled module): a temporary that glibc gave back
-   to the system on free was faulted in and zeroed again by the next call (stockham_fft at
-   2^18 points spent two fifths of its time in page faults when other code had grown
-   glibc's mmap threshold). */
+/* Freed buffers of 128 KiB or more (glibc's default mmap threshold) are kept for the next
+   kiln_alloc of about their size, per thread, at most 8 of them and 64 MiB (per compiled module):
+   a temporary that glibc gave back to the system on free was faulted in and zeroed again by the
+   next call (stockham_fft at 2^18 points spent two fifths of its time in page faults when other
+   code had grown glibc's mmap threshold; contour_integral's 640 KB ones, below the 1 MiB this
+   was, 6%). */
 enum { KILN_CACHE_SLOTS = 8 };
-#define KILN_CACHE_MIN ((size_t)1 << 20)
+#define KILN_CACHE_MIN ((size_t)128 << 10)
 #define KILN_CACHE_MAX ((size_t)64 << 20)
 static __thread void *kiln_cache_block[KILN_CACHE_SLOTS];
 static __thread size_t kiln_cache_bytes[KILN_CACHE_SLOTS];

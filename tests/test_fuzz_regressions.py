@@ -410,6 +410,24 @@ def test_reshape_is_a_view_exactly_when_numpy_makes_one() -> None:
     check(reshapes_of_strided_views, lambda: [np.arange(64.0).reshape(4, 16)[:, ::2], np.arange(24).reshape(8, 3)[::2]])
 
 
+def planes_of_a_3d_array(h, n):
+    # h[n] of a 3-D array as another matrix shape: its rows join into one run (a view, no copy
+    # at the buffer level either); written through, the write reaches h, as in NumPy
+    m = h[n].reshape(6, 2)
+    total = (m @ m.T).sum() + h[0].reshape(-1).sum()
+    w = h[2].reshape(-1)
+    w[1:3] = total
+    t = h.transpose(0, 2, 1)[1].reshape(-1)  # a transposed plane does not join: a copy
+    t[0] = -1.0
+    return total, m, t
+
+
+def test_planes_of_a_3d_array_reshaped() -> None:
+    check(planes_of_a_3d_array, lambda: [np.arange(36.0).reshape(3, 4, 3), 1])
+    buffers = kiln.function(planes_of_a_3d_array).get_concrete_function(np.zeros((3, 4, 3)), 1).lowered("buffer")
+    assert "into memref<6x2xf64, strided<[2, 1], offset: 12>>" in buffers  # h[1] read in place
+
+
 def fuzz_1132_559(n):
     """kiln.fuzz 1132-559, reduced: a Python int carried by a staged loop is still a Python int to
     NumPy's promotion after it (NEP 50): `t + np.int32(6)` is int32, not int64."""

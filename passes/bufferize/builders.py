@@ -35,9 +35,11 @@ def memref_type_of(tensor_type: TensorType[Attribute]) -> MemRefType[Attribute]:
 
 def strided_reshape_type(source: MemRefType[Attribute], groups: list[list[int]], result_shape: Sequence[int],
                          collapse: bool) -> MemRefType[Attribute] | None:
-    """The type of a reshape of the strided ``source`` that only drops or adds unit dimensions
-    within each group (``x[i, :n]`` seen as 1-D, a column ``x[:n, j]``): a view with the same
-    strides, no copy. None when a group joins or splits two dimensions that are not static 1s."""
+    """The type of a reshape of the strided ``source`` as a view, no copy: one that only drops or
+    adds unit dimensions within each group (``x[i, :n]`` seen as 1-D, a column ``x[:n, j]``), that
+    splits a dimension (its parts' strides follow from the sizes), or that joins dimensions each of
+    which steps over the whole of the next (``ham[n]`` of a 3-D ``ham`` as a matrix). None when a
+    group joins two that do not."""
     if not isinstance(source.layout, NoneAttr | StridedLayoutAttr):
         return None
     strides = layout_strides(source)
@@ -47,16 +49,26 @@ def strided_reshape_type(source: MemRefType[Attribute], groups: list[list[int]],
     for position, group in enumerate(groups):
         sizes = [shape[d] for d in group] if collapse else [result_shape[d] for d in group]
         moving = [i for i, size in enumerate(sizes) if size != 1]
-        if len(moving) > 1:
+        if collapse and len(moving) > 1 and not _joinable([group[i] for i in moving], shape, strides):
             return None
         if collapse:
-            result[position] = strides[group[moving[0] if moving else -1]]
+            result[position] = strides[group[moving[-1] if moving else -1]]  # the innermost one
         else:
             stride = strides[position]
             for d in reversed(group):  # as the C backend's expand_shape strides them
                 result[d] = stride
                 stride = None if stride is None or result_shape[d] == DYNAMIC_INDEX else stride * result_shape[d]
     return MemRefType(source.get_element_type(), result_shape, StridedLayoutAttr(result, offset))
+
+
+def _joinable(dims: list[int], shape: Sequence[int], strides: Sequence[int | None]) -> bool:
+    """Whether the ``dims`` of a strided buffer are one run of memory: each one's stride is the
+    next one's times its (static) size."""
+    for outer, inner in zip(dims, dims[1:]):
+        so, si = strides[outer], strides[inner]
+        if so is None or si is None or shape[inner] == DYNAMIC_INDEX or so != si * shape[inner]:
+            return False
+    return True
 
 
 def is_contiguous(buffer: SSAValue) -> bool:

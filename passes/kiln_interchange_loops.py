@@ -12,9 +12,13 @@ Moving a parallel dimension inward keeps the results bit for bit: the points of 
 dimension are independent, and each output element still sees its reduction's iterations in
 their order. The price is threads: ``kiln-parallel-loops`` runs a generic's outermost loop on
 threads only when it is parallel, so an interchange that puts a reduction outermost runs on one
-thread. It is made only where no operand is contiguous in the innermost dimension and one is in
-the moved dimension (a column walk costs a cache miss per element; a row walk a vector load per
-W elements). Generics whose body reads ``linalg.index`` keep their order.
+thread. It is made where no operand is contiguous in the innermost dimension and one is in the moved
+dimension (a column walk costs a cache miss per element; a row walk a vector load per W
+elements), and where the innermost loop is short (at most ``SHORT_INNER`` static iterations) and
+the moved dimension walks more operands contiguously: NPBench's stockham_fft multiplies by a 2 x 2
+complex DFT matrix, ``(2, 2) @ (2, 131072)`` with no kernel for complex products, and its
+reduction of 2 innermost kept the 131072-long rows scalar. Generics whose body reads
+``linalg.index`` keep their order.
 
 Expects: the buffer level, after ``linalg-generalize-named-ops``; runs before
 ``kiln-parallel-loops``.
@@ -48,6 +52,22 @@ def _contiguous_counts(op: linalg.GenericOp) -> list[int]:
     return counts
 
 
+#: an innermost loop of at most this many (static) iterations gives way to a parallel one that walks
+#: more operands contiguously: too short to vectorize, and the others stride by it
+SHORT_INNER = 8
+
+
+def _extent(op: linalg.GenericOp, dim: int) -> int | None:
+    """The static trip count of loop ``dim``, from an operand it indexes as a plain dimension."""
+    for value, amap in zip(op.operands, (m.data for m in op.indexing_maps.data), strict=True):
+        if not isinstance(value.type, MemRefType):
+            continue
+        for expr, size in zip(amap.results, value.type.get_shape(), strict=True):
+            if isinstance(expr, AffineDimExpr) and expr.position == dim and size >= 0:
+                return size
+    return None
+
+
 def _innermost_choice(op: linalg.GenericOp) -> int | None:
     """The parallel dimension to move innermost, or None to keep the order."""
     if not op.iterator_types.data or any(isinstance(o, linalg.IndexOp) for o in op.body.walk()):
@@ -56,11 +76,16 @@ def _innermost_choice(op: linalg.GenericOp) -> int | None:
         return None
     counts = _contiguous_counts(op)
     last = len(counts) - 1
-    if last < 1 or counts[last]:
+    if last < 1:
         return None
     parallel = [d for d in range(last) if op.iterator_types.data[d].data == linalg.IteratorType.PARALLEL]
     best = max(parallel, key=lambda d: (counts[d], d), default=None)
-    return best if best is not None and counts[best] else None
+    if best is None or not counts[best]:
+        return None
+    if not counts[last]:
+        return best
+    extent = _extent(op, last)
+    return best if counts[best] > counts[last] and extent is not None and extent <= SHORT_INNER else None
 
 
 class MoveContiguousInnermost(RewritePattern):

@@ -69,3 +69,29 @@ def test_the_column_walk_becomes_a_row_walk() -> None:
     loops = kiln.function(transposed_sum).get_concrete_function(np.ones((8, 16))).lowered("loops")
     body = loops[loops.index("scf.for"):]
     assert "vector.load %x[" in body, body
+
+
+def radix2_butterfly(x):
+    r = 2
+    i, j = np.mgrid[0:r, 0:r]
+    dft = np.exp(-2.0j * np.pi * i * j / r)
+    return dft @ np.reshape(x, (r, x.size // r))
+
+
+def small_complex_products(a, x):
+    return a @ x, (a @ x).sum(axis=1)
+
+
+@pytest.mark.parametrize("n", [2, 64, 4096])
+def test_short_complex_reductions(n: int) -> None:
+    """(2, 2) @ (2, n) and (3, 3) @ (3, n) complex (no kernel): the reduction of 2 or 3 moves
+    out, the long row inward; bit for bit NumPy's order of terms."""
+    x = RNG.normal(size=2 * n) + 1j * RNG.normal(size=2 * n)
+    _check(radix2_butterfly, x)
+    a = RNG.normal(size=(3, 3)) + 1j * RNG.normal(size=(3, 3))
+    y = RNG.normal(size=(3, n)) + 1j * RNG.normal(size=(3, n))
+    want = small_complex_products(a.copy(), y.copy())
+    got = kiln.function(small_complex_products)(a, y)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+

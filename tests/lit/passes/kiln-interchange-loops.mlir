@@ -84,3 +84,43 @@ func.func @indexed(%x: memref<64x128xf32>, %out: memref<128xf32>) {
   }
   func.return
 }
+
+// -----
+
+// A short reduction innermost (2: stockham_fft's radix-2 DFT matrix times a 2 x 4096 matrix,
+// complex, no kernel): d1 walks the right-hand side and the output contiguously, d2 only the
+// 2 x 2 matrix, so d1 moves innermost; each output still adds its 2 terms in order. With 16
+// steps of d2 the reduction stays innermost; so it does where the short loop is the only one
+// walking an operand contiguously (a sum over the 3 columns of an N x 3 array).
+// CHECK-LABEL: func.func @short_reduction
+// CHECK:         indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK-LABEL: func.func @long_reduction
+// CHECK:         iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-LABEL: func.func @row_sums
+// CHECK:         iterator_types = ["parallel", "reduction"]
+func.func @short_reduction(%m: memref<2x2xcomplex<f64>>, %x: memref<2x4096xcomplex<f64>>, %out: memref<2x4096xcomplex<f64>>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%m, %x : memref<2x2xcomplex<f64>>, memref<2x4096xcomplex<f64>>) outs(%out : memref<2x4096xcomplex<f64>>) {
+  ^bb0(%a: complex<f64>, %b: complex<f64>, %acc: complex<f64>):
+    %p = complex.mul %a, %b : complex<f64>
+    %s = complex.add %acc, %p : complex<f64>
+    linalg.yield %s : complex<f64>
+  }
+  func.return
+}
+func.func @long_reduction(%m: memref<2x16xcomplex<f64>>, %x: memref<16x4096xcomplex<f64>>, %out: memref<2x4096xcomplex<f64>>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%m, %x : memref<2x16xcomplex<f64>>, memref<16x4096xcomplex<f64>>) outs(%out : memref<2x4096xcomplex<f64>>) {
+  ^bb0(%a: complex<f64>, %b: complex<f64>, %acc: complex<f64>):
+    %p = complex.mul %a, %b : complex<f64>
+    %s = complex.add %acc, %p : complex<f64>
+    linalg.yield %s : complex<f64>
+  }
+  func.return
+}
+func.func @row_sums(%x: memref<1000x3xf64>, %out: memref<1000xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<1000x3xf64>) outs(%out : memref<1000xf64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %s = arith.addf %acc, %a : f64
+    linalg.yield %s : f64
+  }
+  func.return
+}

@@ -13,8 +13,8 @@ Made only where no reader pays for it: the generic computes (a bare copy is left
 2-D allocation through the identity map, reads at least one 2-D array through the transposed map
 and none through the identity map (a broadcast row or column reads the same either way); every
 later use of the allocation is a ``linalg`` op that reads it transposed (a transposed copy, which
-``kiln-fold-transposes`` then folds to the buffer itself) or a contraction (its kernel takes any
-strides), or a free.
+``kiln-fold-transposes`` then folds to the buffer itself) or a float32/float64 contraction (its
+GEMM kernel takes any strides), or a free.
 
 Expects the buffer level (after ``kiln-bufferize``); runs before ``kiln-fold-transposes``.
 """
@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import linalg, memref
 from xdsl.dialects.linalg.ops import YieldOp
-from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, MemRefType, ModuleOp, NoneAttr, StridedLayoutAttr
+from xdsl.dialects.builtin import (AffineMapAttr, ArrayAttr, Float32Type, Float64Type, MemRefType, ModuleOp, NoneAttr,
+                                   StridedLayoutAttr)
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
@@ -46,12 +47,15 @@ def _maps_of(op: linalg.GenericOp, value: SSAValue) -> list[AffineMap]:
 
 
 def _transposed_reader(reader: Operation, value: SSAValue) -> bool:
-    """Whether ``reader`` reads ``value`` through the transposed map only, or is a contraction."""
+    """Whether ``reader`` reads ``value`` through the transposed map only, or is a real contraction
+    (``linalg-matmul-to-kernel``'s GEMM packs any strides; a complex one stays loops)."""
+    assert isinstance(value.type, MemRefType)
+    real = isinstance(value.type.element_type, Float32Type | Float64Type)
     if isinstance(reader, linalg.MatmulOp):
-        return True
+        return real
     if not isinstance(reader, linalg.GenericOp):
         return False
-    if any(t.data == linalg.IteratorType.REDUCTION for t in reader.iterator_types.data) \
+    if real and any(t.data == linalg.IteratorType.REDUCTION for t in reader.iterator_types.data) \
             and reader.get_num_loops() == 3 and len(reader.inputs) == 2:
         return True
     return all(amap == _SWAP for amap in _maps_of(reader, value))

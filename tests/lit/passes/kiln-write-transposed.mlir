@@ -113,3 +113,26 @@ func.func @returned(%x: memref<6x4xf64>) -> memref<4x6xf64> {
   }
   func.return %c : memref<4x6xf64>
 }
+
+// -----
+
+// A complex contraction has no GEMM kernel: it stays loops, which would read the result down its
+// columns. Kept.
+// CHECK-LABEL: func.func @complex_product
+// CHECK-NOT:     reinterpret_cast
+func.func @complex_product(%x: memref<6x4xcomplex<f64>>, %b: memref<6x3xcomplex<f64>>, %out: memref<4x3xcomplex<f64>>) {
+  %c = memref.alloc() : memref<4x6xcomplex<f64>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<6x4xcomplex<f64>>) outs(%c : memref<4x6xcomplex<f64>>) {
+  ^bb0(%a: complex<f64>, %o: complex<f64>):
+    %d = complex.add %a, %a : complex<f64>
+    linalg.yield %d : complex<f64>
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%c, %b : memref<4x6xcomplex<f64>>, memref<6x3xcomplex<f64>>) outs(%out : memref<4x3xcomplex<f64>>) {
+  ^bb0(%p: complex<f64>, %q: complex<f64>, %acc: complex<f64>):
+    %m = complex.mul %p, %q : complex<f64>
+    %s = complex.add %acc, %m : complex<f64>
+    linalg.yield %s : complex<f64>
+  }
+  memref.dealloc %c : memref<4x6xcomplex<f64>>
+  func.return
+}

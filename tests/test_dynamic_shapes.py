@@ -85,6 +85,30 @@ def test_python_values_convert_to_the_spec_dtype() -> None:
         f(np.ones(2))  # NumPy arrays must match exactly
 
 
+def csr_matvec(indptr, indices, values, x):
+    y = np.empty(indptr.size - 1, values.dtype)
+    for i in range(indptr.size - 1):
+        cols = indices[indptr[i]:indptr[i + 1]]
+        y[i] = values[indptr[i]:indptr[i + 1]] @ x[cols]
+    return y
+
+
+def test_small_temporaries_kept_between_iterations_stay_right() -> None:
+    """Per-iteration temporaries of at most 4 KiB come in power-of-two blocks, a few of each kept
+    for the next kiln_alloc: row lengths 0-700 (int64 and float64 temporaries from 0 bytes past
+    4 KiB, every block size, reused in any order), NumPy's answers."""
+    rng = np.random.default_rng(5)
+    lengths = rng.permutation(np.concatenate([np.arange(0, 40), [63, 64, 65, 255, 256, 511, 512, 513, 700]]))
+    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    indices = rng.integers(0, 300, indptr[-1]).astype(np.int32)
+    values = rng.random(indptr[-1])
+    x = rng.random(300)
+    f = kiln.function(csr_matvec)
+    assert "kiln_alloc(" in f.get_concrete_function(indptr, indices, values, x).source
+    for _ in range(3):
+        np.testing.assert_allclose(f(indptr, indices, values, x), csr_matvec(indptr, indices, values, x), rtol=1e-12)
+
+
 def test_large_temporaries_kept_between_calls_stay_right() -> None:
     """Freed buffers of 128 KiB or more are kept for the next call's (kiln_free's cache): sizes that
     grow, shrink and come back, across the threshold, on the calling thread and on two, give

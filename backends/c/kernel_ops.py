@@ -159,7 +159,7 @@ def _gemm(ctype: str, suffix: str) -> str:
     return (
         f"#define KG_T {ctype}\n#define KG_NAME(x) kiln_gemm_{suffix}_##x\n{_ISA_PARAMETERS}{fma}{_GEMM_SOURCE}"
         "#undef KG_T\n#undef KG_NAME\n#undef KG_VBYTES\n#undef KG_MR\n#undef KG_NVEC\n#undef KG_MC_PANELS\n#undef KG_SKINNY_M\n#undef KG_SKINNY_R\n"
-        "#undef KG_FMA_BCAST\n#undef KG_HALF_TILE\n#undef KG_TILE_C\n"
+        "#undef KG_FMA_BCAST\n#undef KG_HALF_TILE\n#undef KG_TILE_C\n#undef KG_SMALL_TILE\n"
     )
 
 

@@ -807,10 +807,22 @@ def emit(op: Operation) -> Tensor:
     return Tensor(op.results[0])
 
 
+#: trace-time arrays from this size on are passed to the compiled function, not written into its
+#: code: a large table embedded as C text costs seconds of compiling and a cache entry as large
+LARGE_CONSTANT_BYTES = 256 * 1024
+
+
 def constant(array: np.ndarray[Any, Any]) -> Tensor:
-    """A ``graph.constant`` holding ``array`` (its dtype must be supported); a complex array is
-    the ``graph.complex`` of two float constants, its real and imaginary parts."""
+    """``array`` (its dtype must be supported) as a value of the trace: a ``graph.constant`` (a
+    complex array is the ``graph.complex`` of two float constants, its real and imaginary parts),
+    or, from :data:`LARGE_CONSTANT_BYTES` on, a read of a hidden variable holding a copy."""
     dt = dtypes.canonical(array.dtype)
+    if array.nbytes >= LARGE_CONSTANT_BYTES:
+        from kiln.frontend import variables  # variables builds on this module
+
+        captures = trace_context.require().notes.get(variables.NOTES_KEY)
+        if captures is not None:
+            return captures.constant(array.astype(dt, copy=False))
     if dt.kind == "c":
         return emit(graph.ComplexOp(constant(array.real.copy()).value, constant(array.imag.copy()).value))
     data = np.where(array, -1, 0).astype("<i1") if dt == np.bool_ else array.astype(dt.newbyteorder("<"))

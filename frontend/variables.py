@@ -11,6 +11,7 @@ function's caller passes each captured variable's buffer for it.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import weakref
 from collections.abc import Callable, Iterator
@@ -36,16 +37,29 @@ class Captures:
         self.block = block
         self.variables: list[Variable] = []
         self._args: dict[int, SSAValue] = {}
+        #: the hidden variables holding large trace-time arrays, by dtype, shape and contents
+        self._constants: dict[tuple[str, tuple[int, ...], bytes], Variable] = {}
 
-    def resource(self, var: Variable) -> SSAValue:
+    def resource(self, var: Variable, hint: str = "var") -> SSAValue:
         arg = self._args.get(id(var))
         if arg is None:
             ty = graph.ResourceType(graph.tensor_type(dtypes.to_element(var.dtype), var.shape))
             arg = self.block.insert_arg(ty, len(self.block.args))
-            arg.name_hint = f"var{len(self.variables)}"
+            arg.name_hint = f"{hint}{len(self.variables)}"
             self._args[id(var)] = arg
             self.variables.append(var)
         return arg
+
+    def constant(self, array: np.ndarray) -> Tensor:
+        """``array`` (a trace-time value too large to embed in the code) read from a hidden variable
+        that no one assigns: the compiled function receives its buffer with every call and reads
+        it in place. Equal arrays share one variable."""
+        key = (array.dtype.str, array.shape, hashlib.sha256(np.ascontiguousarray(array).data).digest())
+        var = self._constants.get(key)
+        if var is None:
+            with creating_slots():  # made while tracing, kept by the traced function
+                var = self._constants[key] = Variable(array)
+        return emit(graph.ReadOp(self.resource(var, hint="const")))
 
     def captured(self, var: Variable) -> SSAValue | None:
         """``var``'s resource argument if this trace touched it (None otherwise)."""

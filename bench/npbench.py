@@ -25,7 +25,8 @@ holds it). Then rounds call each implementation once in turn, starting one later
 until ``--rounds`` rounds or the kernel's ``--budget`` seconds (counted from the child's start,
 checks included) are spent; past the budget up to 3 rounds while 80% of ``--timeout`` allows. A
 variant twice as slow as its peer's fastest after a round is dropped. Figures are medians over the
-rounds. ``--threads N`` holds kiln, OpenMP, OpenBLAS, Numba and XLA to N threads in the children
+rounds. Before each timed call the harness waits (up to half a second) for the previous call's
+thread pool to stop spinning. ``--threads N`` holds kiln, OpenMP, OpenBLAS, Numba and XLA to N threads in the children
 (set before they import anything); 1 and 2 threads are two runs.
 
 The full runs (about a minute per kernel, each):
@@ -47,6 +48,7 @@ import os
 import pathlib
 import statistics
 import sys
+import threading
 import time
 import traceback
 import warnings
@@ -290,7 +292,42 @@ def contenders(names: list[str], samples: dict[str, list[float]]) -> list[str]:
     return [n for n in names if family(n) not in PEERS or medians[n] < _DROP_FACTOR * best[family(n)]]
 
 
+#: the longest wait for the other threads of the process to stop running before a timed call
+_SETTLE_SECONDS = 0.5
+
+
+def _others_running() -> bool:
+    """Whether a thread of this process other than this one is running: a pool spinning after its
+    own call (OpenBLAS's for NumPy, XLA's, Numba's), waiting for work that is not coming."""
+    me = str(threading.get_native_id())
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return False
+    for tid in tasks:
+        if tid == me:
+            continue
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                if f.read().rpartition(")")[2][:2] == " R":
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def _settle() -> None:
+    """Wait (up to _SETTLE_SECONDS) until the previous implementation's thread pool stops spinning,
+    so each call starts with the cores free: with --threads 2, NumPy's OpenBLAS thread spinning
+    after its matmul took one of the two cores from whoever ran next (kiln's covariance2 right
+    after NumPy's: 0.77x NumPy; with this wait 1.09x)."""
+    end = time.perf_counter() + _SETTLE_SECONDS
+    while _others_running() and time.perf_counter() < end:
+        time.sleep(0.002)
+
+
 def _time_call(call: Callable[..., Any], inputs: tuple[Any, ...]) -> float:
+    _settle()
     gc_was_on = gc.isenabled()
     gc.disable()
     try:

@@ -15,6 +15,8 @@ import pytest
 from kiln.bench.npbench import (
     SpeedRow,
     _ill_conditioned,
+    _others_running,
+    _settle,
     agrees,
     check_one,
     contenders,
@@ -139,6 +141,34 @@ def test_thread_env() -> None:
     one, two = thread_env(1), thread_env(2)
     assert one["KILN_NUM_THREADS"] == one["NUMBA_NUM_THREADS"] == one["OPENBLAS_NUM_THREADS"] == "1"
     assert "--xla_cpu_multi_thread_eigen=false" in one["XLA_FLAGS"] and two["OMP_NUM_THREADS"] == "2"
+
+
+def test_a_timed_call_waits_for_a_spinning_thread_of_the_process() -> None:
+    """A thread still spinning (as a BLAS pool does after its call) is seen, and the wait for it ends
+    when it stops (or after _SETTLE_SECONDS)."""
+    import threading
+    import time
+
+    stop = threading.Event()
+    until = time.perf_counter() + 0.2
+
+    def spin() -> None:  # in NumPy's loops, which run without the GIL: the thread stays runnable
+        work = np.ones(1 << 20)
+        while not stop.is_set() and time.perf_counter() < until:
+            np.sqrt(work, out=work)
+
+    thread = threading.Thread(target=spin)
+    thread.start()
+    try:
+        time.sleep(0.02)
+        assert _others_running()
+        start = time.perf_counter()
+        _settle()
+        waited = time.perf_counter() - start
+        assert 0.05 < waited < 0.45 and not _others_running()
+    finally:
+        stop.set()
+        thread.join()
 
 
 def test_an_unknown_kernel_name_is_an_error(tmp_path: pathlib.Path) -> None:

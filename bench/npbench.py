@@ -26,8 +26,9 @@ until ``--rounds`` rounds or the kernel's ``--budget`` seconds (counted from the
 checks included) are spent; past the budget up to 3 rounds while 80% of ``--timeout`` allows. A
 variant twice as slow as its peer's fastest after a round is dropped. Figures are medians over the
 rounds. Before each timed call the harness waits (up to half a second) for the previous call's
-thread pool to stop spinning. ``--threads N`` holds kiln, OpenMP, OpenBLAS, Numba and XLA to N threads in the children
-(set before they import anything); 1 and 2 threads are two runs.
+thread pool to stop spinning. ``--threads N`` holds kiln, OpenMP, OpenBLAS, Numba and XLA to N threads
+in the children (set before they import anything) and pins the harness and its children to N cores
+(XLA sizes its pool by them); 1 and 2 threads are two runs.
 
 The full runs (about a minute per kernel, each):
 
@@ -423,6 +424,14 @@ def thread_env(threads: int) -> dict[str, str]:
             "NUMBA_NUM_THREADS": n, "XLA_FLAGS": f"--xla_cpu_multi_thread_eigen={eigen} intra_op_parallelism_threads={n}"}
 
 
+def thread_cores(threads: int) -> set[int]:
+    """The first ``threads`` cores this process may run on: the harness pins itself (and so its children)
+    to them. XLA sizes its CPU thread pool by the cores it may use and ignores the flags above: in a
+    one-thread run JAX's matmul used both cores (2000^2 float64: 85 GFLOP/s, over one core's FMA peak)."""
+    allowed = sorted(os.sched_getaffinity(0))
+    return set(allowed[:max(1, threads)])
+
+
 def _in_child(target: Callable[..., None], args: tuple[Any, ...], timeout: float) -> tuple[Any, str, float]:
     """Run ``target(*args, queue)`` in a fresh process: (what it put on the queue, '', seconds) or
     (None, why there is no answer, seconds)."""
@@ -545,6 +554,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.threads:
         os.environ.update(thread_env(args.threads))  # the spawned children inherit it before importing
+        os.sched_setaffinity(0, thread_cores(args.threads))  # ... and the cores they may run on
     preset = args.preset or ("M" if args.speed else "S")
     load = os.getloadavg()[0]  # a busy machine slows everyone, unevenly: said beside the figures
     if args.speed:

@@ -23,6 +23,7 @@ from kiln.bench.npbench import (
     geomean,
     run_speed,
     speed_table,
+    thread_cores,
     thread_env,
     time_one,
     variants,
@@ -141,6 +142,15 @@ def test_thread_env() -> None:
     one, two = thread_env(1), thread_env(2)
     assert one["KILN_NUM_THREADS"] == one["NUMBA_NUM_THREADS"] == one["OPENBLAS_NUM_THREADS"] == "1"
     assert "--xla_cpu_multi_thread_eigen=false" in one["XLA_FLAGS"] and two["OMP_NUM_THREADS"] == "2"
+
+
+def test_thread_cores_are_cores_this_process_may_use() -> None:
+    import os
+
+    allowed = os.sched_getaffinity(0)
+    one = thread_cores(1)
+    assert len(one) == 1 and one <= allowed
+    assert thread_cores(len(allowed) + 5) == allowed and thread_cores(0) == one
 
 
 def test_a_timed_call_waits_for_a_spinning_thread_of_the_process() -> None:

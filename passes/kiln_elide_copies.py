@@ -21,6 +21,10 @@ its input):
    element is read before it is overwritten, as in ``w -= lr * g``. The destination may be a
    view of all of an array (``C[:] = alpha * A @ B + beta * C``); the elementwise op then writes
    the array itself, and a GEMM before it takes it as its epilogue's output (no copy of C).
+   When the op also reads the destination's memory elsewhere through views of static shape that
+   hold at most a quarter of the destination's elements (broadcast rows and columns of it:
+   Floyd-Warshall's ``path[:] = np.minimum(path, np.add.outer(path[:, k], path[k, :]))``), those
+   views are copied first and the op reads the copies: two rows instead of the whole matrix.
 
 Expects the buffer level (after ``kiln-bufferize``).
 """
@@ -28,6 +32,7 @@ Expects the buffer level (after ``kiln-bufferize``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import linalg, memref
@@ -36,6 +41,7 @@ from xdsl.dialects.linalg.ops import YieldOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     PatternRewriteWalker,
@@ -44,6 +50,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from kiln.passes._buffer_facts import erase_buffer, read_instead, readers_of_copy, root
+from kiln.passes.bufferize import builders as build
 
 
 def _parallel(op: linalg.GenericOp) -> bool:
@@ -133,6 +140,28 @@ def _defined_between(value: SSAValue, block: Block, start: int, end: int) -> Ope
     return None
 
 
+def _elements(value: SSAValue) -> int | None:
+    shape = value.type.get_shape() if isinstance(value.type, MemRefType) else None
+    return None if shape is None or any(d < 0 for d in shape) else prod(shape)
+
+
+def _cheap_snapshots(values: list[SSAValue], dst: SSAValue) -> bool:
+    """Copying ``values`` (static shapes) costs at most a quarter of a copy of ``dst``."""
+    sizes, whole = [_elements(v) for v in values], _elements(dst)
+    return whole is not None and None not in sizes and 4 * sum(s for s in sizes if s is not None) <= whole
+
+
+def _read_a_snapshot(writer: linalg.GenericOp, index: int, rewriter: PatternRewriter) -> None:
+    """Make ``writer`` read a copy of its input ``index`` taken just before it (freed just after)."""
+    value = writer.inputs[index]
+    assert isinstance(value.type, MemRefType)
+    fresh = build.alloc(MemRefType(value.type.get_element_type(), value.type.get_shape()), [])
+    taken = build.copy(value, fresh.memref)
+    rewriter.insert_op([fresh, taken], InsertPoint.before(writer))
+    rewriter.insert_op(memref.DeallocOp.get(fresh.memref), InsertPoint.after(writer))
+    writer.operands[index] = fresh.memref
+
+
 class WriteResultInPlace(RewritePattern):
     """Rewrite 2 of the module docstring."""
 
@@ -154,10 +183,15 @@ class WriteResultInPlace(RewritePattern):
         if dst_root is None:
             return
         whole = _whole(dst)
+        snapshots: list[int] = []  # inputs reading dst elsewhere than the element written: copied first
         for i, value in enumerate(writer.inputs):  # dst read only at the element written
             r = root(value) if isinstance(value.type, MemRefType) else value
-            if r is None or (r is dst_root and not (_whole(value) is whole and _identity(writer, i))):
+            if r is None:
                 return
+            if r is dst_root and not (_whole(value) is whole and _identity(writer, i)):
+                snapshots.append(i)
+        if snapshots and not _cheap_snapshots([writer.inputs[i] for i in snapshots], dst):
+            return
         view = _defined_between(dst, block, start, end)
         for between in list(block.ops)[start + 1 : end]:  # nothing else touches dst meanwhile
             if between is view:
@@ -172,6 +206,8 @@ class WriteResultInPlace(RewritePattern):
             block.insert_op_before(view, writer)
         if whole.type == tmp.type:  # the array itself, not a view of all of it: later passes see one buffer
             dst = whole
+        for i in snapshots:
+            _read_a_snapshot(writer, i, rewriter)
         writer.operands[len(writer.inputs)] = dst
         rewriter.erase_op(op)
         erase_buffer(tmp, rewriter)

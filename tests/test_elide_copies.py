@@ -162,3 +162,43 @@ def test_a_variable_updated_with_a_convolution() -> None:
     step(v_eager, x, f)
     kiln.function(lambda x, f: step(v_compiled, x, f))(x, f)
     np.testing.assert_allclose(v_compiled.numpy(), v_eager.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def floyd_warshall_step(path):
+    for k in range(path.shape[0]):
+        path[:] = np.minimum(path[:], np.add.outer(path[:, k], path[k, :]))
+
+
+def relax_through_first_row_and_column(d):
+    d[:] = np.minimum(d, d[:, 0:1] + d[0:1, :])
+    return d.sum()
+
+
+def add_its_own_reverse(x):
+    x[:] = x + x[::-1]  # a view as large as x: no snapshot, a temporary
+
+
+def add_a_row_of_its_own(x):
+    x[:] = x * 2.0 + x[3]  # one row, read after x's row 3 is rewritten: a snapshot
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float64"])
+def test_an_update_reading_rows_and_columns_of_its_destination(dtype: str) -> None:
+    """path[:] = f(path, path[:, k], path[k, :]) writes path in place, reading copies of the row
+    and the column taken first: a negative diagonal (or a NaN) changes them during the update."""
+    for n in (1, 7, 40):
+        path = RNG.integers(-3, 60, (n, n)).astype(dtype)
+        if dtype == "float64" and n > 3:
+            path[2, 2], path[3, 1] = np.nan, np.inf
+        _check(floyd_warshall_step, path)
+        _check(relax_through_first_row_and_column, path)
+    _check(add_its_own_reverse, RNG.standard_normal((9, 5)))
+    _check(add_a_row_of_its_own, RNG.standard_normal((9, 5)))
+
+
+def test_the_floyd_warshall_update_copies_two_rows_not_the_matrix() -> None:
+    f = kiln.function(floyd_warshall_step)
+    path = RNG.integers(0, 60, (64, 64)).astype(np.int32)
+    buffers = f.get_concrete_function(path.copy()).lowered("buffer")
+    assert "memref.alloc() : memref<64x64xi32>" not in buffers
+    assert "memref.alloc() : memref<64x1xi32>" in buffers and "memref.alloc() : memref<64xi32>" in buffers

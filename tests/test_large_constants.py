@@ -149,3 +149,24 @@ def test_the_cuda_target_takes_the_table_as_an_argument_and_compiles(tmp_path: P
     path.write_text(source)
     run_nvcc(nvcc_command(path, path.with_suffix(".o"), compile_only=True), path)
     assert path.with_suffix(".o").stat().st_size > 0
+
+
+def table_in_staged_control_flow(x, n, flag):
+    acc = x * 0.0
+    for i in range(n):  # n is traced: a staged loop reading the table every iteration
+        acc = acc + BIG * i
+    if flag > 0:  # a staged branch
+        acc = acc - BIG
+    else:
+        acc = acc + BIG[::-1]
+    return acc
+
+
+def test_a_table_read_in_staged_loops_and_branches() -> None:
+    f = kiln.function(table_in_staged_control_flow)
+    x = np.ones(50_000)
+    for n, flag in ((0, 1), (3, 1), (4, -1)):
+        got = f(x, np.int64(n), np.int64(flag))
+        np.testing.assert_array_equal(got, table_in_staged_control_flow(x, np.int64(n), np.int64(flag)))
+    ir = f.get_concrete_function(x, np.int64(1), np.int64(1)).ir
+    assert "graph.while" in ir and "graph.cond" in ir and ir.count("graph.read") >= 3

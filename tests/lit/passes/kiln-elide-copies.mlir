@@ -168,3 +168,63 @@ func.func @shifted_view_of_the_destination(%c: memref<3x4xf32>) {
   memref.dealloc %n : memref<2x4xf32>
   func.return
 }
+
+// -----
+
+// `p[:] = np.minimum(p, np.add.outer(p[:, 1], p[1, :]))` on an 8x8 p: the update also reads a
+// column and a row of p (16 of its 64 elements, a quarter). They are copied just before it, and it
+// writes p in place, reading the copies.
+// CHECK-LABEL: func.func @row_and_column_of_the_destination
+// CHECK:         %[[COL:.*]] = memref.alloc() : memref<8xf32>
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%{{.*}} : memref<8xf32, strided<[8], offset: 1>>) outs(%[[COL]] : memref<8xf32>)
+// CHECK:         %[[ROW:.*]] = memref.alloc() : memref<8xf32>
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%{{.*}} : memref<8xf32, strided<[1], offset: 8>>) outs(%[[ROW]] : memref<8xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%p, %[[COL]], %[[ROW]] : memref<8x8xf32>, memref<8xf32>, memref<8xf32>) outs(%p : memref<8x8xf32>)
+// CHECK-NEXT:    ^bb0
+// CHECK:         memref.dealloc %[[ROW]]
+// CHECK-NEXT:    memref.dealloc %[[COL]]
+// CHECK-NOT:     memref.alloc() : memref<8x8xf32>
+// CHECK:         func.return
+func.func @row_and_column_of_the_destination(%p: memref<8x8xf32>) {
+  %col = memref.subview %p[0, 1] [8, 1] [1, 1] : memref<8x8xf32> to memref<8xf32, strided<[8], offset: 1>>
+  %row = memref.subview %p[1, 0] [1, 8] [1, 1] : memref<8x8xf32> to memref<8xf32, strided<[1], offset: 8>>
+  %n = memref.alloc() : memref<8x8xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%p, %col, %row : memref<8x8xf32>, memref<8xf32, strided<[8], offset: 1>>, memref<8xf32, strided<[1], offset: 8>>) outs(%n : memref<8x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %r: f32, %o: f32):
+    %s = arith.addf %c, %r : f32
+    %m = arith.minimumf %a, %s : f32
+    linalg.yield %m : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%n : memref<8x8xf32>) outs(%p : memref<8x8xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  memref.dealloc %n : memref<8x8xf32>
+  func.return
+}
+
+// -----
+
+// The same update on a 3x3 p: a row and a column are 6 of its 9 elements, more than a quarter.
+// The temporary and its copy stay.
+// CHECK-LABEL: func.func @snapshots_too_large
+// CHECK:         %[[N:.*]] = memref.alloc() : memref<3x3xf32>
+// CHECK:         outs(%[[N]] : memref<3x3xf32>)
+// CHECK:         ins(%[[N]] : memref<3x3xf32>) outs(%p : memref<3x3xf32>)
+func.func @snapshots_too_large(%p: memref<3x3xf32>) {
+  %col = memref.subview %p[0, 1] [3, 1] [1, 1] : memref<3x3xf32> to memref<3xf32, strided<[3], offset: 1>>
+  %row = memref.subview %p[1, 0] [1, 3] [1, 1] : memref<3x3xf32> to memref<3xf32, strided<[1], offset: 3>>
+  %n = memref.alloc() : memref<3x3xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%p, %col, %row : memref<3x3xf32>, memref<3xf32, strided<[3], offset: 1>>, memref<3xf32, strided<[1], offset: 3>>) outs(%n : memref<3x3xf32>) {
+  ^bb0(%a: f32, %c: f32, %r: f32, %o: f32):
+    %s = arith.addf %c, %r : f32
+    %m = arith.minimumf %a, %s : f32
+    linalg.yield %m : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%n : memref<3x3xf32>) outs(%p : memref<3x3xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  memref.dealloc %n : memref<3x3xf32>
+  func.return
+}

@@ -425,9 +425,12 @@ def thread_env(threads: int) -> dict[str, str]:
 
 
 def thread_cores(threads: int) -> set[int]:
-    """The first ``threads`` cores this process may run on: the harness pins itself (and so its children)
-    to them. XLA sizes its CPU thread pool by the cores it may use and ignores the flags above: in a
-    one-thread run JAX's matmul used both cores (2000^2 float64: 85 GFLOP/s, over one core's FMA peak)."""
+    """The first ``threads`` cores this process may run on (none off Linux): the harness pins itself
+    (and so its children) to them. XLA sizes its CPU thread pool by the cores it may use and ignores
+    the flags above: in a one-thread run JAX's matmul used both cores (2000^2 float64: 85 GFLOP/s,
+    over one core's FMA peak)."""
+    if not hasattr(os, "sched_getaffinity"):  # not Linux: no pinning
+        return set()
     allowed = sorted(os.sched_getaffinity(0))
     return set(allowed[:max(1, threads)])
 
@@ -554,7 +557,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.threads:
         os.environ.update(thread_env(args.threads))  # the spawned children inherit it before importing
-        os.sched_setaffinity(0, thread_cores(args.threads))  # ... and the cores they may run on
+        cores = thread_cores(args.threads)
+        if cores:
+            os.sched_setaffinity(0, cores)  # ... and the cores they may run on
     preset = args.preset or ("M" if args.speed else "S")
     load = os.getloadavg()[0]  # a busy machine slows everyone, unevenly: said beside the figures
     if args.speed:

@@ -818,11 +818,9 @@ def constant(array: np.ndarray[Any, Any]) -> Tensor:
     or, from :data:`LARGE_CONSTANT_BYTES` on, a read of a hidden variable holding a copy."""
     dt = dtypes.canonical(array.dtype)
     if array.nbytes >= LARGE_CONSTANT_BYTES:
-        from kiln.frontend import variables  # variables builds on this module
-
-        captures = trace_context.require().notes.get(variables.NOTES_KEY)
-        if captures is not None:
-            return captures.constant(array.astype(dt, copy=False))
+        capture = trace_context.require().notes.get(trace_context.LARGE_CONSTANTS)
+        if capture is not None:
+            return capture(array.astype(dt, copy=False))
     if dt.kind == "c":
         return emit(graph.ComplexOp(constant(array.real.copy()).value, constant(array.imag.copy()).value))
     data = np.where(array, -1, 0).astype("<i1") if dt == np.bool_ else array.astype(dt.newbyteorder("<"))

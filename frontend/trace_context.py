@@ -58,6 +58,9 @@ def user_location() -> LocationAttr:
 
 #: a trace's note: where the traced function is defined, set while its results are read after it returned
 RETURNING = "kiln.trace.returning"
+#: notes key: how the trace takes in a large trace-time array (``Captures.constant``; absent in
+#: traces without variables, where arrays are embedded whatever their size)
+LARGE_CONSTANTS = "kiln.trace.large_constants"
 
 
 def here() -> str:

@@ -82,6 +82,7 @@ def trace_graph(
 
     ctx = trace_context.TraceContext(block=block, name=name)
     captures = ctx.notes[NOTES_KEY] = Captures(block)
+    ctx.notes[trace_context.LARGE_CONSTANTS] = captures.constant
     with trace_context.tracing(ctx):
         try:
             result = fn(*call_args, **call_kwargs)

@@ -32,7 +32,6 @@ Expects the buffer level (after ``kiln-bufferize``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import linalg, memref
@@ -140,26 +139,22 @@ def _defined_between(value: SSAValue, block: Block, start: int, end: int) -> Ope
     return None
 
 
-def _elements(value: SSAValue) -> int | None:
-    shape = value.type.get_shape() if isinstance(value.type, MemRefType) else None
-    return None if shape is None or any(d < 0 for d in shape) else prod(shape)
-
-
 def _cheap_snapshots(values: list[SSAValue], dst: SSAValue) -> bool:
     """Copying ``values`` (static shapes) costs at most a quarter of a copy of ``dst``."""
-    sizes, whole = [_elements(v) for v in values], _elements(dst)
-    return whole is not None and None not in sizes and 4 * sum(s for s in sizes if s is not None) <= whole
+    types = [v.type for v in (*values, dst)]
+    if not all(isinstance(t, MemRefType) and t.has_static_shape() for t in types):
+        return False
+    counts = [t.element_count() for t in types if isinstance(t, MemRefType)]
+    return 4 * sum(counts[:-1]) <= counts[-1]
 
 
 def _read_a_snapshot(writer: linalg.GenericOp, index: int, rewriter: PatternRewriter) -> None:
     """Make ``writer`` read a copy of its input ``index`` taken just before it (freed just after)."""
     value = writer.inputs[index]
-    assert isinstance(value.type, MemRefType)
-    fresh = build.alloc(MemRefType(value.type.get_element_type(), value.type.get_shape()), [])
-    taken = build.copy(value, fresh.memref)
-    rewriter.insert_op([fresh, taken], InsertPoint.before(writer))
-    rewriter.insert_op(memref.DeallocOp.get(fresh.memref), InsertPoint.after(writer))
-    writer.operands[index] = fresh.memref
+    *sizes, fresh = build.alloc_like(value)
+    rewriter.insert_op([*sizes, fresh, build.copy(value, fresh.results[0])], InsertPoint.before(writer))
+    rewriter.insert_op(memref.DeallocOp.get(fresh.results[0]), InsertPoint.after(writer))
+    writer.operands[index] = fresh.results[0]
 
 
 class WriteResultInPlace(RewritePattern):

@@ -11,14 +11,16 @@ _ALLOC = """#if defined(__linux__)
 #if defined(__GLIBC__)
 #include <malloc.h>
 /* Freed buffers of 128 KiB or more (glibc's default mmap threshold) are kept for the next
-   kiln_alloc of about their size, per thread, at most 8 of them and 64 MiB (per compiled module):
+   kiln_alloc of about their size, per thread, at most 8 of them and 256 MiB (per compiled module):
    a temporary that glibc gave back to the system on free was faulted in and zeroed again by the
    next call (stockham_fft at 2^18 points spent two fifths of its time in page faults when other
    code had grown glibc's mmap threshold; contour_integral's 640 KB ones, below the 1 MiB this
-   was, 6%). */
+   was, 6%). In a virtual machine that hands freed pages back to its host (virtio free page
+   reporting), touching them again costs ~2 ms per MB: NPBench's gemm at M (60 + 55 MB of
+   temporaries) took 760 ms with both kept and 850-970 ms with one freed per call (64 MiB). */
 enum { KILN_CACHE_SLOTS = 8 };
 #define KILN_CACHE_MIN ((size_t)128 << 10)
-#define KILN_CACHE_MAX ((size_t)64 << 20)
+#define KILN_CACHE_MAX ((size_t)256 << 20)
 static __thread void *kiln_cache_block[KILN_CACHE_SLOTS];
 static __thread size_t kiln_cache_bytes[KILN_CACHE_SLOTS];
 static __thread size_t kiln_cache_total;

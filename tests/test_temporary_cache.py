@@ -11,10 +11,12 @@ import numpy as np
 import kiln
 
 
-def _with_temporary(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+def _with_temporary(x: np.ndarray, w: np.ndarray) -> np.float64:
     t = x * 2.0
     t[0, 0] = 1.0  # written after it is computed: t is a buffer of its own
-    return t @ w
+    # a scalar result: a large one would come from the output pool, whose slots earlier tests of
+    # the same process may hold
+    return (t @ w).sum()
 
 
 def _minor_faults() -> int:

@@ -36,6 +36,5 @@ def test_a_96_mb_temporary_is_reused_by_the_next_call() -> None:
         got = f(x, w)
         faults = _minor_faults() - before
         np.testing.assert_allclose(got, expected, rtol=1e-12)
-        del got
         # a fresh 96 MB buffer takes at least 48 faults (2 MiB pages), ~23,000 with 4 KiB ones
         assert faults < 24, faults

@@ -177,10 +177,39 @@ def test_output_pool_reuses_freed_buffers() -> None:
     for a in live:
         np.testing.assert_allclose(a, expected, rtol=1e-5, atol=1e-6)
     del live, a
-    _, _, blocks, cached = pool.pool_stats()
+    _, _, blocks, cached, _ = pool.pool_stats()
     assert blocks <= 4 and cached <= 4 * (x.nbytes + 4096)
     pool.pool_clear()
-    assert pool.pool_stats()[2:] == (0, 0)
+    assert pool.pool_stats()[2:4] == (0, 0)
+
+
+def test_output_pool_makes_room_for_the_sizes_in_use() -> None:
+    """Buffers freed long ago give way to the sizes a program makes now: once the pool's slots
+    hold four sizes no longer made, a fifth size is still served from the pool on later calls."""
+    from kiln.backends.c import pyext
+
+    pool = pyext.module()
+    pool.pool_clear()
+    chain = kiln.function(_chain)
+    old_sizes = [_rand((1 << 19) + k * 4096, np.float32) for k in range(1, 5)]
+    held = [chain(x) for x in old_sizes]
+    del held  # four freed buffers of sizes that will not come back fill the four slots
+    assert pool.pool_stats()[2] == 4
+    x = _rand(1 << 19, np.float32)
+    expected = _chain(x)
+    out = chain(x)
+    address = out.ctypes.data
+    del out
+    hits, evictions = pool.pool_stats()[0], pool.pool_stats()[4]
+    for _ in range(3):
+        out = chain(x)
+        assert out.ctypes.data == address
+        np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
+        del out
+    stats = pool.pool_stats()
+    assert stats[0] == hits + 3 and stats[2] == 4 and stats[4] == evictions
+    assert evictions >= 1
+    pool.pool_clear()
 
 
 def _unrolled_escape_step(copies: int):

@@ -15,7 +15,9 @@
  * (PyDataMem_Handler) set around their allocation. NumPy keeps a reference to it in each
  * such array and hands the buffer back to it when the array dies; the pool keeps up to
  * POOL_BLOCKS freed buffers (POOL_MAX_BYTES in all) and gives one to the next output of the
- * same size. A fresh 40 MB buffer costs ~4 ms in mmap and first-touch page faults, as much
+ * same size. When a freed buffer does not fit, the pool drops the buffers cached longest ago to
+ * make room: the sizes a program makes now replace those it made once (a pool that kept its first
+ * buffers forever would fault in every later large result afresh). A fresh 40 MB buffer costs ~4 ms in mmap and first-touch page faults, as much
  * as a memory-bound kernel over it; a pooled one is already mapped. A buffer is reused only
  * after NumPy freed it, so results never share memory with a live array.
  */
@@ -62,8 +64,10 @@ typedef struct {
     pthread_mutex_t lock; /* frees may come from any thread holding an array's last reference */
     void *ptr[POOL_BLOCKS];
     size_t size[POOL_BLOCKS];
+    unsigned long long stamp[POOL_BLOCKS]; /* when each block was cached: the oldest goes first */
+    unsigned long long clock;
     size_t cached_bytes;
-    unsigned long long hits, misses;
+    unsigned long long hits, misses, evictions;
 } Pool;
 
 static Pool pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -98,24 +102,41 @@ static void *pool_calloc(void *Py_UNUSED(ctx), size_t nelem, size_t elsize) {
 
 static void *pool_realloc(void *Py_UNUSED(ctx), void *ptr, size_t size) { return realloc(ptr, pool_round(size)); }
 
+/* The slot of the block cached longest ago, or -1 when the pool is empty. Called with the lock. */
+static int pool_oldest(void) {
+    int oldest = -1;
+    for (int i = 0; i < POOL_BLOCKS; i++)
+        if (pool.ptr[i] && (oldest < 0 || pool.stamp[i] < pool.stamp[oldest])) oldest = i;
+    return oldest;
+}
+
 static void pool_free(void *Py_UNUSED(ctx), void *ptr, size_t size) {
     size_t have = pool_round(size);
-    if (ptr && have >= POOL_MIN_BYTES) {
-        pthread_mutex_lock(&pool.lock);
-        if (pool.cached_bytes + have <= POOL_MAX_BYTES) {
-            for (int i = 0; i < POOL_BLOCKS; i++) {
-                if (!pool.ptr[i]) {
-                    pool.ptr[i] = ptr;
-                    pool.size[i] = have;
-                    pool.cached_bytes += have;
-                    pthread_mutex_unlock(&pool.lock);
-                    return;
-                }
-            }
-        }
-        pthread_mutex_unlock(&pool.lock);
+    if (!ptr || have < POOL_MIN_BYTES || have > POOL_MAX_BYTES) {
+        free(ptr);
+        return;
     }
-    free(ptr);
+    void *dropped[POOL_BLOCKS];
+    int n_dropped = 0;
+    pthread_mutex_lock(&pool.lock);
+    int slot = -1;
+    for (;;) {
+        slot = -1;
+        for (int i = 0; i < POOL_BLOCKS && slot < 0; i++)
+            if (!pool.ptr[i]) slot = i;
+        if (slot >= 0 && pool.cached_bytes + have <= POOL_MAX_BYTES) break;
+        int oldest = pool_oldest(); /* >= 0: a full or over-budget pool holds a block */
+        dropped[n_dropped++] = pool.ptr[oldest];
+        pool.cached_bytes -= pool.size[oldest];
+        pool.ptr[oldest] = NULL;
+        pool.evictions++;
+    }
+    pool.ptr[slot] = ptr;
+    pool.size[slot] = have;
+    pool.stamp[slot] = ++pool.clock;
+    pool.cached_bytes += have;
+    pthread_mutex_unlock(&pool.lock);
+    for (int i = 0; i < n_dropped; i++) free(dropped[i]); /* unmapping outside the lock */
 }
 
 static PyDataMem_Handler pool_handler = {
@@ -146,12 +167,12 @@ static PyObject *new_output(const ArgSpec *spec) {
     return out;
 }
 
-/* pool_stats() -> (hits, misses, cached blocks, cached bytes): for tests and tuning. */
+/* pool_stats() -> (hits, misses, cached blocks, cached bytes, evictions): for tests and tuning. */
 static PyObject *pool_stats(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(args)) {
     pthread_mutex_lock(&pool.lock);
     int blocks = 0;
     for (int i = 0; i < POOL_BLOCKS; i++) blocks += pool.ptr[i] != NULL;
-    PyObject *r = Py_BuildValue("(KKin)", pool.hits, pool.misses, blocks, (Py_ssize_t)pool.cached_bytes);
+    PyObject *r = Py_BuildValue("(KKinK)", pool.hits, pool.misses, blocks, (Py_ssize_t)pool.cached_bytes, pool.evictions);
     pthread_mutex_unlock(&pool.lock);
     return r;
 }

@@ -116,7 +116,7 @@ def value_attr(v: SSAValue, name: str) -> Any:
     if name == "splat":
         return splat_of(v)
     if name == "uses":
-        return len(v.uses)
+        return v.uses.get_length()
     if name == "op":
         return v.owner.name if isinstance(v.owner, Operation) else None
     return type_attr(v.type, name)

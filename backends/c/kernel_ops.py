@@ -360,18 +360,18 @@ def _row_blocks(
     begin, end = em.fresh("row_begin"), em.fresh("row_end")
     em.open("{")
     em.line(f"{elem} *{bp} = {prefix}_b_buffer({prefix}_packed_b_size({k}, {n}));")
-    mc = em.fresh("gemm_mc")
+    nb, block = em.fresh("gemm_blocks"), em.fresh("row_block")
     threaded = _threaded(mnk)
     if threaded:
         nt = em.fresh("gemm_threads")
         em.use_helper("kiln_num_threads")
         em.line(f"const int {nt} = {_team_size(m, n, k)};")
-        em.line(f"const int64_t {mc} = {prefix}_mc({m}, {n}, {nt});")  # row blocks shared evenly by the threads
+        em.line(f"const int64_t {nb} = {prefix}_blocks({m}, {n}, {nt});")  # row blocks shared evenly by the threads
         em.line("#ifdef _OPENMP")
         em.line(f"#pragma omp parallel num_threads({nt}) if ({nt} > 1)")
         em.line("#endif")
     else:
-        em.line(f"const int64_t {mc} = {prefix}_mc({m}, {n}, 1);")
+        em.line(f"const int64_t {nb} = {prefix}_blocks({m}, {n}, 1);")
         em.line(pack_b.format(bp=bp, p0="0", p1=f"{prefix}_panels({n})"))
     em.open("{")
     if threaded:  # each thread packs some of B's column panels; the loop's barrier ends the packing
@@ -387,26 +387,28 @@ def _row_blocks(
         em.line("#ifdef _OPENMP")
         em.line("#pragma omp for schedule(dynamic, 1)")
         em.line("#endif")
+    bounds = (f"const int64_t {begin} = {prefix}_block_begin({block}, {m}, {nb}), "
+              f"{end} = {prefix}_block_begin({block} + 1, {m}, {nb});")
     if mirror is None:
-        em.open(f"for (int64_t {begin} = 0; {begin} < {m}; {begin} += {mc}) {{")
-        em.line(f"const int64_t {end} = {begin} + {mc} < {m} ? {begin} + {mc} : {m};")
+        em.open(f"for (int64_t {block} = 0; {block} < {nb}; {block}++) {{")
+        em.line(bounds)
         em.line(rows.format(bp=bp, ap=ap, begin=begin, end=end))
         _epilogue(em, epilogue, begin, end)
         em.close()
         em.close()
         em.close()
         return
-    block = em.fresh("row_block")
-    em.open(f"for (int64_t {block} = ({m} - 1) / {mc}; {block} >= 0; {block}--) {{")
-    em.line(f"const int64_t {begin} = {block} * {mc}, {end} = {begin} + {mc} < {m} ? {begin} + {mc} : {m};")
+    em.open(f"for (int64_t {block} = {nb} - 1; {block} >= 0; {block}--) {{")
+    em.line(bounds)
     em.line(rows.format(bp=bp, ap=ap, begin=begin, end=end))
     em.close()
     if threaded:  # the loop's barrier: every lower block is done before any is mirrored
         em.line("#ifdef _OPENMP")
         em.line("#pragma omp for schedule(dynamic, 1)")
         em.line("#endif")
-    em.open(f"for (int64_t {begin} = 0; {begin} < {m}; {begin} += {mc}) {{")
-    em.line(mirror.format(begin=begin, end=f"{begin} + {mc} < {m} ? {begin} + {mc} : {m}"))
+    em.open(f"for (int64_t {block} = 0; {block} < {nb}; {block}++) {{")
+    em.line(bounds)
+    em.line(mirror.format(begin=begin, end=end))
     em.close()
     em.close()
     _epilogue(em, epilogue, "0", str(m))

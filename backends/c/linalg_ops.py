@@ -217,8 +217,8 @@ static void LA_NAME(solve_lower)(long b, long m, const LA_T *c, long cq, long cr
 static void LA_NAME(gemm_sub)(long rows, long N, long K, const LA_T *A, long lda, const LA_T *B, long ldb, LA_T *C,
                               long ldc, int lower, int threads) {
   LA_T *bp = LA_GEMM(b_buffer)(LA_GEMM(packed_b_size)(K, N));
-  const long mc = lower && threads > 1 ? 8 * LA_GEMM(MR) : LA_GEMM(mc)(rows, N, threads);
-  const long blocks = (rows + mc - 1) / mc;
+  const long small = 8 * LA_GEMM(MR);
+  const long blocks = lower && threads > 1 ? (rows + small - 1) / small : LA_GEMM(blocks)(rows, N, threads);
 #ifdef _OPENMP /* threads from 2^22 multiply-adds (a triangle's twice), twice the GEMM's threshold */
 #pragma omp parallel num_threads(threads) if (threads > 1 && (double)rows * N * K >= (double)(1 << 22))
 #endif
@@ -232,7 +232,7 @@ static void LA_NAME(gemm_sub)(long rows, long N, long K, const LA_T *A, long lda
 #pragma omp for schedule(dynamic, 1)
 #endif
     for (long q = 0; q < blocks; q++) {
-      long i1 = rows - q * mc, i0 = i1 - mc > 0 ? i1 - mc : 0;
+      long i0 = LA_GEMM(block_begin)(blocks - 1 - q, rows, blocks), i1 = LA_GEMM(block_begin)(blocks - q, rows, blocks);
       LA_GEMM(sub_rows)(i0, i1, N, K, A, lda, 1, bp, ap, C, ldc, lower);
     }
   }

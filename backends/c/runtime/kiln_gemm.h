@@ -6,7 +6,7 @@
  * GotoBLAS/BLIS structure in GCC vector extensions (no immintrin.h, which costs
  * ~130 ms of gcc time per compile); the vector width follows the target ISA:
  *   B is packed once, whole, into KC x NR micro-panels (zero-padded to NR columns);
- *   each row block of mc(N) rows packs its A into MR-row micro-panels per KC slice
+ *   each row block (blocks(), block_begin()) packs its A into MR-row micro-panels per KC slice
  *   (zero-padded to MR rows) and runs an MR x NR register-blocked FMA micro-kernel,
  *   B micro-panel in L1, A block in L2.
  * A may also be implicit: the im2col matrix of a VALID NHWC convolution (rows (n, oh, ow),
@@ -45,28 +45,32 @@ static inline int64_t KG_NAME(packed_a_size)(void) {
   return (int64_t)KG_NAME(MC) * KG_NAME(KC);
 }
 
-/* Rows per row block for an N-column product: each B micro-panel is loaded into L1 once per
-   block and used by its MC/MR A micro-panels. While a row of B is at most 4 KiB (a 384-deep slice
-   of packed B at most 1.5 MiB) it is cheap to reload, and small blocks (MR*8 rows) share
+/* Row blocks for an M x N product on `threads` threads. Each B micro-panel is loaded into L1
+   once per block and used by its A micro-panels. While a row of B is at most 4 KiB (a 384-deep
+   slice of packed B at most 1.5 MiB) it is cheap to reload, and small blocks (MR*8 rows) share
    rows evenly among threads; past that, blocks of KG_MC_PANELS micro-panels reuse each B
    panel three times as often. Measured on a 2-core AVX2 VM, old vs new .so in one process:
    sgemm 2048 +11-15% on one and on two threads; at 1024 the big blocks lost ~10% on two threads
    (too few blocks to share), hence the threshold.
-   With several threads the M rows are cut into a multiple of `threads` blocks of whole MR
-   panels, as even as the panels allow: 128 rows in 96-row blocks gave one thread 96 rows and
-   the other 32 (an MLP layer's x @ W at batch 128 ran 1.3x faster on two threads, not 2x). */
-static inline int64_t KG_NAME(mc)(int64_t M, int64_t N, int threads) {
-  const int64_t row_bytes = N * (int64_t)sizeof(KG_T);
-  const int64_t MR = KG_NAME(MR);
-  int64_t mc = row_bytes > 4096 ? KG_NAME(MC) : MR * 8;
-  if (threads > 1 && M > 0) {
-    const int64_t panels = (M + MR - 1) / MR;
-    int64_t blocks = (M + mc - 1) / mc;
-    blocks = (blocks + threads - 1) / threads * threads;
-    const int64_t per = (panels + blocks - 1) / blocks;
-    mc = per * MR;
-  }
-  return mc;
+   With several threads the count is a multiple of `threads`. block_begin() deals the MR-row
+   panels out evenly (blocks differ by one panel at most): whole blocks and a short last one
+   gave one thread 544 of sgemm 1024's rows and the other 480 (96-row blocks; 1.74x on two
+   threads), and 128 rows in 96-row blocks gave one thread 96 rows and the other 32. */
+static inline int64_t KG_NAME(blocks)(int64_t M, int64_t N, int threads) {
+  const int64_t MR = KG_NAME(MR), panels = (M + MR - 1) / MR;
+  const int64_t mc = N * (int64_t)sizeof(KG_T) > 4096 ? KG_NAME(MC) : MR * 8;
+  int64_t blocks = (M + mc - 1) / mc;
+  if (threads > 1) blocks = (blocks + threads - 1) / threads * threads;
+  if (blocks > panels) blocks = panels;
+  return blocks > 0 ? blocks : 1;
+}
+
+/* The first row of block b of `blocks` (M for b == blocks): whole MR-row panels, at most
+   MC / MR of them (blocks() makes at least ceil(M / mc) blocks). */
+static inline int64_t KG_NAME(block_begin)(int64_t b, int64_t M, int64_t blocks) {
+  const int64_t MR = KG_NAME(MR), panels = (M + MR - 1) / MR;
+  const int64_t row = b * panels / blocks * MR;
+  return row < M ? row : M;
 }
 
 /* The packed-B buffer for elems elements, kept per calling thread and only ever grown: a

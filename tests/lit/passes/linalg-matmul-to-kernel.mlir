@@ -194,7 +194,7 @@ func.func @batched_transposed_rhs(%a: memref<3x6x5xf64>, %b: memref<3x4x5xf64>, 
 // CHECK:         kernel.matmul ins(%t, %x : memref<96x80xf64, strided<[1, 96]>>, memref<80x96xf64>) outs(%out : memref<96x96xf64>) symmetric {
 // C-LABEL: void gram({{.*}}) {
 // C:         kiln_gemm_f64_pack_b(80, 96, x, 96, 1,
-// C:         for (int64_t [[BLOCK:.*]] = (96 - 1) / [[MC:.*]]; [[BLOCK]] >= 0; [[BLOCK]]--) {
+// C:         for (int64_t [[BLOCK:.*]] = [[BLOCKS:.*]] - 1; [[BLOCK]] >= 0; [[BLOCK]]--) {
 // C:           kiln_gemm_f64_syrk_rows(
 // C-NOT:     #pragma omp
 // C:           kiln_gemm_f64_mirror(

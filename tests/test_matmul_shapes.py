@@ -31,15 +31,20 @@ def check(fn: Callable[..., Any], *args: np.ndarray, input_signature: list[kiln.
     compiled_args = [a.copy() for a in args]
     want = fn(*eager_args)
     got = kiln.function(fn, input_signature=input_signature)(*compiled_args)
-    if want is None:
-        assert got is None
-    for g, w in zip(() if want is None else got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+    gots, wants = _results(got), _results(want)
+    assert len(gots) == len(wants) and (got is None) == (want is None), (got, want)
+    for g, w in zip(gots, wants):
         assert type(g) is type(w), (type(g), type(w))  # a NumPy scalar where NumPy gives one
         g, w = np.asarray(g), np.asarray(w)
         assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape, g.dtype, w.dtype)
         _close(g, w)
     for g, w in zip(compiled_args, eager_args):
         _close(g, w)
+
+
+def _results(r: Any) -> tuple[Any, ...]:
+    """A function's results as a tuple: none for None, one for a single result."""
+    return () if r is None else r if isinstance(r, tuple) else (r,)
 
 
 def _close(got: np.ndarray, want: np.ndarray) -> None:

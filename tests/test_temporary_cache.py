@@ -14,8 +14,7 @@ import kiln
 def _with_temporary(x: np.ndarray, w: np.ndarray) -> np.float64:
     t = x * 2.0
     t[0, 0] = 1.0  # written after it is computed: t is a buffer of its own
-    # a scalar result: a large one would come from the output pool, whose slots earlier tests of
-    # the same process may hold
+    # a scalar result, so that the faults counted are the temporary's, not a large result's
     return (t @ w).sum()
 
 

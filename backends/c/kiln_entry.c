@@ -17,9 +17,10 @@
  * POOL_BLOCKS freed buffers (POOL_MAX_BYTES in all) and gives one to the next output of the
  * same size. When a freed buffer does not fit, the pool drops the buffers cached longest ago to
  * make room: the sizes a program makes now replace those it made once (a pool that kept its first
- * buffers forever would fault in every later large result afresh). A fresh 40 MB buffer costs ~4 ms in mmap and first-touch page faults, as much
- * as a memory-bound kernel over it; a pooled one is already mapped. A buffer is reused only
- * after NumPy freed it, so results never share memory with a live array.
+ * buffers forever would fault in every later large result afresh). A fresh 40 MB buffer costs
+ * ~4 ms in mmap and first-touch page faults, as much as a memory-bound kernel over it; a pooled
+ * one is already mapped. A buffer is reused only after NumPy freed it, so results never share
+ * memory with a live array.
  */
 #define PY_SSIZE_T_CLEAN
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
@@ -119,7 +120,7 @@ static void pool_free(void *Py_UNUSED(ctx), void *ptr, size_t size) {
     void *dropped[POOL_BLOCKS];
     int n_dropped = 0;
     pthread_mutex_lock(&pool.lock);
-    int slot = -1;
+    int slot;
     for (;;) {
         slot = -1;
         for (int i = 0; i < POOL_BLOCKS && slot < 0; i++)

@@ -762,6 +762,28 @@ class ReshapeOp(IRDLOperation):
             raise VerifyException(f"graph.reshape: cannot reshape {src} ({_prod(src)} elements) to {dst} ({_prod(dst)} elements)")
 
 
+@irdl_op_definition
+class RelaxShapeOp(IRDLOperation):
+    """The same array with some static sizes forgotten (made dynamic): how a value of a known
+    shape joins a loop-carried or branch value whose size varies (``z = z[1:]`` in a loop)."""
+
+    name = "graph.relax_shape"
+    operand = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
+
+    def __init__(self, operand: SSAValue, shape: Sequence[int]):
+        super().__init__(operands=[operand], result_types=[tensor_type(element_of(operand), shape)])
+
+    def verify_(self) -> None:
+        src, dst = shape_of(self.operand), shape_of(self.result)
+        if element_of(self.operand) != element_of(self.result):
+            raise VerifyException("graph.relax_shape cannot change the element type")
+        if len(src) != len(dst) or any(d != -1 and d != s for s, d in zip(src, dst)):
+            raise VerifyException(f"graph.relax_shape: {dst} does not relax {src} (same rank; each size kept or dynamic)")
+
+
 def _prod(shape: Sequence[int]) -> int:
     n = 1
     for d in shape:
@@ -1987,6 +2009,7 @@ Graph = Dialect(
         CastOp,
         BroadcastOp,
         ReshapeOp,
+        RelaxShapeOp,
         TransposeOp,
         SliceOp,
         DynamicSliceOp,

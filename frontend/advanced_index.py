@@ -177,6 +177,7 @@ def _plan(t: Tensor, key: Any) -> _Plan:
     except ValueError:
         shapes = " ".join(str(i.shape) for i in indices)
         raise IndexError(f"shape mismatch: indexing arrays could not be broadcast together with shapes {shapes}") from None
+    runtime_checks.broadcastable(indices, batch)  # (lengths known only at run time must agree)
     indices = [broadcast_to(i, batch) for i in indices]
     first = advanced[0]
     adjacent = advanced == list(range(first, first + len(advanced)))

@@ -30,7 +30,7 @@ import numpy as np
 from xdsl.ir import OpResult, SSAValue
 
 from kiln.dialects import graph
-from kiln.frontend import trace_context
+from kiln.frontend import runtime_checks, trace_context
 from kiln.frontend.tensor import Tensor, array_power, as_tensor, broadcast_to, cast, emit, shape_of
 
 
@@ -76,6 +76,10 @@ class MaskedSelection:
     # ------------------------------------------------------------------ elementwise
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        out = kwargs.get("out")
+        if method == "__call__" and set(kwargs) == {"out"} and isinstance(out, tuple) and len(out) == 1 \
+                and isinstance(out[0], MaskedSelection):
+            return _into(out[0], ufunc, ufunc(*inputs))
         if method != "__call__" or kwargs:
             return getattr(ufunc, method)(*_compressed(_single_length(inputs, f"np.{ufunc.__name__}.{method}")), **kwargs)
         mask: Tensor | None = None
@@ -213,6 +217,9 @@ class MaskedSelection:
         return self.compressed()
 
     def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, MaskedSelection) and key.dtype == np.bool_ and same_value(key.mask.value, self.mask.value):
+            # x[m][b[m]] is x[m & b] (one flat order): no array of the first selection is formed
+            return MaskedSelection(None, np.logical_and(self.mask, key.values), self.values)
         return self.compressed()[key]
 
     def __matmul__(self, other: Any) -> Any:
@@ -224,6 +231,20 @@ class MaskedSelection:
         return a @ b
 
     __len__ = __iter__ = __bool__ = __array__ = __setitem__ = _refused
+
+
+def _into(target: MaskedSelection, ufunc: np.ufunc, result: Any) -> MaskedSelection:
+    """``np.ufunc(..., out=sel)``: ``sel`` (NumPy's fresh array ``x[mask]``) takes the result, cast
+    as NumPy's ``same_kind`` rule allows; the result must be a selection by the same mask."""
+    if not isinstance(result, MaskedSelection) or not same_value(result.mask.value, target.mask.value):
+        _refuse(f"np.{ufunc.__name__}(..., out=x[mask]) of values that are not selected by the same mask")
+    if not np.can_cast(result.dtype, target.dtype, "same_kind"):
+        raise TypeError(
+            f"Cannot cast ufunc '{ufunc.__name__}' output from dtype('{result.dtype}') to dtype('{target.dtype}') "
+            "with casting rule 'same_kind'"
+        )
+    target.values = cast(result.values, target.dtype)
+    return target
 
 
 _REDUCTIONS = {np.sum: "sum", np.prod: "prod", np.mean: "mean", np.max: "max", np.amax: "max",
@@ -267,10 +288,19 @@ def _highest(dtype: np.dtype[Any]) -> Any:
 
 
 def select(base: Tensor, mask: Any) -> MaskedSelection:
-    """``base[mask]`` for a boolean mask of ``base``'s shape."""
+    """``base[mask]`` for a boolean mask of ``base``'s shape (sizes known only at run time are
+    checked to agree when the call runs: NumPy's IndexError)."""
     m = as_tensor(mask)
-    if m.shape != base.shape:
+    ms, bs = shape_of(m), shape_of(base)
+    if len(ms) != len(bs) or any(a >= 0 and b >= 0 and a != b for a, b in zip(ms, bs)):
         _refuse(f"x[mask] with a mask of shape {m.shape} for an array of shape {base.shape}")
+    for axis, (a, b) in enumerate(zip(ms, bs)):
+        if a < 0 or b < 0:
+            runtime_checks.same_length(
+                base, axis, m, axis,
+                f"boolean index did not match indexed array along axis {axis} (a length known only at run time differs)",
+                error=graph.INDEX_ERROR,
+            )
     return MaskedSelection(base, m, base)
 
 

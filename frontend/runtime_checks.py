@@ -129,11 +129,12 @@ def broadcastable(tensors: Sequence[Tensor], shape: Sequence[int]) -> None:
             )
 
 
-def same_length(a: Tensor, axis_a: int, b: Tensor, axis_b: int, message: str) -> None:
-    """Check at run time that ``a.shape[axis_a] == b.shape[axis_b]`` where either is dynamic."""
+def same_length(a: Tensor, axis_a: int, b: Tensor, axis_b: int, message: str, error: str = "") -> None:
+    """Check at run time that ``a.shape[axis_a] == b.shape[axis_b]`` where either is dynamic
+    (``error``: the exception's prefix, graph.INDEX_ERROR say; ValueError without)."""
     sa, sb = shape_of(a)[axis_a], shape_of(b)[axis_b]
     if sa >= 0 and sb >= 0:
         return
     la = _length(a, axis_a) if sa < 0 else constant(np.int64(sa))
     lb = _length(b, axis_b) if sb < 0 else constant(np.int64(sb))
-    _require(_equal(la, lb), message)
+    _require(_equal(la, lb), message, error)

@@ -245,6 +245,20 @@ def _size_witness(op: graph.BroadcastOp) -> SSAValue | None:
     return None
 
 
+def _scattered_size(op: graph.BroadcastOp, axis: int) -> tuple[SSAValue, int] | None:
+    """(value, its axis) of the broadcast result's size ``axis`` when the result is the updates of a
+    ``graph.scatter`` (``x[idx] = 1`` with ``idx`` of a length known only at run time): the
+    updates' shape is the indices' shape, then the scattered operand's trailing sizes."""
+    for use in op.result.uses:
+        user = use.operation
+        if isinstance(user, graph.ScatterOp) and user.updates is op.result and user.indices:
+            batch = len(graph.shape_of(user.indices[0]))
+            value, at = (user.indices[0], axis) if axis < batch else (user.operand, axis - batch + len(user.indices))
+            if defined_before(value, op):
+                return value, at
+    return None
+
+
 def _inserted_size(op: graph.BroadcastOp, axis: int) -> SSAValue | None:
     """The size of the broadcast result's dynamic dimension ``axis`` as the 0-d size operand of a
     ``graph.insert_slice`` that writes the result (``x[:n] = v`` with a traced ``n``), when that
@@ -279,6 +293,9 @@ class LowerBroadcast(RewritePattern):
                 witness = _size_witness(op)
                 if witness is not None:
                     return em.dim(witness, axis)
+                scattered = _scattered_size(op, axis)
+                if scattered is not None:
+                    return em.dim(*scattered)
                 size = _inserted_size(op, axis)
                 if size is None:
                     raise _fail(op, f"dynamic dimension {axis} of the broadcast result has no source")
@@ -475,6 +492,19 @@ class LowerMatmul(RewritePattern):
             lambda bld, v: add(bld, v[2], mul(bld, v[0], v[1])),
         )
         rewriter.replace(op, em.ops)
+
+
+class LowerRelaxShape(RewritePattern):
+    """``graph.relax_shape`` is ``tensor.cast`` to the relaxed type (the same buffer, sizes dynamic)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.RelaxShapeOp):
+            return
+        if op.operand.type == op.result.type:
+            rewriter.replace(op, [], [op.operand])
+            return
+        assert isinstance(op.result.type, TensorType)
+        rewriter.replace(op, [tensor.CastOp(op.operand, op.result.type)])
 
 
 class LowerReshape(RewritePattern):
@@ -901,6 +931,7 @@ class ConvertGraphToLinalg(ModulePass):
                     LowerReduce(),
                     LowerMatmul(),
                     LowerReshape(),
+                    LowerRelaxShape(),
                     LowerConcat(),
                     LowerConv2D(),
                     LowerCond(),

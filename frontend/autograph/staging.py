@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass
-from types import CodeType, FrameType
+from types import CodeType, FrameType, ModuleType
 from typing import Any
 
 import numpy as np
@@ -64,6 +64,7 @@ from kiln.frontend.autograph.state import (
     unflatten_state,
 )
 from kiln.frontend import shape_sources
+from kiln.frontend.masked import MaskedSelection
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit, is_scalar_like, layout_of, merge_layout, require_rank
 from kiln.frontend.tensor import path_promotions
 
@@ -163,9 +164,12 @@ def _show(value: Any) -> str:
 
 
 def _type_of(value: Any) -> TensorType | None:
-    """The tensor type a tensor or NumPy constant has (``None`` for Python values)."""
+    """The tensor type a tensor or NumPy constant has (``None`` for Python values); ``x[mask]``'s
+    is NumPy's 1-D array of a length known only at run time."""
     if isinstance(value, Tensor):
         return value.type
+    if isinstance(value, MaskedSelection):
+        return graph.tensor_type(dtypes.to_element(value.dtype), (-1,))
     if is_strong_constant(value):
         array = np.asarray(value)
         return graph.tensor_type(dtypes.to_element(dtypes.canonical(array.dtype)), array.shape)
@@ -187,17 +191,51 @@ def _number_fits(value: Any, ty: TensorType) -> bool:
     return np.result_type(dt, value) == dt
 
 
+def _joined(a: TensorType, b: TensorType) -> TensorType | None:
+    """The type both ``a`` and ``b`` relax to when they differ only in sizes: each size they
+    disagree on dynamic (a loop-carried ``z = z[1:]``, or ``x[:3]`` on one path and ``x[:5]``
+    on the other); ``None`` for another element type or rank."""
+    if a.get_element_type() != b.get_element_type():
+        return None
+    sa, sb = graph.shape_of(a), graph.shape_of(b)
+    if len(sa) != len(sb):
+        return None
+    return graph.tensor_type(a.get_element_type(), [x if x == y else -1 for x, y in zip(sa, sb)])
+
+
+def _relaxed(value: SSAValue, ty: TensorType) -> SSAValue:
+    """``value`` as ``ty``, which may forget some of its static sizes (``graph.relax_shape``)."""
+    if value.type == ty:
+        return value
+    return emit(graph.RelaxShapeOp(value, graph.shape_of(ty))).value
+
+
 def _materialize(value: Any, ty: TensorType) -> Tensor:
     """``value`` as a tensor of type ``ty``, emitted where the trace is (types were checked before)."""
+    if isinstance(value, MaskedSelection):
+        value = value.compressed()
     if isinstance(value, Tensor):
-        return value
+        return value if value.type == ty else Tensor(_relaxed(value.value, ty), value.shape_source)
     shape = graph.shape_of(ty)
     if is_strong_constant(value):
-        return as_tensor(value)
+        t = as_tensor(value)
+        return t if t.type == ty else Tensor(_relaxed(t.value, ty))
     if -1 in shape:
         raise NotImplementedError(f"a value of dynamic shape {ty} cannot be made from {value!r} yet")
     fill = 0 if value is None or not is_number(value) else value  # placeholders (unwritten, not returned yet) are zeros
     return broadcast_to(constant(np.asarray(fill, dtype=_dtype(ty))), shape)
+
+
+def _selections_formed(values: tuple[Any, ...], names: Sequence[str], set_state: SetState) -> tuple[Any, ...]:
+    """The state with each ``x[mask]`` formed as NumPy's array before a staged ``if`` or loop: a
+    lazy selection is a Python object that ``out=`` and in-place operators change, which the
+    paths traced one after another must not share."""
+    leaves, _, trees = flatten_state(values, names)
+    if not any(isinstance(leaf, MaskedSelection) for leaf in leaves):
+        return values
+    values = unflatten_state(trees, [v.compressed() if isinstance(v, MaskedSelection) else v for v in leaves])
+    set_state(values)
+    return values
 
 
 def _predicate(cond: Any, where: str, construct: str) -> Tensor:
@@ -224,7 +262,7 @@ class _Branch:
     seen: dict[int, SSAValue]
 
     def value(self, leaf: Any, ty: TensorType) -> SSAValue:
-        return self.seen[id(leaf)] if isinstance(leaf, Tensor) else _materialize(leaf, ty).value
+        return _relaxed(self.seen[id(leaf)], ty) if isinstance(leaf, Tensor) else _materialize(leaf, ty).value
 
 
 def _cond(
@@ -261,7 +299,10 @@ def _cond(
                             _branch_error(error, where, labels[len(blocks)])
                         _note_branch(error, where, labels[len(blocks)])
                         raise
-                    leaves, _, _ = flatten_state(values, names)
+                    leaves, _, tree = flatten_state(values, names)
+                    if any(isinstance(leaf, MaskedSelection) for leaf in leaves):  # NumPy's array, formed in the branch
+                        leaves = [v.compressed() if isinstance(v, MaskedSelection) else v for v in leaves]
+                        values = unflatten_state(tree, leaves)
                     written.append({storage: storage.value for storage in scope.saved})
                     seens.append({id(leaf): leaf.value for leaf in leaves if isinstance(leaf, Tensor)})
             finally:
@@ -718,7 +759,7 @@ def _branch_type(
     ta, tb = _type_of(a), _type_of(b)
     ty: TensorType | None = None
     if ta is not None and tb is not None:
-        ty = ta if ta == tb else None
+        ty = _joined(ta, tb)
     elif ta is not None or tb is not None:
         known, other = (ta, b) if ta is not None else (tb, a)
         assert known is not None
@@ -771,7 +812,7 @@ def staged_if(
     where = statement_location()
     _check_stageable(where, "if", body, orelse)
     pred = _predicate(cond, where, "if")
-    init = get_state()
+    init = _selections_formed(get_state(), (*symbol_names, *dead_names), set_state)
     live = len(symbol_names)
     then_start, else_start, jumped = _known_flags(cond, init, (*symbol_names, *dead_names))
 
@@ -940,7 +981,7 @@ def _staged_loop(
     sets to a tuple, list or dict is given that structure, and probing restarts.
     """
     boundary, stale_before = mutation.serial_now(), mutation.stale_now()
-    init_values = get_state()
+    init_values = _selections_formed(get_state(), symbol_names, set_state)
     init_leaves, leaf_names, trees = flatten_state(init_values, symbol_names)
 
     def probe_and_emit(leaves: list[_Leaf]) -> None:
@@ -1261,6 +1302,11 @@ def _update(leaf: _Leaf, out: Any, where: str, construct: str) -> bool:
             return True
     elif out_type == leaf.ty or (out_type is None and is_number(out) and _number_fits(out, leaf.ty)):
         return False
+    elif out_type is not None and (joined := _joined(leaf.ty, out_type)) is not None:
+        # sizes that differ between iterations are carried as dynamic ones: trace the body again
+        changed = joined != leaf.ty
+        leaf.ty = joined
+        return changed
     elif leaf.weak and (out_type is not None or is_number(out)):
         leaf.ty = out_type or graph.tensor_type(
             dtypes.to_element(dtypes.canonical(np.result_type(_dtype(leaf.ty), out))), graph.shape_of(leaf.ty)
@@ -1472,11 +1518,18 @@ def python_effect(fn: Callable[..., Any]) -> str | None:
     """A Python side effect in the generated body ``fn`` (and the code nested in it), if any:
     a container-mutating method, ``print``, an attribute store, ``global``/``del``."""
 
+    def on_module(previous: dis.Instruction | None) -> bool:
+        """Whether the method is loaded from a module global (``np.add(x, y, out)``, not ``s.add(v)``)."""
+        return (previous is not None and previous.opname == "LOAD_GLOBAL" and isinstance(previous.argval, str)
+                and isinstance(fn.__globals__.get(previous.argval), ModuleType))
+
     def scan(code: CodeType) -> str | None:
+        previous: dis.Instruction | None = None
         for ins in dis.get_instructions(code):
             name = ins.argval if isinstance(ins.argval, str) else None
-            if name in CONTAINER_METHODS and _loads_method(ins):
+            if name in CONTAINER_METHODS and _loads_method(ins) and not on_module(previous):
                 return f"`.{name}()`"
+            previous = ins
             if ins.opname == "LOAD_GLOBAL" and name == "print":
                 return "`print()`"
             if ins.opname in ("STORE_ATTR", "DELETE_ATTR", "STORE_GLOBAL", "DELETE_GLOBAL", "DELETE_SUBSCR"):

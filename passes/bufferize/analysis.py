@@ -52,7 +52,9 @@ def out_param_destinations(block: Block, ret: func.ReturnOp) -> dict[SSAValue, i
 
 
 class BlockOrder:
-    """Positions of a block's ops, to compare a use with the op being bufferized."""
+    """Positions of a block's ops, to compare a use with the op being bufferized. An op the
+    bufferizer inserted (before the op it rewrites) has no position: it comes before any op
+    still to be rewritten (a carried buffer's own uses, ``memref.dim`` say, are such ops)."""
 
     def __init__(self, block: Block) -> None:
         self.block = block
@@ -72,7 +74,7 @@ class BlockOrder:
         the loop see the last iteration's value, both as they should)."""
         position = self.index[op]
         return any(
-            self.index[holder] > position
+            self.index.get(holder, -1) > position
             for value in values
             for use in value.uses
             if (holder := self._holder_or_none(use.operation)) is not None
@@ -90,7 +92,7 @@ class BlockOrder:
         """True if any of ``values`` is used by an op after ``op`` in the block."""
         position = self.index[op]
         return any(
-            self.index[self.holder(use.operation)] > position
+            self.index.get(self.holder(use.operation), -1) > position
             for value in values
             for use in value.uses
         )

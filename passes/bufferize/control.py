@@ -10,7 +10,7 @@ while still readable):
   then lives in that buffer, and each branch writes it in place. Each branch is
   bufferized as a block of its own and copies the value it yields into that
   buffer; the branch's temporaries are freed inside the branch. The ``if`` itself
-  then yields no tensor.
+  then yields no tensor of static shape.
 * ``scf.while``: every carried tensor lives in one *carried buffer* for the whole
   loop, allocated before the loop (or the init value's own buffer when that is a
   temporary dead after the loop and not read inside it, or the out-parameter when
@@ -21,7 +21,15 @@ while still readable):
   (a swap, a view of the carried value) is first copied into a temporary. Every
   buffer allocated inside an iteration is freed in that iteration, right after its
   last use (at the latest, the copy into the carried buffer), so memory stays flat
-  however many iterations run. The loop carries no tensor afterwards.
+  however many iterations run. The loop carries no tensor of static shape afterwards.
+* A carried value or ``if`` result of *dynamic* shape (not returned) may change its size
+  from one iteration or branch to the next (``z = z[1:]``, ``z = z[mask]``), so no buffer
+  allocated before the op can hold it: the op carries a memref instead. Each region
+  *hands over* the buffer its terminator passes: a whole buffer the region owns (a
+  temporary of its block, or the carried buffer it received) is passed as it is and no
+  longer freed there; any other value (a view, an outer array) is copied into a fresh
+  buffer. A loop frees the carried buffer it received and did not pass on, after the
+  copies; the op's result is a temporary of the enclosing block, freed after its last use.
 * Nothing is written in place across a region boundary: a linalg op or
   ``insert_slice`` overwrites only a temporary allocated in its own block, or, in a
   loop body, the loop's carried buffer once no later op of the body reads the
@@ -34,8 +42,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from xdsl.dialects import scf, tensor
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects import memref, scf, tensor
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, TensorType
 from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
@@ -43,7 +51,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from kiln.dialects import graph
 from kiln.passes.bufferize import builders as build
 
-from kiln.passes.bufferize.buffers import Buffer, Root
+from kiln.passes.bufferize.buffers import Buffer, Root, RootKind
 
 if TYPE_CHECKING:
     from kiln.passes.bufferize.func import FunctionBufferizer
@@ -78,14 +86,21 @@ def _replace_terminator(fb: FunctionBufferizer, term: Operation, new: Operation)
     fb.erased.append(term)
 
 
-def _install(fb: FunctionBufferizer, op: Operation, new: Operation, keep: list[int]) -> None:
-    """Put ``new`` (the op without tensor values) where ``op`` is; kept results move over."""
+def _install(fb: FunctionBufferizer, op: Operation, new: Operation, keep: list[int],
+             handed: dict[int, Attribute]) -> None:
+    """Put ``new`` (the op without tensor values of static shape) where ``op`` is; kept scalar
+    results move over, handed-over buffers become temporaries of the enclosing block."""
     new.location = op.location
     Rewriter.insert_op(new, InsertPoint.before(op))
     order = fb.order_of(op)
     order.index[new] = order.index[op]
     for j, i in enumerate(keep):
-        op.results[i].replace_all_uses_with(new.results[j])
+        if i in handed:
+            block = op.parent_block()
+            fb.bind(op.results[i], new.results[j], Root(RootKind.TEMPORARY, new.results[j], block=block))
+            fb.temporaries.append(new.results[j])
+        else:
+            op.results[i].replace_all_uses_with(new.results[j])
 
 
 def _result_buffer(fb: FunctionBufferizer, result: SSAValue) -> Buffer:
@@ -142,16 +157,88 @@ def _updated_in_place(fb: FunctionBufferizer, op: scf.IfOp, i: int) -> Buffer | 
     return fb.buffers[value]
 
 
+def _dynamic(fb: FunctionBufferizer, result: SSAValue) -> bool:
+    """A tensor result of dynamic shape the op hands over in a memref (see the module doc); a
+    returned one lives in its out-parameter, whose size the caller fixed."""
+    t = result.type
+    return isinstance(t, TensorType) and not t.has_static_shape() and result not in fb.dest
+
+
+def _owned_here(fb: FunctionBufferizer, buffer: Buffer, block: Block, owned_args: set[SSAValue]) -> bool:
+    """Whether ``block`` owns the whole of ``buffer``: a temporary allocated in it, or a carried
+    buffer it received (``owned_args``)."""
+    if buffer.is_view:
+        return False
+    root = buffer.root
+    if root.value in owned_args:
+        return True
+    return root.kind is RootKind.TEMPORARY and root.block is block and root.value in fb.temporaries
+
+
+def hand_over(fb: FunctionBufferizer, block: Block, slots: dict[int, tuple[SSAValue, Attribute]],
+              owned_args: set[SSAValue]) -> dict[int, SSAValue]:
+    """The memref each dynamic slot passes at ``block``'s terminator (``fb.current``): its value's
+    buffer when ``block`` owns it whole (no longer freed here; each buffer passed once), else
+    a fresh copy. Copies come first, so that they may read any buffer; nothing is freed."""
+    out: dict[int, SSAValue] = {}
+    claimed: set[SSAValue] = set()
+    for i, (value, memref_type) in slots.items():
+        buffer = fb.buffers[value]
+        if (_owned_here(fb, buffer, block, owned_args) and buffer.value.type == memref_type
+                and buffer.root.value not in claimed):
+            claimed.add(buffer.root.value)
+            out[i] = buffer.value
+    for i, (value, memref_type) in slots.items():
+        if i in out:
+            continue
+        source = fb.buffers[value].value
+        assert isinstance(memref_type, MemRefType)
+        sizes = []
+        for d, size in enumerate(memref_type.get_shape()):
+            if size == DYNAMIC_INDEX:
+                cst = fb.emit(build.index_constant(d))
+                sizes.append(fb.emit(memref.DimOp(source, cst.results[0])).results[0])
+        fresh = fb.emit(build.alloc(memref_type, sizes))
+        fb.emit(build.copy(source, fresh.results[0]))
+        out[i] = fresh.results[0]
+    for value in claimed:
+        if value in fb.temporaries:
+            fb.temporaries.remove(value)
+    return out
+
+
+def _free_unpassed(fb: FunctionBufferizer, owned_args: set[SSAValue], passed: dict[int, SSAValue]) -> None:
+    """Free the carried buffers a region received and does not pass on (after its copies)."""
+    kept = set(passed.values())
+    for arg in owned_args:
+        if arg not in kept:
+            fb.emit(memref.DeallocOp.get(arg))
+
+
+def _retype_args(fb: FunctionBufferizer, block: Block, types: dict[int, Attribute]) -> set[SSAValue]:
+    """Block arguments of dynamic slots become memrefs the block owns; returns them."""
+    owned: set[SSAValue] = set()
+    for i, memref_type in types.items():
+        arg = Rewriter.replace_value_with_new_type(block.args[i], memref_type)
+        fb.bind(arg, arg, Root(RootKind.TEMPORARY, arg, block=block))
+        owned.add(arg)
+    return owned
+
+
 def bufferize_if(fb: FunctionBufferizer, op: scf.IfOp) -> None:
-    keep = [i for i, r in enumerate(op.output) if not _dropped(r.type)]
     targets: dict[int, Buffer] = {}
+    handed: dict[int, Attribute] = {}  # dynamic results: index -> memref type
     for i, result in enumerate(op.output):
         if isinstance(result.type, TensorType):
             shared = _updated_in_place(fb, op, i)
+            if shared is None and _dynamic(fb, result):
+                handed[i] = build.memref_type_of(result.type)
+                continue
             targets[i] = shared if shared is not None else _result_buffer(fb, result)
             fb.bind(result, targets[i].value, targets[i].root)
             if shared is not None:  # each branch writes the value's own buffer (it is dead after the if)
                 fb.loop_bodies.setdefault(shared.root, set()).update(r.block for r in op.regions if r.blocks)
+    keep = [i for i, r in enumerate(op.output) if not _dropped(r.type) or i in handed]
     roots = {t.root for t in targets.values()}
     for region in op.regions:
         if not region.blocks:
@@ -161,11 +248,13 @@ def bufferize_if(fb: FunctionBufferizer, op: scf.IfOp) -> None:
         term = block.last_op
         assert isinstance(term, scf.YieldOp)
         fb.current = term
+        passed = hand_over(fb, block, {i: (term.arguments[i], t) for i, t in handed.items()}, set())
         assign(fb, [(term.arguments[i], t) for i, t in targets.items()], roots)
-        _replace_terminator(fb, term, scf.YieldOp(*[term.arguments[i] for i in keep]))
+        _replace_terminator(fb, term, scf.YieldOp(*[passed.get(i, term.arguments[i]) for i in keep]))
     fb.current = op
-    new = scf.IfOp(op.cond, [op.output[i].type for i in keep], op.detach_region(0), op.detach_region(0))
-    _install(fb, op, new, keep)
+    types = [handed.get(i, op.output[i].type) for i in keep]
+    new = scf.IfOp(op.cond, types, op.detach_region(0), op.detach_region(0))
+    _install(fb, op, new, keep, handed)
 
 
 def _reusable(fb: FunctionBufferizer, init: SSAValue, op: scf.WhileOp, taken: set[Root]) -> bool:
@@ -198,37 +287,58 @@ def _carried_buffer(fb: FunctionBufferizer, op: scf.WhileOp, i: int, taken: set[
 
 
 def _convert_region(fb: FunctionBufferizer, block: Block, carried: dict[int, Buffer],
-                    keep: list[int]) -> None:
+                    handed: dict[int, Attribute], keep: list[int]) -> None:
+    owned = _retype_args(fb, block, handed)
     fb.convert_block(block)
     term = block.last_op
     assert isinstance(term, (scf.ConditionOp, scf.YieldOp))
     fb.current = term
     values = list(term.arguments if isinstance(term, scf.YieldOp) else term.args)
+    passed = hand_over(fb, block, {i: (values[i], t) for i, t in handed.items()}, owned)
     assign(fb, [(values[i], b) for i, b in carried.items()], {b.root for b in carried.values()})
-    kept = [values[i] for i in keep]
+    _free_unpassed(fb, owned, passed)
+    kept = [passed.get(i, values[i]) for i in keep]
     new = scf.ConditionOp(term.condition, *kept) if isinstance(term, scf.ConditionOp) else scf.YieldOp(*kept)
     _replace_terminator(fb, term, new)
     fb.dead_args.append((block, [i for i in range(len(block.args)) if i not in keep]))
+
+
+def _handed_init(fb: FunctionBufferizer, op: scf.WhileOp, i: int, memref_type: Attribute, taken: set[Root]) -> SSAValue:
+    """The buffer a dynamic slot enters the loop in: the init value's own when it is a whole
+    temporary the loop may take (see ``_reusable``), else a fresh copy."""
+    init = op.arguments[i]
+    source = fb.buffers[init]
+    block = op.parent_block()
+    assert block is not None
+    if _owned_here(fb, source, block, set()) and source.value.type == memref_type and _reusable(fb, init, op, taken):
+        taken.add(source.root)
+        fb.temporaries.remove(source.value)
+        return source.value
+    return hand_over(fb, block, {i: (init, memref_type)}, set())[i]
 
 
 def bufferize_while(fb: FunctionBufferizer, op: scf.WhileOp) -> None:
     before, after = op.before_region.block, op.after_region.block
     if [a.type for a in after.args] != [a.type for a in before.args]:
         raise DiagnosticException("kiln-bufferize: scf.while must forward the carried types unchanged")
-    keep = [i for i, r in enumerate(op.res) if not _dropped(r.type)]
+    handed = {i: build.memref_type_of(r.type) for i, r in enumerate(op.res) if _dynamic(fb, r)}
+    keep = [i for i, r in enumerate(op.res) if not _dropped(r.type) or i in handed]
     carried: dict[int, Buffer] = {}
+    inits: dict[int, SSAValue] = {}
     taken: set[Root] = set()
     for i, init in enumerate(op.arguments):
-        if isinstance(op.res[i].type, TensorType):
+        if i in handed:
+            inits[i] = _handed_init(fb, op, i, handed[i], taken)
+        elif isinstance(op.res[i].type, TensorType):
             carried[i] = _carried_buffer(fb, op, i, taken)
             for value in (before.args[i], after.args[i], op.res[i]):
                 fb.bind(value, carried[i].value, carried[i].root)
             fb.loop_bodies.setdefault(carried[i].root, set()).add(after)
-    _convert_region(fb, before, carried, keep)
-    _convert_region(fb, after, carried, keep)
+    _convert_region(fb, before, carried, handed, keep)
+    _convert_region(fb, after, carried, handed, keep)
     fb.current = op
     new = scf.WhileOp(
-        [op.arguments[i] for i in keep], [op.res[i].type for i in keep],
+        [inits.get(i, op.arguments[i]) for i in keep], [handed.get(i, op.res[i].type) for i in keep],
         op.detach_region(0), op.detach_region(0),
     )
-    _install(fb, op, new, keep)
+    _install(fb, op, new, keep, handed)

@@ -16,7 +16,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from kiln.passes.bufferize.analysis import BlockOrder
 
 #: Ops whose result aliases their first operand.
-VIEW_OPS = (memref.SubviewOp, memref.CollapseShapeOp, memref.ExpandShapeOp)
+VIEW_OPS = (memref.SubviewOp, memref.CollapseShapeOp, memref.ExpandShapeOp, memref.CastOp)
 
 
 def _aliases(buffer: SSAValue) -> list[SSAValue]:
@@ -29,22 +29,26 @@ def _aliases(buffer: SSAValue) -> list[SSAValue]:
     return found
 
 
-def insert_deallocs(temporaries: list[memref.AllocOp]) -> None:
-    """Insert a ``memref.dealloc`` after the last use of each temporary; drop unused ones."""
+def insert_deallocs(owned: list[SSAValue]) -> None:
+    """Insert a ``memref.dealloc`` after the last use of each owned buffer (a ``memref.alloc``
+    result, or an ``scf`` result that hands over a buffer its region allocated); an unused
+    alloc is dropped, an unused handed-over buffer freed at once."""
     orders: dict[object, BlockOrder] = {}
-    for alloc in temporaries:
-        block = alloc.parent_block()
+    for buffer in owned:
+        owner = buffer.owner
+        assert isinstance(owner, Operation)
+        block = owner.parent_block()
         assert block is not None
         order = orders.setdefault(block, BlockOrder(block))
-        holders = [order.holder(use.operation) for v in _aliases(alloc.memref) for use in v.uses]
-        if not holders:
-            Rewriter.erase_op(alloc)
+        holders = [order.holder(use.operation) for v in _aliases(buffer) for use in v.uses]
+        if not holders and isinstance(owner, memref.AllocOp):
+            Rewriter.erase_op(owner)
             continue
-        last: Operation = max(holders, key=order.index.__getitem__)
+        last: Operation = max(holders, key=order.index.__getitem__) if holders else owner
         if last is block.last_op:
             raise DiagnosticException(
                 f"kiln-bufferize: temporary buffer escapes its block through '{last.name}'"
             )
-        dealloc = memref.DeallocOp.get(alloc.memref)
-        dealloc.location = alloc.location
+        dealloc = memref.DeallocOp.get(buffer)
+        dealloc.location = owner.location
         Rewriter.insert_op(dealloc, InsertPoint.after(last))

@@ -143,7 +143,9 @@ class FunctionBufferizer:
         self.erased: list[Operation] = []
         self.dead_args: list[tuple[Block, list[int]]] = []
         self.buffers: dict[SSAValue, Buffer] = {}
-        self.temporaries: list[memref.AllocOp] = []
+        #: buffers this function owns and frees after their last use (allocs, and buffers
+        #: scf ops hand over from their regions)
+        self.temporaries: list[SSAValue] = []
         self.variables: dict[SSAValue, Root] = {}
         self.out_params: list[Buffer] = []
         #: the loop bodies in which each carried buffer may be written in place (see may_overwrite)
@@ -177,7 +179,7 @@ class FunctionBufferizer:
 
     # -- driver ---------------------------------------------------------------
 
-    def run(self) -> list[memref.AllocOp]:
+    def run(self) -> list[SSAValue]:
         """Rewrite the body; return the temporaries, still to be freed."""
         self._convert_arguments()
         self.convert_block(self.block)
@@ -242,7 +244,7 @@ class FunctionBufferizer:
     def temporary(self, alloc_ops: list[Operation]) -> Root:
         alloc = self.emit_all(alloc_ops)
         assert isinstance(alloc, memref.AllocOp)
-        self.temporaries.append(alloc)
+        self.temporaries.append(alloc.memref)
         return Root(RootKind.TEMPORARY, alloc.memref, block=alloc.parent_block())
 
     def _contiguous(self, value: SSAValue) -> Buffer:

@@ -9,6 +9,7 @@ import numpy as np
 
 from kiln.frontend import array_ops, dtypes, result_kinds, runtime_checks, trace_context
 from kiln.frontend.autograph import staging
+from kiln.frontend.masked import MaskedSelection
 from kiln.frontend.tensor import Tensor, as_python_operator, as_tensor, python_number
 
 
@@ -19,8 +20,10 @@ def range_(*args: Any) -> Any:
 
 
 def len_(value: Any) -> Any:
-    """``len(value)``; for a tensor whose first dimension is dynamic, its runtime size as a 0-d
-    int64 tensor (Python's ``len`` must return an int, which a trace does not know)."""
+    """``len(value)``; for a tensor whose first dimension is dynamic, or ``x[mask]``, its runtime
+    size as a 0-d int64 tensor (Python's ``len`` must return an int, which a trace does not know)."""
+    if isinstance(value, MaskedSelection):
+        return python_number(value.count().astype(np.int64))
     if staging.is_tensor(value) and value.ndim and value.shape[0] is None:
         return staging.dim(value, 0)
     return len(value)

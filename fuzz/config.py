@@ -59,6 +59,9 @@ class Config:
     #: inside a loop, views made before their base was last written (``w = v.T; v[0] = 1; for ...: w[0]``)
     stale_views: bool = True
 
+    #: a 1-D array a loop shrinks (``w = w[w > 0]``, ``w[1:]``) or grows (``np.concatenate``), then reduced
+    resize_loops: bool = True
+
     @classmethod
     def names(cls) -> list[str]:
         return [f.name for f in fields(cls)]

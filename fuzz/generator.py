@@ -237,6 +237,8 @@ class ProgramGen(ExprGen):
                 table.append((1, self.s_buffer))
             if cfg.accumulators and (cfg.range_loops or cfg.row_loops):
                 table.append((0.8, self.s_accumulate))
+            if cfg.resize_loops:
+                table.append((0.6, self.s_resize))
         if self.loops and cfg.break_continue:
             table.append((0.8, self.s_jump))
         if cfg.early_return and self.ret_spec is not None and not self.in_helper:
@@ -784,6 +786,64 @@ class ProgramGen(ExprGen):
         self.scope = self.merge(before, self.scope)
         self.scope.vars[i] = Var(i, 0, frozenset(), bound=False, writable=False)
         self.bind(acc, Val(acc, proto, mag=INT_LIMIT if kind == "i" else FLOAT_LIMIT, g=val.g, exact=val.exact))
+
+    def s_resize(self) -> None:
+        """A 1-D array whose length changes in a loop (a mask or a slice shrinks it,
+        ``np.concatenate`` grows it), reduced after the loop; the array itself is not used
+        afterwards (its length depends on the data)."""
+        rng = self.rng
+        n = rng.choice(self.dims)
+        src = self.expr((n,), rng.choice(["f", "i"]), exact=True, depth=rng.randint(0, 2))
+        if not src.exact or src.kind not in "fi" or src.mag > 2**20:
+            raise Reject("resize needs exact values")
+        kind, trips = src.kind, rng.choice([2, 3, 5, 6, 9])
+        w = self.fresh("w")
+        self.emit(f"{w} = {src.src}")
+        if rng.random() < 0.6:
+            self.emit(f"for {self.fresh('i')} in range({trips}):")
+            first: list[str] = []
+        else:
+            k = self.fresh("k")
+            self.emit(f"{k} = 0")
+            self.emit(f"while {k} < {trips}:")
+            first = [f"{k} += 1"]
+        grow = 0
+        scale = 1
+        lines = []
+        for _ in range(rng.randint(1, 2)):
+            pick = rng.random()
+            if pick < 0.35:
+                threshold = rng.choice(["0", "1", "-1", "2"])
+                test = rng.choice([f"{w} > {threshold}", f"{w} < {threshold}", f"{w} != {threshold}"])
+                if kind == "i" and rng.random() < 0.4:
+                    test = f"{w} % 3 != 0"
+                lines.append(f"{w} = {w}[{test}]")
+            elif pick < 0.6:
+                lines.append(f"{w} = {w}{rng.choice(['[1:]', '[:-1]', '[::2]', '[1::2]'])}")
+            elif pick < 0.8:
+                lines.append(f"{w} = np.concatenate(({w}, {w}[:2]))")
+                grow += 2
+            else:
+                lines.append(f"{w} = {w} * 2" if kind == "f" else f"{w} = {w} - 1")
+                scale = 2
+        with self.block():
+            for line in first + lines:
+                self.emit(line)
+        length = n + grow * trips
+        mag = (src.mag * scale**trips + trips) * length + length
+        if mag > (2**40 if kind == "i" else 2**50):
+            raise Reject("resize values too large")
+        acc = self.fresh("acc")
+        form = rng.random()
+        if form < 0.5:
+            self.emit(f"{acc} = {w}.sum()")
+        elif form < 0.8:
+            self.emit(f"{acc} = {w}.sum() + {w}.shape[0]")
+        else:
+            self.emit(f"{acc} = {w}.sum() * len({w})")
+            mag *= length
+        proto = proto_eval(lambda p: p.sum(), src.proto)
+        self.bind(acc, Val(acc, proto, mag=mag, g=src.g if kind == "f" else 0, exact=kind == "i").checked())
 
     def s_early_return(self) -> bool:
         cond = self.condition(1)

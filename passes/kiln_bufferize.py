@@ -52,13 +52,17 @@ class KilnBufferizePass(ModulePass):
       private constant ``memref.global @__kiln_constant_N`` (one per distinct
       value, at the top of the module) read with ``memref.get_global``.
     * Every temporary ``memref.alloc`` is freed by a ``memref.dealloc`` right
-      after its last use (views included) in the block that allocates it;
+      after its last use (views, ``memref.cast`` included) in the block that allocates it;
       unused ones are removed. Nothing leaks and nothing is freed early; a
       buffer allocated inside a loop iteration is freed in that iteration.
-    * ``scf.if`` results and ``scf.while`` carried values live in one buffer
-      each, owned by the enclosing block (allocated before the op, or the
-      out-parameter); branches and iterations copy into it. In-place writes
-      happen only to temporaries of the writing op's own block.
+    * ``scf.if`` results and ``scf.while`` carried values of static shape live in
+      one buffer each, owned by the enclosing block (allocated before the op, or the
+      out-parameter); branches and iterations copy into it. One of dynamic shape
+      (not returned) may change size, so the op carries a memref: each region hands
+      over a buffer it owns (or a fresh copy) and a loop frees the carried buffer it
+      did not pass on; the op's result is a temporary of the enclosing block.
+      In-place writes happen only to temporaries of the writing op's own block (and
+      to a carried buffer in its loop's body).
     * A ``!graph.resource`` argument becomes the variable's own memref (identity
       layout, written in place by ``graph.assign``, not an out-parameter).
     * New ops carry the location of the tensor op they replace.

@@ -604,6 +604,23 @@ def vector_if(v):
     return v
 
 
+def shrink_by_mask(v):
+    # a staged loop carrying an array whose length changes (a buffer handed over per iteration)
+    z = v * 1.0
+    for i in range(6):
+        z = z[z > i - 2.0] * 1.5
+    return z.sum() + len(z)
+
+
+def shrink_by_slice(v, n):
+    z = v[:n]
+    i = 0
+    while i < n:
+        z = z[1:] if z[0] < 0 else z[:-1] * 2.0
+        i += 2
+    return z.sum()
+
+
 CORPUS: list[tuple[Callable[..., Any], list[tuple[Any, ...]]]] = [
     (if_else, [(f64(3.0),), (f64(-2.0),)]),
     (if_no_else, [(f64(3.0),), (f64(-2.0),)]),
@@ -671,6 +688,8 @@ CORPUS: list[tuple[Callable[..., Any], list[tuple[Any, ...]]]] = [
     (walk, [(V,), (W,)]),
     (count_sign_changes, [(V,), (W,)]),
     (vector_if, [(V,), (W,)]),
+    (shrink_by_mask, [(V,), (W,)]),
+    (shrink_by_slice, [(V, i64(8)), (W, i64(3))]),
 ]
 
 

@@ -981,6 +981,8 @@ def _staged_loop(
     sets to a tuple, list or dict is given that structure, and probing restarts.
     """
     boundary, stale_before = mutation.serial_now(), mutation.stale_now()
+    resize = not _PYTHON_RANGE.get()
+    _PYTHON_RANGE.set(False)  # (loops in the body are their own)
     init_values = _selections_formed(get_state(), symbol_names, set_state)
     init_leaves, leaf_names, trees = flatten_state(init_values, symbol_names)
 
@@ -1070,7 +1072,7 @@ def _staged_loop(
                                 raise _Regrow(grown)
                             bad = next(n for n, a, b in zip(symbol_names, trees, out_trees) if a != b)
                             raise TypeError(f"{where}: {describe(bad)} changes its structure in this staged `{construct}` loop")
-                        changed = any([_update(leaf, out, where, construct) for leaf, out in zip(leaves, out_leaves)])
+                        changed = any([_update(leaf, out, where, construct, resize) for leaf, out in zip(leaves, out_leaves)])
                         if not changed and not new:  # settled: the values this iteration yields
                             lost = set()
                             for j, (leaf, out) in enumerate(zip(leaves, out_leaves)):
@@ -1262,22 +1264,25 @@ def _weak_value(value: Any) -> bool:
     return is_number(value)
 
 
-def _update(leaf: _Leaf, out: Any, where: str, construct: str) -> bool:
-    """Fit ``leaf`` to what one traced iteration gives it; whether its carried type changed."""
+def _update(leaf: _Leaf, out: Any, where: str, construct: str, resize: bool = True) -> bool:
+    """Fit ``leaf`` to what one traced iteration gives it; whether its carried type changed.
+    ``resize``: a static size the body changes to another static one (``z = z[1:]``) may be
+    carried as a run-time size; without it only sizes the body already gives as run-time ones
+    are (the loop rule's ``for i in range(3)`` unrolls instead, keeping every size static)."""
     if leaf.weak and leaf.stays_weak and not _weak_value(out):
         leaf.stays_weak = False  # carried as a NumPy value from now on: trace the body again so
-        _update(leaf, out, where, construct)
+        _update(leaf, out, where, construct, resize)
         return True
     if leaf.identity:
         if out is leaf.value:  # the same array (written in place or not): its storage carries any writes
             return False
         leaf.identity = False  # rebound in the body: carried as a value from now on
         leaf.ty = _type_of(leaf.value)
-        _update(leaf, out, where, construct)
+        _update(leaf, out, where, construct, resize)
         return True
     if leaf.scalar and not (is_scalar_like(out) or out is NOT_RETURNED or isinstance(out, Undefined)):
         leaf.scalar = False  # an array after an iteration: carried as an array
-        _update(leaf, out, where, construct)
+        _update(leaf, out, where, construct, resize)
         return True
     if leaf.ty is None and getattr(type(out), "__kiln_trace_time__", False) and (
         isinstance(leaf.value, Undefined) or type(leaf.value) is type(out)
@@ -1302,7 +1307,9 @@ def _update(leaf: _Leaf, out: Any, where: str, construct: str) -> bool:
             return True
     elif out_type == leaf.ty or (out_type is None and is_number(out) and _number_fits(out, leaf.ty)):
         return False
-    elif out_type is not None and (joined := _joined(leaf.ty, out_type)) is not None:
+    elif out_type is not None and (joined := _joined(leaf.ty, out_type)) is not None and (
+        resize or all(b == -1 for a, b in zip(graph.shape_of(leaf.ty), graph.shape_of(out_type)) if a != b)
+    ):
         # sizes that differ between iterations are carried as dynamic ones: trace the body again
         changed = joined != leaf.ty
         leaf.ty = joined
@@ -1563,6 +1570,7 @@ def staged_python_range(
         return False
     init = get_state()
     where = trace_context.user_location()
+    python_range = _PYTHON_RANGE.set(True)
     try:
         staged_for(StagedRange(iter_.start, iter_.stop, iter_.step, weak=True), extra_test, body,
                    get_state, set_state, symbol_names)
@@ -1579,7 +1587,14 @@ def staged_python_range(
             where.line.data if isinstance(where, FileLineColLoc) else 0,
         )
         return False
+    finally:
+        _PYTHON_RANGE.reset(python_range)
     return True
+
+
+#: set while the loop rule stages a ``for`` over a Python ``range`` (read by the loop it stages): a
+#: static size its body changes makes it unroll, so that every size stays static, as before staging
+_PYTHON_RANGE: ContextVar[bool] = ContextVar("kiln_python_range", default=False)
 
 
 class KilnUnrollWarning(UserWarning):

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 
 from xdsl.dialects import memref, scf, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, TensorType
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import DiagnosticException
@@ -116,8 +117,10 @@ def _result_buffer(fb: FunctionBufferizer, result: SSAValue) -> Buffer:
 
 
 def _updated_origin(op: scf.IfOp, i: int) -> SSAValue | None:
-    """The one value that both branches of ``op`` update into result ``i`` by ``insert_slice``
-    chains and nested ``if``s of the same kind (``if a: (if b: x[i] = v)``), if there is one."""
+    """The one value that both branches of ``op`` update into result ``i`` by chains of
+    ``insert_slice``, destination-style ops writing their ``outs`` (``x[idx] = v`` is a
+    ``kalgo.scatter`` into ``x``) and nested ``if``s of the same kind (``if a: (if b: x[i] = v)``),
+    if there is one."""
     origins: set[SSAValue] = set()
     for region in op.regions:
         if not region.blocks:
@@ -126,6 +129,8 @@ def _updated_origin(op: scf.IfOp, i: int) -> SSAValue | None:
         while isinstance(value, OpResult) and value.op.parent_block() is region.block:
             if isinstance(value.op, tensor.InsertSliceOp):
                 value = value.op.dest
+            elif isinstance(value.op, LinalgStructuredOperation) and len(value.op.outputs) == len(value.op.results):
+                value = value.op.outputs[value.index]  # (a scatter into x, a generic writing outs(x))
             elif isinstance(value.op, scf.IfOp) and (inner := _updated_origin(value.op, value.index)) is not None:
                 value = inner
             else:

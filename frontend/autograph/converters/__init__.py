@@ -16,6 +16,7 @@ from kiln.frontend.autograph.converters import (
     logical_expressions,
     python_effects,
     return_statements,
+    shapes,
     subscripts,
     unsupported,
 )
@@ -32,4 +33,5 @@ PIPELINE = (
     conditional_expressions,
     logical_expressions,
     subscripts,
+    shapes,
 )

@@ -3,7 +3,7 @@
 
 from kiln.frontend.autograph.operators.control_flow import for_stmt, if_exp, if_stmt, returned, while_stmt
 from kiln.frontend.autograph.operators.logical import and_, not_, or_
-from kiln.frontend.autograph.operators.py_builtins import bool_, float_, int_, len_, max_, min_, range_, sum_
+from kiln.frontend.autograph.operators.py_builtins import bool_, float_, int_, len_, max_, min_, range_, shape_, size_, sum_
 from kiln.frontend.autograph.operators.subscripts import getitem, slice_, store
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined, get_no_state, set_no_state
 
@@ -27,6 +27,8 @@ __all__ = [
     "range_",
     "returned",
     "set_no_state",
+    "shape_",
+    "size_",
     "slice_",
     "store",
     "sum_",

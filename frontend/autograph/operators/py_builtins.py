@@ -1,5 +1,6 @@
-"""Builtins that must accept tensors: ``range_`` stands for ``range``, ``len_`` for ``len``, and
-``float_ int_ bool_ max_ min_ sum_`` for the conversions and folds of the same names."""
+"""Builtins that must accept tensors: ``range_`` stands for ``range``, ``len_`` for ``len``,
+``float_ int_ bool_ max_ min_ sum_`` for the conversions and folds of the same names, and
+``shape_``/``size_`` for the attributes ``a.shape``/``a.size``."""
 
 from __future__ import annotations
 
@@ -27,6 +28,62 @@ def len_(value: Any) -> Any:
     if staging.is_tensor(value) and value.ndim and value.shape[0] is None:
         return staging.dim(value, 0)
     return len(value)
+
+
+class Shape(tuple):  # type: ignore[type-arg]
+    """A traced array's ``.shape`` holding each size known only at run time as a 0-d int64 tensor
+    (a Python int where it is static). ``==`` and ``!=`` compare every size, as tuples do, and
+    give a traced bool where a traced size takes part (a staged ``if`` can branch on it)."""
+
+    __slots__ = ()
+    __hash__ = None  # type: ignore[assignment]
+
+    def __eq__(self, other: object) -> Any:  # type: ignore[override]
+        if not isinstance(other, tuple) or len(other) != len(self):
+            return False
+        result: Any = True
+        for a, b in zip(self, other):
+            if _traced(a) or _traced(b):
+                same = np.equal(a, b)
+                result = same if result is True else np.logical_and(result, same)
+            elif a != b:
+                return False
+        return result
+
+    def __ne__(self, other: object) -> Any:  # type: ignore[override]
+        same = self.__eq__(other)
+        return np.logical_not(same) if isinstance(same, Tensor) else not same
+
+    def __getitem__(self, key: Any) -> Any:  # type: ignore[override]
+        got = tuple.__getitem__(self, key)
+        return Shape(got) if isinstance(key, slice) else got
+
+
+def _dynamic(value: Any) -> bool:
+    """A tensor with a size known only at run time (and a known rank)."""
+    return isinstance(value, Tensor) and value.shape is not None and None in value.shape
+
+
+def shape_(value: Any) -> Any:
+    """``value.shape``; of a tensor with sizes known only at run time, a :class:`Shape` giving them as
+    traced 0-d int64 values (``Tensor.shape`` has ``None`` there), of ``x[mask]`` its count."""
+    if isinstance(value, MaskedSelection):
+        return Shape((python_number(value.count().astype(np.int64)),))
+    if _dynamic(value):
+        return Shape(python_number(staging.dim(value, i)) if d is None else d for i, d in enumerate(value.shape))
+    return value.shape
+
+
+def size_(value: Any) -> Any:
+    """``value.size``; the traced element count where a size is known only at run time."""
+    if isinstance(value, MaskedSelection):
+        return python_number(value.count().astype(np.int64))
+    if _dynamic(value):
+        total: Any = 1
+        for d in shape_(value):
+            total = total * d
+        return total
+    return value.size
 
 
 # ---------------------------------------------------------------------- conversions and folds

@@ -63,3 +63,17 @@ func.func @concat(%x: tensor<?x4xf32>, %y: tensor<2x4xf32>) -> tensor<?x4xf32> {
   %r = graph.concat %x, %y, %x axis 0 : (tensor<?x4xf32>, tensor<2x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
   func.return %r : tensor<?x4xf32>
 }
+
+// -----
+
+// graph.relax_shape: a tensor.cast; a view of the same buffer at the buffer level.
+
+// CHECK-LABEL: func.func @relax
+// CHECK-NEXT:    %{{.*}} = tensor.cast %x : tensor<3x4xf32> to tensor<?x4xf32>
+// BUF-LABEL:   func.func @relax(%x: memref<3x4xf32>, %out: memref<?x4xf32>)
+// BUF-NEXT:      %[[V:.*]] = "memref.cast"(%x) : (memref<3x4xf32>) -> memref<?x4xf32>
+// BUF-NEXT:      linalg.generic {{.*}} ins(%[[V]] : memref<?x4xf32>) outs(%out : memref<?x4xf32>)
+func.func @relax(%x: tensor<3x4xf32>) -> tensor<?x4xf32> {
+  %r = graph.relax_shape %x : tensor<3x4xf32> -> tensor<?x4xf32>
+  func.return %r : tensor<?x4xf32>
+}

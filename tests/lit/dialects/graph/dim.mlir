@@ -13,3 +13,17 @@ func.func @dim(%x: tensor<?x4xf32>) -> (tensor<i64>, tensor<i64>) {
   %m = graph.dim %x, 1 : tensor<?x4xf32> -> tensor<i64>
   func.return %n, %m : tensor<i64>, tensor<i64>
 }
+
+// -----
+
+// graph.relax_shape: the same array with some static sizes made dynamic.
+
+// CHECK-LABEL: func.func @relax
+// CHECK:         %{{.*}} = graph.relax_shape %x : tensor<3x4xf32> -> tensor<?x4xf32>
+// CHECK-NEXT:    %{{.*}} = graph.relax_shape %x : tensor<3x4xf32> -> tensor<?x?xf32>
+// GENERIC:       "graph.relax_shape"(%{{.*}}) : (tensor<3x4xf32>) -> tensor<?x4xf32>
+func.func @relax(%x: tensor<3x4xf32>) -> (tensor<?x4xf32>, tensor<?x?xf32>) {
+  %a = graph.relax_shape %x : tensor<3x4xf32> -> tensor<?x4xf32>
+  %b = graph.relax_shape %x : tensor<3x4xf32> -> tensor<?x?xf32>
+  func.return %a, %b : tensor<?x4xf32>, tensor<?x?xf32>
+}

@@ -33,3 +33,28 @@ func.func @write_in_loop(%x: tensor<8xf64>, %v: tensor<f64>, %n: index) -> tenso
   }
   func.return %r : tensor<8xf64>
 }
+
+// A scatter into a value from before the if (x[idx] = v under a tensor condition) updates it:
+// the if keeps its result in that buffer, and the scatter writes it in place.
+// CHECK-LABEL: func.func @scatter_if
+// CHECK:         %[[X:.*]] = memref.alloc() : memref<8xf32>
+// CHECK:         linalg.fill ins(%{{.*}} : f32) outs(%[[X]] : memref<8xf32>)
+// CHECK-NEXT:    scf.if %p {
+// CHECK-NEXT:      kalgo.scatter {kind = "set"} ins(%u, %i : memref<2xf32>, memref<2xi64>) outs(%[[X]] : memref<8xf32>)
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:    }
+// CHECK:         memref.load %[[X]]
+func.func @scatter_if(%p: i1, %u: tensor<2xf32>, %i: tensor<2xi64>) -> f32 {
+  %e = tensor.empty() : tensor<8xf32>
+  %z = arith.constant 0.0 : f32
+  %x = linalg.fill ins(%z : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %c = scf.if %p -> (tensor<8xf32>) {
+    %s = kalgo.scatter {kind = "set"} ins(%u, %i : tensor<2xf32>, tensor<2xi64>) outs(%x : tensor<8xf32>) -> tensor<8xf32>
+    scf.yield %s : tensor<8xf32>
+  } else {
+    scf.yield %x : tensor<8xf32>
+  }
+  %c0 = arith.constant 0 : index
+  %r = tensor.extract %c[%c0] : tensor<8xf32>
+  func.return %r : f32
+}

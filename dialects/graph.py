@@ -1511,6 +1511,29 @@ class IotaOp(IRDLOperation):
 
 
 @irdl_op_definition
+class NonzeroOp(IRDLOperation):
+    """The positions of the nonzero elements of a 1-D tensor, in increasing order, as i64 of a
+    length known only at run time (``np.flatnonzero``): an element is nonzero when it is not
+    ``== 0`` (a true bool, NaN, a complex number with either part nonzero):
+    ``%i = graph.nonzero %x : tensor<8xf32> -> tensor<?xi64>``."""
+
+    name = "graph.nonzero"
+    operand = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
+
+    def __init__(self, operand: SSAValue):
+        super().__init__(operands=[operand], result_types=[tensor_type(i64, [DYNAMIC])])
+
+    def verify_(self) -> None:
+        if len(shape_of(self.operand)) != 1:
+            raise VerifyException(f"graph.nonzero: the operand is a 1-D tensor, got {self.operand.type}")
+        if len(shape_of(self.result)) != 1 or element_of(self.result) != i64:
+            raise VerifyException(f"graph.nonzero: the result is a 1-D i64 tensor, got {self.result.type}")
+
+
+@irdl_op_definition
 class DimOp(IRDLOperation):
     """The runtime size of dimension ``axis`` as a 0-d ``i64`` tensor, so that staged code can
     compute with a dynamic size (a loop over the rows of ``tensor<?x4xf32>``, ``len(x)``):
@@ -2028,6 +2051,7 @@ Graph = Dialect(
         GatherOp,
         ScatterOp,
         IotaOp,
+        NonzeroOp,
         DimOp,
         PrintOp,
         CheckOp,

@@ -4,7 +4,7 @@ Sorting, scans, arg-reductions, counting and binary search have no
 ``linalg.generic`` form (an element of the result depends on others of the result,
 on the data as an index, or on a position). ``convert-graph-to-linalg`` lowers
 ``graph.sort``/``argsort``/``scan``/``argreduce``/``bincount``/``searchsorted``/``gather``/``scatter``/
-``iota`` to the ``kalgo`` op of the same name, which reads
+``iota``/``nonzero`` to the ``kalgo`` op of the same name, which reads
 its ``ins`` and writes its ``outs`` whole, like a linalg op:
 
     %y = kalgo.scan {axis = 0 : i64, kind = "add"} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
@@ -391,4 +391,30 @@ class IotaOp(_AlgoOp):
         return _iterators(["parallel"])
 
 
-KAlgo = Dialect("kalgo", [ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, HistogramOp, SearchsortedOp, GatherOp, ScatterOp, IotaOp], [])
+@irdl_op_definition
+class NonzeroOp(_AlgoOp):
+    """``ins(%x) outs(%positions)``: the positions of the nonzero elements of the 1-D ``%x``, in
+    increasing order (``graph.nonzero``), into an output of exactly their count; the loops are the
+    elements of ``%x``, read in order (each position's place is the count before it), then the output's."""
+
+    name = "kalgo.nonzero"
+
+    def __init__(self, operand: SSAValue, init: SSAValue):
+        self._init([operand], init, {})
+
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        d0, d1 = AffineExpr.dimension(0), AffineExpr.dimension(1)
+        return ArrayAttr([AffineMapAttr(AffineMap(2, 0, (d0,))), AffineMapAttr(AffineMap(2, 0, (d1,)))])
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        return _iterators(["reduction", "parallel"])
+
+    def verify_(self) -> None:
+        super().verify_()
+        if len(self.inputs) != 1 or len(_shape(self.inputs[0])) != 1:
+            raise VerifyException("kalgo.nonzero: one 1-D input")
+        if len(_shape(self.outputs[0])) != 1 or _element(self.outputs[0].type) != i64:
+            raise VerifyException("kalgo.nonzero: the output is 1-D i64")
+
+
+KAlgo = Dialect("kalgo", [ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, HistogramOp, SearchsortedOp, GatherOp, ScatterOp, IotaOp, NonzeroOp], [])

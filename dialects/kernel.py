@@ -23,8 +23,8 @@ convolution by the same GEMM: A is the im2col matrix of ``%x`` (rows
 stored; B is ``%f`` seen as a ``(KH*KW*CI) x CO`` matrix; C is ``%y`` seen as
 ``(N*OH*OW) x CO``. All three are contiguous; epilogue rows are those of C.
 
-``kernel.scan``, ``argreduce``, ``sort``, ``argsort``, ``bincount``, ``searchsorted``, ``gather``, ``scatter`` and ``iota``
-are what ``convert-kalgo-to-kernel`` makes of the buffer-level ``kalgo`` ops (see
+``kernel.scan``, ``argreduce``, ``sort``, ``argsort``, ``bincount``, ``searchsorted``, ``gather``, ``scatter``, ``iota``
+and ``nonzero`` are what ``convert-kalgo-to-kernel`` makes of the buffer-level ``kalgo`` ops (see
 ``dialects/kalgo.py``): sequential algorithms on memrefs of any strides, emitted by
 ``backends/c/algorithm_ops.py``.
 
@@ -455,9 +455,33 @@ class IotaOp(IRDLOperation):
         super().__init__(operands=[output])
 
 
+@irdl_op_definition
+class NonzeroOp(IRDLOperation):
+    """``kernel.nonzero ins(%x : memref<?xf32>) outs(%i : memref<?xi64>)``: one pass over the 1-D
+    ``%x`` in order, writing each position ``k`` where ``x[k] != 0`` (NaN counts, a complex number
+    when either part is nonzero) to the next element of ``%i``, whose length is their count."""
+
+    name = "kernel.nonzero"
+    input = operand_def(MemRefType)
+    output = operand_def(MemRefType)
+    assembly_format = "`ins` `(` $input `:` type($input) `)` `outs` `(` $output `:` type($output) `)` attr-dict"
+
+    def __init__(self, input: SSAValue, output: SSAValue):
+        super().__init__(operands=[input, output])
+
+    def verify_(self) -> None:
+        for v, what in ((self.input, "input"), (self.output, "output")):
+            assert isinstance(v.type, MemRefType)
+            if len(v.type.get_shape()) != 1:
+                raise VerifyException(f"kernel.nonzero: the {what} is 1-D, got {v.type}")
+        assert isinstance(self.output.type, MemRefType)
+        if self.output.type.get_element_type() != i64:
+            raise VerifyException(f"kernel.nonzero: the output is i64, got {self.output.type}")
+
+
 Kernel = Dialect(
     "kernel",
     [MatmulOp, MatvecOp, VecmatOp, Conv2DOp, LinalgOp, YieldOp, ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, HistogramOp, SearchsortedOp, GatherOp,
-     ScatterOp, IotaOp],
+     ScatterOp, IotaOp, NonzeroOp],
     [],
 )

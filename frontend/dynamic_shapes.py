@@ -254,7 +254,7 @@ class DynamicShapes:
                 if d is None:
                     return (
                         f"{self.where + ': ' if self.where else ''}{self.name}: dimension {axis} of result {k} has a length known only at run time that "
-                        "does not follow from the input sizes (it comes from a slice with traced bounds, x[mask], a "
+                        "does not follow from the input sizes (it comes from a slice with traced bounds, x[mask], np.nonzero, a "
                         "reshape with several unknown sizes, or a loop that changes it): kiln's callers allocate the "
                         "results, so their sizes must follow from the inputs'; return a fixed-size array instead "
                         "(np.where(mask, x, 0), a buffer of the largest size and a count) or give the inputs "

@@ -6,21 +6,20 @@ at *every* position of ``x``'s shape. What NumPy code does with a selection
 works on that form exactly:
 
 - elementwise ufuncs with scalars or selections by the same mask stay selections
-  (``x[m] ** -1.5``); float math on unselected elements is computed and dropped,
-  integer division is refused (it could trap on an unselected zero);
+  (``x[m] ** -1.5``); float math on unselected elements is computed and dropped;
 - ``x[m] = sel`` / ``x[m] op= v`` write the selected elements (``graph.select``);
 - reductions ``sum``, ``mean``, ``prod``, ``max``, ``min``, ``any``, ``all`` over
   the whole selection reduce the masked values (``max``/``min`` of an empty
-  selection give the dtype's lowest/highest value instead of NumPy's ValueError).
+  selection give the dtype's lowest/highest value instead of NumPy's ValueError);
+- ``x[m][b[m]]`` (both by one mask) is the selection by ``m & b``; ``len(x[m])`` the count.
 
-Anything else of one selection (``np.sort(x[m])``, ``x[m] @ y[m]`` by one mask,
-indexing it, its methods) works on :meth:`MaskedSelection.compressed`, NumPy's 1-D
-array of a length known only at run time. Such an array cannot be returned (results'
-sizes follow from the inputs'). Refused with the line: ``len()`` (Python needs an
-int), and mixing a selection with another array or a selection by another mask,
-whose lengths the compiled code could not check to agree.
+Anything else (``np.sort(x[m])``, ``x[m] @ y[m]``, a selection with another array or
+a selection by another mask, integer division, which could trap on an unselected
+zero, indexing it, its methods) works on :meth:`MaskedSelection.compressed`, NumPy's 1-D
+array of a length known only at run time (``graph.nonzero`` of the mask, then a gather),
+whose lengths are checked when the call runs where they must agree, as NumPy checks
+them. Such an array cannot be returned (results' sizes follow from the inputs').
 """
-
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -81,26 +80,26 @@ class MaskedSelection:
                 and isinstance(out[0], MaskedSelection):
             return _into(out[0], ufunc, ufunc(*inputs))
         if method != "__call__" or kwargs:
-            return getattr(ufunc, method)(*_compressed(_single_length(inputs, f"np.{ufunc.__name__}.{method}")), **kwargs)
+            return getattr(ufunc, method)(*_compressed(inputs), **kwargs)
         mask: Tensor | None = None
         operands = []
+        lazy = ufunc.nout == 1
         for x in inputs:
             if isinstance(x, MaskedSelection):
                 if mask is not None and not same_value(mask.value, x.mask.value):
-                    _refuse("combining selections by two different masks")
+                    lazy = False  # two masks: NumPy's arrays, whose lengths must agree
                 mask = x.mask if mask is None else mask
                 operands.append(x.values)
-            elif isinstance(x, Tensor) and x.ndim != 0:
-                _refuse("combining x[mask] with an array (its length is not known at trace time)")
+                if x.dtype.kind in "iub" and ufunc in _TRAPPING:
+                    lazy = False  # an unselected zero divisor must not trap
+            elif np.ndim(x) != 0:
+                lazy = False  # another array: its length must match the selection's
             else:
                 operands.append(x)
+        if not lazy:  # (the lengths are checked when the call runs, as NumPy checks them)
+            return ufunc(*_compressed(inputs))
         assert mask is not None
-        result = ufunc(*operands)
-        if isinstance(result, tuple):
-            _refuse(f"np.{ufunc.__name__} on x[mask]")
-        if result.dtype.kind in "iub" and ufunc in (np.floor_divide, np.remainder, np.fmod, np.divmod):
-            _refuse(f"integer np.{ufunc.__name__} on x[mask]")
-        return MaskedSelection(None, mask, result)
+        return MaskedSelection(None, mask, ufunc(*operands))
 
     def _ufunc(ufunc: np.ufunc, reflected: bool = False) -> Callable[..., Any]:  # type: ignore[misc]
         def op(self: MaskedSelection, other: Any = None) -> Any:
@@ -191,19 +190,16 @@ class MaskedSelection:
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         method = _REDUCTIONS.get(func)
         if method is None or args[0] is not self or len(args) > 1 or set(kwargs) - {"axis"}:
-            name = f"np.{getattr(func, '__name__', func)}"
-            return func(*_compressed(_single_length(args, name)),
-                        **dict(zip(kwargs, _compressed(_single_length(tuple(kwargs.values()), name)))))
+            return func(*_compressed(args), **dict(zip(kwargs, _compressed(tuple(kwargs.values())))))
         return getattr(self, method)(kwargs.get("axis"))
 
     def compressed(self) -> Tensor:
-        """The selected values as NumPy's 1-D array, of a length known only at run time: a stable
-        argsort of ``~mask`` puts the selected positions first, in order; the first ``count`` of
-        them are gathered. It serves values used inside the function (a result's size must follow
-        from the inputs' sizes)."""
-        flat_mask = np.ravel(self.mask)
-        order = np.argsort(np.logical_not(flat_mask), kind="stable")
-        return np.ravel(self.values)[order[: np.sum(flat_mask)]]
+        """The selected values as NumPy's 1-D array, of a length known only at run time: the
+        flattened values gathered at the positions of the mask's true elements (``graph.nonzero``:
+        one pass, in order; they are in range, so the gather checks nothing). It serves values used
+        inside the function (a result's size must follow from the inputs' sizes)."""
+        positions = emit(graph.NonzeroOp(np.ravel(self.mask).value))
+        return emit(graph.GatherOp(np.ravel(self.values).value, [positions.value]))
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
@@ -223,11 +219,11 @@ class MaskedSelection:
         return self.compressed()[key]
 
     def __matmul__(self, other: Any) -> Any:
-        a, b = _compressed(_single_length((self, other), "x[mask] @ y"))
+        a, b = _compressed((self, other))
         return a @ b
 
     def __rmatmul__(self, other: Any) -> Any:
-        a, b = _compressed(_single_length((other, self), "y @ x[mask]"))
+        a, b = _compressed((other, self))
         return a @ b
 
     __len__ = __iter__ = __bool__ = __array__ = __setitem__ = _refused
@@ -247,24 +243,11 @@ def _into(target: MaskedSelection, ufunc: np.ufunc, result: Any) -> MaskedSelect
     return target
 
 
+#: integer ufuncs that trap on a zero divisor: computed on the selected values only
+_TRAPPING = (np.floor_divide, np.remainder, np.fmod, np.divmod)
+
 _REDUCTIONS = {np.sum: "sum", np.prod: "prod", np.mean: "mean", np.max: "max", np.amax: "max",
                np.min: "min", np.amin: "min", np.any: "any", np.all: "all"}
-
-
-def _single_length(values: tuple[Any, ...], what: str) -> tuple[Any, ...]:
-    """``values``, checked to hold selections by one mask and no other array: the compiled code
-    cannot check that two run-time lengths agree, so no other length may meet the selection's."""
-    mask: Tensor | None = None
-    for v in values:
-        if isinstance(v, (list, tuple)):
-            _single_length(tuple(v), what)
-        elif isinstance(v, MaskedSelection):
-            if mask is not None and not same_value(mask.value, v.mask.value):
-                _refuse(f"{what} on selections by two different masks")
-            mask = v.mask
-        elif isinstance(v, Tensor) and v.ndim != 0:
-            _refuse(f"{what} on x[mask] and another array (their lengths could differ at run time)")
-    return values
 
 
 def _compressed(values: tuple[Any, ...]) -> list[Any]:

@@ -552,9 +552,12 @@ def _full_like(
     return result
 
 
-def _where(condition: Any, x: Any = None, y: Any = None) -> Tensor:
+def _where(condition: Any, x: Any = None, y: Any = None) -> Tensor | tuple[Tensor, ...]:
+    """``np.where(condition, x, y)``; with the condition alone, ``np.nonzero(condition)``."""
+    if x is None and y is None:
+        return numpy_sorting.nonzero(condition)
     if x is None or y is None:
-        raise _unsupported("np.where(condition) with one argument (np.nonzero: its result shape depends on the data)")
+        raise ValueError("either both or neither of x and y should be given")
     return where(condition, x, y)
 
 

@@ -1,5 +1,6 @@
 """NumPy's sorting, searching and counting on traced tensors: ``sort``, ``argsort``,
-``searchsorted``, ``bincount`` and ``histogram``.
+``searchsorted``, ``bincount``, ``histogram``, and the positions of nonzero elements:
+``nonzero``, ``flatnonzero``, ``argwhere``, ``extract`` and ``compress``.
 
 They are ``graph.sort``, ``graph.argsort`` (stable, NaN last), ``graph.searchsorted``
 (binary search in NumPy's order) and ``graph.bincount``. A histogram is a bincount of
@@ -8,6 +9,13 @@ and NaN are not counted): for equal bins computed from the value as NumPy comput
 for explicit edges found by a binary search in them. Result sizes must be known at trace time:
 ``bincount`` needs ``minlength=`` (or constant values), ``histogram`` an int ``bins`` or
 edges of a known length.
+
+The positions of the nonzero elements are ``graph.nonzero`` of the array flattened (one pass,
+a length known only at run time; NaN is nonzero); ``np.nonzero`` and ``np.argwhere`` divide
+them by each axis's stride in row-major order. Those results work inside the function (as
+index arrays too) but cannot be returned, as ``x[mask]`` cannot. ``extract`` and ``compress``
+gather at those positions; with a constant condition they are found while tracing, so the
+result's length is static.
 """
 
 from __future__ import annotations
@@ -18,9 +26,9 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import array_ops, creation, dtypes
+from kiln.frontend import advanced_index, array_ops, creation, dtypes, runtime_checks
 from kiln.frontend.numpy_shape import ranked, reject, unsupported
-from kiln.frontend.tensor import Tensor, as_tensor, cast, emit, follow_layout, promotion_value, shape_of
+from kiln.frontend.tensor import Tensor, as_tensor, cast, constant, emit, follow_layout, promotion_value, shape_of
 
 _SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
@@ -265,10 +273,131 @@ def _gather(te: Tensor, idx: Tensor) -> Tensor:
     return emit(graph.GatherOp(te.value, [idx.value]))
 
 
+# ---------------------------------------------------------------------- positions of nonzero elements
+
+
+def _flat(t: Tensor) -> Tensor:
+    """``t`` flattened in row-major order (a tensor of unknown rank is flat already)."""
+    return Tensor(t.value) if t.shape_source is not None else array_ops.reshape(t, -1)
+
+
+def flatnonzero(a: Any) -> Tensor:
+    """``np.flatnonzero``: the positions (int64, increasing) of the nonzero elements of ``a``
+    flattened, by one ``graph.nonzero``; NaN is nonzero, a complex number is when either part is."""
+    return emit(graph.NonzeroOp(_flat(as_tensor(a)).value))
+
+
+def _unravel(flat: Tensor, t: Tensor) -> tuple[Tensor, ...]:
+    """Per axis of ``t``, the index of each flat position: ``flat // stride % size`` in row-major
+    order (the first axis needs no modulo, the last no division); sizes known only at run time
+    are read with ``graph.dim``."""
+    sizes = [d if d >= 0 else emit(graph.DimOp(t.value, a)) for a, d in enumerate(shape_of(t))]
+    indices: list[Tensor] = []
+    stride: int | Tensor = 1
+    for axis in reversed(range(len(sizes))):
+        q = flat if isinstance(stride, int) and stride == 1 else np.floor_divide(flat, stride)
+        indices.append(q if axis == 0 else np.remainder(q, sizes[axis]))
+        stride = np.multiply(stride, sizes[axis]) if isinstance(sizes[axis], Tensor) else stride * sizes[axis]
+    return tuple(reversed(indices))
+
+
+def nonzero(a: Any) -> tuple[Tensor, ...]:
+    """``np.nonzero`` (also ``np.where(condition)`` and ``x.nonzero()``): one int64 array per axis,
+    the indices of the nonzero elements in row-major order; NumPy 2's ValueError for a 0-d array."""
+    t = ranked(a, "np.nonzero")
+    if t.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() instead.")
+    return _unravel(flatnonzero(t), t)
+
+
+def argwhere(a: Any) -> Tensor:
+    """``np.argwhere``: the indices of the nonzero elements as rows, shape ``(count, ndim)``; a 0-d
+    array's are ``(1, 0)`` or ``(0, 0)``, as NumPy's."""
+    t = ranked(a, "np.argwhere")
+    if t.ndim == 0:
+        return argwhere(array_ops.reshape(t, (1,)))[:, :0]
+    return np.stack(nonzero(t), axis=1)
+
+
+def _condition(condition: Any) -> Tensor | np.ndarray:
+    """A condition as a tensor, or as its NumPy value when it is a constant (also one made in the
+    function: ``np.array([1, 0, 1])``), whose positions tracing can find."""
+    if not _traced(condition):
+        return np.asarray(condition)
+    t = as_tensor(condition)
+    value = advanced_index.known(t)
+    return t if value is None else value
+
+
+def _where_true(condition: Tensor | np.ndarray, t: Tensor, axis: int) -> Tensor:
+    """The positions of the nonzero elements of the 1-D ``condition``, as indices along ``axis`` of
+    ``t``. NumPy's ``take`` raises IndexError for one at or past the axis's length: for a constant
+    condition while tracing (its positions are constants, of a static count), else when the
+    function runs, unless the condition is known to be no longer than the axis."""
+    n = shape_of(t)[axis]
+    if isinstance(condition, np.ndarray):
+        found = np.flatnonzero(condition)
+        if n >= 0 and found.size and found[-1] >= n:
+            raise IndexError(f"index {found[found >= n][0]} is out of bounds for axis {axis} with size {n}")
+        positions = constant(found.astype(np.int64))
+        if n < 0 and found.size:
+            runtime_checks.all_in_bounds(positions, emit(graph.DimOp(t.value, axis)), axis)
+        return positions
+    positions = flatnonzero(condition)
+    length = shape_of(condition)[0]
+    if n < 0 or length < 0 or length > n:
+        runtime_checks.all_in_bounds(positions, n if n >= 0 else emit(graph.DimOp(t.value, axis)), axis)
+    return positions
+
+
+def _take(t: Tensor, positions: Tensor, axis: int) -> Tensor:
+    """``np.take(t, positions, axis)`` for positions within the axis: one ``graph.gather``, the
+    axis moved first for it and back after."""
+    if axis == 0:
+        return emit(graph.GatherOp(t.value, [positions.value]))
+    rank = len(shape_of(t))
+    moved = emit(graph.TransposeOp(t.value, [axis, *(a for a in range(rank) if a != axis)]))
+    got = emit(graph.GatherOp(moved.value, [positions.value]))
+    return emit(graph.TransposeOp(got.value, [*range(1, axis + 1), 0, *range(axis + 1, rank)]))
+
+
+def extract(condition: Any, arr: Any) -> Tensor:
+    """``np.extract``: ``arr`` flattened, at the positions of the nonzero elements of ``condition``
+    flattened (a shorter condition selects among the first elements; a longer one raises IndexError
+    where it is nonzero past ``arr``'s size)."""
+    values = _flat(as_tensor(arr))
+    cond = _condition(condition)
+    cond = np.ravel(cond) if isinstance(cond, np.ndarray) else _flat(cond)
+    return _take(values, _where_true(cond, values, 0), 0)
+
+
+def compress(condition: Any, a: Any, axis: int | None = None, out: Any = None) -> Tensor:
+    """``np.compress``: the slices of ``a`` along ``axis`` (of ``a`` flattened when None) at the
+    positions of the nonzero elements of the 1-D ``condition``; a shorter condition selects among the
+    first slices, a longer one raises IndexError where it is nonzero past the axis's end."""
+    reject("compress", out=out)
+    cond = _condition(condition)
+    if isinstance(cond, Tensor):
+        ranked(cond, "np.compress")
+    if cond.ndim != 1:
+        raise ValueError("condition must be a 1-d array")
+    if axis is None:
+        t, ax = _flat(as_tensor(a)), 0
+    else:
+        t = ranked(a, "np.compress(..., axis=)")
+        ax = array_ops.normalize_axis(axis, t.ndim)
+    return _take(t, _where_true(cond, t, ax), ax)
+
+
 FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.sort: sort,
     np.argsort: argsort,
     np.searchsorted: searchsorted,
     np.bincount: bincount,
     np.histogram: histogram,
+    np.nonzero: nonzero,
+    np.flatnonzero: flatnonzero,
+    np.argwhere: argwhere,
+    np.extract: extract,
+    np.compress: compress,
 }

@@ -91,11 +91,13 @@ def in_bounds(index: Tensor, size: int | Tensor, axis: int) -> None:
     _require(_within(index, n), f"index out of bounds for axis {axis} with size {shown} (a traced index)", graph.INDEX_ERROR)
 
 
-def all_in_bounds(indices: Tensor, size: int, axis: int) -> None:
+def all_in_bounds(indices: Tensor, size: int | Tensor, axis: int) -> None:
     """Check at run time that every element of the traced integer array ``indices`` is within an
-    axis of the static length ``size``, raising NumPy's IndexError otherwise."""
-    ok = np.all(_within(indices, constant(np.int64(size))))
-    _require(as_tensor(ok), f"index out of bounds for axis {axis} with size {size} (in a traced index array)",
+    axis of length ``size`` (static, or a 0-d integer tensor), raising NumPy's IndexError otherwise."""
+    n = cast(size, np.dtype(np.int64)) if isinstance(size, Tensor) else constant(np.int64(size))
+    shown = size if isinstance(size, int) else "known only at run time"
+    ok = np.all(_within(indices, n))
+    _require(as_tensor(ok), f"index out of bounds for axis {axis} with size {shown} (in a traced index array)",
              graph.INDEX_ERROR)
 
 

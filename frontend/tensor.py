@@ -708,6 +708,12 @@ class Tensor:
     def searchsorted(self, v: Any, side: str = "left", sorter: Any = None) -> Tensor:
         return np.searchsorted(self, v, side=side, sorter=sorter)
 
+    def nonzero(self) -> tuple[Tensor, ...]:
+        return np.nonzero(self)
+
+    def compress(self, condition: Any, axis: int | None = None, out: Any = None) -> Tensor:
+        return np.compress(condition, self, axis=axis, out=out)
+
     def trace(self, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, out: Any = None) -> Tensor:
         return np.trace(self, offset=offset, axis1=axis1, axis2=axis2, dtype=dtype, out=out)
 

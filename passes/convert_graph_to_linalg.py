@@ -855,10 +855,23 @@ class LowerDim(RewritePattern):
         rewriter.replace(op, em.ops)
 
 
+def _count_nonzero(em: _Emitter, x: SSAValue) -> SSAValue:
+    """The number of nonzero elements of the 1-D ``x`` (``x != 0`` as i64, summed by a reduction
+    generic into a 0-d tensor), as an i64 scalar."""
+    count_t = TensorType(i64, [])
+    zero = em.fill(0, em.add(tensor.EmptyOp([], count_t)))
+    count = em.generic(
+        [x], zero, [_identity(1), AffineMap(1, 0, ())], ["reduction"],
+        lambda b, a: b.value(arith.AddiOp(a[1], cast(b, cast(b, a[0], i1), i64))),
+    )
+    return em.add(tensor.ExtractOp(count, [], i64))
+
+
 class LowerAlgorithm(RewritePattern):
-    """``graph.scan``/``argreduce``/``sort``/``argsort``/``bincount``/``histogram``/``searchsorted``/``gather``/``iota`` -> the
-    ``kalgo`` op of the same name writing into a ``tensor.empty``, ``graph.scatter`` -> ``kalgo.scatter``
-    writing into its operand (sequential algorithms linalg cannot express)."""
+    """``graph.scan``/``argreduce``/``sort``/``argsort``/``bincount``/``histogram``/``searchsorted``/``gather``/``iota``/``nonzero``
+    -> the ``kalgo`` op of the same name writing into a ``tensor.empty`` (``nonzero``'s sized by a count of
+    its operand's nonzero elements), ``graph.scatter`` -> ``kalgo.scatter`` writing into its operand
+    (sequential algorithms linalg cannot express)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         build: Callable[[SSAValue], Operation]
@@ -880,6 +893,8 @@ class LowerAlgorithm(RewritePattern):
             build = lambda init: kalgo.GatherOp(op.operand, list(op.indices), init)
         elif isinstance(op, graph.IotaOp):
             build = kalgo.IotaOp
+        elif isinstance(op, graph.NonzeroOp):
+            build = lambda init: kalgo.NonzeroOp(op.operand, init)
         elif not isinstance(op, graph.HistogramOp):
             return
         em = _Emitter(op)
@@ -895,6 +910,9 @@ class LowerAlgorithm(RewritePattern):
         elif isinstance(op, graph.IotaOp):  # the count, negative counts as 0
             count = em.add(arith.IndexCastOp(em.add(tensor.ExtractOp(op.count, [], i64)), IndexType()))
             size = em.add(arith.MaxSIOp(count, em.index(0)))
+            dims = lambda d: size
+        elif isinstance(op, graph.NonzeroOp):  # the count of nonzero elements, by one reduction
+            size = em.add(arith.IndexCastOp(_count_nonzero(em, op.operand), IndexType()))
             dims = lambda d: size
         elif isinstance(op, graph.GatherOp):  # the index arrays' dims, then the operand's trailing ones
             batch, skipped = len(graph.shape_of(op.indices[0])), len(op.indices)

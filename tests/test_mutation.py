@@ -477,19 +477,30 @@ def test_mask_reads(fn: Callable[..., Any], args: Callable[[], tuple[Any, ...]])
     check(fn, *args())
 
 
-def test_mask_read_uses_kiln_cannot_do_are_refused_with_the_line() -> None:
+def test_selections_whose_lengths_must_agree_are_checked_when_the_call_runs() -> None:
+    # NumPy's arrays of run-time lengths: kiln forms them and checks the lengths as NumPy does
     def length_of_selection(x):
-        return len(x[x > 0])
+        return len(x[x > 0]) + 0.5
 
     def two_masks(x):
-        return x[x > 0] + x[x < 0]
+        return (x[x > 0] + x[x < 0]).sum()
 
     def selection_and_array(x):
-        return np.dot(x[x > 0], x)
+        return np.dot(x[x > 0], x[:2])
 
-    for fn in (length_of_selection, two_masks, selection_and_array):
-        with pytest.raises(NotImplementedError, match=r"test_mutation.py:\d+"):
-            kiln.function(fn)(rand(4))
+    def selection_and_constant(x):
+        return (x[x > 0] * np.array([1.0, 2.0])).sum()
+
+    agree = np.array([1.0, -2.0, 3.0, -4.0])
+    differ = np.array([1.0, 2.0, 3.0, -4.0, -5.0])  # 3 selected against 2 (no length of 1)
+    for fn in (length_of_selection, two_masks, selection_and_array, selection_and_constant):
+        f = kiln.function(fn)
+        np.testing.assert_allclose(f(agree.copy()), fn(agree.copy()), rtol=1e-12)
+        if fn is not length_of_selection:
+            with pytest.raises(ValueError):
+                fn(differ.copy())
+            with pytest.raises(ValueError, match=r"test_mutation.py:\d+"):
+                f(differ.copy())
 
 
 def test_a_returned_selection_is_refused_with_the_line() -> None:

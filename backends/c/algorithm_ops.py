@@ -10,7 +10,8 @@ merge sort for short lines, an LSD radix sort on order-preserving integer keys f
 ones); ``searchsorted`` is that header's binary search; ``bincount`` zeroes its output
 and adds each in-range value's weight (or 1); ``histogram`` finds equal bins and counts and sums in
 one pass; ``gather``/``scatter`` loop over the index
-positions in row-major order (so the last of repeated writes wins).
+positions in row-major order (so the last of repeated writes wins); ``nonzero`` writes the
+positions of the nonzero elements in one loop, in order.
 """
 
 from __future__ import annotations
@@ -318,4 +319,22 @@ def _iota(em: FunctionEmitter, op: kernel.IotaOp) -> None:
     i = em.fresh("i")
     em.open(f"for (int64_t {i} = 0; {i} < {out.sizes[0]}; {i}++) {{")
     em.line(f"{out.ptr}[{mul(i, out.strides[0])}] = {i};")
+    em.close()
+
+
+@handles(kernel.NonzeroOp)
+def _nonzero(em: FunctionEmitter, op: kernel.NonzeroOp) -> None:
+    """One pass in order: each position whose element is ``!= 0`` (NaN is; a C complex number is
+    when either part is) goes to the next output element (the output has exactly their count).
+    Branch-free: every position is stored at the next slot and the slot advances past the
+    nonzero ones, so a data-dependent mask costs no mispredictions; the loop ends once the
+    output is full, so no store goes past it."""
+    x, out = em.memref(op.input), em.memref(op.output)
+    i, k = em.fresh("i"), em.fresh("k")
+    em.open("{")
+    em.line(f"int64_t {k} = 0;")
+    em.open(f"for (int64_t {i} = 0; {i} < {x.sizes[0]} && {k} < {out.sizes[0]}; {i}++) {{")
+    em.line(f"{out.ptr}[{mul(k, out.strides[0])}] = {i};")
+    em.line(f"{k} += {x.ptr}[{mul(i, x.strides[0])}] != 0;")
+    em.close()
     em.close()

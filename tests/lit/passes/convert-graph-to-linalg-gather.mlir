@@ -42,3 +42,42 @@ func.func @iota(%n: tensor<i64>) -> tensor<?xi64> {
   %0 = graph.iota %n : tensor<i64> -> tensor<?xi64>
   func.return %0 : tensor<?xi64>
 }
+
+// graph.nonzero: the count of nonzero elements (x != 0 as i64, summed by a reduction generic),
+// a tensor.empty of that size, then kalgo.nonzero into it.
+// CHECK-LABEL: func.func @nonzero
+// CHECK:         %[[Z:.*]] = linalg.fill ins(%{{.*}} : i64) outs(%{{.*}} : tensor<i64>) -> tensor<i64>
+// CHECK-NEXT:    %[[C:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%x : tensor<8xf32>) outs(%[[Z]] : tensor<i64>) {
+// CHECK:           %[[NZ:.*]] = arith.cmpf une, %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:      %[[ONE:.*]] = arith.extui %[[NZ]] : i1 to i64
+// CHECK-NEXT:      %[[SUM:.*]] = arith.addi %{{.*}}, %[[ONE]] : i64
+// CHECK-NEXT:      linalg.yield %[[SUM]] : i64
+// CHECK:         %[[N:.*]] = tensor.extract %[[C]][] : tensor<i64>
+// CHECK-NEXT:    %[[I:.*]] = arith.index_cast %[[N]] : i64 to index
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty(%[[I]]) : tensor<?xi64>
+// CHECK-NEXT:    %{{.*}} = kalgo.nonzero {} ins(%x : tensor<8xf32>) outs(%[[E]] : tensor<?xi64>) -> tensor<?xi64>
+func.func @nonzero(%x: tensor<8xf32>) -> tensor<?xi64> {
+  %0 = graph.nonzero %x : tensor<8xf32> -> tensor<?xi64>
+  func.return %0 : tensor<?xi64>
+}
+
+// A bool operand is counted as it is; a complex one is nonzero when either part is.
+// CHECK-LABEL: func.func @nonzero_bool
+// CHECK:         ^{{.*}}(%[[B:.*]]: i1, %[[ACC:.*]]: i64):
+// CHECK-NEXT:      %[[ONE:.*]] = arith.extui %[[B]] : i1 to i64
+// CHECK-NEXT:      %{{.*}} = arith.addi %[[ACC]], %[[ONE]] : i64
+// CHECK:         kalgo.nonzero {} ins(%m : tensor<?xi1>)
+func.func @nonzero_bool(%m: tensor<?xi1>) -> tensor<?xi64> {
+  %0 = graph.nonzero %m : tensor<?xi1> -> tensor<?xi64>
+  func.return %0 : tensor<?xi64>
+}
+
+// CHECK-LABEL: func.func @nonzero_complex
+// CHECK:         %[[RE:.*]] = arith.cmpf une, %{{.*}}, %{{.*}} : f64
+// CHECK-NEXT:    %[[IM:.*]] = arith.cmpf une, %{{.*}}, %{{.*}} : f64
+// CHECK-NEXT:    %{{.*}} = arith.ori %[[RE]], %[[IM]] : i1
+// CHECK:         kalgo.nonzero {} ins(%z : tensor<4xcomplex<f64>>)
+func.func @nonzero_complex(%z: tensor<4xcomplex<f64>>) -> tensor<?xi64> {
+  %0 = graph.nonzero %z : tensor<4xcomplex<f64>> -> tensor<?xi64>
+  func.return %0 : tensor<?xi64>
+}

@@ -16,3 +16,24 @@ func.func @gather_scatter(%x: tensor<10xf64>, %i: tensor<4xi64>, %u: tensor<4xf6
   %1 = kalgo.scatter {kind = "add"} ins(%u, %i : tensor<4xf64>, tensor<4xi64>) outs(%x : tensor<10xf64>) -> tensor<10xf64>
   func.return %0, %1 : tensor<4xf64>, tensor<10xf64>
 }
+
+// kalgo.nonzero gets a buffer of the count's size (a temporary here, freed after its last use)
+// and becomes kernel.nonzero.
+// CHECK-LABEL: func.func @nonzero
+// CHECK:         %[[P:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK-NEXT:    kernel.nonzero ins(%m : memref<?xi1>) outs(%[[P]] : memref<?xi64>)
+// CHECK:         memref.dealloc %[[P]] : memref<?xi64>
+// CHECK-NOT:     kalgo
+func.func @nonzero(%m: tensor<?xi1>, %n: index) -> tensor<i64> {
+  %e = tensor.empty(%n) : tensor<?xi64>
+  %p = kalgo.nonzero {} ins(%m : tensor<?xi1>) outs(%e : tensor<?xi64>) -> tensor<?xi64>
+  %z = tensor.empty() : tensor<i64>
+  %c0 = arith.constant 0 : i64
+  %f = linalg.fill ins(%c0 : i64) outs(%z : tensor<i64>) -> tensor<i64>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%p : tensor<?xi64>) outs(%f : tensor<i64>) {
+  ^bb0(%a: i64, %acc: i64):
+    %t = arith.addi %acc, %a : i64
+    linalg.yield %t : i64
+  } -> tensor<i64>
+  func.return %s : tensor<i64>
+}

@@ -56,3 +56,31 @@ func.func @iota_sum(%n: tensor<i64>) -> tensor<i64> {
   %1 = graph.reduce "sum", %0 axes array<i64: 0> : tensor<?xi64> -> tensor<i64>
   func.return %1 : tensor<i64>
 }
+
+// kernel.nonzero: one branch-free loop in order over the (here strided) input: each position is
+// stored at the next output slot, which advances past the nonzero elements; the loop stops once
+// the output (allocated at the count) is full.
+// CHECK-LABEL: {{^}}void nonzero_strided(
+// CHECK:         int64_t *[[P:buf[0-9_]*]] = (int64_t *)kiln_alloc([[N:[a-z0-9_]*]]*
+// CHECK-NEXT:    {
+// CHECK-NEXT:      int64_t [[K:k[0-9_]*]] = 0;
+// CHECK-NEXT:      for (int64_t [[I:i[0-9_]*]] = 0; [[I]] < 5 && [[K]] < [[N]]; [[I]]++) {
+// CHECK-NEXT:        [[P]]{{\[}}[[K]]] = [[I]];
+// CHECK-NEXT:        [[K]] += [[V:v[0-9_]*]]{{\[}}[[I]]*2] != 0;
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+func.func @nonzero_strided(%x: tensor<10xf64>) -> tensor<i64> {
+  %s = graph.slice %x start array<i64: 1> stride array<i64: 2> : tensor<10xf64> -> tensor<5xf64>
+  %0 = graph.nonzero %s : tensor<5xf64> -> tensor<?xi64>
+  %1 = graph.reduce "sum", %0 axes array<i64: 0> : tensor<?xi64> -> tensor<i64>
+  func.return %1 : tensor<i64>
+}
+
+// A complex element is nonzero when either part is: C's `!= 0` on a _Complex value says so.
+// CHECK-LABEL: void nonzero_complex(float _Complex *restrict z, int64_t *restrict out) {
+// CHECK:         += z{{\[}}{{.*}}] != 0;
+func.func @nonzero_complex(%z: tensor<4xcomplex<f32>>) -> tensor<i64> {
+  %0 = graph.nonzero %z : tensor<4xcomplex<f32>> -> tensor<?xi64>
+  %1 = graph.reduce "sum", %0 axes array<i64: 0> : tensor<?xi64> -> tensor<i64>
+  func.return %1 : tensor<i64>
+}

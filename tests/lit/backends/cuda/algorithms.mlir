@@ -29,3 +29,15 @@ func.func @counting(%a: tensor<5xi64>, %v: tensor<6xi64>) -> (tensor<6xi64>, ten
   %1 = graph.bincount %v : (tensor<6xi64>) -> tensor<4xi64>
   func.return %0, %1 : tensor<6xi64>, tensor<4xi64>
 }
+
+// kernel.nonzero runs on the host too: its output, allocated on the device at the count the
+// device computed (read back first), is filled on the host and copied back.
+// CHECK-LABEL: void nonzero_sum(
+// CHECK:         cudaMemcpy(&{{.*}}, {{.*}}, sizeof(int64_t), cudaMemcpyDeviceToHost), "read a device element"
+// CHECK:         += {{kiln_host[0-9_]*}}[{{.*}}] != 0;
+// CHECK:         kernel.nonzero: copy the result to the device
+func.func @nonzero_sum(%x: tensor<8xf32>) -> tensor<i64> {
+  %0 = graph.nonzero %x : tensor<8xf32> -> tensor<?xi64>
+  %1 = graph.reduce "sum", %0 axes array<i64: 0> : tensor<?xi64> -> tensor<i64>
+  func.return %1 : tensor<i64>
+}

@@ -45,3 +45,19 @@ func.func @scatter_set_type(%x: tensor<4xf32>, %i: tensor<2xi64>, %u: tensor<2xf
   func.return %y : tensor<4xf32>
 }
 // CHECK: graph.scatter: "set" updates have the operand's element type
+
+// -----
+
+func.func @nonzero_rank(%x: tensor<2x4xf32>) -> tensor<?xi64> {
+  %y = graph.nonzero %x : tensor<2x4xf32> -> tensor<?xi64>
+  func.return %y : tensor<?xi64>
+}
+// CHECK: graph.nonzero: the operand is a 1-D tensor, got tensor<2x4xf32>
+
+// -----
+
+func.func @nonzero_result(%x: tensor<4xf32>) -> tensor<?xi32> {
+  %y = graph.nonzero %x : tensor<4xf32> -> tensor<?xi32>
+  func.return %y : tensor<?xi32>
+}
+// CHECK: graph.nonzero: the result is a 1-D i64 tensor, got tensor<?xi32>

@@ -20,3 +20,12 @@ func.func @iota(%n: tensor<i64>) {
   %0 = graph.iota %n : tensor<i64> -> tensor<?xi64>
   func.return
 }
+
+// CHECK-LABEL: func.func @nonzero
+// CHECK:         %{{.*}} = graph.nonzero %x : tensor<8xf32> -> tensor<?xi64>
+// CHECK-NEXT:    %{{.*}} = graph.nonzero %m : tensor<?xi1> -> tensor<?xi64>
+func.func @nonzero(%x: tensor<8xf32>, %m: tensor<?xi1>) {
+  %0 = graph.nonzero %x : tensor<8xf32> -> tensor<?xi64>
+  %1 = graph.nonzero %m : tensor<?xi1> -> tensor<?xi64>
+  func.return
+}

@@ -21,3 +21,11 @@ func.func @shapes(%x: tensor<4xf32>, %e: tensor<5xf32>) -> tensor<5xf32> {
   func.return %y : tensor<5xf32>
 }
 // CHECK: inferred input/output operand #1 has shape's dimension #0 to be 4, but found 5
+
+// -----
+
+func.func @nonzero_output(%x: tensor<4xf32>, %e: tensor<?xi32>) -> tensor<?xi32> {
+  %y = kalgo.nonzero {} ins(%x : tensor<4xf32>) outs(%e : tensor<?xi32>) -> tensor<?xi32>
+  func.return %y : tensor<?xi32>
+}
+// CHECK: kalgo.nonzero: the output is 1-D i64

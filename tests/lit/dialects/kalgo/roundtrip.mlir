@@ -39,3 +39,14 @@ func.func @no_inputs(%e: tensor<?xi64>) {
   %0 = kalgo.iota {} ins() outs(%e : tensor<?xi64>) -> tensor<?xi64>
   func.return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @nonzero
+// CHECK:         %{{.*}} = kalgo.nonzero {} ins(%x : tensor<8xf32>) outs(%e : tensor<?xi64>) -> tensor<?xi64>
+// CHECK-NEXT:    kalgo.nonzero {} ins(%m : memref<?xi1>) outs(%p : memref<?xi64>)
+func.func @nonzero(%x: tensor<8xf32>, %e: tensor<?xi64>, %m: memref<?xi1>, %p: memref<?xi64>) {
+  %0 = kalgo.nonzero {} ins(%x : tensor<8xf32>) outs(%e : tensor<?xi64>) -> tensor<?xi64>
+  kalgo.nonzero {} ins(%m : memref<?xi1>) outs(%p : memref<?xi64>)
+  func.return
+}

@@ -20,3 +20,10 @@ func.func @algorithms(%x: memref<3x4xf32>, %y: memref<3x4xf32>, %p: memref<3x4xi
   kernel.searchsorted "left" ins(%s, %x : memref<6xf32>, memref<3x4xf32>) outs(%p : memref<3x4xi64>)
   func.return
 }
+
+// CHECK-LABEL: func.func @nonzero
+// CHECK:         kernel.nonzero ins(%v : memref<?xf32>) outs(%pos : memref<?xi64>)
+func.func @nonzero(%v: memref<?xf32>, %pos: memref<?xi64>) {
+  kernel.nonzero ins(%v : memref<?xf32>) outs(%pos : memref<?xi64>)
+  func.return
+}

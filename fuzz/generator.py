@@ -797,9 +797,9 @@ class ProgramGen(ExprGen):
         if not src.exact or src.kind not in "fi" or src.mag > 2**20:
             raise Reject("resize needs exact values")
         kind, trips = src.kind, rng.choice([2, 3, 5, 6, 9])
-        w = self.fresh("w")
+        w = self.fresh("sh")
         self.emit(f"{w} = {src.src}")
-        if rng.random() < 0.6:
+        if rng.random() < 0.6 or not self.cfg.while_loops:
             self.emit(f"for {self.fresh('i')} in range({trips}):")
             first: list[str] = []
         else:

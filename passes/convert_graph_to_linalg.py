@@ -467,7 +467,6 @@ class LowerMatmul(RewritePattern):
         lhs = [d(k)] if m is None else [*batch_exprs(len(a)), d(m), d(k)]
         rhs = [d(k)] if n is None else [*batch_exprs(len(b)), d(k), d(n)]
         out = [d(i) for i in range(nd - 1)]
-        element = _element(op.lhs)
         em = _Emitter(op)
         assert isinstance(op.result.type, TensorType)
 

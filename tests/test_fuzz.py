@@ -73,7 +73,7 @@ def test_generator_covers_the_constructs() -> None:
     text = "\n".join(generate(f"6-{i}").source for i in range(80))
     for construct in ("while ", "for i", "for r", "break", "continue", "return", "+=", "] = ", ".T", "np.zeros(",
                       "np.empty(", "out=", "np.copyto", "@", ".sum(", "float32", "int32", "bool", "enumerate(",
-                      "if ", "else:", "helper0("):
+                      "if ", "else:", "helper0(", "= sh"):
         assert construct in text, construct
 
 

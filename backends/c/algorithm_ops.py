@@ -331,10 +331,35 @@ def _nonzero(em: FunctionEmitter, op: kernel.NonzeroOp) -> None:
     output is full, so no store goes past it."""
     x, out = em.memref(op.input), em.memref(op.output)
     i, k = em.fresh("i"), em.fresh("k")
+    n, cap = x.sizes[0], out.sizes[0]
     em.open("{")
-    em.line(f"int64_t {k} = 0;")
-    em.open(f"for (int64_t {i} = 0; {i} < {x.sizes[0]} && {k} < {out.sizes[0]}; {i}++) {{")
+    em.line(f"int64_t {k} = 0, {i} = 0;")
+    if x.elem in ("uint8_t", "int8_t", "bool") and str(x.strides[0]) == "1" and str(out.strides[0]) == "1":
+        _nonzero_bytes(em, x.ptr, out.ptr, i, k, n, cap)
+    em.open(f"for (; {i} < {n} && {k} < {cap}; {i}++) {{")
     em.line(f"{out.ptr}[{mul(k, out.strides[0])}] = {i};")
     em.line(f"{k} += {x.ptr}[{mul(i, x.strides[0])}] != 0;")
+    em.close()
+    em.close()
+
+
+def _nonzero_bytes(em: FunctionEmitter, x: str, out: str, i: str, k: str, n: object, cap: object) -> None:
+    """A mask of bytes (a bool array, ``x[mask]``'s case), eight at a time: a word of zeros is
+    skipped, a word of ones stores eight consecutive positions, and a mixed word goes byte by
+    byte. Masks come in runs (the points still iterating, the rows a filter keeps), so most
+    words take one of the first two ways. The remaining bytes go to the loop after this one."""
+    w, j = em.fresh("word"), em.fresh("j")
+    em.open(f"for (; {i} + 8 <= {n} && {k} + 8 <= {cap}; {i} += 8) {{")
+    em.line(f"uint64_t {w};")
+    em.line(f"memcpy(&{w}, (const unsigned char *){x} + {i}, 8);")
+    em.line(f"if ({w} == 0) continue;")
+    em.open(f"if ({w} == 0x0101010101010101ull) {{")
+    em.line(f"for (int64_t {j} = 0; {j} < 8; {j}++) {out}[{k} + {j}] = {i} + {j};")
+    em.line(f"{k} += 8;")
+    em.line("continue;")
+    em.close()
+    em.open(f"for (int64_t {j} = 0; {j} < 8; {j}++) {{")
+    em.line(f"{out}[{k}] = {i} + {j};")
+    em.line(f"{k} += ((const unsigned char *){x})[{i} + {j}] != 0;")
     em.close()
     em.close()

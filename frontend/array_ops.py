@@ -268,7 +268,17 @@ def reshape(x: Any, shape: ShapeLike) -> Any:
     if any(d < -1 for d in dims):
         raise ValueError(f"negative dimensions not allowed in shape {tuple(dims)}")
     src = shape_of(x)
-    if -1 in src:  # dynamic input: a -1 stays dynamic, other sizes are checked when the function runs
+    if -1 in src:  # dynamic input: a -1 stays dynamic, the element count is checked when the function runs
+        known = math.prod(d for d in dims if d != -1)
+        if -1 not in dims or known != 1:
+            count = _constant(np.int64(math.prod(d for d in src if d != -1)))
+            for axis, d in enumerate(src):
+                if d == -1:
+                    count = count * emit(graph.DimOp(x.value, axis))
+            fits = count % known == 0 if -1 in dims and known else count == known
+            runtime_checks.require(
+                fits, f"cannot reshape an array whose size is known only at run time into shape {tuple(dims)}"
+            )
         return reshape_to(x, dims)
     size, known = math.prod(src), math.prod(d for d in dims if d != -1)
     if -1 in dims and known and size % known == 0:

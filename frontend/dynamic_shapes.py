@@ -207,14 +207,23 @@ class _Analysis:
         return others[:axis] + (total,) + others[axis:]
 
     def _while(self, op: graph.WhileOp) -> list[Dims]:
-        init = [self.dims(v) for v in op.init]
-        for region in (op.cond_region, op.body_region):
-            for arg, dims in zip(region.block.args, init):
-                self.env[arg] = dims
-            self.block(region.block)
-        yielded = [self.dims(v) for v in op.body_region.block.last_op.operands]
-        # a carried size that the body keeps is the initial one; one it changes is unknown
-        return [tuple(d if d == y else None for d, y in zip(i, ys)) for i, ys in zip(init, yielded)]
+        """A carried size that the body keeps is the initial one; one it changes is unknown, in
+        the body too (a size a later iteration sees is not the first's): the regions are read
+        again with those sizes unknown, without the checks the first reading implied."""
+        carried = [self.dims(v) for v in op.init]
+        checks = len(self.checks)
+        while True:  # (each reading only forgets sizes: it ends)
+            del self.checks[checks:]
+            for region in (op.cond_region, op.body_region):
+                for arg, dims in zip(region.block.args, carried):
+                    self.env[arg] = dims
+                self.block(region.block)
+            yielded = [self.dims(v) for v in op.body_region.block.last_op.operands]
+            kept = [tuple(d if d == y else None for d, y in zip(c, ys)) for c, ys in zip(carried, yielded)]
+            if kept == carried:
+                break
+            carried = kept
+        return carried
 
 
 def _source(expr: Expr) -> str:

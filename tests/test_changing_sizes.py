@@ -336,3 +336,39 @@ def test_shape_assignment_and_np_shape_are_left_as_written() -> None:
         return y.sum(axis=0), np.float64(np.shape(x)[0]), np.float64(np.size(y))
 
     check(f, (np.arange(6.0),))
+
+
+def test_a_reshape_of_an_array_a_loop_shrinks_is_checked_every_iteration() -> None:
+    # checked once before the call (at the first iteration's size), this read past the buffer
+    def f(x, n):
+        z, w, i = x, x[:6].reshape(2, 3), 0
+        while i < n:
+            w = z.reshape(2, 3)
+            z = z[1:]
+            i += 1
+        return w.sum()
+
+    f1 = kiln.function(f)
+    x = np.arange(6.0)
+    assert f1(x, np.int64(1)) == f(x, np.int64(1))
+    with pytest.raises(ValueError, match="cannot reshape"):
+        f(x, np.int64(2))
+    with pytest.raises(ValueError, match=r"test_changing_sizes.py:\d+.*cannot reshape"):
+        f1(x, np.int64(2))
+
+
+def test_a_carried_size_that_follows_a_changing_one_is_not_taken_as_fixed() -> None:
+    def f(x, y, n):
+        a, b, i = x, y, 0
+        while i < n:
+            b = a * 2.0
+            a = a[1:]
+            i += 1
+        return b.sum() + 0.5 * b.shape[0], a.sum()
+
+    spec = kiln.TensorSpec([None], "float64")
+    f1 = kiln.function(f, input_signature=[spec, spec, kiln.TensorSpec([], "int64")])
+    for n in (0, 1, 3):
+        x = np.arange(6.0)
+        for g, w in zip(f1(x, x.copy(), np.int64(n)), f(x, x.copy(), np.int64(n))):
+            assert g == w

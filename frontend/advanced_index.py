@@ -129,15 +129,15 @@ def _items(t: Tensor, key: Any) -> list[Any]:
     return [*items, *fill]
 
 
-def _index_tensor(item: Any, size: int, axis: int) -> Tensor:
-    """An index item as an int64 tensor; constants checked against a static axis as NumPy does."""
+def _index_tensor(item: Any, size: int | Tensor, axis: int) -> Tensor:
+    """An index item as an int64 tensor; constants checked against a static axis as NumPy does,
+    anything else (a traced index, or an axis of run-time length ``size``) when the call runs."""
     if known(item) is not None:
         item = known(item)
     if isinstance(item, Tensor):
         if item.dtype.kind not in "iu":
             raise IndexError(f"arrays used as indices must be of integer (or boolean) type, not {item.dtype}")
-        if size >= 0:
-            runtime_checks.all_in_bounds(item, size, axis)
+        runtime_checks.all_in_bounds(item, size, axis)
         return cast(item, np.dtype(np.int64))
     if isinstance(item, (np.ndarray, list)):
         array = np.asarray(item)
@@ -147,7 +147,12 @@ def _index_tensor(item: Any, size: int, axis: int) -> Tensor:
             raise IndexError(f"arrays used as indices must be of integer (or boolean) type, not {array.dtype}")
     else:
         array = np.asarray(operator.index(item))
-    if size >= 0 and array.size and (array.max() >= size or array.min() < -size):
+    if isinstance(size, Tensor):
+        indices = as_tensor(array.astype(np.int64))
+        if array.size:
+            runtime_checks.all_in_bounds(indices, size, axis)
+        return indices
+    if array.size and (array.max() >= size or array.min() < -size):
         bad = array.max() if array.max() >= size else array.min()
         raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {size}")
     return as_tensor(array.astype(np.int64))
@@ -171,7 +176,7 @@ def _plan(t: Tensor, key: Any) -> _Plan:
     if perm != list(range(t.ndim)):
         view = view.make_view(TransposeStep(tuple(perm)))
     src = shape_of(t)
-    indices = [_index_tensor(items[a], src[a], a) for a in advanced]
+    indices = [_index_tensor(items[a], src[a] if src[a] >= 0 else emit(graph.DimOp(t.value, a)), a) for a in advanced]
     try:
         batch = graph.broadcast_shapes(*(shape_of(i) for i in indices))
     except ValueError:

@@ -372,3 +372,22 @@ def test_a_carried_size_that_follows_a_changing_one_is_not_taken_as_fixed() -> N
         x = np.arange(6.0)
         for g, w in zip(f1(x, x.copy(), np.int64(n)), f(x, x.copy(), np.int64(n))):
             assert g == w
+
+
+def test_constant_indices_into_an_array_a_loop_shrinks_are_checked_when_the_call_runs() -> None:
+    # the gather clamped index 5 into the shorter array: a silent wrong answer before
+    def f(x, n):
+        z, i, s = x, 0, 0.0
+        while i < n:
+            s += z[np.array([5, 0])].sum()
+            z = z[1:]
+            i += 1
+        return s
+
+    f1 = kiln.function(f)
+    x = np.arange(6.0)
+    assert f1(x, np.int64(1)) == f(x, np.int64(1))
+    with pytest.raises(IndexError):
+        f(x, np.int64(2))
+    with pytest.raises(IndexError, match=r"test_changing_sizes.py:\d+.*out of bounds for axis 0"):
+        f1(x, np.int64(2))

@@ -408,8 +408,10 @@ def _integer(item: Any, n: int, axis: int, t: Tensor) -> Bound:
         wrapped = np.where(i < 0, i + size, i)
         return np.minimum(np.maximum(wrapped, 0), np.maximum(_i64(size) - 1, 0))
     i = operator.index(item)
-    if n < 0:
-        return i if i >= 0 else np.maximum(_i64(_dim(t, axis, n)) + i, 0)
+    if n < 0:  # an axis of run-time length: the constant is checked when the call runs
+        size = _dim(t, axis, n)
+        runtime_checks.in_bounds(as_tensor(np.int64(i)), size, axis)
+        return i if i >= 0 else np.maximum(_i64(size) + i, 0)
     if not -n <= i < n:
         raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
     return i % n

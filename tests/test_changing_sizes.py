@@ -391,3 +391,28 @@ def test_constant_indices_into_an_array_a_loop_shrinks_are_checked_when_the_call
         f(x, np.int64(2))
     with pytest.raises(IndexError, match=r"test_changing_sizes.py:\d+.*out of bounds for axis 0"):
         f1(x, np.int64(2))
+
+
+def test_a_constant_index_into_an_axis_of_run_time_length_is_checked_when_the_call_runs() -> None:
+    # z[1] of a one-element array read past it before (no check for a constant index)
+    def f(x, n):
+        z, i, s = x, 0, 0.0
+        while i < n:
+            s += z[:3].sum() + z[-2:].sum() * 10 + z[1] * 100 + z[-1]
+            z = z[2:]
+            i += 1
+        return s
+
+    f1 = kiln.function(f)
+    x = np.arange(7.0)
+    for n in (1, 2, 3):
+        assert f1(x, np.int64(n)) == f(x, np.int64(n))
+    with pytest.raises(IndexError):
+        f(x, np.int64(4))
+    with pytest.raises(IndexError, match=r"test_changing_sizes.py:\d+.*out of bounds for axis 0"):
+        f1(x, np.int64(4))
+
+    g = kiln.function(lambda v: v[2] + v[-3], input_signature=[kiln.TensorSpec([None], "float64")])
+    assert g(np.arange(3.0)) == 2.0
+    with pytest.raises(IndexError, match="out of bounds"):
+        g(np.arange(2.0))

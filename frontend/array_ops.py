@@ -338,6 +338,7 @@ def broadcast_to(t: Tensor, shape: ShapeLike) -> Tensor:
         raise ValueError(
             f"operands could not be broadcast together with remapped shapes [original->remapped]: {t.shape} and requested shape {dims}"
         )
+    runtime_checks.broadcastable([t], dims)  # (a length known only at run time must be the requested one)
     return _broadcast(t, dims)
 
 
@@ -371,6 +372,12 @@ def concat(values: Sequence[Any], axis: int | None = 0, dtype: Any = None, stack
                     "all the input array dimensions except for the concatenation axis must match exactly, but "
                     f"along dimension {d}, the array at index 0 has size {a} and the array at index {i} has size {b}"
                 )
+            if d != ax and (a < 0 or b < 0) and tensors[0].value is not t.value:  # a length known only at run time
+                runtime_checks.same_length(
+                    tensors[0], d, t, d,
+                    "all the input array dimensions except for the concatenation axis must match exactly, but "
+                    f"along dimension {d} a length known only at run time differs (arrays at index 0 and {i})",
+                )
     dt = dtypes.canonical(dtype) if dtype is not None else dtypes.result_type(*(t.dtype for t in tensors))
     cast = [_cast(t, dt) for t in tensors]
     result = Tensor(cast[0].value) if len(cast) == 1 else emit(graph.ConcatOp([t.value for t in cast], ax))
@@ -386,8 +393,11 @@ def stack(values: Sequence[Any], axis: int = 0, dtype: np.dtype[Any] | None = No
         raise ValueError("need at least one array to stack")
     for t in tensors:
         require_rank(t, "np.stack")
-    if any(t.shape != tensors[0].shape for t in tensors):
-        raise ValueError("all input arrays must have the same shape")
+    first = shape_of(tensors[0])
+    for t in tensors:  # (a length known only at run time is checked by the concatenation, when the call runs)
+        shape = shape_of(t)
+        if len(shape) != len(first) or any(a >= 0 and b >= 0 and a != b for a, b in zip(first, shape)):
+            raise ValueError("all input arrays must have the same shape")
     ax = normalize_axis(axis, tensors[0].ndim + 1)
     return concat([expand_dims(t, ax) for t in tensors], ax, dtype, stacked=tensors)
 

@@ -416,3 +416,30 @@ def test_a_constant_index_into_an_axis_of_run_time_length_is_checked_when_the_ca
     assert g(np.arange(3.0)) == 2.0
     with pytest.raises(IndexError, match="out of bounds"):
         g(np.arange(2.0))
+
+
+@pytest.mark.parametrize("name, body", [
+    ("broadcast_to", lambda z, y: np.broadcast_to(z, (2, 6)).sum()),
+    ("vstack", lambda z, y: np.vstack([z, y]).sum()),
+    ("column_stack", lambda z, y: np.column_stack([z, y]).sum()),
+    ("stack", lambda z, y: np.stack([z, y]).sum()),
+    ("where", lambda z, y: np.where(y > 2, z, 0.0).sum()),
+    ("dot", lambda z, y: np.dot(z, y)),
+])
+def test_lengths_that_must_agree_with_an_array_a_loop_shrinks(name: str, body: Callable[..., Any]) -> None:
+    # broadcast_to, vstack and column_stack used the first iteration's length unchecked before
+    def f(x, y, n):
+        z, i, s = x, 0, 0.0
+        while i < n:
+            s += body(z, y)
+            z = z[1:]
+            i += 1
+        return s
+
+    f1 = kiln.function(f)
+    x = np.arange(6.0)
+    np.testing.assert_allclose(f1(x, x.copy(), np.int64(1)), f(x, x.copy(), np.int64(1)), rtol=1e-12)
+    with pytest.raises(ValueError):
+        f(x, x.copy(), np.int64(2))
+    with pytest.raises(ValueError, match=r"test_changing_sizes.py:\d+"):
+        f1(x, x.copy(), np.int64(2))

@@ -1534,6 +1534,36 @@ class NonzeroOp(IRDLOperation):
 
 
 @irdl_op_definition
+class CompressOp(IRDLOperation):
+    """The elements of the 1-D ``values`` whose element of the 1-D ``mask`` (any element type) is
+    nonzero, in order, of a length known only at run time (NumPy's ``values[mask]``; nonzero as
+    ``graph.nonzero`` says): ``%r = graph.compress %v, %m : (tensor<8xf32>, tensor<8xi1>) -> tensor<?xf32>``.
+    The two have one length: checked here when both are static; where either is known only at run
+    time, the frontend checks it when the function runs (NumPy's IndexError) before this op reads."""
+
+    name = "graph.compress"
+    values = operand_def(AnyTensor)
+    mask = operand_def(AnyTensor)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$values `,` $mask attr-dict `:` functional-type(operands, results)"
+
+    def __init__(self, values: SSAValue, mask: SSAValue):
+        super().__init__(operands=[values, mask], result_types=[tensor_type(element_of(values), [DYNAMIC])])
+
+    def verify_(self) -> None:
+        vs, ms = shape_of(self.values), shape_of(self.mask)
+        if len(vs) != 1 or len(ms) != 1:
+            raise VerifyException(f"graph.compress: 1-D values and mask, got {self.values.type} and {self.mask.type}")
+        if vs[0] >= 0 and ms[0] >= 0 and vs[0] != ms[0]:
+            raise VerifyException(f"graph.compress: the values and the mask have one length, got {vs[0]} and {ms[0]}")
+        if shape_of(self.result) != (-1,) or element_of(self.result) != element_of(self.values):
+            raise VerifyException(
+                f"graph.compress: the result is a 1-D tensor of a dynamic length and the values' element type, got {self.result.type}"
+            )
+
+
+@irdl_op_definition
 class DimOp(IRDLOperation):
     """The runtime size of dimension ``axis`` as a 0-d ``i64`` tensor, so that staged code can
     compute with a dynamic size (a loop over the rows of ``tensor<?x4xf32>``, ``len(x)``):
@@ -2052,6 +2082,7 @@ Graph = Dialect(
         ScatterOp,
         IotaOp,
         NonzeroOp,
+        CompressOp,
         DimOp,
         PrintOp,
         CheckOp,

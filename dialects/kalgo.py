@@ -4,7 +4,7 @@ Sorting, scans, arg-reductions, counting and binary search have no
 ``linalg.generic`` form (an element of the result depends on others of the result,
 on the data as an index, or on a position). ``convert-graph-to-linalg`` lowers
 ``graph.sort``/``argsort``/``scan``/``argreduce``/``bincount``/``searchsorted``/``gather``/``scatter``/
-``iota``/``nonzero`` to the ``kalgo`` op of the same name, which reads
+``iota``/``nonzero``/``compress`` to the ``kalgo`` op of the same name, which reads
 its ``ins`` and writes its ``outs`` whole, like a linalg op:
 
     %y = kalgo.scan {axis = 0 : i64, kind = "add"} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
@@ -417,4 +417,39 @@ class NonzeroOp(_AlgoOp):
             raise VerifyException("kalgo.nonzero: the output is 1-D i64")
 
 
-KAlgo = Dialect("kalgo", [ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, HistogramOp, SearchsortedOp, GatherOp, ScatterOp, IotaOp, NonzeroOp], [])
+@irdl_op_definition
+class CompressOp(_AlgoOp):
+    """``ins(%values, %mask) outs(%selected)``: the elements of the 1-D ``%values`` whose element of
+    the 1-D ``%mask`` (of one length) is nonzero, in order (``graph.compress``), into an output of
+    exactly their count; the loops are the positions of both inputs, read in order (each element's
+    place is the count before it), then the output's."""
+
+    name = "kalgo.compress"
+
+    def __init__(self, values: SSAValue, mask: SSAValue, init: SSAValue):
+        self._init([values, mask], init, {})
+
+    def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
+        d0, d1 = AffineExpr.dimension(0), AffineExpr.dimension(1)
+        span = AffineMapAttr(AffineMap(2, 0, (d0,)))
+        return ArrayAttr([*[span] * len(self.inputs), AffineMapAttr(AffineMap(2, 0, (d1,)))])
+
+    def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
+        return _iterators(["reduction", "parallel"])
+
+    def verify_(self) -> None:
+        super().verify_()
+        if len(self.inputs) != 2 or any(len(_shape(v)) != 1 for v in self.inputs):
+            raise VerifyException("kalgo.compress: 1-D values and mask")
+        (n,), (m,) = _shape(self.inputs[0]), _shape(self.inputs[1])
+        if n >= 0 and m >= 0 and n != m:
+            raise VerifyException(f"kalgo.compress: the values and the mask have one length, got {n} and {m}")
+        if len(_shape(self.outputs[0])) != 1 or _element(self.outputs[0].type) != _element(self.inputs[0].type):
+            raise VerifyException("kalgo.compress: the output is 1-D, of the values' element type")
+
+
+KAlgo = Dialect(
+    "kalgo",
+    [ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, HistogramOp, SearchsortedOp, GatherOp, ScatterOp, IotaOp, NonzeroOp, CompressOp],
+    [],
+)

@@ -23,8 +23,8 @@ convolution by the same GEMM: A is the im2col matrix of ``%x`` (rows
 stored; B is ``%f`` seen as a ``(KH*KW*CI) x CO`` matrix; C is ``%y`` seen as
 ``(N*OH*OW) x CO``. All three are contiguous; epilogue rows are those of C.
 
-``kernel.scan``, ``argreduce``, ``sort``, ``argsort``, ``bincount``, ``searchsorted``, ``gather``, ``scatter``, ``iota``
-and ``nonzero`` are what ``convert-kalgo-to-kernel`` makes of the buffer-level ``kalgo`` ops (see
+``kernel.scan``, ``argreduce``, ``sort``, ``argsort``, ``bincount``, ``searchsorted``, ``gather``, ``scatter``, ``iota``,
+``nonzero`` and ``compress`` are what ``convert-kalgo-to-kernel`` makes of the buffer-level ``kalgo`` ops (see
 ``dialects/kalgo.py``): sequential algorithms on memrefs of any strides, emitted by
 ``backends/c/algorithm_ops.py``.
 
@@ -479,9 +479,36 @@ class NonzeroOp(IRDLOperation):
             raise VerifyException(f"kernel.nonzero: the output is i64, got {self.output.type}")
 
 
+@irdl_op_definition
+class CompressOp(IRDLOperation):
+    """``kernel.compress ins(%v, %m : memref<?xf64>, memref<?xi1>) outs(%r : memref<?xf64>)``: one
+    pass over the 1-D ``%v`` and ``%m`` (of one length) in order, writing each ``v[k]`` where
+    ``m[k] != 0`` to the next element of ``%r`` (the values' element type), whose length is their count."""
+
+    name = "kernel.compress"
+    values = operand_def(MemRefType)
+    mask = operand_def(MemRefType)
+    output = operand_def(MemRefType)
+    assembly_format = (
+        "`ins` `(` $values `,` $mask `:` type($values) `,` type($mask) `)` `outs` `(` $output `:` type($output) `)` attr-dict"
+    )
+
+    def __init__(self, values: SSAValue, mask: SSAValue, output: SSAValue):
+        super().__init__(operands=[values, mask, output])
+
+    def verify_(self) -> None:
+        for v, what in ((self.values, "values"), (self.mask, "mask"), (self.output, "output")):
+            assert isinstance(v.type, MemRefType)
+            if len(v.type.get_shape()) != 1:
+                raise VerifyException(f"kernel.compress: the {what} is 1-D, got {v.type}")
+        assert isinstance(self.values.type, MemRefType) and isinstance(self.output.type, MemRefType)
+        if self.output.type.get_element_type() != self.values.type.get_element_type():
+            raise VerifyException(f"kernel.compress: the output has the values' element type, got {self.output.type}")
+
+
 Kernel = Dialect(
     "kernel",
     [MatmulOp, MatvecOp, VecmatOp, Conv2DOp, LinalgOp, YieldOp, ScanOp, ArgReduceOp, SortOp, ArgsortOp, BincountOp, HistogramOp, SearchsortedOp, GatherOp,
-     ScatterOp, IotaOp, NonzeroOp],
+     ScatterOp, IotaOp, NonzeroOp, CompressOp],
     [],
 )

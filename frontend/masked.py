@@ -16,7 +16,7 @@ works on that form exactly:
 Anything else (``np.sort(x[m])``, ``x[m] @ y[m]``, a selection with another array or
 a selection by another mask, integer division, which could trap on an unselected
 zero, indexing it, its methods) works on :meth:`MaskedSelection.compressed`, NumPy's 1-D
-array of a length known only at run time (``graph.nonzero`` of the mask, then a gather),
+array of a length known only at run time (``graph.compress`` of the values by the mask),
 whose lengths are checked when the call runs where they must agree, as NumPy checks
 them. Such an array cannot be returned (results' sizes follow from the inputs').
 """
@@ -194,12 +194,12 @@ class MaskedSelection:
         return getattr(self, method)(kwargs.get("axis"))
 
     def compressed(self) -> Tensor:
-        """The selected values as NumPy's 1-D array, of a length known only at run time: the
-        flattened values gathered at the positions of the mask's true elements (``graph.nonzero``:
-        one pass, in order; they are in range, so the gather checks nothing). It serves values used
-        inside the function (a result's size must follow from the inputs' sizes)."""
-        positions = emit(graph.NonzeroOp(np.ravel(self.mask).value))
-        return emit(graph.GatherOp(np.ravel(self.values).value, [positions.value]))
+        """The selected values as NumPy's 1-D array, of a length known only at run time: one
+        ``graph.compress`` of the flattened values by the flattened mask (one pass, in order; no
+        positions are formed). The values have the mask's shape (``select`` checks sizes known only
+        at run time to agree; ufuncs keep the shape), so the two flatten to one length. It serves
+        values used inside the function (a result's size must follow from the inputs' sizes)."""
+        return emit(graph.CompressOp(np.ravel(self.values).value, np.ravel(self.mask).value))
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):

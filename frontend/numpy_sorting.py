@@ -361,6 +361,14 @@ def _take(t: Tensor, positions: Tensor, axis: int) -> Tensor:
     return emit(graph.TransposeOp(got.value, [*range(1, axis + 1), 0, *range(axis + 1, rank)]))
 
 
+def _select(condition: Tensor | np.ndarray, t: Tensor, axis: int) -> Tensor:
+    """``np.take(t, <positions of the nonzero elements of condition>, axis)``; a traced condition of
+    the 1-D ``t``'s static length is one ``graph.compress`` instead (no positions are formed)."""
+    if isinstance(condition, Tensor) and len(shape_of(t)) == 1 and shape_of(t)[0] >= 0 and shape_of(condition) == shape_of(t):
+        return emit(graph.CompressOp(t.value, condition.value))
+    return _take(t, _where_true(condition, t, axis), axis)
+
+
 def extract(condition: Any, arr: Any) -> Tensor:
     """``np.extract``: ``arr`` flattened, at the positions of the nonzero elements of ``condition``
     flattened (a shorter condition selects among the first elements; a longer one raises IndexError
@@ -368,7 +376,7 @@ def extract(condition: Any, arr: Any) -> Tensor:
     values = _flat(as_tensor(arr))
     cond = _condition(condition)
     cond = np.ravel(cond) if isinstance(cond, np.ndarray) else _flat(cond)
-    return _take(values, _where_true(cond, values, 0), 0)
+    return _select(cond, values, 0)
 
 
 def compress(condition: Any, a: Any, axis: int | None = None, out: Any = None) -> Tensor:
@@ -386,7 +394,7 @@ def compress(condition: Any, a: Any, axis: int | None = None, out: Any = None) -
     else:
         t = ranked(a, "np.compress(..., axis=)")
         ax = array_ops.normalize_axis(axis, t.ndim)
-    return _take(t, _where_true(cond, t, ax), ax)
+    return _select(cond, t, ax)
 
 
 FUNCTIONS: dict[Any, Callable[..., Any]] = {

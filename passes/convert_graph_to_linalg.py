@@ -867,10 +867,10 @@ def _count_nonzero(em: _Emitter, x: SSAValue) -> SSAValue:
 
 
 class LowerAlgorithm(RewritePattern):
-    """``graph.scan``/``argreduce``/``sort``/``argsort``/``bincount``/``histogram``/``searchsorted``/``gather``/``iota``/``nonzero``
-    -> the ``kalgo`` op of the same name writing into a ``tensor.empty`` (``nonzero``'s sized by a count of
-    its operand's nonzero elements), ``graph.scatter`` -> ``kalgo.scatter`` writing into its operand
-    (sequential algorithms linalg cannot express)."""
+    """``graph.scan``/``argreduce``/``sort``/``argsort``/``bincount``/``histogram``/``searchsorted``/``gather``/``iota``/
+    ``nonzero``/``compress`` -> the ``kalgo`` op of the same name writing into a ``tensor.empty`` (``nonzero``'s and
+    ``compress``'s sized by a count of the nonzero elements of the operand or the mask), ``graph.scatter`` ->
+    ``kalgo.scatter`` writing into its operand (sequential algorithms linalg cannot express)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         build: Callable[[SSAValue], Operation]
@@ -894,6 +894,8 @@ class LowerAlgorithm(RewritePattern):
             build = kalgo.IotaOp
         elif isinstance(op, graph.NonzeroOp):
             build = lambda init: kalgo.NonzeroOp(op.operand, init)
+        elif isinstance(op, graph.CompressOp):
+            build = lambda init: kalgo.CompressOp(op.values, op.mask, init)
         elif not isinstance(op, graph.HistogramOp):
             return
         em = _Emitter(op)
@@ -910,8 +912,9 @@ class LowerAlgorithm(RewritePattern):
             count = em.add(arith.IndexCastOp(em.add(tensor.ExtractOp(op.count, [], i64)), IndexType()))
             size = em.add(arith.MaxSIOp(count, em.index(0)))
             dims = lambda d: size
-        elif isinstance(op, graph.NonzeroOp):  # the count of nonzero elements, by one reduction
-            size = em.add(arith.IndexCastOp(_count_nonzero(em, op.operand), IndexType()))
+        elif isinstance(op, graph.NonzeroOp | graph.CompressOp):  # the count of nonzero elements (of the mask), by one reduction
+            counted = op.operand if isinstance(op, graph.NonzeroOp) else op.mask
+            size = em.add(arith.IndexCastOp(_count_nonzero(em, counted), IndexType()))
             dims = lambda d: size
         elif isinstance(op, graph.GatherOp):  # the index arrays' dims, then the operand's trailing ones
             batch, skipped = len(graph.shape_of(op.indices[0])), len(op.indices)

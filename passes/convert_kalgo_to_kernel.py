@@ -2,7 +2,7 @@
 
 Expects: the buffer level (after ``kiln-bufferize``), where each ``kalgo`` op reads
 and writes memrefs and has no results.
-Produces: ``kernel.scan``/``argreduce``/``sort``/``argsort``/``bincount``/``histogram``/``searchsorted``/``gather``/``scatter``/``iota``/``nonzero`` with the same
+Produces: ``kernel.scan``/``argreduce``/``sort``/``argsort``/``bincount``/``histogram``/``searchsorted``/``gather``/``scatter``/``iota``/``nonzero``/``compress`` with the same
 operands and properties, which the C backend emits as calls into its runtime.
 It must run before any pass that lowers ``LinalgStructuredOperation``s to loops
 (``convert-linalg-to-loops``): a ``kalgo`` op's body is a placeholder, not its meaning.
@@ -31,6 +31,7 @@ KalgoOp = (
     | kalgo.HistogramOp
     | kalgo.IotaOp
     | kalgo.NonzeroOp
+    | kalgo.CompressOp
     | kalgo.GatherOp
     | kalgo.ScatterOp
     | kalgo.SearchsortedOp
@@ -55,6 +56,8 @@ def _convert(op: KalgoOp) -> Operation:
         return kernel.IotaOp(op.outputs[0])
     if isinstance(op, kalgo.NonzeroOp):
         return kernel.NonzeroOp(op.inputs[0], op.outputs[0])
+    if isinstance(op, kalgo.CompressOp):
+        return kernel.CompressOp(op.inputs[0], op.inputs[1], op.outputs[0])
     if isinstance(op, kalgo.GatherOp):
         return kernel.GatherOp(op.inputs[0], list(op.inputs[1:]), op.outputs[0])
     if isinstance(op, kalgo.ScatterOp):

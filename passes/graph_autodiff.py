@@ -416,6 +416,15 @@ def _gather(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None
     return [spread, *([None] * len(indices))]
 
 
+@rule(graph.CompressOp)
+def _compress(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
+    """Each selected value gets its element of the output's gradient back (the positions of the
+    mask's nonzero elements, one each, in order); the others, and the mask, get none."""
+    assert isinstance(op, graph.CompressOp)
+    positions = b.op(graph.NonzeroOp(op.mask))
+    return b.op(graph.ScatterOp("add", b.const(0.0, op.values), [positions], g)), None
+
+
 @rule(graph.ScatterOp)
 def _scatter(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
     assert isinstance(op, graph.ScatterOp)

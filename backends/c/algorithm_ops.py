@@ -11,7 +11,7 @@ ones); ``searchsorted`` is that header's binary search; ``bincount`` zeroes its 
 and adds each in-range value's weight (or 1); ``histogram`` finds equal bins and counts and sums in
 one pass; ``gather``/``scatter`` loop over the index
 positions in row-major order (so the last of repeated writes wins); ``nonzero`` writes the
-positions of the nonzero elements in one loop, in order.
+positions of the nonzero elements in one loop, in order, and ``compress`` the values at them.
 """
 
 from __future__ import annotations
@@ -334,8 +334,10 @@ def _nonzero(em: FunctionEmitter, op: kernel.NonzeroOp) -> None:
     n, cap = x.sizes[0], out.sizes[0]
     em.open("{")
     em.line(f"int64_t {k} = 0, {i} = 0;")
-    if x.elem in ("uint8_t", "int8_t", "bool") and str(x.strides[0]) == "1" and str(out.strides[0]) == "1":
-        _nonzero_bytes(em, x.ptr, out.ptr, i, k, n, cap)
+    if _byte_mask(x) and _contiguous(out):
+        _mask_words(em, x.ptr, i, k, n, cap,
+                    lambda pos: f"{out.ptr}[{k}] = {pos};",
+                    lambda j: f"for (int64_t {j} = 0; {j} < 8; {j}++) {out.ptr}[{k} + {j}] = {i} + {j};")
     em.open(f"for (; {i} < {n} && {k} < {cap}; {i}++) {{")
     em.line(f"{out.ptr}[{mul(k, out.strides[0])}] = {i};")
     em.line(f"{k} += {x.ptr}[{mul(i, x.strides[0])}] != 0;")
@@ -343,23 +345,56 @@ def _nonzero(em: FunctionEmitter, op: kernel.NonzeroOp) -> None:
     em.close()
 
 
-def _nonzero_bytes(em: FunctionEmitter, x: str, out: str, i: str, k: str, n: object, cap: object) -> None:
-    """A mask of bytes (a bool array, ``x[mask]``'s case), eight at a time: a word of zeros is
-    skipped, a word of ones stores eight consecutive positions, and a mixed word goes byte by
-    byte. Masks come in runs (the points still iterating, the rows a filter keeps), so most
-    words take one of the first two ways. The remaining bytes go to the loop after this one."""
+@handles(kernel.CompressOp)
+def _compress(em: FunctionEmitter, op: kernel.CompressOp) -> None:
+    """``values[mask]``: ``_nonzero``'s loop storing each value instead of its position (every
+    value at the next slot, the slot advancing past the selected ones; branch-free, and no store
+    past the output, which has exactly their count)."""
+    v, m, out = em.memref(op.values), em.memref(op.mask), em.memref(op.output)
+    i, k = em.fresh("i"), em.fresh("k")
+    n, cap = m.sizes[0], out.sizes[0]
+    em.open("{")
+    em.line(f"int64_t {k} = 0, {i} = 0;")
+    if _byte_mask(m) and _contiguous(v) and _contiguous(out):
+        _mask_words(em, m.ptr, i, k, n, cap,
+                    lambda pos: f"{out.ptr}[{k}] = {v.ptr}[{pos}];",
+                    lambda j: f"memcpy(&{out.ptr}[{k}], &{v.ptr}[{i}], 8 * sizeof({out.elem}));")
+    em.open(f"for (; {i} < {n} && {k} < {cap}; {i}++) {{")
+    em.line(f"{out.ptr}[{mul(k, out.strides[0])}] = {v.ptr}[{mul(i, v.strides[0])}];")
+    em.line(f"{k} += {m.ptr}[{mul(i, m.strides[0])}] != 0;")
+    em.close()
+    em.close()
+
+
+def _byte_mask(desc: MemrefDesc) -> bool:
+    """A contiguous mask of bytes (a bool array, ``x[mask]``'s case): ``_mask_words`` reads it."""
+    return desc.elem in ("uint8_t", "int8_t", "bool") and _contiguous(desc)
+
+
+def _contiguous(desc: MemrefDesc) -> bool:
+    return str(desc.strides[0]) == "1"
+
+
+def _mask_words(em: FunctionEmitter, mask: str, i: str, k: str, n: object, cap: object,
+                store: Callable[[str], str], run: Callable[[str], str]) -> None:
+    """The contiguous byte mask ``mask`` eight bytes at a time, for ``nonzero`` and ``compress``:
+    a word of zeros is skipped, a word of ones takes ``run(j)`` (eight consecutive elements to
+    slots ``k..k+7``, ``j`` a free name), and a mixed word goes byte by byte, ``store(pos)``
+    writing element ``pos`` to slot ``k`` (the branch-free step). Masks come in runs (the points
+    still iterating, the rows a filter keeps), so most words take one of the first two ways. The
+    remaining bytes go to the caller's loop after this one."""
     w, j = em.fresh("word"), em.fresh("j")
     em.open(f"for (; {i} + 8 <= {n} && {k} + 8 <= {cap}; {i} += 8) {{")
     em.line(f"uint64_t {w};")
-    em.line(f"memcpy(&{w}, (const unsigned char *){x} + {i}, 8);")
+    em.line(f"memcpy(&{w}, (const unsigned char *){mask} + {i}, 8);")
     em.line(f"if ({w} == 0) continue;")
     em.open(f"if ({w} == 0x0101010101010101ull) {{")
-    em.line(f"for (int64_t {j} = 0; {j} < 8; {j}++) {out}[{k} + {j}] = {i} + {j};")
+    em.line(run(j))
     em.line(f"{k} += 8;")
     em.line("continue;")
     em.close()
     em.open(f"for (int64_t {j} = 0; {j} < 8; {j}++) {{")
-    em.line(f"{out}[{k}] = {i} + {j};")
-    em.line(f"{k} += ((const unsigned char *){x})[{i} + {j}] != 0;")
+    em.line(store(f"{i} + {j}"))
+    em.line(f"{k} += ((const unsigned char *){mask})[{i} + {j}] != 0;")
     em.close()
     em.close()

@@ -1,5 +1,5 @@
 """The ``kernel`` dialect's sequential algorithms (scan, argreduce, sort, argsort, bincount, searchsorted,
-gather, scatter, iota, nonzero) in a
+gather, scatter, iota, nonzero, compress) in a
 CUDA host entry point. Their operands live on the device, so each is copied to a host temporary
 (kernels have finished: every launch is synchronized), the C backend's loops run on the
 temporaries, and the output is copied back to the device. The entry point counts the output as
@@ -19,12 +19,12 @@ if TYPE_CHECKING:
 
 #: the ops this module runs on the host; each has an ``output`` memref operand (``histogram``: ``outputs``)
 ALGORITHMS = (kernel.ScanOp, kernel.ArgReduceOp, kernel.SortOp, kernel.ArgsortOp, kernel.BincountOp, kernel.HistogramOp, kernel.SearchsortedOp,
-              kernel.GatherOp, kernel.ScatterOp, kernel.IotaOp, kernel.NonzeroOp)
+              kernel.GatherOp, kernel.ScatterOp, kernel.IotaOp, kernel.NonzeroOp, kernel.CompressOp)
 
 
 def host_algorithm(em: HostEmitter, op: kernel.ScanOp | kernel.ArgReduceOp | kernel.SortOp | kernel.ArgsortOp
                    | kernel.BincountOp | kernel.HistogramOp | kernel.SearchsortedOp | kernel.GatherOp | kernel.ScatterOp | kernel.IotaOp
-                   | kernel.NonzeroOp) -> None:
+                   | kernel.NonzeroOp | kernel.CompressOp) -> None:
     """Copy the operands to the host, run the C loops there, copy the output back."""
     em.open("{")
     devices = {v: em.memref(v) for v in op.operands}

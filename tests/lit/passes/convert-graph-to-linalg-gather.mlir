@@ -81,3 +81,28 @@ func.func @nonzero_complex(%z: tensor<4xcomplex<f64>>) -> tensor<?xi64> {
   %0 = graph.nonzero %z : tensor<4xcomplex<f64>> -> tensor<?xi64>
   func.return %0 : tensor<?xi64>
 }
+
+// graph.compress: the count of the mask's nonzero elements (the same reduction as nonzero's), a
+// tensor.empty of the values' element type and that size, then kalgo.compress into it.
+// CHECK-LABEL: func.func @compress
+// CHECK:         %[[Z:.*]] = linalg.fill ins(%{{.*}} : i64) outs(%{{.*}} : tensor<i64>) -> tensor<i64>
+// CHECK-NEXT:    %[[C:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%m : tensor<?xi1>) outs(%[[Z]] : tensor<i64>) {
+// CHECK:           arith.extui %{{.*}} : i1 to i64
+// CHECK:         %[[N:.*]] = tensor.extract %[[C]][] : tensor<i64>
+// CHECK-NEXT:    %[[I:.*]] = arith.index_cast %[[N]] : i64 to index
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty(%[[I]]) : tensor<?xcomplex<f32>>
+// CHECK-NEXT:    %{{.*}} = kalgo.compress {} ins(%z, %m : tensor<?xcomplex<f32>>, tensor<?xi1>) outs(%[[E]] : tensor<?xcomplex<f32>>) -> tensor<?xcomplex<f32>>
+func.func @compress(%z: tensor<?xcomplex<f32>>, %m: tensor<?xi1>) -> tensor<?xcomplex<f32>> {
+  %0 = graph.compress %z, %m : (tensor<?xcomplex<f32>>, tensor<?xi1>) -> tensor<?xcomplex<f32>>
+  func.return %0 : tensor<?xcomplex<f32>>
+}
+
+// A float mask is counted as `!= 0` (NaN included), as nonzero counts.
+// CHECK-LABEL: func.func @compress_by_floats
+// CHECK:         ins(%m : tensor<8xf64>)
+// CHECK:           arith.cmpf une, %{{.*}}, %{{.*}} : f64
+// CHECK:         kalgo.compress {} ins(%x, %m : tensor<8xi32>, tensor<8xf64>) outs(%{{.*}} : tensor<?xi32>) -> tensor<?xi32>
+func.func @compress_by_floats(%x: tensor<8xi32>, %m: tensor<8xf64>) -> tensor<?xi32> {
+  %0 = graph.compress %x, %m : (tensor<8xi32>, tensor<8xf64>) -> tensor<?xi32>
+  func.return %0 : tensor<?xi32>
+}

@@ -37,3 +37,24 @@ func.func @nonzero(%m: tensor<?xi1>, %n: index) -> tensor<i64> {
   } -> tensor<i64>
   func.return %s : tensor<i64>
 }
+
+// kalgo.compress gets a buffer of the values' element type at the count's size and becomes
+// kernel.compress reading the values and the mask.
+// CHECK-LABEL: func.func @compress
+// CHECK:         %[[R:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
+// CHECK-NEXT:    kernel.compress ins(%x, %m : memref<16xf64>, memref<16xi1>) outs(%[[R]] : memref<?xf64>)
+// CHECK:         memref.dealloc %[[R]] : memref<?xf64>
+// CHECK-NOT:     kalgo
+func.func @compress(%x: tensor<16xf64>, %m: tensor<16xi1>, %n: index) -> tensor<f64> {
+  %e = tensor.empty(%n) : tensor<?xf64>
+  %r = kalgo.compress {} ins(%x, %m : tensor<16xf64>, tensor<16xi1>) outs(%e : tensor<?xf64>) -> tensor<?xf64>
+  %z = tensor.empty() : tensor<f64>
+  %c0 = arith.constant 0.0 : f64
+  %f = linalg.fill ins(%c0 : f64) outs(%z : tensor<f64>) -> tensor<f64>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%r : tensor<?xf64>) outs(%f : tensor<f64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %t = arith.addf %acc, %a : f64
+    linalg.yield %t : f64
+  } -> tensor<f64>
+  func.return %s : tensor<f64>
+}

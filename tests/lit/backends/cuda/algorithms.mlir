@@ -41,3 +41,18 @@ func.func @nonzero_sum(%x: tensor<8xf32>) -> tensor<i64> {
   %1 = graph.reduce "sum", %0 axes array<i64: 0> : tensor<?xi64> -> tensor<i64>
   func.return %1 : tensor<i64>
 }
+
+// kernel.compress runs on the host too: the values and the mask are copied to the host, the C
+// loop (here the byte mask's word path) fills the output there, and it is copied back.
+// CHECK-LABEL: void compress_sum(
+// CHECK:         cudaMemcpy(&{{.*}}, {{.*}}, sizeof(int64_t), cudaMemcpyDeviceToHost), "read a device element"
+// CHECK:         float *[[V:kiln_host[0-9_]*]] = (float *)kiln_cuda_to_host(
+// CHECK:         uint8_t *[[M:kiln_host[0-9_]*]] = (uint8_t *)kiln_cuda_to_host(
+// CHECK:         memcpy(&{{kiln_host[0-9_]*}}{{\[}}{{k[0-9_]*}}], &[[V]]{{\[}}{{i[0-9_]*}}], 8 * sizeof(float));
+// CHECK:         += [[M]]{{\[}}{{.*}}] != 0;
+// CHECK:         kernel.compress: copy the result to the device
+func.func @compress_sum(%x: tensor<16xf32>, %m: tensor<16xi1>) -> tensor<f32> {
+  %0 = graph.compress %x, %m : (tensor<16xf32>, tensor<16xi1>) -> tensor<?xf32>
+  %1 = graph.reduce "sum", %0 axes array<i64: 0> : tensor<?xf32> -> tensor<f32>
+  func.return %1 : tensor<f32>
+}

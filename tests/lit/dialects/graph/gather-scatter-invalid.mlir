@@ -61,3 +61,35 @@ func.func @nonzero_result(%x: tensor<4xf32>) -> tensor<?xi32> {
   func.return %y : tensor<?xi32>
 }
 // CHECK: graph.nonzero: the result is a 1-D i64 tensor, got tensor<?xi32>
+
+// -----
+
+func.func @compress_rank(%x: tensor<2x4xf32>, %m: tensor<2x4xi1>) -> tensor<?xf32> {
+  %y = graph.compress %x, %m : (tensor<2x4xf32>, tensor<2x4xi1>) -> tensor<?xf32>
+  func.return %y : tensor<?xf32>
+}
+// CHECK: graph.compress: 1-D values and mask, got tensor<2x4xf32> and tensor<2x4xi1>
+
+// -----
+
+func.func @compress_lengths(%x: tensor<4xf32>, %m: tensor<5xi1>) -> tensor<?xf32> {
+  %y = graph.compress %x, %m : (tensor<4xf32>, tensor<5xi1>) -> tensor<?xf32>
+  func.return %y : tensor<?xf32>
+}
+// CHECK: graph.compress: the values and the mask have one length, got 4 and 5
+
+// -----
+
+func.func @compress_result_type(%x: tensor<4xf32>, %m: tensor<?xi1>) -> tensor<?xf64> {
+  %y = graph.compress %x, %m : (tensor<4xf32>, tensor<?xi1>) -> tensor<?xf64>
+  func.return %y : tensor<?xf64>
+}
+// CHECK: graph.compress: the result is a 1-D tensor of a dynamic length and the values' element type, got tensor<?xf64>
+
+// -----
+
+func.func @compress_result_static(%x: tensor<4xf32>, %m: tensor<4xi1>) -> tensor<4xf32> {
+  %y = graph.compress %x, %m : (tensor<4xf32>, tensor<4xi1>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+// CHECK: graph.compress: the result is a 1-D tensor of a dynamic length and the values' element type, got tensor<4xf32>

@@ -29,3 +29,12 @@ func.func @nonzero(%x: tensor<8xf32>, %m: tensor<?xi1>) {
   %1 = graph.nonzero %m : tensor<?xi1> -> tensor<?xi64>
   func.return
 }
+
+// CHECK-LABEL: func.func @compress
+// CHECK:         %{{.*}} = graph.compress %x, %m : (tensor<8xf32>, tensor<8xi1>) -> tensor<?xf32>
+// CHECK-NEXT:    %{{.*}} = graph.compress %z, %c : (tensor<?xcomplex<f64>>, tensor<8xi32>) -> tensor<?xcomplex<f64>>
+func.func @compress(%x: tensor<8xf32>, %m: tensor<8xi1>, %z: tensor<?xcomplex<f64>>, %c: tensor<8xi32>) {
+  %0 = graph.compress %x, %m : (tensor<8xf32>, tensor<8xi1>) -> tensor<?xf32>
+  %1 = graph.compress %z, %c : (tensor<?xcomplex<f64>>, tensor<8xi32>) -> tensor<?xcomplex<f64>>
+  func.return
+}

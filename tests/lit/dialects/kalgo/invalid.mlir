@@ -29,3 +29,27 @@ func.func @nonzero_output(%x: tensor<4xf32>, %e: tensor<?xi32>) -> tensor<?xi32>
   func.return %y : tensor<?xi32>
 }
 // CHECK: kalgo.nonzero: the output is 1-D i64
+
+// -----
+
+func.func @compress_output(%x: tensor<4xf32>, %m: tensor<4xi1>, %e: tensor<?xf64>) -> tensor<?xf64> {
+  %y = kalgo.compress {} ins(%x, %m : tensor<4xf32>, tensor<4xi1>) outs(%e : tensor<?xf64>) -> tensor<?xf64>
+  func.return %y : tensor<?xf64>
+}
+// CHECK: kalgo.compress: the output is 1-D, of the values' element type
+
+// -----
+
+func.func @compress_inputs(%x: tensor<4xf32>, %e: tensor<?xf32>) -> tensor<?xf32> {
+  %y = kalgo.compress {} ins(%x : tensor<4xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  func.return %y : tensor<?xf32>
+}
+// CHECK: kalgo.compress: 1-D values and mask
+
+// -----
+
+func.func @compress_lengths(%x: tensor<4xf32>, %m: tensor<5xi1>, %e: tensor<?xf32>) -> tensor<?xf32> {
+  %y = kalgo.compress {} ins(%x, %m : tensor<4xf32>, tensor<5xi1>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  func.return %y : tensor<?xf32>
+}
+// CHECK: kalgo.compress: the values and the mask have one length, got 4 and 5

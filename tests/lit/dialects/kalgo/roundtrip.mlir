@@ -50,3 +50,14 @@ func.func @nonzero(%x: tensor<8xf32>, %e: tensor<?xi64>, %m: memref<?xi1>, %p: m
   kalgo.nonzero {} ins(%m : memref<?xi1>) outs(%p : memref<?xi64>)
   func.return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @compress
+// CHECK:         %{{.*}} = kalgo.compress {} ins(%x, %m : tensor<8xf32>, tensor<8xi1>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+// CHECK-NEXT:    kalgo.compress {} ins(%v, %b : memref<?xf64>, memref<?xi8>) outs(%r : memref<?xf64>)
+func.func @compress(%x: tensor<8xf32>, %m: tensor<8xi1>, %e: tensor<?xf32>, %v: memref<?xf64>, %b: memref<?xi8>, %r: memref<?xf64>) {
+  %0 = kalgo.compress {} ins(%x, %m : tensor<8xf32>, tensor<8xi1>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  kalgo.compress {} ins(%v, %b : memref<?xf64>, memref<?xi8>) outs(%r : memref<?xf64>)
+  func.return
+}

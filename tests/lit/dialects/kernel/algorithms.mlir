@@ -27,3 +27,10 @@ func.func @nonzero(%v: memref<?xf32>, %pos: memref<?xi64>) {
   kernel.nonzero ins(%v : memref<?xf32>) outs(%pos : memref<?xi64>)
   func.return
 }
+
+// CHECK-LABEL: func.func @compress
+// CHECK:         kernel.compress ins(%v, %m : memref<?xcomplex<f32>>, memref<?xi1>) outs(%sel : memref<?xcomplex<f32>>)
+func.func @compress(%v: memref<?xcomplex<f32>>, %m: memref<?xi1>, %sel: memref<?xcomplex<f32>>) {
+  kernel.compress ins(%v, %m : memref<?xcomplex<f32>>, memref<?xi1>) outs(%sel : memref<?xcomplex<f32>>)
+  func.return
+}

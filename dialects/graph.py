@@ -717,11 +717,9 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     return tuple(out)
 
 
-@irdl_op_definition
-class BroadcastOp(IRDLOperation):
-    """NumPy broadcasting made explicit: ``graph.broadcast %x : tensor<3xf32> -> tensor<2x3xf32>``."""
+class _ShapeOp(IRDLOperation):
+    """One array's elements in another shape: an operand, a result of the same element type."""
 
-    name = "graph.broadcast"
     operand = operand_def(AnyTensor)
     result = result_def(AnyTensor)
     traits = traits_def(Pure())
@@ -731,9 +729,21 @@ class BroadcastOp(IRDLOperation):
         super().__init__(operands=[operand], result_types=[tensor_type(element_of(operand), shape)])
 
     def verify_(self) -> None:
-        src, dst = shape_of(self.operand), shape_of(self.result)
         if element_of(self.operand) != element_of(self.result):
-            raise VerifyException("graph.broadcast cannot change the element type")
+            raise VerifyException(f"{self.name} cannot change the element type")
+        self.verify_shapes(shape_of(self.operand), shape_of(self.result))
+
+    def verify_shapes(self, src: tuple[int, ...], dst: tuple[int, ...]) -> None:
+        """The op's rule for the operand's shape ``src`` and the result's ``dst``."""
+
+
+@irdl_op_definition
+class BroadcastOp(_ShapeOp):
+    """NumPy broadcasting made explicit: ``graph.broadcast %x : tensor<3xf32> -> tensor<2x3xf32>``."""
+
+    name = "graph.broadcast"
+
+    def verify_shapes(self, src: tuple[int, ...], dst: tuple[int, ...]) -> None:
         if len(src) > len(dst):
             raise VerifyException(f"graph.broadcast cannot lower the rank: {src} -> {dst}")
         for s, d in zip(src, dst[len(dst) - len(src) :]):
@@ -742,44 +752,24 @@ class BroadcastOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ReshapeOp(IRDLOperation):
+class ReshapeOp(_ShapeOp):
     """Row-major reshape to a shape with the same number of elements."""
 
     name = "graph.reshape"
-    operand = operand_def(AnyTensor)
-    result = result_def(AnyTensor)
-    traits = traits_def(Pure())
-    assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
 
-    def __init__(self, operand: SSAValue, shape: Sequence[int]):
-        super().__init__(operands=[operand], result_types=[tensor_type(element_of(operand), shape)])
-
-    def verify_(self) -> None:
-        src, dst = shape_of(self.operand), shape_of(self.result)
-        if element_of(self.operand) != element_of(self.result):
-            raise VerifyException("graph.reshape cannot change the element type")
+    def verify_shapes(self, src: tuple[int, ...], dst: tuple[int, ...]) -> None:
         if -1 not in src and -1 not in dst and _prod(src) != _prod(dst):
             raise VerifyException(f"graph.reshape: cannot reshape {src} ({_prod(src)} elements) to {dst} ({_prod(dst)} elements)")
 
 
 @irdl_op_definition
-class RelaxShapeOp(IRDLOperation):
+class RelaxShapeOp(_ShapeOp):
     """The same array with some static sizes forgotten (made dynamic): how a value of a known
     shape joins a loop-carried or branch value whose size varies (``z = z[1:]`` in a loop)."""
 
     name = "graph.relax_shape"
-    operand = operand_def(AnyTensor)
-    result = result_def(AnyTensor)
-    traits = traits_def(Pure())
-    assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
 
-    def __init__(self, operand: SSAValue, shape: Sequence[int]):
-        super().__init__(operands=[operand], result_types=[tensor_type(element_of(operand), shape)])
-
-    def verify_(self) -> None:
-        src, dst = shape_of(self.operand), shape_of(self.result)
-        if element_of(self.operand) != element_of(self.result):
-            raise VerifyException("graph.relax_shape cannot change the element type")
+    def verify_shapes(self, src: tuple[int, ...], dst: tuple[int, ...]) -> None:
         if len(src) != len(dst) or any(d != -1 and d != s for s, d in zip(src, dst)):
             raise VerifyException(f"graph.relax_shape: {dst} does not relax {src} (same rank; each size kept or dynamic)")
 

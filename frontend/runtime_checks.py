@@ -80,22 +80,27 @@ def _within(index: Tensor, n: Tensor) -> Tensor:
     return as_tensor(np.logical_and(np.greater_equal(i, np.negative(n)), np.less(i, n)))
 
 
+def _length_and_shown(size: int | Tensor) -> tuple[Tensor, int | str]:
+    """An axis length as an int64 tensor, and as a message shows it."""
+    if isinstance(size, Tensor):
+        return cast(size, np.dtype(np.int64)), "known only at run time"
+    return constant(np.int64(size)), size
+
+
 def in_bounds(index: Tensor, size: int | Tensor, axis: int) -> None:
     """Check at run time that the traced integer ``index`` is within an axis of length ``size``
     (``-size <= index < size``), raising NumPy's IndexError otherwise; nothing when index facts
     already know it (a loop index, or one offset from it by a constant)."""
     if isinstance(size, int) and index_facts.within(index, -size, size - 1):
         return
-    n = cast(size, np.dtype(np.int64)) if isinstance(size, Tensor) else constant(np.int64(size))
-    shown = size if isinstance(size, int) else "known only at run time"
+    n, shown = _length_and_shown(size)
     _require(_within(index, n), f"index out of bounds for axis {axis} with size {shown} (a traced index)", graph.INDEX_ERROR)
 
 
 def all_in_bounds(indices: Tensor, size: int | Tensor, axis: int) -> None:
     """Check at run time that every element of the traced integer array ``indices`` is within an
     axis of length ``size`` (static, or a 0-d integer tensor), raising NumPy's IndexError otherwise."""
-    n = cast(size, np.dtype(np.int64)) if isinstance(size, Tensor) else constant(np.int64(size))
-    shown = size if isinstance(size, int) else "known only at run time"
+    n, shown = _length_and_shown(size)
     ok = np.all(_within(indices, n))
     _require(as_tensor(ok), f"index out of bounds for axis {axis} with size {shown} (in a traced index array)",
              graph.INDEX_ERROR)

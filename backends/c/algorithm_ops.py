@@ -325,43 +325,38 @@ def _iota(em: FunctionEmitter, op: kernel.IotaOp) -> None:
 @handles(kernel.NonzeroOp)
 def _nonzero(em: FunctionEmitter, op: kernel.NonzeroOp) -> None:
     """One pass in order: each position whose element is ``!= 0`` (NaN is; a C complex number is
-    when either part is) goes to the next output element (the output has exactly their count).
-    Branch-free: every position is stored at the next slot and the slot advances past the
-    nonzero ones, so a data-dependent mask costs no mispredictions; the loop ends once the
-    output is full, so no store goes past it."""
+    when either part is) goes to the next output element (the output has exactly their count)."""
     x, out = em.memref(op.input), em.memref(op.output)
-    i, k = em.fresh("i"), em.fresh("k")
-    n, cap = x.sizes[0], out.sizes[0]
-    em.open("{")
-    em.line(f"int64_t {k} = 0, {i} = 0;")
-    if _byte_mask(x) and _contiguous(out):
-        _mask_words(em, x.ptr, i, k, n, cap,
-                    lambda pos: f"{out.ptr}[{k}] = {pos};",
-                    lambda j: f"for (int64_t {j} = 0; {j} < 8; {j}++) {out.ptr}[{k} + {j}] = {i} + {j};")
-    em.open(f"for (; {i} < {n} && {k} < {cap}; {i}++) {{")
-    em.line(f"{out.ptr}[{mul(k, out.strides[0])}] = {i};")
-    em.line(f"{k} += {x.ptr}[{mul(i, x.strides[0])}] != 0;")
-    em.close()
-    em.close()
+    _select(em, x, out, lambda pos: pos, _contiguous(out),
+            lambda i, k, j: f"for (int64_t {j} = 0; {j} < 8; {j}++) {out.ptr}[{k} + {j}] = {i} + {j};")
 
 
 @handles(kernel.CompressOp)
 def _compress(em: FunctionEmitter, op: kernel.CompressOp) -> None:
-    """``values[mask]``: ``_nonzero``'s loop storing each value instead of its position (every
-    value at the next slot, the slot advancing past the selected ones; branch-free, and no store
-    past the output, which has exactly their count)."""
+    """``values[mask]``: ``_nonzero``'s loop storing each value instead of its position."""
     v, m, out = em.memref(op.values), em.memref(op.mask), em.memref(op.output)
+    _select(em, m, out, lambda pos: f"{v.ptr}[{mul(pos, v.strides[0])}]", _contiguous(v) and _contiguous(out),
+            lambda i, k, j: f"memcpy(&{out.ptr}[{k}], &{v.ptr}[{i}], 8 * sizeof({out.elem}));")
+
+
+def _select(em: FunctionEmitter, mask: MemrefDesc, out: MemrefDesc, element: Callable[[str], str],
+            contiguous: bool, run: Callable[[str, str, str], str]) -> None:
+    """``element(pos)`` for each position ``pos`` whose ``mask`` element is nonzero, in order, into
+    ``out`` (which has exactly their count). Branch-free: every element is stored at the next slot
+    and the slot advances past the selected ones, so a data-dependent mask costs no
+    mispredictions; the loop ends once the output is full, so no store goes past it. A contiguous
+    byte mask (with ``contiguous`` elements and output) goes eight bytes at a time first
+    (``_mask_words``; ``run(i, k, j)`` stores the eight elements from ``i`` at slots from ``k``)."""
     i, k = em.fresh("i"), em.fresh("k")
-    n, cap = m.sizes[0], out.sizes[0]
+    n, cap = mask.sizes[0], out.sizes[0]
     em.open("{")
     em.line(f"int64_t {k} = 0, {i} = 0;")
-    if _byte_mask(m) and _contiguous(v) and _contiguous(out):
-        _mask_words(em, m.ptr, i, k, n, cap,
-                    lambda pos: f"{out.ptr}[{k}] = {v.ptr}[{pos}];",
-                    lambda j: f"memcpy(&{out.ptr}[{k}], &{v.ptr}[{i}], 8 * sizeof({out.elem}));")
+    if _byte_mask(mask) and contiguous:
+        _mask_words(em, mask.ptr, i, k, n, cap, lambda pos: f"{out.ptr}[{k}] = {element(pos)};",
+                    lambda j: run(i, k, j))
     em.open(f"for (; {i} < {n} && {k} < {cap}; {i}++) {{")
-    em.line(f"{out.ptr}[{mul(k, out.strides[0])}] = {v.ptr}[{mul(i, v.strides[0])}];")
-    em.line(f"{k} += {m.ptr}[{mul(i, m.strides[0])}] != 0;")
+    em.line(f"{out.ptr}[{mul(k, out.strides[0])}] = {element(i)};")
+    em.line(f"{k} += {mask.ptr}[{mul(i, mask.strides[0])}] != 0;")
     em.close()
     em.close()
 

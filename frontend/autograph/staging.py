@@ -226,15 +226,17 @@ def _materialize(value: Any, ty: TensorType) -> Tensor:
     return broadcast_to(constant(np.asarray(fill, dtype=_dtype(ty))), shape)
 
 
-def _selections_formed(values: tuple[Any, ...], names: Sequence[str], set_state: SetState) -> tuple[Any, ...]:
-    """The state with each ``x[mask]`` formed as NumPy's array before a staged ``if`` or loop: a
-    lazy selection is a Python object that ``out=`` and in-place operators change, which the
-    paths traced one after another must not share."""
+def _selections_formed(values: tuple[Any, ...], names: Sequence[str], set_state: SetState | None = None) -> tuple[Any, ...]:
+    """The state with each ``x[mask]`` formed as NumPy's array (and set with ``set_state``): before a
+    staged ``if`` or loop, since a lazy selection is a Python object that ``out=`` and in-place
+    operators change, which the paths traced one after another must not share; and at the end of
+    a branch, whose merged values are arrays."""
     leaves, _, trees = flatten_state(values, names)
     if not any(isinstance(leaf, MaskedSelection) for leaf in leaves):
         return values
     values = unflatten_state(trees, [v.compressed() if isinstance(v, MaskedSelection) else v for v in leaves])
-    set_state(values)
+    if set_state is not None:
+        set_state(values)
     return values
 
 
@@ -299,10 +301,8 @@ def _cond(
                             _branch_error(error, where, labels[len(blocks)])
                         _note_branch(error, where, labels[len(blocks)])
                         raise
-                    leaves, _, tree = flatten_state(values, names)
-                    if any(isinstance(leaf, MaskedSelection) for leaf in leaves):  # NumPy's array, formed in the branch
-                        leaves = [v.compressed() if isinstance(v, MaskedSelection) else v for v in leaves]
-                        values = unflatten_state(tree, leaves)
+                    values = _selections_formed(values, names)  # (in the branch's block)
+                    leaves, _, _ = flatten_state(values, names)
                     written.append({storage: storage.value for storage in scope.saved})
                     seens.append({id(leaf): leaf.value for leaf in leaves if isinstance(leaf, Tensor)})
             finally:

@@ -81,12 +81,13 @@ def index_constant(value: int) -> arith.ConstantOp:
     return arith.ConstantOp.from_int_and_width(value, IndexType())
 
 
-def dims_of(buffer: SSAValue) -> tuple[list[Operation], list[SSAValue]]:
-    """``memref.dim`` ops giving the dynamic sizes of ``buffer``, in dimension order."""
+def dims_of(buffer: SSAValue, shape: Sequence[int] | None = None) -> tuple[list[Operation], list[SSAValue]]:
+    """``memref.dim`` ops giving the sizes of ``buffer`` along the dynamic dimensions of ``shape``
+    (its own by default), in dimension order."""
     assert isinstance(buffer.type, MemRefType)
     ops: list[Operation] = []
     sizes: list[SSAValue] = []
-    for d, size in enumerate(buffer.type.get_shape()):
+    for d, size in enumerate(buffer.type.get_shape() if shape is None else shape):
         if size == DYNAMIC_INDEX:
             cst = index_constant(d)
             dim = memref.DimOp(buffer, cst.result)
@@ -99,12 +100,14 @@ def alloc(memref_type: MemRefType[Attribute], dynamic_sizes: list[SSAValue]) -> 
     return memref.AllocOp(dynamic_sizes, [], memref_type)
 
 
-def alloc_like(buffer: SSAValue) -> list[Operation]:
-    """A fresh identity-layout buffer with the shape of ``buffer``; the alloc is last."""
+def alloc_like(buffer: SSAValue, memref_type: MemRefType[Attribute] | None = None) -> list[Operation]:
+    """A fresh buffer of ``memref_type`` (by default identity-layout with the shape of ``buffer``),
+    its dynamic sizes those of ``buffer``; the alloc is last."""
     assert isinstance(buffer.type, MemRefType)
-    ops, sizes = dims_of(buffer)
-    el_type = buffer.type.get_element_type()
-    return [*ops, alloc(MemRefType(el_type, buffer.type.get_shape()), sizes)]
+    if memref_type is None:
+        memref_type = MemRefType(buffer.type.get_element_type(), buffer.type.get_shape())
+    ops, sizes = dims_of(buffer, memref_type.get_shape())
+    return [*ops, alloc(memref_type, sizes)]
 
 
 def copy(source: SSAValue, dest: SSAValue) -> linalg.GenericOp:

@@ -43,7 +43,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import memref, scf, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, TensorType
+from xdsl.dialects.builtin import MemRefType, TensorType
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.ir import Attribute, Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -198,14 +198,9 @@ def hand_over(fb: FunctionBufferizer, block: Block, slots: dict[int, tuple[SSAVa
             continue
         source = fb.buffers[value].value
         assert isinstance(memref_type, MemRefType)
-        sizes = []
-        for d, size in enumerate(memref_type.get_shape()):
-            if size == DYNAMIC_INDEX:
-                cst = fb.emit(build.index_constant(d))
-                sizes.append(fb.emit(memref.DimOp(source, cst.results[0])).results[0])
-        fresh = fb.emit(build.alloc(memref_type, sizes))
-        fb.emit(build.copy(source, fresh.results[0]))
-        out[i] = fresh.results[0]
+        fresh = fb.emit_all(build.alloc_like(source, memref_type)).results[0]
+        fb.emit(build.copy(source, fresh))
+        out[i] = fresh
     for value in claimed:
         if value in fb.temporaries:
             fb.temporaries.remove(value)

@@ -20,11 +20,16 @@ def range_(*args: Any) -> Any:
     return range(*args)
 
 
+def _count(selection: MaskedSelection) -> Tensor:
+    """``len(x[mask])``: the count of selected elements, standing for Python's int."""
+    return python_number(selection.count().astype(np.int64))
+
+
 def len_(value: Any) -> Any:
     """``len(value)``; for a tensor whose first dimension is dynamic, or ``x[mask]``, its runtime
     size as a 0-d int64 tensor (Python's ``len`` must return an int, which a trace does not know)."""
     if isinstance(value, MaskedSelection):
-        return python_number(value.count().astype(np.int64))
+        return _count(value)
     if staging.is_tensor(value) and value.ndim and value.shape[0] is None:
         return staging.dim(value, 0)
     return len(value)
@@ -68,7 +73,7 @@ def shape_(value: Any) -> Any:
     """``value.shape``; of a tensor with sizes known only at run time, a :class:`Shape` giving them as
     traced 0-d int64 values (``Tensor.shape`` has ``None`` there), of ``x[mask]`` its count."""
     if isinstance(value, MaskedSelection):
-        return Shape((python_number(value.count().astype(np.int64)),))
+        return Shape((_count(value),))
     if _dynamic(value):
         return Shape(python_number(staging.dim(value, i)) if d is None else d for i, d in enumerate(value.shape))
     return value.shape
@@ -77,7 +82,7 @@ def shape_(value: Any) -> Any:
 def size_(value: Any) -> Any:
     """``value.size``; the traced element count where a size is known only at run time."""
     if isinstance(value, MaskedSelection):
-        return python_number(value.count().astype(np.int64))
+        return _count(value)
     if _dynamic(value):
         total: Any = 1
         for d in shape_(value):

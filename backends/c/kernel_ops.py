@@ -37,15 +37,17 @@ _GEMV_SOURCE = (Path(__file__).parent / "runtime" / "kiln_gemv.h").read_text()
 _ISA_PARAMETERS = """#if defined(__AVX512F__)
 #define KG_VBYTES 64
 #define KG_MR 12
+#define KG_MC_PANELS 8
 #elif defined(__AVX__)
 #define KG_VBYTES 32
 #define KG_MR 6
+#define KG_MC_PANELS 24
 #else
 #define KG_VBYTES 16
 #define KG_MR 4
+#define KG_MC_PANELS 24
 #endif
 #define KG_NVEC 2
-#define KG_MC_PANELS 24
 #define KG_SKINNY_M 8
 #define KG_SKINNY_R 8
 """
@@ -150,16 +152,17 @@ SMALL_MAX_WORK = 1 << 15
 SMALL_PANEL_MAX_WORK = 1 << 20
 
 
-#: AVX-512's FMA with an embedded broadcast of its memory operand, per element type (kiln_gemm.h's tile)
-_FMA_BCAST = {"float": "vfmadd231ps %2%{1to16%}, %1, %0", "double": "vfmadd231pd %2%{1to8%}, %1, %0"}
+#: AVX-512's broadcast of one element of A and its register FMA, per element type (kiln_gemm.h's tile)
+_BCAST = {"float": "vbroadcastss %1, %0", "double": "vbroadcastsd %1, %0"}
+_FMA = {"float": "vfmadd231ps %2, %1, %0", "double": "vfmadd231pd %2, %1, %0"}
 
 
 def _gemm(ctype: str, suffix: str) -> str:
-    fma = f'#if defined(__AVX512F__)\n#define KG_FMA_BCAST "{_FMA_BCAST[ctype]}"\n#endif\n'
+    fma = f'#if defined(__AVX512F__)\n#define KG_BCAST "{_BCAST[ctype]}"\n#define KG_FMA "{_FMA[ctype]}"\n#endif\n'
     return (
         f"#define KG_T {ctype}\n#define KG_NAME(x) kiln_gemm_{suffix}_##x\n{_ISA_PARAMETERS}{fma}{_GEMM_SOURCE}"
         "#undef KG_T\n#undef KG_NAME\n#undef KG_VBYTES\n#undef KG_MR\n#undef KG_NVEC\n#undef KG_MC_PANELS\n#undef KG_SKINNY_M\n#undef KG_SKINNY_R\n"
-        "#undef KG_FMA_BCAST\n#undef KG_HALF_TILE\n#undef KG_TILE_C\n#undef KG_SMALL_TILE\n"
+        "#undef KG_BCAST\n#undef KG_FMA\n#undef KG_HALF_TILE\n#undef KG_TILE_C\n#undef KG_SMALL_TILE\n"
     )
 
 

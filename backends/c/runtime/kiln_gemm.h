@@ -15,6 +15,9 @@
  * The k-sum of each C element is reassociated: partial sums over KC-long slices are
  * accumulated in order, each slice summed with fused multiply-adds.
  */
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #pragma GCC push_options
 #pragma GCC optimize("fp-contract=fast")
 #pragma GCC target("prefer-vector-width=512")
@@ -32,7 +35,12 @@ enum {
      2048^3 49.7 -> 51.4; sgemm 256-2048 within the noise. 1024 and 2048 were within 1-2% of 1536.
      The 384 of the narrower ISAs (256 -> 384 on the AVX2 VM) was not re-measured. */
   KG_NAME(KC) = KG_VBYTES == 64 ? 1536 : 384,
+  /* A row block's packed A (MC x KC) stays in L2 while each B micro-panel passes over it: 8 panels
+     on AVX-512 (1.2 MiB of float64 at KC 1536). At 24 (3.5 MiB, measured on Zen 4's fast L3) one
+     Xeon core (2 MiB L2) streamed A from L3: dgemm 1024 0.81 -> 1.08x NumPy with 8. */
   KG_NAME(MC) = KG_MR * KG_MC_PANELS,
+  /* Bytes of the next B micro-panel each k-step of a tile prefetches into L2 (row_block()) */
+  KG_NAME(PF) = 32,
 };
 
 /* Elements of the packed-B buffer for a K x N right-hand side. */
@@ -75,14 +83,20 @@ static inline int64_t KG_NAME(block_begin)(int64_t b, int64_t M, int64_t blocks)
 
 /* The packed-B buffer for elems elements, kept per calling thread and only ever grown: a
    fresh multi-megabyte buffer per call costs an mmap and a page fault per 4 KiB (~0.1 ms
-   per MB) on every call. Holds the largest packed B a thread has used. */
+   per MB) on every call. Holds the largest packed B a thread has used, in transparent huge pages
+   where the system gives them on request (one Xeon core, dgemm 2500x3000x2750: 0.94 -> 0.97x NumPy:
+   a tile's A and B micro-panels span ~84 4-KiB pages, past the first-level TLB). */
 static __attribute__((unused)) KG_T *KG_NAME(b_buffer)(int64_t elems) {
   static _Thread_local KG_T *buf;
   static _Thread_local int64_t cap;
   if (elems > cap) {
     free(buf);
-    buf = aligned_alloc(64, ((size_t)elems * sizeof(KG_T) + 63) & ~(size_t)63);
+    const size_t bytes = ((size_t)elems * sizeof(KG_T) + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+    buf = aligned_alloc((size_t)2 << 20, bytes);
     if (!buf) abort();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    madvise(buf, bytes, MADV_HUGEPAGE);
+#endif
     cap = elems;
   }
   return buf;
@@ -230,30 +244,38 @@ static inline __attribute__((always_inline)) void KG_NAME(store)(KG_NAME(vec) ac
 }
 
 /* The MR x NR register tile acc = Ap @ Bp of packed micro-panels (kc deep). */
-#if defined(KG_FMA_BCAST) && defined(__GNUC__) && !defined(__clang__) && KG_MR == 12 && KG_NVEC == 2
-/* AVX-512: each FMA reads its a straight from the packed panel as an embedded broadcast
-   (KG_FMA_BCAST, `vfmadd231pd m64{1to8}`), where gcc would load each a once with a separate
-   vbroadcast feeding both FMAs of its row. One Zen 4 core, the two headers alternately: dgemm
-   288x256x512 (in L1/L2) 54.0 -> 54.9 GFLOP/s, large products within the noise. The 24
+#if defined(KG_BCAST) && defined(__GNUC__) && !defined(__clang__) && KG_MR == 12 && KG_NVEC == 2
+/* AVX-512: each a of the packed panel is broadcast once into a register (KG_BCAST) that feeds both
+   FMAs of its row (KG_FMA): 14 loads per 24 FMAs. An embedded broadcast in each FMA
+   (`vfmadd231pd m64{1to8}`) made 26, past the two loads a cycle of an Intel core: one Xeon (AVX-512,
+   2 MiB L2) core, dgemm 512 0.88 -> 0.99x NumPy, batched 8x64x32 f64 0.98 -> 1.02x (on Zen 4 the
+   embedded form had been 1.6% ahead in L2, within the noise on large products). The 24
    accumulators are named and pinned to zmm8-31: an array operand of an asm stays in memory,
    and once K and N were constants gcc's allocator spilled unpinned ones inside the k-loop
    (28 GFLOP/s). gcc only: the register-variable binding is its extension. */
 #define KG_ACC(i, r, s)                                                               \
   register KG_NAME(vec) c##i##_0 __asm__("zmm" #r) = {0};                            \
   register KG_NAME(vec) c##i##_1 __asm__("zmm" #s) = {0};
-#define KG_ROW(i)                                                                   \
-  __asm__(KG_FMA_BCAST : "+v"(c##i##_0) : "v"(b0), "m"(ap[k * 12 + i]));           \
-  __asm__(KG_FMA_BCAST : "+v"(c##i##_1) : "v"(b1), "m"(ap[k * 12 + i]));
+/* row i of the tile: its element of A (at AT) broadcast, times the two vectors of B */
+#define KG_BFMA(i, AT)                                                              \
+  {                                                                                 \
+    KG_NAME(vec) a_;                                                                \
+    __asm__(KG_BCAST : "=v"(a_) : "m"(AT));                                         \
+    __asm__(KG_FMA : "+v"(c##i##_0) : "v"(b0), "v"(a_));                            \
+    __asm__(KG_FMA : "+v"(c##i##_1) : "v"(b1), "v"(a_));                            \
+  }
+#define KG_ROW(i) KG_BFMA(i, ap[k * 12 + i])
 #define KG_OUT(i) acc[i][0] = c##i##_0, acc[i][1] = c##i##_1;
 #define KG_ALL(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7) m(8) m(9) m(10) m(11)
 #define KG_HALF(m) m(0) m(1) m(2) m(3) m(4) m(5)
 /* the accumulators of rows 0-5 (TOP) or all 12 (ALL), zeroed */
 #define KG_ACCS_TOP KG_ACC(0, 8, 9) KG_ACC(1, 10, 11) KG_ACC(2, 12, 13) KG_ACC(3, 14, 15) KG_ACC(4, 16, 17) KG_ACC(5, 18, 19)
 #define KG_ACCS_ALL KG_ACCS_TOP KG_ACC(6, 20, 21) KG_ACC(7, 22, 23) KG_ACC(8, 24, 25) KG_ACC(9, 26, 27) KG_ACC(10, 28, 29) KG_ACC(11, 30, 31)
-/* the k-loop over the rows ROWS names (KG_ALL or KG_HALF) */
-#define KG_KLOOP(ROWS)                                                                \
+/* the k-loop over the rows ROWS names (KG_ALL or KG_HALF), with PF (a statement, or nothing) each step */
+#define KG_KLOOP(ROWS, PF)                                                            \
   for (int64_t k = 0; k < kc; k++) {                                                  \
     const KG_NAME(vec) b0 = *(const KG_NAME(vec) *)(bp + k * NR), b1 = *(const KG_NAME(vec) *)(bp + k * NR + W); \
+    PF                                                                                \
     ROWS(KG_ROW)                                                                      \
   }
 static inline __attribute__((always_inline)) void KG_NAME(tile)(int64_t kc, const KG_T *restrict ap,
@@ -261,7 +283,7 @@ static inline __attribute__((always_inline)) void KG_NAME(tile)(int64_t kc, cons
                                                                 KG_NAME(vec) acc[KG_MR][KG_NVEC]) {
   enum { W = KG_NAME(W), NR = KG_NAME(NR) };
   KG_ACCS_ALL
-  KG_KLOOP(KG_ALL)
+  KG_KLOOP(KG_ALL, )
   KG_ALL(KG_OUT)
 }
 /* A whole tile straight into C (first: written, else added) from the accumulator registers:
@@ -272,12 +294,13 @@ static inline __attribute__((always_inline)) void KG_NAME(tile)(int64_t kc, cons
   *(KG_NAME(uvec) *)(c + i * ldc) = c##i##_0, *(KG_NAME(uvec) *)(c + i * ldc + W) = c##i##_1;
 #define KG_ADD(i)                                                                     \
   *(KG_NAME(uvec) *)(c + i * ldc) += c##i##_0, *(KG_NAME(uvec) *)(c + i * ldc + W) += c##i##_1;
+/* pf: kc * PF bytes of the next B micro-panel, prefetched into L2 one k-step at a time. */
 static inline __attribute__((always_inline)) void KG_NAME(tile_c)(int64_t kc, const KG_T *restrict ap,
                                                                   const KG_T *restrict bp, KG_T *restrict c,
-                                                                  int64_t ldc, int first) {
+                                                                  int64_t ldc, int first, const char *pf) {
   enum { W = KG_NAME(W), NR = KG_NAME(NR) };
   KG_ACCS_ALL
-  KG_KLOOP(KG_ALL)
+  KG_KLOOP(KG_ALL, __builtin_prefetch(pf + k * KG_NAME(PF), 0, 1);)
   if (first) {
     KG_ALL(KG_SET)
   } else {
@@ -292,7 +315,7 @@ static inline __attribute__((always_inline)) void KG_NAME(tile_half)(int64_t kc,
                                                                      KG_NAME(vec) acc[KG_MR][KG_NVEC]) {
   enum { W = KG_NAME(W), NR = KG_NAME(NR) };
   KG_ACCS_TOP
-  KG_KLOOP(KG_HALF)
+  KG_KLOOP(KG_HALF, )
   KG_HALF(KG_OUT)
 }
 /* small()'s tile: C[0:mr, 0:NR] = A[0:mr, 0:K] @ B[0:K, 0:NR] straight from A and B, unpacked (A's
@@ -300,9 +323,7 @@ static inline __attribute__((always_inline)) void KG_NAME(tile_half)(int64_t kc,
    items spent more time packing than multiplying. mr is 12 or at most 6 (M's edge: half the
    FMAs); rows past mr repeat row mr-1. */
 #define KG_SMALL_TILE 1
-#define KG_SROW(i)                                                                  \
-  __asm__(KG_FMA_BCAST : "+v"(c##i##_0) : "v"(b0), "m"(a##i[k * acs]));            \
-  __asm__(KG_FMA_BCAST : "+v"(c##i##_1) : "v"(b1), "m"(a##i[k * acs]));
+#define KG_SROW(i) KG_BFMA(i, a##i[k * acs])
 #define KG_SKLOOP(ROWS)                                                               \
   for (int64_t k = 0; k < K; k++) {                                                   \
     const KG_NAME(vec) b0 = *(const KG_NAME(uvec) *)(b + k * brs), b1 = *(const KG_NAME(uvec) *)(b + k * brs + W); \
@@ -339,6 +360,7 @@ static inline __attribute__((always_inline)) void KG_NAME(small_tile)(int64_t K,
 #undef KG_KLOOP
 #undef KG_ACC
 #undef KG_ROW
+#undef KG_BFMA
 #undef KG_OUT
 #undef KG_ALL
 #else
@@ -364,10 +386,12 @@ static inline __attribute__((always_inline)) void KG_NAME(tile)(int64_t kc, cons
 }
 #endif
 
-/* The MR x NR micro-kernel: C tile (mr x nr valid) = (first ? 0 : C) + Ap @ Bp. */
+/* The MR x NR micro-kernel: C tile (mr x nr valid) = (first ? 0 : C) + Ap @ Bp; a whole tile
+   prefetches from pf as tile_c() does. */
 static inline __attribute__((always_inline)) void KG_NAME(micro)(int64_t kc, const KG_T *restrict ap,
                                                                  const KG_T *restrict bp, KG_T *restrict c,
-                                                                 int64_t ldc, int64_t mr, int64_t nr, int first) {
+                                                                 int64_t ldc, int64_t mr, int64_t nr, int first,
+                                                                 const char *pf) {
   KG_NAME(vec) acc[KG_MR][KG_NVEC];
   /* the C tile's lines are asked for before the k-loop, so its store does not wait on them (once a
      matrix outgrows L2, the store's loads missed: dgemm 2000^3 on one Zen 4 core 44 -> 48 GFLOP/s);
@@ -379,7 +403,7 @@ static inline __attribute__((always_inline)) void KG_NAME(micro)(int64_t kc, con
   }
 #ifdef KG_TILE_C
   if (mr == KG_MR && nr == KG_NAME(NR)) {
-    KG_NAME(tile_c)(kc, ap, bp, c, ldc, first);
+    KG_NAME(tile_c)(kc, ap, bp, c, ldc, first, pf);
     return;
   }
 #endif
@@ -553,13 +577,21 @@ static inline __attribute__((always_inline)) void KG_NAME(row_block)(int64_t i0,
     const KG_T *bslice = bp + pc * npad;
     for (int64_t jr = 0; jr < ncols; jr += NR) {
       const int64_t nr = N - jr < NR ? N - jr : NR;
+      /* The next B micro-panel comes into L2 during this one's first `parts` tiles, a part each:
+         once packed B outgrows L3, the first tile over a panel otherwise waited on memory (it needs
+         B faster than one core reads it). One Xeon core, 24-panel row blocks: dgemm 2048 0.81 -> 0.89x
+         NumPy, sgemm 2048 0.90 -> 1.00x (8-panel blocks: 0.98x, 1.02x). A prefetch past the buffer's
+         end is harmless. */
+      const char *next = (const char *)(bslice + (jr + NR) * kc);
+      const int64_t parts = (int64_t)NR * sizeof(KG_T) / KG_NAME(PF);
       for (int64_t ir = i0; ir < i1; ir += MR) {
         const int64_t mr = i1 - ir < MR ? i1 - ir : MR;
         if (lower && jr >= ir + mr) continue; /* wholly above the diagonal */
         if (nr <= KG_NAME(W))
           KG_NAME(micro_narrow)(kc, ap + (ir - i0) * kc, bslice + jr * kc, C + ir * ldc + jr, ldc, mr, nr, pc == 0);
         else
-          KG_NAME(micro)(kc, ap + (ir - i0) * kc, bslice + jr * kc, C + ir * ldc + jr, ldc, mr, nr, pc == 0);
+          KG_NAME(micro)(kc, ap + (ir - i0) * kc, bslice + jr * kc, C + ir * ldc + jr, ldc, mr, nr, pc == 0,
+                         next + (ir - i0) / MR % parts * kc * KG_NAME(PF));
       }
     }
   }

@@ -14,8 +14,9 @@
 // CHECK:           kernel.yield
 // CHECK-NOT:     linalg.generic
 
-// With AVX-512 the micro-kernel's FMAs take their A element as an embedded broadcast.
-// C:       #define KG_FMA_BCAST "vfmadd231ps %2%{1to16%}, %1, %0"
+// With AVX-512 the micro-kernel broadcasts each A element into a register for its row's FMAs.
+// C:       #define KG_BCAST "vbroadcastss %1, %0"
+// C-NEXT:  #define KG_FMA "vfmadd231ps %2, %1, %0"
 
 // A static product of at most 2^20 multiply-adds over whole 16-column panels reads A and B in
 // place (no packing) on the calling thread: no OpenMP region.

@@ -15,6 +15,10 @@
   does not change during it). Whether an op's effects are confined to its results (asked of
   every op the greedy rewriter visits) stops at the first effect that is not, instead of
   collecting every effect of a loop's body first (the same answer).
+* ``Operation.is_structurally_equivalent`` ignores result types: ``arith.truncf %x : f64 to f32``
+  and ``... to f16`` compare equal, so ``cse`` merged two ops whose regions differ only there
+  (``x.astype(f32).astype(f64)`` and ``x.astype(f16).astype(f64)`` gave one answer). Ops with
+  different result types are not equivalent, as in MLIR.
 * xDSL checks no dominance: a value used above its definition in the same block (or inside an
   earlier op's region) parses and verifies, and passes that walk a block in order crash on it.
   The parser reports it.
@@ -156,8 +160,18 @@ def _result_only_effects(root: Operation) -> bool:
     return True
 
 
+_original_equivalent = Operation.is_structurally_equivalent
+
+
+def _equivalent(self: Operation, other: Any, context: Any = None) -> bool:
+    if isinstance(other, Operation) and self.result_types != other.result_types:
+        return False
+    return _original_equivalent(self, other, context)
+
+
 def apply() -> None:
     """Install the fixes (idempotent)."""
+    Operation.is_structurally_equivalent = _equivalent  # type: ignore[method-assign]
     _dce.region_dce = _region_dce  # type: ignore[assignment]
     _dce.result_only_effects = _result_only_effects  # type: ignore[assignment]
     _canonicalize.region_dce = _region_dce  # type: ignore[assignment]

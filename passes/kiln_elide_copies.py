@@ -49,11 +49,8 @@ from xdsl.pattern_rewriter import (
 )
 
 from kiln.passes._buffer_facts import erase_buffer, read_instead, readers_of_copy, root
+from kiln.passes._generic import is_parallel
 from kiln.passes.bufferize import builders as build
-
-
-def _parallel(op: linalg.GenericOp) -> bool:
-    return all(i == linalg.IteratorTypeAttr.parallel() for i in op.iterator_types)
 
 
 def _identity(op: linalg.GenericOp, index: int) -> bool:
@@ -63,7 +60,7 @@ def _identity(op: linalg.GenericOp, index: int) -> bool:
 
 def _is_identity_copy(op: linalg.GenericOp, same_layout: bool = True) -> bool:
     """A copy of one memref into another of its shape (and layout, when ``same_layout``)."""
-    if len(op.inputs) != 1 or len(op.outputs) != 1 or not _parallel(op):
+    if len(op.inputs) != 1 or len(op.outputs) != 1 or not is_parallel(op):
         return False
     src, dst = op.inputs[0].type, op.outputs[0].type
     if not (isinstance(src, MemRefType) and isinstance(dst, MemRefType)):
@@ -108,7 +105,7 @@ def _single_writer(buffer: SSAValue, copy: Operation) -> linalg.GenericOp | None
         writer = user
     if writer is None or list(writer.outputs) != [buffer] or buffer in writer.inputs:
         return None
-    if not _parallel(writer) or not _identity(writer, len(writer.inputs)):
+    if not is_parallel(writer) or not _identity(writer, len(writer.inputs)):
         return None
     if writer.body.block.args[-1].uses:  # it reads the output's old (undefined) contents
         return None

@@ -42,12 +42,13 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     TensorType,
 )
-from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+
+from kiln.passes._generic import indexing_maps, is_parallel
 
 #: ops a *cheap* producer may contain (besides constants and the yield)
 _CHEAP_OPS = frozenset(
@@ -57,14 +58,6 @@ _CHEAP_OPS = frozenset(
     "arith.xori".split()
 )
 _MAX_CHEAP_OPS = 2
-
-
-def _maps(op: GenericOp) -> list[AffineMap]:
-    return [m.data for m in op.indexing_maps.data]
-
-
-def _is_parallel(op: GenericOp) -> bool:
-    return all(it.data == IteratorType.PARALLEL for it in op.iterator_types.data)
 
 
 def _is_cheap(op: GenericOp) -> bool:
@@ -91,9 +84,9 @@ def _fusible_producer(value: SSAValue) -> GenericOp | None:
     producer = value.owner
     if not isinstance(producer, GenericOp) or len(producer.results) != 1 or len(producer.outputs) != 1:
         return None
-    if not _is_parallel(producer) or not isinstance(value.type, TensorType):
+    if not is_parallel(producer) or not isinstance(value.type, TensorType):
         return None
-    out_map = _maps(producer)[-1]
+    out_map = indexing_maps(producer)[-1]
     if out_map.num_dims != len(out_map.results) or out_map.inverse_permutation() is None:
         return None
     if not all(isinstance(e, AffineDimExpr) for e in out_map.results):
@@ -115,8 +108,8 @@ def _duplicable(producer: GenericOp) -> bool:
 
 def _should_fuse(producer: GenericOp, consumer: GenericOp, index: int) -> bool:
     value = producer.results[0]
-    read_map = _maps(consumer)[index]
-    if not _is_parallel(consumer):
+    read_map = indexing_maps(consumer)[index]
+    if not is_parallel(consumer):
         return _reads_once(read_map) and (value.has_one_use() or _duplicable(producer))
     single = value.has_one_use() and _only_read_by_generics(value)
     return (single and (_reads_once(read_map) or _is_cheap(producer))) or _duplicable(producer)
@@ -124,7 +117,7 @@ def _should_fuse(producer: GenericOp, consumer: GenericOp, index: int) -> bool:
 
 def _fuse(producer: GenericOp, consumer: GenericOp, index: int) -> GenericOp | None:
     """A new generic computing ``consumer`` with ``producer`` inlined for input ``index``."""
-    c_maps, p_maps = _maps(consumer), _maps(producer)
+    c_maps, p_maps = indexing_maps(consumer), indexing_maps(producer)
     to_producer_loops = p_maps[-1].inverse_permutation()
     assert to_producer_loops is not None
     read = to_producer_loops.compose(c_maps[index])
@@ -189,7 +182,7 @@ def _first_element(dense: DenseIntOrFPElementsAttr) -> FloatAttr | IntegerAttr:
 
 def _clean_inputs(op: GenericOp) -> GenericOp | None:
     """Merge duplicate inputs, fold splat constants into the body, drop unread inputs."""
-    maps = _maps(op)
+    maps = indexing_maps(op)
     n_in = len(op.inputs)
     block = op.body.block
     keep: list[int] = []

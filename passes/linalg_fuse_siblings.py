@@ -27,9 +27,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-
-def _maps(op: GenericOp) -> list[AffineMap]:
-    return [m.data for m in op.indexing_maps.data]
+from kiln.passes._generic import indexing_maps
 
 
 def _names_every_loop(m: AffineMap) -> bool:
@@ -54,7 +52,7 @@ def _same_loops(a: GenericOp, b: GenericOp) -> bool:
         return False
     if len({r.type.get_element_type() for r in (*a.results, *b.results) if isinstance(r.type, TensorType)}) != 1:
         return False
-    a_maps, b_maps = _maps(a), _maps(b)
+    a_maps, b_maps = indexing_maps(a), indexing_maps(b)
     return any(
         _names_every_loop(m) and any(w is v and b_maps[j] == m for j, w in enumerate(b.inputs))
         for v, m in zip(a.inputs, a_maps)
@@ -84,7 +82,7 @@ def _unused_before(a: GenericOp, b: GenericOp) -> bool:
 
 def _merge(a: GenericOp, b: GenericOp) -> GenericOp:
     """One generic computing ``a`` and ``b``: inputs, outputs and body of ``a`` then of ``b``."""
-    a_maps, b_maps = _maps(a), _maps(b)
+    a_maps, b_maps = indexing_maps(a), indexing_maps(b)
     na, nb = len(a.inputs), len(b.inputs)
     a_args, b_args = a.body.block.args, b.body.block.args
     arg_order = [*a_args[:na], *b_args[:nb], *a_args[na:], *b_args[nb:]]

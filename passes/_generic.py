@@ -1,0 +1,18 @@
+"""What the linalg passes ask of a ``linalg.generic``: its indexing maps, and whether every loop
+is parallel. Shared by the fusion passes and ``kiln-elide-copies``."""
+
+from __future__ import annotations
+
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir.affine import AffineMap
+
+
+def indexing_maps(op: GenericOp) -> list[AffineMap]:
+    """The indexing maps, inputs' then outputs'."""
+    return [m.data for m in op.indexing_maps.data]
+
+
+def is_parallel(op: GenericOp) -> bool:
+    """No reduction loop: each iteration writes its own output elements."""
+    return all(it.data == IteratorType.PARALLEL for it in op.iterator_types.data)

@@ -38,7 +38,6 @@ from xdsl.dialects import linalg, memref
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.dialects.linalg.ops import YieldOp
 from xdsl.ir import Block, Operation, SSAValue
-from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 from xdsl.pattern_rewriter import (
@@ -49,13 +48,8 @@ from xdsl.pattern_rewriter import (
 )
 
 from kiln.passes._buffer_facts import erase_buffer, read_instead, readers_of_copy, root
-from kiln.passes._generic import is_parallel
+from kiln.passes._generic import is_identity_at, is_parallel
 from kiln.passes.bufferize import builders as build
-
-
-def _identity(op: linalg.GenericOp, index: int) -> bool:
-    m = op.indexing_maps.data[index].data
-    return m == AffineMap.identity(m.num_dims)
 
 
 def _is_identity_copy(op: linalg.GenericOp, same_layout: bool = True) -> bool:
@@ -67,7 +61,7 @@ def _is_identity_copy(op: linalg.GenericOp, same_layout: bool = True) -> bool:
         return False
     if src != dst and (same_layout or src.get_shape() != dst.get_shape() or src.element_type != dst.element_type):
         return False
-    if not (_identity(op, 0) and _identity(op, 1)):
+    if not (is_identity_at(op, 0) and is_identity_at(op, 1)):
         return False
     body = list(op.body.block.ops)
     return len(body) == 1 and isinstance(body[0], YieldOp) and body[0].operands[0] is op.body.block.args[0]
@@ -105,7 +99,7 @@ def _single_writer(buffer: SSAValue, copy: Operation) -> linalg.GenericOp | None
         writer = user
     if writer is None or list(writer.outputs) != [buffer] or buffer in writer.inputs:
         return None
-    if not is_parallel(writer) or not _identity(writer, len(writer.inputs)):
+    if not is_parallel(writer) or not is_identity_at(writer, len(writer.inputs)):
         return None
     if writer.body.block.args[-1].uses:  # it reads the output's old (undefined) contents
         return None
@@ -180,7 +174,7 @@ class WriteResultInPlace(RewritePattern):
             r = root(value) if isinstance(value.type, MemRefType) else value
             if r is None:
                 return
-            if r is dst_root and not (_whole(value) is whole and _identity(writer, i)):
+            if r is dst_root and not (_whole(value) is whole and is_identity_at(writer, i)):
                 snapshots.append(i)
         if snapshots and not _cheap_snapshots([writer.inputs[i] for i in snapshots], dst):
             return

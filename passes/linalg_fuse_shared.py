@@ -25,12 +25,11 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import AffineMapAttr, ModuleOp, TensorType
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
-from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineMap
+from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from kiln.passes._generic import indexing_maps, is_parallel
+from kiln.passes._generic import indexing_maps, is_identity_at, is_parallel
 
 
 def _shared_producer(op: GenericOp) -> bool:
@@ -39,15 +38,7 @@ def _shared_producer(op: GenericOp) -> bool:
         return False
     if not isinstance(op.results[0].type, TensorType) or op.results[0].has_one_use():
         return False
-    out_map = indexing_maps(op)[-1]
-    return out_map == AffineMap.identity(out_map.num_dims) and not op.body.block.args[-1].uses
-
-
-def _ancestor_in(block: Block, op: Operation) -> Operation | None:
-    current: Operation | None = op
-    while current is not None and current.parent_block() is not block:
-        current = current.parent_op()
-    return current
+    return is_identity_at(op, len(op.inputs)) and not op.body.block.args[-1].uses
 
 
 def _first_reader(producer: GenericOp) -> tuple[GenericOp, int] | None:
@@ -55,7 +46,7 @@ def _first_reader(producer: GenericOp) -> tuple[GenericOp, int] | None:
     value, block = producer.results[0], producer.parent_block()
     assert block is not None
     users = [u.operation for u in value.uses]
-    anchors = [_ancestor_in(block, user) for user in users]
+    anchors = [block.find_ancestor_op_in_block(user) for user in users]
     if any(a is None for a in anchors):
         return None
     first = min(anchors, key=lambda a: block.get_operation_index(a))  # type: ignore[arg-type]
@@ -66,9 +57,8 @@ def _first_reader(producer: GenericOp) -> tuple[GenericOp, int] | None:
     reads = [i for i, v in enumerate(first.inputs) if v is value]
     if len(reads) != 1 or value in first.outputs:
         return None
-    read_map = indexing_maps(first)[reads[0]]
-    if read_map != AffineMap.identity(first.get_num_loops()) or read_map.num_dims != indexing_maps(producer)[-1].num_dims:
-        return None
+    if not is_identity_at(first, reads[0]):
+        return None  # (an identity map over the reader's loops: as many as the producer's)
     return first, reads[0]
 
 
@@ -113,10 +103,10 @@ def _fused(producer: GenericOp, reader: GenericOp, index: int) -> GenericOp:
     return fused
 
 
-def _fuse_shared(producer: GenericOp) -> bool:
+def _fuse_shared(producer: GenericOp) -> None:
     found = _first_reader(producer)
     if found is None:
-        return False
+        return
     reader, index = found
     fused = _fused(producer, reader, index)
     Rewriter.insert_op(fused, InsertPoint.before(reader))
@@ -125,7 +115,6 @@ def _fuse_shared(producer: GenericOp) -> bool:
     Rewriter.erase_op(reader)
     producer.results[0].replace_all_uses_with(fused.results[-1])
     Rewriter.erase_op(producer)
-    return True
 
 
 @dataclass(frozen=True)

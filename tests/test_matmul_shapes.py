@@ -153,6 +153,19 @@ def test_matrix_products_on_several_threads(dtype: str, threads: str, monkeypatc
         check(sgd_update, arr((m, k), dtype), arr((m, n), dtype), arr((k, n), dtype))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("k", [769, 1537, 2400, 3001])
+def test_deep_products_in_slices(dtype: str, k: int) -> None:
+    """A K longer than the GEMM's slice (KC, 768 on AVX-512, 384 below) is cut into even slices
+    (kiln_gemm.h's kstep: 2400 as 4 x 600), each C tile written by the first and added to by the
+    others; B packed slice by slice must meet A packed the same way, plain, transposed and in the
+    symmetric x @ x.T, whose lower triangle is mirrored."""
+    for m, n in [(37, 45), (130, 70)]:
+        check(matmul, arr((m, k), dtype), arr((k, n), dtype))
+    check(lambda x, y: x.T @ y, arr((k, 30), dtype), arr((k, 50), dtype))
+    check(lambda x: x @ x.T, arr((50, k), dtype))
+
+
 # --------------------------------------------------------------------------- batched
 
 

@@ -5,14 +5,14 @@
  *   KG_NAME  token pasting a suffix: KG_NAME(pack_b) -> kiln_gemm_f32_pack_b
  * GotoBLAS/BLIS structure in GCC vector extensions (no immintrin.h, which costs
  * ~130 ms of gcc time per compile); the vector width follows the target ISA:
- *   B is packed once, whole, into KC x NR micro-panels (zero-padded to NR columns);
- *   each row block (blocks(), block_begin()) packs its A into MR-row micro-panels per KC slice
+ *   B is packed once, whole, into kstep(K) x NR micro-panels (zero-padded to NR columns);
+ *   each row block (blocks(), block_begin()) packs its A into MR-row micro-panels per slice of K
  *   (zero-padded to MR rows) and runs an MR x NR register-blocked FMA micro-kernel,
  *   B micro-panel in L1, A block in L2.
  * A may also be implicit: the im2col matrix of a VALID NHWC convolution (rows (n, oh, ow),
  * columns (kh, kw, ci)), packed straight from the input, so a conv2d is this same GEMM
  * with B = the HWIO filters viewed as a (KH*KW*CI) x CO matrix.
- * The k-sum of each C element is reassociated: partial sums over KC-long slices are
+ * The k-sum of each C element is reassociated: partial sums over slices of K at most KC long are
  * accumulated in order, each slice summed with fused multiply-adds.
  */
 #if defined(__linux__)
@@ -29,19 +29,32 @@ enum {
   KG_NAME(NV) = KG_NVEC,
   KG_NAME(NR) = KG_NVEC * (KG_VBYTES / sizeof(KG_T)),
   KG_NAME(MR) = KG_MR,
-  /* C tiles are read and written K/KC times, and each row block of C stays in L3 only while it is
-     small: one Zen 4 core (AVX-512), C harness, KC 384 -> 1536: dgemm 2500x3000x2750 52.4 -> 54.4
-     GFLOP/s (OpenBLAS 53.0 in the same minutes), 2000x2500x2250 52.2 -> 53.7, 1024^3 49.8 -> 52.8,
-     2048^3 49.7 -> 51.4; sgemm 256-2048 within the noise. 1024 and 2048 were within 1-2% of 1536.
-     The 384 of the narrower ISAs (256 -> 384 on the AVX2 VM) was not re-measured. */
-  KG_NAME(KC) = KG_VBYTES == 64 ? 1536 : 384,
+  /* C tiles are read and written once per KC slice of K, and each row block of C stays in L2/L3 only
+     while it is small. One Zen 4 core (AVX-512), KC 384 -> 1536: dgemm 2500x3000x2750 52.4 -> 54.4
+     GFLOP/s (OpenBLAS 53.0); sgemm 256-2048 within the noise. One Xeon core (48 KiB L1, 2 MiB L2;
+     each variant compiled afresh, one process each, NumPy in the same run), KC 1536 -> 768 with
+     even slices (kstep()): dgemm 2000x2400x2200 0.96 -> 1.02x NumPy, 2200x2800x2600 0.95 -> 1.01x,
+     2000x2200x2600 0.94 -> 0.99x, 2500x3000x2750 0.95 -> 1.01x, 2048^3 0.96 -> 1.02x (a B micro-panel
+     of 96 KiB, not 192, beside A's in L2); sgemm 256-2048 unchanged. KC 512-1024 were within 1% of
+     768, 128-256 lost 8-20% (C re-read from L3 once per slice). The narrower ISAs' 384 was measured on
+     an AVX2 VM (256 -> 384). */
+  KG_NAME(KC) = KG_VBYTES == 64 ? 768 : 384,
   /* A row block's packed A (MC x KC) stays in L2 while each B micro-panel passes over it: 8 panels
-     on AVX-512 (1.2 MiB of float64 at KC 1536). At 24 (3.5 MiB, measured on Zen 4's fast L3) one
-     Xeon core (2 MiB L2) streamed A from L3: dgemm 1024 0.81 -> 1.08x NumPy with 8. */
+     on AVX-512 (576 KiB of float64). At 24 (3.5 MiB at KC 1536, measured on Zen 4's fast L3) one
+     Xeon core (2 MiB L2) streamed A from L3: dgemm 1024 0.81 -> 1.08x NumPy with 8. At KC 768, 12
+     and 16 panels lost 1-4% on that core. */
   KG_NAME(MC) = KG_MR * KG_MC_PANELS,
   /* Bytes of the next B micro-panel each k-step of a tile prefetches into L2 (row_block()) */
   KG_NAME(PF) = 32,
 };
+
+/* The depth of K's slices: at most KC, as even as can be. K = 2400 is 600 x 4, not 768 x 3 + 96: a
+   thin last slice loads and stores C for few FMAs (dgemm 2000x2400x2200 on one Xeon core 1.00 ->
+   1.02x NumPy). */
+static inline int64_t KG_NAME(kstep)(int64_t K) {
+  const int64_t n = (K + KG_NAME(KC) - 1) / KG_NAME(KC);
+  return n > 1 ? (K + n - 1) / n : KG_NAME(KC);
+}
 
 /* Elements of the packed-B buffer for a K x N right-hand side. */
 static inline int64_t KG_NAME(packed_b_size)(int64_t K, int64_t N) {
@@ -120,13 +133,14 @@ static inline int64_t KG_NAME(panels)(int64_t N) {
 }
 
 /* Pack column panels [p0, p1) of B (element (k, n) at B[k*rs + n*cs]) into their places in the
-   KC-slices of NR-wide micro-panels: threads pack disjoint panels of one buffer. */
+   kstep(K)-deep slices of NR-wide micro-panels: threads pack disjoint panels of one buffer. */
 static __attribute__((unused)) void KG_NAME(pack_b)(int64_t K, int64_t N, const KG_T *B, int64_t rs, int64_t cs, KG_T *bp0,
                                                     int64_t p0, int64_t p1) {
-  const int64_t NR = KG_NAME(NR), KC = KG_NAME(KC);
+  const int64_t NR = KG_NAME(NR);
   const int64_t npad = KG_NAME(panels)(N) * NR;
-  for (int64_t pc = 0; pc < K; pc += KC) {
-    const int64_t kc = K - pc < KC ? K - pc : KC;
+  const int64_t KS = KG_NAME(kstep)(K);
+  for (int64_t pc = 0; pc < K; pc += KS) {
+    const int64_t kc = K - pc < KS ? K - pc : KS;
     for (int64_t jr = p0 * NR; jr < N && jr < p1 * NR; jr += NR) {
       const int64_t nr = N - jr < NR ? N - jr : NR;
       KG_T *bp = bp0 + pc * npad + jr * kc;
@@ -560,7 +574,7 @@ static inline __attribute__((always_inline)) void KG_NAME(row_block)(int64_t i0,
                                                                        const KG_T *A, int64_t ars, int64_t acs,
                                                                        const KG_NAME(conv) *cv, const KG_T *bp,
                                                                        KG_T *ap, KG_T *C, int64_t ldc, int lower) {
-  const int64_t MR = KG_NAME(MR), NR = KG_NAME(NR), KC = KG_NAME(KC);
+  const int64_t MR = KG_NAME(MR), NR = KG_NAME(NR);
   const int64_t npad = (N + NR - 1) / NR * NR;
   const int64_t ncols = lower && i1 < N ? i1 : N;
   if (K == 0) {
@@ -568,8 +582,9 @@ static inline __attribute__((always_inline)) void KG_NAME(row_block)(int64_t i0,
       for (int64_t j = 0; j < N && (!lower || j <= i); j++) C[i * ldc + j] = 0;
     return;
   }
-  for (int64_t pc = 0; pc < K; pc += KC) {
-    const int64_t kc = K - pc < KC ? K - pc : KC;
+  const int64_t KS = KG_NAME(kstep)(K);
+  for (int64_t pc = 0; pc < K; pc += KS) {
+    const int64_t kc = K - pc < KS ? K - pc : KS;
     if (cv)
       KG_NAME(pack_a_conv)(i0, i1, pc, kc, A, cv, ap);
     else

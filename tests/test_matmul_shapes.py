@@ -109,7 +109,7 @@ def test_matrix_vector_product_into_a_column_of_an_argument(dtype: str) -> None:
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_matrix_vector_dynamic_shapes(dtype: str) -> None:
     spec = [kiln.TensorSpec([None], dtype), kiln.TensorSpec([None, None], dtype)]
-    for k, n in [(5, 9), (130, 70)]:
+    for k, n in [(5, 9), (130, 70), (5, 0), (0, 4)]:  # and no outputs, or no terms (zeros)
         check(matmul, arr((k,), dtype), arr((k, n), dtype), input_signature=spec)
         check(lambda x, a: a.T @ x, arr((k,), dtype), arr((k, n), dtype), input_signature=spec)
 

@@ -8,7 +8,7 @@
  *   B is packed once, whole, into kstep(K) x NR micro-panels (zero-padded to NR columns);
  *   each row block (blocks(), block_begin()) packs its A into MR-row micro-panels per slice of K
  *   (zero-padded to MR rows) and runs an MR x NR register-blocked FMA micro-kernel,
- *   B micro-panel in L1, A block in L2.
+ *   A block in L2, each B micro-panel passing over it from L2 (KC's comment).
  * A may also be implicit: the im2col matrix of a VALID NHWC convolution (rows (n, oh, ow),
  * columns (kh, kw, ci)), packed straight from the input, so a conv2d is this same GEMM
  * with B = the HWIO filters viewed as a (KH*KW*CI) x CO matrix.

@@ -37,12 +37,11 @@ enum {
    Whole blocks and a short last one gave one of two threads twice the other's columns (12500
    outputs: 8192 and 4308; NPBench bicg on two Xeon cores 0.81x NumPy). */
 static inline int64_t KV_NAME(step)(int64_t M, int64_t rs, int64_t cs, int threads) {
-  if (cs == 1 || rs != 1) return 64;
+  if (cs == 1 || rs != 1 || M <= 0) return 64; /* no outputs: no steps to divide them into */
   const int64_t parts = threads > 1 ? threads : 1;
-  int64_t steps = (M + KV_NAME(AXPY_BLOCK) - 1) / KV_NAME(AXPY_BLOCK);
-  steps = (steps + parts - 1) / parts * parts;
-  const int64_t step = ((M + steps - 1) / steps + 63) / 64 * 64;
-  return step > 0 ? step : 64;
+  const int64_t blocks = (M + KV_NAME(AXPY_BLOCK) - 1) / KV_NAME(AXPY_BLOCK);
+  const int64_t steps = (blocks + parts - 1) / parts * parts;
+  return ((M + steps - 1) / steps + 63) / 64 * 64;
 }
 
 static inline KV_T KV_NAME(hsum)(KV_NAME(uvec) v) {

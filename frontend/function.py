@@ -16,13 +16,14 @@ import re
 import weakref
 from dataclasses import replace
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kiln import config
 from kiln.backends.targets import get_backend
-from kiln.frontend import retracing, variables
+from kiln.frontend import retracing, trace_context, variables
 from kiln.frontend.concrete import ConcreteFunction, argument_layouts, shared_arguments
 from kiln.frontend.signature import CallSignature, TensorSpec, signature_of, tensor_leaves
 from kiln.frontend.tracer import REFUSALS
@@ -48,6 +49,12 @@ def _c_name(name: str) -> str:
 
 
 _MAX_ENTRIES = 256
+
+#: how deep a kiln.function may call itself from inside a trace (see Function._traced_call)
+_MAX_TRACED_DEPTH = 64
+
+#: the kiln.functions being traced into a caller's trace, with their depth of recursion
+_traced_depth: ContextVar[dict[Any, int]] = ContextVar("kiln_traced_depth", default={})
 
 
 def _array_key(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
@@ -237,6 +244,8 @@ class Function:
 
     def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Every call the hot path does not take: other signatures, conversions, structures."""
+        if trace_context.current() is not None:
+            return self._traced_call(args, kwargs)
         if config.functions_run_eagerly():
             with variables.running_eagerly(self.__name__):
                 return self.python_function(*args, **kwargs)
@@ -266,6 +275,28 @@ class Function:
                     self._entries.clear()
                 self._entries[key] = self._last_entry = _taking_scalars(entry, key, concrete)
         return out
+
+    def _traced_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """A call from inside another function's trace: this function's body is traced in place
+        (converted by AutoGraph as its own setting says), so its ops, effects and gradients are
+        the caller's. Recursion deeper than :data:`_MAX_TRACED_DEPTH` is refused at the call's line
+        (recursion on traced values would never end while tracing)."""
+        from kiln.frontend.concrete import _autograph
+
+        depth = _traced_depth.get()
+        active = depth.get(self, 0)
+        if active >= _MAX_TRACED_DEPTH:
+            raise RecursionError(
+                f"{trace_context.here()}: kiln.function {self.__name__} calls itself more than {_MAX_TRACED_DEPTH} levels "
+                "deep while tracing: recursion whose depth depends on traced values cannot be compiled; "
+                "write it as a loop, or make the depth a Python value"
+            )
+        token = _traced_depth.set({**depth, self: active + 1})
+        try:
+            body = _autograph(self.python_function) if self.autograph else self.python_function
+            return body(*args, **kwargs)
+        finally:
+            _traced_depth.reset(token)
 
     def _keep_structured_entry(self, structured: tuple[tuple[Any, ...], list[Any]], concrete: ConcreteFunction) -> None:
         """Remember the leaf entry of a call with containers or keywords under its structured key."""

@@ -1578,6 +1578,7 @@ def staged_python_range(
         set_state(init)
         if isinstance(error, effects.PythonEffectError):
             return False  # a Python side effect found while tracing: unrolling is the rule
+        trace_context.require().notes.setdefault(_UNROLL_WARNED, set()).add(statement_location())
         warnings.warn_explicit(
             f"{trace_context.describe_location(where)}: this `for` loop over a range of {len(iter_)} iterations is unrolled while tracing, "
             f"because tracing its body with a staged loop index failed ({type(error).__name__}: "
@@ -1590,6 +1591,89 @@ def staged_python_range(
     finally:
         _PYTHON_RANGE.reset(python_range)
     return True
+
+
+#: a Python ``while`` (or ``for`` over a Python iterable) that runs more iterations than this while
+#: tracing, each adding ops to the trace, is reported once (compile time grows with its trip count)
+UNROLL_WARN_AFTER = 64
+
+
+class _NotStaged(Exception):
+    """The test of a ``while`` on Python values stayed a Python value with its numbers as tensors."""
+
+
+def staged_python_while(
+    test: Callable[[], Any],
+    body: Callable[[], None],
+    get_state: GetState,
+    set_state: SetState,
+    symbol_names: tuple[str, ...],
+) -> bool:
+    """Stage the rest of ``while test(): body()`` whose test is a Python value, carrying the Python
+    numbers it changes as weak 0-d tensors (as a staged ``for`` over a Python ``range`` carries its
+    index), when that keeps Python's meaning: a body without Python side effects or constructs that
+    cannot be staged, outside a ``try``, whose test becomes a tensor once its numbers are. Whether it
+    did; if not, the caller goes on with Python's loop (unrolled at trace time)."""
+    if trace_context.current() is None or python_effect(body) is not None or unstageable(body):
+        return False
+    where = statement_location()
+    try:
+        _check_not_in_try(where, "while")
+    except NotImplementedError:
+        return False
+    init = get_state()
+
+    def tensor_test(_: Counters) -> Any:
+        cond = test()
+        if not is_tensor(cond):  # (a number that stays Python's makes the next probe type it)
+            raise _NotStaged
+        return cond
+
+    def run(counters: Counters) -> Counters:
+        body()
+        return counters
+
+    watch = effects.Watch(where, "while", (test, body))
+    try:
+        _staged_loop(where, "while", get_state, set_state, symbol_names, tensor_test, run, [], None, watch)
+    except Exception as error:  # the test needs Python values, or the body Python ints: Python's loop goes on
+        set_state(init)
+        if not isinstance(error, (_NotStaged, effects.PythonEffectError)):
+            _unroll_note(where, f"tracing its body with its numbers staged failed ({type(error).__name__}: "
+                                f"{str(error).splitlines()[0] if str(error) else ''})")
+        return False
+    return True
+
+
+def _unroll_note(where: str, why: str) -> None:
+    """Why a loop on Python values that :func:`unrolled_too_long` may report could not be staged."""
+    trace_context.require().notes.setdefault(_UNROLL_REASONS, {})[where] = why
+
+
+#: trace notes: why a loop on Python values was not staged, by location; the loops already reported
+_UNROLL_REASONS, _UNROLL_WARNED = "kiln.staging.unroll_reasons", "kiln.staging.unroll_warned"
+
+
+def unrolled_too_long(construct: str) -> None:
+    """Warn, once per loop and trace, that a Python loop runs its :data:`UNROLL_WARN_AFTER`-th
+    iteration unrolled at trace time, adding ops to the trace on each."""
+    ctx = trace_context.current()
+    if ctx is None:
+        return
+    where = statement_location()
+    warned = ctx.notes.setdefault(_UNROLL_WARNED, set())
+    if where in warned:
+        return
+    warned.add(where)
+    why = ctx.notes.get(_UNROLL_REASONS, {}).get(where, "its body has Python side effects or needs Python values")
+    loc = trace_context.user_location()
+    warnings.warn_explicit(
+        f"{where}: this `{construct}` loop on Python values has run {UNROLL_WARN_AFTER} iterations unrolled while "
+        f"tracing and is not staged as a loop, because {why}; compile time grows with its trip count",
+        KilnUnrollWarning,
+        loc.filename.data if isinstance(loc, FileLineColLoc) else "<unknown>",
+        loc.line.data if isinstance(loc, FileLineColLoc) else 0,
+    )
 
 
 #: set while the loop rule stages a ``for`` over a Python ``range`` (read by the loop it stages): a

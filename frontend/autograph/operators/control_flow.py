@@ -40,6 +40,11 @@ def while_stmt(
     set_state: SetState,
     symbol_names: tuple[str, ...],
 ) -> None:
+    """A test on Python values runs Python's loop; once :data:`staging.UNROLL_AT_MOST` iterations
+    have added ops to the trace, the rest is staged as a loop where that keeps Python's meaning
+    (:func:`staging.staged_python_while`), so compile time does not grow with the trip count."""
+    traced = 0  # iterations that added ops to the trace
+    tried = False
     while True:
         cond = test()
         if staging.is_tensor(cond):
@@ -47,7 +52,24 @@ def while_stmt(
             return
         if not cond:
             return
+        if traced >= staging.UNROLL_AT_MOST and not tried:
+            tried = True
+            if staging.staged_python_while(test, body, get_state, set_state, symbol_names):
+                return
+        last = _last_op()
         body()
+        if _last_op() is not last:
+            traced += 1
+            if traced == staging.UNROLL_WARN_AFTER:
+                staging.unrolled_too_long("while")
+
+
+def _last_op() -> Any:
+    """The last op of the block being traced (None outside a trace): whether an iteration added ops."""
+    from kiln.frontend import trace_context
+
+    ctx = trace_context.current()
+    return None if ctx is None else ctx.block.last_op
 
 
 def for_stmt(
@@ -80,6 +102,7 @@ def _python_for(
 ) -> None:
     """Python's own loop (unrolled while tracing); a ``break`` flag that becomes a tensor stages the rest."""
     items = iter(iter_)
+    traced = 0  # iterations that added ops to the trace
     while True:
         if extra_test is not None:
             more = extra_test()  # before the next item is fetched, as after a Python `break`
@@ -92,7 +115,12 @@ def _python_for(
             item = next(items)
         except StopIteration:
             return
+        last = _last_op()
         body(item)
+        if _last_op() is not last:
+            traced += 1
+            if traced == staging.UNROLL_WARN_AFTER:
+                staging.unrolled_too_long("for")
 
 
 def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -> Any:

@@ -1,0 +1,223 @@
+"""Loops on Python numbers stay loops, and kiln.functions call each other (issue 39).
+
+A ``while`` whose test is on Python numbers runs a handful of iterations in
+Python and stages the rest as a ``graph.while`` carrying those numbers as weak
+scalars, so the traced program does not grow with the trip count. A loop that
+must unroll says so once. A kiln.function (a ``kiln.grad`` function, a method)
+called inside another is traced into its caller.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln.frontend.autograph.staging import KilnUnrollWarning
+
+
+def _ops(fn: kiln.Function, *args: object) -> int:
+    """How many lines the traced IR has: a proxy for how many ops were traced."""
+    return len(fn.get_concrete_function(*args).ir.splitlines())
+
+
+def _decay(n: int):
+    def decay(x):
+        i = 0
+        while i < n:
+            x = x * 0.99999 + 1e-6
+            i += 1
+        return x, i
+
+    return decay
+
+
+def test_while_on_python_counter_is_a_loop():
+    x = np.linspace(0.0, 1.0, 5)
+    small, large = kiln.function(_decay(10)), kiln.function(_decay(100_000))
+    for fn in (small, large):
+        got, count = fn(x)
+        want, want_count = fn.python_function(x)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        assert type(count) is int and count == want_count
+    assert "graph.while" in large.get_concrete_function(x).ir
+    assert _ops(large, x) == _ops(small, x)  # the trace does not grow with the trip count
+
+
+def test_while_on_python_counter_gradient_matches_finite_differences():
+    n = 100_000
+
+    def f(x):
+        i = 0
+        while i < n:
+            x = x * 0.99999 + 1e-6
+            i += 1
+        return np.sum(x * x)
+
+    x = np.array([0.5, 1.5])
+    grad = kiln.grad(f)(x)
+    eps = 1e-6
+    numeric = [(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(2)]
+    np.testing.assert_allclose(grad, numeric, rtol=1e-6)
+
+
+def test_while_on_python_float_counted_down_with_break():
+    @kiln.function
+    def f(x):
+        t = 10.0
+        k = 0
+        while t > 0.0:
+            x = x + t
+            t -= 0.25
+            k += 1
+            if k > 30:
+                break
+        return x, t, k
+
+    x = np.zeros(3)
+    got, want = f(x), f.python_function(x)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert got[1:] == want[1:] and type(got[1]) is float and type(got[2]) is int
+    assert "graph.while" in f.get_concrete_function(x).ir
+
+
+def test_while_on_a_python_int_truth_value():
+    @kiln.function
+    def f(x):
+        i = 50
+        s = 0
+        while i:
+            s += x[i % 3]
+            i -= 1
+        return s, i
+
+    x = np.arange(3.0)
+    assert f(x) == f.python_function(x)
+
+
+def test_while_computing_a_size_stays_python():
+    """A loop that only computes Python numbers adds no ops: it runs in Python, its result a shape."""
+
+    @kiln.function
+    def f(x):
+        k = 1
+        while k < x.shape[0]:
+            k *= 2
+        return np.zeros(k) + x.sum()
+
+    x = np.ones(100)
+    np.testing.assert_array_equal(f(x), f.python_function(x))
+
+
+def test_loop_that_must_unroll_says_so_once():
+    @kiln.function
+    def f(x):
+        out = []
+        i = 0
+        while i < 100:
+            out.append(x * i)
+            i += 1
+        return out[-1]
+
+    with pytest.warns(KilnUnrollWarning, match=r"test_python_loops_and_calls.py:\d+: this `while` loop .* 64 iterations") as record:
+        np.testing.assert_array_equal(f(np.ones(2)), np.full(2, 99.0))
+    assert sum(issubclass(w.category, KilnUnrollWarning) for w in record) == 1
+
+
+def test_short_while_on_python_counter_does_not_warn():
+    @kiln.function
+    def f(x):
+        i = 0
+        while i < 3:
+            x = x + i
+            i += 1
+        return x
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KilnUnrollWarning)
+        np.testing.assert_array_equal(f(np.zeros(2)), np.full(2, 3.0))
+
+
+@kiln.function
+def _affine(x, k=2):
+    return x * k + 1
+
+
+def test_kiln_function_calls_kiln_function():
+    @kiln.function
+    def outer(x):
+        return _affine(x) + _affine(x * 3, 3)
+
+    x = np.arange(4.0)
+    got = outer(x)
+    assert _affine.tracing_count == 0  # traced into its caller, not compiled on its own
+    np.testing.assert_array_equal(got, outer.python_function(x))
+
+
+def test_gradient_flows_through_a_call():
+    @kiln.function
+    def outer(x):
+        return np.sum(_affine(x) ** 2)
+
+    x = np.arange(3.0)
+    np.testing.assert_allclose(kiln.grad(outer)(x), 2 * (2 * x + 1) * 2)
+
+
+def test_grad_function_called_inside_a_kiln_function():
+    @kiln.function
+    def loss(w, x):
+        return np.sum(np.tanh(x @ w) ** 2)
+
+    g = kiln.grad(loss)
+
+    @kiln.function
+    def step(w, x):
+        return w - 0.1 * g(w, x)
+
+    rng = np.random.default_rng(0)
+    w, x = rng.random((3, 2)), rng.random((4, 3))
+    np.testing.assert_allclose(step(w, x), w - 0.1 * g(w, x), rtol=1e-12)
+
+
+def test_methods_calling_methods_keep_variable_order():
+    class Model:
+        def __init__(self) -> None:
+            self.v = kiln.Variable(np.ones(3))
+
+        @kiln.function
+        def outer(self, x):
+            return self.inner(x) * 2
+
+        @kiln.function
+        def inner(self, x):
+            self.v.assign_add(x)
+            return self.v.read_value() + 1
+
+    m = Model()
+    np.testing.assert_array_equal(m.outer(np.ones(3)), np.full(3, 6.0))
+    np.testing.assert_array_equal(m.outer(np.ones(3)), np.full(3, 8.0))
+
+
+def test_recursion_on_python_values_is_traced():
+    @kiln.function
+    def power(n, x):
+        return x if n == 0 else power(n - 1, x * 2)
+
+    @kiln.function
+    def f(x):
+        return power(5, x)
+
+    np.testing.assert_array_equal(f(np.ones(2)), np.full(2, 32.0))
+
+
+def test_recursion_on_traced_values_is_refused_at_its_line():
+    @kiln.function
+    def down(x):
+        if np.sum(x) > 0:
+            return down(x - 1)
+        return x
+
+    with pytest.raises(RecursionError, match=r"test_python_loops_and_calls.py:\d+:\d+: kiln.function down calls itself"):
+        down(np.ones(2))

@@ -221,3 +221,63 @@ def test_recursion_on_traced_values_is_refused_at_its_line():
 
     with pytest.raises(RecursionError, match=r"test_python_loops_and_calls.py:\d+:\d+: kiln.function down calls itself"):
         down(np.ones(2))
+
+
+def _counted(use):
+    def f(x):
+        n = 0
+        while n < 10:
+            x = x * 2
+            n += 1
+        return use(x, n)
+
+    return f
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        lambda x, n: x[:n],
+        lambda x, n: np.zeros(n) + x.sum(),
+        lambda x, n: x + [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12][n],
+        lambda x, n: x.reshape(n, -1),
+    ],
+    ids=["slice", "zeros", "list-index", "reshape"],
+)
+def test_counter_after_staged_while_is_a_python_number(use):
+    """The counter's trajectory depends on nothing but Python numbers: it leaves the loop as one."""
+    f = kiln.function(_counted(use))
+    x = np.ones(20)
+    np.testing.assert_array_equal(f(x), f.python_function(x))
+    assert "graph.while" in f.get_concrete_function(x).ir
+
+
+def test_counters_after_staged_range_are_python_numbers():
+    @kiln.function
+    def f(x):
+        c = 0
+        for i in range(100):
+            x = x * 1.001
+            c += 2
+        return x[: c // 20], i, c
+
+    x = np.ones(50)
+    got, want = f(x), f.python_function(x)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    assert got[1:] == want[1:] and all(type(v) is int for v in got[1:])
+
+
+def test_counter_decided_by_array_data_stays_traced():
+    @kiln.function
+    def f(x):
+        n = 0
+        while x.sum() < 100 and n < 50:
+            x = x * 2
+            n += 1
+        return x, n
+
+    for x in (np.ones(2), np.full(2, 0.01), np.full(2, 200.0)):
+        got, want = f(x), f.python_function(x)
+        np.testing.assert_array_equal(got[0], want[0])
+        assert got[1] == want[1] and type(got[1]) is int
+    assert f.tracing_count == 1

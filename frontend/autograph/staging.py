@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import FileLineColLoc, TensorType, i1
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 
 # Defined before kiln's imports: the operators import them from here while this module loads.
 GetState = Callable[[], tuple[Any, ...]]
@@ -46,7 +46,7 @@ SetState = Callable[[tuple[Any, ...]], None]
 
 from kiln.dialects import graph
 from kiln.frontend import dtypes, index_facts, mutation, pytree, result_kinds, runtime_checks, trace_context
-from kiln.frontend.autograph import effects
+from kiln.frontend.autograph import effects, loop_numbers
 from kiln.frontend.autograph.context import Unsupported, is_converted_code, unsupported_in
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined
 from kiln.frontend.autograph.state import (
@@ -1571,9 +1571,11 @@ def staged_python_range(
     init = get_state()
     where = trace_context.user_location()
     python_range = _PYTHON_RANGE.set(True)
+    before = trace_context.require().block.last_op
     try:
         staged_for(StagedRange(iter_.start, iter_.stop, iter_.step, weak=True), extra_test, body,
                    get_state, set_state, symbol_names)
+        _numbers_out_of_loop(before, get_state, set_state, symbol_names)
     except Exception as error:  # the body needs Python ints (lst[i], np.zeros(i), ...): unroll instead
         set_state(init)
         if isinstance(error, effects.PythonEffectError):
@@ -1634,8 +1636,10 @@ def staged_python_while(
         return counters
 
     watch = effects.Watch(where, "while", (test, body))
+    before = trace_context.require().block.last_op
     try:
         _staged_loop(where, "while", get_state, set_state, symbol_names, tensor_test, run, [], None, watch)
+        _numbers_out_of_loop(before, get_state, set_state, symbol_names)
     except Exception as error:  # the test needs Python values, or the body Python ints: Python's loop goes on
         set_state(init)
         if not isinstance(error, (_NotStaged, effects.PythonEffectError)):
@@ -1643,6 +1647,30 @@ def staged_python_while(
                                 f"{str(error).splitlines()[0] if str(error) else ''})")
         return False
     return True
+
+
+def _numbers_out_of_loop(before: Operation | None, get_state: GetState, set_state: SetState, symbol_names: Sequence[str]) -> None:
+    """After a loop on Python values staged after ``before``: the Python numbers it carries that only
+    numbers known while tracing decide are Python numbers again (kiln.frontend.autograph.loop_numbers),
+    so code after the loop can use them as Python's (``x[:n]``, ``np.zeros(n)``, ``lst[n]``)."""
+    op = trace_context.require().block.last_op
+    while op is not None and op is not before and not isinstance(op, graph.WhileOp):
+        op = op.prev_op
+    if not isinstance(op, graph.WhileOp):
+        return
+    folded = loop_numbers.fold_numbers(op)
+    if not folded:
+        return
+    position = {result: k for k, result in enumerate(op.results)}
+    leaves, _, trees = flatten_state(get_state(), symbol_names)
+
+    def python(leaf: Any) -> Any:
+        if not isinstance(leaf, Tensor) or not leaf.weak or leaf.is_view:
+            return leaf
+        k = position.get(leaf.value)
+        return folded[k] if k in folded else leaf
+
+    set_state(unflatten_state(trees, [python(leaf) for leaf in leaves]))
 
 
 def _unroll_note(where: str, why: str) -> None:

@@ -35,6 +35,7 @@ from xdsl.ir import Operation, SSAValue
 
 from kiln.dialects import graph
 from kiln.frontend import array_types, dtypes, mutation, shape_sources, trace_context
+from kiln.frontend.abstract_value import PLAIN, AbstractValue
 
 #: trace note: an in-place operator rebound a NumPy scalar argument (see ConcreteFunction.native_entry)
 IMMUTABLE_REBOUND = "kiln.tensor.immutable_rebound"
@@ -76,8 +77,7 @@ def array_power(x: Any, exponent: Any) -> Any:
 class Tensor:
     """A traced array: NumPy's interface over one SSA value of tensor type."""
 
-    __slots__ = ("_storage", "_steps", "_cache", "_seen", "shape_source", "weak", "facts", "origin", "_wrote", "immutable", "readonly", "path_promotions",
-                 "kind_flag")
+    __slots__ = ("_storage", "_steps", "_cache", "_seen", "aval", "origin", "_wrote")
 
     # Tensors are unhashable, like ndarrays: ``==`` builds a tensor.
     __hash__ = None  # type: ignore[assignment]
@@ -91,33 +91,76 @@ class Tensor:
         self._steps: tuple[mutation.ViewStep, ...] = ()
         self._cache = value
         self._seen = self._storage.version
-        #: for a tensor of unknown rank (see kiln.frontend.unknown_rank), the index of the
-        #: ``TensorSpec(shape=None)`` argument whose call-time shape it has; ``value`` is then
-        #: the flattened data, a ``tensor<?xT>``. None for a tensor of known rank.
-        self.shape_source = shape_source
-        #: a Python int or float that became a tensor (a staged loop index): it promotes as a
-        #: weak Python scalar does (NEP 50), so ``int32_array + i`` stays int32
-        self.weak = False
-        #: what indexing may assume about a traced integer (kiln.frontend.index_facts), or None
-        self.facts: Any = None
+        #: everything tracing knows of this value beyond its IR type (kiln.frontend.abstract_value)
+        self.aval = PLAIN if shape_source is None else AbstractValue(shape_source=shape_source)
         #: ``(id(parent), key signature)`` of the indexing that made this view (``x[k] op= v``)
         self.origin: tuple[int, tuple[Any, ...]] | None = None
         self._wrote = 0
-        #: a NumPy scalar (an argument, or an element read ``x[i]``): `s += 1` makes a new value (as
-        #: NumPy's scalars do), s[...] = v raises
-        self.immutable = False
-        #: NumPy's read-only arrays (``np.broadcast_to``, ``np.diagonal``, ``x.imag`` of a real
-        #: ``x``) and views of them: a write raises NumPy's ValueError
-        self.readonly = False
-        #: a 0-d value that promotes differently on the paths of a staged construct (a Python float
-        #: on one path of an `if`, a NumPy float64 on the other): what it promotes as on each
-        #: (see :func:`promotion_value`), and the construct; a promotion whose result depends on
-        #: the path is refused (kiln.frontend.numpy_dispatch)
-        self.path_promotions: tuple[tuple[Any, ...], str] | None = None
-        #: a 0-d value a staged ``if`` merged from a NumPy scalar on one path and a 0-d array or a
-        #: Python number on another: a 0-d int8 tensor saying which at run time, for the function's
-        #: results (kiln.frontend.result_kinds); None where it is known when tracing
-        self.kind_flag: Tensor | None = None
+
+    # The abstract value's facts, read and set as attributes (setting one replaces the frozen value).
+    # shape_source: of a tensor of unknown rank (kiln.frontend.unknown_rank), the index of the
+    # ``TensorSpec(shape=None)`` argument whose call-time shape it has (``value`` is the flattened data).
+    # weak: a Python number that became a tensor, promoting as one (NEP 50). immutable: a NumPy
+    # scalar (``s += 1`` makes a new value, ``s[...] = v`` raises). readonly: writes raise NumPy's
+    # ValueError. facts: what indexing may assume of a traced integer (kiln.frontend.index_facts).
+    # path_promotions: a 0-d value promoting differently on the paths of a staged construct.
+    # kind_flag: a 0-d int8 tensor saying at run time which kind of result a merged value is.
+
+    @property
+    def shape_source(self) -> int | None:
+        return self.aval.shape_source
+
+    @shape_source.setter
+    def shape_source(self, source: int | None) -> None:
+        self.aval = self.aval.but(shape_source=source)
+
+    @property
+    def weak(self) -> bool:
+        return self.aval.weak
+
+    @weak.setter
+    def weak(self, weak: bool) -> None:
+        self.aval = self.aval.but(weak=weak)
+
+    @property
+    def immutable(self) -> bool:
+        return self.aval.scalar
+
+    @immutable.setter
+    def immutable(self, scalar: bool) -> None:
+        self.aval = self.aval.but(scalar=scalar)
+
+    @property
+    def readonly(self) -> bool:
+        return self.aval.readonly
+
+    @readonly.setter
+    def readonly(self, readonly: bool) -> None:
+        self.aval = self.aval.but(readonly=readonly)
+
+    @property
+    def facts(self) -> Any:
+        return self.aval.facts
+
+    @facts.setter
+    def facts(self, facts: Any) -> None:
+        self.aval = self.aval.but(facts=facts)
+
+    @property
+    def path_promotions(self) -> tuple[tuple[Any, ...], str] | None:
+        return self.aval.path_promotions
+
+    @path_promotions.setter
+    def path_promotions(self, promotions: tuple[tuple[Any, ...], str] | None) -> None:
+        self.aval = self.aval.but(path_promotions=promotions)
+
+    @property
+    def kind_flag(self) -> Tensor | None:
+        return self.aval.kind_flag  # type: ignore[no-any-return]
+
+    @kind_flag.setter
+    def kind_flag(self, flag: Tensor | None) -> None:
+        self.aval = self.aval.but(kind_flag=flag)
 
     @property
     def value(self) -> SSAValue:
@@ -1097,7 +1140,7 @@ def as_scalar(t: Tensor) -> Tensor:
     if t.shape_source is not None or t.ndim != 0 or t.immutable:
         return t
     scalar = Tensor(t.value)
-    scalar.weak, scalar.facts, scalar.immutable, scalar.path_promotions = t.weak, t.facts, True, t.path_promotions
+    scalar.aval = AbstractValue(weak=t.weak, scalar=True, facts=t.facts, path_promotions=t.path_promotions)
     return scalar
 
 

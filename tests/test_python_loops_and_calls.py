@@ -281,3 +281,62 @@ def test_counter_decided_by_array_data_stays_traced():
         np.testing.assert_array_equal(got[0], want[0])
         assert got[1] == want[1] and type(got[1]) is int
     assert f.tracing_count == 1
+
+
+def _weights(n: int, seed: int = 0) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    return [rng.random((4, 4)) * 0.3 for _ in range(n)], [rng.random(4) for _ in range(n)]
+
+
+def test_loop_over_a_list_of_arrays_is_a_loop():
+    def mlp(x, ws, bs):
+        for w, b in zip(ws, bs):
+            x = np.tanh(x @ w + b)
+        return x
+
+    f = kiln.function(mlp)
+    x = np.linspace(0.0, 1.0, 4)
+    small, large = _weights(8), _weights(40, seed=1)
+    for ws, bs in (small, large):
+        np.testing.assert_allclose(f(x, ws, bs), mlp(x, ws, bs), rtol=1e-12)
+    ir = f.get_concrete_function(x, *large).ir
+    assert "graph.while" in ir and ir.count("graph.matmul") == 1  # one body, not 40
+
+
+def test_enumerate_over_a_tuple_of_arrays():
+    def f(x, ws):
+        s = 0.0
+        for i, w in enumerate(ws):
+            s += i * w.sum()
+            x = x + w[0]
+        return x, s
+
+    x, ws = np.zeros(4), tuple(_weights(12)[0])
+    got, want = kiln.function(f)(x, ws), f(x, ws)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    assert got[1] == pytest.approx(want[1], rel=1e-12) and type(got[1]) is type(want[1])
+
+
+def test_loop_writing_the_list_arrays_writes_them():
+    """A row of the stack would be a copy: a body that writes its item runs as Python's loop."""
+
+    def f(ws):
+        for w in ws:
+            w += 1.0
+            w[0] = w.sum()
+        return ws[0].sum()
+
+    compiled, eager = _weights(10)[0], _weights(10)[0]
+    assert kiln.function(f)(compiled) == pytest.approx(f(eager), rel=1e-12)
+    for a, b in zip(compiled, eager):
+        np.testing.assert_allclose(a, b, rtol=1e-12)  # (sums may round in another order)
+
+
+def test_loop_over_arrays_of_different_shapes_unrolls():
+    def f(x, ws):
+        for w in ws:
+            x = x + w.sum()
+        return x
+
+    ws = [np.ones(k) for k in range(1, 9)]
+    np.testing.assert_array_equal(kiln.function(f)(np.zeros(2), ws), f(np.zeros(2), ws))

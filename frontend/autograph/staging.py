@@ -46,6 +46,7 @@ SetState = Callable[[tuple[Any, ...]], None]
 
 from kiln.dialects import graph
 from kiln.frontend import dtypes, index_facts, mutation, pytree, result_kinds, runtime_checks, trace_context
+from kiln.frontend.abstract_value import PLAIN, AbstractValue, join_paths
 from kiln.frontend.autograph import effects, loop_numbers
 from kiln.frontend.autograph.context import Unsupported, is_converted_code, unsupported_in
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined
@@ -401,10 +402,12 @@ def _cond(
         merged_flags.setdefault(i, {})[outer] = _flag_value(flag)
     construct = "`if`" if labels[0] == "`if`" else "conditional expression"
     for i, result, source in zip(staged, op.results, sources):
-        merged[i] = Tensor(result, source)
-        _merge_promotion(merged[i], (then.leaves[i], orelse.leaves[i]), f"the staged {construct} at {where}")
-        merge_layout(merged[i], (then.leaves[i], orelse.leaves[i]), where, construct)
-        merged[i].immutable = _scalar_on_every_path(then.leaves[i], orelse.leaves[i])
+        paths = (then.leaves[i], orelse.leaves[i])
+        merged[i] = Tensor(result)
+        joined = join_paths([v for v in paths if v is not NOT_RETURNED and not isinstance(v, Undefined)]) or PLAIN
+        merged[i].aval = _promotion_joined(merged[i], joined.but(shape_source=source, weak=False), paths,
+                                           f"the staged {construct} at {where}")
+        merge_layout(merged[i], paths, where, construct)
         if i in kind_flags:
             merged[i].kind_flag = Tensor(kind_flags[i])
         elif not is_jump_flag(leaf_names[i]) and (kind := result_kinds.merged_kind(then.leaves[i], orelse.leaves[i])) is not None:
@@ -424,20 +427,22 @@ def _cond(
     return unflatten_state(trees[0], merged)
 
 
-def _merge_promotion(merged: Tensor, paths: Sequence[Any], construct: str) -> None:
-    """How a 0-d value merged from ``paths`` promotes in NumPy: as a Python number where it is one
-    on every path (``t = 0.5`` or ``t = 1.5``: ``float32_array * t`` stays float32), and where the
-    paths disagree (a Python number on one, a NumPy float64 on the other) the alternatives, so
-    that a promotion whose result depends on the path is refused (tensor.path_promotions)."""
-    if merged.ndim != 0 or merged.shape_source is not None:
-        return
+def _promotion_joined(merged: Tensor, base: AbstractValue, paths: Sequence[Any], construct: str) -> AbstractValue:
+    """``base`` with how the 0-d value ``merged`` from ``paths`` promotes in NumPy: as a Python
+    number where it is one on every path (``t = 0.5`` or ``t = 1.5``: ``float32_array * t`` stays
+    float32; a path holding only a placeholder does not make it one), and where the paths disagree
+    (a Python number on one, a NumPy float64 on the other) the alternatives, so that a promotion
+    whose result depends on the path is refused (tensor.path_promotions)."""
+    if graph.shape_of(merged.type) or base.shape_source is not None:
+        return base
     varying = path_promotions(paths, construct)
     if varying is not None:
-        merged.path_promotions = varying
-    elif any(_weak_value(v) and not may_be_placeholder(v) and not isinstance(v, Undefined) for v in paths) and all(
+        return base.but(path_promotions=varying)
+    if any(_weak_value(v) and not may_be_placeholder(v) and not isinstance(v, Undefined) for v in paths) and all(
         _weak_value(v) for v in paths
     ) and merged.dtype.kind in "iuf":
-        merged.weak = True
+        return base.but(weak=True)
+    return base
 
 
 def _mark_shared_results(
@@ -643,14 +648,6 @@ def _flag_value(flag: _Flag) -> SSAValue:
 
 #: the flag the ``return`` converter sets
 _RETURN_FLAG = "do_return"
-
-
-def _scalar_on_every_path(*values: Any) -> bool:
-    """Whether a merged value is a NumPy scalar (immutable) on every path that reads it: a path
-    that returned or left it unbound does not count. A scalar on some paths and an array on others
-    is merged as an array."""
-    read = [v for v in values if v is not NOT_RETURNED and not isinstance(v, Undefined)]
-    return bool(read) and all(is_scalar_like(v) for v in read)
 
 
 #: what :func:`_flags_set` gives for a branch that certainly jumped, by a jump not known until run time
@@ -1156,7 +1153,8 @@ def _staged_loop(
             final[j].kind_flag = Tensor(kind)
         for leaf, value in zip(leaves, final):  # after zero iterations, what it was before the loop
             if not runs and leaf.ty is not None and isinstance(value, Tensor) and _weak_value(leaf.value) and is_number(leaf.value):
-                _merge_promotion(value, (leaf.value, value), f"the staged `{construct}` loop at {where} (zero iterations or more)")
+                value.aval = _promotion_joined(value, value.aval, (leaf.value, value),
+                                               f"the staged `{construct}` loop at {where} (zero iterations or more)")
         for leaf, value, out, inside in zip(leaves, final, out_leaves, entered):
             if leaf.ty is not None and isinstance(value, Tensor):
                 merge_layout(value, [leaf.value, out], where, f"`{construct}` loop")
@@ -1592,6 +1590,134 @@ def staged_python_range(
         return False
     finally:
         _PYTHON_RANGE.reset(python_range)
+    return True
+
+
+@dataclass
+class _Sequence:
+    """How the items of a Python sequence a loop runs over are rebuilt from one staged index ``k``:
+    each item has one structure (a leaf, or tuples of leaves: ``zip``, ``enumerate``), and each leaf
+    position holds arrays of one shape and dtype (rows of their stack), Python ints in an arithmetic
+    progression (``enumerate``'s counts), or one Python value."""
+
+    structure: Any
+    #: per leaf position: ("rows", leaves), ("ints", (start, step)) or ("same", value)
+    columns: list[tuple[str, Any]]
+
+    @staticmethod
+    def of(items: Sequence[Any]) -> _Sequence | None:
+        flat = [_flat_item(item) for item in items]
+        structure = flat[0][0]
+        if any(f[0] != structure for f in flat):
+            return None
+        columns: list[tuple[str, Any]] = []
+        for leaves in zip(*(f[1] for f in flat)):
+            first = leaves[0]
+            if all(isinstance(v, (Tensor, np.ndarray)) for v in leaves):
+                types = {(np.dtype(v.dtype), v.shape, v.shape_source if isinstance(v, Tensor) else None) for v in leaves}
+                if len(types) != 1 or None in first.shape or any(isinstance(v, Tensor) and v.immutable for v in leaves):
+                    return None
+                columns.append(("rows", leaves))
+            elif all(type(v) is int for v in leaves):
+                step = leaves[1] - first
+                if any(b - a != step for a, b in zip(leaves, leaves[1:])):
+                    return None
+                columns.append(("ints", (first, step)))
+            elif all(v is first for v in leaves):
+                columns.append(("same", first))
+            else:
+                return None
+        return _Sequence(structure, columns)
+
+    def stacks(self) -> list[Any]:
+        """The stack of each column of arrays (a new array: the loop reads rows of it)."""
+        return [np.stack([as_tensor(v) for v in leaves]) if kind == "rows" else None for kind, leaves in self.columns]
+
+    def item(self, stacks: list[Any], k: Tensor) -> Any:
+        leaves = []
+        for (kind, column), stack in zip(self.columns, stacks):
+            if kind == "rows":
+                leaves.append(stack[k])
+            elif kind == "ints":
+                start, step = column
+                leaves.append(k * step + start if (start, step) != (0, 1) else k)
+            else:
+                leaves.append(column)
+        return _unflat_item(self.structure, iter(leaves))
+
+
+def _flat_item(item: Any) -> tuple[Any, list[Any]]:
+    """An item's structure (tuples nested as in ``enumerate(zip(a, b))``) and its leaves."""
+    if type(item) is tuple:
+        parts = [_flat_item(v) for v in item]
+        return tuple(p[0] for p in parts), [leaf for p in parts for leaf in p[1]]
+    return None, [item]
+
+
+def _unflat_item(structure: Any, leaves: Iterator[Any]) -> Any:
+    if structure is None:
+        return next(leaves)
+    return tuple(_unflat_item(s, leaves) for s in structure)
+
+
+def staged_python_sequence(
+    items: Sequence[Any],
+    extra_test: Callable[[], Any] | None,
+    body: Callable[[Any], None],
+    get_state: GetState,
+    set_state: SetState,
+    symbol_names: tuple[str, ...],
+) -> bool:
+    """Stage ``for item in items`` over a Python list or tuple of arrays of one shape (or a ``zip``
+    or ``enumerate`` of such sequences) as a loop over the rows of their stack, when that keeps
+    Python's meaning: as a ``for`` over a Python ``range`` is staged (:func:`staged_python_range`),
+    and only if the body writes to none of the arrays (in Python it would write the list's own
+    array; a row of the stack is a copy). Whether it did; if not, nothing is left of the try."""
+    from kiln.frontend.range import StagedRange
+
+    if (trace_context.current() is None or len(items) < 2 or _unrolled_copies.get() * len(items) <= UNROLL_AT_MOST
+            or python_effect(body) is not None or unstageable(body)):
+        return False
+    plan = _Sequence.of(items)
+    if plan is None or not any(kind == "rows" for kind, _ in plan.columns):
+        return False
+    where = statement_location()
+    try:
+        _check_not_in_try(where, "for")
+    except NotImplementedError:
+        return False
+    init = get_state()
+    block = trace_context.require().block
+    before = block.last_op
+    elements = {v.storage for kind, leaves in plan.columns if kind == "rows" for v in leaves if isinstance(v, Tensor)}
+    python_range = _PYTHON_RANGE.set(True)
+    with mutation.region() as scope:
+        try:
+            stacks = plan.stacks()
+            versions = [stack.storage.version for stack in stacks if stack is not None]
+            def iteration(k: Tensor) -> None:
+                body(plan.item(stacks, k))
+
+            staged_for(StagedRange(0, len(items), 1, weak=True), extra_test, functools.update_wrapper(iteration, body),
+                       get_state, set_state, symbol_names)
+            wrote = [stack.storage.version for stack in stacks if stack is not None] != versions
+            if wrote or any(storage in scope.saved for storage in elements):
+                raise _NotStaged  # the body writes an element: Python's loop writes the list's own arrays
+            _numbers_out_of_loop(before, get_state, set_state, symbol_names)
+        except Exception as error:
+            scope.restore()
+            set_state(init)
+            while block.last_op is not before:  # nothing of the try stays in the trace
+                op = block.last_op
+                assert op is not None
+                op.detach()
+                op.drop_all_references()
+            if not isinstance(error, (_NotStaged, effects.PythonEffectError)):
+                _unroll_note(where, f"tracing its body over rows of the arrays' stack failed ({type(error).__name__}: "
+                                    f"{str(error).splitlines()[0] if str(error) else ''})")
+            return False
+        finally:
+            _PYTHON_RANGE.reset(python_range)
     return True
 
 

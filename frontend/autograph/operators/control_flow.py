@@ -89,6 +89,14 @@ def for_stmt(
         with staging.unrolled(len(iter_)):
             _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
         return
+    if type(iter_) in (list, tuple, zip, enumerate) and staging.python_effect(body) is None:
+        # (a zip or enumerate is read once here: the body changes no Python object it could see)
+        items = iter_ if type(iter_) in (list, tuple) else list(iter_)
+        if staging.staged_python_sequence(items, extra_test, body, get_state, set_state, symbol_names):
+            return
+        with staging.unrolled(len(items)):
+            _python_for(items if items is not iter_ else iter_, extra_test, body, get_state, set_state, symbol_names)
+        return
     _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
 
 

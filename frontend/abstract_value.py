@@ -1,0 +1,89 @@
+"""``AbstractValue``: what tracing knows of a traced value beyond its IR type, in one frozen object.
+
+A traced array is an SSA value (whose ``tensor<...>`` type holds its dtype and
+static sizes) and an abstract value holding the rest of its meaning to NumPy and
+Python: whether it promotes as a Python number (``weak``, NEP 50), whether it
+is a NumPy scalar (immutable: ``s += 1`` rebinds), read-only, the source of an
+unknown rank, what indexing may assume of an integer, how it promotes when the
+paths of a staged construct disagree, and the run-time flag saying which kind
+of result it is. It plays the part of JAX's ``ShapedArray`` with ``weak_type``.
+
+A staged ``if`` merges the values its paths leave with :meth:`AbstractValue.join`
+(:func:`join_paths` takes the Python values the paths left, numbers and NumPy
+scalars included). A new fact is a field here, with its rule in ``join``: see
+docs/frontend.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class AbstractValue:
+    """The facts of one traced value that its IR type does not hold."""
+
+    #: for a value of unknown rank (kiln.frontend.unknown_rank): the ``TensorSpec(shape=None)``
+    #: argument whose call-time shape it has (its IR value is then the flattened data)
+    shape_source: int | None = None
+    #: a Python int or float that became a tensor: it promotes as a weak Python scalar (NEP 50)
+    weak: bool = False
+    #: a NumPy scalar (an element read ``x[i]``, a reduction): ``s += 1`` makes a new value, writes raise
+    scalar: bool = False
+    #: NumPy's read-only arrays (``np.broadcast_to``, ``np.diagonal``) and their views: writes raise
+    readonly: bool = False
+    #: what indexing may assume about a traced integer (kiln.frontend.index_facts), or None
+    facts: Any = None
+    #: a 0-d value that promotes differently on the paths of a staged construct: what it promotes
+    #: as on each, and the construct (a promotion whose result depends on the path is refused)
+    path_promotions: tuple[tuple[Any, ...], str] | None = None
+    #: a 0-d int8 tensor saying at run time which kind of result a value merged from a NumPy scalar
+    #: and a 0-d array or Python number is (kiln.frontend.result_kinds); None where tracing knows
+    kind_flag: Any = None
+
+    def join(self, other: AbstractValue) -> AbstractValue:
+        """The value a staged ``if`` merges from this path's and ``other``'s: what holds on both
+        paths holds after it (weak, scalar, read-only only where both are); facts about values
+        and run-time flags are the construct's to set again."""
+        return AbstractValue(
+            shape_source=self.shape_source if self.shape_source == other.shape_source else None,
+            weak=self.weak and other.weak,
+            scalar=self.scalar and other.scalar,
+            readonly=self.readonly and other.readonly,
+        )
+
+    def but(self, **changes: Any) -> AbstractValue:
+        """This value with ``changes`` (a frozen value is never changed in place)."""
+        return replace(self, **changes)
+
+
+#: the abstract value of a value with no facts beyond its type (a fresh array)
+PLAIN = AbstractValue()
+
+
+def abstract_of(value: Any) -> AbstractValue:
+    """The abstract value of what a path of a staged construct left in a variable: a traced value's
+    own; a Python number's (weak but for bools and complex numbers; a scalar); a NumPy scalar's;
+    :data:`PLAIN` for anything else (an array, a masked selection)."""
+    aval = getattr(value, "aval", None)
+    if isinstance(aval, AbstractValue):
+        return aval
+    if isinstance(value, np.generic):  # (before Python's numbers: np.float64 is a float)
+        return AbstractValue(scalar=True)
+    if isinstance(value, bool | int | float | complex):
+        return AbstractValue(weak=not isinstance(value, bool | complex), scalar=True)
+    return PLAIN
+
+
+def join_paths(values: list[Any]) -> AbstractValue | None:
+    """The join of what the paths of a staged construct that read a variable left in it (the caller
+    leaves out placeholders of paths that do not read it); None when no path reads it."""
+    if not values:
+        return None
+    joined = abstract_of(values[0])
+    for value in values[1:]:
+        joined = joined.join(abstract_of(value))
+    return joined

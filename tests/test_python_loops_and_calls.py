@@ -340,3 +340,31 @@ def test_loop_over_arrays_of_different_shapes_unrolls():
 
     ws = [np.ones(k) for k in range(1, 9)]
     np.testing.assert_array_equal(kiln.function(f)(np.zeros(2), ws), f(np.zeros(2), ws))
+
+
+_COEFFICIENTS = [0.1 * i for i in range(30)]
+
+
+def test_loop_over_a_list_of_python_numbers_is_a_loop():
+    @kiln.function
+    def horner(x):
+        acc = np.zeros_like(x)
+        for c in _COEFFICIENTS:
+            acc = acc * x + c
+        return acc
+
+    x = np.linspace(0.0, 1.0, 5, dtype=np.float32)
+    got, want = horner(x), horner.python_function(x)
+    assert got.dtype == want.dtype == np.float32  # each c is a Python float: weak
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert "graph.while" in horner.get_concrete_function(x).ir
+
+
+def test_loop_over_numbers_used_as_sizes_runs_as_python():
+    @kiln.function
+    def f(x):
+        for n in [1, 2, 3, 5, 8, 13]:
+            x = x + np.ones(n).sum()
+        return x
+
+    np.testing.assert_array_equal(f(np.zeros(2)), np.full(2, 32.0))

@@ -1613,31 +1613,37 @@ class _Sequence:
         columns: list[tuple[str, Any]] = []
         for leaves in zip(*(f[1] for f in flat)):
             first = leaves[0]
-            if all(isinstance(v, (Tensor, np.ndarray)) for v in leaves):
+            if all(v is first for v in leaves):
+                columns.append(("same", first))
+            elif all(type(v) is int for v in leaves) and all(b - a == leaves[1] - first for a, b in zip(leaves, leaves[1:])):
+                columns.append(("ints", (first, leaves[1] - first)))
+            elif all(_weak_value(v) and not isinstance(v, (bool, Undefined)) for v in leaves) and len(
+                {np.asarray(v).dtype if not isinstance(v, Tensor) else v.dtype for v in leaves}
+            ) == 1 and all(not isinstance(v, Tensor) or v.ndim == 0 for v in leaves):
+                columns.append(("numbers", leaves))  # Python numbers of one type (a list argument's too)
+            elif all(isinstance(v, (Tensor, np.ndarray)) for v in leaves):
                 types = {(np.dtype(v.dtype), v.shape, v.shape_source if isinstance(v, Tensor) else None) for v in leaves}
                 if len(types) != 1 or None in first.shape or any(isinstance(v, Tensor) and v.immutable for v in leaves):
                     return None
                 columns.append(("rows", leaves))
-            elif all(type(v) is int for v in leaves):
-                step = leaves[1] - first
-                if any(b - a != step for a, b in zip(leaves, leaves[1:])):
-                    return None
-                columns.append(("ints", (first, step)))
-            elif all(v is first for v in leaves):
-                columns.append(("same", first))
             else:
                 return None
         return _Sequence(structure, columns)
 
     def stacks(self) -> list[Any]:
         """The stack of each column of arrays (a new array: the loop reads rows of it)."""
-        return [np.stack([as_tensor(v) for v in leaves]) if kind == "rows" else None for kind, leaves in self.columns]
+        return [np.stack([as_tensor(v) for v in leaves]) if kind in ("rows", "numbers") else None
+                for kind, leaves in self.columns]
 
     def item(self, stacks: list[Any], k: Tensor) -> Any:
         leaves = []
         for (kind, column), stack in zip(self.columns, stacks):
             if kind == "rows":
                 leaves.append(stack[k])
+            elif kind == "numbers":  # a Python number again: weak, immutable
+                number = Tensor(stack[k].value)
+                number.aval = number.aval.but(weak=True, scalar=True)
+                leaves.append(number)
             elif kind == "ints":
                 start, step = column
                 leaves.append(k * step + start if (start, step) != (0, 1) else k)
@@ -1679,7 +1685,7 @@ def staged_python_sequence(
             or python_effect(body) is not None or unstageable(body)):
         return False
     plan = _Sequence.of(items)
-    if plan is None or not any(kind == "rows" for kind, _ in plan.columns):
+    if plan is None or not any(kind in ("rows", "numbers") for kind, _ in plan.columns):
         return False
     where = statement_location()
     try:
@@ -1689,7 +1695,7 @@ def staged_python_sequence(
     init = get_state()
     block = trace_context.require().block
     before = block.last_op
-    elements = {v.storage for kind, leaves in plan.columns if kind == "rows" for v in leaves if isinstance(v, Tensor)}
+    elements = {v.storage for kind, leaves in plan.columns if kind in ("rows", "numbers") for v in leaves if isinstance(v, Tensor)}
     python_range = _PYTHON_RANGE.set(True)
     with mutation.region() as scope:
         try:

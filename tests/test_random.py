@@ -130,3 +130,17 @@ def draws_with_an_unstaged_numpy_function(x: np.ndarray) -> np.ndarray:
 def test_unstaged_numpy_random_functions_are_refused() -> None:
     with pytest.raises(NotImplementedError, match=r"np.random.choice \(not one of the np.random functions kiln stages"):
         kiln.function(draws_with_an_unstaged_numpy_function)(np.zeros(3))
+
+
+def random_of_a_size(n: Any) -> np.ndarray:
+    return np.random.random(n)
+
+
+def test_sizes_as_numpy_integers_and_traced_sizes() -> None:
+    """A NumPy integer known when tracing is a size; a traced one (a NumPy scalar argument) is refused
+    at the user's line with what to do, not with "iteration over a 0-d array"."""
+    a, b = kiln.function(lambda: (np.random.random(np.int64(5)), np.random.normal(0, 1, (np.int32(2), 3))))()
+    assert a.shape == (5,) and b.shape == (2, 3)
+    assert kiln.function(random_of_a_size)(1000).shape == (1000,)
+    with pytest.raises(NotImplementedError, match=r"test_random.py:\d+: a random array of a size known only at run time.*Python int"):
+        kiln.function(random_of_a_size)(np.int64(1000))

@@ -136,3 +136,46 @@ def test_cuda_stages_are_its_own() -> None:
     with pytest.raises(ValueError, match="graph, tensor, buffer, parallel, gpu"):
         kiln.function(add, target="cuda", passes={"loops": "cse"})
 
+
+
+#: a pass whose replacement op comes from a helper module of the user's, ``edited_helper``
+HELPER_PASS_FILE = """
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+
+import edited_helper
+import kiln
+from kiln.dialects import graph
+
+
+class AddIsHelpers(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.AddOp, rewriter: PatternRewriter) -> None:
+        rewriter.replace(op, edited_helper.NEW(op.lhs, op.rhs))
+
+
+@kiln.register_pass
+@dataclass(frozen=True)
+class HelperPass(ModulePass):
+    name = "test-add-is-helpers"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(AddIsHelpers()).rewrite_module(op)
+"""
+
+
+def test_plan_cache_keys_on_the_modules_a_pass_imports(tmp_path: Path) -> None:
+    """The pass file unchanged, the helper module it imports edited (as between two runs):
+    each compiles its own C (docs/writing-passes.md: an edited pass never runs stale C)."""
+    (tmp_path / "helper_pass.py").write_text(HELPER_PASS_FILE)
+    results = []
+    for new_op in ("MulOp", "SubOp", "MulOp"):
+        (tmp_path / "edited_helper.py").write_text(f"from kiln.dialects import graph\n\nNEW = graph.{new_op}\n")
+        load_file(tmp_path / "edited_helper.py")
+        load_file(tmp_path / "helper_pass.py")
+        results.append(kiln.function(add, passes="test-add-is-helpers")(X, Y).tolist())
+    assert results == [(X * Y).tolist(), (X - Y).tolist(), (X * Y).tolist()]

@@ -364,7 +364,7 @@ def _cpu_model() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kiln.bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m kiln.bench", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--quick", action="store_true", help="tiny sizes and few repeats: a smoke run")
     parser.add_argument("--out", type=Path, help="write the Markdown report here (default: print only)")
     parser.add_argument("--only", help="run only workloads whose name contains this (or one of these, comma-separated)")

@@ -156,10 +156,18 @@ def _taking_scalars(entry: Callable[..., Any], key: tuple[Any, ...], concrete: C
     return _scalars_as_arrays(entry)
 
 
-def _load_rules(rules: RuleFiles) -> RuleSet:
+def _load_rules(rules: RuleFiles, python_function: Callable[..., Any]) -> RuleSet:
+    """The rule files, a relative path read beside the file that defines the function (as a
+    module's data files are, wherever Python runs from); at the prompt, in the current directory."""
     from kiln.passes.rules import load_rules
 
-    return load_rules(rules)
+    code = getattr(inspect.unwrap(getattr(python_function, "__func__", python_function)), "__code__", None)
+    defined_in = code.co_filename if code is not None else ""
+    folder = os.path.dirname(os.path.abspath(defined_in)) if os.path.isfile(defined_in) else None
+    specs = [rules] if isinstance(rules, (str, os.PathLike)) else list(rules)
+    return load_rules([
+        os.path.join(folder, s) if folder and not os.fspath(s).startswith("kiln:") else s for s in specs
+    ])
 
 
 def _with_layouts(sig: CallSignature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> CallSignature:
@@ -205,7 +213,7 @@ class Function:
         self.target = target
         self.isa = isa
         #: the user's rule files, loaded and checked now (errors point at file:line:col)
-        self.rules: RuleSet | None = _load_rules(rules) if rules is not None else None
+        self.rules: RuleSet | None = _load_rules(rules, python_function) if rules is not None else None
         #: the user's passes by stage, checked now against the registered passes and the target's stages
         self.passes: UserPasses | None = (
             load_user_passes(passes, ("graph", *backend.stages)) if passes is not None else None

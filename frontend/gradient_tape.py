@@ -18,6 +18,7 @@ from kiln.dialects.ir_utils import describe_location
 from kiln.frontend import pytree, trace_context
 from kiln.frontend.tensor import Tensor, as_tensor
 from kiln.frontend.variables import Variable, captured_resource
+from kiln.frontend.gradients import refusal
 from kiln.passes.graph_autodiff import Adjoints, AutodiffError, backprop, differentiable
 
 UNCONNECTED = (None, "none", "zero")
@@ -111,7 +112,7 @@ class GradientTape:
         try:
             grads = backprop(target_value, flat, ctx.emit) if flat else []
         except AutodiffError as e:
-            raise NotImplementedError(f"GradientTape.gradient: {e}") from None
+            raise NotImplementedError(f"GradientTape.gradient: {refusal(e)}") from None
         b = Adjoints(ctx.emit)
         out: list[Any] = []
         it = iter(grads)

@@ -24,6 +24,25 @@ from kiln.passes.graph_autodiff import Adjoints, AutodiffError, backprop, differ
 
 ArgNums = int | Sequence[int]
 
+#: graph ops without a gradient, as the user wrote them (the op spelling is kiln's IR)
+_NUMPY_SPELLING = {
+    'graph.scan "mul"': "np.cumprod (np.multiply.accumulate)",
+    'graph.scan "max"': "np.maximum.accumulate",
+    'graph.scan "min"': "np.minimum.accumulate",
+    'graph.scatter "mul"': "np.multiply.at",
+    'graph.scatter "max"': "np.maximum.at",
+    'graph.scatter "min"': "np.minimum.at",
+    "graph.sort": "np.sort",
+}
+
+
+def refusal(error: AutodiffError) -> str:
+    """``error``'s message naming the NumPy function the user called rather than its graph op."""
+    text = str(error)
+    for op, numpy in _NUMPY_SPELLING.items():
+        text = text.replace(op, numpy)
+    return text
+
 
 def value_and_grad(f: Callable[..., Any], argnums: ArgNums = 0) -> Function:
     """A compiled function returning ``(f(*args), gradient)``; the gradient is one array for an
@@ -68,7 +87,7 @@ def transform(f: Callable[..., Any], argnums: ArgNums, with_value: bool, autogra
         try:
             grads = backprop(value.value, start, ctx.emit)
         except AutodiffError as e:
-            raise NotImplementedError(f"kiln.grad of {name}: {e}") from None
+            raise NotImplementedError(f"kiln.grad of {name}: {refusal(e)}") from None
         zeros = Adjoints(ctx.emit)
         out = tuple(Tensor(g if g is not None else zeros.const(0.0, s)) for g, s in zip(grads, start, strict=True))
         gradient = out[0] if single else out

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from kiln.frontend import creation, trace_context
-from kiln.frontend.tensor import as_tensor
+from kiln.frontend.tensor import Tensor, as_tensor
 from kiln.frontend.variables import Variable, creating_slots
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -56,7 +56,14 @@ def _initial(seed: int | None) -> np.ndarray:
 def _shape(size: Size) -> tuple[int, ...]:
     if size is None:
         return ()
-    return (int(size),) if isinstance(size, (int, np.integer)) else tuple(int(s) for s in size)
+    dims = (size,) if isinstance(size, (int, np.integer, Tensor)) else tuple(size)
+    if any(isinstance(d, Tensor) for d in dims):
+        raise NotImplementedError(
+            "a random array of a size known only at run time (a traced value, such as a NumPy scalar argument): "
+            "kiln makes arrays whose sizes are known when it traces. Pass the size as a Python int (each new "
+            "value traces again) or take it from an array's shape (x.shape[0])"
+        )
+    return tuple(int(d) for d in dims)
 
 
 class Generator:

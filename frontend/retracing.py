@@ -250,7 +250,9 @@ class _CreationMonitor:
         self._counts: Counter[Any] = Counter()
 
     def traced_first(self, python_function: Callable[..., Any]) -> None:
-        code = getattr(python_function, "__code__", None)
+        # the user's function under a wrapper (functools.wraps: kiln.grad's, a user's decorator),
+        # whose one code object every wrapped function shares
+        code = getattr(inspect.unwrap(python_function), "__code__", None)
         if code is None:
             return
         self._counts[code] += 1

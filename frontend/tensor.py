@@ -25,6 +25,7 @@ The module-level helpers (:func:`as_tensor`, :func:`cast`, :func:`broadcast_to`,
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn, TypeVar
@@ -398,6 +399,13 @@ class Tensor:
 
     def __bool__(self) -> NoReturn:
         where = trace_context.here()
+        if _asked_by_converted_code():
+            raise TypeError(
+                f"{where}: a call here needs the truth value of a traced kiln tensor {self!r} (a builtin or library "
+                "function, which AutoGraph leaves as it is, such as sorted() or a comparison inside it): a tensor "
+                "has no Python value while kiln.function traces it. Use NumPy's functions of tensors instead "
+                "(np.sort, np.any, np.all, np.max, np.where)."
+            )
         raise TypeError(
             f"{where}: Python control flow (`if`, `while`, `and`, `or`, `not`) on a traced kiln tensor {self!r}: "
             "a tensor has no Python value while kiln.function traces it. This function is not converted by "
@@ -835,6 +843,17 @@ for _name in _OPERATORS:
 def _operand(other: Any) -> bool:
     """Whether an operator should take ``other`` (else Python tries ``other``'s reflected method)."""
     return isinstance(other, (Tensor, *_ARRAY_LIKE)) or hasattr(type(other), "__kiln_tensor__")
+
+
+def _asked_by_converted_code() -> bool:
+    """Whether the innermost user frame on the stack runs code AutoGraph converted: then ``bool()``
+    of a tensor comes from a function it calls that is not converted (a builtin, a library's)."""
+    from kiln.frontend.autograph.context import is_converted_code
+
+    frame = sys._getframe(2)
+    while frame is not None and not trace_context.is_user_file(frame.f_code.co_filename):
+        frame = frame.f_back  # type: ignore[assignment]
+    return frame is not None and (is_converted_code(frame.f_code) or "ag__converted" in frame.f_code.co_qualname)
 
 
 def _no_value(t: Tensor, what: str) -> NoReturn:

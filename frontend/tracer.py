@@ -94,6 +94,12 @@ def trace_graph(
             ctx.notes[trace_context.RETURNING] = f"{code.co_filename}:{code.co_firstlineno}"
         # no result (a function run for its effects on variables): no outputs, and the call returns None
         leaves, tree = pytree.flatten(result) if result is not None else ([], pytree.LEAF)
+        if any(leaf is None for leaf in leaves):
+            raise TypeError(
+                f"{trace_context.here()}: a None inside the result (such as a GradientTape's gradient of a source "
+                "the target does not depend on): kiln.function returns arrays and numbers in lists, tuples and "
+                "dicts, or None alone. Leave it out, or ask tape.gradient(..., unconnected_gradients=\"zero\") for zeros"
+            )
         outputs = [as_tensor(leaf).value for leaf in leaves]
         kinds = tuple(result_kinds.static_kind(leaf) for leaf in leaves)
         outputs += [leaf.kind_flag.value for leaf, kind in zip(leaves, kinds) if kind == result_kinds.DYNAMIC]

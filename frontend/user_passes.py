@@ -4,15 +4,17 @@ A pass runs on the IR of the stage it is listed under, after kiln's own passes t
 ``{"loops": "my-unroll{factor=4}"}`` rewrites the loops IR before the C emitter sees it, and
 ``lowered("loops")`` shows the result. Passes under ``"graph"`` run on the traced graph (after
 the function's rules) before it is lowered. The compile caches key on :attr:`UserPasses.fingerprint`:
-each pass's spec (name and options) and the text of the file that defines it, so that editing
-a pass never runs stale C.
+each pass's spec (name and options), the text of the file that defines it and of the user's
+modules that file reaches through its imports, so that editing a pass or a helper it imports
+never runs stale C.
 """
 
 from __future__ import annotations
 
 import hashlib
 import inspect
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -21,6 +23,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from kiln import universe
+from kiln.frontend.trace_context import is_user_file
 
 #: what ``passes=`` takes: passes for the graph (a pipeline spec such as ``"fold-relu,cse"``, or
 #: pass instances), or a mapping from stage name to such passes
@@ -76,9 +79,27 @@ def _passes(passes: PassList, where: str) -> tuple[ModulePass, ...]:
 
 
 def _defining_text(cls: type[ModulePass]) -> bytes:
-    """The source file of ``cls`` (its helpers included), or its name where it has none."""
+    """The source files of ``cls``'s module and of the user's modules it imports (a pass of kiln's
+    or of an installed package: its file alone), or its name where it has none."""
+    module = sys.modules.get(cls.__module__)
+    files = sorted(_user_files(module, set())) if module is not None else []
     try:
-        with open(inspect.getfile(cls), "rb") as f:
-            return f.read()
+        texts = [open(path, "rb").read() for path in files or [inspect.getfile(cls)]]
     except (TypeError, OSError):
         return f"{cls.__module__}.{cls.__qualname__}".encode()
+    return b"".join(b"%d:%s" % (len(text), text) for text in texts)
+
+
+def _user_files(module: object, seen: set[str]) -> Iterator[str]:
+    """The file of ``module`` if it is the user's (not kiln's, the standard library's or an installed
+    package's), then those of the user's modules its globals name (modules, or their functions and
+    classes), transitively."""
+    path = getattr(module, "__file__", None)
+    if not isinstance(path, str) or not path.endswith(".py") or path in seen or not is_user_file(path):
+        return
+    seen.add(path)
+    yield path
+    for value in list(vars(module).values()):
+        named = value if inspect.ismodule(value) else sys.modules.get(getattr(value, "__module__", None) or "")
+        if named is not None:
+            yield from _user_files(named, seen)

@@ -4,7 +4,8 @@ passes (``kiln-fold-transposes``, ``kiln-elide-copies``)."""
 
 from __future__ import annotations
 
-from xdsl.dialects import linalg, memref
+from xdsl.dialects import memref
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.ops import YieldOp
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, SSAValue
@@ -112,7 +113,7 @@ def read_instead(copy: Operation, dst: SSAValue, value: SSAValue, readers: list[
         for i, v in enumerate(reader.operands):
             if v is dst:
                 reader.operands[i] = value
-    rewriter.erase_op(copy)
+    rewriter.erase(copy)
     erase_buffer(dst, rewriter)
 
 
@@ -120,7 +121,7 @@ def erase_buffer(buffer: SSAValue, rewriter: PatternRewriter) -> None:
     """Erase ``buffer``'s deallocs, then its allocation once unused."""
     for use in list(buffer.uses):
         if isinstance(use.operation, memref.DeallocOp):
-            rewriter.erase_op(use.operation)
+            rewriter.erase(use.operation)
     if not buffer.uses:
         assert isinstance(buffer.owner, Operation)
-        rewriter.erase_op(buffer.owner)
+        rewriter.erase(buffer.owner)

@@ -55,7 +55,7 @@ def _bounds(b: IndexBuilder, op: linalg.GenericOp, maps: Sequence[AffineMap]) ->
                 if shape[pos] >= 0:
                     found[expr.position] = b.index(shape[pos])
                 else:
-                    found[expr.position] = b.value(memref.DimOp.from_source_and_index(operand, b.index(pos)))
+                    found[expr.position] = b.value(memref.DimOp(operand, b.index(pos)))
     missing = [d for d in range(n) if d not in found]
     if missing:
         raise DiagnosticException(f"convert-linalg-to-parallel-loops: cannot infer the bound of loop d{missing[0]}")
@@ -218,7 +218,7 @@ def _lower_fill(op: linalg.FillOp) -> None:
     (value,), (out,) = op.inputs, op.outputs
     assert isinstance(out.type, MemRefType)
     shape = out.type.get_shape()
-    bounds = [b.index(s) if s >= 0 else b.value(memref.DimOp.from_source_and_index(out, b.index(i))) for i, s in enumerate(shape)]
+    bounds = [b.index(s) if s >= 0 else b.value(memref.DimOp(out, b.index(i))) for i, s in enumerate(shape)]
     body = Block(arg_types=[IndexType()] * max(len(shape), 1))
     inner = IndexBuilder(body, op.location)
     inner.add(memref.StoreOp.get(value, out, list(body.args)[: len(shape)]))

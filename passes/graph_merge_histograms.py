@@ -45,8 +45,8 @@ class MergeHistograms(RewritePattern):
         merged = graph.HistogramOp(op.operand, op.low, op.high, op.span, op.edges, [*op.weights, *later.weights])
         merged.location = op.location
         first = len(op.weights)
-        rewriter.replace_op(later, [], [merged.counts, *merged.sums[first:]])
-        rewriter.replace_op(op, merged, [merged.counts, *merged.sums[:first]])
+        rewriter.replace(later, [], [merged.counts, *merged.sums[first:]])
+        rewriter.replace(op, merged, [merged.counts, *merged.sums[:first]])
 
 
 @dataclass(frozen=True)

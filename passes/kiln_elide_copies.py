@@ -34,7 +34,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import linalg, memref
+from xdsl.dialects import memref
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.dialects.linalg.ops import YieldOp
 from xdsl.ir import Block, Operation, SSAValue
@@ -143,8 +144,8 @@ def _read_a_snapshot(writer: linalg.GenericOp, index: int, rewriter: PatternRewr
     """Make ``writer`` read a copy of its input ``index`` taken just before it (freed just after)."""
     value = writer.inputs[index]
     *sizes, fresh = build.alloc_like(value)
-    rewriter.insert_op([*sizes, fresh, build.copy(value, fresh.results[0])], InsertPoint.before(writer))
-    rewriter.insert_op(memref.DeallocOp.get(fresh.results[0]), InsertPoint.after(writer))
+    rewriter.insert([*sizes, fresh, build.copy(value, fresh.results[0])], InsertPoint.before(writer))
+    rewriter.insert(memref.DeallocOp.get(fresh.results[0]), InsertPoint.after(writer))
     writer.operands[index] = fresh.results[0]
 
 
@@ -195,10 +196,10 @@ class WriteResultInPlace(RewritePattern):
         for i in snapshots:
             _read_a_snapshot(writer, i, rewriter)
         writer.operands[len(writer.inputs)] = dst
-        rewriter.erase_op(op)
+        rewriter.erase(op)
         erase_buffer(tmp, rewriter)
         if view is not None and not view.results[0].uses:
-            rewriter.erase_op(view)
+            rewriter.erase(view)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import linalg, memref
+from xdsl.dialects import memref
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import YieldOp
 from xdsl.dialects.builtin import MemRefType, ModuleOp, NoneAttr, StridedLayoutAttr
 from xdsl.ir import SSAValue
@@ -74,7 +76,7 @@ def _transposed_view_base(value: SSAValue) -> SSAValue | None:
 def _is_transpose_copy(op: linalg.GenericOp) -> bool:
     if len(op.inputs) != 1 or len(op.outputs) != 1:
         return False
-    if any(i != linalg.IteratorTypeAttr.parallel() for i in op.iterator_types):
+    if any(i != IteratorTypeAttr.parallel() for i in op.iterator_types):
         return False
     src, dst = op.inputs[0].type, op.outputs[0].type
     if not (isinstance(src, MemRefType) and isinstance(dst, MemRefType) and len(src.get_shape()) == 2):
@@ -109,7 +111,7 @@ class FoldTransposeCopy(RewritePattern):
         view_type = MemRefType(src_type.element_type, [cols, rows], StridedLayoutAttr([1, cols], 0))
         view = memref.ReinterpretCastOp.from_dynamic(src, [0], [cols, rows], [1, cols], view_type)
         view.location = op.location
-        rewriter.insert_op(view, InsertPoint.before(op))
+        rewriter.insert(view, InsertPoint.before(op))
         read_instead(op, dst, view.result, readers, rewriter)
 
 

@@ -37,9 +37,9 @@ class _GroupAdjacentExps(RewritePattern):
         if len(group) < 2:
             return
         grouped = kvec.ExpGroupOp([g.operand for g in group])
-        rewriter.insert_op(grouped)
+        rewriter.insert(grouped)
         for g, result in zip(group, grouped.outputs, strict=True):
-            rewriter.replace_op(g, [], [result])
+            rewriter.replace(g, [], [result])
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import linalg
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, MemRefType, ModuleOp
 from xdsl.ir.affine import AffineDimExpr
 from xdsl.passes import ModulePass
@@ -78,7 +79,7 @@ def _innermost_choice(op: linalg.GenericOp) -> int | None:
     last = len(counts) - 1
     if last < 1:
         return None
-    parallel = [d for d in range(last) if op.iterator_types.data[d].data == linalg.IteratorType.PARALLEL]
+    parallel = [d for d in range(last) if op.iterator_types.data[d].data == IteratorType.PARALLEL]
     best = max(parallel, key=lambda d: (counts[d], d), default=None)
     if best is None or not counts[best]:
         return None

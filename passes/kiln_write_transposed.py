@@ -24,7 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import linalg, memref
+from xdsl.dialects import memref
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import YieldOp
 from xdsl.dialects.builtin import (AffineMapAttr, ArrayAttr, Float32Type, Float64Type, MemRefType, ModuleOp, NoneAttr,
                                    StridedLayoutAttr)
@@ -55,7 +57,7 @@ def _transposed_reader(reader: Operation, value: SSAValue) -> bool:
         return real
     if not isinstance(reader, linalg.GenericOp):
         return False
-    if real and any(t.data == linalg.IteratorType.REDUCTION for t in reader.iterator_types.data) \
+    if real and any(t.data == IteratorType.REDUCTION for t in reader.iterator_types.data) \
             and reader.get_num_loops() == 3 and len(reader.inputs) == 2:
         return True
     return all(amap == _SWAP for amap in _maps_of(reader, value))
@@ -71,7 +73,7 @@ def _candidate(op: linalg.GenericOp) -> tuple[memref.AllocOp, list[Operation]] |
     """The fresh output allocation and its readers, when ``op`` should write transposed."""
     if len(op.outputs) != 1 or len(op.iterator_types.data) != 2:
         return None
-    if any(t.data != linalg.IteratorType.PARALLEL for t in op.iterator_types.data):
+    if any(t.data != IteratorType.PARALLEL for t in op.iterator_types.data):
         return None
     out = op.outputs[0]
     alloc, ty = out.owner, out.type
@@ -104,11 +106,11 @@ class WriteTransposed(RewritePattern):
         rows, cols = old_type.get_shape()
         flipped = memref.AllocOp.get(old_type.element_type, alignment=alloc.alignment, shape=[cols, rows])
         flipped.location = alloc.location
-        rewriter.insert_op(flipped, InsertPoint.before(alloc))
+        rewriter.insert(flipped, InsertPoint.before(alloc))
         view_type = MemRefType(old_type.element_type, [rows, cols], StridedLayoutAttr([1, rows], 0))
         view = memref.ReinterpretCastOp.from_dynamic(flipped.memref, [0], [rows, cols], [1, rows], view_type)
         view.location = op.location
-        rewriter.insert_op(view, InsertPoint.after(op))
+        rewriter.insert(view, InsertPoint.after(op))
         op.operands[len(op.operands) - 1] = flipped.memref
         maps = [m.data for m in op.indexing_maps.data]
         op.properties["indexing_maps"] = ArrayAttr([AffineMapAttr(m) for m in maps[:-1]] + [AffineMapAttr(_SWAP)])
@@ -120,7 +122,7 @@ class WriteTransposed(RewritePattern):
             else:
                 assert user in readers
                 user.operands[use.index] = view.result
-        rewriter.erase_op(alloc)
+        rewriter.erase(alloc)
 
 
 @dataclass(frozen=True)

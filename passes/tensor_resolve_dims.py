@@ -96,7 +96,7 @@ class ResolveDim(RewritePattern):
         new_ops, value = found
         for new in new_ops:
             new.location = op.location
-        rewriter.replace_matched_op(new_ops, [value])
+        rewriter.replace(op, new_ops, [value])
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,10 @@ import inspect
 import os
 
 import numpy as np
+import pytest
 
 from kiln.bench.fma_peak import fma_peak_gflops
-from kiln.bench.run import ONE_THREAD, _bind_xp, _peers, report, run_workload
+from kiln.bench.run import ONE_THREAD, _bind_xp, _peers, main, report, run_workload
 from kiln.bench.workloads import chain, collatz_loops, workloads
 
 
@@ -61,3 +62,11 @@ def test_one_thread_peer_runs_with_one_thread_and_restores_the_setting(monkeypat
     spy = {ONE_THREAD: lambda w: (lambda *a: seen.append(os.environ["KILN_NUM_THREADS"]) or (w.numpy_fn or w.fn)(*a))}
     run_workload(w, spy, quick=True)
     assert seen and set(seen) == {"1"} and os.environ["KILN_NUM_THREADS"] == "7"
+
+
+def test_help_describes_the_suite_in_whole_sentences(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    description = " ".join(out.split("\n\n")[1].split())
+    assert description.startswith("kiln's benchmark suite") and description.endswith("medians of repeated runs.")

@@ -18,14 +18,33 @@ def draws(g: Any) -> list[Any]:
             g.permutation(6), g.permutation(np.arange(10.0, 15.0))]
 
 
+#: the positions in ``draws`` of normal numbers: their log and cos are rounded by two math libraries
+NORMAL_DRAWS = (3, 4)
+
+
 def test_same_seed_same_numbers_eagerly_and_compiled() -> None:
+    """docs/random.md's promise: equal bit for bit, but normal numbers within 4 ulp."""
     eager = draws(kiln.random.Generator(42))
     g = kiln.random.Generator(42)
     compiled = kiln.function(lambda: draws(g))()
-    for e, c in zip(eager, compiled, strict=True):
+    for k, (e, c) in enumerate(zip(eager, compiled, strict=True)):
         assert np.asarray(e).dtype == np.asarray(c).dtype
-        np.testing.assert_array_equal(e, c)
+        if k not in NORMAL_DRAWS:
+            np.testing.assert_array_equal(e, c)
     assert not np.array_equal(draws(kiln.random.Generator(43))[0], eager[0])
+
+
+def test_normal_numbers_eagerly_and_compiled_within_4_ulp() -> None:
+    n = 200_000
+    eager = kiln.random.Generator(42).standard_normal(n)
+    g = kiln.random.Generator(42)
+    compiled = kiln.function(lambda: g.standard_normal(n))()
+    assert np.all(np.abs(eager - compiled) <= 4 * np.spacing(np.abs(eager)))
+    assert np.count_nonzero(eager != compiled) < n // 100  # most are equal: the same uniforms
+    g.seed(42)
+    scaled = kiln.function(lambda: g.normal(3.0, 2.0, size=n))()  # loc + scale * z of such a z
+    want = 3.0 + 2.0 * eager
+    assert np.all(np.abs(scaled - want) <= 2.0 * 4 * np.spacing(np.abs(eager)) + 2 * np.spacing(np.abs(want)))
 
 
 def test_each_call_draws_afresh_and_a_seed_starts_again() -> None:
@@ -130,3 +149,17 @@ def draws_with_an_unstaged_numpy_function(x: np.ndarray) -> np.ndarray:
 def test_unstaged_numpy_random_functions_are_refused() -> None:
     with pytest.raises(NotImplementedError, match=r"np.random.choice \(not one of the np.random functions kiln stages"):
         kiln.function(draws_with_an_unstaged_numpy_function)(np.zeros(3))
+
+
+def random_of_a_size(n: Any) -> np.ndarray:
+    return np.random.random(n)
+
+
+def test_sizes_as_numpy_integers_and_traced_sizes() -> None:
+    """A NumPy integer known when tracing is a size; a traced one (a NumPy scalar argument) is refused
+    at the user's line with what to do, not with "iteration over a 0-d array"."""
+    a, b = kiln.function(lambda: (np.random.random(np.int64(5)), np.random.normal(0, 1, (np.int32(2), 3))))()
+    assert a.shape == (5,) and b.shape == (2, 3)
+    assert kiln.function(random_of_a_size)(1000).shape == (1000,)
+    with pytest.raises(NotImplementedError, match=r"test_random.py:\d+: a random array of a size known only at run time.*Python int"):
+        kiln.function(random_of_a_size)(np.int64(1000))

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import kiln
+from kiln.frontend import retracing
 from kiln.frontend.retracing import KilnRetracingWarning
 
 
@@ -164,3 +165,23 @@ def test_structured_calls_keep_their_meaning_on_the_fast_key() -> None:
     np.testing.assert_array_equal(f((a, b), scale=True), (a + b) * True)
     # list, tuple; 2.0; 3.0; a new shape; scale=2.0 as a keyword; scale=True: a bool, not 1
     assert f.tracing_count == 7
+
+
+def test_grads_of_different_functions_do_not_warn_about_kiln(monkeypatch: pytest.MonkeyPatch) -> None:
+    """kiln.grad wraps every function in one ``transformed`` of kiln's: five gradients of five
+    functions are five functions, not one wrapped five times; the same one in a loop is the user's."""
+    monkeypatch.setattr(retracing, "creations", retracing._CreationMonitor())
+    x = np.arange(1.0, 4.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KilnRetracingWarning)
+        powers = [lambda v: (v**2).sum(), lambda v: (v**3).sum(), lambda v: (v**4).sum(), lambda v: (v**5).sum(),
+                  lambda v: (v**6).sum()]
+        for k, f in enumerate(powers, start=2):
+            np.testing.assert_allclose(kiln.grad(f)(x), k * x ** (k - 1))
+
+    def cube_sum(v):
+        return (v**3).sum()
+
+    with pytest.warns(KilnRetracingWarning, match=r"`cube_sum` \(.*test_retracing.py:\d+\) was wrapped and traced 5 times"):
+        for _ in range(5):
+            kiln.grad(cube_sum)(x)

@@ -371,3 +371,21 @@ def test_docs_examples_load(tmp_path: Path) -> None:
         path = tmp_path / f"block{i}.rules"
         path.write_text(text)
         assert load_rules(path).patterns
+
+
+def test_rule_files_are_read_beside_the_module_that_names_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``rules="beside.rules"`` in a module is that module's file, wherever Python runs from (a
+    file of the same name in the current directory is not read; the rule is deliberately wrong,
+    so that which file was read shows in the result)."""
+    package, elsewhere = tmp_path / "package", tmp_path / "elsewhere"
+    package.mkdir()
+    elsewhere.mkdir()
+    (package / "beside.rules").write_text("rule wrong: graph.add(a, b) => graph.sub(a, b)\n")
+    (elsewhere / "beside.rules").write_text("rule keep: graph.neg(graph.neg(v)) => v\n")
+    (package / "model.py").write_text(
+        "import kiln\n\n\n@kiln.function(rules='beside.rules')\ndef add(x, y):\n    return x + y\n"
+    )
+    monkeypatch.chdir(elsewhere)
+    model = load_file(package / "model.py")
+    x, y = np.arange(4.0), np.full(4, 10.0)
+    assert model.add(x, y).tolist() == (x - y).tolist()

@@ -136,3 +136,20 @@ def test_cuda_stages_are_its_own() -> None:
     with pytest.raises(ValueError, match="graph, tensor, buffer, parallel, gpu"):
         kiln.function(add, target="cuda", passes={"loops": "cse"})
 
+
+
+#: PASS_FILE with its replacement op taken from a helper module of the user's, ``edited_helper``
+HELPER_PASS_FILE = PASS_FILE.replace("graph.{NEW}", "edited_helper.NEW").replace("import kiln\n", "import edited_helper\nimport kiln\n")
+
+
+def test_plan_cache_keys_on_the_modules_a_pass_imports(tmp_path: Path) -> None:
+    """The pass file unchanged, the helper module it imports edited (as between two runs):
+    each compiles its own C (docs/writing-passes.md: an edited pass never runs stale C)."""
+    (tmp_path / "helper_pass.py").write_text(HELPER_PASS_FILE)
+    results = []
+    for new_op in ("MulOp", "SubOp", "MulOp"):
+        (tmp_path / "edited_helper.py").write_text(f"from kiln.dialects import graph\n\nNEW = graph.{new_op}\n")
+        load_file(tmp_path / "edited_helper.py")
+        load_file(tmp_path / "helper_pass.py")
+        results.append(kiln.function(add, passes="test-add-is-mul")(X, Y).tolist())
+    assert results == [(X * Y).tolist(), (X - Y).tolist(), (X * Y).tolist()]

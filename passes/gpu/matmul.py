@@ -36,7 +36,7 @@ def dim_size(b: IndexBuilder, ref: SSAValue, i: int) -> SSAValue:
     """Size ``i`` of a memref: a constant when static."""
     assert isinstance(ref.type, MemRefType)
     size = ref.type.get_shape()[i]
-    return b.index(size) if size >= 0 else b.value(memref.DimOp.from_source_and_index(ref, b.index(i)))
+    return b.index(size) if size >= 0 else b.value(memref.DimOp(ref, b.index(i)))
 
 
 def _all(b: IndexBuilder, conds: list[SSAValue]) -> SSAValue:

@@ -9,7 +9,7 @@ function does not shadow and functions reached through a library module
 array-creation functions (``np.zeros``...), which make kiln arrays while tracing, its
 scalar types (``np.float64(x)``), casts of a traced ``x``, and ``math``'s functions of numbers
 (``math.sqrt(s)``: kiln.frontend.python_math). The builtins
-``range``, ``len``, ``float``, ``int``, ``bool``, ``max``, ``min`` and ``sum`` become
+``range``, ``len``, ``float``, ``int``, ``bool``, ``max``, ``min``, ``sum``, ``any`` and ``all`` become
 ``ag__.range_``, ``ag__.len_``, ``ag__.float_``... which accept tensors.
 """
 
@@ -35,7 +35,7 @@ SCALAR_TYPES = frozenset(d.type for d in dtypes.SUPPORTED)
 
 #: builtins replaced by operators that accept tensors
 _BUILTINS = {"range": "ag__.range_", "len": "ag__.len_"}
-_BUILTINS.update({name: f"ag__.{name}_" for name in ("float", "int", "bool", "max", "min", "sum")})
+_BUILTINS.update({name: f"ag__.{name}_" for name in ("float", "int", "bool", "max", "min", "sum", "any", "all")})
 
 
 class _Calls(ast.NodeTransformer):

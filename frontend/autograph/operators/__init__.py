@@ -3,14 +3,29 @@
 
 from kiln.frontend.autograph.operators.control_flow import for_stmt, if_exp, if_stmt, returned, while_stmt
 from kiln.frontend.autograph.operators.logical import and_, not_, or_
-from kiln.frontend.autograph.operators.py_builtins import bool_, float_, int_, len_, max_, min_, range_, shape_, size_, sum_
+from kiln.frontend.autograph.operators.py_builtins import (
+    all_,
+    any_,
+    bool_,
+    float_,
+    int_,
+    len_,
+    max_,
+    min_,
+    range_,
+    shape_,
+    size_,
+    sum_,
+)
 from kiln.frontend.autograph.operators.subscripts import getitem, slice_, store
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined, get_no_state, set_no_state
 
 __all__ = [
     "NOT_RETURNED",
     "Undefined",
+    "all_",
     "and_",
+    "any_",
     "bool_",
     "float_",
     "for_stmt",

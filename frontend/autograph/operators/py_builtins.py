@@ -1,9 +1,10 @@
 """Builtins that must accept tensors: ``range_`` stands for ``range``, ``len_`` for ``len``,
-``float_ int_ bool_ max_ min_ sum_`` for the conversions and folds of the same names, and
+``float_ int_ bool_ max_ min_ sum_ any_ all_`` for the conversions and folds of the same names, and
 ``shape_``/``size_`` for the attributes ``a.shape``/``a.size``."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -137,6 +138,8 @@ def bool_(*args: Any) -> Any:
 
 def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
     def impl(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and isinstance(args[0], Iterator):  # a generator: its items may be tensors
+            args = (list(args[0]),)
         items = args[0] if len(args) == 1 else args
         if len(args) == 1 and _traced(items):
             if kwargs:
@@ -193,3 +196,45 @@ def sum_(iterable: Any, /, start: Any = 0) -> Any:
     key = as_tensor(start).dtype if _traced(start) else start.dtype if isinstance(start, (np.ndarray, np.generic)) else start
     dt = dtypes.result_type(t.dtype, key)  # a Python number is weak
     return np.add(start, array_ops.reduce("sum", t, 0, False, dt))
+
+
+def _truth_fold(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
+    def impl(iterable: Any, /) -> Any:
+        if isinstance(iterable, Iterator):  # a generator: its items may be tensors
+            iterable = list(iterable)
+        if _traced(iterable):
+            t = as_tensor(iterable)
+            if t.ndim == 0:
+                raise TypeError("iteration over a 0-d array")
+            if t.ndim != 1:
+                raise ValueError(
+                    f"{name}() of a tensor of shape {t.shape} takes the truth value of its rows, which is ambiguous "
+                    f"(as in NumPy); use np.{name}(x) or np.{name}(x, axis=0)"
+                )
+            return python_number(reduce(t))
+        if not isinstance(iterable, (list, tuple)) or not any(_traced(v) for v in iterable):
+            return builtin(iterable)
+        result: Any = builtin(())
+        for v in iterable:
+            if not _traced(v):
+                result = combine(result, bool(v))
+                continue
+            if as_tensor(v).ndim != 0:
+                raise ValueError(
+                    f"{name}() of tensors of shape {as_tensor(v).shape} needs the truth value of each, which is "
+                    f"ambiguous (as in NumPy); use np.{name}"
+                )
+            result = combine(result, as_tensor(v).astype(np.bool_))
+        return python_number(result)
+
+    impl.__name__ = f"{name}_"
+    impl.__doc__ = (
+        f"``{name}(...)``: of a 1-D tensor, ``np.{name}``; of 0-d tensors and Python values (a list, a tuple "
+        f"or a generator, evaluated whole: a trace has no value to stop early at), their truth values folded "
+        f"with ``np.logical_{'or' if name == 'any' else 'and'}``; a Python bool where nothing is traced."
+    )
+    return impl
+
+
+any_ = _truth_fold("any", any, np.any, np.logical_or)
+all_ = _truth_fold("all", all, np.all, np.logical_and)

@@ -35,6 +35,13 @@ def require(cond: Tensor, message: str, *, overflow: bool = False) -> None:
     _require(cond, message, graph.OVERFLOW_ERROR if overflow else "")
 
 
+def raises(cond: Tensor, kind: type[Exception], message: str) -> None:
+    """Check at run time that the 0-d bool ``cond`` holds, raising ``kind(message)`` (one of
+    Python's builtin exceptions) with the user's line otherwise: a staged ``assert``, or a
+    ``raise`` under a tensor condition (``cond`` false: it fails whenever its region runs)."""
+    _require(cond, message, graph.error_prefix(kind))
+
+
 @implements
 def integral(x: Tensor, what: str) -> None:
     """Check at run time that the 0-d float ``x`` is finite before ``int(x)`` / ``round(x)`` makes

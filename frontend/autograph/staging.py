@@ -914,6 +914,28 @@ def staged_not(value: Any) -> Any:
     return result
 
 
+def staged_assert(test: Tensor, message: str) -> None:
+    """``assert test, message`` with a tensor ``test``: a run-time check that raises
+    ``AssertionError(message)`` (after the user's line) in the caller when ``test`` is false."""
+    where = statement_location()
+    _check_not_in_try(where, "assert")
+    runtime_checks.raises(_predicate(test, where, "assert"), AssertionError, message)
+
+
+def staged_raise(kind: type[Exception], message: str) -> None:
+    """``raise kind(message)`` in a staged region: a check that fails whenever the region runs
+    (the ``raise`` converter ends the path with a ``return``: it yields no values of its own)."""
+    _check_not_in_try(statement_location(), "raise")
+    runtime_checks.raises(constant(np.asarray(False)), kind, message)
+
+
+def in_staged_region() -> bool:
+    """Whether tracing is inside a staged region (a branch, a loop body), which runs only on the
+    calls that reach it: a ``raise`` there is staged rather than raised while tracing."""
+    ctx = trace_context.current()
+    return ctx is not None and bool(ctx.enclosing)
+
+
 # ---------------------------------------------------------------------- graph.while
 
 

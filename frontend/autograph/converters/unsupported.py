@@ -23,8 +23,6 @@ _CONSTRUCTS: dict[type[ast.AST], str] = {
     ast.With: "with",
     ast.Global: "global",
     ast.Delete: "del",
-    ast.Raise: "raise",
-    ast.Assert: "assert",
     ast.Match: "match",
 }
 if hasattr(ast, "TryStar"):

@@ -2,7 +2,8 @@
 (``ag__.call``, which converts the functions converted code calls, is the transpiler's.)"""
 
 from kiln.frontend.autograph.operators.control_flow import for_stmt, if_exp, if_stmt, returned, while_stmt
-from kiln.frontend.autograph.operators.logical import and_, not_, or_
+from kiln.frontend.autograph.operators.exceptions import assert_, raise_, run_time_text
+from kiln.frontend.autograph.operators.logical import and_, compare, not_, or_
 from kiln.frontend.autograph.operators.py_builtins import bool_, float_, int_, len_, max_, min_, range_, shape_, size_, sum_
 from kiln.frontend.autograph.operators.subscripts import getitem, slice_, store
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined, get_no_state, set_no_state
@@ -11,7 +12,9 @@ __all__ = [
     "NOT_RETURNED",
     "Undefined",
     "and_",
+    "assert_",
     "bool_",
+    "compare",
     "float_",
     "for_stmt",
     "get_no_state",
@@ -24,8 +27,10 @@ __all__ = [
     "min_",
     "not_",
     "or_",
+    "raise_",
     "range_",
     "returned",
+    "run_time_text",
     "set_no_state",
     "shape_",
     "size_",

@@ -432,3 +432,45 @@ def test_a_check_message_names_its_builtin_exception() -> None:
     assert type(graph.check_error("MyError: f.py:3: text")) is ValueError
     with pytest.raises(ValueError, match="builtin exceptions only"):
         graph.error_prefix(_OwnError)
+
+
+def raise_on_both_paths(x):
+    y = x * 2
+    if x.sum() > 0:
+        if x[0] > 0:
+            raise ValueError("positive start")
+        else:
+            raise RuntimeError("no positive start")
+        y = y + 1
+    return y
+
+
+def raise_in_one_branch_of_two(x, t):
+    if x[0] > t:
+        if x[1] > t:
+            raise ValueError("both above")
+        y = x * 2
+    else:
+        y = x - 1
+    return y
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (raise_on_both_paths, (X,)),
+        (raise_on_both_paths, (X + 1.0,)),
+        (raise_on_both_paths, (-X - 1.0,)),
+        (raise_in_one_branch_of_two, (X, 0.1)),
+        (raise_in_one_branch_of_two, (X, -1.0)),
+        (raise_in_one_branch_of_two, (X[::-1], 0.5)),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_raise_ends_its_path(fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    same_as_python(fn, *args)
+
+
+def test_a_path_that_raises_yields_nothing_and_sets_no_flag() -> None:
+    ir = _compiled(raise_when_too_big).get_concrete_function(X).ir
+    assert ir.count("graph.cond") == 1 and "graph.cond %" in ir and "-> (" not in ir.split("graph.cond")[1].split("\n")[0]

@@ -328,18 +328,22 @@ def _cond(
     flags = [before | _flags_set(branch.leaves, leaf_names) for before, branch in zip(jumped, traced)]
     jumped_paths = [bool(f) for f in flags]
     returned = [_RETURN_FLAG in f for f in flags]
+    raised = [_raised(branch.block) for branch in traced]  # (a path that raised at run time ends there)
+    if all(raised):
+        _mark_raised()
     merged: list[Any] = []
     result_types: list[TensorType] = []
     staged: list[int] = []
     sources: list[int | None] = []
     for i, (a, b, name) in enumerate(zip(then.leaves, orelse.leaves, leaf_names)):
-        if returned[0] != returned[1] and _dead_after_return(name, kept_after_return):
-            # the path that returned reads it no more: the other path's value, as it is when it is from before
-            live = b if returned[0] else a
+        ended = [r or (ret and _dead_after_return(name, kept_after_return)) for r, ret in zip(raised, returned)]
+        if ended[0] != ended[1]:
+            # the path that returned (or raised) reads it no more: the other path's value, as it is when it is from before
+            live = b if ended[0] else a
             if isinstance(live, Tensor) and live.storage.serial < boundary:
                 merged.append(live)
                 continue
-            a, b = (NOT_RETURNED, b) if returned[0] else (a, NOT_RETURNED)
+            a, b = (NOT_RETURNED, b) if ended[0] else (a, NOT_RETURNED)
             then.leaves[i], orelse.leaves[i] = a, b  # what each branch yields
         # a path that jumped does not read what it left unbound: a placeholder
         a = NOT_RETURNED if jumped_paths[0] and isinstance(a, Undefined) and not isinstance(b, Undefined) else a
@@ -923,10 +927,27 @@ def staged_assert(test: Tensor, message: str) -> None:
 
 
 def staged_raise(kind: type[Exception], message: str) -> None:
-    """``raise kind(message)`` in a staged region: a check that fails whenever the region runs
-    (the ``raise`` converter ends the path with a ``return``: it yields no values of its own)."""
+    """``raise kind(message)`` in a staged region: a check that fails whenever the region runs. The
+    ``raise`` converter ends the path with a ``return``; a staged ``if`` merges only the other
+    path's values (as after a ``return``), and the flag of that ``return`` stays a Python value."""
     _check_not_in_try(statement_location(), "raise")
     runtime_checks.raises(constant(np.asarray(False)), kind, message)
+    _mark_raised()
+
+
+_RAISED = "kiln.autograph.raised_blocks"
+
+
+def _mark_raised() -> None:
+    """Note that every run of the block being traced fails (a staged ``raise``, or both branches raise)."""
+    ctx = trace_context.require()
+    raised: dict[int, Block] = ctx.notes.setdefault(_RAISED, {})  # type: ignore[assignment]
+    raised[id(ctx.block)] = ctx.block
+
+
+def _raised(block: Block) -> bool:
+    raised = trace_context.require().notes.get(_RAISED, {})
+    return raised.get(id(block)) is block  # type: ignore[attr-defined]
 
 
 def in_staged_region() -> bool:

@@ -24,8 +24,19 @@ def _length(t: Tensor, axis: int) -> Tensor:
 
 
 def _require(cond: Tensor, message: str, error: str = "") -> None:
+    """Emit the check, refused inside a ``try`` body: the error it raises when the call runs is
+    not a Python exception there, so no ``except`` clause could catch it."""
+    from kiln.frontend.autograph.converters.unsupported import try_in_trace
+
     ctx = trace_context.require()
     where = trace_context.here()
+    around = try_in_trace()
+    if around is not None:
+        raise NotImplementedError(
+            f"{where}: this is checked when the call runs ({error.removesuffix(': ') or 'ValueError'}: {message}), "
+            f"inside the `try` at {around}, whose `except` clauses cannot catch an error of compiled code. "
+            "Move it out of the `try`."
+        )
     ctx.emit(graph.CheckOp(cond.value, f"{error}{where}: {message}"))
 
 

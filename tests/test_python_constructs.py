@@ -474,3 +474,39 @@ def test_raise_ends_its_path(fn: Callable[..., Any], args: tuple[Any, ...]) -> N
 def test_a_path_that_raises_yields_nothing_and_sets_no_flag() -> None:
     ir = _compiled(raise_when_too_big).get_concrete_function(X).ir
     assert ir.count("graph.cond") == 1 and "graph.cond %" in ir and "-> (" not in ir.split("graph.cond")[1].split("\n")[0]
+
+
+# ---------------------------------------------------------------------- try
+
+_WEIGHTS = {"a": 2.0}
+
+
+def weighted_positive_sum(x, name):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            try:
+                w = _WEIGHTS[name]
+            except KeyError:
+                w = 1.0
+            s += w * x[i]
+    return s
+
+
+@pytest.mark.parametrize("name", ["a", "b"])
+def test_try_around_python_code_in_staged_code_runs_as_python(name: str) -> None:
+    same_as_python(weighted_positive_sum, X, name)
+
+
+def assert_in_try(x):
+    try:
+        assert x.sum() > 0, "empty"
+    except AssertionError:
+        return x
+    return x * 2
+
+
+def test_a_staged_assert_inside_try_is_refused() -> None:
+    with pytest.raises(NotImplementedError, match="`try` around staged code cannot be staged") as info:
+        _compiled(assert_in_try)(X)
+    assert str(info.value).startswith(f"{__file__}:")

@@ -97,20 +97,15 @@ def statement_location() -> str:
 def _check_not_in_try(where: str, construct: str) -> None:
     """Refuse staged code inside a ``try`` body (of any function the trace is in): the compiled code
     raises no Python exception, so the ``except`` clauses could never run for it."""
-    from kiln.frontend import tracer
-    from kiln.frontend.autograph.converters.unsupported import try_around
+    from kiln.frontend.autograph.converters.unsupported import try_in_trace
 
-    frame: FrameType | None = sys._getframe(1)
-    while frame is not None and frame.f_code is not tracer.trace_graph.__code__:
-        line = try_around(frame.f_code.co_filename, frame.f_lineno)
-        if line is not None:
-            raise NotImplementedError(
-                f"{where}: `try` around staged code cannot be staged ({frame.f_code.co_filename}:{line}): this "
-                f"`{construct}` depends on a tensor, so it runs as compiled code, which raises no Python exception "
-                "for the `except` clauses to catch. Move the staged code out of the `try`, or make the condition "
-                "a Python value."
-            )
-        frame = frame.f_back
+    around = try_in_trace()
+    if around is not None:
+        raise NotImplementedError(
+            f"{where}: `try` around staged code cannot be staged ({around}): this `{construct}` depends on a "
+            "tensor, so it runs as compiled code, which raises no Python exception for the `except` clauses to "
+            "catch. Move the staged code out of the `try`, or make the condition a Python value."
+        )
 
 
 def _check_stageable(where: str, construct: str, *bodies: Callable[..., Any] | None) -> None:

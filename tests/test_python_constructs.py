@@ -362,6 +362,13 @@ def raise_assertion(x):
     return x
 
 
+def python_assert_in_a_branch(x, n):
+    if x.sum() > 0:
+        assert n < 3, "n too large here"
+        return x * n
+    return x
+
+
 def raise_decided_by_python(x, n):
     if n > 3:
         raise ValueError(f"n = {n} is too large")
@@ -383,6 +390,9 @@ def raise_decided_by_python(x, n):
         (raise_in_a_helper, (X,), True),
         (raise_assertion, (X,), True),
         (raise_assertion, (X * 0.1,), True),
+        (python_assert_in_a_branch, (X, 5), True),
+        (python_assert_in_a_branch, (-np.abs(X), 5), True),
+        (python_assert_in_a_branch, (X, 2), True),
         (raise_decided_by_python, (X, 2), False),
         (raise_decided_by_python, (X, 5), False),
     ],

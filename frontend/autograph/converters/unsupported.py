@@ -63,7 +63,7 @@ def _trace_time(item: ast.withitem, ctx: ConversionContext) -> bool:
     return isinstance(obj, type) and getattr(obj, "__kiln_trace_time__", False) is True
 
 
-def try_around(filename: str, lineno: int) -> int | None:
+def _try_around(filename: str, lineno: int) -> int | None:
     """The line of the innermost ``try`` (in converted code) whose body holds ``filename:lineno``."""
     around = [t for t, first, last in _try_bodies.get(filename, ()) if first <= lineno <= last]
     return max(around, default=None)
@@ -76,7 +76,7 @@ def try_in_trace() -> str | None:
 
     frame = sys._getframe(1)
     while frame is not None and frame.f_code is not tracer.trace_graph.__code__:
-        line = try_around(frame.f_code.co_filename, frame.f_lineno)
+        line = _try_around(frame.f_code.co_filename, frame.f_lineno)
         if line is not None:
             return f"{frame.f_code.co_filename}:{line}"
         frame = frame.f_back  # type: ignore[assignment]

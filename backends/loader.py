@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from kiln.dialects.contracts import UNSIGNED_ATTR
-from kiln.dialects.graph import INDEX_ERROR, OVERFLOW_ERROR
+from kiln.dialects.graph import check_error
 
 _LIBRARIES: dict[Path, ctypes.CDLL] = {}
 
@@ -255,8 +255,8 @@ CHECK_SYMBOL = "kiln_take_error"
 
 
 def _raising_failed_checks(so_path: Path, call: Callable[..., Any]) -> Callable[..., Any]:
-    """``call``, raising ``ValueError`` (or ``IndexError``, ``OverflowError``: graph.INDEX_ERROR, graph.OVERFLOW_ERROR) with the message of a
-    run-time check that failed in it."""
+    """``call``, raising ``ValueError`` (or the builtin exception its prefix names: graph.error_prefix)
+    with the message of a run-time check that failed in it."""
     try:
         take = getattr(_library(so_path), CHECK_SYMBOL)
     except AttributeError:
@@ -268,12 +268,7 @@ def _raising_failed_checks(so_path: Path, call: Callable[..., Any]) -> Callable[
         result = call(*args)
         failed = take()
         if failed:
-            message = failed.decode("utf-8", "replace")
-            if message.startswith(INDEX_ERROR):
-                raise IndexError(message.removeprefix(INDEX_ERROR))
-            if message.startswith(OVERFLOW_ERROR):
-                raise OverflowError(message.removeprefix(OVERFLOW_ERROR))
-            raise ValueError(message)
+            raise check_error(failed.decode("utf-8", "replace"))
         return result
 
     return checked

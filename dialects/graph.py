@@ -12,6 +12,7 @@ frontend builds carries the user's file:line:col as its location.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -1611,19 +1612,41 @@ class PrintOp(IRDLOperation):
         _check_token_pair(self)
 
 
+def error_prefix(kind: type[Exception]) -> str:
+    """The start of a ``graph.check`` message that raises ``kind`` (the rest of the message is its
+    text): ``"IndexError: "``; none for ValueError, the default. ``kind`` is one of Python's builtin
+    exceptions that take a message, since the native entry finds it by name among the builtins."""
+    if kind is ValueError:
+        return ""
+    if getattr(builtins, kind.__name__, None) is not kind or not issubclass(kind, Exception):
+        raise ValueError(f"graph.check raises Python's builtin exceptions only, not {kind.__qualname__}")
+    return f"{kind.__name__}: "
+
+
+def check_error(message: str) -> Exception:
+    """The exception a failed ``graph.check`` with ``message`` raises in the caller (ValueError
+    unless the message starts with an :func:`error_prefix`; kiln_entry.c decodes it the same way)."""
+    name, sep, rest = message.partition(": ")
+    kind = getattr(builtins, name, None) if sep and name.isidentifier() else None
+    if isinstance(kind, type) and issubclass(kind, Exception):
+        return kind(rest)
+    return ValueError(message)
+
+
 #: a ``graph.check`` message that starts with this raises IndexError (the rest of the message)
-INDEX_ERROR = "IndexError: "
+INDEX_ERROR = error_prefix(IndexError)
 #: a ``graph.check`` message that starts with this raises OverflowError (the rest of the message)
-OVERFLOW_ERROR = "OverflowError: "
+OVERFLOW_ERROR = error_prefix(OverflowError)
 
 
 @irdl_op_definition
 class CheckOp(IRDLOperation):
     """A run-time condition NumPy would raise on, that tracing could not decide (two lengths
     known only at run time must match, a traced index must be in range): when ``cond`` is
-    false, the call stops and raises ``ValueError(message)`` in the caller, or
-    ``IndexError`` / ``OverflowError`` when the message starts with :data:`INDEX_ERROR` /
-    :data:`OVERFLOW_ERROR`. Ordered like
+    false, the call stops and raises ``ValueError(message)`` in the caller, or another of
+    Python's builtin exceptions when the message starts with its :func:`error_prefix`
+    (:data:`INDEX_ERROR`, :data:`OVERFLOW_ERROR`, ``AssertionError: `` for a staged ``assert``).
+    Ordered like
     ``graph.print`` (a print before a failing check still prints; none after it does):
     ``graph.check %ok, "f.py:3: ..." : tensor<i1>``."""
 

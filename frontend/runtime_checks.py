@@ -24,8 +24,19 @@ def _length(t: Tensor, axis: int) -> Tensor:
 
 
 def _require(cond: Tensor, message: str, error: str = "") -> None:
+    """Emit the check, refused inside a ``try`` body: the error it raises when the call runs is
+    not a Python exception there, so no ``except`` clause could catch it."""
+    from kiln.frontend.autograph.converters.unsupported import try_in_trace
+
     ctx = trace_context.require()
     where = trace_context.here()
+    around = try_in_trace()
+    if around is not None:
+        raise NotImplementedError(
+            f"{where}: this is checked when the call runs ({error.removesuffix(': ') or 'ValueError'}: {message}), "
+            f"inside the `try` at {around}, whose `except` clauses cannot catch an error of compiled code. "
+            "Move it out of the `try`."
+        )
     ctx.emit(graph.CheckOp(cond.value, f"{error}{where}: {message}"))
 
 
@@ -33,6 +44,13 @@ def require(cond: Tensor, message: str, *, overflow: bool = False) -> None:
     """Check at run time that the 0-d bool ``cond`` holds, raising ``ValueError`` (``OverflowError``
     with ``overflow``) with ``message`` and the user's line otherwise."""
     _require(cond, message, graph.OVERFLOW_ERROR if overflow else "")
+
+
+def raises(cond: Tensor, kind: type[Exception], message: str) -> None:
+    """Check at run time that the 0-d bool ``cond`` holds, raising ``kind(message)`` (one of
+    Python's builtin exceptions) with the user's line otherwise: a staged ``assert``, or a
+    ``raise`` under a tensor condition (``cond`` false: it fails whenever its region runs)."""
+    _require(cond, message, graph.error_prefix(kind))
 
 
 @implements

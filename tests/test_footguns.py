@@ -173,3 +173,19 @@ def test_copyto_into_an_untraced_numpy_array_names_it() -> None:
 
     with pytest.raises(TypeError, match=r"test_footguns.py:\d+: np.copyto into a NumPy ndarray that is not one of the traced"):
         f(np.ones(3))
+
+
+def test_a_traced_value_in_a_staged_error_message_is_known_only_at_run_time() -> None:
+    """A `raise` (or `assert`) under a tensor condition fails when the call runs, but its message
+    is made while tracing, where a traced value has none: it shows as its source text, after the
+    user's file:line:col."""
+
+    @kiln.function
+    def f(x):
+        if x.sum() > 1:
+            raise ValueError(f"sum {x.sum()} is too big")
+        return x
+
+    np.testing.assert_array_equal(f(np.zeros(3)), np.zeros(3))
+    with pytest.raises(ValueError, match=r"test_footguns.py:\d+:\d+: sum <x.sum\(\), known only at run time> is too big"):
+        f(np.ones(3))

@@ -7,9 +7,10 @@
  * a 0-d input, a NumPy scalar of its dtype, passed by value),
  * allocates the outputs, runs the kernel and returns the output (a tuple for several,
  * None for none); a failed run-time check in the kernel (its message returned by the
- * trampoline) raises ValueError. Any argument that does not fit returns NotImplemented, so Python can
- * convert it or retrace; only allocation failures raise. Built once per machine and
- * cached (kiln.backends.c.pyext), so no kernel compile ever includes Python.h.
+ * trampoline) raises ValueError, or the builtin exception its message names (raise_failed).
+ * Any argument that does not fit returns NotImplemented, so Python can convert it or retrace;
+ * only allocation failures raise. Built once per machine and cached (kiln.backends.c.pyext),
+ * so no kernel compile ever includes Python.h.
  *
  * Large outputs (>= POOL_MIN_BYTES) come from an output pool: a NumPy memory handler
  * (PyDataMem_Handler) set around their allocation. NumPy keeps a reference to it in each
@@ -34,6 +35,28 @@
 #include <numpy/arrayobject.h>
 
 typedef const char *(*packed_fn)(void *const *slots); /* the message of a failed check, or NULL */
+
+/* Raises the exception of a failed run-time check: the builtin exception its message starts
+ * with ("IndexError: index ...", graph.error_prefix; the rest is its text), else
+ * ValueError(message). kiln.dialects.graph.check_error decodes it the same way. */
+static void raise_failed(const char *failed) {
+    size_t n = 0;
+    while (failed[n] == '_' || (failed[n] >= 'A' && failed[n] <= 'Z') || (failed[n] >= 'a' && failed[n] <= 'z') ||
+           (n > 0 && failed[n] >= '0' && failed[n] <= '9'))
+        n++;
+    if (n > 0 && n < 64 && failed[n] == ':' && failed[n + 1] == ' ') {
+        char name[64];
+        memcpy(name, failed, n);
+        name[n] = '\0';
+        PyObject *kind = PyDict_GetItemString(PyEval_GetBuiltins(), name); /* borrowed */
+        if (kind && PyExceptionClass_Check(kind) && PyObject_IsSubclass(kind, PyExc_Exception) == 1) {
+            PyErr_SetString(kind, failed + n + 2);
+            return;
+        }
+        PyErr_Clear();
+    }
+    PyErr_SetString(PyExc_ValueError, failed);
+}
 
 typedef struct {
     PyArray_Descr *descr;
@@ -358,12 +381,7 @@ static PyObject *entry_call(PyObject *callable, PyObject *const *args, size_t na
     }
     if (failed) { /* a run-time check failed: NumPy would have raised */
         for (Py_ssize_t j = 0; j < self->n_out; j++) Py_DECREF(outs[j]);
-        if (strncmp(failed, "IndexError: ", 12) == 0) /* graph.INDEX_ERROR */
-            PyErr_SetString(PyExc_IndexError, failed + 12);
-        else if (strncmp(failed, "OverflowError: ", 15) == 0) /* graph.OVERFLOW_ERROR */
-            PyErr_SetString(PyExc_OverflowError, failed + 15);
-        else
-            PyErr_SetString(PyExc_ValueError, failed);
+        raise_failed(failed);
         return NULL;
     }
     for (Py_ssize_t j = 0; j < self->n_out; j++) {

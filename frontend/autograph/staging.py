@@ -98,20 +98,15 @@ def statement_location() -> str:
 def _check_not_in_try(where: str, construct: str) -> None:
     """Refuse staged code inside a ``try`` body (of any function the trace is in): the compiled code
     raises no Python exception, so the ``except`` clauses could never run for it."""
-    from kiln.frontend import tracer
-    from kiln.frontend.autograph.converters.unsupported import try_around
+    from kiln.frontend.autograph.converters.unsupported import try_in_trace
 
-    frame: FrameType | None = sys._getframe(1)
-    while frame is not None and frame.f_code is not tracer.trace_graph.__code__:
-        line = try_around(frame.f_code.co_filename, frame.f_lineno)
-        if line is not None:
-            raise NotImplementedError(
-                f"{where}: `try` around staged code cannot be staged ({frame.f_code.co_filename}:{line}): this "
-                f"`{construct}` depends on a tensor, so it runs as compiled code, which raises no Python exception "
-                "for the `except` clauses to catch. Move the staged code out of the `try`, or make the condition "
-                "a Python value."
-            )
-        frame = frame.f_back
+    around = try_in_trace()
+    if around is not None:
+        raise NotImplementedError(
+            f"{where}: `try` around staged code cannot be staged ({around}): this `{construct}` depends on a "
+            "tensor, so it runs as compiled code, which raises no Python exception for the `except` clauses to "
+            "catch. Move the staged code out of the `try`, or make the condition a Python value."
+        )
 
 
 def _check_stageable(where: str, construct: str, *bodies: Callable[..., Any] | None) -> None:
@@ -329,18 +324,22 @@ def _cond(
     flags = [before | _flags_set(branch.leaves, leaf_names) for before, branch in zip(jumped, traced)]
     jumped_paths = [bool(f) for f in flags]
     returned = [_RETURN_FLAG in f for f in flags]
+    raised = [_raised(branch.block) for branch in traced]  # (a path that raised at run time ends there)
+    if all(raised):
+        _mark_raised()
     merged: list[Any] = []
     result_types: list[TensorType] = []
     staged: list[int] = []
     sources: list[int | None] = []
     for i, (a, b, name) in enumerate(zip(then.leaves, orelse.leaves, leaf_names)):
-        if returned[0] != returned[1] and _dead_after_return(name, kept_after_return):
-            # the path that returned reads it no more: the other path's value, as it is when it is from before
-            live = b if returned[0] else a
+        ended = [r or (ret and _dead_after_return(name, kept_after_return)) for r, ret in zip(raised, returned)]
+        if ended[0] != ended[1]:
+            # the path that returned (or raised) reads it no more: the other path's value, as it is when it is from before
+            live = b if ended[0] else a
             if isinstance(live, Tensor) and live.storage.serial < boundary:
                 merged.append(live)
                 continue
-            a, b = (NOT_RETURNED, b) if returned[0] else (a, NOT_RETURNED)
+            a, b = (NOT_RETURNED, b) if ended[0] else (a, NOT_RETURNED)
             then.leaves[i], orelse.leaves[i] = a, b  # what each branch yields
         # a path that jumped does not read what it left unbound: a placeholder
         a = NOT_RETURNED if jumped_paths[0] and isinstance(a, Undefined) and not isinstance(b, Undefined) else a
@@ -909,6 +908,45 @@ def staged_not(value: Any) -> Any:
     result = np.logical_not(_predicate(value, statement_location(), "not"))
     _note(_NEGATIONS, result, value)
     return result
+
+
+def staged_assert(test: Tensor, message: str) -> None:
+    """``assert test, message`` with a tensor ``test``: a run-time check that raises
+    ``AssertionError(message)`` (after the user's line) in the caller when ``test`` is false."""
+    where = statement_location()
+    _check_not_in_try(where, "assert")
+    runtime_checks.raises(_predicate(test, where, "assert"), AssertionError, message)
+
+
+def staged_raise(kind: type[Exception], message: str) -> None:
+    """``raise kind(message)`` in a staged region: a check that fails whenever the region runs. The
+    ``raise`` converter ends the path with a ``return``; a staged ``if`` merges only the other
+    path's values (as after a ``return``), and the flag of that ``return`` stays a Python value."""
+    _check_not_in_try(statement_location(), "raise")
+    runtime_checks.raises(constant(np.asarray(False)), kind, message)
+    _mark_raised()
+
+
+_RAISED = "kiln.autograph.raised_blocks"
+
+
+def _mark_raised() -> None:
+    """Note that every run of the block being traced fails (a staged ``raise``, or both branches raise)."""
+    ctx = trace_context.require()
+    raised: dict[int, Block] = ctx.notes.setdefault(_RAISED, {})  # type: ignore[assignment]
+    raised[id(ctx.block)] = ctx.block
+
+
+def _raised(block: Block) -> bool:
+    raised = trace_context.require().notes.get(_RAISED, {})
+    return raised.get(id(block)) is block  # type: ignore[attr-defined]
+
+
+def in_staged_region() -> bool:
+    """Whether tracing is inside a staged region (a branch, a loop body), which runs only on the
+    calls that reach it: a ``raise`` there is staged rather than raised while tracing."""
+    ctx = trace_context.current()
+    return ctx is not None and bool(ctx.enclosing)
 
 
 # ---------------------------------------------------------------------- graph.while

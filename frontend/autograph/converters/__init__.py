@@ -7,6 +7,7 @@ helper function with no jump inside; expression converters run last.
 """
 
 from kiln.frontend.autograph.converters import (
+    asserts,
     break_statements,
     call_trees,
     conditional_expressions,
@@ -15,6 +16,7 @@ from kiln.frontend.autograph.converters import (
     functions,
     logical_expressions,
     python_effects,
+    raises,
     return_statements,
     shapes,
     subscripts,
@@ -24,6 +26,8 @@ from kiln.frontend.autograph.converters import (
 PIPELINE = (
     functions,
     unsupported,
+    asserts,
+    raises,
     python_effects,
     break_statements,
     continue_statements,

@@ -5,33 +5,29 @@ converted function's :class:`~kiln.frontend.autograph.context.ConversionInfo`,
 where the staging hooks find those inside the body they stage
 (:func:`kiln.frontend.autograph.staging.unstageable`).
 
-It also records where each ``try`` body is (:func:`try_around`): staged code
-inside one is refused too, since compiled code raises no Python exception for
-its ``except`` clauses to catch.
+A ``try`` runs as Python, in staged code too. It records where each ``try`` body is
+(:func:`try_in_trace`): staged code and run-time checks inside one are refused, since
+compiled code raises no Python exception for its ``except`` clauses to catch; what is left
+in a ``try`` body is Python and code that cannot raise when the call runs.
 """
 
 from __future__ import annotations
 
 import ast
+import sys
 from collections import defaultdict
 
 from kiln.frontend.autograph.analysis.activity import walk_scope
 from kiln.frontend.autograph.context import ConversionContext
 
 _CONSTRUCTS: dict[type[ast.AST], str] = {
-    ast.Try: "try",
     ast.With: "with",
     ast.Global: "global",
     ast.Delete: "del",
-    ast.Raise: "raise",
-    ast.Assert: "assert",
     ast.Match: "match",
 }
-if hasattr(ast, "TryStar"):
-    _CONSTRUCTS[ast.TryStar] = "try"
 
-
-_TRY = tuple(t for t, construct in _CONSTRUCTS.items() if construct == "try")
+_TRY: tuple[type[ast.AST], ...] = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
 
 #: per file, ``(line of the try, first line, last line of its body)`` of every ``try`` in converted code
 _try_bodies: defaultdict[str, set[tuple[int, int, int]]] = defaultdict(set)
@@ -67,7 +63,21 @@ def _trace_time(item: ast.withitem, ctx: ConversionContext) -> bool:
     return isinstance(obj, type) and getattr(obj, "__kiln_trace_time__", False) is True
 
 
-def try_around(filename: str, lineno: int) -> int | None:
+def _try_around(filename: str, lineno: int) -> int | None:
     """The line of the innermost ``try`` (in converted code) whose body holds ``filename:lineno``."""
     around = [t for t, first, last in _try_bodies.get(filename, ()) if first <= lineno <= last]
     return max(around, default=None)
+
+
+def try_in_trace() -> str | None:
+    """``file:line`` of the innermost ``try`` (in converted code) whose body is being traced now, in
+    the traced function or any function it calls."""
+    from kiln.frontend import tracer
+
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code is not tracer.trace_graph.__code__:
+        line = _try_around(frame.f_code.co_filename, frame.f_lineno)
+        if line is not None:
+            return f"{frame.f_code.co_filename}:{line}"
+        frame = frame.f_back  # type: ignore[assignment]
+    return None

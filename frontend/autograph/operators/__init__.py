@@ -2,7 +2,8 @@
 (``ag__.call``, which converts the functions converted code calls, is the transpiler's.)"""
 
 from kiln.frontend.autograph.operators.control_flow import for_stmt, if_exp, if_stmt, returned, while_stmt
-from kiln.frontend.autograph.operators.logical import and_, not_, or_
+from kiln.frontend.autograph.operators.exceptions import assert_, raise_, run_time_text
+from kiln.frontend.autograph.operators.logical import and_, compare, not_, or_
 from kiln.frontend.autograph.operators.py_builtins import (
     all_,
     any_,
@@ -26,7 +27,9 @@ __all__ = [
     "all_",
     "and_",
     "any_",
+    "assert_",
     "bool_",
+    "compare",
     "float_",
     "for_stmt",
     "get_no_state",
@@ -39,8 +42,10 @@ __all__ = [
     "min_",
     "not_",
     "or_",
+    "raise_",
     "range_",
     "returned",
+    "run_time_text",
     "set_no_state",
     "shape_",
     "size_",

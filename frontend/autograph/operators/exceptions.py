@@ -1,0 +1,87 @@
+"""``assert_``, ``raise_``: Python's ``assert`` and ``raise`` on Python values; run-time checks
+(``graph.check``) where a traced value decides whether they fail.
+
+A message is made while tracing, as Python makes it. A traced value in it (``{x[i]}`` in an
+f-string, a tensor given as the message) has no value then: it shows as
+``<x[i], known only at run time>`` (:func:`run_time_text`).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+from kiln.frontend.autograph import staging
+
+#: ``raise_``'s ``cause`` when the ``raise`` has no ``from`` (``from None`` is a cause)
+_NO_CAUSE = object()
+
+
+class _RunTimeValue:
+    """A traced value in a message: shown as its source text, said to be known only at run time."""
+
+    def __init__(self, source: str):
+        self.text = f"<{source}, known only at run time>"
+
+    def __format__(self, spec: str) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def run_time_text(value: Any, source: str) -> Any:
+    """What an f-string in a message formats for ``value`` (written ``source``): itself, or a
+    traced value's source text."""
+    return _RunTimeValue(source) if staging.is_tensor(value) else value
+
+
+def assert_(test: Any, message: Callable[[], Any] | None, source: str) -> None:
+    """``assert test, message()`` (``source``: the test as written). A Python ``test`` is Python's
+    ``assert``; a tensor one is a run-time check raising AssertionError in the caller, its message
+    made while tracing (Python would make it only on failure, which is known only at run time)."""
+    if staging.is_tensor(test):
+        text = _shown(message(), "the message") if message is not None else f"`assert {source}` failed"
+        staging.staged_assert(test, text)
+    elif not test:
+        raise_(AssertionError(message()) if message is not None else AssertionError())
+
+
+def raise_(exc: Any, cause: Any = _NO_CAUSE) -> None:
+    """``raise exc from cause``: Python's ``raise``, except in a staged region (a branch or loop body
+    on a tensor, which runs only on the calls that reach it), where it is a run-time error of the same
+    builtin exception and message whenever that path runs; other exceptions are refused there."""
+    if not staging.in_staged_region():
+        if cause is _NO_CAUSE:
+            raise exc
+        raise exc from cause
+    error = exc() if isinstance(exc, type) and issubclass(exc, BaseException) else exc
+    where = staging.statement_location()
+    if not isinstance(error, BaseException):
+        raise TypeError(f"{where}: exceptions must derive from BaseException (got {type(error).__name__})")
+    kind = type(error)
+    if not _builtin_with_message(kind):
+        raise NotImplementedError(
+            f"{where}: this `raise` is in code staged under a tensor condition, so it is a run-time error, which "
+            f"can be one of Python's builtin exceptions that take a message (ValueError, TypeError, IndexError, "
+            f"RuntimeError, ZeroDivisionError, AssertionError, ...), not {kind.__module__}.{kind.__qualname__}. "
+            "Raise a builtin exception there, or make the condition a Python value."
+        )
+    staging.staged_raise(kind, str(kind(*(_shown(a, "an argument") if staging.is_tensor(a) else a for a in error.args))))
+
+
+def _builtin_with_message(kind: type[BaseException]) -> bool:
+    """Whether the native entry can raise ``kind`` by name with a message (graph.error_prefix)."""
+    if getattr(builtins, kind.__name__, None) is not kind or not issubclass(kind, Exception):
+        return False
+    try:
+        kind("")
+    except Exception:
+        return False
+    return True
+
+
+def _shown(value: Any, what: str) -> str:
+    """A message's text: ``str(value)``; a traced ``value`` (``what`` it is) is known only at run time."""
+    return repr(_RunTimeValue(what)) if staging.is_tensor(value) else str(value)

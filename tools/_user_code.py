@@ -1,0 +1,48 @@
+"""Which frames of a traceback are the user's code, for errors that kiln's command lines show.
+
+A user's pass (``kiln-opt --load``) or function (``kiln compile``) that raises is the user's
+bug: the user needs their own frames, not kiln's, xDSL's or Python's import machinery. A frame
+is the user's when its module is neither kiln's nor xDSL's and its file lies outside Python's
+own folders (the standard library, site-packages, the environment's scripts): a file the user
+loaded and the modules it imports from its folder.
+"""
+
+from __future__ import annotations
+
+import sysconfig
+import traceback
+from pathlib import Path
+from types import FrameType
+
+#: top-level packages whose frames are never the user's
+_TOOLING = ("kiln", "xdsl", "importlib", "runpy")
+
+
+def _python_folders() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    return tuple(str(Path(paths[k]).resolve()) for k in ("stdlib", "platstdlib", "purelib", "platlib", "scripts"))
+
+
+def is_user_frame(frame: FrameType) -> bool:
+    """Whether ``frame`` runs the user's code (see the module docstring)."""
+    module = str(frame.f_globals.get("__name__", ""))
+    filename = frame.f_code.co_filename
+    if module.partition(".")[0] in _TOOLING or filename.startswith("<"):
+        return False
+    resolved = str(Path(filename).resolve())
+    return not any(resolved == folder or resolved.startswith(folder + "/") for folder in _python_folders())
+
+
+def user_frames(exc: BaseException) -> traceback.StackSummary:
+    """The user's frames of ``exc``'s traceback, outermost first (empty: none of the user's code ran)."""
+    return traceback.StackSummary.extract((f, line) for f, line in traceback.walk_tb(exc.__traceback__) if is_user_frame(f))
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of ``exc``'s message (some messages embed a whole printed op)."""
+    return (str(exc).strip().splitlines() or [""])[0]
+
+
+def describe(exc: BaseException, frames: traceback.StackSummary) -> str:
+    """``Type: message`` and, below it, the user's frames as Python prints them (innermost last)."""
+    return f"{type(exc).__name__}: {first_line(exc)}\n" + "".join(frames.format()).rstrip("\n")

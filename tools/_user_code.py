@@ -9,6 +9,7 @@ loaded and the modules it imports from its folder.
 
 from __future__ import annotations
 
+import functools
 import sysconfig
 import traceback
 from pathlib import Path
@@ -18,9 +19,10 @@ from types import FrameType
 _TOOLING = ("kiln", "xdsl", "importlib", "runpy")
 
 
-def _python_folders() -> tuple[str, ...]:
+@functools.cache
+def _python_folders() -> tuple[Path, ...]:
     paths = sysconfig.get_paths()
-    return tuple(str(Path(paths[k]).resolve()) for k in ("stdlib", "platstdlib", "purelib", "platlib", "scripts"))
+    return tuple(Path(paths[k]).resolve() for k in ("stdlib", "platstdlib", "purelib", "platlib", "scripts"))
 
 
 def is_user_frame(frame: FrameType) -> bool:
@@ -29,8 +31,8 @@ def is_user_frame(frame: FrameType) -> bool:
     filename = frame.f_code.co_filename
     if module.partition(".")[0] in _TOOLING or filename.startswith("<"):
         return False
-    resolved = str(Path(filename).resolve())
-    return not any(resolved == folder or resolved.startswith(folder + "/") for folder in _python_folders())
+    resolved = Path(filename).resolve()
+    return not any(resolved.is_relative_to(folder) for folder in _python_folders())
 
 
 def user_frames(exc: BaseException) -> traceback.StackSummary:

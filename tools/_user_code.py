@@ -2,8 +2,9 @@
 
 A user's pass (``kiln-opt --load``) or function (``kiln compile``) that raises is the user's
 bug: the user needs their own frames, not kiln's, xDSL's or Python's import machinery. A frame
-is the user's when its module is neither kiln's nor xDSL's and its file lies outside Python's
-own folders (the standard library, site-packages, the environment's scripts): a file the user
+is the user's when its module is not library code as AutoGraph decides it (kiln, xDSL, NumPy,
+the standard library; kiln's examples are user code) and its file lies outside Python's own
+folders (site-packages, the environment's scripts such as ``bin/kiln-opt``): a file the user
 loaded and the modules it imports from its folder.
 """
 
@@ -15,9 +16,6 @@ import traceback
 from pathlib import Path
 from types import FrameType
 
-#: top-level packages whose frames are never the user's
-_TOOLING = ("kiln", "xdsl", "importlib", "runpy")
-
 
 @functools.cache
 def _python_folders() -> tuple[Path, ...]:
@@ -27,9 +25,10 @@ def _python_folders() -> tuple[Path, ...]:
 
 def is_user_frame(frame: FrameType) -> bool:
     """Whether ``frame`` runs the user's code (see the module docstring)."""
-    module = str(frame.f_globals.get("__name__", ""))
+    from kiln.frontend.autograph.libraries import is_library_module  # on errors only: kiln-opt starts without it
+
     filename = frame.f_code.co_filename
-    if module.partition(".")[0] in _TOOLING or filename.startswith("<"):
+    if is_library_module(str(frame.f_globals.get("__name__", ""))) or filename.startswith("<"):
         return False
     resolved = Path(filename).resolve()
     return not any(resolved.is_relative_to(folder) for folder in _python_folders())

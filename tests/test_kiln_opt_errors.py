@@ -110,3 +110,72 @@ def test_c_emitter_names_the_op_whose_rule_failed(monkeypatch: pytest.MonkeyPatc
     module = Parser(make_context(), source).parse_module()
     with pytest.raises(CEmitError, match=r"C backend: 'arith.addf' at loc\(\"m.py\":3:4\): .*IndexError: tuple index"):
         emitter.emit_c(module, isa="scalar")
+
+
+def _many_functions(count: int) -> str:
+    """``count`` small functions of graph IR."""
+    return "\n".join(
+        f"func.func @f{i}(%x: tensor<64xf32>) -> tensor<64xf32> {{\n"
+        f"  %a = graph.add %x, %x : tensor<64xf32>\n  func.return %a : tensor<64xf32>\n}}"
+        for i in range(count)
+    )
+
+
+def test_a_closed_output_ends_quietly(tmp_path: Path) -> None:
+    """`kiln-opt ... | head -1`: the reader goes away; kiln-opt stops as Unix tools do, with no
+    message and no crash report (it reported an internal error, BrokenPipeError)."""
+    # one write per chunk, 150 KiB in all: writes after the reader has gone fail
+    (tmp_path / "input.mlir").write_text("\n// -----\n".join(_many_functions(1) for _ in range(1000)))
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([str(KILN_OPT), str(tmp_path / "input.mlir"), "--split-input-file"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline().startswith(b"builtin.module")
+    proc.stdout.close()
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 141, stderr  # 128 + SIGPIPE, as the shell reports `cat big | head -1`
+    assert stderr == ""
+    assert not (tmp_path / "kiln-opt-crashes").exists()
+
+
+INTERRUPTING_PASS = '''
+import os, signal, time
+from dataclasses import dataclass
+from xdsl.passes import ModulePass
+import kiln
+
+
+@kiln.register_pass
+@dataclass(frozen=True)
+class Interrupt(ModulePass):
+    name = "test-interrupt"
+
+    def apply(self, ctx, op):
+        os.kill(os.getpid(), signal.SIGINT)  # the user presses Ctrl-C while the pass runs
+        time.sleep(60)
+'''
+
+
+def test_ctrl_c_is_one_line(tmp_path: Path) -> None:
+    """Ctrl-C printed ~60 lines of traceback through xDSL: now one line, and the shell's 130."""
+    (tmp_path / "interrupt.py").write_text(INTERRUPTING_PASS)
+    proc = kiln_opt(tmp_path, "--load", str(tmp_path / "interrupt.py"), "-p", "cse,test-interrupt",
+                    source=_many_functions(1), status=130)
+    assert proc.stderr == "kiln-opt: interrupted\n"
+    assert proc.stdout == ""
+
+
+#: a pipeline that brings graph IR to what each target takes
+PIPELINE_FOR_TARGET = {"mlir": "graph-to-tensor", "c": "graph-to-c", "cuda": "graph-to-cuda"}
+
+
+def test_every_offered_target_works(tmp_path: Path) -> None:
+    """-t llvm and -t x86-asm were offered and ended in an internal error, -t wgsl printed
+    nothing: each target kiln-opt offers prints a program from graph IR lowered for it."""
+    from kiln.tools.kiln_opt import KilnOptMain
+
+    offered = list(KilnOptMain(args=[]).available_targets)
+    assert set(offered) == set(PIPELINE_FOR_TARGET)
+    for target in offered:
+        proc = kiln_opt(tmp_path, "-p", PIPELINE_FOR_TARGET[target], "-t", target, source=_many_functions(1), status=0)
+        assert "f0" in proc.stdout, target

@@ -1,6 +1,7 @@
-"""kiln-opt's report of an internal error (an exception that is not a diagnostic): one line
-naming the pass and the source location of the op it was working on, and the input kept in a
-file with the command and the traceback for a bug report, instead of a Python traceback.
+"""Where kiln-opt failed, read off an exception: the pass and the source location of the op it
+was working on (for internal errors, errors in a user's pass and verifier errors), and, for an
+internal error, the input kept in a file with the command and the traceback for a bug report,
+instead of a Python traceback.
 
 The pass and the op are read off the traceback's frames: the innermost ``ModulePass`` method
 (``self``) is the pass, the innermost ``Operation`` local (``op`` first) is the op. An op's
@@ -23,24 +24,7 @@ from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 from xdsl.utils.lexer import Span
 
-#: where the parser read each op: the span of its first token and its chunk's line offset
-OpSpans = dict[Operation, tuple[Span[bytes], int]]
-
-
-class SpanRecordingParser(Parser):
-    """xDSL's parser, also recording where each op starts (for internal error reports only:
-    the ops' own locations, hence the printed IR, are unchanged)."""
-
-    def __init__(self, *args: object, spans: OpSpans, line_offset: int, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self._spans = spans
-        self._line_offset = line_offset
-
-    def parse_operation(self) -> Operation:
-        start = self._current_token.span
-        op = super().parse_operation()
-        self._spans.setdefault(op, (start, self._line_offset))
-        return op
+from kiln.tools._opt_parser import OpSpans
 
 
 def _frames(exc: BaseException) -> Iterator[FrameType]:

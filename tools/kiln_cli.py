@@ -1,12 +1,16 @@
 """``kiln``: compile a function from a Python file without glue code, or run the demo.
 
-    kiln compile model.py lstm_cell --arg f32[10,10] --arg f32[10,40] --emit c
+    kiln compile examples/lstm_cell.py lstm_cell --arg f32[10,10] ... --emit c
+    kiln compile model.py f --arg float32[3,?] --emit graph --locations > f.mlir
     kiln demo
     kiln lit-config tests      # tests/lit.cfg.py, for a project's lit tests of its own passes
 
-``--arg`` takes ``DTYPE[DIMS]`` (``f32[3,3]``, ``i64[?]``, ``f64[]``; ``?`` is a
-dynamic dim); ``--emit`` is a stage name (``graph``, ``tensor``, ``buffer``,
-``loops``) or ``c`` for the emitted source.
+``--arg`` takes ``DTYPE[DIMS]`` (``f32[3,3]``, ``float32[3,3]``, ``i64[?]``, ``f64[]``;
+``?`` is a dynamic dim); ``--emit`` is a stage name (``graph``; ``tensor``, ``buffer``,
+``loops`` of the C target; ``parallel``, ``gpu`` of the CUDA target) or ``c`` / ``cuda`` for
+the emitted source. ``--locations`` keeps the user's file and line on every op of the graph
+IR, which ``kiln-opt`` reads back. An error in the user's code shows the user's frames only;
+Ctrl-C and a closed output (``| head``) end quietly.
 """
 
 from __future__ import annotations
@@ -27,7 +31,9 @@ from typing import IO, Any
 
 import numpy as np
 
+from kiln.tools import _exits
 from kiln.tools._load import load_file
+from kiln.tools._user_code import describe, user_frames
 
 _DTYPES = {
     "f32": "float32",
@@ -38,19 +44,51 @@ _DTYPES = {
     "i1": "bool",
 }
 # the other dtypes, in the graph dialect's spelling (docs/ir-reference.md, "Element types")
-_DTYPES.update({"i8": "int8", "i16": "int16", **{f"ui{w}": f"uint{w}" for w in (8, 16, 32, 64)}})
+_DTYPES.update({"i8": "int8", "i16": "int16", "f16": "float16", **{f"ui{w}": f"uint{w}" for w in (8, 16, 32, 64)}})
+
+#: the target each --emit needs: a stage or the source of C or of CUDA (None: the function's own)
+_EMIT_TARGET = {"graph": None, "tensor": None, "buffer": None, "loops": "c", "c": "c",
+                "parallel": "cuda", "gpu": "cuda", "cuda": "cuda"}
+
+
+def _dtype_name(name: str) -> str | None:
+    """NumPy's name of the dtype ``name`` (a short name such as ``f32``, or NumPy's own, such as
+    ``float32``); None for anything else (``float`` too: NumPy's alias is not a width)."""
+    if name in _DTYPES:
+        return _DTYPES[name]
+    try:
+        numpy_name = np.dtype(name).name
+    except TypeError:
+        return None
+    return name if numpy_name == name else None
 
 
 def parse_arg_spec(text: str) -> Any:
-    """``f32[3,?]`` -> ``kiln.TensorSpec((3, None), "float32")``."""
+    """``f32[3,?]`` (or ``float32[3,?]``) -> ``kiln.TensorSpec((3, None), "float32")``."""
     import kiln
 
     m = re.fullmatch(r"\s*(\w+)\s*\[([^\]]*)\]\s*", text)
-    if not m or m.group(1) not in _DTYPES:
-        raise ValueError(f"bad --arg {text!r}: expected DTYPE[DIMS] with DTYPE in {', '.join(_DTYPES)}, e.g. f32[3,3]")
+    dtype = _dtype_name(m.group(1)) if m else None
+    if not m or dtype is None:
+        raise ValueError(f"bad --arg {text!r}: expected DTYPE[DIMS], DTYPE a NumPy dtype name (float32, int64, "
+                         f"bool, ...) or a short one ({', '.join(_DTYPES)}), e.g. f32[3,3]")
     dims = [d.strip() for d in m.group(2).split(",") if d.strip()]
     shape = [None if d == "?" else int(d) for d in dims]
-    return kiln.TensorSpec(shape, _DTYPES[m.group(1)])
+    return kiln.TensorSpec(shape, dtype)
+
+
+def _for_target(fn: Any, target: str | None, emit: str) -> Any:
+    """``fn`` as a ``kiln.Function`` compiling for ``target`` (None: its own, else C)."""
+    import kiln
+
+    if not isinstance(fn, kiln.Function):
+        return kiln.function(fn, target=target or "c")
+    if target is None or fn.target == target:
+        return fn
+    if fn.rules is not None or fn.passes is not None:
+        raise ValueError(f"--emit {emit} needs target {target!r}, and {fn.python_function.__name__} is decorated with "
+                         f"rules or passes for target {fn.target!r}: decorate it with target={target!r}")
+    return kiln.function(fn.python_function, input_signature=fn.input_signature, autograph=fn.autograph, target=target)
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
@@ -60,11 +98,18 @@ def cmd_compile(args: argparse.Namespace) -> int:
     fn = getattr(module, args.function, None)
     if fn is None:
         raise ValueError(f"{args.file} defines no function {args.function!r}")
-    if not isinstance(fn, kiln.Function):
-        fn = kiln.function(fn)
+    if args.locations and args.emit != "graph":
+        raise ValueError(f"--locations applies to --emit graph (the IR kiln-opt reads), not --emit {args.emit}")
+    fn = _for_target(fn, _EMIT_TARGET[args.emit], args.emit)
     specs = [parse_arg_spec(a) for a in args.arg]
     concrete = fn.get_concrete_function(*specs)
-    print(concrete.source if args.emit == "c" else concrete.lowered(args.emit), end="")
+    if args.locations:
+        text = concrete._located_ir()  # noqa: SLF001 (the graph IR with loc(...), as lowering parses it)
+    elif args.emit in ("c", "cuda"):
+        text = concrete.source
+    else:
+        text = concrete.lowered(args.emit)
+    print(text, end="")
     return 0
 
 
@@ -198,8 +243,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_compile = sub.add_parser("compile", help="print a function's IR at a stage, or its C source")
     p_compile.add_argument("file", help="a Python file")
     p_compile.add_argument("function", help="the function's name in that file")
-    p_compile.add_argument("--arg", action="append", default=[], help="argument type, e.g. f32[3,3] (repeat per argument)")
-    p_compile.add_argument("--emit", default="graph", choices=["graph", "tensor", "buffer", "loops", "c"])
+    p_compile.add_argument("--arg", action="append", default=[],
+                           help="argument type, e.g. f32[3,3] or float32[3,?] (repeat per argument)")
+    p_compile.add_argument("--emit", default="graph", choices=list(_EMIT_TARGET),
+                           help="a stage's IR (loops: C's; parallel, gpu: CUDA's) or the C or CUDA source")
+    p_compile.add_argument("--locations", action="store_true",
+                           help="keep every op's source location (loc(...)) in --emit graph; kiln-opt reads it back")
     p_compile.set_defaults(run=cmd_compile)
     p_demo = sub.add_parser("demo", help="compile and run the bundled examples against NumPy")
     p_demo.add_argument("--repeat", type=int, default=7, help="timing samples per measurement")
@@ -212,9 +261,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except (ValueError, TypeError, NotImplementedError, OSError) as e:
-        print(f"kiln: error: {e}", file=sys.stderr)
+    except KeyboardInterrupt:
+        return _exits.interrupted("kiln")
+    except BrokenPipeError:
+        return _exits.output_closed()
+    except Exception as e:  # noqa: BLE001 (the user's error: their frames, not kiln's)
+        if frames := user_frames(e):
+            print(f"kiln: error: {describe(e, frames)}", file=sys.stderr)
+        elif isinstance(e, _user_errors()):
+            print(f"kiln: error: {e}", file=sys.stderr)
+        else:
+            raise  # a bug in kiln: its whole traceback, for a bug report
         return 1
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """What kiln raises for a user's mistake (the message names the user's file and line)."""
+    from xdsl.utils.exceptions import DiagnosticException
+
+    from kiln.frontend.concrete import KilnCompileError
+
+    return (ValueError, TypeError, NotImplementedError, OSError, NameError, SyntaxError, KilnCompileError,
+            DiagnosticException)
 
 
 if __name__ == "__main__":

@@ -7,9 +7,13 @@ Added: ``--load MODULE`` imports a user's Python module (a dotted name or a
 :func:`kiln.register_pass` / :func:`kiln.register_rule_native` to extend the tool;
 ``--rules FILE`` applies a rule file (docs/rules.md) before the ``-p`` pipeline. Errors in the input, the
 pipeline or a pass are reported as one diagnostic with a non-zero exit code,
-never as a Python traceback. Any other exception (a bug) is reported as
-``internal error in pass P at LOCATION``, with the input, the command and the
-traceback kept in a file for a bug report (tools/_crash_report.py).
+never as a Python traceback; an op that does not verify is named with its location.
+An exception raised in the user's own code (a ``--load`` pass, a rule native) is the
+user's error: shown with the user's frames only. Any other exception (a bug in kiln)
+is reported as ``internal error in pass P at LOCATION``, with the input, the command
+and the traceback kept in a file for a bug report (tools/_crash_report.py). Ctrl-C
+and a closed output (``| head``) end quietly (tools/_exits.py). ``--help`` groups what
+it offers; ``--list-pipelines`` and ``--list-passes`` list it (tools/_opt_catalog.py).
 """
 
 from __future__ import annotations
@@ -17,8 +21,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-import traceback
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from io import BytesIO
 from pathlib import Path
 from typing import IO
@@ -26,12 +30,20 @@ from typing import IO
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.arg_spec import parse_spec
-from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, PassFailedException
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    PassFailedException,
+    VerifyException,
+)
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from kiln import pipelines, registry, universe
-from kiln.tools import _crash_report
+from kiln.tools import _crash_report, _exits, _opt_catalog
 from kiln.tools._load import load_file
+from kiln.tools._opt_parser import KilnOptParser, OpSpans
+from kiln.tools._user_code import describe, first_line, user_frames
 
 
 def _load_user_module(spec: str) -> None:
@@ -55,7 +67,7 @@ class KilnOptMain(xDSLOptMain):
     input_bytes = b""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        self.op_spans: _crash_report.OpSpans = {}
+        self.op_spans: OpSpans = {}
         self.line_offset = 0
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
@@ -63,7 +75,7 @@ class KilnOptMain(xDSLOptMain):
         super().register_all_frontends()
 
         def parse_mlir(io: IO[bytes]) -> ModuleOp:
-            parser = _crash_report.SpanRecordingParser(
+            parser = KilnOptParser(
                 self.ctx, io.read(), self.get_input_name(), spans=self.op_spans, line_offset=self.line_offset
             )
             return parser.parse_module(not self.args.no_implicit_module)
@@ -84,6 +96,8 @@ class KilnOptMain(xDSLOptMain):
         return super().parse_chunk(chunk, file_extension, start_offset)
 
     def setup_pipeline(self) -> None:
+        _opt_catalog.check_pass_names(self.args.passes, self.available_passes)
+        time_passes, self.args.time_passes = self.args.time_passes, False  # timed below, to stderr
         super().setup_pipeline()
         callback = self.pipeline.callback
         # a named pipeline (graph-to-c) runs as its passes, so that --print-between-passes,
@@ -98,11 +112,17 @@ class KilnOptMain(xDSLOptMain):
             rules = tuple(ApplyRules(file=spec) for spec in self.args.rules)
             self.pipeline = PassPipeline((*rules, *self.pipeline.passes), callback)
 
+        started = time.perf_counter()
+
         def tracking(previous: ModulePass | None, module: ModuleOp, following: ModulePass | None) -> None:
+            nonlocal started
+            if time_passes and previous is not None:  # stderr: stdout is the program (`> out.c`)
+                print(f"Pass {previous.name} took {time.perf_counter() - started} seconds", file=sys.stderr)
             self.stage = f"the verifier after pass {previous.name}" if previous else "the verifier"
             if callback is not None:
                 callback(previous, module, following)
             self.stage = f"pass {following.name}" if following else self.stage
+            started = time.perf_counter()
 
         self.pipeline = PassPipeline(self.pipeline.passes, tracking)
 
@@ -115,6 +135,10 @@ class KilnOptMain(xDSLOptMain):
         for name, factory in registry.USER_DIALECTS.items():
             self.ctx.register_dialect(name, factory)
 
+    def register_all_targets(self) -> None:
+        super().register_all_targets()
+        self.available_targets = {name: self.available_targets[name] for name in _opt_catalog.TARGETS}
+
     def register_all_passes(self) -> None:
         super().register_all_passes()
         for name, factory in registry.USER_PASSES.items():
@@ -122,6 +146,15 @@ class KilnOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
+        actions = {a.dest: a for a in arg_parser._actions}  # pyright: ignore[reportPrivateUsage]
+        actions["passes"].help = _opt_catalog.passes_help()
+        actions["target"].help = _opt_catalog.targets_help()
+        arg_parser.epilog = _opt_catalog.help_epilog(self.available_passes)
+        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        _add_listing(arg_parser, "--list-pipelines", "list kiln's named pipelines and the passes each runs",
+                     _opt_catalog.list_pipelines)
+        _add_listing(arg_parser, "--list-passes", "list every pass: kiln's, the --load modules', xDSL's",
+                     lambda: _opt_catalog.list_passes(self.available_passes))
         arg_parser.add_argument(
             "--load",
             action="append",
@@ -137,6 +170,17 @@ class KilnOptMain(xDSLOptMain):
             metavar="FILE",
             help="apply the rules of FILE (a path, or kiln:NAME for one of kiln's) before the -p pipeline",
         )
+
+
+def _add_listing(arg_parser: argparse.ArgumentParser, flag: str, help: str, text: Callable[[], str]) -> None:
+    """A flag that prints ``text()`` and exits, as ``--version`` does (no input is read)."""
+
+    class Listing(argparse.Action):
+        def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+            print(text())
+            parser.exit()
+
+    arg_parser.add_argument(flag, nargs=0, action=Listing, help=help)
 
 
 def _expand(p: ModulePass) -> tuple[ModulePass, ...]:
@@ -155,25 +199,13 @@ def _preload(argv: Sequence[str]) -> None:
         try:
             _load_user_module(spec)
         except Exception as e:  # noqa: BLE001 (the user's module failed: their error, at their line)
-            raise UserModuleError(f"--load {spec}: {_user_frame(e)}{type(e).__name__}: {_first_line(e)}") from e
+            frames = user_frames(e)
+            where = f"{frames[-1].filename}:{frames[-1].lineno}: " if frames else ""
+            raise UserModuleError(f"--load {spec}: {where}{type(e).__name__}: {first_line(e)}") from e
 
 
 class UserModuleError(ValueError):
     """A ``--load`` module raised while it was imported (a bad op definition, say)."""
-
-
-def _user_frame(exc: BaseException) -> str:
-    """``FILE:LINE: `` of the innermost frame outside Python's import machinery, xDSL and kiln."""
-    where = ""
-    for frame, line in traceback.walk_tb(exc.__traceback__):
-        module = str(frame.f_globals.get("__name__", ""))
-        if module.partition(".")[0] not in ("kiln", "xdsl", "importlib"):
-            where = f"{frame.f_code.co_filename}:{line}: "
-    return where
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [""])[0]
 
 
 #: errors of the command line, the pipeline spec, the input file or a --load module: user errors
@@ -188,19 +220,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         _preload(argv)
         driver = KilnOptMain(description="kiln modular optimizer driver", args=argv)
         driver.run()
+    except KeyboardInterrupt:
+        return _exits.interrupted("kiln-opt")
+    except BrokenPipeError:
+        return _exits.output_closed()
     except (ParseError, DiagnosticException, PassFailedException, ArgSpecParseError) as e:
         # ArgSpecParseError (a bad -p spec, such as an unquoted path) is a BaseException
-        print(f"kiln-opt: error: {e}", file=sys.stderr)
+        print(f"kiln-opt: error: {_diagnostic(driver, e)}", file=sys.stderr)
         return 1
     except Exception as e:  # noqa: BLE001 (a bug: reported, never a traceback)
         if (driver is None or driver.stage == "setup") and isinstance(e, _SETUP_ERRORS):
             print(f"kiln-opt: error: {e}", file=sys.stderr)
         elif isinstance(e, NotImplementedError) and driver is not None:  # a pass's or target's "unsupported"
             print(f"kiln-opt: error: {_describe(driver, e)}: not supported: {e}", file=sys.stderr)
+        elif frames := user_frames(e):  # a bug in the user's pass or native: theirs to fix, no bug report
+            where = _describe(driver, e) if driver is not None else "while setting up"
+            print(f"kiln-opt: error: {where}: {describe(e, frames)}", file=sys.stderr)
         else:
             _report_internal_error(driver, argv, e)
         return 1
     return 0
+
+
+def _diagnostic(driver: KilnOptMain | None, exc: BaseException) -> str:
+    """The message of a diagnostic; an op the verifier refused is named with its location (the
+    message alone did not say which op, nor where)."""
+    stage = driver.stage if driver is not None else ""
+    if isinstance(exc, VerifyException) and stage.startswith("the verifier") and driver is not None:
+        op = _crash_report.failing_op(exc)
+        if op is not None:
+            after = stage.removeprefix("the verifier")  # " after pass P", or nothing before the first
+            return f"{_crash_report.op_location(op, driver.op_spans)}: does not verify{after}: {exc}"
+    return str(exc)
 
 
 def _describe(driver: KilnOptMain, exc: Exception) -> str:
@@ -222,8 +273,7 @@ def _describe(driver: KilnOptMain, exc: Exception) -> str:
 def _report_internal_error(driver: KilnOptMain | None, argv: Sequence[str], exc: Exception) -> None:
     """``internal error in pass P at LOCATION: Type: message``, and where the input is kept."""
     where = _describe(driver, exc) if driver is not None else "while setting up"
-    message = (str(exc).strip().splitlines() or [""])[0]  # some embed a whole printed op
-    print(f"kiln-opt: internal error {where}: {type(exc).__name__}: {message}", file=sys.stderr)
+    print(f"kiln-opt: internal error {where}: {type(exc).__name__}: {first_line(exc)}", file=sys.stderr)
     try:
         kept = _crash_report.keep_input(driver.input_bytes if driver else b"", argv, exc)
     except OSError as e:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,9 +76,7 @@ def op_info(ctx: Context, name: str, pos: Pos) -> OpInfo:
     """The registered op ``name``; an unknown one is an error at ``pos``."""
     cls = ctx.get_optional_op(name)
     if cls is None:
-        known = [n for n in _known_ops(ctx, name.split(".")[0])]
-        close = difflib.get_close_matches(name, known, n=3)
-        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        hint = did_you_mean(name, known_ops(ctx, name.split(".")[0]))
         raise RuleError(pos, f"unknown op {name!r} (no registered dialect defines it){hint}")
     if not issubclass(cls, IRDLOperation):
         return OpInfo(name, cls, None, 0, {}, None, False)
@@ -108,7 +107,14 @@ def op_info(ctx: Context, name: str, pos: Pos) -> OpInfo:
     )
 
 
-def _known_ops(ctx: Context, dialect: str) -> list[str]:
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """``; did you mean A or B?`` for the names of ``known`` close to a misspelled ``name`` ("" if none)."""
+    close = difflib.get_close_matches(name, list(known), n=3)
+    return f"; did you mean {' or '.join(close)}?" if close else ""
+
+
+def known_ops(ctx: Context, dialect: str) -> list[str]:
+    """The op names ``dialect`` defines (none if it is not registered or fails to load)."""
     try:
         d = ctx.get_optional_dialect(dialect)
     except Exception:  # noqa: BLE001 (a dialect that fails to load suggests nothing)

@@ -102,6 +102,11 @@ def _rebuild(tree: pytree.TreeDef, n: int, kinds: tuple[int, ...],
 _AS_KIND: dict[int, Callable[[np.ndarray], Any]] = {
     OUTPUT_NUMPY_SCALAR: lambda a: a[()],
     OUTPUT_PYTHON_NUMBER: lambda a: a.item(),
+    # a Python number of its own type, which a merged value's dtype may not be (`c = 0` or a float64)
+    result_kinds.PYTHON_BOOL: lambda a: bool(a.real.item()),
+    result_kinds.PYTHON_INT: lambda a: int(a.real.item()),
+    result_kinds.PYTHON_FLOAT: lambda a: float(a.real.item()),
+    result_kinds.PYTHON_COMPLEX: lambda a: complex(a.item()),
 }
 
 
@@ -382,7 +387,7 @@ class ConcreteFunction:
         elif self._source is None:
             self._source = plan.source
         # the kinds known only per call are made here (_rebuild), from the entry's extra outputs
-        kinds = [OUTPUT_ARRAY if kind == result_kinds.DYNAMIC else kind for kind in self._traced.output_kinds]
+        kinds = [result_kinds.entry_kind(kind) for kind in self._traced.output_kinds]
         kinds += [OUTPUT_ARRAY] * (len(self._out_dtypes) - len(kinds))
         entry, final = self._backend.entry(plan.source, self.name, plan.signature, len(self._in_dtypes), wait=False,
                                            kinds=kinds)

@@ -147,7 +147,7 @@ def _structure_change(old: Any, new: Any) -> str:
     """What differs between two argument structures (pytree.TreeDef): a dict's key order is
     Python-visible (iteration follows it), so a dict with its keys in another order is traced anew."""
     if old.kind == new.kind == "dict" and old.keys != new.keys and sorted(map(repr, old.keys)) == sorted(map(repr, new.keys)):
-        return f"dict key order changed ({', '.join(map(repr, old.keys))} → {', '.join(map(repr, new.keys))})"
+        return f"dict key order changed {old.keys!r} → {new.keys!r}"
     if old.kind == new.kind and len(old.children) == len(new.children) and old.keys == new.keys:
         for a, b in zip(old.children, new.children):
             if a != b:

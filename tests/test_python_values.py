@@ -132,3 +132,136 @@ def numpy_functions_of_lists(xs, ys, x):
 
 def test_numpy_functions_take_list_arguments_as_numpy_does() -> None:
     differential(numpy_functions_of_lists, ([1.0, 2.0, 4.0], [3, 5, 7], np.array([0.5, 1.0, 2.0])))
+
+
+# ---------------------------------------------------------------------- Python numbers on every path
+
+
+def count_above(img, t):
+    count = 0
+    for i in range(img.shape[0]):
+        for j in range(img.shape[1]):
+            if img[i, j] > t:
+                count += 1
+    return count
+
+
+def count_nested(img, t):
+    count = 0
+    for i in range(img.shape[0]):
+        for j in range(img.shape[1]):
+            count += 1
+    return count
+
+
+def zero_or_element(x):
+    c = 0
+    if x[0] > 0:
+        c = x[1]
+    return c
+
+
+def int_or_float(x):
+    c = 0
+    if x[0] > 0:
+        c = 1.5
+    return c
+
+
+IMG = np.array([[0.0, 3.0, 1.0], [4.0, 2.0, 5.0]])
+
+
+def test_counter_stays_a_python_int_through_nested_loops() -> None:
+    differential(count_above, (IMG, 2.0), (IMG, 9.0))
+    differential(count_nested, (IMG, 2.0))
+
+
+def test_python_number_keeps_its_type_on_every_path() -> None:
+    differential(zero_or_element, (np.array([1.0, 2.5]),), (np.array([-1.0, 2.5]),))
+    differential(int_or_float, (np.array([1.0, 2.5]),), (np.array([-1.0, 2.5]),))
+
+
+# ---------------------------------------------------------------------- results kiln cannot return
+
+
+def returns_set(x):
+    return {1, 2}
+
+
+def returns_str(x):
+    return "done", x * 2
+
+
+def test_returning_a_str_and_refusing_a_set() -> None:
+    differential(returns_str, (np.arange(3.0),))
+    with pytest.raises(TypeError, match=r"test_python_values.py:\d+: kiln.function cannot return a set"):
+        kiln.function(returns_set)(np.arange(3.0))
+
+
+# ---------------------------------------------------------------------- dict arguments
+
+
+def weighted(d):
+    return d["a"] * 2 + d["b"]
+
+
+def test_dict_key_order_retraces_saying_so() -> None:
+    compiled = differential(weighted, ({"a": np.ones(2), "b": np.zeros(2)},), ({"b": np.zeros(2), "a": np.ones(2)},))
+    assert compiled.tracing_count == 2  # iteration follows key order, which the function may see
+    assert compiled.retrace_reasons[-1] == "argument `d`: dict key order changed ('a', 'b') → ('b', 'a')"
+
+
+# ---------------------------------------------------------------------- gradients of an op whose operands are one value
+
+
+def _central(f: Callable[..., Any], x: np.ndarray, w: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    out = np.zeros_like(x)
+    for idx in np.ndindex(x.shape):
+        plus, minus = x.copy(), x.copy()
+        plus[idx] += eps
+        minus[idx] -= eps
+        out[idx] = (f(plus, w) - f(minus, w)) / (2 * eps)
+    return out
+
+
+def scatter_itself(x, w):
+    y = x * 1.0
+    y[np.array([2, 0, 1])] = y
+    return np.sum(y * w)
+
+
+def add_at_itself(x, w):
+    y = x * 1.0
+    np.add.at(y, np.array([2, 0, 1]), y)
+    return np.sum(y * w)
+
+
+def row_into_itself(x, w):
+    y = x * 1.0
+    for i in range(1):
+        y[i + 1] = y[i]
+    return np.sum(y * w)
+
+
+SAME_OPERANDS = {
+    "scatter": scatter_itself,
+    "add.at": add_at_itself,
+    "row": row_into_itself,
+    "mul": lambda x, w: np.sum(x * x * w),
+    "matmul": lambda x, w: np.sum((x.reshape(3, 1) @ x.reshape(1, 3)) * w),
+    "where": lambda x, w: np.sum(np.where(x > 0, x, x) * w),
+    "maximum": lambda x, w: np.sum(np.maximum(x, x) * w),
+    "div": lambda x, w: np.sum(x / x * w + x),
+    "power": lambda x, w: np.sum(np.abs(x) ** np.abs(x) * w),
+    "hypot": lambda x, w: np.sum(np.hypot(x, x) * w),
+    "arctan2": lambda x, w: np.sum(np.arctan2(x, x + 3.0) * w),
+    "concatenate": lambda x, w: np.sum(np.concatenate([x, x]) * np.concatenate([w, w * 2])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAME_OPERANDS))
+def test_gradient_of_an_op_whose_operands_are_one_value(name: str) -> None:
+    f = SAME_OPERANDS[name]
+    x, w = np.array([0.7, -1.3, 2.1]), np.array([1.0, 2.0, 3.0])
+    got = kiln.grad(f)(x, w)
+    np.testing.assert_allclose(got, _central(f, x, w), rtol=1e-6, atol=1e-6)

@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from kiln import pipelines
 from kiln.dialects.graph import shape_of
+from kiln.backends.c.abi import C_SYMBOL_ATTR, USER_PREFIX, c_symbol
 from kiln.backends.loader import python_entry, signature_of
 from kiln.frontend import (argument_containers, array_types, dynamic_shapes, plan_cache, pytree, result_kinds,
                            retracing, unknown_rank)
@@ -271,6 +272,8 @@ class ConcreteFunction:
             if erased:
                 unknown_rank.note_none_error(e, [names[i] for i in erased])
             raise
+        # the C symbol is kiln's (kiln_user_<name>): no Python name can clash with the C library
+        traced.func_op.attributes[C_SYMBOL_ATTR] = StringAttr(USER_PREFIX + name)
         try:
             traced.module.verify()
         except VerifyException as e:
@@ -389,7 +392,7 @@ class ConcreteFunction:
         # the kinds known only per call are made here (_rebuild), from the entry's extra outputs
         kinds = [result_kinds.entry_kind(kind) for kind in self._traced.output_kinds]
         kinds += [OUTPUT_ARRAY] * (len(self._out_dtypes) - len(kinds))
-        entry, final = self._backend.entry(plan.source, self.name, plan.signature, len(self._in_dtypes), wait=False,
+        entry, final = self._backend.entry(plan.source, c_symbol(self._traced.func_op), plan.signature, len(self._in_dtypes), wait=False,
                                            kinds=kinds)
         if final:
             self._entry, self._interim = entry, None

@@ -265,3 +265,23 @@ def test_gradient_of_an_op_whose_operands_are_one_value(name: str) -> None:
     x, w = np.array([0.7, -1.3, 2.1]), np.array([1.0, 2.0, 3.0])
     got = kiln.grad(f)(x, w)
     np.testing.assert_allclose(got, _central(f, x, w), rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------------- names of the C library
+
+
+def _named(name: str) -> Callable[..., Any]:
+    def fn(x):
+        return x * 2 + 1
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+@pytest.mark.parametrize("name", ["pselect", "index", "select", "ffs", "bzero", "alloca", "strsep", "random",
+                                  "kiln_take_error", "main"])
+def test_functions_named_like_c_library_symbols(name: str) -> None:
+    compiled = differential(_named(name), (np.arange(4.0),))
+    cf = compiled.concrete_functions()[0]
+    assert f"func.func public @{cf.name}(" in cf.ir  # the IR keeps the user's name (made a C identifier)
+    assert f" kiln_user_{cf.name}(" in cf.source  # C has kiln's own symbol for it

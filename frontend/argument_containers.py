@@ -24,7 +24,14 @@ class ArgumentList(list):  # type: ignore[type-arg]
     repeats it, ``xs + ys`` joins), which NumPy's functions also take as an array, as NumPy takes a
     list (``np.sum(xs)``, ``np.sqrt(xs)``): its traced elements are stacked into one."""
 
-    __slots__ = ()
+    __slots__ = ("packed",)
+
+    #: (the 1-d argument the list was unpacked from, its elements then): see kiln.frontend.list_numbers
+    packed: tuple[Any, tuple[Any, ...]] | None
+
+    def __init__(self, items: Any = ()) -> None:
+        super().__init__(items)
+        self.packed = None
 
     def __array_function__(self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         return func(*_arrays(args), **_arrays(kwargs))
@@ -38,6 +45,8 @@ def _arrays(obj: Any) -> Any:
     from kiln.frontend.creation import asarray  # (creation imports the tracer's tensors)
 
     if isinstance(obj, ArgumentList):
+        if obj.packed is not None and len(obj) == len(obj.packed[1]) and all(a is b for a, b in zip(obj, obj.packed[1])):
+            return asarray(obj.packed[0]).copy()  # unchanged since the call: the argument's own array
         return asarray(list(obj))
     if isinstance(obj, tuple):
         return tuple(_arrays(x) for x in obj)
@@ -48,6 +57,8 @@ def _arrays(obj: Any) -> Any:
 
 def traced_lists(obj: Any) -> Any:
     """``obj`` (the traced call's arguments) with each list an :class:`ArgumentList`."""
+    if isinstance(obj, ArgumentList):
+        return obj  # (unpacked from a NumberList argument)
     if isinstance(obj, list):
         return ArgumentList(traced_lists(x) for x in obj)
     if isinstance(obj, tuple):
@@ -155,6 +166,19 @@ def snapshot(args: Sequence[Any], kwargs: dict[str, Any]) -> Snapshot:
     """The argument containers of the traced call, before the function runs."""
     found = containers(args, kwargs)
     return Snapshot(found, [_items(c) for c in found])
+
+
+def check_distinct(name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> None:
+    """Refuse a call whose lists and dicts are not all distinct objects (``f(xs, xs)``, or
+    ``[row, row]``) to a function that changes one: the trace had a copy of each, so a write
+    through one would not show in the other, as it does in Python."""
+    found = containers(args, kwargs)
+    if len({id(c) for c in found}) != len(found):
+        raise TypeError(
+            f"{name} changes a list or dict it takes, and this call passes one list or dict in two places "
+            "(the same object twice, or held twice in an argument): kiln cannot give Python's answer for "
+            "that; pass distinct lists (e.g. [list(row) for row in rows])"
+        )
 
 
 def apply(out: tuple[Any, tuple[Any, ...]], changed: Sequence[int], args: Sequence[Any],

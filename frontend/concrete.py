@@ -267,7 +267,7 @@ class ConcreteFunction:
             body, record = unknown_rank.tracing(body, erased, names)
         try:
             traced = trace_graph(body, signature.args, signature.kwargs, types, name, names, signature.scalars,
-                                 signature.numbers, signature.aliases, signature.layouts)
+                                 signature.numbers, signature.number_lists, signature.aliases, signature.layouts)
         except TypeError as e:
             if erased:
                 unknown_rank.note_none_error(e, [names[i] for i in erased])
@@ -451,6 +451,8 @@ class ConcreteFunction:
         entry = self._entry or self._compile()
         leaves = tensor_leaves(args, kwargs) if kwargs or not self._direct else args
         leaves = (*leaves, *self._variable_buffers) if self._variable_buffers else leaves
+        if self._traced.written_containers:
+            argument_containers.check_distinct(self.name, args, kwargs)
         written = self._traced.written_arguments
         if written:
             _check_writable(self.name, leaves, written)

@@ -115,6 +115,8 @@ def _describe_leaf(key: Any) -> str:
         return repr(key[1])
     if kind == "number":
         return f"Python {key[1].__name__} (in a list)"
+    if kind == "numbers":
+        return f"list of {key[2]} Python {key[1].__name__}s"
     return f"{key[1].__name__} {key[2]!r}"
 
 

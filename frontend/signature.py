@@ -4,7 +4,7 @@ The rules (docs/semantics.md):
 
 * NumPy arrays and NumPy scalars are tensors: ``(dtype, shape)``.
 * A list is a Python list (docs/python-semantics.md): its structure is part of the key, and
-  each Python number in it is a traced Python number (:class:`ListNumber`), keyed by its type:
+  its Python numbers are traced Python numbers (kiln.frontend.list_numbers), keyed by type:
   ``[1.0]`` and ``[2.0]`` share a trace, ``[1.0, 2.0]`` and ``[1, 2.0]`` retrace. Tuples and
   dicts keep their numbers as constants (keyed by value).
 * ``kiln.Variable``: identity, dtype and shape (the function reads the
@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import TensorType
 from kiln.dialects.graph import tensor_type
 from kiln.frontend import array_types, pytree
 from kiln.frontend.dtypes import SUPPORTED, to_element, unsupported_argument
+from kiln.frontend.list_numbers import ListNumber, NumberList, lift_list_numbers
 
 @dataclass(frozen=True)
 class TensorSpec:
@@ -108,54 +109,7 @@ class WeakIdentity:
 
 
 def is_tensor_value(value: Any) -> bool:
-    return isinstance(value, (np.ndarray, np.generic, ListNumber))
-
-
-class ListNumber:
-    """A Python number held in a list argument: a traced leaf (a 0-d tensor that is a Python number
-    to NumPy's promotion, kiln's "weak" scalar), since the function may read it, write its slot or
-    return it, and the caller's list must see what Python would leave there."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: bool | int | float | complex):
-        self.value = value
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return np.asarray(self.value, dtype=dtype)
-
-    @property
-    def dtype(self) -> np.dtype:
-        """NumPy's dtype for the number (int64, float64, complex128 or bool)."""
-        return np.asarray(self.value).dtype
-
-    def __repr__(self) -> str:
-        return f"ListNumber({self.value!r})"
-
-
-_INT64 = np.iinfo(np.int64)
-
-
-def _liftable(value: Any) -> bool:
-    """A Python number kiln can carry as a traced value of its own type (an int within int64)."""
-    if type(value) is int:
-        return _INT64.min <= value <= _INT64.max
-    return type(value) in (bool, float, complex)
-
-
-def lift_list_numbers(obj: Any, in_list: bool = False) -> Any:
-    """``obj`` with every Python number held directly in a list wrapped as a :class:`ListNumber`
-    (the leaves a list argument's elements are traced as; other numbers stay constants)."""
-    if in_list and _liftable(obj):
-        return ListNumber(obj)
-    if isinstance(obj, list):
-        return [lift_list_numbers(x, True) for x in obj]
-    if isinstance(obj, tuple):
-        items = [lift_list_numbers(x) for x in obj]
-        return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
-    if isinstance(obj, dict):
-        return {k: lift_list_numbers(v) for k, v in obj.items()}
-    return obj
+    return isinstance(value, (np.ndarray, np.generic, ListNumber, NumberList))
 
 
 @dataclass(frozen=True)
@@ -172,6 +126,8 @@ class CallSignature:
     scalars: tuple[int, ...] = ()
     #: the tensor leaves (by index) that are Python numbers of a list argument (immutable and weak)
     numbers: tuple[int, ...] = ()
+    #: the tensor leaves (by index) that are list arguments of Python numbers of one type (1-d)
+    number_lists: tuple[int, ...] = ()
     #: ``(j, i)``: tensor leaf ``j`` is the same array as leaf ``i`` (a function writing one sees it in both)
     aliases: tuple[tuple[int, int], ...] = ()
     #: ``(i, strides)``: tensor leaf ``i`` is not C-contiguous and has these element strides (see
@@ -202,6 +158,8 @@ def leaf_key(leaf: Any) -> Any:
         return ("tensor", leaf.dtype.str, leaf.shape)
     if isinstance(leaf, ListNumber):
         return ("number", type(leaf.value))
+    if isinstance(leaf, NumberList):
+        return ("numbers", leaf.kind, len(leaf.values))
     if isinstance(leaf, Variable):
         return ("variable", WeakIdentity(leaf, "kiln.Variable"), leaf.dtype.str, leaf.shape)
     cls = type(leaf)
@@ -250,11 +208,14 @@ def signature_of(
     slotted: list[Any] = []
     scalars: list[int] = []
     numbers: list[int] = []
+    number_lists: list[int] = []
     for leaf in leaves:
         if isinstance(leaf, (np.generic, ListNumber)):
             scalars.append(len(specs))
         if isinstance(leaf, ListNumber):
             numbers.append(len(specs))
+        if isinstance(leaf, NumberList):
+            number_lists.append(len(specs))
         if isinstance(leaf, np.ndarray) and type(leaf) is not np.ndarray:
             _check_argument(leaf, args, kwargs, arg_name)
         if is_tensor_value(leaf) or isinstance(leaf, TensorSpec):
@@ -266,7 +227,7 @@ def signature_of(
     key = tuple((i, _arg_key(a)) for i, a in enumerate(args)) + tuple((k, _arg_key(v)) for k, v in kwargs.items())
     new_args, new_kwargs = pytree.unflatten(tree, iter(slotted))
     return CallSignature(key=key, specs=tuple(specs), args=tuple(new_args), kwargs=new_kwargs, scalars=tuple(scalars),
-                         numbers=tuple(numbers))
+                         numbers=tuple(numbers), number_lists=tuple(number_lists))
 
 
 def _check_argument(

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Region, SSAValue
 
 from kiln.dialects import graph
-from kiln.frontend import argument_containers, pytree, result_kinds, trace_context
+from kiln.frontend import argument_containers, list_numbers, pytree, result_kinds, trace_context
 from kiln.frontend.mutation import Storage
 from kiln.frontend.tensor import IMMUTABLE_REBOUND, LAYOUT_ARGUMENTS, Tensor, as_tensor
 from kiln.frontend.variables import NOTES_KEY, Captures, Variable
@@ -68,6 +68,7 @@ def trace_graph(
     arg_names: Sequence[str] = (),
     scalars: Sequence[int] = (),
     numbers: Sequence[int] = (),
+    number_lists: Sequence[int] = (),
     aliases: Sequence[tuple[int, int]] = (),
     layouts: Sequence[tuple[int, tuple[int, ...]]] = (),
 ) -> TracedGraph:
@@ -86,15 +87,18 @@ def trace_graph(
         arg_tensors[i].storage.layout = strides
     for j, i in aliases:  # the same array passed twice: one storage, so a write through one shows in both
         arg_tensors[j] = arg_tensors[i]
-    symbolic = iter(arg_tensors)
-    call_args = argument_containers.traced_lists(pytree.fill_slots(args, symbolic))
-    call_kwargs = argument_containers.traced_lists(pytree.fill_slots(kwargs, symbolic))
-    containers = argument_containers.snapshot(call_args, call_kwargs)
 
     ctx = trace_context.TraceContext(block=block, name=name)
     captures = ctx.notes[NOTES_KEY] = Captures(block)
     ctx.notes[trace_context.LARGE_CONSTANTS] = captures.constant
     with trace_context.tracing(ctx):
+        slots: list[Any] = list(arg_tensors)
+        for i in number_lists:  # a list of Python numbers: the function sees the list, one number per element
+            slots[i] = list_numbers.unpack(arg_tensors[i])
+        symbolic = iter(slots)
+        call_args = argument_containers.traced_lists(pytree.fill_slots(args, symbolic))
+        call_kwargs = argument_containers.traced_lists(pytree.fill_slots(kwargs, symbolic))
+        containers = argument_containers.snapshot(call_args, call_kwargs)
         try:
             result = fn(*call_args, **call_kwargs)
         except REFUSALS as error:

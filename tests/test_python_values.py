@@ -285,3 +285,52 @@ def test_functions_named_like_c_library_symbols(name: str) -> None:
     cf = compiled.concrete_functions()[0]
     assert f"func.func public @{cf.name}(" in cf.ir  # the IR keeps the user's name (made a C identifier)
     assert f" kiln_user_{cf.name}(" in cf.source  # C has kiln's own symbol for it
+
+
+# ---------------------------------------------------------------------- what kiln refuses rather than answer wrongly
+
+
+def write_first(xs, ys):
+    xs[0] = ys[0] + 1.0
+    return ys[0]
+
+
+def test_one_list_in_two_places_is_refused_when_written() -> None:
+    compiled = kiln.function(write_first)
+    xs = [1.0, 2.0]
+    with pytest.raises(TypeError, match="passes one list or dict in two places"):
+        compiled(xs, xs)
+    assert xs == [1.0, 2.0]
+    differential(write_first, ([1.0, 2.0], [3.0, 4.0]))  # distinct lists: Python's answer
+
+
+def write_where_positive(xs, x):
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            xs[i] = x[i]
+    return xs
+
+
+def test_write_into_a_list_under_a_staged_if_is_refused_with_its_line() -> None:
+    with pytest.raises(Exception, match=r"test_python_values.py:\d+: `xs\[i\] = \.\.\.` mutates the Python"):
+        kiln.function(write_where_positive)([0.0, 0.0], np.array([1.0, -1.0]))
+
+
+def mixed(xs):
+    xs[0] = xs[1] * 2
+    xs[2] = xs[0] + 1
+    return xs[0], xs[1], xs[2]
+
+
+def test_mixed_lists_keep_each_elements_type() -> None:
+    differential(mixed, ([1, 2.5, 3],), ([1, 2, 3.5],), ([True, 2, 1j],))
+
+
+def long_sum(xs, ys):
+    return np.dot(xs, ys) + sum(xs[:3]), xs[-1]
+
+
+def test_a_long_list_is_one_argument() -> None:
+    xs, ys = [float(i) for i in range(500)], [float(i % 7) for i in range(500)]
+    compiled = differential(long_sum, (xs, ys))
+    assert [spec.shape for spec in compiled.concrete_functions()[0].signature.specs] == [(500,), (500,)]

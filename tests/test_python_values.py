@@ -82,6 +82,14 @@ def test_list_elements_are_python_numbers() -> None:
     differential(dot, ([1.0, 2.0], [3.0, 4.0]), ([1, 2], [3, 4]), ([1.0 + 1j, 2.0], [3.0, 4.0]))
 
 
+def weakly_promoted(xs, a):
+    return a * xs[0], a + xs[1], xs[0] * xs[1]
+
+
+def test_list_numbers_promote_as_python_numbers() -> None:
+    differential(weakly_promoted, ([0.5, 2], np.ones(3, np.float32)), ([3, 4], np.arange(3, dtype=np.int32)))
+
+
 def test_list_values_keep_one_trace_per_structure() -> None:
     compiled = differential(dot, ([1.0, 2.0], [3.0, 4.0]), ([5.0, 6.0], [7.0, 8.0]))
     assert compiled.tracing_count == 1

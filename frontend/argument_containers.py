@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kiln.frontend import pytree
+
 Container = list[Any] | dict[Any, Any]
 
 
@@ -61,12 +63,7 @@ def traced_lists(obj: Any) -> Any:
         return obj  # (unpacked from a NumberList argument)
     if isinstance(obj, list):
         return ArgumentList(traced_lists(x) for x in obj)
-    if isinstance(obj, tuple):
-        items = [traced_lists(x) for x in obj]
-        return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
-    if isinstance(obj, dict):
-        return {k: traced_lists(v) for k, v in obj.items()}
-    return obj
+    return pytree.map_children(obj, traced_lists)
 
 
 class ContainerRef:
@@ -131,14 +128,7 @@ class Snapshot:
             for k, c in enumerate(self.found):
                 if obj is c:
                     return ContainerRef(k)
-        if isinstance(obj, list):
-            return [self.with_refs(x) for x in obj]
-        if isinstance(obj, tuple):
-            items = [self.with_refs(x) for x in obj]
-            return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
-        if isinstance(obj, dict):
-            return {k: self.with_refs(v) for k, v in obj.items()}
-        return obj
+        return pytree.map_children(obj, self.with_refs)
 
     def effects(self, result: Any) -> tuple[Any, tuple[int, ...] | None]:
         """What the compiled function returns instead of ``result`` when the function changed an
@@ -153,13 +143,7 @@ class Snapshot:
 
 
 def _holds_ref(obj: Any) -> bool:
-    if isinstance(obj, ContainerRef):
-        return True
-    if isinstance(obj, (list, tuple)):
-        return any(_holds_ref(x) for x in obj)
-    if isinstance(obj, dict):
-        return any(_holds_ref(x) for x in obj.values())
-    return False
+    return any(isinstance(leaf, ContainerRef) for leaf in pytree.flatten(obj)[0])
 
 
 def snapshot(args: Sequence[Any], kwargs: dict[str, Any]) -> Snapshot:
@@ -191,14 +175,7 @@ def apply(out: tuple[Any, tuple[Any, ...]], changed: Sequence[int], args: Sequen
     def resolve(obj: Any) -> Any:
         if isinstance(obj, ContainerRef):
             return caller[obj.index]
-        if isinstance(obj, list):
-            return [resolve(x) for x in obj]
-        if isinstance(obj, tuple):
-            items = [resolve(x) for x in obj]
-            return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
-        if isinstance(obj, dict):
-            return {k: resolve(v) for k, v in obj.items()}
-        return obj
+        return pytree.map_children(obj, resolve)
 
     new = [resolve(c) for c in contents]
     for k, items in zip(changed, new):

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from kiln.frontend import pytree
 from kiln.frontend.argument_containers import ArgumentList
 from kiln.frontend.tensor import Tensor
 
@@ -79,12 +80,7 @@ def lift_list_numbers(obj: Any, in_list: bool = False) -> Any:
         if kind in DTYPES and all(type(x) is kind and _liftable(x) for x in obj):
             return NumberList(obj, kind)
         return [lift_list_numbers(x, True) for x in obj]
-    if isinstance(obj, tuple):
-        items = [lift_list_numbers(x) for x in obj]
-        return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
-    if isinstance(obj, dict):
-        return {k: lift_list_numbers(v) for k, v in obj.items()}
-    return obj
+    return pytree.map_children(obj, lift_list_numbers)
 
 
 def python_number(t: Tensor) -> Tensor:

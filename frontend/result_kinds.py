@@ -10,7 +10,8 @@ function returns it as an extra result that says, per call, what to make of that
 
 A Python number's kind names its Python type (PYTHON_BOOL ... PYTHON_COMPLEX): ``c = 0`` on one
 path and ``c = x[1]`` (a float64) on the other merge into a float64 value, which the path that
-kept ``c = 0`` must still return as the int ``0``, as Python does.
+kept ``c = 0`` must still return as the int ``0``, as Python does. (Two Python numbers of other
+types merge into one Python number of the merged dtype: ``c = 0`` or ``c = 1.5`` gives ``0.0``.)
 """
 
 from __future__ import annotations
@@ -67,15 +68,22 @@ def differ(a: Any, b: Any) -> bool:
     known only at run time. A path's placeholder (a value it never reads) takes the other's kind."""
     if not _has_kind(a) or not _has_kind(b):
         return any(_has_kind(v) and static_kind(v) == DYNAMIC for v in (a, b))
-    ka, kb = static_kind(a), static_kind(b)
+    ka, kb = _coarse(static_kind(a)), _coarse(static_kind(b))
     return ka == DYNAMIC or kb == DYNAMIC or ka != kb
 
 
 def merged_kind(a: Any, b: Any) -> int | None:
     """The kind known when tracing of the value a staged ``if`` merges from ``a`` and ``b``: theirs
     when they agree or one is a placeholder (None: neither has one, or it is known only per call)."""
-    kinds = {static_kind(v) for v in (a, b) if _has_kind(v)}
+    kinds = {_coarse(static_kind(v)) for v in (a, b) if _has_kind(v)}
     return kinds.pop() if len(kinds) == 1 and DYNAMIC not in kinds else None
+
+
+def _coarse(kind: int) -> int:
+    """``kind`` with the Python number types as one: a value that is a Python number on both paths
+    is carried as one (weak, of the merged dtype), so loops keep it a Python number; the types
+    are told apart where a path gives a NumPy value instead (``c = 0`` or ``c = x[1]``)."""
+    return OUTPUT_PYTHON_NUMBER if kind in PYTHON_KINDS else kind
 
 
 def _has_kind(value: Any) -> bool:
@@ -103,7 +111,7 @@ def take_kind(value: Tensor, kind: int) -> None:
     before it takes its iterations': a loop's ``return i`` of a Python int index is a Python int)."""
     if kind == DYNAMIC or value.shape_source is not None or value.ndim != 0:
         return
-    value.weak = kind in PYTHON_KINDS and value.dtype.kind in "iufbc"
+    value.weak = (kind in PYTHON_KINDS or kind == OUTPUT_PYTHON_NUMBER) and value.dtype.kind in "iufbc"
     value.immutable = kind != OUTPUT_ARRAY
 
 

@@ -42,6 +42,10 @@ class ArgumentList(list):  # type: ignore[type-arg]
         return getattr(ufunc, method)(*_arrays(inputs), **_arrays(kwargs))
 
 
+# the user's list, as messages name it ("mutates the Python list 'xs'"), not kiln's class
+ArgumentList.__name__ = ArgumentList.__qualname__ = "list"
+
+
 def _arrays(obj: Any) -> Any:
     """``obj`` (a NumPy function's arguments) with each ArgumentList in it as a kiln array."""
     from kiln.frontend.creation import asarray  # (creation imports the tracer's tensors)

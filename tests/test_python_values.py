@@ -321,7 +321,7 @@ def write_where_positive(xs, x):
 
 
 def test_write_into_a_list_under_a_staged_if_is_refused_with_its_line() -> None:
-    with pytest.raises(Exception, match=r"test_python_values.py:\d+: `xs\[i\] = \.\.\.` mutates the Python"):
+    with pytest.raises(Exception, match=r"test_python_values.py:\d+: `xs\[i\] = \.\.\.` mutates the Python list 'xs'"):
         kiln.function(write_where_positive)([0.0, 0.0], np.array([1.0, -1.0]))
 
 

@@ -24,7 +24,7 @@ import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-ABI_VERSION = 3
+ABI_VERSION = 4
 """Bump when the calling convention of emitted code changes (docs/abi.md)."""
 
 LAYOUT_VERSION = 2

@@ -45,7 +45,7 @@ class Backend:
 
 
 def _c_backend() -> Backend:
-    from kiln.backends.c.emitter import emit_c
+    from kiln.backends.c.emitter import c_symbol, emit_c
     from kiln.backends.c import pyext
     from kiln.backends.c.toolchain import compile_shared
     from kiln.backends.loader import load_function, signature_of
@@ -57,7 +57,7 @@ def _c_backend() -> Backend:
         stages=("tensor", "buffer", "loops"),
         emit=emit_c,
         build=compile_shared,
-        load=lambda so, fn: load_function(so, fn.sym_name.data, signature_of(fn)),
+        load=lambda so, fn: load_function(so, c_symbol(fn), signature_of(fn)),
         entry=pyext.build_entry,
         entry_ready=lambda: pyext.ready(),
     )

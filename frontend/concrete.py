@@ -18,14 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from kiln import pipelines
 from kiln.dialects.graph import shape_of
+from kiln.backends.c.abi import C_SYMBOL_ATTR, USER_PREFIX, c_symbol
 from kiln.backends.loader import python_entry, signature_of
-from kiln.frontend import array_types, dynamic_shapes, plan_cache, pytree, result_kinds, retracing, unknown_rank
+from kiln.frontend import (argument_containers, array_types, dynamic_shapes, plan_cache, pytree, result_kinds,
+                           retracing, unknown_rank)
 from kiln.frontend.dtypes import from_element
 from kiln.frontend.signature import CallSignature, tensor_leaves
 from kiln.frontend.tracer import TracedGraph, trace_graph
@@ -61,40 +63,51 @@ def _arg_names(fn: Callable[..., Any], signature: CallSignature) -> list[str]:
     return names
 
 
-def _result_builder(tree: pytree.TreeDef, kinds: Sequence[int], converted: bool) -> Callable[[Any], Any] | None:
+def _result_builder(tree: pytree.TreeDef, kinds: Sequence[int], converted: bool,
+                    statics: Sequence[tuple[int, Any]] = ()) -> Callable[[Any], Any] | None:
     """How to turn an entry's result (one array, a tuple of several, or None) into the function's
     Python result: its structure, and NumPy scalars or Python numbers where NumPy gives them
-    (``kinds``, one per leaf: see kiln.frontend.result_kinds; ``converted``: the entry returns the
-    kinds known when tracing itself). None when the result already is the function's."""
-    n = _count_leaves(tree)
+    (``kinds``, one per output leaf: see kiln.frontend.result_kinds; ``converted``: the entry returns
+    the kinds known when tracing itself), with the Python values ``statics`` (``(leaf index, value)``,
+    leaves that are not outputs) in their places. None when the result already is the function's."""
+    n = _count_leaves(tree) - len(statics)
     dynamic = result_kinds.DYNAMIC in kinds
     scalars = tuple(None if converted else _AS_KIND.get(kind) for kind in kinds)
-    if not dynamic and not any(scalars) and (
+    if not dynamic and not any(scalars) and not statics and (
         tree.kind == "leaf" or (tree.kind == "tuple" and n >= 2 and all(c.kind == "leaf" for c in tree.children))
     ):
         return None
-    if tree.kind == "leaf" and not dynamic:
+    if tree.kind == "leaf" and not dynamic and not statics:
         return scalars[0]  # (the call path of a function returning one scalar)
-    return functools.partial(_rebuild, tree, n, tuple(kinds), scalars)
+    return functools.partial(_rebuild, tree, n, tuple(kinds), scalars, tuple(statics))
 
 
 def _rebuild(tree: pytree.TreeDef, n: int, kinds: tuple[int, ...],
-             scalars: tuple[Callable[[np.ndarray], Any] | None, ...], out: Any) -> Any:
-    """The function's result from its entry's: the ``n`` leaves, then one output per leaf whose
-    kind is known only at run time (result_kinds.DYNAMIC), saying which."""
+             scalars: tuple[Callable[[np.ndarray], Any] | None, ...], statics: tuple[tuple[int, Any], ...],
+             out: Any) -> Any:
+    """The function's result from its entry's: the ``n`` output leaves, then one output per leaf whose
+    kind is known only at run time (result_kinds.DYNAMIC), saying which; ``statics`` go between."""
     outputs = [out] if n + kinds.count(result_kinds.DYNAMIC) == 1 else list(out or ())
     found = iter(outputs[n:])
     for j, kind in enumerate(kinds):
         convert = _AS_KIND.get(int(next(found))) if kind == result_kinds.DYNAMIC else scalars[j]
         if convert is not None:
             outputs[j] = convert(outputs[j])
-    return pytree.unflatten(tree, iter(outputs[:n]))
+    leaves = outputs[:n]
+    for j, value in statics:
+        leaves.insert(j, value)
+    return pytree.unflatten(tree, iter(leaves))
 
 
 #: a 0-d result array as NumPy's result of each non-array kind
 _AS_KIND: dict[int, Callable[[np.ndarray], Any]] = {
     OUTPUT_NUMPY_SCALAR: lambda a: a[()],
     OUTPUT_PYTHON_NUMBER: lambda a: a.item(),
+    # a Python number of its own type, which a merged value's dtype may not be (`c = 0` or a float64)
+    result_kinds.PYTHON_BOOL: lambda a: bool(a.real.item()),
+    result_kinds.PYTHON_INT: lambda a: int(a.real.item()),
+    result_kinds.PYTHON_FLOAT: lambda a: float(a.real.item()),
+    result_kinds.PYTHON_COMPLEX: lambda a: complex(a.item()),
 }
 
 
@@ -219,7 +232,8 @@ class ConcreteFunction:
         #: captured kiln.Variables: their buffers follow the tensor arguments of every call
         self._variable_buffers = tuple(v.buffer for v in traced.variables)
         self._in_dtypes = [spec.dtype for spec in signature.specs] + [b.dtype for b in self._variable_buffers]
-        self._rebuild = _result_builder(traced.output_tree, traced.output_kinds, converted=False)
+        self._rebuild = _result_builder(traced.output_tree, traced.output_kinds, converted=False,
+                                        statics=traced.statics)
         #: the native entry's arguments are the call's: Function may call it directly (set once
         #: compiled), its results rebuilt
         self._direct = not signature.kwargs and all(arg is pytree.TENSOR_SLOT for arg in signature.args)
@@ -253,11 +267,13 @@ class ConcreteFunction:
             body, record = unknown_rank.tracing(body, erased, names)
         try:
             traced = trace_graph(body, signature.args, signature.kwargs, types, name, names, signature.scalars,
-                                 signature.aliases, signature.layouts)
+                                 signature.numbers, signature.number_lists, signature.aliases, signature.layouts)
         except TypeError as e:
             if erased:
                 unknown_rank.note_none_error(e, [names[i] for i in erased])
             raise
+        # the C symbol is kiln's (kiln_user_<name>): no Python name can clash with the C library
+        traced.func_op.attributes[C_SYMBOL_ATTR] = StringAttr(USER_PREFIX + name)
         try:
             traced.module.verify()
         except VerifyException as e:
@@ -374,14 +390,15 @@ class ConcreteFunction:
         elif self._source is None:
             self._source = plan.source
         # the kinds known only per call are made here (_rebuild), from the entry's extra outputs
-        kinds = [OUTPUT_ARRAY if kind == result_kinds.DYNAMIC else kind for kind in self._traced.output_kinds]
+        kinds = [result_kinds.entry_kind(kind) for kind in self._traced.output_kinds]
         kinds += [OUTPUT_ARRAY] * (len(self._out_dtypes) - len(kinds))
-        entry, final = self._backend.entry(plan.source, self.name, plan.signature, len(self._in_dtypes), wait=False,
+        entry, final = self._backend.entry(plan.source, c_symbol(self._traced.func_op), plan.signature, len(self._in_dtypes), wait=False,
                                            kinds=kinds)
         if final:
             self._entry, self._interim = entry, None
             self.entry_takes_numpy_scalars = True
-            self._rebuild = _result_builder(self._traced.output_tree, self._traced.output_kinds, converted=True)
+            self._rebuild = _result_builder(self._traced.output_tree, self._traced.output_kinds, converted=True,
+                                            statics=self._traced.statics)
         else:  # an interim entry, while kiln's native entry extension is being built: used until it is
             self._interim = entry
         return entry
@@ -400,16 +417,22 @@ class ConcreteFunction:
         """The compiled callable when calls may use it with their own arguments (see Function),
         or, with ``bound_instance``, with their arguments after the instance of a bound method;
         the buffers of the variables it uses are appended to them."""
-        if not (self._direct_after_instance if bound_instance else self._direct) or self._traced.written_arguments \
-                or self._traced.scalar_rebound or self._traced.layout_arguments:
+        if not (self._direct_after_instance if bound_instance else self._direct) or self._needs_call():
             return None  # a function that writes its arguments checks them in __call__ (0-d arrays too)
         return self.leaf_entry()
+
+    def _needs_call(self) -> bool:
+        """Whether every call must take :meth:`__call__`, which sees the caller's arguments: the
+        function writes an array or changes a list or dict it takes, or returns one of those lists."""
+        traced = self._traced
+        return bool(traced.written_arguments or traced.scalar_rebound or traced.layout_arguments
+                    or traced.container_effects)
 
     def leaf_entry(self) -> Callable[..., Any] | None:
         """The compiled callable over a call's tensor leaves (in ``tensor_leaves`` order), its result
         rebuilt into the function's structure: the fast path of calls with lists, tuples, dicts or
         keywords (see Function). None under the same conditions as :meth:`native_entry`."""
-        if self._traced.written_arguments or self._traced.scalar_rebound or self._traced.layout_arguments:
+        if self._needs_call():
             return None
         entry = self._entry or self._compile()
         if self._entry is None:
@@ -428,6 +451,8 @@ class ConcreteFunction:
         entry = self._entry or self._compile()
         leaves = tensor_leaves(args, kwargs) if kwargs or not self._direct else args
         leaves = (*leaves, *self._variable_buffers) if self._variable_buffers else leaves
+        if self._traced.written_containers:
+            argument_containers.check_distinct(self.name, args, kwargs)
         written = self._traced.written_arguments
         if written:
             _check_writable(self.name, leaves, written)
@@ -448,7 +473,10 @@ class ConcreteFunction:
             for i in written:  # the function wrote a converted copy: the caller's array gets its contents
                 if exact[i] is not leaves[i]:
                     np.copyto(leaves[i], exact[i], casting="unsafe")
-        return out if self._rebuild is None else self._rebuild(out)
+        result = out if self._rebuild is None else self._rebuild(out)
+        if self._traced.container_effects:
+            return argument_containers.apply(result, self._traced.written_containers, args, kwargs)
+        return result
 
     def __repr__(self) -> str:
         specs = ", ".join(repr(s) for s in self.signature.specs)

@@ -51,7 +51,7 @@ def array(obj: Any, dtype: Any = None, *, copy: bool = True, **kwargs: Any) -> A
     """``np.array``: a new kiln array (values may be traced: a list of 0-d tensors is stacked)."""
     if kwargs:
         raise NotImplementedError(f"np.array(..., {', '.join(kwargs)}=) is not supported inside kiln.function")
-    if dtype is not None and isinstance(obj, (list, tuple, int, float, complex)) and not _holds_tensor(obj):
+    if dtype is not None and isinstance(obj, (list, tuple, int, float, complex)) and not holds_tensor(obj):
         t = as_tensor(np.array(obj, dtype=dtypes.canonical(dtype)))  # NumPy converts: 1000 into int8 raises
         return t.copy("K") if copy else t
     t = _stacked(obj)
@@ -87,15 +87,16 @@ def asfortranarray(a: Any, dtype: Any = None, *, like: Any = None) -> Tensor:
 
 
 def _stacked(obj: Any) -> Tensor:
-    if isinstance(obj, (list, tuple)) and any(_holds_tensor(o) for o in obj):
+    if isinstance(obj, (list, tuple)) and any(holds_tensor(o) for o in obj):
         return np.stack([_stacked(o) for o in obj])
     return as_tensor(obj)
 
 
-def _holds_tensor(obj: Any) -> bool:
+def holds_tensor(obj: Any) -> bool:
+    """Whether ``obj`` is a tensor or a (nested) list or tuple holding one."""
     if isinstance(obj, Tensor):
         return True
-    return isinstance(obj, (list, tuple)) and any(_holds_tensor(o) for o in obj)
+    return isinstance(obj, (list, tuple)) and any(holds_tensor(o) for o in obj)
 
 
 def _run_by_numpy(func: Callable[..., Any], traced: Callable[..., Tensor] | None = None) -> Callable[..., Any]:
@@ -103,7 +104,7 @@ def _run_by_numpy(func: Callable[..., Any], traced: Callable[..., Tensor] | None
     argument, ``traced`` builds it from kiln ops, or the call is refused by name."""
 
     def make(*args: Any, **kwargs: Any) -> Any:
-        if _holds_tensor([*args, *kwargs.values()]):
+        if holds_tensor([*args, *kwargs.values()]):
             if traced is None:
                 raise NotImplementedError(
                     f"np.{func.__name__} with a traced argument is not supported inside kiln.function: "
@@ -196,7 +197,7 @@ def _tri(N: int, M: int | None = None, k: int = 0, dtype: Any = float, *, like: 
 
 
 def _ranges(n: Any, m: Any) -> tuple[Tensor, Tensor]:
-    if _holds_tensor([n, m]):
+    if holds_tensor([n, m]):
         raise NotImplementedError(
             "np.eye / np.identity / np.tri with a traced size are not supported inside kiln.function: "
             "the result's shape must be known when tracing; pass Python ints"
@@ -218,7 +219,7 @@ def _scalar_type(kind: type[np.generic]) -> Callable[..., Any]:
     array NumPy makes a scalar, of an array a new array); of Python values NumPy's own scalar."""
 
     def make(*args: Any, **kwargs: Any) -> Any:
-        if len(args) == 1 and not kwargs and _holds_tensor(args[0]):
+        if len(args) == 1 and not kwargs and holds_tensor(args[0]):
             return as_scalar(_new(_stacked(args[0]), kind))
         return kind(*args, **kwargs)
 

@@ -70,6 +70,9 @@ def _array_key(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
 _CONSTANT_TYPES = (bool, int, float, complex, str, type(None))
 
 
+#: Python numbers that a list argument holds as traced values
+_LIST_NUMBERS = (bool, int, float, complex)
+
 _NDARRAY = np.ndarray
 _CONSTANTS = frozenset(_CONSTANT_TYPES)
 
@@ -121,8 +124,8 @@ def _nested_key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[An
             parts.append(kind)
             parts.append(x)
         elif kind is list or kind is tuple:
-            if kind is list and x and all(type(v) in _CONSTANT_TYPES for v in x):
-                return None  # a list of numbers is an array argument (the list rule): full lookup
+            if kind is list and any(type(v) in _LIST_NUMBERS for v in x):
+                return None  # a list's numbers are traced leaves (signature.ListNumber): full lookup
             parts.append(kind)
             parts.append(len(x))
             stack.extend(reversed(x))

@@ -18,7 +18,7 @@ import numpy as np
 from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
-from kiln.frontend import array_ops, array_types, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
+from kiln.frontend import array_ops, array_types, creation, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
 from kiln.frontend import numpy_sorting, numpy_ufunc_methods, pytree, runtime_checks, trace_context, ufuncs, views
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import follow_layout, implements, lay_out_fortran, path_promotions, promotion_value, shape_of
@@ -48,6 +48,8 @@ def operand(x: Any) -> Operand:
         return x
     if hasattr(type(x), "__kiln_tensor__"):
         return as_tensor(x)
+    if isinstance(x, (list, tuple)) and creation.holds_tensor(x):  # NumPy takes a list as an array: stacked
+        return creation.asarray(x)
     array_types.check_plain_array(x, "a constant operand")
     array = np.asarray(x)
     if array.dtype not in dtypes.SUPPORTED:
@@ -341,8 +343,8 @@ def _keep_python_numbers(ufunc: np.ufunc, operands: Sequence[Operand], result: T
     """A Python operator on Python numbers (``t + 1`` of a loop index) gives a Python number or
     bool: ``result`` is weak, and where an operand is one only on some paths, so is it."""
     if any(isinstance(x, Tensor) for x in operands) and all(
-        x.weak if isinstance(x, Tensor) else isinstance(x, (int, float)) for x in operands
-    ) and result.dtype.kind in "iufb":
+        x.weak if isinstance(x, Tensor) else isinstance(x, (int, float, complex)) for x in operands
+    ) and result.dtype.kind in "iufbc":
         result.weak = True
     varying = next((x for x in operands if isinstance(x, Tensor) and x.path_promotions is not None), None)
     if varying is not None and result.ndim == 0 and all(

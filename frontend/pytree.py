@@ -6,7 +6,7 @@ sees only the flat list of tensors, and this module moves between the two.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +66,19 @@ def unflatten(tree: TreeDef, leaves: Iterator[Any]) -> Any:
     if tree.kind == "list":
         return items
     return dict(zip(tree.keys, items))
+
+
+def map_children(obj: Any, fn: Callable[[Any], Any]) -> Any:
+    """``obj`` with ``fn`` applied to each item, when it is a tuple (a namedtuple stays one), a list
+    or a dict; any other ``obj`` as it is."""
+    if isinstance(obj, tuple):
+        items = [fn(x) for x in obj]
+        return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
+    if isinstance(obj, list):
+        return [fn(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: fn(v) for k, v in obj.items()}
+    return obj
 
 
 def fill_slots(obj: Any, values: Iterator[Any]) -> Any:

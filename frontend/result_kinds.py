@@ -7,6 +7,11 @@ and the like. The trace knows which each 0-d value is (``Tensor.immutable``: a N
 staged ``if`` merges two kinds (``return x.sum()`` on one path, ``return np.asarray(...)`` on
 the other), the merged value carries a 0-d int8 ``kind_flag`` the ``if`` yields, and the
 function returns it as an extra result that says, per call, what to make of that one.
+
+A Python number's kind names its Python type (PYTHON_BOOL ... PYTHON_COMPLEX): ``c = 0`` on one
+path and ``c = x[1]`` (a float64) on the other merge into a float64 value, which the path that
+kept ``c = 0`` must still return as the int ``0``, as Python does. (Two Python numbers of other
+types merge into one Python number of the merged dtype: ``c = 0`` or ``c = 1.5`` gives ``0.0``.)
 """
 
 from __future__ import annotations
@@ -24,24 +29,37 @@ from kiln.frontend.tensor import Tensor, constant
 #: an output whose kind is known only at run time: an extra int8 result holds it (see module doc)
 DYNAMIC = -1
 
+#: a Python number of each type (the compiled entry's OUTPUT_PYTHON_NUMBER, made that type)
+PYTHON_BOOL, PYTHON_INT, PYTHON_FLOAT, PYTHON_COMPLEX = 3, 4, 5, 6
+PYTHON_KINDS = (PYTHON_BOOL, PYTHON_INT, PYTHON_FLOAT, PYTHON_COMPLEX)
+_PYTHON_KIND_OF = {"b": PYTHON_BOOL, "i": PYTHON_INT, "u": PYTHON_INT, "f": PYTHON_FLOAT, "c": PYTHON_COMPLEX}
+_PYTHON_KIND_OF_TYPE = {bool: PYTHON_BOOL, int: PYTHON_INT, float: PYTHON_FLOAT, complex: PYTHON_COMPLEX}
+
+
+def entry_kind(kind: int) -> int:
+    """What a compiled entry returns for a result of the static ``kind`` (its OUTPUT_* kinds)."""
+    return OUTPUT_PYTHON_NUMBER if kind in PYTHON_KINDS else OUTPUT_ARRAY if kind == DYNAMIC else kind
+
 #: the type of a kind flag
 FLAG_TYPE = TensorType(i8, [])
 
 
 def static_kind(value: Any) -> int:
     """What NumPy returns for ``value`` (a result leaf), as far as tracing knows: an array (a 0-d
-    one too), a NumPy scalar (an immutable 0-d tensor, a NumPy scalar) or a Python number (a weak
-    0-d tensor, a Python number); DYNAMIC where a staged ``if`` merged two kinds."""
+    one too), a NumPy scalar (an immutable 0-d tensor, a NumPy scalar) or a Python number of its
+    type (a weak 0-d tensor, a Python number); DYNAMIC where a staged ``if`` merged two kinds."""
     if isinstance(value, Tensor):
         if value.shape_source is not None or value.ndim != 0:
             return OUTPUT_ARRAY
         if value.kind_flag is not None:
             return DYNAMIC
-        return OUTPUT_PYTHON_NUMBER if value.weak else OUTPUT_NUMPY_SCALAR if value.immutable else OUTPUT_ARRAY
+        if value.weak:
+            return _PYTHON_KIND_OF[value.dtype.kind]
+        return OUTPUT_NUMPY_SCALAR if value.immutable else OUTPUT_ARRAY
     if isinstance(value, np.generic):
         return OUTPUT_NUMPY_SCALAR
     if isinstance(value, (bool, int, float, complex)):
-        return OUTPUT_PYTHON_NUMBER
+        return _PYTHON_KIND_OF_TYPE[type(value)] if type(value) in _PYTHON_KIND_OF_TYPE else PYTHON_FLOAT
     return OUTPUT_ARRAY
 
 
@@ -50,15 +68,22 @@ def differ(a: Any, b: Any) -> bool:
     known only at run time. A path's placeholder (a value it never reads) takes the other's kind."""
     if not _has_kind(a) or not _has_kind(b):
         return any(_has_kind(v) and static_kind(v) == DYNAMIC for v in (a, b))
-    ka, kb = static_kind(a), static_kind(b)
+    ka, kb = _coarse(static_kind(a)), _coarse(static_kind(b))
     return ka == DYNAMIC or kb == DYNAMIC or ka != kb
 
 
 def merged_kind(a: Any, b: Any) -> int | None:
     """The kind known when tracing of the value a staged ``if`` merges from ``a`` and ``b``: theirs
     when they agree or one is a placeholder (None: neither has one, or it is known only per call)."""
-    kinds = {static_kind(v) for v in (a, b) if _has_kind(v)}
+    kinds = {_coarse(static_kind(v)) for v in (a, b) if _has_kind(v)}
     return kinds.pop() if len(kinds) == 1 and DYNAMIC not in kinds else None
+
+
+def _coarse(kind: int) -> int:
+    """``kind`` with the Python number types as one: a value that is a Python number on both paths
+    is carried as one (weak, of the merged dtype), so loops keep it a Python number; the types
+    are told apart where a path gives a NumPy value instead (``c = 0`` or ``c = x[1]``)."""
+    return OUTPUT_PYTHON_NUMBER if kind in PYTHON_KINDS else kind
 
 
 def _has_kind(value: Any) -> bool:
@@ -86,7 +111,7 @@ def take_kind(value: Tensor, kind: int) -> None:
     before it takes its iterations': a loop's ``return i`` of a Python int index is a Python int)."""
     if kind == DYNAMIC or value.shape_source is not None or value.ndim != 0:
         return
-    value.weak = kind == OUTPUT_PYTHON_NUMBER and value.dtype.kind in "iufb"
+    value.weak = (kind in PYTHON_KINDS or kind == OUTPUT_PYTHON_NUMBER) and value.dtype.kind in "iufbc"
     value.immutable = kind != OUTPUT_ARRAY
 
 

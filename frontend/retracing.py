@@ -113,6 +113,10 @@ def _describe_leaf(key: Any) -> str:
         return f"{_dtype_name(key[2])} {key[3]} at {key[1].ref_id:#x}"
     if kind == "object":
         return repr(key[1])
+    if kind == "number":
+        return f"Python {key[1].__name__} (in a list)"
+    if kind == "numbers":
+        return f"list of {key[2]} Python {key[1].__name__}s"
     return f"{key[1].__name__} {key[2]!r}"
 
 
@@ -141,11 +145,23 @@ def _leaf_change(old: Any, new: Any) -> tuple[str, str]:
     return f"{_describe_leaf(old)} → {_describe_leaf(new)}", "kind"
 
 
+def _structure_change(old: Any, new: Any) -> str:
+    """What differs between two argument structures (pytree.TreeDef): a dict's key order is
+    Python-visible (iteration follows it), so a dict with its keys in another order is traced anew."""
+    if old.kind == new.kind == "dict" and old.keys != new.keys and sorted(map(repr, old.keys)) == sorted(map(repr, new.keys)):
+        return f"dict key order changed {old.keys!r} → {new.keys!r}"
+    if old.kind == new.kind and len(old.children) == len(new.children) and old.keys == new.keys:
+        for a, b in zip(old.children, new.children):
+            if a != b:
+                return _structure_change(a, b)
+    return "structure changed (other nesting or length)"
+
+
 def _arg_change(old: Any, new: Any) -> tuple[str, str]:
     old_tree, old_leaves = old
     new_tree, new_leaves = new
     if old_tree != new_tree:
-        return "structure changed (other nesting or length)", "structure"
+        return _structure_change(old_tree, new_tree), "structure"
     if len(new_leaves) == 1:
         return _leaf_change(old_leaves[0], new_leaves[0])
     for i, (a, b) in enumerate(zip(old_leaves, new_leaves)):

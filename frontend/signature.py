@@ -3,9 +3,10 @@
 The rules (docs/semantics.md):
 
 * NumPy arrays and NumPy scalars are tensors: ``(dtype, shape)``.
-* A list of Python numbers (nested lists too, if rectangular) is a tensor as
-  well, converted by NumPy (``[1]`` is int64 of shape ``(1,)``): ``[1]`` and
-  ``[2]`` share a trace, ``[1, 2]`` retraces. Tuples stay structures.
+* A list is a Python list (docs/python-semantics.md): its structure is part of the key, and
+  its Python numbers are traced Python numbers (kiln.frontend.list_numbers), keyed by type:
+  ``[1.0]`` and ``[2.0]`` share a trace, ``[1.0, 2.0]`` and ``[1, 2.0]`` retrace. Tuples and
+  dicts keep their numbers as constants (keyed by value).
 * ``kiln.Variable``: identity, dtype and shape (the function reads the
   variable's own buffer, so its value is not part of the key).
 * Objects that hash by identity (instances of classes without ``__eq__``,
@@ -31,9 +32,7 @@ from xdsl.dialects.builtin import TensorType
 from kiln.dialects.graph import tensor_type
 from kiln.frontend import array_types, pytree
 from kiln.frontend.dtypes import SUPPORTED, to_element, unsupported_argument
-
-_NUMBER = (bool, int, float, complex, np.bool_, np.integer, np.floating, np.complexfloating)
-
+from kiln.frontend.list_numbers import ListNumber, NumberList, lift_list_numbers
 
 @dataclass(frozen=True)
 class TensorSpec:
@@ -110,40 +109,7 @@ class WeakIdentity:
 
 
 def is_tensor_value(value: Any) -> bool:
-    return isinstance(value, (np.ndarray, np.generic))
-
-
-def _number_list(value: Any) -> np.ndarray | None:
-    """``value`` as an array when it is a (rectangular, nested) list of Python numbers."""
-    if not isinstance(value, list) or not value:
-        return None
-    pending: list[Any] = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, list):
-            pending.extend(item)
-        elif not isinstance(item, _NUMBER):
-            return None
-    try:
-        arr = np.array(value)
-    except ValueError:  # ragged
-        return None
-    return arr if arr.dtype != object else None
-
-
-def lists_to_arrays(obj: Any) -> Any:
-    """``obj`` with every list of Python numbers replaced by its NumPy array (the list rule)."""
-    arr = _number_list(obj)
-    if arr is not None:
-        return arr
-    if isinstance(obj, list):
-        return [lists_to_arrays(x) for x in obj]
-    if isinstance(obj, tuple):
-        items = [lists_to_arrays(x) for x in obj]
-        return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
-    if isinstance(obj, dict):
-        return {k: lists_to_arrays(v) for k, v in obj.items()}
-    return obj
+    return isinstance(value, (np.ndarray, np.generic, ListNumber, NumberList))
 
 
 @dataclass(frozen=True)
@@ -158,6 +124,10 @@ class CallSignature:
     kwargs: dict[str, Any]
     #: the tensor leaves (by index) that are NumPy scalars: immutable, as in NumPy
     scalars: tuple[int, ...] = ()
+    #: the tensor leaves (by index) that are Python numbers of a list argument (immutable and weak)
+    numbers: tuple[int, ...] = ()
+    #: the tensor leaves (by index) that are list arguments of Python numbers of one type (1-d)
+    number_lists: tuple[int, ...] = ()
     #: ``(j, i)``: tensor leaf ``j`` is the same array as leaf ``i`` (a function writing one sees it in both)
     aliases: tuple[tuple[int, int], ...] = ()
     #: ``(i, strides)``: tensor leaf ``i`` is not C-contiguous and has these element strides (see
@@ -186,6 +156,10 @@ def leaf_key(leaf: Any) -> Any:
         return ("scalar", leaf.dtype.str)
     if isinstance(leaf, TensorSpec):
         return ("tensor", leaf.dtype.str, leaf.shape)
+    if isinstance(leaf, ListNumber):
+        return ("number", type(leaf.value))
+    if isinstance(leaf, NumberList):
+        return ("numbers", leaf.kind, len(leaf.values))
     if isinstance(leaf, Variable):
         return ("variable", WeakIdentity(leaf, "kiln.Variable"), leaf.dtype.str, leaf.shape)
     cls = type(leaf)
@@ -227,15 +201,21 @@ def signature_of(
 ) -> CallSignature:
     """Key for a call with concrete values (or TensorSpecs standing for tensors); ``arg_name``
     names a position (or keyword) in the error for an argument of an unsupported dtype."""
-    args, kwargs = lists_to_arrays(tuple(args)), lists_to_arrays(kwargs)
+    args, kwargs = lift_list_numbers(tuple(args)), lift_list_numbers(kwargs)
     _check_dtypes(args, kwargs, arg_name)
     leaves, tree = pytree.flatten((tuple(args), kwargs))
     specs: list[TensorSpec] = []
     slotted: list[Any] = []
     scalars: list[int] = []
+    numbers: list[int] = []
+    number_lists: list[int] = []
     for leaf in leaves:
-        if isinstance(leaf, np.generic):
+        if isinstance(leaf, (np.generic, ListNumber)):
             scalars.append(len(specs))
+        if isinstance(leaf, ListNumber):
+            numbers.append(len(specs))
+        if isinstance(leaf, NumberList):
+            number_lists.append(len(specs))
         if isinstance(leaf, np.ndarray) and type(leaf) is not np.ndarray:
             _check_argument(leaf, args, kwargs, arg_name)
         if is_tensor_value(leaf) or isinstance(leaf, TensorSpec):
@@ -246,7 +226,8 @@ def signature_of(
             slotted.append(leaf)
     key = tuple((i, _arg_key(a)) for i, a in enumerate(args)) + tuple((k, _arg_key(v)) for k, v in kwargs.items())
     new_args, new_kwargs = pytree.unflatten(tree, iter(slotted))
-    return CallSignature(key=key, specs=tuple(specs), args=tuple(new_args), kwargs=new_kwargs, scalars=tuple(scalars))
+    return CallSignature(key=key, specs=tuple(specs), args=tuple(new_args), kwargs=new_kwargs, scalars=tuple(scalars),
+                         numbers=tuple(numbers), number_lists=tuple(number_lists))
 
 
 def _check_argument(
@@ -261,5 +242,5 @@ def _check_argument(
 
 def tensor_leaves(args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:
     """The tensor arguments of a call, in the order the compiled function takes them."""
-    leaves, _ = pytree.flatten(lists_to_arrays((tuple(args), kwargs)))
+    leaves, _ = pytree.flatten(lift_list_numbers((tuple(args), kwargs)))
     return [leaf for leaf in leaves if is_tensor_value(leaf)]

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Region, SSAValue
 
 from kiln.dialects import graph
-from kiln.frontend import pytree, result_kinds, trace_context
+from kiln.frontend import argument_containers, list_numbers, pytree, result_kinds, trace_context
 from kiln.frontend.mutation import Storage
 from kiln.frontend.tensor import IMMUTABLE_REBOUND, LAYOUT_ARGUMENTS, Tensor, as_tensor
 from kiln.frontend.variables import NOTES_KEY, Captures, Variable
@@ -46,6 +46,13 @@ class TracedGraph:
     #: per result leaf: what NumPy would return (kiln.backends.targets.OUTPUT_*, or
     #: result_kinds.DYNAMIC: the kind is one of the extra outputs after the leaves', in their order)
     output_kinds: tuple[int, ...] = ()
+    #: result leaves that are Python values, not outputs (``(leaf index, value)``): a str, None, or
+    #: an argument_containers.ContainerRef for a returned argument list or dict
+    statics: tuple[tuple[int, Any], ...] = ()
+    #: the argument lists and dicts the function changed (see argument_containers); with
+    #: ``container_effects``, the result is ``(result, their new contents)`` for argument_containers.apply
+    written_containers: tuple[int, ...] = ()
+    container_effects: bool = False
 
 
 #: the errors a trace refuses a program with (located at the user's line, see _locate)
@@ -60,6 +67,8 @@ def trace_graph(
     name: str,
     arg_names: Sequence[str] = (),
     scalars: Sequence[int] = (),
+    numbers: Sequence[int] = (),
+    number_lists: Sequence[int] = (),
     aliases: Sequence[tuple[int, int]] = (),
     layouts: Sequence[tuple[int, tuple[int, ...]]] = (),
 ) -> TracedGraph:
@@ -72,18 +81,24 @@ def trace_graph(
     arg_tensors = [Tensor(a, storage=Storage(a, argument=i)) for i, a in enumerate(block.args)]
     for i in scalars:  # a NumPy scalar argument is immutable: in-place operators rebind, as in NumPy
         arg_tensors[i].immutable = True
+    for i in numbers:  # a Python number in a list argument: NumPy promotes it as a Python number
+        arg_tensors[i].weak = True
     for i, strides in layouts:  # a non-contiguous argument: views of it are views of strided memory
         arg_tensors[i].storage.layout = strides
     for j, i in aliases:  # the same array passed twice: one storage, so a write through one shows in both
         arg_tensors[j] = arg_tensors[i]
-    symbolic = iter(arg_tensors)
-    call_args = pytree.fill_slots(args, symbolic)
-    call_kwargs = pytree.fill_slots(kwargs, symbolic)
 
     ctx = trace_context.TraceContext(block=block, name=name)
     captures = ctx.notes[NOTES_KEY] = Captures(block)
     ctx.notes[trace_context.LARGE_CONSTANTS] = captures.constant
     with trace_context.tracing(ctx):
+        slots: list[Any] = list(arg_tensors)
+        for i in number_lists:  # a list of Python numbers: the function sees the list, one number per element
+            slots[i] = list_numbers.unpack(arg_tensors[i])
+        symbolic = iter(slots)
+        call_args = argument_containers.traced_lists(pytree.fill_slots(args, symbolic))
+        call_kwargs = argument_containers.traced_lists(pytree.fill_slots(kwargs, symbolic))
+        containers = argument_containers.snapshot(call_args, call_kwargs)
         try:
             result = fn(*call_args, **call_kwargs)
         except REFUSALS as error:
@@ -92,15 +107,12 @@ def trace_graph(
         code = getattr(inspect.unwrap(fn), "__code__", None)
         if code is not None:
             ctx.notes[trace_context.RETURNING] = f"{code.co_filename}:{code.co_firstlineno}"
+        result, written_containers = containers.effects(result)
         # no result (a function run for its effects on variables): no outputs, and the call returns None
         leaves, tree = pytree.flatten(result) if result is not None else ([], pytree.LEAF)
-        if any(leaf is None for leaf in leaves):
-            raise TypeError(
-                f"{trace_context.here()}: a None inside the result (such as a GradientTape's gradient of a source "
-                "the target does not depend on): kiln.function returns arrays and numbers in lists, tuples and "
-                "dicts, or None alone. Leave it out, or ask tape.gradient(..., unconnected_gradients=\"zero\") for zeros"
-            )
-        outputs = [as_tensor(leaf).value for leaf in leaves]
+        statics = tuple((j, leaf) for j, leaf in enumerate(leaves) if isinstance(leaf, _STATIC))
+        leaves = [leaf for leaf in leaves if not isinstance(leaf, _STATIC)]
+        outputs = [_output(leaf, fn) for leaf in leaves]
         kinds = tuple(result_kinds.static_kind(leaf) for leaf in leaves)
         outputs += [leaf.kind_flag.value for leaf, kind in zip(leaves, kinds) if kind == result_kinds.DYNAMIC]
         written, reads = _write_back(ctx, block, arg_tensors)
@@ -116,7 +128,42 @@ def trace_graph(
     return TracedGraph(module=module, func_op=func_op, output_tree=tree, variables=tuple(captures.variables),
                        written_arguments=written, scalar_rebound=bool(ctx.notes.get(IMMUTABLE_REBOUND)),
                        layout_arguments=tuple(sorted(ctx.notes.get(LAYOUT_ARGUMENTS, ()))),
-                       output_kinds=kinds)
+                       output_kinds=kinds, statics=statics, written_containers=written_containers or (),
+                       container_effects=written_containers is not None)
+
+
+#: result leaves returned as the Python values they are (a ContainerRef stands for an argument list)
+_STATIC = (str, type(None), argument_containers.ContainerRef)
+
+
+def _output(leaf: Any, fn: Callable[..., Any]) -> SSAValue:
+    """A result leaf as an output of the traced function; a value kiln cannot return is refused
+    naming the user's return statements."""
+    try:
+        return as_tensor(leaf).value
+    except TypeError as error:
+        raise TypeError(f"{_return_lines(fn)}: kiln.function cannot return a {type(leaf).__name__} "
+                        f"({error}); return arrays, numbers, strings, None, or tuples, lists and dicts of them") from None
+
+
+def _return_lines(fn: Callable[..., Any]) -> str:
+    """``file:line`` of the user's ``return`` statements in ``fn`` (its ``def`` line if none is found)."""
+    original = inspect.unwrap(getattr(fn, "__kiln_original__", fn))
+    original = getattr(original, "__wrapped__", original)
+    try:
+        lines, first = inspect.getsourcelines(original)
+        filename = inspect.getsourcefile(original)
+    except (OSError, TypeError):
+        return trace_context.here()
+    import ast
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError:
+        return f"{filename}:{first}"
+    returns = [node.lineno + first - 1 for node in ast.walk(tree) if isinstance(node, ast.Return)]
+    return ", ".join(f"{filename}:{line}" for line in sorted(returns)) if returns else f"{filename}:{first}"
 
 
 def _locate(error: Exception) -> None:

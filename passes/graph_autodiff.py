@@ -403,9 +403,9 @@ def _gather_row(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | 
 @rule(graph.ScatterRowOp)
 def _scatter_row(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
     assert isinstance(op, graph.ScatterRowOp)
-    grads = {op.operand: b.op(graph.ScatterRowOp(g, op.index, b.const(0.0, op.row))),
-             op.row: b.op(graph.GatherRowOp(g, op.index)) if differentiable(op.row) else None}
-    return [grads.get(v) for v in op.operands]
+    # by position, not by value: the operand and the row may be one value (x[i] = x)
+    operand = b.op(graph.ScatterRowOp(g, op.index, b.const(0.0, op.row)))
+    return operand, None, b.op(graph.GatherRowOp(g, op.index)) if differentiable(op.row) else None
 
 
 @rule(graph.GatherOp)
@@ -430,15 +430,18 @@ def _scatter(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | Non
     assert isinstance(op, graph.ScatterOp)
     kind, indices = op.kind.data, list(op.indices)
     if kind == "add":
-        grads = {op.operand: g, op.updates: b.op(graph.GatherOp(g, indices))}
+        operand, updates = g, b.op(graph.GatherOp(g, indices))
     elif kind == "set":
         # the positions written keep no gradient of the operand; an update gets its position's,
         # unless a later update to the same position overwrote it (the last write wins)
-        cleared = b.op(graph.ScatterOp("set", g, indices, b.const(0.0, op.updates)))
-        grads = {op.operand: cleared, op.updates: b.mul(b.op(graph.GatherOp(g, indices)), _last_writes(b, op, indices))}
+        operand = b.op(graph.ScatterOp("set", g, indices, b.const(0.0, op.updates)))
+        updates = b.mul(b.op(graph.GatherOp(g, indices)), _last_writes(b, op, indices))
     else:
         raise AutodiffError(f"{describe_location(op.location)}: graph.scatter \"{kind}\" has no gradient yet")
-    return [grads.get(v) if differentiable(v) else None for v in op.operands]
+    # by position (operands: updates, operand, indices), not by value: the operand and the updates
+    # may be one value (y[idx] = y, np.add.at(y, idx, y)), and each contributes its own part
+    return [updates if differentiable(op.updates) else None, operand if differentiable(op.operand) else None,
+            *([None] * len(indices))]
 
 
 def _last_writes(b: Adjoints, op: graph.ScatterOp, indices: list[SSAValue]) -> SSAValue:

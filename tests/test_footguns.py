@@ -78,23 +78,6 @@ def test_python_scalars_are_trace_time_constants() -> None:
     assert f.tracing_count == 4
 
 
-def test_lists_of_numbers_are_arrays() -> None:
-    """A list of Python numbers is converted to a NumPy array (keyed by dtype and shape),
-    so `* 2` multiplies elementwise; plain Python repeats the list. Tuples stay Python values."""
-
-    @kiln.function
-    def f(x):
-        return x * 2
-
-    np.testing.assert_array_equal(f([1, 2]), [2, 4])
-    kiln.config.run_functions_eagerly(True)
-    try:
-        assert f([1, 2]) == [1, 2, 1, 2]
-    finally:
-        kiln.config.run_functions_eagerly(False)
-    np.testing.assert_array_equal(f((1, 2)), [1, 2, 1, 2])  # a tuple is a Python value: repeated
-
-
 def test_dynamic_dimensions_never_broadcast() -> None:
     """NumPy stretches a size-1 axis; a None dimension whose runtime size is 1 is not
     stretched (the compiled loops assume equal sizes): the call raises ValueError instead."""

@@ -6,11 +6,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import MemRefType, NoneAttr
+from xdsl.dialects.builtin import MemRefType, NoneAttr, StringAttr
 from xdsl.ir import Attribute
 
 from kiln.backends.c.c_types import c_type, element_c_type
 from kiln.backends.c.errors import CEmitError, op_error
+
+
+#: a func.func's C symbol when it is not its MLIR name: ``kiln.function`` names every traced function
+#: ``kiln_user_<name>`` this way, so that no Python name clashes with what the system headers
+#: declare (``select``, ``index``, ``pselect``, ``alloca``, ...), while its IR keeps the user's name
+C_SYMBOL_ATTR = "kiln.c_symbol"
+
+#: the prefix of those symbols (kiln's namespace: no helper of kiln's starts with it)
+USER_PREFIX = "kiln_user_"
+
+
+def c_symbol(fn: func.FuncOp) -> str:
+    """The C name of ``fn``: its ``kiln.c_symbol`` attribute, else its symbol name (docs/abi.md)."""
+    attr = fn.attributes.get(C_SYMBOL_ATTR)
+    return attr.data if isinstance(attr, StringAttr) else fn.sym_name.data
 
 
 def signature_params(fn: func.FuncOp, arg_names: Sequence[str]) -> list[str]:

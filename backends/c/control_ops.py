@@ -21,7 +21,7 @@ from kiln.backends.c.c_types import c_type, element_c_type
 from kiln.backends.c.dispatch import HANDLERS, Handler, handles
 from kiln.backends.c.errors import CEmitError
 
-from kiln.backends.c.abi import return_type
+from kiln.backends.c.abi import c_symbol, return_type
 from kiln.backends.c.memref_desc import MemrefDesc
 from kiln.dialects.contracts import BRANCHLESS_ATTR
 from kiln.dialects.ir_utils import constant_int
@@ -288,7 +288,7 @@ def _call(em: FunctionEmitter, op: func.CallOp) -> None:
         em.line(f"{c_type(extra.type)} {var};")
         em.bind(extra, var)
         args.append(f"&{var}")
-    call = f"{name}({', '.join(args)})"
+    call = f"{c_symbol(callee)}({', '.join(args)})"
     if results:
         em.define(results[0], call)
     else:

@@ -29,6 +29,7 @@ from kiln.backends.c.dispatch import HANDLERS, Handler
 from kiln.backends.c.errors import CEmitError, op_error
 from kiln.backends.c.helpers import HELPERS
 from kiln.backends.c.abi import check_abi_memref, return_type, signature_params  # noqa: F401  (CUDA imports them here)
+from kiln.backends.c.abi import C_SYMBOL_ATTR, USER_PREFIX, c_symbol
 from kiln.backends.c.index_expr import IndexExpr, mul
 from kiln.backends.c.memref_desc import MemrefDesc
 from kiln.backends.c.parts import END, MAIN, guard
@@ -95,13 +96,15 @@ class ModuleEmitter:
         self.reserved: set[str] = set(_C_KEYWORDS) | scalar_ops.LIBM_NAMES | set(HELPERS)
         for op in module.ops:
             if isinstance(op, func.FuncOp):
-                name = op.sym_name.data
-                if sanitize(name, "f") != name or name in _C_KEYWORDS:
-                    raise op_error(op, f"function name @{name} is not a valid C identifier")
-                if is_reserved_c_name(name):
+                name, symbol = op.sym_name.data, c_symbol(op)
+                if sanitize(symbol, "f") != symbol or symbol in _C_KEYWORDS:
+                    raise op_error(op, f"function name {symbol} of @{name} is not a valid C identifier")
+                if symbol == name and is_reserved_c_name(name):
                     raise op_error(op, f"function name @{name} clashes with a C library or kiln helper name")
+                if symbol != name and not symbol.startswith(USER_PREFIX):
+                    raise op_error(op, f"{C_SYMBOL_ATTR} of @{name} must start with {USER_PREFIX}")
                 self.funcs[name] = op
-                self.reserved.add(name)
+                self.reserved.add(symbol)
         for op in module.ops:
             if isinstance(op, memref.GlobalOp):
                 cname = self._unique_global(sanitize(op.sym_name.data, "g"))
@@ -149,8 +152,8 @@ class ModuleEmitter:
     def _prototype(self, fn: func.FuncOp) -> str:
         if not fn.body.blocks:
             names = [f"a{i}" for i in range(len(fn.function_type.inputs.data))]
-            return f"extern {return_type(fn)} {fn.sym_name.data}({', '.join(signature_params(fn, names))});"
-        sig = f"{return_type(fn)} {fn.sym_name.data}({', '.join(signature_params(fn, _arg_names(fn)))});"
+            return f"extern {return_type(fn)} {c_symbol(fn)}({', '.join(signature_params(fn, names))});"
+        sig = f"{return_type(fn)} {c_symbol(fn)}({', '.join(signature_params(fn, _arg_names(fn)))});"
         if _part(fn) is not None:
             return sig  # hidden (-fvisibility=hidden), but linked across the units of the parts
         return f"static {sig}" if _is_private(fn) else f"{EXPORT} {sig}"
@@ -341,7 +344,7 @@ class FunctionEmitter:
             self.line(f"return {self.expr(values[0])};")
         storage = "" if _part(fn) is not None else "static " if _is_private(fn) else f"{EXPORT}\n"
         params = ", ".join(signature_params(fn, names))
-        header = f"{storage}{complex_ops.function_attributes(fn)}{return_type(fn)} {fn.sym_name.data}({params}) {{"
+        header = f"{storage}{complex_ops.function_attributes(fn)}{return_type(fn)} {c_symbol(fn)}({params}) {{"
         return "\n".join([header, *self.lines, "}", ""])
 
 

@@ -1265,8 +1265,14 @@ def _carried(value: SSAValue, leaf: _Leaf) -> Tensor:
     """The tensor a loop's block argument or result ``value`` is for ``leaf``."""
     t = Tensor(value, leaf.source)
     t.immutable = leaf.scalar
-    t.weak = leaf.weak and leaf.stays_weak and t.ndim == 0 and t.dtype.kind in "iuf"
+    t.weak = _python_number(leaf) and leaf.stays_weak and t.ndim == 0 and t.dtype.kind in "iuf"
     return t
+
+
+def _python_number(leaf: _Leaf) -> bool:
+    """Whether ``leaf`` is a Python number before the loop: one not traced yet, or a weak tensor
+    (a counter an earlier loop or staged ``if`` carried stays a Python int in this one)."""
+    return leaf.weak or (isinstance(leaf.value, Tensor) and leaf.value.weak)
 
 
 def _initial_leaf(value: Any, name: str, *, numbers_typed: bool) -> _Leaf:
@@ -1305,7 +1311,7 @@ def _update(leaf: _Leaf, out: Any, where: str, construct: str, resize: bool = Tr
     ``resize``: a static size the body changes to another static one (``z = z[1:]``) may be
     carried as a run-time size; without it only sizes the body already gives as run-time ones
     are (the loop rule's ``for i in range(3)`` unrolls instead, keeping every size static)."""
-    if leaf.weak and leaf.stays_weak and not _weak_value(out):
+    if _python_number(leaf) and leaf.stays_weak and not _weak_value(out):
         leaf.stays_weak = False  # carried as a NumPy value from now on: trace the body again so
         _update(leaf, out, where, construct, resize)
         return True

@@ -89,9 +89,10 @@ def for_stmt(
         with staging.unrolled(len(iter_)):
             _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
         return
-    if type(iter_) in (list, tuple, zip, enumerate) and staging.python_effect(body) is None:
-        # (a zip or enumerate is read once here: the body changes no Python object it could see)
-        items = iter_ if type(iter_) in (list, tuple) else list(iter_)
+    if isinstance(iter_, (list, tuple, zip, enumerate)) and staging.python_effect(body) is None:
+        # (a zip or enumerate is read once here: the body changes no Python object it could see;
+        # a list argument is a list subclass)
+        items = iter_ if isinstance(iter_, (list, tuple)) else list(iter_)
         if staging.staged_python_sequence(items, extra_test, body, get_state, set_state, symbol_names):
             return
         with staging.unrolled(len(items)):

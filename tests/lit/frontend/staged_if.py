@@ -16,7 +16,8 @@ def square_if_positive(x):
 
 print(square_if_positive.get_concrete_function(np.float32(1)).ir)
 # The result is a float32 scalar on one path and the Python float 0.0 on the other (as in NumPy):
-# the `if` also yields which (1: a NumPy scalar, 2: a Python number), an extra result of the function.
+# the `if` also yields which (1: a NumPy scalar, 5: a Python float; kiln.frontend.result_kinds), an
+# extra result of the function.
 # CHECK-LABEL: func.func public @square_if_positive(%x: tensor<f32>) -> (tensor<f32>, tensor<i8>)
 # CHECK:         %[[P:.*]] = graph.cmp "gt", %x, %{{.*}} : tensor<f32> -> tensor<i1>
 # CHECK-NEXT:    %[[R:.*]], %[[K:.*]] = graph.cond %[[P]] -> (tensor<f32>, tensor<i8>) {
@@ -25,7 +26,7 @@ print(square_if_positive.get_concrete_function(np.float32(1)).ir)
 # CHECK-NEXT:      graph.yield %[[SQ]], %[[NP]] : tensor<f32>, tensor<i8>
 # CHECK-NEXT:    } else {
 # CHECK-NEXT:      %[[Z:.*]] = graph.constant dense<0.000000e+00> : tensor<f32>
-# CHECK-NEXT:      %[[PY:.*]] = graph.constant dense<2> : tensor<i8>
+# CHECK-NEXT:      %[[PY:.*]] = graph.constant dense<5> : tensor<i8>
 # CHECK-NEXT:      graph.yield %[[Z]], %[[PY]] : tensor<f32>, tensor<i8>
 # CHECK-NEXT:    }
 # CHECK-NEXT:    func.return %[[R]], %[[K]] : tensor<f32>, tensor<i8>

@@ -1,0 +1,345 @@
+"""Python values keep their meaning in a kiln.function (issue 40, docs/python-semantics.md).
+
+Each function runs eagerly in Python/NumPy and compiled on deep copies of the same arguments; the
+results must match in type and value, and so must the arguments after the call (a list the
+function writes is the caller's list). Each call is repeated, so the cached trace is checked too.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln.frontend import pytree
+
+
+def _same_value(got: Any, want: Any, what: str) -> None:
+    got_leaves, got_tree = pytree.flatten(got)
+    want_leaves, want_tree = pytree.flatten(want)
+    assert got_tree == want_tree, (what, got, want)
+    for g, w in zip(got_leaves, want_leaves):
+        assert type(g) is type(w), (what, got, want)
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w), err_msg=what)
+        assert np.asarray(g).dtype == np.asarray(w).dtype, (what, got, want)
+
+
+def differential(fn: Callable[..., Any], *calls: tuple[Any, ...]) -> kiln.Function:
+    """Compare ``fn`` compiled with ``fn`` run eagerly, on each call's arguments (copied): results,
+    the arguments afterwards, and whether the result is one of the arguments (``return xs``)."""
+    compiled = kiln.function(fn)
+    for args in calls:
+        for _ in range(2):
+            eager_args, kiln_args = copy.deepcopy(args), copy.deepcopy(args)
+            want = fn(*eager_args)
+            got = compiled(*kiln_args)
+            _same_value(got, want, f"{fn.__name__} result")
+            _same_value(kiln_args, eager_args, f"{fn.__name__} arguments after the call")
+            for e, k in zip(eager_args, kiln_args):
+                assert (want is e) == (got is k), f"{fn.__name__}: the result is an argument in Python"
+    return compiled
+
+
+# ---------------------------------------------------------------------- list arguments
+
+
+def put(dst, v):
+    dst[1] = v
+
+
+def put_in_loop(dst, v):
+    for i in range(len(dst)):
+        dst[i] = v * i
+
+
+def scale(xs, s):
+    for i in range(len(xs)):
+        xs[i] = xs[i] * s
+    return xs
+
+
+def dot(xs, ys):
+    s = 0.0
+    for x, y in zip(xs, ys):
+        s += x * y
+    return s
+
+
+def test_write_into_a_list_reaches_the_caller() -> None:
+    differential(put, ([0.0, 0.0], 3.0), ([1, 2, 3], 2.5))
+    differential(put_in_loop, ([0.0, 0.0, 0.0], 3.0), ([5, 6], 2))
+
+
+def test_returned_argument_list_is_the_callers_list() -> None:
+    differential(scale, ([1.0, 2.0], 2.0), ([1, 2, 3], 3), ([1.5, 2], 2))
+
+
+def test_list_elements_are_python_numbers() -> None:
+    differential(dot, ([1.0, 2.0], [3.0, 4.0]), ([1, 2], [3, 4]), ([1.0 + 1j, 2.0], [3.0, 4.0]))
+
+
+def weakly_promoted(xs, a):
+    return a * xs[0], a + xs[1], xs[0] * xs[1]
+
+
+def test_list_numbers_promote_as_python_numbers() -> None:
+    differential(weakly_promoted, ([0.5, 2], np.ones(3, np.float32)), ([3, 4], np.arange(3, dtype=np.int32)))
+
+
+def test_list_values_keep_one_trace_per_structure() -> None:
+    compiled = differential(dot, ([1.0, 2.0], [3.0, 4.0]), ([5.0, 6.0], [7.0, 8.0]))
+    assert compiled.tracing_count == 1
+
+
+def grow_and_swap(xs, x):
+    xs.append(float(x.sum()))
+    xs[0], xs[1] = xs[1], xs[0]
+    return len(xs)
+
+
+def nested(rows, x):
+    rows[0][1] = rows[1][0] + x[0]
+    return rows[0]
+
+
+def in_dict(d, x):
+    d["total"] = d["total"] + float(x.sum())
+    d["items"][0] = x[1]
+    return d
+
+
+def test_appends_nested_lists_and_dicts() -> None:
+    differential(grow_and_swap, ([1.0, 2.0], np.arange(3.0)))
+    differential(nested, ([[1.0, 2.0], [3.0, 4.0]], np.array([0.5, 1.5])))
+    differential(in_dict, ({"total": 1.0, "items": [0.0, 0.0]}, np.array([2.0, 5.0])))
+
+
+def list_operators(xs, ys):
+    return xs + ys, xs * 2, len(xs), xs[-1], xs[::-1]
+
+
+def test_list_operators_are_pythons() -> None:
+    differential(list_operators, ([1.0, 2.0], [3, 4]))
+
+
+def array_of_list(xs, x):
+    return np.asarray(xs) * x, sum(xs), max(xs)
+
+
+def test_numpy_of_a_list_argument() -> None:
+    differential(array_of_list, ([1.0, 2.0, 3.0], np.array([1.0, 0.5, 2.0])))
+
+
+def numpy_functions_of_lists(xs, ys, x):
+    return np.sum(xs), np.dot(xs, ys), np.sqrt(xs), np.add(xs, ys), x * xs, xs * x
+
+
+def test_numpy_functions_take_list_arguments_as_numpy_does() -> None:
+    differential(numpy_functions_of_lists, ([1.0, 2.0, 4.0], [3, 5, 7], np.array([0.5, 1.0, 2.0])))
+
+
+# ---------------------------------------------------------------------- Python numbers on every path
+
+
+def count_above(img, t):
+    count = 0
+    for i in range(img.shape[0]):
+        for j in range(img.shape[1]):
+            if img[i, j] > t:
+                count += 1
+    return count
+
+
+def count_nested(img, t):
+    count = 0
+    for i in range(img.shape[0]):
+        for j in range(img.shape[1]):
+            count += 1
+    return count
+
+
+def zero_or_element(x):
+    c = 0
+    if x[0] > 0:
+        c = x[1]
+    return c
+
+
+def int_to_float_in_loop(x):
+    c = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 2:
+            c = c + 1
+    return c
+
+
+IMG = np.array([[0.0, 3.0, 1.0], [4.0, 2.0, 5.0]])
+
+
+def test_counter_stays_a_python_int_through_nested_loops() -> None:
+    differential(count_above, (IMG, 2.0), (IMG, 9.0))
+    differential(count_nested, (IMG, 2.0))
+
+
+def test_python_number_keeps_its_type_on_every_path() -> None:
+    differential(zero_or_element, (np.array([1.0, 2.5]),), (np.array([-1.0, 2.5]),))
+    differential(int_to_float_in_loop, (np.arange(6.0),), (np.zeros(3),))
+
+
+# ---------------------------------------------------------------------- results kiln cannot return
+
+
+def returns_set(x):
+    return {1, 2}
+
+
+def returns_str(x):
+    return "done", x * 2
+
+
+def test_returning_a_str_and_refusing_a_set() -> None:
+    differential(returns_str, (np.arange(3.0),))
+    with pytest.raises(TypeError, match=r"test_python_values.py:\d+: kiln.function cannot return a set"):
+        kiln.function(returns_set)(np.arange(3.0))
+
+
+# ---------------------------------------------------------------------- dict arguments
+
+
+def weighted(d):
+    return d["a"] * 2 + d["b"]
+
+
+def test_dict_key_order_retraces_saying_so() -> None:
+    compiled = differential(weighted, ({"a": np.ones(2), "b": np.zeros(2)},), ({"b": np.zeros(2), "a": np.ones(2)},))
+    assert compiled.tracing_count == 2  # iteration follows key order, which the function may see
+    assert compiled.retrace_reasons[-1] == "argument `d`: dict key order changed ('a', 'b') → ('b', 'a')"
+
+
+# ---------------------------------------------------------------------- gradients of an op whose operands are one value
+
+
+def _central(f: Callable[..., Any], x: np.ndarray, w: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    out = np.zeros_like(x)
+    for idx in np.ndindex(x.shape):
+        plus, minus = x.copy(), x.copy()
+        plus[idx] += eps
+        minus[idx] -= eps
+        out[idx] = (f(plus, w) - f(minus, w)) / (2 * eps)
+    return out
+
+
+def scatter_itself(x, w):
+    y = x * 1.0
+    y[np.array([2, 0, 1])] = y
+    return np.sum(y * w)
+
+
+def add_at_itself(x, w):
+    y = x * 1.0
+    np.add.at(y, np.array([2, 0, 1]), y)
+    return np.sum(y * w)
+
+
+def row_into_itself(x, w):
+    y = x * 1.0
+    for i in range(1):
+        y[i + 1] = y[i]
+    return np.sum(y * w)
+
+
+SAME_OPERANDS = {
+    "scatter": scatter_itself,
+    "add.at": add_at_itself,
+    "row": row_into_itself,
+    "mul": lambda x, w: np.sum(x * x * w),
+    "matmul": lambda x, w: np.sum((x.reshape(3, 1) @ x.reshape(1, 3)) * w),
+    "where": lambda x, w: np.sum(np.where(x > 0, x, x) * w),
+    "maximum": lambda x, w: np.sum(np.maximum(x, x) * w),
+    "div": lambda x, w: np.sum(x / x * w + x),
+    "power": lambda x, w: np.sum(np.abs(x) ** np.abs(x) * w),
+    "hypot": lambda x, w: np.sum(np.hypot(x, x) * w),
+    "arctan2": lambda x, w: np.sum(np.arctan2(x, x + 3.0) * w),
+    "concatenate": lambda x, w: np.sum(np.concatenate([x, x]) * np.concatenate([w, w * 2])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAME_OPERANDS))
+def test_gradient_of_an_op_whose_operands_are_one_value(name: str) -> None:
+    f = SAME_OPERANDS[name]
+    x, w = np.array([0.7, -1.3, 2.1]), np.array([1.0, 2.0, 3.0])
+    got = kiln.grad(f)(x, w)
+    np.testing.assert_allclose(got, _central(f, x, w), rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------------- names of the C library
+
+
+def _named(name: str) -> Callable[..., Any]:
+    def fn(x):
+        return x * 2 + 1
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+@pytest.mark.parametrize("name", ["pselect", "index", "select", "ffs", "bzero", "alloca", "strsep", "random",
+                                  "kiln_take_error", "main"])
+def test_functions_named_like_c_library_symbols(name: str) -> None:
+    compiled = differential(_named(name), (np.arange(4.0),))
+    cf = compiled.concrete_functions()[0]
+    assert f"func.func public @{cf.name}(" in cf.ir  # the IR keeps the user's name (made a C identifier)
+    assert f" kiln_user_{cf.name}(" in cf.source  # C has kiln's own symbol for it
+
+
+# ---------------------------------------------------------------------- what kiln refuses rather than answer wrongly
+
+
+def write_first(xs, ys):
+    xs[0] = ys[0] + 1.0
+    return ys[0]
+
+
+def test_one_list_in_two_places_is_refused_when_written() -> None:
+    compiled = kiln.function(write_first)
+    xs = [1.0, 2.0]
+    with pytest.raises(TypeError, match="passes one list or dict in two places"):
+        compiled(xs, xs)
+    assert xs == [1.0, 2.0]
+    differential(write_first, ([1.0, 2.0], [3.0, 4.0]))  # distinct lists: Python's answer
+
+
+def write_where_positive(xs, x):
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            xs[i] = x[i]
+    return xs
+
+
+def test_write_into_a_list_under_a_staged_if_is_refused_with_its_line() -> None:
+    with pytest.raises(Exception, match=r"test_python_values.py:\d+: `xs\[i\] = \.\.\.` mutates the Python list 'xs'"):
+        kiln.function(write_where_positive)([0.0, 0.0], np.array([1.0, -1.0]))
+
+
+def mixed(xs):
+    xs[0] = xs[1] * 2
+    xs[2] = xs[0] + 1
+    return xs[0], xs[1], xs[2]
+
+
+def test_mixed_lists_keep_each_elements_type() -> None:
+    differential(mixed, ([1, 2.5, 3],), ([1, 2, 3.5],), ([True, 2, 1j],))
+
+
+def long_sum(xs, ys):
+    return np.dot(xs, ys) + sum(xs[:3]), xs[-1]
+
+
+def test_a_long_list_is_one_argument() -> None:
+    xs, ys = [float(i) for i in range(500)], [float(i % 7) for i in range(500)]
+    compiled = differential(long_sum, (xs, ys))
+    assert [spec.shape for spec in compiled.concrete_functions()[0].signature.specs] == [(500,), (500,)]

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.utils.exceptions import DiagnosticException
 
+from kiln.dialects.ir_utils import describe_location
+
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.ir import Operation
@@ -113,7 +115,6 @@ def _location(op: Operation) -> str:
     where: Operation | None = op
     while where is not None:
         if isinstance(where.location, FileLineColLoc):
-            loc = where.location
-            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+            return describe_location(where.location)
         where = where.parent_op()
     return "an unknown location"

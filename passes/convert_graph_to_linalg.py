@@ -8,7 +8,8 @@ this level sees plain indexing maps), ``tensor.empty`` for results,
 ``tensor.expand_shape`` for reshapes and ``arith.constant`` for literals;
 ``graph.cond``/``graph.while`` become ``scf.if``/``scf.while`` (same regions, the
 0-d ``tensor<i1>`` predicate extracted), ``graph.gather_row``/``scatter_row`` a
-``tensor.extract_slice``/``insert_slice`` at a computed row offset. Tokens,
+``tensor.extract_slice``/``insert_slice`` at a computed row offset, ``graph.concat`` a chain
+of ``tensor.insert_slice``. Everything it produces passes xDSL's verifier. Tokens,
 ``graph.print``, ``graph.read`` and ``graph.assign`` stay: kiln-bufferize lowers them.
 Locations are carried over from each graph op to everything it becomes. Integer types
 come out signless; unsigned function arguments and results are marked ``kiln.unsigned``
@@ -637,8 +638,7 @@ class LowerConcat(RewritePattern):
 class LowerConv2D(RewritePattern):
     """NHWC x HWIO convolution as one generic over (n, oh, ow, co, kh, kw, ci) accumulating into
     a zero fill; SAME padding first inserts the input into a zero-filled larger tensor (an
-    ``insert_slice``: a shifted output map as in concat fails xDSL's shape inference when an
-    axis is padded after only), so the convolution itself is always VALID."""
+    ``insert_slice``, as concat's), so the convolution itself is always VALID."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, graph.Conv2DOp):

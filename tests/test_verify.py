@@ -56,6 +56,13 @@ def test_verify_names_the_pass_the_op_and_the_users_line(broken_tensor_stage: No
         cf.source
 
 
+def test_verify_checks_the_users_passes_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(pipelines.VERIFY_ENV, "1")
+    cf = kiln.function(scale, passes={"tensor": [BreakIR()]}).get_concrete_function(np.ones(4, np.float32))
+    with pytest.raises(KilnCompileError, match=r"the IR after pass test-break-ir does not verify: 'arith.addi'"):
+        cf.source
+
+
 def test_verify_checks_the_traced_ir_before_the_first_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(pipelines.VERIFY_ENV, "1")
     module = ModuleOp([])

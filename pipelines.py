@@ -9,6 +9,18 @@ A stage is a name and the passes that lead to it from the previous stage.
 from __future__ import annotations
 
 import hashlib
+import os
+from typing import TYPE_CHECKING
+
+from xdsl.dialects.builtin import FileLineColLoc
+from xdsl.utils.exceptions import DiagnosticException
+
+from kiln.dialects.ir_utils import describe_location
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.ir import Operation
+    from xdsl.passes import ModulePass
 
 
 #: stage name -> the pipeline (xdsl-opt syntax) that lowers the previous stage to it
@@ -48,5 +60,61 @@ def pipeline_spec(name: str) -> str:
 def stages_fingerprint(stages: tuple[str, ...]) -> str:
     """What a compile cache keys on for the pipelines of ``stages``: their pass lists, so that
     a program that edits :data:`STAGES` (to try a pass) never gets C lowered without it (read
-    per compile, not cached, for that reason)."""
-    return hashlib.sha256(";".join(f"{s}={STAGES[s]}" for s in stages).encode()).hexdigest()[:16]
+    per compile, not cached, for that reason), and whether :func:`verifying`, so that a
+    verifying run (CI's) lowers, and so verifies, what a run without it cached."""
+    text = ";".join(f"{s}={STAGES[s]}" for s in stages) + (";verified" if verifying() else "")
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+#: the environment variable that makes kiln.function verify the IR after every pass (CI sets it)
+VERIFY_ENV = "KILN_VERIFY"
+
+
+class IRVerifyError(DiagnosticException):
+    """A pass left IR that xDSL's verifier refuses (a bug in that pass: kiln-opt would reject it)."""
+
+
+def verifying() -> bool:
+    """Whether ``KILN_VERIFY`` is set (to anything but 0): read per pipeline run, so a test can set it."""
+    return os.environ.get(VERIFY_ENV, "0") not in ("", "0")
+
+
+def verify_after_each_pass(previous: ModulePass | None, module: ModuleOp, following: ModulePass | None) -> None:
+    """A ``PassPipeline`` callback (xdsl-opt calls it before the first pass and after each one)
+    that verifies ``module``, so that IR kiln-opt would refuse is caught at the pass that made it:
+    :class:`IRVerifyError` names that pass, the op and the op's location."""
+    try:
+        module.verify()
+    except (DiagnosticException, ValueError) as e:
+        op, reason = _first_invalid(module, e)
+        producer = f"pass {previous.name}" if previous is not None else "the input"
+        if previous is None and following is not None:
+            producer += f" of pass {following.name}"
+        where = f"'{op.name}' at {_location(op)}" if op is not None else "the module"
+        raise IRVerifyError(f"the IR after {producer} does not verify: {where}: {reason}") from None
+
+
+def _first_invalid(module: ModuleOp, error: Exception) -> tuple[Operation | None, str]:
+    """The first op (in walk order) that fails to verify on its own, and why; ``error`` when none does
+    (a block-level fault that ``Block.verify`` found)."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except (DiagnosticException, ValueError) as e:
+            return op, _message(e)
+    return None, _message(error)
+
+
+def _message(error: Exception) -> str:
+    """The error's message on one line (the printed module xDSL attaches is a note, left out)."""
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+def _location(op: Operation) -> str:
+    """``file:line:col`` of ``op``, or of the nearest enclosing op that has one."""
+    where: Operation | None = op
+    while where is not None:
+        if isinstance(where.location, FileLineColLoc):
+            return describe_location(where.location)
+        where = where.parent_op()
+    return "an unknown location"

@@ -125,10 +125,11 @@ def build_pipeline(spec: str, callback: Callable[[ModulePass, ModuleOp, ModulePa
 
 
 def run_stage(ctx: Context, module: ModuleOp, stage: str) -> None:
-    """Lower ``module`` in place from the stage before ``stage`` to ``stage``."""
+    """Lower ``module`` in place from the stage before ``stage`` to ``stage``, verifying it after
+    every pass when :func:`kiln.pipelines.verifying`."""
     spec = pipelines.STAGES[stage]
     if spec:
-        build_pipeline(spec).apply(ctx, module)
+        build_pipeline(spec, pipelines.verify_after_each_pass if pipelines.verifying() else None).apply(ctx, module)
 
 
 KILN_UNIVERSE = Universe(all_dialects=DIALECTS, all_passes=kiln_passes(), all_targets=TARGETS)

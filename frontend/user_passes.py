@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import ArgSpecParseError
 
-from kiln import universe
+from kiln import pipelines, universe
 from kiln.frontend.trace_context import is_user_file
 
 #: what ``passes=`` takes: passes for the graph (a pipeline spec such as ``"fold-relu,cse"``, or
@@ -40,9 +40,13 @@ class UserPasses:
     fingerprint: str
 
     def apply(self, ctx: Context, module: ModuleOp, stage: str) -> None:
-        """Run the passes listed under ``stage`` (nothing if none)."""
+        """Run the passes listed under ``stage`` (nothing if none), each verified after it runs
+        when ``KILN_VERIFY`` is set, as kiln's own (:func:`kiln.pipelines.verify_after_each_pass`)."""
+        verify = pipelines.verifying()
         for p in self.by_stage.get(stage, ()):
             p.apply(ctx, module)
+            if verify:
+                pipelines.verify_after_each_pass(p, module, None)
 
 
 def load_user_passes(spec: PassSpec, stages: Sequence[str], where: str = "kiln.function") -> UserPasses:

@@ -16,7 +16,7 @@ from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 
 #: Ops whose tensor result can be produced directly inside a given buffer.
-DESTINATION_OPS = (LinalgStructuredOperation, tensor.EmptyOp, func.CallOp, scf.IfOp, scf.WhileOp)
+DESTINATION_OPS = (LinalgStructuredOperation, tensor.EmptyOp, tensor.InsertSliceOp, func.CallOp, scf.IfOp, scf.WhileOp)
 
 
 def _producer_in(value: SSAValue, block: Block) -> Operation | None:
@@ -33,8 +33,9 @@ def out_param_destinations(block: Block, ret: func.ReturnOp) -> dict[SSAValue, i
     A returned value produced in ``block`` by a linalg op, ``tensor.empty`` or a
     call gets its out-parameter (the first return position wins; a value
     returned twice is copied for the other positions). The request then flows
-    backwards through linalg ``outs`` operands that have no other use, so a
-    ``fill`` + ``matmul`` chain also writes straight into the out-parameter.
+    backwards through linalg ``outs`` operands and ``insert_slice`` destinations that
+    have no other use, so a ``fill`` + ``matmul`` chain, or a concatenation's inserts,
+    also write straight into the out-parameter.
     """
     dest: dict[SSAValue, int] = {}
     tensor_results = [v for v in ret.arguments if isinstance(v.type, TensorType)]
@@ -42,9 +43,13 @@ def out_param_destinations(block: Block, ret: func.ReturnOp) -> dict[SSAValue, i
         if value not in dest and _producer_in(value, block) is not None:
             dest[value] = j
     for op in reversed(list(block.ops)):
-        if not isinstance(op, LinalgStructuredOperation) or len(op.results) != len(op.outputs):
+        if isinstance(op, tensor.InsertSliceOp):  # a concatenation's chain of inserts
+            pairs = [(op.result, op.dest)]
+        elif isinstance(op, LinalgStructuredOperation) and len(op.results) == len(op.outputs):
+            pairs = list(zip(op.results, op.outputs, strict=True))
+        else:
             continue  # not on tensors (a linalg op on memrefs already writes its outs)
-        for result, init in zip(op.results, op.outputs, strict=True):
+        for result, init in pairs:
             if result in dest and init not in dest and init.has_one_use():
                 if _producer_in(init, block) is not None:
                     dest[init] = dest[result]

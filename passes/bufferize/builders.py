@@ -177,7 +177,7 @@ def with_location(op: Operation, location: Attribute) -> Operation:
 
 def writes_whole_output(op: LinalgStructuredOperation, out_index: int) -> bool:
     """Whether ``op`` writes every element of ``outs[out_index]``: its map is a permutation of
-    loop dims. A shifted map (concatenation writes one slab) leaves the rest of ``outs`` as it was."""
+    loop dims. A shifted map (a generic on memrefs writing one slab) leaves the rest of ``outs`` as it was."""
     out_map = op.get_indexing_maps().data[len(op.inputs) + out_index].data
     dims = [e.position for e in out_map.results if isinstance(e, AffineDimExpr)]
     return len(dims) == len(out_map.results) and len(set(dims)) == len(dims)

@@ -314,6 +314,8 @@ class FunctionBufferizer:
     # -- handlers -------------------------------------------------------------
 
     def _empty(self, op: tensor.EmptyOp) -> None:
+        if op.tensor in self.buffers:  # allocated early, for an insert_slice's source (_slice_destination)
+            return
         if op.tensor in self.dest:
             out = self.out_params[self.dest[op.tensor]]
             self.bind(op.tensor, out.value, out.root)
@@ -379,7 +381,11 @@ class FunctionBufferizer:
             insert = user
             break
         dest = self.buffers.get(insert.dest)
-        if dest is None or not self.may_overwrite(insert.dest, insert):
+        empty = insert.dest.owner
+        if dest is None and isinstance(empty, tensor.EmptyOp) and not empty.dynamic_sizes:
+            self._empty(empty)  # a concatenation's result, allocated here so that op computes into it
+            dest = self.buffers[insert.dest]
+        if dest is None or not (self.may_overwrite(insert.dest, insert) or self._returned_in_place(insert)):
             return None
         order = self.order_of(op)
         start, end = order.index[op], order.index[insert]
@@ -407,6 +413,13 @@ class FunctionBufferizer:
         self.placed.add(insert)
         return view, dest.root
 
+    def _returned_in_place(self, insert: tensor.InsertSliceOp) -> bool:
+        """Does ``insert`` write into the out-parameter that already holds its destination (a
+        returned concatenation: out_param_destinations gave both the same one)?"""
+        if insert.result not in self.dest:
+            return False
+        return self.buffers[insert.dest].value is self.out_params[self.dest[insert.result]].value
+
     def _dim(self, op: tensor.DimOp) -> None:
         dim = self.emit(memref.DimOp(self.buffers[op.source].value, op.index))
         op.result.replace_all_uses_with(dim.results[0])
@@ -432,19 +445,28 @@ class FunctionBufferizer:
         self.bind(op.result, self._slice_view(source.value, op, op.result.type), source.root)
 
     def _insert_slice(self, op: tensor.InsertSliceOp) -> None:
-        """Into ``dest``'s own buffer when it is a dead temporary, else into a copy of it; nothing
-        to copy when the source was computed in that very slice (_slice_destination)."""
+        """Into the out-parameter when the result is returned (out_param_destinations), into
+        ``dest``'s own buffer when it is a dead temporary, else into a copy of it (a fresh buffer
+        where ``dest`` is a ``tensor.empty``, whose contents are undefined); nothing to copy when
+        the source was computed in that very slice (_slice_destination)."""
         dest = self.buffers[op.dest]
         if op in self.placed:
             self.bind(op.result, dest.value, dest.root)
             return
         source = self.buffers[op.source]
-        if self.may_overwrite(op.dest, op) and source.root is not dest.root:
+        undefined = isinstance(op.dest.owner, tensor.EmptyOp)
+        target = self.out_params[self.dest[op.result]] if op.result in self.dest else None
+        if target is not None and source.root is not target.root:
+            if dest.value is not target.value and not undefined:
+                self.emit(build.copy(dest.value, target.value))
+            value, root = target.value, target.root
+        elif self.may_overwrite(op.dest, op) and source.root is not dest.root:
             value, root = dest.value, dest.root
         else:
             root = self.temporary(build.alloc_like(dest.value))
             value = root.value
-            self.emit(build.copy(dest.value, value))
+            if not undefined:
+                self.emit(build.copy(dest.value, value))
         source_type = source.value.type
         assert isinstance(source_type, MemRefType)
         slice_type = TensorType(source_type.get_element_type(), source_type.get_shape())

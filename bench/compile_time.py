@@ -65,14 +65,14 @@ def first_call(kind: str, ops: int) -> tuple[float, float, int, object, object]:
 
 
 class PassTimes:
-    """Seconds per pass name, summed over the pipelines a compile runs (``--time-passes``)."""
+    """CPU seconds per pass name, summed over the pipelines a compile runs (``--time-passes``)."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
         self._since = 0.0
 
     def __call__(self, previous: object, module: object, following: object) -> None:
-        now = time.perf_counter()
+        now = time.process_time()
         if previous is not None:
             name = previous.name  # type: ignore[attr-defined]
             self.seconds[name] = self.seconds.get(name, 0.0) + now - self._since

@@ -125,19 +125,42 @@ def _fuse(producer: GenericOp, consumer: GenericOp, index: int) -> GenericOp | N
     to_producer_loops = p_maps[-1].inverse_permutation()
     assert to_producer_loops is not None
     read = to_producer_loops.compose(c_maps[index])
-    inputs = [*consumer.inputs[:index], *producer.inputs, *consumer.inputs[index + 1 :]]
-    maps = [*c_maps[:index], *(m.compose(read) for m in p_maps[:-1]), *c_maps[index + 1 :]]
+    block = consumer.body.block
+    read_arg, p_args = block.args[index], producer.body.block.args
+    reads = {(v, m): a for i, (v, m, a) in enumerate(zip(consumer.inputs, c_maps, block.args)) if i != index}
+    p_reads = [(v, m.compose(read)) for v, m in zip(producer.inputs, p_maps)]
+    shared = _shared_reads(list(zip(consumer.inputs, c_maps)), index, p_reads)
+    added = [(key, a) for key, a in zip(p_reads, p_args) if key not in shared]
+    inputs = [*consumer.inputs[:index], *(v for (v, _), _ in added), *consumer.inputs[index + 1 :]]
+    maps = [*c_maps[:index], *(m for (_, m), _ in added), *c_maps[index + 1 :]]
     if not _loops_covered(maps, consumer.get_num_loops()):
         return None
-    block = consumer.body.block
-    read_arg = block.args[index]
-    p_args = producer.body.block.args[:-1]
-    mapping: dict[SSAValue, SSAValue] = {
-        p_arg: block.insert_arg(p_arg.type, index + i) for i, p_arg in enumerate(p_args)
-    }
+    mapping: dict[SSAValue, SSAValue] = {a: block.insert_arg(a.type, index + i) for i, (_, a) in enumerate(added)}
+    mapping.update((a, reads[key]) for key, a in zip(p_reads, p_args) if key in shared)
     read_arg.replace_all_uses_with(_clone_body(producer.body.block, block, mapping))
     block.erase_arg(read_arg)
     return _generic_like(consumer, inputs, maps)
+
+
+_Read = tuple[SSAValue, AffineMap]
+
+
+def _shared_reads(c_reads: list[_Read], index: int, p_reads: list[_Read]) -> set[_Read]:
+    """The producer's reads that may go through the consumer's argument for the same read.
+
+    ``_clean_inputs`` keeps the first of two equal reads, so the producer's read (at ``index``)
+    would win over a later consumer argument; taking the consumer's argument instead avoids
+    moving all its uses (in a chain, every step reads the chain's input) and gives the same
+    inputs in the same order when the producer reads nothing else after it. Otherwise none."""
+    others = set(c_reads[:index] + c_reads[index + 1 :])
+    common = {r for r in p_reads if r in others}
+
+    def in_order(reads: list[_Read]) -> list[_Read]:
+        return list(dict.fromkeys(reads))
+
+    spliced = in_order(c_reads[:index] + p_reads + c_reads[index + 1 :])
+    kept = in_order(c_reads[:index] + [r for r in p_reads if r not in common] + c_reads[index + 1 :])
+    return common if spliced == kept else set()
 
 
 def _clone_body(source: Block, dest: Block, mapping: dict[SSAValue, SSAValue]) -> SSAValue:

@@ -33,8 +33,12 @@ def program(kind: str, ops: int) -> tuple[Callable[..., object], int]:
     body += "".join(step.format(i=i) for i in range(steps))
     ret = "s" if kind == "reductions" else "x"
     source = f"def generated(x):\n{body}    return {ret}\n"
+    # in a file, so that AutoGraph (which reads a function's source) converts the staged ifs and loops
+    path = os.path.join(tempfile.mkdtemp(prefix="kiln-compile-time-src-"), f"{kind}_{ops}.py")
+    with open(path, "w") as f:
+        f.write(source)
     scope: dict[str, object] = {"np": np}
-    exec(compile(source, f"<compile_time {kind} {ops}>", "exec"), scope)  # noqa: S102 (our own source)
+    exec(compile(source, path, "exec"), scope)  # noqa: S102 (our own source)
     return scope["generated"], steps  # type: ignore[return-value]
 
 

@@ -43,12 +43,12 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from kiln.passes._generic import indexing_maps, is_parallel
+from kiln.passes._generic import indexing_maps, is_parallel, reorder_args
 
 #: ops a *cheap* producer may contain (besides constants and the yield)
 _CHEAP_OPS = frozenset(
@@ -118,49 +118,45 @@ def _should_fuse(producer: GenericOp, consumer: GenericOp, index: int) -> bool:
 def _fuse(producer: GenericOp, consumer: GenericOp, index: int) -> GenericOp | None:
     """A new generic computing ``consumer`` with ``producer`` inlined for input ``index``.
 
-    The consumer's body block is reused, not cloned: the producer's body is cloned in front of
-    it and its arguments take the place of argument ``index``. Fusing a chain into its last
-    generic thus costs the size of each producer once, not the growing fused body each time."""
+    Its inputs are the consumer's with the producer's in place of input ``index``, each (value,
+    map) read once, where it is first read. The consumer's body block is reused, not cloned: the
+    producer's body is cloned in front of it, and a read the consumer already makes keeps its
+    argument (moved into place), so fusing a chain into its last generic costs the size of each
+    producer once, not the growing fused body, nor the uses of a value every step reads."""
     c_maps, p_maps = indexing_maps(consumer), indexing_maps(producer)
     to_producer_loops = p_maps[-1].inverse_permutation()
     assert to_producer_loops is not None
     read = to_producer_loops.compose(c_maps[index])
-    block = consumer.body.block
-    read_arg, p_args = block.args[index], producer.body.block.args
-    reads = {(v, m): a for i, (v, m, a) in enumerate(zip(consumer.inputs, c_maps, block.args)) if i != index}
+    n_in = len(consumer.inputs)
+    c_reads = list(zip(consumer.inputs, c_maps))
     p_reads = [(v, m.compose(read)) for v, m in zip(producer.inputs, p_maps)]
-    shared = _shared_reads(list(zip(consumer.inputs, c_maps)), index, p_reads)
-    added = [(key, a) for key, a in zip(p_reads, p_args) if key not in shared]
-    inputs = [*consumer.inputs[:index], *(v for (v, _), _ in added), *consumer.inputs[index + 1 :]]
-    maps = [*c_maps[:index], *(m for (_, m), _ in added), *c_maps[index + 1 :]]
+    reads = list(dict.fromkeys(c_reads[:index] + p_reads + c_reads[index + 1 :]))
+    maps = [m for _, m in reads] + c_maps[n_in:]
     if not _loops_covered(maps, consumer.get_num_loops()):
         return None
-    mapping: dict[SSAValue, SSAValue] = {a: block.insert_arg(a.type, index + i) for i, (_, a) in enumerate(added)}
-    mapping.update((a, reads[key]) for key, a in zip(p_reads, p_args) if key in shared)
-    read_arg.replace_all_uses_with(_clone_body(producer.body.block, block, mapping))
-    block.erase_arg(read_arg)
-    return _generic_like(consumer, inputs, maps)
+    block = consumer.body.block
+    c_args, outs = block.args[:n_in], block.args[n_in:]
+    args: dict[_Read, BlockArgument] = {}
+    for i, (key, arg) in enumerate(zip(c_reads, c_args)):
+        if i != index:
+            args.setdefault(key, arg)
+    for key, arg in zip(p_reads, producer.body.block.args):
+        if key not in args:
+            args[key] = block.insert_arg(arg.type, 0)
+    mapping: dict[SSAValue, SSAValue] = {a: args[key] for key, a in zip(p_reads, producer.body.block.args)}
+    c_args[index].replace_all_uses_with(_clone_body(producer.body.block, block, mapping))
+    kept = [args[key] for key in reads]
+    dropped = [a for a in c_args if a not in set(kept)]
+    for i, (key, arg) in enumerate(zip(c_reads, c_args)):
+        if arg in dropped and i != index:
+            arg.replace_all_uses_with(args[key])  # the consumer's own second read of a value
+    reorder_args(block, [*kept, *dropped, *outs])
+    for arg in dropped:
+        block.erase_arg(arg)
+    return _generic_like(consumer, [v for v, _ in reads], maps)
 
 
 _Read = tuple[SSAValue, AffineMap]
-
-
-def _shared_reads(c_reads: list[_Read], index: int, p_reads: list[_Read]) -> set[_Read]:
-    """The producer's reads that may go through the consumer's argument for the same read.
-
-    ``_clean_inputs`` keeps the first of two equal reads, so the producer's read (at ``index``)
-    would win over a later consumer argument; taking the consumer's argument instead avoids
-    moving all its uses (in a chain, every step reads the chain's input) and gives the same
-    inputs in the same order when the producer reads nothing else after it. Otherwise none."""
-    others = set(c_reads[:index] + c_reads[index + 1 :])
-    common = {r for r in p_reads if r in others}
-
-    def in_order(reads: list[_Read]) -> list[_Read]:
-        return list(dict.fromkeys(reads))
-
-    spliced = in_order(c_reads[:index] + p_reads + c_reads[index + 1 :])
-    kept = in_order(c_reads[:index] + [r for r in p_reads if r not in common] + c_reads[index + 1 :])
-    return common if spliced == kept else set()
 
 
 def _clone_body(source: Block, dest: Block, mapping: dict[SSAValue, SSAValue]) -> SSAValue:

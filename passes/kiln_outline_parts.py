@@ -132,40 +132,45 @@ class _Run:
                 kept.append(op)
         self.ops = kept
 
-    def crossing(self) -> tuple[list[SSAValue], list[SSAValue]] | None:
+    def crossing(self, budget: int) -> tuple[list[SSAValue], list[SSAValue]] | None:
         """(the values passed in, the results given back), or None when anything else crosses.
-        Values that are neither (constants, views) are cloned in from their definitions."""
+        Values that are neither (constants, views) are cloned in from their definitions; a run
+        that would clone more than ``budget`` of them is left where it is (outside a fused loop's
+        body, the run before it is a chain of vector ops: walking it back from every run would make
+        the pass quadratic, and cloning it would repeat the work)."""
         passed: list[SSAValue] = []
         seen: set[SSAValue] = set()
-
-        def can_cross(value: SSAValue) -> bool:
+        pending = [v for op in self.inside for v in reversed(op.operands)]
+        pending.reverse()
+        while pending:
+            value = pending.pop()
             if value in seen or self.defined_inside(value):
-                return True
+                continue
             seen.add(value)
             owner = value.owner
             if _is_root(value, self.entry):
                 passed.append(value)
-                return True
-            if isinstance(owner, Operation) and _clonable(owner):
-                return all(can_cross(v) for v in owner.operands)
-            if _is_scalar(value.type):
+            elif isinstance(owner, Operation) and _clonable(owner):
+                budget -= 1
+                if budget < 0:
+                    return None
+                pending += reversed(owner.operands)
+            elif _is_scalar(value.type):
                 passed.append(value)
-                return True
-            return False
-
-        if not all(can_cross(v) for op in self.inside for v in op.operands):
-            return None
+            else:
+                return None
         results = [r for op in self.ops for r in op.results if any(u.operation not in self.inside for u in r.uses)]
         if not all(_is_scalar(r.type) for r in results):
             return None
         return passed, results
 
 
-def _outline(fn: func.FuncOp, ops: list[Operation], name: str) -> func.FuncOp | None:
-    """Replace ``ops`` by a call of a new function ``name`` (returned), if all that crosses can."""
+def _outline(fn: func.FuncOp, ops: list[Operation], name: str, budget: int) -> func.FuncOp | None:
+    """Replace ``ops`` by a call of a new function ``name`` (returned), if all that crosses can
+    (cloning in at most ``budget`` pure ops)."""
     run = _Run(fn, ops)
     run.hoist()
-    crossing = run.crossing() if run.ops else None
+    crossing = run.crossing(budget) if run.ops else None
     if crossing is None:
         return None
     passed, results = crossing
@@ -237,7 +242,7 @@ class KilnOutlineParts(ModulePass):
                 name = f"{fn.sym_name.data}_part{index}"
                 while name in taken:
                     name += "_"
-                new = _outline(fn, ops, name)
+                new = _outline(fn, ops, name, self.chunk_ops)
                 if new is None:
                     pending = ops
                     continue

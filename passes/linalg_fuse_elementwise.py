@@ -43,12 +43,12 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from kiln.passes._generic import indexing_maps, is_parallel
+from kiln.passes._generic import indexing_maps, is_parallel, reorder_args
 
 #: ops a *cheap* producer may contain (besides constants and the yield)
 _CHEAP_OPS = frozenset(
@@ -116,44 +116,69 @@ def _should_fuse(producer: GenericOp, consumer: GenericOp, index: int) -> bool:
 
 
 def _fuse(producer: GenericOp, consumer: GenericOp, index: int) -> GenericOp | None:
-    """A new generic computing ``consumer`` with ``producer`` inlined for input ``index``."""
+    """A new generic computing ``consumer`` with ``producer`` inlined for input ``index``.
+
+    Its inputs are the consumer's with the producer's in place of input ``index``, each (value,
+    map) read once, where it is first read. The consumer's body block is reused, not cloned: the
+    producer's body is cloned in front of it, and a read the consumer already makes keeps its
+    argument (moved into place), so fusing a chain into its last generic costs the size of each
+    producer once, not the growing fused body, nor the uses of a value every step reads."""
     c_maps, p_maps = indexing_maps(consumer), indexing_maps(producer)
     to_producer_loops = p_maps[-1].inverse_permutation()
     assert to_producer_loops is not None
     read = to_producer_loops.compose(c_maps[index])
-    inputs = [*consumer.inputs[:index], *producer.inputs, *consumer.inputs[index + 1 :]]
-    maps = [*c_maps[:index], *(m.compose(read) for m in p_maps[:-1]), *c_maps[index + 1 :]]
+    n_in = len(consumer.inputs)
+    c_reads = list(zip(consumer.inputs, c_maps))
+    p_reads = [(v, m.compose(read)) for v, m in zip(producer.inputs, p_maps)]
+    reads = list(dict.fromkeys(c_reads[:index] + p_reads + c_reads[index + 1 :]))
+    maps = [m for _, m in reads] + c_maps[n_in:]
     if not _loops_covered(maps, consumer.get_num_loops()):
         return None
-    c_args, p_args = consumer.body.block.args, producer.body.block.args
-    block = Block(arg_types=[*(a.type for a in c_args[:index]), *(a.type for a in p_args[:-1]),
-                             *(a.type for a in c_args[index + 1 :])])
-    new_args = list(block.args)
-    p_map: dict[SSAValue, SSAValue] = dict(zip(p_args[:-1], new_args[index : index + len(p_args) - 1]))
-    rest = new_args[:index] + new_args[index + len(p_args) - 1 :]
-    c_map: dict[SSAValue, SSAValue] = dict(zip([*c_args[:index], *c_args[index + 1 :]], rest))
-    c_map.update(_clone_body(producer.body.block, block, p_map, c_args[index]))
-    for op in consumer.body.block.ops:
-        block.add_op(op.clone(c_map))
-    return _generic_like(consumer, inputs, block, maps)
+    block = consumer.body.block
+    c_args, outs = block.args[:n_in], block.args[n_in:]
+    args: dict[_Read, BlockArgument] = {}
+    for i, (key, arg) in enumerate(zip(c_reads, c_args)):
+        if i != index:
+            args.setdefault(key, arg)
+    for key, arg in zip(p_reads, producer.body.block.args):
+        if key not in args:
+            args[key] = block.insert_arg(arg.type, 0)
+    mapping: dict[SSAValue, SSAValue] = {a: args[key] for key, a in zip(p_reads, producer.body.block.args)}
+    c_args[index].replace_all_uses_with(_clone_body(producer.body.block, block, mapping))
+    kept = [args[key] for key in reads]
+    dropped = [a for a in c_args if a not in set(kept)]
+    for i, (key, arg) in enumerate(zip(c_reads, c_args)):
+        if arg in dropped and i != index:
+            arg.replace_all_uses_with(args[key])  # the consumer's own second read of a value
+    reorder_args(block, [*kept, *dropped, *outs])
+    for arg in dropped:
+        block.erase_arg(arg)
+    return _generic_like(consumer, [v for v, _ in reads], maps)
 
 
-def _clone_body(
-    source: Block, dest: Block, mapping: dict[SSAValue, SSAValue], result_arg: SSAValue
-) -> dict[SSAValue, SSAValue]:
-    """Clone ``source``'s ops but its yield into ``dest``; map ``result_arg`` to the yielded value."""
+_Read = tuple[SSAValue, AffineMap]
+
+
+def _clone_body(source: Block, dest: Block, mapping: dict[SSAValue, SSAValue]) -> SSAValue:
+    """Clone ``source``'s ops but its yield to the front of ``dest``; returns the yielded value."""
+    front = dest.first_op
     for op in source.ops:
         if isinstance(op, YieldOp):
-            return {result_arg: mapping.get(op.operands[0], op.operands[0])}
-        dest.add_op(op.clone(mapping))
+            return mapping.get(op.operands[0], op.operands[0])
+        clone = op.clone(mapping)
+        if front is None:
+            dest.add_op(clone)
+        else:
+            dest.insert_op_before(clone, front)
     raise AssertionError("generic body without linalg.yield")
 
 
-def _generic_like(old: GenericOp, inputs: list[SSAValue], block: Block, maps: list[AffineMap]) -> GenericOp:
+def _generic_like(old: GenericOp, inputs: list[SSAValue], maps: list[AffineMap]) -> GenericOp:
+    """A generic like ``old`` with new inputs and maps, taking over ``old``'s body."""
     new = GenericOp(
         inputs,
         list(old.outputs),
-        Region(block),
+        old.detach_region(old.body),
         [AffineMapAttr(m) for m in maps],
         list(old.iterator_types.data),
         [r.type for r in old.results],
@@ -207,13 +232,11 @@ def _clean_inputs(op: GenericOp) -> GenericOp | None:
     kept_maps = [maps[i] for i in keep] + maps[n_in:]
     if not changed or not _loops_covered(kept_maps, op.get_num_loops()):
         return None
-    new_block = Block(arg_types=[block.args[i].type for i in keep] + [a.type for a in block.args[n_in:]])
-    for old_arg, new_arg in zip([block.args[i] for i in keep] + list(block.args[n_in:]), new_block.args):
-        old_arg.replace_all_uses_with(new_arg)
-    for body_op in list(block.ops):
-        body_op.detach()
-        new_block.add_op(body_op)
-    return _generic_like(op, [op.inputs[i] for i in keep], new_block, kept_maps)
+    inputs = [op.inputs[i] for i in keep]
+    kept = set(keep)
+    for arg in [a for i, a in enumerate(block.args[:n_in]) if i not in kept]:
+        block.erase_arg(arg)
+    return _generic_like(op, inputs, kept_maps)
 
 
 def _erase_if_dead(op: Operation) -> None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import AffineMapAttr, ModuleOp, TensorType
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -41,15 +41,17 @@ def _shared_producer(op: GenericOp) -> bool:
     return is_identity_at(op, len(op.inputs)) and not op.body.block.args[-1].uses
 
 
-def _first_reader(producer: GenericOp) -> tuple[GenericOp, int] | None:
-    """The reader to fuse into, and the index of its input that reads the producer."""
+def _first_reader(producer: GenericOp, position: dict[Operation, int]) -> tuple[GenericOp, int] | None:
+    """The reader to fuse into, and the index of its input that reads the producer (``position``:
+    each op of the producer's block by its place, so that finding the first reader does not walk
+    the block)."""
     value, block = producer.results[0], producer.parent_block()
     assert block is not None
     users = [u.operation for u in value.uses]
     anchors = [block.find_ancestor_op_in_block(user) for user in users]
     if any(a is None for a in anchors):
         return None
-    first = min(anchors, key=lambda a: block.get_operation_index(a))  # type: ignore[arg-type]
+    first = min(anchors, key=lambda a: position[a])  # type: ignore[index]
     if not isinstance(first, GenericOp) or not is_parallel(first):
         return None
     if any(a is first and u is not first for a, u in zip(anchors, users)):
@@ -64,35 +66,33 @@ def _first_reader(producer: GenericOp) -> tuple[GenericOp, int] | None:
 
 def _fused(producer: GenericOp, reader: GenericOp, index: int) -> GenericOp:
     """``reader`` computing ``producer`` in its loop: inputs with the producer's spliced in at
-    ``index``, outputs the reader's then the producer's."""
+    ``index``, outputs the reader's then the producer's. The reader's body block is reused (the
+    producer's ops cloned in front of it), so a long chain costs each body once."""
     r_maps, p_maps = indexing_maps(reader), indexing_maps(producer)
     n_in = len(reader.inputs)
     inputs = [*reader.inputs[:index], *producer.inputs, *reader.inputs[index + 1 :]]
     maps = [*r_maps[:index], *p_maps[:-1], *r_maps[index + 1 : n_in], *r_maps[n_in:], r_maps[index]]
-    r_args, p_args = reader.body.block.args, producer.body.block.args
-    p_in = len(producer.inputs)
-    block = Block(arg_types=[*(a.type for a in r_args[:index]), *(a.type for a in p_args[:p_in]),
-                             *(a.type for a in r_args[index + 1 :]), p_args[-1].type])
-    new = list(block.args)
-    mapping: dict[SSAValue, SSAValue] = dict(zip(p_args[:p_in], new[index : index + p_in]))
-    mapping.update(zip([*r_args[:index], *r_args[index + 1 :]], new[:index] + new[index + p_in : -1]))
+    block = reader.body.block
+    read_arg, p_args = block.args[index], producer.body.block.args
+    mapping: dict[SSAValue, SSAValue] = {a: block.insert_arg(a.type, index + i) for i, a in enumerate(p_args[:-1])}
+    block.insert_arg(p_args[-1].type, len(block.args))
+    front = block.first_op
     value: SSAValue | None = None
     for op in producer.body.block.ops:
         if isinstance(op, YieldOp):
             value = mapping.get(op.operands[0], op.operands[0])
             break
-        block.add_op(op.clone(mapping))
+        block.insert_op_before(op.clone(mapping), front)  # type: ignore[arg-type]
     assert value is not None
-    mapping[r_args[index]] = value
-    for op in reader.body.block.ops:
-        if isinstance(op, YieldOp):
-            block.add_op(YieldOp(*(mapping.get(v, v) for v in op.operands), value))
-        else:
-            block.add_op(op.clone(mapping))
+    read_arg.replace_all_uses_with(value)
+    block.erase_arg(read_arg)
+    yield_op = block.last_op
+    assert isinstance(yield_op, YieldOp)
+    Rewriter.replace_op(yield_op, YieldOp(*yield_op.operands, value))
     fused = GenericOp(
         inputs,
         [*reader.outputs, *producer.outputs],
-        Region(block),
+        reader.detach_region(reader.body),
         [AffineMapAttr(m) for m in maps],
         list(reader.iterator_types.data),
         [*(r.type for r in reader.results), producer.results[0].type],
@@ -103,13 +103,14 @@ def _fused(producer: GenericOp, reader: GenericOp, index: int) -> GenericOp:
     return fused
 
 
-def _fuse_shared(producer: GenericOp) -> None:
-    found = _first_reader(producer)
+def _fuse_shared(producer: GenericOp, position: dict[Operation, int]) -> None:
+    found = _first_reader(producer, position)
     if found is None:
         return
     reader, index = found
     fused = _fused(producer, reader, index)
     Rewriter.insert_op(fused, InsertPoint.before(reader))
+    position[fused] = position[reader]
     for old, new in zip(reader.results, fused.results):
         old.replace_all_uses_with(new)
     Rewriter.erase_op(reader)
@@ -124,6 +125,11 @@ class LinalgFuseShared(ModulePass):
     name = "linalg-fuse-shared"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        positions: dict[Block, dict[Operation, int]] = {}
         for producer in [g for g in op.walk() if isinstance(g, GenericOp)]:
             if producer.parent is not None and _shared_producer(producer):
-                _fuse_shared(producer)
+                block = producer.parent_block()
+                assert block is not None
+                if block not in positions:
+                    positions[block] = {o: i for i, o in enumerate(block.ops)}
+                _fuse_shared(producer, positions[block])

@@ -44,85 +44,111 @@ def _reduces(op: GenericOp) -> bool:
     )
 
 
-def _same_loops(a: GenericOp, b: GenericOp) -> bool:
-    """Both read one value with one map that names every loop (their loop ranges agree), and
-    all their results have one element type (an f64 sum merged with an i64 count would keep
-    the sum's loop from vectorizing)."""
-    if a.iterator_types != b.iterator_types:
-        return False
-    if len({r.type.get_element_type() for r in (*a.results, *b.results) if isinstance(r.type, TensorType)}) != 1:
-        return False
-    a_maps, b_maps = indexing_maps(a), indexing_maps(b)
-    return any(
-        _names_every_loop(m) and any(w is v and b_maps[j] == m for j, w in enumerate(b.inputs))
-        for v, m in zip(a.inputs, a_maps)
-    )
+def _loop_keys(op: GenericOp) -> set[tuple[object, ...]]:
+    """What two siblings must share: the iterator types, the results' element type (an f64 sum
+    merged with an i64 count would keep the sum's loop from vectorizing) and one value read
+    with one map that names every loop (so that their loop ranges agree)."""
+    elements = {r.type.get_element_type() for r in op.results if isinstance(r.type, TensorType)}
+    if len(elements) != 1:
+        return set()
+    head = (op.iterator_types, *elements)
+    return {(*head, v, m) for v, m in zip(op.inputs, indexing_maps(op)) if _names_every_loop(m)}
 
 
-def _unused_before(a: GenericOp, b: GenericOp) -> bool:
-    """No op from ``a`` to ``b`` (``b`` included, nested ops too) uses ``a``'s results."""
-    between: set[Operation] = set()
-    op = a.next_op
-    while op is not None and op is not b:
-        between.add(op)
-        op = op.next_op
-    if op is None:
-        return False
-    between.add(b)
-    block = a.parent_block()
-    for result in a.results:
+class _Group:
+    """Siblings to merge, in block order, and the first position at which one's result is used."""
+
+    def __init__(self, first: GenericOp, first_use: int) -> None:
+        self.members = [first]
+        self.first_use = first_use
+
+
+def _first_use(op: GenericOp, block: Block, position: dict[Operation, int]) -> int:
+    """The position in ``block`` of the first op (or op around a nested use) using ``op``'s results."""
+    first = len(position)
+    for result in op.results:
         for use in result.uses:
             user: Operation | None = use.operation
             while user is not None and user.parent_block() is not block:
                 user = user.parent_op()
-            if user in between:
-                return False
-    return True
+            if user is not None:
+                first = min(first, position[user])
+    return first
 
 
-def _merge(a: GenericOp, b: GenericOp) -> GenericOp:
-    """One generic computing ``a`` and ``b``: inputs, outputs and body of ``a`` then of ``b``."""
-    a_maps, b_maps = indexing_maps(a), indexing_maps(b)
-    na, nb = len(a.inputs), len(b.inputs)
-    a_args, b_args = a.body.block.args, b.body.block.args
-    arg_order = [*a_args[:na], *b_args[:nb], *a_args[na:], *b_args[nb:]]
-    block = Block(arg_types=[arg.type for arg in arg_order])
-    mapping: dict[SSAValue, SSAValue] = dict(zip(arg_order, block.args))
+def _groups(block: Block) -> list[_Group]:
+    """The reductions of ``block`` in groups of siblings, in one pass in block order: a
+    reduction joins the earliest group it shares a read with whose results are all used only
+    after it (the merged generic stands where the last member stood), else starts one."""
+    position = {op: i for i, op in enumerate(block.ops)}
+    groups: list[_Group] = []
+    by_key: dict[tuple[object, ...], list[int]] = {}
+    for op in block.ops:
+        if not isinstance(op, GenericOp) or not _reduces(op):
+            continue
+        keys = _loop_keys(op)
+        first_use = _first_use(op, block, position)
+        candidates = sorted({g for key in keys for g in by_key.get(key, ())})
+        joined = next((g for g in candidates if groups[g].first_use > position[op]), None)
+        if joined is None:
+            joined = len(groups)
+            groups.append(_Group(op, first_use))
+        else:
+            groups[joined].members.append(op)
+            groups[joined].first_use = min(groups[joined].first_use, first_use)
+        for key in keys:
+            if joined not in by_key.setdefault(key, []):
+                by_key[key].append(joined)
+    return groups
+
+
+def _merge(members: list[GenericOp]) -> GenericOp:
+    """One generic computing all ``members``: their inputs, outputs and bodies in order, one
+    yield of all results. Their body ops are moved, not cloned: each is visited once."""
+    ins = [len(m.inputs) for m in members]
+    block = Block(arg_types=[a.type for m, n in zip(members, ins) for a in m.body.block.args[:n]]
+                  + [a.type for m, n in zip(members, ins) for a in m.body.block.args[n:]])
+    outer = [a for m, n in zip(members, ins) for a in m.body.block.args[:n]]
+    outer += [a for m, n in zip(members, ins) for a in m.body.block.args[n:]]
+    for old, new in zip(outer, block.args, strict=True):
+        old.replace_all_uses_with(new)
     yielded: list[SSAValue] = []
-    for source in (a, b):
-        for op in source.body.block.ops:
+    for member in members:
+        for op in list(member.body.block.ops):
+            op.detach()
             if isinstance(op, YieldOp):
-                yielded += [mapping.get(v, v) for v in op.operands]
+                yielded += op.operands
+                op.erase()
             else:
-                block.add_op(op.clone(mapping))
+                block.add_op(op)
     block.add_op(YieldOp(*yielded))
-    maps = [*a_maps[:na], *b_maps[:nb], *a_maps[na:], *b_maps[nb:]]
+    maps = [m for member, n in zip(members, ins) for m in indexing_maps(member)[:n]]
+    maps += [m for member, n in zip(members, ins) for m in indexing_maps(member)[n:]]
+    last = members[-1]
     merged = GenericOp(
-        [*a.inputs, *b.inputs],
-        [*a.outputs, *b.outputs],
+        [v for m in members for v in m.inputs],
+        [v for m in members for v in m.outputs],
         Region(block),
         [AffineMapAttr(m) for m in maps],
-        list(b.iterator_types.data),
-        [*(r.type for r in a.results), *(r.type for r in b.results)],
+        list(last.iterator_types.data),
+        [r.type for m in members for r in m.results],
     )
-    merged.location = b.location
+    merged.location = last.location
     return merged
 
 
-def _merge_one(block: Block) -> bool:
-    """Merge the first pair of siblings in ``block``; False when there is none."""
-    reductions = [op for op in block.ops if isinstance(op, GenericOp) and _reduces(op)]
-    for i, a in enumerate(reductions):
-        for b in reductions[i + 1 :]:
-            if _same_loops(a, b) and _unused_before(a, b):
-                merged = _merge(a, b)
-                Rewriter.insert_op(merged, InsertPoint.before(b))
-                for old, new in zip([*a.results, *b.results], merged.results, strict=True):
-                    old.replace_all_uses_with(new)
-                Rewriter.erase_op(b)
-                Rewriter.erase_op(a)
-                return True
-    return False
+def _merge_block(block: Block) -> None:
+    """Merge each group of siblings of ``block`` into one generic, where its last member stood."""
+    for group in _groups(block):
+        if len(group.members) < 2:
+            continue
+        results = [r for m in group.members for r in m.results]
+        merged = _merge(group.members)
+        Rewriter.insert_op(merged, InsertPoint.before(group.members[-1]))
+        for old, new in zip(results, merged.results, strict=True):
+            old.replace_all_uses_with(new)
+        for member in group.members:
+            Rewriter.erase_op(member)
 
 
 @dataclass(frozen=True)
@@ -135,5 +161,4 @@ class LinalgFuseSiblings(ModulePass):
         blocks = {g.parent_block() for g in op.walk() if isinstance(g, GenericOp) and _reduces(g)}
         for block in blocks:
             if block is not None:
-                while _merge_one(block):
-                    pass
+                _merge_block(block)

@@ -187,3 +187,38 @@ func.func @read_twice(%x: tensor<8xf64>, %s: tensor<f64>) -> tensor<8xf64> {
   } -> tensor<8xf64>
   func.return %c : tensor<8xf64>
 }
+
+// -----
+
+// A chain whose every step also reads %x (an unrolled update x_k+1 = f(x_k, x)): each producer's
+// read of %x goes through the consumer's argument, one input in the end. A step that reads %y
+// before %x keeps the inputs in the order of the reads: %y, then %x.
+// CHECK-LABEL: func.func @every_step_reads_x
+// CHECK-COUNT-1: linalg.generic
+// CHECK-SAME:      ins(%y, %x : tensor<8xf64>, tensor<8xf64>)
+// CHECK:           arith.mulf
+// CHECK-NEXT:      arith.mulf
+// CHECK-NEXT:      arith.subf
+// CHECK-NEXT:      arith.mulf
+// CHECK-NEXT:      linalg.yield
+// CHECK-NOT:     linalg.generic
+func.func @every_step_reads_x(%x: tensor<8xf64>, %y: tensor<8xf64>) -> tensor<8xf64> {
+  %e = tensor.empty() : tensor<8xf64>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%y, %x : tensor<8xf64>, tensor<8xf64>) outs(%e : tensor<8xf64>) {
+  ^bb0(%v: f64, %w: f64, %o: f64):
+    %r = arith.mulf %v, %w : f64
+    %r2 = arith.mulf %r, %w : f64
+    linalg.yield %r2 : f64
+  } -> tensor<8xf64>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %x : tensor<8xf64>, tensor<8xf64>) outs(%e : tensor<8xf64>) {
+  ^bb0(%v: f64, %w: f64, %o: f64):
+    %r = arith.subf %v, %w : f64
+    linalg.yield %r : f64
+  } -> tensor<8xf64>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%b, %x : tensor<8xf64>, tensor<8xf64>) outs(%e : tensor<8xf64>) {
+  ^bb0(%v: f64, %w: f64, %o: f64):
+    %r = arith.mulf %v, %w : f64
+    linalg.yield %r : f64
+  } -> tensor<8xf64>
+  func.return %c : tensor<8xf64>
+}

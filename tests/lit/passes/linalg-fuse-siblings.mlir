@@ -129,3 +129,52 @@ func.func @buffers(%x: memref<8xf64>, %s: memref<f64>, %t: memref<f64>) {
   }
   func.return
 }
+
+// -----
+
+// Many reductions of one tensor (a list of sums) become one generic in one step, the bodies
+// in program order; %late's result is read before %u, so %u cannot join that group: it starts
+// one of its own, which %w joins.
+// CHECK-LABEL: func.func @many
+// CHECK:         %s, %t, %late = linalg.generic {{.*}} ins(%x, %x, %x : {{.*}}) outs(%i0, %i0, %i0 : {{.*}})
+// CHECK-NEXT:    ^{{.*}}(%[[A:.*]]: f64, %[[B:.*]]: f64, %[[C:.*]]: f64, %[[S:.*]]: f64, %[[T:.*]]: f64, %[[U:.*]]: f64):
+// CHECK-NEXT:      arith.addf %[[S]], %[[A]]
+// CHECK-NEXT:      arith.maximumf %[[T]], %[[B]]
+// CHECK-NEXT:      arith.minimumf %[[U]], %[[C]]
+// CHECK-NEXT:      linalg.yield
+// CHECK:         tensor.extract
+// CHECK:         %u, %w = linalg.generic {{.*}} ins(%x, %x : {{.*}})
+// CHECK-NOT:     linalg.generic
+// FUSED-LABEL: func.func @many
+func.func @many(%x: tensor<8xf64>) -> (tensor<f64>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<f64>, f64) {
+  %zero = arith.constant 0.000000e+00 : f64
+  %e0 = tensor.empty() : tensor<f64>
+  %i0 = linalg.fill ins(%zero : f64) outs(%e0 : tensor<f64>) -> tensor<f64>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%x : tensor<8xf64>) outs(%i0 : tensor<f64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %r = arith.addf %acc, %a : f64
+    linalg.yield %r : f64
+  } -> tensor<f64>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%x : tensor<8xf64>) outs(%i0 : tensor<f64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %r = arith.maximumf %acc, %a : f64
+    linalg.yield %r : f64
+  } -> tensor<f64>
+  %late = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%x : tensor<8xf64>) outs(%i0 : tensor<f64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %r = arith.minimumf %acc, %a : f64
+    linalg.yield %r : f64
+  } -> tensor<f64>
+  %read = tensor.extract %late[] : tensor<f64>
+  %u = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%x : tensor<8xf64>) outs(%i0 : tensor<f64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %r = arith.mulf %acc, %a : f64
+    linalg.yield %r : f64
+  } -> tensor<f64>
+  %w = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%x : tensor<8xf64>) outs(%i0 : tensor<f64>) {
+  ^bb0(%a: f64, %acc: f64):
+    %r = arith.subf %acc, %a : f64
+    linalg.yield %r : f64
+  } -> tensor<f64>
+  func.return %s, %t, %late, %u, %w, %read : tensor<f64>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<f64>, f64
+}

@@ -1,0 +1,122 @@
+"""``python -m kiln.bench.compile_time``: first-call compile time of generated programs, per thousand ops.
+
+Issue 39 asks that compile time grow linearly with the program: this builds programs of about
+``--ops`` graph ops (an elementwise chain, many reductions of one array, staged ``if``s, staged
+loops), compiles each on its first call with an empty ``KILN_CACHE_DIR`` and prints seconds per
+thousand graph ops. ``--time-passes`` adds the seconds of each pass of ``graph-to-c``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+#: kind -> (source of one step, graph ops per step); ``x`` is the running array, ``i`` the step
+_STEPS: dict[str, tuple[str, int]] = {
+    "chain": ("    x = np.tanh(x * 1.0001 + 0.5) - x * 0.25 + 0.125\n", 14),
+    "reductions": ("    s = s + np.sum(x[{i} % n])\n", 4),
+    "ifs": ("    if np.sum(x) > {i}:\n        x = x * 0.999\n    else:\n        x = x + 0.001\n", 5),
+    "loops": ("    for _ in range(3):\n        x = x * 0.999 + 0.001\n", 4),
+}
+
+
+def program(kind: str, ops: int) -> tuple[Callable[..., object], int]:
+    """A function of ``x`` with about ``ops`` graph ops of ``kind``, and its number of steps."""
+    step, per = _STEPS[kind]
+    steps = max(1, ops // per)
+    body = "    n = x.shape[0]\n    s = np.sum(x[0])\n" if kind == "reductions" else ""
+    body += "".join(step.format(i=i) for i in range(steps))
+    ret = "s" if kind == "reductions" else "x"
+    source = f"def generated(x):\n{body}    return {ret}\n"
+    # in a file, so that AutoGraph (which reads a function's source) converts the staged ifs and loops
+    path = os.path.join(tempfile.mkdtemp(prefix="kiln-compile-time-src-"), f"{kind}_{ops}.py")
+    with open(path, "w") as f:
+        f.write(source)
+    scope: dict[str, object] = {"np": np}
+    exec(compile(source, path, "exec"), scope)  # noqa: S102 (our own source)
+    return scope["generated"], steps  # type: ignore[return-value]
+
+
+def argument(kind: str) -> np.ndarray:
+    """The argument the generated programs take: a matrix for reductions (one row each), else a vector."""
+    return np.linspace(0.0, 1.0, 64 * 8).reshape(64, 8) if kind == "reductions" else np.linspace(0.0, 1.0, 64)
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the C compiler): on a shared machine
+    the wall clock also counts other users' work."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def first_call(kind: str, ops: int) -> tuple[float, float, int, object, object]:
+    """Wall and CPU seconds of the first call (empty cache), graph ops traced, kiln's result and NumPy's."""
+    import kiln
+
+    func, _ = program(kind, ops)
+    x = argument(kind)
+    compiled = kiln.function(func, autograph=kind in ("ifs", "loops"))
+    start, cpu = time.perf_counter(), _cpu()
+    got = compiled(x)
+    seconds, cpu = time.perf_counter() - start, _cpu() - cpu
+    graph_ops = sum(1 for _ in compiled.get_concrete_function(x)._traced.module.walk()) - 1  # noqa: SLF001
+    return seconds, cpu, graph_ops, got, func(x.copy())
+
+
+class PassTimes:
+    """CPU seconds per pass name, summed over the pipelines a compile runs (``--time-passes``)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._since = 0.0
+
+    def __call__(self, previous: object, module: object, following: object) -> None:
+        now = time.process_time()
+        if previous is not None:
+            name = previous.name  # type: ignore[attr-defined]
+            self.seconds[name] = self.seconds.get(name, 0.0) + now - self._since
+        self._since = now
+
+    def install(self) -> None:
+        """Time every pipeline kiln builds from now on."""
+        from kiln import universe
+
+        build = universe.build_pipeline
+        universe.build_pipeline = lambda spec, callback=None: build(spec, callback or self)
+
+    def report(self, top: int = 8) -> str:
+        slowest = sorted(self.seconds.items(), key=lambda item: -item[1])[:top]
+        return "    " + ", ".join(f"{name} {s:.2f}" for name, s in slowest)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ops", type=int, nargs="+", default=[100, 1000, 10000])
+    parser.add_argument("--kind", choices=sorted(_STEPS), nargs="+", default=sorted(_STEPS))
+    parser.add_argument("--time-passes", action="store_true", help="print the slowest passes of each compile")
+    args = parser.parse_args()
+    # one fresh cache for the run; a first compile builds the once-per-machine entry extension
+    os.environ["KILN_CACHE_DIR"] = tempfile.mkdtemp(prefix="kiln-compile-time-")
+    first_call("chain", 6)
+    times = PassTimes()
+    if args.time_passes:
+        times.install()
+    for kind in args.kind:
+        for ops in args.ops:
+            times.seconds.clear()
+            seconds, cpu, graph_ops, got, want = first_call(kind, ops)
+            ok = np.allclose(got, want, rtol=1e-9, atol=1e-12)
+            print(f"{kind:10s} {graph_ops:7d} ops {seconds:8.2f} s {seconds / graph_ops * 1000:7.3f} s/kop"
+                  f" (CPU {cpu:7.2f} s {cpu / graph_ops * 1000:7.3f} s/kop)"
+                  f"  {'matches NumPy' if ok else 'DIFFERS FROM NUMPY'}", flush=True)
+            if args.time_passes:
+                print(times.report(), flush=True)
+
+
+if __name__ == "__main__":
+    main()

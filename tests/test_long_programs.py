@@ -1,0 +1,40 @@
+"""Long generated programs compile and give NumPy's answers (issue 39: compile time linear in the
+program). The fusion passes make an unrolled chain one loop with a body of thousands of ops and
+merge many reductions of one array into one generic; kiln-outline-parts then cuts that body.
+How long it takes is measured by bench/compile_time.py, not asserted here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+import kiln
+
+
+def _generated(body: str) -> Callable[..., object]:
+    """A function ``f(x)`` with ``body`` (lines indented by four spaces) as its source."""
+    scope: dict[str, object] = {"np": np}
+    exec(compile(f"def f(x):\n{body}", "<generated>", "exec"), scope)  # noqa: S102 (the test's own source)
+    return scope["f"]  # type: ignore[return-value]
+
+
+def test_long_elementwise_chain_is_numpys() -> None:
+    # 180 steps, about 2,500 graph ops, fused into one loop: kiln-outline-parts walked the chain
+    # of vector ops before each cut recursively and raised RecursionError
+    step = "    x = np.tanh(x * 1.0001 + 0.5) - x * 0.25 + 0.125\n"
+    f = _generated(step * 180 + "    return x\n")
+    x = np.linspace(-1.0, 1.0, 37)
+    got = kiln.function(f, autograph=False)(x)
+    np.testing.assert_allclose(got, f(x.copy()), rtol=1e-12, atol=0)
+
+
+def test_many_reductions_of_one_array_are_numpys() -> None:
+    # 40 reductions of x: linalg-fuse-siblings merges them into one generic in one step
+    lines = [f"    s{i} = np.{('sum', 'max', 'min')[i % 3]}(x * {i + 1}.0)\n" for i in range(40)]
+    total = " + ".join(f"s{i} * {1.0 / (i + 1)}" for i in range(40))
+    f = _generated("".join(lines) + f"    return {total}\n")
+    x = np.linspace(-2.0, 3.0, 53)
+    got = kiln.function(f, autograph=False)(x)
+    np.testing.assert_allclose(got, f(x.copy()), rtol=1e-12)

@@ -44,18 +44,27 @@ class Backend:
     buffer_sync: Any = None
 
 
-def _c_backend() -> Backend:
+def _emit_c(module: ModuleOp) -> str:
+    """The C emitter, imported on first use: a call whose C is in the plan cache never needs it
+    (with the xDSL dialects it imports, 0.1-0.2 s of a process's start)."""
     from kiln.backends.c.emitter import emit_c
+
+    return emit_c(module)
+
+
+def _c_backend() -> Backend:
     from kiln.backends.c import pyext
-    from kiln.backends.c.toolchain import compile_shared
+    from kiln.backends.c.isa import resolve_isa, table
+    from kiln.backends.c.toolchain import compile_shared, prefetch_prelude
     from kiln.backends.loader import load_function, signature_of
 
     pyext.prefetch()  # the first decoration starts getting the entry extension: tracing overlaps its build
+    prefetch_prelude(table(resolve_isa()).includes)  # and the kernels' precompiled headers
 
     return Backend(
         name="c",
         stages=("tensor", "buffer", "loops"),
-        emit=emit_c,
+        emit=_emit_c,
         build=compile_shared,
         load=lambda so, fn: load_function(so, fn.sym_name.data, signature_of(fn)),
         entry=pyext.build_entry,

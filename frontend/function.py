@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kiln import config
+from kiln.backends.c.names import is_reserved_c_name
 from kiln.backends.targets import get_backend
 from kiln.frontend import retracing, variables
 from kiln.frontend.concrete import ConcreteFunction, argument_layouts, shared_arguments
@@ -37,8 +38,6 @@ RuleFiles = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
 def _c_name(name: str) -> str:
     """The traced function's symbol: its Python name, made a valid C name that clashes with nothing."""
-    from kiln.backends.c.emitter import is_reserved_c_name
-
     ident = re.sub(r"\W", "_", name)
     if not ident or ident[0].isdigit():
         ident = "f_" + ident
@@ -179,6 +178,8 @@ class Function:
         passes: PassSpec | None = None,
     ):
         backend = get_backend(target)  # unknown targets fail at decoration time
+        if autograph:  # every trace converts: imported with the decorator, not during a first call
+            import kiln.frontend.autograph  # noqa: F401
         if backend.buffer_sync is not None:
             variables.add_sync_hook(backend.buffer_sync)
         if isa is not None:

@@ -124,11 +124,25 @@ def build_pipeline(spec: str, callback: Callable[[ModulePass, ModuleOp, ModulePa
     return PassPipeline.parse_spec(all_passes(), spec, callback)
 
 
-def run_stage(ctx: Context, module: ModuleOp, stage: str) -> None:
-    """Lower ``module`` in place from the stage before ``stage`` to ``stage``."""
+def run_stage(ctx: Context, module: ModuleOp, stage: str, on_pass: Callable[[int, int, str], None] | None = None) -> None:
+    """Lower ``module`` in place from the stage before ``stage`` to ``stage``; ``on_pass(i, n, name)``
+    before each of its ``n`` passes (progress of a long compile)."""
     spec = pipelines.STAGES[stage]
-    if spec:
+    if not spec:
+        return
+    if on_pass is None:
         build_pipeline(spec).apply(ctx, module)
+        return
+    count = 0
+
+    def before(previous: ModulePass | None, op: ModuleOp, following: ModulePass | None) -> None:
+        nonlocal count
+        if following is not None:
+            count += 1
+            on_pass(count, len(pipeline.passes), following.name)
+
+    pipeline = build_pipeline(spec, before)
+    pipeline.apply(ctx, module)
 
 
 KILN_UNIVERSE = Universe(all_dialects=DIALECTS, all_passes=kiln_passes(), all_targets=TARGETS)

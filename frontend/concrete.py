@@ -25,7 +25,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 from kiln import pipelines
 from kiln.dialects.graph import shape_of
 from kiln.backends.loader import python_entry, signature_of
-from kiln.frontend import array_types, dynamic_shapes, plan_cache, pytree, result_kinds, retracing, unknown_rank
+from kiln.frontend import array_types, dynamic_shapes, plan_cache, progress, pytree, result_kinds, retracing, unknown_rank
 from kiln.frontend.dtypes import from_element
 from kiln.frontend.signature import CallSignature, tensor_leaves
 from kiln.frontend.tracer import TracedGraph, trace_graph
@@ -169,6 +169,10 @@ def _autograph(fn: Callable[..., Any]) -> Callable[..., Any]:
     return converted
 
 
+def _report_pass(index: int, total: int, name: str) -> None:
+    progress.step(f"pass {index}/{total} {name}")
+
+
 class KilnCompileError(Exception):
     """Lowering or compiling a traced function failed; the message names the user's line."""
 
@@ -245,6 +249,7 @@ class ConcreteFunction:
         passes: UserPasses | None = None,
     ) -> ConcreteFunction:
         """Trace ``fn`` for ``signature``; with ``autograph``, its Python control flow is converted first."""
+        progress.stage(progress.TRACING)
         types = [spec.tensor_type() for spec in signature.specs]
         body = _autograph(fn) if autograph else fn
         names = _arg_names(fn, signature)
@@ -330,11 +335,13 @@ class ConcreteFunction:
             if self.passes is not None:
                 self.passes.apply(ctx, module, "graph")
             for stage in self._backend.stages:
-                run_stage(ctx, module, stage)
+                progress.stage(progress.lowering(stage))
+                run_stage(ctx, module, stage, _report_pass)
                 if self.passes is not None:
                     self.passes.apply(ctx, module, stage)
                 if keep_stages:
                     self._stages[stage] = str(module)
+            progress.stage(progress.emitting(self.target))
             self._source = self._backend.emit(module)
             self._lowered_module = module
         except DiagnosticException as e:
@@ -347,13 +354,17 @@ class ConcreteFunction:
         if shapes is not None:  # result sizes and size checks per call (kiln.frontend.dynamic_shapes)
             if shapes.unknown() is not None:
                 raise KilnCompileError(shapes.unknown())
-            native = self._backend.load(self._backend.build(self.source), self._lowered_func())
+            source = self.source
+            progress.stage(progress.building(self.target))
+            native = self._backend.load(self._backend.build(source), self._lowered_func())
             self._entry = shapes.entry(native, self._in_dtypes, self._out_dtypes)
             if self._erasure is not None:
                 self._entry = self._erasure.wrap(self._entry)
             return self._entry
         if self._backend.entry is None:
-            native = self._backend.load(self._backend.build(self.source), self._lowered_func())
+            source = self.source
+            progress.stage(progress.building(self.target))
+            native = self._backend.load(self._backend.build(source), self._lowered_func())
             self._entry = python_entry(native, self._in_dtypes, list(zip(self._out_dtypes, self._out_shapes)))
             return self._entry
         if self._interim is not None and not (self._backend.entry_ready and self._backend.entry_ready()):
@@ -376,6 +387,7 @@ class ConcreteFunction:
         # the kinds known only per call are made here (_rebuild), from the entry's extra outputs
         kinds = [OUTPUT_ARRAY if kind == result_kinds.DYNAMIC else kind for kind in self._traced.output_kinds]
         kinds += [OUTPUT_ARRAY] * (len(self._out_dtypes) - len(kinds))
+        progress.stage(progress.building(self.target))
         entry, final = self._backend.entry(plan.source, self.name, plan.signature, len(self._in_dtypes), wait=False,
                                            kinds=kinds)
         if final:

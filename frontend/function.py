@@ -23,7 +23,7 @@ import numpy as np
 from kiln import config
 from kiln.backends.c.names import is_reserved_c_name
 from kiln.backends.targets import get_backend
-from kiln.frontend import retracing, variables
+from kiln.frontend import progress, retracing, variables
 from kiln.frontend.concrete import ConcreteFunction, argument_layouts, shared_arguments
 from kiln.frontend.signature import CallSignature, TensorSpec, signature_of, tensor_leaves
 from kiln.frontend.tracer import REFUSALS
@@ -178,6 +178,7 @@ class Function:
         passes: PassSpec | None = None,
     ):
         backend = get_backend(target)  # unknown targets fail at decoration time
+        self._stages = progress.stages_of(target, backend.stages)
         if autograph:  # every trace converts: imported with the decorator, not during a first call
             import kiln.frontend.autograph  # noqa: F401
         if backend.buffer_sync is not None:
@@ -256,8 +257,9 @@ class Function:
                 if out is not NotImplemented:
                     self._monitor.seen(found[1])  # a cache hit, as the full lookup would record
                     return out
-        concrete = self._concrete_for(args, kwargs)
-        out = concrete(*args, **kwargs)
+        with progress.compiling(self.__name__, self._stages):  # shown when a first call takes long
+            concrete = self._concrete_for(args, kwargs)
+            out = concrete(*args, **kwargs)
         if structured is not None:
             self._keep_structured_entry(structured, concrete)
         elif key is not None:
@@ -317,8 +319,9 @@ class Function:
         full = (instance, *args)
         if kwargs or config.functions_run_eagerly() or (key := _array_key(args)) is None:
             return self._call(full, kwargs)
-        concrete = self._concrete_for(full, kwargs)
-        out = concrete(*full)
+        with progress.compiling(self.__name__, self._stages):
+            concrete = self._concrete_for(full, kwargs)
+            out = concrete(*full)
         entry = concrete.native_entry(bound_instance=True)
         if entry is not None:
             try:

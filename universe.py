@@ -130,18 +130,15 @@ def run_stage(ctx: Context, module: ModuleOp, stage: str, on_pass: Callable[[int
     spec = pipelines.STAGES[stage]
     if not spec:
         return
-    if on_pass is None:
-        build_pipeline(spec).apply(ctx, module)
-        return
     count = 0
 
     def before(previous: ModulePass | None, op: ModuleOp, following: ModulePass | None) -> None:
         nonlocal count
-        if following is not None:
+        if following is not None and on_pass is not None:
             count += 1
             on_pass(count, len(pipeline.passes), following.name)
 
-    pipeline = build_pipeline(spec, before)
+    pipeline = build_pipeline(spec, before if on_pass is not None else None)
     pipeline.apply(ctx, module)
 
 

@@ -354,17 +354,13 @@ class ConcreteFunction:
         if shapes is not None:  # result sizes and size checks per call (kiln.frontend.dynamic_shapes)
             if shapes.unknown() is not None:
                 raise KilnCompileError(shapes.unknown())
-            source = self.source
-            progress.stage(progress.building(self.target))
-            native = self._backend.load(self._backend.build(source), self._lowered_func())
+            native = self._built_and_loaded()
             self._entry = shapes.entry(native, self._in_dtypes, self._out_dtypes)
             if self._erasure is not None:
                 self._entry = self._erasure.wrap(self._entry)
             return self._entry
         if self._backend.entry is None:
-            source = self.source
-            progress.stage(progress.building(self.target))
-            native = self._backend.load(self._backend.build(source), self._lowered_func())
+            native = self._built_and_loaded()
             self._entry = python_entry(native, self._in_dtypes, list(zip(self._out_dtypes, self._out_shapes)))
             return self._entry
         if self._interim is not None and not (self._backend.entry_ready and self._backend.entry_ready()):
@@ -397,6 +393,12 @@ class ConcreteFunction:
         else:  # an interim entry, while kiln's native entry extension is being built: used until it is
             self._interim = entry
         return entry
+
+    def _built_and_loaded(self) -> Callable[..., Any]:
+        """The function lowered, emitted, compiled and loaded through the backend's ``load``."""
+        source = self.source
+        progress.stage(progress.building(self.target))
+        return self._backend.load(self._backend.build(source), self._lowered_func())
 
     def _lowered_func(self) -> func.FuncOp:
         if self._lowered_module is None:

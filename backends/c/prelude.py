@@ -13,7 +13,8 @@ in the background with the entry extension (once per machine, see :func:`prefetc
 preludes (``KILN_ISA``, ``-fopenmp``) and sources compiled before the build is done compile
 without one, as before. gcc falls back to the header's text when a precompiled header does not
 fit its flags; a damaged one would crash it, so it is checked against its recorded sha256
-(once per process, ~25 ms for its 20 MB) before use.
+before use, once per process (~25 ms for its 20 MB, from the backend's creation, in the
+background while the first call traces).
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ INCLUDES = ("math.h", "stdint.h", "stdbool.h", "stdlib.h", "string.h")
 _lock = threading.Lock()
 #: header path -> the thread building its precompiled header (this process)
 _builds: dict[Path, threading.Thread] = {}
-#: headers whose precompiled header was found sound (this process)
+#: header path -> the thread checking its precompiled header against its sha256 (this process)
+_checks: dict[Path, threading.Thread] = {}
+#: headers whose precompiled header is sound (checked or built by this process)
 _sound: set[Path] = set()
 
 
@@ -57,28 +60,38 @@ def include_flags(cc: str, identity: str, flags: tuple[str, ...], source: str) -
     if text is None or not _is_gcc(identity):
         return ()
     header = _header(text, identity, flags)
-    if header in _sound:
-        return ("-include", str(header))
-    gch = _gch(header)
-    if not gch.exists() or _building(header):
-        return ()
-    if not cache.is_checked(gch):
-        gch.unlink(missing_ok=True)
-        start(cc, flags, text, header)
-        return ()
-    _sound.add(header)
-    return ("-include", str(header))
+    check = _checks.get(header)
+    if check is not None:  # started with the backend: done by the time a first call compiles
+        check.join()
+    elif header not in _sound and _gch(header).exists() and not _building(header):
+        _check(cc, flags, text, header)
+    return ("-include", str(header)) if header in _sound else ()
 
 
 def prefetch(cc: str, identity: str, flags: tuple[str, ...], simd_includes: tuple[str, ...]) -> None:
     """Start building the precompiled headers of vector code for ``simd_includes`` and of scalar
-    code, unless they are in the cache (the once-per-machine build, beside the entry extension)."""
+    code when they are not in the cache (the once-per-machine build, beside the entry
+    extension), else checking them: in the background, while the first call traces."""
     if not _is_gcc(identity):
         return
     for text in ("\n".join(lines(simd_includes)) + "\n", "\n".join(lines(())) + "\n"):
         header = _header(text, identity, flags)
         if not _gch(header).exists():
             start(cc, flags, text, header)
+        elif header not in _checks:
+            _checks[header] = threading.Thread(target=_check, args=(cc, flags, text, header), daemon=True)
+            _checks[header].start()
+
+
+def _check(cc: str, flags: tuple[str, ...], text: str, header: Path) -> None:
+    """Read the precompiled header and compare its sha256 (~25 ms for 20 MB): sound, or set
+    aside (a warning names it) and built again."""
+    gch = _gch(header)
+    if cache.is_checked(gch):
+        _sound.add(header)
+    else:
+        gch.unlink(missing_ok=True)
+        start(cc, flags, text, header)
 
 
 def _header(text: str, identity: str, flags: tuple[str, ...]) -> Path:
@@ -98,8 +111,8 @@ def start(cc: str, flags: tuple[str, ...], text: str, header: Path) -> None:
 
 
 def wait() -> None:
-    """Wait for the builds this process started (benchmarks and tests that want them done)."""
-    for thread in list(_builds.values()):
+    """Wait for the builds and checks this process started (benchmarks and tests that want them done)."""
+    for thread in [*_checks.values(), *_builds.values()]:
         thread.join()
 
 
@@ -133,4 +146,5 @@ def _build(cc: str, flags: tuple[str, ...], text: str, header: Path) -> None:
     try:
         cache.write_checked(_gch(header), compile_header)
     except (OSError, subprocess.CalledProcessError):
-        pass
+        return  # sources compile without it: the same code, as before there were any
+    _sound.add(header)

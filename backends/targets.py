@@ -42,6 +42,9 @@ class Backend:
     #: a backend keeping its own copies of kiln.Variable buffers (CUDA's device copies): the
     #: frontend tells it when Python creates, reads or writes one (kiln.frontend.variables.BufferSync)
     buffer_sync: Any = None
+    #: told that a function is about to be lowered and built (not found in the caches): the C
+    #: backend checks its precompiled headers in the background meanwhile
+    prepare: Callable[[], None] | None = None
 
 
 def _emit_c(module: ModuleOp) -> str:
@@ -69,6 +72,7 @@ def _c_backend() -> Backend:
         load=lambda so, fn: load_function(so, fn.sym_name.data, signature_of(fn)),
         entry=pyext.build_entry,
         entry_ready=lambda: pyext.ready(),
+        prepare=lambda: prefetch_prelude(table(resolve_isa()).includes, check=True),
     )
 
 

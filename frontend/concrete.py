@@ -376,6 +376,7 @@ class ConcreteFunction:
         key = plan_cache.plan_key(self._located_ir(), target)
         plan = plan_cache.load(key)
         if plan is None:
+            self._prepare_backend()
             plan = plan_cache.Plan(self.source, signature_of(self._lowered_func()))
             plan_cache.store(key, plan)
         elif self._source is None:
@@ -396,9 +397,15 @@ class ConcreteFunction:
 
     def _built_and_loaded(self) -> Callable[..., Any]:
         """The function lowered, emitted, compiled and loaded through the backend's ``load``."""
+        self._prepare_backend()
         source = self.source
         progress.stage(progress.building(self.target))
         return self._backend.load(self._backend.build(source), self._lowered_func())
+
+    def _prepare_backend(self) -> None:
+        """Tell the backend a build is coming (it may get ready while this lowers)."""
+        if self._backend.prepare is not None:
+            self._backend.prepare()
 
     def _lowered_func(self) -> func.FuncOp:
         if self._lowered_module is None:

@@ -376,6 +376,26 @@ def test_damaged_precompiled_header_is_not_used(kiln_cache: Path) -> None:
     assert prelude.include_flags(cc, toolchain.compiler_identity(cc), flags, source)[0] == "-include"
 
 
+def test_precompiled_headers_are_checked_only_when_a_compile_comes(kiln_cache: Path) -> None:
+    """A process that only finds its functions in the cache reads no precompiled header (20 MB
+    each); one that lowers a function checks them in the background meanwhile."""
+    from kiln.backends.c import prelude
+    from kiln.backends.c.isa import resolve_isa, table
+
+    includes = table(resolve_isa()).includes
+    toolchain.prefetch_prelude(includes)
+    prelude.wait()
+    headers = {p.with_suffix("") for p in kiln_cache.glob("*.h.gch")}
+    assert len(headers) == 2
+    prelude._sound.difference_update(headers)  # as a new process finds them
+    toolchain.prefetch_prelude(includes)  # a backend created: builds only what is missing
+    assert not headers & set(prelude._checks)
+    toolchain.prefetch_prelude(includes, check=True)  # a compile is coming
+    assert headers <= set(prelude._checks)
+    prelude.wait()
+    assert headers <= prelude._sound
+
+
 def test_compiler_identity_is_kept_per_binary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``cc --version`` runs once per compiler binary, not once per process; a changed binary is asked again."""
     runs = tmp_path / "runs"

@@ -13,8 +13,8 @@ in the background with the entry extension (once per machine, see :func:`prefetc
 preludes (``KILN_ISA``, ``-fopenmp``) and sources compiled before the build is done compile
 without one, as before. gcc falls back to the header's text when a precompiled header does not
 fit its flags; a damaged one would crash it, so it is checked against its recorded sha256
-before use, once per process (~25 ms for its 20 MB, from the backend's creation, in the
-background while the first call traces).
+before use, once per process (~25 ms for its 20 MB; in the background while the first
+function to compile lowers).
 """
 
 from __future__ import annotations
@@ -61,24 +61,25 @@ def include_flags(cc: str, identity: str, flags: tuple[str, ...], source: str) -
         return ()
     header = _header(text, identity, flags)
     check = _checks.get(header)
-    if check is not None:  # started with the backend: done by the time a first call compiles
+    if check is not None:  # started when lowering began: done by now, or nearly
         check.join()
     elif header not in _sound and _gch(header).exists() and not _building(header):
         _check(cc, flags, text, header)
     return ("-include", str(header)) if header in _sound else ()
 
 
-def prefetch(cc: str, identity: str, flags: tuple[str, ...], simd_includes: tuple[str, ...]) -> None:
+def prefetch(cc: str, identity: str, flags: tuple[str, ...], simd_includes: tuple[str, ...], *, check: bool) -> None:
     """Start building the precompiled headers of vector code for ``simd_includes`` and of scalar
     code when they are not in the cache (the once-per-machine build, beside the entry
-    extension), else checking them: in the background, while the first call traces."""
+    extension); with ``check``, start checking those that are (a compile is coming: its first
+    call lowers meanwhile). A warm start, which compiles nothing, reads none of them."""
     if not _is_gcc(identity):
         return
     for text in ("\n".join(lines(simd_includes)) + "\n", "\n".join(lines(())) + "\n"):
         header = _header(text, identity, flags)
         if not _gch(header).exists():
             start(cc, flags, text, header)
-        elif header not in _checks:
+        elif check and header not in _checks and header not in _sound:
             _checks[header] = threading.Thread(target=_check, args=(cc, flags, text, header), daemon=True)
             _checks[header].start()
 

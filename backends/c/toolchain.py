@@ -157,11 +157,13 @@ def compile_flags(flags: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f for f in flags if f not in _LINK_FLAGS)
 
 
-def prefetch_prelude(isa_includes: tuple[str, ...]) -> None:
+def prefetch_prelude(isa_includes: tuple[str, ...], *, check: bool = False) -> None:
     """Start building the precompiled headers of kernels for the ISA of ``isa_includes`` with the
-    default flags, when not cached (once per machine: backends/c/prelude.py)."""
+    default flags when not cached (once per machine), or with ``check`` checking them when
+    cached (a compile is coming): backends/c/prelude.py."""
     cc = compiler()
-    prelude.prefetch(cc, compiler_identity(cc), compile_flags((*DEFAULT_OPT_FLAGS, *_SHARED_FLAGS)), isa_includes)
+    flags = compile_flags((*DEFAULT_OPT_FLAGS, *_SHARED_FLAGS))
+    prelude.prefetch(cc, compiler_identity(cc), flags, isa_includes, check=check)
 
 
 def _cores() -> int:

@@ -15,6 +15,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from kiln import xdsl_lazy_formats
+
+xdsl_lazy_formats.apply()  # before any dialect is defined
+
 __version__ = "0.1.0"
 
 # Public names and the module defining each; imported on first use so that

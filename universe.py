@@ -124,12 +124,26 @@ def build_pipeline(spec: str, callback: Callable[[ModulePass, ModuleOp, ModulePa
     return PassPipeline.parse_spec(all_passes(), spec, callback)
 
 
-def run_stage(ctx: Context, module: ModuleOp, stage: str) -> None:
+def run_stage(ctx: Context, module: ModuleOp, stage: str, on_pass: Callable[[int, int, str], None] | None = None) -> None:
     """Lower ``module`` in place from the stage before ``stage`` to ``stage``, verifying it after
-    every pass when :func:`kiln.pipelines.verifying`."""
+    every pass when :func:`kiln.pipelines.verifying`; ``on_pass(i, n, name)`` before each of its
+    ``n`` passes (progress of a long compile)."""
     spec = pipelines.STAGES[stage]
-    if spec:
-        build_pipeline(spec, pipelines.verify_after_each_pass if pipelines.verifying() else None).apply(ctx, module)
+    if not spec:
+        return
+    verify = pipelines.verifying()
+    count = 0
+
+    def between(previous: ModulePass | None, op: ModuleOp, following: ModulePass | None) -> None:
+        nonlocal count
+        if verify:
+            pipelines.verify_after_each_pass(previous, op, following)
+        if following is not None and on_pass is not None:
+            count += 1
+            on_pass(count, len(pipeline.passes), following.name)
+
+    pipeline = build_pipeline(spec, between if on_pass is not None or verify else None)
+    pipeline.apply(ctx, module)
 
 
 KILN_UNIVERSE = Universe(all_dialects=DIALECTS, all_passes=kiln_passes(), all_targets=TARGETS)

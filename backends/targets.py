@@ -42,24 +42,38 @@ class Backend:
     #: a backend keeping its own copies of kiln.Variable buffers (CUDA's device copies): the
     #: frontend tells it when Python creates, reads or writes one (kiln.frontend.variables.BufferSync)
     buffer_sync: Any = None
+    #: told that a function is about to be lowered and built (not found in the caches): the C
+    #: backend checks its precompiled headers in the background meanwhile
+    prepare: Callable[[], None] | None = None
+
+
+def _emit_c(module: ModuleOp) -> str:
+    """The C emitter, imported on first use: a call whose C is in the plan cache never needs it
+    (with the xDSL dialects it imports, 0.1-0.2 s of a process's start)."""
+    from kiln.backends.c.emitter import emit_c
+
+    return emit_c(module)
 
 
 def _c_backend() -> Backend:
-    from kiln.backends.c.emitter import c_symbol, emit_c
     from kiln.backends.c import pyext
-    from kiln.backends.c.toolchain import compile_shared
+    from kiln.backends.c.abi import c_symbol
+    from kiln.backends.c.isa import resolve_isa, table
+    from kiln.backends.c.toolchain import compile_shared, prefetch_prelude
     from kiln.backends.loader import load_function, signature_of
 
     pyext.prefetch()  # the first decoration starts getting the entry extension: tracing overlaps its build
+    prefetch_prelude(table(resolve_isa()).includes)  # and the kernels' precompiled headers
 
     return Backend(
         name="c",
         stages=("tensor", "buffer", "loops"),
-        emit=emit_c,
+        emit=_emit_c,
         build=compile_shared,
         load=lambda so, fn: load_function(so, c_symbol(fn), signature_of(fn)),
         entry=pyext.build_entry,
         entry_ready=lambda: pyext.ready(),
+        prepare=lambda: prefetch_prelude(table(resolve_isa()).includes, check=True),
     )
 
 

@@ -26,7 +26,7 @@ from kiln import pipelines
 from kiln.dialects.graph import shape_of
 from kiln.backends.c.abi import C_SYMBOL_ATTR, USER_PREFIX, c_symbol
 from kiln.backends.loader import python_entry, signature_of
-from kiln.frontend import (argument_containers, array_types, dynamic_shapes, plan_cache, pytree, result_kinds,
+from kiln.frontend import (argument_containers, array_types, dynamic_shapes, plan_cache, progress, pytree, result_kinds,
                            retracing, unknown_rank)
 from kiln.frontend.dtypes import from_element
 from kiln.frontend.signature import CallSignature, tensor_leaves
@@ -182,6 +182,10 @@ def _autograph(fn: Callable[..., Any]) -> Callable[..., Any]:
     return converted
 
 
+def _report_pass(index: int, total: int, name: str) -> None:
+    progress.step(f"pass {index}/{total} {name}")
+
+
 class KilnCompileError(Exception):
     """Lowering or compiling a traced function failed; the message names the user's line."""
 
@@ -259,6 +263,7 @@ class ConcreteFunction:
         passes: UserPasses | None = None,
     ) -> ConcreteFunction:
         """Trace ``fn`` for ``signature``; with ``autograph``, its Python control flow is converted first."""
+        progress.stage(progress.TRACING)
         types = [spec.tensor_type() for spec in signature.specs]
         body = _autograph(fn) if autograph else fn
         names = _arg_names(fn, signature)
@@ -346,11 +351,13 @@ class ConcreteFunction:
             if self.passes is not None:
                 self.passes.apply(ctx, module, "graph")
             for stage in self._backend.stages:
-                run_stage(ctx, module, stage)
+                progress.stage(progress.lowering(stage))
+                run_stage(ctx, module, stage, _report_pass)
                 if self.passes is not None:
                     self.passes.apply(ctx, module, stage)
                 if keep_stages:
                     self._stages[stage] = str(module)
+            progress.stage(progress.emitting(self.target))
             self._source = self._backend.emit(module)
             self._lowered_module = module
         except DiagnosticException as e:
@@ -363,13 +370,13 @@ class ConcreteFunction:
         if shapes is not None:  # result sizes and size checks per call (kiln.frontend.dynamic_shapes)
             if shapes.unknown() is not None:
                 raise KilnCompileError(shapes.unknown())
-            native = self._backend.load(self._backend.build(self.source), self._lowered_func())
+            native = self._built_and_loaded()
             self._entry = shapes.entry(native, self._in_dtypes, self._out_dtypes)
             if self._erasure is not None:
                 self._entry = self._erasure.wrap(self._entry)
             return self._entry
         if self._backend.entry is None:
-            native = self._backend.load(self._backend.build(self.source), self._lowered_func())
+            native = self._built_and_loaded()
             self._entry = python_entry(native, self._in_dtypes, list(zip(self._out_dtypes, self._out_shapes)))
             return self._entry
         if self._interim is not None and not (self._backend.entry_ready and self._backend.entry_ready()):
@@ -385,6 +392,7 @@ class ConcreteFunction:
         key = plan_cache.plan_key(self._located_ir(), target)
         plan = plan_cache.load(key)
         if plan is None:
+            self._prepare_backend()
             plan = plan_cache.Plan(self.source, signature_of(self._lowered_func()))
             plan_cache.store(key, plan)
         elif self._source is None:
@@ -392,6 +400,7 @@ class ConcreteFunction:
         # the kinds known only per call are made here (_rebuild), from the entry's extra outputs
         kinds = [result_kinds.entry_kind(kind) for kind in self._traced.output_kinds]
         kinds += [OUTPUT_ARRAY] * (len(self._out_dtypes) - len(kinds))
+        progress.stage(progress.building(self.target))
         entry, final = self._backend.entry(plan.source, c_symbol(self._traced.func_op), plan.signature, len(self._in_dtypes), wait=False,
                                            kinds=kinds)
         if final:
@@ -402,6 +411,18 @@ class ConcreteFunction:
         else:  # an interim entry, while kiln's native entry extension is being built: used until it is
             self._interim = entry
         return entry
+
+    def _built_and_loaded(self) -> Callable[..., Any]:
+        """The function lowered, emitted, compiled and loaded through the backend's ``load``."""
+        self._prepare_backend()
+        source = self.source
+        progress.stage(progress.building(self.target))
+        return self._backend.load(self._backend.build(source), self._lowered_func())
+
+    def _prepare_backend(self) -> None:
+        """Tell the backend a build is coming (it may get ready while this lowers)."""
+        if self._backend.prepare is not None:
+            self._backend.prepare()
 
     def _lowered_func(self) -> func.FuncOp:
         if self._lowered_module is None:

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kiln import config
+from kiln.backends.c.names import is_reserved_c_name
 from kiln.backends.targets import get_backend
-from kiln.frontend import retracing, trace_context, variables
+from kiln.frontend import progress, retracing, trace_context, variables
 from kiln.frontend.concrete import ConcreteFunction, argument_layouts, shared_arguments
 from kiln.frontend.signature import CallSignature, TensorSpec, signature_of, tensor_leaves
 from kiln.frontend.tracer import REFUSALS
@@ -38,8 +39,6 @@ RuleFiles = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
 def _c_name(name: str) -> str:
     """The traced function's symbol: its Python name, made a valid C name that clashes with nothing."""
-    from kiln.backends.c.emitter import is_reserved_c_name
-
     ident = re.sub(r"\W", "_", name)
     if not ident or ident[0].isdigit():
         ident = "f_" + ident
@@ -197,6 +196,9 @@ class Function:
         passes: PassSpec | None = None,
     ):
         backend = get_backend(target)  # unknown targets fail at decoration time
+        self._stages = progress.stages_of(target, backend.stages)
+        if autograph:  # every trace converts: imported with the decorator, not during a first call
+            import kiln.frontend.autograph  # noqa: F401
         if backend.buffer_sync is not None:
             variables.add_sync_hook(backend.buffer_sync)
         if isa is not None:
@@ -275,8 +277,9 @@ class Function:
                 if out is not NotImplemented:
                     self._monitor.seen(found[1])  # a cache hit, as the full lookup would record
                     return out
-        concrete = self._concrete_for(args, kwargs)
-        out = concrete(*args, **kwargs)
+        with progress.compiling(self.__name__, self._stages):  # shown when a first call takes long
+            concrete = self._concrete_for(args, kwargs)
+            out = concrete(*args, **kwargs)
         if structured is not None:
             self._keep_structured_entry(structured, concrete)
         elif key is not None:
@@ -358,8 +361,9 @@ class Function:
         full = (instance, *args)
         if kwargs or config.functions_run_eagerly() or (key := _array_key(args)) is None:
             return self._call(full, kwargs)
-        concrete = self._concrete_for(full, kwargs)
-        out = concrete(*full)
+        with progress.compiling(self.__name__, self._stages):
+            concrete = self._concrete_for(full, kwargs)
+            out = concrete(*full)
         entry = concrete.native_entry(bound_instance=True)
         if entry is not None:
             try:

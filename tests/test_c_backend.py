@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -308,6 +310,109 @@ def test_concurrent_compiles(kiln_cache: Path) -> None:
     assert all(p.returncode == 0 for p in procs)
     assert len({o[0] for o in outs}) == 1 and all(o[1] == "43" for o in outs)
     assert not list(kiln_cache.glob("*.tmp"))
+
+
+def _kernel_source(fn: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> str:
+    import kiln
+
+    return kiln.function(fn, autograph=False).get_concrete_function(x).source
+
+
+def _assembly(source: str, tmp_path: Path, extra: tuple[str, ...] = ()) -> str:
+    c_file, s_file = tmp_path / "k.c", tmp_path / "k.s"
+    c_file.write_text(source)
+    flags = toolchain.compile_flags((*toolchain.DEFAULT_OPT_FLAGS, *toolchain._SHARED_FLAGS))
+    subprocess.run([toolchain.compiler(), *flags, *extra, "-S", "-o", str(s_file), str(c_file)], check=True)
+    return s_file.read_text()
+
+
+def test_precompiled_prelude_compiles_the_same_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A vector kernel compiles with its prelude's precompiled header (once it is built) to the
+    assembly it compiles to without it."""
+    from kiln.backends.c import prelude
+    from kiln.backends.c.isa import resolve_isa, table
+
+    source = _kernel_source(lambda x: np.tanh(x @ x + 1.0).sum(axis=0), np.ones((16, 16), np.float32))
+    text = prelude.of(source)
+    assert text is not None and "intrin.h" in text
+    cc = toolchain.compiler()
+    flags = toolchain.compile_flags((*toolchain.DEFAULT_OPT_FLAGS, *toolchain._SHARED_FLAGS))
+    assert prelude.include_flags(cc, toolchain.compiler_identity(cc), flags, source) == ()  # not built here yet
+    toolchain.prefetch_prelude(table(resolve_isa()).includes)
+    prelude.wait()
+    pch = prelude.include_flags(cc, toolchain.compiler_identity(cc), flags, source)
+    assert pch[0] == "-include" and Path(pch[1] + ".gch").is_file()
+    assert _assembly(source, tmp_path, (*pch, "-Winvalid-pch", "-Werror")) == _assembly(source, tmp_path)
+
+    used: list[tuple[str, ...]] = []
+    run = toolchain._run_compiler
+    monkeypatch.setattr(toolchain, "_run_compiler", lambda *a, **k: (used.append(k["pch"]), run(*a, **k))[1])
+    compile_shared(source)
+    assert used == [pch]
+
+
+def test_damaged_precompiled_header_is_not_used(kiln_cache: Path) -> None:
+    """A damaged precompiled header (gcc crashed on one) is set aside with a warning, the source
+    compiles without it, and it is built again."""
+    from kiln.backends.c import prelude
+    from kiln.backends.c.isa import resolve_isa, table
+
+    source = _kernel_source(lambda x: x * 2.0 + 1.0, np.ones(64, np.float32))
+    toolchain.prefetch_prelude(table(resolve_isa()).includes)
+    prelude.wait()
+    (gch,) = [p for p in kiln_cache.glob("*.h.gch") if p.with_suffix("").read_text() == prelude.of(source)]
+    gch.write_bytes(gch.read_bytes()[: gch.stat().st_size // 2])
+    cc = toolchain.compiler()
+    flags = toolchain.compile_flags((*toolchain.DEFAULT_OPT_FLAGS, *toolchain._SHARED_FLAGS))
+    prelude._sound.clear()  # as a new process finds it
+    with pytest.warns(cache.CacheWarning, match="is damaged"):
+        assert prelude.include_flags(cc, toolchain.compiler_identity(cc), flags, source) == ()
+    assert compile_shared(source).is_file()
+    prelude.wait()
+    assert prelude.include_flags(cc, toolchain.compiler_identity(cc), flags, source)[0] == "-include"
+
+
+def test_precompiled_headers_are_checked_only_when_a_compile_comes(kiln_cache: Path) -> None:
+    """A process that only finds its functions in the cache reads no precompiled header (20 MB
+    each); one that lowers a function checks them in the background meanwhile."""
+    from kiln.backends.c import prelude
+    from kiln.backends.c.isa import resolve_isa, table
+
+    includes = table(resolve_isa()).includes
+    toolchain.prefetch_prelude(includes)
+    prelude.wait()
+    headers = {p.with_suffix("") for p in kiln_cache.glob("*.h.gch")}
+    assert len(headers) == 1  # the vector code's (scalar code's saved gcc no time)
+    prelude._sound.difference_update(headers)  # as a new process finds them
+    toolchain.prefetch_prelude(includes)  # a backend created: builds only what is missing
+    assert not headers & set(prelude._checks)
+    toolchain.prefetch_prelude(includes, check=True)  # a compile is coming
+    assert headers <= set(prelude._checks)
+    prelude.wait()
+    assert headers <= prelude._sound
+
+
+def test_compiler_identity_is_kept_per_binary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``cc --version`` runs once per compiler binary, not once per process; a changed binary is asked again."""
+    runs = tmp_path / "runs"
+    fake = tmp_path / "fakecc"
+    fake.write_text(f"#!/bin/sh\necho run >> {runs}\necho 'fakecc 1.0'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    identity = toolchain.compiler_identity.__wrapped__  # past the per-process cache
+    assert identity("fakecc") == identity("fakecc") == "fakecc 1.0"
+    assert runs.read_text().count("run") == 1
+    fake.write_text(fake.read_text().replace("1.0", "2.0"))
+    assert identity("fakecc") == "fakecc 2.0"
+    assert runs.read_text().count("run") == 2
+
+
+def test_reserved_names_cover_the_libm_calls() -> None:
+    """Tracing names functions with kiln.backends.c.names, without the emitter: every libm name
+    the emitter calls must be reserved there."""
+    from kiln.backends.c import names, scalar_ops
+
+    assert scalar_ops.LIBM_NAMES <= names.LIBC_NAMES
 
 
 def test_compile_error_shows_stderr_and_source() -> None:

@@ -42,7 +42,9 @@ translation unit per core at most, in parallel, linked into the one shared objec
 single-threaded, and channel_flow's 1.0 s in gcc was a third of its first call.
 
 Always added: ``-fPIC -shared -fvisibility=hidden`` (only public funcs are exported) and ``-lm``;
-``-fopenmp`` when the source has ``#pragma omp`` (parallel kernels; threads: ``KILN_NUM_THREADS``).
+``-fopenmp`` when the source has ``#pragma omp`` (parallel kernels; threads: ``KILN_NUM_THREADS``);
+``-include <prelude>`` when the source's opening ``#include`` lines have a precompiled header
+(backends/c/prelude.py: the same code, without gcc reading the intrinsic headers again).
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from kiln.backends import cache
-from kiln.backends.c import parts
+from kiln.backends.c import parts, prelude
 
 DEFAULT_OPT_FLAGS: tuple[str, ...] = (
     "-O2",
@@ -89,12 +91,23 @@ def compiler() -> str:
 
 @functools.cache
 def compiler_identity(cc: str) -> str:
-    """First line of ``cc --version`` (cached per process): part of the cache key."""
+    """First line of ``cc --version`` (cached per process, and on disk per compiler binary, so
+    that a warm start runs no compiler: 4-15 ms here): part of the cache key."""
+    binary = shutil.which(cc)
+    if binary is not None:  # the same file (path, size, time, inode) says the same version
+        st = os.stat(os.path.realpath(binary))
+        recorded = cache.entry(cache.cache_key(cc, binary, f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"), ".cc")
+        known = cache.read_checked(recorded)
+        if known is not None:
+            return known.decode()
     try:
         out = subprocess.run([cc, "--version"], capture_output=True, text=True, check=True)
     except (OSError, subprocess.CalledProcessError) as e:
         raise CompileError(f"C compiler {cc!r} is not usable: {e}") from e
-    return out.stdout.splitlines()[0] if out.stdout else cc
+    identity = out.stdout.splitlines()[0] if out.stdout else cc
+    if binary is not None:
+        cache.write_checked(recorded, lambda tmp: tmp.write_text(identity))
+    return identity
 
 
 @functools.cache
@@ -130,12 +143,27 @@ def compile_shared(source: str, *, opt_flags: tuple[str, ...] = DEFAULT_OPT_FLAG
     c_path = cache.write_text_atomic(so_path.with_suffix(".c"), source)
     nice = shutil.which("nice") if background else None
     prefix = (nice, "-n", "19") if nice else ()
+    pch = prelude.include_flags(cc, compiler_identity(cc), compile_flags(flags), source)
     units = _units(parts.parts_of(source))
     if units:
-        cache.write_checked(so_path, lambda tmp: _compile_units(cc, flags, c_path, tmp, prefix, units))
+        cache.write_checked(so_path, lambda tmp: _compile_units(cc, flags, c_path, tmp, prefix, units, pch))
     else:
-        cache.write_checked(so_path, lambda tmp: _run_compiler(cc, flags, c_path, tmp, prefix))
+        cache.write_checked(so_path, lambda tmp: _run_compiler(cc, flags, c_path, tmp, prefix, pch=pch))
     return so_path
+
+
+def compile_flags(flags: tuple[str, ...]) -> tuple[str, ...]:
+    """``flags`` without those only the link step takes."""
+    return tuple(f for f in flags if f not in _LINK_FLAGS)
+
+
+def prefetch_prelude(isa_includes: tuple[str, ...], *, check: bool = False) -> None:
+    """Start building the precompiled headers of kernels for the ISA of ``isa_includes`` with the
+    default flags when not cached (once per machine), or with ``check`` checking them when
+    cached (a compile is coming): backends/c/prelude.py."""
+    cc = compiler()
+    flags = compile_flags((*DEFAULT_OPT_FLAGS, *_SHARED_FLAGS))
+    prelude.prefetch(cc, compiler_identity(cc), flags, isa_includes, check=check)
 
 
 def _cores() -> int:
@@ -159,15 +187,16 @@ def _units(found: list[str]) -> list[list[str]]:
 
 
 def _compile_units(
-    cc: str, flags: tuple[str, ...], c_path: Path, out: Path, prefix: tuple[str, ...], units: list[list[str]]
+    cc: str, flags: tuple[str, ...], c_path: Path, out: Path, prefix: tuple[str, ...], units: list[list[str]],
+    pch: tuple[str, ...] = (),
 ) -> None:
     """Compile the units of a source cut into parts in parallel, then link them into ``out``."""
-    compile_flags = tuple(f for f in flags if f not in _LINK_FLAGS)
     objects = [out.with_name(f"{out.name}.{i}.o") for i in range(len(units))]
     try:
         with ThreadPoolExecutor(len(units)) as pool:
             done = [
-                pool.submit(_run_compiler, cc, (*compile_flags, "-c", *parts.defines(unit)), c_path, obj, prefix, (str(c_path),))
+                pool.submit(_run_compiler, cc, (*compile_flags(flags), "-c", *parts.defines(unit)), c_path, obj, prefix,
+                            (str(c_path),), pch)
                 for unit, obj in zip(units, objects)
             ]
             for future in done:
@@ -191,16 +220,17 @@ _AFTER_COMPILER_BUG = ("-fno-tree-vectorize", "-fno-tree-loop-vectorize")
 
 def _run_compiler(
     cc: str, flags: tuple[str, ...], c_path: Path, out: Path, prefix: tuple[str, ...] = (),
-    inputs: tuple[str, ...] | None = None,
+    inputs: tuple[str, ...] | None = None, pch: tuple[str, ...] = (),
 ) -> None:
-    """Run the compiler on ``inputs`` (default: ``c_path`` and libm) into ``out``; errors name ``c_path``."""
+    """Run the compiler on ``inputs`` (default: ``c_path`` and libm) into ``out``, with the
+    precompiled prelude ``pch`` (``-include`` flags); errors name ``c_path``."""
     inputs = inputs if inputs is not None else (str(c_path), "-lm")
-    cmd = [*prefix, cc, *flags, "-o", str(out), *inputs]
+    cmd = [*prefix, cc, *flags, *pch, "-o", str(out), *inputs]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0 and "internal compiler error" in proc.stderr:
         first = proc.stderr.strip().splitlines()
         bug = next((line for line in first if "internal compiler error" in line), first[-1] if first else "")
-        cmd = [*prefix, cc, *flags, *_AFTER_COMPILER_BUG, "-o", str(out), *inputs]
+        cmd = [*prefix, cc, *flags, *_AFTER_COMPILER_BUG, *pch, "-o", str(out), *inputs]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode == 0:
             warnings.warn(

@@ -1,0 +1,135 @@
+"""First-call time of small functions (issue 39): each case in a new process, timed around its
+first call only (kiln imported and the function decorated before).
+
+* ``cold``: an empty cache directory holding only what kiln builds once per machine (the native
+  entry extension and the kernels' precompiled headers), so the call traces, lowers, emits,
+  compiles and loads.
+* ``warm``: a new process on the cache the cold run left: the call traces and finds its C and
+  shared object in the disk cache.
+
+Each figure is the median of ``--rounds`` runs, in ms: wall time, and CPU time (the process's
+and its compilers', which a busy machine inflates less). Run::
+
+    python -m kiln.bench.first_calls --rounds 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from kiln.examples import EXAMPLES
+
+#: small functions of the issue: name -> (body, argument shapes; float32)
+SNIPPETS: dict[str, tuple[str, tuple[tuple[int, ...], ...]]] = {
+    "x * 2 + 1": ("return x * 2 + 1", ((64, 64),)),
+    "tanh(x @ y + 1).sum(0)": ("return np.tanh(x @ y + 1.0).sum(axis=0)", ((64, 64), (64, 64))),
+}
+
+_CHILD = r"""
+import contextlib, json, os, resource, sys, time
+import numpy as np
+import kiln
+
+case, out = sys.argv[1], sys.argv[2]
+snippets = json.loads(sys.argv[3])
+if case in snippets:  # a module file, so that AutoGraph reads its source as a user's
+    import importlib.util
+    body, shapes = snippets[case]
+    path = os.path.join(os.path.dirname(out), "snippet_fn.py")
+    with open(path, "w") as f:
+        f.write(f"import numpy as np\nimport kiln\n\n@kiln.function\ndef fn({', '.join('xyzw'[:len(shapes)])}):\n    {body}\n")
+    spec = importlib.util.spec_from_file_location("snippet_fn", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fn = module.fn
+    rng = np.random.default_rng(0)
+    args = tuple(rng.standard_normal(s).astype(np.float32) for s in shapes)
+else:
+    import importlib
+    example = importlib.import_module(f"kiln.examples.{case}")
+    fn, args = example.FUNCTION, example.inputs()
+
+
+def cpu() -> float:
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):  # kiln.print in fizzbuzz
+    c0, t0 = cpu(), time.perf_counter()
+    fn(*args)
+    t1, c1 = time.perf_counter(), cpu()
+with open(out, "w") as f:
+    json.dump({"wall": t1 - t0, "cpu": c1 - c0}, f)
+"""
+
+_SEED = r"""
+from kiln.backends.targets import get_backend
+from kiln.backends.c import pyext
+get_backend("c")
+pyext.module()
+try:
+    from kiln.backends.c import prelude
+except ImportError:  # a kiln before precompiled headers
+    pass
+else:
+    prelude.wait()
+"""
+
+
+def _run(code: str, args: list[str], cache: Path) -> None:
+    env = {**os.environ, "KILN_CACHE_DIR": str(cache), "KILN_PROGRESS": "0"}
+    subprocess.run([sys.executable, "-c", code, *args], env=env, check=True, stdout=subprocess.DEVNULL)
+
+
+def _time(case: str, cache: Path) -> dict[str, float]:
+    out = cache.parent / "result.json"  # beside the cache: its snippet module too (the same path each run)
+    _run(_CHILD, [case, str(out), json.dumps(SNIPPETS)], cache)
+    return json.loads(out.read_text())
+
+
+def measure(cases: list[str], rounds: int) -> dict[str, dict[str, list[float]]]:
+    """{case: {"cold wall": [...], "cold cpu": [...], "warm wall": [...], "warm cpu": [...]}} in seconds."""
+    results: dict[str, dict[str, list[float]]] = {c: {} for c in cases}
+    with tempfile.TemporaryDirectory(prefix="kiln-first-calls-") as tmp:
+        seed = Path(tmp) / "seed"
+        _run(_SEED, [], seed)  # the once-per-machine builds, copied into each cold cache
+        for r in range(rounds):
+            for case in cases:
+                cache = Path(tmp) / f"run{r}"
+                shutil.rmtree(cache, ignore_errors=True)
+                shutil.copytree(seed, cache)
+                for mode in ("cold", "warm"):
+                    got = _time(case, cache)
+                    for kind, value in got.items():
+                        results[case].setdefault(f"{mode} {kind}", []).append(value)
+    return results
+
+
+def table(results: dict[str, dict[str, list[float]]]) -> str:
+    """A markdown table of the medians, in ms."""
+    cols = ("cold wall", "cold cpu", "warm wall", "warm cpu")
+    rows = ["| case | " + " | ".join(f"{c} (ms)" for c in cols) + " |", "|---|" + "---|" * len(cols)]
+    for case, got in results.items():
+        rows.append(f"| {case} | " + " | ".join(f"{statistics.median(got[c]) * 1e3:.0f}" for c in cols) + " |")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--cases", nargs="*", default=[*SNIPPETS, *EXAMPLES])
+    args = parser.parse_args()
+    print(table(measure(args.cases, args.rounds)))
+
+
+if __name__ == "__main__":
+    main()

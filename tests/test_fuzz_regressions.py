@@ -752,3 +752,24 @@ def numpy_functions_of_python_numbers(x, n):
 def test_a_numpy_function_of_python_numbers_is_a_numpy_scalar() -> None:
     for n in (0, 2):
         check(numpy_functions_of_python_numbers, lambda n=n: [np.ones(2, np.float32), np.int64(n)])
+
+
+def quadratic_loss(p, q):
+    return np.sum(0.5 * p * p + p * q)
+
+
+grad_quadratic_loss = kiln.grad(quadratic_loss)
+
+
+def gradient_of_a_helper_whose_other_argument_is_computed_from_the_same_array(a):
+    """kiln.fuzz (the eager-oracle test's program, fuzz-ext), reduced: ``kiln.grad`` called inside a
+    kiln.function on ``a`` and ``a * 2``. The gradient with respect to ``p`` is ``p + q``; kiln also
+    differentiated the caller's ``a * 2`` (the two share ``a``'s value) and gave ``p + 2p + q``."""
+    return grad_quadratic_loss(a, a * 2), grad_quadratic_loss(a, q=a)
+
+
+def test_a_gradient_inside_a_kiln_function_starts_at_its_call() -> None:
+    a = np.array([1.0, -2.0, 0.5])
+    got = kiln.function(gradient_of_a_helper_whose_other_argument_is_computed_from_the_same_array)(a)
+    np.testing.assert_array_equal(got[0], a + 2 * a)  # p + q, by hand
+    np.testing.assert_array_equal(got[1], a + a)

@@ -49,7 +49,7 @@ def test_generator_is_deterministic_and_writes_python() -> None:
 
 
 def test_switches_leave_constructs_out() -> None:
-    cfg = Config().without(["while_loops", "row_loops", "views"])
+    cfg = Config().without(["while_loops", "python_loops", "row_loops", "views"])
     for i in range(30):
         src = generate(f"4-{i}", cfg).source
         assert "while " not in src and "for r" not in src and " = w" not in src

@@ -773,3 +773,24 @@ def test_a_gradient_inside_a_kiln_function_starts_at_its_call() -> None:
     got = kiln.function(gradient_of_a_helper_whose_other_argument_is_computed_from_the_same_array)(a)
     np.testing.assert_array_equal(got[0], a + 2 * a)  # p + q, by hand
     np.testing.assert_array_equal(got[1], a + a)
+
+
+def counter_past_a_data_break(a, t, step):
+    """kiln.fuzz 13400-260, reduced: a Python counter of a `while` on Python numbers whose body
+    breaks on array data. The staged `if` of the break makes the counter a weak tensor after the
+    first iteration, and the loop on the now traced test carried it as a NumPy scalar:
+    `return t` gave np.float64(0.0) (np.int64 for an int counter) where Python gives 0.0."""
+    while t > 0:
+        if a[0] > 0:
+            break
+        t -= step
+    return t
+
+
+@pytest.mark.parametrize("t, step", [(0.25, 0.25), (2, 1), (30.0, 0.5)])
+def test_a_python_counter_past_a_data_break_stays_a_python_number(t: float, step: float) -> None:
+    fn = kiln.function(counter_past_a_data_break)
+    for first in (-1, 4):
+        a = np.array([first, 4])
+        got, want = fn(a, t, step), counter_past_a_data_break(a, t, step)
+        assert type(got) is type(want) and got == want, (got, want)

@@ -794,3 +794,23 @@ def test_a_python_counter_past_a_data_break_stays_a_python_number(t: float, step
         a = np.array([first, 4])
         got, want = fn(a, t, step), counter_past_a_data_break(a, t, step)
         assert type(got) is type(want) and got == want, (got, want)
+
+
+def truth_valued_counter_with_a_data_break(a, t):
+    """kiln.fuzz 13400-88, reduced: `while t:` with a `break` on array data. The break's flag makes
+    the test `not flag and t`; once a staged `if` made both tensors, that `and` joined a bool (the
+    flag's path) with an int64 (t's) and was refused ("the value of `a and b` is an int64 tensor
+    ... but a bool tensor"). The loop reads only the test's truth."""
+    while t:
+        if a[0] > 0:
+            break
+        t -= 1
+    return t
+
+
+def test_a_truth_valued_counter_with_a_data_break_is_staged() -> None:
+    fn = kiln.function(truth_valued_counter_with_a_data_break)
+    for first in (-1, 4):
+        a = np.array([first, 4])
+        got, want = fn(a, 30), truth_valued_counter_with_a_data_break(a, 30)
+        assert type(got) is type(want) and got == want, (got, want)

@@ -281,8 +281,9 @@ def run_eager(module: ModuleType, path: str, fill: int = 0) -> tuple[Any, list[A
     """The program's NumPy answer and its arguments after the call; :class:`IllDefined` if it has none."""
     args = module.inputs()
     try:
-        with np.errstate(all="raise"), warnings.catch_warnings(), _empty_filled_with(fill), _bounds_checked(path), \
-                _kiln_functions_eager():
+        # (kiln first: imported while np.empty is patched, its NumPy dispatch would take the patch for np.empty)
+        with _kiln_functions_eager(), np.errstate(all="raise"), warnings.catch_warnings(), _empty_filled_with(fill), \
+                _bounds_checked(path):
             warnings.simplefilter("error")
             result = module.f(*args)
     except IllDefined:

@@ -398,3 +398,27 @@ def test_campaign_with_each_construct_runs_clean(construct: str, marker: str) ->
         for name, source in outcomes:
             out = check_file(write(Path(tmp), source, f"p_{name.replace('-', '_')}.py"))
             assert out.status in ("match", "refused", "invalid"), (name, out.message, out.detail[-2000:])
+
+
+def test_the_eager_run_imports_kiln_before_it_patches_np_empty(tmp_path: Path) -> None:
+    """A worker's first eager run imports kiln (for run_functions_eagerly): imported while
+    ``np.empty`` is the oracle's stand-in, kiln's dispatch took the stand-in for ``np.empty`` and
+    refused every later write into an ``np.empty`` buffer as a write into a NumPy constant."""
+    import subprocess
+    import sys
+
+    path = write(tmp_path, """
+        import numpy as np
+
+        def f(x):
+            b = np.empty(3, dtype=np.float64)
+            for i in range(3):
+                b[i] = x[i] * 2
+            return b
+
+        def inputs():
+            return [np.arange(3.0)]
+    """)
+    code = f"from kiln.fuzz.check import check_file; print(check_file({path!r}).status)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.stdout.strip().splitlines()[-1] == "match", out.stdout + out.stderr[-2000:]

@@ -1102,7 +1102,7 @@ class ProgramGen(ExprGen):
                             "p * p"], rng.randint(1, 3))
         body = " + ".join(terms)
         loss = f"np.sum({body})" if rng.random() < 0.7 else f"({body}).sum()"
-        deco = "@kiln.function\n" if self.cfg.nested_functions and rng.random() < 0.4 else ""
+        deco = "@kiln.function\n" if rng.random() < 0.4 else ""
         text = f"{deco}def {name}(p, q):\n    return {loss}\n\n\ngrad_{name} = kiln.grad({name})"
         grad = Val("", np.zeros(shape), mag=2 * 5 * len(terms) * (1 + abs(c)), exact=False)
         params = [(np.zeros(shape), True), (np.zeros(shape, qdt), True)]

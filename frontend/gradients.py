@@ -75,6 +75,7 @@ def transform(f: Callable[..., Any], argnums: ArgNums, with_value: bool, autogra
     @functools.wraps(python)
     def transformed(*args: Any, **kwargs: Any) -> Any:
         body = _converted(python) if converting else python
+        args = _fresh_sources(args, nums)
         sources = [_source(args, i, name) for i in nums]
         start = [s.value for s in sources]
         value = as_tensor(body(*args, **kwargs))
@@ -101,6 +102,18 @@ def _converted(fn: Callable[..., Any]) -> Callable[..., Any]:
     from kiln.frontend.concrete import _autograph
 
     return _autograph(fn)
+
+
+def _fresh_sources(args: tuple[Any, ...], nums: tuple[int, ...]) -> tuple[Any, ...]:
+    """The differentiated arguments as new values (``x * 1.0``, exact) where the trace already uses
+    them: called inside a kiln.function as ``g(x, x * 2)``, the gradient with respect to ``p`` must
+    not also flow back through the caller's ``x * 2`` (was: 3x for ``sum(p * q)``, kiln.fuzz)."""
+    out = list(args)
+    for i in nums:
+        arg = args[i] if -len(args) <= i < len(args) else None
+        if isinstance(arg, Tensor) and differentiable(arg.value) and any(True for _ in arg.value.uses):
+            out[i] = arg * 1.0
+    return tuple(out)
 
 
 def _source(args: tuple[Any, ...], i: int, name: str) -> Tensor:

@@ -61,6 +61,12 @@ class Config:
 
     #: a 1-D array a loop shrinks (``w = w[w > 0]``, ``w[1:]``) or grows (``np.concatenate``), then reduced
     resize_loops: bool = True
+    #: ``while`` loops on Python numbers (``i = 0; while i < 40: ...; i += 1``, float counters, ``while i:``),
+    #: short (unrolled) and long (staged), with Python accumulators and the counter used after the loop
+    python_loops: bool = True
+    #: helpers decorated with ``@kiln.function`` (with a keyword Python constant), ``kiln.grad`` of a
+    #: scalar helper, and a class whose decorated method calls another, all called from ``f``
+    nested_functions: bool = True
 
     @classmethod
     def names(cls) -> list[str]:

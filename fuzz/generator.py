@@ -81,14 +81,21 @@ class _Loop:
     kind: str  # "for" or "while"
     #: statements that may not run after a break (buffer fills must complete)
     no_exit: bool = False
+    #: the loop steps its counter last: a ``continue`` would skip the step and never end
+    no_continue: bool = False
 
 
 @dataclass
 class _Helper:
+    #: what a call names: ``helper0``, ``grad_helper1``, ``Helper2(1.5).apply``
     name: str
     params: list[tuple[Any, bool]]  # (proto, exact) per parameter
     written: list[bool]  # whether the helper writes into each parameter
     ret: Val | None = None
+    #: a last parameter ``k`` holding a Python number, with the values a call may pass
+    keyword: list[int | float] = field(default_factory=list)
+    #: the largest magnitude an argument may have (the helper's own bounds assume it)
+    max_mag: float | None = None
 
 
 @dataclass
@@ -118,6 +125,10 @@ class ProgramGen(ExprGen):
         self.dims: list[int] = []
         self.in_helper = False
         self.arg_names: set[str] = set()
+        #: Python numbers a ``while`` on Python numbers left at the function's top level (returnable)
+        self.py_results: list[str] = []
+        #: the helpers ``f`` calls so far
+        self.called: set[str] = set()
 
     # ------------------------------------------------------------------ emission helpers
 
@@ -233,6 +244,8 @@ class ProgramGen(ExprGen):
                 table.append((1, self.s_for_rows))
             if cfg.while_loops:
                 table.append((1.2, self.s_while))
+            if cfg.python_loops:
+                table.append((1.2, self.s_python_while))
             if cfg.buffers:
                 table.append((1, self.s_buffer))
             if cfg.accumulators and (cfg.range_loops or cfg.row_loops):
@@ -244,7 +257,7 @@ class ProgramGen(ExprGen):
         if cfg.early_return and self.ret_spec is not None and not self.in_helper:
             table.append((0.5, self.s_early_return))
         if self.helpers and not self.in_helper:
-            table.append((0.8, self.s_call))
+            table.append((1.2, self.s_call))
         total = sum(w for w, _ in table)
         for _ in range(6):
             pick = self.rng.random() * total
@@ -704,11 +717,92 @@ class ProgramGen(ExprGen):
         self.scope.vars[t].roots |= old.roots
         self.scope.vars[t].usable = same
 
+    def python_counter(self, t: str, trips: int) -> tuple[Any, str, str, float]:
+        """A Python counter ``t`` for a loop of ``trips`` iterations: its start (a proto), the
+        loop's test and step, and a bound on its magnitude. Counted up or down by ints or by
+        floats that are multiples of 0.25 (exact: the trip count is the same in any arithmetic)."""
+        rng = self.rng
+        form = rng.random()
+        n = self.scope.vars.get("n")
+        if form < 0.15 and n is not None and n.static_int and isinstance(n.proto, int):
+            per = max(1, trips // n.proto)
+            return 0, f"{t} < n * {per}", f"{t} += 1", float(n.proto * per + 1)
+        if form < 0.45:
+            step, start = rng.choice([1, 1, 1, 2, 3]), rng.choice([0, 0, 1, -3])
+            return start, f"{t} < {start + trips * step}", f"{t} += {step}", float(abs(start) + (trips + 1) * step)
+        if form < 0.65:
+            step = rng.choice([1, 1, 2])
+            test = f"{t} > 0" if rng.random() < 0.5 else t
+            return trips * step, test, f"{t} -= {step}", float(trips * step)
+        d = rng.choice([0.25, 0.5, 1.5])
+        if form < 0.85:
+            return trips * d, rng.choice([f"{t} > 0.0", f"{t} > 0"]), f"{t} -= {d}", trips * d
+        return 0.0, f"{t} < {trips * d}", f"{t} += {d}", (trips + 1) * d
+
+    def python_accumulator(self, t: str, counter: Any, trips: int) -> tuple[str, Any, str, float]:
+        """A Python number a Python-counted loop updates from its counter and constants: its name,
+        its start, the line updating it and a bound on its magnitude."""
+        k = self.fresh("k")
+        if isinstance(counter, float) or self.rng.random() < 0.3:
+            line = self.rng.choice([f"{k} += 0.5", f"{k} = {k} + {t} % 2 * 0.25", f"{k} -= 1.5"])
+            return k, 0.0, line, 1.5 * trips + 1
+        line = self.rng.choice([f"{k} += {t} % 4", f"{k} += 1", f"{k} -= 2", f"{k} = ({k} * 3 + {t}) % 11"])
+        return k, 0, line, 3.0 * trips + 11
+
+    def s_python_while(self) -> None:
+        """A ``while`` on a Python number: 1-4 iterations (kiln traces them unrolled) or 5-200
+        (kiln stages the loop after 4), a counter stepped first or last, perhaps a ``break`` on a
+        Python value or on array data, and Python accumulators; the counter and the accumulators
+        are Python numbers after the loop, read in arithmetic or returned."""
+        rng = self.rng
+        trips = rng.randint(1, 4) if rng.random() < 0.4 else rng.randint(5, 40 if self.loops or rng.random() < 0.5 else 200)
+        t = self.fresh("t")
+        start, test, step, bound = self.python_counter(t, trips)
+        g = 0 if isinstance(start, int) else 2
+        accs = [self.python_accumulator(t, start, trips) for _ in range(rng.choice([0, 1, 1, 2]))]
+        self.emit(f"{t} = {start!r}")
+        self.bind(t, Val(t, start, mag=bound, g=g))
+        for k, k0, _, kmag in accs:
+            self.emit(f"{k} = {k0!r}")
+            self.bind(k, Val(k, k0, mag=kmag, g=2 if isinstance(k0, float) else 0))
+        before = self.scope.copy()
+        self.widen_all()
+        step_first = rng.random() < 0.6
+        self.loops.append(_Loop("while", no_continue=not step_first))
+        self.emit(f"while {test}:")
+        with self.block():
+            for name, proto, mag, gran in [(t, start, bound, g)] + [(k, k0, kmag, 2 if isinstance(k0, float) else 0) for k, k0, _, kmag in accs]:
+                self.bind(name, Val(name, proto, mag=mag, g=gran))
+                self.scope.vars[name].reserved = True
+            if step_first:
+                self.emit(step)
+            for _, _, line, _ in accs:
+                self.emit(line)
+            if rng.random() < 0.25:
+                d = float(step.split()[-1]) if "." in step else int(step.split()[-1])
+                self.emit(f"if {t} == {start + (trips // 2) * (1 if '+' in step else -1) * d!r}:")
+                with self.block():
+                    self.emit("break")
+            if self.cfg.break_continue and rng.random() < 0.25:
+                self.emit(f"if {self.condition(1).src}:")
+                with self.block():
+                    self.emit("break")
+            self.statements(rng.randint(1, 3))
+            if not step_first:
+                self.emit(step)
+        self.loops.pop()
+        self.scope = self.merge(before, self.scope)
+        top = self.st.indent == 1 and not self.loops
+        for name, proto, mag, gran in [(t, start, bound, g)] + [(k, k0, kmag, 2 if isinstance(k0, float) else 0) for k, k0, _, kmag in accs]:
+            self.bind(name, Val(name, proto, mag=mag, g=gran))
+            if top:
+                self.py_results.append(name)
+
     def s_jump(self) -> bool:
         loop = self.loops[-1]
         if loop.no_exit:
             raise Reject("this loop must complete")
-        word = self.rng.choice(["break", "continue"])
+        word = "break" if loop.no_continue else self.rng.choice(["break", "continue"])
         if self.rng.random() < 0.25:
             self.emit(word)
             return True
@@ -852,15 +946,21 @@ class ProgramGen(ExprGen):
             self.emit(f"return {self.return_text()}")
         return False
 
-    def s_call(self) -> None:
-        h = self.rng.choice(self.helpers)
+    def s_call(self, h: _Helper | None = None) -> None:
+        h = h or self.rng.choice(self.helpers)
         args = []
         for (proto, exact), written in zip(h.params, h.written):
             val = self.expr(shape_of(proto), kind_of(proto), exact=exact, depth=1)
+            if h.max_mag is not None and not val.exact:
+                val = self.filled(shape_of(proto), kind_of(proto))
             if dtype_name(val.proto) != dtype_name(proto):
                 val = self.astype_to(val, proto)
             if not is_array(val.proto):
                 raise Reject("helper argument")
+            if h.max_mag is not None and (val.mag > h.max_mag or not val.exact):
+                if not val.exact:
+                    raise Reject("the helper needs exact arguments")
+                val = Val(f"np.clip({val.src}, {-h.max_mag}, {h.max_mag})", val.proto, mag=h.max_mag, g=val.g)
             if written:
                 # the helper writes into the caller's memory: its values must suit those storages
                 w = Val("", proto, mag=INT_LIMIT if kind_of(proto) == "i" else FLOAT_LIMIT, g=G_MAX, exact=exact)
@@ -872,9 +972,14 @@ class ProgramGen(ExprGen):
                 else:
                     val = Val(f"{val.src}.copy()", np.array(val.proto), mag=val.mag, g=val.g, exact=val.exact)
             args.append(val.src)
+        if h.keyword and self.rng.random() < 0.7:
+            args.append(("k=" if self.rng.random() < 0.6 else "") + repr(self.rng.choice(h.keyword)))
+        elif not h.name.startswith("helper") and len(args) == 2 and self.rng.random() < 0.4:
+            args[1] = f"q={args[1]}"
         assert h.ret is not None
         name = self.fresh()
         self.emit(f"{name} = {h.name}({', '.join(args)})")
+        self.called.add(h.name)
         ret = h.ret.proto
         if is_array(ret):  # a fresh array per call; a view (of the helper's temporary) stays a view
             ret = np.array(ret)[...] if root_of(ret) is not ret else np.array(ret)
@@ -943,8 +1048,9 @@ class ProgramGen(ExprGen):
         proto = eval(lit, {"np": np})  # noqa: S307 - our own literal
         return _Arg(name, lit, proto)
 
-    def helper(self, index: int) -> tuple[str, _Helper]:
-        """A small function the main one calls (AutoGraph converts it too)."""
+    def helper(self, index: int, decorated: bool = False) -> tuple[str, _Helper]:
+        """A small function the main one calls (AutoGraph converts it too); ``decorated``, a
+        ``kiln.function`` (traced into its caller), perhaps with a keyword Python number ``k``."""
         name = f"helper{index}"
         params = []
         self.scope = Scope()
@@ -965,6 +1071,12 @@ class ProgramGen(ExprGen):
             param_roots.append(var.roots)
             params.append((proto, exact))
             plist.append(pname)
+        keyword: list[int | float] = []
+        if decorated and self.rng.random() < 0.6:
+            keyword = self.rng.choice([[1, 2, 3], [2, -1], [0.5, 1.5, -0.25], [2.0, 0.75]])
+            plist.append(f"k={keyword[0]!r}")
+            g = 0 if isinstance(keyword[0], int) else 2
+            self.bind("k", Val("k", keyword[0], mag=max(abs(c) for c in keyword), g=g)).reserved = True
         self.in_helper = True
         self.budget = self.rng.randint(1, 4)
         self.statements(self.budget)
@@ -973,16 +1085,65 @@ class ProgramGen(ExprGen):
         self.emit(f"return {ret.src}")
         self.in_helper = False
         written = [bool(roots & self.written) for roots in param_roots]
-        text = f"def {name}({', '.join(plist)}):\n" + "\n".join(self.st.lines)
+        text = ("@kiln.function\n" if decorated else "") + f"def {name}({', '.join(plist)}):\n" + "\n".join(self.st.lines)
         self.st = lines_saved
-        return text, _Helper(name, params, written, ret)
+        return text, _Helper(name, params, written, ret, keyword)
+
+    def grad_helper(self, index: int) -> tuple[str, _Helper]:
+        """``kiln.grad`` of a scalar helper (perhaps itself a ``kiln.function``): a sum of terms at
+        most quadratic in ``p``, so that the eager check's central differences with step 1 are its
+        exact gradient, with arguments and constants small enough that every value stays in bounds."""
+        rng = self.rng
+        name = f"helper{index}"
+        shape = self.shape(2) or (rng.choice(self.dims),)
+        qdt = rng.choice(["float64", "float64", "int64"])
+        c = rng.choice([0.25, 0.5, -0.5, 0.75])
+        terms = rng.sample([f"{c} * p * p", "p * q", f"{c} * p", f"(p + {c}) ** 2", f"p * q * {c}", "np.abs(q) * p",
+                            "p * p"], rng.randint(1, 3))
+        body = " + ".join(terms)
+        loss = f"np.sum({body})" if rng.random() < 0.7 else f"({body}).sum()"
+        deco = "@kiln.function\n" if rng.random() < 0.4 else ""
+        text = f"{deco}def {name}(p, q):\n    return {loss}\n\n\ngrad_{name} = kiln.grad({name})"
+        grad = Val("", np.zeros(shape), mag=2 * 5 * len(terms) * (1 + abs(c)), exact=False)
+        params = [(np.zeros(shape), True), (np.zeros(shape, qdt), True)]
+        return text, _Helper(f"grad_{name}", params, [False, False], grad, max_mag=4)
+
+    def method_class(self, index: int) -> tuple[str, _Helper]:
+        """A class whose ``kiln.function`` method ``apply`` calls another, ``scale``, on ``self``."""
+        rng = self.rng
+        name = f"Helper{index}"
+        c = rng.choice([2, 3, -1, 0.5, 1.5, -0.75])
+        inner = rng.choice(["p * self.c + 1", "np.maximum(p, self.c)", "p - self.c", "np.abs(p) * self.c"])
+        outer = rng.choice(["self.scale(p) + q", "self.scale(p * q) - q", "self.scale(self.scale(p)) - q", "self.scale(q) * p"])
+        text = (f"class {name}:\n\n    def __init__(self, c):\n        self.c = c\n\n"
+                f"    @kiln.function\n    def scale(self, p):\n        return {inner}\n\n"
+                f"    @kiln.function\n    def apply(self, p, q):\n        return {outer}")
+        space: dict[str, Any] = {}
+        exec(text.replace("@kiln.function", ""), {"np": np}, space)  # noqa: S102 - our own text, for the result's type
+        shape = self.shape(2) or (rng.choice(self.dims),)
+        dts = ["float64", "float32", "int64", "int32"]
+        pp, qp = np.zeros(shape, rng.choice(dts)), np.zeros(shape, rng.choice(dts))
+        proto = proto_eval(lambda a, b: space[name](c).apply(a, b), pp, qp)
+        m = 8  # the arguments' bound; scale and apply grow it at most to this
+        ret = Val("", proto, mag=(abs(c) + 1) ** 2 * (m + 2) ** 2, g=G_MAX, exact=False)
+        return text, _Helper(f"{name}({c!r}).apply", [(pp, True), (qp, True)], [False, False], ret, max_mag=m)
 
     def module(self, seed: str) -> str:
         rng = self.rng
         self.dims = sorted({rng.randint(1, 6) for _ in range(3)} | {rng.randint(2, 5)})
         helper_text = []
+        makers = []
         if self.cfg.helpers and rng.random() < 0.25:
-            text, h = self.helper(0)
+            makers.append(lambda i: self.helper(i, decorated=self.cfg.nested_functions and rng.random() < 0.5))
+        if self.cfg.nested_functions:
+            if rng.random() < 0.15:
+                makers.append(lambda i: self.helper(i, decorated=True))
+            if rng.random() < 0.12:
+                makers.append(self.grad_helper)
+            if rng.random() < 0.12:
+                makers.append(self.method_class)
+        for make in makers:
+            text, h = make(len(self.helpers))
             helper_text.append(text)
             self.helpers.append(h)
         self.scope = Scope()
@@ -1007,6 +1168,7 @@ class ProgramGen(ExprGen):
                 self.ret_spec.append((shape, rng.choice(["float64", "float64", "float32", "int64", "int32", "bool"])))
         self.budget = rng.randint(5, 16)
         self.statements(self.budget + 4)
+        self.call_the_uncalled()
         if not returns_none:
             if rng.random() < 0.5 or not self.cfg.early_return:
                 self.emit(f"return {self.natural_return()}")
@@ -1017,12 +1179,27 @@ class ProgramGen(ExprGen):
         inputs = ",\n        ".join(a.literal for a in args)
         src = (
             f'"""kiln.fuzz program {seed} (generated: see docs/fuzzing.md)."""\n'
-            "import numpy as np\n\n\n"
+            + ("import kiln\n" if any("kiln." in t for t in helper_text) else "")
+            + "import numpy as np\n\n\n"
             + "".join(t + "\n\n\n" for t in helper_text)
             + f"def f({params}):\n{body}\n\n\n"
             f"def inputs():\n    return [\n        {inputs},\n    ]\n"
         )
         return ast.unparse(ast.parse(src)) + "\n"
+
+    def call_the_uncalled(self) -> None:
+        """A call of each nested helper ``f`` has not called yet (it is there to be called)."""
+        for h in self.helpers:
+            if h.name in self.called:
+                continue
+            for _ in range(4):
+                mark, saved = len(self.st.lines), self.scope.copy()
+                try:
+                    self.s_call(h)
+                    break
+                except (Reject, Overflow):
+                    del self.st.lines[mark:]
+                    self.scope = saved
 
     def natural_return(self) -> str:
         """The final return: the spec's values, or (when no early return needs them) whatever comes."""
@@ -1036,6 +1213,9 @@ class ProgramGen(ExprGen):
             arrays = [v for v in self.array_vars()]
             if arrays:
                 parts.append(self.rng.choice(arrays).name)
+        numbers = [n for n in self.py_results if (v := self.scope.vars.get(n)) is not None and v.bound and v.usable]
+        if numbers and self.rng.random() < 0.5:
+            parts.append(self.rng.choice(numbers))
         return parts[0] if len(parts) == 1 else "(" + ", ".join(parts) + ")"
 
 

@@ -49,7 +49,7 @@ def test_generator_is_deterministic_and_writes_python() -> None:
 
 
 def test_switches_leave_constructs_out() -> None:
-    cfg = Config().without(["while_loops", "row_loops", "views"])
+    cfg = Config().without(["while_loops", "python_loops", "row_loops", "views"])
     for i in range(30):
         src = generate(f"4-{i}", cfg).source
         assert "while " not in src and "for r" not in src and " = w" not in src
@@ -281,3 +281,144 @@ def test_float64_results_of_float32_functions_compare_at_float32_tolerance() -> 
         src = f"def f(v, b):\n    v = v.astype(np.float32)\n    return ({call}).astype(np.float64)\n"
         assert check.tolerances(src)["float64"] == check.RTOL["float32"]
     assert check.tolerances("def f(x):\n    return np.hypot(x, x).astype(np.float32)\n")["float64"] == 1e-9
+
+
+# ---------------------------------------------------------------------- Python-counter loops and nested kiln.functions
+
+
+def _python_whiles(tree: ast.AST) -> list[ast.While]:
+    """The ``while`` loops whose test reads only Python counters (``t3``) and constants."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.While):
+            names = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+            if names and all(n.startswith("t") or n == "n" for n in names) and not any(
+                    isinstance(n, ast.Call) for n in ast.walk(node.test)):
+                out.append(node)
+    return out
+
+
+def _constant_trips(loop: ast.While) -> int | None:
+    """The trip count of ``t = start; while t < stop: t += step`` written with constants, else None."""
+    test = loop.test
+    steps = [s for s in loop.body if isinstance(s, ast.AugAssign) and isinstance(s.value, ast.Constant)]
+    if not steps or not isinstance(test, ast.Compare) or not isinstance(test.comparators[0], ast.Constant):
+        return None
+    step, stop = steps[0].value.value, test.comparators[0].value
+    return int(stop / step) if isinstance(test.ops[0], ast.Lt) and isinstance(steps[0].op, ast.Add) else None
+
+
+def test_generator_writes_python_counter_loops() -> None:
+    trees = [ast.parse(generate(f"13-{i}").source) for i in range(80)]
+    loops = [w for t in trees for w in _python_whiles(t)]
+    assert len(loops) >= 20
+    tests = [ast.unparse(w.test) for w in loops]
+    assert any(t.isidentifier() for t in tests), "while t:"
+    assert any("." in t for t in tests), "a float counter"
+    assert any(" < n * " in t for t in tests), "a trip count from a Python argument"
+    trips = {n for w in loops if (n := _constant_trips(w)) is not None}
+    assert any(n <= 4 for n in trips) and any(n > 4 for n in trips), trips
+    bodies = [ast.unparse(w) for w in loops]
+    assert any("break" in b for b in bodies) and any(" % 4" in b or " % 11" in b for b in bodies)
+    returned = [r for t in trees for r in ast.walk(t) if isinstance(r, ast.Return) and r.value is not None
+                and any(isinstance(n, ast.Name) and n.id[0] in "tk" and n.id[1:].isdigit() for n in ast.walk(r.value))]
+    assert returned, "a counter or accumulator returned"
+    off = _python_whiles(ast.parse("\n".join(generate(f"13-{i}", Config().without(["python_loops"])).source for i in range(30))))
+    # (the traced-condition ``while`` loops count to 10 at most, and never test a bare name)
+    assert not [w for w in off if isinstance(w.test, ast.Name) or (_constant_trips(w) or 0) > 10]
+
+
+def test_generator_writes_nested_functions() -> None:
+    found: set[str] = set()
+    for i in range(120):
+        tree = ast.parse(generate(f"14-{i}").source)
+        f = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "f")
+        called = {ast.unparse(c.func) for c in ast.walk(f) if isinstance(c, ast.Call)}
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and [ast.unparse(d) for d in node.decorator_list] == ["kiln.function"]:
+                found |= {"decorated"} if node.name in called else set()
+                found |= {"keyword"} if node.args.defaults and any(
+                    c.func.id == node.name and (c.keywords or len(c.args) > len(node.args.args) - 1)
+                    for c in ast.walk(f) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)) else set()
+            if isinstance(node, ast.Assign) and ast.unparse(node.value).startswith("kiln.grad(") and node.targets[0].id in called:
+                found.add("grad")
+            if isinstance(node, ast.ClassDef):
+                methods = [m for m in node.body if isinstance(m, ast.FunctionDef) and m.decorator_list]
+                if len(methods) == 2 and "self.scale(" in ast.unparse(methods[1]) and any(c.endswith(".apply") for c in called):
+                    found.add("method")
+    assert found == {"decorated", "keyword", "grad", "method"}, found
+    off = "\n".join(generate(f"14-{i}", Config().without(["nested_functions"])).source for i in range(30))
+    assert "kiln." not in off.replace("kiln.fuzz program", "")
+
+
+def test_eager_run_runs_kiln_functions_as_python(tmp_path: Path) -> None:
+    """The oracle does not compile: helpers run eagerly, ``kiln.grad`` by central differences."""
+    path = write(tmp_path, """
+        import kiln
+        import numpy as np
+
+        @kiln.function
+        def helper0(p, k=2):
+            return p * k + 1
+
+        def helper1(p, q):
+            return np.sum(0.5 * p * p + p * q)
+
+        grad_helper1 = kiln.grad(helper1)
+
+        def f(a):
+            return helper0(a, k=3), grad_helper1(a, q=a * 2)
+
+        def inputs():
+            return [np.array([1.0, -2.0, 0.5])]
+    """)
+    module = load(path)
+    (scaled, grad), _ = run_eager(module, path)
+    np.testing.assert_array_equal(scaled, [4.0, -5.0, 2.5])
+    np.testing.assert_array_equal(grad, [3.0, -6.0, 1.5])  # p + q
+    assert module.helper0.tracing_count == 0 and module.grad_helper1.tracing_count == 0
+    assert check_file(path).status == "match"
+    assert check_file(path, compiler=lambda fn: lambda a: (fn(a)[0], fn(a)[1] + 1)).status == "mismatch"
+
+
+@pytest.mark.parametrize("construct, marker", [("python_loops", "while t"), ("nested_functions", "kiln.")])
+def test_campaign_with_each_construct_runs_clean(construct: str, marker: str) -> None:
+    """A few programs that use the construct (found by their text) all match or are refused at a line."""
+    outcomes = []
+    for i in range(60):
+        source = generate(f"15-{i}").source
+        if marker in source.replace("kiln.fuzz program", ""):
+            outcomes.append((f"15-{i}", source))
+        if len(outcomes) == 4:
+            break
+    assert len(outcomes) == 4
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, source in outcomes:
+            out = check_file(write(Path(tmp), source, f"p_{name.replace('-', '_')}.py"))
+            assert out.status in ("match", "refused", "invalid"), (name, out.message, out.detail[-2000:])
+
+
+def test_the_eager_run_imports_kiln_before_it_patches_np_empty(tmp_path: Path) -> None:
+    """A worker's first eager run imports kiln (for run_functions_eagerly): imported while
+    ``np.empty`` is the oracle's stand-in, kiln's dispatch took the stand-in for ``np.empty`` and
+    refused every later write into an ``np.empty`` buffer as a write into a NumPy constant."""
+    import subprocess
+    import sys
+
+    path = write(tmp_path, """
+        import numpy as np
+
+        def f(x):
+            b = np.empty(3, dtype=np.float64)
+            for i in range(3):
+                b[i] = x[i] * 2
+            return b
+
+        def inputs():
+            return [np.arange(3.0)]
+    """)
+    code = f"from kiln.fuzz.check import check_file; print(check_file({path!r}).status)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.stdout.strip().splitlines()[-1] == "match", out.stdout + out.stderr[-2000:]

@@ -752,3 +752,92 @@ def numpy_functions_of_python_numbers(x, n):
 def test_a_numpy_function_of_python_numbers_is_a_numpy_scalar() -> None:
     for n in (0, 2):
         check(numpy_functions_of_python_numbers, lambda n=n: [np.ones(2, np.float32), np.int64(n)])
+
+
+def quadratic_loss(p, q):
+    return np.sum(0.5 * p * p + p * q)
+
+
+grad_quadratic_loss = kiln.grad(quadratic_loss)
+
+
+def gradient_of_a_helper_whose_other_argument_is_computed_from_the_same_array(a):
+    """kiln.fuzz (the eager-oracle test's program, fuzz-ext), reduced: ``kiln.grad`` called inside a
+    kiln.function on ``a`` and ``a * 2``. The gradient with respect to ``p`` is ``p + q``; kiln also
+    differentiated the caller's ``a * 2`` (the two share ``a``'s value) and gave ``p + 2p + q``."""
+    return grad_quadratic_loss(a, a * 2), grad_quadratic_loss(a, q=a)
+
+
+def test_a_gradient_inside_a_kiln_function_starts_at_its_call() -> None:
+    a = np.array([1.0, -2.0, 0.5])
+    got = kiln.function(gradient_of_a_helper_whose_other_argument_is_computed_from_the_same_array)(a)
+    np.testing.assert_array_equal(got[0], a + 2 * a)  # p + q, by hand
+    np.testing.assert_array_equal(got[1], a + a)
+
+
+def counter_past_a_data_break(a, t, step):
+    """kiln.fuzz 13400-260, reduced: a Python counter of a `while` on Python numbers whose body
+    breaks on array data. The staged `if` of the break makes the counter a weak tensor after the
+    first iteration, and the loop on the now traced test carried it as a NumPy scalar:
+    `return t` gave np.float64(0.0) (np.int64 for an int counter) where Python gives 0.0."""
+    while t > 0:
+        if a[0] > 0:
+            break
+        t -= step
+    return t
+
+
+@pytest.mark.parametrize("t, step", [(0.25, 0.25), (2, 1), (30.0, 0.5)])
+def test_a_python_counter_past_a_data_break_stays_a_python_number(t: float, step: float) -> None:
+    fn = kiln.function(counter_past_a_data_break)
+    for first in (-1, 4):
+        a = np.array([first, 4])
+        got, want = fn(a, t, step), counter_past_a_data_break(a, t, step)
+        assert type(got) is type(want) and got == want, (got, want)
+
+
+def truth_valued_counter_with_a_data_break(a, t):
+    """kiln.fuzz 13400-88, reduced: `while t:` with a `break` on array data. The break's flag makes
+    the test `not flag and t`; once a staged `if` made both tensors, that `and` joined a bool (the
+    flag's path) with an int64 (t's) and was refused ("the value of `a and b` is an int64 tensor
+    ... but a bool tensor"). The loop reads only the test's truth."""
+    while t:
+        if a[0] > 0:
+            break
+        t -= 1
+    return t
+
+
+def test_a_truth_valued_counter_with_a_data_break_is_staged() -> None:
+    fn = kiln.function(truth_valued_counter_with_a_data_break)
+    for first in (-1, 4):
+        a = np.array([first, 4])
+        got, want = fn(a, 30), truth_valued_counter_with_a_data_break(a, 30)
+        assert type(got) is type(want) and got == want, (got, want)
+
+
+def _flipping_writes(n):
+    def flipping_writes(a, b):
+        t = 0
+        while t < n:
+            t += 1
+            a[::-1, -2] = b[:, 1:2].mean(axis=1)
+            a = np.flip(a, 0)
+        return a, t
+
+    return flipping_writes
+
+
+@pytest.mark.xfail(strict=True, reason="open: an unrolled loop writing through a chain of views of an argument "
+                                       "traces ops quadratic in its trip count (kiln.fuzz 13700-231: 101 trips, "
+                                       "no answer in 60 s)")
+def test_a_loop_writing_through_a_growing_view_chain_traces_linearly() -> None:
+    """kiln.fuzz 13700-231, reduced: `a` is a flipped view of the argument on every other iteration,
+    so the loop unrolls (its layout changes between iterations), and each write replays the whole
+    chain of views: the trace has 72, 204 and 652 IR lines for 4, 8 and 16 trips."""
+    def lines(n: int) -> int:
+        a = np.array([[-6, -1, -6, 6], [2, 6, 4, 1]], dtype=np.int32)
+        b = np.ascontiguousarray(np.array([[5, -1], [-4, 5]], dtype=np.int64).T).T
+        return len(kiln.function(_flipping_writes(n)).get_concrete_function(a, b).ir.splitlines())
+
+    assert lines(16) - lines(8) <= 1.2 * (lines(8) - lines(4))  # the same ops per iteration

@@ -1281,8 +1281,9 @@ def _initial_leaf(value: Any, name: str, *, numbers_typed: bool) -> _Leaf:
     (``s = 0; s += x[i]`` on int32 data stays int32, as ``0 + np.int32(..)`` does); with
     ``numbers_typed`` (a body that cannot be traced with a Python number) it enters as a 0-d tensor."""
     scalar = is_scalar_like(value) or value is NOT_RETURNED or isinstance(value, Undefined)
-    if isinstance(value, Tensor):  # enters as itself: carried only if the body rebinds the name
-        return _Leaf(name, value, None, weak=False, source=_source_of(value), identity=True, scalar=scalar)
+    if isinstance(value, Tensor):  # enters as itself: carried only if the body rebinds the name; a weak
+        # one (a Python number a staged `if` or earlier iterations made a tensor) stays a Python number
+        return _Leaf(name, value, None, weak=value.weak, source=_source_of(value), identity=True, scalar=scalar)
     if is_strong_constant(value):
         return _Leaf(name, value, _type_of(value), weak=False, source=_source_of(value), scalar=scalar)
     if is_number(value) and numbers_typed:

@@ -59,8 +59,22 @@ def prepend_test(loop: ast.While, test: ast.expr) -> None:
     ``while test`` (a staged loop then knows that it ends only once the flag is set)."""
     rest = loop.test.values if isinstance(loop.test, ast.BoolOp) and isinstance(loop.test.op, ast.And) else [loop.test]
     rest = [t for t in rest if not (isinstance(t, ast.Constant) and t.value is True)]
+    rest = [t if _is_bool(t) else _truth(t) for t in rest]
     loop.test = ast.BoolOp(op=ast.And(), values=[test, *rest]) if rest else test
     templates.locate([loop.test], loop)
+
+
+def _is_bool(test: ast.expr) -> bool:
+    """Whether ``test`` is a bool on every path (a comparison, a ``not``, an ``and`` of such)."""
+    if isinstance(test, ast.BoolOp):
+        return all(_is_bool(v) for v in test.values)
+    return isinstance(test, ast.Compare) or (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not))
+
+
+def _truth(test: ast.expr) -> ast.expr:
+    """``not not test``: the loop reads only the test's truth, and as a bool it joins the flag's in a staged
+    ``not flag and test`` (``while t:`` on a number a staged ``break`` made an int tensor: was refused)."""
+    return ast.copy_location(ast.UnaryOp(op=ast.Not(), operand=ast.UnaryOp(op=ast.Not(), operand=test)), test)
 
 
 def not_flag(flag: str, origin: ast.AST) -> ast.expr:

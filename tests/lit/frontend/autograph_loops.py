@@ -54,6 +54,22 @@ print(to_code(first_square_above))
 # CHECK:           ag__.if_stmt(ag__.not_(break_1), if_body_5, None, get_state_5, set_state_5, ('i',))
 
 
+# A test that is not a bool on every path is read for its truth: `while t:` with a `break` stays
+# stageable once t is an int tensor (the flag's `and` joins two bools).
+def count_down_to_first_positive(x, t):
+    while t:
+        if x[t % 3] > 0:
+            break
+        t -= 1
+    return t
+
+
+print(to_code(count_down_to_first_positive))
+# CHECK-LABEL: def count_down_to_first_positive(x, t):
+# CHECK:           def loop_test_2():
+# CHECK-NEXT:          return ag__.and_(lambda: ag__.not_(break_1), lambda: ag__.not_(ag__.not_(t)))
+
+
 def count_up(n):
     total = 0
     for i in range(n):

@@ -51,6 +51,8 @@ def test_outcomes() -> None:
     assert fuzz.classify(reply(1, "Traceback (most recent call last):\n  File")).kind == "traceback"
     assert fuzz.classify(reply(1, "kiln-opt: internal error in pass p at f.mlir:1:1 ('x.y'): E: m")).kind == "internal"
     assert fuzz.classify(reply(1, "kiln-opt: error: f.mlir:1:1 expected type")).kind == "diagnostic"
+    user_bug = "kiln-opt: error: in pass p at f.mlir:2:3 ('x.y'): IndexError: m\n  File \"/u/mine.py\", line 9, in apply\n    [][0]"
+    assert fuzz.classify(reply(1, user_bug)).kind == "user"
     assert fuzz.classify(reply(0)).kind == "ok"
 
 
@@ -165,8 +167,23 @@ def test_a_users_passes_run_on_mutations_of_their_lit_inputs(tmp_path: Path) -> 
     assert counts["ok"] > 0 and counts["diagnostic"] > 0, counts
     assert "'mine.softplus'->" in proc.stdout or "->'mine.softplus'" in proc.stdout  # the user's op is mutated too
 
+    assert counts["user"] == 0, proc.stdout
+
     without = _kiln_fuzz_opt(project, "--lit", "tests", "--count", "10", "--seed", "1")
     assert _counts(without.stdout)["ok"] == 0, without.stdout
+
+
+def test_a_bug_in_a_users_pass_is_reported_with_the_input_kept(tmp_path: Path) -> None:
+    """An exception in the user's pass is kiln-opt's error with the user's frames: counted as
+    ``user`` and reported, not lost among the diagnostics."""
+    project = _user_project(tmp_path)
+    (project / "mine.py").write_text(USER_PASSES.replace("ops = [graph.ExpOp(op.x)]", "ops = [][0]"))
+    proc = _kiln_fuzz_opt(project, "--lit", "tests", "--load", "mine.py", "--count", "20", "--seed", "1",
+                          "--keep", str(tmp_path / "kept"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # tolerated, as internal errors are
+    assert _counts(proc.stdout)["user"] > 0, proc.stdout
+    assert re.search(r"^user: input \d+ of seed 1: .*; input kept in .*kept", proc.stdout, re.M), proc.stdout
+    assert f'File "{project / "mine.py"}", line' in proc.stdout
 
 
 def test_lit_is_required_outside_a_checkout_of_kiln(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,10 +7,12 @@ flags; ``%s``, ``%S`` and ``%p`` substituted as lit does). ``--load FILE`` (repe
 passes, and the op mutations draw on the user's ops too. Each fuzz input is a seed with 1-3
 mutations: a line deleted, duplicated or swapped with the next, a type changed (element type or a
 dimension), an op name replaced by another op's, an SSA name replaced by another, an integer
-changed, or the text truncated. kiln-opt runs in a worker process (in-process calls of ``kiln_opt.main``, so a run
-costs milliseconds, not an interpreter start); a run that does not finish in time is a hang, and
-the worker is replaced. Outcomes: ``ok`` (exit 0), ``diagnostic`` (exit 1 with kiln-opt's error
-line), ``internal`` (kiln-opt's internal error report, no traceback: tolerated, counted), and the
+changed, or the text truncated. kiln-opt runs in a worker process (in-process calls of
+``kiln_opt.main``, so a run costs milliseconds, not an interpreter start); a run that does not
+finish in time is a hang, and the worker is replaced. Outcomes: ``ok`` (exit 0), ``diagnostic``
+(exit 1 with kiln-opt's error line), ``user`` (an exception in the user's own code, a ``--load``
+pass or native, shown with the user's frames), ``internal`` (kiln-opt's internal error report,
+no traceback); these two are tolerated, counted and reported with their inputs kept; and the
 failures ``traceback`` (an exception escaped or a traceback was printed), ``hang`` and ``died``.
 
 Input ``i`` of seed ``s`` depends on nothing else, so a failure is reproduced alone::
@@ -48,6 +50,10 @@ LIT: Path | None = Path(__file__).resolve().parent.parent / "tests" / "lit"
 if not LIT.is_dir():
     LIT = None
 FAILURES = ("traceback", "hang", "died")
+#: tolerated, but reported with the input kept: a bug in the user's code, a bug kiln-opt reported
+REPORTED = ("user", "internal")
+#: kiln-opt's error for an exception in the user's code: the message, then the user's frames
+_USER_ERROR = re.compile(r'^kiln-opt: error: .*\n  File ".+", line \d+, in ', re.M)
 
 
 @dataclass(frozen=True)
@@ -361,6 +367,8 @@ def classify(reply: dict[str, object]) -> Outcome:
         return Outcome("ok", "")
     if "internal error" in stderr:
         return Outcome("internal", stderr)
+    if _USER_ERROR.search(stderr):
+        return Outcome("user", stderr)
     return Outcome("diagnostic", stderr)
 
 
@@ -371,8 +379,8 @@ def campaign(seed: int, indices: range | list[int], timeout: float = 60.0, keep:
              verbose: bool = False, lit: list[Path] | None = None,
              loads: tuple[Path, ...] = ()) -> tuple[Counter[str], list[str]]:
     """Run the inputs ``indices`` of campaign ``seed`` over the lit tests ``lit`` (default kiln's)
-    with the user's ``loads``: outcome counts, and reports of the failures and of the internal
-    errors (tolerated: kiln-opt reported them without a traceback), each starting with its outcome."""
+    with the user's ``loads``: outcome counts, and reports of the failures and of the ``REPORTED``
+    outcomes (tolerated: kiln-opt reported them without a traceback), each starting with its outcome."""
     corpus = seeds(lit, loads)
     if not corpus:
         raise ValueError(f"no kiln-opt command in the RUN lines of {', '.join(map(str, lit or [_kiln_lit()]))}")
@@ -389,7 +397,7 @@ def campaign(seed: int, indices: range | list[int], timeout: float = 60.0, keep:
             counts[outcome.kind] += 1
             if verbose:
                 print(f"#{index} {outcome.kind}: {case.label()} {mutations}\n{outcome.detail}", flush=True)
-            if outcome.kind in (*FAILURES, "internal"):
+            if outcome.kind in (*FAILURES, *REPORTED):
                 report = f"{outcome.kind}: input {index} of seed {seed}: {case.label()}; mutations {mutations}"
                 if keep is not None:
                     keep.mkdir(parents=True, exist_ok=True)
@@ -433,7 +441,7 @@ def run(args: argparse.Namespace) -> int:
     for report in reports:
         print(report, end="\n\n")
     total = sum(counts.values())
-    summary = ", ".join(f"{kind} {counts[kind]}" for kind in ("ok", "diagnostic", "internal", *FAILURES))
+    summary = ", ".join(f"{kind} {counts[kind]}" for kind in ("ok", "diagnostic", *REPORTED, *FAILURES))
     print(f"{total} mutated inputs (seed {args.seed}) in {time.perf_counter() - start:.0f} s: {summary}")
     return 1 if any(counts[kind] for kind in FAILURES) else 0
 

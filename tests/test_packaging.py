@@ -51,6 +51,7 @@ def test_wheel_has_every_package_and_its_c_files(wheel_names: set[str]) -> None:
         p for p in tracked if (p.suffix == ".py" and p.parent in packages and p.name != "setup.py") or p.suffix in (".c", ".h")
     ]
     assert Path("backends/c/isa/__init__.py") in wanted and Path("backends/c/kiln_entry.c") in wanted
+    assert Path("tools/opt_fuzz.py") in wanted  # the pass fuzzer, for a user's own lit tests (docs/writing-passes.md)
     missing = [str(p) for p in wanted if f"kiln/{p.as_posix()}" not in wheel_names]
     assert not missing, f"not in the wheel: {missing}"
 

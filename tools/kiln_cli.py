@@ -4,6 +4,7 @@
     kiln compile model.py f --arg float32[3,?] --emit graph --locations > f.mlir
     kiln demo
     kiln lit-config tests      # tests/lit.cfg.py, for a project's lit tests of its own passes
+    kiln fuzz-opt --lit tests --load mine.py   # kiln-opt on mutations of those tests' inputs
 
 ``--arg`` takes ``DTYPE[DIMS]`` (``f32[3,3]``, ``float32[3,3]``, ``i64[?]``, ``f64[]``;
 ``?`` is a dynamic dim); ``--emit`` is a stage name (``graph``; ``tensor``, ``buffer``,
@@ -31,7 +32,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from kiln.tools import _exits
+from kiln.tools import _exits, opt_fuzz
 from kiln.tools._load import load_file
 from kiln.tools._user_code import describe, user_frames
 
@@ -258,6 +259,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_lit.add_argument("--name", help="the test suite's name (default: the project folder's name)")
     p_lit.add_argument("--force", action="store_true", help="replace an existing lit.cfg.py")
     p_lit.set_defaults(run=cmd_lit_config)
+    p_fuzz = sub.add_parser("fuzz-opt", help="run kiln-opt on mutations of lit tests' inputs: never a traceback "
+                            "or a hang", description=opt_fuzz.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    opt_fuzz.add_arguments(p_fuzz)
+    p_fuzz.set_defaults(run=opt_fuzz.run)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

@@ -1,21 +1,27 @@
 """Mutation fuzzer for kiln-opt: no input may end in a Python traceback or a hang.
 
-The seeds are the lit tests' inputs (tests/lit/**/*.mlir) with the kiln-opt commands of their
-RUN lines (pipelines, targets, flags). Each fuzz input is a seed with 1-3 mutations: a line
-deleted, duplicated or swapped with the next, a type changed (element type or a dimension), an op
-name replaced by another op's, an SSA name replaced by another, an integer changed, or the text
-truncated. kiln-opt runs in a worker process (in-process calls of ``kiln_opt.main``, so a run
-costs milliseconds, not an interpreter start); a run that does not finish in time is a hang, and
-the worker is replaced. Outcomes: ``ok`` (exit 0), ``diagnostic`` (exit 1 with kiln-opt's error
-line), ``internal`` (kiln-opt's internal error report, no traceback: tolerated, counted), and the
+The seeds are the inputs of a lit test folder (``--lit DIR``, or lit files; default: kiln's own
+tests/lit in a checkout) with the kiln-opt commands of their RUN lines (pipelines, targets,
+flags; ``%s``, ``%S`` and ``%p`` substituted as lit does). ``--load FILE`` (repeatable) adds
+``--load FILE`` to every command, so that the inputs run through the user's own dialects and
+passes, and the op mutations draw on the user's ops too. Each fuzz input is a seed with 1-3
+mutations: a line deleted, duplicated or swapped with the next, a type changed (element type or a
+dimension), an op name replaced by another op's, an SSA name replaced by another, an integer
+changed, or the text truncated. kiln-opt runs in a worker process (in-process calls of
+``kiln_opt.main``, so a run costs milliseconds, not an interpreter start); a run that does not
+finish in time is a hang, and the worker is replaced. Outcomes: ``ok`` (exit 0), ``diagnostic``
+(exit 1 with kiln-opt's error line), ``user`` (an exception in the user's own code, a ``--load``
+pass or native, shown with the user's frames), ``internal`` (kiln-opt's internal error report,
+no traceback); these two are tolerated, counted and reported with their inputs kept; and the
 failures ``traceback`` (an exception escaped or a traceback was printed), ``hang`` and ``died``.
 
 Input ``i`` of seed ``s`` depends on nothing else, so a failure is reproduced alone::
 
-    python tests/kiln_opt_fuzz.py --count 1000 --seed 1      # a campaign; failures kept in --keep
-    python tests/kiln_opt_fuzz.py --seed 1 --only 417 -v     # one input again, its stderr shown
+    python -m kiln.tools.opt_fuzz --count 1000 --seed 1      # a campaign; failures kept in --keep
+    python -m kiln.tools.opt_fuzz --seed 1 --only 417 -v     # one input again, its stderr shown
+    kiln fuzz-opt --lit tests --load mine.py --count 1000    # a project's own lit tests and passes
 
-tests/test_kiln_opt_fuzz.py runs a fixed seeded set in CI.
+kiln's tests/test_kiln_opt_fuzz.py runs a fixed seeded set in CI.
 """
 
 from __future__ import annotations
@@ -39,8 +45,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-LIT = Path(__file__).resolve().parent / "lit"
+#: kiln's own lit tests, the default seeds (None in an installed kiln: there, --lit is required)
+LIT: Path | None = Path(__file__).resolve().parent.parent / "tests" / "lit"
+if not LIT.is_dir():
+    LIT = None
 FAILURES = ("traceback", "hang", "died")
+#: tolerated, but reported with the input kept: a bug in the user's code, a bug kiln-opt reported
+REPORTED = ("user", "internal")
+#: kiln-opt's error for an exception in the user's code: the message, then the user's frames
+_USER_ERROR = re.compile(r'^kiln-opt: error: .*\n  File ".+", line \d+, in ', re.M)
 
 
 @dataclass(frozen=True)
@@ -53,7 +66,7 @@ class Seed:
 
     def label(self) -> str:
         env = " ".join(f"{k}={v}" for k, v in self.env)
-        return f"{env + ' ' if env else ''}kiln-opt {shlex.join(self.args)}  [{self.path.relative_to(LIT)}]"
+        return f"{env + ' ' if env else ''}kiln-opt {shlex.join(self.args)}  [{self.path}]"
 
 
 @dataclass(frozen=True)
@@ -82,8 +95,9 @@ def _run_lines(text: str) -> list[str]:
     return commands
 
 
-def _kiln_opt_commands(command: str, path: Path) -> Iterator[Seed]:
+def _kiln_opt_commands(command: str, path: Path, root: Path) -> Iterator[Seed]:
     command = command.replace("%roundtrip", "kiln-opt %s --split-input-file --print-op-generic")
+    command = re.sub(r"%[Sp](?!\w)", lambda _: str(path.parent), command)  # lit's: the file's folder (not %python)
     for segment in re.split(r"\|\||&&|\||;", command):
         try:
             words = shlex.split(segment)
@@ -114,7 +128,7 @@ def _kiln_opt_commands(command: str, path: Path) -> Iterator[Seed]:
                 source = path
                 args.append("%s")
             elif word.startswith("%inputs/"):
-                target = LIT / "Inputs" / word[len("%inputs/") :]
+                target = root / "Inputs" / word[len("%inputs/") :]
                 if target.suffix == ".mlir" and source is None:
                     source = target
                     args.append("%s")
@@ -126,16 +140,30 @@ def _kiln_opt_commands(command: str, path: Path) -> Iterator[Seed]:
             yield Seed(source, tuple(args), tuple(env))
 
 
-def seeds(root: Path = LIT) -> list[Seed]:
-    """Every (input, kiln-opt command) pair of the lit tests, in a stable order, without repeats."""
+def seeds(lit: list[Path] | None = None, loads: tuple[Path, ...] = ()) -> list[Seed]:
+    """Every (input, kiln-opt command) pair of the lit tests (folders, searched for ``*.mlir``, or
+    files; default kiln's own), in a stable order, without repeats; ``--load`` of each of
+    ``loads`` added to every command."""
+    paths = lit or [_kiln_lit()]
+    extra = tuple(arg for path in loads for arg in ("--load", str(path.resolve())))
     found: dict[Seed, None] = {}
-    for path in sorted(root.rglob("*.mlir")):
-        if "Output" in path.parts or "Inputs" in path.parts:
-            continue
-        for command in _run_lines(path.read_text()):
-            for seed in _kiln_opt_commands(command, path):
-                found.setdefault(seed)
+    for given in paths:
+        given = given.resolve()
+        root = given if given.is_dir() else given.parent
+        files = sorted(given.rglob("*.mlir")) if given.is_dir() else [given]
+        for path in files:
+            if "Output" in path.relative_to(root).parts or "Inputs" in path.relative_to(root).parts:
+                continue
+            for command in _run_lines(path.read_text()):
+                for seed in _kiln_opt_commands(command, path, root):
+                    found.setdefault(Seed(seed.path, seed.args + extra, seed.env))
     return list(found)
+
+
+def _kiln_lit() -> Path:
+    if LIT is None:
+        raise ValueError("--lit is required: kiln's own lit tests are not installed, name your lit folder or files")
+    return LIT
 
 
 # ---------------------------------------------------------------------------------- mutation
@@ -148,11 +176,37 @@ _SSA_RE = re.compile(r"%[A-Za-z_0-9#]+")
 _INT_RE = re.compile(r"(?<![\w.%#^])-?\d+(?![\w.])")
 
 
-def _vocabulary(corpus: list[Seed]) -> list[str]:
+def _op_pattern(dialects: tuple[str, ...] = ()) -> re.Pattern[str]:
+    """``_OP_RE``, matching the ops of ``dialects`` (the user's) too."""
+    if not dialects:
+        return _OP_RE
+    names = "|".join(re.escape(d) for d in dialects)
+    return re.compile(_OP_RE.pattern.replace(r"\b(?:", rf"\b(?:{names}|", 1))
+
+
+def _vocabulary(corpus: list[Seed], dialects: tuple[str, ...] = ()) -> list[str]:
     ops: set[str] = set()
+    pattern = _op_pattern(dialects)
     for path in {seed.path for seed in corpus}:
-        ops.update(_OP_RE.findall(path.read_text()))
+        ops.update(pattern.findall(path.read_text()))
     return sorted(ops)
+
+
+def user_dialects(loads: tuple[Path, ...]) -> tuple[str, ...]:
+    """The user dialects' names once the ``--load`` files are imported here (as kiln-opt imports them):
+    the op mutations replace their ops too."""
+    if not loads:
+        return ()
+    from kiln import registry
+    from kiln.tools._load import load_file
+    from kiln.tools._user_code import describe, user_frames
+
+    for path in loads:
+        try:
+            load_file(path)
+        except Exception as e:  # noqa: BLE001 (the user's module failed: their error, at their line)
+            raise ValueError(f"--load {path}: {describe(e, user_frames(e))}") from e
+    return tuple(sorted(registry.USER_DIALECTS))
 
 
 def _replace_one(text: str, pattern: re.Pattern[str], rng: random.Random, choose) -> tuple[str, str] | None:  # noqa: ANN001
@@ -164,8 +218,9 @@ def _replace_one(text: str, pattern: re.Pattern[str], rng: random.Random, choose
     return text[: m.start()] + new + text[m.end() :], f"{m.group(0)!r}->{new!r} at {m.start()}"
 
 
-def mutate(text: str, rng: random.Random, ops: list[str]) -> tuple[str, list[str]]:
-    """``text`` with 1-3 random mutations, and what they were."""
+def mutate(text: str, rng: random.Random, ops: list[str], op_re: re.Pattern[str] = _OP_RE) -> tuple[str, list[str]]:
+    """``text`` with 1-3 random mutations, and what they were (an op name that ``op_re`` matches
+    replaced by one of ``ops``, among others)."""
     done: list[str] = []
     for _ in range(rng.choice((1, 1, 2, 3))):
         lines = text.split("\n")
@@ -185,7 +240,7 @@ def mutate(text: str, rng: random.Random, ops: list[str]) -> tuple[str, list[str
         elif kind == "dim":
             result = _replace_one(text, _DIM_RE, rng, lambda old: rng.choice(["0", "1", "3", "7", "16", "?"]))
         elif kind == "op" and ops:
-            result = _replace_one(text, _OP_RE, rng, lambda old: rng.choice(ops))
+            result = _replace_one(text, op_re, rng, lambda old: rng.choice(ops))
         elif kind == "ssa":
             names = sorted(set(_SSA_RE.findall(text)))
             result = _replace_one(text, _SSA_RE, rng, lambda old: rng.choice(names))
@@ -200,11 +255,12 @@ def mutate(text: str, rng: random.Random, ops: list[str]) -> tuple[str, list[str
     return text, done
 
 
-def fuzz_input(corpus: list[Seed], ops: list[str], seed: int, index: int) -> tuple[Seed, str, list[str]]:
+def fuzz_input(corpus: list[Seed], ops: list[str], seed: int, index: int,
+               op_re: re.Pattern[str] = _OP_RE) -> tuple[Seed, str, list[str]]:
     """Input ``index`` of campaign ``seed``: a lit seed and its mutated text."""
     rng = random.Random(f"kiln-opt-fuzz:{seed}:{index}")
     case = rng.choice(corpus)
-    text, mutations = mutate(case.path.read_text(), rng, ops)
+    text, mutations = mutate(case.path.read_text(), rng, ops, op_re)
     if rng.random() < 0.2:  # another seed's command: a pipeline meets IR of another level
         other = rng.choice(corpus)
         case = Seed(case.path, other.args, other.env)
@@ -262,7 +318,7 @@ class Runner:
     def _start(self) -> subprocess.Popen[str]:
         if self.proc is None or self.proc.poll() is not None:
             self.proc = subprocess.Popen(
-                [sys.executable, __file__, "--worker"],
+                [sys.executable, "-m", "kiln.tools.opt_fuzz", "--worker"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -311,6 +367,8 @@ def classify(reply: dict[str, object]) -> Outcome:
         return Outcome("ok", "")
     if "internal error" in stderr:
         return Outcome("internal", stderr)
+    if _USER_ERROR.search(stderr):
+        return Outcome("user", stderr)
     return Outcome("diagnostic", stderr)
 
 
@@ -318,23 +376,28 @@ def classify(reply: dict[str, object]) -> Outcome:
 
 
 def campaign(seed: int, indices: range | list[int], timeout: float = 60.0, keep: Path | None = None,
-             verbose: bool = False) -> tuple[Counter[str], list[str]]:
-    """Run the inputs ``indices`` of campaign ``seed``: outcome counts, and reports of the failures
-    and of the internal errors (tolerated: kiln-opt reported them without a traceback), each
-    starting with its outcome."""
-    corpus = seeds()
-    ops = _vocabulary(corpus)
+             verbose: bool = False, lit: list[Path] | None = None,
+             loads: tuple[Path, ...] = ()) -> tuple[Counter[str], list[str]]:
+    """Run the inputs ``indices`` of campaign ``seed`` over the lit tests ``lit`` (default kiln's)
+    with the user's ``loads``: outcome counts, and reports of the failures and of the ``REPORTED``
+    outcomes (tolerated: kiln-opt reported them without a traceback), each starting with its outcome."""
+    corpus = seeds(lit, loads)
+    if not corpus:
+        raise ValueError(f"no kiln-opt command in the RUN lines of {', '.join(map(str, lit or [_kiln_lit()]))}")
+    dialects = user_dialects(loads)
+    op_re = _op_pattern(dialects)
+    ops = _vocabulary(corpus, dialects)
     counts: Counter[str] = Counter()
     reports: list[str] = []
     runner = Runner(timeout)
     try:
         for index in indices:
-            case, text, mutations = fuzz_input(corpus, ops, seed, index)
+            case, text, mutations = fuzz_input(corpus, ops, seed, index, op_re)
             outcome = runner.run(case, text)
             counts[outcome.kind] += 1
             if verbose:
                 print(f"#{index} {outcome.kind}: {case.label()} {mutations}\n{outcome.detail}", flush=True)
-            if outcome.kind in (*FAILURES, "internal"):
+            if outcome.kind in (*FAILURES, *REPORTED):
                 report = f"{outcome.kind}: input {index} of seed {seed}: {case.label()}; mutations {mutations}"
                 if keep is not None:
                     keep.mkdir(parents=True, exist_ok=True)
@@ -347,9 +410,8 @@ def campaign(seed: int, indices: range | list[int], timeout: float = 60.0, keep:
     return counts, reports
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The fuzzer's options, on ``python -m kiln.tools.opt_fuzz`` and on ``kiln fuzz-opt``."""
     parser.add_argument("--seed", type=int, default=0, help="campaign seed (default 0)")
     parser.add_argument("--count", type=int, default=200, help="mutated inputs to run (default 200)")
     parser.add_argument("--start", type=int, default=0, help="first input index (default 0)")
@@ -358,19 +420,46 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, default=Path(tempfile.gettempdir()) / "kiln-opt-fuzz-failures",
                         help="folder for the inputs that failed")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every run's outcome and stderr")
+    parser.add_argument("--lit", type=Path, action="append", metavar="PATH",
+                        help="a lit test folder (its *.mlir) or file whose RUN lines' kiln-opt commands are the seeds "
+                             "(repeatable; default: kiln's own tests/lit, in a checkout of kiln only)")
+    parser.add_argument("--load", type=Path, action="append", default=[], metavar="FILE",
+                        help="a Python file registering your dialects and passes, added as --load to every command "
+                             "(repeatable)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the campaign ``args`` asks for and print its failures and outcome counts: exit status
+    1 when a run failed; ``ValueError`` for a bad --lit or --load."""
+    missing = [str(p) for p in [*(args.lit or []), *args.load] if not p.exists()]
+    if missing:
+        raise ValueError(f"no such file or folder: {', '.join(missing)}")
+    indices = args.only or range(args.start, args.start + args.count)
+    start = time.perf_counter()
+    counts, reports = campaign(args.seed, indices, args.timeout, args.keep, args.verbose, args.lit,
+                               tuple(p.resolve() for p in args.load))
+    for report in reports:
+        print(report, end="\n\n")
+    total = sum(counts.values())
+    summary = ", ".join(f"{kind} {counts[kind]}" for kind in ("ok", "diagnostic", *REPORTED, *FAILURES))
+    print(f"{total} mutated inputs (seed {args.seed}) in {time.perf_counter() - start:.0f} s: {summary}")
+    return 1 if any(counts[kind] for kind in FAILURES) else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m kiln.tools.opt_fuzz``."""
+    parser = argparse.ArgumentParser(prog="python -m kiln.tools.opt_fuzz", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    add_arguments(parser)
     args = parser.parse_args(argv)
     if args.worker:
         _worker()
         return 0
-    indices = args.only or range(args.start, args.start + args.count)
-    start = time.perf_counter()
-    counts, reports = campaign(args.seed, indices, args.timeout, args.keep, args.verbose)
-    for report in reports:
-        print(report, end="\n\n")
-    total = sum(counts.values())
-    summary = ", ".join(f"{kind} {counts[kind]}" for kind in ("ok", "diagnostic", "internal", *FAILURES))
-    print(f"{total} mutated inputs (seed {args.seed}) in {time.perf_counter() - start:.0f} s: {summary}")
-    return 1 if any(counts[kind] for kind in FAILURES) else 0
+    try:
+        return run(args)
+    except ValueError as e:
+        parser.error(str(e))
 
 
 if __name__ == "__main__":

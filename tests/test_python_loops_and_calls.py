@@ -368,3 +368,17 @@ def test_loop_over_numbers_used_as_sizes_runs_as_python():
         return x
 
     np.testing.assert_array_equal(f(np.zeros(2)), np.full(2, 32.0))
+
+
+def test_a_zip_the_loop_runs_over_ends_used_up():
+    def f(x, ws):
+        pairs = zip(ws, ws)
+        for a, b in pairs:
+            x = x + a * b
+        return x, len(list(pairs))
+
+    x, ws = np.zeros(4), _weights(8)[0]
+    got, want = kiln.function(f)(x, ws), f(x, ws)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    assert got[1] == want[1] == 0
+    assert "graph.while" in kiln.function(f).get_concrete_function(x, ws).ir

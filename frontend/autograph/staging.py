@@ -1711,6 +1711,35 @@ def _unflat_item(structure: Any, leaves: Iterator[Any]) -> Any:
     return tuple(_unflat_item(s, leaves) for s in structure)
 
 
+def sequence_items(iterable: Any) -> list[Any] | None:
+    """The items a ``for`` over ``iterable`` would get, read without using it up, where that is
+    sure to be what the loop sees: a list or tuple (a list argument is a list subclass), or a
+    ``zip`` or ``enumerate`` of lists and tuples (nested). None for anything else: an array's rows
+    or a generator are read as the loop gets to them, after the body's writes."""
+    if isinstance(iterable, (list, tuple)):
+        return list(iterable)
+    if type(iterable) is enumerate:
+        inner, start = iterable.__reduce__()[1]
+        items = _iterator_items(inner)
+        return None if items is None else [(start + k, v) for k, v in enumerate(items)]
+    if type(iterable) is zip:
+        columns = [_iterator_items(it) for it in iterable.__reduce__()[1]]
+        return None if any(c is None for c in columns) else list(zip(*columns))  # type: ignore[arg-type]
+    return None
+
+
+def _iterator_items(iterator: Any) -> list[Any] | None:
+    """What is left of a list's or tuple's iterator (or of a nested zip or enumerate), unread."""
+    if type(iterator) in (zip, enumerate):
+        return sequence_items(iterator)
+    if type(iterator).__name__ not in ("list_iterator", "tuple_iterator"):
+        return None
+    reduced = iterator.__reduce__()
+    sequence = reduced[1][0]
+    index = reduced[2] if len(reduced) > 2 else 0
+    return list(sequence[index:])
+
+
 def staged_python_sequence(
     items: Sequence[Any],
     extra_test: Callable[[], Any] | None,

@@ -14,6 +14,7 @@ in a ``try`` body is Python and code that cannot raise when the call runs.
 from __future__ import annotations
 
 import ast
+import os
 import sys
 from collections import defaultdict
 
@@ -69,13 +70,16 @@ def _try_around(filename: str, lineno: int) -> int | None:
     return max(around, default=None)
 
 
+#: where kiln.frontend.tracer.trace_graph is defined: the walk up the stack stops at its frame (the
+#: tracer is not imported here: it imports, through the ops it traces, the run-time checks that ask)
+_TRACER_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tracer.py")
+
+
 def try_in_trace() -> str | None:
     """``file:line`` of the innermost ``try`` (in converted code) whose body is being traced now, in
     the traced function or any function it calls."""
-    from kiln.frontend import tracer
-
     frame = sys._getframe(1)
-    while frame is not None and frame.f_code is not tracer.trace_graph.__code__:
+    while frame is not None and not (frame.f_code.co_name == "trace_graph" and frame.f_code.co_filename == _TRACER_FILE):
         line = _try_around(frame.f_code.co_filename, frame.f_lineno)
         if line is not None:
             return f"{frame.f_code.co_filename}:{line}"

@@ -89,15 +89,12 @@ def for_stmt(
         with staging.unrolled(len(iter_)):
             _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
         return
-    if isinstance(iter_, (list, tuple, zip, enumerate)) and staging.python_effect(body) is None:
-        # (a zip or enumerate is read once here: the body changes no Python object it could see;
-        # a list argument is a list subclass)
-        items = iter_ if isinstance(iter_, (list, tuple)) else list(iter_)
-        if staging.staged_python_sequence(items, extra_test, body, get_state, set_state, symbol_names):
+    if staging.python_effect(body) is None:
+        items = staging.sequence_items(iter_)
+        if items is not None and staging.staged_python_sequence(items, extra_test, body, get_state, set_state, symbol_names):
+            for _ in iter_ if not isinstance(iter_, (list, tuple)) else ():  # (a zip or enumerate ends used up)
+                pass
             return
-        with staging.unrolled(len(items)):
-            _python_for(items if items is not iter_ else iter_, extra_test, body, get_state, set_state, symbol_names)
-        return
     _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
 
 

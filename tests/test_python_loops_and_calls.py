@@ -374,7 +374,7 @@ def test_a_zip_the_loop_runs_over_ends_used_up():
     def f(x, ws):
         pairs = zip(ws, ws)
         for a, b in pairs:
-            x = x + a * b
+            x = x + (a * b).sum(axis=0)
         return x, len(list(pairs))
 
     x, ws = np.zeros(4), _weights(8)[0]

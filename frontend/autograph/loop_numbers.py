@@ -90,9 +90,7 @@ def _compiler(args: dict[SSAValue, int]) -> Callable[[SSAValue], Eval]:
         if convert is None:
             raise _Opaque
         if isinstance(op, graph.ConstantOp):
-            const = convert(np.asarray(op.value.get_values()[0]).item()) if op.value.get_values() else None
-            if const is None:
-                raise _Opaque
+            const = _initial(value)
             return lambda env: const
         if isinstance(op, graph.CastOp):
             inner = compile_value(op.operands[0])
@@ -131,7 +129,7 @@ def _yielded(block: Block, index: int) -> SSAValue:
 
 
 def _initial(value: SSAValue) -> Any:
-    """The Python number a loop's initial value is, if it is a constant (else None)."""
+    """The Python number ``value`` is, if it is a 0-d constant (else None)."""
     op = value.owner
     convert = _python_type(value.type)
     if not isinstance(op, graph.ConstantOp) or convert is None:

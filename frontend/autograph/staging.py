@@ -1626,8 +1626,8 @@ def staged_python_range(
         trace_context.require().notes.setdefault(_UNROLL_WARNED, set()).add(statement_location())
         warnings.warn_explicit(
             f"{trace_context.describe_location(where)}: this `for` loop over a range of {len(iter_)} iterations is unrolled while tracing, "
-            f"because tracing its body with a staged loop index failed ({type(error).__name__}: "
-            f"{str(error).splitlines()[0] if str(error) else ''}); compile time grows with the trip count",
+            f"because tracing its body with a staged loop index failed ({_first_line(error)}); compile time grows "
+            "with the trip count",
             KilnUnrollWarning,
             where.filename.data if isinstance(where, FileLineColLoc) else "<unknown>",
             where.line.data if isinstance(where, FileLineColLoc) else 0,
@@ -1740,6 +1740,22 @@ def _iterator_items(iterator: Any) -> list[Any] | None:
     return list(sequence[index:])
 
 
+def _python_loop_stageable(body: Callable[..., Any]) -> bool:
+    """Whether a loop on Python values may be tried staged: while tracing, outside a ``try`` (whose
+    ``except`` could not catch compiled code's errors), over a body without Python side effects or
+    constructs that cannot be staged."""
+    from kiln.frontend.autograph.converters.unsupported import try_in_trace
+
+    return (trace_context.current() is not None and python_effect(body) is None and not unstageable(body)
+            and try_in_trace() is None)
+
+
+def _first_line(error: Exception) -> str:
+    """``error`` in one line, for a note on why a loop was not staged."""
+    text = str(error)
+    return f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"
+
+
 def staged_python_sequence(
     items: Sequence[Any],
     extra_test: Callable[[], Any] | None,
@@ -1755,17 +1771,12 @@ def staged_python_sequence(
     array; a row of the stack is a copy). Whether it did; if not, nothing is left of the try."""
     from kiln.frontend.range import StagedRange
 
-    if (trace_context.current() is None or len(items) < 2 or _unrolled_copies.get() * len(items) <= UNROLL_AT_MOST
-            or python_effect(body) is not None or unstageable(body)):
+    if len(items) < 2 or _unrolled_copies.get() * len(items) <= UNROLL_AT_MOST or not _python_loop_stageable(body):
         return False
     plan = _Sequence.of(items)
     if plan is None or not any(kind in ("rows", "numbers") for kind, _ in plan.columns):
         return False
     where = statement_location()
-    try:
-        _check_not_in_try(where, "for")
-    except NotImplementedError:
-        return False
     init = get_state()
     block = trace_context.require().block
     before = block.last_op
@@ -1793,8 +1804,7 @@ def staged_python_sequence(
                 op.detach()
                 op.drop_all_references()
             if not isinstance(error, (_NotStaged, effects.PythonEffectError)):
-                _unroll_note(where, f"tracing its body over rows of the arrays' stack failed ({type(error).__name__}: "
-                                    f"{str(error).splitlines()[0] if str(error) else ''})")
+                _unroll_note(where, f"tracing its body over rows of the arrays' stack failed ({_first_line(error)})")
             return False
         finally:
             _PYTHON_RANGE.reset(python_range)
@@ -1822,13 +1832,9 @@ def staged_python_while(
     index), when that keeps Python's meaning: a body without Python side effects or constructs that
     cannot be staged, outside a ``try``, whose test becomes a tensor once its numbers are. Whether it
     did; if not, the caller goes on with Python's loop (unrolled at trace time)."""
-    if trace_context.current() is None or python_effect(body) is not None or unstageable(body):
+    if not _python_loop_stageable(body):
         return False
     where = statement_location()
-    try:
-        _check_not_in_try(where, "while")
-    except NotImplementedError:
-        return False
     init = get_state()
 
     def tensor_test(_: Counters) -> Any:
@@ -1849,8 +1855,7 @@ def staged_python_while(
     except Exception as error:  # the test needs Python values, or the body Python ints: Python's loop goes on
         set_state(init)
         if not isinstance(error, (_NotStaged, effects.PythonEffectError)):
-            _unroll_note(where, f"tracing its body with its numbers staged failed ({type(error).__name__}: "
-                                f"{str(error).splitlines()[0] if str(error) else ''})")
+            _unroll_note(where, f"tracing its body with its numbers staged failed ({_first_line(error)})")
         return False
     return True
 

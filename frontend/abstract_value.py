@@ -60,6 +60,20 @@ class AbstractValue:
         return replace(self, **changes)
 
 
+class Fact:
+    """An attribute of a traced value that reads the field ``name`` of its abstract value (its
+    ``aval``); setting it replaces the frozen value with one that has the new field."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, value: Any, owner: type | None = None) -> Any:
+        return self if value is None else getattr(value.aval, self.name)
+
+    def __set__(self, value: Any, fact: Any) -> None:
+        value.aval = replace(value.aval, **{self.name: fact})
+
+
 #: the abstract value of a value with no facts beyond its type (a fresh array)
 PLAIN = AbstractValue()
 

@@ -36,7 +36,7 @@ from xdsl.ir import Operation, SSAValue
 
 from kiln.dialects import graph
 from kiln.frontend import array_types, dtypes, mutation, shape_sources, trace_context
-from kiln.frontend.abstract_value import PLAIN, AbstractValue
+from kiln.frontend.abstract_value import PLAIN, AbstractValue, Fact
 
 #: trace note: an in-place operator rebound a NumPy scalar argument (see ConcreteFunction.native_entry)
 IMMUTABLE_REBOUND = "kiln.tensor.immutable_rebound"
@@ -98,70 +98,15 @@ class Tensor:
         self.origin: tuple[int, tuple[Any, ...]] | None = None
         self._wrote = 0
 
-    # The abstract value's facts, read and set as attributes (setting one replaces the frozen value).
-    # shape_source: of a tensor of unknown rank (kiln.frontend.unknown_rank), the index of the
-    # ``TensorSpec(shape=None)`` argument whose call-time shape it has (``value`` is the flattened data).
-    # weak: a Python number that became a tensor, promoting as one (NEP 50). immutable: a NumPy
-    # scalar (``s += 1`` makes a new value, ``s[...] = v`` raises). readonly: writes raise NumPy's
-    # ValueError. facts: what indexing may assume of a traced integer (kiln.frontend.index_facts).
-    # path_promotions: a 0-d value promoting differently on the paths of a staged construct.
-    # kind_flag: a 0-d int8 tensor saying at run time which kind of result a merged value is.
-
-    @property
-    def shape_source(self) -> int | None:
-        return self.aval.shape_source
-
-    @shape_source.setter
-    def shape_source(self, source: int | None) -> None:
-        self.aval = self.aval.but(shape_source=source)
-
-    @property
-    def weak(self) -> bool:
-        return self.aval.weak
-
-    @weak.setter
-    def weak(self, weak: bool) -> None:
-        self.aval = self.aval.but(weak=weak)
-
-    @property
-    def immutable(self) -> bool:
-        return self.aval.scalar
-
-    @immutable.setter
-    def immutable(self, scalar: bool) -> None:
-        self.aval = self.aval.but(scalar=scalar)
-
-    @property
-    def readonly(self) -> bool:
-        return self.aval.readonly
-
-    @readonly.setter
-    def readonly(self, readonly: bool) -> None:
-        self.aval = self.aval.but(readonly=readonly)
-
-    @property
-    def facts(self) -> Any:
-        return self.aval.facts
-
-    @facts.setter
-    def facts(self, facts: Any) -> None:
-        self.aval = self.aval.but(facts=facts)
-
-    @property
-    def path_promotions(self) -> tuple[tuple[Any, ...], str] | None:
-        return self.aval.path_promotions
-
-    @path_promotions.setter
-    def path_promotions(self, promotions: tuple[tuple[Any, ...], str] | None) -> None:
-        self.aval = self.aval.but(path_promotions=promotions)
-
-    @property
-    def kind_flag(self) -> Tensor | None:
-        return self.aval.kind_flag  # type: ignore[no-any-return]
-
-    @kind_flag.setter
-    def kind_flag(self, flag: Tensor | None) -> None:
-        self.aval = self.aval.but(kind_flag=flag)
+    # The abstract value's facts, read and set as attributes (kiln.frontend.abstract_value has their
+    # meanings); ``immutable`` is its ``scalar``: a NumPy scalar.
+    shape_source = Fact("shape_source")
+    weak = Fact("weak")
+    immutable = Fact("scalar")
+    readonly = Fact("readonly")
+    facts = Fact("facts")
+    path_promotions = Fact("path_promotions")
+    kind_flag = Fact("kind_flag")
 
     @property
     def value(self) -> SSAValue:

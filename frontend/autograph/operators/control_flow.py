@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from kiln.frontend import trace_context
 from kiln.frontend.autograph import staging
 from kiln.frontend.autograph.staging import GetState, SetState
 
@@ -66,8 +67,6 @@ def while_stmt(
 
 def _last_op() -> Any:
     """The last op of the block being traced (None outside a trace): whether an iteration added ops."""
-    from kiln.frontend import trace_context
-
     ctx = trace_context.current()
     return None if ctx is None else ctx.block.last_op
 

@@ -8,6 +8,8 @@ must be Python's, not pytest's (which adds the values it compared to the message
 
 from __future__ import annotations
 
+import functools
+import itertools
 import subprocess
 import sys
 import textwrap
@@ -520,3 +522,63 @@ def test_a_staged_assert_inside_try_is_refused() -> None:
     with pytest.raises(NotImplementedError, match="`try` around staged code cannot be staged") as info:
         _compiled(assert_in_try)(X)
     assert str(info.value).startswith(f"{__file__}:")
+
+
+# --- functions handed to map, filter, functools.reduce, sorted ... are converted too --------------
+
+
+def _signed_step(acc, v):
+    if v > 0:
+        return acc + v
+    return acc - 2 * v
+
+
+def _doubled_if_positive(v):
+    if v > 0:
+        return v * 2
+    return -v
+
+
+def reduce_with_a_branch(x):
+    return functools.reduce(_signed_step, [x[0], x[1], x[2], x[5]], 0.0)
+
+
+def map_with_a_branch(x):
+    return sum(map(_doubled_if_positive, [x[1], x[5], x[3]]))
+
+
+def map_of_a_lambda(x):
+    return sum(map(lambda v: v if v > 0.3 else 0.0 * v, [x[1], x[2], x[3]]))
+
+
+def reduce_of_a_partial(x, scale):
+    return functools.reduce(functools.partial(_scaled_step, scale), [x[4], x[5]], x[0])
+
+
+def _scaled_step(scale, acc, v):
+    if v < 0:
+        return acc * scale
+    return acc + v
+
+
+def accumulate_with_a_branch(x):
+    return list(itertools.accumulate([x[0], x[5], x[2]], _signed_step))[-1]
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (reduce_with_a_branch, (X,)),
+        (reduce_with_a_branch, (-X,)),
+        (map_with_a_branch, (X,)),
+        (map_of_a_lambda, (X,)),
+        (reduce_of_a_partial, (X, 3.0)),
+        (accumulate_with_a_branch, (X,)),
+    ],
+)
+def test_a_branch_in_a_function_given_to_a_library_call_is_staged(fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    """issue 40: an ``if`` on a traced value inside a function called through ``functools.reduce``
+    or ``map`` failed ("Python control flow on a traced kiln tensor"): only functions called by
+    the user's code were converted, not those handed to a library that calls them."""
+    same_as_python(fn, *args)
+    assert "graph.cond" in _compiled(fn).get_concrete_function(*args).ir

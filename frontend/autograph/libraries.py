@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
+import itertools
 import sys
 import sysconfig
 import types
 from typing import Any
+
+#: library callables that call a function they are given: calls to them go through ``ag__.call``,
+#: which converts that function first (an ``if`` on a traced value inside it stages as anywhere)
+HIGHER_ORDER = frozenset({
+    map, filter, sorted, functools.reduce, itertools.accumulate, itertools.starmap, itertools.takewhile,
+    itertools.dropwhile, itertools.filterfalse, itertools.groupby,
+})
+
+
+
+def is_higher_order(func: Any) -> bool:
+    """Whether ``func`` is one of :data:`HIGHER_ORDER` (an unhashable callable is not)."""
+    try:
+        return func in HIGHER_ORDER
+    except TypeError:
+        return False
+
 
 _LIBRARIES = frozenset({"builtins", "numpy", "xdsl", "kiln"})
 #: kiln's own folders that hold user code (tests, examples, benchmarks), converted like any user code

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from kiln.frontend import creation, python_math, random_numbers, trace_context
 from kiln.frontend.autograph import operators
 from kiln.frontend.autograph.context import ConversionContext, ConversionInfo, record_converted
-from kiln.frontend.autograph.libraries import library_reason
+from kiln.frontend.autograph.libraries import is_higher_order, library_reason
 
 F = TypeVar("F")
 
@@ -171,11 +171,29 @@ def call(func: Any) -> Any:
             return copied
     if isinstance(func, (types.FunctionType, types.MethodType)):
         return convert(func)
+    if isinstance(func, functools.partial):
+        return functools.partial(call(func.func), *func.args, **func.keywords)
+    if is_higher_order(func):
+        return _calling_back_converted(func)
     method = getattr(type(func), "__call__", None)
     if isinstance(method, types.FunctionType) and not isinstance(func, type):
         converted = convert(method)
         return func if converted is method else types.MethodType(converted, func)
     return func
+
+
+def _calling_back_converted(func: Any) -> Any:
+    """``func`` with every function among its arguments (``key=`` and ``initial`` included) converted."""
+
+    @functools.wraps(func)
+    def calling(*args: Any, **kwargs: Any) -> Any:
+        return func(*[_callback(a) for a in args], **{k: _callback(v) for k, v in kwargs.items()})
+
+    return calling
+
+
+def _callback(value: Any) -> Any:
+    return call(value) if isinstance(value, (types.FunctionType, types.MethodType, functools.partial)) else value
 
 
 #: what generated code sees as ``ag__``: the runtime operators, and :func:`call`

@@ -16,12 +16,13 @@ scalar types (``np.float64(x)``), casts of a traced ``x``, and ``math``'s functi
 from __future__ import annotations
 
 import ast
+import builtins
 import types
 
 from kiln.frontend import dtypes, python_math
 from kiln.frontend.autograph import templates
 from kiln.frontend.autograph.context import ConversionContext
-from kiln.frontend.autograph.libraries import is_library_module
+from kiln.frontend.autograph.libraries import is_higher_order, is_library_module
 
 
 #: NumPy functions that go through ``ag__.call``: inside a trace they make kiln arrays
@@ -65,7 +66,8 @@ class _Calls(ast.NodeTransformer):
 
     def _is_library(self, func: ast.expr) -> bool:
         if isinstance(func, ast.Name):
-            return func.id not in _BUILTINS and self.ctx.is_builtin(func.id)
+            builtin = func.id not in _BUILTINS and self.ctx.is_builtin(func.id)
+            return builtin and not is_higher_order(getattr(builtins, func.id))
         root = func
         while isinstance(root, ast.Attribute):
             root = root.value
@@ -74,6 +76,8 @@ class _Calls(ast.NodeTransformer):
         if root.id == "ag__":
             return True
         value = self.ctx.namespace.get(root.id)
+        if is_higher_order(_attribute(value, func)):  # functools.reduce(f, ...): f is converted first
+            return False
         if _staged_random(value, func):  # np.random.normal(...): drawn on every call (kiln.frontend.random_numbers)
             return False
         if isinstance(value, types.ModuleType) and value.__name__ == "math" and isinstance(func, ast.Attribute):
@@ -87,9 +91,9 @@ class _Calls(ast.NodeTransformer):
         return isinstance(value, types.ModuleType) and is_library_module(value.__name__)
 
 
-def _staged_random(value: object, func: ast.expr) -> bool:
-    """Whether ``func`` (an attribute chain from ``value``) names one of NumPy's random
-    functions that kiln stages: the call must reach ``ag__.call``, not run while tracing."""
+def _attribute(value: object, func: ast.expr) -> object:
+    """What the attribute chain ``func`` names, read from ``value`` through modules only (None if
+    it passes through anything else: reading it must not run user code)."""
     path: list[str] = []
     while isinstance(func, ast.Attribute):
         path.insert(0, func.attr)
@@ -97,8 +101,15 @@ def _staged_random(value: object, func: ast.expr) -> bool:
     obj = value
     for attr in path:
         if not isinstance(obj, types.ModuleType):
-            return False
+            return None
         obj = getattr(obj, attr, None)
+    return obj
+
+
+def _staged_random(value: object, func: ast.expr) -> bool:
+    """Whether ``func`` (an attribute chain from ``value``) names one of NumPy's random
+    functions that kiln stages: the call must reach ``ag__.call``, not run while tracing."""
+    obj = _attribute(value, func)
     return callable(obj) and _is_staged(obj)
 
 

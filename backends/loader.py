@@ -155,7 +155,15 @@ def _write_to_python_stdout(data: int, size: int) -> None:
     sys.stdout.flush()
 
 
+#: the output sink a library that prints exports (backends/c/print_runtime.py)
+WRITE_HOOK = "kiln_write_hook"
 _WRITE_HOOK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_size_t)(_write_to_python_stdout)
+
+
+def attach_output(so_path: Path) -> None:
+    """Send ``krt.print`` output of the library at ``so_path`` to Python's ``sys.stdout`` (a library
+    opened by the native entry's own ``dlopen`` keeps the default sink, C's stdout, otherwise)."""
+    _library(so_path)
 
 
 def _library(so_path: Path) -> ctypes.CDLL:
@@ -164,7 +172,7 @@ def _library(so_path: Path) -> ctypes.CDLL:
     if lib is None:
         lib = _LIBRARIES[path] = ctypes.CDLL(str(path))
         try:  # a library that prints exports its output sink (docs/printing.md)
-            hook = ctypes.c_void_p.in_dll(lib, "kiln_write_hook")
+            hook = ctypes.c_void_p.in_dll(lib, WRITE_HOOK)
         except ValueError:
             pass
         else:

@@ -8,6 +8,8 @@ eagerly there). The seed programs also check that new values reuse the trace.
 
 from __future__ import annotations
 
+import contextlib
+import io
 from collections.abc import Callable
 from typing import Any
 
@@ -745,6 +747,24 @@ def test_fizzbuzz_prints_on_every_call(capfd: pytest.CaptureFixture[str]) -> Non
     assert fizzbuzz(i64(6)) == 6
     assert capfd.readouterr().out.split() == expected[:6]
     assert fizzbuzz.tracing_count == 1
+
+
+@kiln.function
+def _printed_plus_one(x):
+    kiln.print("x =", x)
+    return x + 1
+
+
+def test_print_writes_to_python_stdout_on_every_call() -> None:
+    """kiln.print goes to Python's ``sys.stdout`` (docs/printing.md), so ``redirect_stdout`` and
+    pytest's capsys see it; the native entry's own ``dlopen`` used to keep C's stdout, so from
+    the second call on the output bypassed ``sys.stdout``."""
+    x = np.array([1.0, 2.0])
+    for _ in range(3):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            np.testing.assert_array_equal(_printed_plus_one(x), x + 1)
+        assert out.getvalue() == "x = [1. 2.]\n"
 
 
 def test_keras_style_method() -> None:

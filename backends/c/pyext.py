@@ -32,7 +32,7 @@ import numpy as np
 
 from kiln.backends.c import toolchain
 from kiln.backends.c.parts import END, MAIN, guard
-from kiln.backends.loader import CHECK_SYMBOL, MemrefArg, Signature, load_function, python_entry
+from kiln.backends.loader import CHECK_SYMBOL, WRITE_HOOK, MemrefArg, Signature, attach_output, load_function, python_entry
 
 _SOURCE = Path(__file__).with_name("kiln_entry.c")
 _MODULE_NAME = "kiln._kiln_entry"
@@ -158,6 +158,8 @@ def build_entry(
         native = load_function(so_path, name, signature)
         return python_entry(native, [kind.dtype for kind in kinds[:n_inputs]], outputs), False
     mod = module()
+    if _mentions(source, WRITE_HOOK):
+        attach_output(so_path)
     specs = [(kind.dtype, tuple(-1 if n is None else n for n in kind.shape)) for kind in signature.args]
     address = mod.symbol(str(so_path), trampoline_name(name))
     scalars = (tuple(kinds),) if any(kinds) else ()

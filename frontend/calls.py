@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import StringAttr, TensorType
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from kiln.frontend import argument_containers, pytree, trace_context
@@ -86,18 +86,13 @@ class Callees:
     #: the outermost function's symbol (no callee takes it)
     name: str
     by_key: dict[tuple[Any, ...], Callee | str] = field(default_factory=dict)
-    funcs: list[func.FuncOp] = field(default_factory=list)
-
-    def lookup(self, call: Operation) -> func.FuncOp | None:
-        """The callee of ``call`` (a ``func.call`` of this trace), for gradients."""
-        assert isinstance(call, func.CallOp)
-        name = call.callee.string_value()
-        return next((f for f in self.funcs if f.sym_name.data == name), None)
+    #: the traced callees by symbol, in the order traced
+    funcs: dict[str, func.FuncOp] = field(default_factory=dict)
 
     def symbol(self, name: str) -> str:
-        taken = {self.name, *(f.sym_name.data for f in self.funcs)}
+        """A new callee's symbol: ``name`` and a number that no other function of the module has."""
         k = 0
-        while f"{name}_call{k}" in taken:
+        while f"{name}_call{k}" in self.funcs or f"{name}_call{k}" == self.name:
             k += 1
         return f"{name}_call{k}"
 
@@ -109,10 +104,11 @@ def callees() -> Callees | None:
     return found if isinstance(found, Callees) else None
 
 
-def callee_of(call: Operation) -> func.FuncOp | None:
-    """The traced callee a ``func.call`` of the trace in progress calls (graph_autodiff's lookup)."""
+def callee_of(call: func.CallOp) -> func.FuncOp | None:
+    """The traced callee a ``func.call`` of the trace in progress calls (graph_autodiff's lookup:
+    the trace has no module yet)."""
     found = callees()
-    return found.lookup(call) if found is not None else None
+    return found.funcs.get(call.callee.string_value()) if found is not None else None
 
 
 def traced_call(function: object, name: str, body: Callable[..., Any], args: tuple[Any, ...],
@@ -154,7 +150,7 @@ def _signature(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any
         if isinstance(leaf, Tensor):
             aval = _portable(leaf.aval)
             storage = leaf.storage
-            if aval is None or not _static(leaf.type) or storage.alias is not None or storage.stale is not None:
+            if aval is None or not _static(leaf.type) or storage.stale is not None:
                 return None
             parts.append((leaf.type, aval, _plain(leaf)))
             tensors.append(leaf)
@@ -227,9 +223,9 @@ def _trace(table: Callees, name: str, body: Callable[..., Any], args: tuple[Any,
         block.drop_all_references()  # (the caller's values must not keep its ops as uses)
         return INLINE
     tree, refs, outputs = traced
-    func_op = func.FuncOp(table.symbol(name), (list(block.arg_types), [t.type for t in outputs]), Region(block),
-                          visibility="private")
-    table.funcs.append(func_op)
+    symbol = table.symbol(name)
+    func_op = table.funcs[symbol] = func.FuncOp(symbol, (list(block.arg_types), [t.type for t in outputs]),
+                                                Region(block), visibility="private")
     avals = tuple(_portable(t.aval) or AbstractValue() for t in outputs)
     return Callee(func_op, tree, refs, avals, asked, kept)
 

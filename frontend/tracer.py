@@ -125,7 +125,7 @@ def trace_graph(
         Region(block),
     )
     func_op.sym_visibility = StringAttr("public")
-    module = ModuleOp([func_op, *callees.funcs])
+    module = ModuleOp([func_op, *callees.funcs.values()])
     return TracedGraph(module=module, func_op=func_op, output_tree=tree, variables=tuple(captures.variables),
                        written_arguments=written, scalar_rebound=bool(ctx.notes.get(IMMUTABLE_REBOUND)),
                        layout_arguments=tuple(sorted(ctx.notes.get(LAYOUT_ARGUMENTS, ()))),

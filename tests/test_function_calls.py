@@ -36,9 +36,11 @@ def _run_both(fn: kiln.Function, *args: np.ndarray) -> tuple[object, object, tup
 
 
 def _check(fn: kiln.Function, *args: np.ndarray, rtol: float = 1e-12) -> None:
+    """``fn`` gives what it gives run eagerly: results (of the same types) and arguments after."""
     got, want, got_args, want_args = _run_both(fn, *args)
-    for g, w in zip(np.broadcast_arrays(*[np.asarray(v) for v in (got if isinstance(got, tuple) else (got,))]),
-                    np.broadcast_arrays(*[np.asarray(v) for v in (want if isinstance(want, tuple) else (want,))])):
+    got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
+    for g, w in zip(got, want, strict=True):
+        assert type(g) is type(w)
         np.testing.assert_allclose(g, w, rtol=rtol)
     for g, w in zip(got_args, want_args, strict=True):
         np.testing.assert_allclose(g, w, rtol=rtol)
@@ -365,3 +367,43 @@ def test_recursion_on_traced_values_names_the_line():
 
     with pytest.raises(RecursionError, match=r"test_function_calls.py:\d+:\d+: kiln.function halve calls itself"):
         halve(np.ones(4))
+
+
+def test_callee_in_a_staged_loop_with_a_list_and_keywords():
+    runs: list[int] = []
+
+    @kiln.function
+    def mlp(x, ws, *, bias):
+        runs.append(len(ws))
+        for w in ws:
+            x = np.tanh(x @ w + bias)
+        return x
+
+    @kiln.function
+    def outer(x, ws):
+        for _ in range(6):
+            x = mlp(x, ws, bias=0.5) * 0.5
+        return x
+
+    rng = np.random.default_rng(4)
+    x, ws = rng.random((2, 3)), [rng.random((3, 3)) * 0.3 for _ in range(2)]
+    got = outer(x, ws)
+    assert runs == [2]
+    with _eagerly():
+        want = outer(x, ws)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_callee_changing_its_list_argument_is_traced_in_place():
+    @kiln.function
+    def push(xs, v):
+        xs.append(v * 2)
+        return len(xs)
+
+    @kiln.function
+    def outer(x):
+        xs = [x]
+        n = push(xs, x) + push(xs, x + 1)
+        return xs[-1] + n, xs[1]
+
+    _check(outer, np.arange(3.0))

@@ -13,11 +13,13 @@ import argparse
 import os
 import tempfile
 import time
+import warnings
 from collections.abc import Callable
 
 import numpy as np
 
 import kiln
+from kiln.frontend.retracing import KilnRetracingWarning
 
 #: steps of the callee's chain: 14 graph ops each (constants and broadcasts included)
 _STEPS = 14
@@ -68,6 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs of each; the fastest is printed")
     args = parser.parse_args(argv)
     os.environ["KILN_CACHE_DIR"] = tempfile.mkdtemp(prefix="kiln-bench-calls-")
+    warnings.simplefilter("ignore", KilnRetracingWarning)  # (each run wraps its functions anew, on purpose)
     kiln.function(lambda x: x + 1)(np.ones(2))  # the once-per-machine entry build, not timed
     print(f"| callee ({args.calls} calls) | graph ops traced | first call wall (s) | first call CPU (s) "
           "| trace wall (s) | trace CPU (s) | matches NumPy |")

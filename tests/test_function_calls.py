@@ -6,6 +6,7 @@ included; how often a callee's Python body runs while tracing counts its traces.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -407,3 +408,46 @@ def test_callee_changing_its_list_argument_is_traced_in_place():
         return xs[-1] + n, xs[1]
 
     _check(outer, np.arange(3.0))
+
+
+def _long_chain(x):
+    """More graph ops (14 a step) than graph-inline-calls inlines (keep-ops=64 in the pipeline)."""
+    for _ in range(6):
+        x = np.tanh(x * 1.0001 + 0.5) - x * 0.25 + 0.125
+    return x
+
+
+_kept = kiln.function(_long_chain, autograph=False)
+
+
+def test_large_callee_stays_one_function_in_the_c():
+    @kiln.function
+    def outer(x, y):
+        a = _kept(x)
+        b = _kept(a) + _kept(y)  # same signature: one callee
+        return b, _kept(x[:3]).sum(), _kept(np.float32(2.0) * y.astype(np.float32))
+
+    x, y = np.linspace(0.0, 1.0, 8), np.linspace(-1.0, 1.0, 8)
+    _check(outer, x, y, rtol=1e-6)
+    source = outer.get_concrete_function(x, y).source
+    assert len(re.findall(r"^static void _long_chain_call\d\(.*\{$", source, re.M)) == 3  # a function per signature
+    assert source.count("_long_chain_call0(") == 5  # its prototype, its definition and three calls
+
+
+def test_large_callee_in_staged_control_flow_and_under_grad():
+    @kiln.function
+    def outer(x):
+        for _ in range(5):
+            x = _kept(x) * 0.5
+        if np.sum(x) > 0:
+            x = _kept(x)
+        return np.sum(x * x)
+
+    x = np.linspace(-1.0, 1.0, 6)
+    _check(outer, x)
+    assert "static void _long_chain_call0" in outer.get_concrete_function(x).source
+    got = kiln.grad(outer)(x)
+    eps = 1e-6
+    with _eagerly():
+        numeric = np.array([(outer(x + eps * e) - outer(x - eps * e)) / (2 * eps) for e in np.eye(6)])
+    np.testing.assert_allclose(got, numeric, rtol=1e-6, atol=1e-9)

@@ -1,10 +1,11 @@
 """``python -m kiln.bench.nested_calls``: first call of a function that calls a 200-op callee 20 times (issue 39).
 
 The callee is a chain of about 200 graph ops; the caller applies it 20 times. Timed twice, each
-with an empty ``KILN_CACHE_DIR``: the callee a ``kiln.function`` (traced once, then called:
-``func.call``, inlined by ``graph-inline-calls``), and the callee a plain Python function (traced
-into each call: what a kiln.function callee was before calls were shared). Prints wall and CPU
-seconds of the first call, of its trace alone, and whether the result matches NumPy.
+with an empty ``KILN_CACHE_DIR``: the callee a plain Python function (traced into each call: what
+a kiln.function callee was before calls were shared), and the callee a ``kiln.function`` (traced
+once, called with ``func.call``, kept a function by ``graph-inline-calls`` and emitted once).
+Prints wall and CPU seconds of the first call and of its trace alone, the graph ops traced, and
+whether the result matches NumPy.
 """
 
 from __future__ import annotations

@@ -2,18 +2,20 @@
 
 A kiln.function (a ``kiln.grad`` function, a decorated method) called while another is traced is
 traced once per *call signature* into a private ``func.func`` of the caller's module, and each
-call is a ``func.call`` of it; the ``graph-inline-calls`` pass inlines the calls when the module
-is lowered, and ``graph_autodiff`` differentiates through them. The signature is the structure of
-the arguments, each traced array's IR type and abstract value, and every other leaf: a Python
-constant or NumPy scalar by value, a NumPy array by contents, any other object (the ``self`` of a
-method) by identity. The callees live in the notes of the outermost trace (:class:`Callees`), so
+call is a ``func.call`` of it; when the module is lowered, ``graph-inline-calls`` inlines the
+calls of small or effectful callees and keeps the others as functions, and ``graph_autodiff``
+differentiates through calls. The signature is the structure of the arguments, each traced
+array's IR type, abstract value and whether it is a C-contiguous array of its own, and every
+other leaf: a Python constant or NumPy scalar by value, a NumPy array by contents, any other
+object (the ``self`` of a method) by identity. The callees live in the notes of the outermost trace (:class:`Callees`), so
 callers share them however deeply they nest.
 
 A callee whose trace cannot stand alone is traced into its caller instead, as before calls were
 shared (:func:`traced_call` says when): one that writes an argument array, changes an argument
-list or dict, returns an argument (or a view of one), touches a ``kiln.Variable`` (random numbers
-too) or a large trace-time array, uses a traced value of its caller that it was not passed, asks
-an argument's memory layout, or takes or returns arrays of run-time size or unknown rank. Its
+list or dict, returns an argument (or a view of one, or what may be one on some path of a staged
+``if`` or loop), touches a ``kiln.Variable`` (random numbers too) or a large trace-time array,
+uses a traced value of its caller that it was not passed, asks the memory layout of an argument
+that is a view, or takes or returns arrays of run-time size or unknown rank. Its
 effects then stay where they are in the caller's trace, in program order. Such a callee's Python
 code runs once more for the inline trace; Python state a shared callee changes (an attribute it
 sets) changes once per signature, as for any trace.

@@ -451,3 +451,18 @@ def test_large_callee_in_staged_control_flow_and_under_grad():
     with _eagerly():
         numeric = np.array([(outer(x + eps * e) - outer(x - eps * e)) / (2 * eps) for e in np.eye(6)])
     np.testing.assert_allclose(got, numeric, rtol=1e-6, atol=1e-9)
+
+
+def test_callee_of_run_time_sizes_is_traced_in_place():
+    @kiln.function
+    def norm(x):
+        return x / np.sqrt(np.sum(x * x))
+
+    @kiln.function(input_signature=[kiln.TensorSpec([None], np.float64)])
+    def outer(x):
+        return norm(x) + norm(x * 2)
+
+    for n in (3, 5):
+        x = np.arange(1.0, n + 1)
+        np.testing.assert_allclose(outer(x), 2 * x / np.sqrt(np.sum(x * x)), rtol=1e-12)
+    assert "func.call" not in outer.get_concrete_function(np.arange(3.0)).ir

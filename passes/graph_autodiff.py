@@ -9,6 +9,9 @@ pipeline as the rest of the program. The pass does the same on a module:
 ``graph-autodiff{func="f" wrt=0,1}`` adds ``@f_grad``, which returns ``f``'s result and its
 gradient with respect to arguments 0 and 1.
 
+A ``func.call`` (a kiln.function called while another was traced) is differentiated through its
+callee, found by ``backprop``'s ``callees`` (a trace in progress has no module yet).
+
 Only floating-point values carry gradients (integer and bool paths get none, as in
 TensorFlow). An op on such a path without a rule is an error naming it and its location.
 Shapes must be static.
@@ -665,8 +668,9 @@ def _reverse_cond(op: graph.CondOp, grads: Sequence[SSAValue | None], adjoints: 
 
 def _reverse_call(op: func.CallOp, grads: Sequence[SSAValue | None], adjoints: Adjoints) -> None:
     """A call differentiated through its callee: the callee's pure ops are computed again on the
-    call's operands where the gradient is built (``cse`` merges them with the call's own once it
-    is inlined), and reversed onto the operands."""
+    call's operands where the gradient is built (``cse`` merges them with the call's own when
+    ``graph-inline-calls`` inlines it; a callee kept a function computes them twice), and
+    reversed onto the operands."""
     callee = adjoints.callees(op)
     if callee is None:
         raise AutodiffError(f"{describe_location(op.location)}: the gradient flows through a call of "

@@ -466,3 +466,24 @@ def test_callee_of_run_time_sizes_is_traced_in_place():
         x = np.arange(1.0, n + 1)
         np.testing.assert_allclose(outer(x), 2 * x / np.sqrt(np.sum(x * x)), rtol=1e-12)
     assert "func.call" not in outer.get_concrete_function(np.arange(3.0)).ir
+
+
+def test_large_callee_with_products_reductions_views_and_several_results():
+    @kiln.function(autograph=False)
+    def layer(x, w):
+        h = x @ w
+        for _ in range(5):
+            h = np.tanh(h * 0.9 + 0.1) - h * 0.2 + 0.05
+        return h, h.sum(axis=0), np.max(h), h.shape[0]
+
+    @kiln.function
+    def outer(x, w):
+        a, col, top, n = layer(x, w)
+        b, col2, top2, _ = layer(x.T @ a, w.T)  # a product of a transposed view, as an argument
+        c, _, _, _ = layer(x[::2], w)  # a strided view, as an argument
+        return b * top + col2 * n, col + top2, c
+
+    rng = np.random.default_rng(5)
+    x, w = rng.random((4, 4)), rng.random((4, 4)) * 0.5
+    _check(outer, x, w, rtol=1e-10)
+    assert "static void layer_call0" in outer.get_concrete_function(x, w).source

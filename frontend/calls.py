@@ -157,8 +157,8 @@ def _signature(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any
             parts.append((leaf.type, aval, _plain(leaf)))
             tensors.append(leaf)
         elif isinstance(leaf, _CONSTANTS):
-            parts.append((type(leaf), leaf))
-        elif type(leaf) is np.ndarray:
+            parts.append((type(leaf), repr(leaf)))  # (by repr: -0.0 is not 0.0, a NaN is itself)
+        elif type(leaf) is np.ndarray and not leaf.dtype.hasobject:
             parts.append((leaf.dtype.str, leaf.shape, hashlib.sha256(np.ascontiguousarray(leaf).data).digest()))
         else:
             parts.append(("object", id(leaf)))

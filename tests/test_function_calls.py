@@ -487,3 +487,21 @@ def test_large_callee_with_products_reductions_views_and_several_results():
     x, w = rng.random((4, 4)), rng.random((4, 4)) * 0.5
     _check(outer, x, w, rtol=1e-10)
     assert "static void layer_call0" in outer.get_concrete_function(x, w).source
+
+
+def test_python_float_arguments_key_by_their_value_signed_zero_included():
+    @kiln.function
+    def divide(x, s):
+        return x / s
+
+    @kiln.function
+    def outer(x):
+        return divide(x, 0.0), divide(x, -0.0), divide(x, 2.0)
+
+    x = np.array([1.0, -1.0])
+    with np.errstate(divide="ignore"):
+        got = outer(x)
+        want = (x / 0.0, x / -0.0, x / 2.0)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    assert _callees(outer, x) == 3

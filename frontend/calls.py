@@ -24,6 +24,7 @@ sets) changes once per signature, as for any trace.
 from __future__ import annotations
 
 import hashlib
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -203,7 +204,9 @@ def _trace(table: Callees, name: str, body: Callable[..., Any], args: tuple[Any,
     """Trace ``body`` on fresh arguments like ``tensors`` into a new private function of the module."""
     block = Block(arg_types=[t.type for t in tensors])
     params = []
-    for i, (arg, tensor) in enumerate(zip(block.args, tensors, strict=True)):
+    for i, (arg, tensor, hint) in enumerate(zip(block.args, tensors, _names(body, args, kwargs), strict=True)):
+        if hint.isidentifier():
+            arg.name_hint = hint
         param = Tensor(arg, storage=Storage(arg, argument=i))
         param.aval = _portable(tensor.aval)  # type: ignore[assignment]
         params.append(param)
@@ -230,6 +233,21 @@ def _trace(table: Callees, name: str, body: Callable[..., Any], args: tuple[Any,
                                                 Region(block), visibility="private")
     avals = tuple(_portable(t.aval) or AbstractValue() for t in outputs)
     return Callee(func_op, tree, refs, avals, asked, kept)
+
+
+def _names(body: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
+    """A name for each traced array of the call, in order: its parameter's when it is one
+    argument (``x``), else ``""`` (one inside a list or dict)."""
+    try:
+        params = list(inspect.signature(body).parameters)
+    except (TypeError, ValueError):
+        params = []
+    names: list[str] = []
+    for key, arg in [*enumerate(args), *kwargs.items()]:
+        count = sum(1 for leaf in pytree.flatten(arg)[0] if isinstance(leaf, Tensor))
+        named = isinstance(arg, Tensor) and (isinstance(key, str) or key < len(params))
+        names.extend([key if isinstance(key, str) else params[key]] if named else [""] * count)
+    return names
 
 
 def _run(ctx: trace_context.TraceContext, body: Callable[..., Any], args: Any, kwargs: Any,

@@ -505,3 +505,27 @@ def test_python_float_arguments_key_by_their_value_signed_zero_included():
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, w)
     assert _callees(outer, x) == 3
+
+
+def test_gradient_tape_records_through_shared_calls():
+    @kiln.function
+    def small(x):
+        return np.sin(x) * x
+
+    @kiln.function
+    def outer(x):
+        with kiln.GradientTape() as tape:
+            tape.watch(x)
+            y = np.sum(_kept(small(x)) + small(x * 2))
+        return tape.gradient(y, x)
+
+    x = np.linspace(-0.5, 0.5, 4)
+    got = outer(x)
+
+    def loss(v):
+        return np.sum(_long_chain(np.sin(v) * v) + np.sin(2 * v) * 2 * v)
+
+    eps = 1e-6
+    numeric = np.array([(loss(x + eps * e) - loss(x - eps * e)) / (2 * eps) for e in np.eye(4)])
+    np.testing.assert_allclose(got, numeric, rtol=1e-6, atol=1e-9)
+    assert "static void _long_chain_call0" in outer.get_concrete_function(x).source

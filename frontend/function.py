@@ -24,7 +24,7 @@ import numpy as np
 from kiln import config
 from kiln.backends.c.names import is_reserved_c_name
 from kiln.backends.targets import get_backend
-from kiln.frontend import progress, retracing, trace_context, variables
+from kiln.frontend import calls, progress, retracing, trace_context, variables
 from kiln.frontend.concrete import ConcreteFunction, argument_layouts, shared_arguments
 from kiln.frontend.signature import CallSignature, TensorSpec, signature_of, tensor_leaves
 from kiln.frontend.tracer import REFUSALS
@@ -291,10 +291,12 @@ class Function:
         return out
 
     def _traced_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        """A call from inside another function's trace: this function's body is traced in place
-        (converted by AutoGraph as its own setting says), so its ops, effects and gradients are
-        the caller's. Recursion deeper than :data:`_MAX_TRACED_DEPTH` is refused at the call's line
-        (recursion on traced values would never end while tracing)."""
+        """A call from inside another function's trace: a call of this function's callee for the
+        call's signature, traced once and shared by every such call of the outermost trace
+        (kiln.frontend.calls; converted by AutoGraph as its own setting says), or its body traced
+        in place where the callee cannot stand alone. Recursion deeper than
+        :data:`_MAX_TRACED_DEPTH` is refused at the call's line (recursion on traced values would
+        never end while tracing)."""
         from kiln.frontend.concrete import _autograph
 
         depth = _traced_depth.get()
@@ -308,7 +310,8 @@ class Function:
         token = _traced_depth.set({**depth, self: active + 1})
         try:
             body = _autograph(self.python_function) if self.autograph else self.python_function
-            return body(*args, **kwargs)
+            name = _c_name(getattr(self.python_function, "__name__", "kiln_fn"))
+            return calls.traced_call(self, name, body, args, kwargs)
         finally:
             _traced_depth.reset(token)
 

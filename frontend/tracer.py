@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Region, SSAValue
 
 from kiln.dialects import graph
-from kiln.frontend import argument_containers, list_numbers, pytree, result_kinds, trace_context
+from kiln.frontend import argument_containers, calls, list_numbers, pytree, result_kinds, trace_context
 from kiln.frontend.mutation import Storage
 from kiln.frontend.tensor import IMMUTABLE_REBOUND, LAYOUT_ARGUMENTS, Tensor, as_tensor
 from kiln.frontend.variables import NOTES_KEY, Captures, Variable
@@ -91,6 +91,7 @@ def trace_graph(
     ctx = trace_context.TraceContext(block=block, name=name)
     captures = ctx.notes[NOTES_KEY] = Captures(block)
     ctx.notes[trace_context.LARGE_CONSTANTS] = captures.constant
+    callees = ctx.notes[calls.NOTES_KEY] = calls.Callees(name)
     with trace_context.tracing(ctx):
         slots: list[Any] = list(arg_tensors)
         for i in number_lists:  # a list of Python numbers: the function sees the list, one number per element
@@ -124,7 +125,7 @@ def trace_graph(
         Region(block),
     )
     func_op.sym_visibility = StringAttr("public")
-    module = ModuleOp([func_op])
+    module = ModuleOp([func_op, *callees.funcs.values()])
     return TracedGraph(module=module, func_op=func_op, output_tree=tree, variables=tuple(captures.variables),
                        written_arguments=written, scalar_rebound=bool(ctx.notes.get(IMMUTABLE_REBOUND)),
                        layout_arguments=tuple(sorted(ctx.notes.get(LAYOUT_ARGUMENTS, ()))),

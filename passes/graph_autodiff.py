@@ -9,6 +9,9 @@ pipeline as the rest of the program. The pass does the same on a module:
 ``graph-autodiff{func="f" wrt=0,1}`` adds ``@f_grad``, which returns ``f``'s result and its
 gradient with respect to arguments 0 and 1.
 
+A ``func.call`` (a kiln.function called while another was traced) is differentiated through its
+callee, found by ``backprop``'s ``callees`` (a trace in progress has no module yet).
+
 Only floating-point values carry gradients (integer and bool paths get none, as in
 TensorFlow). An op on such a path without a rule is an error naming it and its location.
 Shapes must be static.
@@ -24,7 +27,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import AnyFloat, DenseIntOrFPElementsAttr, IntegerType, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.traits import Pure
+from xdsl.traits import Pure, SymbolTable
 from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.dialects import graph
@@ -39,6 +42,15 @@ class AutodiffError(DiagnosticException):
 #: how a new op goes into the IR (appended where the gradient is built)
 Insert = Callable[[Operation], Operation]
 
+#: the function a ``func.call`` calls (None: not found)
+Callees = Callable[[func.CallOp], func.FuncOp | None]
+
+
+def module_callee(call: func.CallOp) -> func.FuncOp | None:
+    """The callee of ``call`` in the module around it (how the pass finds callees)."""
+    found = SymbolTable.lookup_symbol(call, call.callee)
+    return found if isinstance(found, func.FuncOp) else None
+
 
 def differentiable(value: SSAValue) -> bool:
     """Whether ``value`` can carry a gradient: a float tensor."""
@@ -51,6 +63,12 @@ class Adjoints:
 
     insert: Insert
     sums: dict[SSAValue, SSAValue] = field(default_factory=dict)
+    #: how a call's callee is found (a trace in progress has no module yet: it passes its own)
+    callees: Callees = module_callee
+
+    def nested(self, insert: Insert) -> Adjoints:
+        """New adjoints built with ``insert`` (a region's body) that find callees as these do."""
+        return Adjoints(insert, callees=self.callees)
 
     def op(self, op: Operation) -> SSAValue:
         return self.insert(op).results[0]
@@ -574,16 +592,17 @@ def _no_gradient(op: Operation) -> bool:
 
 
 def backprop(target: SSAValue, sources: Sequence[SSAValue], insert: Insert, seed: SSAValue | None = None,
-             ) -> list[SSAValue | None]:
+             callees: Callees = module_callee) -> list[SSAValue | None]:
     """The gradient of ``sum(target)`` with respect to each of ``sources`` (None where the target
     does not depend on it through float values), built with ``insert`` after the ops that
-    compute ``target``; ``seed`` is the target's gradient (default: ones)."""
+    compute ``target``; ``seed`` is the target's gradient (default: ones); ``callees`` finds
+    the function each ``func.call`` on the path calls."""
     block = target.owner if isinstance(target.owner, Block) else target.owner.parent_block()
     assert block is not None
     if not differentiable(target):
         raise AutodiffError(f"the gradient target is {target.type}: only float tensors have gradients")
     path = _ops_between(block, target, sources)
-    adjoints = Adjoints(insert)
+    adjoints = Adjoints(insert, callees=callees)
     adjoints.sums[target] = seed if seed is not None else adjoints.const(1.0, target)
     _reverse(path, adjoints)
     return [adjoints.sums.get(s) for s in sources]
@@ -602,6 +621,9 @@ def _reverse(ops: Sequence[Operation], adjoints: Adjoints) -> None:
             continue
         if isinstance(op, graph.WhileOp):
             _reverse_while(op, grads, adjoints)
+            continue
+        if isinstance(op, func.CallOp):
+            _reverse_call(op, grads, adjoints)
             continue
         fn = RULES.get(type(op))
         if fn is None or len(op.results) != 1:
@@ -626,8 +648,8 @@ def _reverse_cond(op: graph.CondOp, grads: Sequence[SSAValue | None], adjoints: 
             block.add_op(new)
             return new
 
-        inner = Adjoints(append)
-        cloned, ops = _clone_pure(region.block, append)
+        inner = adjoints.nested(append)
+        cloned, ops = _clone_pure(region.block, append, adjoints.callees)
         terminator = region.block.last_op
         assert terminator is not None
         for value, g in zip(terminator.operands, grads, strict=True):
@@ -644,6 +666,29 @@ def _reverse_cond(op: graph.CondOp, grads: Sequence[SSAValue | None], adjoints: 
         adjoints.add_to(c, r)
 
 
+def _reverse_call(op: func.CallOp, grads: Sequence[SSAValue | None], adjoints: Adjoints) -> None:
+    """A call differentiated through its callee: the callee's pure ops are computed again on the
+    call's operands where the gradient is built (``cse`` merges them with the call's own when
+    ``graph-inline-calls`` inlines it; a callee kept a function computes them twice), and
+    reversed onto the operands."""
+    callee = adjoints.callees(op)
+    if callee is None:
+        raise AutodiffError(f"{describe_location(op.location)}: the gradient flows through a call of "
+                            f"@{op.callee.string_value()}, which is not in the module")
+    body = callee.body.block
+    cloned, ops = _clone_pure(body, adjoints.insert, adjoints.callees, op.arguments)
+    ret = body.last_op
+    assert isinstance(ret, func.ReturnOp)
+    for value, g in zip(ret.arguments, grads, strict=True):
+        if g is None:
+            continue
+        if value not in cloned:
+            raise AutodiffError(f"{describe_location(op.location)}: the gradient flows through a result of "
+                                f"@{op.callee.string_value()} computed by an effect, which has no gradient")
+        adjoints.add_to(cloned[value], g)
+    _reverse(ops, adjoints)
+
+
 def _reverse_while(op: graph.WhileOp, grads: Sequence[SSAValue | None], adjoints: Adjoints) -> None:
     """A ``graph.while`` differentiated by keeping its forward states.
 
@@ -652,7 +697,7 @@ def _reverse_while(op: graph.WhileOp, grads: Sequence[SSAValue | None], adjoints
     stacks of ``n`` rows (memory linear in the trip count). After the target, a reverse loop
     runs ``k = n-1 .. 0``: it reads state ``k``, recomputes the body from it and carries the
     adjoints of the loop state back, summing those of the values the loop uses from outside."""
-    _check_loop(op)
+    _check_loop(op, adjoints.callees)
     cond_term = op.cond_region.block.last_op
     assert cond_term is not None
     if not all(a is b for a, b in zip(cond_term.operands[1:], op.cond_region.block.args, strict=True)):
@@ -668,7 +713,7 @@ def _reverse_while(op: graph.WhileOp, grads: Sequence[SSAValue | None], adjoints
         block.insert_op_before(new, op)
         return new
 
-    pre = Adjoints(before)
+    pre = adjoints.nested(before)
     zero, one = _i64(pre, 0), _i64(pre, 1)
     count = before(_with_extra_carried(op, [zero], lambda body, extra: [_add_before_end(body, extra[0], one)])).results[-1]
     carried = list(op.body_region.block.args)
@@ -686,12 +731,12 @@ def _reverse_while(op: graph.WhileOp, grads: Sequence[SSAValue | None], adjoints
     types = [v.type for v in init]
 
     cond_block = Block(arg_types=types)
-    zero_in = _i64(Adjoints(_appender(cond_block)), 0)
+    zero_in = _i64(adjoints.nested(_appender(cond_block)), 0)
     cond_block.add_op(pred := graph.CmpOp("ge", cond_block.args[0], zero_in))
     cond_block.add_op(graph.ConditionOp(pred.result, *cond_block.args))
 
     body = Block(arg_types=types)
-    inner = Adjoints(_appender(body))
+    inner = adjoints.nested(_appender(body))
     k = body.args[0]
     states = [inner.op(graph.GatherRowOp(stack, k)) for stack in stacks]
     forward = recorded.body_region.block
@@ -737,10 +782,10 @@ def _i64(b: Adjoints, value: int) -> SSAValue:
     return b.op(graph.ConstantOp(DenseIntOrFPElementsAttr.from_list(graph.tensor_type(IntegerType(64), []), [value])))
 
 
-def _check_loop(op: graph.WhileOp) -> None:
+def _check_loop(op: graph.WhileOp, callees: Callees) -> None:
     for region in op.regions:
         for inner in region.walk():
-            if not (_pure(inner) or isinstance(inner, (graph.YieldOp, graph.ConditionOp))):
+            if not (_pure(inner, callees) or isinstance(inner, (graph.YieldOp, graph.ConditionOp))):
                 raise AutodiffError(
                     f"{describe_location(inner.location)}: differentiating a staged loop with an effect inside "
                     f"({inner.name}: a print, a variable read or write, a run-time check) is not supported yet"
@@ -814,16 +859,17 @@ def _zeros_rows(b: Adjoints, count: SSAValue, row: Attribute) -> SSAValue:
     return b.op(graph.BroadcastOp(column, [-1, *shape]))
 
 
-def _clone_pure(block: Block, append: Insert) -> tuple[dict[SSAValue, SSAValue], list[Operation]]:
-    """Clone ``block``'s pure ops (not its terminator) with ``append``: forward value -> clone,
-    and the clones in order."""
-    mapping: dict[SSAValue, SSAValue] = {}
+def _clone_pure(block: Block, append: Insert, callees: Callees, arguments: Sequence[SSAValue] = (),
+                ) -> tuple[dict[SSAValue, SSAValue], list[Operation]]:
+    """Clone ``block``'s pure ops (not its terminator) with ``append``, its arguments standing for
+    ``arguments`` (a callee's: the call's operands): forward value -> clone, and the clones in order."""
+    mapping: dict[SSAValue, SSAValue] = dict(zip(block.args, arguments))
     clones: list[Operation] = []
     skipped: set[SSAValue] = set()
     for op in block.ops:
         if op is block.last_op:
             break
-        if not _pure(op):
+        if not _pure(op, callees):
             skipped.update(op.results)
             continue
         used = [o for nested in op.walk() for o in nested.operands]
@@ -840,9 +886,14 @@ def _clone_pure(block: Block, append: Insert) -> tuple[dict[SSAValue, SSAValue],
     return mapping, clones
 
 
-def _pure(op: Operation) -> bool:
+def _pure(op: Operation, callees: Callees) -> bool:
+    """Whether ``op`` has no effect: pure itself, its regions' ops, or a call's callee's."""
+    if isinstance(op, func.CallOp):
+        callee = callees(op)
+        return callee is not None and all(_pure(inner, callees) or isinstance(inner, func.ReturnOp)
+                                          for inner in callee.body.block.ops)
     if op.regions:
-        return all(_pure(inner) or isinstance(inner, graph.YieldOp) for region in op.regions
+        return all(_pure(inner, callees) or isinstance(inner, graph.YieldOp) for region in op.regions
                    for inner in region.walk())
     return op.has_trait(Pure)
 

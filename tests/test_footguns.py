@@ -172,3 +172,28 @@ def test_a_traced_value_in_a_staged_error_message_is_known_only_at_run_time() ->
     np.testing.assert_array_equal(f(np.zeros(3)), np.zeros(3))
     with pytest.raises(ValueError, match=r"test_footguns.py:\d+:\d+: sum <x.sum\(\), known only at run time> is too big"):
         f(np.ones(3))
+
+
+def test_python_effects_of_a_shared_callee_happen_once_per_signature() -> None:
+    """A kiln.function called inside another is traced once per call signature and shared:
+    Python state its body changes changes once per signature of the trace, not per call
+    (eagerly, once per call)."""
+    counted: list[int] = []
+
+    @kiln.function
+    def inner(x):
+        counted.append(1)
+        return x + 1
+
+    @kiln.function
+    def outer(x):
+        return inner(inner(x)) + inner(x * 2)
+
+    outer(np.ones(2))
+    assert len(counted) == 1
+    kiln.config.run_functions_eagerly(True)
+    try:
+        outer(np.ones(2))
+    finally:
+        kiln.config.run_functions_eagerly(False)
+    assert len(counted) == 1 + 3

@@ -4,7 +4,8 @@ A ``while`` whose test is on Python numbers runs a handful of iterations in
 Python and stages the rest as a ``graph.while`` carrying those numbers as weak
 scalars, so the traced program does not grow with the trip count. A loop that
 must unroll says so once. A kiln.function (a ``kiln.grad`` function, a method)
-called inside another is traced into its caller.
+called inside another is traced once per signature as a callee of its caller
+(tests/test_function_calls.py has the details).
 """
 
 from __future__ import annotations
@@ -152,7 +153,7 @@ def test_kiln_function_calls_kiln_function():
 
     x = np.arange(4.0)
     got = outer(x)
-    assert _affine.tracing_count == 0  # traced into its caller, not compiled on its own
+    assert _affine.tracing_count == 0  # traced as its caller's callee, not compiled on its own
     np.testing.assert_array_equal(got, outer.python_function(x))
 
 

@@ -26,7 +26,7 @@ from kiln.backends.c.names import is_reserved_c_name
 from kiln.backends.targets import get_backend
 from kiln.frontend import calls, progress, retracing, trace_context, variables
 from kiln.frontend.concrete import ConcreteFunction, argument_layouts, shared_arguments
-from kiln.frontend.signature import CallSignature, TensorSpec, signature_of, tensor_leaves
+from kiln.frontend.signature import CallSignature, TensorSpec, constant_key, signature_of, tensor_leaves
 from kiln.frontend.tracer import REFUSALS
 from kiln.frontend.user_passes import PassSpec, UserPasses, load_user_passes
 
@@ -100,7 +100,7 @@ def _structured_key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tupl
                 leaves.append(v)
         elif kind in _CONSTANTS:
             parts.append(kind)
-            parts.append(x)
+            parts.append(constant_key(x))
         else:
             return _nested_key(args, kwargs)
     if kwargs:
@@ -121,7 +121,7 @@ def _nested_key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[An
             leaves.append(x)
         elif kind in _CONSTANT_TYPES:
             parts.append(kind)
-            parts.append(x)
+            parts.append(constant_key(x))
         elif kind is list or kind is tuple:
             if kind is list and any(type(v) in _LIST_NUMBERS for v in x):
                 return None  # a list's numbers are traced leaves (signature.ListNumber): full lookup

@@ -176,7 +176,16 @@ def leaf_key(leaf: Any) -> Any:
             "pass NumPy arrays, Python scalars, or hashable values"
         ) from None
     # bool/int/float are equal across types (1 == 1.0 == True): key by type too
-    return ("value", cls, leaf)
+    return ("value", cls, constant_key(leaf))
+
+
+def constant_key(value: Any) -> Any:
+    """``value`` as a trace cache key: itself, except a float or complex zero or NaN, keyed by its
+    ``repr``. ``-0.0 == 0.0`` (``x / s`` differs: -inf against inf) and a NaN equals nothing (each
+    call with a new one would trace again)."""
+    if type(value) is float or type(value) is complex:
+        return value if value == value and value != 0 else repr(value)
+    return value
 
 
 def _arg_key(arg: Any) -> tuple[pytree.TreeDef, tuple[Any, ...]]:

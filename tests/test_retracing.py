@@ -185,3 +185,23 @@ def test_grads_of_different_functions_do_not_warn_about_kiln(monkeypatch: pytest
     with pytest.warns(KilnRetracingWarning, match=r"`cube_sum` \(.*test_retracing.py:\d+\) was wrapped and traced 5 times"):
         for _ in range(5):
             kiln.grad(cube_sum)(x)
+
+
+def test_a_float_constant_is_keyed_by_its_sign_of_zero_and_nan_is_one_key() -> None:
+    """-0.0 == 0.0 in Python, but ``x / s`` differs (-inf against inf): a Python float argument's
+    trace is keyed so that they are apart. A NaN equals nothing: each new NaN object must still
+    find the trace made for the first one (not trace again)."""
+    divide = kiln.function(lambda x, s: x / s)
+    x = np.array([1.0, -2.0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for s in (0.0, -0.0, 0.0, -0.0, 1j * 0.0, complex(0.0, -0.0)):
+            np.testing.assert_array_equal(divide(x, s), x / s)
+    with np.errstate(invalid="ignore"):
+        for _ in range(3):
+            np.testing.assert_array_equal(divide(x, float("nan")), x / float("nan"))
+    assert divide.tracing_count == 5
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for _ in range(2):  # keywords take the other cheap key
+            np.testing.assert_array_equal(divide(x=x, s=float("nan")), x / float("nan"))
+            np.testing.assert_array_equal(divide(x=x, s=-0.0), x / -0.0)
+    assert divide.tracing_count == 7

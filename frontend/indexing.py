@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import advanced_index, index_facts, masked, runtime_checks
+from kiln.frontend import advanced_index, creation, index_facts, masked, runtime_checks
 from kiln.frontend.mutation import ViewStep
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, emit, require_rank, shape_of
 from kiln.frontend.tensor import implements, key_signature, unit_axes_strides
@@ -129,6 +129,8 @@ def _constant_for(value: Any, dtype: np.dtype[Any]) -> Tensor:
     """A Python or NumPy value written into an array of ``dtype``: converted as NumPy's setitem does."""
     if hasattr(type(value), "__kiln_tensor__"):
         return as_tensor(value)
+    if isinstance(value, (list, tuple)) and creation.holds_tensor(value):
+        return creation.array(value)  # `g[:] = a, b` of traced values: stacked, then cast as NumPy casts
     if not isinstance(value, (np.ndarray, np.generic)):
         # a Python number or list: converted as NumPy converts it, so 1000 into int8 raises
         # OverflowError and nan into an int array ValueError (NumPy arrays and scalars are cast)

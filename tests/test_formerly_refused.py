@@ -9,6 +9,7 @@ import pytest
 
 import kiln
 from test_mutation import check
+from test_python_values import differential
 
 RNG = np.random.default_rng(40)
 
@@ -85,3 +86,68 @@ def test_shuffle_permutes_in_place_and_a_seed_reproduces_it() -> None:
     kiln.random.Generator(5).shuffle(z)  # the same seed eagerly gives the same order
     np.testing.assert_array_equal(y, z)
     np.testing.assert_array_equal(np.sort(y), np.arange(30))
+
+
+# ---------------------------------------------------------------------- lists and tuples of traced scalars
+
+
+def rows_by_traced_scalars(m):
+    i, j = np.argmax(m[:, 0]), np.argmin(m[:, 1])
+    picked = m[[i, j]] + m[[j, 0, i], 1:].sum()
+    m[[i, j], 0] = -1.0
+    m[[j, 2]] += 10.0
+    return picked
+
+
+def tuple_into_slice(grad, x):
+    a = x[0] * 2.0
+    b = x[1] + x[2]
+    grad[:] = a, b
+    grad[::-1] = grad[0], grad[1] * 3
+    return grad
+
+
+def tuple_into_int_slice(counts, x):
+    counts[1:] = x[0], x[1] * 2, 7  # floats into an int array: truncated, as NumPy casts
+    return counts
+
+
+def test_lists_and_tuples_of_traced_scalars_index_and_assign() -> None:
+    """``M[[i, j]]`` (read, written, accumulated) with traced ``i``, ``j`` is one index array;
+    ``grad[:] = a, b`` writes the stacked values, cast as NumPy casts a sequence."""
+    check(rows_by_traced_scalars, RNG.standard_normal((5, 3)))
+    check(tuple_into_slice, np.zeros(2), np.array([1.5, -2.0, 4.25]))
+    check(tuple_into_int_slice, np.zeros(4, np.int32), np.array([3.7, -2.6]))
+
+
+# ---------------------------------------------------------------------- int(x) as a list index
+
+
+def list_at_traced_index(xs, x):
+    k = int(x[0])
+    scaled = xs[k] * 2 + xs[-1 - k]
+    return scaled, (3, 1, 4)[k], [x[1], x[2], x[0]][k], [True, False, True][k]
+
+
+def mixed_at_traced_index(x):
+    return [1, 2.5, 3][int(x[0])]
+
+
+def write_at_traced_index(xs, x):
+    xs[int(x[0])] = 1.0
+
+
+def test_int_of_a_traced_value_indexes_a_list() -> None:
+    """A Python number comes out of a list of Python numbers (a list argument's, constants), a NumPy
+    scalar out of a list of NumPy scalars; an index out of range is Python's IndexError when the
+    call runs. Elements of different types, and writes at such an index, are refused naming the line."""
+    differential(list_at_traced_index, ([1.5, 2.5, 4.0], np.array([0.0, 5.0, 6.0])),
+                 ([1.5, 2.5, 4.0], np.array([2.9, 5.0, 6.0])), ([1.5, 2.5, 4.0], np.array([-2.0, 5.0, 6.0])))
+    with pytest.raises(IndexError):
+        kiln.function(list_at_traced_index)([1.5, 2.5, 4.0], np.array([3.0, 5.0, 6.0]))
+    with pytest.raises(NotImplementedError, match=r"test_formerly_refused.py:\d+:\d+: a list read at an index known "
+                                                  r"only at run time holds values of different types"):
+        kiln.function(mixed_at_traced_index)(np.array([1.0]))
+    with pytest.raises(NotImplementedError, match=r"test_formerly_refused.py:\d+:\d+: `xs\[k\] = \.\.\.` writes a "
+                                                  r"Python list at an index known only at run time"):
+        kiln.function(write_at_traced_index)([0.0, 0.0], np.array([1.0]))

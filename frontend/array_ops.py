@@ -181,9 +181,22 @@ def _reduce(kind: str, t: Tensor, axis: AxisLike, keepdims: bool, dtype: np.dtyp
     x = _cast(t, dtype)
     if not axes:
         return Tensor(x.value) if x is t else x  # a new array, as NumPy's
+    if kind == "mean" and any(shape_of(x)[a] < 0 for a in axes):
+        return follow_layout(_dynamic_mean(x, axes, keepdims), [t], axes, keepdims)
     if dtype == np.float16 and kind not in _IDENTITYLESS:
         return follow_layout(_half_reduce(kind, x, axes, keepdims), [t], axes, keepdims)
     return follow_layout(emit(graph.ReduceOp(kind, x.value, axes, keepdims)), [t], axes, keepdims)
+
+
+def _dynamic_mean(x: Tensor, axes: tuple[int, ...], keepdims: bool) -> Tensor:
+    """A mean over an axis of a length known only at run time (``x[:n]``, ``np.diff(x[mask])``):
+    the sum (float16 in float32, as NumPy) divided by the run-time count, as NumPy's mean divides."""
+    work = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
+    total = emit(graph.ReduceOp("sum", _cast(x, work).value, axes, keepdims))
+    count: Tensor | int = 1
+    for a in axes:
+        count = count * (shape_of(x)[a] if shape_of(x)[a] >= 0 else emit(graph.DimOp(x.value, a)))
+    return _cast(np.true_divide(total, _cast(as_tensor(count), work)), x.dtype)
 
 
 def _half_reduce(kind: str, x: Tensor, axes: tuple[int, ...], keepdims: bool) -> Tensor:

@@ -151,3 +151,70 @@ def test_int_of_a_traced_value_indexes_a_list() -> None:
     with pytest.raises(NotImplementedError, match=r"test_formerly_refused.py:\d+:\d+: `xs\[k\] = \.\.\.` writes a "
                                                   r"Python list at an index known only at run time"):
         kiln.function(write_at_traced_index)([0.0, 0.0], np.array([1.0]))
+
+
+# ---------------------------------------------------------------------- x[mask] = array, x[mask] in reductions
+
+
+def mask_gets_arrays(x, y):
+    m = x > 0
+    x[m] = y[y < 0.5]  # another mask: NumPy's array, whose length must be x's count
+    z = np.zeros_like(y)
+    z[y > 0] = np.sqrt(y[y > 0]) + x[: np.count_nonzero(y > 0)]
+    w = np.full(4, -1.0)
+    w[w < 0] = np.array([7.0])  # one value: broadcast to every selected element
+    return z, w
+
+
+def rows_by_mask(a, b):
+    m = a[:, 0] > 0
+    total, per_column = np.sum(a[m]), np.sum(a[m], axis=0)
+    means, top = a[m].mean(axis=0), a[m].max(0)
+    per_row = np.mean(a[m], axis=1).sum()  # a length known only at run time, reduced
+    a[m] = np.arange(3.0)  # one row for every selected row
+    a[~m] = b[b[:, 1] > 0] * 2  # the rows of another mask
+    return total, per_column, means, top, per_row
+
+
+def masked_statistics(x):
+    m = x > 0
+    return (np.std(x[m]), np.var(x[m], ddof=1), np.mean(np.diff(x[m])), np.var(x[m].astype(np.int64)),
+            np.average(x[x < 0]), np.sum(np.diff(x[m], n=2) ** 2))
+
+
+def test_mask_assignment_of_arrays_and_masked_reductions() -> None:
+    """``x[mask] = array`` scatters an array of the count (checked when the call runs); a mask of
+    the leading axes selects rows (reduced whole or along the first axis without forming them);
+    var, std, average, diff and mean of lengths known only at run time work."""
+    x = np.array([1.0, -2.0, 3.0, -4.0, 5.0, 0.5])
+    y = np.array([0.25, 0.75, -1.0, 0.1, 2.0, 0.3])
+    check(mask_gets_arrays, x, y)
+    a = np.array([[1.0, 2.0, 3.0], [-1.0, 5.0, 6.0], [7.0, 8.0, -9.0], [-3.0, 0.5, 2.0]])
+    b = np.array([[1.0, 1.0, 1.0], [2.0, -2.0, 2.0], [3.0, 3.0, 3.0], [4.0, -4.0, 4.0]])
+    check(rows_by_mask, a, b)
+    check(masked_statistics, RNG.standard_normal(40))
+    check(masked_statistics, np.array([-1.0, 2.0, 3.5, -0.5, 9.0, 4.0]))
+
+
+def mask_gets_wrong_length(x):
+    x[x > 0] = np.arange(3.0)
+
+
+def mask_of_wrong_shape(x, m):
+    return np.sum(x[m])
+
+
+def test_mask_assignment_of_another_length_raises_numpys_error() -> None:
+    f = kiln.function(mask_gets_wrong_length)
+    for x in (np.array([1.0, -2.0, 3.0, 4.0, 5.0]), np.array([1.0, -2.0, 3.0, -4.0, -5.0])):
+        before = x.copy()
+        with pytest.raises(ValueError, match=r"test_formerly_refused.py:\d+:\d+: NumPy boolean array indexing "
+                                             r"assignment cannot"):
+            f(x)
+        np.testing.assert_array_equal(x, before)
+    y = np.array([1.0, -2.0, 3.0, 4.0, -5.0])
+    f(y)
+    np.testing.assert_array_equal(y, [0.0, -2.0, 1.0, 2.0, -5.0])
+    with pytest.raises(IndexError, match="boolean index did not match indexed array along axis 0; size of axis is 3 "
+                                         "but size of corresponding boolean axis is 2"):
+        kiln.function(mask_of_wrong_shape)(np.ones((3, 2)), np.array([True, False]) == np.array([True, True]))

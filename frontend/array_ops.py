@@ -418,19 +418,38 @@ def stack(values: Sequence[Any], axis: int = 0, dtype: np.dtype[Any] | None = No
 # ---------------------------------------------------------------------- constants
 
 
-def full(shape: ShapeLike, value: Any, dtype: Any) -> Tensor:
-    """``np.full(shape, value, dtype)`` traced: a 0-d (or ``value``-shaped) constant broadcast to ``shape``."""
-    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    if any(d is None for d in dims):
+def full(shape: ShapeLike | Sequence[int | Tensor], value: Any, dtype: Any) -> Tensor:
+    """``np.full(shape, value, dtype)`` traced: a 0-d (or ``value``-shaped) constant broadcast to
+    ``shape``, whose sizes are ints or (one of them) a traced 0-d int known only at run time."""
+    dims = (shape,) if isinstance(shape, (int, np.integer, Tensor)) else tuple(shape)
+    if any(d is None for d in dims) or sum(isinstance(d, Tensor) for d in dims) > 1:
         raise NotImplementedError(
-            f"kiln cannot yet build a constant of dynamic shape {dims} inside kiln.function; "
-            "use x * 0 or np.where on x, or give the dimension a static size"
+            f"{trace_context.here()}: kiln cannot yet build an array of several sizes known only at run time "
+            f"({tuple(None if isinstance(d, Tensor) else d for d in dims)}) inside kiln.function; "
+            "use x * 0 or np.where on an array of that shape, or give the sizes static values"
         )
     dt = dtypes.canonical(dtype)
     if type(value) is int and dt.kind in "iu":
         np.asarray(value, dtype=dt)  # NumPy's OverflowError for a Python int out of the dtype's range
     fill = _cast(value, dt) if isinstance(value, Tensor) else _constant(np.asarray(value).astype(dt))
+    if any(isinstance(d, Tensor) for d in dims):
+        return _sized_at_run_time(dims, fill)
     return broadcast_to(fill, dims)
+
+
+def _sized_at_run_time(dims: Sequence[int | Tensor], fill: Tensor) -> Tensor:
+    """``fill`` at every position of ``dims``, one of which is a traced size (``np.empty(count)``):
+    positions along that axis (``graph.iota``, broadcast over the static axes) carry the size that
+    the compiled code allocates by, and a select of them puts ``fill`` everywhere."""
+    if fill.ndim != 0:
+        raise NotImplementedError(f"{trace_context.here()}: np.full of a size known only at run time with an array fill value")
+    axis = next(a for a, d in enumerate(dims) if isinstance(d, Tensor))
+    size = _cast(dims[axis], np.dtype(np.int64))  # type: ignore[arg-type]
+    runtime_checks.require(np.greater_equal(size, 0), "negative dimensions are not allowed")
+    shape = [-1 if a == axis else int(d) for a, d in enumerate(dims)]
+    iota = reshape_to(emit(graph.IotaOp(size.value)), [-1 if a == axis else 1 for a in range(len(dims))])
+    positions = _broadcast(iota, shape)
+    return np.where(np.greater_equal(positions, 0), fill, _cast(positions, fill.dtype))
 
 
 def zeros(shape: ShapeLike, dtype: Any = "float32") -> Any:

@@ -218,3 +218,37 @@ def test_mask_assignment_of_another_length_raises_numpys_error() -> None:
     with pytest.raises(IndexError, match="boolean index did not match indexed array along axis 0; size of axis is 3 "
                                          "but size of corresponding boolean axis is 2"):
         kiln.function(mask_of_wrong_shape)(np.ones((3, 2)), np.array([True, False]) == np.array([True, True]))
+
+
+# ---------------------------------------------------------------------- arrays of a size known only at run time
+
+
+def compact_positive(x):
+    """Numba's way to keep the positive values: an array of their count, filled in a loop."""
+    m = x > 0
+    out = np.empty(np.count_nonzero(m))
+    k = 0
+    for i in range(x.shape[0]):
+        if m[i]:
+            out[k] = x[i]
+            k += 1
+    return np.sum(out * out), k, len(out), np.mean(out[:k])
+
+
+def made_of_masked_lengths(x):
+    rows = np.empty((len(x[x > 0]), 2))
+    rows[:] = 3.0
+    rows[0] = -1.0
+    flags = np.ones(int(x[1]), dtype=bool)
+    signs = np.full(np.count_nonzero(x < 0), -0.0)
+    return rows.sum(), flags.all(), np.sum(np.signbit(signs)), np.zeros_like(x[x > 0]).sum() + 1
+
+
+def test_arrays_of_a_size_known_only_at_run_time() -> None:
+    """``np.empty`` / ``zeros`` / ``ones`` / ``full`` / ``zeros_like`` of a count or a masked length:
+    used inside the function (a result's size must follow from the inputs'); ``len`` of one is an int."""
+    x = np.array([1.0, 3.0, -2.0, 3.0, -4.0, 5.0, 7.5])
+    differential(compact_positive, (x,))  # exact types: len() and the counter are Python ints
+    differential(made_of_masked_lengths, (x,))
+    with pytest.raises(ValueError, match=r"test_formerly_refused.py:\d+:\d+: negative dimensions are not allowed"):
+        kiln.function(made_of_masked_lengths)(np.array([1.0, -3.0]))

@@ -239,6 +239,7 @@ def made_of_masked_lengths(x):
     rows = np.empty((len(x[x > 0]), 2))
     rows[:] = 3.0
     rows[0] = -1.0
+    rows[:, 1] = 5.0  # a column of a run-time length: the constant sized by the write
     flags = np.ones(int(x[1]), dtype=bool)
     signs = np.full(np.count_nonzero(x < 0), -0.0)
     return rows.sum(), flags.all(), np.sum(np.signbit(signs)), np.zeros_like(x[x > 0]).sum() + 1

@@ -425,7 +425,7 @@ def full(shape: ShapeLike | Sequence[int | Tensor], value: Any, dtype: Any) -> T
     if any(d is None for d in dims) or sum(isinstance(d, Tensor) for d in dims) > 1:
         raise NotImplementedError(
             f"{trace_context.here()}: kiln cannot yet build an array of several sizes known only at run time "
-            f"({tuple(None if isinstance(d, Tensor) else d for d in dims)}) inside kiln.function; "
+            f"(shape {tuple(None if isinstance(d, Tensor) else d for d in dims)}) inside kiln.function; "
             "use x * 0 or np.where on an array of that shape, or give the sizes static values"
         )
     dt = dtypes.canonical(dtype)

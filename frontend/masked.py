@@ -45,7 +45,7 @@ def _refuse(what: str = "this use of x[mask]") -> NoReturn:
     raise NotImplementedError(
         f"{trace_context.here()}: {what} is not supported inside "
         "kiln.function: x[mask] has a length known only at run time; kiln supports elementwise math on it, "
-        "x[mask] = ..., x[mask] op= v and whole reductions (sum, mean, max, min, prod, any, all); "
+        "x[mask] = ..., x[mask] op= v and reductions (sum, mean, max, min, prod, any, all, var, std); "
         "else use np.where(mask, x, ...)"
     )
 
@@ -147,8 +147,10 @@ class MaskedSelection:
     __mod__, __rmod__ = _ufunc(np.remainder), _ufunc(np.remainder, True)
 
     def _inplace(ufunc: np.ufunc) -> Callable[..., Any]:  # type: ignore[misc]
-        def op(self: MaskedSelection, other: Any) -> MaskedSelection:
+        def op(self: MaskedSelection, other: Any) -> Any:
             result = ufunc(self, other)
+            if not isinstance(result, MaskedSelection):  # with an array: NumPy's array of the count,
+                return cast(as_tensor(result), self.dtype)  # which `x[m] = ` then scatters back
             self.values = cast(result.values, self.values.dtype)
             return self
 

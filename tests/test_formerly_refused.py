@@ -163,6 +163,9 @@ def mask_gets_arrays(x, y):
     z[y > 0] = np.sqrt(y[y > 0]) + x[: np.count_nonzero(y > 0)]
     w = np.full(4, -1.0)
     w[w < 0] = np.array([7.0])  # one value: broadcast to every selected element
+    y[y > 0] += np.arange(5.0)  # an in-place operator with an array of the count
+    y[y < 0] = [9.0]
+    y[y > 4.5] *= x[:2]
     return z, w
 
 
@@ -176,12 +179,18 @@ def rows_by_mask(a, b):
     return total, per_column, means, top, per_row
 
 
+def diff_of_a_traced_slice(x, k):
+    n = int(k[0])
+    return np.sum(np.diff(x[:n]) ** 2), np.mean(np.diff(x[:n], n=2)), np.std(x[:n])
+
+
 def masked_statistics(x):
     m = x > 0
     return (np.std(x[m]), np.var(x[m], ddof=1), np.mean(np.diff(x[m])), np.var(x[m].astype(np.int64)),
             np.average(x[x < 0]), np.sum(np.diff(x[m], n=2) ** 2))
 
 
+@pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:Degrees of freedom", "ignore:invalid value")
 def test_mask_assignment_of_arrays_and_masked_reductions() -> None:
     """``x[mask] = array`` scatters an array of the count (checked when the call runs); a mask of
     the leading axes selects rows (reduced whole or along the first axis without forming them);
@@ -194,6 +203,9 @@ def test_mask_assignment_of_arrays_and_masked_reductions() -> None:
     check(rows_by_mask, a, b)
     check(masked_statistics, RNG.standard_normal(40))
     check(masked_statistics, np.array([-1.0, 2.0, 3.5, -0.5, 9.0, 4.0]))
+    f = check(diff_of_a_traced_slice, x, np.array([5]))
+    for n in (0, 1, 3):
+        np.testing.assert_allclose(f(x, np.array([n])), diff_of_a_traced_slice(x, np.array([n])), rtol=1e-12)
 
 
 def mask_gets_wrong_length(x):
@@ -253,3 +265,22 @@ def test_arrays_of_a_size_known_only_at_run_time() -> None:
     differential(made_of_masked_lengths, (x,))
     with pytest.raises(ValueError, match=r"test_formerly_refused.py:\d+:\d+: negative dimensions are not allowed"):
         kiln.function(made_of_masked_lengths)(np.array([1.0, -3.0]))
+    with pytest.raises(NotImplementedError, match=r"test_formerly_refused.py:\d+:\d+: kiln cannot yet build an array of "
+                                                  r"several sizes known only at run time \(shape \(None, None\)\)"):
+        kiln.function(two_traced_sizes)(np.array([2.0, 3.0]))
+
+
+def two_traced_sizes(x):
+    return np.zeros((int(x[0]), int(x[1]))).sum()
+
+
+def shuffle_a_list(x):
+    xs = [x[0], x[1]]
+    np.random.shuffle(xs)
+    return xs[0]
+
+
+def test_shuffling_a_list_is_refused_with_its_line() -> None:
+    with pytest.raises(NotImplementedError, match=r"test_formerly_refused.py:\d+:\d+: kiln.random shuffles arrays in "
+                                                  r"place, not a list"):
+        kiln.function(shuffle_a_list)(np.array([1.0, 2.0]))

@@ -172,20 +172,19 @@ class MaskedSelection:
         return np.sum(self.mask)
 
     def _axes(self, axis: Any) -> tuple[int, ...] | None:
-        """The axes of the values that a reduction of the selection over ``axis`` reduces: all
-        (None) for the whole selection, the mask's for its first axis; else NumPy's array of
-        run-time length reduces (:class:`_Compressed`)."""
-        if axis is None:
-            return None
+        """The axes of the values that a reduction of the selection over ``axis`` reduces (all of
+        them for the whole selection, the mask's for its first axis); None where NumPy's array of
+        run-time length must reduce (another axis)."""
         ndim = 1 + len(self.rest)
+        if axis is None:
+            return tuple(range(self.values.ndim))
         if isinstance(axis, (int, np.integer)) and axis in (0, -ndim):
-            return None if not self.rest else tuple(range(self.mask.ndim))
-        raise _Compressed
+            return tuple(range(self.mask.ndim))
+        return None
 
     def _reduce(self, func: Callable[..., Any], fill: Any, axis: Any) -> Tensor:
-        try:
-            axes = self._axes(axis)
-        except _Compressed:
+        axes = self._axes(axis)
+        if axes is None:
             return func(self.compressed(), axis=axis)
         return func(self._filled(fill), axis=axes)
 
@@ -196,12 +195,11 @@ class MaskedSelection:
         return self._reduce(np.prod, 1, axis)
 
     def mean(self, axis: Any = None) -> Tensor:
-        try:
-            axes = self._axes(axis)
-        except _Compressed:
+        axes = self._axes(axis)
+        if axes is None:
             return np.mean(self.compressed(), axis=axis)
         total = np.sum(self._filled(0), axis=axes)
-        counted = self.full_mask() if axes is None else self.mask  # elements, or rows
+        counted = self.mask if axes == tuple(range(self.mask.ndim)) else self.full_mask()  # rows, or elements
         if self.dtype.kind in "f":  # counted as a float64 sum of ones (exact below 2**53), so that
             # the count is one more float reduction beside the sum: one vector loop for both
             return total / cast(np.sum(np.where(counted, 1.0, 0.0)), self.dtype)
@@ -276,10 +274,6 @@ def _into(target: MaskedSelection, ufunc: np.ufunc, result: Any) -> MaskedSelect
         )
     target.values = cast(result.values, target.dtype)
     return target
-
-
-class _Compressed(Exception):
-    """A reduction over an axis of the selection other than its first: NumPy's array reduces."""
 
 
 def _spread(mask: Tensor, shape: tuple[int, ...]) -> Tensor:

@@ -208,6 +208,28 @@ def test_mask_assignment_of_arrays_and_masked_reductions() -> None:
         np.testing.assert_allclose(f(x, np.array([n])), diff_of_a_traced_slice(x, np.array([n])), rtol=1e-12)
 
 
+def masked_loss(x, v, a):
+    y = x * 1.0
+    y[x > 0] = v[:3] * 2.0
+    m = a[:, 0] > 0
+    return np.sum(y * y * v[0]) + np.sum(a[m] ** 2, axis=0).sum() + np.std(a[m])
+
+
+def test_gradients_through_mask_assignment_and_row_masks() -> None:
+    """``kiln.grad`` of the scattered values and of a row selection against central differences."""
+    args = (np.array([1.0, -2.0, 3.0, 4.0, -1.0]), np.array([0.5, 1.5, -2.0, 7.0]),
+            np.array([[1.0, 2.0], [-1.0, 3.0], [2.0, -4.0]]))
+    grads = kiln.grad(masked_loss, argnums=(0, 1, 2))(*args)
+    for k, got in enumerate(grads):
+        want = np.zeros_like(args[k])
+        for i in np.ndindex(args[k].shape):
+            up, down = [a.copy() for a in args], [a.copy() for a in args]
+            up[k][i] += 1e-6
+            down[k][i] -= 1e-6
+            want[i] = (masked_loss(*up) - masked_loss(*down)) / 2e-6
+        np.testing.assert_allclose(got, want, atol=1e-5)
+
+
 def mask_gets_wrong_length(x):
     x[x > 0] = np.arange(3.0)
 

@@ -193,10 +193,17 @@ def _dynamic_mean(x: Tensor, axes: tuple[int, ...], keepdims: bool) -> Tensor:
     the sum (float16 in float32, as NumPy) divided by the run-time count, as NumPy's mean divides."""
     work = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
     total = emit(graph.ReduceOp("sum", _cast(x, work).value, axes, keepdims))
-    count: Tensor | int = 1
+    return _cast(np.true_divide(total, _cast(as_tensor(element_count(x, axes)), work)), x.dtype)
+
+
+def element_count(t: Tensor, axes: Sequence[int]) -> int | Tensor:
+    """How many elements of ``t`` lie along ``axes``: an int, or a traced int64 where a length is
+    known only at run time (``graph.dim``)."""
+    n: int | Tensor = 1
     for a in axes:
-        count = count * (shape_of(x)[a] if shape_of(x)[a] >= 0 else emit(graph.DimOp(x.value, a)))
-    return _cast(np.true_divide(total, _cast(as_tensor(count), work)), x.dtype)
+        size = shape_of(t)[a]
+        n = n * (size if size >= 0 else emit(graph.DimOp(t.value, a)))
+    return n
 
 
 def _half_reduce(kind: str, x: Tensor, axes: tuple[int, ...], keepdims: bool) -> Tensor:

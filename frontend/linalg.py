@@ -94,9 +94,9 @@ def _matrix_power(a: Any, n: Any) -> Tensor:
     require_rank(t, "np.linalg.matrix_power")
     if t.ndim < 2:
         raise np.linalg.LinAlgError(f"{t.ndim}-dimensional array given. Array must be at least two-dimensional")
-    if t.shape[-1] != t.shape[-2] or None in t.shape[-2:]:
-        if None in t.shape[-2:]:
-            raise _unsupported(f"np.linalg.matrix_power on a matrix of dynamic shape {t.shape}")
+    if None in t.shape[-2:]:
+        raise _unsupported(f"np.linalg.matrix_power on a matrix of dynamic shape {t.shape}")
+    if t.shape[-1] != t.shape[-2]:
         raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
     if isinstance(n, Tensor):
         raise _unsupported("np.linalg.matrix_power with an exponent known only at run time (pass a Python int)")

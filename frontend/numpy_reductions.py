@@ -10,7 +10,6 @@ intermediate dtypes. Scans (``cumsum``, ``cumprod``, ``ufunc.accumulate``) are o
 
 from __future__ import annotations
 
-import math
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -117,11 +116,8 @@ def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Tensor
 def _count(t: Tensor, axis: Any, what: str) -> int | Tensor:
     """How many elements a reduction over ``axis`` takes: an int, or a traced int64 where a
     length is known only at run time (``x[mask]``, ``x[:n]``)."""
-    shape = shape_of(ranked(t, what))
-    n: int | Tensor = 1
-    for a in array_ops.normalize_axes(axis, t.ndim):
-        n = n * (shape[a] if shape[a] >= 0 else emit(graph.DimOp(t.value, a)))
-    return n
+    t = ranked(t, what)
+    return array_ops.element_count(t, array_ops.normalize_axes(axis, t.ndim))
 
 
 def _int64(n: int | Tensor) -> Any:

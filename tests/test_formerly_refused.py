@@ -306,3 +306,19 @@ def test_shuffling_a_list_is_refused_with_its_line() -> None:
     with pytest.raises(NotImplementedError, match=r"test_formerly_refused.py:\d+:\d+: kiln.random shuffles arrays in "
                                                   r"place, not a list"):
         kiln.function(shuffle_a_list)(np.array([1.0, 2.0]))
+
+
+def selection_across_a_staged_loop(x):
+    sel = x[x > 0]  # formed as NumPy's array before the loop: a length known only at run time
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            s += sel.mean() + np.mean(sel[1:] * 2.0)
+    return s
+
+
+def test_mean_of_a_formed_selection_in_a_staged_loop() -> None:
+    """``graph.reduce "mean"`` had no lowering over a run-time length: the mean is its sum over
+    the run-time count."""
+    check(selection_across_a_staged_loop, np.array([1.0, -2.0, 3.0, -4.0, 5.0, 0.5]))
+    check(selection_across_a_staged_loop, np.array([1.0, -2.0, 3.0, 2.0, 5.0, 0.25]).astype(np.float32))

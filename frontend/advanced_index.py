@@ -1,8 +1,8 @@
 """NumPy's advanced indexing with integer arrays: ``x[idx]``, ``A[i, j]``, ``A[:, cols]``,
 ``x[idx] = v``, ``x[idx] += v`` and ``np.add.at`` (ufunc ``.at``).
 
-A key holding an integer array (a traced tensor, a NumPy array or a list of ints)
-reads a copy, never a view, in four steps:
+A key holding an integer array (a traced tensor, a NumPy array, a list of ints or of
+traced integers, ``M[[i, j]]``) reads a copy, never a view, in four steps:
 
 1. the slices on the other axes are applied first, as a view of the array;
 2. the indexed axes (integer arrays and plain integers, which NumPy counts as
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import runtime_checks
+from kiln.frontend import creation, runtime_checks
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, emit, shape_of
 from kiln.frontend.views import TransposeStep
 
@@ -106,6 +106,8 @@ def _items(t: Tensor, key: Any) -> list[Any]:
                 "np.newaxis (None) in an index that also holds an integer array is not supported inside kiln.function; "
                 "index first, then add the axis with np.expand_dims or reshape"
             )
+        if isinstance(item, list) and creation.holds_tensor(item):
+            item = creation.array(item)  # `M[[i, j]]` of traced scalars: one index array, NumPy's dtype
         if known(item) is not None:
             item = known(item)
         if isinstance(item, Tensor) and item.dtype == np.bool_:

@@ -181,9 +181,29 @@ def _reduce(kind: str, t: Tensor, axis: AxisLike, keepdims: bool, dtype: np.dtyp
     x = _cast(t, dtype)
     if not axes:
         return Tensor(x.value) if x is t else x  # a new array, as NumPy's
+    if kind == "mean" and any(shape_of(x)[a] < 0 for a in axes):
+        return follow_layout(_dynamic_mean(x, axes, keepdims), [t], axes, keepdims)
     if dtype == np.float16 and kind not in _IDENTITYLESS:
         return follow_layout(_half_reduce(kind, x, axes, keepdims), [t], axes, keepdims)
     return follow_layout(emit(graph.ReduceOp(kind, x.value, axes, keepdims)), [t], axes, keepdims)
+
+
+def _dynamic_mean(x: Tensor, axes: tuple[int, ...], keepdims: bool) -> Tensor:
+    """A mean over an axis of a length known only at run time (``x[:n]``, ``np.diff(x[mask])``):
+    the sum (float16 in float32, as NumPy) divided by the run-time count, as NumPy's mean divides."""
+    work = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
+    total = emit(graph.ReduceOp("sum", _cast(x, work).value, axes, keepdims))
+    return _cast(np.true_divide(total, _cast(as_tensor(element_count(x, axes)), work)), x.dtype)
+
+
+def element_count(t: Tensor, axes: Sequence[int]) -> int | Tensor:
+    """How many elements of ``t`` lie along ``axes``: an int, or a traced int64 where a length is
+    known only at run time (``graph.dim``)."""
+    n: int | Tensor = 1
+    for a in axes:
+        size = shape_of(t)[a]
+        n = n * (size if size >= 0 else emit(graph.DimOp(t.value, a)))
+    return n
 
 
 def _half_reduce(kind: str, x: Tensor, axes: tuple[int, ...], keepdims: bool) -> Tensor:
@@ -405,19 +425,38 @@ def stack(values: Sequence[Any], axis: int = 0, dtype: np.dtype[Any] | None = No
 # ---------------------------------------------------------------------- constants
 
 
-def full(shape: ShapeLike, value: Any, dtype: Any) -> Tensor:
-    """``np.full(shape, value, dtype)`` traced: a 0-d (or ``value``-shaped) constant broadcast to ``shape``."""
-    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    if any(d is None for d in dims):
+def full(shape: ShapeLike | Sequence[int | Tensor], value: Any, dtype: Any) -> Tensor:
+    """``np.full(shape, value, dtype)`` traced: a 0-d (or ``value``-shaped) constant broadcast to
+    ``shape``, whose sizes are ints or (one of them) a traced 0-d int known only at run time."""
+    dims = (shape,) if isinstance(shape, (int, np.integer, Tensor)) else tuple(shape)
+    if any(d is None for d in dims) or sum(isinstance(d, Tensor) for d in dims) > 1:
         raise NotImplementedError(
-            f"kiln cannot yet build a constant of dynamic shape {dims} inside kiln.function; "
-            "use x * 0 or np.where on x, or give the dimension a static size"
+            f"{trace_context.here()}: kiln cannot yet build an array of several sizes known only at run time "
+            f"(shape {tuple(None if isinstance(d, Tensor) else d for d in dims)}) inside kiln.function; "
+            "use x * 0 or np.where on an array of that shape, or give the sizes static values"
         )
     dt = dtypes.canonical(dtype)
     if type(value) is int and dt.kind in "iu":
         np.asarray(value, dtype=dt)  # NumPy's OverflowError for a Python int out of the dtype's range
     fill = _cast(value, dt) if isinstance(value, Tensor) else _constant(np.asarray(value).astype(dt))
+    if any(isinstance(d, Tensor) for d in dims):
+        return _sized_at_run_time(dims, fill)
     return broadcast_to(fill, dims)
+
+
+def _sized_at_run_time(dims: Sequence[int | Tensor], fill: Tensor) -> Tensor:
+    """``fill`` at every position of ``dims``, one of which is a traced size (``np.empty(count)``):
+    positions along that axis (``graph.iota``, broadcast over the static axes) carry the size that
+    the compiled code allocates by, and a select of them puts ``fill`` everywhere."""
+    if fill.ndim != 0:
+        raise NotImplementedError(f"{trace_context.here()}: np.full of a size known only at run time with an array fill value")
+    axis = next(a for a, d in enumerate(dims) if isinstance(d, Tensor))
+    size = _cast(dims[axis], np.dtype(np.int64))  # type: ignore[arg-type]
+    runtime_checks.require(np.greater_equal(size, 0), "negative dimensions are not allowed")
+    shape = [-1 if a == axis else int(d) for a, d in enumerate(dims)]
+    iota = reshape_to(emit(graph.IotaOp(size.value)), [-1 if a == axis else 1 for a in range(len(dims))])
+    positions = _broadcast(iota, shape)
+    return np.where(np.greater_equal(positions, 0), fill, _cast(positions, fill.dtype))
 
 
 def zeros(shape: ShapeLike, dtype: Any = "float32") -> Any:

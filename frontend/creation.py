@@ -19,17 +19,17 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import array_ops, dtypes
+from kiln.frontend import array_ops, dtypes, trace_context
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, cast, constant, emit, lay_out_fortran
 
 
-def _shape(shape: Any) -> tuple[int, ...]:
+def _shape(shape: Any) -> tuple[int | Tensor, ...]:
+    """The sizes of a new array: ints, or traced integers known only at run time (``np.empty(count)``)."""
     dims = (shape,) if isinstance(shape, (int, np.integer)) or isinstance(shape, Tensor) else tuple(shape)
-    if any(isinstance(d, Tensor) for d in dims):
-        raise NotImplementedError(
-            "an array whose shape is known only at run time (a traced size) cannot be made inside kiln.function yet"
-        )
-    return tuple(int(d) for d in dims)
+    for d in dims:
+        if isinstance(d, Tensor) and (d.ndim != 0 or d.dtype.kind not in "iu"):
+            raise TypeError(f"{trace_context.here()}: an array's size is an integer, got {d!r}")
+    return tuple(d if isinstance(d, Tensor) else int(d) for d in dims)
 
 
 def _filled(fill: Any) -> Callable[..., Tensor]:

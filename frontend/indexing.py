@@ -11,8 +11,8 @@ integer axes / inserts ``None`` axes; its inverse writes with
 Python's slice rules are computed on traced bounds too (negative bounds count
 from the end, bounds are clamped), so a slice never leaves its array. A traced
 *integer* index is checked at run time (``graph.check``: NumPy's IndexError)
-unless index facts know it is in range. A boolean mask of the array's shape
-is supported for writes (``x[mask] = v``, ``x[mask] += v``), as a select. Keys with
+unless index facts know it is in range. A traced boolean mask of the array's shape or of its
+leading axes is :mod:`kiln.frontend.masked`'s (``x[mask]``, ``x[mask] = v``). Keys with
 integer arrays are :mod:`kiln.frontend.advanced_index`'s.
 """
 
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import advanced_index, index_facts, masked, runtime_checks
+from kiln.frontend import advanced_index, creation, index_facts, masked, runtime_checks
 from kiln.frontend.mutation import ViewStep
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, emit, require_rank, shape_of
 from kiln.frontend.tensor import implements, key_signature, unit_axes_strides
@@ -86,11 +86,6 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
     if isinstance(value, Tensor) and value.is_write_of(t, key):
         return  # `t[key] op= v`: the in-place operator already wrote through the view t[key]
     if _is_mask(t, key):
-        if shape_of(as_tensor(key)) != shape_of(t):
-            raise NotImplementedError(
-                f"x[mask] = v with a mask of shape {as_tensor(key).shape} for an array of shape {t.shape} is not "
-                "supported inside kiln.function (the mask must have the array's shape)"
-            )
         t.overwrite(masked.write(t, key, value))
         return
     if advanced_index.is_advanced(key):
@@ -129,6 +124,8 @@ def _constant_for(value: Any, dtype: np.dtype[Any]) -> Tensor:
     """A Python or NumPy value written into an array of ``dtype``: converted as NumPy's setitem does."""
     if hasattr(type(value), "__kiln_tensor__"):
         return as_tensor(value)
+    if isinstance(value, (list, tuple)) and creation.holds_tensor(value):
+        return creation.array(value)  # `g[:] = a, b` of traced values: stacked, then cast as NumPy casts
     if not isinstance(value, (np.ndarray, np.generic)):
         # a Python number or list: converted as NumPy converts it, so 1000 into int8 raises
         # OverflowError and nan into an int array ValueError (NumPy arrays and scalars are cast)

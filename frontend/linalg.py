@@ -1,4 +1,5 @@
-"""``np.linalg.cholesky`` / ``solve`` / ``inv`` / ``det`` on traced tensors: one ``graph.linalg`` each.
+"""``np.linalg.cholesky`` / ``solve`` / ``inv`` / ``det`` on traced tensors: one ``graph.linalg`` each;
+``matrix_power`` as NumPy computes it, from ``matmul`` (and ``inv`` for a negative exponent).
 
 Static 2-D float32/float64 matrices (integers and bools are computed in float64, as NumPy does);
 batched (3-D and up) or dynamically-shaped operands are refused by name. Shape errors are NumPy's
@@ -8,14 +9,15 @@ cannot raise in compiled code: kiln returns NaNs (see docs/numpy-semantics.md).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import trace_context
-from kiln.frontend.tensor import Tensor, as_tensor, cast, emit, require_rank
+from kiln.frontend import array_ops, creation, trace_context
+from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, emit, require_rank
 
 
 def _unsupported(what: str) -> NotImplementedError:
@@ -84,9 +86,52 @@ def _solve(a: Any, b: Any) -> Tensor:
     return _routine("solve", [ta, tb])
 
 
+def _matrix_power(a: Any, n: Any) -> Tensor:
+    """NumPy's ``matrix_power``: the same products in the same order (squares of ``a`` multiplied
+    in for each set bit of ``n``, low bit first), so the roundings are NumPy's up to ``matmul``'s.
+    ``n`` must be known when tracing: the number of products is the program's shape."""
+    t = as_tensor(a)
+    require_rank(t, "np.linalg.matrix_power")
+    if t.ndim < 2:
+        raise np.linalg.LinAlgError(f"{t.ndim}-dimensional array given. Array must be at least two-dimensional")
+    if None in t.shape[-2:]:
+        raise _unsupported(f"np.linalg.matrix_power on a matrix of dynamic shape {t.shape}")
+    if t.shape[-1] != t.shape[-2]:
+        raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+    if isinstance(n, Tensor):
+        raise _unsupported("np.linalg.matrix_power with an exponent known only at run time (pass a Python int)")
+    try:
+        n = operator.index(n)
+    except TypeError as e:
+        raise TypeError("exponent must be an integer") from e
+    if n == 0:  # the identity in a's dtype and shape, a new array
+        eye = creation.TRACED[np.eye](t.shape[-1], dtype=t.dtype)
+        return eye if t.ndim == 2 else broadcast_to(eye, tuple(t.shape)).copy()
+    if n < 0:
+        if t.ndim > 2:
+            raise _unsupported("np.linalg.matrix_power with a negative exponent on stacks of matrices")
+        t, n = _inv(t), -n
+    if n == 1:
+        return t
+    if n == 2:
+        return array_ops.matmul(t, t)
+    if n == 3:
+        return array_ops.matmul(array_ops.matmul(t, t), t)
+    z: Tensor | None = None
+    result: Tensor | None = None
+    while n > 0:
+        z = t if z is None else array_ops.matmul(z, z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else array_ops.matmul(result, z)
+    assert result is not None
+    return result
+
+
 FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.linalg.cholesky: _cholesky,
     np.linalg.inv: _inv,
     np.linalg.det: _det,
     np.linalg.solve: _solve,
+    np.linalg.matrix_power: _matrix_power,
 }

@@ -1,17 +1,24 @@
 """``x[mask]`` read inside a traced function: a lazy selection.
 
-NumPy's ``x[mask]`` is a 1-D array whose length is known only at run time. kiln
-keeps it lazy instead: a :class:`MaskedSelection` holds the mask and the values
-at *every* position of ``x``'s shape. What NumPy code does with a selection
-works on that form exactly:
+NumPy's ``x[mask]`` is an array whose first length is known only at run time (1-D for a
+mask of ``x``'s shape; ``(count, *rest)`` for a mask of ``x``'s leading axes, ``A[rows_mask]``).
+kiln keeps it lazy instead: a :class:`MaskedSelection` holds the mask and the values at
+*every* position of ``x``'s shape. What NumPy code does with a selection works on that form
+exactly:
 
 - elementwise ufuncs with scalars or selections by the same mask stay selections
   (``x[m] ** -1.5``); float math on unselected elements is computed and dropped;
-- ``x[m] = sel`` / ``x[m] op= v`` write the selected elements (``graph.select``);
-- reductions ``sum``, ``mean``, ``prod``, ``max``, ``min``, ``any``, ``all`` over
-  the whole selection reduce the masked values (``max``/``min`` of an empty
+- ``x[m] = sel`` / ``x[m] op= v`` write the selected elements (``graph.select``), and so does
+  ``x[m] = v`` of a value that broadcasts to one selected element (a row for a row mask);
+- reductions ``sum``, ``mean``, ``prod``, ``max``, ``min``, ``any``, ``all`` over the whole
+  selection or its first axis reduce the masked values (``max``/``min`` of an empty
   selection give the dtype's lowest/highest value instead of NumPy's ValueError);
 - ``x[m][b[m]]`` (both by one mask) is the selection by ``m & b``; ``len(x[m])`` the count.
+
+``x[m] = array`` of one value per selected element (``x[m] = np.arange(3.0)``, ``x[m] =
+y[other]``) scatters the array's rows to the selected positions (``graph.nonzero`` of the
+mask, ``graph.scatter``), its length checked against the count when the call runs (NumPy's
+ValueError).
 
 Anything else (``np.sort(x[m])``, ``x[m] @ y[m]``, a selection with another array or
 a selection by another mask, integer division, which could trap on an unselected
@@ -22,6 +29,7 @@ them. Such an array cannot be returned (results' sizes follow from the inputs').
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, NoReturn
 
@@ -29,15 +37,15 @@ import numpy as np
 from xdsl.ir import OpResult, SSAValue
 
 from kiln.dialects import graph
-from kiln.frontend import runtime_checks, trace_context
-from kiln.frontend.tensor import Tensor, array_power, as_tensor, broadcast_to, cast, emit, shape_of
+from kiln.frontend import creation, runtime_checks, trace_context
+from kiln.frontend.tensor import Tensor, array_power, as_tensor, broadcast_to, cast, emit, reshape_to, shape_of
 
 
 def _refuse(what: str = "this use of x[mask]") -> NoReturn:
     raise NotImplementedError(
         f"{trace_context.here()}: {what} is not supported inside "
         "kiln.function: x[mask] has a length known only at run time; kiln supports elementwise math on it, "
-        "x[mask] = ..., x[mask] op= v and whole reductions (sum, mean, max, min, prod, any, all); "
+        "x[mask] = ..., x[mask] op= v and reductions (sum, mean, max, min, prod, any, all, var, std); "
         "else use np.where(mask, x, ...)"
     )
 
@@ -60,7 +68,8 @@ def same_value(a: SSAValue, b: SSAValue, depth: int = 6) -> bool:
 
 
 class MaskedSelection:
-    """``base[mask]``: the mask, and values at every position of the base's shape."""
+    """``base[mask]``: the mask (of the base's shape or of its leading axes), and values at every
+    position of the base's shape."""
 
     __slots__ = ("base", "mask", "values")
     __hash__ = None  # type: ignore[assignment]
@@ -71,6 +80,15 @@ class MaskedSelection:
     @property
     def dtype(self) -> np.dtype[Any]:
         return self.values.dtype
+
+    @property
+    def rest(self) -> tuple[int, ...]:
+        """The shape of one selected element: the axes after the mask's (``()`` for a full mask)."""
+        return shape_of(self.values)[self.mask.ndim:]
+
+    def full_mask(self) -> Tensor:
+        """The mask at every position of the values (a row mask repeated along the rows)."""
+        return _spread(self.mask, shape_of(self.values))
 
     # ------------------------------------------------------------------ elementwise
 
@@ -129,8 +147,10 @@ class MaskedSelection:
     __mod__, __rmod__ = _ufunc(np.remainder), _ufunc(np.remainder, True)
 
     def _inplace(ufunc: np.ufunc) -> Callable[..., Any]:  # type: ignore[misc]
-        def op(self: MaskedSelection, other: Any) -> MaskedSelection:
+        def op(self: MaskedSelection, other: Any) -> Any:
             result = ufunc(self, other)
+            if not isinstance(result, MaskedSelection):  # with an array: NumPy's array of the count,
+                return cast(as_tensor(result), self.dtype)  # which `x[m] = ` then scatters back
             self.values = cast(result.values, self.values.dtype)
             return self
 
@@ -146,46 +166,56 @@ class MaskedSelection:
     # ------------------------------------------------------------------ reductions
 
     def _filled(self, fill: Any) -> Tensor:
-        return np.where(self.mask, self.values, np.asarray(fill, self.dtype))
+        return np.where(self.full_mask(), self.values, np.asarray(fill, self.dtype))
 
     def count(self) -> Tensor:
         return np.sum(self.mask)
 
-    def sum(self, axis: None = None) -> Tensor:
-        self._whole(axis, "sum")
-        return np.sum(self._filled(0))
+    def _axes(self, axis: Any) -> tuple[int, ...] | None:
+        """The axes of the values that a reduction of the selection over ``axis`` reduces (all of
+        them for the whole selection, the mask's for its first axis); None where NumPy's array of
+        run-time length must reduce (another axis)."""
+        ndim = 1 + len(self.rest)
+        if axis is None:
+            return tuple(range(self.values.ndim))
+        if isinstance(axis, (int, np.integer)) and axis in (0, -ndim):
+            return tuple(range(self.mask.ndim))
+        return None
 
-    def prod(self, axis: None = None) -> Tensor:
-        self._whole(axis, "prod")
-        return np.prod(self._filled(1))
+    def _reduce(self, func: Callable[..., Any], fill: Any, axis: Any) -> Tensor:
+        axes = self._axes(axis)
+        if axes is None:
+            return func(self.compressed(), axis=axis)
+        return func(self._filled(fill), axis=axes)
 
-    def mean(self, axis: None = None) -> Tensor:
-        self._whole(axis, "mean")
-        total = np.sum(self._filled(0))
+    def sum(self, axis: Any = None) -> Tensor:
+        return self._reduce(np.sum, 0, axis)
+
+    def prod(self, axis: Any = None) -> Tensor:
+        return self._reduce(np.prod, 1, axis)
+
+    def mean(self, axis: Any = None) -> Tensor:
+        axes = self._axes(axis)
+        if axes is None:
+            return np.mean(self.compressed(), axis=axis)
+        total = np.sum(self._filled(0), axis=axes)
+        counted = self.mask if axes == tuple(range(self.mask.ndim)) else self.full_mask()  # rows, or elements
         if self.dtype.kind in "f":  # counted as a float64 sum of ones (exact below 2**53), so that
             # the count is one more float reduction beside the sum: one vector loop for both
-            return total / cast(np.sum(np.where(self.mask, 1.0, 0.0)), self.dtype)
-        return total / self.count()
+            return total / cast(np.sum(np.where(counted, 1.0, 0.0)), self.dtype)
+        return total / np.sum(counted)
 
-    def max(self, axis: None = None) -> Tensor:
-        self._whole(axis, "max")
-        return np.max(self._filled(_lowest(self.dtype)))
+    def max(self, axis: Any = None) -> Tensor:
+        return self._reduce(np.max, _lowest(self.dtype), axis)
 
-    def min(self, axis: None = None) -> Tensor:
-        self._whole(axis, "min")
-        return np.min(self._filled(_highest(self.dtype)))
+    def min(self, axis: Any = None) -> Tensor:
+        return self._reduce(np.min, _highest(self.dtype), axis)
 
-    def any(self, axis: None = None) -> Tensor:
-        self._whole(axis, "any")
-        return np.any(self._filled(False))
+    def any(self, axis: Any = None) -> Tensor:
+        return self._reduce(np.any, False, axis)
 
-    def all(self, axis: None = None) -> Tensor:
-        self._whole(axis, "all")
-        return np.all(self._filled(True))
-
-    def _whole(self, axis: Any, name: str) -> None:
-        if axis not in (None, 0, -1):
-            _refuse(f"x[mask].{name}(axis={axis})")
+    def all(self, axis: Any = None) -> Tensor:
+        return self._reduce(np.all, True, axis)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         method = _REDUCTIONS.get(func)
@@ -194,12 +224,14 @@ class MaskedSelection:
         return getattr(self, method)(kwargs.get("axis"))
 
     def compressed(self) -> Tensor:
-        """The selected values as NumPy's 1-D array, of a length known only at run time: one
+        """The selected values as NumPy's array, its first length known only at run time: one
         ``graph.compress`` of the flattened values by the flattened mask (one pass, in order; no
-        positions are formed). The values have the mask's shape (``select`` checks sizes known only
-        at run time to agree; ufuncs keep the shape), so the two flatten to one length. It serves
-        values used inside the function (a result's size must follow from the inputs' sizes)."""
-        return emit(graph.CompressOp(np.ravel(self.values).value, np.ravel(self.mask).value))
+        positions are formed), then the rows' shape for a mask of leading axes. The values have
+        the base's shape (``select`` checks sizes known only at run time to agree; ufuncs keep the
+        shape), so the two flatten to one length. It serves values used inside the function (a
+        result's size must follow from the inputs' sizes)."""
+        flat = emit(graph.CompressOp(np.ravel(self.values).value, np.ravel(self.full_mask()).value))
+        return flat if not self.rest else reshape_to(flat, (-1, *self.rest))
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
@@ -213,7 +245,8 @@ class MaskedSelection:
         return self.compressed()
 
     def __getitem__(self, key: Any) -> Any:
-        if isinstance(key, MaskedSelection) and key.dtype == np.bool_ and same_value(key.mask.value, self.mask.value):
+        if isinstance(key, MaskedSelection) and key.dtype == np.bool_ and same_value(key.mask.value, self.mask.value) \
+                and shape_of(key.values) == shape_of(self.mask):
             # x[m][b[m]] is x[m & b] (one flat order): no array of the first selection is formed
             return MaskedSelection(None, np.logical_and(self.mask, key.values), self.values)
         return self.compressed()[key]
@@ -243,6 +276,13 @@ def _into(target: MaskedSelection, ufunc: np.ufunc, result: Any) -> MaskedSelect
     return target
 
 
+def _spread(mask: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """A mask of leading axes repeated along the trailing axes of ``shape``."""
+    if shape_of(mask) == shape:
+        return mask
+    return broadcast_to(reshape_to(mask, (*shape_of(mask), *(1,) * (len(shape) - mask.ndim))), shape)
+
+
 #: integer ufuncs that trap on a zero divisor: computed on the selected values only
 _TRAPPING = (np.floor_divide, np.remainder, np.fmod, np.divmod)
 
@@ -270,13 +310,18 @@ def _highest(dtype: np.dtype[Any]) -> Any:
     return np.inf if dtype.kind == "f" else (True if dtype.kind == "b" else np.iinfo(dtype).max)
 
 
-def select(base: Tensor, mask: Any) -> MaskedSelection:
-    """``base[mask]`` for a boolean mask of ``base``'s shape (sizes known only at run time are
-    checked to agree when the call runs: NumPy's IndexError)."""
-    m = as_tensor(mask)
+def _check_mask(base: Tensor, m: Tensor) -> None:
+    """NumPy's IndexError for a mask that does not fit ``base``'s leading axes (sizes known only at
+    run time are checked when the call runs)."""
     ms, bs = shape_of(m), shape_of(base)
-    if len(ms) != len(bs) or any(a >= 0 and b >= 0 and a != b for a, b in zip(ms, bs)):
-        _refuse(f"x[mask] with a mask of shape {m.shape} for an array of shape {base.shape}")
+    if not ms or len(ms) > len(bs):
+        if not ms:
+            _refuse("x[mask] with a 0-d mask")
+        raise IndexError(f"too many indices for array: array is {len(bs)}-dimensional, but {len(ms)} were indexed")
+    for axis, (a, b) in enumerate(zip(ms, bs)):
+        if a >= 0 and b >= 0 and a != b:
+            raise IndexError(f"boolean index did not match indexed array along axis {axis}; size of axis is {b} but "
+                             f"size of corresponding boolean axis is {a}")
     for axis, (a, b) in enumerate(zip(ms, bs)):
         if a < 0 or b < 0:
             runtime_checks.same_length(
@@ -284,17 +329,55 @@ def select(base: Tensor, mask: Any) -> MaskedSelection:
                 f"boolean index did not match indexed array along axis {axis} (a length known only at run time differs)",
                 error=graph.INDEX_ERROR,
             )
+
+
+def select(base: Tensor, mask: Any) -> MaskedSelection:
+    """``base[mask]`` for a boolean mask of ``base``'s shape or of its leading axes."""
+    m = as_tensor(mask)
+    _check_mask(base, m)
     return MaskedSelection(base, m, base)
 
 
 def write(target: Tensor, mask: Any, value: Any) -> Tensor:
-    """The new contents of ``target`` after ``target[mask] = value``."""
+    """The new contents of ``target`` after ``target[mask] = value``: a select where the value is
+    one per element (a selection by the same mask) or broadcasts to one selected element, else
+    the value's rows scattered to the selected positions."""
     m = as_tensor(mask)
+    _check_mask(target, m)
+    shape, rest = shape_of(target), shape_of(target)[m.ndim:]
+    if isinstance(value, MaskedSelection) and same_value(value.mask.value, m.value) and shape_of(value.values) == shape:
+        return emit(graph.SelectOp(_spread(m, shape).value, cast(value.values, target.dtype).value, target.value))
     if isinstance(value, MaskedSelection):
-        if not same_value(value.mask.value, m.value):
-            _refuse("x[mask] = y[other_mask] with masks kiln cannot prove equal")
-        value = value.values
-    elif isinstance(value, Tensor) and value.ndim != 0:
-        _refuse("x[mask] = array (its length must match the mask's count, known only at run time)")
+        value = value.compressed()  # by another mask: NumPy's array, whose length must be the count
+    elif isinstance(value, (list, tuple)) and creation.holds_tensor(value):
+        value = creation.array(value)
     v = cast(value if isinstance(value, Tensor) else as_tensor(np.asarray(value).astype(target.dtype)), target.dtype)
-    return emit(graph.SelectOp(m.value, broadcast_to(v, shape_of(target)).value, target.value))
+    vs = shape_of(v)
+    if len(vs) == len(rest) + 1 and vs[0] == 1:
+        v = reshape_to(v, vs[1:])  # one value for every selected element, as NumPy broadcasts it
+    if v.ndim <= len(rest):
+        return emit(graph.SelectOp(_spread(m, shape).value, broadcast_to(v, shape).value, target.value))
+    return _scatter(target, m, v)
+
+
+def _scatter(target: Tensor, m: Tensor, v: Tensor) -> Tensor:
+    """``target[m] = v`` for ``v`` of one row per selected element: row ``k`` of ``v`` to the
+    ``k``-th true position of ``m`` (in C order), the count checked to be ``len(v)``."""
+    shape, rest = shape_of(target), shape_of(target)[m.ndim:]
+    if v.ndim > len(rest) + 1 or any(a >= 0 and b >= 0 and a not in (1, b) for a, b in zip(shape_of(v)[1:], rest)):
+        raise ValueError(f"shape mismatch: value array of shape {v.shape} could not be broadcast to indexing result "
+                         f"of shape {(None, *rest)}")
+    rows = target
+    if m.ndim > 1:
+        if -1 in shape_of(m):
+            _refuse("x[mask] = array with a mask of several axes of lengths known only at run time")
+        rows = reshape_to(target, (math.prod(shape_of(m)), *rest))
+    positions = emit(graph.NonzeroOp(np.ravel(m).value))
+    runtime_checks.same_length(
+        v, 0, positions, 0,
+        "NumPy boolean array indexing assignment cannot assign the input values to the output values where the "
+        "mask is true: the array's length is not the mask's count (known only at run time)",
+    )
+    updates = broadcast_to(v, (shape_of(v)[0], *rest))
+    written = emit(graph.ScatterOp("set", rows.value, [positions.value], updates.value))
+    return written if rows is target else reshape_to(written, shape)

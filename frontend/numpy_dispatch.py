@@ -546,7 +546,8 @@ def _full_like(
     t = as_tensor(a)
     if shape is None:
         require_rank(t, "np.full_like / np.zeros_like / np.ones_like")
-    result = array_ops.full(t.shape if shape is None else shape, fill_value, t.dtype if dtype is None else dtype)
+    dims = shape if shape is not None else [emit(graph.DimOp(t.value, a)) if d is None else d for a, d in enumerate(t.shape)]
+    result = array_ops.full(dims, fill_value, t.dtype if dtype is None else dtype)
     if shape is None and (order == "K" or (order == "A" and t.is_fortran_contiguous())):
         follow_layout(result, [t])
     elif order == "F":

@@ -10,7 +10,6 @@ intermediate dtypes. Scans (``cumsum``, ``cumprod``, ``ufunc.accumulate``) are o
 
 from __future__ import annotations
 
-import math
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -114,9 +113,15 @@ def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Tensor
 # ---------------------------------------------------------------------- var / std / ptp / average
 
 
-def _count(t: Tensor, axis: Any, what: str) -> int:
-    shape = static_shape(ranked(t, what), what)
-    return math.prod(shape[a] for a in array_ops.normalize_axes(axis, t.ndim))
+def _count(t: Tensor, axis: Any, what: str) -> int | Tensor:
+    """How many elements a reduction over ``axis`` takes: an int, or a traced int64 where a
+    length is known only at run time (``x[mask]``, ``x[:n]``)."""
+    t = ranked(t, what)
+    return array_ops.element_count(t, array_ops.normalize_axes(axis, t.ndim))
+
+
+def _int64(n: int | Tensor) -> Any:
+    return n if isinstance(n, Tensor) else np.int64(n)
 
 
 def var(
@@ -150,10 +155,10 @@ def _variance(name: str, a: Any, axis: Any, dtype: Any, out: Any, ddof: Any, kee
         raise unsupported(f"np.{name}(..., dtype={dt}) (use a float dtype)")
     total = array_ops.reduce("sum", t, axis, True, dt)
     # NumPy divides by an intp count into the sum's own buffer: in float64, then cast back
-    mean_ = cast(np.true_divide(total, np.int64(n)), dt)
+    mean_ = cast(np.true_divide(total, _int64(n)), dt)
     deviation = np.subtract(t, mean_)
     squares = array_ops.reduce("sum", np.multiply(deviation, deviation), axis, _keepdims(keepdims), dt)
-    return cast(np.true_divide(squares, np.maximum(np.int64(n) - ddof, 0)), dt)
+    return cast(np.true_divide(squares, np.maximum(_int64(n) - ddof, 0)), dt)
 
 
 def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: Any = _NO) -> Tensor:
@@ -170,7 +175,8 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
     keep = _keepdims(keepdims)
     if weights is None:
         avg = array_ops.reduce("mean", t, axis, keep)
-        scale = np.asarray(_count(t, axis, "np.average"), avg.dtype)
+        n = _count(t, axis, "np.average")
+        scale = cast(n, avg.dtype) if isinstance(n, Tensor) else np.asarray(n, avg.dtype)
         return (avg, np.broadcast_to(scale, avg.shape)) if returned else avg
     w = ranked(weights, "np.average(..., weights=)")
     dt = dtypes.result_type(t.dtype, w.dtype, *((np.dtype(np.float64),) if t.dtype.kind in "bi" else ()))

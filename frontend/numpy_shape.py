@@ -241,7 +241,7 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = np._NoValue, append:
     if t.ndim == 0:
         raise ValueError("diff requires input that is at least one dimensional")
     ax = array_ops.normalize_axis(axis, t.ndim)
-    shape = static_shape(t, "np.diff")
+    shape = shape_of(t)
     parts = []
     for extra in (prepend, append):
         if extra is np._NoValue:
@@ -249,16 +249,20 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = np._NoValue, append:
             continue
         e = as_tensor(extra)
         if e.ndim == 0:
-            e = broadcast_to(e, [1 if i == ax else d for i, d in enumerate(shape)])
+            e = broadcast_to(e, [1 if i == ax else d for i, d in enumerate(static_shape(t, "np.diff(..., prepend/append=scalar)"))])
         parts.append(e)
     joined = t if parts == [None, None] else as_tensor(np.concatenate([p for p in (parts[0], t, parts[1]) if p is not None], axis=ax))
     op = np.not_equal if joined.dtype == np.bool_ else np.subtract
     out = joined
+    lead = (slice(None),) * ax
     for _ in range(n):
         length = shape_of(out)[ax]
-        if length <= 0:
+        if length == 0:
             break
-        out = op(slice_axis(out, ax, 1, length - 1), slice_axis(out, ax, 0, length - 1))
+        if length < 0:  # a length known only at run time: slices clamped as Python's (0 stays 0)
+            out = op(out[(*lead, slice(1, None))], out[(*lead, slice(None, -1))])
+        else:
+            out = op(slice_axis(out, ax, 1, length - 1), slice_axis(out, ax, 0, length - 1))
     return follow_layout(Tensor(out.value) if out is t else out, [joined])
 
 

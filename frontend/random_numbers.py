@@ -8,7 +8,7 @@ same numbers run eagerly and compiled. They are not NumPy's numbers (NumPy's gen
 PCG64 and MT19937); the same seed gives the same numbers from one run to the next.
 
 Inside a traced function NumPy's own ``np.random`` functions (``random``, ``rand``, ``randn``,
-``uniform``, ``normal``, ``standard_normal``, ``randint``, ``permutation``, ``seed``) draw from
+``uniform``, ``normal``, ``standard_normal``, ``randint``, ``permutation``, ``shuffle``, ``seed``) draw from
 kiln's global stream, and ``np.random.default_rng(seed)`` makes a kiln Generator that starts from
 its seed on each call, as NumPy's does. The global stream is seeded by :func:`seed`, and by
 ``np.random.seed`` (kiln wraps it: NumPy's generator is seeded as before, then kiln's).
@@ -68,7 +68,7 @@ def _shape(size: Size) -> tuple[int, ...]:
 
 class Generator:
     """``kiln.random.Generator(seed=None)``: ``random``, ``uniform``, ``normal``,
-    ``standard_normal``, ``integers`` and ``permutation``, in the style of NumPy's Generator
+    ``standard_normal``, ``integers``, ``permutation`` and ``shuffle``, in the style of NumPy's Generator
     and ``tf.random.Generator``. Made outside a function, its state lives across calls; made
     inside one (``np.random.default_rng(seed)``), each call starts from the seed."""
 
@@ -136,13 +136,29 @@ class Generator:
 
     def permutation(self, x: Any) -> Any:
         """A shuffled ``arange(x)`` for an int, else a shuffled copy of ``x`` along its first axis."""
-        n = int(x) if isinstance(x, (int, np.integer)) else len(x)
-        order = np.argsort(self.random(n), kind="stable")
+        order = self._order(int(x) if isinstance(x, (int, np.integer)) else len(x))
         if isinstance(x, (int, np.integer)):
             return order
         if trace_context.current() is not None:
             x = as_tensor(x)  # a NumPy array indexed by traced positions
         return x[order]
+
+    def shuffle(self, x: Any, axis: int = 0) -> None:
+        """Permute ``x`` in place along its first axis, by :meth:`permutation`'s order."""
+        if axis != 0:
+            raise NotImplementedError(f"{trace_context.here()}: Generator.shuffle(x, axis={axis}): kiln shuffles along axis 0")
+        if isinstance(x, list):
+            raise NotImplementedError(
+                f"{trace_context.here()}: kiln.random shuffles arrays in place, not a list: the positions are known "
+                "only when the call runs, and a list's elements are Python values; shuffle np.array(xs)"
+            )
+        if trace_context.current() is not None:
+            x = as_tensor(x)
+        x[...] = x[self._order(len(x))]
+
+    def _order(self, n: int) -> Any:
+        """A random permutation of ``0 .. n-1``: the order that sorts ``n`` uniforms."""
+        return np.argsort(self.random(n), kind="stable")
 
 
 def _numpy_seed() -> int:
@@ -202,6 +218,7 @@ STAGED: dict[Any, Callable[..., Any]] = {
     np.random.standard_normal: _global("standard_normal"),
     np.random.randint: _randint,
     np.random.permutation: _global("permutation"),
+    np.random.shuffle: _global("shuffle"),
     np.random.seed: seed,
     np.random.default_rng: default_rng,
 }

@@ -262,17 +262,31 @@ def _scattered_size(op: graph.BroadcastOp, axis: int) -> tuple[SSAValue, int] | 
 
 def _inserted_size(op: graph.BroadcastOp, axis: int) -> SSAValue | None:
     """The size of the broadcast result's dynamic dimension ``axis`` as the 0-d size operand of a
-    ``graph.insert_slice`` that writes the result (``x[:n] = v`` with a traced ``n``), when that
-    operand is defined before the broadcast."""
+    ``graph.insert_slice`` that writes the result (``x[:n] = v`` with a traced ``n``), directly or
+    through a reshape that only adds or drops unit axes (``y[:, 1] = v`` writes a column of shape
+    ``?x1``), when that operand is defined before the broadcast."""
     for use in op.result.uses:
-        user = use.operation
-        if isinstance(user, graph.InsertSliceOp) and user.source is op.result:
+        user, written, at = use.operation, op.result, axis
+        if isinstance(user, graph.ReshapeOp) and user.result.has_one_use():
+            at = _unit_reshaped_axis(graph.shape_of(op.result), graph.shape_of(user.result), axis)
+            written, user = user.result, user.result.get_user_of_unique_use()
+        if at is not None and isinstance(user, graph.InsertSliceOp) and user.source is written:
             static = list(user.static_sizes.get_values())
-            position = sum(1 for k in static[:axis] if k == graph.DYNAMIC)
+            position = sum(1 for k in static[:at] if k == graph.DYNAMIC)
             size = user.sizes[position]
             if defined_before(size, op):
                 return size
     return None
+
+
+def _unit_reshaped_axis(src: tuple[int, ...], dst: tuple[int, ...], axis: int) -> int | None:
+    """Where axis ``axis`` of ``src`` stands in ``dst`` when the reshape only adds or drops axes of
+    length 1 (the other sizes in order); None otherwise."""
+    kept = [a for a, d in enumerate(src) if d != 1]
+    placed = [a for a, d in enumerate(dst) if d != 1]
+    if [src[a] for a in kept] != [dst[a] for a in placed] or axis not in kept:
+        return None
+    return placed[kept.index(axis)]
 
 
 class LowerBroadcast(RewritePattern):

@@ -448,18 +448,26 @@ def _scatter(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | Non
     assert isinstance(op, graph.ScatterOp)
     kind, indices = op.kind.data, list(op.indices)
     if kind == "add":
-        operand, updates = g, b.op(graph.GatherOp(g, indices))
+        operand, updates = g, _updates_shaped(b, op, b.op(graph.GatherOp(g, indices)))
     elif kind == "set":
         # the positions written keep no gradient of the operand; an update gets its position's,
         # unless a later update to the same position overwrote it (the last write wins)
         operand = b.op(graph.ScatterOp("set", g, indices, b.const(0.0, op.updates)))
-        updates = b.mul(b.op(graph.GatherOp(g, indices)), _last_writes(b, op, indices))
+        updates = b.mul(_updates_shaped(b, op, b.op(graph.GatherOp(g, indices))), _last_writes(b, op, indices))
     else:
         raise AutodiffError(f"{describe_location(op.location)}: graph.scatter \"{kind}\" has no gradient yet")
     # by position (operands: updates, operand, indices), not by value: the operand and the updates
     # may be one value (y[idx] = y, np.add.at(y, idx, y)), and each contributes its own part
     return [updates if differentiable(op.updates) else None, operand if differentiable(op.operand) else None,
             *([None] * len(indices))]
+
+
+def _updates_shaped(b: Adjoints, op: graph.ScatterOp, gathered: SSAValue) -> SSAValue:
+    """Values gathered at a scatter's indices in the shape of its updates: the same sizes, static
+    where the updates' are though the indices' length is known only at run time (``x[mask] = v``)."""
+    if shape_of(gathered) == shape_of(op.updates):
+        return gathered
+    return b.op(graph.ReshapeOp(gathered, list(shape_of(op.updates))))
 
 
 def _last_writes(b: Adjoints, op: graph.ScatterOp, indices: list[SSAValue]) -> SSAValue:
@@ -476,7 +484,10 @@ def _last_writes(b: Adjoints, op: graph.ScatterOp, indices: list[SSAValue]) -> S
     tail = list(shape_of(op.operand))[len(indices):]
     marks = b.op(graph.BroadcastOp(_i64(b, -1), list(shape_of(op.operand))[: len(indices)]))
     written = b.op(graph.ScatterOp("set", marks, indices, serial))
-    last = b.op(graph.CastOp(b.cmp("eq", b.op(graph.GatherOp(written, indices)), serial), element_of(op.updates)))
+    read = b.op(graph.GatherOp(written, indices))
+    if shape_of(read) != shape_of(serial):  # indices of a run-time length, updates of a static one
+        read = b.op(graph.ReshapeOp(read, list(batch)))
+    last = b.op(graph.CastOp(b.cmp("eq", read, serial), element_of(op.updates)))
     if tail:
         last = b.op(graph.BroadcastOp(b.op(graph.ReshapeOp(last, [*batch, *([1] * len(tail))])), [*batch, *tail]))
     return last

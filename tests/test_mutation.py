@@ -388,7 +388,7 @@ def test_a_range_loop_that_cannot_be_staged_warns_that_it_unrolls() -> None:
     def sizes_from_index(x):
         s = 0.0
         for i in range(6):
-            s = s + np.zeros(i + 1).sum() + x[i]
+            s = s + np.zeros((i + 1, i + 1)).sum() + x[i]  # two sizes known only at run time: refused staged
         return s
 
     with pytest.warns(KilnUnrollWarning, match=r"test_mutation.py:\d+:\d+: this `for` loop over a range of 6 iterations is unrolled"):

@@ -28,11 +28,11 @@ def _count(selection: MaskedSelection) -> Tensor:
 
 def len_(value: Any) -> Any:
     """``len(value)``; for a tensor whose first dimension is dynamic, or ``x[mask]``, its runtime
-    size as a 0-d int64 tensor (Python's ``len`` must return an int, which a trace does not know)."""
+    size as a traced Python int (Python's ``len`` returns an int, whose value a trace does not know)."""
     if isinstance(value, MaskedSelection):
         return _count(value)
     if staging.is_tensor(value) and value.ndim and value.shape[0] is None:
-        return staging.dim(value, 0)
+        return python_number(staging.dim(value, 0))  # an int, as Python's len gives
     return len(value)
 
 

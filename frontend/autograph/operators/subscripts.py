@@ -1,6 +1,7 @@
 """``ag__.getitem``: ``obj[key]`` as Python evaluates it, except that a NumPy array indexed by
 a key holding a traced value (``TABLE[i]``, ``np.mgrid[...][0][mask]``) is read as a constant
-of the trace and indexed there, as ``np.asarray(TABLE)[i]`` would be by NumPy."""
+of the trace and indexed there, as ``np.asarray(TABLE)[i]`` would be by NumPy, and a list or
+tuple at a traced integer (``xs[int(x[0])]``) is read by :mod:`kiln.frontend.list_index`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from kiln.frontend import trace_context
+from kiln.frontend import list_index, trace_context
 from kiln.frontend.tensor import Tensor, as_tensor
 
 slice_ = builtins.slice
@@ -28,6 +29,8 @@ def getitem(obj: Any, key: Any) -> Any:
     """``obj[key]``; a plain NumPy array with a traced key is lifted into the trace first."""
     if type(obj) is np.ndarray and trace_context.current() is not None and _holds_traced(key):
         return as_tensor(obj)[key]
+    if isinstance(obj, (list, tuple)) and list_index.is_traced_index(key):
+        return list_index.read(obj, key)
     return obj[key]
 
 
@@ -50,6 +53,8 @@ def store(value: Any) -> Callable[[Any, Any], None]:
                 "global itself, which a trace cannot change. Make it an array of the function where it is made "
                 "(np.array(W) inside the function is a new array kiln traces), or compute it from the arguments"
             )
+        if isinstance(obj, list) and list_index.is_traced_index(key):
+            list_index.refuse_write()
         obj[key] = value
 
     return into

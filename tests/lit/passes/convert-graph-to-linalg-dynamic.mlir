@@ -78,3 +78,25 @@ func.func @relax(%x: tensor<3x4xf32>) -> tensor<?x4xf32> {
   %r = graph.relax_shape %x : tensor<3x4xf32> -> tensor<?x4xf32>
   func.return %r : tensor<?x4xf32>
 }
+
+// -----
+
+// A constant broadcast to a dynamic size that only a graph.insert_slice names, through a reshape
+// adding a unit axis (`y[:, 1] = 2.0` into a column of an array of run-time length): sized by
+// the insert's size operand.
+
+// CHECK-LABEL: func.func @column_fill
+// CHECK:         %[[N:.*]] = tensor.extract %n[] : tensor<i64>
+// CHECK-NEXT:    %[[I:.*]] = arith.index_cast %[[N]] : i64 to index
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty(%[[I]]) : tensor<?xf64>
+// CHECK-NEXT:    %[[B:.*]] = linalg.generic {{.*}} ins(%v : tensor<f64>) outs(%[[E]] : tensor<?xf64>)
+// CHECK:         %{{.*}} = tensor.expand_shape %[[B]] {{\[}}[0 : i64, 1 : i64]] output_shape [%{{.*}}, 1] : tensor<?xf64> into tensor<?x1xf64>
+// BUF-LABEL:   func.func @column_fill
+func.func @column_fill(%x: tensor<?x3xf64>, %n: tensor<i64>) -> tensor<?x3xf64> {
+  %o = graph.constant dense<0> : tensor<i64>
+  %v = graph.constant dense<2.000000e+00> : tensor<f64>
+  %b = graph.broadcast %v : tensor<f64> -> tensor<?xf64>
+  %c = graph.reshape %b : tensor<?xf64> -> tensor<?x1xf64>
+  %r = graph.insert_slice %c into %x[%o] [%n] static_offsets array<i64: -9223372036854775808, 1> static_sizes array<i64: -9223372036854775808, 1> strides array<i64: 1, 1> : tensor<?x1xf64> into tensor<?x3xf64>
+  func.return %r : tensor<?x3xf64>
+}

@@ -43,3 +43,22 @@ func.func @f(%a: tensor<3xf32>, %b: tensor<2x3xf32>) -> tensor<f32> {
   %2 = graph.reduce "sum", %1 axes array<i64: 0, 1> : tensor<2x3xf32> -> tensor<f32>
   func.return %2 : tensor<f32>
 }
+
+// -----
+
+// A "set" scatter at indices of a run-time length with updates of a static one (x[mask] = v):
+// the gradient gathered at the indices is reshaped to the updates' static shape, and so are the
+// numbers that mark the last write to each position.
+// CHECK-LABEL: func.func @f_grad(%x: tensor<5xf64>, %v: tensor<3xf64>, %i: tensor<?xi64>) -> (tensor<f64>, tensor<5xf64>, tensor<3xf64>)
+// CHECK:         %[[G:.*]] = graph.gather %{{.*}}[%i] : (tensor<5xf64>, tensor<?xi64>) -> tensor<?xf64>
+// CHECK-NEXT:    %[[GS:.*]] = graph.reshape %[[G]] : tensor<?xf64> -> tensor<3xf64>
+// CHECK:         %[[N:.*]] = graph.gather %{{.*}}[%i] : (tensor<5xi64>, tensor<?xi64>) -> tensor<?xi64>
+// CHECK-NEXT:    %{{.*}} = graph.reshape %[[N]] : tensor<?xi64> -> tensor<3xi64>
+// CHECK:         %[[DV:.*]] = graph.mul %[[GS]], %{{.*}} : tensor<3xf64>
+// CHECK:         func.return %{{.*}}, %{{.*}}, %[[DV]] : tensor<f64>, tensor<5xf64>, tensor<3xf64>
+func.func @f(%x: tensor<5xf64>, %v: tensor<3xf64>, %i: tensor<?xi64>) -> tensor<f64> {
+  %s = graph.scatter "set" %v into %x[%i] : (tensor<3xf64>, tensor<5xf64>, tensor<?xi64>) -> tensor<5xf64>
+  %m = graph.mul %s, %s : tensor<5xf64>
+  %r = graph.reduce "sum", %m axes array<i64: 0> : tensor<5xf64> -> tensor<f64>
+  func.return %r : tensor<f64>
+}

@@ -1,0 +1,68 @@
+"""``xs[k]`` of a Python list or tuple at an index known only at run time (``xs[int(x[0])]``).
+
+Python reads one element; a trace cannot pick it, so the elements are stacked into one array
+and the element is read from it at ``k`` (negative counts from the end; out of range is an
+``IndexError`` when the call runs, as Python raises). The element read has the elements' type:
+a Python number when they are Python numbers of one type (a list argument's numbers, constants,
+``float(x)``), a NumPy scalar when they are NumPy scalars of one dtype. Elements of different
+types, or arrays (which a list holds as objects that a write must reach), are refused naming the
+line: the result's type, or its identity, would depend on the index. So is a write at such an
+index: the list after the call is the caller's list, of Python values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from kiln.frontend import creation, list_numbers, trace_context
+from kiln.frontend.tensor import Tensor, as_scalar
+
+_PYTHON_KINDS: dict[type, str] = {bool: "b", int: "i", float: "f", complex: "c"}
+_INT64 = np.iinfo(np.int64)
+
+
+def is_traced_index(key: Any) -> bool:
+    """A 0-d traced integer: a key a list cannot take without its value."""
+    return isinstance(key, Tensor) and key.ndim == 0 and key.dtype.kind in "iu"
+
+
+def _element_type(item: Any) -> tuple[str, Any] | None:
+    """``("python", kind)`` for a Python number (or a traced one), ``("numpy", dtype)`` for a NumPy
+    scalar (or a traced one); None for anything else."""
+    if type(item) in _PYTHON_KINDS:
+        if type(item) is int and not _INT64.min <= item <= _INT64.max:
+            return None
+        return ("python", _PYTHON_KINDS[type(item)])
+    if isinstance(item, np.generic):
+        return ("numpy", item.dtype)
+    if isinstance(item, Tensor) and item.ndim == 0 and item.immutable:
+        return ("python", item.dtype.kind) if item.weak else ("numpy", item.dtype)
+    return None
+
+
+def read(seq: list[Any] | tuple[Any, ...], key: Tensor) -> Any:
+    """``seq[key]`` for the traced integer ``key``."""
+    kinds = {_element_type(item) for item in seq}
+    if None in kinds or len(kinds) > 1:
+        raise NotImplementedError(
+            f"{trace_context.here()}: a {type(seq).__name__} read at an index known only at run time holds "
+            + ("values of different types" if None not in kinds else "arrays or other objects")
+            + ", so the value's type (or which object it is) would depend on the index; kiln reads such an "
+            "index from a list of numbers of one type. Make the values one array (np.array(xs)[k])"
+        )
+    if not seq:
+        raise IndexError(f"{type(seq).__name__} index out of range")
+    (kind, _), = kinds
+    element = as_scalar(creation.array(list(seq))[key])
+    return list_numbers.python_number(element) if kind == "python" else element
+
+
+def refuse_write() -> None:
+    """``xs[k] = v`` at a traced ``k``: which element changes is known only when the call runs."""
+    raise NotImplementedError(
+        f"{trace_context.here()}: `xs[k] = ...` writes a Python list at an index known only at run time; the list "
+        "is the caller's, of Python values, so kiln cannot change it there. Keep such values in an array "
+        "(a = np.array(xs); a[k] = v)"
+    )

@@ -46,7 +46,7 @@ SetState = Callable[[tuple[Any, ...]], None]
 
 from kiln.dialects import graph
 from kiln.frontend import dtypes, index_facts, mutation, pytree, result_kinds, runtime_checks, trace_context
-from kiln.frontend.abstract_value import PLAIN, AbstractValue, join_paths
+from kiln.frontend.abstract_value import PLAIN, AbstractValue, abstract_of, join_paths
 from kiln.frontend.autograph import effects, loop_numbers
 from kiln.frontend.autograph.context import Unsupported, is_converted_code, unsupported_in
 from kiln.frontend.autograph.result_groups import ResultGroups
@@ -524,9 +524,8 @@ def _merged_results(
     for i, result, source in zip(merge.staged, results, merge.sources):
         values, name = (then.leaves[i], orelse.leaves[i]), paths.leaf_names[i]
         merged = merge.merged[i] = Tensor(result)
-        joined = join_paths([v for v in values if v is not NOT_RETURNED and not isinstance(v, Undefined)]) or PLAIN
-        merged.aval = _promotion_joined(merged, joined.but(shape_source=source, weak=False), values,
-                                        f"the staged {construct} at {where}")
+        joined = join_paths([v for v in values if not _unread(v)]) or PLAIN
+        merged.aval = _promotion_joined(merged, joined.but(shape_source=source), values, f"the staged {construct} at {where}")
         merge_layout(merged, values, where, construct)
         if i in kind_flags:
             merged.kind_flag = Tensor(kind_flags[i])
@@ -536,22 +535,19 @@ def _merged_results(
             _note(_FLAGS, merged, name)
 
 
-def _promotion_joined(merged: Tensor, base: AbstractValue, paths: Sequence[Any], construct: str) -> AbstractValue:
-    """``base`` with how the 0-d value ``merged`` from ``paths`` promotes in NumPy: as a Python
-    number where it is one on every path (``t = 0.5`` or ``t = 1.5``: ``float32_array * t`` stays
-    float32; a path holding only a placeholder does not make it one), and where the paths disagree
-    (a Python number on one, a NumPy float64 on the other) the alternatives, so that a promotion
-    whose result depends on the path is refused (tensor.path_promotions)."""
-    if graph.shape_of(merged.type) or base.shape_source is not None:
-        return base
+def _promotion_joined(merged: Tensor, joined: AbstractValue, paths: Sequence[Any], construct: str) -> AbstractValue:
+    """``joined`` (the join of what the ``paths`` that read the value left) with how the 0-d value
+    ``merged`` promotes in NumPy: as a Python number where it is one on every path that reads it
+    (the join's ``weak``: ``t = 0.5`` or ``t = 1.5``, so ``float32_array * t`` stays float32) and
+    is an int or float, and where the paths disagree (a Python number on one, a NumPy float64 on
+    the other) the alternatives, so that a promotion whose result depends on the path is refused
+    (tensor.path_promotions)."""
+    if graph.shape_of(merged.type) or joined.shape_source is not None:
+        return joined.but(weak=False)
     varying = path_promotions(paths, construct)
     if varying is not None:
-        return base.but(path_promotions=varying)
-    if any(_weak_value(v) and not may_be_placeholder(v) and not isinstance(v, Undefined) for v in paths) and all(
-        _weak_value(v) for v in paths
-    ) and merged.dtype.kind in "iuf":
-        return base.but(weak=True)
-    return base
+        return joined.but(weak=False, path_promotions=varying)
+    return joined.but(weak=joined.weak and merged.dtype.kind in "iuf")
 
 
 def _mark_shared_results(
@@ -1069,17 +1065,15 @@ class _Leaf:
     name: str
     value: Any
     ty: TensorType | None
-    #: the value before the loop is a Python number or has no value yet: it takes the body's type
-    weak: bool
-    #: the shape source of a carried tensor of unknown rank (see kiln.frontend.unknown_rank)
-    source: int | None = None
+    #: the value before the loop fixes no type (a Python number, a weak tensor, no value yet): it
+    #: takes the type the body gives it
+    open_type: bool
+    #: what holds of the value before the loop and after every iteration traced so far, widened by
+    #: each (AbstractValue.widen): its shape source, whether it stays a Python number to NumPy's
+    #: promotion (``t = 0; while ..: t += 1; t + np.int32(6)``), a scalar, read-only
+    aval: AbstractValue = PLAIN
     #: a tensor that enters the body as itself (not a block argument) while the body does not rebind it
     identity: bool = False
-    #: a NumPy or Python scalar before the loop and after every iteration: carried as an immutable value
-    scalar: bool = False
-    #: every iteration leaves a Python number (or a weak tensor) in it: with ``weak``, it stays a
-    #: Python number to NumPy's promotion after the loop (``t = 0; while ..: t += 1; t + np.int32(6)``)
-    stays_weak: bool = True
 
 
 Counters = list[Tensor]
@@ -1450,10 +1444,11 @@ class _Loop:
                 result_kinds.take_kind(value, result_kinds.static_kind(out))
         for j, kind in zip(probe.kinded, results["kinds"]):
             final[j].kind_flag = Tensor(kind)
-        for leaf, value in zip(leaves, final):  # after zero iterations, what it was before the loop
-            if not spec.runs and leaf.ty is not None and isinstance(value, Tensor) and _weak_value(leaf.value) and is_number(leaf.value):
-                value.aval = _promotion_joined(value, value.aval, (leaf.value, value),
-                                               f"the staged {spec.label} at {spec.where} (zero iterations or more)")
+        for leaf, value in zip(leaves, final):  # after zero iterations, the Python number it was before the loop
+            if not spec.runs and leaf.ty is not None and isinstance(value, Tensor) and is_number(leaf.value):
+                at = f"the staged {spec.label} at {spec.where} (zero iterations or more)"
+                if not value.shape and value.shape_source is None and (varying := path_promotions((leaf.value, value), at)):
+                    value.path_promotions = varying
         for leaf, value, out, inside in zip(leaves, final, probe.out_leaves, probe.entered):
             if leaf.ty is not None and isinstance(value, Tensor):
                 merge_layout(value, [leaf.value, out], spec.where, spec.label)
@@ -1496,17 +1491,11 @@ def _check_layout_kept(leaf: _Leaf, inside: Tensor, out: Any, where: str, constr
 
 
 def _carried(value: SSAValue, leaf: _Leaf) -> Tensor:
-    """The tensor a loop's block argument or result ``value`` is for ``leaf``."""
-    t = Tensor(value, leaf.source)
-    t.immutable = leaf.scalar
-    t.weak = _python_number(leaf) and leaf.stays_weak and t.ndim == 0 and t.dtype.kind in "iuf"
+    """The tensor a loop's block argument or result ``value`` is for ``leaf``, with what holds of it
+    on every iteration (a Python number stays one only as a 0-d int or float)."""
+    t = Tensor(value)
+    t.aval = leaf.aval.but(weak=leaf.aval.weak and t.ndim == 0 and t.dtype.kind in "iuf")
     return t
-
-
-def _python_number(leaf: _Leaf) -> bool:
-    """Whether ``leaf`` is a Python number before the loop: one not traced yet, or a weak tensor
-    (a counter an earlier loop or staged ``if`` carried stays a Python int in this one)."""
-    return leaf.weak or (isinstance(leaf.value, Tensor) and leaf.value.weak)
 
 
 def _initial_leaf(value: Any, name: str, *, numbers_typed: bool) -> _Leaf:
@@ -1514,22 +1503,36 @@ def _initial_leaf(value: Any, name: str, *, numbers_typed: bool) -> _Leaf:
     first iteration of the eager loop, so it takes the dtype NumPy gives the body's result
     (``s = 0; s += x[i]`` on int32 data stays int32, as ``0 + np.int32(..)`` does); with
     ``numbers_typed`` (a body that cannot be traced with a Python number) it enters as a 0-d tensor."""
-    scalar = is_scalar_like(value) or value is NOT_RETURNED or isinstance(value, Undefined)
+    aval = _entry_aval(value)
     if isinstance(value, Tensor):  # enters as itself: carried only if the body rebinds the name; a weak
         # one (a Python number a staged `if` or earlier iterations made a tensor) stays a Python number
-        return _Leaf(name, value, None, weak=value.weak, source=_source_of(value), identity=True, scalar=scalar)
+        return _Leaf(name, value, None, open_type=value.weak, aval=aval, identity=True)
     if is_strong_constant(value):
-        return _Leaf(name, value, _type_of(value), weak=False, source=_source_of(value), scalar=scalar)
+        return _Leaf(name, value, _type_of(value), open_type=False, aval=aval)
     if is_number(value) and numbers_typed:
-        return _Leaf(name, value, _scalar_type(value), weak=True, scalar=scalar)
-    return _Leaf(name, value, None, weak=True, scalar=scalar)
+        return _Leaf(name, value, _scalar_type(value), open_type=True, aval=aval)
+    return _Leaf(name, value, None, open_type=True, aval=aval)
+
+
+def _entry_aval(value: Any) -> AbstractValue:
+    """What a loop knows of a leaf before its first iteration: a value's own abstract value (less
+    the facts about that one value); a Python value that is no number (None, no value yet) fixes
+    nothing yet: it stays a Python number while the iterations leave numbers in it."""
+    if isinstance(value, Tensor) or is_strong_constant(value) or is_number(value):
+        return abstract_of(value).widen(None)
+    return AbstractValue(weak=True, scalar=_unread(value))
+
+
+def _unread(value: Any) -> bool:
+    """Whether ``value`` is a placeholder no path reads: a return value not set yet, a name not bound."""
+    return value is NOT_RETURNED or isinstance(value, Undefined)
 
 
 def _number_widened(leaf: _Leaf) -> bool:
     """Whether a loop carries ``leaf`` as an array that is not 0-d, from a Python number before it."""
     assert leaf.ty is not None
     return (is_number(leaf.value) and not is_strong_constant(leaf.value)
-            and (bool(graph.shape_of(leaf.ty)) or leaf.source is not None))
+            and (bool(graph.shape_of(leaf.ty)) or leaf.aval.shape_source is not None))
 
 
 def _weak_value(value: Any) -> bool:
@@ -1542,32 +1545,32 @@ def _weak_value(value: Any) -> bool:
 
 
 def _update(leaf: _Leaf, out: Any, where: str, construct: str, resize: bool = True) -> bool:
-    """Fit ``leaf`` to what one traced iteration gives it; whether its carried type changed.
-    ``resize``: a static size the body changes to another static one (``z = z[1:]``) may be
-    carried as a run-time size; without it only sizes the body already gives as run-time ones
-    are (the loop rule's ``for i in range(3)`` unrolls instead, keeping every size static)."""
-    if _python_number(leaf) and leaf.stays_weak and not _weak_value(out):
-        leaf.stays_weak = False  # carried as a NumPy value from now on: trace the body again so
-        _update(leaf, out, where, construct, resize)
-        return True
+    """Fit ``leaf`` to what one traced iteration gives it: its abstract value widens with the
+    iteration's and its carried type takes the body's; whether either changed (the body is traced
+    again until neither does). ``resize``: a static size the body changes to another static one
+    (``z = z[1:]``) may be carried as a run-time size; without it only sizes the body already gives
+    as run-time ones are (the loop rule's ``for i in range(3)`` unrolls instead, keeping every size static)."""
+    if leaf.identity and out is leaf.value:  # the same array (written in place or not): its storage carries any writes
+        return False
+    _check_source(leaf, out, where, construct)
+    widened = leaf.aval.widen(None if _unread(out) else abstract_of(out))
+    changed, leaf.aval = widened != leaf.aval, widened
     if leaf.identity:
-        if out is leaf.value:  # the same array (written in place or not): its storage carries any writes
-            return False
         leaf.identity = False  # rebound in the body: carried as a value from now on
         leaf.ty = _type_of(leaf.value)
-        _update(leaf, out, where, construct, resize)
+        _fit_type(leaf, out, where, construct, resize)
         return True
-    if leaf.scalar and not (is_scalar_like(out) or out is NOT_RETURNED or isinstance(out, Undefined)):
-        leaf.scalar = False  # an array after an iteration: carried as an array
-        _update(leaf, out, where, construct, resize)
-        return True
+    return _fit_type(leaf, out, where, construct, resize) or changed
+
+
+def _fit_type(leaf: _Leaf, out: Any, where: str, construct: str, resize: bool) -> bool:
+    """Fit the type ``leaf`` is carried as to what one iteration gives it; whether it changed."""
     if leaf.ty is None and getattr(type(out), "__kiln_trace_time__", False) and (
         isinstance(leaf.value, Undefined) or type(leaf.value) is type(out)
     ):
         leaf.value = out  # a trace-time object made in the body (a GradientTape): nothing to carry
         return False
     out_type = _type_of(out)
-    _update_source(leaf, out, where, construct)
     if leaf.ty is None:
         if out_type is None and (same_python_value(leaf.value, out) or isinstance(out, Undefined)):
             return False
@@ -1575,7 +1578,7 @@ def _update(leaf: _Leaf, out: Any, where: str, construct: str, resize: bool = Tr
             leaf.value = out  # `return None` (or another Python value) in the loop: no path reads the placeholder
             return True
         placeholder = (isinstance(leaf.value, Undefined) or may_be_placeholder(leaf.value)
-                       or (leaf.weak and is_number(leaf.value)))
+                       or (leaf.open_type and is_number(leaf.value)))
         if out_type is not None and placeholder:
             leaf.ty = out_type
             return True
@@ -1591,7 +1594,7 @@ def _update(leaf: _Leaf, out: Any, where: str, construct: str, resize: bool = Tr
         changed = joined != leaf.ty
         leaf.ty = joined
         return changed
-    elif leaf.weak and (out_type is not None or is_number(out)):
+    elif leaf.open_type and (out_type is not None or is_number(out)):
         leaf.ty = out_type or graph.tensor_type(
             dtypes.to_element(dtypes.canonical(np.result_type(_dtype(leaf.ty), out))), graph.shape_of(leaf.ty)
         )
@@ -1604,22 +1607,19 @@ def _update(leaf: _Leaf, out: Any, where: str, construct: str, resize: bool = Tr
     )
 
 
-def _update_source(leaf: _Leaf, out: Any, where: str, construct: str) -> None:
-    """Fit ``leaf``'s shape source (kiln.frontend.unknown_rank) to what the body gives it: a leaf first
-    bound in the loop takes the body's; otherwise a tensor of unknown rank must stay one, of the same
-    call-time shape, and one of known rank must not become one."""
-    source = _source_of(out)
-    if source == leaf.source:
+def _check_source(leaf: _Leaf, out: Any, where: str, construct: str) -> None:
+    """Refuse what the body gives ``leaf`` where its shape source (kiln.frontend.unknown_rank) does
+    not widen: a tensor of unknown rank must stay one, of the same call-time shape, and one of
+    known rank must not become one. A leaf first bound in the loop takes the body's (the widening)."""
+    source, before = _source_of(out), leaf.aval.shape_source
+    if source == before or (before is None and leaf.ty is None and not leaf.identity):
         return
-    if leaf.source is None and leaf.ty is None:  # first bound in the loop: _update gives it the body's type
-        leaf.source = source
+    if before is not None and source is not None:
+        shape_sources.same_shape(before, source)
         return
-    if leaf.source is not None and source is not None:
-        shape_sources.same_shape(leaf.source, source)
-        return
-    before = "not defined" if isinstance(leaf.value, Undefined) else _show(leaf.value)
+    shown = "not defined" if isinstance(leaf.value, Undefined) else _show(leaf.value)
     raise TypeError(
-        f"{where}: {describe(leaf.name)} is {before} before this staged `{construct}` loop but {_show(out)} "
+        f"{where}: {describe(leaf.name)} is {shown} before this staged `{construct}` loop but {_show(out)} "
         "after an iteration; a loop-carried tensor of unknown rank must stay one (and one of known rank must not become one)"
     )
 

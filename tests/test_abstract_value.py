@@ -120,3 +120,30 @@ def test_a_loop_that_writes_a_fresh_array_each_iteration_is_writable():
 
     x, n = np.arange(3.0), np.full(1, 2)
     np.testing.assert_array_equal(f(x, n), f.python_function(x, n.copy()))
+
+
+def _number_from_an_if_then_a_loop(x, n):
+    t = 0
+    if x.sum() > 0:  # t: a weak int64 tensor after the staged `if`
+        t = 1
+    i = 0
+    while i < n.sum():
+        t = t + x[i]  # a NumPy float64 after an iteration: the loop carries float64
+        i += 1
+    return t
+
+
+@pytest.mark.parametrize("trips", [3, 1])
+def test_a_number_a_staged_if_made_a_tensor_takes_the_type_a_loop_gives_it(trips):
+    f = kiln.function(_number_from_an_if_then_a_loop)
+    x, n = np.arange(4.0), np.array([trips])
+    assert f(x, n) == _number_from_an_if_then_a_loop(x, n)  # (its loop's IR did not verify)
+
+
+def test_a_number_a_staged_if_made_a_tensor_is_one_after_zero_loop_iterations():
+    def f(x, n):
+        t = _number_from_an_if_then_a_loop(x, n)
+        return t * np.float32(2)  # float64 after an iteration, float32 after none
+
+    with pytest.raises(NotImplementedError, match="depends on the path taken through the staged `while` loop"):
+        kiln.function(f)(np.arange(4.0), np.array([0]))  # (was float64 where NumPy's is float32)

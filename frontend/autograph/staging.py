@@ -212,6 +212,8 @@ def _materialize(value: Any, ty: TensorType) -> Tensor:
     if isinstance(value, MaskedSelection):
         value = value.compressed()
     if isinstance(value, Tensor):
+        if value.dtype != _dtype(ty):  # a Python number a staged `if` made a tensor, which a loop retyped
+            value = cast(value, _dtype(ty))
         return value if value.type == ty else Tensor(_relaxed(value.value, ty), value.shape_source)
     shape = graph.shape_of(ty)
     if is_strong_constant(value):
@@ -1445,7 +1447,8 @@ class _Loop:
         for j, kind in zip(probe.kinded, results["kinds"]):
             final[j].kind_flag = Tensor(kind)
         for leaf, value in zip(leaves, final):  # after zero iterations, the Python number it was before the loop
-            if not spec.runs and leaf.ty is not None and isinstance(value, Tensor) and is_number(leaf.value):
+            python_number = not _unread(leaf.value) and abstract_of(leaf.value).weak  # (or a staged `if` made a tensor)
+            if not spec.runs and leaf.ty is not None and isinstance(value, Tensor) and python_number:
                 at = f"the staged {spec.label} at {spec.where} (zero iterations or more)"
                 if not value.shape and value.shape_source is None and (varying := path_promotions((leaf.value, value), at)):
                     value.path_promotions = varying

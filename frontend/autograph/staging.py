@@ -265,6 +265,8 @@ class _Branch:
     seen: dict[int, SSAValue]
     #: the arrays from before the ``if`` that the branch wrote, with their values at its end
     wrote: dict[mutation.Storage, SSAValue]
+    #: where the ``return`` statements the branch traced are, in order (see returning)
+    returns: list[str] = field(default_factory=list)
 
     def value(self, leaf: Any, ty: TensorType) -> SSAValue:
         return _relaxed(self.seen[id(leaf)], ty) if isinstance(leaf, Tensor) else _materialize(leaf, ty).value
@@ -370,9 +372,11 @@ def _trace_branches(
     boundary, stale_before = mutation.serial_now(), mutation.stale_now()
     marks: dict[mutation.Storage, str] = {}
     entry: dict[mutation.Storage, SSAValue] = {}
-    traced: list[tuple[Block, tuple[Any, ...], dict[int, SSAValue], dict[mutation.Storage, SSAValue]]] = []
+    traced: list[tuple[Block, tuple[Any, ...], dict[int, SSAValue], dict[mutation.Storage, SSAValue], list[str]]] = []
+    tracing_returns: list[list[str]] = trace_context.require().notes.setdefault(_RETURNS_TRACED, [])  # type: ignore[assignment]
     for fn in branches:
-        block = Block()
+        block, returns = Block(), []
+        tracing_returns.append(returns)
         with mutation.region() as scope:
             try:
                 with trace_context.at_block(block), watch.tracing() if watch else nullcontext():
@@ -385,13 +389,14 @@ def _trace_branches(
                 entry.update(scope.saved)
                 marks.update({storage: at for storage, (at, _) in scope.marked.items()})
                 scope.restore()
-        traced.append((block, values, seen, wrote))
+                tracing_returns.pop()
+        traced.append((block, values, seen, wrote, returns))
     aligned = [align_placeholders(a, b) for a, b in zip(traced[0][1], traced[1][1])]
     out: list[_Branch] = []
     trees: list[list[Tree]] = []
-    for (block, _, seen, wrote), values in zip(traced, ([a for a, _ in aligned], [b for _, b in aligned])):
+    for (block, _, seen, wrote, returns), values in zip(traced, ([a for a, _ in aligned], [b for _, b in aligned])):
         leaves, leaf_names, tree = flatten_state(values, names)
-        out.append(_Branch(block, leaves, seen, wrote))
+        out.append(_Branch(block, leaves, seen, wrote, returns))
         trees.append(tree)
     if trees[0] != trees[1]:
         bad = next(n for n, a, b in zip(names, trees[0], trees[1]) if a != b)
@@ -440,7 +445,8 @@ def _merge_leaves(
         merge.merged.append(None if known is _STAGED else known)
         if known is _STAGED:
             dead = tuple(r and _dead_after_return(name, kept_after_return) for r in returned)
-            merge.types.append(_branch_type(a, b, name, where, labels, dead))
+            returned_at = (_returned_at(then, a), _returned_at(orelse, b)) if _return_variable(name) else (None, None)
+            merge.types.append(_branch_type(a, b, name, where, labels, dead, returned_at))
             merge.sources.append(_branch_source(a, b, name, where, labels))
             merge.staged.append(i)
     return merge
@@ -535,6 +541,9 @@ def _merged_results(
             result_kinds.take_kind(merged, kind)  # (one path's is a loop's placeholder: the other's)
         if is_jump_flag(name):
             _note(_FLAGS, merged, name)
+        if _return_variable(name):  # where each path's return value was returned, for refusals after
+            lines = [line for branch, v in zip(paths.branches, values) if (line := _returned_at(branch, v)) is not None]
+            _note(_RETURN_LINES, merged, ", ".join(dict.fromkeys(lines)))
 
 
 def _promotion_joined(merged: Tensor, joined: AbstractValue, paths: Sequence[Any], construct: str) -> AbstractValue:
@@ -808,6 +817,34 @@ def returned(value: Any, variable: str) -> Any:
     return value
 
 
+#: trace notes: the lists of ``return`` locations of the staged branches being traced (innermost last)
+_RETURNS_TRACED = "kiln.staging.returns_traced"
+#: trace notes: a return value -> where it was returned (``file:line``, several joined by ", ")
+_RETURN_LINES = "kiln.staging.return_lines"
+
+
+def returning(value: Any, falls_off: bool = False) -> Any:
+    """``retval_ = value``, a ``return`` the ``return`` converter lowered (``falls_off``: the
+    ``return None`` it adds where the function falls off its end): where it is, noted for the
+    staged branches being traced and on a returned array, so that a refusal of return values
+    that differ between the paths names each path's ``return``."""
+    ctx = trace_context.current()
+    if ctx is not None:
+        where = "the end of the function" if falls_off else statement_location()
+        for returns in ctx.notes.get(_RETURNS_TRACED, ()):  # type: ignore[union-attr]
+            returns.append(where)
+        if isinstance(value, Tensor):
+            _note(_RETURN_LINES, value, where)
+    return value
+
+
+def _returned_at(branch: _Branch, value: Any) -> str | None:
+    """Where the return value ``value`` that a branch of a staged ``if`` left was returned: where
+    the value notes (an array merged from earlier returns), else the last ``return`` the branch ran."""
+    noted = _noted(_RETURN_LINES, value) if isinstance(value, Tensor) else None
+    return noted or (branch.returns[-1] if branch.returns else None)
+
+
 def _dead_after_return(name: str, kept: frozenset[str] | None) -> bool:
     """Whether state leaf ``name`` is unread on a path that ran ``return``: a variable of the function,
     not a jump flag, the return value, or a ``nonlocal`` variable (``kept``; ``None``: not known)."""
@@ -857,9 +894,11 @@ class PathShapeError(TypeError):
 
 def _branch_type(
     a: Any, b: Any, name: str, where: str, labels: tuple[str, str], dead: tuple[bool, ...] = (False, False),
+    returned_at: tuple[str | None, str | None] = (None, None),
 ) -> TensorType:
     """The one type a leaf takes after a staged ``if`` whose branches give it ``a`` and ``b``;
-    ``dead``: per branch, whether that path returned and reads the leaf no more."""
+    ``dead``: per branch, whether that path returned and reads the leaf no more; ``returned_at``:
+    for the return value, where each path's ``return`` is, when known."""
     ta, tb = _type_of(a), _type_of(b)
     ty: TensorType | None = None
     if ta is not None and tb is not None:
@@ -883,8 +922,9 @@ def _branch_type(
         ty = graph.tensor_type(dtypes.to_element(dtypes.canonical(np.result_type(a, b))), ())
     if ty is None and (a is None or b is None) and name.partition("[")[0] == "retval_":
         what = "None" if name == "retval_" else f"None as {describe(name)}"
+        none_at, other_at = (f" at {at}" if at else "" for at in (returned_at if a is None else returned_at[::-1]))
         raise TypeError(
-            f"{where}: the function returns {what} on one path and {_show(a if b is None else b)} on another, "
+            f"{where}: the function returns {what}{none_at} on one path and {_show(a if b is None else b)}{other_at} on another, "
             "and which path runs depends on a tensor (the staged `if` here); a compiled function returns the same "
             "kind of value on every path: return a value on the path that returns None (or falls off the end)"
         )

@@ -1580,11 +1580,7 @@ def _number_widened(leaf: _Leaf) -> bool:
 
 def _weak_value(value: Any) -> bool:
     """Whether NumPy's promotion takes ``value`` as a Python number (or it has no value here)."""
-    if value is NOT_RETURNED or isinstance(value, Undefined):
-        return True
-    if isinstance(value, Tensor):
-        return value.weak
-    return is_number(value)
+    return _unread(value) or abstract_of(value).weak
 
 
 def _update(leaf: _Leaf, out: Any, where: str, construct: str, resize: bool = True) -> bool:

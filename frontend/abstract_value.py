@@ -10,8 +10,9 @@ of result it is. It plays the part of JAX's ``ShapedArray`` with ``weak_type``.
 
 A staged ``if`` merges the values its paths leave with :meth:`AbstractValue.join`
 (:func:`join_paths` takes the Python values the paths left, numbers and NumPy
-scalars included). A new fact is a field here, with its rule in ``join``: see
-docs/frontend.md.
+scalars included); a staged loop widens what it carries with
+:meth:`AbstractValue.widen` until that is a fixed point. A new fact is a field
+here, with its rule in ``join`` and ``widen``: see docs/frontend.md.
 """
 
 from __future__ import annotations
@@ -55,6 +56,21 @@ class AbstractValue:
             readonly=self.readonly and other.readonly,
         )
 
+    def widen(self, other: AbstractValue | None) -> AbstractValue:
+        """What a loop that carries this value knows of it once an iteration left ``other`` in it
+        (None: a placeholder no path reads, which teaches nothing): what held before the loop
+        and after every iteration so far, as :meth:`join` keeps it, but for a shape source the
+        value before the loop did not have (a variable first bound in the loop), which is the
+        iteration's. A loop traces its body again while this changes what it carries: each fact
+        can only be lost (a shape source only found once), so that ends at a fixed point."""
+        other = self if other is None else other
+        return AbstractValue(
+            shape_source=self.shape_source if self.shape_source is not None else other.shape_source,
+            weak=self.weak and other.weak,
+            scalar=self.scalar and other.scalar,
+            readonly=self.readonly and other.readonly,
+        )
+
     def but(self, **changes: Any) -> AbstractValue:
         """This value with ``changes`` (a frozen value is never changed in place)."""
         return replace(self, **changes)
@@ -80,15 +96,17 @@ PLAIN = AbstractValue()
 
 def abstract_of(value: Any) -> AbstractValue:
     """The abstract value of what a path of a staged construct left in a variable: a traced value's
-    own; a Python number's (weak but for bools and complex numbers; a scalar); a NumPy scalar's;
-    :data:`PLAIN` for anything else (an array, a masked selection)."""
+    own; a Python number's (weak, a scalar); a NumPy scalar's (a scalar);
+    :data:`PLAIN` for anything else (an array, a masked selection). Every Python number is weak,
+    bools and complex numbers too, as in NEP 50 (kiln's promotion takes a 0-d tensor as a Python
+    number only where it is an int or float: see staging)."""
     aval = getattr(value, "aval", None)
     if isinstance(aval, AbstractValue):
         return aval
     if isinstance(value, np.generic):  # (before Python's numbers: np.float64 is a float)
         return AbstractValue(scalar=True)
     if isinstance(value, bool | int | float | complex):
-        return AbstractValue(weak=not isinstance(value, bool | complex), scalar=True)
+        return AbstractValue(weak=True, scalar=True)
     return PLAIN
 
 

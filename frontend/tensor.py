@@ -1104,7 +1104,7 @@ def as_scalar(t: Tensor) -> Tensor:
     if t.shape_source is not None or t.ndim != 0 or t.immutable:
         return t
     scalar = Tensor(t.value)
-    scalar.aval = AbstractValue(weak=t.weak, scalar=True, facts=t.facts, path_promotions=t.path_promotions)
+    scalar.aval = t.aval.but(scalar=True, readonly=False, kind_flag=None)  # (a new value, of NumPy's scalar kind)
     return scalar
 
 
@@ -1132,8 +1132,8 @@ def strong(t: Tensor) -> Tensor:
     ``np.where`` casts it (1000 into int8: -24) rather than checked."""
     if not t.weak:
         return t
-    out = Tensor(t.value, t.shape_source)
-    out.immutable, out.facts = t.immutable, t.facts
+    out = Tensor(t.value)
+    out.aval = t.aval.but(weak=False, readonly=False, path_promotions=None, kind_flag=None)  # (one type on every path)
     return out
 
 

@@ -12,7 +12,8 @@ from kiln.frontend.abstract_value import PLAIN, AbstractValue, abstract_of, join
 def test_abstract_of_python_and_numpy_values():
     assert abstract_of(3) == AbstractValue(weak=True, scalar=True)
     assert abstract_of(2.5) == AbstractValue(weak=True, scalar=True)
-    assert abstract_of(True) == AbstractValue(scalar=True)  # a bool promotes as NumPy's bool
+    assert abstract_of(True) == AbstractValue(weak=True, scalar=True)  # NEP 50: Python bools are weak too
+    assert abstract_of(1j) == AbstractValue(weak=True, scalar=True)
     assert abstract_of(np.float64(1.0)) == AbstractValue(scalar=True)
     assert abstract_of(np.zeros(3)) is PLAIN
 
@@ -28,6 +29,18 @@ def test_join_keeps_what_holds_on_both_paths():
     assert join_paths([1, np.float64(2.0)]) == AbstractValue(scalar=True)
 
 
+def test_widen_loses_facts_until_a_fixed_point():
+    before = AbstractValue(weak=True, scalar=True, facts="i in [0, n)")
+    assert before.widen(None) == AbstractValue(weak=True, scalar=True)  # (facts of one value are not carried)
+    once = before.widen(AbstractValue(scalar=True))  # an iteration leaves a NumPy scalar: no longer weak
+    assert once == AbstractValue(scalar=True)
+    assert once.widen(AbstractValue(scalar=True)) == once  # the fixed point
+    assert once.widen(PLAIN) == PLAIN
+    # a variable first bound in the loop takes the shape source the body gives it; a known one stays
+    assert PLAIN.widen(AbstractValue(shape_source=2)) == AbstractValue(shape_source=2)
+    assert AbstractValue(shape_source=1).widen(AbstractValue(shape_source=2)) == AbstractValue(shape_source=1)
+
+
 def _merged(c, x):
     if c.sum() > 0:
         y = np.broadcast_to(x, (2, 3))
@@ -39,12 +52,15 @@ def _merged(c, x):
 
 @pytest.mark.parametrize("sign", [1.0, -1.0])
 def test_read_only_on_both_paths_stays_read_only(sign):
-    f = kiln.function(_merged)
-    c, x = np.full(2, sign), np.arange(3.0)
+    _both_refuse_the_write(_merged, np.full(2, sign), np.arange(3.0))
+
+
+def _both_refuse_the_write(fn, *args):
+    """``fn`` writes to a read-only array: NumPy raises, and so does kiln."""
     with pytest.raises(ValueError, match="read-only"):
-        _merged(c, x)
+        fn(*args)
     with pytest.raises(ValueError, match="read-only"):
-        f(c, x)
+        kiln.function(fn)(*args)
 
 
 def test_python_number_on_both_paths_promotes_weakly():
@@ -71,3 +87,61 @@ def test_numpy_scalar_on_both_paths_is_immutable():
     x = np.arange(3.0)
     for c in (np.ones(2), -np.ones(2)):
         assert f(c, x) == f.python_function(c, x)
+
+
+def _reversed_in_a_loop(x, n):
+    y = np.broadcast_to(x, (2, 3))
+    i = 0
+    while i < n.sum():
+        y = y[::-1]  # a view of a read-only array is read-only: before the loop and after every iteration
+        i += 1
+    y[0, 0] = 5.0
+    return y
+
+
+@pytest.mark.parametrize("trips", [0, 3])
+def test_read_only_before_a_loop_and_after_every_iteration_stays_read_only(trips):
+    _both_refuse_the_write(_reversed_in_a_loop, np.arange(3.0), np.full(1, trips))
+
+
+def test_a_loop_that_writes_a_fresh_array_each_iteration_is_writable():
+    @kiln.function
+    def f(x, n):
+        y = np.broadcast_to(x * 2.0, (2, 3))
+        i = 0
+        while i < n.sum():
+            y = y + 1.0  # a new array: NumPy's is writable after one iteration or more
+            i += 1
+        if n.sum() > 0:
+            y[0, 0] = 5.0
+        return y
+
+    x, n = np.arange(3.0), np.full(1, 2)
+    np.testing.assert_array_equal(f(x, n), f.python_function(x, n.copy()))
+
+
+def _number_from_an_if_then_a_loop(x, n):
+    t = 0
+    if x.sum() > 0:  # t: a weak int64 tensor after the staged `if`
+        t = 1
+    i = 0
+    while i < n.sum():
+        t = t + x[i]  # a NumPy float64 after an iteration: the loop carries float64
+        i += 1
+    return t
+
+
+@pytest.mark.parametrize("trips", [3, 1])
+def test_a_number_a_staged_if_made_a_tensor_takes_the_type_a_loop_gives_it(trips):
+    f = kiln.function(_number_from_an_if_then_a_loop)
+    x, n = np.arange(4.0), np.array([trips])
+    assert f(x, n) == _number_from_an_if_then_a_loop(x, n)  # (its loop's IR did not verify)
+
+
+def test_a_number_a_staged_if_made_a_tensor_is_one_after_zero_loop_iterations():
+    def f(x, n):
+        t = _number_from_an_if_then_a_loop(x, n)
+        return t * np.float32(2)  # float64 after an iteration, float32 after none
+
+    with pytest.raises(NotImplementedError, match="depends on the path taken through the staged `while` loop"):
+        kiln.function(f)(np.arange(4.0), np.array([0]))  # (was float64 where NumPy's is float32)

@@ -461,20 +461,24 @@ def none_on_every_path(x):
 
 
 @pytest.mark.parametrize(
-    "fn, args, line",
+    "fn, args, line, none_at, array_at",
     [
-        (none_on_one_path, (POS,), "return None"),
-        (falls_off_the_end, (POS,), "if x.sum() > 0"),
-        (none_in_staged_loop, (POS, i64(3)), "    return x"),
+        (none_on_one_path, (POS,), "return None", "return None", "return x"),
+        (falls_off_the_end, (POS,), "if x.sum() > 0", None, "return x"),
+        (none_in_staged_loop, (POS, i64(3)), "    return x", "", "    return x"),  # (the loop's None: not known)
     ],
     ids=lambda v: v.__name__ if callable(v) else None,
 )
-def test_none_on_one_staged_path_is_refused(fn: Callable[..., Any], args: tuple[Any, ...], line: str) -> None:
+def test_none_on_one_staged_path_is_refused_naming_both_returns(
+    fn: Callable[..., Any], args: tuple[Any, ...], line: str, none_at: str | None, array_at: str
+) -> None:
     with pytest.raises(TypeError) as info:
         kiln.function(fn)(*args)
     message = str(info.value)
     assert message.startswith(_line_of(fn, line) + ":"), message
-    assert "returns None on one path and a float64 tensor of shape (3,) on another" in message
+    none_at = " at the end of the function" if none_at is None else none_at and f" at {_line_of(fn, none_at)}"
+    want = f"returns None{none_at} on one path and a float64 tensor of shape (3,) at {_line_of(fn, array_at)} on another"
+    assert want in message, message
 
 
 def returns_from_while_true(x):

@@ -190,6 +190,29 @@ def test_python_number_keeps_its_type_on_every_path() -> None:
     differential(int_to_float_in_loop, (np.arange(6.0),), (np.zeros(3),))
 
 
+def _positive_or_zero(x, i):
+    if x[i] > 0:
+        return x[i]  # a NumPy scalar on this path
+    return 0  # the Python number 0 on this one
+
+
+def sum_of_positive_parts(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + _positive_or_zero(x, i)
+    return s
+
+
+def scaled_by_a_helpers_value(x):
+    return x * _positive_or_zero(x, 1), _positive_or_zero(x, 0)
+
+
+def test_helper_returning_zero_on_one_path_and_a_numpy_value_on_the_other() -> None:
+    xs = (np.array([1.5, -2.0, 3.0]),), (np.array([-1.0, 2.0, 0.5]),)
+    differential(sum_of_positive_parts, *xs, (np.array([1, -2, 3], dtype=np.int32),))
+    differential(scaled_by_a_helpers_value, *xs, (np.array([-1.0, 2.0], dtype=np.float32),))
+
+
 # ---------------------------------------------------------------------- results kiln cannot return
 
 

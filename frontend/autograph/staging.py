@@ -32,7 +32,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import CodeType, FrameType, ModuleType
 from typing import Any
 
@@ -46,9 +46,10 @@ SetState = Callable[[tuple[Any, ...]], None]
 
 from kiln.dialects import graph
 from kiln.frontend import dtypes, index_facts, mutation, pytree, result_kinds, runtime_checks, trace_context
-from kiln.frontend.abstract_value import PLAIN, AbstractValue, join_paths
+from kiln.frontend.abstract_value import PLAIN, AbstractValue, abstract_of, join_paths
 from kiln.frontend.autograph import effects, loop_numbers
 from kiln.frontend.autograph.context import Unsupported, is_converted_code, unsupported_in
+from kiln.frontend.autograph.result_groups import ResultGroups
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined
 from kiln.frontend.autograph.state import (
     BranchUndefined,
@@ -211,6 +212,8 @@ def _materialize(value: Any, ty: TensorType) -> Tensor:
     if isinstance(value, MaskedSelection):
         value = value.compressed()
     if isinstance(value, Tensor):
+        if value.dtype != _dtype(ty):  # a Python number a staged `if` made a tensor, which a loop retyped
+            value = cast(value, _dtype(ty))
         return value if value.type == ty else Tensor(_relaxed(value.value, ty), value.shape_source)
     shape = graph.shape_of(ty)
     if is_strong_constant(value):
@@ -254,13 +257,63 @@ def _predicate(cond: Any, where: str, construct: str) -> Tensor:
 
 @dataclass
 class _Branch:
+    """One traced branch of a staged ``if``: its block and the leaves it left."""
+
     block: Block
     leaves: list[Any]
     #: the value each tensor leaf had at the end of the branch (a view's base may change after)
     seen: dict[int, SSAValue]
+    #: the arrays from before the ``if`` that the branch wrote, with their values at its end
+    wrote: dict[mutation.Storage, SSAValue]
+    #: where the ``return`` statements the branch traced are, in order (see returning)
+    returns: list[str] = field(default_factory=list)
 
     def value(self, leaf: Any, ty: TensorType) -> SSAValue:
         return _relaxed(self.seen[id(leaf)], ty) if isinstance(leaf, Tensor) else _materialize(leaf, ty).value
+
+
+@dataclass
+class _Paths:
+    """The two branches of a staged ``if`` once traced, and what merging them needs."""
+
+    branches: tuple[_Branch, _Branch]
+    leaf_names: list[str]
+    tree: list[Tree]
+    #: storages older than this serial are arrays from before the ``if``
+    boundary: int
+    #: the arrays already refused for reading (stale) before the ``if``
+    stale_before: frozenset[mutation.Storage]
+    #: the arrays from before the ``if`` that a branch wrote, with their values before it
+    entry: dict[mutation.Storage, SSAValue]
+    #: arrays a branch may have written through a MaybeAlias: stale after the ``if``
+    marks: dict[mutation.Storage, str]
+
+    @property
+    def storages(self) -> list[mutation.Storage]:
+        """The arrays from before the ``if`` that a branch wrote, in the order they were made."""
+        return sorted(self.entry, key=lambda storage: storage.serial)
+
+
+@dataclass
+class _Merge:
+    """How a staged ``if`` merges each leaf: ``merged`` holds the leaves known while tracing (None
+    for the others), ``staged`` the indices of those its op yields, with their types and shape sources."""
+
+    merged: list[Any] = field(default_factory=list)
+    staged: list[int] = field(default_factory=list)
+    types: list[TensorType] = field(default_factory=list)
+    sources: list[int | None] = field(default_factory=list)
+
+
+@dataclass
+class _Sameness:
+    """For the merged arrays that may be arrays from before a staged ``if``: the (leaf index, outer
+    array) ``candidates``, each path's flag saying whether the leaf is that array there, and the
+    candidates whose flag a path traced (``yielded`` by the op; the others follow from the predicate)."""
+
+    candidates: list[tuple[int, mutation.Storage]]
+    path_flags: list[list[_Flag]]
+    yielded: list[int]
 
 
 def _cond(
@@ -277,171 +330,235 @@ def _cond(
     ``jumped``: the jump flags certainly set before each branch; ``watch``: the Python objects the
     branches must not change; ``kept_after_return``: the variables a ``return`` does not end (the
     function's ``nonlocal`` ones), when known: the others are dead on a path that returned."""
+    paths = _trace_branches(branches, names, where, labels, watch)
+    then, orelse = paths.branches
+    flags = [before | _flags_set(branch.leaves, paths.leaf_names) for before, branch in zip(jumped, paths.branches)]
+    raised = [_raised(branch.block) for branch in paths.branches]  # (a path that raised at run time ends there)
+    if all(raised):
+        _mark_raised()
+    returned = [_RETURN_FLAG in f for f in flags]
+    merge = _merge_leaves(paths, [bool(f) for f in flags], returned, raised, where, labels, kept_after_return)
+    sameness = _sameness(paths, merge)
+    # a 0-d value that is a NumPy scalar on one path and a 0-d array or Python number on the other
+    kinds = [i for i, ty, source in zip(merge.staged, merge.types, merge.sources) if not ty.get_shape() and source is None
+             and not is_jump_flag(paths.leaf_names[i]) and result_kinds.differ(then.leaves[i], orelse.leaves[i])]
+    results = _emit_cond(pred, paths, merge, sameness, kinds)
+    merged_flags = _merged_flags(sameness, pred, results["flags"])
+    construct = "`if`" if labels[0] == "`if`" else "conditional expression"
+    _merged_results(paths, merge, results["values"], dict(zip(kinds, results["kinds"])), where, construct)
+    for storage, result in zip(paths.storages, results["storages"]):
+        mutation.write(storage, result, shared=False)
+    for storage, marked_at in paths.marks.items():
+        mutation.mark_stale(storage, marked_at)
+    for i in merge.staged:
+        _mark_alias(merge.merged[i], (then.leaves[i], orelse.leaves[i]), paths.boundary, where, construct,
+                    paths.stale_before, merged_flags.get(i), _return_variable(paths.leaf_names[i]))
+    _mark_shared_results(merge.merged, merge.staged, (then.leaves, orelse.leaves), where, construct)
+    if all(flags):
+        _note_jump_group(merge.merged, paths.leaf_names)
+    return unflatten_state(paths.tree, merge.merged)
+
+
+def _trace_branches(
+    branches: tuple[Callable[[], tuple[Any, ...]], Callable[[], tuple[Any, ...]]],
+    names: Sequence[str],
+    where: str,
+    labels: tuple[str, str],
+    watch: effects.Watch | None,
+) -> _Paths:
+    """Trace each branch of a staged ``if`` into its own block from the state before it (the arrays
+    a branch wrote are restored after it), and align what they leave: a ``return`` on one path only
+    gives the other's ``NOT_RETURNED`` the returned structure."""
     boundary, stale_before = mutation.serial_now(), mutation.stale_now()
-    #: arrays a branch may have written through a MaybeAlias: stale after the `if`
     marks: dict[mutation.Storage, str] = {}
-    blocks: list[Block] = []
-    outs: list[tuple[Any, ...]] = []
-    seens: list[dict[int, SSAValue]] = []
-    written: list[dict[mutation.Storage, SSAValue]] = []
     entry: dict[mutation.Storage, SSAValue] = {}
+    traced: list[tuple[Block, tuple[Any, ...], dict[int, SSAValue], dict[mutation.Storage, SSAValue], list[str]]] = []
+    tracing_returns: list[list[str]] = trace_context.require().notes.setdefault(_RETURNS_TRACED, [])  # type: ignore[assignment]
     for fn in branches:
-        block = Block()
+        block, returns = Block(), []
+        tracing_returns.append(returns)
         with mutation.region() as scope:
             try:
                 with trace_context.at_block(block), watch.tracing() if watch else nullcontext():
-                    try:
-                        values = fn()
-                    except (AttributeError, ArithmeticError, LookupError, ValueError, TypeError, NotImplementedError) as error:
-                        if isinstance(error, (AttributeError, ArithmeticError, LookupError)):
-                            _branch_error(error, where, labels[len(blocks)])
-                        _note_branch(error, where, labels[len(blocks)])
-                        raise
+                    values = _run_branch(fn, where, labels[len(traced)])
                     values = _selections_formed(values, names)  # (in the branch's block)
                     leaves, _, _ = flatten_state(values, names)
-                    written.append({storage: storage.value for storage in scope.saved})
-                    seens.append({id(leaf): leaf.value for leaf in leaves if isinstance(leaf, Tensor)})
+                    wrote = {storage: storage.value for storage in scope.saved}
+                    seen = {id(leaf): leaf.value for leaf in leaves if isinstance(leaf, Tensor)}
             finally:
                 entry.update(scope.saved)
-                marks.update({storage: where for storage, (where, _) in scope.marked.items()})
+                marks.update({storage: at for storage, (at, _) in scope.marked.items()})
                 scope.restore()
-        blocks.append(block)
-        outs.append(values)
-    # a `return` on one path only: the other's NOT_RETURNED takes the returned structure
-    aligned = [align_placeholders(a, b) for a, b in zip(*outs)]
-    traced: list[_Branch] = []
+                tracing_returns.pop()
+        traced.append((block, values, seen, wrote, returns))
+    aligned = [align_placeholders(a, b) for a, b in zip(traced[0][1], traced[1][1])]
+    out: list[_Branch] = []
     trees: list[list[Tree]] = []
-    for block, values, seen in zip(blocks, ([a for a, _ in aligned], [b for _, b in aligned]), seens):
+    for (block, _, seen, wrote, returns), values in zip(traced, ([a for a, _ in aligned], [b for _, b in aligned])):
         leaves, leaf_names, tree = flatten_state(values, names)
-        traced.append(_Branch(block, leaves, seen))
+        out.append(_Branch(block, leaves, seen, wrote, returns))
         trees.append(tree)
-    storages = sorted(entry, key=lambda storage: storage.serial)
     if trees[0] != trees[1]:
         bad = next(n for n, a, b in zip(names, trees[0], trees[1]) if a != b)
         raise TypeError(f"{where}: {describe(bad)} has a different structure in the two branches of this `if` on a tensor")
+    return _Paths((out[0], out[1]), leaf_names, trees[0], boundary, stale_before, entry, marks)
 
-    then, orelse = traced
-    flags = [before | _flags_set(branch.leaves, leaf_names) for before, branch in zip(jumped, traced)]
-    jumped_paths = [bool(f) for f in flags]
-    returned = [_RETURN_FLAG in f for f in flags]
-    raised = [_raised(branch.block) for branch in traced]  # (a path that raised at run time ends there)
-    if all(raised):
-        _mark_raised()
-    merged: list[Any] = []
-    result_types: list[TensorType] = []
-    staged: list[int] = []
-    sources: list[int | None] = []
-    for i, (a, b, name) in enumerate(zip(then.leaves, orelse.leaves, leaf_names)):
+
+def _run_branch(fn: Callable[[], tuple[Any, ...]], where: str, label: str) -> tuple[Any, ...]:
+    """Trace one branch; a Python or NumPy error raised there says it was raised in a staged branch."""
+    try:
+        return fn()
+    except (AttributeError, ArithmeticError, LookupError, ValueError, TypeError, NotImplementedError) as error:
+        if isinstance(error, (AttributeError, ArithmeticError, LookupError)):
+            _branch_error(error, where, label)
+        _note_branch(error, where, label)
+        raise
+
+
+#: what _known_after_if gives for a leaf the op must yield
+_STAGED = object()
+
+
+def _merge_leaves(
+    paths: _Paths, jumped: list[bool], returned: list[bool], raised: list[bool], where: str,
+    labels: tuple[str, str], kept_after_return: frozenset[str] | None,
+) -> _Merge:
+    """Decide how a staged ``if`` merges each leaf: known while tracing (see _known_after_if), or a
+    result of its op, whose type and shape source are checked here. ``jumped``, ``returned``,
+    ``raised``: per path, whether it certainly jumped, returned or raised (it reads nothing after)."""
+    then, orelse = paths.branches
+    merge = _Merge()
+    for i, (a, b, name) in enumerate(zip(then.leaves, orelse.leaves, paths.leaf_names)):
         ended = [r or (ret and _dead_after_return(name, kept_after_return)) for r, ret in zip(raised, returned)]
         if ended[0] != ended[1]:
             # the path that returned (or raised) reads it no more: the other path's value, as it is when it is from before
             live = b if ended[0] else a
-            if isinstance(live, Tensor) and live.storage.serial < boundary:
-                merged.append(live)
+            if isinstance(live, Tensor) and live.storage.serial < paths.boundary:
+                merge.merged.append(live)
                 continue
             a, b = (NOT_RETURNED, b) if ended[0] else (a, NOT_RETURNED)
             then.leaves[i], orelse.leaves[i] = a, b  # what each branch yields
         # a path that jumped does not read what it left unbound: a placeholder
-        a = NOT_RETURNED if jumped_paths[0] and isinstance(a, Undefined) and not isinstance(b, Undefined) else a
-        b = NOT_RETURNED if jumped_paths[1] and isinstance(b, Undefined) and not isinstance(a, Undefined) else b
-        if a is b or (not is_tensor(a) and not is_tensor(b) and same_python_value(a, b)):
-            merged.append(a)
-        elif a is NOT_RETURNED and not is_tensor(b) or b is NOT_RETURNED and not is_tensor(a):
-            merged.append(b if a is NOT_RETURNED else a)  # the path that did not return never reads it
-        elif isinstance(a, Undefined) or isinstance(b, Undefined):
-            undefined = a if isinstance(a, Undefined) else b
-            if isinstance(a, Undefined) and isinstance(b, Undefined) or isinstance(undefined, BranchUndefined):
-                merged.append(undefined)  # (a variable undefined after an earlier `if`, copied: that one is named)
-            else:
-                merged.append(BranchUndefined(name, where, labels[1 if undefined is a else 0]))
-        else:
+        a = NOT_RETURNED if jumped[0] and isinstance(a, Undefined) and not isinstance(b, Undefined) else a
+        b = NOT_RETURNED if jumped[1] and isinstance(b, Undefined) and not isinstance(a, Undefined) else b
+        known = _known_after_if(a, b, name, where, labels)
+        merge.merged.append(None if known is _STAGED else known)
+        if known is _STAGED:
             dead = tuple(r and _dead_after_return(name, kept_after_return) for r in returned)
-            result_types.append(_branch_type(a, b, name, where, labels, dead))
-            sources.append(_branch_source(a, b, name, where, labels))
-            staged.append(i)
-            merged.append(None)
-    # the arrays from before the `if` each merged array may be, and on which path it is each
+            returned_at = (_returned_at(then, a), _returned_at(orelse, b)) if _return_variable(name) else (None, None)
+            merge.types.append(_branch_type(a, b, name, where, labels, dead, returned_at))
+            merge.sources.append(_branch_source(a, b, name, where, labels))
+            merge.staged.append(i)
+    return merge
+
+
+def _known_after_if(a: Any, b: Any, name: str, where: str, labels: tuple[str, str]) -> Any:
+    """What a leaf the paths of a staged ``if`` leave as ``a`` and ``b`` is after it, when that is
+    known while tracing: one Python value on both, the value of the path that reads it (the other
+    returned), or undefined; else ``_STAGED``."""
+    if a is b or (not is_tensor(a) and not is_tensor(b) and same_python_value(a, b)):
+        return a
+    if a is NOT_RETURNED and not is_tensor(b) or b is NOT_RETURNED and not is_tensor(a):
+        return b if a is NOT_RETURNED else a  # the path that did not return never reads it
+    if isinstance(a, Undefined) or isinstance(b, Undefined):
+        undefined = a if isinstance(a, Undefined) else b
+        if isinstance(a, Undefined) and isinstance(b, Undefined) or isinstance(undefined, BranchUndefined):
+            return undefined  # (a variable undefined after an earlier `if`, copied: that one is named)
+        return BranchUndefined(name, where, labels[1 if undefined is a else 0])
+    return _STAGED
+
+
+def _sameness(paths: _Paths, merge: _Merge) -> _Sameness:
+    """The arrays from before the ``if`` each merged array may be, and on which path it is each;
+    a flag known on both paths follows from the predicate, one traced on a path is yielded."""
+    then, orelse = paths.branches
     candidates = [
-        (i, outer) for i, ty in zip(staged, result_types)
-        for outer in _outers((then.leaves[i], orelse.leaves[i]), boundary) if outer.value.type == ty
-        and (ty.get_shape() or sources[staged.index(i)] is not None or _argument_array((then.leaves[i], orelse.leaves[i])))
+        (i, outer) for i, ty, source in zip(merge.staged, merge.types, merge.sources)
+        for outer in _outers((then.leaves[i], orelse.leaves[i]), paths.boundary) if outer.value.type == ty
+        and (ty.get_shape() or source is not None or _argument_array((then.leaves[i], orelse.leaves[i])))
     ]
     path_flags: list[list[_Flag]] = []
-    for branch in traced:
+    for branch in paths.branches:
         with trace_context.at_block(branch.block):
             path_flags.append([_same(branch.leaves[i], outer) for i, outer in candidates])
-    # a flag known on both paths follows from the predicate; one traced on a path is yielded
     yielded = [k for k, fs in enumerate(zip(*path_flags)) if None not in fs and any(isinstance(f, Tensor) for f in fs)]
-    # a 0-d value that is a NumPy scalar on one path and a 0-d array or Python number on the other
-    kinds = [i for i, ty, source in zip(staged, result_types, sources) if not ty.get_shape() and source is None
-             and not is_jump_flag(leaf_names[i]) and result_kinds.differ(then.leaves[i], orelse.leaves[i])]
-    for branch, wrote, flags in zip(traced, written, path_flags):
+    return _Sameness(candidates, path_flags, yielded)
+
+
+def _emit_cond(pred: Tensor, paths: _Paths, merge: _Merge, sameness: _Sameness, kinds: list[int]) -> dict[str, list[SSAValue]]:
+    """End each branch with the yield of every result group and emit the ``graph.cond``: its
+    results by group (``values``, ``storages``, ``flags``, ``kinds``)."""
+    storages = paths.storages
+    groups = ResultGroups(values=merge.types, storages=[paths.entry[s].type for s in storages],
+                          flags=[_FLAG_TYPE] * len(sameness.yielded), kinds=[result_kinds.FLAG_TYPE] * len(kinds))
+    for branch, flags in zip(paths.branches, sameness.path_flags):
         with trace_context.at_block(branch.block):
-            values = [branch.value(branch.leaves[i], ty) for i, ty in zip(staged, result_types)]
-            values += [wrote.get(storage, entry[storage]) for storage in storages]
-            values += [_flag_value(flags[k]) for k in yielded]
-            values += [result_kinds.flag_value(branch.leaves[i]) for i in kinds]
-            with mutation.values_as(wrote):
+            values = groups.ordered(
+                values=[branch.value(branch.leaves[i], ty) for i, ty in zip(merge.staged, merge.types)],
+                storages=[branch.wrote.get(storage, paths.entry[storage]) for storage in storages],
+                flags=[_flag_value(flags[k]) for k in sameness.yielded],
+                kinds=[result_kinds.flag_value(branch.leaves[i]) for i in kinds],
+            )
+            with mutation.values_as(branch.wrote):
                 trace_context.require().emit(graph.YieldOp(*values))
-    op = trace_context.require().emit(
-        graph.CondOp(pred.value, [*result_types, *(entry[s].type for s in storages), *(_FLAG_TYPE for _ in yielded),
-                                  *(result_kinds.FLAG_TYPE for _ in kinds)],
-                     Region(then.block), Region(orelse.block))
-    )
-    kind_flags = dict(zip(kinds, op.results[len(staged) + len(storages) + len(yielded):]))
-    merged_flags: dict[int, dict[mutation.Storage, SSAValue]] = {}
-    for k, (i, outer) in enumerate(candidates):
-        then_flag, else_flag = path_flags[0][k], path_flags[1][k]
-        if k in yielded:
-            flag: _Flag = Tensor(op.results[len(staged) + len(storages) + yielded.index(k)])
+    then, orelse = paths.branches
+    op = trace_context.require().emit(graph.CondOp(pred.value, groups.types(), Region(then.block), Region(orelse.block)))
+    return groups.split(op.results)
+
+
+def _merged_flags(sameness: _Sameness, pred: Tensor, yielded: list[SSAValue]) -> dict[int, dict[mutation.Storage, SSAValue]]:
+    """Per merged leaf, the flag saying whether it is each array from before the ``if`` after it
+    (``yielded``: the op's results for the flags the paths traced)."""
+    merged: dict[int, dict[mutation.Storage, SSAValue]] = {}
+    for k, (i, outer) in enumerate(sameness.candidates):
+        then_flag, else_flag = sameness.path_flags[0][k], sameness.path_flags[1][k]
+        if k in sameness.yielded:
+            flag: _Flag = Tensor(yielded[sameness.yielded.index(k)])
         elif then_flag is None or else_flag is None:
             continue
         else:
             flag = _or(_and(pred, then_flag), _and(np.logical_not(pred), else_flag) if else_flag else False)
-        merged_flags.setdefault(i, {})[outer] = _flag_value(flag)
-    construct = "`if`" if labels[0] == "`if`" else "conditional expression"
-    for i, result, source in zip(staged, op.results, sources):
-        paths = (then.leaves[i], orelse.leaves[i])
-        merged[i] = Tensor(result)
-        joined = join_paths([v for v in paths if v is not NOT_RETURNED and not isinstance(v, Undefined)]) or PLAIN
-        merged[i].aval = _promotion_joined(merged[i], joined.but(shape_source=source, weak=False), paths,
-                                           f"the staged {construct} at {where}")
-        merge_layout(merged[i], paths, where, construct)
+        merged.setdefault(i, {})[outer] = _flag_value(flag)
+    return merged
+
+
+def _merged_results(
+    paths: _Paths, merge: _Merge, results: list[SSAValue], kind_flags: dict[int, SSAValue], where: str, construct: str,
+) -> None:
+    """The staged leaves as tensors of the op's ``results``, with the abstract value their paths
+    join to, their layout and their result kind (a run-time flag from ``kind_flags`` where the
+    paths differ in it)."""
+    then, orelse = paths.branches
+    for i, result, source in zip(merge.staged, results, merge.sources):
+        values, name = (then.leaves[i], orelse.leaves[i]), paths.leaf_names[i]
+        merged = merge.merged[i] = Tensor(result)
+        joined = join_paths([v for v in values if not _unread(v)]) or PLAIN
+        merged.aval = _promotion_joined(merged, joined.but(shape_source=source), values, f"the staged {construct} at {where}")
+        merge_layout(merged, values, where, construct)
         if i in kind_flags:
-            merged[i].kind_flag = Tensor(kind_flags[i])
-        elif not is_jump_flag(leaf_names[i]) and (kind := result_kinds.merged_kind(then.leaves[i], orelse.leaves[i])) is not None:
-            result_kinds.take_kind(merged[i], kind)  # (one path's is a loop's placeholder: the other's)
-        if is_jump_flag(leaf_names[i]):
-            _note(_FLAGS, merged[i], leaf_names[i])
-    for storage, result in zip(storages, op.results[len(staged):]):
-        mutation.write(storage, result, shared=False)
-    for storage, marked_at in marks.items():
-        mutation.mark_stale(storage, marked_at)
-    for i in staged:
-        _mark_alias(merged[i], (then.leaves[i], orelse.leaves[i]), boundary, where, construct, stale_before,
-                    merged_flags.get(i), _return_variable(leaf_names[i]))
-    _mark_shared_results(merged, staged, (then.leaves, orelse.leaves), where, construct)
-    if all(jumped_paths):
-        _note_jump_group(merged, leaf_names)
-    return unflatten_state(trees[0], merged)
+            merged.kind_flag = Tensor(kind_flags[i])
+        elif not is_jump_flag(name) and (kind := result_kinds.merged_kind(*values)) is not None:
+            result_kinds.take_kind(merged, kind)  # (one path's is a loop's placeholder: the other's)
+        if is_jump_flag(name):
+            _note(_FLAGS, merged, name)
+        if _return_variable(name):  # where each path's return value was returned, for refusals after
+            lines = [line for branch, v in zip(paths.branches, values) if (line := _returned_at(branch, v)) is not None]
+            _note(_RETURN_LINES, merged, ", ".join(dict.fromkeys(lines)))
 
 
-def _promotion_joined(merged: Tensor, base: AbstractValue, paths: Sequence[Any], construct: str) -> AbstractValue:
-    """``base`` with how the 0-d value ``merged`` from ``paths`` promotes in NumPy: as a Python
-    number where it is one on every path (``t = 0.5`` or ``t = 1.5``: ``float32_array * t`` stays
-    float32; a path holding only a placeholder does not make it one), and where the paths disagree
-    (a Python number on one, a NumPy float64 on the other) the alternatives, so that a promotion
-    whose result depends on the path is refused (tensor.path_promotions)."""
-    if graph.shape_of(merged.type) or base.shape_source is not None:
-        return base
+def _promotion_joined(merged: Tensor, joined: AbstractValue, paths: Sequence[Any], construct: str) -> AbstractValue:
+    """``joined`` (the join of what the ``paths`` that read the value left) with how the 0-d value
+    ``merged`` promotes in NumPy: as a Python number where it is one on every path that reads it
+    (the join's ``weak``: ``t = 0.5`` or ``t = 1.5``, so ``float32_array * t`` stays float32) and
+    is an int or float, and where the paths disagree (a Python number on one, a NumPy float64 on
+    the other) the alternatives, so that a promotion whose result depends on the path is refused
+    (tensor.path_promotions)."""
+    if graph.shape_of(merged.type) or joined.shape_source is not None:
+        return joined.but(weak=False)
     varying = path_promotions(paths, construct)
     if varying is not None:
-        return base.but(path_promotions=varying)
-    if any(_weak_value(v) and not may_be_placeholder(v) and not isinstance(v, Undefined) for v in paths) and all(
-        _weak_value(v) for v in paths
-    ) and merged.dtype.kind in "iuf":
-        return base.but(weak=True)
-    return base
+        return joined.but(weak=False, path_promotions=varying)
+    return joined.but(weak=joined.weak and merged.dtype.kind in "iuf")
 
 
 def _mark_shared_results(
@@ -700,6 +817,34 @@ def returned(value: Any, variable: str) -> Any:
     return value
 
 
+#: trace notes: the lists of ``return`` locations of the staged branches being traced (innermost last)
+_RETURNS_TRACED = "kiln.staging.returns_traced"
+#: trace notes: a return value -> where it was returned (``file:line``, several joined by ", ")
+_RETURN_LINES = "kiln.staging.return_lines"
+
+
+def returning(value: Any, falls_off: bool = False) -> Any:
+    """``retval_ = value``, a ``return`` the ``return`` converter lowered (``falls_off``: the
+    ``return None`` it adds where the function falls off its end): where it is, noted for the
+    staged branches being traced and on a returned array, so that a refusal of return values
+    that differ between the paths names each path's ``return``."""
+    ctx = trace_context.current()
+    if ctx is not None:
+        where = "the end of the function" if falls_off else statement_location()
+        for returns in ctx.notes.get(_RETURNS_TRACED, ()):  # type: ignore[union-attr]
+            returns.append(where)
+        if isinstance(value, Tensor):
+            _note(_RETURN_LINES, value, where)
+    return value
+
+
+def _returned_at(branch: _Branch, value: Any) -> str | None:
+    """Where the return value ``value`` that a branch of a staged ``if`` left was returned: where
+    the value notes (an array merged from earlier returns), else the last ``return`` the branch ran."""
+    noted = _noted(_RETURN_LINES, value) if isinstance(value, Tensor) else None
+    return noted or (branch.returns[-1] if branch.returns else None)
+
+
 def _dead_after_return(name: str, kept: frozenset[str] | None) -> bool:
     """Whether state leaf ``name`` is unread on a path that ran ``return``: a variable of the function,
     not a jump flag, the return value, or a ``nonlocal`` variable (``kept``; ``None``: not known)."""
@@ -749,9 +894,11 @@ class PathShapeError(TypeError):
 
 def _branch_type(
     a: Any, b: Any, name: str, where: str, labels: tuple[str, str], dead: tuple[bool, ...] = (False, False),
+    returned_at: tuple[str | None, str | None] = (None, None),
 ) -> TensorType:
     """The one type a leaf takes after a staged ``if`` whose branches give it ``a`` and ``b``;
-    ``dead``: per branch, whether that path returned and reads the leaf no more."""
+    ``dead``: per branch, whether that path returned and reads the leaf no more; ``returned_at``:
+    for the return value, where each path's ``return`` is, when known."""
     ta, tb = _type_of(a), _type_of(b)
     ty: TensorType | None = None
     if ta is not None and tb is not None:
@@ -775,8 +922,9 @@ def _branch_type(
         ty = graph.tensor_type(dtypes.to_element(dtypes.canonical(np.result_type(a, b))), ())
     if ty is None and (a is None or b is None) and name.partition("[")[0] == "retval_":
         what = "None" if name == "retval_" else f"None as {describe(name)}"
+        none_at, other_at = (f" at {at}" if at else "" for at in (returned_at if a is None else returned_at[::-1]))
         raise TypeError(
-            f"{where}: the function returns {what} on one path and {_show(a if b is None else b)} on another, "
+            f"{where}: the function returns {what}{none_at} on one path and {_show(a if b is None else b)}{other_at} on another, "
             "and which path runs depends on a tensor (the staged `if` here); a compiled function returns the same "
             "kind of value on every path: return a value on the path that returns None (or falls off the end)"
         )
@@ -959,17 +1107,15 @@ class _Leaf:
     name: str
     value: Any
     ty: TensorType | None
-    #: the value before the loop is a Python number or has no value yet: it takes the body's type
-    weak: bool
-    #: the shape source of a carried tensor of unknown rank (see kiln.frontend.unknown_rank)
-    source: int | None = None
+    #: the value before the loop fixes no type (a Python number, a weak tensor, no value yet): it
+    #: takes the type the body gives it
+    open_type: bool
+    #: what holds of the value before the loop and after every iteration traced so far, widened by
+    #: each (AbstractValue.widen): its shape source, whether it stays a Python number to NumPy's
+    #: promotion (``t = 0; while ..: t += 1; t + np.int32(6)``), a scalar, read-only
+    aval: AbstractValue = PLAIN
     #: a tensor that enters the body as itself (not a block argument) while the body does not rebind it
     identity: bool = False
-    #: a NumPy or Python scalar before the loop and after every iteration: carried as an immutable value
-    scalar: bool = False
-    #: every iteration leaves a Python number (or a weak tensor) in it: with ``weak``, it stays a
-    #: Python number to NumPy's promotion after the loop (``t = 0; while ..: t += 1; t + np.int32(6)``)
-    stays_weak: bool = True
 
 
 Counters = list[Tensor]
@@ -988,6 +1134,68 @@ def _visible(value: SSAValue) -> bool:
     owner = value.owner
     block = owner if isinstance(owner, Block) else owner.parent_block()
     return block is not None and any(block is b for b in (ctx.block, *ctx.enclosing))
+
+
+@dataclass
+class _LoopSpec:
+    """What a staged loop is: the hooks' arguments (see _staged_loop), fixed while its body is probed."""
+
+    where: str
+    construct: str
+    get_state: GetState
+    set_state: SetState
+    symbol_names: Sequence[str]
+    test: Callable[[Counters], Any]
+    body: Callable[[Counters], Counters]
+    counters: Counters
+    trip_bound: int | None
+    watch: effects.Watch
+    runs: bool
+    #: a static size the body changes may be carried as a run-time one (see _update)
+    resize: bool
+    #: storages older than this serial are arrays from before the loop
+    boundary: int
+    #: the arrays already refused for reading (stale) before the loop
+    stale_before: frozenset[mutation.Storage]
+
+    @property
+    def label(self) -> str:
+        return f"`{self.construct}` loop"
+
+
+@dataclass
+class _Probe:
+    """One tracing of a loop's condition and body with the carried types known so far."""
+
+    #: the loop's results by group: ``carried``, ``storages``, ``flags``, ``counters`` (and once
+    #: settled ``kinds`` and ``ran``); its block arguments and yields are in the same groups
+    groups: ResultGroups
+    #: the leaves whose sameness with their initial array a carried flag says
+    flagged: list[int]
+    cond_block: Block
+    body_block: Block
+    #: the state as the iteration entered the body
+    entered: list[Any] = field(default_factory=list)
+    #: the carried arrays laid out as on entry (their layout checked after the body)
+    laid_out: set[mutation.Storage] = field(default_factory=set)
+    pred: Tensor | None = None
+    cond_end: dict[mutation.Storage, SSAValue] = field(default_factory=dict)
+    #: per leaf, whether the loop ends with it set (`while not flag:`)
+    ends_set: list[bool] = field(default_factory=list)
+    next_counters: Counters = field(default_factory=list)
+    out_leaves: list[Any] = field(default_factory=list)
+    #: arrays from outside the loop the body wrote that the loop does not carry yet
+    new: list[mutation.Storage] = field(default_factory=list)
+    #: once settled: the body's yields of the groups ``carried``, ``storages`` and ``flags``
+    yields: dict[str, list[SSAValue]] | None = None
+    body_end: dict[mutation.Storage, SSAValue] = field(default_factory=dict)
+    #: once emitted: the return values whose kind flag the loop carries
+    kinded: list[int] = field(default_factory=list)
+
+    def drop(self) -> None:
+        """Forget an abandoned probe's regions (their uses of outer values go with them)."""
+        self.cond_block.drop_all_references()
+        self.body_block.drop_all_references()
 
 
 def _staged_loop(
@@ -1010,236 +1218,300 @@ def _staged_loop(
 
     The body is traced into a probe region; a leaf whose type is not known
     before the loop (a Python number, a variable first bound in the loop, an
-    unwritten TensorArray) takes the type the body gives it, and the body is
-    traced again until the carried types agree. The last probe is the loop.
+    unwritten TensorArray) takes the type the body gives it, and each leaf's
+    abstract value widens with what an iteration leaves in it
+    (:meth:`AbstractValue.widen`); the body is traced again until the carried
+    types and abstract values are a fixed point. The last probe is the loop.
     A return value not set before the loop (``NOT_RETURNED``) that the body
     sets to a tuple, list or dict is given that structure, and probing restarts.
     """
     boundary, stale_before = mutation.serial_now(), mutation.stale_now()
     resize = not _PYTHON_RANGE.get()
     _PYTHON_RANGE.set(False)  # (loops in the body are their own)
+    spec = _LoopSpec(where, construct, get_state, set_state, symbol_names, test, body, counters, trip_bound, watch,
+                     runs, resize, boundary, stale_before)
     init_values = _selections_formed(get_state(), symbol_names, set_state)
-    init_leaves, leaf_names, trees = flatten_state(init_values, symbol_names)
+    while True:
+        try:
+            _stage_loop_from(spec, init_values)
+            return
+        except _Regrow as regrow:
+            init_values = regrow.values
+            set_state(init_values)
 
-    def probe_and_emit(leaves: list[_Leaf]) -> None:
-        counter_types = [c.value.type for c in counters]
+
+def _stage_loop_from(spec: _LoopSpec, init_values: tuple[Any, ...]) -> None:
+    """Stage the loop with its Python numbers entering as themselves; where the body cannot be
+    traced so (one indexes a dimension of unknown size, say), probe again with them as 0-d tensors."""
+    init_leaves, leaf_names, trees = flatten_state(init_values, spec.symbol_names)
+    try:
+        _Loop(spec, init_values, [_initial_leaf(v, n, numbers_typed=False) for v, n in zip(init_leaves, leaf_names)]).run()
+        return
+    except _Regrow:
+        raise
+    except Exception as error:
+        if not any(is_number(v) and not is_strong_constant(v) for v in init_leaves):
+            raise
+        first = error
+    spec.set_state(unflatten_state(trees, init_leaves))
+    try:
+        _Loop(spec, init_values, [_initial_leaf(v, n, numbers_typed=True) for v, n in zip(init_leaves, leaf_names)]).run()
+    except PathShapeError:
+        raise
+    except Exception:
+        if isinstance(first, PathShapeError):  # about the numbers as written, not as the retry typed them
+            raise first from None
+        raise
+
+
+class _Loop:
+    """One staged loop: probing its body until what it carries settles, then emitting it."""
+
+    def __init__(self, spec: _LoopSpec, init_values: tuple[Any, ...], leaves: list[_Leaf]) -> None:
+        self.spec = spec
+        self.init_values = init_values
+        self.trees = flatten_state(init_values, spec.symbol_names)[2]
+        self.leaves = leaves
         #: arrays from outside the loop that the body writes: carried after the state leaves
-        storages: list[mutation.Storage] = []
-        entry: dict[mutation.Storage, SSAValue] = {}
+        self.storages: list[mutation.Storage] = []
+        self.entry: dict[mutation.Storage, SSAValue] = {}
         # The arrays this loop wrote when it was traced before (an enclosing loop probing again):
         # carried from the first probe, so nested loops do not trace their bodies 2**depth times.
-        written_before = trace_context.require().notes.setdefault(_WRITTEN_BY_LOOP, {})
-        for storage in written_before.get((where, construct), ()):
+        self.written_before = trace_context.require().notes.setdefault(_WRITTEN_BY_LOOP, {})
+        for storage in self.written_before.get((spec.where, spec.construct), ()):
             if _visible(storage.value):
-                storages.append(storage)
-                entry[storage] = storage.value
+                self.storages.append(storage)
+                self.entry[storage] = storage.value
         #: arrays the body may have written through a MaybeAlias: stale after the loop
-        marks: dict[mutation.Storage, str] = {}
+        self.marks: dict[mutation.Storage, str] = {}
         #: carried leaves whose sameness with their initial array the body loses (a view of it, say)
-        unflaggable: set[int] = set()
+        self.unflaggable: set[int] = set()
         #: pairs of carried leaves that share memory before the loop or after an iteration (`w = v[:]`
         #: in the body): the loop carries them as two arrays, so each pair is marked (see _mark_pairs)
-        shared = _sharing_pairs([leaf.value for leaf in leaves], [leaf.ty is not None for leaf in leaves])
+        self.shared = _sharing_pairs([leaf.value for leaf in leaves], [leaf.ty is not None for leaf in leaves])
         #: per carried leaf, the other arrays from before the loop that an iteration may leave in it
         #: (`a, b = b, a`): on later iterations the carried array may be one of those
-        others: dict[int, list[mutation.Storage]] = {}
+        self.others: dict[int, list[mutation.Storage]] = {}
+
+    def run(self) -> None:
+        """Probe the body until the carried types, abstract values and arrays are a fixed point,
+        then emit the loop and set the state after it."""
+        spec = self.spec
         for _ in range(_MAX_PROBES):
-            carried = [leaf for leaf in leaves if leaf.ty is not None]
-            # an array that starts as one sharing with an argument: a carried 0-d flag says whether it is
-            # still its initial array (true on entry), so a write through it is made on that one where so
-            flagged = [j for j, leaf in enumerate(leaves) if j not in unflaggable and _flaggable(leaf)]
-            arg_types = [leaf.ty for leaf in carried] + [entry[s].type for s in storages]
-            arg_types += [_FLAG_TYPE] * len(flagged) + counter_types
-            cond_block, body_block = Block(arg_types=arg_types), Block(arg_types=arg_types)
-
-            entered: list[Any] = []
-            laid_out: set[mutation.Storage] = set()
-
-            def enter(block: Block) -> Counters:
-                args = iter(block.args)
-                state = [_carried(next(args), leaf) if leaf.ty is not None else leaf.value for leaf in leaves]
-                for leaf, value in zip(leaves, state):  # a return value not set yet: the loop stops once it is
-                    if isinstance(value, Tensor) and may_be_placeholder(leaf.value):
-                        result_kinds.mark_placeholder(value)
-                for leaf, value in zip(leaves, state):  # laid out as on entry (checked against the body's below)
-                    if leaf.ty is not None and merge_layout(value, [leaf.value], where, f"`{construct}` loop"):
-                        laid_out.add(value._storage)
-                entered[:] = state
-                for leaf, value in zip(leaves, state):
-                    if leaf.ty is not None and is_jump_flag(leaf.name):
-                        _note(_FLAGS, value, leaf.name)
-                for storage in storages:
-                    mutation.write(storage, next(args), shared=False)
-                flags = {j: next(args) for j in flagged}
-                for j, (leaf, value) in enumerate(zip(leaves, state)):  # on the first iteration, a carried array is its initial one
-                    if leaf.ty is not None and isinstance(value, Tensor):
-                        _mark_alias(value, (leaf.value, *others.get(j, ())), boundary, where,
-                                    f"`{construct}` loop" + ("" if others.get(j) else " (its first iteration)"),
-                                    flags={leaf.value.storage: flags[j]} if j in flags else None,
-                                    returned=_return_variable(leaf.name))
-                _mark_pairs(state, shared, where, f"`{construct}` loop")
-                set_state(unflatten_state(trees, state))
-                return [Tensor(a) for a in args]
-
-            with mutation.region() as scope:
-                try:
-                    with trace_context.at_block(cond_block), watch.tracing():
-                        tested = test(enter(cond_block))
-                        pred = _predicate(tested, where, construct)
-                        cond_end = {s: s.value for s in scope.saved}
-                        # `while not flag:` (a `while True` that breaks or returns): it ends with the flag set
-                        negated = _noted(_NEGATIONS, tested)
-                        ends_set = [negated is not None and value is negated for value in entered]
-                        wrote = [s for s in scope.saved if s not in storages]
-                        if wrote or any(s.value is not a for s, a in zip(storages, cond_block.args[len(carried):])):
-                            raise NotImplementedError(
-                                f"{where}: the condition of this staged `{construct}` loop writes to an array; "
-                                "write it in the loop body instead"
-                            )
-                    with _loop_bound(trip_bound), trace_context.at_block(body_block), watch.tracing():
-                        next_counters = body(enter(body_block))
-                        out_values = get_state()
-                        out_leaves, _, out_trees = flatten_state(out_values, symbol_names)
-                        new = [s for s in scope.saved if s not in storages]
-                        if out_trees != trees:
-                            grown = tuple(align_placeholders(a, b)[0] for a, b in zip(init_values, out_values))
-                            if flatten_state(grown, symbol_names)[2] != trees:
-                                raise _Regrow(grown)
-                            bad = next(n for n, a, b in zip(symbol_names, trees, out_trees) if a != b)
-                            raise TypeError(f"{where}: {describe(bad)} changes its structure in this staged `{construct}` loop")
-                        changed = any([_update(leaf, out, where, construct, resize) for leaf, out in zip(leaves, out_leaves)])
-                        if not changed and not new:  # settled: the values this iteration yields
-                            lost = set()
-                            for j, (leaf, out) in enumerate(zip(leaves, out_leaves)):
-                                initial = leaf.value.storage if isinstance(leaf.value, Tensor) else None
-                                seen = others.setdefault(j, [])
-                                found = [o for o in _outers((out,), boundary) if o is not initial and o not in seen]
-                                if leaf.ty is not None and found:
-                                    seen += found
-                                    lost.add(j)
-                            out_flags = [_same(out_leaves[j], leaves[j].value.storage) for j in flagged]
-                            lost |= {j for j, flag in zip(flagged, out_flags) if flag is None}
-                            unflaggable |= lost
-                            pairs = _sharing_pairs(out_leaves, [leaf.ty is not None for leaf in leaves]) - shared
-                            shared |= pairs
-                            # probe again without those flags, or with those arrays, or marking those pairs
-                            changed = bool(lost) or bool(pairs)
-                        if not changed and not new:
-                            outs = [_materialize(out, leaf.ty).value for leaf, out in zip(leaves, out_leaves) if leaf.ty is not None]
-                            outs += [s.value for s in storages]
-                            outs += [_flag_value(flag) for flag in out_flags]
-                            body_end = {s: s.value for s in scope.saved}
-                except BaseException:
-                    cond_block.drop_all_references()  # the probe's uses of outer values go with it
-                    body_block.drop_all_references()
-                    raise
-                finally:
-                    for storage, value in scope.saved.items():
-                        entry.setdefault(storage, value)
-                    marks.update({storage: where for storage, (where, _) in scope.marked.items()})
-                    scope.restore()
-            if not changed and not new:
+            probe = self.probe()
+            if probe.yields is not None:
                 break
-            storages += sorted(new, key=lambda storage: storage.serial)
-            cond_block.drop_all_references()
-            body_block.drop_all_references()
+            self.storages += sorted(probe.new, key=lambda storage: storage.serial)
+            probe.drop()
         else:  # pragma: no cover - each round fixes a leaf's type or carries one more array for good
-            raise TypeError(f"{where}: the carried types of this staged `{construct}` loop do not settle")
-        written_before[(where, construct)] = list(storages)
+            raise TypeError(f"{spec.where}: the carried types of this staged `{spec.construct}` loop do not settle")
+        self.written_before[(spec.where, spec.construct)] = list(self.storages)
+        self.finish(probe, self.emit(probe))
 
+    def probe(self) -> _Probe:
+        """Trace the condition and the body once with what the loop carries so far."""
+        carried = [leaf for leaf in self.leaves if leaf.ty is not None]
+        # an array that starts as one sharing with an argument: a carried 0-d flag says whether it is
+        # still its initial array (true on entry), so a write through it is made on that one where so
+        flagged = [j for j, leaf in enumerate(self.leaves) if j not in self.unflaggable and _flaggable(leaf)]
+        groups = ResultGroups(carried=[leaf.ty for leaf in carried], storages=[self.entry[s].type for s in self.storages],
+                              flags=[_FLAG_TYPE] * len(flagged), counters=[c.value.type for c in self.spec.counters])
+        probe = _Probe(groups, flagged, Block(arg_types=groups.types()), Block(arg_types=groups.types()))
+        with mutation.region() as scope:
+            try:
+                self._trace_test(probe, scope)
+                self._trace_body(probe, scope)
+            except BaseException:
+                probe.drop()
+                raise
+            finally:
+                for storage, value in scope.saved.items():
+                    self.entry.setdefault(storage, value)
+                self.marks.update({storage: at for storage, (at, _) in scope.marked.items()})
+                scope.restore()
+        return probe
+
+    def enter(self, probe: _Probe, block: Block) -> Counters:
+        """Bind the state as an iteration starts: a carried leaf to its argument of ``block``, the
+        others to their values before the loop; the counters' arguments."""
+        spec, leaves = self.spec, self.leaves
+        args = probe.groups.split(block.args)
+        carried = iter(args["carried"])
+        state = [_carried(next(carried), leaf) if leaf.ty is not None else leaf.value for leaf in leaves]
+        for leaf, value in zip(leaves, state):  # a return value not set yet: the loop stops once it is
+            if isinstance(value, Tensor) and may_be_placeholder(leaf.value):
+                result_kinds.mark_placeholder(value)
+        for leaf, value in zip(leaves, state):  # laid out as on entry (checked against the body's below)
+            if leaf.ty is not None and merge_layout(value, [leaf.value], spec.where, spec.label):
+                probe.laid_out.add(value._storage)
+        probe.entered[:] = state
+        for leaf, value in zip(leaves, state):
+            if leaf.ty is not None and is_jump_flag(leaf.name):
+                _note(_FLAGS, value, leaf.name)
+        for storage, arg in zip(self.storages, args["storages"]):
+            mutation.write(storage, arg, shared=False)
+        flags = dict(zip(probe.flagged, args["flags"]))
+        for j, (leaf, value) in enumerate(zip(leaves, state)):  # on the first iteration, a carried array is its initial one
+            if leaf.ty is not None and isinstance(value, Tensor):
+                others = self.others.get(j, [])
+                _mark_alias(value, (leaf.value, *others), spec.boundary, spec.where,
+                            spec.label + ("" if others else " (its first iteration)"),
+                            flags={leaf.value.storage: flags[j]} if j in flags else None,
+                            returned=_return_variable(leaf.name))
+        _mark_pairs(state, self.shared, spec.where, spec.label)
+        spec.set_state(unflatten_state(self.trees, state))
+        return [Tensor(a) for a in args["counters"]]
+
+    def _trace_test(self, probe: _Probe, scope: mutation.Scope) -> None:
+        """Trace the loop's condition into the probe's condition block."""
+        spec = self.spec
+        with trace_context.at_block(probe.cond_block), spec.watch.tracing():
+            tested = spec.test(self.enter(probe, probe.cond_block))
+            probe.pred = _predicate(tested, spec.where, spec.construct)
+            probe.cond_end = {s: s.value for s in scope.saved}
+            # `while not flag:` (a `while True` that breaks or returns): it ends with the flag set
+            negated = _noted(_NEGATIONS, tested)
+            probe.ends_set = [negated is not None and value is negated for value in probe.entered]
+            wrote = [s for s in scope.saved if s not in self.storages]
+            entered = probe.groups.split(probe.cond_block.args)["storages"]
+            if wrote or any(s.value is not a for s, a in zip(self.storages, entered)):
+                raise NotImplementedError(
+                    f"{spec.where}: the condition of this staged `{spec.construct}` loop writes to an array; "
+                    "write it in the loop body instead"
+                )
+
+    def _trace_body(self, probe: _Probe, scope: mutation.Scope) -> None:
+        """Trace the loop's body into the probe's body block and fit what the loop carries to what
+        an iteration leaves; where nothing changed, the probe is settled and has its yields."""
+        spec = self.spec
+        with _loop_bound(spec.trip_bound), trace_context.at_block(probe.body_block), spec.watch.tracing():
+            probe.next_counters = spec.body(self.enter(probe, probe.body_block))
+            out_values = spec.get_state()
+            probe.out_leaves, _, out_trees = flatten_state(out_values, spec.symbol_names)
+            probe.new = [s for s in scope.saved if s not in self.storages]
+            if out_trees != self.trees:
+                grown = tuple(align_placeholders(a, b)[0] for a, b in zip(self.init_values, out_values))
+                if flatten_state(grown, spec.symbol_names)[2] != self.trees:
+                    raise _Regrow(grown)
+                bad = next(n for n, a, b in zip(spec.symbol_names, self.trees, out_trees) if a != b)
+                raise TypeError(f"{spec.where}: {describe(bad)} changes its structure in this staged `{spec.construct}` loop")
+            updates = [_update(leaf, out, spec.where, spec.construct, spec.resize)
+                       for leaf, out in zip(self.leaves, probe.out_leaves)]
+            if any(updates) or probe.new:
+                return
+            out_flags = [_same(probe.out_leaves[j], self.leaves[j].value.storage) for j in probe.flagged]
+            if self._learn_sharing(probe.out_leaves, probe.flagged, out_flags):
+                return  # probe again without those flags, or with those arrays, or marking those pairs
+            probe.yields = {
+                "carried": [_materialize(out, leaf.ty).value for leaf, out in zip(self.leaves, probe.out_leaves)
+                            if leaf.ty is not None],
+                "storages": [s.value for s in self.storages],
+                "flags": [_flag_value(flag) for flag in out_flags],
+            }
+            probe.body_end = {s: s.value for s in scope.saved}
+
+    def _learn_sharing(self, out_leaves: list[Any], flagged: list[int], out_flags: list[_Flag]) -> bool:
+        """Learn from an iteration whose types settled what sharing memory needs: the other arrays
+        from before the loop a carried one may be, the flags the body loses, the pairs of carried
+        arrays that share memory after it. Whether there was something to learn (probe again)."""
+        lost: set[int] = set()
+        for j, (leaf, out) in enumerate(zip(self.leaves, out_leaves)):
+            initial = leaf.value.storage if isinstance(leaf.value, Tensor) else None
+            seen = self.others.setdefault(j, [])
+            found = [o for o in _outers((out,), self.spec.boundary) if o is not initial and o not in seen]
+            if leaf.ty is not None and found:
+                seen += found
+                lost.add(j)
+        lost |= {j for j, flag in zip(flagged, out_flags) if flag is None}
+        self.unflaggable |= lost
+        pairs = _sharing_pairs(out_leaves, [leaf.ty is not None for leaf in self.leaves]) - self.shared
+        self.shared |= pairs
+        return bool(lost) or bool(pairs)
+
+    def emit(self, probe: _Probe) -> dict[str, list[SSAValue]]:
+        """End the settled probe's regions and emit the ``graph.while``: its results by group."""
+        spec, groups = self.spec, probe.groups
+        carried = [leaf for leaf in self.leaves if leaf.ty is not None]
         # a Python number before the loop, an array after an iteration: after zero iterations NumPy's
-        # is still the number, which kiln cannot give; a carried flag (last) says whether it ran
-        widened = [] if runs else [leaf for leaf in carried if _number_widened(leaf)]
+        # is still the number, which kiln cannot give; a carried flag (`ran`) says whether it ran
+        widened = [] if spec.runs else [leaf for leaf in carried if _number_widened(leaf)]
         # a return value whose kind an iteration knows only per call (a staged `if` in the body returns
         # a NumPy scalar on one path and an array on another): its int8 kind flag is carried too
-        kinded = [j for j, (leaf, out) in enumerate(zip(leaves, out_leaves))
-                  if leaf.ty is not None and _return_variable(leaf.name) and isinstance(out, Tensor)
-                  and out.kind_flag is not None]
-        for flag_type in [result_kinds.FLAG_TYPE] * len(kinded) + [_FLAG_TYPE] * bool(widened):
-            cond_block.insert_arg(flag_type, len(cond_block.args))
-            body_block.insert_arg(flag_type, len(body_block.args))
-        with trace_context.at_block(cond_block), mutation.values_as(cond_end):
-            trace_context.require().emit(graph.ConditionOp(pred.value, *cond_block.args))
-        with trace_context.at_block(body_block), mutation.values_as(body_end):
+        probe.kinded = [j for j, (leaf, out) in enumerate(zip(self.leaves, probe.out_leaves))
+                        if leaf.ty is not None and _return_variable(leaf.name) and isinstance(out, Tensor)
+                        and out.kind_flag is not None]
+        groups.add(kinds=[result_kinds.FLAG_TYPE] * len(probe.kinded), ran=[_FLAG_TYPE] * bool(widened))
+        for flag_type in groups.types("kinds", "ran"):
+            probe.cond_block.insert_arg(flag_type, len(probe.cond_block.args))
+            probe.body_block.insert_arg(flag_type, len(probe.body_block.args))
+        assert probe.pred is not None and probe.yields is not None
+        with trace_context.at_block(probe.cond_block), mutation.values_as(probe.cond_end):
+            trace_context.require().emit(graph.ConditionOp(probe.pred.value, *probe.cond_block.args))
+        with trace_context.at_block(probe.body_block), mutation.values_as(probe.body_end):
             ran = [_flag_value(True)] if widened else []
-            kinds = [result_kinds.flag_value(out_leaves[j]) for j in kinded]
-            trace_context.require().emit(graph.YieldOp(*outs, *(c.value for c in next_counters), *kinds, *ran))
-        inits = [_materialize(leaf.value, leaf.ty).value for leaf in carried]
-        inits += [entry[s] for s in storages] + [_flag_value(True) for _ in flagged] + [c.value for c in counters]
-        inits += [result_kinds.flag_value(np.asarray(0)) for _ in kinded]  # (read only once a return set it)
-        inits += [_flag_value(False)] if widened else []
-        op = trace_context.require().emit(graph.WhileOp(inits, Region(cond_block), Region(body_block)))
+            kinds = [result_kinds.flag_value(probe.out_leaves[j]) for j in probe.kinded]
+            counters = [c.value for c in probe.next_counters]
+            trace_context.require().emit(graph.YieldOp(*groups.ordered(**probe.yields, counters=counters, kinds=kinds, ran=ran)))
+        inits = groups.ordered(
+            carried=[_materialize(leaf.value, leaf.ty).value for leaf in carried],
+            storages=[self.entry[s] for s in self.storages],
+            flags=[_flag_value(True) for _ in probe.flagged],
+            counters=[c.value for c in spec.counters],
+            kinds=[result_kinds.flag_value(np.asarray(0)) for _ in probe.kinded],  # (read only once a return set it)
+            ran=[_flag_value(False)] if widened else [],
+        )
+        op = trace_context.require().emit(graph.WhileOp(inits, Region(probe.cond_block), Region(probe.body_block)))
+        results = groups.split(op.results)
         for leaf in widened:
             runtime_checks.ran_once(
-                Tensor(op.results[-1]),
-                f"{where}: {describe(leaf.name)} is {_show(leaf.value)} before this staged `{construct}` loop and "
+                Tensor(results["ran"][0]),
+                f"{spec.where}: {describe(leaf.name)} is {_show(leaf.value)} before this staged `{spec.construct}` loop and "
                 f"{_show_carried(leaf)} after an iteration, and the loop ran no iterations on this call: NumPy's "
                 "value would be the number, of another shape than kiln's; give it the array's shape before the loop "
                 "(e.g. np.zeros(shape) or np.full(shape, number))",
             )
-        results = iter(op.results)
+        return results
+
+    def finish(self, probe: _Probe, results: dict[str, list[SSAValue]]) -> None:
+        """Set the state after the loop from its ``results`` (by group)."""
+        spec, leaves = self.spec, self.leaves
+        carried = iter(results["carried"])
         final = [
-            _carried(next(results), leaf) if leaf.ty is not None else (out if isinstance(out, Undefined) else leaf.value)
-            for leaf, out in zip(leaves, out_leaves)
+            _carried(next(carried), leaf) if leaf.ty is not None else (out if isinstance(out, Undefined) else leaf.value)
+            for leaf, out in zip(leaves, probe.out_leaves)
         ]
-        final = [True if is_set and is_jump_flag(leaf.name) else value for leaf, value, is_set in zip(leaves, final, ends_set)]
-        for leaf, value, out in zip(leaves, final, out_leaves):  # a return value: the kind an iteration gives it
+        final = [True if is_set and is_jump_flag(leaf.name) else value for leaf, value, is_set in zip(leaves, final, probe.ends_set)]
+        for leaf, value, out in zip(leaves, final, probe.out_leaves):  # a return value: the kind an iteration gives it
             if isinstance(value, Tensor) and may_be_placeholder(leaf.value):
                 result_kinds.take_kind(value, result_kinds.static_kind(out))
-        kind_results = op.results[len(op.results) - bool(widened) - len(kinded):]
-        for j, kind in zip(kinded, kind_results):  # (zip stops before the `widened` flag)
+        for j, kind in zip(probe.kinded, results["kinds"]):
             final[j].kind_flag = Tensor(kind)
-        for leaf, value in zip(leaves, final):  # after zero iterations, what it was before the loop
-            if not runs and leaf.ty is not None and isinstance(value, Tensor) and _weak_value(leaf.value) and is_number(leaf.value):
-                value.aval = _promotion_joined(value, value.aval, (leaf.value, value),
-                                               f"the staged `{construct}` loop at {where} (zero iterations or more)")
-        for leaf, value, out, inside in zip(leaves, final, out_leaves, entered):
+        for leaf, value in zip(leaves, final):  # after zero iterations, the Python number it was before the loop
+            python_number = not _unread(leaf.value) and abstract_of(leaf.value).weak  # (or a staged `if` made a tensor)
+            if not spec.runs and leaf.ty is not None and isinstance(value, Tensor) and python_number:
+                at = f"the staged {spec.label} at {spec.where} (zero iterations or more)"
+                if not value.shape and value.shape_source is None and (varying := path_promotions((leaf.value, value), at)):
+                    value.path_promotions = varying
+        for leaf, value, out, inside in zip(leaves, final, probe.out_leaves, probe.entered):
             if leaf.ty is not None and isinstance(value, Tensor):
-                merge_layout(value, [leaf.value, out], where, f"`{construct}` loop")
-                if isinstance(inside, Tensor) and inside._storage in laid_out:
-                    _check_layout_kept(leaf, inside, out, where, construct)
-        for storage in storages:
-            mutation.write(storage, next(results), shared=False)
-        final_flags = {j: next(results) for j in flagged}
-        for storage, marked_at in marks.items():
+                merge_layout(value, [leaf.value, out], spec.where, spec.label)
+                if isinstance(inside, Tensor) and inside._storage in probe.laid_out:
+                    _check_layout_kept(leaf, inside, out, spec.where, spec.construct)
+        for storage, result in zip(self.storages, results["storages"]):
+            mutation.write(storage, result, shared=False)
+        final_flags = dict(zip(probe.flagged, results["flags"]))
+        for storage, marked_at in self.marks.items():
             mutation.mark_stale(storage, marked_at)
-        for j, (leaf, value, out) in enumerate(zip(leaves, final, out_leaves)):
+        for j, (leaf, value, out) in enumerate(zip(leaves, final, probe.out_leaves)):
             if leaf.ty is not None and isinstance(value, Tensor):  # (zero iterations leave the value before the loop)
-                _mark_alias(value, (leaf.value, out), boundary, where, f"`{construct}` loop", stale_before,
+                _mark_alias(value, (leaf.value, out), spec.boundary, spec.where, spec.label, spec.stale_before,
                             {leaf.value.storage: final_flags[j]} if j in final_flags else None,
                             _return_variable(leaf.name))
-        _mark_pairs(final, shared, where, f"`{construct}` loop")
+        _mark_pairs(final, self.shared, spec.where, spec.label)
         for leaf, value in zip(leaves, final):
             if isinstance(value, Tensor) and is_jump_flag(leaf.name):
                 _note(_FLAGS, value, leaf.name)
-        set_state(unflatten_state(trees, final))
-
-    while True:
-        try:
-            try:
-                probe_and_emit([_initial_leaf(v, n, numbers_typed=False) for v, n in zip(init_leaves, leaf_names)])
-                return
-            except _Regrow:
-                raise
-            except Exception as error:
-                if not any(is_number(v) and not is_strong_constant(v) for v in init_leaves):
-                    raise
-                first = error
-            # a body that needs its numbers as tensors (one indexes a dimension of unknown size, say): probe again
-            set_state(unflatten_state(trees, init_leaves))
-            try:
-                probe_and_emit([_initial_leaf(v, n, numbers_typed=True) for v, n in zip(init_leaves, leaf_names)])
-            except PathShapeError:
-                raise
-            except Exception:
-                if isinstance(first, PathShapeError):  # about the numbers as written, not as the retry typed them
-                    raise first from None
-                raise
-            return
-        except _Regrow as regrow:
-            init_values = regrow.values
-            init_leaves, leaf_names, trees = flatten_state(init_values, symbol_names)
-            set_state(init_values)
+        spec.set_state(unflatten_state(self.trees, final))
 
 
 class _Regrow(Exception):
@@ -1262,17 +1534,11 @@ def _check_layout_kept(leaf: _Leaf, inside: Tensor, out: Any, where: str, constr
 
 
 def _carried(value: SSAValue, leaf: _Leaf) -> Tensor:
-    """The tensor a loop's block argument or result ``value`` is for ``leaf``."""
-    t = Tensor(value, leaf.source)
-    t.immutable = leaf.scalar
-    t.weak = _python_number(leaf) and leaf.stays_weak and t.ndim == 0 and t.dtype.kind in "iuf"
+    """The tensor a loop's block argument or result ``value`` is for ``leaf``, with what holds of it
+    on every iteration (a Python number stays one only as a 0-d int or float)."""
+    t = Tensor(value)
+    t.aval = leaf.aval.but(weak=leaf.aval.weak and t.ndim == 0 and t.dtype.kind in "iuf")
     return t
-
-
-def _python_number(leaf: _Leaf) -> bool:
-    """Whether ``leaf`` is a Python number before the loop: one not traced yet, or a weak tensor
-    (a counter an earlier loop or staged ``if`` carried stays a Python int in this one)."""
-    return leaf.weak or (isinstance(leaf.value, Tensor) and leaf.value.weak)
 
 
 def _initial_leaf(value: Any, name: str, *, numbers_typed: bool) -> _Leaf:
@@ -1280,60 +1546,70 @@ def _initial_leaf(value: Any, name: str, *, numbers_typed: bool) -> _Leaf:
     first iteration of the eager loop, so it takes the dtype NumPy gives the body's result
     (``s = 0; s += x[i]`` on int32 data stays int32, as ``0 + np.int32(..)`` does); with
     ``numbers_typed`` (a body that cannot be traced with a Python number) it enters as a 0-d tensor."""
-    scalar = is_scalar_like(value) or value is NOT_RETURNED or isinstance(value, Undefined)
+    aval = _entry_aval(value)
     if isinstance(value, Tensor):  # enters as itself: carried only if the body rebinds the name; a weak
         # one (a Python number a staged `if` or earlier iterations made a tensor) stays a Python number
-        return _Leaf(name, value, None, weak=value.weak, source=_source_of(value), identity=True, scalar=scalar)
+        return _Leaf(name, value, None, open_type=value.weak, aval=aval, identity=True)
     if is_strong_constant(value):
-        return _Leaf(name, value, _type_of(value), weak=False, source=_source_of(value), scalar=scalar)
+        return _Leaf(name, value, _type_of(value), open_type=False, aval=aval)
     if is_number(value) and numbers_typed:
-        return _Leaf(name, value, _scalar_type(value), weak=True, scalar=scalar)
-    return _Leaf(name, value, None, weak=True, scalar=scalar)
+        return _Leaf(name, value, _scalar_type(value), open_type=True, aval=aval)
+    return _Leaf(name, value, None, open_type=True, aval=aval)
+
+
+def _entry_aval(value: Any) -> AbstractValue:
+    """What a loop knows of a leaf before its first iteration: a value's own abstract value (less
+    the facts about that one value); a Python value that is no number (None, no value yet) fixes
+    nothing yet: it stays a Python number while the iterations leave numbers in it."""
+    if isinstance(value, Tensor) or is_strong_constant(value) or is_number(value):
+        return abstract_of(value).widen(None)
+    return AbstractValue(weak=True, scalar=_unread(value))
+
+
+def _unread(value: Any) -> bool:
+    """Whether ``value`` is a placeholder no path reads: a return value not set yet, a name not bound."""
+    return value is NOT_RETURNED or isinstance(value, Undefined)
 
 
 def _number_widened(leaf: _Leaf) -> bool:
     """Whether a loop carries ``leaf`` as an array that is not 0-d, from a Python number before it."""
     assert leaf.ty is not None
     return (is_number(leaf.value) and not is_strong_constant(leaf.value)
-            and (bool(graph.shape_of(leaf.ty)) or leaf.source is not None))
+            and (bool(graph.shape_of(leaf.ty)) or leaf.aval.shape_source is not None))
 
 
 def _weak_value(value: Any) -> bool:
     """Whether NumPy's promotion takes ``value`` as a Python number (or it has no value here)."""
-    if value is NOT_RETURNED or isinstance(value, Undefined):
-        return True
-    if isinstance(value, Tensor):
-        return value.weak
-    return is_number(value)
+    return _unread(value) or abstract_of(value).weak
 
 
 def _update(leaf: _Leaf, out: Any, where: str, construct: str, resize: bool = True) -> bool:
-    """Fit ``leaf`` to what one traced iteration gives it; whether its carried type changed.
-    ``resize``: a static size the body changes to another static one (``z = z[1:]``) may be
-    carried as a run-time size; without it only sizes the body already gives as run-time ones
-    are (the loop rule's ``for i in range(3)`` unrolls instead, keeping every size static)."""
-    if _python_number(leaf) and leaf.stays_weak and not _weak_value(out):
-        leaf.stays_weak = False  # carried as a NumPy value from now on: trace the body again so
-        _update(leaf, out, where, construct, resize)
-        return True
+    """Fit ``leaf`` to what one traced iteration gives it: its abstract value widens with the
+    iteration's and its carried type takes the body's; whether either changed (the body is traced
+    again until neither does). ``resize``: a static size the body changes to another static one
+    (``z = z[1:]``) may be carried as a run-time size; without it only sizes the body already gives
+    as run-time ones are (the loop rule's ``for i in range(3)`` unrolls instead, keeping every size static)."""
+    if leaf.identity and out is leaf.value:  # the same array (written in place or not): its storage carries any writes
+        return False
+    _check_source(leaf, out, where, construct)
+    widened = leaf.aval.widen(None if _unread(out) else abstract_of(out))
+    changed, leaf.aval = widened != leaf.aval, widened
     if leaf.identity:
-        if out is leaf.value:  # the same array (written in place or not): its storage carries any writes
-            return False
         leaf.identity = False  # rebound in the body: carried as a value from now on
         leaf.ty = _type_of(leaf.value)
-        _update(leaf, out, where, construct, resize)
+        _fit_type(leaf, out, where, construct, resize)
         return True
-    if leaf.scalar and not (is_scalar_like(out) or out is NOT_RETURNED or isinstance(out, Undefined)):
-        leaf.scalar = False  # an array after an iteration: carried as an array
-        _update(leaf, out, where, construct, resize)
-        return True
+    return _fit_type(leaf, out, where, construct, resize) or changed
+
+
+def _fit_type(leaf: _Leaf, out: Any, where: str, construct: str, resize: bool) -> bool:
+    """Fit the type ``leaf`` is carried as to what one iteration gives it; whether it changed."""
     if leaf.ty is None and getattr(type(out), "__kiln_trace_time__", False) and (
         isinstance(leaf.value, Undefined) or type(leaf.value) is type(out)
     ):
         leaf.value = out  # a trace-time object made in the body (a GradientTape): nothing to carry
         return False
     out_type = _type_of(out)
-    _update_source(leaf, out, where, construct)
     if leaf.ty is None:
         if out_type is None and (same_python_value(leaf.value, out) or isinstance(out, Undefined)):
             return False
@@ -1341,7 +1617,7 @@ def _update(leaf: _Leaf, out: Any, where: str, construct: str, resize: bool = Tr
             leaf.value = out  # `return None` (or another Python value) in the loop: no path reads the placeholder
             return True
         placeholder = (isinstance(leaf.value, Undefined) or may_be_placeholder(leaf.value)
-                       or (leaf.weak and is_number(leaf.value)))
+                       or (leaf.open_type and is_number(leaf.value)))
         if out_type is not None and placeholder:
             leaf.ty = out_type
             return True
@@ -1357,7 +1633,7 @@ def _update(leaf: _Leaf, out: Any, where: str, construct: str, resize: bool = Tr
         changed = joined != leaf.ty
         leaf.ty = joined
         return changed
-    elif leaf.weak and (out_type is not None or is_number(out)):
+    elif leaf.open_type and (out_type is not None or is_number(out)):
         leaf.ty = out_type or graph.tensor_type(
             dtypes.to_element(dtypes.canonical(np.result_type(_dtype(leaf.ty), out))), graph.shape_of(leaf.ty)
         )
@@ -1370,22 +1646,19 @@ def _update(leaf: _Leaf, out: Any, where: str, construct: str, resize: bool = Tr
     )
 
 
-def _update_source(leaf: _Leaf, out: Any, where: str, construct: str) -> None:
-    """Fit ``leaf``'s shape source (kiln.frontend.unknown_rank) to what the body gives it: a leaf first
-    bound in the loop takes the body's; otherwise a tensor of unknown rank must stay one, of the same
-    call-time shape, and one of known rank must not become one."""
-    source = _source_of(out)
-    if source == leaf.source:
+def _check_source(leaf: _Leaf, out: Any, where: str, construct: str) -> None:
+    """Refuse what the body gives ``leaf`` where its shape source (kiln.frontend.unknown_rank) does
+    not widen: a tensor of unknown rank must stay one, of the same call-time shape, and one of
+    known rank must not become one. A leaf first bound in the loop takes the body's (the widening)."""
+    source, before = _source_of(out), leaf.aval.shape_source
+    if source == before or (before is None and leaf.ty is None and not leaf.identity):
         return
-    if leaf.source is None and leaf.ty is None:  # first bound in the loop: _update gives it the body's type
-        leaf.source = source
+    if before is not None and source is not None:
+        shape_sources.same_shape(before, source)
         return
-    if leaf.source is not None and source is not None:
-        shape_sources.same_shape(leaf.source, source)
-        return
-    before = "not defined" if isinstance(leaf.value, Undefined) else _show(leaf.value)
+    shown = "not defined" if isinstance(leaf.value, Undefined) else _show(leaf.value)
     raise TypeError(
-        f"{where}: {describe(leaf.name)} is {before} before this staged `{construct}` loop but {_show(out)} "
+        f"{where}: {describe(leaf.name)} is {shown} before this staged `{construct}` loop but {_show(out)} "
         "after an iteration; a loop-carried tensor of unknown rank must stay one (and one of known rank must not become one)"
     )
 

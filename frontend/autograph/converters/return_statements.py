@@ -6,12 +6,12 @@
                 return a        ->       while not do_return and c:
             B                                if p:
         return b                                 do_return = True
-                                                 retval_ = a
+                                                 retval_ = ag__.returning(a)
                                              if not do_return:
                                                  B
                                          if not do_return:
                                              do_return = True
-                                             retval_ = b
+                                             retval_ = ag__.returning(b)
                                          return ag__.returned(retval_, 'retval_')
 
 Loops that may return stop on the flag (``for`` loops through their extra
@@ -19,7 +19,8 @@ test). A function whose only ``return`` is its last statement is left as is.
 A function that may fall off its end gets ``return None`` there, so that
 every path sets ``retval_``: ``NOT_RETURNED`` is a placeholder for staging
 (a path that has not returned yet), distinct from a ``None`` returned.
-``ag__.returned`` tells the tracer the function ends there (staging.returned).
+``ag__.returned`` tells the tracer the function ends there (staging.returned);
+``ag__.returning`` notes where each ``return`` is (staging.returning).
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
     def lower_return(stmt: ast.stmt) -> list[ast.stmt]:
         assert isinstance(stmt, ast.Return)
         result = stmt.value or ast.Constant(value=None)
-        return templates.replace("flag = True\nvalue = result", stmt, flag=flag, value=value, result=result)
+        code = "value = ag__.returning(result, True)" if getattr(stmt, "kiln_falls_off", False) else "value = ag__.returning(result)"
+        return templates.replace("flag = True\n" + code, stmt, flag=flag, value=value, result=result)
 
     def lower(stmts: list[ast.stmt]) -> list[ast.stmt]:
         return jumps.lower_block(
@@ -67,7 +69,9 @@ def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
 
     body = func.body
     if not isinstance(body[-1], ast.Return):
-        body = [*body, *templates.replace("return None", body[-1])]
+        falls_off = templates.replace("return None", body[-1])
+        falls_off[0].kiln_falls_off = True  # type: ignore[attr-defined]
+        body = [*body, *falls_off]
     init = templates.replace("flag = False\nvalue = ag__.NOT_RETURNED", func.body[0], flag=flag, value=value)
     end = templates.replace("return ag__.returned(value, name)", func.body[-1], value=value,
                             name=ast.Constant(value=value))

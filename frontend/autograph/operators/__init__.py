@@ -1,7 +1,7 @@
 """The runtime operators generated code calls as ``ag__.<name>``: Python for Python values, staging for tensors.
 (``ag__.call``, which converts the functions converted code calls, is the transpiler's.)"""
 
-from kiln.frontend.autograph.operators.control_flow import for_stmt, if_exp, if_stmt, returned, while_stmt
+from kiln.frontend.autograph.operators.control_flow import for_stmt, if_exp, if_stmt, returned, returning, while_stmt
 from kiln.frontend.autograph.operators.exceptions import assert_, raise_, run_time_text
 from kiln.frontend.autograph.operators.logical import and_, compare, not_, or_
 from kiln.frontend.autograph.operators.py_builtins import (
@@ -45,6 +45,7 @@ __all__ = [
     "raise_",
     "range_",
     "returned",
+    "returning",
     "run_time_text",
     "set_no_state",
     "shape_",

@@ -134,6 +134,11 @@ def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -
     return if_true() if cond else if_false()
 
 
+def returning(value: Any, falls_off: bool = False) -> Any:
+    """``retval_ = value`` of a ``return`` the ``return`` converter lowered (staging.returning)."""
+    return staging.returning(value, falls_off)
+
+
 def returned(value: Any, variable: str) -> Any:
     """``return retval_``, the one ``return`` a function with early returns ends with:
     ``variable`` names the return value the ``return`` converter carries (staging.returned)."""

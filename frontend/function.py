@@ -52,6 +52,10 @@ _MAX_ENTRIES = 256
 #: how deep a kiln.function may call itself from inside a trace (see Function._traced_call)
 _MAX_TRACED_DEPTH = 64
 
+class _TracedRecursionError(RecursionError):
+    """Recursion on traced values, refused at the user's line."""
+
+
 #: the kiln.functions being traced into a caller's trace, with their depth of recursion
 _traced_depth: ContextVar[dict[Any, int]] = ContextVar("kiln_traced_depth", default={})
 
@@ -302,18 +306,32 @@ class Function:
         depth = _traced_depth.get()
         active = depth.get(self, 0)
         if active >= _MAX_TRACED_DEPTH:
-            raise RecursionError(
-                f"{trace_context.here()}: kiln.function {self.__name__} calls itself more than {_MAX_TRACED_DEPTH} levels "
-                "deep while tracing: recursion whose depth depends on traced values cannot be compiled; "
-                "write it as a loop, or make the depth a Python value"
-            )
+            raise _TracedRecursionError(self._too_deep(f"more than {_MAX_TRACED_DEPTH} levels"))
         token = _traced_depth.set({**depth, self: active + 1})
         try:
             body = _autograph(self.python_function) if self.autograph else self.python_function
             name = _c_name(getattr(self.python_function, "__name__", "kiln_fn"))
             return calls.traced_call(self, name, body, args, kwargs)
+        except RecursionError as error:
+            # Python's own limit can come first (each traced level takes many frames): named at
+            # the outermost recursive call, where the stack has room again
+            if isinstance(error, _TracedRecursionError):
+                raise
+            if active:
+                error.kiln_recursive = self  # type: ignore[attr-defined]
+                raise
+            if getattr(error, "kiln_recursive", None) is not self:
+                raise
+            raise _TracedRecursionError(self._too_deep("until Python's recursion limit")) from None
         finally:
             _traced_depth.reset(token)
+
+    def _too_deep(self, how: str) -> str:
+        return (
+            f"{trace_context.here()}: kiln.function {self.__name__} calls itself {how} deep while tracing: "
+            "recursion whose depth depends on traced values cannot be compiled; write it as a loop, "
+            "or make the depth a Python value"
+        )
 
     def _keep_structured_entry(self, structured: tuple[tuple[Any, ...], list[Any]], concrete: ConcreteFunction) -> None:
         """Remember the leaf entry of a call with containers or keywords under its structured key."""

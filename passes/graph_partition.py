@@ -77,68 +77,61 @@ class PartitionError(DiagnosticException):
     """The function holds a construct that cannot run chunk by chunk (the message names it and the line)."""
 
 
-@dataclass(frozen=True)
-class Split:
-    """How one value is chunked: per dimension the grid axis (None: whole) and the halo margins."""
-
-    axes: tuple[str | None, ...]
-    margins: tuple[tuple[int, int], ...]
+#: one dimension of one value: the unit that chunking is decided for
+Dim = tuple[SSAValue, int]
 
 
 @dataclass
 class Partition:
-    """The analysis of one function (see the module docstring)."""
+    """The analysis of one function (see the module docstring). Dimensions that must be chunked
+    alike (an elementwise op's result and operands, a slice and its operand) are one class of a
+    union-find; a class that holds an argument's split dimension is split along that grid axis."""
 
-    #: every value's split, with the axis names as first met (see :meth:`axis`)
-    splits: dict[SSAValue, Split] = field(default_factory=dict)
+    #: per value and dimension, the halo margins ``(left, right)``
+    margins: dict[SSAValue, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     #: the reductions over split axes: partial + combine + final
     cuts: list[graph.ReduceOp] = field(default_factory=list)
     #: each grid axis's length (the length of the argument dimensions split along it)
     lengths: dict[str, int] = field(default_factory=dict)
-    _parent: dict[str, str] = field(default_factory=dict)
+    _parent: dict[Dim, Dim] = field(default_factory=dict)
+    #: a class's grid axis and root length, by the class's representative
+    _axis: dict[Dim, str] = field(default_factory=dict)
 
-    def find(self, name: str) -> str:
-        """The canonical name of the grid axis ``name`` was unified with."""
-        while self._parent.get(name, name) != name:
-            name = self._parent[name]
-        return name
+    def _find(self, dim: Dim) -> Dim:
+        while self._parent.get(dim, dim) != dim:
+            dim = self._parent[dim]
+        return dim
 
     def axis(self, value: SSAValue, dim: int) -> str | None:
         """The grid axis of ``value``'s dimension ``dim`` (None: whole in every chunk)."""
-        name = self.splits[value].axes[dim]
-        return None if name is None else self.find(name)
+        return self._axis.get(self._find((value, dim)))
 
     def axes(self, value: SSAValue) -> tuple[str | None, ...]:
-        return tuple(self.axis(value, d) for d in range(len(self.splits[value].axes)))
+        return tuple(self.axis(value, d) for d in range(len(graph.shape_of(value))))
+
+    def shrink(self, value: SSAValue, dim: int) -> int:
+        """How many elements fewer than its grid axis ``value`` has along ``dim`` (slices cut them)."""
+        axis = self.axis(value, dim)
+        return 0 if axis is None else self.lengths[axis] - graph.shape_of(value)[dim]
 
     def depth(self, value: SSAValue) -> dict[str, tuple[int, int]]:
         """The halo a chunk's inputs need so that ``value`` is right on the whole chunk: per grid
         axis, the left margin, and the right margin plus what slices cut off the value's end."""
-        split, shape = self.splits[value], graph.shape_of(value)
         out: dict[str, tuple[int, int]] = {}
-        for d, (name, (left, right)) in enumerate(zip(split.axes, split.margins)):
-            if name is None:
-                continue
-            axis = self.find(name)
-            shrink = self.lengths[axis] - shape[d]
-            if left or right + shrink:
+        for d, (left, right) in enumerate(self.margins[value]):
+            axis = self.axis(value, d)
+            if axis is not None and (left or right + self.shrink(value, d)):
                 old = out.get(axis, (0, 0))
-                out[axis] = (max(old[0], left), max(old[1], right + shrink))
+                out[axis] = (max(old[0], left), max(old[1], right + self.shrink(value, d)))
         return out
 
     def is_cut(self, op: Operation) -> bool:
         return op in self.cuts
 
-    def _unify(self, a: str, b: str, op: Operation) -> str:
-        a, b = self.find(a), self.find(b)
-        if a == b:
-            return a
-        if self.lengths[a] != self.lengths[b]:
-            raise _refuse(op, "arrays of different lengths along a chunked axis combined after a shift",
-                          f"{self.lengths[a]} and {self.lengths[b]} elements")
-        keep, drop = sorted((a, b))
-        self._parent[drop] = keep
-        return keep
+    def _unify(self, a: Dim, b: Dim) -> None:
+        a, b = self._find(a), self._find(b)
+        if a != b:
+            self._parent[b] = a
 
 
 def _where(op: Operation) -> str:
@@ -149,37 +142,68 @@ def _refuse(op: Operation, construct: str, why: str) -> PartitionError:
     return PartitionError(f"{_where(op)}: {construct} is not supported on Dask arrays ({why})")
 
 
-def _whole(value: SSAValue) -> Split:
-    rank = len(graph.shape_of(value))
-    return Split((None,) * rank, ((0, 0),) * rank)
-
-
 def partition(fn: func.FuncOp, chunks: Sequence[Sequence[str | None]]) -> Partition:
     """Partition ``fn`` whose argument ``i`` is split along ``chunks[i]`` (a grid axis name or
     None per dimension); raises :class:`PartitionError` naming the first construct that cannot
     run chunk by chunk."""
     part = Partition()
-    for arg, axes in zip(fn.body.block.args, chunks):
-        shape = graph.shape_of(arg)
-        for name, n in zip(axes, shape):
-            if name is not None:
-                if part.lengths.setdefault(name, n) != n:
-                    raise PartitionError(f"grid axis {name!r} has arguments of lengths {part.lengths[name]} and {n}")
-        part.splits[arg] = Split(tuple(axes), ((0, 0),) * len(shape))
-    for op in fn.body.block.ops:
-        if isinstance(op, func.ReturnOp):
-            continue
+    args = fn.body.block.args
+    for arg in args:
+        part.margins[arg] = ((0, 0),) * len(graph.shape_of(arg))
+    ops = [op for op in fn.body.block.ops if not isinstance(op, func.ReturnOp)]
+    for op in ops:
         if op.regions:
             raise _refuse(op, _CONSTRUCTS.get(op.name, op.name), "it has regions")
-        split = _propagate(part, op)
-        part.splits[op.results[0]] = split
+        part.margins[op.results[0]] = _propagate(part, op)
+    _name_classes(part, args, chunks)
+    for op in ops:
+        _check(part, op)
     return part
 
 
-def _propagate(part: Partition, op: Operation) -> Split:
-    """``op``'s result split from its operands' (the rules of the module docstring)."""
+def _name_classes(part: Partition, args: Sequence[SSAValue], chunks: Sequence[Sequence[str | None]]) -> None:
+    """Give each class holding a split argument dimension its grid axis: the first name met
+    (arguments split along several names that meet are one axis, of one length)."""
+    for arg, axes in zip(args, chunks):
+        for d, (name, n) in enumerate(zip(axes, graph.shape_of(arg))):
+            if name is None:
+                continue
+            root = part._find((arg, d))
+            axis = part._axis.setdefault(root, name)
+            if part.lengths.setdefault(axis, n) != n:
+                raise PartitionError(
+                    f"arrays of lengths {part.lengths[axis]} and {n} along one chunked axis are combined "
+                    "(after a shift, or of different sizes): not supported on Dask arrays"
+                )
+    for i, (arg, axes) in enumerate(zip(args, chunks)):
+        for d, name in enumerate(axes):
+            if name is None and part.axis(arg, d) is not None:
+                raise PartitionError(f"argument {i} is whole along dimension {d}, which meets the chunked "
+                                     f"axis {part.axis(arg, d)!r}: chunk it alike")
+
+
+def _check(part: Partition, op: Operation) -> None:
+    """Refuse what per-chunk code cannot compute, and record the reductions to cut."""
+    if isinstance(op, graph.ConstantOp) and not op.value.is_splat():
+        if any(part.axis(op.results[0], d) is not None for d in range(len(graph.shape_of(op.results[0])))):
+            raise _refuse(op, "an array constant along a chunked axis", "pass it as an argument instead")
+    if isinstance(op, graph.ReduceOp):
+        if any(part.axis(op.operand, d) is not None for d in op.axes.get_values()):
+            if op.kind.data not in TREE_COMBINE:
+                raise _refuse(op, f"the reduction {op.kind.data!r}", "no tree combine for it")
+            part.cuts.append(op)
+    if isinstance(op, (graph.SliceOp, graph.InsertSliceOp)):
+        value = op.operands[0] if isinstance(op, graph.SliceOp) else op.dest
+        strides = (op.stride if isinstance(op, graph.SliceOp) else op.strides).get_values()
+        for d, stride in enumerate(strides):
+            if stride != 1 and part.axis(value, d) is not None:
+                raise _refuse(op, "a strided slice along a chunked axis", f"stride {stride}")
+
+
+def _propagate(part: Partition, op: Operation) -> tuple[tuple[int, int], ...]:
+    """Unify ``op``'s result dimensions with its operands' and give the result's margins."""
     if isinstance(op, graph.ConstantOp):
-        return _whole(op.results[0])
+        return ((0, 0),) * len(graph.shape_of(op.results[0]))
     if isinstance(op, ELEMENTWISE):
         return _elementwise(part, op)
     if isinstance(op, graph.BroadcastOp):
@@ -190,94 +214,76 @@ def _propagate(part: Partition, op: Operation) -> Split:
         return _slice(part, op)
     if isinstance(op, graph.InsertSliceOp):
         return _insert_slice(part, op)
-    if isinstance(op, graph.RelaxShapeOp):
-        return part.splits[op.operands[0]]
     raise _refuse(op, _CONSTRUCTS.get(op.name, op.name), "kiln cannot split it into chunks yet")
 
 
-def _elementwise(part: Partition, op: Operation) -> Split:
-    shape = graph.shape_of(op.results[0])
-    axes: list[str | None] = []
-    margins: list[tuple[int, int]] = []
-    for d in range(len(shape)):
-        name: str | None = None
+def _elementwise(part: Partition, op: Operation) -> tuple[tuple[int, int], ...]:
+    result = op.results[0]
+    rank = len(graph.shape_of(result))
+    margins = []
+    for d in range(rank):
         left = right = 0
         for operand in op.operands:
-            split = part.splits[operand]
-            if len(split.axes) != len(shape):
-                continue  # a 0-d condition or scale: whole
-            other = split.axes[d]
-            if other is not None:
-                name = other if name is None else part._unify(name, other, op)
-            left, right = max(left, split.margins[d][0]), max(right, split.margins[d][1])
-        axes.append(name)
+            if len(graph.shape_of(operand)) != rank:
+                continue  # a 0-d condition: whole
+            part._unify((result, d), (operand, d))
+            left, right = max(left, part.margins[operand][d][0]), max(right, part.margins[operand][d][1])
         margins.append((left, right))
-    return Split(tuple(axes), tuple(margins))
+    return tuple(margins)
 
 
-def _broadcast(part: Partition, op: graph.BroadcastOp) -> Split:
+def _broadcast(part: Partition, op: graph.BroadcastOp) -> tuple[tuple[int, int], ...]:
     src, dst = graph.shape_of(op.operand), graph.shape_of(op.result)
-    split = part.splits[op.operand]
     lead = len(dst) - len(src)
-    axes: list[str | None] = [None] * lead
-    margins: list[tuple[int, int]] = [(0, 0)] * lead
+    margins = [(0, 0)] * lead
     for d, n in enumerate(src):
-        stretched = n == 1 and dst[lead + d] != 1
-        axes.append(None if stretched else split.axes[d])
-        margins.append((0, 0) if stretched else split.margins[d])
-    return Split(tuple(axes), tuple(margins))
+        if n == 1 and dst[lead + d] != 1:  # stretched: whole
+            margins.append((0, 0))
+        else:
+            part._unify((op.result, lead + d), (op.operand, d))
+            margins.append(part.margins[op.operand][d])
+    return tuple(margins)
 
 
-def _reduce(part: Partition, op: graph.ReduceOp) -> Split:
-    split = part.splits[op.operand]
+def _reduce(part: Partition, op: graph.ReduceOp) -> tuple[tuple[int, int], ...]:
     reduced = set(op.axes.get_values())
     keep = op.keepdims is not None
-    if any(split.axes[d] is not None for d in reduced):
-        if op.kind.data not in TREE_COMBINE:
-            raise _refuse(op, f"the reduction {op.kind.data!r}", "no tree combine for it")
-        part.cuts.append(op)
-    axes = tuple(None if d in reduced else a for d, a in enumerate(split.axes) if keep or d not in reduced)
-    margins = tuple((0, 0) if d in reduced else m for d, m in enumerate(split.margins) if keep or d not in reduced)
-    return Split(axes, margins)
+    margins = []
+    d_out = 0
+    for d, m in enumerate(part.margins[op.operand]):
+        if d in reduced:
+            if keep:
+                margins.append((0, 0))
+                d_out += 1
+            continue
+        part._unify((op.result, d_out), (op.operand, d))
+        margins.append(m)
+        d_out += 1
+    return tuple(margins)
 
 
-def _check_unit_strides(part: Partition, op: Operation, value: SSAValue, strides: Sequence[int]) -> None:
-    for d, stride in enumerate(strides):
-        if stride != 1 and part.splits[value].axes[d] is not None:
-            raise _refuse(op, "a strided slice along a chunked axis", f"stride {stride}")
-
-
-def _slice(part: Partition, op: graph.SliceOp) -> Split:
-    split = part.splits[op.operand]
-    _check_unit_strides(part, op, op.operand, op.stride.get_values())
+def _slice(part: Partition, op: graph.SliceOp) -> tuple[tuple[int, int], ...]:
     src, dst = graph.shape_of(op.operand), graph.shape_of(op.result)
     margins = []
     for d, (start, n, m) in enumerate(zip(op.start.get_values(), src, dst)):
-        left, right = split.margins[d]
+        part._unify((op.result, d), (op.operand, d))
+        left, right = part.margins[op.operand][d]
         margins.append((max(0, left - start), max(0, right - (n - start - m))))
-    return Split(split.axes, tuple(margins))
+    return tuple(margins)
 
 
-def _insert_slice(part: Partition, op: graph.InsertSliceOp) -> Split:
+def _insert_slice(part: Partition, op: graph.InsertSliceOp) -> tuple[tuple[int, int], ...]:
     if op.offsets or op.sizes:
         raise _refuse(op, _CONSTRUCTS["graph.dynamic_slice"], "offsets known only at run time")
-    _check_unit_strides(part, op, op.dest, op.strides.get_values())
-    base, source = part.splits[op.dest], part.splits[op.source]
     n_dst = graph.shape_of(op.dest)
-    axes: list[str | None] = []
-    margins: list[tuple[int, int]] = []
+    base, source = part.margins[op.dest], part.margins[op.source]
+    margins = []
     for d, (offset, size) in enumerate(zip(op.static_offsets.get_values(), op.static_sizes.get_values())):
-        name = base.axes[d]
-        if source.axes[d] is not None:
-            name = source.axes[d] if name is None else part._unify(name, source.axes[d], op)
+        part._unify((op.result, d), (op.dest, d))
+        part._unify((op.result, d), (op.source, d))
         gap = n_dst[d] - offset - size
-        left = max(base.margins[d][0], offset + source.margins[d][0]) if name is not None else 0
-        right = max(base.margins[d][1], gap + source.margins[d][1]) if name is not None else 0
-        axes.append(name)
-        margins.append((left, right))
-    if any(name is not None and part.lengths[part.find(name)] != n for name, n in zip(axes, n_dst)):
-        raise _refuse(op, "a write into an array of another length than the chunked one", "no common chunking")
-    return Split(tuple(axes), tuple(margins))
+        margins.append((max(base[d][0], offset + source[d][0]), max(base[d][1], gap + source[d][1])))
+    return tuple(margins)
 
 
 def describe(part: Partition, op: Operation) -> str:

@@ -1,9 +1,9 @@
 // RUN: kiln-opt %s -p graph-partition | filecheck %s
 
-// Elementwise ops and broadcasting run blockwise; the broadcast row is whole in every chunk.
+// Elementwise ops and broadcasting run blockwise; the broadcast row is chunked as what it meets.
 // CHECK-LABEL: func.func @blockwise
 // CHECK:         graph.exp %x {kiln.partition = "blockwise [x, *]"}
-// CHECK:         graph.broadcast %y {kiln.partition = "blockwise [*, *]"}
+// CHECK:         graph.broadcast %y {kiln.partition = "blockwise [x, *]"}
 // CHECK:         graph.mul %{{.*}}, %{{.*}} {kiln.partition = "blockwise [x, *]"}
 func.func @blockwise(%x: tensor<8x4xf64> {kiln.chunks = ["x", "*"]}, %y: tensor<4xf64>) -> tensor<8x4xf64> {
   %0 = graph.exp %x : tensor<8x4xf64>
@@ -24,7 +24,7 @@ func.func @unified(%a: tensor<8x4xf32> {kiln.chunks = ["a", "*"]}, %b: tensor<8x
 // axis it stays in the chunk. var's second pass reads the combined mean, broadcast to every chunk.
 // CHECK-LABEL: func.func @reductions
 // CHECK:         graph.reduce "sum", %x axes array<i64: 0> keepdims {kiln.partition = "tree sum [x, *] -> [*, *]"}
-// CHECK:         graph.broadcast %{{.*}} {kiln.partition = "blockwise [*, *]"}
+// CHECK:         graph.broadcast %{{.*}} {kiln.partition = "blockwise [x, *]"}
 // CHECK:         graph.sub %x, %{{.*}} {kiln.partition = "blockwise [x, *]"}
 // CHECK:         graph.reduce "max", %{{.*}} axes array<i64: 0> {kiln.partition = "tree max [x, *] -> [*]"}
 // CHECK:         graph.reduce "mean", %x axes array<i64: 1> {kiln.partition = "blockwise [x]"}
@@ -53,6 +53,7 @@ func.func @stencil(%a: tensor<8xf64> {kiln.chunks = ["a"]}) -> tensor<6xf64> {
 
 // out[1:-1] = a[2:] + a[:-2] on a zeroed array: one element of halo on each side.
 // CHECK-LABEL: func.func @written_stencil
+// CHECK:         graph.broadcast %{{.*}} {kiln.partition = "blockwise [a]"}
 // CHECK:         graph.insert_slice {{.*}} {kiln.partition = "blockwise [a] halo a(1, 1)"}
 func.func @written_stencil(%a: tensor<8xf64> {kiln.chunks = ["a"]}) -> tensor<8xf64> {
   %0 = graph.constant dense<0.000000e+00> : tensor<f64>

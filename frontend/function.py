@@ -13,6 +13,7 @@ import functools
 import inspect
 import os
 import re
+import sys
 import weakref
 from dataclasses import replace
 from collections.abc import Callable, Sequence
@@ -262,6 +263,11 @@ class Function:
         if config.functions_run_eagerly():
             with variables.running_eagerly(self.__name__):
                 return self.python_function(*args, **kwargs)
+        if "dask" in sys.modules:  # Dask arrays in, a Dask array out (kiln.frontend.dask_arrays)
+            from kiln.frontend import dask_arrays
+
+            if dask_arrays.holds_dask_array(args, kwargs):
+                return dask_arrays.call(self, args, kwargs)
         key = None if kwargs else _array_key(args)
         entry = self._entries.get(key) if key is not None else None
         if entry is not None:

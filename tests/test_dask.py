@@ -1,0 +1,177 @@
+"""kiln.functions called with Dask arrays, computed on a real distributed cluster of worker
+processes, against the same Python run eagerly on the whole NumPy arrays (docs/dask.md)."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+import kiln
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+from kiln.frontend.dask_kernels import ChunkTask, _FUNCTIONS_BY_KEY  # noqa: E402
+from kiln.passes.graph_partition import PartitionError  # noqa: E402
+
+
+def _own_cache(dask_worker: object, root: str) -> str:
+    """Give a worker a compile cache of its own: nothing is shared with the client or the other worker."""
+    path = os.path.join(root, f"worker-{os.getpid()}")
+    os.environ["KILN_CACHE_DIR"] = path
+    return path
+
+
+def _traces() -> dict[str, tuple[int, int]]:
+    """Per kernel this worker process made: how many times it traced, and for how many call signatures."""
+    return {key: (f.tracing_count, f.cache_size()) for key, f in _FUNCTIONS_BY_KEY.items()}
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory):
+    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None)
+    with distributed.Client(cluster) as c:
+        paths = c.run(_own_cache, root=str(tmp_path_factory.mktemp("workers")))
+        assert len(set(paths.values())) == 2
+        yield c
+    cluster.close()
+
+
+def _check(f, *args, chunks):
+    """f on Dask versions of ``args`` (NumPy ones with ``chunks``, a list per array argument; None
+    leaves it NumPy), computed on the cluster, against f's Python on the whole arrays."""
+    dask_args = [a if c is None else da.from_array(a, chunks=c) for a, c in zip(args, chunks)]
+    expected = f.python_function(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    lazy = f(*dask_args)
+    got = [x.compute() for x in lazy] if isinstance(lazy, tuple) else lazy.compute()
+    for g, e in zip(got if isinstance(lazy, tuple) else [got], expected if isinstance(lazy, tuple) else [expected]):
+        e = np.asarray(e)
+        assert g.shape == e.shape and g.dtype == e.dtype, (g.shape, e.shape, g.dtype, e.dtype)
+        np.testing.assert_allclose(g, e, rtol=1e-5 if e.dtype == np.float32 else 1e-12)
+    return lazy
+
+
+@kiln.function
+def black_scholes_like(price, strike, rate):
+    d = (np.log(price / strike) + rate) / np.sqrt(price)
+    return np.where(d > 0, price * np.exp(-d), strike - d * 0.5)
+
+
+@pytest.mark.parametrize("chunks", [(13, 7), ((1, 5, 7), (2, 5))], ids=["one-chunk", "uneven"])
+def test_elementwise_and_broadcasting_blockwise(client, chunks):
+    rng = np.random.default_rng(0)
+    price = rng.uniform(1, 2, (13, 7)).astype(np.float32)
+    strike = rng.uniform(1, 2, 7).astype(np.float32)  # NumPy: broadcast to every chunk, cut along axis 1
+    lazy = _check(black_scholes_like, price, strike, 0.25, chunks=[chunks, None, None])
+    assert isinstance(lazy, da.Array)
+
+
+@kiln.function
+def mixed(x, y):
+    return x * 2 + y
+
+
+def test_dask_arguments_chunked_differently_and_numpy_rows(client):
+    rng = np.random.default_rng(1)
+    x, y = rng.random((9, 4)), rng.random((9, 4))
+    _check(mixed, x, y, chunks=[(3, 2), (5, 4)])
+    _check(mixed, x, y, chunks=[(2, 4), None])  # y is NumPy: cut like x
+
+
+@kiln.function
+def moments(a):
+    return a.sum(axis=0), a.mean(), a.var(axis=0), a.std(), a.max(axis=0), a.min()
+
+
+@pytest.mark.parametrize("chunks", [(11, 5), ((1, 4, 6), (2, 3))], ids=["one-chunk", "uneven"])
+def test_reductions_are_trees(client, chunks):
+    a = np.random.default_rng(2).normal(size=(11, 5))
+    _check(moments, a, chunks=[chunks])
+
+
+@kiln.function
+def sum_f32(a):
+    return (a * a).sum()
+
+
+def test_float32_reduction_keeps_its_dtype(client):
+    a = np.random.default_rng(3).random(40).astype(np.float32)
+    _check(sum_f32, a, chunks=[7])
+
+
+@kiln.function
+def second_difference(a):
+    return a[2:] - 2 * a[1:-1] + a[:-2]
+
+
+@kiln.function
+def jacobi(a):
+    out = np.zeros_like(a)
+    out[1:-1, 1:-1] = 0.25 * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:])
+    return out
+
+
+@pytest.mark.parametrize("chunks", [12, (1, 2, 1, 8), 1], ids=["one-chunk", "uneven", "smaller-than-halo"])
+def test_stencil_runs_as_overlap_of_its_halo(client, chunks):
+    v = np.random.default_rng(4).random(12)
+    _check(second_difference, v, chunks=[chunks])
+
+
+@pytest.mark.parametrize("chunks", [(4, 3), (1, (3, 5))], ids=["even", "smaller-than-halo"])
+def test_written_2d_stencil(client, chunks):
+    a = np.random.default_rng(5).random((9, 8))
+    _check(jacobi, a, chunks=[chunks])
+
+
+@kiln.function
+def stencil_energy(a):
+    d = a[1:] - a[:-1]
+    return (d * d).sum()
+
+
+def test_reduction_of_a_stencil(client):
+    v = np.random.default_rng(6).random(10)
+    _check(stencil_energy, v, chunks=[(1, 3, 6)])
+
+
+def test_workers_compile_each_kernel_once(client):
+    x = da.from_array(np.random.default_rng(7).normal(size=(11, 5)), chunks=((1, 4, 6), (2, 3)))
+    for _ in range(2):
+        moments(x)[2].compute()
+    traces = client.run(_traces)
+    assert any(traces.values())
+    for per_worker in traces.values():  # no chunk shape traced (so compiled) twice in one worker
+        assert all(count == signatures for count, signatures in per_worker.values())
+
+
+def test_graph_holds_small_references(client):
+    lazy = second_difference(da.from_array(np.arange(20.0), chunks=5))
+    tasks = {type(t).__name__ for t in _task_functions(lazy)}
+    assert "ChunkTask" in tasks
+    for task in _task_functions(lazy):
+        if isinstance(task, ChunkTask):
+            blob = pickle.dumps(task)
+            assert len(blob) < 2048 and b"kiln_user" not in blob  # source and key, no C and no pointers
+
+
+def _task_functions(lazy):
+    graph = lazy.__dask_graph__()
+    for task in dict(graph).values():
+        func = getattr(task, "func", None)
+        if func is not None:
+            yield func
+
+
+@kiln.function
+def gram(a):
+    return a @ a
+
+
+def test_unsupported_construct_names_itself_and_the_line():
+    line = inspect.getsourcelines(gram.python_function)[1] + 2
+    with pytest.raises(PartitionError, match=rf"test_dask.py:{line}:\d+: a matrix product .* not supported on Dask arrays"):
+        gram(da.ones((4, 4), chunks=2))

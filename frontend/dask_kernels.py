@@ -98,6 +98,15 @@ class ChunkTask:
     kernel: Kernel
     trims: tuple[tuple[int, tuple[tuple[int, int], ...]], ...] = ()
 
+    @property
+    def __name__(self) -> str:  # noqa: A003 (what Dask names the task's layer after)
+        return self.kernel.name
+
+    def __dask_tokenize__(self) -> tuple[Any, ...]:
+        """Dask's name for the task function: equal kernels and trims give equal layer names, so
+        Dask computes a partial that two results share (a mean and a std of one array) once."""
+        return (self.kernel.key, self.trims)
+
     def __call__(self, *blocks: Any, **_dask_options: Any) -> Any:
         ints: list[int] = []
         if self.trims:

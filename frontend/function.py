@@ -263,11 +263,6 @@ class Function:
         if config.functions_run_eagerly():
             with variables.running_eagerly(self.__name__):
                 return self.python_function(*args, **kwargs)
-        if "dask" in sys.modules:  # Dask arrays in, a Dask array out (kiln.frontend.dask_arrays)
-            from kiln.frontend import dask_arrays
-
-            if dask_arrays.holds_dask_array(args, kwargs):
-                return dask_arrays.call(self, args, kwargs)
         key = None if kwargs else _array_key(args)
         entry = self._entries.get(key) if key is not None else None
         if entry is not None:
@@ -283,6 +278,11 @@ class Function:
                 if out is not NotImplemented:
                     self._monitor.seen(found[1])  # a cache hit, as the full lookup would record
                     return out
+        if "dask" in sys.modules:  # Dask arrays in, a Dask array out (kiln.frontend.dask_arrays)
+            from kiln.frontend import dask_arrays
+
+            if dask_arrays.holds_dask_array(args, kwargs):
+                return dask_arrays.call(self, args, kwargs)
         with progress.compiling(self.__name__, self._stages):  # shown when a first call takes long
             concrete = self._concrete_for(args, kwargs)
             out = concrete(*args, **kwargs)

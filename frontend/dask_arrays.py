@@ -130,7 +130,7 @@ class _Builder:
         _, unified = unify_chunks(*pairs)
         arrays = list(unified)
         indices = pairs[1::2]
-        halo = self.part.depth(value)
+        halo = plan.halo
         out_index = self._index(value)
         shape = graph.shape_of(value)
         for i, (array, index) in enumerate(zip(arrays, indices)):

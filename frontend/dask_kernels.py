@@ -123,6 +123,8 @@ class KernelPlan:
 
     kernel: Kernel
     inputs: list[SSAValue]
+    #: per grid axis, how far the inputs are extended into their neighbours (a stencil's halo)
+    halo: dict[str, tuple[int, int]] = field(default_factory=dict)
     trimmed: list[int] = field(default_factory=list)
 
 
@@ -177,12 +179,21 @@ class _Emitter:
                 axis = self.part.axis(whole, d)
                 if axis is None or (cut is not None and d in cut.axes.get_values()):
                     continue
-                if cut is not None and (axis in halo or self.part.shrink(whole, d)):
-                    raise PartitionError(f"{describe_location(cut.location)}: a reduction of a stencil, used "
-                                         "along a chunked axis by a stencil, is not supported on Dask arrays")
-                self.lengths.setdefault(axis, f"{name}.shape[{d}]")
+                shrink = self.part.shrink(whole, d)
+                if shrink and (axis in halo or self._others_carry(inputs, value, axis)):
+                    # its chunks are the stencil result's, shorter than the other inputs' along the axis
+                    raise PartitionError(f"{describe_location(cut.location)}: a reduction of a stencil result, combined "
+                                         "along the axis it keeps chunked, is not supported on Dask arrays")
+                self.lengths.setdefault(axis, f"{name}.shape[{d}] + {shrink}")
             self.names[value] = name if cut is None else self.final(cut, name)
         return params
+
+    def _others_carry(self, inputs: Sequence[SSAValue], value: SSAValue, axis: str) -> bool:
+        """Whether an input other than ``value`` is chunked along ``axis``."""
+        def carried(v: SSAValue) -> tuple[str | None, ...]:
+            owner = v.owner
+            return self.part.axes(owner.operand) if isinstance(owner, graph.ReduceOp) else self.part.axes(v)
+        return any(axis in carried(v) for v in inputs if v is not value)
 
     def final(self, op: graph.ReduceOp, combined: str) -> str:
         """The final step of a cut reduction on its combined partials (kept dimensions of size 1)."""
@@ -270,10 +281,10 @@ def plan_kernel(part: Partition, fn: func.FuncOp, value: SSAValue, prefix: str, 
     ``value`` is: the chunk's partial reduction of it, kept dimensions of size 1)."""
     em = _Emitter(part, fn)
     inputs, ops = em.cone(value)
+    halo = _halo(part, value, inputs)
     for axis in sorted({a for op in ops for r in op.results for a in part.axes(r) if a is not None}):
         if not any(axis in part.axes(v) for v in inputs):  # np.zeros_like(x): x gives the chunks
             inputs.append(next(a for a in fn.body.block.args if axis in part.axes(a)))
-    halo = part.depth(value)
     params = em.bind_inputs(inputs, halo)
     for op in ops:
         em.op(op)
@@ -297,7 +308,20 @@ def plan_kernel(part: Partition, fn: func.FuncOp, value: SSAValue, prefix: str, 
     name = _content_name(prefix, f"{params + trims}{em.lines}")
     header = f"def {name}({', '.join(params + trims)}):"
     source = "\n".join([header, *em.lines]) + "\n"
-    return KernelPlan(Kernel(source, name, target, isa), inputs, trimmed)
+    return KernelPlan(Kernel(source, name, target, isa), inputs, halo, trimmed)
+
+
+def _halo(part: Partition, value: SSAValue, inputs: Sequence[SSAValue]) -> dict[str, tuple[int, int]]:
+    """The halo of the kernel computing ``value`` from ``inputs``: the value's depth, less what a
+    reduction of a stencil result among the inputs has cut already (its chunks are exact)."""
+    halo = part.depth(value)
+    for v in inputs:
+        owner = v.owner
+        if isinstance(owner, graph.ReduceOp):
+            for d, axis in enumerate(part.axes(owner.operand)):
+                if axis in halo and halo[axis] == (0, part.shrink(owner.operand, d)):
+                    del halo[axis]
+    return halo
 
 
 def _content_name(prefix: str, body: str) -> str:

@@ -158,6 +158,16 @@ def test_graph_holds_small_references(client):
 
 
 @kiln.function
+def row_variation(a):
+    return np.abs(a[:, 1:] - a[:, :-1]).sum(axis=1), (a[1:] - a[:-1]).max(axis=1)
+
+
+def test_reduction_across_a_stencil_axis(client):
+    a = np.random.default_rng(8).random((7, 6))
+    _check(row_variation, a, chunks=[((2, 5), (1, 2, 3))])
+
+
+@kiln.function
 def mean_and_std(a):
     return a.mean(), a.std()
 

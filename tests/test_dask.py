@@ -7,16 +7,14 @@ import inspect
 import os
 import pickle
 
+import dask.array as da
+import distributed
 import numpy as np
 import pytest
 
 import kiln
-
-da = pytest.importorskip("dask.array")
-distributed = pytest.importorskip("distributed")
-
-from kiln.frontend.dask_kernels import ChunkTask, _FUNCTIONS_BY_KEY  # noqa: E402
-from kiln.passes.graph_partition import PartitionError  # noqa: E402
+from kiln.frontend.dask_kernels import ChunkTask, _FUNCTIONS_BY_KEY
+from kiln.passes.graph_partition import PartitionError
 
 
 def _own_cache(dask_worker: object, root: str) -> str:

@@ -24,7 +24,8 @@ from xdsl.ir import Operation, SSAValue
 
 from kiln.dialects import graph
 from kiln.frontend.dtypes import from_element
-from kiln.passes.graph_partition import ELEMENTWISE, Partition, PartitionError, describe_location
+from kiln.dialects.ir_utils import describe_location
+from kiln.passes.graph_partition import ELEMENTWISE, TREE_COMBINE, Partition, PartitionError
 
 #: graph op -> the NumPy (or kiln) function that computes it, where the names differ
 _FUNCTIONS = {
@@ -35,8 +36,6 @@ _FUNCTIONS = {
 }
 _COMPARE = {"eq": "np.equal", "ne": "np.not_equal", "lt": "np.less", "le": "np.less_equal",
             "gt": "np.greater", "ge": "np.greater_equal"}
-#: reduction kind -> the NumPy function of a chunk's partial and of the combine (mean: a sum)
-_REDUCE = {"sum": "np.sum", "mean": "np.sum", "max": "np.max", "min": "np.min", "prod": "np.prod"}
 
 
 def dtype_of(value: SSAValue) -> np.dtype[Any]:
@@ -230,10 +229,10 @@ class _Emitter:
             return f"np.where({', '.join(args)})"
         if isinstance(op, graph.CastOp):
             return f"{args[0]}.astype({_dtype_name(dtype_of(result))})"
-        if isinstance(op, graph.ComplexOp):
-            raise self.refuse(op)
         if isinstance(op, ELEMENTWISE):
             return f"{_FUNCTIONS.get(short, 'np.' + short)}({', '.join(args)})"
+        if isinstance(op, graph.TransposeOp):
+            return f"np.transpose({args[0]}, {tuple(op.perm.get_values())})"
         if isinstance(op, graph.BroadcastOp):
             return f"np.broadcast_to({args[0]}, {self.shape(result)})"
         if isinstance(op, graph.ReduceOp):
@@ -302,7 +301,7 @@ def plan_kernel(part: Partition, fn: func.FuncOp, value: SSAValue, prefix: str, 
         em.lines.append(f"    {out} = {out}[{', '.join(index)},]")
     if partial is not None:
         axes = tuple(partial.axes.get_values())
-        em.lines.append(f"    return {_REDUCE[partial.kind.data]}({out}, axis={axes}, keepdims=True)")
+        em.lines.append(f"    return np.{TREE_COMBINE[partial.kind.data]}({out}, axis={axes}, keepdims=True)")
     else:
         em.lines.append(f"    return {out}")
     name = _content_name(prefix, f"{params + trims}{em.lines}")
@@ -333,7 +332,7 @@ def combine_kernel(kind: str, axes: Sequence[int], operand: SSAValue, prefix: st
                    isa: str | None = None) -> Kernel:
     """The combine of a tree reduction: partials concatenated along ``axes``, reduced again; of
     dynamic sizes, since the number of partials a combine takes varies."""
-    body = f"(partials):\n    return {_REDUCE[kind]}(partials, axis={tuple(axes)}, keepdims=True)\n"
+    body = f"(partials):\n    return np.{TREE_COMBINE[kind]}(partials, axis={tuple(axes)}, keepdims=True)\n"
     name = _content_name(prefix, body)
     source = f"def {name}{body}"
     rank = len(graph.shape_of(operand))

@@ -47,12 +47,13 @@ CHUNKS_ATTR = "kiln.chunks"
 #: the op attribute this pass writes
 PARTITION_ATTR = "kiln.partition"
 
-#: reductions that split into partial + combine + final, and the combine of each partial
+#: reductions that split into partial + combine + final, and the reduction that makes each
+#: chunk's partial and combines partials (a mean sums; its final step divides)
 TREE_COMBINE = {"sum": "sum", "mean": "sum", "max": "max", "min": "min", "prod": "prod"}
 
 #: ops computed element by element from operands of the result's shape
 ELEMENTWISE = (graph.ElementwiseBinaryOp, graph.ElementwiseUnaryOp, graph.ElementwiseTestOp, graph.CmpOp,
-               graph.SelectOp, graph.CastOp, graph.ComplexOp, graph.ComplexToRealOp)
+               graph.SelectOp, graph.CastOp, graph.ComplexToRealOp)
 
 #: what users wrote for the ops refused under Dask, for the error
 _CONSTRUCTS = {
@@ -67,7 +68,6 @@ _CONSTRUCTS = {
     "graph.print": "kiln.print",
     "graph.read": "a kiln.Variable",
     "graph.assign": "a kiln.Variable",
-    "graph.transpose": "a transpose (.T, np.transpose)",
     "graph.reshape": "a reshape",
     "graph.dynamic_slice": "a slice at a position known only at run time",
 }
@@ -212,6 +212,8 @@ def _propagate(part: Partition, op: Operation) -> tuple[tuple[int, int], ...]:
         return _reduce(part, op)
     if isinstance(op, graph.SliceOp):
         return _slice(part, op)
+    if isinstance(op, graph.TransposeOp):
+        return _transpose(part, op)
     if isinstance(op, graph.InsertSliceOp):
         return _insert_slice(part, op)
     raise _refuse(op, _CONSTRUCTS.get(op.name, op.name), "kiln cannot split it into chunks yet")
@@ -270,6 +272,13 @@ def _slice(part: Partition, op: graph.SliceOp) -> tuple[tuple[int, int], ...]:
         left, right = part.margins[op.operand][d]
         margins.append((max(0, left - start), max(0, right - (n - start - m))))
     return tuple(margins)
+
+
+def _transpose(part: Partition, op: graph.TransposeOp) -> tuple[tuple[int, int], ...]:
+    perm = op.perm.get_values()
+    for d, source in enumerate(perm):
+        part._unify((op.result, d), (op.operand, source))
+    return tuple(part.margins[op.operand][source] for source in perm)
 
 
 def _insert_slice(part: Partition, op: graph.InsertSliceOp) -> tuple[tuple[int, int], ...]:

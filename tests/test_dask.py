@@ -70,13 +70,13 @@ def test_elementwise_and_broadcasting_blockwise(client, chunks):
 
 @kiln.function
 def mixed(x, y):
-    return x * 2 + y
+    return x * 2 + y.T
 
 
-def test_dask_arguments_chunked_differently_and_numpy_rows(client):
+def test_dask_arguments_chunked_differently_transposed_and_numpy(client):
     rng = np.random.default_rng(1)
-    x, y = rng.random((9, 4)), rng.random((9, 4))
-    _check(mixed, x, y, chunks=[(3, 2), (5, 4)])
+    x, y = rng.random((9, 4)), rng.random((4, 9))
+    _check(mixed, x, y, chunks=[(3, 2), (4, 5)])  # y's axes meet x's transposed: chunked alike
     _check(mixed, x, y, chunks=[(2, 4), None])  # y is NumPy: cut like x
 
 

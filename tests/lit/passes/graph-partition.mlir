@@ -20,6 +20,15 @@ func.func @unified(%a: tensor<8x4xf32> {kiln.chunks = ["a", "*"]}, %b: tensor<8x
   func.return %0 : tensor<8x4xf32>
 }
 
+// A transpose meets the axes it permutes: y is chunked as x, transposed.
+// CHECK-LABEL: func.func @transposed
+// CHECK:         graph.transpose %y perm array<i64: 1, 0> {kiln.partition = "blockwise [x, w]"}
+func.func @transposed(%x: tensor<8x4xf64> {kiln.chunks = ["x", "w"]}, %y: tensor<4x8xf64> {kiln.chunks = ["y", "z"]}) -> tensor<8x4xf64> {
+  %0 = graph.transpose %y perm array<i64: 1, 0> : tensor<4x8xf64> -> tensor<8x4xf64>
+  %1 = graph.add %x, %0 : tensor<8x4xf64>
+  func.return %1 : tensor<8x4xf64>
+}
+
 // A reduction over the split axis is a tree (partial per chunk, combine, final); over the other
 // axis it stays in the chunk. var's second pass reads the combined mean, broadcast to every chunk.
 // CHECK-LABEL: func.func @reductions

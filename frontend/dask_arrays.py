@@ -127,15 +127,19 @@ class _Builder:
         pairs: list[Any] = []
         for v in plan.inputs:
             pairs += list(self._input(v))
-        _, unified = unify_chunks(*pairs)
+        common, unified = unify_chunks(*pairs)
         arrays = list(unified)
         indices = pairs[1::2]
         halo = plan.halo
         out_index = self._index(value)
         shape = graph.shape_of(value)
+        # blocks that lie wholly past a stencil result's end would give empty chunks (a max of
+        # none): they join the block before them
+        merged = {name: _without_empty_tail(common[name], shape[d]) for d, name in enumerate(out_index) if name in halo}
         for i, (array, index) in enumerate(zip(arrays, indices)):
             depth = {d: halo[name] for d, name in enumerate(index) if name in halo}
             if depth:
+                array = array.rechunk({d: merged[index[d]] for d in depth if index[d] in merged})
                 arrays[i] = da.overlap.overlap(array, depth=depth, boundary={d: "none" for d in depth})
         adjust: dict[str, Any] = {}
         trims = []
@@ -164,6 +168,20 @@ class _Builder:
         if name in new_axes:
             return 1
         return next(a.numblocks[idx.index(name)] for a, idx in zip(arrays, indices) if name in idx)
+
+
+def _without_empty_tail(chunks: Sequence[int], length: int) -> tuple[int, ...]:
+    """``chunks`` of an axis, those starting at or past ``length`` (a stencil result's end) merged
+    into the last one that starts before it."""
+    kept: list[int] = []
+    start = 0
+    for n in chunks:
+        if start >= length and kept:
+            kept[-1] += n
+        else:
+            kept.append(n)
+        start += n
+    return tuple(kept)
 
 
 def _trims(ext: Sequence[int], depth: tuple[int, int], length: int) -> tuple[tuple[int, int], ...]:

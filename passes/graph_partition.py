@@ -184,6 +184,9 @@ def _name_classes(part: Partition, args: Sequence[SSAValue], chunks: Sequence[Se
 
 def _check(part: Partition, op: Operation) -> None:
     """Refuse what per-chunk code cannot compute, and record the reductions to cut."""
+    axes = [a for a in part.axes(op.results[0]) if a is not None]
+    if len(set(axes)) != len(axes):
+        raise _refuse(op, "an array whose two chunked axes meet (x + x.T)", "its chunks would have to be square")
     if isinstance(op, graph.ConstantOp) and not op.value.is_splat():
         if any(part.axis(op.results[0], d) is not None for d in range(len(graph.shape_of(op.results[0])))):
             raise _refuse(op, "an array constant along a chunked axis", "pass it as an argument instead")

@@ -127,13 +127,14 @@ def test_written_2d_stencil(client, chunks):
 
 @kiln.function
 def scalars(a):
-    d = a[1:] - a[:-1]
-    return (d * d).sum(), np.linalg.norm(a), (a > 0.5).any(), (a > 0.01).all()
+    d = a[2:] - a[:-2]
+    return (d * d).sum(), d.max(), np.linalg.norm(a), (a > 0.5).any(), (a > 0.01).all()
 
 
-def test_reduction_of_a_stencil_norms_any_all(client):
+@pytest.mark.parametrize("chunks", [(1, 3, 6), (8, 2)], ids=["uneven", "last-chunk-past-the-stencil-end"])
+def test_reduction_of_a_stencil_norms_any_all(client, chunks):
     v = np.random.default_rng(6).random(10)
-    _check(scalars, v, chunks=[(1, 3, 6)])
+    _check(scalars, v, chunks=[chunks])
 
 
 def test_workers_compile_each_kernel_once(client):
@@ -190,7 +191,13 @@ def gram(a):
     return a @ a
 
 
-def test_unsupported_construct_names_itself_and_the_line():
-    line = inspect.getsourcelines(gram.python_function)[1] + 2
-    with pytest.raises(PartitionError, match=rf"test_dask.py:{line}:\d+: a matrix product .* not supported on Dask arrays"):
-        gram(da.ones((4, 4), chunks=2))
+@kiln.function
+def symmetric_part(a):
+    return a + a.T
+
+
+@pytest.mark.parametrize("f, construct", [(gram, "a matrix product"), (symmetric_part, "an array whose two chunked axes meet")])
+def test_unsupported_construct_names_itself_and_the_line(f, construct):
+    line = inspect.getsourcelines(f.python_function)[1] + 2
+    with pytest.raises(PartitionError, match=rf"test_dask.py:{line}:\d+: {construct} .* not supported on Dask arrays"):
+        f(da.ones((4, 4), chunks=2))

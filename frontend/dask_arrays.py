@@ -130,22 +130,25 @@ class _Builder:
         common, unified = unify_chunks(*pairs)
         arrays = list(unified)
         indices = pairs[1::2]
-        halo = plan.halo
+        # Dask extends a periodic axis alike at both ends
+        halo = {a: (max(d), max(d)) if a in self.part.periodic else d for a, d in plan.halo.items()}
         out_index = self._index(value)
         shape = graph.shape_of(value)
         # blocks that lie wholly past a stencil result's end would give empty chunks (a max of
         # none): they join the block before them
         merged = {name: _without_empty_tail(common[name], shape[d]) for d, name in enumerate(out_index) if name in halo}
         for i, (array, index) in enumerate(zip(arrays, indices)):
-            depth = {d: halo[name] for d, name in enumerate(index) if name in halo}
+            depth: dict[int, Any] = {d: halo[name] for d, name in enumerate(index) if name in halo}
             if depth:
                 array = array.rechunk({d: merged[index[d]] for d in depth if index[d] in merged})
-                arrays[i] = da.overlap.overlap(array, depth=depth, boundary={d: "none" for d in depth})
+                boundary = {d: "periodic" if index[d] in self.part.periodic else "none" for d in depth}
+                depth = {d: depth[d][0] if boundary[d] == "periodic" else depth[d] for d in depth}
+                arrays[i] = da.overlap.overlap(array, depth=depth, boundary=boundary)
         adjust: dict[str, Any] = {}
         trims = []
         for d in plan.trimmed:
             ext = next(a.chunks[idx.index(out_index[d])] for a, idx in zip(arrays, indices) if out_index[d] in idx)
-            table = _trims(ext, halo[out_index[d]], shape[d])
+            table = _trims(ext, halo[out_index[d]], shape[d], out_index[d] in self.part.periodic)
             trims.append((d, table))
             adjust[out_index[d]] = tuple(k for _, k in table)
         reduced = tuple(partial.axes.get_values()) if partial is not None else ()
@@ -184,16 +187,17 @@ def _without_empty_tail(chunks: Sequence[int], length: int) -> tuple[int, ...]:
     return tuple(kept)
 
 
-def _trims(ext: Sequence[int], depth: tuple[int, int], length: int) -> tuple[tuple[int, int], ...]:
-    """Per block of an axis extended by ``depth`` (Dask's overlap, no padding at the array's ends):
-    where the block's own part of the result starts in the extended block's result, and its length
-    (a stencil's result is ``length`` long; the last blocks may give fewer elements, or none)."""
+def _trims(ext: Sequence[int], depth: tuple[int, int], length: int, periodic: bool) -> tuple[tuple[int, int], ...]:
+    """Per block of an axis extended by ``depth`` (Dask's overlap: no padding at the array's ends,
+    or, ``periodic``, the other end's elements): where the block's own part of the result starts
+    in the extended block's result, and its length (a stencil's result is ``length`` long; the
+    last block may give fewer elements)."""
     left, right = depth
     out = []
     start = 0
     for b, n in enumerate(ext):
-        lo = left if b > 0 else 0
-        core = n - lo - (right if b < len(ext) - 1 else 0)
+        lo = left if b > 0 or periodic else 0
+        core = n - lo - (right if b < len(ext) - 1 or periodic else 0)
         keep = max(0, min(start + core, length) - start)
         out.append((lo, keep))
         start += core

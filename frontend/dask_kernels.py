@@ -25,7 +25,7 @@ from xdsl.ir import Operation, SSAValue
 from kiln.dialects import graph
 from kiln.frontend.dtypes import from_element
 from kiln.dialects.ir_utils import describe_location
-from kiln.passes.graph_partition import ELEMENTWISE, TREE_COMBINE, Partition, PartitionError
+from kiln.passes.graph_partition import ELEMENTWISE, TREE_COMBINE, Partition, PartitionError, roll_of
 
 #: graph op -> the NumPy (or kiln) function that computes it, where the names differ
 _FUNCTIONS = {
@@ -231,6 +231,11 @@ class _Emitter:
             return f"{args[0]}.astype({_dtype_name(dtype_of(result))})"
         if isinstance(op, ELEMENTWISE):
             return f"{_FUNCTIONS.get(short, 'np.' + short)}({', '.join(args)})"
+        if isinstance(op, graph.ConcatOp):
+            roll = roll_of(op)
+            if roll is not None:  # the chunk's own roll: wrong only within the (periodic) halo
+                return f"np.roll({self.names[roll[0]]}, {roll[1]}, axis={roll[2]})"
+            return f"np.concatenate([{', '.join(args)}], axis={op.axis.value.data})"
         if isinstance(op, graph.TransposeOp):
             return f"np.transpose({args[0]}, {tuple(op.perm.get_values())})"
         if isinstance(op, graph.BroadcastOp):

@@ -57,7 +57,7 @@ ELEMENTWISE = (graph.ElementwiseBinaryOp, graph.ElementwiseUnaryOp, graph.Elemen
 
 #: what users wrote for the ops refused under Dask, for the error
 _CONSTRUCTS = {
-    "graph.concat": "np.concatenate / np.roll",
+    "graph.concat": "np.concatenate along a chunked axis",
     "graph.matmul": "a matrix product (@, np.dot)",
     "graph.while": "a staged loop (for/while over arrays)",
     "graph.cond": "a staged if on an array",
@@ -93,6 +93,11 @@ class Partition:
     cuts: list[graph.ReduceOp] = field(default_factory=list)
     #: each grid axis's length (the length of the argument dimensions split along it)
     lengths: dict[str, int] = field(default_factory=dict)
+    #: the grid axes that an ``np.roll`` wraps around: their halo is taken across the array's ends
+    periodic: set[str] = field(default_factory=set)
+    #: the dimensions rolled, and the ops (with the dimension) that write at an offset from an end
+    _rolled: list[Dim] = field(default_factory=list)
+    _edges: list[tuple[Operation, Dim]] = field(default_factory=list)
     _parent: dict[Dim, Dim] = field(default_factory=dict)
     #: a class's grid axis and root length, by the class's representative
     _axis: dict[Dim, str] = field(default_factory=dict)
@@ -175,6 +180,11 @@ def _name_classes(part: Partition, args: Sequence[SSAValue], chunks: Sequence[Se
                     f"arrays of lengths {part.lengths[axis]} and {n} along one chunked axis are combined "
                     "(after a shift, or of different sizes): not supported on Dask arrays"
                 )
+    part.periodic = {a for a in (part.axis(*dim) for dim in part._rolled) if a is not None}
+    for op, dim in part._edges:
+        if part.axis(*dim) in part.periodic:
+            raise _refuse(op, "a write at an offset from the array's end, with np.roll along the same axis",
+                          "the halo cannot both wrap around and stop at the ends")
     for i, (arg, axes) in enumerate(zip(args, chunks)):
         for d, name in enumerate(axes):
             if name is None and part.axis(arg, d) is not None:
@@ -195,6 +205,10 @@ def _check(part: Partition, op: Operation) -> None:
             if op.kind.data not in TREE_COMBINE:
                 raise _refuse(op, f"the reduction {op.kind.data!r}", "no tree combine for it")
             part.cuts.append(op)
+    if isinstance(op, graph.ConcatOp) and roll_of(op) is None:
+        axis = op.axis.value.data
+        if any(part.axis(piece, axis) is not None for piece in op.inputs):
+            raise _refuse(op, _CONSTRUCTS[op.name], "only np.roll's wrap-around is split into chunks")
     if isinstance(op, (graph.SliceOp, graph.InsertSliceOp)):
         value = op.operands[0] if isinstance(op, graph.SliceOp) else op.dest
         strides = (op.stride if isinstance(op, graph.SliceOp) else op.strides).get_values()
@@ -217,6 +231,8 @@ def _propagate(part: Partition, op: Operation) -> tuple[tuple[int, int], ...]:
         return _slice(part, op)
     if isinstance(op, graph.TransposeOp):
         return _transpose(part, op)
+    if isinstance(op, graph.ConcatOp):
+        return _concat(part, op)
     if isinstance(op, graph.InsertSliceOp):
         return _insert_slice(part, op)
     raise _refuse(op, _CONSTRUCTS.get(op.name, op.name), "kiln cannot split it into chunks yet")
@@ -277,6 +293,54 @@ def _slice(part: Partition, op: graph.SliceOp) -> tuple[tuple[int, int], ...]:
     return tuple(margins)
 
 
+def roll_of(op: graph.ConcatOp) -> tuple[SSAValue, int, int] | None:
+    """``(array, shift, axis)`` when ``op`` is how ``np.roll`` traces: the concat of an array's
+    tail and head slices along one axis (the shift is the shorter way round); else None."""
+    axis = op.axis.value.data
+    if len(op.inputs) != 2:
+        return None
+    tail, head = (v.owner for v in op.inputs)
+    if not (isinstance(tail, graph.SliceOp) and isinstance(head, graph.SliceOp) and tail.operand == head.operand):
+        return None
+    src = graph.shape_of(tail.operand)
+    for piece, start in ((tail, None), (head, 0)):
+        size = graph.shape_of(piece.result)
+        for d, (b, s, m, n) in enumerate(zip(piece.start.get_values(), piece.stride.get_values(), size, src)):
+            if s != 1 or (d != axis and (b != 0 or m != n)) or (d == axis and start is not None and b != start):
+                return None
+    k = tail.start.get_values()[axis]
+    if graph.shape_of(head.result)[axis] != k or k == 0:
+        return None
+    n = src[axis]
+    return tail.operand, (-k if k <= n // 2 else n - k), axis
+
+
+def _concat(part: Partition, op: graph.ConcatOp) -> tuple[tuple[int, int], ...]:
+    """``np.roll`` (see :func:`roll_of`) keeps its array's axes and wraps its halo around; any
+    other concat keeps the other axes (:func:`_check` refuses one along a chunked axis)."""
+    roll = roll_of(op)
+    rank = len(graph.shape_of(op.result))
+    if roll is not None:
+        source, shift, axis = roll
+        margins = list(part.margins[source])
+        for d in range(rank):
+            part._unify((op.result, d), (source, d))
+        left, right = margins[axis]
+        margins[axis] = (left + shift, max(0, right - shift)) if shift > 0 else (max(0, left + shift), right - shift)
+        part._rolled.append((op.result, axis))
+        return tuple(margins)
+    axis = op.axis.value.data
+    margins = []
+    for d in range(rank):
+        if d == axis:
+            margins.append((0, 0))
+            continue
+        for piece in op.inputs:
+            part._unify((op.result, d), (piece, d))
+        margins.append((max(part.margins[p][d][0] for p in op.inputs), max(part.margins[p][d][1] for p in op.inputs)))
+    return tuple(margins)
+
+
 def _transpose(part: Partition, op: graph.TransposeOp) -> tuple[tuple[int, int], ...]:
     perm = op.perm.get_values()
     for d, source in enumerate(perm):
@@ -294,6 +358,8 @@ def _insert_slice(part: Partition, op: graph.InsertSliceOp) -> tuple[tuple[int, 
         part._unify((op.result, d), (op.dest, d))
         part._unify((op.result, d), (op.source, d))
         gap = n_dst[d] - offset - size
+        if offset or gap:
+            part._edges.append((op, (op.result, d)))
         margins.append((max(base[d][0], offset + source[d][0]), max(base[d][1], gap + source[d][1])))
     return tuple(margins)
 
@@ -308,7 +374,9 @@ def describe(part: Partition, op: Operation) -> str:
     halo = part.depth(value)
     text = f"blockwise {names}"
     if halo:
-        text += " halo " + " ".join(f"{a}({lo}, {hi})" for a, (lo, hi) in sorted(halo.items()))
+        text += " halo " + " ".join(
+            f"{a}({lo}, {hi}{', periodic' if a in part.periodic else ''})" for a, (lo, hi) in sorted(halo.items())
+        )
     return text
 
 

@@ -126,6 +126,19 @@ def test_written_2d_stencil(client, chunks):
 
 
 @kiln.function
+def periodic(a):
+    lap = np.roll(a, 1, axis=0) + np.roll(a, -1, axis=0) + np.roll(a, 2, axis=1) - 3 * a
+    d = np.roll(a, -1, axis=1) - a
+    return lap, (d * d).sum()
+
+
+@pytest.mark.parametrize("chunks", [((1, 2, 6), (4, 2)), 1], ids=["uneven", "smaller-than-halo"])
+def test_roll_wraps_its_halo_around(client, chunks):
+    a = np.random.default_rng(9).random((9, 6))
+    _check(periodic, a, chunks=[chunks])
+
+
+@kiln.function
 def scalars(a):
     d = a[2:] - a[:-2]
     return (d * d).sum(), d.max(), np.linalg.norm(a), (a > 0.5).any(), (a > 0.01).all()
@@ -196,8 +209,25 @@ def symmetric_part(a):
     return a + a.T
 
 
-@pytest.mark.parametrize("f, construct", [(gram, "a matrix product"), (symmetric_part, "an array whose two chunked axes meet")])
-def test_unsupported_construct_names_itself_and_the_line(f, construct):
-    line = inspect.getsourcelines(f.python_function)[1] + 2
+@kiln.function
+def joined(a):
+    return np.concatenate([a, a])
+
+
+@kiln.function
+def rolled_and_written(a):
+    out = np.zeros_like(a)
+    out[1:] = np.roll(a, 1, axis=0)[1:]
+    return out
+
+
+@pytest.mark.parametrize("f, line, construct", [
+    (gram, 2, "a matrix product"),
+    (symmetric_part, 2, "an array whose two chunked axes meet"),
+    (joined, 2, "np.concatenate along a chunked axis"),
+    (rolled_and_written, 3, "a write at an offset from the array's end, with np.roll along the same axis"),
+], ids=["matmul", "x+x.T", "concatenate", "roll-and-edge-write"])
+def test_unsupported_construct_names_itself_and_the_line(f, line, construct):
+    line += inspect.getsourcelines(f.python_function)[1]
     with pytest.raises(PartitionError, match=rf"test_dask.py:{line}:\d+: {construct} .* not supported on Dask arrays"):
-        f(da.ones((4, 4), chunks=2))
+        f(da.ones((4, 4), chunks=2))  # refused when called: nothing is computed

@@ -73,3 +73,14 @@ func.func @written_stencil(%a: tensor<8xf64> {kiln.chunks = ["a"]}) -> tensor<8x
   %5 = graph.insert_slice %4 into %1[] [] static_offsets array<i64: 1> static_sizes array<i64: 6> strides array<i64: 1> : tensor<6xf64> into tensor<8xf64>
   func.return %5 : tensor<8xf64>
 }
+
+// np.roll traces as the concat of a tail and a head slice: a shift by one that wraps around, so
+// the halo is taken across the array's ends (periodic), one element on the side it comes from.
+// CHECK-LABEL: func.func @rolled
+// CHECK:         graph.concat %{{.*}}, %{{.*}} axis 0 {kiln.partition = "blockwise [a] halo a(1, 0, periodic)"}
+func.func @rolled(%a: tensor<8xf64> {kiln.chunks = ["a"]}) -> tensor<8xf64> {
+  %0 = graph.slice %a start array<i64: 7> stride array<i64: 1> : tensor<8xf64> -> tensor<1xf64>
+  %1 = graph.slice %a start array<i64: 0> stride array<i64: 1> : tensor<8xf64> -> tensor<7xf64>
+  %2 = graph.concat %0, %1 axis 0 : (tensor<1xf64>, tensor<7xf64>) -> tensor<8xf64>
+  func.return %2 : tensor<8xf64>
+}

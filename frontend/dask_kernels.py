@@ -179,7 +179,7 @@ class _Emitter:
                 if axis is None or (cut is not None and d in cut.axes.get_values()):
                     continue
                 shrink = self.part.shrink(whole, d)
-                if shrink and (axis in halo or self._others_carry(inputs, value, axis)):
+                if cut is not None and shrink and (axis in halo or self._others_carry(inputs, value, axis)):
                     # its chunks are the stencil result's, shorter than the other inputs' along the axis
                     raise PartitionError(f"{describe_location(cut.location)}: a reduction of a stencil result, combined "
                                          "along the axis it keeps chunked, is not supported on Dask arrays")
@@ -189,10 +189,7 @@ class _Emitter:
 
     def _others_carry(self, inputs: Sequence[SSAValue], value: SSAValue, axis: str) -> bool:
         """Whether an input other than ``value`` is chunked along ``axis``."""
-        def carried(v: SSAValue) -> tuple[str | None, ...]:
-            owner = v.owner
-            return self.part.axes(owner.operand) if isinstance(owner, graph.ReduceOp) else self.part.axes(v)
-        return any(axis in carried(v) for v in inputs if v is not value)
+        return any(axis in self.part.axes(v) for v in inputs if v is not value)
 
     def final(self, op: graph.ReduceOp, combined: str) -> str:
         """The final step of a cut reduction on its combined partials (kept dimensions of size 1)."""

@@ -8,14 +8,17 @@ docs/dask.md and kiln.frontend.dask_arrays, which runs what this pass decides).
 
 Per value and dimension the analysis keeps:
 
-- the grid axis (a name, or none: the dimension is whole in every chunk); elementwise ops unify
-  their operands' axes, which must then have the same length (the length of the arguments'
-  dimension, the *root*: a slice keeps its operand's axis and root);
+- the grid axis (a name, or none: the dimension is whole in every chunk): dimensions that must
+  be chunked alike are one class of a union-find (an elementwise op's result and operands, a
+  transpose's permuted axes, a slice and its operand), named after the argument dimension in it,
+  whose length every argument dimension in it must have (a slice is shorter: it *shrinks*);
 - the halo *margins* ``(left, right)``: how many elements at either end of a chunk's local value
   are wrong unless the chunk's input was extended by neighbours' elements (an ``insert_slice`` at
   an offset makes them: ``out[1:-1] = ...`` leaves ``out[0]`` of a chunk wrong); slices at
   offsets are read as shifts (``a[2:]`` is ``a`` moved by 2), which is what makes a stencil a
   stencil: the local value at index ``j`` is the global one at the chunk's start plus ``j``.
+  ``np.roll`` (a concat of a tail and a head slice) is a shift that wraps around: its axis is
+  *periodic*, its halo taken across the array's ends.
 
 A reduction over a split axis is *cut*: per chunk a partial reduction, then a tree combine and a
 final step (``mean`` divides by the global count). Anything else that the per-chunk code cannot
@@ -24,7 +27,8 @@ express is refused with the user's line.
 Expects: a function of one block whose arguments carry ``kiln.chunks`` (an array of strings per
 argument, a grid axis name or ``"*"`` per dimension; an argument without it is whole).
 Guarantees: the IR is unchanged but for a ``kiln.partition`` string on every op saying how its
-result is chunked (``blockwise [x, *]``, ``... halo x(1, 1)``, ``tree sum [x] -> [*]``).
+result is chunked (``blockwise [x, *]``, ``... halo x(1, 1)``, ``... halo x(1, 0, periodic)``,
+``tree sum [x, *] -> [*]``).
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
 from kiln.dialects import graph
@@ -55,20 +56,24 @@ def call(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     spec_args, spec_kwargs = pytree.unflatten(tree, iter(traced_leaves))
     concrete = function.get_concrete_function(*spec_args, **spec_kwargs)
     traced = concrete.traced
-    if traced.written_arguments or traced.variables or traced.statics or traced.container_effects:
+    if traced.statics or traced.container_effects:
         raise NotImplementedError(
-            f"{function.__name__}: with Dask arrays, a function may not write its arguments, use kiln.Variables "
-            "or return Python values"
+            f"{function.__name__}: with Dask arrays, a function may not return Python values or change its "
+            "argument lists and dicts"
         )
     flat, _ = pytree.flatten(lift_list_numbers((tuple(spec_args), spec_kwargs)))
     tensors = [leaf for leaf in flat if is_tensor_value(leaf) or isinstance(leaf, TensorSpec)]
     fn = traced.func_op
-    arrays = []
+    arrays: list[Any] = []  # None for an argument the function writes (graph-partition refuses the write)
     for t, arg in zip(tensors, fn.body.block.args):
         if id(t) not in dask_of and not isinstance(t, (np.ndarray, np.generic)):
             raise NotImplementedError(f"{function.__name__}: lists of numbers are not supported with Dask arrays yet")
-        arrays.append(dask_of[id(t)] if id(t) in dask_of else da.from_array(np.asarray(t, dtype_of(arg)), chunks=-1))
-    chunks = [[None if n == 1 else f"a{i}.{d}" for d, n in enumerate(a.shape)] for i, a in enumerate(arrays)]
+        if not isinstance(arg.type, TensorType):
+            arrays.append(None)
+        else:
+            arrays.append(dask_of[id(t)] if id(t) in dask_of else da.from_array(np.asarray(t, dtype_of(arg)), chunks=-1))
+    chunks = [[] if a is None else [None if n == 1 else f"a{i}.{d}" for d, n in enumerate(a.shape)]
+              for i, a in enumerate(arrays)]
     builder = _Builder(partition(fn, chunks), fn, arrays, function.target, function.isa)
     outputs = [builder.output(v) for v in fn.body.block.last_op.operands]  # type: ignore[union-attr]
     return pytree.unflatten(traced.output_tree, iter(outputs))

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
@@ -70,8 +70,8 @@ _CONSTRUCTS = {
     "graph.scatter": "assignment through an array index",
     "graph.scan": "a cumulative sum or product",
     "graph.print": "kiln.print",
-    "graph.read": "a kiln.Variable",
-    "graph.assign": "a kiln.Variable",
+    "graph.read": "state (a kiln.Variable, kiln.random's generator, or an argument the function writes)",
+    "graph.assign": "state (a kiln.Variable, kiln.random's generator, or an argument the function writes)",
     "graph.reshape": "a reshape",
     "graph.dynamic_slice": "a slice at a position known only at run time",
 }
@@ -156,7 +156,8 @@ def partition(fn: func.FuncOp, chunks: Sequence[Sequence[str | None]]) -> Partit
     None per dimension); raises :class:`PartitionError` naming the first construct that cannot
     run chunk by chunk."""
     part = Partition()
-    args = fn.body.block.args
+    args = [a for a in fn.body.block.args if isinstance(a.type, TensorType)]  # not a Variable's resource
+    chunks = [c for a, c in zip(fn.body.block.args, chunks) if isinstance(a.type, TensorType)]
     for arg in args:
         part.margins[arg] = ((0, 0),) * len(graph.shape_of(arg))
     ops = [op for op in fn.body.block.ops if not isinstance(op, func.ReturnOp)]
@@ -390,7 +391,7 @@ def _argument_chunks(fn: func.FuncOp) -> list[list[str | None]]:
     attrs = fn.arg_attrs.data if fn.arg_attrs is not None else [DictionaryAttr({})] * len(fn.body.block.args)
     for arg, dictionary in zip(fn.body.block.args, attrs):
         given = dictionary.data.get(CHUNKS_ATTR)
-        rank = len(graph.shape_of(arg))
+        rank = len(graph.shape_of(arg)) if isinstance(arg.type, TensorType) else 0
         if isinstance(given, ArrayAttr):
             names = [a.data for a in given.data if isinstance(a, StringAttr)]
             chunks.append([None if a == "*" else a for a in names])

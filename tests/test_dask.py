@@ -221,12 +221,29 @@ def rolled_and_written(a):
     return out
 
 
+generator = kiln.random.Generator(0)
+STATE = r"state \(a kiln.Variable, kiln.random's generator, or an argument the function writes\)"
+
+
+@kiln.function
+def noisy(a):
+    return a + generator.normal(size=a.shape)
+
+
+@kiln.function
+def writes_its_argument(a):
+    a[0] = 1.0
+    return a * 2
+
+
 @pytest.mark.parametrize("f, line, construct", [
     (gram, 2, "a matrix product"),
     (symmetric_part, 2, "an array whose two chunked axes meet"),
     (joined, 2, "np.concatenate along a chunked axis"),
     (rolled_and_written, 3, "a write at an offset from the array's end, with np.roll along the same axis"),
-], ids=["matmul", "x+x.T", "concatenate", "roll-and-edge-write"])
+    (noisy, 2, STATE),
+    (writes_its_argument, 2, STATE),
+], ids=["matmul", "x+x.T", "concatenate", "roll-and-edge-write", "random", "written-argument"])
 def test_unsupported_construct_names_itself_and_the_line(f, line, construct):
     line += inspect.getsourcelines(f.python_function)[1]
     with pytest.raises(PartitionError, match=rf"test_dask.py:{line}:\d+: {construct} .* not supported on Dask arrays"):

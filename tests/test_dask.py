@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 import os
 import pickle
+import time
 
 import dask.array as da
 import distributed
@@ -248,3 +249,39 @@ def test_unsupported_construct_names_itself_and_the_line(f, line, construct):
     line += inspect.getsourcelines(f.python_function)[1]
     with pytest.raises(PartitionError, match=rf"test_dask.py:{line}:\d+: {construct} .* not supported on Dask arrays"):
         f(da.ones((4, 4), chunks=2))  # refused when called: nothing is computed
+
+
+async def _exit_now() -> None:
+    """Kill this worker process abruptly (its nanny starts a new one); a coroutine, as
+    ``client.run(..., wait=False)`` requires."""
+    os._exit(1)
+
+
+@kiln.function
+def column_norms(a):
+    return np.sqrt((a * a).sum(axis=0)) + np.abs(a).max(axis=0)
+
+
+def test_a_worker_killed_mid_computation_changes_nothing(client):
+    a = np.random.default_rng(10).normal(size=(40, 6))
+    future = client.compute(column_norms(da.from_array(a, chunks=(5, 3))))
+    busy = _wait_for_busy_worker(client)
+    assert not future.done()
+    client.run(_exit_now, workers=[busy], wait=False)  # its tasks run again elsewhere, compiled anew
+    np.testing.assert_allclose(future.result(timeout=300), column_norms.python_function(a), rtol=1e-12)
+    for _ in range(1000):  # the worker did die (the scheduler may learn it after the result)
+        if busy not in client.scheduler_info()["workers"]:
+            break
+        time.sleep(0.01)
+    else:
+        raise AssertionError(f"worker {busy} still alive")
+
+
+def _wait_for_busy_worker(client) -> str:
+    """A worker that holds tasks of the computation now (its first kernels are still compiling)."""
+    for _ in range(600):
+        busy = [worker for worker, tasks in client.processing().items() if tasks]
+        if busy:
+            return busy[0]
+        time.sleep(0.01)
+    raise AssertionError("no worker took a task in 6 s")

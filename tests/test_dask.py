@@ -251,6 +251,12 @@ def test_unsupported_construct_names_itself_and_the_line(f, line, construct):
         f(da.ones((4, 4), chunks=2))  # refused when called: nothing is computed
 
 
+def test_user_passes_are_refused_not_ignored():
+    with_passes = kiln.function(lambda a: a * 2, passes="cse")
+    with pytest.raises(NotImplementedError, match="rules= and passes= are not supported with Dask arrays"):
+        with_passes(da.ones(4, chunks=2))
+
+
 async def _exit_now() -> None:
     """Kill this worker process abruptly (its nanny starts a new one); a coroutine, as
     ``client.run(..., wait=False)`` requires."""

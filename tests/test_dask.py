@@ -79,6 +79,8 @@ def test_dask_arguments_chunked_differently_transposed_and_numpy(client):
     x, y = rng.random((9, 4)), rng.random((4, 9))
     _check(mixed, x, y, chunks=[(3, 2), (4, 5)])  # y's axes meet x's transposed: chunked alike
     _check(mixed, x, y, chunks=[(2, 4), None])  # y is NumPy: cut like x
+    by_keyword = mixed(y=da.from_array(y, chunks=(2, 5)), x=da.from_array(x, chunks=3))
+    np.testing.assert_allclose(by_keyword.compute(), mixed.python_function(x, y), rtol=1e-12)
 
 
 @kiln.function

@@ -33,8 +33,9 @@ result is chunked (``blockwise [x, *]``, ``... halo x(1, 1)``, ``... halo x(1, 0
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -223,24 +224,16 @@ def _check(part: Partition, op: Operation) -> None:
 
 
 def _propagate(part: Partition, op: Operation) -> tuple[tuple[int, int], ...]:
-    """Unify ``op``'s result dimensions with its operands' and give the result's margins."""
-    if isinstance(op, graph.ConstantOp):
-        return ((0, 0),) * len(graph.shape_of(op.results[0]))
-    if isinstance(op, ELEMENTWISE):
-        return _elementwise(part, op)
-    if isinstance(op, graph.BroadcastOp):
-        return _broadcast(part, op)
-    if isinstance(op, graph.ReduceOp):
-        return _reduce(part, op)
-    if isinstance(op, graph.SliceOp):
-        return _slice(part, op)
-    if isinstance(op, graph.TransposeOp):
-        return _transpose(part, op)
-    if isinstance(op, graph.ConcatOp):
-        return _concat(part, op)
-    if isinstance(op, graph.InsertSliceOp):
-        return _insert_slice(part, op)
+    """Unify ``op``'s result dimensions with its operands' and give the result's margins (the
+    rule of the first of :data:`_RULES` that ``op`` is an instance of)."""
+    for kind, rule in _RULES:
+        if isinstance(op, kind):
+            return rule(part, op)
     raise _refuse(op, _CONSTRUCTS.get(op.name, op.name), "kiln cannot split it into chunks yet")
+
+
+def _constant(part: Partition, op: graph.ConstantOp) -> tuple[tuple[int, int], ...]:
+    return ((0, 0),) * len(graph.shape_of(op.results[0]))
 
 
 def _elementwise(part: Partition, op: Operation) -> tuple[tuple[int, int], ...]:
@@ -367,6 +360,19 @@ def _insert_slice(part: Partition, op: graph.InsertSliceOp) -> tuple[tuple[int, 
             part._edges.append((op, (op.result, d)))
         margins.append((max(base[d][0], offset + source[d][0]), max(base[d][1], gap + source[d][1])))
     return tuple(margins)
+
+
+#: op kinds and their propagation rules
+_RULES: tuple[tuple[Any, Callable[[Partition, Any], tuple[tuple[int, int], ...]]], ...] = (
+    (graph.ConstantOp, _constant),
+    (ELEMENTWISE, _elementwise),
+    (graph.BroadcastOp, _broadcast),
+    (graph.ReduceOp, _reduce),
+    (graph.SliceOp, _slice),
+    (graph.TransposeOp, _transpose),
+    (graph.ConcatOp, _concat),
+    (graph.InsertSliceOp, _insert_slice),
+)
 
 
 def describe(part: Partition, op: Operation) -> str:

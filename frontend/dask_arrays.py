@@ -18,14 +18,14 @@ from typing import Any
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from kiln.dialects import graph
 from kiln.frontend import pytree
 from kiln.frontend.dask_kernels import ChunkTask, combine_kernel, dtype_of, plan_kernel
 from kiln.frontend.list_numbers import lift_list_numbers
 from kiln.frontend.signature import TensorSpec, is_tensor_value
-from kiln.passes.graph_partition import Partition, partition
+from kiln.passes.graph_partition import Partition, combined_axes, partial_dims, partition
 
 
 def holds_dask_array(args: Sequence[Any], kwargs: dict[str, Any]) -> bool:
@@ -95,36 +95,40 @@ class _Builder:
         #: kernels are named after the function and their code
         self.prefix = f"kiln_chunk_{self.fn.sym_name.data}"
 
-    def _index(self, value: SSAValue, skip: Sequence[int] = ()) -> tuple[str, ...]:
+    def _index(self, value: SSAValue) -> tuple[str, ...]:
         """Dask's index of ``value``'s dimensions: the grid axis, or a fresh name (whole)."""
-        return tuple(
-            a if a is not None and d not in skip else f"_w{next(self.fresh)}" for d, a in enumerate(self.part.axes(value))
-        )
+        return self._dims_index([(value, d) for d in range(len(graph.shape_of(value)))])
 
     def _input(self, value: SSAValue) -> tuple[Any, tuple[str, ...]]:
         owner = value.owner
-        if isinstance(owner, graph.ReduceOp):  # combined partials: the operand's rank
+        if isinstance(owner, Operation) and self.part.is_cut(owner):  # combined partials (see partial_dims)
             if value not in self.inputs:
                 self.inputs[value] = self._reduction(owner)
-            return self.inputs[value], self._index(owner.operand, skip=list(owner.axes.get_values()))
+            return self.inputs[value], self._dims_index(partial_dims(owner), skip=combined_axes(owner))
         return self.inputs[value], self._index(value)
+
+    def _dims_index(self, dims: Sequence[tuple[SSAValue, int]], skip: Sequence[int] = ()) -> tuple[str, ...]:
+        """Dask's index of an array whose dimensions follow ``dims`` (a grid axis, or fresh: whole)."""
+        axes = [self.part.axis(v, e) for v, e in dims]
+        return tuple(a if a is not None and d not in skip else f"_w{next(self.fresh)}" for d, a in enumerate(axes))
 
     def output(self, value: SSAValue) -> Any:
         return self._blockwise(value, None)
 
-    def _reduction(self, op: graph.ReduceOp) -> Any:
-        """A cut reduction: each chunk's partial, then Dask's tree of combines."""
+    def _reduction(self, op: Operation) -> Any:
+        """A cut (a reduction, a contracting product): each chunk's partial, then Dask's tree of combines."""
         import dask.array as da
 
-        partials = self._blockwise(op.operand, op)
-        axes = tuple(op.axes.get_values())
-        combine = ChunkTask(combine_kernel(op.kind.data, axes, op.operand, self.prefix, self.target, self.isa))
-        dtype = dtype_of(op.operand)
+        value = op.results[0] if isinstance(op, graph.MatmulOp) else op.operands[0]
+        partials = self._blockwise(value, op)
+        axes = combined_axes(op)
+        dtype = dtype_of(value)
+        combine = ChunkTask(combine_kernel(op, partials.ndim, dtype, self.prefix, self.target, self.isa))
         return da.reduction(partials, chunk=_identity, combine=combine, aggregate=combine, axis=axes, keepdims=True,
                             dtype=dtype, concatenate=True, meta=np.empty((0,) * partials.ndim, dtype))
 
-    def _blockwise(self, value: SSAValue, partial: graph.ReduceOp | None) -> Any:
-        """The kernel computing ``value`` (or, with ``partial``, its partial reduction) per chunk."""
+    def _blockwise(self, value: SSAValue, partial: Operation | None) -> Any:
+        """The kernel computing ``value`` (or, with ``partial``, the cut's partials) per chunk."""
         import dask.array as da
         from dask.array.core import ArrayBlockIdDep, unify_chunks
 
@@ -137,8 +141,9 @@ class _Builder:
         indices = pairs[1::2]
         # Dask extends a periodic axis alike at both ends
         halo = {a: (max(d), max(d)) if a in self.part.periodic else d for a, d in plan.halo.items()}
-        out_index = self._index(value)
-        shape = graph.shape_of(value)
+        dims = partial_dims(partial) if partial is not None else [(value, d) for d in range(len(graph.shape_of(value)))]
+        out_index = self._dims_index(dims)
+        shape = tuple(graph.shape_of(v)[e] for v, e in dims)
         # blocks that lie wholly past a stencil result's end would give empty chunks (a max of
         # none): they join the block before them
         merged = {name: _without_empty_tail(common[name], shape[d]) for d, name in enumerate(out_index) if name in halo}
@@ -156,8 +161,7 @@ class _Builder:
             table = _trims(ext, halo[out_index[d]], shape[d], out_index[d] in self.part.periodic)
             trims.append((d, table))
             adjust[out_index[d]] = tuple(k for _, k in table)
-        reduced = tuple(partial.axes.get_values()) if partial is not None else ()
-        for d in reduced:
+        for d in combined_axes(partial) if partial is not None else ():
             adjust[out_index[d]] = 1
         new_axes = {name: shape[d] for d, name in enumerate(out_index) if name.startswith("_w")}
         args: list[Any] = [x for pair in zip(arrays, indices) for x in pair]

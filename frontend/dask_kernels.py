@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +25,8 @@ from xdsl.ir import Operation, SSAValue
 from kiln.dialects import graph
 from kiln.frontend.dtypes import from_element
 from kiln.dialects.ir_utils import describe_location
-from kiln.passes.graph_partition import ELEMENTWISE, TREE_COMBINE, Partition, PartitionError, roll_of
+from kiln.passes.graph_partition import (ELEMENTWISE, Partition, PartitionError, combine_kind, combined_axes, partial_dims,
+                                         roll_of)
 
 #: graph op -> the NumPy (or kiln) function that computes it, where the names differ
 _FUNCTIONS = {
@@ -138,15 +139,15 @@ class _Emitter:
         self.names: dict[SSAValue, str] = {}
         self.lengths: dict[str, str] = {}
 
-    def cone(self, value: SSAValue) -> tuple[list[SSAValue], list[Operation]]:
-        """The inputs and ops (in program order) that ``value`` needs."""
+    def cone(self, values: Sequence[SSAValue]) -> tuple[list[SSAValue], list[Operation]]:
+        """The inputs and ops (in program order) that ``values`` need."""
         inputs: set[SSAValue] = set()
         needed: set[Operation] = set()
-        stack = [value]
+        stack = list(values)
         while stack:
             v = stack.pop()
             owner = v.owner
-            if not isinstance(owner, Operation) or (isinstance(owner, graph.ReduceOp) and self.part.is_cut(owner)):
+            if not isinstance(owner, Operation) or self.part.is_cut(owner):
                 inputs.add(v)
             elif owner not in needed:
                 needed.add(owner)
@@ -172,13 +173,14 @@ class _Emitter:
         for i, value in enumerate(inputs):
             name = f"in{i}"
             params.append(name)
-            cut = value.owner if isinstance(value.owner, graph.ReduceOp) else None
-            whole = value if cut is None else cut.operand
-            for d in range(len(graph.shape_of(whole))):
-                axis = self.part.axis(whole, d)
-                if axis is None or (cut is not None and d in cut.axes.get_values()):
+            cut = value.owner if isinstance(value.owner, Operation) and self.part.is_cut(value.owner) else None
+            dims = [(value, d) for d in range(len(graph.shape_of(value)))] if cut is None else partial_dims(cut)
+            combined = () if cut is None else combined_axes(cut)
+            for d, (whole, e) in enumerate(dims):
+                axis = self.part.axis(whole, e)
+                if axis is None or d in combined:
                     continue
-                shrink = self.part.shrink(whole, d)
+                shrink = self.part.shrink(whole, e)
                 if cut is not None and shrink and (axis in halo or self._others_carry(inputs, value, axis)):
                     # its chunks are the stencil result's, shorter than the other inputs' along the axis
                     raise PartitionError(f"{describe_location(cut.location)}: a reduction of a stencil result, combined "
@@ -191,10 +193,14 @@ class _Emitter:
         """Whether an input other than ``value`` is chunked along ``axis``."""
         return any(axis in self.part.axes(v) for v in inputs if v is not value)
 
-    def final(self, op: graph.ReduceOp, combined: str) -> str:
-        """The final step of a cut reduction on its combined partials (kept dimensions of size 1)."""
+    def final(self, op: Operation, combined: str) -> str:
+        """The final step of a cut on its combined partials (combined dimensions of size 1)."""
         name = f"v{len(self.names)}"
         expr = combined
+        if isinstance(op, graph.MatmulOp):
+            self.lines.append(f"    {name} = {combined}.reshape(({combined}.shape[0], {combined}.shape[2]))")
+            return name
+        assert isinstance(op, graph.ReduceOp)
         if op.kind.data == "mean":
             count = math.prod(graph.shape_of(op.operand)[a] for a in op.axes.get_values())
             expr = f"{expr} / {_dtype_name(np.empty(0, dtype_of(op.result)).real.dtype)}({count})"
@@ -217,31 +223,10 @@ class _Emitter:
         self.lines.append(f"    {name} = {self.expression(op, result, args)}")
 
     def expression(self, op: Operation, result: SSAValue, args: list[str]) -> str:
-        short = op.name.split(".", 1)[1]
-        if isinstance(op, graph.ConstantOp):
-            return self.constant(op)
-        if isinstance(op, graph.CmpOp):
-            return f"{_COMPARE[op.predicate.data]}({args[0]}, {args[1]})"
-        if isinstance(op, graph.SelectOp):
-            return f"np.where({', '.join(args)})"
-        if isinstance(op, graph.CastOp):
-            return f"{args[0]}.astype({_dtype_name(dtype_of(result))})"
-        if isinstance(op, ELEMENTWISE):
-            return f"{_FUNCTIONS.get(short, 'np.' + short)}({', '.join(args)})"
-        if isinstance(op, graph.ConcatOp):
-            roll = roll_of(op)
-            if roll is not None:  # the chunk's own roll: wrong only within the (periodic) halo
-                return f"np.roll({self.names[roll[0]]}, {roll[1]}, axis={roll[2]})"
-            return f"np.concatenate([{', '.join(args)}], axis={op.axis.value.data})"
-        if isinstance(op, graph.TransposeOp):
-            return f"np.transpose({args[0]}, {tuple(op.perm.get_values())})"
-        if isinstance(op, graph.BroadcastOp):
-            return f"np.broadcast_to({args[0]}, {self.shape(result)})"
-        if isinstance(op, graph.ReduceOp):
-            keep = ", keepdims=True" if op.keepdims is not None else ""
-            return f"np.{op.kind.data}({args[0]}, axis={tuple(op.axes.get_values())}{keep})"
-        if isinstance(op, graph.SliceOp):
-            return f"{args[0]}[{self.index(op.operands[0], op.start.get_values(), graph.shape_of(result), op.stride.get_values(), args[0])}]"
+        """The NumPy expression of ``op`` (the render rule of the first of :data:`_RENDER` it is an instance of)."""
+        for kind, render in _RENDER:
+            if isinstance(op, kind):
+                return render(self, op, result, args)
         raise self.refuse(op)
 
     def index(self, whole: SSAValue, starts: Sequence[int], sizes: Sequence[int], strides: Sequence[int],
@@ -276,19 +261,25 @@ class _Emitter:
         return PartitionError(f"{describe_location(op.location)}: {op.name} is not supported on Dask arrays")
 
 
-def plan_kernel(part: Partition, fn: func.FuncOp, value: SSAValue, prefix: str, *, partial: graph.ReduceOp | None = None,
+def plan_kernel(part: Partition, fn: func.FuncOp, value: SSAValue, prefix: str, *, partial: Operation | None = None,
                 target: str = "c", isa: str | None = None) -> KernelPlan:
-    """The kernel computing ``value`` per chunk (with ``partial``, a cut reduction whose operand
-    ``value`` is: the chunk's partial reduction of it, kept dimensions of size 1)."""
+    """The kernel computing ``value`` per chunk; with ``partial``, a cut whose operand ``value``
+    is (a product: whose result), the chunk's partial: the reduction of ``value`` with reduced
+    dimensions kept, of size 1, or the product of the operands' blocks, its contracted axis of size 1."""
     em = _Emitter(part, fn)
-    inputs, ops = em.cone(value)
-    halo = _halo(part, value, inputs)
+    product = partial if isinstance(partial, graph.MatmulOp) else None
+    inputs, ops = em.cone([product.lhs, product.rhs] if product is not None else [value])
+    halo = {} if product is not None else _halo(part, value, inputs)
     for axis in sorted({a for op in ops for r in op.results for a in part.axes(r) if a is not None}):
         if not any(axis in part.axes(v) for v in inputs):  # np.zeros_like(x): x gives the chunks
             inputs.append(next(a for a in fn.body.block.args if axis in part.axes(a)))
     params = em.bind_inputs(inputs, halo)
     for op in ops:
         em.op(op)
+    if product is not None:
+        a, b = em.names[product.lhs], em.names[product.rhs]
+        em.lines.append(f"    return np.matmul({a}, {b}).reshape(({a}.shape[0], 1, {b}.shape[1]))")
+        return _kernel(prefix, params, [], em.lines, inputs, halo, [], target, isa)
     out = em.names[value]
     trimmed = [d for d in range(len(graph.shape_of(value))) if part.axis(value, d) in halo]
     trims = []
@@ -302,13 +293,17 @@ def plan_kernel(part: Partition, fn: func.FuncOp, value: SSAValue, prefix: str, 
                 index.append(":")
         em.lines.append(f"    {out} = {out}[{', '.join(index)},]")
     if partial is not None:
-        axes = tuple(partial.axes.get_values())
-        em.lines.append(f"    return np.{TREE_COMBINE[partial.kind.data]}({out}, axis={axes}, keepdims=True)")
+        em.lines.append(f"    return np.{combine_kind(partial)}({out}, axis={combined_axes(partial)}, keepdims=True)")
     else:
         em.lines.append(f"    return {out}")
-    name = _content_name(prefix, f"{params + trims}{em.lines}")
-    header = f"def {name}({', '.join(params + trims)}):"
-    source = "\n".join([header, *em.lines]) + "\n"
+    return _kernel(prefix, params, trims, em.lines, inputs, halo, trimmed, target, isa)
+
+
+def _kernel(prefix: str, params: list[str], trims: list[str], lines: list[str], inputs: list[SSAValue],
+            halo: dict[str, tuple[int, int]], trimmed: list[int], target: str, isa: str | None) -> KernelPlan:
+    """The plan of a kernel whose body is ``lines``: its source, named after its code."""
+    name = _content_name(prefix, f"{params + trims}{lines}")
+    source = "\n".join([f"def {name}({', '.join(params + trims)}):", *lines]) + "\n"
     return KernelPlan(Kernel(source, name, target, isa), inputs, halo, trimmed)
 
 
@@ -318,9 +313,10 @@ def _halo(part: Partition, value: SSAValue, inputs: Sequence[SSAValue]) -> dict[
     halo = part.depth(value)
     for v in inputs:
         owner = v.owner
-        if isinstance(owner, graph.ReduceOp):
-            for d, axis in enumerate(part.axes(owner.operand)):
-                if axis in halo and halo[axis] == (0, part.shrink(owner.operand, d)):
+        if isinstance(owner, Operation) and part.is_cut(owner):
+            for whole, e in partial_dims(owner):
+                axis = part.axis(whole, e)
+                if axis in halo and halo[axis] == (0, part.shrink(whole, e)):
                     del halo[axis]
     return halo
 
@@ -330,12 +326,53 @@ def _content_name(prefix: str, body: str) -> str:
     return f"{prefix}_{hashlib.sha256(body.encode()).hexdigest()[:12]}"
 
 
-def combine_kernel(kind: str, axes: Sequence[int], operand: SSAValue, prefix: str, target: str = "c",
+def combine_kernel(cut: Operation, rank: int, dtype: np.dtype[Any], prefix: str, target: str = "c",
                    isa: str | None = None) -> Kernel:
-    """The combine of a tree reduction: partials concatenated along ``axes``, reduced again; of
-    dynamic sizes, since the number of partials a combine takes varies."""
-    body = f"(partials):\n    return np.{TREE_COMBINE[kind]}(partials, axis={tuple(axes)}, keepdims=True)\n"
+    """The combine of a cut's partials (of ``rank`` dimensions), concatenated along the combined
+    axes and reduced again; of dynamic sizes, since the number of partials a combine takes varies."""
+    body = f"(partials):\n    return np.{combine_kind(cut)}(partials, axis={combined_axes(cut)}, keepdims=True)\n"
     name = _content_name(prefix, body)
-    source = f"def {name}{body}"
-    rank = len(graph.shape_of(operand))
-    return Kernel(source, name, target, isa, dynamic=((rank, dtype_of(operand).name),))
+    return Kernel(f"def {name}{body}", name, target, isa, dynamic=((rank, dtype.name),))
+
+
+# --------------------------------------------------------------------------- render rules
+# Each gives the NumPy expression of one kind of graph op from its operands' names.
+
+Render = Callable[[_Emitter, Any, SSAValue, list[str]], str]
+
+
+def _elementwise(em: _Emitter, op: Operation, result: SSAValue, args: list[str]) -> str:
+    short = op.name.split(".", 1)[1]
+    return f"{_FUNCTIONS.get(short, 'np.' + short)}({', '.join(args)})"
+
+
+def _concat(em: _Emitter, op: graph.ConcatOp, result: SSAValue, args: list[str]) -> str:
+    roll = roll_of(op)
+    if roll is not None:  # the chunk's own roll: wrong only within the (periodic) halo
+        return f"np.roll({em.names[roll[0]]}, {roll[1]}, axis={roll[2]})"
+    return f"np.concatenate([{', '.join(args)}], axis={op.axis.value.data})"
+
+
+def _reduce(em: _Emitter, op: graph.ReduceOp, result: SSAValue, args: list[str]) -> str:
+    keep = ", keepdims=True" if op.keepdims is not None else ""
+    return f"np.{op.kind.data}({args[0]}, axis={tuple(op.axes.get_values())}{keep})"
+
+
+def _slice(em: _Emitter, op: graph.SliceOp, result: SSAValue, args: list[str]) -> str:
+    index = em.index(op.operand, op.start.get_values(), graph.shape_of(result), op.stride.get_values(), args[0])
+    return f"{args[0]}[{index}]"
+
+
+_RENDER: tuple[tuple[Any, Render], ...] = (
+    (graph.ConstantOp, lambda em, op, result, args: em.constant(op)),
+    (graph.CmpOp, lambda em, op, result, args: f"{_COMPARE[op.predicate.data]}({args[0]}, {args[1]})"),
+    (graph.SelectOp, lambda em, op, result, args: f"np.where({', '.join(args)})"),
+    (graph.CastOp, lambda em, op, result, args: f"{args[0]}.astype({_dtype_name(dtype_of(result))})"),
+    (ELEMENTWISE, _elementwise),
+    (graph.ConcatOp, _concat),
+    (graph.MatmulOp, lambda em, op, result, args: f"np.matmul({args[0]}, {args[1]})"),
+    (graph.TransposeOp, lambda em, op, result, args: f"np.transpose({args[0]}, {tuple(op.perm.get_values())})"),
+    (graph.BroadcastOp, lambda em, op, result, args: f"np.broadcast_to({args[0]}, {em.shape(result)})"),
+    (graph.ReduceOp, _reduce),
+    (graph.SliceOp, _slice),
+)

@@ -63,7 +63,7 @@ ELEMENTWISE = (graph.ElementwiseBinaryOp, graph.ElementwiseUnaryOp, graph.Elemen
 #: what users wrote for the ops refused under Dask, for the error
 _CONSTRUCTS = {
     "graph.concat": "np.concatenate along a chunked axis",
-    "graph.matmul": "a matrix product (@, np.dot)",
+    "graph.matmul": "a matrix product of vectors or stacks of matrices (@, np.dot)",
     "graph.while": "a staged loop (for/while over arrays)",
     "graph.cond": "a staged if on an array",
     "graph.gather": "indexing with an array",
@@ -94,8 +94,8 @@ class Partition:
 
     #: per value and dimension, the halo margins ``(left, right)``
     margins: dict[SSAValue, tuple[tuple[int, int], ...]] = field(default_factory=dict)
-    #: the reductions over split axes: partial + combine + final
-    cuts: list[graph.ReduceOp] = field(default_factory=list)
+    #: the reductions over split axes and the matrix products contracting one: partial + combine + final
+    cuts: list[Operation] = field(default_factory=list)
     #: each grid axis's length (the length of the argument dimensions split along it)
     lengths: dict[str, int] = field(default_factory=dict)
     #: the grid axes that an ``np.roll`` wraps around: their halo is taken across the array's ends
@@ -211,6 +211,8 @@ def _check(part: Partition, op: Operation) -> None:
             if op.kind.data not in TREE_COMBINE:
                 raise _refuse(op, f"the reduction {op.kind.data!r}", "no tree combine for it")
             part.cuts.append(op)
+    if isinstance(op, graph.MatmulOp):
+        _check_matmul(part, op)
     if isinstance(op, graph.ConcatOp) and roll_of(op) is None:
         axis = op.axis.value.data
         if any(part.axis(piece, axis) is not None for piece in op.inputs):
@@ -230,6 +232,52 @@ def _propagate(part: Partition, op: Operation) -> tuple[tuple[int, int], ...]:
         if isinstance(op, kind):
             return rule(part, op)
     raise _refuse(op, _CONSTRUCTS.get(op.name, op.name), "kiln cannot split it into chunks yet")
+
+
+def _matrices(op: graph.MatmulOp) -> bool:
+    return len(graph.shape_of(op.lhs)) == len(graph.shape_of(op.rhs)) == 2
+
+
+def _matmul(part: Partition, op: graph.MatmulOp) -> tuple[tuple[int, int], ...]:
+    """A product of matrices: rows follow the left operand, columns the right one, and the
+    contracted axes are one class (a product of vectors or stacks keeps its axes apart)."""
+    if not _matrices(op):
+        return ((0, 0),) * len(graph.shape_of(op.result))
+    part._unify((op.result, 0), (op.lhs, 0))
+    part._unify((op.result, 1), (op.rhs, 1))
+    part._unify((op.lhs, 1), (op.rhs, 0))
+    return (part.margins[op.lhs][0], part.margins[op.rhs][1])
+
+
+def _check_matmul(part: Partition, op: graph.MatmulOp) -> None:
+    """A product contracting a chunked axis is cut (blockwise products, then their sum); its
+    operands must be exact on every chunk (no halo), and only matrices are split."""
+    split = [(v, d) for v in (op.lhs, op.rhs) for d in range(len(graph.shape_of(v))) if part.axis(v, d) is not None]
+    if split and not _matrices(op):
+        raise _refuse(op, _CONSTRUCTS[op.name], "only products of matrices are split into chunks")
+    if any(part.margins[v][d] != (0, 0) or part.shrink(v, d) for v, d in split):
+        raise _refuse(op, "a matrix product of a stencil result along a chunked axis", "its chunks are not exact")
+    if split and part.axis(op.lhs, 1) is not None:
+        part.cuts.append(op)
+
+
+def partial_dims(op: Operation) -> list[Dim]:
+    """Per dimension of a cut's per-chunk partials, the operand dimension whose chunks it follows:
+    a reduction's operand's; a product's rows, contracted axis and columns."""
+    if isinstance(op, graph.MatmulOp):
+        return [(op.lhs, 0), (op.lhs, 1), (op.rhs, 1)]
+    assert isinstance(op, graph.ReduceOp)
+    return [(op.operand, d) for d in range(len(graph.shape_of(op.operand)))]
+
+
+def combined_axes(op: Operation) -> tuple[int, ...]:
+    """The dimensions of a cut's partials that the combine reduces (of size 1 per partial)."""
+    return (1,) if isinstance(op, graph.MatmulOp) else tuple(op.axes.get_values())  # type: ignore[attr-defined]
+
+
+def combine_kind(op: Operation) -> str:
+    """How a cut's partials combine: a product's by sums, a reduction's by :data:`TREE_COMBINE`."""
+    return "sum" if isinstance(op, graph.MatmulOp) else TREE_COMBINE[op.kind.data]  # type: ignore[attr-defined]
 
 
 def _constant(part: Partition, op: graph.ConstantOp) -> tuple[tuple[int, int], ...]:
@@ -372,6 +420,7 @@ _RULES: tuple[tuple[Any, Callable[[Partition, Any], tuple[tuple[int, int], ...]]
     (graph.TransposeOp, _transpose),
     (graph.ConcatOp, _concat),
     (graph.InsertSliceOp, _insert_slice),
+    (graph.MatmulOp, _matmul),
 )
 
 
@@ -379,9 +428,10 @@ def describe(part: Partition, op: Operation) -> str:
     """What ``kiln.partition`` says of ``op``'s result."""
     value = op.results[0]
     names = "[" + ", ".join(a or "*" for a in part.axes(value)) + "]"
-    if isinstance(op, graph.ReduceOp) and part.is_cut(op):
-        source = "[" + ", ".join(a or "*" for a in part.axes(op.operand)) + "]"
-        return f"tree {op.kind.data} {source} -> {names}"
+    if part.is_cut(op):
+        source = "[" + ", ".join(part.axis(v, d) or "*" for v, d in partial_dims(op)) + "]"
+        what = "contract" if isinstance(op, graph.MatmulOp) else f"tree {op.kind.data}"  # type: ignore[attr-defined]
+        return f"{what} {source} -> {names}"
     halo = part.depth(value)
     text = f"blockwise {names}"
     if halo:

@@ -203,8 +203,19 @@ def _task_functions(lazy):
 
 
 @kiln.function
-def gram(a):
-    return a @ a
+def dense(x, w, b):
+    return np.maximum(x @ w + b, 0.0), (x @ w).sum()
+
+
+@pytest.mark.parametrize("chunks", [[(10, 6), None], [(3, (1, 5)), (2, 2)]], ids=["one-chunk", "uneven-contraction"])
+def test_matrix_products_contract_over_chunks(client, chunks):
+    rng = np.random.default_rng(11)
+    _check(dense, rng.random((10, 6)), rng.random((6, 4)), rng.random(4), chunks=[*chunks, None])
+
+
+@kiln.function
+def matvec(a):
+    return a @ np.ones(4)
 
 
 @kiln.function
@@ -240,7 +251,7 @@ def writes_its_argument(a):
 
 
 @pytest.mark.parametrize("f, line, construct", [
-    (gram, 2, "a matrix product"),
+    (matvec, 2, r"a matrix product of vectors or stacks of matrices \(@, np.dot\)"),
     (symmetric_part, 2, "an array whose two chunked axes meet"),
     (joined, 2, "np.concatenate along a chunked axis"),
     (rolled_and_written, 3, "a write at an offset from the array's end, with np.roll along the same axis"),

@@ -84,3 +84,12 @@ func.func @rolled(%a: tensor<8xf64> {kiln.chunks = ["a"]}) -> tensor<8xf64> {
   %2 = graph.concat %0, %1 axis 0 : (tensor<1xf64>, tensor<7xf64>) -> tensor<8xf64>
   func.return %2 : tensor<8xf64>
 }
+
+// A product contracting a chunked axis is cut: blockwise products of the operands' blocks
+// (rows x contracted x columns), summed by a tree; rows stay chunked as the left operand's.
+// CHECK-LABEL: func.func @product
+// CHECK:         graph.matmul %x, %w {kiln.partition = "contract [x, k, *] -> [x, *]"}
+func.func @product(%x: tensor<8x6xf64> {kiln.chunks = ["x", "k"]}, %w: tensor<6x4xf64> {kiln.chunks = ["k", "*"]}) -> tensor<8x4xf64> {
+  %0 = graph.matmul %x, %w : (tensor<8x6xf64>, tensor<6x4xf64>) -> tensor<8x4xf64>
+  func.return %0 : tensor<8x4xf64>
+}

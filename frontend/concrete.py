@@ -293,6 +293,11 @@ class ConcreteFunction:
     # ------------------------------------------------------------------ the levels
 
     @property
+    def traced(self) -> TracedGraph:
+        """The trace: the graph module and function, and how results are rebuilt (kiln.dask splits it)."""
+        return self._traced
+
+    @property
     def layout_arguments(self) -> tuple[int, ...]:
         """The tensor arguments whose memory layout the trace depends on (whether ``x.ravel()`` is
         a view, say): a call with one of them not C-contiguous needs a trace with its strides."""

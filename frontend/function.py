@@ -13,6 +13,7 @@ import functools
 import inspect
 import os
 import re
+import sys
 import weakref
 from dataclasses import replace
 from collections.abc import Callable, Sequence
@@ -281,6 +282,11 @@ class Function:
                 if out is not NotImplemented:
                     self._monitor.seen(found[1])  # a cache hit, as the full lookup would record
                     return out
+        if "dask" in sys.modules:  # Dask arrays in, a Dask array out (kiln.frontend.dask_arrays)
+            from kiln.frontend import dask_arrays
+
+            if dask_arrays.holds_dask_array(args, kwargs):
+                return dask_arrays.call(self, args, kwargs)
         with progress.compiling(self.__name__, self._stages):  # shown when a first call takes long
             concrete = self._concrete_for(args, kwargs)
             out = concrete(*args, **kwargs)

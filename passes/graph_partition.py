@@ -1,0 +1,472 @@
+"""``graph-partition``: how each value of a function is chunked, given its arguments' chunking.
+
+The model is MLIR's ``shard`` dialect: a sharding says, per tensor dimension, along which grid
+axis the tensor is split; propagation gives every op's result a sharding from its operands'; a
+reduction over a split axis leaves a *partial* value that needs a combine across the grid. Here
+the grid is a Dask array's block grid and the per-chunk code is a kiln function (see
+docs/dask.md and kiln.frontend.dask_arrays, which runs what this pass decides).
+
+Per value and dimension the analysis keeps:
+
+- the grid axis (a name, or none: the dimension is whole in every chunk): dimensions that must
+  be chunked alike are one class of a union-find (an elementwise op's result and operands, a
+  transpose's permuted axes, a slice and its operand), named after the argument dimension in it,
+  whose length every argument dimension in it must have (a slice is shorter: it *shrinks*);
+- the halo *margins* ``(left, right)``: how many elements at either end of a chunk's local value
+  are wrong unless the chunk's input was extended by neighbours' elements (an ``insert_slice`` at
+  an offset makes them: ``out[1:-1] = ...`` leaves ``out[0]`` of a chunk wrong); slices at
+  offsets are read as shifts (``a[2:]`` is ``a`` moved by 2), which is what makes a stencil a
+  stencil: the local value at index ``j`` is the global one at the chunk's start plus ``j``.
+  ``np.roll`` (a concat of a tail and a head slice) is a shift that wraps around: its axis is
+  *periodic*, its halo taken across the array's ends.
+
+A reduction over a split axis is *cut*: per chunk a partial reduction, then a tree combine and a
+final step (``mean`` divides by the global count). Anything else that the per-chunk code cannot
+express is refused with the user's line.
+
+Expects: a function of one block whose arguments carry ``kiln.chunks`` (an array of strings per
+argument, a grid axis name or ``"*"`` per dimension; an argument without it is whole).
+Guarantees: the IR is unchanged but for a ``kiln.partition`` string on every op saying how its
+result is chunked (``blockwise [x, *]``, ``... halo x(1, 1)``, ``... halo x(1, 0, periodic)``,
+``tree sum [x, *] -> [*]``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
+
+from kiln.dialects import graph
+from kiln.dialects.ir_utils import describe_location
+
+#: the argument attribute naming each dimension's grid axis (``"*"``: not split)
+CHUNKS_ATTR = "kiln.chunks"
+#: the op attribute this pass writes
+PARTITION_ATTR = "kiln.partition"
+
+#: reductions that split into partial + combine + final, and the reduction that makes each
+#: chunk's partial and combines partials (a mean sums; its final step divides)
+TREE_COMBINE = {"sum": "sum", "mean": "sum", "max": "max", "min": "min", "prod": "prod"}
+
+#: ops computed element by element from operands of the result's shape
+ELEMENTWISE = (graph.ElementwiseBinaryOp, graph.ElementwiseUnaryOp, graph.ElementwiseTestOp, graph.CmpOp,
+               graph.SelectOp, graph.CastOp, graph.ComplexToRealOp)
+
+#: what users wrote for the ops refused under Dask, for the error
+_CONSTRUCTS = {
+    "graph.concat": "np.concatenate along a chunked axis",
+    "graph.matmul": "a matrix product of vectors or stacks of matrices (@, np.dot)",
+    "graph.while": "a staged loop (for/while over arrays)",
+    "graph.cond": "a staged if on an array",
+    "graph.gather": "indexing with an array",
+    "graph.gather_row": "indexing with an array",
+    "graph.scatter": "assignment through an array index",
+    "graph.scan": "a cumulative sum or product",
+    "graph.print": "kiln.print",
+    "graph.read": "state (a kiln.Variable, kiln.random's generator, or an argument the function writes)",
+    "graph.assign": "state (a kiln.Variable, kiln.random's generator, or an argument the function writes)",
+    "graph.reshape": "a reshape",
+    "graph.dynamic_slice": "a slice at a position known only at run time",
+}
+
+
+class PartitionError(DiagnosticException):
+    """The function holds a construct that cannot run chunk by chunk (the message names it and the line)."""
+
+
+#: one dimension of one value: the unit that chunking is decided for
+Dim = tuple[SSAValue, int]
+
+
+@dataclass
+class Partition:
+    """The analysis of one function (see the module docstring). Dimensions that must be chunked
+    alike (an elementwise op's result and operands, a slice and its operand) are one class of a
+    union-find; a class that holds an argument's split dimension is split along that grid axis."""
+
+    #: per value and dimension, the halo margins ``(left, right)``
+    margins: dict[SSAValue, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+    #: the reductions over split axes and the matrix products contracting one: partial + combine + final
+    cuts: list[Operation] = field(default_factory=list)
+    #: each grid axis's length (the length of the argument dimensions split along it)
+    lengths: dict[str, int] = field(default_factory=dict)
+    #: the grid axes that an ``np.roll`` wraps around: their halo is taken across the array's ends
+    periodic: set[str] = field(default_factory=set)
+    #: the dimensions rolled, and the ops (with the dimension) that write at an offset from an end
+    _rolled: list[Dim] = field(default_factory=list)
+    _edges: list[tuple[Operation, Dim]] = field(default_factory=list)
+    _parent: dict[Dim, Dim] = field(default_factory=dict)
+    #: a class's grid axis and root length, by the class's representative
+    _axis: dict[Dim, str] = field(default_factory=dict)
+
+    def _find(self, dim: Dim) -> Dim:
+        while self._parent.get(dim, dim) != dim:
+            dim = self._parent[dim]
+        return dim
+
+    def axis(self, value: SSAValue, dim: int) -> str | None:
+        """The grid axis of ``value``'s dimension ``dim`` (None: whole in every chunk)."""
+        return self._axis.get(self._find((value, dim)))
+
+    def axes(self, value: SSAValue) -> tuple[str | None, ...]:
+        return tuple(self.axis(value, d) for d in range(len(graph.shape_of(value))))
+
+    def shrink(self, value: SSAValue, dim: int) -> int:
+        """How many elements fewer than its grid axis ``value`` has along ``dim`` (slices cut them)."""
+        axis = self.axis(value, dim)
+        return 0 if axis is None else self.lengths[axis] - graph.shape_of(value)[dim]
+
+    def depth(self, value: SSAValue) -> dict[str, tuple[int, int]]:
+        """The halo a chunk's inputs need so that ``value`` is right on the whole chunk: per grid
+        axis, the left margin, and the right margin plus what slices cut off the value's end."""
+        out: dict[str, tuple[int, int]] = {}
+        for d, (left, right) in enumerate(self.margins[value]):
+            axis = self.axis(value, d)
+            if axis is not None and (left or right + self.shrink(value, d)):
+                old = out.get(axis, (0, 0))
+                out[axis] = (max(old[0], left), max(old[1], right + self.shrink(value, d)))
+        return out
+
+    def is_cut(self, op: Operation) -> bool:
+        return op in self.cuts
+
+    def _unify(self, a: Dim, b: Dim) -> None:
+        a, b = self._find(a), self._find(b)
+        if a != b:
+            self._parent[b] = a
+
+
+def _where(op: Operation) -> str:
+    return describe_location(op.location)
+
+
+def _refuse(op: Operation, construct: str, why: str) -> PartitionError:
+    return PartitionError(f"{_where(op)}: {construct} is not supported on Dask arrays ({why})")
+
+
+def partition(fn: func.FuncOp, chunks: Sequence[Sequence[str | None]]) -> Partition:
+    """Partition ``fn`` whose argument ``i`` is split along ``chunks[i]`` (a grid axis name or
+    None per dimension); raises :class:`PartitionError` naming the first construct that cannot
+    run chunk by chunk."""
+    part = Partition()
+    args = [a for a in fn.body.block.args if isinstance(a.type, TensorType)]  # not a Variable's resource
+    chunks = [c for a, c in zip(fn.body.block.args, chunks) if isinstance(a.type, TensorType)]
+    for arg in args:
+        part.margins[arg] = ((0, 0),) * len(graph.shape_of(arg))
+    ops = [op for op in fn.body.block.ops if not isinstance(op, func.ReturnOp)]
+    for op in ops:
+        if op.regions:
+            raise _refuse(op, _CONSTRUCTS.get(op.name, op.name), "it has regions")
+        part.margins[op.results[0]] = _propagate(part, op)
+    _name_classes(part, args, chunks)
+    for op in ops:
+        _check(part, op)
+    return part
+
+
+def _name_classes(part: Partition, args: Sequence[SSAValue], chunks: Sequence[Sequence[str | None]]) -> None:
+    """Give each class holding a split argument dimension its grid axis: the first name met
+    (arguments split along several names that meet are one axis, of one length)."""
+    for arg, axes in zip(args, chunks):
+        for d, (name, n) in enumerate(zip(axes, graph.shape_of(arg))):
+            if name is None:
+                continue
+            root = part._find((arg, d))
+            axis = part._axis.setdefault(root, name)
+            if part.lengths.setdefault(axis, n) != n:
+                raise PartitionError(
+                    f"arrays of lengths {part.lengths[axis]} and {n} along one chunked axis are combined "
+                    "(after a shift, or of different sizes): not supported on Dask arrays"
+                )
+    part.periodic = {a for a in (part.axis(*dim) for dim in part._rolled) if a is not None}
+    for op, dim in part._edges:
+        if part.axis(*dim) in part.periodic:
+            raise _refuse(op, "a write at an offset from the array's end, with np.roll along the same axis",
+                          "the halo cannot both wrap around and stop at the ends")
+    for i, (arg, axes) in enumerate(zip(args, chunks)):
+        for d, name in enumerate(axes):
+            if name is None and part.axis(arg, d) is not None:
+                raise PartitionError(f"argument {i} is whole along dimension {d}, which meets the chunked "
+                                     f"axis {part.axis(arg, d)!r}: chunk it alike")
+
+
+def _check(part: Partition, op: Operation) -> None:
+    """Refuse what per-chunk code cannot compute, and record the reductions to cut."""
+    axes = [a for a in part.axes(op.results[0]) if a is not None]
+    if len(set(axes)) != len(axes):
+        raise _refuse(op, "an array whose two chunked axes meet (x + x.T)", "its chunks would have to be square")
+    if isinstance(op, graph.ConstantOp) and not op.value.is_splat():
+        if any(part.axis(op.results[0], d) is not None for d in range(len(graph.shape_of(op.results[0])))):
+            raise _refuse(op, "an array constant along a chunked axis", "pass it as an argument instead")
+    if isinstance(op, graph.ReduceOp):
+        if any(part.axis(op.operand, d) is not None for d in op.axes.get_values()):
+            if op.kind.data not in TREE_COMBINE:
+                raise _refuse(op, f"the reduction {op.kind.data!r}", "no tree combine for it")
+            part.cuts.append(op)
+    if isinstance(op, graph.MatmulOp):
+        _check_matmul(part, op)
+    if isinstance(op, graph.ConcatOp) and roll_of(op) is None:
+        axis = op.axis.value.data
+        if any(part.axis(piece, axis) is not None for piece in op.inputs):
+            raise _refuse(op, _CONSTRUCTS[op.name], "only np.roll's wrap-around is split into chunks")
+    if isinstance(op, (graph.SliceOp, graph.InsertSliceOp)):
+        value = op.operands[0] if isinstance(op, graph.SliceOp) else op.dest
+        strides = (op.stride if isinstance(op, graph.SliceOp) else op.strides).get_values()
+        for d, stride in enumerate(strides):
+            if stride != 1 and part.axis(value, d) is not None:
+                raise _refuse(op, "a strided slice along a chunked axis", f"stride {stride}")
+
+
+def _propagate(part: Partition, op: Operation) -> tuple[tuple[int, int], ...]:
+    """Unify ``op``'s result dimensions with its operands' and give the result's margins (the
+    rule of the first of :data:`_RULES` that ``op`` is an instance of)."""
+    for kind, rule in _RULES:
+        if isinstance(op, kind):
+            return rule(part, op)
+    raise _refuse(op, _CONSTRUCTS.get(op.name, op.name), "kiln cannot split it into chunks yet")
+
+
+def _matrices(op: graph.MatmulOp) -> bool:
+    return len(graph.shape_of(op.lhs)) == len(graph.shape_of(op.rhs)) == 2
+
+
+def _matmul(part: Partition, op: graph.MatmulOp) -> tuple[tuple[int, int], ...]:
+    """A product of matrices: rows follow the left operand, columns the right one, and the
+    contracted axes are one class (a product of vectors or stacks keeps its axes apart)."""
+    if not _matrices(op):
+        return ((0, 0),) * len(graph.shape_of(op.result))
+    part._unify((op.result, 0), (op.lhs, 0))
+    part._unify((op.result, 1), (op.rhs, 1))
+    part._unify((op.lhs, 1), (op.rhs, 0))
+    return (part.margins[op.lhs][0], part.margins[op.rhs][1])
+
+
+def _check_matmul(part: Partition, op: graph.MatmulOp) -> None:
+    """A product contracting a chunked axis is cut (blockwise products, then their sum); its
+    operands must be exact on every chunk (no halo), and only matrices are split."""
+    split = [(v, d) for v in (op.lhs, op.rhs) for d in range(len(graph.shape_of(v))) if part.axis(v, d) is not None]
+    if split and not _matrices(op):
+        raise _refuse(op, _CONSTRUCTS[op.name], "only products of matrices are split into chunks")
+    if any(part.margins[v][d] != (0, 0) or part.shrink(v, d) for v, d in split):
+        raise _refuse(op, "a matrix product of a stencil result along a chunked axis", "its chunks are not exact")
+    if split and part.axis(op.lhs, 1) is not None:
+        part.cuts.append(op)
+
+
+def partial_dims(op: Operation) -> list[Dim]:
+    """Per dimension of a cut's per-chunk partials, the operand dimension whose chunks it follows:
+    a reduction's operand's; a product's rows, contracted axis and columns."""
+    if isinstance(op, graph.MatmulOp):
+        return [(op.lhs, 0), (op.lhs, 1), (op.rhs, 1)]
+    assert isinstance(op, graph.ReduceOp)
+    return [(op.operand, d) for d in range(len(graph.shape_of(op.operand)))]
+
+
+def combined_axes(op: Operation) -> tuple[int, ...]:
+    """The dimensions of a cut's partials that the combine reduces (of size 1 per partial)."""
+    return (1,) if isinstance(op, graph.MatmulOp) else tuple(op.axes.get_values())  # type: ignore[attr-defined]
+
+
+def combine_kind(op: Operation) -> str:
+    """How a cut's partials combine: a product's by sums, a reduction's by :data:`TREE_COMBINE`."""
+    return "sum" if isinstance(op, graph.MatmulOp) else TREE_COMBINE[op.kind.data]  # type: ignore[attr-defined]
+
+
+def _constant(part: Partition, op: graph.ConstantOp) -> tuple[tuple[int, int], ...]:
+    return ((0, 0),) * len(graph.shape_of(op.results[0]))
+
+
+def _elementwise(part: Partition, op: Operation) -> tuple[tuple[int, int], ...]:
+    result = op.results[0]
+    rank = len(graph.shape_of(result))
+    margins = []
+    for d in range(rank):
+        left = right = 0
+        for operand in op.operands:
+            if len(graph.shape_of(operand)) != rank:
+                continue  # a 0-d condition: whole
+            part._unify((result, d), (operand, d))
+            left, right = max(left, part.margins[operand][d][0]), max(right, part.margins[operand][d][1])
+        margins.append((left, right))
+    return tuple(margins)
+
+
+def _broadcast(part: Partition, op: graph.BroadcastOp) -> tuple[tuple[int, int], ...]:
+    src, dst = graph.shape_of(op.operand), graph.shape_of(op.result)
+    lead = len(dst) - len(src)
+    margins = [(0, 0)] * lead
+    for d, n in enumerate(src):
+        if n == 1 and dst[lead + d] != 1:  # stretched: whole
+            margins.append((0, 0))
+        else:
+            part._unify((op.result, lead + d), (op.operand, d))
+            margins.append(part.margins[op.operand][d])
+    return tuple(margins)
+
+
+def _reduce(part: Partition, op: graph.ReduceOp) -> tuple[tuple[int, int], ...]:
+    reduced = set(op.axes.get_values())
+    keep = op.keepdims is not None
+    margins = []
+    d_out = 0
+    for d, m in enumerate(part.margins[op.operand]):
+        if d in reduced:
+            if keep:
+                margins.append((0, 0))
+                d_out += 1
+            continue
+        part._unify((op.result, d_out), (op.operand, d))
+        margins.append(m)
+        d_out += 1
+    return tuple(margins)
+
+
+def _slice(part: Partition, op: graph.SliceOp) -> tuple[tuple[int, int], ...]:
+    src, dst = graph.shape_of(op.operand), graph.shape_of(op.result)
+    margins = []
+    for d, (start, n, m) in enumerate(zip(op.start.get_values(), src, dst)):
+        part._unify((op.result, d), (op.operand, d))
+        left, right = part.margins[op.operand][d]
+        margins.append((max(0, left - start), max(0, right - (n - start - m))))
+    return tuple(margins)
+
+
+def roll_of(op: graph.ConcatOp) -> tuple[SSAValue, int, int] | None:
+    """``(array, shift, axis)`` when ``op`` is how ``np.roll`` traces: the concat of an array's
+    tail and head slices along one axis (the shift is the shorter way round); else None."""
+    axis = op.axis.value.data
+    if len(op.inputs) != 2:
+        return None
+    tail, head = (v.owner for v in op.inputs)
+    if not (isinstance(tail, graph.SliceOp) and isinstance(head, graph.SliceOp) and tail.operand == head.operand):
+        return None
+    src = graph.shape_of(tail.operand)
+    for piece, start in ((tail, None), (head, 0)):
+        size = graph.shape_of(piece.result)
+        for d, (b, s, m, n) in enumerate(zip(piece.start.get_values(), piece.stride.get_values(), size, src)):
+            if s != 1 or (d != axis and (b != 0 or m != n)) or (d == axis and start is not None and b != start):
+                return None
+    k = tail.start.get_values()[axis]
+    if graph.shape_of(head.result)[axis] != k or k == 0:
+        return None
+    n = src[axis]
+    return tail.operand, (-k if k <= n // 2 else n - k), axis
+
+
+def _concat(part: Partition, op: graph.ConcatOp) -> tuple[tuple[int, int], ...]:
+    """``np.roll`` (see :func:`roll_of`) keeps its array's axes and wraps its halo around; any
+    other concat keeps the other axes (:func:`_check` refuses one along a chunked axis)."""
+    roll = roll_of(op)
+    rank = len(graph.shape_of(op.result))
+    if roll is not None:
+        source, shift, axis = roll
+        margins = list(part.margins[source])
+        for d in range(rank):
+            part._unify((op.result, d), (source, d))
+        left, right = margins[axis]
+        margins[axis] = (left + shift, max(0, right - shift)) if shift > 0 else (max(0, left + shift), right - shift)
+        part._rolled.append((op.result, axis))
+        return tuple(margins)
+    axis = op.axis.value.data
+    margins = []
+    for d in range(rank):
+        if d == axis:
+            margins.append((0, 0))
+            continue
+        for piece in op.inputs:
+            part._unify((op.result, d), (piece, d))
+        margins.append((max(part.margins[p][d][0] for p in op.inputs), max(part.margins[p][d][1] for p in op.inputs)))
+    return tuple(margins)
+
+
+def _transpose(part: Partition, op: graph.TransposeOp) -> tuple[tuple[int, int], ...]:
+    perm = op.perm.get_values()
+    for d, source in enumerate(perm):
+        part._unify((op.result, d), (op.operand, source))
+    return tuple(part.margins[op.operand][source] for source in perm)
+
+
+def _insert_slice(part: Partition, op: graph.InsertSliceOp) -> tuple[tuple[int, int], ...]:
+    if op.offsets or op.sizes:
+        raise _refuse(op, _CONSTRUCTS["graph.dynamic_slice"], "offsets known only at run time")
+    n_dst = graph.shape_of(op.dest)
+    base, source = part.margins[op.dest], part.margins[op.source]
+    margins = []
+    for d, (offset, size) in enumerate(zip(op.static_offsets.get_values(), op.static_sizes.get_values())):
+        part._unify((op.result, d), (op.dest, d))
+        part._unify((op.result, d), (op.source, d))
+        gap = n_dst[d] - offset - size
+        if offset or gap:
+            part._edges.append((op, (op.result, d)))
+        margins.append((max(base[d][0], offset + source[d][0]), max(base[d][1], gap + source[d][1])))
+    return tuple(margins)
+
+
+#: op kinds and their propagation rules
+_RULES: tuple[tuple[Any, Callable[[Partition, Any], tuple[tuple[int, int], ...]]], ...] = (
+    (graph.ConstantOp, _constant),
+    (ELEMENTWISE, _elementwise),
+    (graph.BroadcastOp, _broadcast),
+    (graph.ReduceOp, _reduce),
+    (graph.SliceOp, _slice),
+    (graph.TransposeOp, _transpose),
+    (graph.ConcatOp, _concat),
+    (graph.InsertSliceOp, _insert_slice),
+    (graph.MatmulOp, _matmul),
+)
+
+
+def describe(part: Partition, op: Operation) -> str:
+    """What ``kiln.partition`` says of ``op``'s result."""
+    value = op.results[0]
+    names = "[" + ", ".join(a or "*" for a in part.axes(value)) + "]"
+    if part.is_cut(op):
+        source = "[" + ", ".join(part.axis(v, d) or "*" for v, d in partial_dims(op)) + "]"
+        what = "contract" if isinstance(op, graph.MatmulOp) else f"tree {op.kind.data}"  # type: ignore[attr-defined]
+        return f"{what} {source} -> {names}"
+    halo = part.depth(value)
+    text = f"blockwise {names}"
+    if halo:
+        text += " halo " + " ".join(
+            f"{a}({lo}, {hi}{', periodic' if a in part.periodic else ''})" for a, (lo, hi) in sorted(halo.items())
+        )
+    return text
+
+
+def _argument_chunks(fn: func.FuncOp) -> list[list[str | None]]:
+    """The ``kiln.chunks`` of each argument (none: whole)."""
+    chunks: list[list[str | None]] = []
+    attrs = fn.arg_attrs.data if fn.arg_attrs is not None else [DictionaryAttr({})] * len(fn.body.block.args)
+    for arg, dictionary in zip(fn.body.block.args, attrs):
+        given = dictionary.data.get(CHUNKS_ATTR)
+        rank = len(graph.shape_of(arg)) if isinstance(arg.type, TensorType) else 0
+        if isinstance(given, ArrayAttr):
+            names = [a.data for a in given.data if isinstance(a, StringAttr)]
+            chunks.append([None if a == "*" else a for a in names])
+        else:
+            chunks.append([None] * rank)
+    return chunks
+
+
+@dataclass(frozen=True)
+class GraphPartition(ModulePass):
+    """Annotate every op with how its result is chunked (``kiln.partition``)."""
+
+    name = "graph-partition"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for fn in op.ops:
+            if not isinstance(fn, func.FuncOp) or fn.is_declaration:
+                continue
+            part = partition(fn, _argument_chunks(fn))
+            for inner in fn.body.block.ops:
+                if inner.results:
+                    inner.attributes[PARTITION_ATTR] = StringAttr(describe(part, inner))

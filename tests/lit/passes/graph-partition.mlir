@@ -1,0 +1,95 @@
+// RUN: kiln-opt %s -p graph-partition | filecheck %s
+
+// Elementwise ops and broadcasting run blockwise; the broadcast row is chunked as what it meets.
+// CHECK-LABEL: func.func @blockwise
+// CHECK:         graph.exp %x {kiln.partition = "blockwise [x, *]"}
+// CHECK:         graph.broadcast %y {kiln.partition = "blockwise [x, *]"}
+// CHECK:         graph.mul %{{.*}}, %{{.*}} {kiln.partition = "blockwise [x, *]"}
+func.func @blockwise(%x: tensor<8x4xf64> {kiln.chunks = ["x", "*"]}, %y: tensor<4xf64>) -> tensor<8x4xf64> {
+  %0 = graph.exp %x : tensor<8x4xf64>
+  %1 = graph.broadcast %y : tensor<4xf64> -> tensor<8x4xf64>
+  %2 = graph.mul %0, %1 : tensor<8x4xf64>
+  func.return %2 : tensor<8x4xf64>
+}
+
+// Two arguments split along different names are one grid axis once combined.
+// CHECK-LABEL: func.func @unified
+// CHECK:         graph.add %a, %b {kiln.partition = "blockwise [a, *]"}
+func.func @unified(%a: tensor<8x4xf32> {kiln.chunks = ["a", "*"]}, %b: tensor<8x4xf32> {kiln.chunks = ["b", "*"]}) -> tensor<8x4xf32> {
+  %0 = graph.add %a, %b : tensor<8x4xf32>
+  func.return %0 : tensor<8x4xf32>
+}
+
+// A transpose meets the axes it permutes: y is chunked as x, transposed.
+// CHECK-LABEL: func.func @transposed
+// CHECK:         graph.transpose %y perm array<i64: 1, 0> {kiln.partition = "blockwise [x, w]"}
+func.func @transposed(%x: tensor<8x4xf64> {kiln.chunks = ["x", "w"]}, %y: tensor<4x8xf64> {kiln.chunks = ["y", "z"]}) -> tensor<8x4xf64> {
+  %0 = graph.transpose %y perm array<i64: 1, 0> : tensor<4x8xf64> -> tensor<8x4xf64>
+  %1 = graph.add %x, %0 : tensor<8x4xf64>
+  func.return %1 : tensor<8x4xf64>
+}
+
+// A reduction over the split axis is a tree (partial per chunk, combine, final); over the other
+// axis it stays in the chunk. var's second pass reads the combined mean, broadcast to every chunk.
+// CHECK-LABEL: func.func @reductions
+// CHECK:         graph.reduce "sum", %x axes array<i64: 0> keepdims {kiln.partition = "tree sum [x, *] -> [*, *]"}
+// CHECK:         graph.broadcast %{{.*}} {kiln.partition = "blockwise [x, *]"}
+// CHECK:         graph.sub %x, %{{.*}} {kiln.partition = "blockwise [x, *]"}
+// CHECK:         graph.reduce "max", %{{.*}} axes array<i64: 0> {kiln.partition = "tree max [x, *] -> [*]"}
+// CHECK:         graph.reduce "mean", %x axes array<i64: 1> {kiln.partition = "blockwise [x]"}
+func.func @reductions(%x: tensor<8x4xf64> {kiln.chunks = ["x", "*"]}) -> (tensor<4xf64>, tensor<8xf64>) {
+  %0 = graph.reduce "sum", %x axes array<i64: 0> keepdims : tensor<8x4xf64> -> tensor<1x4xf64>
+  %1 = graph.broadcast %0 : tensor<1x4xf64> -> tensor<8x4xf64>
+  %2 = graph.sub %x, %1 : tensor<8x4xf64>
+  %3 = graph.reduce "max", %2 axes array<i64: 0> : tensor<8x4xf64> -> tensor<4xf64>
+  %4 = graph.reduce "mean", %x axes array<i64: 1> : tensor<8x4xf64> -> tensor<8xf64>
+  func.return %3, %4 : tensor<4xf64>, tensor<8xf64>
+}
+
+// Slices at offsets are shifts: a[2:] - 2 a[1:-1] + a[:-2] needs 2 elements of the next chunk
+// (the halo is read from the offsets, not guessed).
+// CHECK-LABEL: func.func @stencil
+// CHECK:         graph.sub %{{.*}}, %{{.*}} {kiln.partition = "blockwise [a] halo a(0, 2)"}
+// CHECK:         graph.add %{{.*}}, %{{.*}} {kiln.partition = "blockwise [a] halo a(0, 2)"}
+func.func @stencil(%a: tensor<8xf64> {kiln.chunks = ["a"]}) -> tensor<6xf64> {
+  %0 = graph.slice %a start array<i64: 2> stride array<i64: 1> : tensor<8xf64> -> tensor<6xf64>
+  %1 = graph.slice %a start array<i64: 1> stride array<i64: 1> : tensor<8xf64> -> tensor<6xf64>
+  %2 = graph.sub %0, %1 : tensor<6xf64>
+  %3 = graph.slice %a start array<i64: 0> stride array<i64: 1> : tensor<8xf64> -> tensor<6xf64>
+  %4 = graph.add %2, %3 : tensor<6xf64>
+  func.return %4 : tensor<6xf64>
+}
+
+// out[1:-1] = a[2:] + a[:-2] on a zeroed array: one element of halo on each side.
+// CHECK-LABEL: func.func @written_stencil
+// CHECK:         graph.broadcast %{{.*}} {kiln.partition = "blockwise [a]"}
+// CHECK:         graph.insert_slice {{.*}} {kiln.partition = "blockwise [a] halo a(1, 1)"}
+func.func @written_stencil(%a: tensor<8xf64> {kiln.chunks = ["a"]}) -> tensor<8xf64> {
+  %0 = graph.constant dense<0.000000e+00> : tensor<f64>
+  %1 = graph.broadcast %0 : tensor<f64> -> tensor<8xf64>
+  %2 = graph.slice %a start array<i64: 2> stride array<i64: 1> : tensor<8xf64> -> tensor<6xf64>
+  %3 = graph.slice %a start array<i64: 0> stride array<i64: 1> : tensor<8xf64> -> tensor<6xf64>
+  %4 = graph.add %2, %3 : tensor<6xf64>
+  %5 = graph.insert_slice %4 into %1[] [] static_offsets array<i64: 1> static_sizes array<i64: 6> strides array<i64: 1> : tensor<6xf64> into tensor<8xf64>
+  func.return %5 : tensor<8xf64>
+}
+
+// np.roll traces as the concat of a tail and a head slice: a shift by one that wraps around, so
+// the halo is taken across the array's ends (periodic), one element on the side it comes from.
+// CHECK-LABEL: func.func @rolled
+// CHECK:         graph.concat %{{.*}}, %{{.*}} axis 0 {kiln.partition = "blockwise [a] halo a(1, 0, periodic)"}
+func.func @rolled(%a: tensor<8xf64> {kiln.chunks = ["a"]}) -> tensor<8xf64> {
+  %0 = graph.slice %a start array<i64: 7> stride array<i64: 1> : tensor<8xf64> -> tensor<1xf64>
+  %1 = graph.slice %a start array<i64: 0> stride array<i64: 1> : tensor<8xf64> -> tensor<7xf64>
+  %2 = graph.concat %0, %1 axis 0 : (tensor<1xf64>, tensor<7xf64>) -> tensor<8xf64>
+  func.return %2 : tensor<8xf64>
+}
+
+// A product contracting a chunked axis is cut: blockwise products of the operands' blocks
+// (rows x contracted x columns), summed by a tree; rows stay chunked as the left operand's.
+// CHECK-LABEL: func.func @product
+// CHECK:         graph.matmul %x, %w {kiln.partition = "contract [x, k, *] -> [x, *]"}
+func.func @product(%x: tensor<8x6xf64> {kiln.chunks = ["x", "k"]}, %w: tensor<6x4xf64> {kiln.chunks = ["k", "*"]}) -> tensor<8x4xf64> {
+  %0 = graph.matmul %x, %w : (tensor<8x6xf64>, tensor<6x4xf64>) -> tensor<8x4xf64>
+  func.return %0 : tensor<8x4xf64>
+}

@@ -8,9 +8,13 @@ first call only (kiln imported and the function decorated before).
   shared object in the disk cache.
 
 Each figure is the median of ``--rounds`` runs, in ms: wall time, and CPU time (the process's
-and its compilers', which a busy machine inflates less). Run::
+and its compilers', which a busy machine inflates less). With ``--npbench DIR`` (a checkout of
+spcl/npbench) the cases are NPBench's kernels at preset S instead, decorated as they are
+(bench/npbench.py checks their answers), and the table ends with the median and the largest.
+Run::
 
     python -m kiln.bench.first_calls --rounds 5
+    python -m kiln.bench.first_calls --rounds 1 --npbench /work/npbench
 """
 
 from __future__ import annotations
@@ -40,7 +44,12 @@ import kiln
 
 case, out = sys.argv[1], sys.argv[2]
 snippets = json.loads(sys.argv[3])
-if case in snippets:  # a module file, so that AutoGraph reads its source as a user's
+if case.startswith("npbench:"):  # npbench:<checkout>:<bench_info path>
+    from kiln.bench.npbench import _kernel
+    _, root, info = case.split(":", 2)
+    bench, _, func, params = _kernel(root, info, "S")
+    fn, args = kiln.function(func), tuple(params[n] for n in bench["input_args"])
+elif case in snippets:  # a module file, so that AutoGraph reads its source as a user's
     import importlib.util
     body, shapes = snippets[case]
     path = os.path.join(os.path.dirname(out), "snippet_fn.py")
@@ -118,20 +127,29 @@ def measure(cases: list[str], rounds: int) -> dict[str, dict[str, list[float]]]:
 
 
 def table(results: dict[str, dict[str, list[float]]]) -> str:
-    """A markdown table of the medians, in ms."""
+    """A markdown table of the medians, in ms; then, over the cases, their median and largest."""
     cols = ("cold wall", "cold cpu", "warm wall", "warm cpu")
     rows = ["| case | " + " | ".join(f"{c} (ms)" for c in cols) + " |", "|---|" + "---|" * len(cols)]
-    for case, got in results.items():
-        rows.append(f"| {case} | " + " | ".join(f"{statistics.median(got[c]) * 1e3:.0f}" for c in cols) + " |")
+    medians = {case: {c: statistics.median(got[c]) for c in cols} for case, got in results.items()}
+    for case, got in medians.items():
+        rows.append(f"| {case.rpartition('/')[2].removesuffix('.json')} | " + " | ".join(f"{got[c] * 1e3:.0f}" for c in cols) + " |")
+    for label, over in (("median of the cases", statistics.median), ("largest", max)):
+        rows.append(f"| {label} | " + " | ".join(f"{over(m[c] for m in medians.values()) * 1e3:.0f}" for c in cols) + " |")
     return "\n".join(rows)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--cases", nargs="*", default=[*SNIPPETS, *EXAMPLES])
+    parser.add_argument("--cases", nargs="*", help="names of snippets and examples, or with --npbench of kernels")
+    parser.add_argument("--npbench", type=Path, help="a checkout of spcl/npbench: time its kernels at preset S")
     args = parser.parse_args()
-    print(table(measure(args.cases, args.rounds)))
+    if args.npbench is not None:
+        infos = sorted((args.npbench / "bench_info").glob("*.json"))
+        cases = [f"npbench:{args.npbench}:{p}" for p in infos if not args.cases or p.stem in args.cases]
+    else:
+        cases = args.cases or [*SNIPPETS, *EXAMPLES]
+    print(table(measure(cases, args.rounds)))
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 first call only (kiln imported and the function decorated before).
 
 * ``cold``: an empty cache directory holding only what kiln builds once per machine (the native
-  entry extension and the kernels' precompiled headers), so the call traces, lowers, emits,
-  compiles and loads.
+  entry extension, the kernels' precompiled headers, the syntax trees of kiln's own rule files),
+  so the call traces, lowers, emits, compiles and loads.
 * ``warm``: a new process on the cache the cold run left: the call traces and finds its C and
   shared object in the disk cache.
 
@@ -85,6 +85,14 @@ from kiln.backends.targets import get_backend
 from kiln.backends.c import pyext
 get_backend("c")
 pyext.module()
+try:  # kiln's own rule files parsed (since 2026-11-29: once per machine and kiln, as the above)
+    from kiln.frontend.plan_cache import keep_rule_syntax
+except ImportError:
+    pass
+else:
+    from kiln.passes.rules import library_files, load_rules
+    keep_rule_syntax()
+    load_rules([f"kiln:{p.stem}" for p in library_files()])
 try:
     from kiln.backends.c import prelude
 except ImportError:  # a kiln before precompiled headers

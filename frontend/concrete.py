@@ -348,6 +348,7 @@ class ConcreteFunction:
         # both paths give the same C. The text of each stage is kept only when asked for (printing a large module costs
         # as much as a pass): a call that compiles needs only the source.
         ctx = make_context()
+        plan_cache.keep_rule_syntax()  # kiln's rule files parsed once per machine, not per process
         module = self._traced.module.clone()
         try:
             if self.target == "c":

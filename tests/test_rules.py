@@ -241,6 +241,42 @@ def test_a_function_no_kiln_rule_applies_to_imports_no_rule_language(tmp_path: P
     assert out.stdout.strip() == "[]"
 
 
+def test_a_later_process_reads_kiln_rule_files_parsed_before(tmp_path: Path) -> None:
+    """kiln.function keeps the syntax trees of the rule files it parses in the cache directory:
+    a later process compiling another function the same files rewrite neither imports lark nor
+    parses them, and its results are NumPy's."""
+    script = tmp_path / "rules_twice.py"
+    script.write_text(
+        "import sys\nimport numpy as np\nimport kiln\n\n"
+        "@kiln.function\ndef f(x):\n    return x * float(sys.argv[1]) - 1\n\n"
+        "x = np.arange(6.0).reshape(2, 3)\n"
+        "assert (f(x) == x * float(sys.argv[1]) - 1).all()\n"
+        "print('lark' in sys.modules)\n"
+    )
+    env = {**os.environ, "KILN_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [subprocess.run([sys.executable, str(script), factor], env=env, capture_output=True, text=True, check=True)
+            for factor in ("2.0", "3.0")]  # x * 2.0 -> x + x: kiln:loops-arith applies to both
+    assert [r.stdout.strip() for r in runs] == ["True", "False"]
+
+
+def test_stored_syntax_trees_follow_the_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rule file's stored syntax tree is found for the same text and name only."""
+    from kiln.frontend import plan_cache
+    from kiln.passes import _parse_store
+    from kiln.passes.rules import grammar, reader
+
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_parse_store, "_hooks", None)
+    plan_cache.keep_rule_syntax()
+    text = "rule r: graph.neg(graph.neg(x)) => x\n"
+    first = reader.parse(text, "a.rules")
+    parsed: list[str] = []
+    monkeypatch.setattr(grammar, "parse_text", lambda source: parsed.append(source.name) or grammar.RuleFile(source))
+    assert reader.parse(text, "a.rules") == first and parsed == []
+    assert reader.parse(text, "b.rules").source.name == "b.rules" and parsed == ["b.rules"]
+    assert reader.parse(text.replace("neg", "abs"), "a.rules").rules == () and parsed == ["b.rules", "a.rules"]
+
+
 # --------------------------------------------------------------------------- the language
 
 

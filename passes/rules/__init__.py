@@ -1,5 +1,6 @@
-"""kiln's rewrite-rule language (docs/rules.md): rule files parsed with lark, checked against
-the registered dialects, compiled to xDSL ``RewritePattern``\\ s.
+"""kiln's rewrite-rule language (docs/rules.md): rule files parsed with lark (each text once per
+machine under kiln.function: :mod:`.reader`), checked against the registered dialects, compiled
+to xDSL ``RewritePattern``\\ s.
 
 - :func:`load_rules` reads rule files (a path, or ``kiln:NAME`` for kiln's own
   ``library/NAME.rules``) into a :class:`RuleSet`;
@@ -28,7 +29,8 @@ from kiln.passes._rule_files import LIBRARY, library_files
 from kiln.passes.rules.check import CheckedRule, check_rule
 from kiln.passes.rules.engine import RulePattern
 from kiln.passes.rules.natives import Native, RuleBuilder, lookup, register_rule_native
-from kiln.passes.rules.syntax import RuleError, parse
+from kiln.passes.rules.reader import parse
+from kiln.passes.rules.syntax import RuleError
 
 __all__ = ["RuleBuilder", "RuleError", "RuleSet", "library_files", "load_rules", "parse_rules", "register_rule_native"]
 

@@ -6,10 +6,11 @@ alternatives of ``|`` (``graph.matmul`` in ``graph.matmul(graph.mul(s, a), b)``)
 read off the text with the grammar's tokens (rules/rules.lark: an op name is one ``OPNAME``
 token, followed by its operands' parenthesis); tests/test_rules.py checks that they are the
 roots the parser finds for every kiln file. A file none of whose roots is an op of the module,
-or an op that a file that may apply names (and so may build), rewrites nothing. The passes that run kiln's files skip those, so that a small program does not import the rule language (lark and its
-checker: ~60 ms of a 0.25 s first call) and parse and check files that cannot apply. Only
-kiln's files are skipped so: their errors are tests' business; a user's file is always read and
-checked, and reports its errors whatever the module holds.
+or an op that a file that may apply names (and so may build), rewrites nothing. The passes
+that run kiln's files skip those, so that a small program does not import the rule language
+(lark and its checker: ~60 ms of a 0.25 s first call) and parse and check files that cannot
+apply. Only kiln's files are skipped so: their errors are tests' business; a user's file is
+always read and checked, and reports its errors whatever the module holds.
 """
 
 from __future__ import annotations

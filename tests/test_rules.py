@@ -208,7 +208,8 @@ def test_the_roots_read_off_kiln_rule_files_are_the_parsers() -> None:
     for path in library_files():
         parsed = load_rules(f"kiln:{path.stem}").patterns
         assert _rule_files.roots(path.read_text()) == set().union(*(p.checked.roots for p in parsed)), path.name
-    text = "# graph.abs(x) => x\nrule r: (graph.neg(graph.mul(a, b)) | graph.exp(c)) as n if n.rank == 0 => graph.sub(a, b)\n"
+    text = ("# graph.abs(x) => x\n"
+            "rule r: (graph.neg(graph.mul(a, b)) | graph.exp(c)) as n if n.rank == 0 => graph.sub(a, b)\n")
     assert _rule_files.roots(text) == {"graph.neg", "graph.exp"}
 
 
@@ -263,7 +264,7 @@ def test_stored_syntax_trees_follow_the_text(tmp_path: Path, monkeypatch: pytest
     """A rule file's stored syntax tree is found for the same text and name only."""
     from kiln.frontend import plan_cache
     from kiln.passes import _parse_store
-    from kiln.passes.rules import grammar, reader
+    from kiln.passes.rules import grammar, reader, syntax
 
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(_parse_store, "_hooks", None)
@@ -271,7 +272,7 @@ def test_stored_syntax_trees_follow_the_text(tmp_path: Path, monkeypatch: pytest
     text = "rule r: graph.neg(graph.neg(x)) => x\n"
     first = reader.parse(text, "a.rules")
     parsed: list[str] = []
-    monkeypatch.setattr(grammar, "parse_text", lambda source: parsed.append(source.name) or grammar.RuleFile(source))
+    monkeypatch.setattr(grammar, "parse_text", lambda source: parsed.append(source.name) or syntax.RuleFile(source))
     assert reader.parse(text, "a.rules") == first and parsed == []
     assert reader.parse(text, "b.rules").source.name == "b.rules" and parsed == ["b.rules"]
     assert reader.parse(text.replace("neg", "abs"), "a.rules").rules == () and parsed == ["b.rules", "a.rules"]

@@ -14,34 +14,7 @@ from typing import Any
 import lark
 from lark import Token, Transformer, v_args
 
-from kiln.passes.rules.syntax import (
-    Annotated,
-    AsPattern,
-    Binary,
-    BoolOp,
-    Call,
-    Capture,
-    Compare,
-    Const,
-    Expr,
-    GetAttr,
-    GetItem,
-    Literal,
-    Name,
-    OpPattern,
-    OrPattern,
-    Pattern,
-    Pos,
-    Rule,
-    RuleError,
-    RuleFile,
-    Sequence_,
-    Source,
-    Starred,
-    Unary,
-    Walrus,
-    Wildcard,
-)
+from kiln.passes.rules import syntax
 
 _GRAMMAR = Path(__file__).with_name("rules.lark")
 
@@ -53,17 +26,17 @@ def _parser() -> lark.Lark:
     )
 
 
-def parse_text(source: Source) -> RuleFile:
-    """The rules of ``source``; a syntax error raises :class:`RuleError`."""
+def parse_text(source: syntax.Source) -> syntax.RuleFile:
+    """The rules of ``source``; a syntax error raises :class:`syntax.RuleError`."""
     text = source.text
     try:
         tree = _parser().parse(text)
     except lark.exceptions.UnexpectedInput as e:
-        raise RuleError(Pos(source, e.line, e.column), _describe_syntax_error(e)) from None
+        raise syntax.RuleError(syntax.Pos(source, e.line, e.column), _describe_syntax_error(e)) from None
     try:
-        return RuleFile(source, tuple(_Build(source).transform(tree).children))
-    except lark.exceptions.VisitError as e:  # a RuleError raised while building the nodes
-        if isinstance(e.orig_exc, RuleError):
+        return syntax.RuleFile(source, tuple(_Build(source).transform(tree).children))
+    except lark.exceptions.VisitError as e:  # a syntax.RuleError raised while building the nodes
+        if isinstance(e.orig_exc, syntax.RuleError):
             raise e.orig_exc from None
         raise
 
@@ -98,68 +71,68 @@ def _int(token: Token) -> int:
 
 @v_args(meta=True)
 class _Build(Transformer):
-    """Parse tree -> the nodes above."""
+    """Parse tree -> the nodes of :mod:`.syntax`."""
 
-    def __init__(self, source: Source):
+    def __init__(self, source: syntax.Source):
         super().__init__()
         self.source = source
 
-    def _pos(self, meta: Any) -> Pos:
-        return Pos(self.source, getattr(meta, "line", 1), getattr(meta, "column", 1))
+    def _pos(self, meta: Any) -> syntax.Pos:
+        return syntax.Pos(self.source, getattr(meta, "line", 1), getattr(meta, "column", 1))
 
-    def _tok(self, token: Token) -> Pos:
-        return Pos(self.source, token.line or 1, token.column or 1)
+    def _tok(self, token: Token) -> syntax.Pos:
+        return syntax.Pos(self.source, token.line or 1, token.column or 1)
 
     # ---- rules
-    def rule(self, meta: Any, c: list[Any]) -> Rule:
+    def rule(self, meta: Any, c: list[Any]) -> syntax.Rule:
         name, benefit, pattern, *guards, (erase, replacement) = c
-        return Rule(str(name), 1 if benefit is None else benefit, _pattern(pattern), tuple(guards), replacement,
+        return syntax.Rule(str(name), 1 if benefit is None else benefit, _pattern(pattern), tuple(guards), replacement,
                     self._pos(meta), erase)
 
     def benefit(self, meta: Any, c: list[Any]) -> int:
         return _int(c[0])
 
-    def guard(self, meta: Any, c: list[Any]) -> Expr:
+    def guard(self, meta: Any, c: list[Any]) -> syntax.Expr:
         return _expr(c[0])
 
-    def erase(self, meta: Any, c: list[Any]) -> tuple[bool, tuple[Expr, ...]]:
+    def erase(self, meta: Any, c: list[Any]) -> tuple[bool, tuple[syntax.Expr, ...]]:
         return True, ()
 
-    def values(self, meta: Any, c: list[Any]) -> tuple[bool, tuple[Expr, ...]]:
+    def values(self, meta: Any, c: list[Any]) -> tuple[bool, tuple[syntax.Expr, ...]]:
         return False, tuple(_expr(x) for x in c)
 
     # ---- patterns
-    def or_pattern(self, meta: Any, c: list[Any]) -> Pattern:
-        return OrPattern(self._pos(meta), tuple(_pattern(x) for x in c))
+    def or_pattern(self, meta: Any, c: list[Any]) -> syntax.Pattern:
+        return syntax.OrPattern(self._pos(meta), tuple(_pattern(x) for x in c))
 
-    def as_pattern(self, meta: Any, c: list[Any]) -> Pattern:
-        return AsPattern(self._pos(meta), _pattern(c[0]), str(c[1]))
+    def as_pattern(self, meta: Any, c: list[Any]) -> syntax.Pattern:
+        return syntax.AsPattern(self._pos(meta), _pattern(c[0]), str(c[1]))
 
-    def capture(self, meta: Any, c: list[Any]) -> Pattern:
+    def capture(self, meta: Any, c: list[Any]) -> syntax.Pattern:
         pos = self._tok(c[0])
-        return Wildcard(pos) if str(c[0]) == "_" else Capture(pos, str(c[0]))
+        return syntax.Wildcard(pos) if str(c[0]) == "_" else syntax.Capture(pos, str(c[0]))
 
-    def op_pattern(self, meta: Any, c: list[Any]) -> Pattern:
+    def op_pattern(self, meta: Any, c: list[Any]) -> syntax.Pattern:
         opname, *args = c
-        positional: list[Pattern] = []
-        keywords: list[tuple[str, Pattern, Pos]] = []
+        positional: list[syntax.Pattern] = []
+        keywords: list[tuple[str, syntax.Pattern, syntax.Pos]] = []
         star: str | None = None
         for arg in args:
             if arg is None:
                 continue
             if star is not None:
-                raise RuleError(self._pos(meta), f"*{star} must be the last argument of {opname}(...)")
+                raise syntax.RuleError(self._pos(meta), f"*{star} must be the last argument of {opname}(...)")
             if isinstance(arg, tuple) and arg[0] == "*":
                 star = arg[1]
             elif isinstance(arg, tuple):
                 keywords.append(arg)
             elif keywords:
-                raise RuleError(arg.pos, "an operand pattern cannot follow a keyword pattern")
+                raise syntax.RuleError(arg.pos, "an operand pattern cannot follow a keyword pattern")
             else:
                 positional.append(_pattern(arg))
-        return OpPattern(self._pos(meta), opname, tuple(positional), tuple(keywords), star)
+        return syntax.OpPattern(self._pos(meta), opname, tuple(positional), tuple(keywords), star)
 
-    def keyword_pattern(self, meta: Any, c: list[Any]) -> tuple[str, Pattern, Pos]:
+    def keyword_pattern(self, meta: Any, c: list[Any]) -> tuple[str, syntax.Pattern, syntax.Pos]:
         return str(c[0]), _pattern(c[1]), self._tok(c[0])
 
     def star_pattern(self, meta: Any, c: list[Any]) -> tuple[str, str]:
@@ -200,122 +173,122 @@ class _Build(Transformer):
         items = [x for x in c if x is not None]
         if all(isinstance(x, _Lit) for x in items):
             return _Lit(self._pos(meta), tuple(x.value for x in items))
-        return Sequence_(self._pos(meta), tuple(_expr(x) for x in items))
+        return syntax.Sequence_(self._pos(meta), tuple(_expr(x) for x in items))
 
-    def tuple(self, meta: Any, c: list[Any]) -> Expr:
-        return Sequence_(self._pos(meta), tuple(_expr(x) for x in c if x is not None))
+    def tuple(self, meta: Any, c: list[Any]) -> syntax.Expr:
+        return syntax.Sequence_(self._pos(meta), tuple(_expr(x) for x in c if x is not None))
 
     # ---- expressions
-    def name(self, meta: Any, c: list[Any]) -> Expr:
-        return Name(self._tok(c[0]), str(c[0]))
+    def name(self, meta: Any, c: list[Any]) -> syntax.Expr:
+        return syntax.Name(self._tok(c[0]), str(c[0]))
 
-    def dotted(self, meta: Any, c: list[Any]) -> Expr:
+    def dotted(self, meta: Any, c: list[Any]) -> syntax.Expr:
         """``x.type.shape`` (one token): a name and attribute accesses (or an op's name, when called)."""
         first, *attrs = str(c[0]).split(".")
         pos = self._tok(c[0])
-        node: Expr = Name(pos, first)
+        node: syntax.Expr = syntax.Name(pos, first)
         for attr in attrs:
-            node = GetAttr(pos, node, attr)
+            node = syntax.GetAttr(pos, node, attr)
         return node
 
-    def getattr(self, meta: Any, c: list[Any]) -> Expr:
-        return GetAttr(self._pos(meta), _expr(c[0]), str(c[1]))
+    def getattr(self, meta: Any, c: list[Any]) -> syntax.Expr:
+        return syntax.GetAttr(self._pos(meta), _expr(c[0]), str(c[1]))
 
-    def getitem(self, meta: Any, c: list[Any]) -> Expr:
-        return GetItem(self._pos(meta), _expr(c[0]), _expr(c[1]))
+    def getitem(self, meta: Any, c: list[Any]) -> syntax.Expr:
+        return syntax.GetItem(self._pos(meta), _expr(c[0]), _expr(c[1]))
 
-    def call(self, meta: Any, c: list[Any]) -> Expr:
+    def call(self, meta: Any, c: list[Any]) -> syntax.Expr:
         func, *args = c
         name = _dotted(func)
         if name is None:
-            raise RuleError(self._pos(meta), "only a function or an op can be called, by name")
-        positional: list[Expr] = []
-        keywords: list[tuple[str, Expr, Pos]] = []
+            raise syntax.RuleError(self._pos(meta), "only a function or an op can be called, by name")
+        positional: list[syntax.Expr] = []
+        keywords: list[tuple[str, syntax.Expr, syntax.Pos]] = []
         for arg in args:
             if arg is None:
                 continue
             if isinstance(arg, tuple):
                 keywords.append(arg)
             elif keywords:
-                raise RuleError(_expr(arg).pos, "a positional argument cannot follow a keyword argument")
+                raise syntax.RuleError(_expr(arg).pos, "a positional argument cannot follow a keyword argument")
             else:
                 positional.append(_expr(arg))
-        return Call(self._pos(meta), name, tuple(positional), tuple(keywords))
+        return syntax.Call(self._pos(meta), name, tuple(positional), tuple(keywords))
 
-    def starred(self, meta: Any, c: list[Any]) -> Expr:
-        return Starred(self._pos(meta), _expr(c[0]))
+    def starred(self, meta: Any, c: list[Any]) -> syntax.Expr:
+        return syntax.Starred(self._pos(meta), _expr(c[0]))
 
-    def keyword(self, meta: Any, c: list[Any]) -> tuple[str, Expr, Pos]:
+    def keyword(self, meta: Any, c: list[Any]) -> tuple[str, syntax.Expr, syntax.Pos]:
         return str(c[0]), _expr(c[1]), self._tok(c[0])
 
-    def annotated(self, meta: Any, c: list[Any]) -> Expr:
-        return Annotated(self._pos(meta), _expr(c[0]), _expr(c[1]))
+    def annotated(self, meta: Any, c: list[Any]) -> syntax.Expr:
+        return syntax.Annotated(self._pos(meta), _expr(c[0]), _expr(c[1]))
 
-    def walrus(self, meta: Any, c: list[Any]) -> Expr:
-        return Walrus(self._tok(c[0]), str(c[0]), _expr(c[1]))
+    def walrus(self, meta: Any, c: list[Any]) -> syntax.Expr:
+        return syntax.Walrus(self._tok(c[0]), str(c[0]), _expr(c[1]))
 
-    def or_(self, meta: Any, c: list[Any]) -> Expr:
-        return BoolOp(self._pos(meta), "or", tuple(_expr(x) for x in c))
+    def or_(self, meta: Any, c: list[Any]) -> syntax.Expr:
+        return syntax.BoolOp(self._pos(meta), "or", tuple(_expr(x) for x in c))
 
-    def and_(self, meta: Any, c: list[Any]) -> Expr:
-        return BoolOp(self._pos(meta), "and", tuple(_expr(x) for x in c))
+    def and_(self, meta: Any, c: list[Any]) -> syntax.Expr:
+        return syntax.BoolOp(self._pos(meta), "and", tuple(_expr(x) for x in c))
 
-    def not_(self, meta: Any, c: list[Any]) -> Expr:
-        return Unary(self._pos(meta), "not", _expr(c[0]))
+    def not_(self, meta: Any, c: list[Any]) -> syntax.Expr:
+        return syntax.Unary(self._pos(meta), "not", _expr(c[0]))
 
-    def neg(self, meta: Any, c: list[Any]) -> Expr:
-        return Unary(self._pos(meta), "-", _expr(c[0]))
+    def neg(self, meta: Any, c: list[Any]) -> syntax.Expr:
+        return syntax.Unary(self._pos(meta), "-", _expr(c[0]))
 
-    def compare(self, meta: Any, c: list[Any]) -> Expr:
+    def compare(self, meta: Any, c: list[Any]) -> syntax.Expr:
         first, *rest = c
         pairs = tuple((rest[i], _expr(rest[i + 1])) for i in range(0, len(rest), 2))
-        return Compare(self._pos(meta), _expr(first), pairs)
+        return syntax.Compare(self._pos(meta), _expr(first), pairs)
 
     def comp_op(self, meta: Any, c: list[Any]) -> str:
         return " ".join(str(t) for t in c)
 
-    def add(self, meta: Any, c: list[Any]) -> Expr:
-        return Binary(self._pos(meta), "+", _expr(c[0]), _expr(c[1]))
+    def add(self, meta: Any, c: list[Any]) -> syntax.Expr:
+        return syntax.Binary(self._pos(meta), "+", _expr(c[0]), _expr(c[1]))
 
-    def sub(self, meta: Any, c: list[Any]) -> Expr:
-        return Binary(self._pos(meta), "-", _expr(c[0]), _expr(c[1]))
+    def sub(self, meta: Any, c: list[Any]) -> syntax.Expr:
+        return syntax.Binary(self._pos(meta), "-", _expr(c[0]), _expr(c[1]))
 
-    def mul(self, meta: Any, c: list[Any]) -> Expr:
-        return Binary(self._pos(meta), "*", _expr(c[0]), _expr(c[1]))
+    def mul(self, meta: Any, c: list[Any]) -> syntax.Expr:
+        return syntax.Binary(self._pos(meta), "*", _expr(c[0]), _expr(c[1]))
 
-    def floordiv(self, meta: Any, c: list[Any]) -> Expr:
-        return Binary(self._pos(meta), "//", _expr(c[0]), _expr(c[1]))
+    def floordiv(self, meta: Any, c: list[Any]) -> syntax.Expr:
+        return syntax.Binary(self._pos(meta), "//", _expr(c[0]), _expr(c[1]))
 
-    def mod(self, meta: Any, c: list[Any]) -> Expr:
-        return Binary(self._pos(meta), "%", _expr(c[0]), _expr(c[1]))
+    def mod(self, meta: Any, c: list[Any]) -> syntax.Expr:
+        return syntax.Binary(self._pos(meta), "%", _expr(c[0]), _expr(c[1]))
 
 
 @dataclass(frozen=True)
 class _Lit:
     """A literal before it is known to be a pattern or an expression."""
 
-    pos: Pos
+    pos: syntax.Pos
     value: Any
 
 
-def _expr(node: Any) -> Expr:
-    return Const(node.pos, node.value) if isinstance(node, _Lit) else node
+def _expr(node: Any) -> syntax.Expr:
+    return syntax.Const(node.pos, node.value) if isinstance(node, _Lit) else node
 
 
-def _dotted(node: Expr) -> str | None:
+def _dotted(node: syntax.Expr) -> str | None:
     """``a.b.c`` for a chain of plain names, else None."""
-    if isinstance(node, Name):
+    if isinstance(node, syntax.Name):
         return node.name
-    if isinstance(node, GetAttr):
+    if isinstance(node, syntax.GetAttr):
         inner = _dotted(node.obj)
         return None if inner is None else f"{inner}.{node.attr}"
     return None
 
 
-def _pattern(node: Any) -> Pattern:
-    """A literal in a pattern position is a :class:`Literal` pattern."""
+def _pattern(node: Any) -> syntax.Pattern:
+    """A literal in a pattern position is a :class:`syntax.Literal` pattern."""
     if isinstance(node, _Lit):
-        return Literal(node.pos, node.value)
-    if not isinstance(node, Pattern):
-        raise RuleError(node.pos, "a list in a pattern holds literals only")
+        return syntax.Literal(node.pos, node.value)
+    if not isinstance(node, syntax.Pattern):
+        raise syntax.RuleError(node.pos, "a list in a pattern holds literals only")
     return node

@@ -40,9 +40,9 @@ if TYPE_CHECKING:
     from kiln.passes.rules import RuleSet
 
 
-def _print(module: ModuleOp, debuginfo: bool) -> str:
+def _print(module: ModuleOp, debuginfo: bool, generic: bool = False) -> str:
     out = StringIO()
-    Printer(stream=out, print_debuginfo=debuginfo).print_op(module)
+    Printer(stream=out, print_debuginfo=debuginfo, print_generic_format=generic).print_op(module)
     return out.getvalue() + "\n"
 
 
@@ -220,7 +220,7 @@ class ConcreteFunction:
         self._stages: dict[str, str] = {}
         self._source: str | None = None
         self._lowered_module: ModuleOp | None = None
-        self._located: str | None = None
+        self._key_ir: str | None = None
         self._entry: Callable[..., Any] | None = None
         #: the ctypes entry used while the native entry extension is being built (first compile on a machine)
         self._interim: Callable[..., Any] | None = None
@@ -335,10 +335,16 @@ class ConcreteFunction:
         return self._source
 
     def _located_ir(self) -> str:
-        """The graph IR with locations: what lowering parses, and the plan cache's key."""
-        if self._located is None:
-            self._located = _print(self._traced.module, debuginfo=True)
-        return self._located
+        """The graph IR with locations, as ``kiln-opt`` reads it (``kiln compile --locations``)."""
+        return _print(self._traced.module, debuginfo=True)
+
+    def _plan_key_ir(self) -> str:
+        """The graph IR with locations in MLIR's generic form: what the plan cache keys on. It
+        says all that the custom form does, and printing it parses no op's assembly format (a
+        warm start's largest cost after tracing: xDSL's format parser, imported and run)."""
+        if self._key_ir is None:
+            self._key_ir = _print(self._traced.module, debuginfo=True, generic=True)
+        return self._key_ir
 
     def _lower_all(self, keep_stages: bool = False) -> None:
         # Lower a clone of the traced module: what `kiln-opt -p graph-to-c -t c` parses from the
@@ -347,6 +353,7 @@ class ConcreteFunction:
         # both paths give the same C. The text of each stage is kept only when asked for (printing a large module costs
         # as much as a pass): a call that compiles needs only the source.
         ctx = make_context()
+        plan_cache.keep_rule_syntax()  # kiln's rule files parsed once per machine, not per process
         module = self._traced.module.clone()
         try:
             if self.target == "c":
@@ -394,7 +401,7 @@ class ConcreteFunction:
             target += f"+rules:{self.rules.fingerprint}"
         if self.passes is not None:
             target += f"+passes:{self.passes.fingerprint}"
-        key = plan_cache.plan_key(self._located_ir(), target)
+        key = plan_cache.plan_key(self._plan_key_ir(), target)
         plan = plan_cache.load(key)
         if plan is None:
             self._prepare_backend()

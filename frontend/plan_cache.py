@@ -8,19 +8,25 @@ of kiln's compiler code (size and mtime of every source file, kiln's own rule fi
 so editing a pass invalidates every entry. A function's own rules (``kiln.function(rules=...)``)
 are keyed by the caller through the target string. The shared object itself is still found by
 the toolchain's content hash.
+
+The rule files lowering runs keep their syntax trees here too (:func:`keep_rule_syntax`).
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import os
+import pickle
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from kiln.backends import cache
 from kiln.backends.loader import ArgKind, MemrefArg, ScalarArg, Signature
+from kiln.passes import _parse_store
 
 #: the parts of the package that decide what a graph IR lowers to
 _COMPILER_DIRS = ("dialects", "passes", "backends", "frontend")
@@ -102,3 +108,36 @@ def store(key: str, plan: Plan) -> None:
         "results": [d.str for d in plan.signature.results],
     }
     cache.write_checked(cache.entry(key, ".plan.json"), lambda tmp: tmp.write_text(json.dumps(data)))
+
+
+# --------------------------------------------------------------------------- rule files' syntax
+
+
+def _rule_syntax_entry(text: str, name: str) -> Any:
+    """Where the syntax tree of a rule file is kept: keyed by its text and name, kiln's code
+    (the grammar and the tree's classes among it) and lark's install."""
+    spec = importlib.util.find_spec("lark")  # finds lark's folder without importing it
+    folder = os.path.dirname(spec.origin) if spec is not None and spec.origin else ""
+    stamp = f"{folder}:{os.stat(folder).st_mtime_ns}" if folder else ""
+    return cache.entry(cache.cache_key("rule-syntax", text, name, compiler_fingerprint(), stamp), ".rules.pickle")
+
+
+def _load_rule_syntax(text: str, name: str) -> Any:
+    raw = cache.read_checked(_rule_syntax_entry(text, name))
+    if raw is None:
+        return None
+    try:
+        return pickle.loads(raw)  # (the cache directory is trusted as the shared objects it holds are)
+    except Exception:  # noqa: BLE001 (an entry this kiln cannot read: parsed again, and stored anew)
+        return None
+
+
+def _store_rule_syntax(text: str, name: str, tree: Any) -> None:
+    data = pickle.dumps(tree)
+    cache.write_checked(_rule_syntax_entry(text, name), lambda tmp: tmp.write_bytes(data))
+
+
+def keep_rule_syntax() -> None:
+    """Keep the syntax trees of the rule files lowering parses in the cache directory, so that a
+    later process neither imports lark nor parses them (passes/_parse_store.py)."""
+    _parse_store.install(_load_rule_syntax, _store_rule_syntax)

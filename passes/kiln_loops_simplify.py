@@ -16,7 +16,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from kiln.passes.rules import library_files, load_rules
+from kiln.passes._rule_files import applicable, library_files
 
 
 @dataclass(frozen=True)
@@ -26,4 +26,8 @@ class KilnLoopsSimplify(ModulePass):
     name = "kiln-loops-simplify"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        load_rules([f"kiln:{path.stem}" for path in library_files("loops")]).apply(op)
+        files = applicable([f"kiln:{path.stem}" for path in library_files("loops")], op)
+        if files:  # (the rule language is imported only when a file may apply)
+            from kiln.passes.rules import load_rules
+
+            load_rules(files).apply(op)

@@ -216,6 +216,18 @@ def test_warm_start_in_a_new_process_compiles_and_lowers_nothing(tmp_path: Path)
     assert [line for line in log.read_text().splitlines() if "--version" not in line] == []
 
 
+def test_first_and_warm_calls_parse_no_assembly_format(tmp_path: Path) -> None:
+    """The plan cache keys on the graph IR in generic form: neither a first call nor a warm
+    start in a new process imports xDSL's assembly-format parser (nothing they do prints or
+    parses IR in an op's custom form), and the warm start finds the first call's plan."""
+    script = tmp_path / "formats.py"
+    script.write_text(_WARM_SCRIPT + "import sys\nprint('xdsl.irdl.declarative_assembly_format_parser' in sys.modules)\n")
+    env = {**os.environ, "KILN_CACHE_DIR": str(tmp_path / "cache")}
+    for lowered in ("lowered", "not lowered"):
+        out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, check=True)
+        assert out.stdout.split("\n")[:3] == ["9.0", lowered, "False"]
+
+
 def test_numpy_scalars_and_variables_stay_on_the_fast_path() -> None:
     """NumPy scalars (passed as 0-d arrays) and functions using Variables get a cached native
     entry: results stay right across calls, and the variable's state advances on every call."""

@@ -4,7 +4,10 @@ the language's patterns, guards, natives and errors."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +17,7 @@ from xdsl.parser import Parser
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker, RewritePattern
 
 import kiln
+from kiln.passes import _rule_files
 from kiln.passes.rules import RuleError, library_files, load_rules
 from kiln.universe import build_pipeline, make_context
 from kiln.tools import kiln_opt
@@ -196,6 +200,82 @@ def test_every_kiln_rule_file_has_a_lit_test() -> None:
         assert (ROOT / "tests" / "lit" / "rules" / f"{path.stem}.mlir").exists(), path.name
     rules = load_rules([f"kiln:{p.stem}" for p in files])
     assert len(rules.patterns) >= 15
+
+
+def test_the_roots_read_off_kiln_rule_files_are_the_parsers() -> None:
+    """The passes skip a kiln rule file whose roots, read off its text, are not in the module:
+    those must be the roots the parser finds (else a rule that applies would be skipped)."""
+    for path in library_files():
+        parsed = load_rules(f"kiln:{path.stem}").patterns
+        assert _rule_files.roots(path.read_text()) == set().union(*(p.checked.roots for p in parsed)), path.name
+    text = ("# graph.abs(x) => x\n"
+            "rule r: (graph.neg(graph.mul(a, b)) | graph.exp(c)) as n if n.rank == 0 => graph.sub(a, b)\n")
+    assert _rule_files.roots(text) == {"graph.neg", "graph.exp"}
+
+
+def test_kiln_rule_files_that_cannot_apply_are_skipped(tmp_path: Path) -> None:
+    """A kiln file is kept when its roots are ops of the module or of a file kept (which may
+    build them); a user's file always is."""
+    module = Parser(make_context(), fn("%x: tensor<2xf32>", "  %0 = graph.neg %x : tensor<2xf32>", "%0",
+                                       "tensor<2xf32>")).parse_module()
+    assert _rule_files.applicable(["kiln:matmul-scale", "kiln:graph-involutions"], module) == ["kiln:graph-involutions"]
+    builds_matmul = tmp_path / "b.rules"
+    builds_matmul.write_text("rule m: graph.neg(x) => graph.matmul(x, x)\n")
+    specs = ["kiln:matmul-scale", str(builds_matmul)]
+    assert _rule_files.applicable(specs, module) == specs
+    assert _rule_files.applicable([str(tmp_path / "missing.rules")], module) == [str(tmp_path / "missing.rules")]
+
+
+def test_a_function_no_kiln_rule_applies_to_imports_no_rule_language(tmp_path: Path) -> None:
+    """Compiling a function none of kiln's rule files can rewrite (no product, no float
+    product, no select) neither imports the rule language nor lark; its result is NumPy's."""
+    script = tmp_path / "no_rules.py"
+    script.write_text(
+        "import sys\nimport numpy as np\nimport kiln\n\n"
+        "@kiln.function\ndef f(x, y):\n    return x + y - 1\n\n"
+        "x = np.arange(6.0).reshape(2, 3)\n"
+        "assert (f(x, x) == x + x - 1).all()\n"
+        "print(sorted(m for m in ('lark', 'kiln.passes.rules') if m in sys.modules))\n"
+    )
+    env = {**os.environ, "KILN_CACHE_DIR": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_later_process_reads_kiln_rule_files_parsed_before(tmp_path: Path) -> None:
+    """kiln.function keeps the syntax trees of the rule files it parses in the cache directory:
+    a later process compiling another function the same files rewrite neither imports lark nor
+    parses them, and its results are NumPy's."""
+    script = tmp_path / "rules_twice.py"
+    script.write_text(
+        "import sys\nimport numpy as np\nimport kiln\n\n"
+        "@kiln.function\ndef f(x):\n    return x * float(sys.argv[1]) - 1\n\n"
+        "x = np.arange(6.0).reshape(2, 3)\n"
+        "assert (f(x) == x * float(sys.argv[1]) - 1).all()\n"
+        "print('lark' in sys.modules)\n"
+    )
+    env = {**os.environ, "KILN_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [subprocess.run([sys.executable, str(script), factor], env=env, capture_output=True, text=True, check=True)
+            for factor in ("2.0", "3.0")]  # x * 2.0 -> x + x: kiln:loops-arith applies to both
+    assert [r.stdout.strip() for r in runs] == ["True", "False"]
+
+
+def test_stored_syntax_trees_follow_the_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rule file's stored syntax tree is found for the same text and name only."""
+    from kiln.frontend import plan_cache
+    from kiln.passes import _parse_store
+    from kiln.passes.rules import grammar, reader, syntax
+
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_parse_store, "_hooks", None)
+    plan_cache.keep_rule_syntax()
+    text = "rule r: graph.neg(graph.neg(x)) => x\n"
+    first = reader.parse(text, "a.rules")
+    parsed: list[str] = []
+    monkeypatch.setattr(grammar, "parse_text", lambda source: parsed.append(source.name) or syntax.RuleFile(source))
+    assert reader.parse(text, "a.rules") == first and parsed == []
+    assert reader.parse(text, "b.rules").source.name == "b.rules" and parsed == ["b.rules"]
+    assert reader.parse(text.replace("neg", "abs"), "a.rules").rules == () and parsed == ["b.rules", "a.rules"]
 
 
 # --------------------------------------------------------------------------- the language

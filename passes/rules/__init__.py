@@ -1,5 +1,6 @@
-"""kiln's rewrite-rule language (docs/rules.md): rule files parsed with lark, checked against
-the registered dialects, compiled to xDSL ``RewritePattern``\\ s.
+"""kiln's rewrite-rule language (docs/rules.md): rule files parsed with lark (each text once per
+machine under kiln.function: :mod:`.reader`), checked against the registered dialects, compiled
+to xDSL ``RewritePattern``\\ s.
 
 - :func:`load_rules` reads rule files (a path, or ``kiln:NAME`` for kiln's own
   ``library/NAME.rules``) into a :class:`RuleSet`;
@@ -24,14 +25,15 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, 
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException
 
+from kiln.passes._rule_files import LIBRARY, library_files
 from kiln.passes.rules.check import CheckedRule, check_rule
 from kiln.passes.rules.engine import RulePattern
 from kiln.passes.rules.natives import Native, RuleBuilder, lookup, register_rule_native
-from kiln.passes.rules.syntax import RuleError, parse
+from kiln.passes.rules.reader import parse
+from kiln.passes.rules.syntax import RuleError
 
 __all__ = ["RuleBuilder", "RuleError", "RuleSet", "library_files", "load_rules", "parse_rules", "register_rule_native"]
 
-LIBRARY = Path(__file__).with_name("library")
 #: how many sweeps over a module a rule set may take before it is taken for a loop
 MAX_SWEEPS = 64
 
@@ -89,12 +91,6 @@ def resolve(spec: str) -> Path:
             raise DiagnosticException(f"no kiln rule file {spec!r}; kiln's are {known}")
         return path
     return Path(spec)
-
-
-def library_files(level: str = "") -> list[Path]:
-    """kiln's own rule files, those of one ``level`` when given (``graph``: run by
-    ``graph-simplify``; ``loops``: by ``kiln-loops-simplify``)."""
-    return sorted(LIBRARY.glob(f"{level}-*.rules" if level else "*.rules"))
 
 
 def parse_rules(text: str, name: str, ctx: Context | None = None) -> list[CheckedRule]:

@@ -208,13 +208,28 @@ class Watch:
             f"assigned in the {'loop' if loop else 'branches'} (which it carries); or make the "
             f"{'loop bounds' if loop else 'condition'} Python values"
         )
-        site = self._site(watched.root)
+        site = self.site(watched.root)
         if site is not None:
             return (f"{site[0]}: `{site[1]}` mutates {what} inside a {construct} at {self.where}: {why}. {fix}")
         return (f"{self.where}: {what} is changed while this {construct} is traced (by code its body calls): "
                 f"{why}. {fix}")
 
-    def _site(self, root: str) -> tuple[str, str] | None:
+    def lists_written_in_bodies(self) -> list[_Watched]:
+        """The watched Python lists reachable from a variable that a statement of the bodies changes
+        in place (``out.append(v)``, ``xs[0] = v``, ``del rows[1][0]``): a staged ``if`` carries them."""
+        roots = {w.root for w in self.watched}
+        written = {root for root in roots if self.site(root) is not None}
+        return [w for w in self.watched if isinstance(w.obj, list) and w.root in written]
+
+    def site_changing(self, obj: Any, root: str) -> tuple[str, str] | None:
+        """Like :meth:`site`, for the object ``obj`` reached from ``root``: a statement changing a
+        variable that names ``obj`` itself comes first (``inner.append(v)`` where ``rows`` holds ``inner``)."""
+        for name, value in self._roots():
+            if value is obj and (found := self.site(name)) is not None:
+                return found
+        return self.site(root)
+
+    def site(self, root: str) -> tuple[str, str] | None:
         """``(file:line, text)`` of the first recorded statement in the bodies that changes ``root``'s object."""
         for f in self.functions:
             lines = list(code_lines(f.__code__))

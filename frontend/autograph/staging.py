@@ -48,6 +48,7 @@ from kiln.dialects import graph
 from kiln.frontend import dtypes, index_facts, mutation, pytree, result_kinds, runtime_checks, trace_context
 from kiln.frontend.abstract_value import PLAIN, AbstractValue, abstract_of, join_paths
 from kiln.frontend.autograph import effects, loop_numbers
+from kiln.frontend.autograph.branch_lists import BranchLists
 from kiln.frontend.autograph.context import Unsupported, is_converted_code, unsupported_in
 from kiln.frontend.autograph.result_groups import ResultGroups
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined
@@ -960,19 +961,23 @@ def staged_if(
     live = len(symbol_names)
     then_start, else_start, jumped = _known_flags(cond, init, (*symbol_names, *dead_names))
 
+    watch = effects.Watch(where, "if", (body, orelse))
+    lists = BranchLists(watch)  # (the Python lists the branches change: their contents are results too)
+
     def branch(fn: Callable[[], None] | None, start: tuple[Any, ...]) -> Callable[[], tuple[Any, ...]]:
         def run() -> tuple[Any, ...]:
             set_state(start)
             if fn is not None:
                 fn()
-            return get_state()[:live]
+            return (*get_state()[:live], *lists.taken())
 
         return run
 
-    watch = effects.Watch(where, "if", (body, orelse))
-    merged = _cond(pred, (branch(body, then_start), branch(orelse, else_start)), symbol_names, where,
-                   jumped=jumped, watch=watch, kept_after_return=_kept_after_return())
-    set_state((*merged, *(NotCarried(name, where) for name in dead_names)))
+    kept = _kept_after_return()
+    merged = _cond(pred, (branch(body, then_start), branch(orelse, else_start)), (*symbol_names, *lists.names), where,
+                   jumped=jumped, watch=watch, kept_after_return=kept if kept is None else kept | lists.roots)
+    lists.write_back(merged[live:])
+    set_state((*merged[:live], *(NotCarried(name, where) for name in dead_names)))
 
 
 _NEGATIONS = "kiln.autograph.negations"

@@ -425,7 +425,19 @@ def remove_a_traced_value(xs, x):
     return xs
 
 
+SEEN_SIGNS: list[Any] = [0.0]
+
+
+def write_a_global_list(x):
+    if x[0] > 0:
+        SEEN_SIGNS[0] = 1.0
+    return x
+
+
 def test_lists_under_a_staged_if_refused_naming_the_lines() -> None:
+    with pytest.raises(NotImplementedError, match=r"`SEEN_SIGNS\[0\] = \.\.\.` mutates the Python list 'SEEN_SIGNS'"):
+        kiln.function(write_a_global_list)(np.array([1.0]))  # (it would change once per trace, not per call)
+    assert SEEN_SIGNS == [0.0]
     compiled = kiln.function(append_on_one_path)
     xs = [1.0]
     line = append_on_one_path.__code__.co_firstlineno
@@ -457,3 +469,18 @@ def test_a_long_list_is_one_argument() -> None:
     xs, ys = [float(i) for i in range(500)], [float(i % 7) for i in range(500)]
     compiled = differential(long_sum, (xs, ys))
     assert [spec.shape for spec in compiled.concrete_functions()[0].signature.specs] == [(500,), (500,)]
+
+
+# ---------------------------------------------------------------------- sizes known only at run time
+
+
+def sizes_of(x):
+    n = x.shape[0]
+    return n, n // 2, np.shape(x)[0], np.shape(x), np.size(x), np.size(x, 0), x.size, len(x), x * np.shape(x)[0]
+
+
+def test_sizes_known_only_at_run_time_are_python_ints() -> None:
+    compiled = kiln.function(sizes_of, input_signature=[kiln.TensorSpec([None, 3], "float32")])
+    for rows in (2, 5):
+        x = np.ones((rows, 3), np.float32)
+        _same_value(compiled(x), sizes_of(x), "sizes_of")

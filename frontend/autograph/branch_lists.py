@@ -17,12 +17,13 @@ from kiln.frontend.autograph.effects import PythonEffectError, Watch
 
 
 class BranchLists:
-    """The lists that the branches of one staged ``if`` (watched by ``watch``) may change."""
+    """The lists that the branches of one staged ``if`` (watched by ``watch``) may change; not those
+    reached from a global or a variable in ``outer`` (from outside the traced function), whose
+    change would happen once per trace: they stay refused."""
 
-    def __init__(self, watch: Watch, labels: tuple[str, str] = ("`if`", "`else`")) -> None:
+    def __init__(self, watch: Watch, outer: frozenset[str]) -> None:
         self.watch = watch
-        self.labels = labels
-        self.watched = watch.lists_written_in_bodies()
+        self.watched = watch.lists_written_in_bodies(outer)
         #: per traced path, the contents it left in each list
         self.paths: list[tuple[tuple[Any, ...], ...]] = []
 
@@ -53,16 +54,16 @@ class BranchLists:
         """Give each list its contents ``merged`` after the ``if``, in place; an item both paths left
         as one object stays that object (an inner list keeps its identity)."""
         for k, (w, items) in enumerate(zip(self.watched, merged)):
-            alike = [path[k] for path in self.paths]
-            w.obj[:] = [a[i] if all(p[i] is a[i] for p in alike) else item
-                        for i, item in enumerate(items) for a in alike[:1]]
+            first = self.paths[0][k]
+            w.obj[:] = [first[i] if all(path[k][i] is first[i] for path in self.paths) else item
+                        for i, item in enumerate(items)]
 
     def _length_message(self, watched: Any, first: int, now: int) -> str:
         site, path = self.watch.site_changing(watched.obj, watched.root), watched.path
         at = f"{site[0]}: `{site[1]}`" if site else f"{self.watch.where}: code this `if` calls"
         return (
             f"{at} changes the length of the Python list '{path}' inside a staged `if` at {self.watch.where}: "
-            f"it holds {first} items after the {self.labels[0]} branch and {now} after the {self.labels[1]} branch, "
+            f"it holds {first} items after the `if` branch and {now} after the `else` branch, "
             "and which one runs is only known when the compiled code runs. A list changed under a staged `if` "
             "must keep one length on every path; keep such values in kiln arrays (np.zeros(n) written with "
             "x[i] = v) or a kiln.TensorArray, or make the condition Python values"

@@ -45,7 +45,7 @@ GetState = Callable[[], tuple[Any, ...]]
 SetState = Callable[[tuple[Any, ...]], None]
 
 from kiln.dialects import graph
-from kiln.frontend import dtypes, index_facts, mutation, pytree, result_kinds, runtime_checks, trace_context
+from kiln.frontend import dtypes, index_facts, mutation, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend.abstract_value import PLAIN, AbstractValue, abstract_of, join_paths
 from kiln.frontend.autograph import effects, loop_numbers
 from kiln.frontend.autograph.branch_lists import BranchLists
@@ -962,7 +962,8 @@ def staged_if(
     then_start, else_start, jumped = _known_flags(cond, init, (*symbol_names, *dead_names))
 
     watch = effects.Watch(where, "if", (body, orelse))
-    lists = BranchLists(watch)  # (the Python lists the branches change: their contents are results too)
+    kept = _kept_after_return()  # (the function's variables from outside it)
+    lists = BranchLists(watch, kept or frozenset())  # (the Python lists the branches change: their contents are results too)
 
     def branch(fn: Callable[[], None] | None, start: tuple[Any, ...]) -> Callable[[], tuple[Any, ...]]:
         def run() -> tuple[Any, ...]:
@@ -973,7 +974,6 @@ def staged_if(
 
         return run
 
-    kept = _kept_after_return()
     merged = _cond(pred, (branch(body, then_start), branch(orelse, else_start)), (*symbol_names, *lists.names), where,
                    jumped=jumped, watch=watch, kept_after_return=kept if kept is None else kept | lists.roots)
     lists.write_back(merged[live:])
@@ -1782,7 +1782,7 @@ def staged_for(
     require_rank(iter_, f"{where}: iteration (`for ... in`)")
     if iter_.ndim == 0:
         raise TypeError(f"{where}: iteration over a 0-d tensor {iter_!r}")
-    rows: int | Tensor = iter_.shape[0] if iter_.shape[0] is not None else dim(iter_, 0)
+    rows: int | Tensor = iter_.shape[0] if iter_.shape[0] is not None else run_time_shape.dim(iter_, 0)
 
     def tensor_test(counters: Counters) -> Any:
         return test_with(counters[0] < rows)
@@ -2200,11 +2200,6 @@ _PYTHON_RANGE: ContextVar[bool] = ContextVar("kiln_python_range", default=False)
 
 class KilnUnrollWarning(UserWarning):
     """A Python ``for`` loop that kiln's loop rule would stage ran unrolled while tracing."""
-
-
-def dim(value: Tensor, axis: int) -> Tensor:
-    """The runtime size of ``value``'s dimension ``axis`` as a 0-d int64 tensor (``graph.dim``)."""
-    return emit(graph.DimOp(value.value, axis))
 
 
 def _guarded_python_loop(

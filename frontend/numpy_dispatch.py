@@ -19,7 +19,7 @@ from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
 from kiln.frontend import array_ops, array_types, creation, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
-from kiln.frontend import numpy_sorting, numpy_ufunc_methods, pytree, runtime_checks, trace_context, ufuncs, views
+from kiln.frontend import numpy_sorting, numpy_ufunc_methods, pytree, run_time_shape, runtime_checks, trace_context, ufuncs, views
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import follow_layout, implements, lay_out_fortran, path_promotions, promotion_value, shape_of
 from kiln.frontend.tensor import WEAK_OF_KIND, in_python_operator, python_number, strong, weak_stand_in, with_source
@@ -641,11 +641,12 @@ def _angle(z: Any, deg: bool = False) -> Tensor:
     return np.multiply(angle, 180 / np.pi) if deg else angle
 
 
-def _size(a: Any, axis: int | None = None) -> int | None:
+def _size(a: Any, axis: int | None = None) -> Any:
+    """``np.size``: a traced Python int where the size is known only at run time (run_time_shape)."""
     t = as_tensor(a)
     if axis is not None:
         require_rank(t, "np.size(..., axis=)")
-    return t.size if axis is None else t.shape[array_ops.normalize_axis(axis, t.ndim)]
+    return run_time_shape.size(t) if axis is None else run_time_shape.shape(t)[array_ops.normalize_axis(axis, t.ndim)]
 
 
 def _copyto(dst: Any, src: Any, casting: str, where_: Any) -> None:
@@ -694,7 +695,7 @@ _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.squeeze: lambda a, axis=None: _unit_axes_view(a, lambda x: array_ops.squeeze(x, axis)),
     np.expand_dims: lambda a, axis: _unit_axes_view(a, lambda x: array_ops.expand_dims(x, axis)),
     np.broadcast_to: lambda array, shape, subok=False: views.broadcast_view(as_tensor(array), shape),
-    np.shape: lambda a: as_tensor(a).shape,
+    np.shape: lambda a: run_time_shape.shape(as_tensor(a)),
     np.ndim: lambda a: as_tensor(a).ndim,
     np.size: _size,
     np.real: _real,

@@ -343,9 +343,112 @@ def write_where_positive(xs, x):
     return xs
 
 
-def test_write_into_a_list_under_a_staged_if_is_refused_with_its_line() -> None:
-    with pytest.raises(Exception, match=r"test_python_values.py:\d+: `xs\[i\] = \.\.\.` mutates the Python list 'xs'"):
-        kiln.function(write_where_positive)([0.0, 0.0], np.array([1.0, -1.0]))
+def write_in_a_staged_loop(xs, x):
+    i = 0
+    while x[i] > 0:
+        if x[i] > 1:
+            xs[0] = x[i]
+        i += 1
+    return xs
+
+
+def test_write_into_a_list_in_a_staged_loop_is_refused_with_its_line() -> None:
+    with pytest.raises(Exception, match=r"test_python_values.py:\d+: `xs\[0\] = \.\.\.` mutates the Python list 'xs' "
+                                        r"inside a staged `while` loop"):
+        kiln.function(write_in_a_staged_loop)([0.0], np.array([1.0, 2.0, -1.0]))
+
+
+# ---------------------------------------------------------------------- lists changed under a staged `if`
+
+
+def append_under_if(x):
+    out = [x[0], x[1]]
+    if x[2] > 0:
+        out.append(x[2] * 2)
+    else:
+        out.append(-x[2])
+    return out
+
+
+def change_a_list_argument_under_if(xs, x):
+    ys = xs
+    if x[0] > 0:
+        v = xs.pop()
+        xs.insert(0, v * 2.0)
+        xs[1] = x[1]
+    else:
+        del xs[0]
+        xs.extend([x[1]])
+    return ys
+
+
+def python_numbers_in_a_list_under_if(x):
+    counts = [0, 0]
+    if x[0] > 0:
+        counts[0] += 1
+    else:
+        counts.remove(0)
+        counts.append(2)
+    return counts
+
+
+def kinds_per_path_and_inner_lists(x):
+    inner = [1.0]
+    rows = [inner, [0]]
+    if x[0] > 0:
+        rows[1][0] = x[1]
+    else:
+        rows[1][0] = 3
+        inner[0] = x[0]
+    inner.append(x[1])
+    return rows, rows[0] is inner
+
+
+def test_lists_changed_under_a_staged_if_keep_pythons_meaning() -> None:
+    pos, neg = np.array([1.0, 2.0, 3.0]), np.array([-1.0, 2.0, -3.0])
+    differential(append_under_if, (pos,), (neg,))
+    differential(change_a_list_argument_under_if, ([1.0, 2.0, 3.0], pos), ([1.0, 2.0, 3.0], neg))
+    differential(python_numbers_in_a_list_under_if, (pos,), (neg,))
+    differential(kinds_per_path_and_inner_lists, (pos,), (neg,))
+    differential(write_where_positive, ([0.0, 0.0], np.array([1.0, -1.0])), ([0.0] * 8, np.arange(8.0) - 3))
+
+
+def append_on_one_path(xs, x):
+    if x[0] > 0:
+        xs.append(1.0)
+    return xs
+
+
+def remove_a_traced_value(xs, x):
+    if x[0] > 0:
+        xs.remove(x[1])
+    return xs
+
+
+SEEN_SIGNS: list[Any] = [0.0]
+
+
+def write_a_global_list(x):
+    if x[0] > 0:
+        SEEN_SIGNS[0] = 1.0
+    return x
+
+
+def test_lists_under_a_staged_if_refused_naming_the_lines() -> None:
+    with pytest.raises(NotImplementedError, match=r"`SEEN_SIGNS\[0\] = \.\.\.` mutates the Python list 'SEEN_SIGNS'"):
+        kiln.function(write_a_global_list)(np.array([1.0]))  # (it would change once per trace, not per call)
+    assert SEEN_SIGNS == [0.0]
+    compiled = kiln.function(append_on_one_path)
+    xs = [1.0]
+    line = append_on_one_path.__code__.co_firstlineno
+    with pytest.raises(NotImplementedError, match=rf"test_python_values.py:{line + 2}: `xs.append\(\.\.\.\)` changes the "
+                       rf"length of the Python list 'xs' inside a staged `if` at \S*test_python_values.py:{line + 1}: "
+                       "it holds 2 items after the `if` branch and 1 after the `else` branch"):
+        compiled(xs, np.array([1.0]))
+    assert xs == [1.0]
+    line = remove_a_traced_value.__code__.co_firstlineno
+    with pytest.raises(TypeError, match=rf"test_python_values.py:{line + 2}:\d+: a call here needs the truth value"):
+        kiln.function(remove_a_traced_value)([1.0, 2.0], np.array([1.0, 2.0]))
 
 
 def mixed(xs):
@@ -366,3 +469,18 @@ def test_a_long_list_is_one_argument() -> None:
     xs, ys = [float(i) for i in range(500)], [float(i % 7) for i in range(500)]
     compiled = differential(long_sum, (xs, ys))
     assert [spec.shape for spec in compiled.concrete_functions()[0].signature.specs] == [(500,), (500,)]
+
+
+# ---------------------------------------------------------------------- sizes known only at run time
+
+
+def sizes_of(x):
+    n = x.shape[0]
+    return n, n // 2, np.shape(x)[0], np.shape(x), np.size(x), np.size(x, 0), x.size, len(x), x * np.shape(x)[0]
+
+
+def test_sizes_known_only_at_run_time_are_python_ints() -> None:
+    compiled = kiln.function(sizes_of, input_signature=[kiln.TensorSpec([None, 3], "float32")])
+    for rows in (2, 5):
+        x = np.ones((rows, 3), np.float32)
+        _same_value(compiled(x), sizes_of(x), "sizes_of")

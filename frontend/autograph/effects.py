@@ -114,6 +114,8 @@ class Watch:
         #: the construct's own variables: its state carries them, so their rebinding is not a change
         self.owned = {id(cell) for f in self.functions for _, cell in _free_cells(f)}
         self.watched: list[_Watched] = []
+        #: the roots that are globals the bodies name
+        self.globals: set[str] = set()
         seen: set[int] = set()
         for name, value in self._roots():
             self._visit(value, name, name, 0, seen)
@@ -126,6 +128,7 @@ class Watch:
                     yield name, value
             for name in sorted(_globals_read(f.__code__)):
                 if name in f.__globals__:
+                    self.globals.add(name)
                     yield name, f.__globals__[name]
 
     def _visit(self, obj: Any, path: str, root: str, depth: int, seen: set[int]) -> None:
@@ -208,13 +211,30 @@ class Watch:
             f"assigned in the {'loop' if loop else 'branches'} (which it carries); or make the "
             f"{'loop bounds' if loop else 'condition'} Python values"
         )
-        site = self._site(watched.root)
+        site = self.site(watched.root)
         if site is not None:
             return (f"{site[0]}: `{site[1]}` mutates {what} inside a {construct} at {self.where}: {why}. {fix}")
         return (f"{self.where}: {what} is changed while this {construct} is traced (by code its body calls): "
                 f"{why}. {fix}")
 
-    def _site(self, root: str) -> tuple[str, str] | None:
+    def lists_written_in_bodies(self, outer: frozenset[str]) -> list[_Watched]:
+        """The watched Python lists reachable from a variable that a statement of the bodies changes
+        in place (``out.append(v)``, ``xs[0] = v``, ``del rows[1][0]``): a staged ``if`` carries them.
+        Not those reached from a global or from ``outer`` (variables from outside the traced
+        function): a change there would happen once per trace, not once per call."""
+        roots = {w.root for w in self.watched} - outer - self.globals
+        written = {root for root in roots if self.site(root) is not None}
+        return [w for w in self.watched if isinstance(w.obj, list) and w.root in written]
+
+    def site_changing(self, obj: Any, root: str) -> tuple[str, str] | None:
+        """Like :meth:`site`, for the object ``obj`` reached from ``root``: a statement changing a
+        variable that names ``obj`` itself comes first (``inner.append(v)`` where ``rows`` holds ``inner``)."""
+        for name, value in self._roots():
+            if value is obj and (found := self.site(name)) is not None:
+                return found
+        return self.site(root)
+
+    def site(self, root: str) -> tuple[str, str] | None:
         """``(file:line, text)`` of the first recorded statement in the bodies that changes ``root``'s object."""
         for f in self.functions:
             lines = list(code_lines(f.__code__))

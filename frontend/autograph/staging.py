@@ -45,9 +45,10 @@ GetState = Callable[[], tuple[Any, ...]]
 SetState = Callable[[tuple[Any, ...]], None]
 
 from kiln.dialects import graph
-from kiln.frontend import dtypes, index_facts, mutation, pytree, result_kinds, runtime_checks, trace_context
+from kiln.frontend import dtypes, index_facts, mutation, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend.abstract_value import PLAIN, AbstractValue, abstract_of, join_paths
 from kiln.frontend.autograph import effects, loop_numbers
+from kiln.frontend.autograph.branch_lists import BranchLists
 from kiln.frontend.autograph.context import Unsupported, is_converted_code, unsupported_in
 from kiln.frontend.autograph.result_groups import ResultGroups
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined
@@ -960,19 +961,23 @@ def staged_if(
     live = len(symbol_names)
     then_start, else_start, jumped = _known_flags(cond, init, (*symbol_names, *dead_names))
 
+    watch = effects.Watch(where, "if", (body, orelse))
+    kept = _kept_after_return()  # (the function's variables from outside it)
+    lists = BranchLists(watch, kept or frozenset())  # (the Python lists the branches change: their contents are results too)
+
     def branch(fn: Callable[[], None] | None, start: tuple[Any, ...]) -> Callable[[], tuple[Any, ...]]:
         def run() -> tuple[Any, ...]:
             set_state(start)
             if fn is not None:
                 fn()
-            return get_state()[:live]
+            return (*get_state()[:live], *lists.taken())
 
         return run
 
-    watch = effects.Watch(where, "if", (body, orelse))
-    merged = _cond(pred, (branch(body, then_start), branch(orelse, else_start)), symbol_names, where,
-                   jumped=jumped, watch=watch, kept_after_return=_kept_after_return())
-    set_state((*merged, *(NotCarried(name, where) for name in dead_names)))
+    merged = _cond(pred, (branch(body, then_start), branch(orelse, else_start)), (*symbol_names, *lists.names), where,
+                   jumped=jumped, watch=watch, kept_after_return=kept if kept is None else kept | lists.roots)
+    lists.write_back(merged[live:])
+    set_state((*merged[:live], *(NotCarried(name, where) for name in dead_names)))
 
 
 _NEGATIONS = "kiln.autograph.negations"
@@ -1777,7 +1782,7 @@ def staged_for(
     require_rank(iter_, f"{where}: iteration (`for ... in`)")
     if iter_.ndim == 0:
         raise TypeError(f"{where}: iteration over a 0-d tensor {iter_!r}")
-    rows: int | Tensor = iter_.shape[0] if iter_.shape[0] is not None else dim(iter_, 0)
+    rows: int | Tensor = iter_.shape[0] if iter_.shape[0] is not None else run_time_shape.dim(iter_, 0)
 
     def tensor_test(counters: Counters) -> Any:
         return test_with(counters[0] < rows)
@@ -2195,11 +2200,6 @@ _PYTHON_RANGE: ContextVar[bool] = ContextVar("kiln_python_range", default=False)
 
 class KilnUnrollWarning(UserWarning):
     """A Python ``for`` loop that kiln's loop rule would stage ran unrolled while tracing."""
-
-
-def dim(value: Tensor, axis: int) -> Tensor:
-    """The runtime size of ``value``'s dimension ``axis`` as a 0-d int64 tensor (``graph.dim``)."""
-    return emit(graph.DimOp(value.value, axis))
 
 
 def _guarded_python_loop(

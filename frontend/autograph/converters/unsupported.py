@@ -24,7 +24,7 @@ from kiln.frontend.autograph.context import ConversionContext
 _CONSTRUCTS: dict[type[ast.AST], str] = {
     ast.With: "with",
     ast.Global: "global",
-    ast.Delete: "del",
+    ast.Delete: "del",  # (of a variable: see _unbinds)
     ast.Match: "match",
 }
 
@@ -37,11 +37,21 @@ _try_bodies: defaultdict[str, set[tuple[int, int, int]]] = defaultdict(set)
 def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
     for node in walk_scope(func.body):
         construct = _CONSTRUCTS.get(type(node))
+        if isinstance(node, ast.Delete) and not any(_unbinds(target) for target in node.targets):
+            construct = None  # (`del xs[i]` changes an object, as `xs.pop(i)` does: see converters.python_effects)
         if construct and not (isinstance(node, ast.With) and all(_trace_time(item, ctx) for item in node.items)):
             ctx.note_unsupported(construct, node)
         if isinstance(node, _TRY):
             last = node.body[-1].end_lineno or node.body[-1].lineno
             _try_bodies[ctx.filename].add((node.lineno, node.body[0].lineno, last))
+
+
+def _unbinds(target: ast.expr) -> bool:
+    """Whether a ``del`` target unbinds a variable (``del x``, ``del x, xs[0]``), which a staged
+    construct cannot carry, rather than deleting an item or attribute of an object."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return any(_unbinds(t) for t in target.elts)
+    return isinstance(target, ast.Name)
 
 
 def _trace_time(item: ast.withitem, ctx: ConversionContext) -> bool:

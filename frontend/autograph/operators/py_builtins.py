@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from kiln.frontend import array_ops, dtypes, result_kinds, runtime_checks, trace_context
+from kiln.frontend import array_ops, dtypes, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend.autograph import staging
 from kiln.frontend.masked import MaskedSelection
 from kiln.frontend.tensor import Tensor, as_python_operator, as_tensor, python_number
@@ -32,64 +32,23 @@ def len_(value: Any) -> Any:
     if isinstance(value, MaskedSelection):
         return _count(value)
     if staging.is_tensor(value) and value.ndim and value.shape[0] is None:
-        return python_number(staging.dim(value, 0))  # an int, as Python's len gives
+        return python_number(run_time_shape.dim(value, 0))  # an int, as Python's len gives
     return len(value)
 
 
-class Shape(tuple):  # type: ignore[type-arg]
-    """A traced array's ``.shape`` holding each size known only at run time as a 0-d int64 tensor
-    (a Python int where it is static). ``==`` and ``!=`` compare every size, as tuples do, and
-    give a traced bool where a traced size takes part (a staged ``if`` can branch on it)."""
-
-    __slots__ = ()
-    __hash__ = None  # type: ignore[assignment]
-
-    def __eq__(self, other: object) -> Any:  # type: ignore[override]
-        if not isinstance(other, tuple) or len(other) != len(self):
-            return False
-        result: Any = True
-        for a, b in zip(self, other):
-            if _traced(a) or _traced(b):
-                same = np.equal(a, b)
-                result = same if result is True else np.logical_and(result, same)
-            elif a != b:
-                return False
-        return result
-
-    def __ne__(self, other: object) -> Any:  # type: ignore[override]
-        same = self.__eq__(other)
-        return np.logical_not(same) if isinstance(same, Tensor) else not same
-
-    def __getitem__(self, key: Any) -> Any:  # type: ignore[override]
-        got = tuple.__getitem__(self, key)
-        return Shape(got) if isinstance(key, slice) else got
-
-
-def _dynamic(value: Any) -> bool:
-    """A tensor with a size known only at run time (and a known rank)."""
-    return isinstance(value, Tensor) and value.shape is not None and None in value.shape
-
-
 def shape_(value: Any) -> Any:
-    """``value.shape``; of a tensor with sizes known only at run time, a :class:`Shape` giving them as
-    traced 0-d int64 values (``Tensor.shape`` has ``None`` there), of ``x[mask]`` its count."""
+    """``value.shape``; of a tensor with sizes known only at run time, a :class:`run_time_shape.Shape`
+    giving them as traced Python ints (``Tensor.shape`` has ``None`` there), of ``x[mask]`` its count."""
     if isinstance(value, MaskedSelection):
-        return Shape((_count(value),))
-    if _dynamic(value):
-        return Shape(python_number(staging.dim(value, i)) if d is None else d for i, d in enumerate(value.shape))
-    return value.shape
+        return run_time_shape.Shape((_count(value),))
+    return run_time_shape.shape(value) if isinstance(value, Tensor) else value.shape
 
 
 def size_(value: Any) -> Any:
     """``value.size``; the traced element count where a size is known only at run time."""
     if isinstance(value, MaskedSelection):
         return _count(value)
-    if _dynamic(value):
-        total: Any = 1
-        for d in shape_(value):
-            total = total * d
-        return total
-    return value.size
+    return run_time_shape.size(value) if isinstance(value, Tensor) else value.size
 
 
 # ---------------------------------------------------------------------- conversions and folds
@@ -97,11 +56,6 @@ def size_(value: Any) -> Any:
 # real float/int/bool, so they cannot be methods of the tensor. Converted code calls these
 # instead: on a tensor they return the 0-d tensor NumPy's scalar conversion would give the
 # value of; on anything else they are the builtins.
-
-
-def _traced(value: Any) -> bool:
-    """A tensor, or a variable read while tracing."""
-    return staging.is_tensor(value) or (hasattr(type(value), "__kiln_tensor__") and trace_context.current() is not None)
 
 
 def _scalar(value: Any, what: str) -> Tensor:
@@ -114,7 +68,7 @@ def _scalar(value: Any, what: str) -> Tensor:
 
 def float_(*args: Any) -> Any:
     """``float(x)``: a 0-d float64 tensor for a tensor ``x``, promoting as a Python float."""
-    if len(args) == 1 and _traced(args[0]):
+    if len(args) == 1 and run_time_shape.traced(args[0]):
         return python_number(_scalar(args[0], "float()").astype(np.float64))
     return float(*args)
 
@@ -122,7 +76,7 @@ def float_(*args: Any) -> Any:
 def int_(*args: Any) -> Any:
     """``int(x)``: a 0-d int64 tensor for a tensor ``x`` (floats truncate toward zero, as ``int`` does),
     promoting as a Python int."""
-    if len(args) == 1 and _traced(args[0]):
+    if len(args) == 1 and run_time_shape.traced(args[0]):
         x = _scalar(args[0], "int()")
         runtime_checks.integral(x, "int()")
         return python_number(x.astype(np.int64))
@@ -131,7 +85,7 @@ def int_(*args: Any) -> Any:
 
 def bool_(*args: Any) -> Any:
     """``bool(x)``: a 0-d bool tensor (``x != 0``) standing for the Python bool, for a tensor ``x``."""
-    if len(args) == 1 and _traced(args[0]):
+    if len(args) == 1 and run_time_shape.traced(args[0]):
         return python_number(_scalar(args[0], "bool()").astype(np.bool_))
     return bool(*args)
 
@@ -141,7 +95,7 @@ def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
         if len(args) == 1 and isinstance(args[0], Iterator):  # a generator: its items may be tensors
             args = (list(args[0]),)
         items = args[0] if len(args) == 1 else args
-        if len(args) == 1 and _traced(items):
+        if len(args) == 1 and run_time_shape.traced(items):
             if kwargs:
                 raise NotImplementedError(f"{name}(tensor, {', '.join(f'{k}=' for k in kwargs)}) is not supported inside kiln.function")
             t = as_tensor(items)
@@ -151,14 +105,14 @@ def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
                     f"(as in NumPy); use np.{name}(x) or np.{name}(x, axis=0)"
                 )
             return reduce(t)
-        if not isinstance(items, (list, tuple)) or not any(_traced(v) for v in items):
+        if not isinstance(items, (list, tuple)) or not any(run_time_shape.traced(v) for v in items):
             return builtin(*args, **kwargs)
         if kwargs:
             raise NotImplementedError(f"{name}(..., {', '.join(f'{k}=' for k in kwargs)}) of tensors is not supported inside kiln.function")
         if not items:
             raise ValueError(f"{name}() iterable argument is empty")
         for v in items:
-            if _traced(v) and as_tensor(v).ndim != 0:
+            if run_time_shape.traced(v) and as_tensor(v).ndim != 0:
                 raise ValueError(
                     f"{name}() of tensors of shape {as_tensor(v).shape} needs the truth value of an elementwise "
                     f"comparison, which is ambiguous (as in NumPy); use np.{'maximum' if name == 'max' else 'minimum'}"
@@ -188,12 +142,12 @@ min_ = _extreme("min", min, np.min, as_python_operator(np.minimum))
 def sum_(iterable: Any, /, start: Any = 0) -> Any:
     """``sum(x, start)`` of a tensor: ``start`` plus the sum over its first axis, in the dtype of Python's
     left-to-right additions (the element dtype with ``start`` weak: ``sum`` of int32 stays int32)."""
-    if not _traced(iterable):
+    if not run_time_shape.traced(iterable):
         return sum(iterable, start)
     t = as_tensor(iterable)
     if t.ndim == 0:
         raise TypeError("iteration over a 0-d array")
-    key = as_tensor(start).dtype if _traced(start) else start.dtype if isinstance(start, (np.ndarray, np.generic)) else start
+    key = as_tensor(start).dtype if run_time_shape.traced(start) else start.dtype if isinstance(start, (np.ndarray, np.generic)) else start
     dt = dtypes.result_type(t.dtype, key)  # a Python number is weak
     return np.add(start, array_ops.reduce("sum", t, 0, False, dt))
 
@@ -202,7 +156,7 @@ def _truth_fold(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
     def impl(iterable: Any, /) -> Any:
         if isinstance(iterable, Iterator):  # a generator: its items may be tensors
             iterable = list(iterable)
-        if _traced(iterable):
+        if run_time_shape.traced(iterable):
             t = as_tensor(iterable)
             if t.ndim == 0:
                 raise TypeError("iteration over a 0-d array")
@@ -212,11 +166,11 @@ def _truth_fold(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
                     f"(as in NumPy); use np.{name}(x) or np.{name}(x, axis=0)"
                 )
             return python_number(reduce(t))
-        if not isinstance(iterable, (list, tuple)) or not any(_traced(v) for v in iterable):
+        if not isinstance(iterable, (list, tuple)) or not any(run_time_shape.traced(v) for v in iterable):
             return builtin(iterable)
         result: Any = builtin(())
         for v in iterable:
-            if not _traced(v):
+            if not run_time_shape.traced(v):
                 result = combine(result, bool(v))
                 continue
             if as_tensor(v).ndim != 0:

@@ -1,0 +1,70 @@
+"""``BranchLists``: the Python lists a staged ``if`` changes in place, carried as its results.
+
+``out.append(v)``, ``xs.pop()``, ``xs[0] = v`` or ``del xs[1]`` in a branch of a staged ``if``
+changes a Python list on one path only. Both branches are traced, so each one's change is taken
+as that path's contents of the list (and the list put back as it was for the other branch); the
+contents become results of the ``if``, merged like its variables, and the list itself (the
+object every alias and a list argument's caller hold) is given the merged contents after it.
+That keeps Python's meaning where the list has one length on every path; another length is
+refused naming the ``if`` and the statement (see :mod:`kiln.frontend.autograph.effects`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kiln.frontend.autograph.effects import PythonEffectError, Watch
+
+
+class BranchLists:
+    """The lists that the branches of one staged ``if`` (watched by ``watch``) may change; not those
+    reached from a global or a variable in ``outer`` (from outside the traced function), whose
+    change would happen once per trace: they stay refused."""
+
+    def __init__(self, watch: Watch, outer: frozenset[str]) -> None:
+        self.watch = watch
+        self.watched = watch.lists_written_in_bodies(outer)
+        #: per traced path, the contents it left in each list
+        self.paths: list[tuple[tuple[Any, ...], ...]] = []
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """How the state names each list's contents (its variable and the way to it: ``out``, ``d['k']``)."""
+        return tuple(w.path for w in self.watched)
+
+    @property
+    def roots(self) -> frozenset[str]:
+        """The variables the lists are reached from: a ``return`` on a path does not end them."""
+        return frozenset(w.root for w in self.watched)
+
+    def taken(self) -> tuple[tuple[Any, ...], ...]:
+        """At the end of a traced branch: what it left in each list, the list put back as it was
+        before the ``if``. A length other than the first path's is refused."""
+        contents = tuple(tuple(w.obj) for w in self.watched)
+        for w in self.watched:
+            w.restore()
+        if self.paths:
+            for w, first, now in zip(self.watched, self.paths[0], contents):
+                if len(first) != len(now):
+                    raise PythonEffectError(self._length_message(w, len(first), len(now)))
+        self.paths.append(contents)
+        return contents
+
+    def write_back(self, merged: tuple[Any, ...]) -> None:
+        """Give each list its contents ``merged`` after the ``if``, in place; an item both paths left
+        as one object stays that object (an inner list keeps its identity)."""
+        for k, (w, items) in enumerate(zip(self.watched, merged)):
+            first = self.paths[0][k]
+            w.obj[:] = [first[i] if all(path[k][i] is first[i] for path in self.paths) else item
+                        for i, item in enumerate(items)]
+
+    def _length_message(self, watched: Any, first: int, now: int) -> str:
+        site, path = self.watch.site_changing(watched.obj, watched.root), watched.path
+        at = f"{site[0]}: `{site[1]}`" if site else f"{self.watch.where}: code this `if` calls"
+        return (
+            f"{at} changes the length of the Python list '{path}' inside a staged `if` at {self.watch.where}: "
+            f"it holds {first} items after the `if` branch and {now} after the `else` branch, "
+            "and which one runs is only known when the compiled code runs. A list changed under a staged `if` "
+            "must keep one length on every path; keep such values in kiln arrays (np.zeros(n) written with "
+            "x[i] = v) or a kiln.TensorArray, or make the condition Python values"
+        )

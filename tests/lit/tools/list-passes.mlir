@@ -13,7 +13,7 @@
 
 // RUN: kiln-opt --list-pipelines | filecheck %s --check-prefix=PIPELINES
 // PIPELINES-LABEL: {{^}}graph-to-c{{$}}
-// PIPELINES-NEXT: tensor: graph-order-effects, canonicalize,
+// PIPELINES-NEXT: tensor: graph-inline-calls{keep-ops=64}, graph-order-effects, canonicalize,
 // PIPELINES: buffer: kiln-bufferize,
 // PIPELINES: loops: kiln-linalg-calls-to-kernel,
 // PIPELINES-LABEL: {{^}}graph-to-cuda{{$}}

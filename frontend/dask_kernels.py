@@ -48,7 +48,8 @@ def _dtype_name(dtype: np.dtype[Any]) -> str:
     return "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
 
 
-def _number(value: Any) -> str:
+def number_source(value: Any) -> str:
+    """A Python number as source that evaluates to it (``float('inf')`` for an infinity or NaN)."""
     text = repr(value)
     return text if math.isfinite(abs(value)) else f"{type(value).__name__}({str(value)!r})"
 
@@ -251,10 +252,10 @@ class _Emitter:
         dtype = _dtype_name(dtype_of(value))
         values = op.value.get_values()
         if not graph.shape_of(value):
-            return f"kiln.constant({_number(values[0])}, {dtype})"
+            return f"kiln.constant({number_source(values[0])}, {dtype})"
         if op.value.is_splat():
-            return f"np.broadcast_to(kiln.constant({_number(values[0])}, {dtype}), {self.shape(value)})"
-        items = ", ".join(_number(v) for v in values)
+            return f"np.broadcast_to(kiln.constant({number_source(values[0])}, {dtype}), {self.shape(value)})"
+        items = ", ".join(number_source(v) for v in values)
         return f"kiln.constant(np.array([{items}], dtype={dtype}).reshape({graph.shape_of(value)}))"
 
     def refuse(self, op: Operation) -> PartitionError:
@@ -302,7 +303,7 @@ def plan_kernel(part: Partition, fn: func.FuncOp, value: SSAValue, prefix: str, 
 def _kernel(prefix: str, params: list[str], trims: list[str], lines: list[str], inputs: list[SSAValue],
             halo: dict[str, tuple[int, int]], trimmed: list[int], target: str, isa: str | None) -> KernelPlan:
     """The plan of a kernel whose body is ``lines``: its source, named after its code."""
-    name = _content_name(prefix, f"{params + trims}{lines}")
+    name = content_name(prefix, f"{params + trims}{lines}")
     source = "\n".join([f"def {name}({', '.join(params + trims)}):", *lines]) + "\n"
     return KernelPlan(Kernel(source, name, target, isa), inputs, halo, trimmed)
 
@@ -321,7 +322,7 @@ def _halo(part: Partition, value: SSAValue, inputs: Sequence[SSAValue]) -> dict[
     return halo
 
 
-def _content_name(prefix: str, body: str) -> str:
+def content_name(prefix: str, body: str) -> str:
     """A kernel's name: the same code has the same name, so it is one kernel (compiled once)."""
     return f"{prefix}_{hashlib.sha256(body.encode()).hexdigest()[:12]}"
 
@@ -331,7 +332,7 @@ def combine_kernel(cut: Operation, rank: int, dtype: np.dtype[Any], prefix: str,
     """The combine of a cut's partials (of ``rank`` dimensions), concatenated along the combined
     axes and reduced again; of dynamic sizes, since the number of partials a combine takes varies."""
     body = f"(partials):\n    return np.{combine_kind(cut)}(partials, axis={combined_axes(cut)}, keepdims=True)\n"
-    name = _content_name(prefix, body)
+    name = content_name(prefix, body)
     return Kernel(f"def {name}{body}", name, target, isa, dynamic=((rank, dtype.name),))
 
 

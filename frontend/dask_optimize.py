@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from kiln.frontend.dask_kernels import ChunkTask, Kernel, content_name, number_source
+from kiln.frontend.dtypes import SUPPORTED
 from kiln.frontend.numpy_dispatch import supports_ufunc
 
 #: ``operator`` functions Dask's array arithmetic calls, as the NumPy ufunc each one is on arrays
@@ -29,6 +31,19 @@ _OPERATORS: dict[Any, np.ufunc] = {
     operator.lt: np.less, operator.le: np.less_equal, operator.gt: np.greater, operator.ge: np.greater_equal,
     operator.eq: np.equal, operator.ne: np.not_equal,
 }
+
+
+@dataclass(frozen=True)
+class BlockTask(ChunkTask):
+    """A kernel's task in an optimized layer. The optimization does not see dtypes, so blocks
+    kiln does not compile (a dtype outside kiln's, such as datetime64; a masked or non-NumPy
+    array) run the kernel's source on NumPy: the calls Dask's own task makes, so the meaning is Dask's."""
+
+    def __call__(self, *blocks: Any, **_dask_options: Any) -> Any:
+        kernel = self.kernel.function()
+        if all(type(b) is np.ndarray and b.dtype in SUPPORTED for b in blocks):
+            return kernel(*blocks)
+        return kernel.python_function(*blocks)
 
 
 def optimize(dsk: Any, keys: Any, **kwargs: Any) -> Any:
@@ -70,7 +85,7 @@ def _with_kernel(layer: Any) -> Any:
     for root in roots:
         translated = _Translation(inner, scalars, stops=set(roots) - {root})
         kernel = translated.kernel(root)
-        tasks[root] = Task(root, ChunkTask(kernel), *(TaskRef(k) for k in translated.inputs))
+        tasks[root] = Task(root, BlockTask(kernel), *(TaskRef(k) for k in translated.inputs))
     needed: list[Any] = []
     stack = [outkey]
     while stack:  # what the output needs: the calls inside kernels are gone

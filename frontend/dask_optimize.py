@@ -2,7 +2,7 @@
 
 Dask fuses the blockwise layers of a ``dask.array`` expression (``optimize_blockwise``) into one
 layer whose task runs a small graph of NumPy calls per chunk. Here the elementwise part of that
-graph (NumPy ufuncs and ``operator`` arithmetic on blocks and scalars) becomes the source of one
+graph (NumPy ufuncs, ``operator`` arithmetic, ``np.where`` and ``astype`` on blocks and scalars) becomes the source of one
 ``kiln.function`` (a :class:`~kiln.frontend.dask_kernels.Kernel`, referenced by source and key,
 compiled once per worker process and chunk shape); what it does not translate stays in the task
 as Dask's own and feeds the kernel. Then Dask's own array optimization runs on the result, so
@@ -12,7 +12,7 @@ culling and low-level fusion are as without kiln. See docs/dask.md.
 from __future__ import annotations
 
 import operator
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,7 +76,7 @@ def _with_kernel(layer: Any) -> Any:
         inner, outkey = {task.key: task}, task.key
     scalars = {blockwise_token(i): value for i, (value, index) in enumerate(layer.indices)
                if index is None and _is_number(value)}
-    translatable = {key for key, t in inner.items() if _Translation.ufunc(t) is not None}
+    translatable = {key for key, t in inner.items() if _Translation.render(t) is not None}
     taken = {dep for key, t in inner.items() if key not in translatable for dep in t.dependencies}
     roots = sorted((key for key in translatable if key == outkey or key in taken), key=str)
     if not roots:
@@ -129,12 +129,12 @@ class _Translation:
         if key in self.scalars:
             return _scalar_source(self.scalars[key])
         task = self.inner.get(key)
-        ufunc = None if key in self.stops else self.ufunc(task)
-        if ufunc is None:
+        render = None if key in self.stops else self.render(task)
+        if render is None:
             return self.inputs.setdefault(key, f"in{len(self.inputs)}")
         args = [self._argument(a) for a in task.args]
         name = self.names[key] = f"v{len(self.names)}"
-        self.lines.append(f"    {name} = np.{ufunc.__name__}({', '.join(args)})")
+        self.lines.append(f"    {name} = {render(args)}")
         return name
 
     def _argument(self, arg: Any) -> str:
@@ -145,19 +145,28 @@ class _Translation:
         return _scalar_source(arg.value if isinstance(arg, DataNode) else arg)
 
     @staticmethod
-    def ufunc(task: Any) -> np.ufunc | None:
-        """The ufunc ``task`` calls, where kiln traces it and every argument is a block or a number."""
+    def render(task: Any) -> Callable[[list[str]], str] | None:
+        """How ``task``'s call is written in a kernel, from its arguments' sources: a ufunc kiln
+        traces, ``np.where`` or Dask's ``astype`` to a dtype of kiln's, on blocks and numbers;
+        None where the call stays Dask's."""
         from dask._task_spec import DataNode, Task, TaskRef
+        from dask.array.chunk import astype
 
-        if type(task) is not Task or task.kwargs:
-            return None
-        ufunc = _OPERATORS.get(task.func, task.func) if isinstance(task.func, Hashable) else None
-        if not supports_ufunc(ufunc) or ufunc is np.matmul or getattr(np, ufunc.__name__, None) is not ufunc:
-            return None
-        if len(task.args) != ufunc.nin or ufunc.nout != 1:
+        if type(task) is not Task:
             return None
         numbers = (a.value if isinstance(a, DataNode) else a for a in task.args if not isinstance(a, TaskRef))
-        return ufunc if all(_is_number(n) for n in numbers) else None
+        if not all(_is_number(n) for n in numbers):
+            return None
+        func = _OPERATORS.get(task.func, task.func) if isinstance(task.func, Hashable) else None
+        if func is np.where and len(task.args) == 3 and not task.kwargs:
+            return lambda args: f"np.where({', '.join(args)})"
+        if func is astype and len(task.args) == 1 and set(task.kwargs) == {"astype_dtype"}:
+            dtype = np.dtype(task.kwargs["astype_dtype"])
+            return (lambda args: f"{args[0]}.astype(np.{dtype.name})") if dtype in SUPPORTED else None
+        if (task.kwargs or not supports_ufunc(func) or func is np.matmul or getattr(np, func.__name__, None) is not func
+                or len(task.args) != func.nin or func.nout != 1):
+            return None
+        return lambda args: f"np.{func.__name__}({', '.join(args)})"
 
     def kernel(self, outkey: Hashable) -> Kernel:
         """The kiln kernel computing ``outkey`` from the inputs, named after its code."""

@@ -72,11 +72,18 @@ def test_integer_arithmetic_and_comparisons(client):
 
 def test_untranslated_calls_stay_dask_and_feed_the_kernel(client):
     a = da.from_array(np.linspace(-3, 3, 60).reshape(6, 10), chunks=(4, 4))
-    x = np.tanh((a * 3).astype(np.float32) + 1).sum(axis=0)  # astype and the sum's partials are Dask's own
+    x = np.tanh(np.round(a * 3, 1) + 1).sum(axis=0)  # round and the sum's partials are Dask's own
     kernels = _check(client, x)
-    bodies = {k.split("\n", 1)[1] for k in kernels}  # a kernel on each side of the astype, none in the sum
+    bodies = {k.split("\n", 1)[1] for k in kernels}  # a kernel on each side of the round, none in the sum
     assert bodies == {"    v0 = np.multiply(in0, 3)\n    return v0\n",
                       "    v0 = np.add(in0, 1)\n    v1 = np.tanh(v0)\n    return v1\n"}, bodies
+
+
+def test_where_and_astype(client):
+    a = da.from_array(np.linspace(0, 3, 40).reshape(5, 8), chunks=(2, 3))
+    x = da.where(a > 1.5, (a * 2).astype(np.float32), np.float32(0.5) - a.astype(np.float32))
+    kernels = _check(client, x)
+    assert len(set(kernels)) == 1 and "np.where(" in kernels[0] and ".astype(np.float32)" in kernels[0], kernels
 
 
 def test_blocks_kiln_does_not_compile_keep_dasks_meaning(client):

@@ -44,7 +44,8 @@ def dtype_of(value: SSAValue) -> np.dtype[Any]:
     return from_element(graph.element_of(value))
 
 
-def _dtype_name(dtype: np.dtype[Any]) -> str:
+def dtype_source(dtype: np.dtype[Any]) -> str:
+    """A dtype as kernel source (``np.float32``; ``np.bool_``)."""
     return "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
 
 
@@ -204,7 +205,7 @@ class _Emitter:
         assert isinstance(op, graph.ReduceOp)
         if op.kind.data == "mean":
             count = math.prod(graph.shape_of(op.operand)[a] for a in op.axes.get_values())
-            expr = f"{expr} / {_dtype_name(np.empty(0, dtype_of(op.result)).real.dtype)}({count})"
+            expr = f"{expr} / {dtype_source(np.empty(0, dtype_of(op.result)).real.dtype)}({count})"
         if op.keepdims is None:
             kept = [d for d in range(len(graph.shape_of(op.operand))) if d not in set(op.axes.get_values())]
             expr = f"({expr}).reshape(({''.join(f'{combined}.shape[{d}], ' for d in kept)}))"
@@ -249,7 +250,7 @@ class _Emitter:
     def constant(self, op: graph.ConstantOp) -> str:
         """A traced constant (a NumPy one would make writes into it, ``out[1:-1] = ...``, NumPy's)."""
         value = op.results[0]
-        dtype = _dtype_name(dtype_of(value))
+        dtype = dtype_source(dtype_of(value))
         values = op.value.get_values()
         if not graph.shape_of(value):
             return f"kiln.constant({number_source(values[0])}, {dtype})"
@@ -368,7 +369,7 @@ _RENDER: tuple[tuple[Any, Render], ...] = (
     (graph.ConstantOp, lambda em, op, result, args: em.constant(op)),
     (graph.CmpOp, lambda em, op, result, args: f"{_COMPARE[op.predicate.data]}({args[0]}, {args[1]})"),
     (graph.SelectOp, lambda em, op, result, args: f"np.where({', '.join(args)})"),
-    (graph.CastOp, lambda em, op, result, args: f"{args[0]}.astype({_dtype_name(dtype_of(result))})"),
+    (graph.CastOp, lambda em, op, result, args: f"{args[0]}.astype({dtype_source(dtype_of(result))})"),
     (ELEMENTWISE, _elementwise),
     (graph.ConcatOp, _concat),
     (graph.MatmulOp, lambda em, op, result, args: f"np.matmul({args[0]}, {args[1]})"),

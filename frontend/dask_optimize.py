@@ -1,12 +1,13 @@
 """``kiln.dask.optimize``: Dask's array optimization, with fused blockwise layers run as kiln kernels.
 
 Dask fuses the blockwise layers of a ``dask.array`` expression (``optimize_blockwise``) into one
-layer whose task runs a small graph of NumPy calls per chunk. Here the elementwise part of that
-graph (NumPy ufuncs, ``operator`` arithmetic, ``np.where`` and ``astype`` on blocks and scalars) becomes the source of one
-``kiln.function`` (a :class:`~kiln.frontend.dask_kernels.Kernel`, referenced by source and key,
-compiled once per worker process and chunk shape); what it does not translate stays in the task
-as Dask's own and feeds the kernel. Then Dask's own array optimization runs on the result, so
-culling and low-level fusion are as without kiln. See docs/dask.md.
+layer whose task runs a small graph of NumPy calls per chunk. Here each elementwise part of that
+graph (NumPy ufuncs, ``operator`` arithmetic, ``np.where`` and ``astype`` on blocks and scalars)
+becomes the source of one ``kiln.function`` (a :class:`~kiln.frontend.dask_kernels.Kernel`,
+referenced by source and key, compiled once per worker process and chunk shape); what it does not
+translate stays in the task as Dask's own, feeding or taking the kernels. Then Dask's own array
+optimization runs on the result, so culling and low-level fusion are as without kiln. See
+docs/dask.md.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from kiln.frontend.dask_kernels import ChunkTask, Kernel, content_name, number_source
+from kiln.frontend.dask_kernels import ChunkTask, Kernel, content_name, dtype_source, number_source
 from kiln.frontend.dtypes import SUPPORTED
 from kiln.frontend.numpy_dispatch import supports_ufunc
 
@@ -37,7 +38,8 @@ _OPERATORS: dict[Any, np.ufunc] = {
 class BlockTask(ChunkTask):
     """A kernel's task in an optimized layer. The optimization does not see dtypes, so blocks
     kiln does not compile (a dtype outside kiln's, such as datetime64; a masked or non-NumPy
-    array) run the kernel's source on NumPy: the calls Dask's own task makes, so the meaning is Dask's."""
+    array) run the kernel's source on NumPy: the calls Dask's own task makes, so the meaning is
+    Dask's."""
 
     def __call__(self, *blocks: Any, **_dask_options: Any) -> Any:
         kernel = self.kernel.function()
@@ -59,13 +61,15 @@ def optimize(dsk: Any, keys: Any, **kwargs: Any) -> Any:
     if not isinstance(dsk, HighLevelGraph):
         dsk = HighLevelGraph.from_collections(str(id(dsk)), dsk, dependencies=())
     dsk = optimize_blockwise(dsk, keys=keys)
-    layers = {name: _with_kernel(layer) if isinstance(layer, Blockwise) else layer for name, layer in dsk.layers.items()}
+    layers = {name: _with_kernel(layer) if isinstance(layer, Blockwise) else layer
+              for name, layer in dsk.layers.items()}
     return dask_optimize(HighLevelGraph(layers, dsk.dependencies), keys, **kwargs)
 
 
 def _with_kernel(layer: Any) -> Any:
     """``layer`` with each maximal elementwise part of its task as one kiln kernel: one per value
-    that the output or an untranslated call (Dask's own, kept) takes; ``layer`` itself where there is none."""
+    that the output or an untranslated call (Dask's own, kept) takes; ``layer`` itself where there
+    is none."""
     from dask._task_spec import Task, TaskRef, _execute_subgraph
     from dask.blockwise import Blockwise, blockwise_token
 
@@ -99,13 +103,13 @@ def _with_kernel(layer: Any) -> Any:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)) and not isinstance(value, np.ndarray)
+    return isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating))
 
 
 def _scalar_source(value: Any) -> str:
     """A Python or NumPy scalar as source of the same type (a NumPy one keeps its dtype under NEP 50)."""
     if isinstance(value, np.generic):
-        return f"np.{value.dtype.name}({number_source(value.item())})"
+        return f"{dtype_source(value.dtype)}({number_source(value.item())})"
     return number_source(value)
 
 
@@ -162,7 +166,7 @@ class _Translation:
             return lambda args: f"np.where({', '.join(args)})"
         if func is astype and len(task.args) == 1 and set(task.kwargs) == {"astype_dtype"}:
             dtype = np.dtype(task.kwargs["astype_dtype"])
-            return (lambda args: f"{args[0]}.astype(np.{dtype.name})") if dtype in SUPPORTED else None
+            return (lambda args: f"{args[0]}.astype({dtype_source(dtype)})") if dtype in SUPPORTED else None
         if (task.kwargs or not supports_ufunc(func) or func is np.matmul or getattr(np, func.__name__, None) is not func
                 or len(task.args) != func.nin or func.nout != 1):
             return None

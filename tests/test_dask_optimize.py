@@ -42,7 +42,7 @@ def _check(client, x: da.Array) -> list[str]:
     expected = x.compute()
     with dask.config.set(array_optimize=kiln.dask.optimize):
         got = client.compute(x).result()
-    assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, expected.shape, got.dtype, expected.dtype)
+    assert (got.shape, got.dtype) == (expected.shape, expected.dtype), (got.shape, got.dtype, expected.dtype)
     if expected.dtype.kind in "fc":
         np.testing.assert_allclose(got, expected, rtol=1e-6 if expected.dtype == np.float32 else 1e-13)
     else:

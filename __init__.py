@@ -34,6 +34,7 @@ _EXPORTS: dict[str, str] = {
     "autograph": "kiln.autograph",
     "optimizers": "kiln.optimizers",
     "random": "kiln.frontend.random_numbers",
+    "dask": "kiln.frontend.dask_optimize",
     "range": "kiln.frontend.range",
     "TensorArray": "kiln.frontend.tensor_array",
     "print": "kiln.frontend.printing",
@@ -55,8 +56,8 @@ _EXPORTS: dict[str, str] = {
 }
 
 #: public names that are modules kept elsewhere (``kiln.random``: a file random.py at the package
-#: root would shadow Python's own ``random`` for scripts run from a checkout)
-_MODULES = ("kiln.frontend.random_numbers",)
+#: root would shadow Python's own ``random`` for scripts run from a checkout; ``kiln.dask``, Dask)
+_MODULES = ("kiln.frontend.random_numbers", "kiln.frontend.dask_optimize")
 
 __all__ = sorted(_EXPORTS)
 

@@ -44,11 +44,13 @@ def dtype_of(value: SSAValue) -> np.dtype[Any]:
     return from_element(graph.element_of(value))
 
 
-def _dtype_name(dtype: np.dtype[Any]) -> str:
+def dtype_source(dtype: np.dtype[Any]) -> str:
+    """A dtype as kernel source (``np.float32``; ``np.bool_``)."""
     return "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
 
 
-def _number(value: Any) -> str:
+def number_source(value: Any) -> str:
+    """A Python number as source that evaluates to it (``float('inf')`` for an infinity or NaN)."""
     text = repr(value)
     return text if math.isfinite(abs(value)) else f"{type(value).__name__}({str(value)!r})"
 
@@ -203,7 +205,7 @@ class _Emitter:
         assert isinstance(op, graph.ReduceOp)
         if op.kind.data == "mean":
             count = math.prod(graph.shape_of(op.operand)[a] for a in op.axes.get_values())
-            expr = f"{expr} / {_dtype_name(np.empty(0, dtype_of(op.result)).real.dtype)}({count})"
+            expr = f"{expr} / {dtype_source(np.empty(0, dtype_of(op.result)).real.dtype)}({count})"
         if op.keepdims is None:
             kept = [d for d in range(len(graph.shape_of(op.operand))) if d not in set(op.axes.get_values())]
             expr = f"({expr}).reshape(({''.join(f'{combined}.shape[{d}], ' for d in kept)}))"
@@ -248,13 +250,13 @@ class _Emitter:
     def constant(self, op: graph.ConstantOp) -> str:
         """A traced constant (a NumPy one would make writes into it, ``out[1:-1] = ...``, NumPy's)."""
         value = op.results[0]
-        dtype = _dtype_name(dtype_of(value))
+        dtype = dtype_source(dtype_of(value))
         values = op.value.get_values()
         if not graph.shape_of(value):
-            return f"kiln.constant({_number(values[0])}, {dtype})"
+            return f"kiln.constant({number_source(values[0])}, {dtype})"
         if op.value.is_splat():
-            return f"np.broadcast_to(kiln.constant({_number(values[0])}, {dtype}), {self.shape(value)})"
-        items = ", ".join(_number(v) for v in values)
+            return f"np.broadcast_to(kiln.constant({number_source(values[0])}, {dtype}), {self.shape(value)})"
+        items = ", ".join(number_source(v) for v in values)
         return f"kiln.constant(np.array([{items}], dtype={dtype}).reshape({graph.shape_of(value)}))"
 
     def refuse(self, op: Operation) -> PartitionError:
@@ -302,7 +304,7 @@ def plan_kernel(part: Partition, fn: func.FuncOp, value: SSAValue, prefix: str, 
 def _kernel(prefix: str, params: list[str], trims: list[str], lines: list[str], inputs: list[SSAValue],
             halo: dict[str, tuple[int, int]], trimmed: list[int], target: str, isa: str | None) -> KernelPlan:
     """The plan of a kernel whose body is ``lines``: its source, named after its code."""
-    name = _content_name(prefix, f"{params + trims}{lines}")
+    name = content_name(prefix, f"{params + trims}{lines}")
     source = "\n".join([f"def {name}({', '.join(params + trims)}):", *lines]) + "\n"
     return KernelPlan(Kernel(source, name, target, isa), inputs, halo, trimmed)
 
@@ -321,7 +323,7 @@ def _halo(part: Partition, value: SSAValue, inputs: Sequence[SSAValue]) -> dict[
     return halo
 
 
-def _content_name(prefix: str, body: str) -> str:
+def content_name(prefix: str, body: str) -> str:
     """A kernel's name: the same code has the same name, so it is one kernel (compiled once)."""
     return f"{prefix}_{hashlib.sha256(body.encode()).hexdigest()[:12]}"
 
@@ -331,7 +333,7 @@ def combine_kernel(cut: Operation, rank: int, dtype: np.dtype[Any], prefix: str,
     """The combine of a cut's partials (of ``rank`` dimensions), concatenated along the combined
     axes and reduced again; of dynamic sizes, since the number of partials a combine takes varies."""
     body = f"(partials):\n    return np.{combine_kind(cut)}(partials, axis={combined_axes(cut)}, keepdims=True)\n"
-    name = _content_name(prefix, body)
+    name = content_name(prefix, body)
     return Kernel(f"def {name}{body}", name, target, isa, dynamic=((rank, dtype.name),))
 
 
@@ -367,7 +369,7 @@ _RENDER: tuple[tuple[Any, Render], ...] = (
     (graph.ConstantOp, lambda em, op, result, args: em.constant(op)),
     (graph.CmpOp, lambda em, op, result, args: f"{_COMPARE[op.predicate.data]}({args[0]}, {args[1]})"),
     (graph.SelectOp, lambda em, op, result, args: f"np.where({', '.join(args)})"),
-    (graph.CastOp, lambda em, op, result, args: f"{args[0]}.astype({_dtype_name(dtype_of(result))})"),
+    (graph.CastOp, lambda em, op, result, args: f"{args[0]}.astype({dtype_source(dtype_of(result))})"),
     (ELEMENTWISE, _elementwise),
     (graph.ConcatOp, _concat),
     (graph.MatmulOp, lambda em, op, result, args: f"np.matmul({args[0]}, {args[1]})"),

@@ -720,3 +720,8 @@ _SCALAR_RESULTS = (
     | set(numpy_reductions.FUNCTIONS) | set(numpy_products.FUNCTIONS) | set(numpy_sorting.FUNCTIONS)
     | set(linalg.FUNCTIONS)
 ) - {np.cov, np.tensordot}
+
+
+def supports_ufunc(ufunc: Any) -> bool:
+    """Whether a traced call of ``ufunc`` (its ``__call__``) builds graph ops rather than refusing."""
+    return isinstance(ufunc, np.ufunc) and (ufunc is np.matmul or ufunc in ufuncs.COMPOSITE_UFUNCS or ufunc in _UFUNCS)

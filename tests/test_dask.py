@@ -9,35 +9,19 @@ import pickle
 import time
 
 import dask.array as da
-import distributed
 import numpy as np
 import pytest
 
 import kiln
-from kiln.frontend.dask_kernels import ChunkTask, _FUNCTIONS_BY_KEY
+from dask_cluster import local_client, traces
+from kiln.frontend.dask_kernels import ChunkTask
 from kiln.passes.graph_partition import PartitionError
-
-
-def _own_cache(dask_worker: object, root: str) -> str:
-    """Give a worker a compile cache of its own: nothing is shared with the client or the other worker."""
-    path = os.path.join(root, f"worker-{os.getpid()}")
-    os.environ["KILN_CACHE_DIR"] = path
-    return path
-
-
-def _traces() -> dict[str, tuple[int, int]]:
-    """Per kernel this worker process made: how many times it traced, and for how many call signatures."""
-    return {key: (f.tracing_count, f.cache_size()) for key, f in _FUNCTIONS_BY_KEY.items()}
 
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory):
-    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None)
-    with distributed.Client(cluster) as c:
-        paths = c.run(_own_cache, root=str(tmp_path_factory.mktemp("workers")))
-        assert len(set(paths.values())) == 2
+    with local_client(str(tmp_path_factory.mktemp("workers"))) as c:
         yield c
-    cluster.close()
 
 
 def _check(f, *args, chunks):
@@ -157,9 +141,9 @@ def test_workers_compile_each_kernel_once(client):
     x = da.from_array(np.random.default_rng(7).normal(size=(11, 5)), chunks=((1, 4, 6), (2, 3)))
     for _ in range(2):
         moments(x)[2].compute()
-    traces = client.run(_traces)
-    assert any(traces.values())
-    for per_worker in traces.values():  # no chunk shape traced (so compiled) twice in one worker
+    counts = client.run(traces)
+    assert any(counts.values())
+    for per_worker in counts.values():  # no chunk shape traced (so compiled) twice in one worker
         assert all(count == signatures for count, signatures in per_worker.values())
 
 

@@ -187,7 +187,8 @@ def _stat_stamp(path: Path) -> str | None:
         recorded = _digest_path(path).read_text().strip()
     except (OSError, UnicodeDecodeError):
         return None
-    return f"kiln {__version__} layout {LAYOUT_VERSION} {st.st_dev} {st.st_ino} {st.st_size} {st.st_mtime_ns} {st.st_ctime_ns} {recorded}\n"
+    identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    return f"kiln {__version__} layout {LAYOUT_VERSION} {' '.join(map(str, identity))} {recorded}\n"
 
 
 def _read_checked(path: Path) -> tuple[bytes | None, str | None]:

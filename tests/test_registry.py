@@ -114,7 +114,8 @@ def _conv(x: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize(
     ("name", "fn", "arg"),
     [
-        ("graph-merge-histograms", lambda x: (np.histogram(x, 4)[0], np.histogram(x, 4, weights=x)[0]), np.linspace(0, 1, 32)),
+        ("graph-merge-histograms", lambda x: np.histogram(x, 4)[0] + np.histogram(x, 4, weights=x)[0],
+         np.linspace(0, 1, 32)),
         ("graph-linalg-to-calls", lambda x: np.linalg.inv(x), np.eye(4) * 2 + 0.5),
         ("convert-kalgo-to-kernel", lambda x: np.sort(x), np.linspace(1, 0, 16)),
         ("linalg-matmul-to-kernel", lambda x: x @ x, np.eye(8) + 0.25),
@@ -122,7 +123,9 @@ def _conv(x: np.ndarray) -> np.ndarray:
         ("kiln-group-exp", lambda x: np.exp(x) + np.exp(2 * x), np.linspace(0, 1, 64)),
     ],
 )
-def test_rooted_passes_run_when_their_ops_are_there(name: str, fn: Callable[[np.ndarray], object], arg: np.ndarray, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rooted_passes_run_when_their_ops_are_there(
+    name: str, fn: Callable[[np.ndarray], np.ndarray], arg: np.ndarray, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Each pass of ``universe.PASS_ROOTS`` runs on a program holding its ops, which matches NumPy."""
     import kiln
 
@@ -130,9 +133,7 @@ def test_rooted_passes_run_when_their_ops_are_there(name: str, fn: Callable[[np.
     load = universe.load_pass
     monkeypatch.setattr(universe, "load_pass", lambda n: (ran.append(n), load(n))[1])
     got = kiln.function(fn, autograph=False)(arg.copy())
-    want = fn(arg.copy())
-    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,), strict=True):
-        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(got, fn(arg.copy()), rtol=1e-6, atol=1e-9)
     assert name in ran
 
 

@@ -5,8 +5,9 @@ the user's from :mod:`kiln.registry`), so it builds and runs pipelines.
 Passes are discovered from file names: ``passes/foo_bar.py`` defines the pass
 ``foo-bar`` (a ``ModulePass`` subclass whose ``name`` is ``"foo-bar"``).
 Discovery reads only the directory listing, so startup imports nothing; the
-module is imported when the pass is first used. A test checks that every file
-defines the pass its name promises.
+module is imported when the pass is first used, and by a pipeline stage only when
+the module holds an op the pass acts on (:data:`PASS_ROOTS`). A test checks that
+every file defines the pass its name promises.
 """
 
 from __future__ import annotations
@@ -93,6 +94,41 @@ def pipeline_pass(name: str) -> type[ModulePass]:
     return dataclass(frozen=True)(cls)
 
 
+#: kiln passes that change a module only when it holds one of these ops (a name, or a dialect's
+#: prefix such as ``"kalgo."``): a pipeline stage runs them, importing their modules, only then
+#: (``x * 2 + 1`` has no product, histogram, routine, algorithm or exponential)
+PASS_ROOTS: dict[str, tuple[str, ...]] = {
+    "graph-merge-histograms": ("graph.histogram",),
+    "graph-linalg-to-calls": ("graph.linalg",),
+    "convert-kalgo-to-kernel": ("kalgo.",),
+    "linalg-matmul-to-kernel": ("linalg.fill",),  # a product accumulates onto a zero fill
+    "linalg-conv-to-kernel": ("linalg.fill",),
+    "kiln-group-exp": ("math.exp",),
+}
+
+
+def holds(module: ModuleOp, roots: tuple[str, ...]) -> bool:
+    """Whether ``module`` holds an op named by ``roots`` (see :data:`PASS_ROOTS`)."""
+    return any(op.name.startswith(roots) for op in module.walk())
+
+
+def rooted_pass(name: str) -> type[ModulePass]:
+    """A ModulePass that runs kiln's pass ``name`` (imported then) when the module holds one of
+    its :data:`PASS_ROOTS`, and does nothing otherwise, as the pass would."""
+    roots = PASS_ROOTS[name]
+
+    def apply(self: ModulePass, ctx: Context, op: ModuleOp) -> None:
+        if holds(op, roots):
+            load_pass(name)().apply(ctx, op)
+
+    cls = type(
+        "Rooted_" + name.replace("-", "_"),
+        (ModulePass,),
+        {"name": name, "apply": apply, "__doc__": f"kiln's pass {name}, run on modules holding {', '.join(roots)}"},
+    )
+    return dataclass(frozen=True)(cls)
+
+
 def kiln_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """kiln's passes (one per file) and named pipelines, as lazy factories."""
     passes: dict[str, Callable[[], type[ModulePass]]] = {
@@ -119,9 +155,15 @@ def make_context() -> Context:
     return ctx
 
 
-def build_pipeline(spec: str, callback: Callable[[ModulePass, ModuleOp, ModulePass], None] | None = None) -> PassPipeline:
-    """Parse ``spec`` against every known pass (xDSL's, kiln's, pipelines, user-registered)."""
-    return PassPipeline.parse_spec(all_passes(), spec, callback)
+def build_pipeline(
+    spec: str, callback: Callable[[ModulePass, ModuleOp, ModulePass], None] | None = None, *, rooted: bool = False
+) -> PassPipeline:
+    """Parse ``spec`` against every known pass (xDSL's, kiln's, pipelines, user-registered);
+    with ``rooted``, the passes of :data:`PASS_ROOTS` run only on modules holding their roots."""
+    passes = all_passes()
+    if rooted:
+        passes.update({n: (lambda n=n: rooted_pass(n)) for n in PASS_ROOTS if n not in registry.USER_PASSES})
+    return PassPipeline.parse_spec(passes, spec, callback)
 
 
 def run_stage(ctx: Context, module: ModuleOp, stage: str, on_pass: Callable[[int, int, str], None] | None = None) -> None:
@@ -142,7 +184,7 @@ def run_stage(ctx: Context, module: ModuleOp, stage: str, on_pass: Callable[[int
             count += 1
             on_pass(count, len(pipeline.passes), following.name)
 
-    pipeline = build_pipeline(spec, between if on_pass is not None or verify else None)
+    pipeline = build_pipeline(spec, between if on_pass is not None or verify else None, rooted=True)
     pipeline.apply(ctx, module)
 
 

@@ -3,7 +3,8 @@ first call only (kiln imported and the function decorated before).
 
 * ``cold``: an empty cache directory holding only what kiln builds once per machine (the native
   entry extension, the kernels' precompiled headers, the syntax trees of kiln's own rule files),
-  so the call traces, lowers, emits, compiles and loads.
+  so the call traces, lowers, emits, compiles and loads. The seed stays in place between runs
+  (each run's own files are removed), as on a user's machine.
 * ``warm``: a new process on the cache the cold run left: the call traces and finds its C and
   shared object in the disk cache.
 
@@ -22,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -120,13 +120,16 @@ def measure(cases: list[str], rounds: int) -> dict[str, dict[str, list[float]]]:
     """{case: {"cold wall": [...], "cold cpu": [...], "warm wall": [...], "warm cpu": [...]}} in seconds."""
     results: dict[str, dict[str, list[float]]] = {c: {} for c in cases}
     with tempfile.TemporaryDirectory(prefix="kiln-first-calls-") as tmp:
-        seed = Path(tmp) / "seed"
-        _run(_SEED, [], seed)  # the once-per-machine builds, copied into each cold cache
-        for r in range(rounds):
+        cache = Path(tmp) / "cache"
+        _run(_SEED, [], cache)  # the once-per-machine builds, kept in place (a copy would change
+        seeded = set(cache.rglob("*"))  # their stat, and a copied precompiled header is checked again)
+        for _ in range(rounds):
             for case in cases:
-                cache = Path(tmp) / f"run{r}"
-                shutil.rmtree(cache, ignore_errors=True)
-                shutil.copytree(seed, cache)
+                for path in sorted(set(cache.rglob("*")) - seeded, reverse=True):  # all but the seed,
+                    if path.is_dir():  # a folder's files before it
+                        path.rmdir()
+                    else:
+                        path.unlink()
                 for mode in ("cold", "warm"):
                     got = _time(case, cache)
                     for kind, value in got.items():

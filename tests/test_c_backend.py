@@ -372,6 +372,66 @@ def test_damaged_precompiled_header_is_not_used(kiln_cache: Path) -> None:
     assert prelude.include_flags(cc, toolchain.compiler_identity(cc), flags, source)[0] == "-include"
 
 
+def _built_header(kiln_cache: Path) -> tuple[Path, tuple[str, ...]]:
+    """The vector code's precompiled header, built in ``kiln_cache``, and its include flags' inputs."""
+    from kiln.backends.c import prelude
+    from kiln.backends.c.isa import resolve_isa, table
+
+    toolchain.prefetch_prelude(table(resolve_isa()).includes)
+    prelude.wait()
+    (gch,) = kiln_cache.glob("*.h.gch")
+    return gch, table(resolve_isa()).includes
+
+
+def test_unchanged_precompiled_header_is_trusted_unread(kiln_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A precompiled header checked once (its sha256, ~25 ms for 20 MB; its build checks it) is
+    not read again by a later process while its stat is unchanged: it is used all the same."""
+    from kiln.backends.c import prelude
+
+    gch, includes = _built_header(kiln_cache)
+    Path(f"{gch}.checked").unlink()  # as a kiln before this found it: the next check reads it
+    prelude._sound.clear()  # as a new process finds it
+    reads: list[Path] = []
+    check = cache._read_checked
+    monkeypatch.setattr(cache, "_read_checked", lambda path: (reads.append(path), check(path))[1])
+    toolchain.prefetch_prelude(includes, check=True)
+    prelude.wait()
+    assert reads == [gch] and gch.with_suffix("") in prelude._sound
+    for _ in range(2):  # later processes
+        prelude._sound.clear()
+        prelude._checks.clear()
+        toolchain.prefetch_prelude(includes, check=True)
+        prelude.wait()
+        assert gch.with_suffix("") in prelude._sound
+    assert reads == [gch]
+
+
+def test_precompiled_header_changed_since_its_check_is_read_again(kiln_cache: Path) -> None:
+    """A precompiled header rewritten after its check, even with the same size and its
+    modification time set back, is read again, found damaged (warned), not used, and rebuilt."""
+    from kiln.backends.c import prelude
+
+    gch, includes = _built_header(kiln_cache)
+    source = _kernel_source(lambda x: x * 2.0 + 1.0, np.ones(64, np.float32))
+    cc = toolchain.compiler()
+    flags = toolchain.compile_flags((*toolchain.DEFAULT_OPT_FLAGS, *toolchain._SHARED_FLAGS))
+    prelude._sound.clear()
+    assert prelude.include_flags(cc, toolchain.compiler_identity(cc), flags, source)[0] == "-include"
+    assert Path(f"{gch}.checked").is_file()
+    before = gch.stat()
+    data = bytearray(gch.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    gch.write_bytes(bytes(data))
+    os.utime(gch, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert gch.stat().st_size == before.st_size and gch.stat().st_mtime_ns == before.st_mtime_ns
+    prelude._sound.clear()  # as a new process finds it
+    with pytest.warns(cache.CacheWarning, match="is damaged"):
+        assert prelude.include_flags(cc, toolchain.compiler_identity(cc), flags, source) == ()
+    prelude.wait()
+    assert prelude.include_flags(cc, toolchain.compiler_identity(cc), flags, source)[0] == "-include"
+    assert cache.is_checked(gch)
+
+
 def test_precompiled_headers_are_checked_only_when_a_compile_comes(kiln_cache: Path) -> None:
     """A process that only finds its functions in the cache reads no precompiled header (20 MB
     each); one that lowers a function checks them in the background meanwhile."""

@@ -7,8 +7,10 @@ import importlib
 import inspect
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 from xdsl.passes import ModulePass
 from xdsl.universe import Universe
@@ -81,3 +83,67 @@ def test_stock_xdsl_opt_runs_kiln_passes(tmp_path: Path) -> None:
         [str(xdsl_opt), str(src), "-p", "convert-graph-to-linalg"], capture_output=True, text=True, check=True
     ).stdout
     assert "math.exp" in out and "linalg.generic" in out
+
+
+#: kiln's passes that a pipeline stage runs only on a module holding their ops
+_ROOTED_MODULES = ("graph_merge_histograms", "convert_kalgo_to_kernel", "linalg_matmul_to_kernel",
+                   "linalg_conv_to_kernel", "kiln_group_exp")
+
+
+def test_a_program_without_their_ops_imports_no_rooted_pass() -> None:
+    """``x * 2 + 1`` (no product, histogram, algorithm or exponential) is compiled, in a new
+    process, without importing the modules of the passes that would not change it."""
+    code = f"""
+import sys
+import numpy as np
+import kiln
+x = np.arange(64, dtype=np.float32)
+assert np.array_equal(kiln.function(lambda x: x * 2 + 1, autograph=False)(x), x * 2 + 1)
+print(sorted(m for m in {_ROOTED_MODULES!r} if "kiln.passes." + m in sys.modules))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def _conv(x: np.ndarray) -> np.ndarray:
+    import kiln
+
+    return kiln.conv2d(x, np.full((3, 3, 1, 2), 0.5))
+
+
+@pytest.mark.parametrize(
+    ("name", "fn", "arg"),
+    [
+        ("graph-merge-histograms", lambda x: np.histogram(x, 4)[0] + np.histogram(x, 4, weights=x)[0],
+         np.linspace(0, 1, 32)),
+        ("graph-linalg-to-calls", lambda x: np.linalg.inv(x), np.eye(4) * 2 + 0.5),
+        ("convert-kalgo-to-kernel", lambda x: np.sort(x), np.linspace(1, 0, 16)),
+        ("linalg-matmul-to-kernel", lambda x: x @ x, np.eye(8) + 0.25),
+        ("linalg-conv-to-kernel", _conv, np.linspace(0, 1, 64).reshape(1, 8, 8, 1)),
+        ("kiln-group-exp", lambda x: np.exp(x) + np.exp(2 * x), np.linspace(0, 1, 64)),
+    ],
+)
+def test_rooted_passes_run_when_their_ops_are_there(
+    name: str, fn: Callable[[np.ndarray], np.ndarray], arg: np.ndarray, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each pass of ``universe.PASS_ROOTS`` runs on a program holding its ops, which matches NumPy."""
+    import kiln
+
+    ran: list[str] = []
+    load = universe.load_pass
+    monkeypatch.setattr(universe, "load_pass", lambda n: (ran.append(n), load(n))[1])
+    got = kiln.function(fn, autograph=False)(arg.copy())
+    np.testing.assert_allclose(got, fn(arg.copy()), rtol=1e-6, atol=1e-9)
+    assert name in ran
+
+
+def test_pass_roots_name_kiln_passes_and_real_ops() -> None:
+    """Every key of ``universe.PASS_ROOTS`` is a kiln pass, every root an op or dialect that exists."""
+    from xdsl.dialects import get_all_dialects
+
+    dialects = {**get_all_dialects(), **universe.DIALECTS}
+    ops = {op.name for factory in dialects.values() for op in factory().operations}
+    for name, roots in universe.PASS_ROOTS.items():
+        assert name in universe.pass_names()
+        for root in roots:
+            assert (root.rstrip(".") in dialects) if root.endswith(".") else (root in ops), (name, root)

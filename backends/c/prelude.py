@@ -13,8 +13,9 @@ background with the entry extension (once per machine, see :func:`prefetch`); ot
 (scalar code, ``KILN_ISA``, ``-fopenmp``) and sources compiled before the build is done compile
 without one, as before. gcc falls back to the header's text when a precompiled header does not
 fit its flags; a damaged one would crash it, so it is checked against its recorded sha256
-before use, once per process (~25 ms for its 20 MB; in the background while the first
-function to compile lowers).
+before use (~25 ms for its 20 MB; in the background while the first function to compile
+lowers), once per process and only when its stat changed since the last check
+(:func:`kiln.backends.cache.is_checked_since`).
 """
 
 from __future__ import annotations
@@ -86,10 +87,10 @@ def prefetch(cc: str, identity: str, flags: tuple[str, ...], simd_includes: tupl
 
 
 def _check(cc: str, flags: tuple[str, ...], text: str, header: Path) -> None:
-    """Read the precompiled header and compare its sha256 (~25 ms for 20 MB): sound, or set
-    aside (a warning names it) and built again."""
+    """Compare the precompiled header with its sha256 (~25 ms for 20 MB, unless its stat is
+    unchanged since the last check): sound, or set aside (a warning names it) and built again."""
     gch = _gch(header)
-    if cache.is_checked(gch):
+    if cache.is_checked_since(gch):
         _sound.add(header)
     else:
         gch.unlink(missing_ok=True)
@@ -149,4 +150,5 @@ def _build(cc: str, flags: tuple[str, ...], text: str, header: Path) -> None:
         cache.write_checked(_gch(header), compile_header)
     except (OSError, subprocess.CalledProcessError):
         return  # sources compile without it: the same code, as before there were any
-    _sound.add(header)
+    if cache.is_checked_since(_gch(header)):  # checked once here, so later processes trust it unread
+        _sound.add(header)

@@ -38,3 +38,15 @@ def test_many_reductions_of_one_array_are_numpys() -> None:
     x = np.linspace(-2.0, 3.0, 53)
     got = kiln.function(f, autograph=False)(x)
     np.testing.assert_allclose(got, f(x.copy()), rtol=1e-12)
+
+
+def test_comprehension_of_row_sums_is_numpys() -> None:
+    # issue 40's 600x200 comprehension, smaller: each sum is copied into the result at the end, so
+    # kiln-elide-copies asks about the ops between a writer and its copy once per row (it walked
+    # them: quadratic), and kiln-bufferize's frees indexed the block once per buffer
+    def f(x: np.ndarray) -> np.ndarray:
+        return np.array([np.sum(x[i]) for i in range(x.shape[0])])
+
+    x = np.random.default_rng(0).random((120, 30))
+    got = kiln.function(f)(x.copy())
+    np.testing.assert_allclose(got, f(x), rtol=1e-12)

@@ -23,7 +23,7 @@ _STEPS: dict[str, tuple[str, int]] = {
     "chain": ("    x = np.tanh(x * 1.0001 + 0.5) - x * 0.25 + 0.125\n", 14),
     "reductions": ("    s = s + np.sum(x[{i} % n])\n", 4),
     "ifs": ("    if np.sum(x) > {i}:\n        x = x * 0.999\n    else:\n        x = x + 0.001\n", 5),
-    "loops": ("    for _ in range(3):\n        x = x * 0.999 + 0.001\n", 4),
+    "loops": ("    for _ in range(3):\n        x = x * 0.999 + 0.001\n", 18),
     "rowsums": ("", 2),
 }
 _STEPS["mixed"] = (_STEPS["chain"][0] + "    s = s + np.max(x)\n" + _STEPS["ifs"][0] + _STEPS["loops"][0], 26)

@@ -26,7 +26,7 @@ _STEPS: dict[str, tuple[str, int]] = {
     "loops": ("    for _ in range(3):\n        x = x * 0.999 + 0.001\n", 18),
     "rowsums": ("", 2),
 }
-_STEPS["mixed"] = (_STEPS["chain"][0] + "    s = s + np.max(x)\n" + _STEPS["ifs"][0] + _STEPS["loops"][0], 26)
+_STEPS["mixed"] = (_STEPS["chain"][0] + "    s = s + np.max(x)\n" + _STEPS["ifs"][0] + _STEPS["loops"][0], 46)
 
 
 def program(kind: str, ops: int) -> tuple[Callable[..., object], int]:

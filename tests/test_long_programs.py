@@ -71,3 +71,22 @@ def test_vector_math_called_many_times_is_defined_out_of_line() -> None:
         np.testing.assert_allclose(compiled(x.copy()), f(x), rtol=1e-14, atol=1e-15)
         tanh = next(line for line in compiled.get_concrete_function(x).source.splitlines() if "kiln_vtanh_f64(__m" in line)
         assert tanh.startswith(defined), tanh
+
+
+def test_recursive_search_is_pythons() -> None:
+    # issue 40's recursive search (bench/recursive_search.py): each level calls the decorated
+    # function twice, keeping the better sum through a staged if
+    @kiln.function
+    def best(values: list[float], i: int, total: float) -> float:
+        if i == len(values):
+            return total
+        taken = best(values, i + 1, total + values[i])
+        left = best(values, i + 1, total)
+        if taken > left:
+            return taken
+        return left
+
+    values = [0.5, -1.25, 2.0, -0.125]
+    got = best(values, 0, 0.0)
+    assert got == best.python_function(values, 0, 0.0) == 2.5
+    assert type(got) is float

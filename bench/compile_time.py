@@ -24,7 +24,7 @@ _STEPS: dict[str, tuple[str, int]] = {
     "reductions": ("    s = s + np.sum(x[{i} % n])\n", 4),
     "ifs": ("    if np.sum(x) > {i}:\n        x = x * 0.999\n    else:\n        x = x + 0.001\n", 5),
     "loops": ("    for _ in range(3):\n        x = x * 0.999 + 0.001\n", 18),
-    "rowsums": ("", 2),
+    "rowsums": ("", 4),
 }
 _STEPS["mixed"] = (_STEPS["chain"][0] + "    s = s + np.max(x)\n" + _STEPS["ifs"][0] + _STEPS["loops"][0], 46)
 
@@ -48,9 +48,9 @@ def program(kind: str, ops: int) -> tuple[Callable[..., object], int]:
 
 def argument(kind: str, ops: int) -> np.ndarray:
     """The argument the generated programs take: a matrix for reductions (one row each) and row
-    sums (issue 40's 200 columns, a row per two graph ops), else a vector."""
+    sums (issue 40's 200 columns, a row per four graph ops), else a vector."""
     if kind == "rowsums":
-        return np.linspace(0.0, 1.0, max(1, ops // 2) * 200).reshape(-1, 200)
+        return np.linspace(0.0, 1.0, max(1, ops // 4) * 200).reshape(-1, 200)
     return np.linspace(0.0, 1.0, 64 * 8).reshape(64, 8) if kind == "reductions" else np.linspace(0.0, 1.0, 64)
 
 

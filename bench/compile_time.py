@@ -22,7 +22,7 @@ import numpy as np
 _STEPS: dict[str, tuple[str, int]] = {
     "chain": ("    x = np.tanh(x * 1.0001 + 0.5) - x * 0.25 + 0.125\n", 14),
     "reductions": ("    s = s + np.sum(x[{i} % n])\n", 4),
-    "ifs": ("    if np.sum(x) > {i}:\n        x = x * 0.999\n    else:\n        x = x + 0.001\n", 5),
+    "ifs": ("    if np.sum(x) > {i}:\n        x = x * 0.999\n    else:\n        x = x + 0.001\n", 12),
     "loops": ("    for _ in range(3):\n        x = x * 0.999 + 0.001\n", 18),
     "rowsums": ("", 4),
 }

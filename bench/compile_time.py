@@ -2,8 +2,10 @@
 
 Issue 39 asks that compile time grow linearly with the program: this builds programs of about
 ``--ops`` graph ops (an elementwise chain, many reductions of one array, staged ``if``s, staged
-loops), compiles each on its first call with an empty ``KILN_CACHE_DIR`` and prints seconds per
-thousand graph ops. ``--time-passes`` adds the seconds of each pass of ``graph-to-c``.
+loops, all four in turn, and issue 40's comprehension of row sums), compiles each on its first
+call with an empty ``KILN_CACHE_DIR`` and prints seconds per thousand graph ops.
+``--time-passes`` adds the CPU seconds of the slowest passes of ``graph-to-c``, ``--stages`` those
+of each stage of the first call (tracing, each lowering stage, emitting C, compiling C).
 """
 
 from __future__ import annotations
@@ -20,18 +22,20 @@ import numpy as np
 _STEPS: dict[str, tuple[str, int]] = {
     "chain": ("    x = np.tanh(x * 1.0001 + 0.5) - x * 0.25 + 0.125\n", 14),
     "reductions": ("    s = s + np.sum(x[{i} % n])\n", 4),
-    "ifs": ("    if np.sum(x) > {i}:\n        x = x * 0.999\n    else:\n        x = x + 0.001\n", 5),
-    "loops": ("    for _ in range(3):\n        x = x * 0.999 + 0.001\n", 4),
+    "ifs": ("    if np.sum(x) > {i}:\n        x = x * 0.999\n    else:\n        x = x + 0.001\n", 12),
+    "loops": ("    for _ in range(3):\n        x = x * 0.999 + 0.001\n", 18),
+    "rowsums": ("", 4),
 }
+_STEPS["mixed"] = (_STEPS["chain"][0] + "    s = s + np.max(x)\n" + _STEPS["ifs"][0] + _STEPS["loops"][0], 46)
 
 
 def program(kind: str, ops: int) -> tuple[Callable[..., object], int]:
     """A function of ``x`` with about ``ops`` graph ops of ``kind``, and its number of steps."""
     step, per = _STEPS[kind]
     steps = max(1, ops // per)
-    body = "    n = x.shape[0]\n    s = np.sum(x[0])\n" if kind == "reductions" else ""
+    body = {"reductions": "    n = x.shape[0]\n    s = np.sum(x[0])\n", "mixed": "    s = x[0] * 0.0\n"}.get(kind, "")
     body += "".join(step.format(i=i) for i in range(steps))
-    ret = "s" if kind == "reductions" else "x"
+    ret = {"reductions": "s", "mixed": "x + s", "rowsums": "np.array([np.sum(x[i]) for i in range(x.shape[0])])"}.get(kind, "x")
     source = f"def generated(x):\n{body}    return {ret}\n"
     # in a file, so that AutoGraph (which reads a function's source) converts the staged ifs and loops
     path = os.path.join(tempfile.mkdtemp(prefix="kiln-compile-time-src-"), f"{kind}_{ops}.py")
@@ -42,8 +46,11 @@ def program(kind: str, ops: int) -> tuple[Callable[..., object], int]:
     return scope["generated"], steps  # type: ignore[return-value]
 
 
-def argument(kind: str) -> np.ndarray:
-    """The argument the generated programs take: a matrix for reductions (one row each), else a vector."""
+def argument(kind: str, ops: int) -> np.ndarray:
+    """The argument the generated programs take: a matrix for reductions (one row each) and row
+    sums (issue 40's 200 columns, a row per four graph ops), else a vector."""
+    if kind == "rowsums":
+        return np.linspace(0.0, 1.0, max(1, ops // 4) * 200).reshape(-1, 200)
     return np.linspace(0.0, 1.0, 64 * 8).reshape(64, 8) if kind == "reductions" else np.linspace(0.0, 1.0, 64)
 
 
@@ -59,8 +66,8 @@ def first_call(kind: str, ops: int) -> tuple[float, float, int, object, object]:
     import kiln
 
     func, _ = program(kind, ops)
-    x = argument(kind)
-    compiled = kiln.function(func, autograph=kind in ("ifs", "loops"))
+    x = argument(kind, ops)
+    compiled = kiln.function(func, autograph=kind in ("ifs", "loops", "mixed", "rowsums"))
     start, cpu = time.perf_counter(), _cpu()
     got = compiled(x)
     seconds, cpu = time.perf_counter() - start, _cpu() - cpu
@@ -83,15 +90,56 @@ class PassTimes:
         self._since = now
 
     def install(self) -> None:
-        """Time every pipeline kiln builds from now on."""
+        """Time every pipeline kiln builds from now on (before the callback kiln passes, which
+        reports progress and verifies)."""
         from kiln import universe
 
         build = universe.build_pipeline
-        universe.build_pipeline = lambda spec, callback=None: build(spec, callback or self)
+
+        def timed(spec: str, callback: Callable[..., None] | None = None) -> object:
+            def both(previous: object, module: object, following: object) -> None:
+                self(previous, module, following)
+                if callback is not None:
+                    callback(previous, module, following)
+
+            return build(spec, both)
+
+        universe.build_pipeline = timed
 
     def report(self, top: int = 8) -> str:
         slowest = sorted(self.seconds.items(), key=lambda item: -item[1])[:top]
-        return "    " + ", ".join(f"{name} {s:.2f}" for name, s in slowest)
+        return "    passes: " + ", ".join(f"{name} {s:.2f}" for name, s in slowest)
+
+
+class StageTimes:
+    """CPU seconds (the C compiler's included) of each stage of a first call (``--stages``), from
+    the stages it reports for its progress line."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._current: tuple[str, float] | None = None
+
+    def enter(self, name: str | None) -> None:
+        now = _cpu()
+        if self._current is not None:
+            stage, since = self._current
+            self.seconds[stage] = self.seconds.get(stage, 0.0) + now - since
+        self._current = (name, now) if name is not None else None
+
+    def install(self) -> None:
+        """Record every stage a compile reports from now on."""
+        from kiln.frontend import progress
+
+        report = progress.stage
+
+        def recorded(name: str) -> None:
+            self.enter(name)
+            report(name)
+
+        progress.stage = recorded
+
+    def report(self) -> str:
+        return "    stages: " + ", ".join(f"{name} {s:.2f}" for name, s in self.seconds.items())
 
 
 def main() -> None:
@@ -99,23 +147,30 @@ def main() -> None:
     parser.add_argument("--ops", type=int, nargs="+", default=[100, 1000, 10000])
     parser.add_argument("--kind", choices=sorted(_STEPS), nargs="+", default=sorted(_STEPS))
     parser.add_argument("--time-passes", action="store_true", help="print the slowest passes of each compile")
+    parser.add_argument("--stages", action="store_true", help="print the CPU seconds of each stage of each compile")
     args = parser.parse_args()
     # one fresh cache for the run; a first compile builds the once-per-machine entry extension
     os.environ["KILN_CACHE_DIR"] = tempfile.mkdtemp(prefix="kiln-compile-time-")
     first_call("chain", 6)
-    times = PassTimes()
+    times, stages = PassTimes(), StageTimes()
     if args.time_passes:
         times.install()
+    if args.stages:
+        stages.install()
     for kind in args.kind:
         for ops in args.ops:
             times.seconds.clear()
+            stages.seconds.clear()
             seconds, cpu, graph_ops, got, want = first_call(kind, ops)
+            stages.enter(None)
             ok = np.allclose(got, want, rtol=1e-9, atol=1e-12)
             print(f"{kind:10s} {graph_ops:7d} ops {seconds:8.2f} s {seconds / graph_ops * 1000:7.3f} s/kop"
                   f" (CPU {cpu:7.2f} s {cpu / graph_ops * 1000:7.3f} s/kop)"
                   f"  {'matches NumPy' if ok else 'DIFFERS FROM NUMPY'}", flush=True)
             if args.time_passes:
                 print(times.report(), flush=True)
+            if args.stages:
+                print(stages.report(), flush=True)
 
 
 if __name__ == "__main__":

@@ -32,20 +32,28 @@ from kiln.dialects import graph
 from kiln.dialects.contracts import UNSIGNED_ATTR
 
 
-def signless(attr: Attribute) -> Attribute:
-    """``attr`` with every signed or unsigned integer type in it made signless."""
+def signless(attr: Attribute, memo: dict[Attribute, Attribute]) -> Attribute:
+    """``attr`` with every signed or unsigned integer type in it made signless; ``memo`` holds
+    the attributes already seen (a module repeats a few types thousands of times: walking each
+    again was a fifth of convert-graph-to-linalg on a long chain)."""
+    done = memo.get(attr)
+    if done is not None:
+        return done
     if isinstance(attr, IntegerType):
-        return attr if attr.signedness.data == Signedness.SIGNLESS else IntegerType(attr.width.data)
-    if isinstance(attr, ArrayAttr):
-        items = tuple(signless(a) for a in attr.data)
-        return attr if items == attr.data else ArrayAttr(items)
-    if isinstance(attr, DictionaryAttr):
-        entries = {k: signless(v) for k, v in attr.data.items()}
-        return attr if entries == dict(attr.data) else DictionaryAttr(entries)
-    if isinstance(attr, ParametrizedAttribute):
-        params = tuple(signless(p) for p in attr.parameters)
-        return attr if params == attr.parameters else type(attr).new(params)
-    return attr
+        new: Attribute = attr if attr.signedness.data == Signedness.SIGNLESS else IntegerType(attr.width.data)
+    elif isinstance(attr, ArrayAttr):
+        items = tuple(signless(a, memo) for a in attr.data)
+        new = attr if items == attr.data else ArrayAttr(items)
+    elif isinstance(attr, DictionaryAttr):
+        entries = {k: signless(v, memo) for k, v in attr.data.items()}
+        new = attr if entries == dict(attr.data) else DictionaryAttr(entries)
+    elif isinstance(attr, ParametrizedAttribute):
+        params = tuple(signless(p, memo) for p in attr.parameters)
+        new = attr if params == attr.parameters else type(attr).new(params)
+    else:
+        new = attr
+    memo[attr] = new
+    return new
 
 
 def _has_unsigned(ty: Attribute) -> bool:
@@ -68,21 +76,21 @@ def _marked(attrs: ArrayAttr | None, types: tuple[Attribute, ...]) -> ArrayAttr 
     return ArrayAttr(new)
 
 
-def _erase_in_op(op: Operation) -> None:
+def _erase_in_op(op: Operation, memo: dict[Attribute, Attribute]) -> None:
     for result in op.results:
-        new = signless(result.type)
+        new = signless(result.type, memo)
         if new != result.type:
             Rewriter.replace_value_with_new_type(result, new)
     for region in op.regions:
         for block in region.blocks:
             for arg in block.args:
-                new = signless(arg.type)
+                new = signless(arg.type, memo)
                 if new != arg.type:
                     Rewriter.replace_value_with_new_type(arg, new)
     for name, value in list(op.properties.items()):
-        op.properties[name] = signless(value)
+        op.properties[name] = signless(value, memo)
     for name, value in list(op.attributes.items()):
-        op.attributes[name] = signless(value)
+        op.attributes[name] = signless(value, memo)
 
 
 def erase_signedness(module: ModuleOp) -> None:
@@ -97,5 +105,6 @@ def erase_signedness(module: ModuleOp) -> None:
                 op.arg_attrs = arg_attrs
             if res_attrs is not None:
                 op.res_attrs = res_attrs
+    memo: dict[Attribute, Attribute] = {}
     for op in module.walk():
-        _erase_in_op(op)
+        _erase_in_op(op, memo)

@@ -50,6 +50,7 @@ from xdsl.pattern_rewriter import (
 
 from kiln.passes._buffer_facts import erase_buffer, read_instead, readers_of_copy, root
 from kiln.passes._generic import is_identity_at, is_parallel
+from kiln.passes._memory_touches import Touches
 from kiln.passes.bufferize import builders as build
 
 
@@ -121,12 +122,12 @@ def _whole(value: SSAValue) -> SSAValue:
     return value
 
 
-def _defined_between(value: SSAValue, block: Block, start: int, end: int) -> Operation | None:
-    """The op of ``block`` between indices ``start`` and ``end`` (exclusive) defining ``value``:
+def _defined_between(value: SSAValue, block: Block, touches: Touches, start: float, end: float) -> Operation | None:
+    """The op of ``block`` strictly between positions ``start`` and ``end`` defining ``value``:
     a view the in-place result must now define before its writer."""
     owner = value.owner
     if isinstance(owner, Operation) and owner.parent_block() is block:
-        if start < block.get_operation_index(owner) < end:
+        if start < touches.position[owner] < end:
             return owner
     return None
 
@@ -152,6 +153,17 @@ def _read_a_snapshot(writer: linalg.GenericOp, index: int, rewriter: PatternRewr
 class WriteResultInPlace(RewritePattern):
     """Rewrite 2 of the module docstring."""
 
+    def __init__(self) -> None:
+        self._touches: dict[Block, Touches] = {}
+
+    def _index(self, block: Block, *ops: Operation) -> Touches:
+        """``block``'s index, built again when one of ``ops`` is newer than it (inserted ops take
+        positions a half from their neighbour's; the ops asked about have whole ones)."""
+        touches = self._touches.get(block)
+        if touches is None or any(touches.position.get(op, 0.5) % 1 for op in ops):
+            touches = self._touches[block] = Touches(block)
+        return touches
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: linalg.GenericOp, rewriter: PatternRewriter) -> None:
         if not _is_identity_copy(op, same_layout=False):
@@ -163,7 +175,8 @@ class WriteResultInPlace(RewritePattern):
         block = op.parent_block()
         if writer is None or writer.parent_block() is not block or block is None:
             return
-        start, end = block.get_operation_index(writer), block.get_operation_index(op)
+        touches = self._index(block, writer, op)
+        start, end = touches.position[writer], touches.position[op]
         if start > end:
             return
         dst_root = root(dst)
@@ -179,15 +192,12 @@ class WriteResultInPlace(RewritePattern):
                 snapshots.append(i)
         if snapshots and not _cheap_snapshots([writer.inputs[i] for i in snapshots], dst):
             return
-        view = _defined_between(dst, block, start, end)
-        for between in list(block.ops)[start + 1 : end]:  # nothing else touches dst meanwhile
-            if between is view:
-                continue
-            touched = [v for inner in between.walk() for v in inner.operands if isinstance(v.type, MemRefType)]
-            if any(root(v) in (None, dst_root) for v in touched if v is not tmp):
-                return
+        view = _defined_between(dst, block, touches, start, end)
+        between = touches.touching(dst_root, start, end) + touches.touching(None, start, end)
+        if any(view is None or p != touches.position[view] for p in between):
+            return  # something else touches dst meanwhile (tmp's root is its own allocation)
         if view is not None:
-            if any(_defined_between(v, block, start - 1, end) for v in view.operands):
+            if any(_defined_between(v, block, touches, start - 0.5, end) for v in view.operands):  # the writer on
                 return
             view.detach()
             block.insert_op_before(view, writer)
@@ -200,6 +210,29 @@ class WriteResultInPlace(RewritePattern):
         erase_buffer(tmp, rewriter)
         if view is not None and not view.results[0].uses:
             rewriter.erase(view)
+        self._update(block, touches, writer, op, view)
+
+    def _update(self, block: Block, touches: Touches, writer: Operation, copy: Operation,
+                view: Operation | None) -> None:
+        """Bring the index up to date after a rewrite: the copy gone, the view moved, the writer
+        writing the destination, the snapshots around it new; the blocks holding ``block``
+        (whose ops now touch other memory) are indexed again when next asked."""
+        at = touches.position[writer]
+        for gone in (copy, view, writer):
+            if gone is not None:
+                touches.remove(gone)
+        touches.add(writer, at)
+        before, after = writer.prev_op, writer.next_op
+        while before is not None and before not in touches.position:
+            touches.add(before, at - 0.5)
+            before = before.prev_op
+        while after is not None and after not in touches.position:
+            touches.add(after, at + 0.5)
+            after = after.next_op
+        parent = block.parent_block()
+        while parent is not None:
+            self._touches.pop(parent, None)
+            parent = parent.parent_block()
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ IEEE semantics lane by lane: no mul+add contraction (only ``math.fma`` becomes
 
 from __future__ import annotations
 
+import functools
 import math as pymath
 from dataclasses import dataclass
 
@@ -47,6 +48,13 @@ from kiln.dialects.ir_utils import constant_int
 from kiln.passes._vector_plan import Plan, Reduction, analyze, is_innermost
 
 _IDENTITY: dict[str, float] = {"add": 0.0, "mul": 1.0, "maximumf": -pymath.inf, "minimumf": pymath.inf}
+
+
+@functools.cache
+def _vector_type(element: Attribute, lanes: int) -> VectorType:
+    """``vector<lanes x element>``, built once: building (and verifying) one per op was two
+    thirds of the pass on a long fused chain."""
+    return VectorType(element, [lanes])
 
 
 @dataclass(frozen=True)
@@ -240,7 +248,7 @@ class _Rewrite:
             mapping[op.result] = lane.results[0]
             return [*new, lane]
         operands = [self.vec(v, mapping, new) for v in op.operands]
-        result_types: list[Attribute] = [VectorType(r.type, [self.lanes]) for r in op.results]
+        result_types: list[Attribute] = [_vector_type(r.type, self.lanes) for r in op.results]
         lane = type(op).create(operands=operands, result_types=result_types,
                                properties=dict(op.properties), attributes=dict(op.attributes))
         for old, res in zip(op.results, lane.results, strict=True):

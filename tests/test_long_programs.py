@@ -38,3 +38,47 @@ def test_many_reductions_of_one_array_are_numpys() -> None:
     x = np.linspace(-2.0, 3.0, 53)
     got = kiln.function(f, autograph=False)(x)
     np.testing.assert_allclose(got, f(x.copy()), rtol=1e-12)
+
+
+def test_comprehension_of_row_sums_is_numpys() -> None:
+    # issue 40's 600x200 comprehension, smaller: each sum is copied into the result at the end, so
+    # kiln-elide-copies asks about the ops between a writer and its copy once per row (it walked
+    # them: quadratic), and kiln-bufferize's frees indexed the block once per buffer
+    def f(x: np.ndarray) -> np.ndarray:
+        return np.array([np.sum(x[i]) for i in range(x.shape[0])])
+
+    x = np.random.default_rng(0).random((120, 30))
+    got = kiln.function(f)(x.copy())
+    np.testing.assert_allclose(got, f(x), rtol=1e-12)
+
+
+def test_vector_math_called_many_times_is_defined_out_of_line() -> None:
+    # gcc inlined a 20-line vector tanh at each of a fused chain's calls (1,140 for 4,000 ops:
+    # 21.9 s in gcc); past OUT_OF_LINE_CALLS calls the helper is noinline, below it stays inline
+    from kiln.backends.c import emitter, vector_ops  # noqa: F401 (the emitter first: it registers the op handlers)
+
+    def many(x: np.ndarray) -> np.ndarray:
+        for _ in range(vector_ops.OUT_OF_LINE_CALLS):
+            x = np.tanh(x * 1.5 + 0.25)
+        return x
+
+    def few(x: np.ndarray) -> np.ndarray:
+        return np.tanh(x * 1.5 + 0.25)
+
+    x = np.linspace(-2.0, 2.0, 67)
+    for f, defined in ((many, "static __attribute__((noinline)) __m"), (few, "static inline __m")):
+        compiled = kiln.function(f, autograph=False)
+        np.testing.assert_allclose(compiled(x.copy()), f(x), rtol=1e-14, atol=1e-15)
+        tanh = next(line for line in compiled.get_concrete_function(x).source.splitlines() if "kiln_vtanh_f64(__m" in line)
+        assert tanh.startswith(defined), tanh
+
+
+def test_recursive_search_is_pythons() -> None:
+    # issue 40's recursive search: each level calls the decorated function twice, keeping the
+    # better sum through a staged if (bench/recursive_search.py times it)
+    from kiln.bench.recursive_search import best
+
+    values = [0.5, -1.25, 2.0, -0.125]
+    got = best(values, 0, 0.0)
+    assert got == best.python_function(values, 0, 0.0) == 2.5
+    assert type(got) is float

@@ -39,7 +39,7 @@ def insert_deallocs(owned: list[SSAValue]) -> None:
         assert isinstance(owner, Operation)
         block = owner.parent_block()
         assert block is not None
-        order = orders.setdefault(block, BlockOrder(block))
+        order = orders.get(block) or orders.setdefault(block, BlockOrder(block))  # one per block, not per buffer
         holders = [order.holder(use.operation) for v in _aliases(buffer) for use in v.uses]
         if not holders and isinstance(owner, memref.AllocOp):
             Rewriter.erase_op(owner)

@@ -79,3 +79,61 @@ func.func @big(%x: memref<8xf64>, %y: memref<8xf64>, %flag: i1) -> f64 {
   memref.dealloc %out : memref<8xf64>
   func.return %sum : f64
 }
+
+// A run ends only where no vector of it is still to be used: a reduction loop's partial sums and
+// their combination stay in one part (cut between them, neither side could be outlined, and 600
+// row sums stayed one function).
+// CHECK-LABEL: func.func @sums(%x: memref<3x16xf64>, %out: memref<3xf64>) {
+// CHECK-NEXT:    %c2 = arith.constant 2 : index
+// CHECK-NEXT:    %r0 = func.call @sums_part0(%x) : (memref<3x16xf64>) -> f64
+// CHECK-NEXT:    %r1 = func.call @sums_part1(%out, %r0, %x) : (memref<3xf64>, f64, memref<3x16xf64>) -> f64
+// CHECK-NEXT:    %r2 = func.call @sums_part2(%out, %r1, %x) : (memref<3xf64>, f64, memref<3x16xf64>) -> f64
+// CHECK-NEXT:    memref.store %r2, %out[%c2] : memref<3xf64>
+// CHECK:       func.func private @sums_part0(%x: memref<3x16xf64>) -> f64
+// CHECK:         %a0, %b0 = scf.for
+// CHECK:         %s0 = arith.addf %a0, %b0 : vector<8xf64>
+// CHECK-NEXT:    %r0 = vector.reduction <add>, %s0 : vector<8xf64> into f64
+// CHECK-NEXT:    func.return %r0 : f64
+func.func @sums(%x: memref<3x16xf64>, %out: memref<3xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f64
+  %z = vector.broadcast %zero : f64 to vector<8xf64>
+  %a0, %b0 = scf.for %i = %c0 to %c16 step %c16 iter_args(%p = %z, %q = %z) -> (vector<8xf64>, vector<8xf64>) {
+    %i8 = arith.addi %i, %c8 : index
+    %v = vector.load %x[%c0, %i] : memref<3x16xf64>, vector<8xf64>
+    %w = vector.load %x[%c0, %i8] : memref<3x16xf64>, vector<8xf64>
+    %p2 = arith.addf %p, %v : vector<8xf64>
+    %q2 = arith.addf %q, %w : vector<8xf64>
+    scf.yield %p2, %q2 : vector<8xf64>, vector<8xf64>
+  }
+  %s0 = arith.addf %a0, %b0 : vector<8xf64>
+  %r0 = vector.reduction <add>, %s0 : vector<8xf64> into f64
+  memref.store %r0, %out[%c0] : memref<3xf64>
+  %a1, %b1 = scf.for %i = %c0 to %c16 step %c16 iter_args(%p = %z, %q = %z) -> (vector<8xf64>, vector<8xf64>) {
+    %i8 = arith.addi %i, %c8 : index
+    %v = vector.load %x[%c1, %i] : memref<3x16xf64>, vector<8xf64>
+    %w = vector.load %x[%c1, %i8] : memref<3x16xf64>, vector<8xf64>
+    %p2 = arith.addf %p, %v : vector<8xf64>
+    %q2 = arith.addf %q, %w : vector<8xf64>
+    scf.yield %p2, %q2 : vector<8xf64>, vector<8xf64>
+  }
+  %s1 = arith.addf %a1, %b1 : vector<8xf64>
+  %r1 = vector.reduction <add>, %s1 : vector<8xf64> into f64
+  memref.store %r1, %out[%c1] : memref<3xf64>
+  %a2, %b2 = scf.for %i = %c0 to %c16 step %c16 iter_args(%p = %z, %q = %z) -> (vector<8xf64>, vector<8xf64>) {
+    %i8 = arith.addi %i, %c8 : index
+    %v = vector.load %x[%c2, %i] : memref<3x16xf64>, vector<8xf64>
+    %w = vector.load %x[%c2, %i8] : memref<3x16xf64>, vector<8xf64>
+    %p2 = arith.addf %p, %v : vector<8xf64>
+    %q2 = arith.addf %q, %w : vector<8xf64>
+    scf.yield %p2, %q2 : vector<8xf64>, vector<8xf64>
+  }
+  %s2 = arith.addf %a2, %b2 : vector<8xf64>
+  %r2 = vector.reduction <add>, %s2 : vector<8xf64> into f64
+  memref.store %r2, %out[%c2] : memref<3xf64>
+  func.return
+}

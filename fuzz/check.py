@@ -419,6 +419,9 @@ def check_file(
     lines = len(Path(path).read_text().splitlines())
     try:
         module = load(path)
+        mode = getattr(module, "FUZZ_MODE", "numpy")
+        if mode != "numpy":
+            return _check_mode(mode, module, path, lines, on_compile)
         want, want_args = run_eager(module, path, fill=0)
         again, again_args = run_eager(module, path, fill=7)
     except IllDefined as e:
@@ -451,6 +454,19 @@ def check_file(
         out = compare(want, want_args, got, got_args, tolerances(Path(path).read_text()))
     out.seconds = time.perf_counter() - start
     return out
+
+
+def _check_mode(mode: str, module: ModuleType, path: str, lines: int, on_compile: Callable[[], None] | None) -> Outcome:
+    """A program of another mode (its module's ``FUZZ_MODE``): checked by that mode's oracle."""
+    if mode == "grad":
+        from kiln.fuzz.grad_check import check_grad
+
+        return check_grad(module, path, lines, on_compile=on_compile)
+    if mode == "python":
+        from kiln.fuzz.pyvalue_check import check_pyvalues
+
+        return check_pyvalues(module, path, lines, on_compile=on_compile)
+    raise ValueError(f"unknown FUZZ_MODE {mode!r}")
 
 
 def main(path: str) -> None:

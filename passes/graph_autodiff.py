@@ -632,6 +632,7 @@ def _reverse_cond(op: graph.CondOp, grads: Sequence[SSAValue | None], adjoints: 
         assert terminator is not None
         for value, g in zip(terminator.operands, grads, strict=True):
             if g is not None:
+                _refuse_effect_result(value, cloned, region.block)
                 inner.add_to(cloned.get(value, value), g)
         _reverse(ops, inner)
         block.add_op(graph.YieldOp(*[inner.sums.get(c) or inner.const(0.0, c) for c in captured]))
@@ -642,6 +643,23 @@ def _reverse_cond(op: graph.CondOp, grads: Sequence[SSAValue | None], adjoints: 
     adjoints.insert(rev)
     for c, r in zip(captured, rev.results, strict=True):
         adjoints.add_to(c, r)
+
+
+def _refuse_effect_result(value: SSAValue, cloned: dict[SSAValue, SSAValue], block: Block) -> None:
+    """Refuse a branch result with a gradient that an op :func:`_clone_pure` left out computes from
+    float values (a loop or ``if`` with an effect inside, kiln.fuzz grad 15480-9): its gradient
+    would be lost. A variable read (from a handle) has none to pass back."""
+    op = value.owner
+    if value in cloned or not isinstance(op, Operation) or op.parent_block() is not block:
+        return
+    if not (op.regions or any(differentiable(o) for o in op.operands)):
+        return
+    if isinstance(op, graph.WhileOp):
+        _check_loop(op)
+    raise AutodiffError(
+        f"{describe_location(op.location)}: differentiating through a staged `if` whose branch yields the result "
+        f"of {op.name} with an effect inside (a print, a variable read or write, a run-time check) is not supported yet"
+    )
 
 
 def _reverse_while(op: graph.WhileOp, grads: Sequence[SSAValue | None], adjoints: Adjoints) -> None:

@@ -841,3 +841,37 @@ def test_a_loop_writing_through_a_growing_view_chain_traces_linearly() -> None:
         return len(kiln.function(_flipping_writes(n)).get_concrete_function(a, b).ir.splitlines())
 
     assert lines(16) - lines(8) <= 1.2 * (lines(8) - lines(4))  # the same ops per iteration
+
+
+def not_of_array_data(a):
+    b = not np.sum(a)
+    c = not a[0] > 0.5
+    return b, c
+
+
+@pytest.mark.parametrize("first", [1.06, 0.25, -0.5])
+def test_not_of_array_data_is_a_python_bool(first: float) -> None:
+    """kiln.fuzz python 901-21 (`b = not np.sum(a); return b`): Python's `not` gives a Python bool
+    whatever its operand; kiln gave a NumPy bool."""
+    a = np.array([first, -1.429, -0.35, -0.391, 1.42, 0.671])
+    got, want = kiln.function(not_of_array_data)(a), not_of_array_data(a)
+    assert [type(g) for g in got] == [bool, bool] and got == want, (got, want)
+
+
+def scatter_add_loop_in_a_staged_if(w, g):
+    y = np.zeros(5)
+    if w[3] > -5.0:
+        for _ in range(5):
+            np.add.at(y, g, w)
+    return np.sum(y * 1.0)
+
+
+def test_a_gradient_through_a_checked_loop_in_a_staged_if_is_refused() -> None:
+    """kiln.fuzz grad 15480-9, minimized: a staged loop whose `np.add.at` checks its indices at run
+    time (an effect), inside a staged `if`: kiln.grad gave zeros (the branch's reverse left the loop
+    out and dropped its gradient), where the same loop outside the `if` is refused. Now refused too,
+    naming the loop's line."""
+    w, g = np.array([0.0625, -1.9017, 1.3671, -1.8716, 0.1857]), np.array([4, 0, 3, 4, 3])
+    with pytest.raises(NotImplementedError, match=r"test_fuzz_regressions.py:\d+:\d+: differentiating a staged loop "
+                                                  r"with an effect inside"):
+        kiln.grad(scatter_add_loop_in_a_staged_if)(w, g)

@@ -31,12 +31,13 @@ VALUE_LIMIT = 1e6
 _EPS = 256 * np.finfo(np.float64).eps
 
 
-def _value(fn: Callable[..., Any], args: list[Any]) -> float:
-    """``fn``'s scalar result on copies of ``args`` (NumPy errors and warnings make it ill defined)."""
+def _value(fn: Callable[..., Any], args: list[Any], copy: bool = True) -> float:
+    """``fn``'s scalar result on copies of ``args`` or on ``args`` themselves (NumPy errors and
+    warnings make it ill defined)."""
     try:
         with np.errstate(all="raise"), warnings.catch_warnings():
             warnings.simplefilter("error")
-            out = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+            out = fn(*[a.copy() if copy and isinstance(a, np.ndarray) else a for a in args])
     except Exception as e:
         raise IllDefined(f"NumPy raised {type(e).__name__}: {e}") from e
     if not isinstance(out, (float, np.floating)) or np.ndim(out) != 0:
@@ -78,13 +79,16 @@ def tolerance(d: float, noise: float) -> float:
 def check_grad(module: ModuleType, path: str, lines: int, transform: Callable[..., Any] | None = None,
                on_compile: Callable[[], None] | None = None) -> Outcome:
     """Classify one gradient program: ``kiln.grad`` (or ``kiln.value_and_grad``, as the program says)
-    of ``f`` against smooth central differences, and its arguments after the call."""
+    of ``f`` against smooth central differences, and its arguments after the call (a program may
+    write an argument through a view: the caller sees it, under kiln.grad too)."""
     start = time.perf_counter()
     argnums = module.ARGNUMS if isinstance(module.ARGNUMS, tuple) else (module.ARGNUMS,)
     with_value = bool(getattr(module, "VALUE_AND_GRAD", False))
     try:
         args = module.inputs()
         value = _value(module.f, args)
+        want_args = module.inputs()  # the arguments after an eager call (a program may write through a view)
+        _value(module.f, want_args, copy=False)
         wants = [smooth_differences(module.f, args, n) for n in argnums]
     except IllDefined as e:
         return Outcome("invalid", str(e)[:500], "invalid", "", time.perf_counter() - start)
@@ -102,7 +106,7 @@ def check_grad(module: ModuleType, path: str, lines: int, transform: Callable[..
     except Exception as e:
         out = classify_error(e, path, lines)
     else:
-        out = _compare(value, wants, got, with_value, isinstance(module.ARGNUMS, tuple), module.inputs(), got_args)
+        out = _compare(value, wants, got, with_value, isinstance(module.ARGNUMS, tuple), want_args, got_args)
     out.seconds = time.perf_counter() - start
     return out
 

@@ -164,10 +164,12 @@ class GradGen:
             self.emit(f"{y}[u] = ({self.vec()})[:{K}]")
         elif kind == "scatter_add":
             y = self.local_vec()
-            self.emit(f"{y}[u] {r.choice(['+=', '*='])} ({self.vec()})[{r.choice(['u', ':%d' % K])}]")
+            value = y if r.random() < 0.25 else f"({self.vec()})"
+            self.emit(f"{y}[u] {r.choice(['+=', '*='])} {value}[{r.choice(['u', ':%d' % K])}]")
         elif kind == "add_at":
             y = self.local_vec()
-            self.emit(f"np.add.at({y}, g, {self.vec()})")
+            # the updates may be the written array itself (its adjoint has two parts, issue 40)
+            self.emit(f"np.add.at({y}, g, {y if r.random() < 0.25 else self.vec()})")
         elif kind == "mask":
             y = self.local_vec()
             self.emit(f"{y}[{y} > {self.const()}] {r.choice(['*=', '='])} {self.scalar(0)}")

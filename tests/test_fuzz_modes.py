@@ -109,6 +109,13 @@ def test_grad_oracle_matches_kiln_and_catches_a_wrong_gradient(tmp_path: Path) -
     assert "gradient 1" in out.message and "first at [1]" in out.message
 
 
+def test_grad_oracle_compares_arguments_written_through_a_view(tmp_path: Path) -> None:
+    """kiln.fuzz grad 15500-34 and four more: `y = x[::-1]` then `y[0] = ...` writes the caller's `x`,
+    eagerly and under kiln.grad alike; the oracle compared with the arguments before the call."""
+    path = write(tmp_path, GRAD_PROGRAM.replace("y = x * 1.0", "y = x[::-1]"))
+    assert check_file(path).status == "match"
+
+
 def test_grad_campaign_runs_clean(tmp_path: Path) -> None:
     seed, count = CI_GRAD
     summary = run_campaign(count, seed, jobs=1, out_dir=str(tmp_path), minimize_budget=0, mode="grad")

@@ -875,3 +875,21 @@ def test_a_gradient_through_a_checked_loop_in_a_staged_if_is_refused() -> None:
     with pytest.raises(NotImplementedError, match=r"test_fuzz_regressions.py:\d+:\d+: differentiating a staged loop "
                                                   r"with an effect inside"):
         kiln.grad(scatter_add_loop_in_a_staged_if)(w, g)
+
+
+def checked_write_in_nested_staged_ifs(x, m, u):
+    y = x * 1.0
+    if np.sum(x) > -100.0:
+        if np.sum(m) > -100.0:
+            y[u] += np.sin(np.sum(m, axis=0))[u]
+    return np.sum(y * x)
+
+
+def test_a_gradient_through_a_checked_write_in_nested_staged_ifs_is_refused() -> None:
+    """kiln.fuzz grad 15500-71, reduced (thresholds lowered so that both branches run): the inner
+    `if` writes through an index argument checked at run time (an effect); kiln.grad with respect
+    to `m` gave zeros (the outer branch's reverse left the inner `if` out). Now refused at its line."""
+    x, m = np.array([1.76, 1.87, -1.86, -0.12, -1.72]), np.arange(15.0).reshape(3, 5) / 10
+    with pytest.raises(NotImplementedError, match=r"test_fuzz_regressions.py:\d+:\d+: differentiating through a "
+                                                  r"staged `if` whose branch yields the result of graph.cond"):
+        kiln.grad(checked_write_in_nested_staged_ifs, argnums=1)(x, m, np.array([3, 4, 2]))

@@ -34,6 +34,8 @@ class PyValueGen:
         self.flags: list[str] = []
         self.arrays: list[str] = ["a"]
         self.checks = 0
+        #: what the counter being generated may be stepped by (of its Python type)
+        self.steps: list[str] = []
 
     def emit(self, line: str) -> None:
         self.lines.append("    " * self.indent + line)
@@ -93,13 +95,28 @@ class PyValueGen:
             return f"not {self.cond(index, depth - 1)}"
         return f"np.any(a > {self.const()}) {r.choice(['and', 'or'])} not {self.cond(index, depth - 1)}"
 
+    def py_cond(self, depth: int = 1) -> str:
+        """A test on Python values only (Python's own ``if``), with ``and``/``or``/``not`` and chains."""
+        r = self.rng
+        choice = r.randrange(5 if depth > 0 else 2)
+        if choice == 0:
+            return f"{self.number()} {r.choice(['>', '<', '>=', '!='])} {self.const()}"
+        if choice == 1:
+            return f"{self.const()} <= {self.number()} < {float(self.const()) + 2.0}"
+        if choice in (2, 3):
+            return f"{self.py_cond(depth - 1)} {r.choice(['and', 'or'])} {self.py_cond(depth - 1)}"
+        return f"not {self.py_cond(depth - 1)}"
+
     # ------------------------------------------------------------------ statements
 
     def counter_loop(self) -> None:
         """A Python number counted under a staged ``if`` in a loop (nested sometimes)."""
         r = self.rng
         c = self.fresh("c")
-        self.emit(f"{c} = {r.choice(['0', '0.0', 'ints[0]', 'lst[1]', 't'])}")
+        start = r.choice(['0', '0.0', 'ints[0]', 'lst[1]', 't'])
+        self.emit(f"{c} = {start}")
+        # a counter keeps its Python type on every path (one that depends on the path kiln refuses)
+        self.steps = ['1', 'ints[1]', 'n'] if start in ('0', 'ints[0]') else ['1', '0.5', 'lst[0]', 'n']
         i = self.fresh("i")
         self.emit(f"for {i} in range({r.choice([3, N, N])}):")
         with self.block():
@@ -117,13 +134,13 @@ class PyValueGen:
         r = self.rng
         self.emit(f"if {self.cond(i)}:")
         with self.block():
-            self.emit(f"{c} {r.choice(['+=', '-='])} {r.choice(['1', '0.5', 'ints[1]', 'lst[0]', 'n'])}")
+            self.emit(f"{c} {r.choice(['+=', '-='])} {r.choice(self.steps)}")
             if r.random() < 0.1:  # kiln refuses a list write under a staged `if` (by design)
                 self.list_write(i)
         if r.random() < 0.4:
             self.emit("else:")
             with self.block():
-                self.emit(f"{c} = {c} * {r.choice(['2', '0.5', '1'])}")
+                self.emit(f"{c} = {c} * {r.choice(['2', '1', '0.5' if '0.5' in self.steps else '-1'])}")
         if r.random() < 0.2:
             self.emit(f"if {self.cond(i, 0)}:")
             with self.block():
@@ -171,8 +188,8 @@ class PyValueGen:
             name = self.fresh("y")
             self.emit(f"{name} = a * {self.number()} + {r.choice(self.numbers)}")
             self.arrays.append(name)
-        else:
-            self.emit(f"if {self.cond()}:")
+        else:  # list writes under an `if` on Python values (kiln refuses them under a staged one, by design)
+            self.emit(f"if {self.py_cond() if r.random() < 0.7 else self.cond()}:")
             with self.block():
                 self.list_write()
             self.emit("else:")

@@ -893,3 +893,19 @@ def test_a_gradient_through_a_checked_write_in_nested_staged_ifs_is_refused() ->
     with pytest.raises(NotImplementedError, match=r"test_fuzz_regressions.py:\d+:\d+: differentiating through a "
                                                   r"staged `if` whose branch yields the result of graph.cond"):
         kiln.grad(checked_write_in_nested_staged_ifs, argnums=1)(x, m, np.array([3, 4, 2]))
+
+
+def int_list_element_counter_plus_floats(lst, ints):
+    c = ints[0]
+    for _ in range(6):
+        c += lst[0]
+    return c
+
+
+def test_an_int_list_element_counted_up_by_floats_in_a_staged_loop() -> None:
+    """kiln.fuzz python 15510-91, minimized: `c = ints[0]` (a Python int of a list argument) carried
+    by a staged loop whose body makes it a float: the loop's initial value kept the int's dtype
+    (invalid IR, "the cond region must take the carried values as arguments", no file:line)."""
+    lst, ints = [-1.25, -0.75], [-1, -3]
+    got, want = kiln.function(int_list_element_counter_plus_floats)(lst, ints), int_list_element_counter_plus_floats(lst, ints)
+    assert type(got) is type(want) is float and got == want, (got, want)

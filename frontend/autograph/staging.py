@@ -211,6 +211,8 @@ def _materialize(value: Any, ty: TensorType) -> Tensor:
     if isinstance(value, MaskedSelection):
         value = value.compressed()
     if isinstance(value, Tensor):
+        if value.weak and value.dtype != _dtype(ty):  # a Python number the loop widened (`c = ints[0]; c += 0.5`)
+            value = cast(value, _dtype(ty))
         return value if value.type == ty else Tensor(_relaxed(value.value, ty), value.shape_source)
     shape = graph.shape_of(ty)
     if is_strong_constant(value):

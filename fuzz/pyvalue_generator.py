@@ -4,7 +4,9 @@
 ``lst``, a list of Python ints ``ints``, a Python int ``n`` and a Python float ``t``. It counts
 with Python numbers under staged ``if``s on ``a``'s data (in loops that unroll and loops that are
 staged, nested too), reads list elements, writes them (``lst[j] = ...``, ``lst[j] += ...``, under
-staged ``if``s too), iterates lists (``for v in lst``, ``zip``), checks data with ``assert`` and
+staged ``if``s too, and every element by index), iterates lists (``for v in lst``, ``zip``),
+reduces them (``sum``, ``max``, ``min``), makes Python numbers of array data (``float(a[k])``),
+checks data with ``assert`` and
 ``raise`` under staged ``if``s, and tests with ``and``/``or``/``not`` and chained comparisons,
 as conditions and as values. It returns a tuple or list of some of these: lists, counters,
 flags, arrays. :mod:`kiln.fuzz.pyvalue_check` compares it with the same program run as Python.
@@ -31,6 +33,8 @@ class PyValueGen:
         self.counter = 0
         #: Python numbers bound at the top level, on every path
         self.numbers: list[str] = ["n", "t"]
+        #: those of them known while tracing
+        self.pure: list[str] = ["n", "t"]
         self.flags: list[str] = []
         self.arrays: list[str] = ["a"]
         self.checks = 0
@@ -65,14 +69,16 @@ class PyValueGen:
         k = index if index is not None and r.random() < 0.7 else str(r.randrange(-N, N))
         return r.choice([f"a[{k}]", f"a[{k}]", f"np.sum(a) * 0.25", f"np.max(a)", f"{r.choice(self.arrays)}[{k}]"])
 
-    def number(self) -> str:
-        """A Python number: list elements, counters, arguments and their arithmetic."""
+    def number(self, pure: bool = False) -> str:
+        """A Python number: list elements, counters, arguments and their arithmetic; ``pure``: known
+        while tracing (no counter a staged ``if`` changed, no number made of array data)."""
         r = self.rng
-        leaf = r.choice([f"lst[{r.randrange(-L, L)}]", f"ints[{r.randrange(3)}]", r.choice(self.numbers),
-                         "len(lst)", self.const()])
+        numbers = self.pure if pure else self.numbers
+        leaf = r.choice([f"lst[{r.randrange(-L, L)}]", f"ints[{r.randrange(3)}]", r.choice(numbers),
+                         "len(lst)", self.const(), "sum(lst)", "max(lst)", "min(ints)", f"abs(lst[{r.randrange(L)}])"])
         if r.random() < 0.5:
             return leaf
-        return f"{leaf} {r.choice(['+', '-', '*'])} {r.choice([self.const(), r.choice(self.numbers), f'lst[{r.randrange(L)}]'])}"
+        return f"{leaf} {r.choice(['+', '-', '*'])} {r.choice([self.const(), r.choice(numbers), f'lst[{r.randrange(L)}]'])}"
 
     def cond(self, index: str | None = None, depth: int = 1) -> str:
         """A test on array data (staged) or on Python values, with ``and``/``or``/``not`` and chains."""
@@ -100,9 +106,9 @@ class PyValueGen:
         r = self.rng
         choice = r.randrange(5 if depth > 0 else 2)
         if choice == 0:
-            return f"{self.number()} {r.choice(['>', '<', '>=', '!='])} {self.const()}"
+            return f"{self.number(pure=True)} {r.choice(['>', '<', '>=', '!='])} {self.const()}"
         if choice == 1:
-            return f"{self.const()} <= {self.number()} < {float(self.const()) + 2.0}"
+            return f"{self.const()} <= {self.number(pure=True)} < {float(self.const()) + 2.0}"
         if choice in (2, 3):
             return f"{self.py_cond(depth - 1)} {r.choice(['and', 'or'])} {self.py_cond(depth - 1)}"
         return f"not {self.py_cond(depth - 1)}"
@@ -156,7 +162,10 @@ class PyValueGen:
 
     def statement(self) -> None:
         r = self.rng
-        kind = r.choice(["counter", "counter", "list", "assert", "raise", "flag", "iterate", "array", "branch"])
+        kind = r.choice(["counter", "counter", "list", "assert", "raise", "flag", "iterate", "array", "branch",
+                         "scale", "convert", "list", "flag"])
+        if kind == "branch" and r.random() < 0.5:  # kiln traces list elements and number arguments, so
+            kind = "list"  # a list written under any `if` on them is refused (by design): fewer of those
         if kind == "counter":
             self.counter_loop()
         elif kind == "list":
@@ -184,11 +193,23 @@ class PyValueGen:
                 with self.block():
                     self.emit(f"{s} = {s} + v * k")
             self.numbers.append(s)
+            self.pure.append(s)
+        elif kind == "scale":  # every element of the list argument rewritten, by index
+            i = self.fresh("i")
+            self.emit(f"for {i} in range(len(lst)):")
+            with self.block():
+                self.emit(f"lst[{i}] = lst[{i}] * {r.choice([self.const(), 'n', 't', 'ints[0]'])}")
+        elif kind == "convert":  # a Python number made from array data
+            name = self.fresh("p")
+            self.emit(f"{name} = {r.choice(['float', 'float', 'int'])}({self.elem()})")
+            self.numbers.append(name)
+            if r.random() < 0.5:
+                self.emit(f"lst[{r.randrange(-L, L)}] = {name} {r.choice(['+', '*'])} {self.number()}")
         elif kind == "array":
             name = self.fresh("y")
             self.emit(f"{name} = a * {self.number()} + {r.choice(self.numbers)}")
             self.arrays.append(name)
-        else:  # list writes under an `if` on Python values (kiln refuses them under a staged one, by design)
+        else:  # list writes under an `if` (on Python values: still staged, kiln traces them as values)
             self.emit(f"if {self.py_cond() if r.random() < 0.7 else self.cond()}:")
             with self.block():
                 self.list_write()

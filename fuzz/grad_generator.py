@@ -16,47 +16,25 @@ whether through ``kiln.value_and_grad`` (``VALUE_AND_GRAD``); see docs/fuzzing.m
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from contextlib import contextmanager
 
+from kiln.fuzz.emitter import Emitter
 from kiln.fuzz.generator import Program
 
 N, R, K = 5, 3, 3
 FLOAT_ARGS = ("x", "w", "m")
 
 
-class GradGen:
+class GradGen(Emitter):
     """Statements over float64 vectors of shape (N,) (names in ``vecs``) and Python/0-d floats."""
 
     def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-        self.lines: list[str] = []
-        self.indent = 1
-        self.counter = 0
+        super().__init__(rng)
         self.vecs: list[str] = ["x", "w"]
         self.mats: list[str] = ["m"]
         #: Python floats or 0-d values bound on every path (the accumulator ``s``)
         self.scalars: list[str] = ["s"]
         self.loop_index: str | None = None
         self.in_loop = 0
-
-    # ------------------------------------------------------------------ emission
-
-    def emit(self, line: str) -> None:
-        self.lines.append("    " * self.indent + line)
-
-    @contextmanager
-    def block(self) -> Iterator[None]:
-        self.indent += 1
-        start = len(self.lines)
-        yield
-        if len(self.lines) == start:
-            self.emit("pass")
-        self.indent -= 1
-
-    def fresh(self, prefix: str) -> str:
-        self.counter += 1
-        return f"{prefix}{self.counter}"
 
     def const(self, lo: float = -2.0, hi: float = 2.0) -> str:
         return repr(round(self.rng.uniform(lo, hi) * 4) / 4)
@@ -147,35 +125,8 @@ class GradGen:
         if kind == "new" and not self.in_loop and self.indent == 1:
             self.new_vec()
             return
-        if kind in ("new", "set"):
-            y = self.local_vec()
-            k = self.loop_index if self.loop_index and r.random() < 0.5 else str(r.randrange(-N, N))
-            self.emit(f"{y}[{k}] = {self.scalar()}")
-        elif kind == "slice":
-            y = self.local_vec()
-            a = r.randrange(N - 1)
-            b = r.randrange(a + 1, N + 1)
-            self.emit(f"{y}[{a}:{b}] {r.choice(['=', '+=', '*='])} ({self.vec()})[{a}:{b}]")
-        elif kind == "aug":
-            y = self.local_vec()
-            self.emit(f"{y} {r.choice(['+=', '-=', '*='])} {self.vec()}")
-        elif kind == "scatter":
-            y = self.local_vec()
-            self.emit(f"{y}[u] = ({self.vec()})[:{K}]")
-        elif kind == "scatter_add":
-            y = self.local_vec()
-            value = y if r.random() < 0.25 else f"({self.vec()})"
-            self.emit(f"{y}[u] {r.choice(['+=', '*='])} {value}[{r.choice(['u', ':%d' % K])}]")
-        elif kind == "add_at":
-            y = self.local_vec()
-            # the updates may be the written array itself (its adjoint has two parts, issue 40)
-            self.emit(f"np.add.at({y}, g, {y if r.random() < 0.25 else self.vec()})")
-        elif kind == "mask":
-            y = self.local_vec()
-            self.emit(f"{y}[{y} > {self.const()}] {r.choice(['*=', '='])} {self.scalar(0)}")
-        elif kind == "rebind":
-            y = self.local_vec()
-            self.emit(f"{y} = {self.vec()}")
+        if kind in self.WRITES:
+            self.write(kind, self.local_vec())
         elif kind == "acc":
             self.emit(f"s = s + {self.scalar()}")
         elif kind == "mat":
@@ -223,6 +174,34 @@ class GradGen:
             with self.block():
                 self.emit("break")
 
+    #: the statements that write a local vector
+    WRITES = ("new", "set", "slice", "aug", "scatter", "scatter_add", "add_at", "mask", "rebind")
+
+    def write(self, kind: str, y: str) -> None:
+        """One of :data:`WRITES` into the local vector ``y``."""
+        r = self.rng
+        if kind in ("new", "set"):
+            k = self.loop_index if self.loop_index and r.random() < 0.5 else str(r.randrange(-N, N))
+            self.emit(f"{y}[{k}] = {self.scalar()}")
+        elif kind == "slice":
+            a = r.randrange(N - 1)
+            b = r.randrange(a + 1, N + 1)
+            self.emit(f"{y}[{a}:{b}] {r.choice(['=', '+=', '*='])} ({self.vec()})[{a}:{b}]")
+        elif kind == "aug":
+            self.emit(f"{y} {r.choice(['+=', '-=', '*='])} {self.vec()}")
+        elif kind == "scatter":
+            self.emit(f"{y}[u] = ({self.vec()})[:{K}]")
+        elif kind == "scatter_add":
+            value = y if r.random() < 0.25 else f"({self.vec()})"
+            self.emit(f"{y}[u] {r.choice(['+=', '*='])} {value}[{r.choice(['u', ':%d' % K])}]")
+        elif kind == "add_at":
+            # the updates may be the written array itself (its adjoint has two parts, issue 40)
+            self.emit(f"np.add.at({y}, g, {y if r.random() < 0.25 else self.vec()})")
+        elif kind == "mask":
+            self.emit(f"{y}[{y} > {self.const()}] {r.choice(['*=', '='])} {self.scalar(0)}")
+        else:
+            self.emit(f"{y} = {self.vec()}")
+
     def body(self, depth: int) -> None:
         with self.block():
             for _ in range(self.rng.randrange(1, 4)):
@@ -230,7 +209,7 @@ class GradGen:
 
     # ------------------------------------------------------------------ the module
 
-    def function(self) -> str:
+    def function(self) -> None:
         r = self.rng
         self.emit("s = 0.0")
         for _ in range(r.randrange(1, 3)):
@@ -240,7 +219,6 @@ class GradGen:
         terms = [f"np.sum({v} * {r.choice(['x', 'w', '1.0', 'np.tanh(%s)' % v])})" for v in self.vecs[2:]]
         terms += [f"np.sum({q} * m)" for q in self.mats[1:]] + ["s"]
         self.emit("return " + " + ".join(terms))
-        return "\n".join(self.lines)
 
     def module(self, seed: str) -> str:
         r = self.rng
@@ -252,29 +230,18 @@ class GradGen:
         if not index_args:
             self.emit(f"u = np.array({u})")
             self.emit(f"g = np.array({g})")
-        body = self.function()
+        self.function()
         argnums = tuple(sorted(r.sample(range(3), r.randrange(1, 4))))
         # inputs off the quarter grid of the program's constants, so that ties and kinks are rare
         x = [f"{r.uniform(-2.0, 2.0):.4f}" for _ in range(N)]
         w = [f"{r.uniform(-2.0, 2.0):.4f}" for _ in range(N)]
         m = [[f"{r.uniform(-2.0, 2.0):.4f}" for _ in range(N)] for _ in range(R)]
         indices = f", np.array({u}, dtype=np.int64), np.array({g}, dtype=np.int64)" if index_args else ""
-        return "\n".join([
-            f'"""kiln.fuzz gradient program {seed} (generated: see docs/fuzzing.md)."""',
-            "import numpy as np",
-            "",
-            'FUZZ_MODE = "grad"',
-            f"ARGNUMS = {argnums if len(argnums) > 1 else argnums[0]}",
-            f"VALUE_AND_GRAD = {r.random() < 0.3}",
-            "",
-            f"def f(x, w, m{', u, g' if index_args else ''}):",
-            body,
-            "",
-            "def inputs():",
-            f"    return [np.array([{', '.join(x)}]), np.array([{', '.join(w)}]), "
-            f"np.array([{', '.join('[' + ', '.join(row) + ']' for row in m)}]){indices}]",
-            "",
-        ])
+        header = ['FUZZ_MODE = "grad"', f"ARGNUMS = {argnums if len(argnums) > 1 else argnums[0]}",
+                  f"VALUE_AND_GRAD = {r.random() < 0.3}"]
+        matrix = ", ".join("[" + ", ".join(row) + "]" for row in m)
+        return self.module_text(f"gradient program {seed}", header, "x, w, m" + (", u, g" if index_args else ""),
+                                f"[np.array([{', '.join(x)}]), np.array([{', '.join(w)}]), np.array([{matrix}]){indices}]")
 
 
 def generate_grad(seed: str) -> Program:

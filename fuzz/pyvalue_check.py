@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from kiln.fuzz.check import Outcome, classify_error, compare_values, result_kind
+from kiln.fuzz.check import Outcome, classify_error, compare_values, compiled_call, result_kind
 
 
 def _raised_by_program(e: BaseException) -> bool:
@@ -51,17 +51,8 @@ def check_pyvalues(module: ModuleType, path: str, lines: int, on_compile: Callab
     if want_error is not None and not _raised_by_program(want_error):
         return Outcome("invalid", f"Python raised {type(want_error).__name__}: {want_error}"[:500], "invalid", "",
                        time.perf_counter() - start)
-    if compiler is None:
-        import kiln
-
-        compiler = kiln.function
-    got_args = module.inputs()
-    if on_compile is not None:
-        on_compile()
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            got = compiler(module.f)(*got_args)
+        got, got_args = compiled_call(module, compiler, on_compile)
     except Exception as e:
         out = _compare_error(want_error, e, path, lines)
     else:

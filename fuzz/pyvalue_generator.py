@@ -15,9 +15,8 @@ flags, arrays. :mod:`kiln.fuzz.pyvalue_check` compares it with the same program 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from contextlib import contextmanager
 
+from kiln.fuzz.emitter import Emitter
 from kiln.fuzz.generator import Program
 
 N, L = 6, 4
@@ -25,12 +24,11 @@ N, L = 6, 4
 RAISED = ("ValueError", "RuntimeError")
 
 
-class PyValueGen:
+class PyValueGen(Emitter):
+    """Statements over Python numbers, the two lists, flags and arrays made of ``a``."""
+
     def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-        self.lines: list[str] = []
-        self.indent = 1
-        self.counter = 0
+        super().__init__(rng)
         #: Python numbers bound at the top level, on every path
         self.numbers: list[str] = ["n", "t"]
         #: those of them known while tracing
@@ -40,19 +38,6 @@ class PyValueGen:
         self.checks = 0
         #: what the counter being generated may be stepped by (of its Python type)
         self.steps: list[str] = []
-
-    def emit(self, line: str) -> None:
-        self.lines.append("    " * self.indent + line)
-
-    @contextmanager
-    def block(self) -> Iterator[None]:
-        self.indent += 1
-        yield
-        self.indent -= 1
-
-    def fresh(self, prefix: str) -> str:
-        self.counter += 1
-        return f"{prefix}{self.counter}"
 
     def const(self) -> str:
         return repr(round(self.rng.uniform(-2.0, 2.0) * 4) / 4)
@@ -217,7 +202,7 @@ class PyValueGen:
             with self.block():
                 self.list_write()
 
-    def function(self) -> str:
+    def function(self) -> None:
         r = self.rng
         for _ in range(r.randrange(2, 6)):
             self.statement()
@@ -229,28 +214,16 @@ class PyValueGen:
             self.emit(f"return [{', '.join(parts)}]")
         else:
             self.emit(f"return {', '.join(parts)}")
-        return "\n".join(self.lines)
 
     def module(self, seed: str) -> str:
         r = self.rng
-        body = self.function()
+        self.function()
         a = [f"{r.uniform(-2.0, 2.0):.3f}" for _ in range(N)]
         lst = [repr(round(r.uniform(-2.0, 2.0) * 4) / 4) for _ in range(L)]
         ints = [str(r.randrange(-3, 4)) for _ in range(3)]
-        return "\n".join([
-            f'"""kiln.fuzz Python-value program {seed} (generated: see docs/fuzzing.md)."""',
-            "import numpy as np",
-            "",
-            'FUZZ_MODE = "python"',
-            "",
-            "def f(a, lst, ints, n, t):",
-            body,
-            "",
-            "def inputs():",
-            f"    return [np.array([{', '.join(a)}]), [{', '.join(lst)}], [{', '.join(ints)}], {r.randrange(0, 5)}, "
-            f"{r.choice(['0.5', '-1.25', '2.0', '0.75'])}]",
-            "",
-        ])
+        inputs = (f"[np.array([{', '.join(a)}]), [{', '.join(lst)}], [{', '.join(ints)}], {r.randrange(0, 5)}, "
+                  f"{r.choice(['0.5', '-1.25', '2.0', '0.75'])}]")
+        return self.module_text(f"Python-value program {seed}", ['FUZZ_MODE = "python"'], "a, lst, ints, n, t", inputs)
 
 
 def generate_pyvalues(seed: str) -> Program:

@@ -6,8 +6,8 @@ with Python numbers under staged ``if``s on ``a``'s data (in loops that unroll a
 staged, nested too), reads list elements, writes them (``lst[j] = ...``, ``lst[j] += ...``, under
 staged ``if``s too, and every element by index), iterates lists (``for v in lst``, ``zip``),
 reduces them (``sum``, ``max``, ``min``), makes Python numbers of array data (``float(a[k])``),
-checks data with ``assert`` and
-``raise`` under staged ``if``s, and tests with ``and``/``or``/``not`` and chained comparisons,
+counts with a ``while`` on array data, checks data with ``assert`` and ``raise`` under staged
+``if``s (in loops too), and tests with ``and``/``or``/``not`` and chained comparisons,
 as conditions and as values. It returns a tuple or list of some of these: lists, counters,
 flags, arrays. :mod:`kiln.fuzz.pyvalue_check` compares it with the same program run as Python.
 """
@@ -148,7 +148,7 @@ class PyValueGen(Emitter):
     def statement(self) -> None:
         r = self.rng
         kind = r.choice(["counter", "counter", "list", "assert", "raise", "flag", "iterate", "array", "branch",
-                         "scale", "convert", "list", "flag"])
+                         "scale", "convert", "list", "flag", "while"])
         if kind == "branch" and r.random() < 0.5:  # kiln traces list elements and number arguments, so
             kind = "list"  # a list written under any `if` on them is refused (by design): fewer of those
         if kind == "counter":
@@ -184,6 +184,17 @@ class PyValueGen(Emitter):
             self.emit(f"for {i} in range(len(lst)):")
             with self.block():
                 self.emit(f"lst[{i}] = lst[{i}] * {r.choice([self.const(), 'n', 't', 'ints[0]'])}")
+        elif kind == "while":  # a Python counter of a `while` on array data, a raise inside
+            k = self.fresh("k")
+            self.emit(f"{k} = 0")
+            self.emit(f"while {k} < {N - 1} and {self.cond(k, 0)}:")
+            with self.block():
+                self.emit(f"{k} += 1")
+                if r.random() < 0.5:
+                    self.emit(f"if {self.cond(k, 0)}:")
+                    with self.block():
+                        self.emit(f"raise {r.choice(RAISED)}({self.message()!r})")
+            self.numbers.append(k)
         elif kind == "convert":  # a Python number made from array data
             name = self.fresh("p")
             self.emit(f"{name} = {r.choice(['float', 'float', 'int'])}({self.elem()})")

@@ -859,10 +859,13 @@ def _clone_pure(block: Block, append: Insert) -> tuple[dict[SSAValue, SSAValue],
 
 
 def _pure(op: Operation) -> bool:
+    """Whether the reverse pass may recompute ``op`` (clone it where the forward values are gone):
+    an op without effects, or a run-time check ordered by no token (an index in range: it passed
+    in the forward run, and passes again on the same values)."""
     if op.regions:
         return all(_pure(inner) or isinstance(inner, graph.YieldOp) for region in op.regions
                    for inner in region.walk())
-    return op.has_trait(Pure)
+    return op.has_trait(Pure) or (isinstance(op, graph.CheckOp) and op.tok_in is None and not op.results)
 
 
 def _captured(op: Operation) -> list[SSAValue]:

@@ -863,18 +863,14 @@ def scatter_add_loop_in_a_staged_if(w, g):
     if w[3] > -5.0:
         for _ in range(5):
             np.add.at(y, g, w)
-    return np.sum(y * 1.0)
+    return np.sum(y * y)
 
 
-def test_a_gradient_through_a_checked_loop_in_a_staged_if_is_refused() -> None:
-    """kiln.fuzz grad 15480-9, minimized: a staged loop whose `np.add.at` checks its indices at run
-    time (an effect), inside a staged `if`: kiln.grad gave zeros (the branch's reverse left the loop
-    out and dropped its gradient), where the same loop outside the `if` is refused. Now refused too,
-    naming the loop's line."""
-    w, g = np.array([0.0625, -1.9017, 1.3671, -1.8716, 0.1857]), np.array([4, 0, 3, 4, 3])
-    with pytest.raises(NotImplementedError, match=r"test_fuzz_regressions.py:\d+:\d+: differentiating a staged loop "
-                                                  r"with an effect inside"):
-        kiln.grad(scatter_add_loop_in_a_staged_if)(w, g)
+def scatter_add_loop(w, g):
+    y = w * 1.0
+    for _ in range(5):
+        y[g] += np.sin(w)
+    return np.sum(y * y)
 
 
 def checked_write_in_nested_staged_ifs(x, m, u):
@@ -885,14 +881,50 @@ def checked_write_in_nested_staged_ifs(x, m, u):
     return np.sum(y * x)
 
 
-def test_a_gradient_through_a_checked_write_in_nested_staged_ifs_is_refused() -> None:
-    """kiln.fuzz grad 15500-71, reduced (thresholds lowered so that both branches run): the inner
-    `if` writes through an index argument checked at run time (an effect); kiln.grad with respect
-    to `m` gave zeros (the outer branch's reverse left the inner `if` out). Now refused at its line."""
-    x, m = np.array([1.76, 1.87, -1.86, -0.12, -1.72]), np.arange(15.0).reshape(3, 5) / 10
+def central_differences(fn: Callable[..., Any], args: list[Any], k: int, h: float = 1e-6) -> np.ndarray:
+    out = np.zeros_like(args[k])
+    for i in np.ndindex(args[k].shape):
+        up, down = [a.copy() for a in args], [a.copy() for a in args]
+        up[k][i] += h
+        down[k][i] -= h
+        out[i] = (fn(*up) - fn(*down)) / (2 * h)
+    return out
+
+
+W, G = np.array([0.0625, -1.9017, 1.3671, -1.8716, 0.1857]), np.array([4, 0, 3, 4, 3])
+
+
+@pytest.mark.parametrize("fn, args, k", [
+    (scatter_add_loop_in_a_staged_if, [W, G], 0),
+    (scatter_add_loop, [W, G], 0),
+    (checked_write_in_nested_staged_ifs, [W, np.arange(15.0).reshape(3, 5) / 10, np.array([3, 4, 2])], 1),
+], ids=["loop-in-if", "loop", "nested-ifs"])
+def test_gradients_through_run_time_index_checks(fn: Callable[..., Any], args: list[Any], k: int) -> None:
+    """kiln.fuzz grad 15480-9 (minimized: the first function) and 15500-71 (reduced: the last, thresholds
+    lowered so that both branches run): a staged loop or `if` holding a run-time index check (an
+    index array argument). kiln.grad gave zeros inside a staged `if` (the branch's reverse left the
+    checked op out and dropped its gradient) and refused the loop on its own ("a staged loop with an
+    effect inside"). A check ordered by no token is recomputed like a pure op now (it passed forward)."""
+    got = kiln.grad(fn, argnums=k)(*args)
+    np.testing.assert_allclose(got, central_differences(fn, list(args), k), rtol=1e-6, atol=1e-6)
+
+
+def printing_nested_ifs(x):
+    y = x * 1.0
+    if np.sum(x) > -100.0:
+        if np.sum(x) > -50.0:
+            kiln.print(y[0])
+            y = y * y
+    return np.sum(y)
+
+
+def test_a_gradient_through_a_printing_if_nested_in_another_is_refused() -> None:
+    """Found with kiln.fuzz grad 15500-71: the reverse of the outer `if` left out the inner one, whose
+    `kiln.print` is an effect, and dropped the gradient of the value it yields (kiln.grad gave
+    zeros, 2x is right). Refused now, naming the inner `if`, as such a loop is."""
     with pytest.raises(NotImplementedError, match=r"test_fuzz_regressions.py:\d+:\d+: differentiating through a "
                                                   r"staged `if` whose branch yields the result of graph.cond"):
-        kiln.grad(checked_write_in_nested_staged_ifs, argnums=1)(x, m, np.array([3, 4, 2]))
+        kiln.grad(printing_nested_ifs)(np.array([0.5, -1.25, 2.0]))
 
 
 def int_list_element_counter_plus_floats(lst, ints):

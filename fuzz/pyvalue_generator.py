@@ -5,7 +5,8 @@
 with Python numbers under staged ``if``s on ``a``'s data (in loops that unroll and loops that are
 staged, nested too), reads list elements, writes them (``lst[j] = ...``, ``lst[j] += ...``, under
 staged ``if``s too, and every element by index), iterates lists (``for v in lst``, ``zip``),
-reduces them (``sum``, ``max``, ``min``), makes Python numbers of array data (``float(a[k])``),
+reduces them (``sum``, ``max``, ``min``), appends to them, makes Python numbers of array data
+(``float(a[k])``), picks numbers with conditional expressions, steps a counter by a NumPy bool,
 counts with a ``while`` on array data, checks data with ``assert`` and ``raise`` under staged
 ``if``s (in loops too), and tests with ``and``/``or``/``not`` and chained comparisons,
 as conditions and as values. It returns a tuple or list of some of these: lists, counters,
@@ -125,7 +126,8 @@ class PyValueGen(Emitter):
         r = self.rng
         self.emit(f"if {self.cond(i)}:")
         with self.block():
-            self.emit(f"{c} {r.choice(['+=', '-='])} {r.choice(self.steps)}")
+            step = r.choice(self.steps + [f"({self.elem(i)} > {self.const()})"])  # `+= np.bool_` makes a NumPy int
+            self.emit(f"{c} {r.choice(['+=', '-='])} {step}")
             if r.random() < 0.1:  # kiln refuses a list write under a staged `if` (by design)
                 self.list_write(i)
         if r.random() < 0.4:
@@ -148,7 +150,7 @@ class PyValueGen(Emitter):
     def statement(self) -> None:
         r = self.rng
         kind = r.choice(["counter", "counter", "list", "assert", "raise", "flag", "iterate", "array", "branch",
-                         "scale", "convert", "list", "flag", "while"])
+                         "scale", "convert", "list", "flag", "while", "ifexp", "append", "arith"])
         if kind == "branch" and r.random() < 0.5:  # kiln traces list elements and number arguments, so
             kind = "list"  # a list written under any `if` on them is refused (by design): fewer of those
         if kind == "counter":
@@ -195,6 +197,17 @@ class PyValueGen(Emitter):
                     with self.block():
                         self.emit(f"raise {r.choice(RAISED)}({self.message()!r})")
             self.numbers.append(k)
+        elif kind == "ifexp":  # a conditional expression (staged on array data): one Python type on both paths
+            name = self.fresh("e")
+            self.emit(f"{name} = lst[{r.randrange(L)}] if {self.cond()} else {r.choice(['t', self.const(), 'sum(lst)'])}")
+            self.numbers.append(name)
+        elif kind == "append":  # the caller's list grows (at the top level: Python's own list)
+            self.emit(f"lst.append({self.number(pure=True)} * 1.0)")
+        elif kind == "arith":  # Python's arithmetic on numbers some of which are traced
+            name = self.fresh("q")
+            a, b = r.choice(self.numbers), r.choice(self.numbers)
+            self.emit(f"{name} = {r.choice([f'min({a}, {b})', f'max({a}, {b}) * 2', f'abs({a}) + {b}', f'-{a} + 0.5', f'{a} * {a}'])}")
+            self.numbers.append(name)
         elif kind == "convert":  # a Python number made from array data
             name = self.fresh("p")
             self.emit(f"{name} = {r.choice(['float', 'float', 'int'])}({self.elem()})")

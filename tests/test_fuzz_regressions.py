@@ -941,3 +941,25 @@ def test_an_int_list_element_counted_up_by_floats_in_a_staged_loop() -> None:
     lst, ints = [-1.25, -0.75], [-1, -3]
     got, want = kiln.function(int_list_element_counter_plus_floats)(lst, ints), int_list_element_counter_plus_floats(lst, ints)
     assert type(got) is type(want) is float and got == want, (got, want)
+
+
+def python_float_counted_by_numpy_scalars_in_a_staged_loop(a):
+    c = 0.0
+    for _ in range(6):
+        if a[0] > 5.0:
+            c += a[1] > 0.0
+    return c
+
+
+@pytest.mark.xfail(strict=True, reason="open: a staged loop carries a Python float that its body's staged `if` "
+                                       "makes a NumPy scalar on one path as a NumPy scalar on every path; no "
+                                       "run-time kind flag for loop-carried values (kiln.fuzz python 15515-93)")
+def test_a_python_float_a_staged_loop_may_leave_unchanged_stays_a_python_float() -> None:
+    """kiln.fuzz python 15515-93, minimized: `c = 0.0; for _ in range(6): if a[0] > 5: c += a[1] > 0`.
+    No iteration takes the branch, so Python returns the float 0.0; kiln returns np.float64(0.0).
+    The same loop unrolled (range(3)) and a single staged `if` give Python's kinds on both paths."""
+    for first in (0.0, 6.0):
+        a = np.array([first, 1.0, 0.0, 0.0, 0.0, 0.0])
+        got, want = kiln.function(python_float_counted_by_numpy_scalars_in_a_staged_loop)(a), \
+            python_float_counted_by_numpy_scalars_in_a_staged_loop(a)
+        assert type(got) is type(want) and got == want, (got, want)

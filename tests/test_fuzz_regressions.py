@@ -963,3 +963,58 @@ def test_a_python_float_a_staged_loop_may_leave_unchanged_stays_a_python_float()
         got, want = kiln.function(python_float_counted_by_numpy_scalars_in_a_staged_loop)(a), \
             python_float_counted_by_numpy_scalars_in_a_staged_loop(a)
         assert type(got) is type(want) and got == want, (got, want)
+
+
+def list_element_times_a_counter_of_path_dependent_kind(a, lst):
+    c = 0
+    if sum(lst) > -0.5:
+        c += a[2]
+    lst[-2] *= c
+
+
+@pytest.mark.xfail(strict=True, reason="open: a list element written with a value whose kind a staged `if` decides "
+                                       "at run time comes back a NumPy scalar on every path (kiln.fuzz python 15516-102)")
+def test_a_list_element_written_with_a_path_dependent_kind_keeps_pythons_kind() -> None:
+    """kiln.fuzz python 15516-102, minimized: `c` is the Python int 0 where the staged `if` is not
+    taken (a NumPy float64 where it is), so `lst[-2] *= c` leaves a Python float in the caller's list;
+    kiln leaves np.float64(-0.0)."""
+    a = np.array([-0.102, -0.01, 1.648, 0.556, -1.022, 0.657])
+    got, want = [-1.75, -1.5, -1.5, -1.25], [-1.75, -1.5, -1.5, -1.25]
+    kiln.function(list_element_times_a_counter_of_path_dependent_kind)(a, got)
+    list_element_times_a_counter_of_path_dependent_kind(a, want)
+    assert [type(g) for g in got] == [type(w) for w in want] and got == want, (got, want)
+
+
+def max_of_a_list_holding_an_int(lst, ints):
+    lst[1] = len(lst)
+    lst[1] = max(lst)
+    for i in range(len(lst)):
+        lst[i] = lst[i] * ints[0]
+
+
+@pytest.mark.xfail(strict=True, reason="open: a list of floats given an int element keeps one element type in kiln, "
+                                       "so max(lst) and the products are floats where Python's are ints "
+                                       "(kiln.fuzz python 15517-90)")
+def test_an_int_written_into_a_list_of_floats_stays_an_int() -> None:
+    """kiln.fuzz python 15517-90, minimized: `lst[1] = len(lst)` puts the int 4 in a list of floats;
+    Python's `max(lst)` is that int and `4 * ints[0]` the int 8; kiln leaves the float 8.0."""
+    got, want = [-1.75, -0.25, -0.75, 1.0], [-1.75, -0.25, -0.75, 1.0]
+    kiln.function(max_of_a_list_holding_an_int)(got, [2, 1, -1])
+    max_of_a_list_holding_an_int(want, [2, 1, -1])
+    assert [type(g) for g in got] == [type(w) for w in want] and got == want, (got, want)
+
+
+def staged_raise_then_python_raise(a):
+    if a[3]:
+        raise RuntimeError("check 1: bad data")
+    if 1.0:
+        raise RuntimeError("check 2: bad data")
+
+
+@pytest.mark.xfail(strict=True, reason="open: a `raise` on a Python test runs while tracing, before the run-time "
+                                       "checks of staged raises above it (kiln.fuzz python 15517-114)")
+def test_a_staged_raise_comes_before_a_python_raise_below_it() -> None:
+    """kiln.fuzz python 15517-114, minimized: `a[3]` is true, so Python raises "check 1"; kiln raised
+    "check 2" while tracing the Python `if 1.0:` below it, before the compiled check of the first."""
+    with pytest.raises(RuntimeError, match="check 1"):
+        kiln.function(staged_raise_then_python_raise)(np.array([1.333, -0.16, -1.228, 0.977, 0.382, -0.522]))

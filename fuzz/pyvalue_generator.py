@@ -135,9 +135,13 @@ class PyValueGen(Emitter):
             with self.block():
                 self.emit(f"{c} = {c} * {r.choice(['2', '1', '0.5' if '0.5' in self.steps else '-1'])}")
         if r.random() < 0.2:
-            self.emit(f"if {self.cond(i, 0)}:")
-            with self.block():
-                self.emit(f"raise {r.choice(RAISED)}({self.message()!r})")
+            self.raise_if(i, 0)
+
+    def raise_if(self, index: str | None = None, depth: int = 1) -> None:
+        """``if <test>: raise ...("check K: ...")``, the test perhaps on ``a[index]``."""
+        self.emit(f"if {self.cond(index, depth)}:")
+        with self.block():
+            self.emit(f"raise {self.rng.choice(RAISED)}({self.message()!r})")
 
     def list_write(self, index: str | None = None) -> None:
         r = self.rng
@@ -161,9 +165,7 @@ class PyValueGen(Emitter):
             msg = f", {self.message()!r}" if r.random() < 0.7 else ""
             self.emit(f"assert {self.cond()}{msg}")
         elif kind == "raise":
-            self.emit(f"if {self.cond()}:")
-            with self.block():
-                self.emit(f"raise {r.choice(RAISED)}({self.message()!r})")
+            self.raise_if()
         elif kind == "flag":
             name = self.fresh("b")
             self.emit(f"{name} = {self.cond()}")
@@ -193,9 +195,7 @@ class PyValueGen(Emitter):
             with self.block():
                 self.emit(f"{k} += 1")
                 if r.random() < 0.5:
-                    self.emit(f"if {self.cond(k, 0)}:")
-                    with self.block():
-                        self.emit(f"raise {r.choice(RAISED)}({self.message()!r})")
+                    self.raise_if(k, 0)
             self.numbers.append(k)
         elif kind == "ifexp":  # a conditional expression (staged on array data): one Python type on both paths
             name = self.fresh("e")

@@ -5,5 +5,8 @@
 worker processes with a time limit (:mod:`kiln.fuzz.pool`), classifies the
 outcome (:mod:`kiln.fuzz.check`: match, mismatch, refused, crash), shrinks the
 failures (:mod:`kiln.fuzz.minimize`) and prints a summary
-(:mod:`kiln.fuzz.campaign`). docs/fuzzing.md explains how to read it.
+(:mod:`kiln.fuzz.campaign`). ``--mode grad`` checks ``kiln.grad`` against central
+differences instead, ``--mode python`` lists, Python numbers, ``assert`` and ``raise``
+against the program run as Python (:mod:`kiln.fuzz.modes`). docs/fuzzing.md explains
+how to read it.
 """

@@ -8,7 +8,7 @@ import sys
 from kiln.fuzz.campaign import FAILURES, default_jobs, minimize_files, run_campaign
 from kiln.fuzz.check import main as check_main
 from kiln.fuzz.config import Config
-from kiln.fuzz.generator import generate
+from kiln.fuzz.modes import MODES, generate_program
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,6 +18,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=default_jobs(), help="worker processes")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per program before it is a crash")
     p.add_argument("--out", help="folder for failures, repros and the summary (default: a new temporary one)")
+    p.add_argument("--mode", choices=MODES, default="numpy",
+                   help="what to check: numpy (kiln.function against NumPy), grad (kiln.grad against central differences), "
+                        "python (lists, Python numbers, assert, raise, and/or against the program run as Python)")
     p.add_argument("--without", default="", help=f"constructs not to generate, comma-separated: {', '.join(Config.names())}")
     p.add_argument("--no-minimize", action="store_true", help="do not minimize failures")
     p.add_argument("--minimize-refused", action="store_true", help="minimize refusals too (one per distinct message)")
@@ -30,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     without = [w for w in a.without.split(",") if w]
     if a.print:
-        print(generate(a.print, Config().without(without)).source, end="")
+        print(generate_program(a.mode, a.print, Config().without(without)).source, end="")
         return 0
     if a.check:
         for path in a.check:
@@ -45,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = run_campaign(
         a.count, a.seed, jobs=a.jobs, timeout=a.timeout, out_dir=a.out, without=without,
         minimize_classes=classes, minimize_budget=a.minimize_budget, per_signature=a.per_signature,
-        progress=lambda s: print(s, file=sys.stderr, flush=True),
+        progress=lambda s: print(s, file=sys.stderr, flush=True), mode=a.mode,
     )
     print(summary.table())
     return 1 if summary.failures() else 0

@@ -22,8 +22,9 @@ from pathlib import Path
 
 from kiln.fuzz.check import CLASSES, Outcome
 from kiln.fuzz.config import Config
-from kiln.fuzz.generator import generate, program_seed
+from kiln.fuzz.generator import program_seed
 from kiln.fuzz.minimize import minimize
+from kiln.fuzz.modes import generate_program
 from kiln.fuzz.pool import Pool
 
 #: how many times an invalid program is replaced before it counts as invalid
@@ -57,6 +58,7 @@ class Summary:
     replaced: int = 0
     out_dir: str = ""
     without: list[str] = field(default_factory=list)
+    mode: str = "numpy"
 
     def counts(self) -> Counter[str]:
         return Counter(r.status for r in self.records)
@@ -77,6 +79,7 @@ class Summary:
         counts = self.counts()
         lines = [
             f"kiln.fuzz: {self.count} programs, seed {self.seed}, {self.jobs} job(s), {self.seconds:.0f} s"
+            + (f", mode {self.mode}" if self.mode != "numpy" else "")
             + (f", without {','.join(self.without)}" if self.without else ""),
             "",
             f"{'class':<10} {'count':>6}",
@@ -123,6 +126,7 @@ def run_campaign(
     minimize_budget: int = 120,
     per_signature: int = 1,
     progress: Callable[[str], None] | None = None,
+    mode: str = "numpy",
 ) -> Summary:
     """Run ``count`` programs; write failures and minimized repros under ``out_dir``; return the summary."""
     config = config or Config().without(without or [])
@@ -133,14 +137,14 @@ def run_campaign(
     (out / "failures").mkdir(parents=True, exist_ok=True)
     (out / "repros").mkdir(parents=True, exist_ok=True)
     cache = str(out / "kiln-cache")
-    summary = Summary(seed, count, jobs, out_dir=str(out), without=sorted(without or []))
+    summary = Summary(seed, count, jobs, out_dir=str(out), without=sorted(without or []), mode=mode)
     sources: dict[str, str] = {}
     records: dict[int, Record] = {}
     attempts: Counter[int] = Counter()
 
     def task(index: int) -> tuple[int, str]:
         name = program_seed(seed, index, attempts[index])
-        sources[name] = generate(name, config).source
+        sources[name] = generate_program(mode, name, config).source
         return index, _write(work, name, sources[name])
 
     with Pool(jobs, timeout, cache_dir=cache) as pool:

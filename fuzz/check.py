@@ -419,6 +419,9 @@ def check_file(
     lines = len(Path(path).read_text().splitlines())
     try:
         module = load(path)
+        mode = getattr(module, "FUZZ_MODE", "numpy")
+        if mode != "numpy":
+            return _check_mode(mode, module, path, lines, on_compile)
         want, want_args = run_eager(module, path, fill=0)
         again, again_args = run_eager(module, path, fill=7)
     except IllDefined as e:
@@ -434,23 +437,44 @@ def check_file(
     if compare(want, want_args, copied, copied_args).status != "match":
         return Outcome("invalid", "the result depends on the order NumPy copies an overlapping view", "invalid", "",
                        time.perf_counter() - start)
-    if compiler is None:
-        import kiln
-
-        compiler = kiln.function
-    got_args = module.inputs()
-    if on_compile is not None:
-        on_compile()
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            got = compiler(module.f)(*got_args)
+        got, got_args = compiled_call(module, compiler, on_compile)
     except Exception as e:
         out = classify_error(e, path, lines)
     else:
         out = compare(want, want_args, got, got_args, tolerances(Path(path).read_text()))
     out.seconds = time.perf_counter() - start
     return out
+
+
+def compiled_call(module: ModuleType, compiler: Callable[[Callable[..., Any]], Callable[..., Any]] | None,
+                  on_compile: Callable[[], None] | None) -> tuple[Any, list[Any]]:
+    """The program's ``f`` compiled (by ``kiln.function`` unless ``compiler`` is given) and called on
+    fresh ``inputs()``: its result and the arguments after the call. ``on_compile`` is called first
+    (a watchdog then knows a hang is kiln's); kiln's exceptions propagate."""
+    if compiler is None:
+        import kiln
+
+        compiler = kiln.function
+    args = module.inputs()
+    if on_compile is not None:
+        on_compile()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return compiler(module.f)(*args), args
+
+
+def _check_mode(mode: str, module: ModuleType, path: str, lines: int, on_compile: Callable[[], None] | None) -> Outcome:
+    """A program of another mode (its module's ``FUZZ_MODE``): checked by that mode's oracle."""
+    if mode == "grad":
+        from kiln.fuzz.grad_check import check_grad
+
+        return check_grad(module, path, lines, on_compile=on_compile)
+    if mode == "python":
+        from kiln.fuzz.pyvalue_check import check_pyvalues
+
+        return check_pyvalues(module, path, lines, on_compile=on_compile)
+    raise ValueError(f"unknown FUZZ_MODE {mode!r}")
 
 
 def main(path: str) -> None:

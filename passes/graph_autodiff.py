@@ -665,6 +665,7 @@ def _reverse_cond(op: graph.CondOp, grads: Sequence[SSAValue | None], adjoints: 
         assert terminator is not None
         for value, g in zip(terminator.operands, grads, strict=True):
             if g is not None:
+                _refuse_effect_result(value, cloned, region.block, adjoints.callees)
                 inner.add_to(cloned.get(value, value), g)
         _reverse(ops, inner)
         block.add_op(graph.YieldOp(*[inner.sums.get(c) or inner.const(0.0, c) for c in captured]))
@@ -698,6 +699,23 @@ def _reverse_call(op: func.CallOp, grads: Sequence[SSAValue | None], adjoints: A
                                 f"@{op.callee.string_value()} computed by an effect, which has no gradient")
         adjoints.add_to(cloned[value], g)
     _reverse(ops, adjoints)
+
+
+def _refuse_effect_result(value: SSAValue, cloned: dict[SSAValue, SSAValue], block: Block, callees: Callees) -> None:
+    """Refuse a branch result with a gradient that an op :func:`_clone_pure` left out computes from
+    float values (a loop or ``if`` with an effect inside, kiln.fuzz grad 15480-9): its gradient
+    would be lost. A variable read (from a handle) has none to pass back."""
+    op = value.owner
+    if value in cloned or not isinstance(op, Operation) or op.parent_block() is not block:
+        return
+    if not (op.regions or any(differentiable(o) for o in op.operands)):
+        return
+    if isinstance(op, graph.WhileOp):
+        _check_loop(op, callees)
+    raise AutodiffError(
+        f"{describe_location(op.location)}: differentiating through a staged `if` whose branch yields the result "
+        f"of {op.name} with an effect inside (a print, a variable read or write, a run-time check) is not supported yet"
+    )
 
 
 def _reverse_while(op: graph.WhileOp, grads: Sequence[SSAValue | None], adjoints: Adjoints) -> None:
@@ -898,7 +916,9 @@ def _clone_pure(block: Block, append: Insert, callees: Callees, arguments: Seque
 
 
 def _pure(op: Operation, callees: Callees) -> bool:
-    """Whether ``op`` has no effect: pure itself, its regions' ops, or a call's callee's."""
+    """Whether the reverse pass may recompute ``op`` (clone it where the forward values are gone):
+    an op without effects (its regions' ops, or a call's callee's, too), or a run-time check ordered
+    by no token (an index in range: it passed in the forward run, and passes again on the same values)."""
     if isinstance(op, func.CallOp):
         callee = callees(op)
         return callee is not None and all(_pure(inner, callees) or isinstance(inner, func.ReturnOp)
@@ -906,7 +926,7 @@ def _pure(op: Operation, callees: Callees) -> bool:
     if op.regions:
         return all(_pure(inner, callees) or isinstance(inner, graph.YieldOp) for region in op.regions
                    for inner in region.walk())
-    return op.has_trait(Pure)
+    return op.has_trait(Pure) or (isinstance(op, graph.CheckOp) and op.tok_in is None and not op.results)
 
 
 def _captured(op: Operation) -> list[SSAValue]:

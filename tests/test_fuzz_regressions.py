@@ -841,3 +841,180 @@ def test_a_loop_writing_through_a_growing_view_chain_traces_linearly() -> None:
         return len(kiln.function(_flipping_writes(n)).get_concrete_function(a, b).ir.splitlines())
 
     assert lines(16) - lines(8) <= 1.2 * (lines(8) - lines(4))  # the same ops per iteration
+
+
+def not_of_array_data(a):
+    b = not np.sum(a)
+    c = not a[0] > 0.5
+    return b, c
+
+
+@pytest.mark.parametrize("first", [1.06, 0.25, -0.5])
+def test_not_of_array_data_is_a_python_bool(first: float) -> None:
+    """kiln.fuzz python 901-21 (`b = not np.sum(a); return b`): Python's `not` gives a Python bool
+    whatever its operand; kiln gave a NumPy bool."""
+    a = np.array([first, -1.429, -0.35, -0.391, 1.42, 0.671])
+    got, want = kiln.function(not_of_array_data)(a), not_of_array_data(a)
+    assert [type(g) for g in got] == [bool, bool] and got == want, (got, want)
+
+
+def scatter_add_loop_in_a_staged_if(w, g):
+    y = np.zeros(5)
+    if w[3] > -5.0:
+        for _ in range(5):
+            np.add.at(y, g, w)
+    return np.sum(y * y)
+
+
+def scatter_add_loop(w, g):
+    y = w * 1.0
+    for _ in range(5):
+        y[g] += np.sin(w)
+    return np.sum(y * y)
+
+
+def checked_write_in_nested_staged_ifs(x, m, u):
+    y = x * 1.0
+    if np.sum(x) > -100.0:
+        if np.sum(m) > -100.0:
+            y[u] += np.sin(np.sum(m, axis=0))[u]
+    return np.sum(y * x)
+
+
+def central_differences(fn: Callable[..., Any], args: list[Any], k: int, h: float = 1e-6) -> np.ndarray:
+    out = np.zeros_like(args[k])
+    for i in np.ndindex(args[k].shape):
+        up, down = [a.copy() for a in args], [a.copy() for a in args]
+        up[k][i] += h
+        down[k][i] -= h
+        out[i] = (fn(*up) - fn(*down)) / (2 * h)
+    return out
+
+
+W, G = np.array([0.0625, -1.9017, 1.3671, -1.8716, 0.1857]), np.array([4, 0, 3, 4, 3])
+
+
+@pytest.mark.parametrize("fn, args, k", [
+    (scatter_add_loop_in_a_staged_if, [W, G], 0),
+    (scatter_add_loop, [W, G], 0),
+    (checked_write_in_nested_staged_ifs, [W, np.arange(15.0).reshape(3, 5) / 10, np.array([3, 4, 2])], 1),
+], ids=["loop-in-if", "loop", "nested-ifs"])
+def test_gradients_through_run_time_index_checks(fn: Callable[..., Any], args: list[Any], k: int) -> None:
+    """kiln.fuzz grad 15480-9 (minimized: the first function) and 15500-71 (reduced: the last, thresholds
+    lowered so that both branches run): a staged loop or `if` holding a run-time index check (an
+    index array argument). kiln.grad gave zeros inside a staged `if` (the branch's reverse left the
+    checked op out and dropped its gradient) and refused the loop on its own ("a staged loop with an
+    effect inside"). A check ordered by no token is recomputed like a pure op now (it passed forward)."""
+    got = kiln.grad(fn, argnums=k)(*args)
+    np.testing.assert_allclose(got, central_differences(fn, list(args), k), rtol=1e-6, atol=1e-6)
+
+
+def printing_nested_ifs(x):
+    y = x * 1.0
+    if np.sum(x) > -100.0:
+        if np.sum(x) > -50.0:
+            kiln.print(y[0])
+            y = y * y
+    return np.sum(y)
+
+
+def test_a_gradient_through_a_printing_if_nested_in_another_is_refused() -> None:
+    """Found with kiln.fuzz grad 15500-71: the reverse of the outer `if` left out the inner one, whose
+    `kiln.print` is an effect, and dropped the gradient of the value it yields (kiln.grad gave
+    zeros, 2x is right). Refused now, naming the inner `if`, as such a loop is."""
+    with pytest.raises(NotImplementedError, match=r"test_fuzz_regressions.py:\d+:\d+: differentiating through a "
+                                                  r"staged `if` whose branch yields the result of graph.cond"):
+        kiln.grad(printing_nested_ifs)(np.array([0.5, -1.25, 2.0]))
+
+
+def int_list_element_counter_plus_floats(lst, ints):
+    c = ints[0]
+    for _ in range(6):
+        c += lst[0]
+    return c
+
+
+def test_an_int_list_element_counted_up_by_floats_in_a_staged_loop() -> None:
+    """kiln.fuzz python 15510-91, minimized: `c = ints[0]` (a Python int of a list argument) carried
+    by a staged loop whose body makes it a float: the loop's initial value kept the int's dtype
+    (invalid IR, "the cond region must take the carried values as arguments", no file:line)."""
+    lst, ints = [-1.25, -0.75], [-1, -3]
+    got, want = kiln.function(int_list_element_counter_plus_floats)(lst, ints), int_list_element_counter_plus_floats(lst, ints)
+    assert type(got) is type(want) is float and got == want, (got, want)
+
+
+def python_float_counted_by_numpy_scalars_in_a_staged_loop(a):
+    c = 0.0
+    for _ in range(6):
+        if a[0] > 5.0:
+            c += a[1] > 0.0
+    return c
+
+
+@pytest.mark.xfail(strict=True, reason="open: a staged loop carries a Python float that its body's staged `if` "
+                                       "makes a NumPy scalar on one path as a NumPy scalar on every path; no "
+                                       "run-time kind flag for loop-carried values (kiln.fuzz python 15515-93)")
+def test_a_python_float_a_staged_loop_may_leave_unchanged_stays_a_python_float() -> None:
+    """kiln.fuzz python 15515-93, minimized: `c = 0.0; for _ in range(6): if a[0] > 5: c += a[1] > 0`.
+    No iteration takes the branch, so Python returns the float 0.0; kiln returns np.float64(0.0).
+    The same loop unrolled (range(3)) and a single staged `if` give Python's kinds on both paths."""
+    for first in (0.0, 6.0):
+        a = np.array([first, 1.0, 0.0, 0.0, 0.0, 0.0])
+        got, want = kiln.function(python_float_counted_by_numpy_scalars_in_a_staged_loop)(a), \
+            python_float_counted_by_numpy_scalars_in_a_staged_loop(a)
+        assert type(got) is type(want) and got == want, (got, want)
+
+
+def list_element_times_a_counter_of_path_dependent_kind(a, lst):
+    c = 0
+    if sum(lst) > -0.5:
+        c += a[2]
+    lst[-2] *= c
+
+
+@pytest.mark.xfail(strict=True, reason="open: a list element written with a value whose kind a staged `if` decides "
+                                       "at run time comes back a NumPy scalar on every path (kiln.fuzz python 15516-102)")
+def test_a_list_element_written_with_a_path_dependent_kind_keeps_pythons_kind() -> None:
+    """kiln.fuzz python 15516-102, minimized: `c` is the Python int 0 where the staged `if` is not
+    taken (a NumPy float64 where it is), so `lst[-2] *= c` leaves a Python float in the caller's list;
+    kiln leaves np.float64(-0.0)."""
+    a = np.array([-0.102, -0.01, 1.648, 0.556, -1.022, 0.657])
+    got, want = [-1.75, -1.5, -1.5, -1.25], [-1.75, -1.5, -1.5, -1.25]
+    kiln.function(list_element_times_a_counter_of_path_dependent_kind)(a, got)
+    list_element_times_a_counter_of_path_dependent_kind(a, want)
+    assert [type(g) for g in got] == [type(w) for w in want] and got == want, (got, want)
+
+
+def max_of_a_list_holding_an_int(lst, ints):
+    lst[1] = len(lst)
+    lst[1] = max(lst)
+    for i in range(len(lst)):
+        lst[i] = lst[i] * ints[0]
+
+
+@pytest.mark.xfail(strict=True, reason="open: a list of floats given an int element keeps one element type in kiln, "
+                                       "so max(lst) and the products are floats where Python's are ints "
+                                       "(kiln.fuzz python 15517-90)")
+def test_an_int_written_into_a_list_of_floats_stays_an_int() -> None:
+    """kiln.fuzz python 15517-90, minimized: `lst[1] = len(lst)` puts the int 4 in a list of floats;
+    Python's `max(lst)` is that int and `4 * ints[0]` the int 8; kiln leaves the float 8.0."""
+    got, want = [-1.75, -0.25, -0.75, 1.0], [-1.75, -0.25, -0.75, 1.0]
+    kiln.function(max_of_a_list_holding_an_int)(got, [2, 1, -1])
+    max_of_a_list_holding_an_int(want, [2, 1, -1])
+    assert [type(g) for g in got] == [type(w) for w in want] and got == want, (got, want)
+
+
+def staged_raise_then_python_raise(a):
+    if a[3]:
+        raise RuntimeError("check 1: bad data")
+    if 1.0:
+        raise RuntimeError("check 2: bad data")
+
+
+@pytest.mark.xfail(strict=True, reason="open: a `raise` on a Python test runs while tracing, before the run-time "
+                                       "checks of staged raises above it (kiln.fuzz python 15517-114)")
+def test_a_staged_raise_comes_before_a_python_raise_below_it() -> None:
+    """kiln.fuzz python 15517-114, minimized: `a[3]` is true, so Python raises "check 1"; kiln raised
+    "check 2" while tracing the Python `if 1.0:` below it, before the compiled check of the first."""
+    with pytest.raises(RuntimeError, match="check 1"):
+        kiln.function(staged_raise_then_python_raise)(np.array([1.333, -0.16, -1.228, 0.977, 0.382, -0.522]))

@@ -69,7 +69,7 @@ from kiln.frontend.autograph.state import (
 from kiln.frontend import shape_sources
 from kiln.frontend.masked import MaskedSelection
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit, is_scalar_like, layout_of, merge_layout, require_rank
-from kiln.frontend.tensor import path_promotions
+from kiln.frontend.tensor import path_promotions, python_number
 
 _LOOP_BOUNDS = "kiln.autograph.loop_bounds"
 
@@ -1056,9 +1056,9 @@ def staged_or(value: Any, rest: Callable[[], Any]) -> Any:
 
 
 def staged_not(value: Any) -> Any:
-    """``not value`` for a tensor ``value``: a scalar bool tensor (remembered as the negation of
-    ``value``, for :func:`_known_flags`)."""
-    result = np.logical_not(_predicate(value, statement_location(), "not"))
+    """``not value`` for a tensor ``value``: a Python bool, as ``not`` always gives (a weak scalar bool
+    tensor, remembered as the negation of ``value``, for :func:`_known_flags`)."""
+    result = python_number(np.logical_not(_predicate(value, statement_location(), "not")))
     _note(_NEGATIONS, result, value)
     return result
 

@@ -62,3 +62,36 @@ func.func @f(%x: tensor<5xf64>, %v: tensor<3xf64>, %i: tensor<?xi64>) -> tensor<
   %r = graph.reduce "sum", %m axes array<i64: 0> : tensor<5xf64> -> tensor<f64>
   func.return %r : tensor<f64>
 }
+
+// -----
+
+// A run-time check ordered by no token (an index in range) inside a loop is recomputed in the
+// reverse loop like a pure op: it passed in the forward run (kiln.fuzz grad 15480-9).
+// CHECK-LABEL: func.func @f_grad(%w: tensor<3xf64>, %x: tensor<3xf64>)
+// CHECK:         graph.scatter_row
+// CHECK:         graph.while
+// CHECK:           graph.check %{{.*}}, "IndexError: f.py:5:9: index out of bounds"
+// CHECK:           graph.scatter "add"
+// CHECK:         func.return
+func.func @f(%w: tensor<3xf64>, %x: tensor<3xf64>) -> tensor<f64> {
+  %g = graph.constant dense<[2, 0, 1]> : tensor<3xi64>
+  %zero = graph.constant dense<0> : tensor<i64>
+  %y, %n = graph.while(%w, %zero) : (tensor<3xf64>, tensor<i64>) -> (tensor<3xf64>, tensor<i64>) cond {
+  ^bb0(%cy: tensor<3xf64>, %ck: tensor<i64>):
+    %five = graph.constant dense<5> : tensor<i64>
+    %lt = graph.cmp "lt", %ck, %five : tensor<i64> -> tensor<i1>
+    graph.condition %lt, %cy, %ck : tensor<3xf64>, tensor<i64>
+  } do {
+  ^bb0(%by: tensor<3xf64>, %bk: tensor<i64>):
+    %ok = graph.constant dense<true> : tensor<i1>
+    graph.check %ok, "IndexError: f.py:5:9: index out of bounds" : tensor<i1>
+    %v = graph.gather %by[%g] : (tensor<3xf64>, tensor<3xi64>) -> tensor<3xf64>
+    %s = graph.sin %v : tensor<3xf64>
+    %m = graph.mul %s, %x : tensor<3xf64>
+    %one = graph.constant dense<1> : tensor<i64>
+    %next = graph.add %bk, %one : tensor<i64>
+    graph.yield %m, %next : tensor<3xf64>, tensor<i64>
+  }
+  %r = graph.reduce "sum", %y axes array<i64: 0> : tensor<3xf64> -> tensor<f64>
+  func.return %r : tensor<f64>
+}

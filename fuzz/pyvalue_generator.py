@@ -1,0 +1,255 @@
+"""Random programs in the scalar-loop style with Python values, for ``--mode python``.
+
+``f(a, lst, ints, n, t)`` takes a float64 array ``a`` (shape ``(N,)``), a list of Python floats
+``lst``, a list of Python ints ``ints``, a Python int ``n`` and a Python float ``t``. It counts
+with Python numbers under staged ``if``s on ``a``'s data (in loops that unroll and loops that are
+staged, nested too), reads list elements, writes them (``lst[j] = ...``, ``lst[j] += ...``, under
+staged ``if``s too, and every element by index), iterates lists (``for v in lst``, ``zip``),
+reduces them (``sum``, ``max``, ``min``), appends to them, makes Python numbers of array data
+(``float(a[k])``), picks numbers with conditional expressions, steps a counter by a NumPy bool,
+counts with a ``while`` on array data, checks data with ``assert`` and ``raise`` under staged
+``if``s (in loops too), and tests with ``and``/``or``/``not`` and chained comparisons,
+as conditions and as values. It returns a tuple or list of some of these: lists, counters,
+flags, arrays. :mod:`kiln.fuzz.pyvalue_check` compares it with the same program run as Python.
+"""
+
+from __future__ import annotations
+
+import random
+
+from kiln.fuzz.emitter import Emitter
+from kiln.fuzz.generator import Program
+
+N, L = 6, 4
+#: exception types the programs raise (with ``check K`` messages); any other eager error is invalid
+RAISED = ("ValueError", "RuntimeError")
+
+
+class PyValueGen(Emitter):
+    """Statements over Python numbers, the two lists, flags and arrays made of ``a``."""
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        #: Python numbers bound at the top level, on every path
+        self.numbers: list[str] = ["n", "t"]
+        #: those of them known while tracing
+        self.pure: list[str] = ["n", "t"]
+        self.flags: list[str] = []
+        self.arrays: list[str] = ["a"]
+        self.checks = 0
+        #: what the counter being generated may be stepped by (of its Python type)
+        self.steps: list[str] = []
+
+    def const(self) -> str:
+        return repr(round(self.rng.uniform(-2.0, 2.0) * 4) / 4)
+
+    def message(self) -> str:
+        self.checks += 1
+        return f"check {self.checks}: {self.rng.choice(['too large', 'out of range', 'bad data', 'negative'])}"
+
+    # ------------------------------------------------------------------ expressions
+
+    def elem(self, index: str | None = None) -> str:
+        """An element of array data (a NumPy scalar), perhaps at a loop index."""
+        r = self.rng
+        k = index if index is not None and r.random() < 0.7 else str(r.randrange(-N, N))
+        return r.choice([f"a[{k}]", f"a[{k}]", f"np.sum(a) * 0.25", f"np.max(a)", f"{r.choice(self.arrays)}[{k}]"])
+
+    def number(self, pure: bool = False) -> str:
+        """A Python number: list elements, counters, arguments and their arithmetic; ``pure``: known
+        while tracing (no counter a staged ``if`` changed, no number made of array data)."""
+        r = self.rng
+        numbers = self.pure if pure else self.numbers
+        leaf = r.choice([f"lst[{r.randrange(-L, L)}]", f"ints[{r.randrange(3)}]", r.choice(numbers),
+                         "len(lst)", self.const(), "sum(lst)", "max(lst)", "min(ints)", f"abs(lst[{r.randrange(L)}])"])
+        if r.random() < 0.5:
+            return leaf
+        return f"{leaf} {r.choice(['+', '-', '*'])} {r.choice([self.const(), r.choice(numbers), f'lst[{r.randrange(L)}]'])}"
+
+    def cond(self, index: str | None = None, depth: int = 1) -> str:
+        """A test on array data (staged) or on Python values, with ``and``/``or``/``not`` and chains."""
+        r = self.rng
+        choice = r.randrange(8 if depth > 0 else 4)
+        if choice == 0:
+            return f"{self.elem(index)} {r.choice(['>', '<', '>=', '<='])} {r.choice([self.const(), self.number()])}"
+        if choice == 1:
+            lo, hi = sorted([float(self.const()), float(self.const())])
+            return f"{lo} <= {self.elem(index)} {r.choice(['<', '<='])} {hi}"
+        if choice == 2:
+            return f"{self.elem(index)} < {self.elem(index)} < {self.const()}"
+        if choice == 3:
+            if self.flags and r.random() < 0.5:
+                return r.choice(self.flags)
+            return f"{self.number()} {r.choice(['>', '<', '=='])} {self.const()}"
+        if choice in (4, 5):
+            return f"{self.cond(index, depth - 1)} {r.choice(['and', 'or'])} {self.cond(index, depth - 1)}"
+        if choice == 6:
+            return f"not {self.cond(index, depth - 1)}"
+        return f"np.any(a > {self.const()}) {r.choice(['and', 'or'])} not {self.cond(index, depth - 1)}"
+
+    def py_cond(self, depth: int = 1) -> str:
+        """A test on Python values only (Python's own ``if``), with ``and``/``or``/``not`` and chains."""
+        r = self.rng
+        choice = r.randrange(5 if depth > 0 else 2)
+        if choice == 0:
+            return f"{self.number(pure=True)} {r.choice(['>', '<', '>=', '!='])} {self.const()}"
+        if choice == 1:
+            return f"{self.const()} <= {self.number(pure=True)} < {float(self.const()) + 2.0}"
+        if choice in (2, 3):
+            return f"{self.py_cond(depth - 1)} {r.choice(['and', 'or'])} {self.py_cond(depth - 1)}"
+        return f"not {self.py_cond(depth - 1)}"
+
+    # ------------------------------------------------------------------ statements
+
+    def counter_loop(self) -> None:
+        """A Python number counted under a staged ``if`` in a loop (nested sometimes)."""
+        r = self.rng
+        c = self.fresh("c")
+        start = r.choice(['0', '0.0', 'ints[0]', 'lst[1]', 't'])
+        self.emit(f"{c} = {start}")
+        # a counter keeps its Python type on every path (one that depends on the path kiln refuses)
+        self.steps = ['1', 'ints[1]', 'n'] if start in ('0', 'ints[0]') else ['1', '0.5', 'lst[0]', 'n']
+        i = self.fresh("i")
+        self.emit(f"for {i} in range({r.choice([3, N, N])}):")
+        with self.block():
+            if r.random() < 0.25:
+                i = self.fresh("j")
+                self.emit(f"for {i} in range({r.choice([2, N])}):")
+                with self.block():
+                    self.count_step(c, i)
+            else:
+                self.count_step(c, i)
+        self.numbers.append(c)
+
+    def count_step(self, c: str, i: str) -> None:
+        """The body of a counting loop: ``c`` changed under a staged ``if`` on ``a[i]``, perhaps a raise."""
+        r = self.rng
+        self.emit(f"if {self.cond(i)}:")
+        with self.block():
+            step = r.choice(self.steps + [f"({self.elem(i)} > {self.const()})"])  # `+= np.bool_` makes a NumPy int
+            self.emit(f"{c} {r.choice(['+=', '-='])} {step}")
+            if r.random() < 0.1:  # kiln refuses a list write under a staged `if` (by design)
+                self.list_write(i)
+        if r.random() < 0.4:
+            self.emit("else:")
+            with self.block():
+                self.emit(f"{c} = {c} * {r.choice(['2', '1', '0.5' if '0.5' in self.steps else '-1'])}")
+        if r.random() < 0.2:
+            self.raise_if(i, 0)
+
+    def raise_if(self, index: str | None = None, depth: int = 1) -> None:
+        """``if <test>: raise ...("check K: ...")``, the test perhaps on ``a[index]``."""
+        self.emit(f"if {self.cond(index, depth)}:")
+        with self.block():
+            self.emit(f"raise {self.rng.choice(RAISED)}({self.message()!r})")
+
+    def list_write(self, index: str | None = None) -> None:
+        r = self.rng
+        j = r.randrange(-L, L)
+        value = self.number()
+        if index is not None and r.random() < 0.3:
+            value = f"{value} + {self.elem(index)}"
+        self.emit(f"lst[{j}] {r.choice(['=', '=', '+=', '*='])} {value}")
+
+    def statement(self) -> None:
+        r = self.rng
+        kind = r.choice(["counter", "counter", "list", "assert", "raise", "flag", "iterate", "array", "branch",
+                         "scale", "convert", "list", "flag", "while", "ifexp", "append", "arith"])
+        if kind == "branch" and r.random() < 0.5:  # kiln traces list elements and number arguments, so
+            kind = "list"  # a list written under any `if` on them is refused (by design): fewer of those
+        if kind == "counter":
+            self.counter_loop()
+        elif kind == "list":
+            self.list_write()
+        elif kind == "assert":
+            msg = f", {self.message()!r}" if r.random() < 0.7 else ""
+            self.emit(f"assert {self.cond()}{msg}")
+        elif kind == "raise":
+            self.raise_if()
+        elif kind == "flag":
+            name = self.fresh("b")
+            self.emit(f"{name} = {self.cond()}")
+            self.flags.append(name)
+        elif kind == "iterate":
+            s = self.fresh("s")
+            self.emit(f"{s} = {r.choice(['0.0', '0', 't'])}")
+            if r.random() < 0.5:
+                self.emit(f"for v in lst:")
+                with self.block():
+                    self.emit(f"{s} += v * {r.choice([self.const(), 'n', 't'])}")
+            else:
+                self.emit(f"for v, k in zip(lst, ints):")
+                with self.block():
+                    self.emit(f"{s} = {s} + v * k")
+            self.numbers.append(s)
+            self.pure.append(s)
+        elif kind == "scale":  # every element of the list argument rewritten, by index
+            i = self.fresh("i")
+            self.emit(f"for {i} in range(len(lst)):")
+            with self.block():
+                self.emit(f"lst[{i}] = lst[{i}] * {r.choice([self.const(), 'n', 't', 'ints[0]'])}")
+        elif kind == "while":  # a Python counter of a `while` on array data, a raise inside
+            k = self.fresh("k")
+            self.emit(f"{k} = 0")
+            self.emit(f"while {k} < {N - 1} and {self.cond(k, 0)}:")
+            with self.block():
+                self.emit(f"{k} += 1")
+                if r.random() < 0.5:
+                    self.raise_if(k, 0)
+            self.numbers.append(k)
+        elif kind == "ifexp":  # a conditional expression (staged on array data): one Python type on both paths
+            name = self.fresh("e")
+            self.emit(f"{name} = lst[{r.randrange(L)}] if {self.cond()} else {r.choice(['t', self.const(), 'sum(lst)'])}")
+            self.numbers.append(name)
+        elif kind == "append":  # the caller's list grows (at the top level: Python's own list)
+            self.emit(f"lst.append({self.number(pure=True)} * 1.0)")
+        elif kind == "arith":  # Python's arithmetic on numbers some of which are traced
+            name = self.fresh("q")
+            a, b = r.choice(self.numbers), r.choice(self.numbers)
+            self.emit(f"{name} = {r.choice([f'min({a}, {b})', f'max({a}, {b}) * 2', f'abs({a}) + {b}', f'-{a} + 0.5', f'{a} * {a}'])}")
+            self.numbers.append(name)
+        elif kind == "convert":  # a Python number made from array data
+            name = self.fresh("p")
+            self.emit(f"{name} = {r.choice(['float', 'float', 'int'])}({self.elem()})")
+            self.numbers.append(name)
+            if r.random() < 0.5:
+                self.emit(f"lst[{r.randrange(-L, L)}] = {name} {r.choice(['+', '*'])} {self.number()}")
+        elif kind == "array":
+            name = self.fresh("y")
+            self.emit(f"{name} = a * {self.number()} + {r.choice(self.numbers)}")
+            self.arrays.append(name)
+        else:  # list writes under an `if` (on Python values: still staged, kiln traces them as values)
+            self.emit(f"if {self.py_cond() if r.random() < 0.7 else self.cond()}:")
+            with self.block():
+                self.list_write()
+            self.emit("else:")
+            with self.block():
+                self.list_write()
+
+    def function(self) -> None:
+        r = self.rng
+        for _ in range(r.randrange(2, 6)):
+            self.statement()
+        parts = r.sample(self.numbers[2:] + self.flags + ["lst", "ints", "n", "t"] + self.arrays[1:],
+                         k=min(r.randrange(1, 4), len(self.numbers[2:] + self.flags) + 4 + len(self.arrays) - 1))
+        if len(parts) == 1:
+            self.emit(f"return {parts[0]}")
+        elif r.random() < 0.3:
+            self.emit(f"return [{', '.join(parts)}]")
+        else:
+            self.emit(f"return {', '.join(parts)}")
+
+    def module(self, seed: str) -> str:
+        r = self.rng
+        self.function()
+        a = [f"{r.uniform(-2.0, 2.0):.3f}" for _ in range(N)]
+        lst = [repr(round(r.uniform(-2.0, 2.0) * 4) / 4) for _ in range(L)]
+        ints = [str(r.randrange(-3, 4)) for _ in range(3)]
+        inputs = (f"[np.array([{', '.join(a)}]), [{', '.join(lst)}], [{', '.join(ints)}], {r.randrange(0, 5)}, "
+                  f"{r.choice(['0.5', '-1.25', '2.0', '0.75'])}]")
+        return self.module_text(f"Python-value program {seed}", ['FUZZ_MODE = "python"'], "a, lst, ints, n, t", inputs)
+
+
+def generate_pyvalues(seed: str) -> Program:
+    """The Python-value program named ``seed``: the same text for the same seed."""
+    return Program(seed, PyValueGen(random.Random("python-" + seed)).module(seed))

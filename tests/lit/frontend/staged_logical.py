@@ -29,8 +29,9 @@ def either_not(x, y):
 print(either_not.get_concrete_function(np.float64(1), np.float64(1)).ir)
 # CHECK-LABEL: func.func public @either_not
 # CHECK:         %[[N:.*]] = graph.not %{{.*}} : tensor<i1>
-# CHECK-NEXT:    graph.cond %[[N]] -> (tensor<i1>) {
-# CHECK-NEXT:      graph.yield %[[N]] : tensor<i1>
+# `not` gives a Python bool, `y > 0` a NumPy bool: the cond also yields which kind the result is.
+# CHECK-NEXT:    %{{.*}}, %{{.*}} = graph.cond %[[N]] -> (tensor<i1>, tensor<i8>) {
+# CHECK:           graph.yield %[[N]], %{{.*}} : tensor<i1>, tensor<i8>
 # CHECK-NEXT:    } else {
 # CHECK:           graph.cmp "gt", %y
 

@@ -413,6 +413,38 @@ def test_lists_changed_under_a_staged_if_keep_pythons_meaning() -> None:
     differential(write_where_positive, ([0.0, 0.0], np.array([1.0, -1.0])), ([0.0] * 8, np.arange(8.0) - 3))
 
 
+def write_after_a_loop_that_may_raise(lst, x):
+    k = 0
+    while k < 5:
+        k += 1
+        if x[0] == 1.0:
+            raise ValueError("bad x")
+    lst[1] *= lst[2]
+    return lst
+
+
+def return_a_changed_list_in_a_tuple(lst, x):
+    k = 0
+    while k < 5:
+        k += 1
+        if x[0] == 1.0:
+            raise ValueError("bad x")
+    lst[0] = x[1]
+    return (lst, k), lst
+
+
+def test_a_list_changed_and_returned_after_a_staged_raise_returns_its_contents() -> None:
+    """kiln.fuzz python 15720-107: the code after a loop whose staged ``if`` may raise runs under a
+    staged ``if not raised``; a list changed there and returned was read for the result after it
+    was put back for the other path (the write was lost from the result: 0.5 for 0.625). The
+    result holds the branch's contents, and ``return lst`` is the caller's list, as in Python."""
+    x = np.array([0.5, 3.0])
+    differential(write_after_a_loop_that_may_raise, ([-1.75, 0.5, 1.25], x))
+    differential(return_a_changed_list_in_a_tuple, ([1.0, 2.0], x))
+    lst = [-1.75, 0.5, 1.25]
+    assert kiln.function(write_after_a_loop_that_may_raise)(lst, x) is lst
+
+
 def append_on_one_path(xs, x):
     if x[0] > 0:
         xs.append(1.0)

@@ -14,6 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from kiln.frontend.autograph.effects import PythonEffectError, Watch
+from kiln.frontend.autograph.operators.variables import NOT_RETURNED
+
+#: a variable whose value on a path is never seen (``NOT_RETURNED`` where that path raised or returned)
+_UNSEEN = object()
 
 
 class BranchLists:
@@ -26,6 +30,8 @@ class BranchLists:
         self.watched = watch.lists_written_in_bodies(outer)
         #: per traced path, the contents it left in each list
         self.paths: list[tuple[tuple[Any, ...], ...]] = []
+        #: per traced path, the list each variable of the state holds (None: another value)
+        self.holders: list[tuple[Any, ...]] = []
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -36,6 +42,25 @@ class BranchLists:
     def roots(self) -> frozenset[str]:
         """The variables the lists are reached from: a ``return`` on a path does not end them."""
         return frozenset(w.root for w in self.watched)
+
+    def detached(self, state: tuple[Any, ...]) -> tuple[Any, ...]:
+        """At the end of a traced branch, before :meth:`taken` puts the lists back: ``state`` (the
+        variables the ``if`` merges) with every list it changes, wherever a variable holds it
+        (``retval_ = lst`` of a ``return`` inside the branch), replaced by a copy of what the branch
+        left in it, so that the merged variable holds this path's contents."""
+        ids = {id(w.obj): w.obj for w in self.watched}
+        self.holders.append(tuple(ids.get(id(v)) if v is not NOT_RETURNED else _UNSEEN for v in state))
+        return tuple(_copied(v, ids) for v in state)
+
+    def reattached(self, merged: tuple[Any, ...]) -> tuple[Any, ...]:
+        """After :meth:`write_back`: a variable that holds one list on every path where it is seen
+        holds that list again (Python's identity: ``return lst`` returns the caller's list)."""
+        out = list(merged)
+        for k in range(len(out)):
+            held = {id(h[k]): h[k] for h in self.holders if h[k] is not _UNSEEN}
+            if len(held) == 1 and (obj := next(iter(held.values()))) is not None:
+                out[k] = obj
+        return tuple(out)
 
     def taken(self) -> tuple[tuple[Any, ...], ...]:
         """At the end of a traced branch: what it left in each list, the list put back as it was
@@ -68,3 +93,15 @@ class BranchLists:
             "must keep one length on every path; keep such values in kiln arrays (np.zeros(n) written with "
             "x[i] = v) or a kiln.TensorArray, or make the condition Python values"
         )
+
+
+def _copied(value: Any, lists: dict[int, Any]) -> Any:
+    """``value`` with each of ``lists`` in it (in lists, tuples and dicts) copied."""
+    if id(value) in lists:
+        return [_copied(v, lists) for v in value]
+    if type(value) in (list, tuple):
+        return type(value)(_copied(v, lists) for v in value)
+    if type(value) is dict:
+        return {k: _copied(v, lists) for k, v in value.items()}
+    return value
+

@@ -970,14 +970,14 @@ def staged_if(
             set_state(start)
             if fn is not None:
                 fn()
-            return (*get_state()[:live], *lists.taken())
+            return (*lists.detached(get_state()[:live]), *lists.taken())
 
         return run
 
     merged = _cond(pred, (branch(body, then_start), branch(orelse, else_start)), (*symbol_names, *lists.names), where,
                    jumped=jumped, watch=watch, kept_after_return=kept if kept is None else kept | lists.roots)
     lists.write_back(merged[live:])
-    set_state((*merged[:live], *(NotCarried(name, where) for name in dead_names)))
+    set_state((*lists.reattached(merged[:live]), *(NotCarried(name, where) for name in dead_names)))
 
 
 _NEGATIONS = "kiln.autograph.negations"

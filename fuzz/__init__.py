@@ -10,3 +10,5 @@ differences instead, ``--mode python`` lists, Python numbers, ``assert`` and ``r
 against the program run as Python (:mod:`kiln.fuzz.modes`). docs/fuzzing.md explains
 how to read it.
 """
+
+from kiln.fuzz import grad_check, pyvalue_check  # noqa: E402, F401 (they register their oracles with kiln.fuzz.check)

@@ -464,17 +464,17 @@ def compiled_call(module: ModuleType, compiler: Callable[[Callable[..., Any]], C
         return compiler(module.f)(*args), args
 
 
+#: the oracles of the other modes by a program's ``FUZZ_MODE``, registered by their modules
+#: (kiln.fuzz.grad_check, kiln.fuzz.pyvalue_check: the package imports them), which use this one
+MODE_ORACLES: dict[str, Callable[[ModuleType, str, int, Callable[[], None] | None], Outcome]] = {}
+
+
 def _check_mode(mode: str, module: ModuleType, path: str, lines: int, on_compile: Callable[[], None] | None) -> Outcome:
     """A program of another mode (its module's ``FUZZ_MODE``): checked by that mode's oracle."""
-    if mode == "grad":
-        from kiln.fuzz.grad_check import check_grad
-
-        return check_grad(module, path, lines, on_compile=on_compile)
-    if mode == "python":
-        from kiln.fuzz.pyvalue_check import check_pyvalues
-
-        return check_pyvalues(module, path, lines, on_compile=on_compile)
-    raise ValueError(f"unknown FUZZ_MODE {mode!r}")
+    oracle = MODE_ORACLES.get(mode)
+    if oracle is None:
+        raise ValueError(f"unknown FUZZ_MODE {mode!r}")
+    return oracle(module, path, lines, on_compile)
 
 
 def main(path: str) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from kiln.fuzz.check import IllDefined, Outcome, classify_error, compare_values
+from kiln.fuzz.check import MODE_ORACLES, IllDefined, Outcome, classify_error, compare_values
 
 #: the finite-difference step (inputs are O(1), values at most :data:`VALUE_LIMIT`)
 STEP = 1e-5
@@ -144,3 +144,6 @@ def _compare(value: float, wants: list[tuple[np.ndarray, np.ndarray, np.ndarray]
         if bad:
             return bad
     return Outcome("match")
+
+
+MODE_ORACLES["grad"] = lambda module, path, lines, on_compile: check_grad(module, path, lines, on_compile=on_compile)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from kiln.fuzz.check import Outcome, classify_error, compare_values, compiled_call, result_kind
+from kiln.fuzz.check import MODE_ORACLES, Outcome, classify_error, compare_values, compiled_call, result_kind
 
 
 def _raised_by_program(e: BaseException) -> bool:
@@ -94,3 +94,6 @@ def compare_python(want: Any, got: Any, where: str) -> Outcome | None:
         return Outcome("mismatch", f"{where}: {result_kind(got)}, Python gives {result_kind(want)}",
                        f"mismatch: kind of {where.split(' ')[0]}", f"Python: {want!r}\nkiln: {got!r}")
     return compare_values(want, got, where)
+
+
+MODE_ORACLES["python"] = lambda module, path, lines, on_compile: check_pyvalues(module, path, lines, on_compile=on_compile)

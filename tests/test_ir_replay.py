@@ -61,6 +61,12 @@ def _ufunc(name: str) -> Example:
 
 
 #: one call of each construct of the table but the ufuncs (their example is made by _ufunc)
+def _shuffled(x: np.ndarray) -> np.ndarray:
+    y = x * 1.0
+    np.random.shuffle(y)
+    return y
+
+
 EXAMPLES: dict[str, Example] = {
     # functions
     "np.all": (lambda x: np.all(x > 0, axis=0), (f32(3, 4),)),
@@ -115,6 +121,7 @@ EXAMPLES: dict[str, Example] = {
     "np.linalg.cholesky": (lambda a: np.linalg.cholesky(a), (spd(4),)),
     "np.linalg.det": (lambda a: np.linalg.det(a), (spd(4),)),
     "np.linalg.inv": (lambda a: np.linalg.inv(a), (spd(4),)),
+    "np.linalg.matrix_power": (lambda a: np.linalg.matrix_power(a, 3), (spd(4),)),
     "np.linalg.norm": (lambda x: np.linalg.norm(x, axis=1), (f32(3, 4),)),
     "np.linalg.solve": (lambda a, b: np.linalg.solve(a, b), (spd(4), f64(4))),
     "np.max": (lambda x: np.max(x, axis=0), (f32(3, 4),)),
@@ -185,6 +192,7 @@ EXAMPLES: dict[str, Example] = {
     "np.random.default_rng": (lambda x: x + np.random.default_rng(1).random(4), (f32(3, 4),)),
     "np.random.normal": (lambda x: x + np.random.normal(0.0, 2.0, (3, 4)), (f32(3, 4),)),
     "np.random.permutation": (lambda x: np.random.permutation(x), (f32(5),)),
+    "np.random.shuffle": (lambda x: _shuffled(x), (f32(5),)),
     "np.random.rand": (lambda x: x + np.random.rand(3, 4), (f32(3, 4),)),
     "np.random.randint": (lambda x: x + np.random.randint(0, 10, (3, 4)), (f32(3, 4),)),
     "np.random.randn": (lambda x: x + np.random.randn(3, 4), (f32(3, 4),)),

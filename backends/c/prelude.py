@@ -150,5 +150,4 @@ def _build(cc: str, flags: tuple[str, ...], text: str, header: Path) -> None:
         cache.write_checked(_gch(header), compile_header)
     except (OSError, subprocess.CalledProcessError):
         return  # sources compile without it: the same code, as before there were any
-    if cache.is_checked_since(_gch(header)):  # checked once here, so later processes trust it unread
-        _sound.add(header)
+    _sound.add(header)  # its own build: not read again here (a concurrent build may be renaming its own into place)

@@ -96,12 +96,15 @@ class BranchLists:
 
 
 def _copied(value: Any, lists: dict[int, Any]) -> Any:
-    """``value`` with each of ``lists`` in it (in lists, tuples and dicts) copied."""
+    """``value`` with each of ``lists`` in it (in lists, tuples and dicts) copied; a container
+    holding none of them is ``value``'s own (its identity is the user's)."""
     if id(value) in lists:
         return [_copied(v, lists) for v in value]
     if type(value) in (list, tuple):
-        return type(value)(_copied(v, lists) for v in value)
+        items = [_copied(v, lists) for v in value]
+        return value if all(a is b for a, b in zip(items, value)) else type(value)(items)
     if type(value) is dict:
-        return {k: _copied(v, lists) for k, v in value.items()}
+        entries = {k: _copied(v, lists) for k, v in value.items()}
+        return value if all(entries[k] is v for k, v in value.items()) else entries
     return value
 

@@ -18,7 +18,6 @@ HIGHER_ORDER = frozenset({
 })
 
 
-
 def is_higher_order(func: Any) -> bool:
     """Whether ``func`` is one of :data:`HIGHER_ORDER` (an unhashable callable is not)."""
     try:

@@ -18,6 +18,16 @@ BRANCHLESS_ATTR = "kiln.branchless"
 #: on a function argument / result: its integer element type is unsigned at the ABI
 UNSIGNED_ATTR = "kiln.unsigned"
 
+#: on a ``func.func``: its symbol in the generated code when that is not its MLIR name.
+#: ``kiln.function`` names every function it traces ``kiln_user_<name>`` this way, so that no Python
+#: name clashes with what the system headers declare (``select``, ``index``, ``pselect``, ...) while
+#: its IR keeps the user's name (docs/abi.md)
+C_SYMBOL_ATTR = "kiln.c_symbol"
+
+#: the prefix of those symbols: kiln's namespace for the user's functions (no helper of kiln's
+#: starts with it)
+USER_PREFIX = "kiln_user_"
+
 #: the memory space of a GPU kernel's shared (workgroup) buffers
 SHARED_SPACE = IntegerAttr(3, i64)
 

@@ -24,8 +24,8 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from kiln import pipelines
 from kiln.dialects.graph import shape_of
-from kiln.backends.c.abi import C_SYMBOL_ATTR, USER_PREFIX, c_symbol
 from kiln.backends.loader import python_entry, signature_of
+from kiln.dialects.contracts import C_SYMBOL_ATTR, USER_PREFIX
 from kiln.frontend import (argument_containers, array_types, dynamic_shapes, plan_cache, progress, pytree, result_kinds,
                            retracing, unknown_rank)
 from kiln.frontend.dtypes import from_element
@@ -413,7 +413,8 @@ class ConcreteFunction:
         kinds = [result_kinds.entry_kind(kind) for kind in self._traced.output_kinds]
         kinds += [OUTPUT_ARRAY] * (len(self._out_dtypes) - len(kinds))
         progress.stage(progress.building(self.target))
-        entry, final = self._backend.entry(plan.source, c_symbol(self._traced.func_op), plan.signature, len(self._in_dtypes), wait=False,
+        symbol = self._traced.func_op.attributes[C_SYMBOL_ATTR].data  # type: ignore[attr-defined]
+        entry, final = self._backend.entry(plan.source, symbol, plan.signature, len(self._in_dtypes), wait=False,
                                            kinds=kinds)
         if final:
             self._entry, self._interim = entry, None

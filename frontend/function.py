@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kiln import config
-from kiln.backends.c.names import is_reserved_c_name
 from kiln.backends.targets import get_backend
 from kiln.frontend import calls, progress, retracing, trace_context, variables
 from kiln.frontend.concrete import ConcreteFunction, argument_layouts, shared_arguments
@@ -38,14 +37,11 @@ if TYPE_CHECKING:
 RuleFiles = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
 
-def _c_name(name: str) -> str:
-    """The traced function's symbol: its Python name, made a valid C name that clashes with nothing."""
-    ident = re.sub(r"\W", "_", name)
-    if not ident or ident[0].isdigit():
-        ident = "f_" + ident
-    if not is_reserved_c_name(ident):
-        return ident
-    return "user_" + ident if ident.startswith("kiln_") else ident + "_fn"
+def _symbol_name(python_function: Callable[..., Any]) -> str:
+    """The traced function's IR symbol: its Python name made an identifier. The generated code
+    names it itself (``kiln_user_<name>`` in C), so it may be any name, ``select`` or ``main``."""
+    ident = re.sub(r"\W", "_", getattr(python_function, "__name__", "kiln_fn"))
+    return "f_" + ident if not ident or ident[0].isdigit() else ident
 
 
 _MAX_ENTRIES = 256
@@ -316,7 +312,7 @@ class Function:
         token = _traced_depth.set({**depth, self: active + 1})
         try:
             body = _autograph(self.python_function) if self.autograph else self.python_function
-            name = _c_name(getattr(self.python_function, "__name__", "kiln_fn"))
+            name = _symbol_name(self.python_function)
             return calls.traced_call(self, name, body, args, kwargs)
         except RecursionError as error:
             # Python's own limit can come first (each traced level takes many frames): named at
@@ -467,7 +463,7 @@ class Function:
         concrete = ConcreteFunction.trace(
             self.python_function,
             sig,
-            name=_c_name(getattr(self.python_function, "__name__", "kiln_fn")),
+            name=_symbol_name(self.python_function),
             target=self.target,
             autograph=self.autograph,
             isa=self.isa,

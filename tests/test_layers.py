@@ -106,3 +106,17 @@ def test_the_isa_tables_keep_the_targets_promises() -> None:
         tbl = table(name)  # asserts the agreement itself
         assert tbl.native_bytes == promised.native_bytes
         assert ("maskload.f32" in tbl.ops) == promised.masked_memory
+
+
+def test_frontend_reaches_backends_through_their_interface() -> None:
+    """The frontend uses kiln.backends' target table, loader and cache, never one backend's own
+    modules (kiln.backends.c, kiln.backends.cuda): a new backend changes nothing above it."""
+    wrong = []
+    for name, path in _modules().items():
+        if not name.startswith("kiln.frontend"):
+            continue
+        for line, target in _imports(ast.parse(path.read_text())):
+            parts = target.split(".")
+            if len(parts) > 3 and parts[1] == "backends" and parts[2] in {"c", "cuda"}:
+                wrong.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    assert not wrong, "\n".join(wrong)

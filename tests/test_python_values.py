@@ -319,6 +319,27 @@ def test_functions_named_like_c_library_symbols(name: str) -> None:
     assert f" kiln_user_{cf.name}(" in cf.source  # C has kiln's own symbol for it
 
 
+def _chain(x):
+    for _ in range(6):  # more graph ops than graph-inline-calls inlines: the callee stays a C function
+        x = np.tanh(x * 1.0001 + 0.5) - x * 0.25 + 0.125
+    return x
+
+
+@pytest.mark.parametrize(("name", "c_name"), [("kiln_take_error", "kiln_user_kiln_take_error_call0"), ("main", "main_call0")])
+def test_a_callee_named_like_a_c_or_kiln_symbol_gets_kilns_name(name: str, c_name: str) -> None:
+    _chain.__name__ = _chain.__qualname__ = name
+    inner = kiln.function(_chain, autograph=False)
+
+    def select(x):
+        return inner(x) + inner(x * 2.0)
+
+    compiled = differential(select, (np.linspace(0.0, 1.0, 8),))
+    cf = compiled.concrete_functions()[0]
+    assert f"func.func private @{name}_call0(" in cf.ir
+    assert f"static void {c_name}(" in cf.source  # kiln's prefix where C or kiln has the name
+    assert " kiln_user_select(" in cf.source
+
+
 # ---------------------------------------------------------------------- what kiln refuses rather than answer wrongly
 
 

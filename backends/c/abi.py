@@ -11,21 +11,23 @@ from xdsl.ir import Attribute
 
 from kiln.backends.c.c_types import c_type, element_c_type
 from kiln.backends.c.errors import CEmitError, op_error
-
-
-#: a func.func's C symbol when it is not its MLIR name: ``kiln.function`` names every traced function
-#: ``kiln_user_<name>`` this way, so that no Python name clashes with what the system headers
-#: declare (``select``, ``index``, ``pselect``, ``alloca``, ...), while its IR keeps the user's name
-C_SYMBOL_ATTR = "kiln.c_symbol"
-
-#: the prefix of those symbols (kiln's namespace: no helper of kiln's starts with it)
-USER_PREFIX = "kiln_user_"
+from kiln.backends.c.names import is_reserved_c_name
+from kiln.dialects.contracts import C_SYMBOL_ATTR, USER_PREFIX
 
 
 def c_symbol(fn: func.FuncOp) -> str:
-    """The C name of ``fn``: its ``kiln.c_symbol`` attribute, else its symbol name (docs/abi.md)."""
+    """The C name of ``fn``: its ``kiln.c_symbol`` attribute, else its symbol name (docs/abi.md);
+    a private function's name that C or kiln's helpers already use is given kiln's user prefix
+    (private names are kiln's to choose: a callee or a part of a traced ``select`` must not be
+    C's ``select``), a public one's is refused by the emitter, a declaration's is C's."""
     attr = fn.attributes.get(C_SYMBOL_ATTR)
-    return attr.data if isinstance(attr, StringAttr) else fn.sym_name.data
+    if isinstance(attr, StringAttr):
+        return attr.data
+    name = fn.sym_name.data
+    private = fn.sym_visibility is not None and fn.sym_visibility.data == "private"
+    if private and fn.body.blocks and is_reserved_c_name(name):  # (a declaration names C's own)
+        return USER_PREFIX + name
+    return name
 
 
 def signature_params(fn: func.FuncOp, arg_names: Sequence[str]) -> list[str]:

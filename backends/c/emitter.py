@@ -29,11 +29,12 @@ from kiln.backends.c.dispatch import HANDLERS, Handler
 from kiln.backends.c.errors import CEmitError, op_error
 from kiln.backends.c.helpers import HELPERS
 from kiln.backends.c.abi import check_abi_memref, return_type, signature_params  # noqa: F401  (CUDA imports them here)
-from kiln.backends.c.abi import C_SYMBOL_ATTR, USER_PREFIX, c_symbol
+from kiln.backends.c.abi import c_symbol
 from kiln.backends.c.index_expr import IndexExpr, mul
 from kiln.backends.c.memref_desc import MemrefDesc
 from kiln.backends.c import prelude
 from kiln.backends.c.names import C_KEYWORDS as _C_KEYWORDS, is_reserved_c_name  # noqa: F401  (re-exported)
+from kiln.dialects.contracts import C_SYMBOL_ATTR, USER_PREFIX
 from kiln.backends.c.parts import END, MAIN, guard
 from kiln.dialects.contracts import PART_ATTR
 
@@ -71,6 +72,8 @@ class ModuleEmitter:
                     raise op_error(op, f"function name @{name} clashes with a C library or kiln helper name")
                 if symbol != name and not symbol.startswith(USER_PREFIX):
                     raise op_error(op, f"{C_SYMBOL_ATTR} of @{name} must start with {USER_PREFIX}")
+                if symbol in self.reserved:
+                    raise op_error(op, f"the C name {symbol} of @{name} is another function's")
                 self.funcs[name] = op
                 self.reserved.add(symbol)
         for op in module.ops:

@@ -1011,10 +1011,12 @@ def staged_raise_then_python_raise(a):
         raise RuntimeError("check 2: bad data")
 
 
-@pytest.mark.xfail(strict=True, reason="open: a `raise` on a Python test runs while tracing, before the run-time "
-                                       "checks of staged raises above it (kiln.fuzz python 15517-114)")
 def test_a_staged_raise_comes_before_a_python_raise_below_it() -> None:
     """kiln.fuzz python 15517-114, minimized: `a[3]` is true, so Python raises "check 1"; kiln raised
-    "check 2" while tracing the Python `if 1.0:` below it, before the compiled check of the first."""
+    "check 2" while tracing the Python `if 1.0:` below it, before the compiled check of the first. The
+    Python `raise` is a run-time error after that check now."""
+    fn = kiln.function(staged_raise_then_python_raise)
     with pytest.raises(RuntimeError, match="check 1"):
-        kiln.function(staged_raise_then_python_raise)(np.array([1.333, -0.16, -1.228, 0.977, 0.382, -0.522]))
+        fn(np.array([1.333, -0.16, -1.228, 0.977, 0.382, -0.522]))
+    with pytest.raises(RuntimeError, match="check 2"):
+        fn(np.array([1.333, -0.16, -1.228, 0.0, 0.382, -0.522]))

@@ -16,6 +16,8 @@ types merge into one Python number of the merged dtype: ``c = 0`` or ``c = 1.5``
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -24,7 +26,7 @@ from xdsl.ir import SSAValue
 
 from kiln.backends.targets import OUTPUT_ARRAY, OUTPUT_NUMPY_SCALAR, OUTPUT_PYTHON_NUMBER
 from kiln.frontend import trace_context
-from kiln.frontend.tensor import Tensor, constant
+from kiln.frontend.tensor import Tensor, as_tensor, constant
 
 #: an output whose kind is known only at run time: an extra int8 result holds it (see module doc)
 DYNAMIC = -1
@@ -113,6 +115,28 @@ def take_kind(value: Tensor, kind: int) -> None:
         return
     value.weak = (kind in PYTHON_KINDS or kind == OUTPUT_PYTHON_NUMBER) and value.dtype.kind in "iufbc"
     value.immutable = kind != OUTPUT_ARRAY
+
+
+def kind_of(value: Any) -> int | Tensor:
+    """What NumPy returns for ``value``: its static kind, or its traced kind flag where that is known only per call."""
+    if isinstance(value, Tensor) and value.kind_flag is not None:
+        return value.kind_flag
+    return static_kind(value)
+
+
+def of_python_operator(operands: Sequence[Any], result: Tensor) -> Tensor | None:
+    """The kind flag of the 0-d ``result`` of a Python operator (``c * 2``, ``-c``, ``c > 0``) on
+    ``operands`` of which one's kind is known only per call: a Python number (of the result's type)
+    where every operand is one, a NumPy scalar where one is a NumPy value. None where no operand's
+    kind is per call, or another operand is a NumPy value on every path (a NumPy scalar then)."""
+    flags = [x.kind_flag for x in operands if isinstance(x, Tensor) and x.kind_flag is not None]
+    if not flags or result.ndim != 0 or result.shape_source is not None or result.dtype.kind not in _PYTHON_KIND_OF:
+        return None
+    if not all(isinstance(x, Tensor) and (x.kind_flag is not None or x.weak) or type(x) in _PYTHON_KIND_OF_TYPE
+               for x in operands):
+        return None
+    python = functools.reduce(np.logical_and, [np.greater_equal(f, np.int8(PYTHON_BOOL)) for f in flags])
+    return as_tensor(np.where(python, np.int8(_PYTHON_KIND_OF[result.dtype.kind]), np.int8(OUTPUT_NUMPY_SCALAR)))
 
 
 def flag_value(value: Any) -> SSAValue:

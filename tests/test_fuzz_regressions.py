@@ -951,13 +951,11 @@ def python_float_counted_by_numpy_scalars_in_a_staged_loop(a):
     return c
 
 
-@pytest.mark.xfail(strict=True, reason="open: a staged loop carries a Python float that its body's staged `if` "
-                                       "makes a NumPy scalar on one path as a NumPy scalar on every path; no "
-                                       "run-time kind flag for loop-carried values (kiln.fuzz python 15515-93)")
 def test_a_python_float_a_staged_loop_may_leave_unchanged_stays_a_python_float() -> None:
     """kiln.fuzz python 15515-93, minimized: `c = 0.0; for _ in range(6): if a[0] > 5: c += a[1] > 0`.
     No iteration takes the branch, so Python returns the float 0.0; kiln returns np.float64(0.0).
-    The same loop unrolled (range(3)) and a single staged `if` give Python's kinds on both paths."""
+    The same loop unrolled (range(3)) and a single staged `if` gave Python's kinds on both paths; the
+    loop carries the value's run-time kind flag now, as a staged `if` yields it."""
     for first in (0.0, 6.0):
         a = np.array([first, 1.0, 0.0, 0.0, 0.0, 0.0])
         got, want = kiln.function(python_float_counted_by_numpy_scalars_in_a_staged_loop)(a), \
@@ -972,12 +970,11 @@ def list_element_times_a_counter_of_path_dependent_kind(a, lst):
     lst[-2] *= c
 
 
-@pytest.mark.xfail(strict=True, reason="open: a list element written with a value whose kind a staged `if` decides "
-                                       "at run time comes back a NumPy scalar on every path (kiln.fuzz python 15516-102)")
 def test_a_list_element_written_with_a_path_dependent_kind_keeps_pythons_kind() -> None:
     """kiln.fuzz python 15516-102, minimized: `c` is the Python int 0 where the staged `if` is not
     taken (a NumPy float64 where it is), so `lst[-2] *= c` leaves a Python float in the caller's list;
-    kiln leaves np.float64(-0.0)."""
+    kiln left np.float64(-0.0): the product lost `c`'s run-time kind flag. A Python operator on a value
+    of a per-call kind gives a Python number where its operands are ones, a NumPy scalar elsewhere."""
     a = np.array([-0.102, -0.01, 1.648, 0.556, -1.022, 0.657])
     got, want = [-1.75, -1.5, -1.5, -1.25], [-1.75, -1.5, -1.5, -1.25]
     kiln.function(list_element_times_a_counter_of_path_dependent_kind)(a, got)

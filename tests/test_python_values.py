@@ -190,6 +190,51 @@ def test_python_number_keeps_its_type_on_every_path() -> None:
     differential(int_to_float_in_loop, (np.arange(6.0),), (np.zeros(3),))
 
 
+def operators_on_a_number_of_path_dependent_kind(x):
+    c = 0.0
+    if x[0] > 0.5:
+        c += x[1]  # a NumPy float64 on this path, the Python float 0.0 on the other
+    return c, c * 2, c + 0.5, -c, abs(c), c > 0, float(c), c * x[2], max(c, 1.0), min(0.5, c)
+
+
+def counted_in_a_staged_loop(x):
+    c = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            c += x[1]
+    return c, c * 2, c > 0, max(c, 1.0)
+
+
+def counted_in_a_staged_while(x, n):
+    c = 0
+    i = 0
+    while i < n:
+        if x[i % 3] > 0.5:
+            c = c + x[1]
+        i += 1
+    return c
+
+
+def kept_or_replaced_in_a_staged_loop(x):
+    c = 1.5
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            c = x[2]
+    return c
+
+
+def test_a_number_of_path_dependent_kind_keeps_it_through_loops_and_operators() -> None:
+    """A staged `if` that makes the Python float ``c`` a NumPy float64 on one path only: the loops
+    carry its run-time kind, and Python operators on it (and max/min) give a Python number where it
+    is one, a NumPy scalar where it is not (kiln gave np.float64 on every path, and a 0-d array for
+    `max(c, 1.0)`)."""
+    xs = (-np.ones(6),), (np.array([1.0, 2.0, -3.0, 2.0, 0.7, 0.0]),), (np.array([0.0, 1.0, 0.0, 0.0, 0.0, 0.0]),)
+    differential(operators_on_a_number_of_path_dependent_kind, *xs)
+    differential(counted_in_a_staged_loop, *xs)
+    differential(kept_or_replaced_in_a_staged_loop, *xs)
+    differential(counted_in_a_staged_while, (-np.ones(3), 4), (np.ones(3), 4), (np.ones(3), 0))
+
+
 def _positive_or_zero(x, i):
     if x[i] > 0:
         return x[i]  # a NumPy scalar on this path

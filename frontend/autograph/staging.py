@@ -1194,7 +1194,7 @@ class _Probe:
     #: once settled: the body's yields of the groups ``carried``, ``storages`` and ``flags``
     yields: dict[str, list[SSAValue]] | None = None
     body_end: dict[mutation.Storage, SSAValue] = field(default_factory=dict)
-    #: once emitted: the return values whose kind flag the loop carries
+    #: the leaves whose result kind the loop carries as a flag (group ``kinds``)
     kinded: list[int] = field(default_factory=list)
 
     def drop(self) -> None:
@@ -1297,6 +1297,12 @@ class _Loop:
         #: per carried leaf, the other arrays from before the loop that an iteration may leave in it
         #: (`a, b = b, a`): on later iterations the carried array may be one of those
         self.others: dict[int, list[mutation.Storage]] = {}
+        #: the leaves whose kind an iteration knows only per call (a staged `if` in the body makes a
+        #: Python number a NumPy scalar on one path): their int8 kind flag is carried too
+        self.kinded: list[int] = []
+        #: per kinded leaf, how it promotes on the paths so far (tensor.path_promotions): a Python
+        #: number on some, a NumPy value on others
+        self.varying: dict[int, tuple[tuple[Any, ...], str]] = {}
 
     def run(self) -> None:
         """Probe the body until the carried types, abstract values and arrays are a fixed point,
@@ -1320,8 +1326,10 @@ class _Loop:
         # still its initial array (true on entry), so a write through it is made on that one where so
         flagged = [j for j, leaf in enumerate(self.leaves) if j not in self.unflaggable and _flaggable(leaf)]
         groups = ResultGroups(carried=[leaf.ty for leaf in carried], storages=[self.entry[s].type for s in self.storages],
-                              flags=[_FLAG_TYPE] * len(flagged), counters=[c.value.type for c in self.spec.counters])
-        probe = _Probe(groups, flagged, Block(arg_types=groups.types()), Block(arg_types=groups.types()))
+                              flags=[_FLAG_TYPE] * len(flagged), counters=[c.value.type for c in self.spec.counters],
+                              kinds=[result_kinds.FLAG_TYPE] * len(self.kinded))
+        probe = _Probe(groups, flagged, Block(arg_types=groups.types()), Block(arg_types=groups.types()),
+                       kinded=list(self.kinded))
         with mutation.region() as scope:
             try:
                 self._trace_test(probe, scope)
@@ -1346,6 +1354,10 @@ class _Loop:
         for leaf, value in zip(leaves, state):  # a return value not set yet: the loop stops once it is
             if isinstance(value, Tensor) and may_be_placeholder(leaf.value):
                 result_kinds.mark_placeholder(value)
+        for j, kind in zip(probe.kinded, args["kinds"]):  # the kind the iterations before left it
+            if isinstance(state[j], Tensor) and not may_be_placeholder(leaves[j].value):
+                state[j].kind_flag = Tensor(kind)
+                state[j].path_promotions = self.varying.get(j)
         for leaf, value in zip(leaves, state):  # laid out as on entry (checked against the body's below)
             if leaf.ty is not None and merge_layout(value, [leaf.value], spec.where, spec.label):
                 probe.laid_out.add(value._storage)
@@ -1402,7 +1414,11 @@ class _Loop:
                 raise TypeError(f"{spec.where}: {describe(bad)} changes its structure in this staged `{spec.construct}` loop")
             updates = [_update(leaf, out, spec.where, spec.construct, spec.resize)
                        for leaf, out in zip(self.leaves, probe.out_leaves)]
-            if any(updates) or probe.new:
+            kinded = [j for j, (leaf, out) in enumerate(zip(self.leaves, probe.out_leaves)) if j not in self.kinded
+                      and leaf.ty is not None and isinstance(out, Tensor) and out.kind_flag is not None]
+            self.kinded += kinded
+            grown = [j for j in self.kinded if self._promotions_grew(j, probe.out_leaves[j])]
+            if any(updates) or probe.new or kinded or grown:
                 return
             out_flags = [_same(probe.out_leaves[j], self.leaves[j].value.storage) for j in probe.flagged]
             if self._learn_sharing(probe.out_leaves, probe.flagged, out_flags):
@@ -1414,6 +1430,19 @@ class _Loop:
                 "flags": [_flag_value(flag) for flag in out_flags],
             }
             probe.body_end = {s: s.value for s in scope.saved}
+
+    def _promotions_grew(self, j: int, out: Any) -> bool:
+        """Whether the kinded leaf ``j`` promotes another way after this iteration (``out``) than
+        on the paths known so far (it is given them as it enters the body and after the loop)."""
+        leaf = self.leaves[j]
+        if may_be_placeholder(leaf.value):
+            return False
+        varying = path_promotions((leaf.value, out), f"the staged {self.spec.label} at {self.spec.where}")
+        before = self.varying.get(j)
+        if varying is None or (before is not None and len(varying[0]) <= len(before[0])):
+            return False
+        self.varying[j] = varying
+        return True
 
     def _learn_sharing(self, out_leaves: list[Any], flagged: list[int], out_flags: list[_Flag]) -> bool:
         """Learn from an iteration whose types settled what sharing memory needs: the other arrays
@@ -1440,13 +1469,8 @@ class _Loop:
         # a Python number before the loop, an array after an iteration: after zero iterations NumPy's
         # is still the number, which kiln cannot give; a carried flag (`ran`) says whether it ran
         widened = [] if spec.runs else [leaf for leaf in carried if _number_widened(leaf)]
-        # a return value whose kind an iteration knows only per call (a staged `if` in the body returns
-        # a NumPy scalar on one path and an array on another): its int8 kind flag is carried too
-        probe.kinded = [j for j, (leaf, out) in enumerate(zip(self.leaves, probe.out_leaves))
-                        if leaf.ty is not None and _return_variable(leaf.name) and isinstance(out, Tensor)
-                        and out.kind_flag is not None]
-        groups.add(kinds=[result_kinds.FLAG_TYPE] * len(probe.kinded), ran=[_FLAG_TYPE] * bool(widened))
-        for flag_type in groups.types("kinds", "ran"):
+        groups.add(ran=[_FLAG_TYPE] * bool(widened))
+        for flag_type in groups.types("ran"):
             probe.cond_block.insert_arg(flag_type, len(probe.cond_block.args))
             probe.body_block.insert_arg(flag_type, len(probe.body_block.args))
         assert probe.pred is not None and probe.yields is not None
@@ -1462,7 +1486,9 @@ class _Loop:
             storages=[self.entry[s] for s in self.storages],
             flags=[_flag_value(True) for _ in probe.flagged],
             counters=[c.value for c in spec.counters],
-            kinds=[result_kinds.flag_value(np.asarray(0)) for _ in probe.kinded],  # (read only once a return set it)
+            # (a return value not set yet has its kind read only once a return set it)
+            kinds=[result_kinds.flag_value(np.asarray(0) if may_be_placeholder(self.leaves[j].value) else self.leaves[j].value)
+                   for j in probe.kinded],
             ran=[_flag_value(False)] if widened else [],
         )
         op = trace_context.require().emit(graph.WhileOp(inits, Region(probe.cond_block), Region(probe.body_block)))
@@ -1491,6 +1517,8 @@ class _Loop:
                 result_kinds.take_kind(value, result_kinds.static_kind(out))
         for j, kind in zip(probe.kinded, results["kinds"]):
             final[j].kind_flag = Tensor(kind)
+            if j in self.varying:
+                final[j].path_promotions = self.varying[j]
         for leaf, value in zip(leaves, final):  # after zero iterations, the Python number it was before the loop
             python_number = not _unread(leaf.value) and abstract_of(leaf.value).weak  # (or a staged `if` made a tensor)
             if not spec.runs and leaf.ty is not None and isinstance(value, Tensor) and python_number:

@@ -240,7 +240,7 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: Sequence[Any], kwargs: dic
     if not isinstance(result, Tensor):
         return result
     scalar = as_scalar(result)  # NumPy returns a 0-d result as a scalar
-    if in_python_operator() and (flag := result_kinds.of_python_operator(inputs, scalar)) is not None:
+    if in_python_operator() and (flag := result_kinds.of_python_operator(ufunc, inputs, scalar)) is not None:
         scalar.kind_flag = flag  # (a Python number on the paths where its operands are)
     return scalar
 

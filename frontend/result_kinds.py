@@ -124,11 +124,12 @@ def kind_of(value: Any) -> int | Tensor:
     return static_kind(value)
 
 
-def of_python_operator(operands: Sequence[Any], result: Tensor) -> Tensor | None:
+def of_python_operator(ufunc: np.ufunc, operands: Sequence[Any], result: Tensor) -> Tensor | None:
     """The kind flag of the 0-d ``result`` of a Python operator (``c * 2``, ``-c``, ``c > 0``) on
-    ``operands`` of which one's kind is known only per call: a Python number (of the result's type)
-    where every operand is one, a NumPy scalar where one is a NumPy value. None where no operand's
-    kind is per call, or another operand is a NumPy value on every path (a NumPy scalar then)."""
+    ``operands`` of which one's kind is known only per call: where every operand is a Python number,
+    the Python type Python's operator gives (the widest operand's, a bool made an int by arithmetic,
+    a float by ``/``, a bool by a comparison), a NumPy scalar elsewhere. None where no operand's kind
+    is per call, or another operand is a NumPy value on every path (a NumPy scalar then)."""
     flags = [x.kind_flag for x in operands if isinstance(x, Tensor) and x.kind_flag is not None]
     if not flags or result.ndim != 0 or result.shape_source is not None or result.dtype.kind not in _PYTHON_KIND_OF:
         return None
@@ -136,7 +137,12 @@ def of_python_operator(operands: Sequence[Any], result: Tensor) -> Tensor | None
                for x in operands):
         return None
     python = functools.reduce(np.logical_and, [np.greater_equal(f, np.int8(PYTHON_BOOL)) for f in flags])
-    return as_tensor(np.where(python, np.int8(_PYTHON_KIND_OF[result.dtype.kind]), np.int8(OUTPUT_NUMPY_SCALAR)))
+    if result.dtype.kind == "b":
+        kind: Any = np.int8(PYTHON_BOOL)
+    else:
+        kinds = [x.kind_flag if isinstance(x, Tensor) and x.kind_flag is not None else np.int8(static_kind(x)) for x in operands]
+        kind = np.maximum(functools.reduce(np.maximum, kinds), np.int8(PYTHON_FLOAT if ufunc is np.true_divide else PYTHON_INT))
+    return as_tensor(np.where(python, kind, np.int8(OUTPUT_NUMPY_SCALAR)))
 
 
 def flag_value(value: Any) -> SSAValue:

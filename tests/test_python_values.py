@@ -235,6 +235,28 @@ def test_a_number_of_path_dependent_kind_keeps_it_through_loops_and_operators() 
     differential(counted_in_a_staged_while, (-np.ones(3), 4), (np.ones(3), 4), (np.ones(3), 0))
 
 
+def int_into_a_list_of_floats(lst, ints):
+    lst[0] = ints[0]
+    least = min(lst)  # the int or a float, as the call's values say
+    return lst, least, least * 2, max(lst) + ints[1], abs(least), least ** 2, least % 3, least / 2, -least
+
+
+def int_or_float_by_data(lst, ints, a):
+    c = ints[0]
+    if a[0] > 0:
+        c = lst[0]
+    return c * 2
+
+
+def test_an_int_in_a_list_of_floats_stays_an_int() -> None:
+    """``lst[0] = ints[0]`` puts a Python int into a list of floats: where `min(lst)` is that int,
+    Python's `*`, `abs`, `**`, `%` and `-` of it are ints (kiln gave floats: the operators on the
+    per-call kind of `min`'s result took the float64 it is carried as). A Python int on one path of a staged `if` and a float on the other is refused."""
+    differential(int_into_a_list_of_floats, ([1.5, 2.5, 3.5], [-7, 2]), ([1.5, -22.5, 3.5], [-7, 2]))
+    with pytest.raises(TypeError, match=r"test_python_values.py:\d+: variable 'c' is a float64 tensor"):
+        kiln.function(int_or_float_by_data)([1.5], [1], np.ones(2))
+
+
 def _positive_or_zero(x, i):
     if x[i] > 0:
         return x[i]  # a NumPy scalar on this path

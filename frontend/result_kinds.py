@@ -10,8 +10,9 @@ function returns it as an extra result that says, per call, what to make of that
 
 A Python number's kind names its Python type (PYTHON_BOOL ... PYTHON_COMPLEX): ``c = 0`` on one
 path and ``c = x[1]`` (a float64) on the other merge into a float64 value, which the path that
-kept ``c = 0`` must still return as the int ``0``, as Python does. (Two Python numbers of other
-types merge into one Python number of the merged dtype: ``c = 0`` or ``c = 1.5`` gives ``0.0``.)
+kept ``c = 0`` must still return as the int ``0``, as Python does; so do ``c = 0`` and
+``c = 1.5``. A staged loop carries such a flag, and a Python operator on such a value computes its
+result's kind per call (:func:`of_python_operator`).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def differ(a: Any, b: Any) -> bool:
     known only at run time. A path's placeholder (a value it never reads) takes the other's kind."""
     if not _has_kind(a) or not _has_kind(b):
         return any(_has_kind(v) and static_kind(v) == DYNAMIC for v in (a, b))
-    ka, kb = _coarse(static_kind(a)), _coarse(static_kind(b))
+    ka, kb = static_kind(a), static_kind(b)
     return ka == DYNAMIC or kb == DYNAMIC or ka != kb
 
 
@@ -83,8 +84,7 @@ def merged_kind(a: Any, b: Any) -> int | None:
 
 def _coarse(kind: int) -> int:
     """``kind`` with the Python number types as one: a value that is a Python number on both paths
-    is carried as one (weak, of the merged dtype), so loops keep it a Python number; the types
-    are told apart where a path gives a NumPy value instead (``c = 0`` or ``c = x[1]``)."""
+    is a Python number after the ``if`` (its type per call is its kind flag, see :func:`differ`)."""
     return OUTPUT_PYTHON_NUMBER if kind in PYTHON_KINDS else kind
 
 

@@ -235,6 +235,26 @@ def test_a_number_of_path_dependent_kind_keeps_it_through_loops_and_operators() 
     differential(counted_in_a_staged_while, (-np.ones(3), 4), (np.ones(3), 4), (np.ones(3), 0))
 
 
+def int_or_float_counter(x):
+    c = 0
+    if x[0] > 0:
+        c = c + 0.5
+    d = 0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            d = d + 0.5
+    return c, c + 0.5, c / 2, c > 0, d, d * 0.5
+
+
+def test_a_python_int_on_one_path_and_a_float_on_the_other_keeps_its_type() -> None:
+    """``c = 0``, then ``c = c + 0.5`` under an `if` on array data: the path that kept the int
+    returns the int 0 (kiln carried one Python float and gave ``0.0``), in a staged loop too, and
+    operators on it give Python's type for the path. One whose dtype depends on the path is refused."""
+    differential(int_or_float_counter, (-np.ones(4),), (np.array([1.0, -1.0, 2.0, 0.0]),))
+    with pytest.raises(NotImplementedError, match=r"test_python_values.py:\d+:\d+: the dtype of np.multiply depends on the path"):
+        kiln.function(lambda x: int_or_float_counter(x)[0] * 2)(np.ones(4))
+
+
 def int_into_a_list_of_floats(lst, ints):
     lst[0] = ints[0]
     least = min(lst)  # the int or a float, as the call's values say

@@ -7,41 +7,14 @@ function writes is the caller's list). Each call is repeated, so the cached trac
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
+from python_differential import differential, same_value
 
 import kiln
-from kiln.frontend import pytree
-
-
-def _same_value(got: Any, want: Any, what: str) -> None:
-    got_leaves, got_tree = pytree.flatten(got)
-    want_leaves, want_tree = pytree.flatten(want)
-    assert got_tree == want_tree, (what, got, want)
-    for g, w in zip(got_leaves, want_leaves):
-        assert type(g) is type(w), (what, got, want)
-        np.testing.assert_array_equal(np.asarray(g), np.asarray(w), err_msg=what)
-        assert np.asarray(g).dtype == np.asarray(w).dtype, (what, got, want)
-
-
-def differential(fn: Callable[..., Any], *calls: tuple[Any, ...]) -> kiln.Function:
-    """Compare ``fn`` compiled with ``fn`` run eagerly, on each call's arguments (copied): results,
-    the arguments afterwards, and whether the result is one of the arguments (``return xs``)."""
-    compiled = kiln.function(fn)
-    for args in calls:
-        for _ in range(2):
-            eager_args, kiln_args = copy.deepcopy(args), copy.deepcopy(args)
-            want = fn(*eager_args)
-            got = compiled(*kiln_args)
-            _same_value(got, want, f"{fn.__name__} result")
-            _same_value(kiln_args, eager_args, f"{fn.__name__} arguments after the call")
-            for e, k in zip(eager_args, kiln_args):
-                assert (want is e) == (got is k), f"{fn.__name__}: the result is an argument in Python"
-    return compiled
 
 
 # ---------------------------------------------------------------------- list arguments
@@ -602,4 +575,4 @@ def test_sizes_known_only_at_run_time_are_python_ints() -> None:
     compiled = kiln.function(sizes_of, input_signature=[kiln.TensorSpec([None, 3], "float32")])
     for rows in (2, 5):
         x = np.ones((rows, 3), np.float32)
-        _same_value(compiled(x), sizes_of(x), "sizes_of")
+        same_value(compiled(x), sizes_of(x), "sizes_of")

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Region, SSAValue
 
 from kiln.dialects import graph
-from kiln.frontend import argument_containers, calls, list_numbers, pytree, result_kinds, runtime_checks, trace_context
+from kiln.frontend import argument_containers, calls, list_numbers, python_raises, pytree, result_kinds, trace_context
 from kiln.frontend.mutation import Storage
 from kiln.frontend.tensor import IMMUTABLE_REBOUND, LAYOUT_ARGUMENTS, Tensor, as_tensor
 from kiln.frontend.variables import NOTES_KEY, Captures, Variable
@@ -103,7 +103,7 @@ def trace_graph(
         try:
             result = fn(*call_args, **call_kwargs)
         except Exception as error:
-            if not runtime_checks.raised_when_run(error):
+            if not python_raises.raised_when_run(error):
                 if isinstance(error, REFUSALS):
                     _locate(error)
                 raise

@@ -12,7 +12,7 @@ import builtins
 from collections.abc import Callable
 from typing import Any
 
-from kiln.frontend import calls, runtime_checks
+from kiln.frontend import calls, python_raises
 from kiln.frontend.autograph import staging
 
 #: ``raise_``'s ``cause`` when the ``raise`` has no ``from`` (``from None`` is a cause)
@@ -54,7 +54,7 @@ def raise_(exc: Any, cause: Any = _NO_CAUSE) -> None:
     on a tensor, which runs only on the calls that reach it), where it is a run-time error of the same
     builtin exception and message whenever that path runs; other exceptions are refused there.
     Raised while tracing, it is noted: where it ends the trace after a run-time check or print, it
-    becomes a run-time error after them (runtime_checks.raised_when_run)."""
+    becomes a run-time error after them (python_raises.raised_when_run)."""
     error = exc() if isinstance(exc, type) and issubclass(exc, BaseException) else exc
     where = staging.statement_location()
     if not isinstance(error, BaseException):
@@ -65,7 +65,7 @@ def raise_(exc: Any, cause: Any = _NO_CAUSE) -> None:
     if not staging.in_staged_region():
         if calls.in_callee():
             calls.trace_into_caller()  # (the caller's trace says whether a run-time check comes before)
-        runtime_checks.note_python_raise(error, text)
+        python_raises.note_python_raise(error, text)
         if cause is _NO_CAUSE:
             raise error
         raise error from cause

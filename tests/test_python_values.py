@@ -228,6 +228,37 @@ def test_a_python_int_on_one_path_and_a_float_on_the_other_keeps_its_type() -> N
         kiln.function(lambda x: int_or_float_counter(x)[0] * 2)(np.ones(4))
 
 
+def int_or_float_list_element(a, lst, ints, n):
+    if -0.25 <= np.max(a) < 0.25:
+        lst[3] = min(ints)  # a traced Python int on this path, a traced float on the other
+    else:
+        lst[3] += abs(lst[0])
+    for _ in range(3):
+        if a[0] < -1.0:
+            lst[1] = ints[1] + n
+    return lst, lst[3] / 2
+
+
+def int_or_scaled(ints, a):
+    c = ints[0]
+    if a[0] > 0:
+        c = c * 1.5
+    return c
+
+
+def test_a_traced_int_on_one_path_and_a_traced_float_on_the_other() -> None:
+    """kiln.fuzz python 16400-63 and 16400-70, reduced: a list element that is a Python int (of the
+    list ``ints``) on one path of a staged `if` and a float on the other was refused ("an int64
+    tensor in the `if` branch but a float64 tensor"); it is carried as the float, the int's path
+    giving back the int. An int a float64 cannot hold exactly fails when the call runs, naming the line."""
+    a = np.array([0.1, 0.2, -0.1])
+    differential(int_or_float_list_element, (a, [-1.5, -1.75, 1.0, 1.5], [-3, 0, 7], 2),
+                 (a - 2, [-1.5, -1.75, 1.0, 1.5], [-3, 0, 7], 2), (a + 1, [0.5, 1.5, 2.5, 3.5], [4, 5, 6], 0))
+    differential(int_or_scaled, ([7, 1], -np.ones(2)), ([7, 1], np.ones(2)), ([2**60, 1], np.ones(2)))
+    with pytest.raises(ValueError, match=r"test_python_values.py:\d+:\d+: the Python int is beyond what a float64 holds"):
+        kiln.function(int_or_scaled)([2**60 + 1, 1], -np.ones(2))
+
+
 def int_into_a_list_of_floats(lst, ints):
     lst[0] = ints[0]
     least = min(lst)  # the int or a float, as the call's values say
@@ -244,9 +275,10 @@ def int_or_float_by_data(lst, ints, a):
 def test_an_int_in_a_list_of_floats_stays_an_int() -> None:
     """``lst[0] = ints[0]`` puts a Python int into a list of floats: where `min(lst)` is that int,
     Python's `*`, `abs`, `**`, `%` and `-` of it are ints (kiln gave floats: the operators on the
-    per-call kind of `min`'s result took the float64 it is carried as). A Python int on one path of a staged `if` and a float on the other is refused."""
+    per-call kind of `min`'s result took the float64 it is carried as). An operator whose dtype
+    depends on the path (``c * 2``, ``c`` an int on one path and a float on the other) is refused."""
     differential(int_into_a_list_of_floats, ([1.5, 2.5, 3.5], [-7, 2]), ([1.5, -22.5, 3.5], [-7, 2]))
-    with pytest.raises(TypeError, match=r"test_python_values.py:\d+: variable 'c' is a float64 tensor"):
+    with pytest.raises(NotImplementedError, match=r"test_python_values.py:\d+:\d+: the dtype of np.multiply depends on"):
         kiln.function(int_or_float_by_data)([1.5], [1], np.ones(2))
 
 

@@ -270,7 +270,10 @@ class _Branch:
     returns: list[str] = field(default_factory=list)
 
     def value(self, leaf: Any, ty: TensorType) -> SSAValue:
-        return _relaxed(self.seen[id(leaf)], ty) if isinstance(leaf, Tensor) else _materialize(leaf, ty).value
+        if not isinstance(leaf, Tensor):
+            return _materialize(leaf, ty).value
+        seen = Tensor(self.seen[id(leaf)])
+        return _relaxed(seen.value if seen.dtype == _dtype(ty) else _exact_number(seen, _dtype(ty)).value, ty)
 
 
 @dataclass
@@ -921,6 +924,8 @@ def _branch_type(
             ty = known
     elif is_number(a) and is_number(b):
         ty = graph.tensor_type(dtypes.to_element(dtypes.canonical(np.result_type(a, b))), ())
+    if ty is None and _python_numbers(a, b):  # an int on one path, a float on the other: the float, of a per-call kind
+        ty = graph.tensor_type(dtypes.to_element(np.result_type(*(_number_dtype(v) for v in (a, b)))), ())
     if ty is None and (a is None or b is None) and name.partition("[")[0] == "retval_":
         what = "None" if name == "retval_" else f"None as {describe(name)}"
         none_at, other_at = (f" at {at}" if at else "" for at in (returned_at if a is None else returned_at[::-1]))
@@ -937,6 +942,34 @@ def _branch_type(
             "so give it the same dtype and shape in both branches"
         )
     return ty
+
+
+def _python_numbers(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are Python numbers (traced ones among them: weak 0-d tensors) of two types."""
+    def python(v: Any) -> bool:
+        if not isinstance(v, Tensor):
+            return is_number(v) and not is_strong_constant(v)
+        # (a Python number of a per-call type: an int or a float, as an earlier `if` left it)
+        alternatives = v.path_promotions[0] if v.path_promotions is not None else ()
+        numbers = v.weak or bool(alternatives) and all(type(x) in (bool, int, float) for x in alternatives)
+        return numbers and v.ndim == 0 and v.shape_source is None and v.dtype.kind in "bif"
+    return python(a) and python(b) and _number_dtype(a) != _number_dtype(b)
+
+
+def _number_dtype(value: Any) -> np.dtype[Any]:
+    """The dtype kiln carries a Python number (or a traced one) as."""
+    return value.dtype if isinstance(value, Tensor) else dtypes.canonical(np.asarray(value).dtype)
+
+
+def _exact_number(value: Tensor, dtype: np.dtype[Any]) -> Tensor:
+    """The traced Python number ``value`` carried as ``dtype`` (an int as a float, where the other path
+    of a staged ``if`` leaves a float): checked at run time to be exact (an int beyond 2**53 is not)."""
+    out = cast(value, dtype)
+    if value.dtype.kind in "iu" and dtype.kind == "f":
+        runtime_checks.require(as_tensor(np.equal(cast(out, value.dtype), value)),
+                               f"the Python int is beyond what a {dtype} holds exactly, which kiln carries it as "
+                               "where another path of a staged `if` leaves a float in the same variable")
+    return out
 
 
 def staged_if(

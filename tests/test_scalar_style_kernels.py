@@ -119,6 +119,10 @@ def complex_accumulate(zs, a):
     return s
 
 
+def rounded_summary(xs):
+    return round(xs[0], 2), round(xs[1]), round(xs[2] * 10, 1), sum(xs) / len(xs)
+
+
 def mean_and_variance(xs):
     n = len(xs)
     mean = sum(xs) / n
@@ -141,6 +145,7 @@ def mean_and_variance(xs):
     (row_sums, [([[1.0, 2.0], [3.5, 4.0]],), ([[1, 2, 3]],)]),
     (complex_accumulate, [([1 + 2j, -0.5j], A), ([1 + 2j, -0.5j], -A)]),
     (mean_and_variance, [(XS,), ([1, 2, 3, 4],)]),
+    (rounded_summary, [([1.2345, -4.5, 3.75],), ([2, 3, 4],)]),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_list_kernels(fn: Callable[..., Any], calls: list[tuple[Any, ...]]) -> None:
     differential(fn, *calls, rtol=1e-12, errors=True)

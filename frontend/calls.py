@@ -107,6 +107,17 @@ def callees() -> Callees | None:
     return found if isinstance(found, Callees) else None
 
 
+def in_callee() -> bool:
+    """Whether the trace in progress is a callee's of its own (not its caller's, see :func:`traced_call`)."""
+    ctx = trace_context.current()
+    return ctx is not None and isinstance(ctx.notes.get(VARIABLES), _NoVariables)
+
+
+def trace_into_caller() -> None:
+    """Give up the callee's own trace: it is traced into its caller instead."""
+    raise _Unshareable
+
+
 def callee_of(call: func.CallOp) -> func.FuncOp | None:
     """The traced callee a ``func.call`` of the trace in progress calls (graph_autodiff's lookup:
     the trace has no module yet)."""

@@ -19,7 +19,8 @@ from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
 from kiln.frontend import array_ops, array_types, creation, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
-from kiln.frontend import numpy_sorting, numpy_ufunc_methods, pytree, run_time_shape, runtime_checks, trace_context, ufuncs, views
+from kiln.frontend import numpy_sorting, numpy_ufunc_methods, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
+from kiln.frontend import ufuncs, views
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import follow_layout, implements, lay_out_fortran, path_promotions, promotion_value, shape_of
 from kiln.frontend.tensor import WEAK_OF_KIND, in_python_operator, python_number, strong, weak_stand_in, with_source
@@ -236,7 +237,12 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: Sequence[Any], kwargs: dic
         raise _unsupported(f"{name}(..., out=)")
     if out is not None:
         return write_out(name, result, out)
-    return as_scalar(result) if isinstance(result, Tensor) else result  # NumPy returns a 0-d result as a scalar
+    if not isinstance(result, Tensor):
+        return result
+    scalar = as_scalar(result)  # NumPy returns a 0-d result as a scalar
+    if in_python_operator() and (flag := result_kinds.of_python_operator(ufunc, inputs, scalar)) is not None:
+        scalar.kind_flag = flag  # (a Python number on the paths where its operands are)
+    return scalar
 
 
 def write_out(name: str, result: Tensor, out: Any) -> Tensor:

@@ -10,12 +10,15 @@ function returns it as an extra result that says, per call, what to make of that
 
 A Python number's kind names its Python type (PYTHON_BOOL ... PYTHON_COMPLEX): ``c = 0`` on one
 path and ``c = x[1]`` (a float64) on the other merge into a float64 value, which the path that
-kept ``c = 0`` must still return as the int ``0``, as Python does. (Two Python numbers of other
-types merge into one Python number of the merged dtype: ``c = 0`` or ``c = 1.5`` gives ``0.0``.)
+kept ``c = 0`` must still return as the int ``0``, as Python does; so do ``c = 0`` and
+``c = 1.5``. A staged loop carries such a flag, and a Python operator on such a value computes its
+result's kind per call (:func:`of_python_operator`).
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -24,7 +27,7 @@ from xdsl.ir import SSAValue
 
 from kiln.backends.targets import OUTPUT_ARRAY, OUTPUT_NUMPY_SCALAR, OUTPUT_PYTHON_NUMBER
 from kiln.frontend import trace_context
-from kiln.frontend.tensor import Tensor, constant
+from kiln.frontend.tensor import Tensor, as_tensor, constant
 
 #: an output whose kind is known only at run time: an extra int8 result holds it (see module doc)
 DYNAMIC = -1
@@ -68,7 +71,7 @@ def differ(a: Any, b: Any) -> bool:
     known only at run time. A path's placeholder (a value it never reads) takes the other's kind."""
     if not _has_kind(a) or not _has_kind(b):
         return any(_has_kind(v) and static_kind(v) == DYNAMIC for v in (a, b))
-    ka, kb = _coarse(static_kind(a)), _coarse(static_kind(b))
+    ka, kb = static_kind(a), static_kind(b)
     return ka == DYNAMIC or kb == DYNAMIC or ka != kb
 
 
@@ -81,8 +84,7 @@ def merged_kind(a: Any, b: Any) -> int | None:
 
 def _coarse(kind: int) -> int:
     """``kind`` with the Python number types as one: a value that is a Python number on both paths
-    is carried as one (weak, of the merged dtype), so loops keep it a Python number; the types
-    are told apart where a path gives a NumPy value instead (``c = 0`` or ``c = x[1]``)."""
+    is a Python number after the ``if`` (its type per call is its kind flag, see :func:`differ`)."""
     return OUTPUT_PYTHON_NUMBER if kind in PYTHON_KINDS else kind
 
 
@@ -113,6 +115,34 @@ def take_kind(value: Tensor, kind: int) -> None:
         return
     value.weak = (kind in PYTHON_KINDS or kind == OUTPUT_PYTHON_NUMBER) and value.dtype.kind in "iufbc"
     value.immutable = kind != OUTPUT_ARRAY
+
+
+def kind_of(value: Any) -> int | Tensor:
+    """What NumPy returns for ``value``: its static kind, or its traced kind flag where that is known only per call."""
+    if isinstance(value, Tensor) and value.kind_flag is not None:
+        return value.kind_flag
+    return static_kind(value)
+
+
+def of_python_operator(ufunc: np.ufunc, operands: Sequence[Any], result: Tensor) -> Tensor | None:
+    """The kind flag of the 0-d ``result`` of a Python operator (``c * 2``, ``-c``, ``c > 0``) on
+    ``operands`` of which one's kind is known only per call: where every operand is a Python number,
+    the Python type Python's operator gives (the widest operand's, a bool made an int by arithmetic,
+    a float by ``/``, a bool by a comparison), a NumPy scalar elsewhere. None where no operand's kind
+    is per call, or another operand is a NumPy value on every path (a NumPy scalar then)."""
+    flags = [x.kind_flag for x in operands if isinstance(x, Tensor) and x.kind_flag is not None]
+    if not flags or result.ndim != 0 or result.shape_source is not None or result.dtype.kind not in _PYTHON_KIND_OF:
+        return None
+    if not all(isinstance(x, Tensor) and (x.kind_flag is not None or x.weak) or type(x) in _PYTHON_KIND_OF_TYPE
+               for x in operands):
+        return None
+    python = functools.reduce(np.logical_and, [np.greater_equal(f, np.int8(PYTHON_BOOL)) for f in flags])
+    if result.dtype.kind == "b":
+        kind: Any = np.int8(PYTHON_BOOL)
+    else:
+        kinds = [x.kind_flag if isinstance(x, Tensor) and x.kind_flag is not None else np.int8(static_kind(x)) for x in operands]
+        kind = np.maximum(functools.reduce(np.maximum, kinds), np.int8(PYTHON_FLOAT if ufunc is np.true_divide else PYTHON_INT))
+    return as_tensor(np.where(python, kind, np.int8(OUTPUT_NUMPY_SCALAR)))
 
 
 def flag_value(value: Any) -> SSAValue:

@@ -534,11 +534,12 @@ class Tensor:
 
     def __round__(self, ndigits: int | None = None) -> Tensor:
         """``round(x)`` of a NumPy scalar: without ``ndigits`` the Python int NumPy returns (half to
-        even, weak to promotion), with it a NumPy scalar (``np.round``). Arrays have no ``__round__``."""
+        even, weak to promotion), with it a NumPy scalar (``np.round``); of a traced Python number
+        with ``ndigits``, a Python number of its type. Arrays have no ``__round__``."""
         if not self.immutable or self.ndim != 0:
             raise TypeError("type numpy.ndarray doesn't define __round__ method")
         if ndigits is not None:
-            return as_scalar(np.round(self, ndigits))
+            return python_number(np.round(self, ndigits)) if self.weak else as_scalar(np.round(self, ndigits))
         rounded = np.round(self)
         if rounded.dtype.kind == "f":
             _PROTOCOLS["integral"](rounded, "round()")

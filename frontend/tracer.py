@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Region, SSAValue
 
 from kiln.dialects import graph
-from kiln.frontend import argument_containers, calls, list_numbers, pytree, result_kinds, trace_context
+from kiln.frontend import argument_containers, calls, list_numbers, python_raises, pytree, result_kinds, trace_context
 from kiln.frontend.mutation import Storage
 from kiln.frontend.tensor import IMMUTABLE_REBOUND, LAYOUT_ARGUMENTS, Tensor, as_tensor
 from kiln.frontend.variables import NOTES_KEY, Captures, Variable
@@ -102,9 +102,12 @@ def trace_graph(
         containers = argument_containers.snapshot(call_args, call_kwargs)
         try:
             result = fn(*call_args, **call_kwargs)
-        except REFUSALS as error:
-            _locate(error)
-            raise
+        except Exception as error:
+            if not python_raises.raised_when_run(error):
+                if isinstance(error, REFUSALS):
+                    _locate(error)
+                raise
+            result = None  # (every call raises where the trace ended)
         code = getattr(inspect.unwrap(fn), "__code__", None)
         if code is not None:
             ctx.notes[trace_context.RETURNING] = f"{code.co_filename}:{code.co_firstlineno}"

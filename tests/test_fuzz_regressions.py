@@ -951,13 +951,11 @@ def python_float_counted_by_numpy_scalars_in_a_staged_loop(a):
     return c
 
 
-@pytest.mark.xfail(strict=True, reason="open: a staged loop carries a Python float that its body's staged `if` "
-                                       "makes a NumPy scalar on one path as a NumPy scalar on every path; no "
-                                       "run-time kind flag for loop-carried values (kiln.fuzz python 15515-93)")
 def test_a_python_float_a_staged_loop_may_leave_unchanged_stays_a_python_float() -> None:
     """kiln.fuzz python 15515-93, minimized: `c = 0.0; for _ in range(6): if a[0] > 5: c += a[1] > 0`.
     No iteration takes the branch, so Python returns the float 0.0; kiln returns np.float64(0.0).
-    The same loop unrolled (range(3)) and a single staged `if` give Python's kinds on both paths."""
+    The same loop unrolled (range(3)) and a single staged `if` gave Python's kinds on both paths; the
+    loop carries the value's run-time kind flag now, as a staged `if` yields it."""
     for first in (0.0, 6.0):
         a = np.array([first, 1.0, 0.0, 0.0, 0.0, 0.0])
         got, want = kiln.function(python_float_counted_by_numpy_scalars_in_a_staged_loop)(a), \
@@ -972,12 +970,11 @@ def list_element_times_a_counter_of_path_dependent_kind(a, lst):
     lst[-2] *= c
 
 
-@pytest.mark.xfail(strict=True, reason="open: a list element written with a value whose kind a staged `if` decides "
-                                       "at run time comes back a NumPy scalar on every path (kiln.fuzz python 15516-102)")
 def test_a_list_element_written_with_a_path_dependent_kind_keeps_pythons_kind() -> None:
     """kiln.fuzz python 15516-102, minimized: `c` is the Python int 0 where the staged `if` is not
     taken (a NumPy float64 where it is), so `lst[-2] *= c` leaves a Python float in the caller's list;
-    kiln leaves np.float64(-0.0)."""
+    kiln left np.float64(-0.0): the product lost `c`'s run-time kind flag. A Python operator on a value
+    of a per-call kind gives a Python number where its operands are ones, a NumPy scalar elsewhere."""
     a = np.array([-0.102, -0.01, 1.648, 0.556, -1.022, 0.657])
     got, want = [-1.75, -1.5, -1.5, -1.25], [-1.75, -1.5, -1.5, -1.25]
     kiln.function(list_element_times_a_counter_of_path_dependent_kind)(a, got)
@@ -992,12 +989,11 @@ def max_of_a_list_holding_an_int(lst, ints):
         lst[i] = lst[i] * ints[0]
 
 
-@pytest.mark.xfail(strict=True, reason="open: a list of floats given an int element keeps one element type in kiln, "
-                                       "so max(lst) and the products are floats where Python's are ints "
-                                       "(kiln.fuzz python 15517-90)")
 def test_an_int_written_into_a_list_of_floats_stays_an_int() -> None:
     """kiln.fuzz python 15517-90, minimized: `lst[1] = len(lst)` puts the int 4 in a list of floats;
-    Python's `max(lst)` is that int and `4 * ints[0]` the int 8; kiln leaves the float 8.0."""
+    Python's `max(lst)` is that int and `4 * ints[0]` the int 8; kiln left the float 8.0: `max` gave
+    the int's kind as a run-time flag, and the product took the float64 it is carried as for its kind.
+    A Python operator on Python numbers of per-call kinds gives Python's type for theirs now."""
     got, want = [-1.75, -0.25, -0.75, 1.0], [-1.75, -0.25, -0.75, 1.0]
     kiln.function(max_of_a_list_holding_an_int)(got, [2, 1, -1])
     max_of_a_list_holding_an_int(want, [2, 1, -1])
@@ -1011,10 +1007,12 @@ def staged_raise_then_python_raise(a):
         raise RuntimeError("check 2: bad data")
 
 
-@pytest.mark.xfail(strict=True, reason="open: a `raise` on a Python test runs while tracing, before the run-time "
-                                       "checks of staged raises above it (kiln.fuzz python 15517-114)")
 def test_a_staged_raise_comes_before_a_python_raise_below_it() -> None:
     """kiln.fuzz python 15517-114, minimized: `a[3]` is true, so Python raises "check 1"; kiln raised
-    "check 2" while tracing the Python `if 1.0:` below it, before the compiled check of the first."""
+    "check 2" while tracing the Python `if 1.0:` below it, before the compiled check of the first. The
+    Python `raise` is a run-time error after that check now."""
+    fn = kiln.function(staged_raise_then_python_raise)
     with pytest.raises(RuntimeError, match="check 1"):
-        kiln.function(staged_raise_then_python_raise)(np.array([1.333, -0.16, -1.228, 0.977, 0.382, -0.522]))
+        fn(np.array([1.333, -0.16, -1.228, 0.977, 0.382, -0.522]))
+    with pytest.raises(RuntimeError, match="check 2"):
+        fn(np.array([1.333, -0.16, -1.228, 0.0, 0.382, -0.522]))

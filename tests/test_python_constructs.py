@@ -377,9 +377,52 @@ def raise_decided_by_python(x, n):
     return x * n
 
 
+def python_raise_after_a_staged_raise(x, n):
+    if x[0] > 0:
+        raise ValueError("positive start")
+    raise RuntimeError(f"n = {n}")
+
+
+def _python_check(n):
+    if n > 3:
+        raise ValueError(f"n = {n} is too large")
+    return n
+
+
+def python_raise_in_a_helper_after_a_staged_assert(x, n):
+    assert x[0] <= 0, "positive start"
+    return x * _python_check(n)
+
+
+def python_assert_after_a_staged_raise(x, n):
+    if x[0] > 0:
+        raise ValueError("positive start")
+    assert n < 3, "n too large"
+    return x
+
+
+def python_raise_caught_after_a_staged_raise(x, n):
+    if x[0] > 0:
+        raise ValueError("positive start")
+    try:
+        _python_check(n)
+    except ValueError:
+        n = 0
+    return x + n
+
+
 @pytest.mark.parametrize(
     ("fn", "args", "staged"),
     [
+        (python_raise_after_a_staged_raise, (X + 1, 2), True),
+        (python_raise_after_a_staged_raise, (-X, 2), True),
+        (python_raise_in_a_helper_after_a_staged_assert, (X + 1, 5), True),
+        (python_raise_in_a_helper_after_a_staged_assert, (-X, 5), True),
+        (python_raise_in_a_helper_after_a_staged_assert, (-X, 2), True),
+        (python_assert_after_a_staged_raise, (X + 1, 5), True),
+        (python_assert_after_a_staged_raise, (-X, 5), True),
+        (python_raise_caught_after_a_staged_raise, (X + 1, 5), True),
+        (python_raise_caught_after_a_staged_raise, (-X, 5), True),
         (raise_when_too_big, (X,), True),
         (raise_when_too_big, (X * 10,), True),
         (raise_in_else, (X,), True),
@@ -401,6 +444,8 @@ def raise_decided_by_python(x, n):
     ids=lambda v: getattr(v, "__name__", ""),
 )
 def test_raise(fn: Callable[..., Any], args: tuple[Any, ...], staged: bool) -> None:
+    """A Python ``raise`` (a Python test, a helper's, a Python ``assert``) below a staged ``raise`` or
+    ``assert`` is a run-time error after it, as in Python: the staged one, where it fails, comes first."""
     same_as_python(fn, *args, staged=staged)
 
 
@@ -430,9 +475,16 @@ def raise_own_error(x):
     return x
 
 
-def test_raise_of_another_exception_is_refused_naming_the_line() -> None:
+def raise_own_error_after_a_staged_raise(x):
+    if x[0] > 0:
+        raise ValueError("positive start")
+    raise _OwnError("mine")
+
+
+@pytest.mark.parametrize("fn", [raise_own_error, raise_own_error_after_a_staged_raise])
+def test_raise_of_another_exception_is_refused_naming_the_line(fn: Callable[..., Any]) -> None:
     with pytest.raises(NotImplementedError, match="builtin exceptions") as info:
-        _compiled(raise_own_error)(X)
+        _compiled(fn)(-X)
     assert str(info.value).startswith(f"{__file__}:")
     assert "_OwnError" in str(info.value)
 

@@ -7,41 +7,14 @@ function writes is the caller's list). Each call is repeated, so the cached trac
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
+from python_differential import differential, same_value
 
 import kiln
-from kiln.frontend import pytree
-
-
-def _same_value(got: Any, want: Any, what: str) -> None:
-    got_leaves, got_tree = pytree.flatten(got)
-    want_leaves, want_tree = pytree.flatten(want)
-    assert got_tree == want_tree, (what, got, want)
-    for g, w in zip(got_leaves, want_leaves):
-        assert type(g) is type(w), (what, got, want)
-        np.testing.assert_array_equal(np.asarray(g), np.asarray(w), err_msg=what)
-        assert np.asarray(g).dtype == np.asarray(w).dtype, (what, got, want)
-
-
-def differential(fn: Callable[..., Any], *calls: tuple[Any, ...]) -> kiln.Function:
-    """Compare ``fn`` compiled with ``fn`` run eagerly, on each call's arguments (copied): results,
-    the arguments afterwards, and whether the result is one of the arguments (``return xs``)."""
-    compiled = kiln.function(fn)
-    for args in calls:
-        for _ in range(2):
-            eager_args, kiln_args = copy.deepcopy(args), copy.deepcopy(args)
-            want = fn(*eager_args)
-            got = compiled(*kiln_args)
-            _same_value(got, want, f"{fn.__name__} result")
-            _same_value(kiln_args, eager_args, f"{fn.__name__} arguments after the call")
-            for e, k in zip(eager_args, kiln_args):
-                assert (want is e) == (got is k), f"{fn.__name__}: the result is an argument in Python"
-    return compiled
 
 
 # ---------------------------------------------------------------------- list arguments
@@ -188,6 +161,125 @@ def test_counter_stays_a_python_int_through_nested_loops() -> None:
 def test_python_number_keeps_its_type_on_every_path() -> None:
     differential(zero_or_element, (np.array([1.0, 2.5]),), (np.array([-1.0, 2.5]),))
     differential(int_to_float_in_loop, (np.arange(6.0),), (np.zeros(3),))
+
+
+def operators_on_a_number_of_path_dependent_kind(x):
+    c = 0.0
+    if x[0] > 0.5:
+        c += x[1]  # a NumPy float64 on this path, the Python float 0.0 on the other
+    return c, c * 2, c + 0.5, -c, abs(c), c > 0, float(c), c * x[2], max(c, 1.0), min(0.5, c)
+
+
+def counted_in_a_staged_loop(x):
+    c = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            c += x[1]
+    return c, c * 2, c > 0, max(c, 1.0)
+
+
+def counted_in_a_staged_while(x, n):
+    c = 0
+    i = 0
+    while i < n:
+        if x[i % 3] > 0.5:
+            c = c + x[1]
+        i += 1
+    return c
+
+
+def kept_or_replaced_in_a_staged_loop(x):
+    c = 1.5
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            c = x[2]
+    return c
+
+
+def test_a_number_of_path_dependent_kind_keeps_it_through_loops_and_operators() -> None:
+    """A staged `if` that makes the Python float ``c`` a NumPy float64 on one path only: the loops
+    carry its run-time kind, and Python operators on it (and max/min) give a Python number where it
+    is one, a NumPy scalar where it is not (kiln gave np.float64 on every path, and a 0-d array for
+    `max(c, 1.0)`)."""
+    xs = (-np.ones(6),), (np.array([1.0, 2.0, -3.0, 2.0, 0.7, 0.0]),), (np.array([0.0, 1.0, 0.0, 0.0, 0.0, 0.0]),)
+    differential(operators_on_a_number_of_path_dependent_kind, *xs)
+    differential(counted_in_a_staged_loop, *xs)
+    differential(kept_or_replaced_in_a_staged_loop, *xs)
+    differential(counted_in_a_staged_while, (-np.ones(3), 4), (np.ones(3), 4), (np.ones(3), 0))
+
+
+def int_or_float_counter(x):
+    c = 0
+    if x[0] > 0:
+        c = c + 0.5
+    d = 0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            d = d + 0.5
+    return c, c + 0.5, c / 2, c > 0, d, d * 0.5
+
+
+def test_a_python_int_on_one_path_and_a_float_on_the_other_keeps_its_type() -> None:
+    """``c = 0``, then ``c = c + 0.5`` under an `if` on array data: the path that kept the int
+    returns the int 0 (kiln carried one Python float and gave ``0.0``), in a staged loop too, and
+    operators on it give Python's type for the path. One whose dtype depends on the path is refused."""
+    differential(int_or_float_counter, (-np.ones(4),), (np.array([1.0, -1.0, 2.0, 0.0]),))
+    with pytest.raises(NotImplementedError, match=r"test_python_values.py:\d+:\d+: the dtype of np.multiply depends on the path"):
+        kiln.function(lambda x: int_or_float_counter(x)[0] * 2)(np.ones(4))
+
+
+def int_or_float_list_element(a, lst, ints, n):
+    if -0.25 <= np.max(a) < 0.25:
+        lst[3] = min(ints)  # a traced Python int on this path, a traced float on the other
+    else:
+        lst[3] += abs(lst[0])
+    for _ in range(3):
+        if a[0] < -1.0:
+            lst[1] = ints[1] + n
+    return lst, lst[3] / 2
+
+
+def int_or_scaled(ints, a):
+    c = ints[0]
+    if a[0] > 0:
+        c = c * 1.5
+    return c
+
+
+def test_a_traced_int_on_one_path_and_a_traced_float_on_the_other() -> None:
+    """kiln.fuzz python 16400-63 and 16400-70, reduced: a list element that is a Python int (of the
+    list ``ints``) on one path of a staged `if` and a float on the other was refused ("an int64
+    tensor in the `if` branch but a float64 tensor"); it is carried as the float, the int's path
+    giving back the int. An int a float64 cannot hold exactly fails when the call runs, naming the line."""
+    a = np.array([0.1, 0.2, -0.1])
+    differential(int_or_float_list_element, (a, [-1.5, -1.75, 1.0, 1.5], [-3, 0, 7], 2),
+                 (a - 2, [-1.5, -1.75, 1.0, 1.5], [-3, 0, 7], 2), (a + 1, [0.5, 1.5, 2.5, 3.5], [4, 5, 6], 0))
+    differential(int_or_scaled, ([7, 1], -np.ones(2)), ([7, 1], np.ones(2)), ([2**60, 1], np.ones(2)))
+    with pytest.raises(ValueError, match=r"test_python_values.py:\d+:\d+: the Python int is beyond what a float64 holds"):
+        kiln.function(int_or_scaled)([2**60 + 1, 1], -np.ones(2))
+
+
+def int_into_a_list_of_floats(lst, ints):
+    lst[0] = ints[0]
+    least = min(lst)  # the int or a float, as the call's values say
+    return lst, least, least * 2, max(lst) + ints[1], abs(least), least ** 2, least % 3, least / 2, -least
+
+
+def int_or_float_by_data(lst, ints, a):
+    c = ints[0]
+    if a[0] > 0:
+        c = lst[0]
+    return c * 2
+
+
+def test_an_int_in_a_list_of_floats_stays_an_int() -> None:
+    """``lst[0] = ints[0]`` puts a Python int into a list of floats: where `min(lst)` is that int,
+    Python's `*`, `abs`, `**`, `%` and `-` of it are ints (kiln gave floats: the operators on the
+    per-call kind of `min`'s result took the float64 it is carried as). An operator whose dtype
+    depends on the path (``c * 2``, ``c`` an int on one path and a float on the other) is refused."""
+    differential(int_into_a_list_of_floats, ([1.5, 2.5, 3.5], [-7, 2]), ([1.5, -22.5, 3.5], [-7, 2]))
+    with pytest.raises(NotImplementedError, match=r"test_python_values.py:\d+:\d+: the dtype of np.multiply depends on"):
+        kiln.function(int_or_float_by_data)([1.5], [1], np.ones(2))
 
 
 def _positive_or_zero(x, i):
@@ -536,4 +628,4 @@ def test_sizes_known_only_at_run_time_are_python_ints() -> None:
     compiled = kiln.function(sizes_of, input_signature=[kiln.TensorSpec([None, 3], "float32")])
     for rows in (2, 5):
         x = np.ones((rows, 3), np.float32)
-        _same_value(compiled(x), sizes_of(x), "sizes_of")
+        same_value(compiled(x), sizes_of(x), "sizes_of")

@@ -270,7 +270,10 @@ class _Branch:
     returns: list[str] = field(default_factory=list)
 
     def value(self, leaf: Any, ty: TensorType) -> SSAValue:
-        return _relaxed(self.seen[id(leaf)], ty) if isinstance(leaf, Tensor) else _materialize(leaf, ty).value
+        if not isinstance(leaf, Tensor):
+            return _materialize(leaf, ty).value
+        seen = Tensor(self.seen[id(leaf)])
+        return _relaxed(seen.value if seen.dtype == _dtype(ty) else _exact_number(seen, _dtype(ty)).value, ty)
 
 
 @dataclass
@@ -921,6 +924,8 @@ def _branch_type(
             ty = known
     elif is_number(a) and is_number(b):
         ty = graph.tensor_type(dtypes.to_element(dtypes.canonical(np.result_type(a, b))), ())
+    if ty is None and _python_numbers(a, b):  # an int on one path, a float on the other: the float, of a per-call kind
+        ty = graph.tensor_type(dtypes.to_element(np.result_type(*(_number_dtype(v) for v in (a, b)))), ())
     if ty is None and (a is None or b is None) and name.partition("[")[0] == "retval_":
         what = "None" if name == "retval_" else f"None as {describe(name)}"
         none_at, other_at = (f" at {at}" if at else "" for at in (returned_at if a is None else returned_at[::-1]))
@@ -937,6 +942,34 @@ def _branch_type(
             "so give it the same dtype and shape in both branches"
         )
     return ty
+
+
+def _python_numbers(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are Python numbers (traced ones among them: weak 0-d tensors) of two types."""
+    def python(v: Any) -> bool:
+        if not isinstance(v, Tensor):
+            return is_number(v) and not is_strong_constant(v)
+        # (a Python number of a per-call type: an int or a float, as an earlier `if` left it)
+        alternatives = v.path_promotions[0] if v.path_promotions is not None else ()
+        numbers = v.weak or bool(alternatives) and all(type(x) in (bool, int, float) for x in alternatives)
+        return numbers and v.ndim == 0 and v.shape_source is None and v.dtype.kind in "bif"
+    return python(a) and python(b) and _number_dtype(a) != _number_dtype(b)
+
+
+def _number_dtype(value: Any) -> np.dtype[Any]:
+    """The dtype kiln carries a Python number (or a traced one) as."""
+    return value.dtype if isinstance(value, Tensor) else dtypes.canonical(np.asarray(value).dtype)
+
+
+def _exact_number(value: Tensor, dtype: np.dtype[Any]) -> Tensor:
+    """The traced Python number ``value`` carried as ``dtype`` (an int as a float, where the other path
+    of a staged ``if`` leaves a float): checked at run time to be exact (an int beyond 2**53 is not)."""
+    out = cast(value, dtype)
+    if value.dtype.kind in "iu" and dtype.kind == "f":
+        runtime_checks.require(as_tensor(np.equal(cast(out, value.dtype), value)),
+                               f"the Python int is beyond what a {dtype} holds exactly, which kiln carries it as "
+                               "where another path of a staged `if` leaves a float in the same variable")
+    return out
 
 
 def staged_if(
@@ -1194,7 +1227,7 @@ class _Probe:
     #: once settled: the body's yields of the groups ``carried``, ``storages`` and ``flags``
     yields: dict[str, list[SSAValue]] | None = None
     body_end: dict[mutation.Storage, SSAValue] = field(default_factory=dict)
-    #: once emitted: the return values whose kind flag the loop carries
+    #: the leaves whose result kind the loop carries as a flag (group ``kinds``)
     kinded: list[int] = field(default_factory=list)
 
     def drop(self) -> None:
@@ -1297,6 +1330,12 @@ class _Loop:
         #: per carried leaf, the other arrays from before the loop that an iteration may leave in it
         #: (`a, b = b, a`): on later iterations the carried array may be one of those
         self.others: dict[int, list[mutation.Storage]] = {}
+        #: the leaves whose kind an iteration knows only per call (a staged `if` in the body makes a
+        #: Python number a NumPy scalar on one path): their int8 kind flag is carried too
+        self.kinded: list[int] = []
+        #: per kinded leaf, how it promotes on the paths so far (tensor.path_promotions): a Python
+        #: number on some, a NumPy value on others
+        self.varying: dict[int, tuple[tuple[Any, ...], str]] = {}
 
     def run(self) -> None:
         """Probe the body until the carried types, abstract values and arrays are a fixed point,
@@ -1320,8 +1359,10 @@ class _Loop:
         # still its initial array (true on entry), so a write through it is made on that one where so
         flagged = [j for j, leaf in enumerate(self.leaves) if j not in self.unflaggable and _flaggable(leaf)]
         groups = ResultGroups(carried=[leaf.ty for leaf in carried], storages=[self.entry[s].type for s in self.storages],
-                              flags=[_FLAG_TYPE] * len(flagged), counters=[c.value.type for c in self.spec.counters])
-        probe = _Probe(groups, flagged, Block(arg_types=groups.types()), Block(arg_types=groups.types()))
+                              flags=[_FLAG_TYPE] * len(flagged), counters=[c.value.type for c in self.spec.counters],
+                              kinds=[result_kinds.FLAG_TYPE] * len(self.kinded))
+        probe = _Probe(groups, flagged, Block(arg_types=groups.types()), Block(arg_types=groups.types()),
+                       kinded=list(self.kinded))
         with mutation.region() as scope:
             try:
                 self._trace_test(probe, scope)
@@ -1346,6 +1387,10 @@ class _Loop:
         for leaf, value in zip(leaves, state):  # a return value not set yet: the loop stops once it is
             if isinstance(value, Tensor) and may_be_placeholder(leaf.value):
                 result_kinds.mark_placeholder(value)
+        for j, kind in zip(probe.kinded, args["kinds"]):  # the kind the iterations before left it
+            if isinstance(state[j], Tensor) and not may_be_placeholder(leaves[j].value):
+                state[j].kind_flag = Tensor(kind)
+                state[j].path_promotions = self.varying.get(j)
         for leaf, value in zip(leaves, state):  # laid out as on entry (checked against the body's below)
             if leaf.ty is not None and merge_layout(value, [leaf.value], spec.where, spec.label):
                 probe.laid_out.add(value._storage)
@@ -1402,7 +1447,11 @@ class _Loop:
                 raise TypeError(f"{spec.where}: {describe(bad)} changes its structure in this staged `{spec.construct}` loop")
             updates = [_update(leaf, out, spec.where, spec.construct, spec.resize)
                        for leaf, out in zip(self.leaves, probe.out_leaves)]
-            if any(updates) or probe.new:
+            kinded = [j for j, (leaf, out) in enumerate(zip(self.leaves, probe.out_leaves)) if j not in self.kinded
+                      and leaf.ty is not None and isinstance(out, Tensor) and out.kind_flag is not None]
+            self.kinded += kinded
+            grown = [j for j in self.kinded if self._promotions_grew(j, probe.out_leaves[j])]
+            if any(updates) or probe.new or kinded or grown:
                 return
             out_flags = [_same(probe.out_leaves[j], self.leaves[j].value.storage) for j in probe.flagged]
             if self._learn_sharing(probe.out_leaves, probe.flagged, out_flags):
@@ -1414,6 +1463,19 @@ class _Loop:
                 "flags": [_flag_value(flag) for flag in out_flags],
             }
             probe.body_end = {s: s.value for s in scope.saved}
+
+    def _promotions_grew(self, j: int, out: Any) -> bool:
+        """Whether the kinded leaf ``j`` promotes another way after this iteration (``out``) than
+        on the paths known so far (it is given them as it enters the body and after the loop)."""
+        leaf = self.leaves[j]
+        if may_be_placeholder(leaf.value):
+            return False
+        varying = path_promotions((leaf.value, out), f"the staged {self.spec.label} at {self.spec.where}")
+        before = self.varying.get(j)
+        if varying is None or (before is not None and len(varying[0]) <= len(before[0])):
+            return False
+        self.varying[j] = varying
+        return True
 
     def _learn_sharing(self, out_leaves: list[Any], flagged: list[int], out_flags: list[_Flag]) -> bool:
         """Learn from an iteration whose types settled what sharing memory needs: the other arrays
@@ -1440,13 +1502,8 @@ class _Loop:
         # a Python number before the loop, an array after an iteration: after zero iterations NumPy's
         # is still the number, which kiln cannot give; a carried flag (`ran`) says whether it ran
         widened = [] if spec.runs else [leaf for leaf in carried if _number_widened(leaf)]
-        # a return value whose kind an iteration knows only per call (a staged `if` in the body returns
-        # a NumPy scalar on one path and an array on another): its int8 kind flag is carried too
-        probe.kinded = [j for j, (leaf, out) in enumerate(zip(self.leaves, probe.out_leaves))
-                        if leaf.ty is not None and _return_variable(leaf.name) and isinstance(out, Tensor)
-                        and out.kind_flag is not None]
-        groups.add(kinds=[result_kinds.FLAG_TYPE] * len(probe.kinded), ran=[_FLAG_TYPE] * bool(widened))
-        for flag_type in groups.types("kinds", "ran"):
+        groups.add(ran=[_FLAG_TYPE] * bool(widened))
+        for flag_type in groups.types("ran"):
             probe.cond_block.insert_arg(flag_type, len(probe.cond_block.args))
             probe.body_block.insert_arg(flag_type, len(probe.body_block.args))
         assert probe.pred is not None and probe.yields is not None
@@ -1462,7 +1519,9 @@ class _Loop:
             storages=[self.entry[s] for s in self.storages],
             flags=[_flag_value(True) for _ in probe.flagged],
             counters=[c.value for c in spec.counters],
-            kinds=[result_kinds.flag_value(np.asarray(0)) for _ in probe.kinded],  # (read only once a return set it)
+            # (a return value not set yet has its kind read only once a return set it)
+            kinds=[result_kinds.flag_value(np.asarray(0) if may_be_placeholder(self.leaves[j].value) else self.leaves[j].value)
+                   for j in probe.kinded],
             ran=[_flag_value(False)] if widened else [],
         )
         op = trace_context.require().emit(graph.WhileOp(inits, Region(probe.cond_block), Region(probe.body_block)))
@@ -1491,6 +1550,8 @@ class _Loop:
                 result_kinds.take_kind(value, result_kinds.static_kind(out))
         for j, kind in zip(probe.kinded, results["kinds"]):
             final[j].kind_flag = Tensor(kind)
+            if j in self.varying:
+                final[j].path_promotions = self.varying[j]
         for leaf, value in zip(leaves, final):  # after zero iterations, the Python number it was before the loop
             python_number = not _unread(leaf.value) and abstract_of(leaf.value).weak  # (or a staged `if` made a tensor)
             if not spec.runs and leaf.ty is not None and isinstance(value, Tensor) and python_number:

@@ -38,4 +38,9 @@ class ExpressionConverter(ast.NodeTransformer):
 
 
 def transform_with(converter: type[ExpressionConverter], func: ast.FunctionDef, ctx: ConversionContext) -> None:
-    func.body = [converter(ctx).visit(stmt) for stmt in func.body]
+    """Convert each statement of ``func``'s body; one that becomes several (a top-level ``raise``) is spliced in."""
+    body: list[ast.stmt] = []
+    for stmt in func.body:
+        new = converter(ctx).visit(stmt)
+        body.extend(new if isinstance(new, list) else [new])
+    func.body = body

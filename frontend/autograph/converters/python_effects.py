@@ -64,7 +64,18 @@ def _sites_of(node: ast.AST) -> list[Site]:
         op = f"{_OPERATORS.get(type(node.op), '')}=" if isinstance(node, ast.AugAssign) else "="
     elif isinstance(node, ast.Delete):
         return [Site(node.lineno, r, f"del {ast.unparse(t)}") for t in node.targets if (r := _store_root(t))]
-    return [Site(node.lineno, r, f"{ast.unparse(t)} {op} ...") for t in targets if (r := _store_root(t))]
+    return [Site(node.lineno, r, f"{ast.unparse(t)} {op} ...") for t in _unpacked(targets) if (r := _store_root(t))]
+
+
+def _unpacked(targets: list[ast.expr]) -> list[ast.expr]:
+    """The targets an assignment stores to, those of an unpacking among them (``xs[0], xs[1] = ...``)."""
+    out: list[ast.expr] = []
+    for t in targets:
+        if isinstance(t, (ast.Tuple, ast.List)):
+            out += _unpacked(t.elts)
+        else:
+            out.append(t.value if isinstance(t, ast.Starred) else t)
+    return out
 
 
 def _store_root(target: ast.expr) -> str | None:

@@ -12,6 +12,7 @@ import builtins
 from collections.abc import Callable
 from typing import Any
 
+from kiln.frontend import calls, python_raises
 from kiln.frontend.autograph import staging
 
 #: ``raise_``'s ``cause`` when the ``raise`` has no ``from`` (``from None`` is a cause)
@@ -51,24 +52,31 @@ def assert_(test: Any, message: Callable[[], Any] | None, source: str) -> None:
 def raise_(exc: Any, cause: Any = _NO_CAUSE) -> None:
     """``raise exc from cause``: Python's ``raise``, except in a staged region (a branch or loop body
     on a tensor, which runs only on the calls that reach it), where it is a run-time error of the same
-    builtin exception and message whenever that path runs; other exceptions are refused there."""
-    if not staging.in_staged_region():
-        if cause is _NO_CAUSE:
-            raise exc
-        raise exc from cause
+    builtin exception and message whenever that path runs; other exceptions are refused there.
+    Raised while tracing, it is noted: where it ends the trace after a run-time check or print, it
+    becomes a run-time error after them (python_raises.raised_when_run)."""
     error = exc() if isinstance(exc, type) and issubclass(exc, BaseException) else exc
     where = staging.statement_location()
     if not isinstance(error, BaseException):
         raise TypeError(f"{where}: exceptions must derive from BaseException (got {type(error).__name__})")
     kind = type(error)
-    if not _builtin_with_message(kind):
+    text = str(kind(*(_shown(a, "an argument") if staging.is_tensor(a) else a for a in error.args))) \
+        if _builtin_with_message(kind) else None
+    if not staging.in_staged_region():
+        if calls.in_callee():
+            calls.trace_into_caller()  # (the caller's trace says whether a run-time check comes before)
+        python_raises.note_python_raise(error, text)
+        if cause is _NO_CAUSE:
+            raise error
+        raise error from cause
+    if text is None:
         raise NotImplementedError(
             f"{where}: this `raise` is in code staged under a tensor condition, so it is a run-time error, which "
             f"can be one of Python's builtin exceptions that take a message (ValueError, TypeError, IndexError, "
             f"RuntimeError, ZeroDivisionError, AssertionError, ...), not {kind.__module__}.{kind.__qualname__}. "
             "Raise a builtin exception there, or make the condition a Python value."
         )
-    staging.staged_raise(kind, str(kind(*(_shown(a, "an argument") if staging.is_tensor(a) else a for a in error.args))))
+    staging.staged_raise(kind, text)
 
 
 def _builtin_with_message(kind: type[BaseException]) -> bool:

@@ -117,12 +117,14 @@ def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
                     f"{name}() of tensors of shape {as_tensor(v).shape} needs the truth value of an elementwise "
                     f"comparison, which is ambiguous (as in NumPy); use np.{'maximum' if name == 'max' else 'minimum'}"
                 )
-        result, kind = items[0], result_kinds.static_kind(items[0])
+        result, kind = items[0], result_kinds.kind_of(items[0])
         for v in items[1:]:
             # (a kind known only per call is a tensor: compared first, `!=` would trace an elementwise test)
-            if isinstance(kind, Tensor) or kind != result_kinds.static_kind(v):  # Python keeps the first extreme
+            kind_v = result_kinds.kind_of(v)
+            if isinstance(kind, Tensor) or isinstance(kind_v, Tensor) or kind != kind_v:  # Python keeps the first extreme
                 wins = np.greater(v, result) if name == "max" else np.less(v, result)
-                kind = np.where(wins, np.int8(result_kinds.static_kind(v)), kind if isinstance(kind, Tensor) else np.int8(kind))
+                kind = np.where(wins, kind_v if isinstance(kind_v, Tensor) else np.int8(kind_v),
+                                kind if isinstance(kind, Tensor) else np.int8(kind))
             result = combine(result, v)
         return result_kinds.with_kind(result, kind)
 

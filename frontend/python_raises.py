@@ -1,0 +1,64 @@
+"""A Python ``raise`` below run-time checks: it must come after them, as in Python.
+
+``if x[0] > 0: raise ValueError(...)`` is a run-time check (a ``graph.check``); a ``raise`` on a
+Python test below it raises while tracing, before any call could run that check. Where such an
+exception ends the traced function after a run-time check or ``kiln.print``, the trace ends with
+an unconditional run-time error of the same type and message instead: every call runs the checks
+and prints above it first, and raises it where none fails (docs/python-semantics.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects import func
+
+from kiln.dialects import graph
+from kiln.frontend import calls, trace_context
+from kiln.frontend.tensor import constant
+
+#: trace notes: the exceptions Python ``raise`` statements raised while tracing (see :func:`raised_when_run`)
+_PYTHON_RAISES = "kiln.python_raises"
+
+
+def note_python_raise(error: BaseException, text: str | None) -> None:
+    """Note that a Python ``raise`` at the user's line raises ``error`` while tracing; ``text`` is the
+    message a run-time error of it would have (None: kiln cannot raise its type at run time)."""
+    raised = trace_context.require().notes.setdefault(_PYTHON_RAISES, {})
+    raised[id(error)] = (error, text, trace_context.user_location())  # type: ignore[index]
+
+
+def raised_when_run(error: BaseException) -> bool:
+    """``error`` escaped the traced function. Where a Python ``raise`` raised it after a run-time check
+    or print (a staged ``raise`` above it may fail first, as in Python), end the trace with a run-time
+    error of it, which every call raises after those: whether so."""
+    ctx = trace_context.require()
+    noted = ctx.notes.get(_PYTHON_RAISES, {}).get(id(error))  # type: ignore[attr-defined]
+    if noted is None or noted[0] is not error or not _effects_before(ctx):
+        return False
+    _, text, location = noted
+    where = trace_context.describe_location(location)
+    if text is None:
+        kind = type(error)
+        raise NotImplementedError(
+            f"{where}: this `raise` comes after run-time checks or prints of traced values, which the call runs "
+            "first (as Python would), so it is a run-time error, which can be one of Python's builtin exceptions "
+            f"that take a message (ValueError, RuntimeError, ...), not {kind.__module__}.{kind.__qualname__}"
+        ) from None
+    check = ctx.emit(graph.CheckOp(constant(np.asarray(False)).value, f"{graph.error_prefix(type(error))}{where}: {text}"))
+    check.location = location
+    return True
+
+
+def _effects_before(ctx: trace_context.TraceContext) -> bool:
+    """Whether the trace ``ctx`` (its callees too) holds a run-time check or print."""
+    pending = [ctx.enclosing[0] if ctx.enclosing else ctx.block]
+    seen: set[int] = set()
+    while pending:
+        for op in pending.pop().walk():
+            if isinstance(op, (graph.CheckOp, graph.PrintOp)):
+                return True
+            callee = calls.callee_of(op) if isinstance(op, func.CallOp) else None
+            if callee is not None and id(callee) not in seen:
+                seen.add(id(callee))
+                pending.append(callee.body.block)
+    return False

@@ -6,7 +6,15 @@ Python: whether it promotes as a Python number (``weak``, NEP 50), whether it
 is a NumPy scalar (immutable: ``s += 1`` rebinds), read-only, the source of an
 unknown rank, what indexing may assume of an integer, how it promotes when the
 paths of a staged construct disagree, and the run-time flag saying which kind
-of result it is. It plays the part of JAX's ``ShapedArray`` with ``weak_type``.
+of result it is; and which array memory it is or shows: its :class:`~kiln.frontend.mutation.Storage`,
+the view chain from that storage's base, the indexing that made the view, and, for a value a
+staged construct merged, the arrays it may be on some paths. It plays the part of JAX's
+``ShapedArray`` with ``weak_type``.
+
+JAX's abstract values refer to nothing mutable; kiln's refers to a ``Storage``, which is: NumPy
+writes arrays in place (``x[0] = 1`` shows through every view of ``x``), so the memory a value
+shows is an identity whose contents change while tracing (its SSA value and version), and two
+values share memory exactly when their abstract values name the same ``Storage``.
 
 A staged ``if`` merges the values its paths leave with :meth:`AbstractValue.join`
 (:func:`join_paths` takes the Python values the paths left, numbers and NumPy
@@ -17,10 +25,13 @@ here, with its rule in ``join`` and ``widen``: see docs/frontend.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from kiln.frontend.mutation import Storage, ViewStep
 
 
 @dataclass(frozen=True)
@@ -44,16 +55,32 @@ class AbstractValue:
     #: a 0-d int8 tensor saying at run time which kind of result a value merged from a NumPy scalar
     #: and a 0-d array or Python number is (kiln.frontend.result_kinds); None where tracing knows
     kind_flag: Any = None
+    #: the array memory this value is (a base) or shows (a view): shared, mutable and versioned
+    #: (kiln.frontend.mutation); None for a value not in an array yet (a join's, a callee's result)
+    storage: Storage | None = None
+    #: the view chain from the storage's base value to this value (empty for a base)
+    steps: tuple[ViewStep, ...] = ()
+    #: ``(id(parent), key signature)`` of the indexing that made this view (``x[k] op= v``)
+    origin: tuple[int, tuple[Any, ...]] | None = None
+    #: for a value a staged construct merges: the arrays it is on some of its paths, first seen first
+    may_alias: tuple[Storage, ...] = ()
+
+    def arrays(self) -> tuple[Storage, ...]:
+        """The arrays this value is, on some path: its own storage, else those a join found."""
+        return (self.storage,) if self.storage is not None else self.may_alias
 
     def join(self, other: AbstractValue) -> AbstractValue:
         """The value a staged ``if`` merges from this path's and ``other``'s: what holds on both
         paths holds after it (weak, scalar, read-only only where both are); facts about values
-        and run-time flags are the construct's to set again."""
+        and run-time flags are the construct's to set again. The merged value is a new array (no
+        storage, no view chain) that may be the array of either path (``may_alias``): the construct
+        marks its storage so (mutation.MaybeAlias), with a run-time flag where it can say on which."""
         return AbstractValue(
             shape_source=self.shape_source if self.shape_source == other.shape_source else None,
             weak=self.weak and other.weak,
             scalar=self.scalar and other.scalar,
             readonly=self.readonly and other.readonly,
+            may_alias=tuple(dict.fromkeys((*self.arrays(), *other.arrays()))),
         )
 
     def widen(self, other: AbstractValue | None) -> AbstractValue:
@@ -62,7 +89,9 @@ class AbstractValue:
         and after every iteration so far, as :meth:`join` keeps it, but for a shape source the
         value before the loop did not have (a variable first bound in the loop), which is the
         iteration's. A loop traces its body again while this changes what it carries: each fact
-        can only be lost (a shape source only found once), so that ends at a fixed point."""
+        can only be lost (a shape source only found once), so that ends at a fixed point. The
+        carried value is a new array each iteration (a block argument): no storage, view chain or
+        aliases (each probe traces new arrays; the loop marks what it may be from its leaves)."""
         other = self if other is None else other
         return AbstractValue(
             shape_source=self.shape_source if self.shape_source is not None else other.shape_source,
@@ -72,8 +101,22 @@ class AbstractValue:
         )
 
     def but(self, **changes: Any) -> AbstractValue:
-        """This value with ``changes`` (a frozen value is never changed in place)."""
-        return replace(self, **changes)
+        """This value with ``changes`` (a frozen value is never changed in place). Every traced
+        value makes one, so it copies the fields rather than run ``dataclasses.replace`` (a
+        quarter of the cost)."""
+        fields = self.__dict__.copy()
+        for name, fact in changes.items():
+            if name not in fields:
+                raise TypeError(f"AbstractValue has no field {name!r}")
+            fields[name] = fact
+        new = object.__new__(AbstractValue)
+        object.__setattr__(new, "__dict__", fields)
+        return new
+
+    def in_memory_of(self, memory: AbstractValue) -> AbstractValue:
+        """These facts for a value in ``memory``'s array (its storage, view chain, origin and
+        aliases): a new array taking the facts of another value (a callee's result, a merge)."""
+        return self.but(storage=memory.storage, steps=memory.steps, origin=memory.origin, may_alias=memory.may_alias)
 
 
 class Fact:
@@ -87,19 +130,33 @@ class Fact:
         return self if value is None else getattr(value.aval, self.name)
 
     def __set__(self, value: Any, fact: Any) -> None:
-        value.aval = replace(value.aval, **{self.name: fact})
+        value.aval = value.aval.but(**{self.name: fact})
 
 
-#: the abstract value of a value with no facts beyond its type (a fresh array)
+#: the abstract value of a value with no facts beyond its type and in no array yet
 PLAIN = AbstractValue()
+
+
+def in_array(storage: Storage, shape_source: int | None = None) -> AbstractValue:
+    """The abstract value of a new array in ``storage`` (every ``Tensor`` starts with one, so it
+    is built by copying :data:`PLAIN`'s fields: a third of the dataclass constructor's cost)."""
+    fields = PLAIN.__dict__.copy()
+    fields["storage"] = storage
+    if shape_source is not None:
+        fields["shape_source"] = shape_source
+    new = object.__new__(AbstractValue)
+    object.__setattr__(new, "__dict__", fields)
+    return new
 
 
 def abstract_of(value: Any) -> AbstractValue:
     """The abstract value of what a path of a staged construct left in a variable: a traced value's
-    own; a Python number's (weak, a scalar); a NumPy scalar's (a scalar);
+    own (an abstract value is its own); a Python number's (weak, a scalar); a NumPy scalar's (a scalar);
     :data:`PLAIN` for anything else (an array, a masked selection). Every Python number is weak,
     bools and complex numbers too, as in NEP 50 (kiln's promotion takes a 0-d tensor as a Python
     number only where it is an int or float: see staging)."""
+    if isinstance(value, AbstractValue):  # (an array's memory, named by the value it holds)
+        return value
     aval = getattr(value, "aval", None)
     if isinstance(aval, AbstractValue):
         return aval

@@ -4,10 +4,11 @@ A kiln.function (a ``kiln.grad`` function, a decorated method) called while anot
 traced once per *call signature* into a private ``func.func`` of the caller's module, and each
 call is a ``func.call`` of it; when the module is lowered, ``graph-inline-calls`` inlines the
 calls of small or effectful callees and keeps the others as functions, and ``graph_autodiff``
-differentiates through calls. The signature is the structure of the arguments, each traced
-array's IR type, abstract value and whether it is a C-contiguous array of its own, and every
-other leaf: a Python constant or NumPy scalar by value, a NumPy array by contents, any other
-object (the ``self`` of a method) by identity. The callees live in the notes of the outermost trace (:class:`Callees`), so
+differentiates through calls. The signature is the structure of the arguments and each leaf's
+``signature.leaf_key`` (as for a top-level call, ``in_trace``): each traced array's IR type,
+abstract value and whether it is a C-contiguous array of its own, a Python constant or NumPy
+scalar by ``constant_key``, a NumPy array by contents, any other object (the ``self`` of a
+method) by identity. The callees live in the notes of the outermost trace (:class:`Callees`), so
 callers share them however deeply they nest.
 
 A callee whose trace cannot stand alone is traced into its caller instead, as before calls were
@@ -23,7 +24,6 @@ sets) changes once per signature, as for any trace.
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,20 +31,19 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from kiln.frontend import argument_containers, pytree, trace_context
 from kiln.frontend.abstract_value import AbstractValue
-from kiln.frontend.index_facts import Facts
 from kiln.frontend.mutation import Storage
+from kiln.frontend.signature import leaf_key, plain_array, portable, static_type
 from kiln.frontend.tensor import LAYOUT_ARGUMENTS, Tensor
 from kiln.frontend.variables import NOTES_KEY as VARIABLES, Captures
 
 #: key of the outermost trace's :class:`Callees` in ``TraceContext.notes``
 NOTES_KEY = "kiln.calls"
 
-#: leaves that are trace-time constants, keyed by type and value
+#: result leaves that are trace-time constants, given back as they are
 _CONSTANTS = (bool, int, float, complex, str, bytes, type(None), np.generic)
 
 
@@ -148,7 +147,7 @@ def traced_call(function: object, name: str, body: Callable[..., Any], args: tup
     outputs = []
     for result, aval in zip(call.results, found.avals, strict=True):
         out = Tensor(result)
-        out.aval = aval
+        out.aval = aval.in_memory_of(out.aval)
         outputs.append(out)
     return pytree.unflatten(found.tree, iter([outputs[x.index] if isinstance(x, Output) else x for x in found.leaves]))
 
@@ -161,42 +160,15 @@ def _signature(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any
     tensors: list[Tensor] = []
     kept: list[Any] = []
     for leaf in leaves:
+        key = leaf_key(leaf, in_trace=True)
+        if key is None:
+            return None
+        parts.append(key)
         if isinstance(leaf, Tensor):
-            aval = _portable(leaf.aval)
-            storage = leaf.storage
-            if aval is None or not _static(leaf.type) or storage.stale is not None:
-                return None
-            parts.append((leaf.type, aval, _plain(leaf)))
             tensors.append(leaf)
-        elif isinstance(leaf, _CONSTANTS):
-            parts.append((type(leaf), repr(leaf)))  # (by repr: -0.0 is not 0.0, a NaN is itself)
-        elif type(leaf) is np.ndarray and not leaf.dtype.hasobject:
-            parts.append((leaf.dtype.str, leaf.shape, hashlib.sha256(np.ascontiguousarray(leaf).data).digest()))
-        else:
-            parts.append(("object", id(leaf)))
+        elif key[0] == "object" or key[0] == "variable":
             kept.append(leaf)
     return tuple(parts), tensors, tuple(kept)
-
-
-def _plain(tensor: Tensor) -> bool:
-    """Whether ``tensor`` is a C-contiguous array of its own (not a view, not strided memory)."""
-    return not tensor.is_view and tensor.storage.base_layout() is None
-
-
-def _portable(aval: AbstractValue) -> AbstractValue | None:
-    """``aval`` as it holds in another function: bounds of an integer kept, its relation to a
-    value of this one dropped; None for facts tied to this trace (a merged value's run-time kind
-    flag or per-path promotions, an unknown rank)."""
-    if aval.kind_flag is not None or aval.path_promotions is not None or aval.shape_source is not None:
-        return None
-    facts = aval.facts
-    if isinstance(facts, Facts) and facts.base is not None:
-        return aval.but(facts=Facts(facts.lo, facts.hi))
-    return aval
-
-
-def _static(ty: Any) -> bool:
-    return isinstance(ty, TensorType) and all(d >= 0 for d in ty.get_shape())
 
 
 class _NoVariables(Captures):
@@ -219,7 +191,7 @@ def _trace(table: Callees, name: str, body: Callable[..., Any], args: tuple[Any,
         if hint.isidentifier():
             arg.name_hint = hint
         param = Tensor(arg, storage=Storage(arg, argument=i))
-        param.aval = _portable(tensor.aval)  # type: ignore[assignment]
+        param.aval = portable(tensor.aval).in_memory_of(param.aval)  # type: ignore[union-attr]
         params.append(param)
     ctx = trace_context.TraceContext(block=block, name=name, notes={
         NOTES_KEY: table, VARIABLES: _NoVariables(block), trace_context.LARGE_CONSTANTS: _refuse,
@@ -235,14 +207,14 @@ def _trace(table: Callees, name: str, body: Callable[..., Any], args: tuple[Any,
         traced = None
     asked = tuple(sorted(ctx.notes.get(LAYOUT_ARGUMENTS, ())))  # type: ignore[call-overload]
     # (the layout of a view or of strided memory is the caller's to know)
-    if traced is None or not _closed(block) or not all(_plain(tensors[i]) for i in asked):
+    if traced is None or not _closed(block) or not all(plain_array(tensors[i]) for i in asked):
         block.drop_all_references()  # (the caller's values must not keep its ops as uses)
         return INLINE
     tree, refs, outputs = traced
     symbol = table.symbol(name)
     func_op = table.funcs[symbol] = func.FuncOp(symbol, (list(block.arg_types), [t.type for t in outputs]),
                                                 Region(block), visibility="private")
-    avals = tuple(_portable(t.aval) or AbstractValue() for t in outputs)
+    avals = tuple(portable(t.aval) or AbstractValue() for t in outputs)
     return Callee(func_op, tree, refs, avals, asked, kept)
 
 
@@ -291,7 +263,7 @@ def _returnable(result: Tensor, params: list[Tensor]) -> bool:
     """Whether a result leaf can come back through a call: a static array of the callee's own,
     not an argument or a view of one, nor (on some path of a staged ``if`` or loop) perhaps one,
     which the caller would see as a new array."""
-    if not _static(result.type) or _portable(result.aval) is None:
+    if not static_type(result.type) or portable(result.aval) is None:
         return False
     arguments = {id(p.storage) for p in params}
     seen: set[int] = set()

@@ -5,9 +5,10 @@ The frontend bridges the two the way PyTorch's functionalization does:
 
 - Every array memory is a :class:`Storage` holding the SSA value of its current
   contents. A base :class:`~kiln.frontend.tensor.Tensor` reads its storage's value;
-  a view (a basic slice, ``.T``, a reshape) holds its storage and the chain of
-  :class:`ViewStep` s that derive it from the base, and replays them when the base
-  changed since it last looked (storage versions are global and never reused).
+  a view (a basic slice, ``.T``, a reshape) has its storage and the chain of
+  :class:`ViewStep` s that derive it from the base in its abstract value
+  (kiln.frontend.abstract_value), and replays them when the base changed since it
+  last looked (storage versions are global and never reused).
 - A write ``x[idx] = v`` computes the new value of ``x`` (``graph.insert_slice``,
   ``graph.select``), then walks the view chain back to the base with each step's
   inverse and sets the storage's new value. Every other view of that storage sees

@@ -334,7 +334,7 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
         return _complex_power(operands, in_dtypes[0])
     tensors, source = broadcast_all([materialize(x, dt) for x, dt in zip(operands, in_dtypes)], _np_name(ufunc))
     result = with_source(build(*tensors), source)
-    if any(result._storage is t._storage for t in tensors):  # (np.positive, np.conjugate of reals): a new array
+    if any(result.storage is t.storage for t in tensors):  # (np.positive, np.conjugate of reals): a new array
         result = Tensor(result.value, result.shape_source)
     result = follow_layout(result, operands)
     assert result.dtype == out_dtype, f"{_np_name(ufunc)}: built {result.dtype}, NumPy gives {out_dtype}"

@@ -156,7 +156,7 @@ def with_kind(value: Tensor, kind: int | Tensor) -> Tensor:
     """``value`` (a new 0-d tensor) returned as ``kind``: a static kind, or a traced 0-d int8 one
     (``max(s, t, 0.5)`` of 0-d arrays is one of them: an array or the Python float)."""
     out = Tensor(value.value)
-    out.aval = value.aval.but(shape_source=None, readonly=False, kind_flag=None)  # (a new value: its kind is set below)
+    out.aval = value.aval.but(shape_source=None, readonly=False, kind_flag=None).in_memory_of(out.aval)  # (a new value: its kind is set below)
     if isinstance(kind, Tensor):
         out.kind_flag = kind
     else:

@@ -2,7 +2,8 @@
 
 The rules (docs/semantics.md):
 
-* NumPy arrays and NumPy scalars are tensors: ``(dtype, shape)``.
+* NumPy arrays and NumPy scalars are tensors: ``(dtype, shape)`` and their abstract value
+  (kiln.frontend.abstract_value: a NumPy scalar is immutable, an array is not).
 * A list is a Python list (docs/python-semantics.md): its structure is part of the key, and
   its Python numbers are traced Python numbers (kiln.frontend.list_numbers), keyed by type:
   ``[1.0]`` and ``[2.0]`` share a trace, ``[1.0, 2.0]`` and ``[1, 2.0]`` retrace. Tuples and
@@ -17,10 +18,16 @@ The rules (docs/semantics.md):
 
 ``TensorSpec`` stands for a tensor with ``None`` (dynamic) dims, or of any rank
 (``shape=None``: one trace for every rank, see :mod:`kiln.frontend.unknown_rank`).
+
+A call of one kiln.function while another is traced (kiln.frontend.calls) is keyed by the same
+:func:`leaf_key`, with ``in_trace=True``: its arguments are then the caller's traced arrays, keyed
+by IR type and abstract value, and a NumPy array or scalar is a constant of the caller's trace
+(an array by its contents).
 """
 
 from __future__ import annotations
 
+import hashlib
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -31,8 +38,11 @@ from xdsl.dialects.builtin import TensorType
 
 from kiln.dialects.graph import tensor_type
 from kiln.frontend import array_types, pytree
+from kiln.frontend.abstract_value import PLAIN, AbstractValue, abstract_of
 from kiln.frontend.dtypes import SUPPORTED, to_element, unsupported_argument
+from kiln.frontend.index_facts import Facts
 from kiln.frontend.list_numbers import ListNumber, NumberList, lift_list_numbers
+from kiln.frontend.tensor import Tensor
 
 @dataclass(frozen=True)
 class TensorSpec:
@@ -146,16 +156,31 @@ def _strip(obj: Any) -> Any:
     return pytree.unflatten(tree, iter([x if x is pytree.TENSOR_SLOT else None for x in leaves]))
 
 
-def leaf_key(leaf: Any) -> Any:
-    """One leaf's part of the cache key (see the module docstring)."""
+def leaf_key(leaf: Any, *, in_trace: bool = False) -> Any:
+    """One leaf's part of the cache key (see the module docstring): a tensor by its type and
+    abstract value, a constant by :func:`constant_key`. ``in_trace``: the key of a call between
+    kiln.functions while one is traced (kiln.frontend.calls), whose tensors are the caller's traced
+    arrays (None for one whose abstract value holds only in its trace: the callee is then traced
+    into the caller); a NumPy array or scalar is then a constant of the caller's trace."""
     from kiln.frontend.variables import Variable  # variables imports the tracer: imported late
 
+    if isinstance(leaf, Tensor):
+        aval = portable(leaf.aval)
+        if aval is None or not static_type(leaf.type) or leaf.storage.stale is not None:
+            return None
+        return ("tensor", leaf.type, aval, plain_array(leaf))
+    if in_trace and isinstance(leaf, np.ndarray):
+        if type(leaf) is np.ndarray and not leaf.dtype.hasobject:
+            return ("array", leaf.dtype.str, leaf.shape, hashlib.sha256(np.ascontiguousarray(leaf).data).digest())
+        return ("object", id(leaf))  # (the caller keeps it alive while the key is)
+    if in_trace and isinstance(leaf, np.generic):
+        return ("value", type(leaf), constant_key(leaf))
     if isinstance(leaf, np.ndarray):
-        return ("tensor", leaf.dtype.str, leaf.shape)
+        return ("tensor", leaf.dtype.str, leaf.shape, PLAIN)
     if isinstance(leaf, np.generic):  # immutable, unlike a 0-d array: `x += 1` rebinds
-        return ("scalar", leaf.dtype.str)
+        return ("scalar", leaf.dtype.str, _SCALAR)
     if isinstance(leaf, TensorSpec):
-        return ("tensor", leaf.dtype.str, leaf.shape)
+        return ("tensor", leaf.dtype.str, leaf.shape, PLAIN)
     if isinstance(leaf, ListNumber):
         return ("number", type(leaf.value))
     if isinstance(leaf, NumberList):
@@ -171,6 +196,8 @@ def leaf_key(leaf: Any) -> Any:
     try:
         hash(leaf)
     except TypeError:
+        if in_trace:  # (the caller keeps it alive while the key is)
+            return ("object", id(leaf))
         raise TypeError(
             f"kiln.function: argument of type {cls.__name__} is neither an array nor hashable; "
             "pass NumPy arrays, Python scalars, or hashable values"
@@ -179,13 +206,45 @@ def leaf_key(leaf: Any) -> Any:
     return ("value", cls, constant_key(leaf))
 
 
+#: the abstract value of a NumPy scalar argument (immutable: ``s += 1`` rebinds)
+_SCALAR = abstract_of(np.float64(0))
+
+#: the types whose zeros and NaNs :func:`constant_key` keys by ``repr``
+_INEXACT = frozenset({float, complex, np.float16, np.float32, np.float64, np.longdouble, np.complex64, np.complex128,
+                      np.clongdouble})
+
+
 def constant_key(value: Any) -> Any:
-    """``value`` as a trace cache key: itself, except a float or complex zero or NaN, keyed by its
-    ``repr``. ``-0.0 == 0.0`` (``x / s`` differs: -inf against inf) and a NaN equals nothing (each
-    call with a new one would trace again)."""
-    if type(value) is float or type(value) is complex:
+    """``value`` as a trace cache key: itself, except a float or complex zero or NaN (Python's or
+    NumPy's), keyed by its ``repr``. ``-0.0 == 0.0`` (``x / s`` differs: -inf against inf) and a
+    NaN equals nothing (each call with a new one would trace again)."""
+    if type(value) in _INEXACT:
         return value if value == value and value != 0 else repr(value)
     return value
+
+
+def portable(aval: AbstractValue) -> AbstractValue | None:
+    """``aval`` as it holds in another trace (a callee's argument or a caller's result): bounds of
+    an integer kept, its relation to a value of this trace dropped, in no array yet (the other
+    trace's arrays are its own); None for facts tied to this trace (a merged value's run-time kind
+    flag or per-path promotions, an unknown rank)."""
+    if aval.kind_flag is not None or aval.path_promotions is not None or aval.shape_source is not None:
+        return None
+    facts = aval.facts
+    if isinstance(facts, Facts) and facts.base is not None:
+        aval = aval.but(facts=Facts(facts.lo, facts.hi))
+    return aval.in_memory_of(PLAIN)
+
+
+def static_type(ty: Any) -> bool:
+    """Whether ``ty`` is a tensor type of static sizes."""
+    return isinstance(ty, TensorType) and all(d >= 0 for d in ty.get_shape())
+
+
+def plain_array(tensor: Tensor) -> bool:
+    """Whether ``tensor`` is a C-contiguous array of its own (not a view, not strided memory): the
+    layout of a view or of strided memory is its trace's to know."""
+    return not tensor.is_view and tensor.storage.base_layout() is None
 
 
 def _arg_key(arg: Any) -> tuple[pytree.TreeDef, tuple[Any, ...]]:

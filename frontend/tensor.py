@@ -36,7 +36,7 @@ from xdsl.ir import Operation, SSAValue
 
 from kiln.dialects import graph
 from kiln.frontend import array_types, dtypes, mutation, shape_sources, trace_context
-from kiln.frontend.abstract_value import PLAIN, AbstractValue, Fact
+from kiln.frontend.abstract_value import Fact, in_array
 
 #: trace note: an in-place operator rebound a NumPy scalar argument (see ConcreteFunction.native_entry)
 IMMUTABLE_REBOUND = "kiln.tensor.immutable_rebound"
@@ -75,10 +75,21 @@ def array_power(x: Any, exponent: Any) -> Any:
     return np.power(x, exponent)
 
 
-class Tensor:
-    """A traced array: NumPy's interface over one SSA value of tensor type."""
+class _Memo:
+    """A tensor's cache, not its meaning (that is its abstract value): a view's value as last
+    replayed from its storage (``value``) and the storage version then (``seen``), and the version
+    this tensor's last write left (``wrote``: :meth:`Tensor.is_write_of`)."""
 
-    __slots__ = ("_storage", "_steps", "_cache", "_seen", "aval", "origin", "_wrote")
+    __slots__ = ("value", "seen", "wrote")
+
+    def __init__(self, value: SSAValue, seen: int) -> None:
+        self.value, self.seen, self.wrote = value, seen, 0
+
+
+class Tensor:
+    """A traced array: NumPy's interface over one SSA value of tensor type and its abstract value."""
+
+    __slots__ = ("aval", "_memo")
 
     # Tensors are unhashable, like ndarrays: ``==`` builds a tensor.
     __hash__ = None  # type: ignore[assignment]
@@ -86,17 +97,11 @@ class Tensor:
     def __init__(self, value: SSAValue, shape_source: int | None = None, *, storage: mutation.Storage | None = None):
         if not isinstance(value.type, TensorType):
             raise TypeError(f"kiln.Tensor wraps a value of tensor type, got {value.type}")
-        #: the array memory this tensor is (a base) or shows (a view); see kiln.frontend.mutation
-        self._storage = mutation.Storage(value) if storage is None else storage
-        #: the view chain from the storage's base value to this tensor (empty for a base)
-        self._steps: tuple[mutation.ViewStep, ...] = ()
-        self._cache = value
-        self._seen = self._storage.version
-        #: everything tracing knows of this value beyond its IR type (kiln.frontend.abstract_value)
-        self.aval = PLAIN if shape_source is None else AbstractValue(shape_source=shape_source)
-        #: ``(id(parent), key signature)`` of the indexing that made this view (``x[k] op= v``)
-        self.origin: tuple[int, tuple[Any, ...]] | None = None
-        self._wrote = 0
+        storage = mutation.Storage(value) if storage is None else storage
+        #: everything tracing knows of this value beyond its IR type, the array memory it is or
+        #: shows included (kiln.frontend.abstract_value)
+        self.aval = in_array(storage, shape_source)
+        self._memo = _Memo(value, storage.version)
 
     # The abstract value's facts, read and set as attributes (kiln.frontend.abstract_value has their
     # meanings); ``immutable`` is its ``scalar``: a NumPy scalar.
@@ -107,27 +112,32 @@ class Tensor:
     facts = Fact("facts")
     path_promotions = Fact("path_promotions")
     kind_flag = Fact("kind_flag")
+    origin = Fact("origin")
 
     @property
     def value(self) -> SSAValue:
         """The SSA value of this array's contents now (a view replays its chain when its base changed)."""
-        if not self._steps:
-            return self._storage.value
-        if self._storage.alias is not None:  # a view of an array a staged construct merged: reads are checked as
-            self._storage.alias.check_read()  # the base's (its value may be from before the outer was written)
-        stale = self._seen != self._storage.version
-        if stale or (not trace_context.visible(self._cache) and trace_context.visible(self._storage.value)):
+        aval = self.aval
+        storage = aval.storage
+        if not aval.steps:
+            return storage.value  # type: ignore[union-attr]
+        if storage.alias is not None:  # a view of an array a staged construct merged: reads are checked as
+            storage.alias.check_read()  # the base's (its value may be from before the outer was written)
+        memo = self._memo
+        stale = memo.seen != storage.version
+        if stale or (not trace_context.visible(memo.value) and trace_context.visible(storage.value)):
             # (a view last shown inside a staged region that has ended is shown again where it is used)
-            parent = Tensor(self._storage.value)
-            for step in self._steps:
+            parent = Tensor(storage.value)
+            for step in aval.steps:
                 parent = step.forward(parent)
-            self._cache, self._seen = parent.value, self._storage.version
-        return self._cache
+            memo.value, memo.seen = parent.value, storage.version
+        return memo.value
 
     @property
     def type(self) -> TensorType:
         """The tensor type of :attr:`value`, without replaying a view (its type never changes)."""
-        return (self._cache if self._steps else self._storage.value).type  # type: ignore[return-value]
+        aval = self.aval
+        return (self._memo.value if aval.steps else aval.storage.value).type  # type: ignore[return-value,union-attr]
 
     # ------------------------------------------------------------------ views and writes
 
@@ -138,34 +148,35 @@ class Tensor:
         shown = step.forward(self) if shown is None else shown
         if self.immutable:
             return as_scalar(Tensor(shown.value, self.shape_source))
-        out = Tensor(shown.value, self.shape_source, storage=self._storage)
-        out._steps = (*self._steps, step)
-        out.readonly = self.readonly
+        out = Tensor(shown.value, self.shape_source, storage=self.storage)
+        out.aval = out.aval.but(readonly=self.readonly, steps=(*self.aval.steps, step))
         return out
 
     @property
     def storage(self) -> mutation.Storage:
-        return self._storage
+        """The array memory this tensor is or shows (its abstract value's)."""
+        return self.aval.storage  # type: ignore[return-value]
 
     @property
     def is_view(self) -> bool:
-        return bool(self._steps)
+        return bool(self.aval.steps)
 
     def is_contiguous(self) -> bool:
         """Whether this array is C-contiguous in NumPy (a base is; a view when its chain keeps it).
         Of an argument's memory, the trace depends on the argument's layout: noted, so that a
         non-contiguous argument is traced with its strides (``Storage.layout``)."""
-        storage = self._storage
+        storage = self.storage
         if storage.argument is not None:
             trace_context.require().notes.setdefault(LAYOUT_ARGUMENTS, set()).add(storage.argument)
         layout = storage.base_layout()
         if layout is not None:
             return self._strided_contiguous(layout)
-        shape = shape_of(Tensor(self._storage.value))
-        strides = self._view_strides(c_strides(shape)) if self._steps and -1 not in shape else None
+        shape = shape_of(Tensor(storage.value))
+        steps = self.aval.steps
+        strides = self._view_strides(c_strides(shape)) if steps and -1 not in shape else None
         if strides is not None:
             return c_contiguous(shape_of(self), strides)  # NumPy's rule: `a.T` of 1xN is C-contiguous
-        for step in self._steps:
+        for step in steps:
             if not step.keeps_contiguous(shape):
                 return False
             shape = step.out_shape(shape)
@@ -175,7 +186,7 @@ class Tensor:
         """NumPy's strides of this array in elements, from its base's (an argument's layout, else
         C-contiguous) through its view chain; None where a step or a size is not known. Of an
         argument's memory, noted like :meth:`is_contiguous`."""
-        storage = self._storage
+        storage = self.storage
         if storage.argument is not None:
             trace_context.require().notes.setdefault(LAYOUT_ARGUMENTS, set()).add(storage.argument)
         base_shape = shape_of(Tensor(storage.value))
@@ -187,9 +198,9 @@ class Tensor:
     def _view_strides(self, layout: tuple[int, ...]) -> tuple[int, ...] | None:
         """This view's element strides when its base has the element strides ``layout``; None
         where a step's are not known."""
-        shape = shape_of(Tensor(self._storage.value))
+        shape = shape_of(Tensor(self.storage.value))
         strides: tuple[int, ...] | None = layout
-        for step in self._steps:
+        for step in self.aval.steps:
             strides = step.view_strides(shape, strides)
             if strides is None:
                 return None
@@ -208,22 +219,22 @@ class Tensor:
         if self.readonly:
             raise ValueError(f"{trace_context.here()}: assignment destination is read-only")
         assert new.value.type == self.value.type, (new.value.type, self.value.type)
-        if not self._steps:
-            mutation.write(self._storage, new.value)
-        else:
-            parents = [Tensor(self._storage.value)]
-            for step in self._steps[:-1]:
+        storage, steps = self.storage, self.aval.steps
+        if steps:
+            parents = [Tensor(storage.value)]
+            for step in steps[:-1]:
                 parents.append(step.forward(parents[-1]))
-            for step, parent in zip(reversed(self._steps), reversed(parents)):
+            for step, parent in zip(reversed(steps), reversed(parents)):
                 new = step.inverse(parent, new)
-            mutation.write(self._storage, new.value)
-        self._wrote = self._storage.version
+        mutation.write(storage, new.value)
+        self._memo.wrote = storage.version
 
     def is_write_of(self, target: Tensor, key: Any) -> bool:
         """Whether this is ``target[key]`` just written in place (``target[key] op= v``): the
         setitem Python then calls would write the same values again."""
+        storage = self.storage
         return (
-            self._storage is target._storage and self._wrote == self._storage.version
+            storage is target.storage and self._memo.wrote == storage.version
             and self.origin == (id(target), key_signature(key))
         )
 
@@ -249,7 +260,7 @@ class Tensor:
         if not _operand(other):
             return NotImplemented  # type: ignore[return-value]
         if self.immutable:  # the same code on a 0-d array would write it: no fast path may mix them
-            if self._storage.argument is not None:
+            if self.storage.argument is not None:
                 trace_context.require().notes[IMMUTABLE_REBOUND] = True
             return ufunc(self, other)
         _PROTOCOLS["array_ufunc"](ufunc, "__call__", (self, other), {"out": (self,)})
@@ -271,15 +282,16 @@ class Tensor:
         NumPy, only where no copy is needed (a C-contiguous array)."""
         if self.immutable:
             raise AttributeError("cannot set the shape of a NumPy scalar")
-        if self._storage.argument is not None and not self._steps:
+        if self.storage.argument is not None and not self.is_view:
             raise NotImplementedError(
                 "setting .shape of an argument array inside kiln.function is not supported: in Python it reshapes "
                 "the caller's array object, which compiled code cannot do; use x = x.reshape(...)"
             )
         view = np.reshape(self, new_shape)
-        if not isinstance(view, Tensor) or view._storage is not self._storage:
+        if not isinstance(view, Tensor) or view.storage is not self.storage:
             raise AttributeError("Incompatible shape for in-place modification. Use `.reshape()` to make a copy with the desired shape.")
-        self._steps, self._cache, self._seen = view._steps, view.value, view._seen
+        self.aval = self.aval.but(steps=view.aval.steps)
+        self._memo.value, self._memo.seen = view.value, view._memo.seen
 
     @property
     def dtype(self) -> np.dtype[Any]:
@@ -1017,12 +1029,12 @@ def follow_layout(
     ``reduced`` of the one operand; ``joined``: ``np.concatenate``'s and ``np.stack``'s, each
     operand of a stack without its ``new_axis``): like them, so ``x.T.astype(int).reshape(-1)``
     is a copy, as in NumPy. The strides are worked out only if a reshape or ravel asks."""
-    storage = result._storage
-    if result._steps or storage.argument is not None or storage.layout is not None or result.shape_source is not None:
+    storage = result.storage
+    if result.is_view or storage.argument is not None or storage.layout is not None or result.shape_source is not None:
         return result
     arrays = [x for x in operands if isinstance(x, (Tensor, np.ndarray)) and getattr(x, "shape_source", None) is None and x.ndim > 1]
     shape = shape_of(result)
-    if not arrays or len(shape) < 2 or -1 in shape or any(isinstance(x, Tensor) and x._storage is storage for x in arrays):
+    if not arrays or len(shape) < 2 or -1 in shape or any(isinstance(x, Tensor) and x.storage is storage for x in arrays):
         return result
 
     def rule() -> tuple[int, ...] | None:
@@ -1052,7 +1064,7 @@ def follow_layout(
 def lay_out_fortran(t: Tensor) -> Tensor:
     """``t``, a new array, Fortran-ordered (``np.asfortranarray``, ``*_like(order='F')``)."""
     if t.ndim > 1:
-        t._storage.layout = c_strides(shape_of(t)[::-1])[::-1]
+        t.storage.layout = c_strides(shape_of(t)[::-1])[::-1]
     return t
 
 
@@ -1069,8 +1081,8 @@ def merge_layout(merged: Tensor, paths: Sequence[Any], where: str, construct: st
     """Lay ``merged``, the array a staged construct made of ``paths`` (the values it has on each
     path), out as those are; where they differ (``x.T + 1`` on one path, ``x + 1`` on another),
     NumPy's reshape of it is a view on some paths and a copy on others: refused when asked."""
-    storage = merged._storage
-    if merged.shape_source is not None or merged._steps or merged.ndim == 0 or storage.layout is not None:
+    storage = merged.storage
+    if merged.shape_source is not None or merged.is_view or merged.ndim == 0 or storage.layout is not None:
         return False
     paths = list(paths)
 
@@ -1105,7 +1117,7 @@ def as_scalar(t: Tensor) -> Tensor:
     if t.shape_source is not None or t.ndim != 0 or t.immutable:
         return t
     scalar = Tensor(t.value)
-    scalar.aval = t.aval.but(scalar=True, readonly=False, kind_flag=None)  # (a new value, of NumPy's scalar kind)
+    scalar.aval = t.aval.but(scalar=True, readonly=False, kind_flag=None).in_memory_of(scalar.aval)  # (a new value, of NumPy's scalar kind)
     return scalar
 
 
@@ -1134,7 +1146,7 @@ def strong(t: Tensor) -> Tensor:
     if not t.weak:
         return t
     out = Tensor(t.value)
-    out.aval = t.aval.but(weak=False, readonly=False, path_promotions=None, kind_flag=None)  # (one type on every path)
+    out.aval = t.aval.but(weak=False, readonly=False, path_promotions=None, kind_flag=None).in_memory_of(out.aval)  # (one type on every path)
     return out
 
 

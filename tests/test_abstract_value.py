@@ -41,6 +41,41 @@ def test_widen_loses_facts_until_a_fixed_point():
     assert AbstractValue(shape_source=1).widen(AbstractValue(shape_source=2)) == AbstractValue(shape_source=1)
 
 
+def test_a_tensor_is_an_ir_value_and_an_abstract_value_that_names_its_memory():
+    """Which array memory a traced array is or shows, its view chain and the indexing that made a
+    view are fields of its abstract value; the join of two paths' arrays may be either, and a
+    loop's widening carries a new array (no memory: a fixed point whatever each probe traces)."""
+    seen = {}
+
+    @kiln.function
+    def f(x, y):
+        view = x[1:]
+        seen["x"], seen["y"], seen["view"] = x.aval, y.aval, view.aval
+        return view + y[1:]
+
+    x, y = np.arange(4.0), np.arange(4.0, 8.0)
+    np.testing.assert_allclose(f(x, y), x[1:] + y[1:])
+    ax, ay, av = seen["x"], seen["y"], seen["view"]
+    assert ax.storage is not None and ax.storage is not ay.storage and ax.steps == () and ax.origin is None
+    assert av.storage is ax.storage and len(av.steps) == 1 and av.origin is not None
+    joined = av.join(ay)
+    assert joined.may_alias == (ax.storage, ay.storage) and joined.storage is None and joined.steps == ()
+    assert joined.join(ax).may_alias == (ax.storage, ay.storage)  # (each array once, first seen first)
+    assert av.widen(ay) == PLAIN and ax.widen(None) == PLAIN
+    assert av.in_memory_of(ay).storage is ay.storage and av.in_memory_of(ay).steps == ()
+    with pytest.raises(TypeError, match="no field 'wek'"):
+        PLAIN.but(wek=True)
+
+
+def test_the_top_level_cache_keys_arrays_by_their_abstract_value():
+    """signature_of keys a NumPy array or scalar argument by its abstract value (a NumPy scalar is
+    immutable), as a call between kiln.functions keys a traced array (signature.leaf_key)."""
+    from kiln.frontend.signature import signature_of
+
+    key = signature_of((np.zeros(2), np.float64(1.0)), {}).key
+    assert [leaf[-1] for _, (_, leaves) in key for leaf in leaves] == [PLAIN, abstract_of(np.float64(1.0))]
+
+
 def _merged(c, x):
     if c.sum() > 0:
         y = np.broadcast_to(x, (2, 3))

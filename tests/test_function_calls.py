@@ -507,6 +507,62 @@ def test_python_float_arguments_key_by_their_value_signed_zero_included():
     assert _callees(outer, x) == 3
 
 
+def test_numpy_scalar_and_nan_constants_key_as_at_the_top_level():
+    """A callee's constants are keyed by ``signature.constant_key``, as a top-level call's are: a
+    NumPy -0.0 is not its 0.0, and every NaN is one key (one trace for both NaNs here)."""
+
+    @kiln.function
+    def divide(x, s):
+        return x / s
+
+    @kiln.function
+    def outer(x):
+        return (divide(x, np.float64(0.0)), divide(x, np.float64(-0.0)), divide(x, float("nan")),
+                divide(x, float("nan")))
+
+    x = np.array([1.0, -1.0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        got = outer(x)
+        want = (x / np.float64(0.0), x / np.float64(-0.0), x / np.nan, x / np.nan)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    assert _callees(outer, x) == 3
+
+
+class _Config:
+    """A hashable argument with equality by value (a top-level call keys it by value)."""
+
+    def __init__(self, scale: float) -> None:
+        self.scale = scale
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Config) and other.scale == self.scale
+
+    def __hash__(self) -> int:
+        return hash(self.scale)
+
+
+def test_equal_hashable_arguments_share_a_callee_as_at_the_top_level():
+    """The callee's key is built by the top-level cache's ``leaf_key``: two equal hashable objects
+    (not two identities) are one signature."""
+    runs: list[float] = []
+
+    @kiln.function
+    def scaled(x, config):
+        runs.append(config.scale)
+        return x * config.scale
+
+    @kiln.function
+    def outer(x):
+        return scaled(x, _Config(2.0)) + scaled(x, _Config(2.0)) + scaled(x, _Config(3.0))
+
+    x = np.arange(3.0)
+    got = outer(x)
+    assert sorted(runs) == [2.0, 3.0]
+    assert _callees(outer, x) == 2
+    np.testing.assert_allclose(got, outer.python_function(x))
+
+
 def test_gradient_tape_records_through_shared_calls():
     @kiln.function
     def small(x):

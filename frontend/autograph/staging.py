@@ -537,7 +537,8 @@ def _merged_results(
         values, name = (then.leaves[i], orelse.leaves[i]), paths.leaf_names[i]
         merged = merge.merged[i] = Tensor(result)
         joined = join_paths([v for v in values if not _unread(v)]) or PLAIN
-        merged.aval = _promotion_joined(merged, joined.but(shape_source=source), values, f"the staged {construct} at {where}")
+        merged.aval = _promotion_joined(merged, joined.but(shape_source=source), values,
+                                        f"the staged {construct} at {where}").in_memory_of(merged.aval)
         merge_layout(merged, values, where, construct)
         if i in kind_flags:
             merged.kind_flag = Tensor(kind_flags[i])
@@ -696,9 +697,11 @@ def _argument_array(values: Iterable[Any]) -> bool:
 
 
 def _outers(values: Iterable[Any], boundary: int) -> list[mutation.Storage]:
-    """The arrays from before a construct (storages older than ``boundary``) that ``values`` (what
-    its paths give, tensors or storages) are, or may be: themselves or, for an array its regions
-    merged, its outers."""
+    """The arrays from before a construct (storages older than ``boundary``) that a value it merges
+    from ``values`` (what its paths give: tensors, or abstract values naming arrays) is, or may be:
+    the arrays their join may alias (AbstractValue.may_alias) or, for an array its regions merged,
+    its outers."""
+    joined = join_paths([v for v in values if isinstance(v, (Tensor, AbstractValue))])
     found: list[mutation.Storage] = []
 
     def visit(storage: mutation.Storage) -> None:
@@ -709,9 +712,8 @@ def _outers(values: Iterable[Any], boundary: int) -> list[mutation.Storage]:
             for outer in storage.alias.outers:
                 visit(outer)
 
-    for value in values:
-        if isinstance(value, (Tensor, mutation.Storage)):
-            visit(value.storage if isinstance(value, Tensor) else value)
+    for storage in joined.arrays() if joined is not None else ():
+        visit(storage)
     return found
 
 
@@ -1393,7 +1395,7 @@ class _Loop:
                 state[j].path_promotions = self.varying.get(j)
         for leaf, value in zip(leaves, state):  # laid out as on entry (checked against the body's below)
             if leaf.ty is not None and merge_layout(value, [leaf.value], spec.where, spec.label):
-                probe.laid_out.add(value._storage)
+                probe.laid_out.add(value.storage)
         probe.entered[:] = state
         for leaf, value in zip(leaves, state):
             if leaf.ty is not None and is_jump_flag(leaf.name):
@@ -1404,7 +1406,7 @@ class _Loop:
         for j, (leaf, value) in enumerate(zip(leaves, state)):  # on the first iteration, a carried array is its initial one
             if leaf.ty is not None and isinstance(value, Tensor):
                 others = self.others.get(j, [])
-                _mark_alias(value, (leaf.value, *others), spec.boundary, spec.where,
+                _mark_alias(value, (leaf.value, *(AbstractValue(storage=o) for o in others)), spec.boundary, spec.where,
                             spec.label + ("" if others else " (its first iteration)"),
                             flags={leaf.value.storage: flags[j]} if j in flags else None,
                             returned=_return_variable(leaf.name))
@@ -1561,7 +1563,7 @@ class _Loop:
         for leaf, value, out, inside in zip(leaves, final, probe.out_leaves, probe.entered):
             if leaf.ty is not None and isinstance(value, Tensor):
                 merge_layout(value, [leaf.value, out], spec.where, spec.label)
-                if isinstance(inside, Tensor) and inside._storage in probe.laid_out:
+                if isinstance(inside, Tensor) and inside.storage in probe.laid_out:
                     _check_layout_kept(leaf, inside, out, spec.where, spec.construct)
         for storage, result in zip(self.storages, results["storages"]):
             mutation.write(storage, result, shared=False)
@@ -1591,7 +1593,7 @@ class _Regrow(Exception):
 def _check_layout_kept(leaf: _Leaf, inside: Tensor, out: Any, where: str, construct: str) -> None:
     """A loop body that reshaped a carried array took its layout from before the loop: the
     array must leave the body laid out the same, else later iterations would differ."""
-    if inside._storage.layout_rule is None and layout_of(inside) != layout_of(out):
+    if inside.storage.layout_rule is None and layout_of(inside) != layout_of(out):
         raise NotImplementedError(
             f"{where}: {describe(leaf.name)} is reshaped in this staged `{construct}` loop but its memory layout changes "
             "between iterations (NumPy's reshape of it is a view on some and a copy on others); make it one layout "
@@ -1603,7 +1605,7 @@ def _carried(value: SSAValue, leaf: _Leaf) -> Tensor:
     """The tensor a loop's block argument or result ``value`` is for ``leaf``, with what holds of it
     on every iteration (a Python number stays one only as a 0-d int or float)."""
     t = Tensor(value)
-    t.aval = leaf.aval.but(weak=leaf.aval.weak and t.ndim == 0 and t.dtype.kind in "iuf")
+    t.aval = leaf.aval.but(weak=leaf.aval.weak and t.ndim == 0 and t.dtype.kind in "iuf").in_memory_of(t.aval)
     return t
 
 

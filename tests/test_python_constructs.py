@@ -394,6 +394,18 @@ def python_raise_in_a_helper_after_a_staged_assert(x, n):
     return x * _python_check(n)
 
 
+@kiln.function
+def _compiled_python_check(x, n):
+    if n > 3:
+        raise ValueError(f"n = {n} is too large")
+    return x * n
+
+
+def python_raise_in_a_kiln_function_after_a_staged_assert(x, n):
+    assert x[0] <= 0, "positive start"
+    return _compiled_python_check(x, n) + 1
+
+
 def python_assert_after_a_staged_raise(x, n):
     if x[0] > 0:
         raise ValueError("positive start")
@@ -447,6 +459,17 @@ def test_raise(fn: Callable[..., Any], args: tuple[Any, ...], staged: bool) -> N
     """A Python ``raise`` (a Python test, a helper's, a Python ``assert``) below a staged ``raise`` or
     ``assert`` is a run-time error after it, as in Python: the staged one, where it fails, comes first."""
     same_as_python(fn, *args, staged=staged)
+
+
+def test_a_python_raise_in_a_kiln_function_comes_after_its_callers_staged_check() -> None:
+    """A kiln.function callee is traced on its own: its Python ``raise`` would run while tracing it,
+    before the caller's staged ``assert``; it is traced into its caller instead, where it comes after."""
+    fn = _compiled(python_raise_in_a_kiln_function_after_a_staged_assert)
+    with pytest.raises(AssertionError, match=r"test_python_constructs.py:\d+:\d+: positive start"):
+        fn(X + 1, 5)
+    with pytest.raises(ValueError, match=r"test_python_constructs.py:\d+:\d+: n = 5 is too large"):
+        fn(-X, 5)
+    np.testing.assert_array_equal(fn(-X, 2), -X * 2 + 1)
 
 
 def print_around_a_raise(x):

@@ -230,7 +230,26 @@ def flags_of(a):
     return flags
 
 
+def doubled_or_decremented(a, n):
+    acc = 1
+    for i in range(n):
+        if a[i % 3] > 0:
+            acc *= 2
+        else:
+            acc -= 1
+    return acc, acc > 3
+
+
+def flags_with_or(a):
+    flags = [False] * 3
+    for i in range(3):
+        flags[i] = bool(a[i] > 0) or a[i + 1] < -1
+    return flags
+
+
 @pytest.mark.parametrize("fn, calls", [
+    (doubled_or_decremented, [(A, 4), (-np.abs(A), 4), (A, 0)]),
+    (flags_with_or, [(A,), (-np.abs(A),)]),
     (count_local_maxima, [(IMG4, 0.5), (IMG4, 9.0)]),
     (signs, [(B,), (A,)]),
     (count_in_band, [(A, -1.0, 1.0), (B, 0, 2)]),
@@ -306,7 +325,17 @@ def map_with_if(xs, a):
     return list(map(lambda v: v * 2 if v > a[0] else 0.0, xs))
 
 
+def reduce_to_max(xs):
+    return functools.reduce(lambda acc, v: max(acc, v), xs, 0)
+
+
+def map_with_round(xs, a):
+    return list(map(lambda v: round(v * a[0], 1) if v > 0 else -1, xs))
+
+
 @pytest.mark.parametrize("fn, calls", [
+    (reduce_to_max, [(XS,), ([-1.5, -2.0],)]),
+    (map_with_round, [(XS, A), (XS, -A)]),
     (sum_of_positive_parts, [(A,), (-np.abs(A),)]),
     (reduce_with_if, [(XS, A), (XS, -A)]),
     (map_with_if, [(XS, A), (XS, A - 5)]),
@@ -340,6 +369,23 @@ def remove_on_both_paths(xs, a):
     return xs
 
 
+def append_then_pop_by_data(xs, a):
+    xs.append(xs[-1] * 2)
+    if a[0] > 0:
+        xs.pop(0)
+    else:
+        xs.pop()
+    return xs, len(xs)
+
+
+def dict_of_extremes(xs, a):
+    d = {"lo": 0.0, "hi": 0.0}
+    for v in xs:
+        d["lo"] = min(d["lo"], v)
+        d["hi"] = max(d["hi"], v)
+    return d["hi"] - d["lo"] + a[0], d
+
+
 def dict_of_floats(params, a):
     out = params["scale"] * a + params["shift"]
     hits = params["hits"]
@@ -354,6 +400,8 @@ def dict_of_floats(params, a):
     (append_on_both_paths, [(list(XS), A), (list(XS), -A)]),
     (remove_on_both_paths, [(list(XS), A), (list(XS), -A)]),
     (int_on_one_path, [(list(XS), A), (list(XS), -A)]),
+    (append_then_pop_by_data, [(list(XS), A), (list(XS), -A)]),
+    (dict_of_extremes, [(XS, A), ([1.5, 2.0], A)]),
     (dict_of_floats, [({"scale": 2.0, "shift": -1.0, "hits": 0.0, "last": 0.0}, A),
                       ({"scale": 2.0, "shift": -1.0, "hits": 0.0, "last": 0.0}, -A)]),
 ], ids=lambda v: getattr(v, "__name__", ""))

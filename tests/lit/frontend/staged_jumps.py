@@ -16,12 +16,13 @@ def sum_even(items):
 
 
 print(sum_even.get_concrete_function(np.array([10, 12, 15, 20])).ir)
-# The `continue` flag is local to one iteration: not carried.
+# The `continue` flag is local to one iteration: not carried. `s` is the Python int 0 until an
+# even item makes it a NumPy int64: the loop carries its run-time kind flag (tensor<i8>) too.
 # CHECK-LABEL: func.func public @sum_even
-# CHECK:         graph.while(%{{.*}}, %{{.*}}) : (tensor<i64>, tensor<i64>) -> (tensor<i64>, tensor<i64>) cond {
+# CHECK:         graph.while(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<i64>, tensor<i64>, tensor<i8>) -> (tensor<i64>, tensor<i64>, tensor<i8>) cond {
 # CHECK:           %[[CONT:.*]] = graph.cond %{{.*}} -> (tensor<i1>) {
 # CHECK:           %[[GO:.*]] = graph.not %[[CONT]]
-# CHECK-NEXT:      graph.cond %[[GO]] -> (tensor<i64>) {
+# CHECK-NEXT:      graph.cond %[[GO]] -> (tensor<i64>, tensor<i8>) {
 
 
 @kiln.function
@@ -35,10 +36,11 @@ def until_negative(v):
 
 
 print(until_negative.get_concrete_function(np.ones(3)).ir)
-# The `break` flag is carried and stops the loop in its cond region.
+# The `break` flag is carried and stops the loop in its cond region (and `s`'s kind flag: the
+# Python float 0.0 where the first item breaks, a NumPy float64 after `s += x`).
 # CHECK-LABEL: func.func public @until_negative
 # CHECK:         %[[F:.*]] = graph.constant dense<false> : tensor<i1>
-# CHECK:         graph.while(%[[F]], %{{.*}}, %{{.*}}) : (tensor<i1>, tensor<f64>, tensor<i64>)
+# CHECK:         graph.while(%[[F]], %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<i1>, tensor<f64>, tensor<i64>, tensor<i8>)
 # CHECK:           %[[MORE:.*]] = graph.cmp "lt"
 # CHECK-NEXT:      %[[NB:.*]] = graph.not %{{.*}} : tensor<i1>
 # CHECK-NEXT:      %[[GO:.*]] = graph.and %[[MORE]], %[[NB]] : tensor<i1>

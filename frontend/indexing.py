@@ -269,6 +269,32 @@ class SliceStep(ViewStep):
         sliced = [p * s * (-1 if a in self.reversed_axes else 1) for a, (p, s) in enumerate(zip(strides, self.strides))]
         return unit_axes_strides(self._slice_shape(), sliced, self.shape)
 
+    def then(self, step: ViewStep) -> SliceStep | None:
+        """Two static slices that drop and add no axis are one: element ``i`` of this slice's axis
+        is the parent's ``b + i*s`` (``b + (m-1-i)*s`` reversed), so a slice ``(b2, m2, s2)`` of it
+        takes the parent's ``b + b2*s`` on with stride ``s*s2`` (reversed: from the other end),
+        reversed where exactly one of them is. ``np.flip`` of ``np.flip`` is the whole array."""
+        if not (isinstance(step, SliceStep) and self._plain() and step._plain()):
+            return None
+        offsets, sizes, strides, rev = [], [], [], []
+        for a, (b1, m1, s1, b2, m2, s2) in enumerate(zip(self.offsets, self.sizes, self.strides,
+                                                          step.offsets, step.sizes, step.strides)):
+            if m2 == 0:
+                return None
+            r1, r2 = a in self.reversed_axes, a in step.reversed_axes
+            first = b1 + ((m1 - 1 - b2 - s2 * (m2 - 1)) if r1 else b2) * s1  # type: ignore[operator]
+            offsets.append(first)
+            sizes.append(m2)
+            strides.append(s1 * s2)
+            if r1 != r2:
+                rev.append(a)
+        return SliceStep(offsets, sizes, strides, rev, list(step.shape))
+
+    def _plain(self) -> bool:
+        """Static bounds, no axis dropped or added."""
+        return (all(isinstance(b, int) for b in (*self.offsets, *self.sizes))
+                and list(self.shape) == list(self.sizes))
+
     @staticmethod
     def parse(t: Tensor, items: tuple[Any, ...]) -> SliceStep:
         items_list = _expand(items, t.ndim)

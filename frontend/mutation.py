@@ -406,3 +406,9 @@ class ViewStep:
         """The view's strides in elements, given its parent's shape and strides (of a
         non-contiguous argument); None when not known (the view then counts as not C-contiguous)."""
         return None
+
+    def then(self, step: ViewStep) -> ViewStep | None:
+        """One step that is this one followed by ``step``, or None. A chain of views grows by a
+        step per view taken, and every write replays it: ``a = np.flip(a)`` in an unrolled loop
+        would replay a chain as long as the loop so far at each write (quadratic)."""
+        return None

@@ -149,7 +149,9 @@ class Tensor:
         if self.immutable:
             return as_scalar(Tensor(shown.value, self.shape_source))
         out = Tensor(shown.value, self.shape_source, storage=self.storage)
-        out.aval = out.aval.but(readonly=self.readonly, steps=(*self.aval.steps, step))
+        steps = self.aval.steps
+        joined = steps[-1].then(step) if steps else None
+        out.aval = out.aval.but(readonly=self.readonly, steps=(*steps[:-1], joined) if joined else (*steps, step))
         return out
 
     @property

@@ -1194,3 +1194,24 @@ def test_assigning_the_real_and_imaginary_attributes_writes_the_argument(dtype: 
 def test_assigning_the_imaginary_part_of_a_real_array_is_numpys_type_error() -> None:
     with pytest.raises(TypeError, match=r"test_mutation.py:\d+.*array does not have imaginary part to set"):
         kiln.function(assign_imag_of_real)(rand(4))
+
+
+def slices_of_slices(a, b):
+    v = a[1:7:2][::-1]  # one view: a[5:0:-2]
+    v[0] = 100.0
+    w = a[::-1][2:6][::2]
+    w[:] = -1.0
+    u = np.flip(np.flip(a))  # the whole of a
+    u[3] += 7.0
+    m = b[::-1, 1:][1:, ::-2]
+    m += 1.0
+    for _ in range(5):  # a chain of flips as long as the loop, written through each time
+        b = np.flip(b, 0)
+        b[0, ::-1][1:3] = b[1, :2] * 2.0
+    return v.copy(), w.copy(), u.copy(), m.copy(), b
+
+
+def test_slices_of_slices_write_where_numpy_does() -> None:
+    """A slice of a slice is one view step (SliceStep.then): each composed step writes the
+    elements NumPy's composed view holds, reversed axes and strides included."""
+    check(slices_of_slices, np.arange(10.0), np.arange(20.0).reshape(4, 5))

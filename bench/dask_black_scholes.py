@@ -17,12 +17,11 @@ from typing import Any
 
 import dask
 import dask.array as da
-import distributed
 import numba
 import numpy as np
 
 import kiln
-from kiln.bench.dask_timing import local_client, median_s, persist, release
+from kiln.bench.dask_timing import compute_on_workers, forgotten, local_client, median_s, persist
 
 RISK_FREE = 0.02
 VOLATILITY = 0.30
@@ -84,11 +83,10 @@ def _numba_blocks(price: da.Array, strike: da.Array, years: da.Array) -> tuple[d
 def main(n: int = 100_000_000, chunk: int = 10_000_000, repeat: int = 3) -> None:
     with local_client() as client:
         rng = da.random.default_rng(0)
-        inputs = client.persist([rng.uniform(10.0, 50.0, n, chunks=chunk), rng.uniform(10.0, 50.0, n, chunks=chunk),
-                                 rng.uniform(1.0, 2.0, n, chunks=chunk)])
-        distributed.wait(inputs)
+        inputs = persist(client, [rng.uniform(10.0, 50.0, n, chunks=chunk), rng.uniform(10.0, 50.0, n, chunks=chunk),
+                                  rng.uniform(1.0, 2.0, n, chunks=chunk)])
         ways = {"dask.array": black_scholes, "numba map_blocks": _numba_blocks, "kiln": black_scholes_kiln}
-        times = {name: median_s(lambda: persist(client, way(*inputs)), repeat, lambda held: release(client, held))[0]
+        times = {name: median_s(lambda: compute_on_workers(client, way(*inputs)), repeat, lambda keys: forgotten(client, keys))[0]
                  for name, way in ways.items()}
         # the answers agree (on the first chunk, away from the timing)
         first = [x[:chunk] for x in inputs]

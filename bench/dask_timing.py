@@ -44,15 +44,19 @@ def persist(client: distributed.Client, collections: Sequence[Any]) -> list[Any]
     return held
 
 
+def compute_on_workers(client: distributed.Client, collections: Sequence[Any]) -> list[Any]:
+    """Compute ``collections`` on the workers (held there until this returns, not sent to the
+    client); their keys."""
+    return [k for c in persist(client, collections) for k in flatten(c.__dask_keys__())]
+
+
 def _held(dask_scheduler: Any, keys: list[Any]) -> bool:
     return any(k in dask_scheduler.tasks for k in keys)
 
 
-def release(client: distributed.Client, collections: Sequence[Any]) -> None:
-    """Forget persisted ``collections`` and wait until the scheduler has: Dask names tasks after
-    their inputs, so a run that found the last run's keys still held would compute nothing."""
-    keys = [k for c in collections for k in flatten(c.__dask_keys__())]
-    client.cancel(list(collections))
+def forgotten(client: distributed.Client, keys: list[Any]) -> None:
+    """Wait until the scheduler has forgotten ``keys``: Dask names tasks after their inputs, so a
+    run that found the last run's keys still held would compute nothing."""
     while client.run_on_scheduler(_held, keys=keys):
         time.sleep(0.05)
 

@@ -6,8 +6,9 @@ Each problem grows with the workers (weak scaling): every worker holds what one 
 benchmarks' two workers holds, in the benchmarks' blocks. The graphs are built, not run: kiln
 traces the function on the arrays' shapes and partitions it, Dask lays out the tasks. Counted:
 
-- **tasks**: the keys of the graph (culled to the results), less the inputs' own (they are held
-  on the workers already, as the benchmarks persist them);
+- **tasks**: the keys of the graph as kiln builds it, less the inputs' own (they are held on
+  the workers already, as the benchmarks persist them). Dask's blockwise fusion merges some at
+  run time (a reduction's chunk step, which passes kiln's partial on, into the partial's kernel);
 - **bytes moved** between workers, under a placement model: an input block lives on worker
   ``floor(b * W / B)`` (block ``b`` of ``B`` in row-major order: contiguous runs of blocks per
   worker), and each task runs where most of its inputs' bytes are (as Dask's scheduler chooses:

@@ -22,7 +22,7 @@ import dask.array as da
 import numpy as np
 
 import kiln
-from kiln.bench.dask_timing import compute_on_workers, forgotten, local_client, median_s, persist
+from kiln.bench.dask_timing import local_client, persist, seconds_on_workers
 
 RISK_FREE = 0.02
 VOLATILITY = 0.30
@@ -101,8 +101,7 @@ def main(n: int = 100_000_000, chunk: int = 10_000_000, repeat: int = 3) -> None
         inputs = persist(client, [rng.uniform(10.0, 50.0, n, chunks=chunk), rng.uniform(10.0, 50.0, n, chunks=chunk),
                                   rng.uniform(1.0, 2.0, n, chunks=chunk)])
         ways = {"dask.array": black_scholes, "numba map_blocks": _numba_blocks, "kiln": black_scholes_kiln}
-        times = {name: median_s(lambda: compute_on_workers(client, way(*inputs)), repeat, lambda keys: forgotten(client, keys))[0]
-                 for name, way in ways.items()}
+        times = {name: seconds_on_workers(client, lambda: way(*inputs), repeat) for name, way in ways.items()}
         # the answers agree (on the first chunk, away from the timing)
         first = [x[:chunk] for x in inputs]
         expected = dask.compute(*black_scholes(*first))

@@ -21,7 +21,7 @@ import dask.array as da
 import numpy as np
 
 import kiln
-from kiln.bench.dask_timing import compute_on_workers, forgotten, local_client, median_s, persist
+from kiln.bench.dask_timing import local_client, persist, seconds_on_workers
 
 
 def jacobi_step(u: Any) -> Any:
@@ -63,8 +63,7 @@ def main(n: int = 16384, chunk: int = 4096, steps: int = 10, repeat: int = 1) ->
             "kiln per step": _kiln_per_step, "kiln, steps in one function": jacobi_kiln}
     with local_client() as client:
         (u,) = persist(client, [da.random.default_rng(0).random((n, n), dtype=np.float32, chunks=chunk)])
-        times = {name: median_s(lambda: compute_on_workers(client, [way(u, steps)]), repeat, lambda keys: forgotten(client, keys))[0]
-                 for name, way in ways.items()}
+        times = {name: seconds_on_workers(client, lambda: [way(u, steps)], repeat) for name, way in ways.items()}
         # the answers agree (a corner block of a small cut, away from the timing)
         corner = u[: min(n, 3 * chunk // 2), : min(n, 3 * chunk // 2)].rechunk(chunk // 2)
         expected = jacobi(corner.compute(), steps)

@@ -61,6 +61,12 @@ def forgotten(client: distributed.Client, keys: list[Any]) -> None:
         time.sleep(0.05)
 
 
+def seconds_on_workers(client: distributed.Client, make: Callable[[], Sequence[Any]], repeat: int) -> float:
+    """The median time of computing the collections ``make()`` builds on the workers (see
+    :func:`median_s`), each run's results forgotten before the next."""
+    return median_s(lambda: compute_on_workers(client, make()), repeat, lambda keys: forgotten(client, keys))[0]
+
+
 def _peak_rss_bytes() -> int:
     """This process's peak resident memory (Linux reports kibibytes)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

@@ -8,10 +8,7 @@ figures are the expression and its sum, not the data's generation. Each way runs
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
-from collections.abc import Callable
 
 import dask
 import dask.array as da
@@ -19,6 +16,7 @@ import distributed
 import numpy as np
 
 import kiln
+from kiln.bench.dask_timing import local_client, median_s
 
 
 def expression(a: da.Array) -> da.Array:
@@ -26,24 +24,13 @@ def expression(a: da.Array) -> da.Array:
     return (np.exp(-a) * np.sin(a * 2.5 + 1.0) - a**2 / (np.abs(a) + 1.0) + np.sqrt(a)).sum()
 
 
-def _median_s(run: Callable[[], float], repeat: int = 5) -> tuple[float, float]:
-    run()
-    times, value = [], 0.0
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), value
-
-
 def main(n: int = 40_000_000) -> None:
-    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None)
-    with cluster, distributed.Client(cluster) as client:
+    with local_client() as client:
         a = client.persist(da.random.default_rng(0).random(n, chunks=n // 8))
         distributed.wait(a)
-        t_dask, v_dask = _median_s(lambda: float(expression(a).compute()))
+        t_dask, v_dask = median_s(lambda: float(expression(a).compute()), repeat=5)
         with dask.config.set(array_optimize=kiln.dask.optimize):
-            t_kiln, v_kiln = _median_s(lambda: float(expression(a).compute()))
+            t_kiln, v_kiln = median_s(lambda: float(expression(a).compute()), repeat=5)
     print(f"{n} float64 in 8 chunks, 2 worker processes: dask {t_dask * 1e3:.0f} ms, "
           f"kiln.dask.optimize {t_kiln * 1e3:.0f} ms, {t_dask / t_kiln:.2f}x; "
           f"relative difference of the sums {abs(v_kiln - v_dask) / abs(v_dask):.1e}")

@@ -29,22 +29,17 @@ the fused generic takes the consumer's. Dead producers are erased.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
-    AffineMapAttr,
     AnyFloat,
-    ArrayAttr,
-    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IntegerAttr,
     ModuleOp,
     TensorType,
-    i32,
 )
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
@@ -52,7 +47,7 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from kiln.passes._generic import indexing_maps, is_parallel, reorder_args
+from kiln.passes._generic import indexing_maps, is_parallel, reorder_args, set_inputs
 
 #: ops a *cheap* producer may contain (besides constants and the yield)
 _CHEAP_OPS = frozenset(
@@ -158,7 +153,7 @@ def _fuse(producer: GenericOp, consumer: GenericOp, index: int) -> bool:
     reorder_args(block, [*kept, *dropped, *outs])
     for arg in dropped:
         block.erase_arg(arg)
-    _set_reads(consumer, [v for v, _ in reads], maps)
+    set_inputs(consumer, [v for v, _ in reads], maps)
     return True
 
 
@@ -177,22 +172,6 @@ def _clone_body(source: Block, dest: Block, mapping: dict[SSAValue, SSAValue]) -
         else:
             dest.insert_op_before(clone, front)
     raise AssertionError("generic body without linalg.yield")
-
-
-def _set_reads(op: GenericOp, inputs: list[SSAValue], maps: list[AffineMap]) -> None:
-    """Give ``op`` new inputs and indexing maps in place (its body's arguments already match).
-    Building a new generic per fusion step instead (xDSL's op construction and its checks) was
-    most of the pass on a long chain."""
-    outputs = list(op.outputs)
-    op.operands = [*inputs, *outputs]
-    op.properties["operandSegmentSizes"] = _segment_sizes(len(inputs), len(outputs))
-    op.properties["indexing_maps"] = ArrayAttr([AffineMapAttr(m) for m in maps])
-
-
-@functools.cache
-def _segment_sizes(inputs: int, outputs: int) -> DenseArrayBase:
-    """A generic's operand segment sizes, built (and checked by xDSL) once per pair."""
-    return DenseArrayBase.from_list(i32, [inputs, outputs])
 
 
 def _splat_constant(value: SSAValue) -> arith.ConstantOp | None:
@@ -243,7 +222,7 @@ def _clean_inputs(op: GenericOp) -> None:
     kept = set(keep)
     for arg in [a for i, a in enumerate(block.args[:n_in]) if i not in kept]:
         block.erase_arg(arg)
-    _set_reads(op, inputs, kept_maps)
+    set_inputs(op, inputs, kept_maps)
 
 
 def _erase_if_dead(op: Operation) -> None:

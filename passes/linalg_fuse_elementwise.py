@@ -146,9 +146,10 @@ def _fuse(producer: GenericOp, consumer: GenericOp, index: int) -> bool:
     mapping: dict[SSAValue, SSAValue] = {a: args[key] for key, a in zip(p_reads, producer.body.block.args)}
     c_args[index].replace_all_uses_with(_clone_body(producer.body.block, block, mapping))
     kept = [args[key] for key in reads]
-    dropped = [a for a in c_args if a not in set(kept)]
+    kept_set = set(kept)
+    dropped = [a for a in c_args if a not in kept_set]
     for i, (key, arg) in enumerate(zip(c_reads, c_args)):
-        if arg in dropped and i != index:
+        if arg not in kept_set and i != index:
             arg.replace_all_uses_with(args[key])  # the consumer's own second read of a value
     reorder_args(block, [*kept, *dropped, *outs])
     for arg in dropped:

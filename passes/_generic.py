@@ -58,7 +58,7 @@ def build_generic(
         operands=[*inputs, *outputs],
         result_types=result_types,
         properties={
-            "indexing_maps": maps_attr(tuple(maps)),
+            "indexing_maps": _maps_attr(tuple(maps)),
             "iterator_types": _iterators_attr(tuple(iterators)),
             "operandSegmentSizes": _segment_sizes(len(inputs), len(outputs)),
         },
@@ -73,12 +73,13 @@ def set_inputs(op: GenericOp, inputs: Sequence[SSAValue], maps: Sequence[AffineM
     outputs = list(op.outputs)
     op.operands = [*inputs, *outputs]
     op.properties["operandSegmentSizes"] = _segment_sizes(len(inputs), len(outputs))
-    op.properties["indexing_maps"] = maps_attr(tuple(maps))
+    op.properties["indexing_maps"] = _maps_attr(tuple(maps))
 
 
-@functools.cache
-def maps_attr(maps: tuple[AffineMap, ...]) -> ArrayAttr[AffineMapAttr]:
-    """The ``indexing_maps`` property for ``maps`` (attributes are immutable: one per distinct list)."""
+@functools.lru_cache(maxsize=4096)
+def _maps_attr(maps: tuple[AffineMap, ...]) -> ArrayAttr[AffineMapAttr]:
+    """The ``indexing_maps`` property for ``maps`` (attributes are immutable: one per distinct list;
+    bounded, since maps with constant indices, ``x[i]`` for many ``i``, are many)."""
     return ArrayAttr([AffineMapAttr(m) for m in maps])
 
 

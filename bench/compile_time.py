@@ -96,13 +96,13 @@ class PassTimes:
 
         build = universe.build_pipeline
 
-        def timed(spec: str, callback: Callable[..., None] | None = None) -> object:
+        def timed(spec: str, callback: Callable[..., None] | None = None, **options: bool) -> object:
             def both(previous: object, module: object, following: object) -> None:
                 self(previous, module, following)
                 if callback is not None:
                     callback(previous, module, following)
 
-            return build(spec, both)
+            return build(spec, both, **options)
 
         universe.build_pipeline = timed
 

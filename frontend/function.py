@@ -24,7 +24,7 @@ import numpy as np
 
 from kiln import config
 from kiln.backends.targets import get_backend
-from kiln.frontend import calls, progress, retracing, trace_context, variables
+from kiln.frontend import calls, gc_thresholds, progress, retracing, trace_context, variables
 from kiln.frontend.concrete import ConcreteFunction, argument_layouts, shared_arguments
 from kiln.frontend.signature import CallSignature, TensorSpec, constant_key, signature_of, tensor_leaves
 from kiln.frontend.tracer import REFUSALS
@@ -283,7 +283,7 @@ class Function:
 
             if dask_arrays.holds_dask_array(args, kwargs):
                 return dask_arrays.call(self, args, kwargs)
-        with progress.compiling(self.__name__, self._stages):  # shown when a first call takes long
+        with progress.compiling(self.__name__, self._stages), gc_thresholds.raised():  # progress shown when a first call takes long
             concrete = self._concrete_for(args, kwargs)
             out = concrete(*args, **kwargs)
         if structured is not None:
@@ -384,7 +384,7 @@ class Function:
         full = (instance, *args)
         if kwargs or config.functions_run_eagerly() or (key := _array_key(args)) is None:
             return self._call(full, kwargs)
-        with progress.compiling(self.__name__, self._stages):
+        with progress.compiling(self.__name__, self._stages), gc_thresholds.raised():
             concrete = self._concrete_for(full, kwargs)
             out = concrete(*full)
         entry = concrete.native_entry(bound_instance=True)

@@ -27,7 +27,6 @@ from xdsl.dialects import complex as cplx
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    AffineMapAttr,
     AnyFloat,
     ArrayAttr,
     ComplexType,
@@ -40,7 +39,6 @@ from xdsl.dialects.builtin import (
     i1,
     i64,
 )
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
@@ -55,6 +53,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from kiln.dialects import graph, kalgo
 from kiln.dialects.ir_utils import defined_before, describe_location
 from kiln.passes import _scalar_math  # noqa: F401  (registers the math ops' scalar bodies)
+from kiln.passes._generic import build_generic
 from kiln.passes._signless import erase_signedness
 from kiln.passes._complex import BUILDERS as COMPLEX_BUILDERS, plain_mul
 from kiln.passes._scalar import BINARY, UNARY, ScalarBuilder, builder, cast, compare, floordiv_pow2, in_f32, mod_pow2
@@ -82,7 +81,7 @@ class _Emitter:
     def empty(self, t: TensorType, dims_from: Callable[[int], SSAValue]) -> SSAValue:
         """``tensor.empty`` of type ``t``; ``dims_from(axis)`` gives each dynamic size."""
         dynamic = [dims_from(i) for i, d in enumerate(graph.shape_of(t)) if d < 0]
-        return self.add(tensor.EmptyOp(dynamic, t))
+        return self.add(tensor.EmptyOp.create(operands=dynamic, result_types=[t]))
 
     def fill(self, value: complex | float | int | bool, init: SSAValue) -> SSAValue:
         """``init`` filled with ``value``: ``linalg.fill`` of a scalar constant, or (xDSL's fill
@@ -110,23 +109,10 @@ class _Emitter:
             arg_types=[_element(v) for v in inputs] + [out_t.get_element_type()]
         )
         value = body(ScalarBuilder(block), list(block.args))
-        block.add_op(linalg.YieldOp(value))
+        block.add_op(linalg.YieldOp.create(operands=[value]))
         for op in block.ops:
             op.location = self.origin.location
-        iter_attrs = [
-            IteratorTypeAttr.parallel() if it == "parallel" else IteratorTypeAttr.reduction()
-            for it in iterators
-        ]
-        return self.add(
-            linalg.GenericOp(
-                list(inputs),
-                [init],
-                Region(block),
-                [AffineMapAttr(m) for m in maps],
-                iter_attrs,
-                [out_t],
-            )
-        )
+        return self.add(build_generic(inputs, [init], Region(block), maps, iterators, [out_t]))
 
 
 def _element(v: SSAValue) -> Attribute:

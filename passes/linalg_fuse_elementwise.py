@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
-    AffineMapAttr,
     AnyFloat,
     DenseIntOrFPElementsAttr,
     FloatAttr,
@@ -48,7 +47,7 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from kiln.passes._generic import indexing_maps, is_parallel, reorder_args
+from kiln.passes._generic import indexing_maps, is_parallel, reorder_args, set_inputs
 
 #: ops a *cheap* producer may contain (besides constants and the yield)
 _CHEAP_OPS = frozenset(
@@ -115,11 +114,12 @@ def _should_fuse(producer: GenericOp, consumer: GenericOp, index: int) -> bool:
     return (single and (_reads_once(read_map) or _is_cheap(producer))) or _duplicable(producer)
 
 
-def _fuse(producer: GenericOp, consumer: GenericOp, index: int) -> GenericOp | None:
-    """A new generic computing ``consumer`` with ``producer`` inlined for input ``index``.
+def _fuse(producer: GenericOp, consumer: GenericOp, index: int) -> bool:
+    """Inline ``producer`` into ``consumer`` for input ``index``, in place; False (nothing changed)
+    when the fused generic would leave a loop unbounded.
 
-    Its inputs are the consumer's with the producer's in place of input ``index``, each (value,
-    map) read once, where it is first read. The consumer's body block is reused, not cloned: the
+    Its inputs become the consumer's with the producer's in place of input ``index``, each (value,
+    map) read once, where it is first read. The consumer's body block is kept, not cloned: the
     producer's body is cloned in front of it, and a read the consumer already makes keeps its
     argument (moved into place), so fusing a chain into its last generic costs the size of each
     producer once, not the growing fused body, nor the uses of a value every step reads."""
@@ -127,13 +127,13 @@ def _fuse(producer: GenericOp, consumer: GenericOp, index: int) -> GenericOp | N
     to_producer_loops = p_maps[-1].inverse_permutation()
     assert to_producer_loops is not None
     read = to_producer_loops.compose(c_maps[index])
-    n_in = len(consumer.inputs)
     c_reads = list(zip(consumer.inputs, c_maps))
+    n_in = len(c_reads)
     p_reads = [(v, m.compose(read)) for v, m in zip(producer.inputs, p_maps)]
     reads = list(dict.fromkeys(c_reads[:index] + p_reads + c_reads[index + 1 :]))
     maps = [m for _, m in reads] + c_maps[n_in:]
     if not _loops_covered(maps, consumer.get_num_loops()):
-        return None
+        return False
     block = consumer.body.block
     c_args, outs = block.args[:n_in], block.args[n_in:]
     args: dict[_Read, BlockArgument] = {}
@@ -146,14 +146,16 @@ def _fuse(producer: GenericOp, consumer: GenericOp, index: int) -> GenericOp | N
     mapping: dict[SSAValue, SSAValue] = {a: args[key] for key, a in zip(p_reads, producer.body.block.args)}
     c_args[index].replace_all_uses_with(_clone_body(producer.body.block, block, mapping))
     kept = [args[key] for key in reads]
-    dropped = [a for a in c_args if a not in set(kept)]
+    kept_set = set(kept)
+    dropped = [a for a in c_args if a not in kept_set]
     for i, (key, arg) in enumerate(zip(c_reads, c_args)):
-        if arg in dropped and i != index:
+        if arg not in kept_set and i != index:
             arg.replace_all_uses_with(args[key])  # the consumer's own second read of a value
     reorder_args(block, [*kept, *dropped, *outs])
     for arg in dropped:
         block.erase_arg(arg)
-    return _generic_like(consumer, [v for v, _ in reads], maps)
+    set_inputs(consumer, [v for v, _ in reads], maps)
+    return True
 
 
 _Read = tuple[SSAValue, AffineMap]
@@ -173,22 +175,6 @@ def _clone_body(source: Block, dest: Block, mapping: dict[SSAValue, SSAValue]) -
     raise AssertionError("generic body without linalg.yield")
 
 
-def _generic_like(old: GenericOp, inputs: list[SSAValue], maps: list[AffineMap]) -> GenericOp:
-    """A generic like ``old`` with new inputs and maps, taking over ``old``'s body."""
-    new = GenericOp(
-        inputs,
-        list(old.outputs),
-        old.detach_region(old.body),
-        [AffineMapAttr(m) for m in maps],
-        list(old.iterator_types.data),
-        [r.type for r in old.results],
-        doc=old.doc,
-        library_call=old.library_call,
-    )
-    new.location = old.location
-    return new
-
-
 def _splat_constant(value: SSAValue) -> arith.ConstantOp | None:
     owner = value.owner
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, DenseIntOrFPElementsAttr):
@@ -205,15 +191,16 @@ def _first_element(dense: DenseIntOrFPElementsAttr) -> FloatAttr | IntegerAttr:
     return FloatAttr(float(first), element) if isinstance(element, AnyFloat) else IntegerAttr(int(first), element)
 
 
-def _clean_inputs(op: GenericOp) -> GenericOp | None:
-    """Merge duplicate inputs, fold splat constants into the body, drop unread inputs."""
+def _clean_inputs(op: GenericOp) -> None:
+    """Merge duplicate inputs, fold splat constants into the body, drop unread inputs (in place)."""
     maps = indexing_maps(op)
-    n_in = len(op.inputs)
+    op_inputs = list(op.inputs)
+    n_in = len(op_inputs)
     block = op.body.block
     keep: list[int] = []
     seen: dict[tuple[SSAValue, AffineMap], int] = {}
     changed = False
-    for i, (value, arg) in enumerate(zip(op.inputs, block.args)):
+    for i, (value, arg) in enumerate(zip(op_inputs, block.args)):
         key = (value, maps[i])
         const = _splat_constant(value)
         if key in seen:
@@ -231,12 +218,12 @@ def _clean_inputs(op: GenericOp) -> GenericOp | None:
         changed = True
     kept_maps = [maps[i] for i in keep] + maps[n_in:]
     if not changed or not _loops_covered(kept_maps, op.get_num_loops()):
-        return None
-    inputs = [op.inputs[i] for i in keep]
+        return
+    inputs = [op_inputs[i] for i in keep]
     kept = set(keep)
     for arg in [a for i, a in enumerate(block.args[:n_in]) if i not in kept]:
         block.erase_arg(arg)
-    return _generic_like(op, inputs, kept_maps)
+    set_inputs(op, inputs, kept_maps)
 
 
 def _erase_if_dead(op: Operation) -> None:
@@ -244,27 +231,20 @@ def _erase_if_dead(op: Operation) -> None:
         Rewriter.erase_op(op)
 
 
-def _fuse_into(consumer: GenericOp) -> GenericOp:
-    """Inline producers into ``consumer`` until none qualifies; returns the final generic."""
+def _fuse_into(consumer: GenericOp) -> None:
+    """Inline producers into ``consumer`` until none qualifies."""
     progress = True
     while progress:
         progress = False
-        cleaned = _clean_inputs(consumer)  # a producer read twice the same way is then read once
-        if cleaned is not None:
-            Rewriter.replace_op(consumer, cleaned)
-            consumer = cleaned
+        _clean_inputs(consumer)  # a producer read twice the same way is then read once
         for index, value in enumerate(consumer.inputs):
             producer = _fusible_producer(value)
             if producer is None or not _should_fuse(producer, consumer, index):
                 continue
-            fused = _fuse(producer, consumer, index)
-            if fused is None:
-                continue
-            Rewriter.replace_op(consumer, fused)
-            _erase_if_dead(producer)
-            consumer, progress = fused, True
-            break
-    return consumer
+            if _fuse(producer, consumer, index):
+                _erase_if_dead(producer)
+                progress = True
+                break
 
 
 @dataclass(frozen=True)

@@ -71,9 +71,11 @@ class Simd:
         #: vector.create_mask result -> C int local holding its lane count (masked tails)
         self.mask_counts: dict[SSAValue, str] = {}
         if self.used:
+            seen: set[Attribute] = set()  # a fused loop repeats a few vector types thousands of times
             for op in module.walk():
                 for v in op.results:
-                    if isinstance(v.type, VectorType) and not _is_mask(v.type):
+                    if isinstance(v.type, VectorType) and v.type not in seen and not _is_mask(v.type):
+                        seen.add(v.type)
                         try:
                             self._typedef(v.type)
                         except CEmitError as e:

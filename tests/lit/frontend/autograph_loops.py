@@ -19,11 +19,13 @@ print(to_code(sum_even))
 # CHECK-NEXT:      total = 0
 # CHECK-NEXT:      x = ag__.Undefined('x')
 # CHECK:           def loop_body(itr):
+# CHECK-NEXT:          """the for at line 10"""
 # CHECK-NEXT:          nonlocal total, x
 # CHECK-NEXT:          x = itr
 # CHECK-NEXT:          continue_1 = False
 # CHECK:               ag__.if_stmt(x % 2, if_body, None, get_state, set_state, ('continue_1',))
 # CHECK:               def if_body():
+# CHECK-NEXT:              """the if at line 13"""
 # CHECK-NEXT:              nonlocal total
 # CHECK-NEXT:              total += x
 # CHECK:               ag__.if_stmt(ag__.not_(continue_1), if_body, None, get_state, set_state, ('total',))
@@ -47,8 +49,10 @@ print(to_code(first_square_above))
 # CHECK-LABEL: def first_square_above(n, limit):
 # CHECK:           break_1 = False
 # CHECK:           def loop_test():
+# CHECK-NEXT:          """the while at line 39"""
 # CHECK-NEXT:          return ag__.and_(lambda: ag__.not_(break_1), lambda: i < n)
 # CHECK:           def loop_body():
+# CHECK-NEXT:          """the while at line 39"""
 # CHECK-NEXT:          nonlocal break_1, i
 # CHECK:           ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('break_1', 'i'))
 # CHECK:           ag__.if_stmt(ag__.not_(break_1), if_body, None, get_state, set_state, ('i',))
@@ -67,6 +71,7 @@ def count_down_to_first_positive(x, t):
 print(to_code(count_down_to_first_positive))
 # CHECK-LABEL: def count_down_to_first_positive(x, t):
 # CHECK:           def loop_test():
+# CHECK-NEXT:          """the while at line 64"""
 # CHECK-NEXT:          return ag__.and_(lambda: ag__.not_(break_1), lambda: ag__.not_(ag__.not_(t)))
 
 

@@ -20,10 +20,13 @@ print(to_code(find))
 # CHECK-NEXT:      do_return = False
 # CHECK-NEXT:      retval_ = ag__.NOT_RETURNED
 # CHECK:           def loop_test():
+# CHECK-NEXT:          """the for at line 11"""
 # CHECK-NEXT:          return ag__.not_(do_return)
 # CHECK:               def loop_test():
+# CHECK-NEXT:              """the for at line 12"""
 # CHECK-NEXT:              return ag__.not_(do_return)
 # CHECK:                   def if_body():
+# CHECK-NEXT:                  """the if at line 13"""
 # CHECK-NEXT:                  nonlocal do_return, retval_
 # CHECK-NEXT:                  do_return = True
 # CHECK-NEXT:                  retval_ = ag__.returning((i, j))

@@ -13,7 +13,8 @@ frontend builds carries the user's file:line:col as its location.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+import functools
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -39,6 +40,7 @@ from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, Region
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
+    OptionalDef,
     VarConstraint,
     base,
     irdl_attr_definition,
@@ -54,6 +56,7 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
     var_result_def,
+    VariadicDef,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -81,7 +84,33 @@ def shape_of(value: SSAValue | Attribute) -> tuple[int, ...]:
 
 def tensor_type(element: Attribute, shape: Sequence[int]) -> TensorType:
     """``tensor<shape x element>``, with ``-1`` (or ``None``) for dynamic dims."""
-    return TensorType(element, [DYNAMIC_INDEX if d is None or d < 0 else d for d in shape])
+    return _tensor_type(element, tuple(DYNAMIC_INDEX if d is None or d < 0 else d for d in shape))
+
+
+@functools.lru_cache(maxsize=1024)
+def _tensor_type(element: Attribute, shape: tuple[int, ...]) -> TensorType:
+    """One type object per type (attributes are immutable): building and verifying a TensorType
+    for each traced op cost as much as the op."""
+    return TensorType(element, shape)
+
+
+@functools.cache
+def _one_of_each(cls: type[IRDLOperation]) -> bool:
+    """Whether ``cls``'s operands and results are each exactly one value, and it has no regions,
+    successors or segment sizes."""
+    d = cls.get_irdl_definition()
+    defs = [*d.operands, *d.results]
+    return not (d.regions or d.successors or d.options) and not any(isinstance(x, (OptionalDef, VariadicDef)) for _, x in defs)
+
+
+def _build(op: IRDLOperation, operands: Sequence[SSAValue], result_types: Sequence[Attribute],
+           properties: Mapping[str, Attribute] | None = None) -> None:
+    """``IRDLOperation.__init__`` for the ops tracing builds most (constants, elementwise ops, casts,
+    broadcasts): with one value per operand and result there is nothing for xDSL's generic
+    builder to sort out (optional, variadic and segment-sized ones), and it was a quarter of
+    the cost of tracing an op. What the builder skipped is checked when the traced module verifies."""
+    assert _one_of_each(type(op)), f"{op.name} has optional or variadic parts: build it with IRDLOperation.__init__"
+    Operation.__init__(op, operands=operands, result_types=result_types, properties=properties or {})
 
 
 def element_of(value: SSAValue | Attribute) -> Attribute:
@@ -129,7 +158,7 @@ class ConstantOp(IRDLOperation):
     traits = traits_def(Pure(), ConstantLike())
 
     def __init__(self, value: DenseIntOrFPElementsAttr):
-        super().__init__(properties={"value": value}, result_types=[value.type])
+        _build(self, (), [value.type], {"value": value})
 
     def verify_(self) -> None:
         if self.value.type != self.result.type:
@@ -170,7 +199,7 @@ class ElementwiseBinaryOp(IRDLOperation):
     ACCEPTS: ClassVar[str] = "numeric"
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue):
-        super().__init__(operands=[lhs, rhs], result_types=[lhs.type])
+        _build(self, [lhs, rhs], [lhs.type])
 
     def verify_(self) -> None:
         _check_element_kind(self, element_of(self.result), self.ACCEPTS)
@@ -188,7 +217,7 @@ class ElementwiseUnaryOp(IRDLOperation):
     ACCEPTS: ClassVar[str] = "numeric"
 
     def __init__(self, operand: SSAValue):
-        super().__init__(operands=[operand], result_types=[operand.type])
+        _build(self, [operand], [operand.type])
 
     def verify_(self) -> None:
         _check_element_kind(self, element_of(self.result), self.ACCEPTS)
@@ -474,7 +503,7 @@ class ElementwiseTestOp(IRDLOperation):
     ACCEPTS: ClassVar[str] = "any"
 
     def __init__(self, operand: SSAValue):
-        super().__init__(operands=[operand], result_types=[tensor_type(i1, shape_of(operand))])
+        _build(self, [operand], [tensor_type(i1, shape_of(operand))])
 
     def verify_(self) -> None:
         _check_element_kind(self, element_of(self.operand), self.ACCEPTS)
@@ -537,11 +566,7 @@ class CmpOp(IRDLOperation):
     assembly_format = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)"
 
     def __init__(self, predicate: str, lhs: SSAValue, rhs: SSAValue):
-        super().__init__(
-            operands=[lhs, rhs],
-            properties={"predicate": StringAttr(predicate)},
-            result_types=[tensor_type(i1, shape_of(lhs))],
-        )
+        _build(self, [lhs, rhs], [tensor_type(i1, shape_of(lhs))], {"predicate": StringAttr(predicate)})
 
     def verify_(self) -> None:
         if self.predicate.data not in COMPARISONS:
@@ -570,9 +595,7 @@ class SelectOp(IRDLOperation):
     )
 
     def __init__(self, condition: SSAValue, true_value: SSAValue, false_value: SSAValue):
-        super().__init__(
-            operands=[condition, true_value, false_value], result_types=[true_value.type]
-        )
+        _build(self, [condition, true_value, false_value], [true_value.type])
 
     def verify_(self) -> None:
         if element_of(self.condition) != i1:
@@ -594,7 +617,7 @@ class CastOp(IRDLOperation):
     assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
 
     def __init__(self, operand: SSAValue, element: Attribute):
-        super().__init__(operands=[operand], result_types=[tensor_type(element, shape_of(operand))])
+        _build(self, [operand], [tensor_type(element, shape_of(operand))])
 
     def verify_(self) -> None:
         if shape_of(self.operand) != shape_of(self.result):
@@ -727,7 +750,7 @@ class _ShapeOp(IRDLOperation):
     assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
 
     def __init__(self, operand: SSAValue, shape: Sequence[int]):
-        super().__init__(operands=[operand], result_types=[tensor_type(element_of(operand), shape)])
+        _build(self, [operand], [tensor_type(element_of(operand), shape)])
 
     def verify_(self) -> None:
         if element_of(self.operand) != element_of(self.result):

@@ -39,8 +39,10 @@ OpT = TypeVar("OpT", bound=Operation)
 _USER_DIRS = tuple(str(Path(_KILN_ROOT, d)) + "/" for d in ("tests", "examples", "bench"))
 
 
+@functools.lru_cache(maxsize=1024)
 def is_user_file(filename: str) -> bool:
-    """Whether code from ``filename`` is the user's (not kiln's, NumPy's or an installed package's)."""
+    """Whether code from ``filename`` is the user's (not kiln's, NumPy's or an installed package's).
+    Answered once per file: every traced op asks it of each frame up to the user's (ten a op)."""
     if filename.startswith(_USER_DIRS):
         return True
     return not filename.startswith(_SKIP_PREFIXES) and not filename.startswith("<frozen")
@@ -89,7 +91,19 @@ def _frame_location(frame: FrameType) -> LocationAttr:
             line = pos_line
         if pos_col is not None:
             col = pos_col + 1
-    return FileLineColLoc(StringAttr(frame.f_code.co_filename), IntAttr(line), IntAttr(col))
+    return _location(frame.f_code.co_filename, line, col)
+
+
+@functools.lru_cache(maxsize=4096)
+def _location(filename: str, line: int, col: int) -> FileLineColLoc:
+    """One location attribute per place (a loop traced again, a Python loop unrolled, the ops of
+    one expression share it): building and verifying one was a sixth of the cost of tracing an op."""
+    return FileLineColLoc(_file_name(filename), IntAttr(line), IntAttr(col))
+
+
+@functools.lru_cache(maxsize=256)
+def _file_name(filename: str) -> StringAttr:
+    return StringAttr(filename)
 
 
 @dataclass

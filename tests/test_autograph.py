@@ -600,11 +600,11 @@ def _own_nodes(func: ast.FunctionDef) -> list[ast.AST]:
 
 def test_to_code_shapes() -> None:
     code = to_code(sum_even)
-    assert "ag__.for_stmt(xs, None, loop_body_2, get_state_2, set_state_2, ('total',))" in code
+    assert "ag__.for_stmt(xs, None, loop_body, get_state, set_state, ('total',))" in code
     assert "continue_1 = True" in code and "ag__.not_(continue_1)" in code
     assert "total += x" in code  # the user's statements stay as written
     code = to_code(while_else)
-    assert "ag__.while_stmt(loop_test_" in code and "ag__.and_(lambda: ag__.not_(break_" in code
+    assert "ag__.while_stmt(loop_test, " in code and "ag__.and_(lambda: ag__.not_(break_" in code
     code = to_code(short_circuit)
     assert "ag__.or_(lambda: ag__.and_(lambda: ag__.call(note)('a', x > 0), lambda: ag__.call(note)('b', x))" in code
     assert "ag__.if_exp(x > 0, lambda:" in to_code(conditional_expression)
@@ -620,7 +620,7 @@ def test_library_calls_are_left_as_written() -> None:
 def test_state_names_and_undefined() -> None:
     code = to_code(nested_ifs)
     assert "r = ag__.Undefined('r')" in code
-    assert "ag__.if_stmt(x > 0, if_body_1, else_body_1, get_state_1, set_state_1, ('r',))" in code
+    assert "ag__.if_stmt(x > 0, if_body, else_body, get_state, set_state, ('r',))" in code
 
 
 @pytest.mark.parametrize("func", [np.sum, np.linalg.norm, json.dumps, collections.namedtuple, len, ast.parse])
@@ -852,3 +852,38 @@ def test_unstageable_finds_constructs_in_a_body(recorder: list[tuple[str, Any]])
     ((_, (_, body, *_)),) = recorder
     (found,) = staging.unstageable(body)
     assert found.construct == "with" and found.lineno == f.__code__.co_firstlineno + 3
+
+
+def _many_constructs(tmp_path: Any, count: int) -> Any:
+    """A function of ``count`` loops and ``count`` ifs, from a file (conversion reads the source)."""
+    body = "".join("    for _ in range(2):\n        x = x * 2 + 1\n    if x > 10:\n        x = x - 7\n" for _ in range(count))
+    path = tmp_path / f"many_constructs_{count}.py"
+    path.write_text(f"def many(x):\n{body}    return x\n")
+    namespace: dict[str, Any] = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    return namespace["many"]
+
+
+def test_helper_names_do_not_grow_with_the_constructs(tmp_path: Any) -> None:
+    """Every construct reuses one set of helper names: a name per construct made the converted
+    function bind three more names per loop, and CPython's compiler copies the names a function
+    binds into each function nested in it (quadratic: 1.3 s of symbol tables at 2,222 loops)."""
+    few, many = _many_constructs(tmp_path, 3), _many_constructs(tmp_path, 40)
+    sizes = []
+    for func in (few, many):
+        converted = convert(func)
+        assert conversion_info(func).converted
+        assert converted(1) == func(1) and converted(5) == func(5)
+        sizes.append(len(converted.__code__.co_varnames) + len(converted.__code__.co_cellvars))
+    assert sizes[0] == sizes[1]
+
+
+def test_helpers_of_constructs_written_alike_differ(tmp_path: Any) -> None:
+    """The helpers of 40 identical loops and ifs are told apart by their docstrings: code objects
+    that differ only in their line numbers share a hash, and CPython's compiler, which keys a
+    function's constants by it, compiled n of them in O(n^2) (2.4 s at 5,555 loops)."""
+    func = _many_constructs(tmp_path, 40)
+    helpers = [c for c in convert(func).__code__.co_consts if isinstance(c, type(func.__code__))]
+    assert len(helpers) == 40 * 2 * 3  # a body, get_state and set_state per construct
+    assert len({(c.co_name, c.co_consts) for c in helpers}) == len(helpers)
+    assert "the for at line 2" in to_code(func) and "the if at line 4" in to_code(func)

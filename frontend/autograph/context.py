@@ -44,6 +44,7 @@ class ConversionContext:
     used_names: set[str]
     unsupported: list[Unsupported] = field(default_factory=list)
     _counter: itertools.count = field(default_factory=lambda: itertools.count(1))
+    _helpers: dict[str, str] = field(default_factory=dict)
 
     def new_name(self, base: str) -> str:
         """A name not used by the function: ``base`` itself, else ``base_``, ``base__`` ..."""
@@ -53,8 +54,15 @@ class ConversionContext:
         self.used_names.add(name)
         return name
 
+    def helper_name(self, base: str) -> str:
+        """The name every construct's ``base`` helper takes (``if_body``, ``get_state``): made
+        unique once per function (see converters.control_flow on why not once per construct)."""
+        if base not in self._helpers:
+            self._helpers[base] = self.new_name(base)
+        return self._helpers[base]
+
     def construct_id(self) -> int:
-        """The number that suffixes one construct's helpers (``if_body_3``, ``get_state_3``)."""
+        """The number that suffixes one construct's flags (``break_3``, ``continue_3``)."""
         return next(self._counter)
 
     def numbered(self, base: str, n: int) -> str:

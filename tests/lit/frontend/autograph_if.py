@@ -16,18 +16,21 @@ def sign(x):
 print(to_code(sign))
 # CHECK-LABEL: def sign(x):
 # CHECK-NEXT:      s = ag__.Undefined('s')
-# CHECK:           def if_body_1():
+# CHECK:           def if_body():
+# CHECK-NEXT:          """the if at line 7"""
 # CHECK-NEXT:          nonlocal s
 # CHECK-NEXT:          s = 1
-# CHECK:           def else_body_1():
-# CHECK:               def if_body_2():
-# CHECK:               ag__.if_stmt(x < 0, if_body_2, else_body_2, get_state_2, set_state_2, ('s',))
-# CHECK:           def get_state_1():
+# CHECK:           def else_body():
+# CHECK:               def if_body():
+# CHECK:               ag__.if_stmt(x < 0, if_body, else_body, get_state, set_state, ('s',))
+# CHECK:           def get_state():
+# CHECK-NEXT:          """the if at line 7"""
 # CHECK-NEXT:          return (s,)
-# CHECK:           def set_state_1(vars_):
+# CHECK:           def set_state(vars_):
+# CHECK-NEXT:          """the if at line 7"""
 # CHECK-NEXT:          nonlocal s
 # CHECK-NEXT:          s, = vars_
-# CHECK-NEXT:      ag__.if_stmt(x > 0, if_body_1, else_body_1, get_state_1, set_state_1, ('s',))
+# CHECK-NEXT:      ag__.if_stmt(x > 0, if_body, else_body, get_state, set_state, ('s',))
 # CHECK-NEXT:      return s
 
 

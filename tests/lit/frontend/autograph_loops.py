@@ -18,16 +18,18 @@ print(to_code(sum_even))
 # CHECK-LABEL: def sum_even(xs):
 # CHECK-NEXT:      total = 0
 # CHECK-NEXT:      x = ag__.Undefined('x')
-# CHECK:           def loop_body_2(itr_2):
+# CHECK:           def loop_body(itr):
+# CHECK-NEXT:          """the for at line 10"""
 # CHECK-NEXT:          nonlocal total, x
-# CHECK-NEXT:          x = itr_2
+# CHECK-NEXT:          x = itr
 # CHECK-NEXT:          continue_1 = False
-# CHECK:               ag__.if_stmt(x % 2, if_body_3, None, get_state_3, set_state_3, ('continue_1',))
-# CHECK:               def if_body_4():
+# CHECK:               ag__.if_stmt(x % 2, if_body, None, get_state, set_state, ('continue_1',))
+# CHECK:               def if_body():
+# CHECK-NEXT:              """the if at line 13"""
 # CHECK-NEXT:              nonlocal total
 # CHECK-NEXT:              total += x
-# CHECK:               ag__.if_stmt(ag__.not_(continue_1), if_body_4, None, get_state_4, set_state_4, ('total',))
-# CHECK:           ag__.for_stmt(xs, None, loop_body_2, get_state_2, set_state_2, ('total',))
+# CHECK:               ag__.if_stmt(ag__.not_(continue_1), if_body, None, get_state, set_state, ('total',))
+# CHECK:           ag__.for_stmt(xs, None, loop_body, get_state, set_state, ('total',))
 # CHECK-NEXT:      return total
 # CHECK-NOT:   continue{{$}}
 
@@ -46,12 +48,14 @@ def first_square_above(n, limit):
 print(to_code(first_square_above))
 # CHECK-LABEL: def first_square_above(n, limit):
 # CHECK:           break_1 = False
-# CHECK:           def loop_test_2():
+# CHECK:           def loop_test():
+# CHECK-NEXT:          """the while at line 39"""
 # CHECK-NEXT:          return ag__.and_(lambda: ag__.not_(break_1), lambda: i < n)
-# CHECK:           def loop_body_2():
+# CHECK:           def loop_body():
+# CHECK-NEXT:          """the while at line 39"""
 # CHECK-NEXT:          nonlocal break_1, i
-# CHECK:           ag__.while_stmt(loop_test_2, loop_body_2, get_state_2, set_state_2, ('break_1', 'i'))
-# CHECK:           ag__.if_stmt(ag__.not_(break_1), if_body_5, None, get_state_5, set_state_5, ('i',))
+# CHECK:           ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('break_1', 'i'))
+# CHECK:           ag__.if_stmt(ag__.not_(break_1), if_body, None, get_state, set_state, ('i',))
 
 
 # A test that is not a bool on every path is read for its truth: `while t:` with a `break` stays
@@ -66,7 +70,8 @@ def count_down_to_first_positive(x, t):
 
 print(to_code(count_down_to_first_positive))
 # CHECK-LABEL: def count_down_to_first_positive(x, t):
-# CHECK:           def loop_test_2():
+# CHECK:           def loop_test():
+# CHECK-NEXT:          """the while at line 64"""
 # CHECK-NEXT:          return ag__.and_(lambda: ag__.not_(break_1), lambda: ag__.not_(ag__.not_(t)))
 
 
@@ -80,4 +85,4 @@ def count_up(n):
 print(to_code(count_up))
 # CHECK-LABEL: def count_up(n):
 # CHECK:           total += np.square(i)
-# CHECK:           ag__.for_stmt(ag__.range_(n), None, loop_body_1, get_state_1, set_state_1, ('total',))
+# CHECK:           ag__.for_stmt(ag__.range_(n), None, loop_body, get_state, set_state, ('total',))

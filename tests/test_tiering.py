@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import contextlib
 import io
+import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import kiln
-from kiln.backends.c import pyext, tiering, toolchain
+from kiln.backends.c import prelude, pyext, tiering, toolchain
+from kiln.backends.c.isa import resolve_isa, table
 
 
 @pytest.fixture(autouse=True)
@@ -113,3 +115,25 @@ def test_a_failed_optimized_build_keeps_the_quick_one(monkeypatch: pytest.Monkey
         with pytest.raises(toolchain.CompileError, match="no optimized build"):
             tiering.wait()
     np.testing.assert_array_equal(fn(x), x * x)
+
+
+def _assembly(source: str, folder: Path, flags: tuple[str, ...]) -> str:
+    c_file, s_file = folder / "k.c", folder / "k.s"
+    c_file.write_text(source)
+    subprocess.run([toolchain.compiler(), *flags, "-S", "-o", str(s_file), str(c_file)], check=True)
+    return s_file.read_text()
+
+
+def test_quick_builds_have_a_precompiled_prelude_of_their_own(tiered: Path, tmp_path: Path) -> None:
+    """With tiering on, the once-per-machine build makes a precompiled prelude for -Og too, and a
+    quick compile with it gives the assembly -Og gives without it (one built with -O2 would lend
+    the compile its optimization settings: other code)."""
+    source = kiln.function(_layer).get_concrete_function(np.ones((8, 8), np.float32), np.ones((8, 8), np.float32)).source
+    toolchain.prefetch_prelude(table(resolve_isa()).includes)
+    prelude.wait()
+    assert len(list(tiered.glob("*.h.gch"))) == 2
+    cc = toolchain.compiler()
+    flags = toolchain.compile_flags((*toolchain.QUICK_OPT_FLAGS, *toolchain._SHARED_FLAGS))
+    pch = prelude.include_flags(cc, toolchain.compiler_identity(cc), flags, source)
+    assert pch[0] == "-include"
+    assert _assembly(source, tmp_path, (*flags, *pch, "-Winvalid-pch", "-Werror")) == _assembly(source, tmp_path, flags)

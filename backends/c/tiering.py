@@ -1,7 +1,7 @@
 """Tiered builds: a first call runs a quick build of its C, the optimized one replaces it later.
 
-gcc -O2 on kiln's larger sources takes most of a first call (mlp_training's 62 KB: 0.63 s CPU of
-its 1.3 s; the GEMM runtime's micro-kernels above all), and -Og compiles them 2-3x faster. So a
+gcc -O2 on kiln's larger sources takes much of a first call (mlp_training's 62 KB: 0.63-0.79 s CPU
+of its 1.3-1.9 s; the GEMM runtime's micro-kernels above all), and -Og compiles them 2-3x faster. So a
 source of at least :data:`MIN_SOURCE` characters whose -O2 build is not in the cache is compiled
 with :data:`~kiln.backends.c.toolchain.QUICK_OPT_FLAGS` first; its entry answers the first call,
 and a background thread (at the lowest CPU priority) builds the -O2 library, the one the disk
@@ -23,9 +23,12 @@ from pathlib import Path
 
 from kiln.backends.c import toolchain
 
-#: sources shorter than this are built at -O2 at once: -Og saved them no gcc time (a 36 KB
-#: source 138 -> 122 ms, under 5 KB none), and the optimized build would be a second compile
-MIN_SOURCE = 40_000
+#: sources shorter than this are built at -O2 at once: -Og saves them little or no gcc time, and
+#: the optimized build would be a second compile. gcc CPU, -O2 -> -Og, each with its precompiled
+#: prelude (2026-11-29): the examples' 4 KB vector source 88 -> 108 ms, fizzbuzz's 13 KB of scalar
+#: code 106 -> 129, simple_nn_layer's 36 KB (GEMM runtime) 178 -> 133, lstm_cell's 41 KB 311 -> 141,
+#: mlp_training's 62 KB 794 -> 267
+MIN_SOURCE = 32_000
 
 _lock = threading.Lock()
 #: the background builds this process started, and what failed in them (raised by :func:`wait`)

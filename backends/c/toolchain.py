@@ -37,6 +37,9 @@ Flags (``DEFAULT_OPT_FLAGS``), and why:
   8-instruction inner loop: 16.5 ms across a line boundary, 13.5 ms within one; the same
   code in a static binary, placed within a line by chance, 11-14 ms). Costs a few no-ops.
 
+A large source's first build may be a quick one (``QUICK_OPT_FLAGS``: ``-Og`` instead of
+``-O2``), replaced by the -O2 build made in the background (backends/c/tiering.py).
+
 A source cut into parts by ``kiln-outline-parts`` (backends/c/parts.py) compiles as one
 translation unit per core at most, in parallel, linked into the one shared object: gcc is
 single-threaded, and channel_flow's 1.0 s in gcc was a third of its first call.
@@ -178,12 +181,12 @@ def tiering() -> bool:
 def prefetch_prelude(isa_includes: tuple[str, ...], *, check: bool = False) -> None:
     """Start building the precompiled headers of kernels for the ISA of ``isa_includes`` with the
     default flags (and the quick tier's, when :func:`tiering`) when not cached (once per
-    machine), or with ``check`` checking them when cached (a compile is coming):
-    backends/c/prelude.py."""
+    machine), or with ``check`` checking the default one when cached (a compile is coming; the
+    quick one is checked by the first quick compile, which few sources get): backends/c/prelude.py."""
     cc = compiler()
     for opt_flags in (DEFAULT_OPT_FLAGS, QUICK_OPT_FLAGS) if tiering() else (DEFAULT_OPT_FLAGS,):
         flags = compile_flags((*opt_flags, *_SHARED_FLAGS))
-        prelude.prefetch(cc, compiler_identity(cc), flags, isa_includes, check=check)
+        prelude.prefetch(cc, compiler_identity(cc), flags, isa_includes, check=check and opt_flags == DEFAULT_OPT_FLAGS)
 
 
 def _cores() -> int:

@@ -29,7 +29,8 @@ def tiered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _kernels(cache: Path) -> dict[Path, str]:
     """The kernels' shared objects in ``cache`` and the C each was compiled from."""
-    return {so: so.with_suffix(".c").read_text() for so in cache.glob("*.so") if "Python.h" not in so.with_suffix(".c").read_text()}
+    sources = {so: so.with_suffix(".c").read_text() for so in cache.glob("*.so")}
+    return {so: text for so, text in sources.items() if "Python.h" not in text}
 
 
 def _layer(x: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -102,7 +103,8 @@ def test_a_failed_optimized_build_keeps_the_quick_one(monkeypatch: pytest.Monkey
     """The optimized build failing is warned about and raised by ``wait``; calls stay right."""
     compile_shared = toolchain.compile_shared
 
-    def failing(source: str, *, opt_flags: tuple[str, ...] = toolchain.DEFAULT_OPT_FLAGS, background: bool = False) -> Path:
+    def failing(source: str, *, opt_flags: tuple[str, ...] = toolchain.DEFAULT_OPT_FLAGS,
+                background: bool = False) -> Path:
         if background:
             raise toolchain.CompileError("no optimized build here")
         return compile_shared(source, opt_flags=opt_flags)
@@ -128,7 +130,8 @@ def test_quick_builds_have_a_precompiled_prelude_of_their_own(tiered: Path, tmp_
     """With tiering on, the once-per-machine build makes a precompiled prelude for -Og too, and a
     quick compile with it gives the assembly -Og gives without it (one built with -O2 would lend
     the compile its optimization settings: other code)."""
-    source = kiln.function(_layer).get_concrete_function(np.ones((8, 8), np.float32), np.ones((8, 8), np.float32)).source
+    x = np.ones((8, 8), np.float32)
+    source = kiln.function(_layer).get_concrete_function(x, x).source
     toolchain.prefetch_prelude(table(resolve_isa()).includes)
     prelude.wait()
     assert len(list(tiered.glob("*.h.gch"))) == 2

@@ -10,7 +10,9 @@
  * trampoline) raises ValueError, or the builtin exception its message names (raise_failed).
  * Any argument that does not fit returns NotImplemented, so Python can convert it or retrace;
  * only allocation failures raise. Built once per machine and cached (kiln.backends.c.pyext),
- * so no kernel compile ever includes Python.h.
+ * so no kernel compile ever includes Python.h. `Entry.retarget(address)` points an entry at the
+ * trampoline of another build of the same source (kiln.backends.c.tiering: the -O2 build replacing
+ * the quick one a first call ran).
  *
  * Large outputs (>= POOL_MIN_BYTES) come from an output pool: a NumPy memory handler
  * (PyDataMem_Handler) set around their allocation. NumPy keeps a reference to it in each

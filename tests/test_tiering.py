@@ -99,6 +99,10 @@ def test_printing_goes_to_python_stdout_after_the_swap() -> None:
         assert out.getvalue() == "x = [1. 2.]\n"
 
 
+def _square(v: np.ndarray) -> np.ndarray:
+    return v * v
+
+
 def test_a_failed_optimized_build_keeps_the_quick_one(monkeypatch: pytest.MonkeyPatch) -> None:
     """The optimized build failing is warned about and raised by ``wait``; calls stay right."""
     compile_shared = toolchain.compile_shared
@@ -111,8 +115,8 @@ def test_a_failed_optimized_build_keeps_the_quick_one(monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(toolchain, "compile_shared", failing)
     x = np.arange(4.0)
-    fn = kiln.function(lambda v: v * v)
-    with pytest.warns(RuntimeWarning, match="calls keep the quick"):
+    fn = kiln.function(_square)
+    with pytest.warns(RuntimeWarning, match="optimized build of _square failed, its calls keep the quick"):
         np.testing.assert_array_equal(fn(x), x * x)
         with pytest.raises(toolchain.CompileError, match="no optimized build"):
             tiering.wait()

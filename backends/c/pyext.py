@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from kiln.backends.c import tiering, toolchain
+from kiln.backends.c.abi import USER_PREFIX
 from kiln.backends.c.parts import END, MAIN, guard
 from kiln.backends.loader import CHECK_SYMBOL, WRITE_HOOK, MemrefArg, Signature, attach_output, load_function, python_entry
 
@@ -173,5 +174,6 @@ def build_entry(
     scalars = (tuple(kinds),) if any(kinds) else ()
     entry = mod.Entry(address(so_path), tuple(specs[:n_inputs]), tuple(specs[n_inputs:]), *scalars)
     if quick is not None:  # the optimized build replaces the quick one when it is ready
-        tiering.optimize_later(full, lambda optimized: entry.retarget(address(optimized)))
+        user_name = name.removeprefix(USER_PREFIX)
+        tiering.optimize_later(full, user_name, lambda optimized: entry.retarget(address(optimized)))
     return entry, True

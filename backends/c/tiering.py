@@ -44,22 +44,22 @@ def quick_build(source: str) -> Path | None:
     return toolchain.compile_shared(source, opt_flags=toolchain.QUICK_OPT_FLAGS)
 
 
-def optimize_later(source: str, swap: Callable[[Path], None]) -> None:
+def optimize_later(source: str, name: str, swap: Callable[[Path], None]) -> None:
     """Build ``source`` with the default flags in a background thread, then call ``swap`` with
-    the optimized library's path. A failure leaves the quick build in use, with a warning."""
+    the optimized library's path. A failure leaves the quick build of function ``name`` in use,
+    with a warning naming it."""
 
     def build() -> None:
         try:
             swap(toolchain.compile_shared(source, background=True))
         except Exception as error:  # noqa: BLE001 (reported: the quick build stays correct)
             _failures.append(error)
-            warnings.warn(f"kiln: the optimized build failed, calls keep the quick (-Og) build: {error}",
+            warnings.warn(f"kiln: the optimized build of {name} failed, its calls keep the quick (-Og) build: {error}",
                           RuntimeWarning, stacklevel=1)
 
     thread = threading.Thread(target=build, name="kiln-optimize", daemon=True)
     with _lock:
-        if not _threads:
-            atexit.register(_join)  # the next process finds the optimized library in the cache
+        _threads[:] = [t for t in _threads if t.is_alive()]  # (a long process builds many)
         _threads.append(thread)
     thread.start()
 
@@ -69,6 +69,9 @@ def _join() -> None:
         threads = list(_threads)
     for thread in threads:
         thread.join()
+
+
+atexit.register(_join)  # a process waits for its builds: the next one finds the optimized library
 
 
 def wait() -> None:

@@ -16,6 +16,7 @@ Run::
 
     python -m kiln.bench.first_calls --rounds 5
     python -m kiln.bench.first_calls --rounds 1 --npbench /work/npbench
+    python -m kiln.bench.first_calls --rounds 1 --cases lstm_cell --cache /tmp/seeded  # seeded once
 """
 
 from __future__ import annotations
@@ -116,13 +117,24 @@ def _time(case: str, cache: Path) -> dict[str, float]:
     return json.loads(out.read_text())
 
 
-def measure(cases: list[str], rounds: int) -> dict[str, dict[str, list[float]]]:
-    """{case: {"cold wall": [...], "cold cpu": [...], "warm wall": [...], "warm cpu": [...]}} in seconds."""
+def _seeded(cache: Path) -> set[Path]:
+    """The once-per-machine builds in ``cache``, made now unless a list of them is beside it (a
+    cache kept between runs with ``--cache``, so that interleaved runs of two checkouts, one case
+    each, need no seed each)."""
+    listing = cache.with_name(cache.name + ".seed.json")
+    if not listing.exists():
+        _run(_SEED, [], cache)  # kept in place (a copy would change their stat, and a copied
+        listing.write_text(json.dumps(sorted(map(str, cache.rglob("*")))))  # header is checked again)
+    return set(map(Path, json.loads(listing.read_text())))
+
+
+def measure(cases: list[str], rounds: int, kept: Path | None = None) -> dict[str, dict[str, list[float]]]:
+    """{case: {"cold wall": [...], "cold cpu": [...], "warm wall": [...], "warm cpu": [...]}} in
+    seconds; in the cache directory ``kept`` (seeded on first use) or in a temporary one."""
     results: dict[str, dict[str, list[float]]] = {c: {} for c in cases}
     with tempfile.TemporaryDirectory(prefix="kiln-first-calls-") as tmp:
-        cache = Path(tmp) / "cache"
-        _run(_SEED, [], cache)  # the once-per-machine builds, kept in place (a copy would change
-        seeded = set(cache.rglob("*"))  # their stat, and a copied precompiled header is checked again)
+        cache = kept.absolute() if kept is not None else Path(tmp) / "cache"
+        seeded = _seeded(cache)
         for _ in range(rounds):
             for case in cases:
                 for path in sorted(set(cache.rglob("*")) - seeded, reverse=True):  # all but the seed,
@@ -156,13 +168,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--cases", nargs="*", help="names of snippets and examples, or with --npbench of kernels")
     parser.add_argument("--npbench", type=Path, help="a checkout of spcl/npbench: time its kernels at preset S")
+    parser.add_argument("--cache", type=Path, help="a cache directory kept between runs (seeded on first use)")
     args = parser.parse_args()
     if args.npbench is not None:
         infos = sorted((args.npbench / "bench_info").glob("*.json"))
         cases = [f"npbench:{args.npbench}:{p}" for p in infos if not args.cases or p.stem in args.cases]
     else:
         cases = args.cases or [*SNIPPETS, *EXAMPLES]
-    print(table(measure(cases, args.rounds)))
+    print(table(measure(cases, args.rounds, args.cache)))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,9 @@
  * trampoline) raises ValueError, or the builtin exception its message names (raise_failed).
  * Any argument that does not fit returns NotImplemented, so Python can convert it or retrace;
  * only allocation failures raise. Built once per machine and cached (kiln.backends.c.pyext),
- * so no kernel compile ever includes Python.h.
+ * so no kernel compile ever includes Python.h. `Entry.retarget(address)` points an entry at the
+ * trampoline of another build of the same source (kiln.backends.c.tiering: the -O2 build replacing
+ * the quick one a first call ran).
  *
  * Large outputs (>= POOL_MIN_BYTES) come from an output pool: a NumPy memory handler
  * (PyDataMem_Handler) set around their allocation. NumPy keeps a reference to it in each
@@ -72,7 +74,7 @@ enum { OUTPUT_ARRAY = 0, OUTPUT_NUMPY_SCALAR = 1, OUTPUT_PYTHON_NUMBER = 2 };
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
-    packed_fn fn;
+    packed_fn fn; /* read and replaced atomically: retarget() may swap it while a call runs without the GIL */
     Py_ssize_t n_in, n_out, n_slots;
     int release_gil;
     ArgSpec *specs; /* n_in inputs, then n_out outputs */
@@ -372,12 +374,13 @@ static PyObject *entry_call(PyObject *callable, PyObject *const *args, size_t na
         slots[s++] = PyArray_DATA((PyArrayObject *)outs[j]);
     }
     const char *failed;
+    packed_fn fn = __atomic_load_n(&self->fn, __ATOMIC_ACQUIRE);
     if (self->release_gil) {
         Py_BEGIN_ALLOW_THREADS
-        failed = self->fn(slots);
+        failed = fn(slots);
         Py_END_ALLOW_THREADS
     } else {
-        failed = self->fn(slots);
+        failed = fn(slots);
     }
     if (failed) { /* a run-time check failed: NumPy would have raised */
         for (Py_ssize_t j = 0; j < self->n_out; j++) Py_DECREF(outs[j]);
@@ -408,6 +411,31 @@ static PyObject *entry_call(PyObject *callable, PyObject *const *args, size_t na
     return result;
 }
 
+/* retarget(address): call the trampoline at `address` from now on: the same function from another
+ * build of its source (kiln.backends.c.tiering swaps a quick build for the optimized one). A
+ * call already running finishes in the old one; libraries stay loaded for the process. */
+static PyObject *entry_retarget(Entry *self, PyObject *arg) {
+    unsigned long long address = PyLong_AsUnsignedLongLong(arg);
+    if (address == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    __atomic_store_n(&self->fn, (packed_fn)(uintptr_t)address, __ATOMIC_RELEASE);
+    Py_RETURN_NONE;
+}
+
+/* address: the trampoline calls go to now. */
+static PyObject *entry_address(Entry *self, void *Py_UNUSED(closure)) {
+    return PyLong_FromUnsignedLongLong((unsigned long long)(uintptr_t)__atomic_load_n(&self->fn, __ATOMIC_ACQUIRE));
+}
+
+static PyMethodDef entry_methods[] = {
+    {"retarget", (PyCFunction)entry_retarget, METH_O, "Call the trampoline at this address from now on."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef entry_getset[] = {
+    {"address", (getter)entry_address, NULL, "The address of the trampoline calls go to.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 static PyTypeObject EntryType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "kiln._kiln_entry.Entry",
@@ -418,6 +446,8 @@ static PyTypeObject EntryType = {
     .tp_dealloc = (destructor)entry_dealloc,
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(Entry, vectorcall),
+    .tp_methods = entry_methods,
+    .tp_getset = entry_getset,
 };
 
 /* symbol(path, name) -> address: dlopen (kept open for the process) and dlsym. */

@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from kiln.backends.c import toolchain
+from kiln.backends.c import tiering, toolchain
+from kiln.backends.c.abi import USER_PREFIX
 from kiln.backends.c.parts import END, MAIN, guard
 from kiln.backends.loader import CHECK_SYMBOL, WRITE_HOOK, MemrefArg, Signature, attach_output, load_function, python_entry
 
@@ -146,10 +147,14 @@ def build_entry(
     returned as ``kinds`` says (kiln.backends.targets.OUTPUT_*; arrays when empty).
     Returns (entry, final). On the first compile on a machine the extension is still being built
     (~0.3 s, in parallel); with ``wait=False`` the answer is then at once an interim entry through
-    ctypes (not final: slower calls, the same results as arrays) instead of waiting for the extension."""
+    ctypes (not final: slower calls, the same results as arrays) instead of waiting for the extension.
+    A large source may be built quickly first, the entry retargeted to its optimized build later
+    (backends/c/tiering.py)."""
     prefetch()
     can_fail = _mentions(source, CHECK_SYMBOL)
-    so_path = toolchain.compile_shared(source + trampoline(name, signature, can_fail))
+    full = source + trampoline(name, signature, can_fail)
+    quick = tiering.quick_build(full) if wait or ready() else None  # (an interim entry is replaced anyway)
+    so_path = quick if quick is not None else toolchain.compile_shared(full)
     if not wait and not ready():
         kinds = [kind for kind in signature.args if isinstance(kind, MemrefArg)]
         if any(n is None for kind in kinds[n_inputs:] for n in kind.shape):  # as the native entry
@@ -158,9 +163,17 @@ def build_entry(
         native = load_function(so_path, name, signature)
         return python_entry(native, [kind.dtype for kind in kinds[:n_inputs]], outputs), False
     mod = module()
-    if _mentions(source, WRITE_HOOK):
-        attach_output(so_path)
+    prints = _mentions(source, WRITE_HOOK)
+
+    def address(path: Path) -> int:
+        if prints:
+            attach_output(path)
+        return mod.symbol(str(path), trampoline_name(name))
+
     specs = [(kind.dtype, tuple(-1 if n is None else n for n in kind.shape)) for kind in signature.args]
-    address = mod.symbol(str(so_path), trampoline_name(name))
     scalars = (tuple(kinds),) if any(kinds) else ()
-    return mod.Entry(address, tuple(specs[:n_inputs]), tuple(specs[n_inputs:]), *scalars), True
+    entry = mod.Entry(address(so_path), tuple(specs[:n_inputs]), tuple(specs[n_inputs:]), *scalars)
+    if quick is not None:  # the optimized build replaces the quick one when it is ready
+        user_name = name.removeprefix(USER_PREFIX)
+        tiering.optimize_later(full, user_name, lambda optimized: entry.retarget(address(optimized)))
+    return entry, True

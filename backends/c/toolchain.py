@@ -37,6 +37,9 @@ Flags (``DEFAULT_OPT_FLAGS``), and why:
   8-instruction inner loop: 16.5 ms across a line boundary, 13.5 ms within one; the same
   code in a static binary, placed within a line by chance, 11-14 ms). Costs a few no-ops.
 
+A large source's first build may be a quick one (``QUICK_OPT_FLAGS``: ``-Og`` instead of
+``-O2``), replaced by the -O2 build made in the background (backends/c/tiering.py).
+
 A source cut into parts by ``kiln-outline-parts`` (backends/c/parts.py) compiles as one
 translation unit per core at most, in parallel, linked into the one shared object: gcc is
 single-threaded, and channel_flow's 1.0 s in gcc was a third of its first call.
@@ -73,6 +76,13 @@ DEFAULT_OPT_FLAGS: tuple[str, ...] = (
     "-fno-tree-loop-distribute-patterns",
     "-falign-loops=64",
 )
+#: the quick tier's flags (backends/c/tiering.py): the same but ``-Og``, which compiles kiln's larger
+#: sources 2-3x faster than -O2 (the GEMM runtime's micro-kernels above all), for a first call to
+#: run while the -O2 build is made in the background; it has a precompiled prelude of its own
+#: (one built with -O2 lends the quick compile its optimization settings: other code)
+QUICK_OPT_FLAGS: tuple[str, ...] = tuple("-Og" if flag == "-O2" else flag for flag in DEFAULT_OPT_FLAGS)
+#: the environment variable that turns tiering off (``KILN_TIERING=0``; docs/user-guide.md)
+TIERING_ENV = "KILN_TIERING"
 # -Bsymbolic: calls inside the object bind to its own functions, never to a same-named
 # global symbol (a kernel named `step` must not call libc's regexp `step`).
 _SHARED_FLAGS: tuple[str, ...] = ("-fPIC", "-shared", "-fvisibility=hidden", "-Wl,-Bsymbolic")
@@ -124,6 +134,11 @@ def shared_object_path(source: str, *, opt_flags: tuple[str, ...] = DEFAULT_OPT_
     return _build_plan(source, opt_flags)[2]
 
 
+def is_built(source: str) -> bool:
+    """Whether the default build of ``source`` is in the cache, sound (no compile would run)."""
+    return cache.is_checked(shared_object_path(source))
+
+
 def _build_plan(source: str, opt_flags: tuple[str, ...]) -> tuple[str, tuple[str, ...], Path]:
     """(compiler, full flags, cached shared object path) for ``source``."""
     cc = compiler()
@@ -157,13 +172,21 @@ def compile_flags(flags: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f for f in flags if f not in _LINK_FLAGS)
 
 
+def tiering() -> bool:
+    """Whether first calls of large sources may run a quick build (``KILN_TIERING``, read per
+    compile so that a test can set it; on unless it is ``0``)."""
+    return os.environ.get(TIERING_ENV, "1") not in ("", "0")
+
+
 def prefetch_prelude(isa_includes: tuple[str, ...], *, check: bool = False) -> None:
     """Start building the precompiled headers of kernels for the ISA of ``isa_includes`` with the
-    default flags when not cached (once per machine), or with ``check`` checking them when
-    cached (a compile is coming): backends/c/prelude.py."""
+    default flags (and the quick tier's, when :func:`tiering`) when not cached (once per
+    machine), or with ``check`` checking the default one when cached (a compile is coming; the
+    quick one is checked by the first quick compile, which few sources get): backends/c/prelude.py."""
     cc = compiler()
-    flags = compile_flags((*DEFAULT_OPT_FLAGS, *_SHARED_FLAGS))
-    prelude.prefetch(cc, compiler_identity(cc), flags, isa_includes, check=check)
+    for opt_flags in (DEFAULT_OPT_FLAGS, QUICK_OPT_FLAGS) if tiering() else (DEFAULT_OPT_FLAGS,):
+        flags = compile_flags((*opt_flags, *_SHARED_FLAGS))
+        prelude.prefetch(cc, compiler_identity(cc), flags, isa_includes, check=check and opt_flags == DEFAULT_OPT_FLAGS)
 
 
 def _cores() -> int:

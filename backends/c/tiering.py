@@ -1,0 +1,85 @@
+"""Tiered builds: a first call runs a quick build of its C, the optimized one replaces it later.
+
+gcc -O2 on kiln's larger sources takes much of a first call (mlp_training's 62 KB: 0.63-0.79 s CPU
+of its 1.3-1.9 s; the GEMM runtime's micro-kernels above all), and -Og compiles them 2-3x faster. So a
+source of at least :data:`MIN_SOURCE` characters whose -O2 build is not in the cache is compiled
+with :data:`~kiln.backends.c.toolchain.QUICK_OPT_FLAGS` first; its entry answers the first call,
+and a background thread (at the lowest CPU priority) builds the -O2 library, the one the disk
+cache keeps for later processes, and retargets the entry to it (``Entry.retarget``). Both
+builds compile the same C, the one ``kiln-opt`` prints; the same flags but ``-O`` keep NumPy's
+rounding, so results do not change when the entry is swapped. A process waits at exit for the
+builds it started, so that the next one finds the optimized library. ``KILN_TIERING=0`` turns
+this off (docs/user-guide.md); tests turn it off but for their own (tests/conftest.py), and
+:func:`wait` makes a swap happen when a test or benchmark wants it done.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+from kiln.backends.c import toolchain
+
+#: sources shorter than this are built at -O2 at once: -Og saves them little or no gcc time, and
+#: the optimized build would be a second compile. gcc CPU, -O2 -> -Og, each with its precompiled
+#: prelude (2026-11-29): the examples' 4 KB vector source 88 -> 108 ms, fizzbuzz's 13 KB of scalar
+#: code 106 -> 129, simple_nn_layer's 36 KB (GEMM runtime) 178 -> 133, lstm_cell's 41 KB 311 -> 141,
+#: mlp_training's 62 KB 794 -> 267
+MIN_SOURCE = 32_000
+
+_lock = threading.Lock()
+#: the background builds this process started, and what failed in them (raised by :func:`wait`)
+_threads: list[threading.Thread] = []
+_failures: list[BaseException] = []
+
+
+def quick_build(source: str) -> Path | None:
+    """The quick build of ``source`` (compiled now, or from the cache) when it should answer the
+    first call: tiering is on, the source is large, and its optimized build is not cached."""
+    if not toolchain.tiering() or len(source) < MIN_SOURCE or toolchain.is_built(source):
+        return None
+    return toolchain.compile_shared(source, opt_flags=toolchain.QUICK_OPT_FLAGS)
+
+
+def optimize_later(source: str, name: str, swap: Callable[[Path], None]) -> None:
+    """Build ``source`` with the default flags in a background thread, then call ``swap`` with
+    the optimized library's path. A failure leaves the quick build of function ``name`` in use,
+    with a warning naming it."""
+
+    def build() -> None:
+        try:
+            swap(toolchain.compile_shared(source, background=True))
+        except Exception as error:  # noqa: BLE001 (reported: the quick build stays correct)
+            _failures.append(error)
+            warnings.warn(f"kiln: the optimized build of {name} failed, its calls keep the quick (-Og) build: {error}",
+                          RuntimeWarning, stacklevel=1)
+
+    thread = threading.Thread(target=build, name="kiln-optimize", daemon=True)
+    with _lock:
+        _threads[:] = [t for t in _threads if t.is_alive()]  # (a long process builds many)
+        _threads.append(thread)
+    thread.start()
+
+
+def _join() -> None:
+    with _lock:
+        threads = list(_threads)
+    for thread in threads:
+        thread.join()
+
+
+atexit.register(_join)  # a process waits for its builds: the next one finds the optimized library
+
+
+def wait() -> None:
+    """Wait for the optimized builds started so far (their entries retargeted); raise the first
+    failure among them."""
+    _join()
+    with _lock:
+        _threads[:] = [t for t in _threads if t.is_alive()]
+        failures, _failures[:] = list(_failures), []
+    if failures:
+        raise failures[0]

@@ -45,13 +45,18 @@ def first_square_above(n, limit):
 
 print(to_code(first_square_above))
 # CHECK-LABEL: def first_square_above(n, limit):
+# The `else` clause has a flag of its own, cleared where the loop breaks (not `if not break_1`,
+# which staging takes for the guard of code that a jump skips).
 # CHECK:           break_1 = False
+# CHECK-NEXT:      loop_else_1 = True
 # CHECK:           def loop_test_2():
 # CHECK-NEXT:          return ag__.and_(lambda: ag__.not_(break_1), lambda: i < n)
 # CHECK:           def loop_body_2():
-# CHECK-NEXT:          nonlocal break_1, i
-# CHECK:           ag__.while_stmt(loop_test_2, loop_body_2, get_state_2, set_state_2, ('break_1', 'i'))
-# CHECK:           ag__.if_stmt(ag__.not_(break_1), if_body_5, None, get_state_5, set_state_5, ('i',))
+# CHECK-NEXT:          nonlocal break_1, i, loop_else_1
+# CHECK:                   break_1 = True
+# CHECK-NEXT:              loop_else_1 = False
+# CHECK:           ag__.while_stmt(loop_test_2, loop_body_2, get_state_2, set_state_2, ('break_1', 'i', 'loop_else_1'))
+# CHECK:           ag__.if_stmt(loop_else_1, if_body_5, None, get_state_5, set_state_5, ('i',))
 
 
 # A test that is not a bool on every path is read for its truth: `while t:` with a `break` stays

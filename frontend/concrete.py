@@ -111,6 +111,19 @@ _AS_KIND: dict[int, Callable[[np.ndarray], Any]] = {
 }
 
 
+def _callers_arrays(result: Any, returned: Sequence[tuple[int, int]], leaves: Sequence[Any]) -> Any:
+    """``result`` with the caller's array where the function returned an argument array itself
+    (``return a`` after sorting ``a`` in place is ``a`` in Python, not a copy of it); the output
+    holds the same contents, and an argument converted for the call (another dtype) keeps the copy."""
+    outputs, tree = pytree.flatten(result)
+    for j, i in returned:
+        arg, got = leaves[i], outputs[j]
+        if (type(arg) is np.ndarray and type(got) is np.ndarray and arg.dtype == got.dtype
+                and arg.shape == got.shape):
+            outputs[j] = arg
+    return pytree.unflatten(tree, iter(outputs))
+
+
 def _count_leaves(tree: pytree.TreeDef) -> int:
     return 1 if tree.kind == "leaf" else sum(_count_leaves(c) for c in tree.children)
 
@@ -457,10 +470,11 @@ class ConcreteFunction:
 
     def _needs_call(self) -> bool:
         """Whether every call must take :meth:`__call__`, which sees the caller's arguments: the
-        function writes an array or changes a list or dict it takes, or returns one of those lists."""
+        function writes an array or changes a list or dict it takes, or returns one of those lists or
+        arrays."""
         traced = self._traced
         return bool(traced.written_arguments or traced.scalar_rebound or traced.layout_arguments
-                    or traced.container_effects)
+                    or traced.container_effects or traced.returned_arguments)
 
     def leaf_entry(self) -> Callable[..., Any] | None:
         """The compiled callable over a call's tensor leaves (in ``tensor_leaves`` order), its result
@@ -508,6 +522,8 @@ class ConcreteFunction:
                 if exact[i] is not leaves[i]:
                     np.copyto(leaves[i], exact[i], casting="unsafe")
         result = out if self._rebuild is None else self._rebuild(out)
+        if self._traced.returned_arguments:
+            result = _callers_arrays(result, self._traced.returned_arguments, leaves)
         if self._traced.container_effects:
             return argument_containers.apply(result, self._traced.written_containers, args, kwargs)
         return result

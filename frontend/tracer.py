@@ -53,6 +53,9 @@ class TracedGraph:
     #: ``container_effects``, the result is ``(result, their new contents)`` for argument_containers.apply
     written_containers: tuple[int, ...] = ()
     container_effects: bool = False
+    #: result leaves that are an argument array itself (``return a``, written or not): ``(leaf index,
+    #: argument index)``; a call returns the caller's array there, as Python does (still an output too)
+    returned_arguments: tuple[tuple[int, int], ...] = ()
 
 
 #: the errors a trace refuses a program with (located at the user's line, see _locate)
@@ -115,6 +118,7 @@ def trace_graph(
         # no result (a function run for its effects on variables): no outputs, and the call returns None
         leaves, tree = pytree.flatten(result) if result is not None else ([], pytree.LEAF)
         statics = tuple((j, leaf) for j, leaf in enumerate(leaves) if isinstance(leaf, _STATIC))
+        returned = _returned_arguments(leaves, {i for pair in aliases for i in pair})
         leaves = [leaf for leaf in leaves if not isinstance(leaf, _STATIC)]
         outputs = [_output(leaf, fn) for leaf in leaves]
         kinds = tuple(result_kinds.static_kind(leaf) for leaf in leaves)
@@ -133,7 +137,20 @@ def trace_graph(
                        written_arguments=written, scalar_rebound=bool(ctx.notes.get(IMMUTABLE_REBOUND)),
                        layout_arguments=tuple(sorted(ctx.notes.get(LAYOUT_ARGUMENTS, ()))),
                        output_kinds=kinds, statics=statics, written_containers=written_containers or (),
-                       container_effects=written_containers is not None)
+                       container_effects=written_containers is not None, returned_arguments=returned)
+
+
+def _returned_arguments(leaves: Sequence[Any], aliased: set[int]) -> tuple[tuple[int, int], ...]:
+    """``(leaf index, argument index)`` of each result leaf that is an argument array itself: its
+    storage with no view chain (a NumPy scalar argument, a value a staged construct merged and an
+    argument passed twice are left out: Python's result there is not one known caller's array)."""
+    found = []
+    for j, leaf in enumerate(leaves):
+        if isinstance(leaf, Tensor) and not (leaf.immutable or leaf.weak or leaf.aval.steps):
+            storage = leaf.aval.storage
+            if storage is not None and storage.argument is not None and storage.argument not in aliased:
+                found.append((j, storage.argument))
+    return tuple(found)
 
 
 #: result leaves returned as the Python values they are (a ContainerRef stands for an argument list)

@@ -12,6 +12,12 @@
 
 For ``for`` loops the flag becomes the loop's extra test (``kiln_extra_tests``),
 checked before each next item is fetched, as Python's ``break`` would.
+
+An ``else`` clause is guarded by a flag of its own, ``loop_else_N``, cleared where the loop
+breaks: after the loop the ``break`` is over, and the code after the clause reads what the
+loop bound, so its guard must not be a jump flag (staging takes ``if not break_N`` for the
+guard of code a jump skips, whose unbound variables nothing reads: ``found = i; break`` in
+the loop and ``else: found = -1`` returned -1 whether or not the loop broke).
 """
 
 from __future__ import annotations
@@ -38,12 +44,16 @@ class _Breaks(ast.NodeTransformer):
         orelse, node.orelse = node.orelse, []
         if not contains(node.body, (ast.Break,), through_loops=False):
             return [node, *orelse]
-        flag = self.ctx.numbered("break", self.ctx.construct_id())
+        construct = self.ctx.construct_id()
+        flag = self.ctx.numbered("break", construct)
+        names, jump = {"flag": flag}, "flag = True"
+        if orelse:
+            names["no_break"], jump = self.ctx.numbered("loop_else", construct), "flag = True\nno_break = False"
         node.body = jumps.lower_block(
             node.body,
             flag,
             is_jump=lambda s: isinstance(s, ast.Break),
-            lower_jump=lambda s: templates.replace("flag = True", s, flag=flag),
+            lower_jump=lambda s: templates.replace(jump, s, **names),
             may_jump=lambda s: not isinstance(s, (ast.For, ast.While))
             and contains([s], (ast.Break,), through_loops=False),
         )
@@ -51,9 +61,11 @@ class _Breaks(ast.NodeTransformer):
             jumps.prepend_test(node, jumps.not_flag(flag, node))
         else:
             node.kiln_extra_tests = [jumps.not_flag(flag, node), *getattr(node, "kiln_extra_tests", [])]  # type: ignore[attr-defined]
-        init = mark_init(templates.replace("flag = False", node, flag=flag)[0])
-        after = templates.replace("if not flag:\n    orelse", orelse[0], flag=flag, orelse=orelse) if orelse else []
-        return [init, node, *after]
+        init = [mark_init(templates.replace("flag = False", node, flag=flag)[0])]
+        if not orelse:
+            return [*init, node]
+        init.append(mark_init(templates.replace("no_break = True", node, no_break=names["no_break"])[0]))
+        return [*init, node, *templates.replace("if no_break:\n    orelse", orelse[0], no_break=names["no_break"], orelse=orelse)]
 
     visit_For = visit_While  # type: ignore[assignment]
 

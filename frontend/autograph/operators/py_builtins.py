@@ -1,5 +1,5 @@
 """Builtins that must accept tensors: ``range_`` stands for ``range``, ``len_`` for ``len``,
-``float_ int_ bool_ max_ min_ sum_ any_ all_`` for the conversions and folds of the same names, and
+``float_ int_ complex_ bool_ max_ min_ sum_ any_ all_`` for the conversions and folds of the same names, and
 ``shape_``/``size_`` for the attributes ``a.shape``/``a.size``."""
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 
+from kiln.dialects import graph
 from kiln.frontend import array_ops, dtypes, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend.autograph import staging
 from kiln.frontend.masked import MaskedSelection
-from kiln.frontend.tensor import Tensor, as_python_operator, as_tensor, python_number
+from kiln.frontend.tensor import Tensor, as_python_operator, as_tensor, emit, python_number
 
 
 def range_(*args: Any) -> Any:
@@ -81,6 +82,31 @@ def int_(*args: Any) -> Any:
         runtime_checks.integral(x, "int()")
         return python_number(x.astype(np.int64))
     return int(*args)
+
+
+def complex_(*args: Any) -> Any:
+    """``complex(x)`` and ``complex(re, im)`` of tensors: a 0-d complex128 tensor standing for the
+    Python complex (``z = complex(a[k], 0.5)`` in a Mandelbrot loop). As Python's ``complex``, a
+    complex ``re`` or ``im`` adds its parts crosswise, and a real one is its part exactly (no
+    ``re + im*1j``, which turns an infinite ``im`` into a NaN real part)."""
+    if not 1 <= len(args) <= 2 or not any(run_time_shape.traced(a) for a in args):
+        return complex(*args)
+    parts = [_scalar(a, "complex()") for a in args]
+    for p in parts:
+        if p.dtype.kind not in "biufc":
+            raise TypeError(f"complex() argument must be a number, not {p.dtype} ({p!r})")
+    first = parts[0]
+    re, im = np.real(first), np.imag(first) if first.dtype.kind == "c" else None
+    if len(parts) == 2:
+        second = parts[1]
+        if second.dtype.kind == "c":
+            re, second = re - np.imag(second), np.real(second)
+        im = second if im is None else im + second
+    re = as_tensor(re).astype(np.float64)
+    im = as_tensor(0.0 if im is None else im).astype(np.float64)
+    z = python_number(emit(graph.ComplexOp(re.value, im.value)))
+    z.weak = True  # a Python complex: NEP 50 keeps complex64 arrays complex64
+    return z
 
 
 def bool_(*args: Any) -> Any:

@@ -47,15 +47,20 @@ def first_square_above(n, limit):
 
 print(to_code(first_square_above))
 # CHECK-LABEL: def first_square_above(n, limit):
+# The `else` clause has a flag of its own, cleared where the loop breaks (not `if not break_1`,
+# which staging takes for the guard of code that a jump skips).
 # CHECK:           break_1 = False
+# CHECK-NEXT:      loop_else_1 = True
 # CHECK:           def loop_test():
 # CHECK-NEXT:          """the while at line 39"""
 # CHECK-NEXT:          return ag__.and_(lambda: ag__.not_(break_1), lambda: i < n)
 # CHECK:           def loop_body():
 # CHECK-NEXT:          """the while at line 39"""
-# CHECK-NEXT:          nonlocal break_1, i
-# CHECK:           ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('break_1', 'i'))
-# CHECK:           ag__.if_stmt(ag__.not_(break_1), if_body, None, get_state, set_state, ('i',))
+# CHECK-NEXT:          nonlocal break_1, i, loop_else_1
+# CHECK:                   break_1 = True
+# CHECK-NEXT:              loop_else_1 = False
+# CHECK:           ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('break_1', 'i', 'loop_else_1'))
+# CHECK:           ag__.if_stmt(loop_else_1, if_body, None, get_state, set_state, ('i',))
 
 
 # A test that is not a bool on every path is read for its truth: `while t:` with a `break` stays
@@ -71,7 +76,7 @@ def count_down_to_first_positive(x, t):
 print(to_code(count_down_to_first_positive))
 # CHECK-LABEL: def count_down_to_first_positive(x, t):
 # CHECK:           def loop_test():
-# CHECK-NEXT:          """the while at line 64"""
+# CHECK-NEXT:          """the while at line 69"""
 # CHECK-NEXT:          return ag__.and_(lambda: ag__.not_(break_1), lambda: ag__.not_(ag__.not_(t)))
 
 

@@ -95,10 +95,14 @@ _FUNCTIONS_BY_KEY: dict[str, Any] = {}
 class ChunkTask:
     """What one Dask task calls: a kernel on a chunk's inputs; for a stencil, the block's trims
     (per trimmed output dimension, each block's ``(start, length)`` within the extended chunk),
-    with the block's index as the last argument."""
+    and for an argmax's partial, the block's start along its axis (a 0-d array: no retrace per
+    block), with the block's index as the last argument. A structured block (an argmax's
+    partials: extreme values and positions) is passed as its fields; a kernel returning a tuple
+    gives one (see :func:`packed`)."""
 
     kernel: Kernel
     trims: tuple[tuple[int, tuple[tuple[int, int], ...]], ...] = ()
+    offsets: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
     @property
     def __name__(self) -> str:  # noqa: A003 (what Dask names the task's layer after)
@@ -107,15 +111,36 @@ class ChunkTask:
     def __dask_tokenize__(self) -> tuple[Any, ...]:
         """Dask's name for the task function: equal kernels and trims give equal layer names, so
         Dask computes a partial that two results share (a mean and a std of one array) once."""
-        return (self.kernel.key, self.trims)
+        return (self.kernel.key, self.trims, self.offsets)
 
     def __call__(self, *blocks: Any, **_dask_options: Any) -> Any:
-        ints: list[int] = []
-        if self.trims:
+        ints: list[Any] = []
+        if self.trims or self.offsets:
             *blocks, block_id = blocks  # type: ignore[assignment]
             for dim, table in self.trims:
                 ints.extend(table[block_id[dim]])
-        return self.kernel.function()(*blocks, *ints)
+            ints += [np.asarray(starts[block_id[dim]], np.int64) for dim, starts in self.offsets]
+        fields = [f for b in blocks for f in _fields(b)]
+        out = self.kernel.function()(*fields, *ints)
+        return packed(*out) if isinstance(out, tuple) else out
+
+
+def _fields(block: Any) -> list[Any]:
+    """A block as kernel arguments: a structured one (an argmax's partials) as its fields."""
+    names = getattr(getattr(block, "dtype", None), "names", None)
+    return [np.ascontiguousarray(block[n]) for n in names] if names else [block]
+
+
+def packed(values: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """An argmax's partials as one structured array (what Dask's reduction tree passes around)."""
+    out = np.empty(values.shape, partial_dtype(values.dtype))
+    out["v"], out["i"] = values, positions
+    return out
+
+
+def partial_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
+    """The dtype of an argmax's partials over elements of ``dtype``: the value and its position."""
+    return np.dtype([("v", dtype), ("i", np.int64)])
 
 
 @dataclass
@@ -128,6 +153,8 @@ class KernelPlan:
     #: per grid axis, how far the inputs are extended into their neighbours (a stencil's halo)
     halo: dict[str, tuple[int, int]] = field(default_factory=dict)
     trimmed: list[int] = field(default_factory=list)
+    #: the output dimensions whose blocks' start the kernel takes (an argmax's partial)
+    offsets: list[int] = field(default_factory=list)
 
 
 class _Emitter:
@@ -149,7 +176,7 @@ class _Emitter:
         while stack:
             v = stack.pop()
             owner = v.owner
-            if not isinstance(owner, Operation) or self.part.is_cut(owner):
+            if not isinstance(owner, Operation) or self.part.is_boundary(owner):
                 inputs.add(v)
             elif owner not in needed:
                 needed.add(owner)
@@ -174,6 +201,8 @@ class _Emitter:
         params = []
         for i, value in enumerate(inputs):
             name = f"in{i}"
+            if isinstance(value.owner, graph.ArgReduceOp) and self.part.is_cut(value.owner):
+                params.append(f"{name}_extremes")  # the combined partials' values (see packed)
             params.append(name)
             cut = value.owner if isinstance(value.owner, Operation) and self.part.is_cut(value.owner) else None
             dims = [(value, d) for d in range(len(graph.shape_of(value)))] if cut is None else partial_dims(cut)
@@ -201,6 +230,10 @@ class _Emitter:
         expr = combined
         if isinstance(op, graph.MatmulOp):
             self.lines.append(f"    {name} = {combined}.reshape(({combined}.shape[0], {combined}.shape[2]))")
+            return name
+        if isinstance(op, graph.ArgReduceOp):  # the positions, the axis dropped
+            kept = [d for d in range(len(graph.shape_of(op.operand))) if d != op.axis.value.data]
+            self.lines.append(f"    {name} = {combined}.reshape(({''.join(f'{combined}.shape[{d}], ' for d in kept)}))")
             return name
         assert isinstance(op, graph.ReduceOp)
         if op.kind.data == "mean":
@@ -294,11 +327,28 @@ def plan_kernel(part: Partition, fn: func.FuncOp, value: SSAValue, prefix: str, 
             else:
                 index.append(":")
         em.lines.append(f"    {out} = {out}[{', '.join(index)},]")
-    if partial is not None:
+    offsets = []
+    if isinstance(partial, graph.ArgReduceOp):  # the extreme and its position in the whole array
+        d, kind = partial.axis.value.data, partial.kind.data
+        em.lines.append(f"    return np.{kind}({out}, axis=({d},), keepdims=True), "
+                        f"np.expand_dims(np.arg{kind}({out}, axis={d}), {d}) + o{d}")
+        trims.append(f"o{d}")
+        offsets.append(d)
+    elif partial is not None:
         em.lines.append(f"    return np.{combine_kind(partial)}({out}, axis={combined_axes(partial)}, keepdims=True)")
     else:
         em.lines.append(f"    return {out}")
-    return _kernel(prefix, params, trims, em.lines, inputs, halo, trimmed, target, isa)
+    plan = _kernel(prefix, params, trims, em.lines, inputs, halo, trimmed, target, isa)
+    plan.offsets = offsets
+    return plan
+
+
+def op_kernel(part: Partition, fn: func.FuncOp, op: Operation, prefix: str, target: str = "c",
+              isa: str | None = None) -> Kernel:
+    """The kernel of one op on a block of its operand: a scan's per-chunk scan, a rechunked sort."""
+    em = _Emitter(part, fn)
+    return _kernel(prefix, ["in0"], [], [f"    return {em.expression(op, op.results[0], ['in0'])}"], [], {}, [],
+                   target, isa).kernel
 
 
 def _kernel(prefix: str, params: list[str], trims: list[str], lines: list[str], inputs: list[SSAValue],
@@ -331,10 +381,23 @@ def content_name(prefix: str, body: str) -> str:
 def combine_kernel(cut: Operation, rank: int, dtype: np.dtype[Any], prefix: str, target: str = "c",
                    isa: str | None = None) -> Kernel:
     """The combine of a cut's partials (of ``rank`` dimensions), concatenated along the combined
-    axes and reduced again; of dynamic sizes, since the number of partials a combine takes varies."""
-    body = f"(partials):\n    return np.{combine_kind(cut)}(partials, axis={combined_axes(cut)}, keepdims=True)\n"
+    axes and reduced again; of dynamic sizes, since the number of partials a combine takes varies.
+    An argmax's partials are values and positions: the first position holding the extreme (or
+    a NaN) wins."""
+    if not isinstance(cut, graph.ArgReduceOp):
+        body = f"(partials):\n    return np.{combine_kind(cut)}(partials, axis={combined_axes(cut)}, keepdims=True)\n"
+        name = content_name(prefix, body)
+        return Kernel(f"def {name}{body}", name, target, isa, dynamic=((rank, dtype.name),))
+    axes = combined_axes(cut)
+    body = "\n".join([
+        "(values, positions):",
+        f"    extreme = np.{cut.kind.data}(values, axis={axes}, keepdims=True)",
+        "    hit = (values == extreme) | ((values != values) & (extreme != extreme))",
+        f"    first = np.min(np.where(hit, positions, {np.iinfo(np.int64).max}), axis={axes}, keepdims=True)",
+        "    return extreme, first",
+    ]) + "\n"
     name = content_name(prefix, body)
-    return Kernel(f"def {name}{body}", name, target, isa, dynamic=((rank, dtype.name),))
+    return Kernel(f"def {name}{body}", name, target, isa, dynamic=((rank, dtype.name), (rank, "int64")))
 
 
 # --------------------------------------------------------------------------- render rules
@@ -365,6 +428,10 @@ def _slice(em: _Emitter, op: graph.SliceOp, result: SSAValue, args: list[str]) -
     return f"{args[0]}[{index}]"
 
 
+#: a scan's kind -> the NumPy function of it
+_SCANS = {"add": "np.cumsum", "mul": "np.cumprod", "max": "np.maximum.accumulate", "min": "np.minimum.accumulate"}
+
+
 _RENDER: tuple[tuple[Any, Render], ...] = (
     (graph.ConstantOp, lambda em, op, result, args: em.constant(op)),
     (graph.CmpOp, lambda em, op, result, args: f"{_COMPARE[op.predicate.data]}({args[0]}, {args[1]})"),
@@ -377,4 +444,9 @@ _RENDER: tuple[tuple[Any, Render], ...] = (
     (graph.BroadcastOp, lambda em, op, result, args: f"np.broadcast_to({args[0]}, {em.shape(result)})"),
     (graph.ReduceOp, _reduce),
     (graph.SliceOp, _slice),
+    (graph.ReshapeOp, lambda em, op, result, args: f"{args[0]}.reshape({em.shape(result)})"),
+    (graph.ArgReduceOp, lambda em, op, result, args: f"np.arg{op.kind.data}({args[0]}, axis={op.axis.value.data})"),
+    (graph.ScanOp, lambda em, op, result, args: f"{_SCANS[op.kind.data]}({args[0]}, axis={op.axis.value.data})"),
+    (graph.SortOp, lambda em, op, result, args: f"np.sort({args[0]}, axis={op.axis.value.data})"),
+    (graph.ArgsortOp, lambda em, op, result, args: f"np.argsort({args[0]}, axis={op.axis.value.data}, kind='stable')"),
 )

@@ -21,19 +21,24 @@ Per value and dimension the analysis keeps:
   *periodic*, its halo taken across the array's ends.
 
 A reduction over a split axis is *cut*: per chunk a partial reduction, then a tree combine and a
-final step (``mean`` divides by the global count). Anything else that the per-chunk code cannot
-express is refused with the user's line.
+final step (``mean`` divides by the global count); an ``argmax``/``argmin``'s partial is the
+chunk's extreme value and its global position. A cumulative sum or product along a split axis is
+a *scan*: per chunk a scan, then each chunk adds the total of the chunks before it. A sort along
+a split axis cannot be split: its operand is *rechunked*, whole along that axis (the caller
+warns of the cost). Anything else that the per-chunk code cannot express is refused with the
+user's line.
 
 Expects: a function of one block whose arguments carry ``kiln.chunks`` (an array of strings per
 argument, a grid axis name or ``"*"`` per dimension; an argument without it is whole).
 Guarantees: the IR is unchanged but for a ``kiln.partition`` string on every op saying how its
 result is chunked (``blockwise [x, *]``, ``... halo x(1, 1)``, ``... halo x(1, 0, periodic)``,
-``tree sum [x, *] -> [*]``).
+``tree sum [x, *] -> [*]``, ``tree argmax [x] -> []``, ``scan add [x, *]``,
+``rechunk [x, *] whole along x``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,7 +74,6 @@ _CONSTRUCTS = {
     "graph.gather": "indexing with an array",
     "graph.gather_row": "indexing with an array",
     "graph.scatter": "assignment through an array index",
-    "graph.scan": "a cumulative sum or product",
     "graph.print": "kiln.print",
     "graph.read": "state (a kiln.Variable, kiln.random's generator, or an argument the function writes)",
     "graph.assign": "state (a kiln.Variable, kiln.random's generator, or an argument the function writes)",
@@ -98,6 +102,11 @@ class Partition:
     cuts: list[Operation] = field(default_factory=list)
     #: each grid axis's length (the length of the argument dimensions split along it)
     lengths: dict[str, int] = field(default_factory=dict)
+    #: the cumulative sums and products along a split axis: a scan per chunk, then the chunks' prefixes
+    scans: list[graph.ScanOp] = field(default_factory=list)
+    #: the ops that cannot be split along a split axis, and those axes (grid axis names): their
+    #: operand is rechunked, whole along them
+    rechunks: dict[Operation, tuple[str, ...]] = field(default_factory=dict)
     #: the grid axes that an ``np.roll`` wraps around: their halo is taken across the array's ends
     periodic: set[str] = field(default_factory=set)
     #: the dimensions rolled, and the ops (with the dimension) that write at an offset from an end
@@ -138,6 +147,11 @@ class Partition:
     def is_cut(self, op: Operation) -> bool:
         return op in self.cuts
 
+    def is_boundary(self, op: Operation) -> bool:
+        """Whether ``op``'s result is computed by Dask from its operands' chunks (a cut, a scan, a
+        rechunked op), so kernels take it as an input instead of computing it."""
+        return op in self.cuts or op in self.scans or op in self.rechunks
+
     def _unify(self, a: Dim, b: Dim) -> None:
         a, b = self._find(a), self._find(b)
         if a != b:
@@ -152,10 +166,11 @@ def _refuse(op: Operation, construct: str, why: str) -> PartitionError:
     return PartitionError(f"{_where(op)}: {construct} is not supported on Dask arrays ({why})")
 
 
-def partition(fn: func.FuncOp, chunks: Sequence[Sequence[str | None]]) -> Partition:
+def partition(fn: func.FuncOp, chunks: Sequence[Sequence[str | None]], single: Set[str] = frozenset()) -> Partition:
     """Partition ``fn`` whose argument ``i`` is split along ``chunks[i]`` (a grid axis name or
-    None per dimension); raises :class:`PartitionError` naming the first construct that cannot
-    run chunk by chunk."""
+    None per dimension); a class of dimensions all of whose argument dimensions are named in
+    ``single`` (they have one block: a NumPy argument, a Dask array in one chunk) is whole.
+    Raises :class:`PartitionError` naming the first construct that cannot run chunk by chunk."""
     part = Partition()
     args = [a for a in fn.body.block.args if isinstance(a.type, TensorType)]  # not a Variable's resource
     chunks = [c for a, c in zip(fn.body.block.args, chunks) if isinstance(a.type, TensorType)]
@@ -166,26 +181,37 @@ def partition(fn: func.FuncOp, chunks: Sequence[Sequence[str | None]]) -> Partit
         if op.regions:
             raise _refuse(op, _CONSTRUCTS.get(op.name, op.name), "it has regions")
         part.margins[op.results[0]] = _propagate(part, op)
-    _name_classes(part, args, chunks)
+    _name_classes(part, args, chunks, single)
     for op in ops:
         _check(part, op)
+    if part.scans or part.rechunks:  # their results come in exact: no halo passes through them
+        for op in ops:
+            part.margins[op.results[0]] = ((0, 0),) * len(graph.shape_of(op.results[0])) if part.is_boundary(op) \
+                else _propagate(part, op)
     return part
 
 
-def _name_classes(part: Partition, args: Sequence[SSAValue], chunks: Sequence[Sequence[str | None]]) -> None:
+def _name_classes(part: Partition, args: Sequence[SSAValue], chunks: Sequence[Sequence[str | None]],
+                  single: Set[str]) -> None:
     """Give each class holding a split argument dimension its grid axis: the first name met
-    (arguments split along several names that meet are one axis, of one length)."""
+    (arguments split along several names that meet are one axis, of one length), unless every
+    name in it is ``single``."""
+    names: dict[Dim, set[str]] = {}
     for arg, axes in zip(args, chunks):
         for d, (name, n) in enumerate(zip(axes, graph.shape_of(arg))):
             if name is None:
                 continue
             root = part._find((arg, d))
+            names.setdefault(root, set()).add(name)
             axis = part._axis.setdefault(root, name)
             if part.lengths.setdefault(axis, n) != n:
                 raise PartitionError(
                     f"arrays of lengths {part.lengths[axis]} and {n} along one chunked axis are combined "
                     "(after a shift, or of different sizes): not supported on Dask arrays"
                 )
+    for root, met in names.items():
+        if met <= single:
+            del part._axis[root]
     part.periodic = {a for a in (part.axis(*dim) for dim in part._rolled) if a is not None}
     for op, dim in part._edges:
         if part.axis(*dim) in part.periodic:
@@ -211,8 +237,17 @@ def _check(part: Partition, op: Operation) -> None:
             if op.kind.data not in TREE_COMBINE:
                 raise _refuse(op, f"the reduction {op.kind.data!r}", "no tree combine for it")
             part.cuts.append(op)
+    if isinstance(op, graph.ArgReduceOp) and part.axis(op.operand, op.axis.value.data) is not None:
+        part.cuts.append(op)
+    if isinstance(op, (graph.ScanOp, graph.SortOp, graph.ArgsortOp)):
+        _check_along(part, op)
     if isinstance(op, graph.MatmulOp):
         _check_matmul(part, op)
+    if isinstance(op, graph.ReshapeOp):
+        kept = {d for d, _ in unit_dims(op) or ()}
+        if any(part.axis(op.operand, d) is not None for d in range(len(graph.shape_of(op.operand))) if d not in kept):
+            raise _refuse(op, "indexing one position along a chunked axis (a[0])",
+                          "its chunks would be on one worker only")
     if isinstance(op, graph.ConcatOp) and roll_of(op) is None:
         axis = op.axis.value.data
         if any(part.axis(piece, axis) is not None for piece in op.inputs):
@@ -261,17 +296,46 @@ def _check_matmul(part: Partition, op: graph.MatmulOp) -> None:
         part.cuts.append(op)
 
 
+#: what users wrote for the ops that need their whole axis, for the warning and errors
+_ALONG = {"graph.scan": "a cumulative {kind}", "graph.sort": "np.sort", "graph.argsort": "np.argsort"}
+
+
+def _check_along(part: Partition, op: graph.ScanOp | graph.SortOp | graph.ArgsortOp) -> None:
+    """An op along a split axis: a scan (a cumulative sum or product) runs as a scan over chunks,
+    a sort is rechunked; their operand's chunks must be the array's (not a stencil's, shorter)."""
+    axis = part.axis(op.operand, op.axis.value.data)
+    if axis is None:
+        return
+    if any(part.shrink(op.operand, d) for d in range(len(graph.shape_of(op.operand)))):
+        raise _refuse(op, f"{construct_of(op)} of a stencil result (a shorter array) along a chunked axis",
+                      "its chunks are not the array's")
+    if isinstance(op, graph.ScanOp):
+        part.scans.append(op)
+    else:
+        part.rechunks[op] = (axis,)
+
+
+def construct_of(op: Operation) -> str:
+    """What the user wrote for ``op`` (for errors and warnings)."""
+    kinds = {"add": "sum (np.cumsum)", "mul": "product (np.cumprod)", "max": "maximum (np.maximum.accumulate)",
+             "min": "minimum (np.minimum.accumulate)"}
+    text = _ALONG.get(op.name) or _CONSTRUCTS.get(op.name, op.name)
+    return text.format(kind=kinds[op.kind.data]) if isinstance(op, graph.ScanOp) else text
+
+
 def partial_dims(op: Operation) -> list[Dim]:
     """Per dimension of a cut's per-chunk partials, the operand dimension whose chunks it follows:
     a reduction's operand's; a product's rows, contracted axis and columns."""
     if isinstance(op, graph.MatmulOp):
         return [(op.lhs, 0), (op.lhs, 1), (op.rhs, 1)]
-    assert isinstance(op, graph.ReduceOp)
+    assert isinstance(op, (graph.ReduceOp, graph.ArgReduceOp))
     return [(op.operand, d) for d in range(len(graph.shape_of(op.operand)))]
 
 
 def combined_axes(op: Operation) -> tuple[int, ...]:
     """The dimensions of a cut's partials that the combine reduces (of size 1 per partial)."""
+    if isinstance(op, graph.ArgReduceOp):
+        return (op.axis.value.data,)
     return (1,) if isinstance(op, graph.MatmulOp) else tuple(op.axes.get_values())  # type: ignore[attr-defined]
 
 
@@ -326,6 +390,46 @@ def _reduce(part: Partition, op: graph.ReduceOp) -> tuple[tuple[int, int], ...]:
         part._unify((op.result, d_out), (op.operand, d))
         margins.append(m)
         d_out += 1
+    return tuple(margins)
+
+
+def _argreduce(part: Partition, op: graph.ArgReduceOp) -> tuple[tuple[int, int], ...]:
+    """The position along one axis: the other axes follow the operand (see :func:`_reduce`)."""
+    axis = op.axis.value.data
+    for d_out, d in enumerate(d for d in range(len(graph.shape_of(op.operand))) if d != axis):
+        part._unify((op.result, d_out), (op.operand, d))
+    return tuple(m for d, m in enumerate(part.margins[op.operand]) if d != axis)
+
+
+def _along(part: Partition, op: graph.ScanOp | graph.SortOp | graph.ArgsortOp) -> tuple[tuple[int, int], ...]:
+    """An op along one axis whose result has its operand's shape: in the chunk when the axis is
+    whole, else a scan or a rechunk (:func:`_check_along`), whose result comes in exact."""
+    for d in range(len(graph.shape_of(op.operand))):
+        part._unify((op.result, d), (op.operand, d))
+    return part.margins[op.operand]
+
+
+def unit_dims(op: graph.ReshapeOp) -> list[tuple[int, int]] | None:
+    """``(source dim, result dim)`` of the dimensions a reshape keeps when it only drops or inserts
+    dimensions of size 1 (``a[:, 0]``, ``x[None]``); None for any other reshape."""
+    src, dst = graph.shape_of(op.operand), graph.shape_of(op.result)
+    kept_src = [d for d, n in enumerate(src) if n != 1]
+    kept_dst = [d for d, n in enumerate(dst) if n != 1]
+    if [src[d] for d in kept_src] != [dst[d] for d in kept_dst]:
+        return None
+    return list(zip(kept_src, kept_dst))
+
+
+def _reshape(part: Partition, op: graph.ReshapeOp) -> tuple[tuple[int, int], ...]:
+    """A reshape that drops or inserts dimensions of size 1 keeps the others' chunks and margins
+    (:func:`_check` refuses one that drops a chunked dimension); any other is refused."""
+    kept = unit_dims(op)
+    if kept is None:
+        raise _refuse(op, _CONSTRUCTS[op.name], "only dimensions of size 1 may be dropped or inserted")
+    margins = [(0, 0)] * len(graph.shape_of(op.result))
+    for d_src, d_dst in kept:
+        part._unify((op.result, d_dst), (op.operand, d_src))
+        margins[d_dst] = part.margins[op.operand][d_src]
     return tuple(margins)
 
 
@@ -421,6 +525,9 @@ _RULES: tuple[tuple[Any, Callable[[Partition, Any], tuple[tuple[int, int], ...]]
     (graph.ConcatOp, _concat),
     (graph.InsertSliceOp, _insert_slice),
     (graph.MatmulOp, _matmul),
+    (graph.ArgReduceOp, _argreduce),
+    (graph.ReshapeOp, _reshape),
+    ((graph.ScanOp, graph.SortOp, graph.ArgsortOp), _along),
 )
 
 
@@ -431,7 +538,12 @@ def describe(part: Partition, op: Operation) -> str:
     if part.is_cut(op):
         source = "[" + ", ".join(part.axis(v, d) or "*" for v, d in partial_dims(op)) + "]"
         what = "contract" if isinstance(op, graph.MatmulOp) else f"tree {op.kind.data}"  # type: ignore[attr-defined]
+        what = f"tree arg{op.kind.data}" if isinstance(op, graph.ArgReduceOp) else what  # type: ignore[attr-defined]
         return f"{what} {source} -> {names}"
+    if op in part.scans:
+        return f"scan {op.kind.data} {names}"  # type: ignore[attr-defined]
+    if op in part.rechunks:
+        return f"rechunk {names} whole along {', '.join(part.rechunks[op])}"
     halo = part.depth(value)
     text = f"blockwise {names}"
     if halo:

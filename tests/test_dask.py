@@ -13,29 +13,10 @@ import numpy as np
 import pytest
 
 import kiln
-from dask_cluster import local_client, traces
+from dask_cluster import check as _check
+from dask_cluster import client, traces  # noqa: F401 (client: the module's cluster)
 from kiln.frontend.dask_kernels import ChunkTask
 from kiln.passes.graph_partition import PartitionError
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory):
-    with local_client(str(tmp_path_factory.mktemp("workers"))) as c:
-        yield c
-
-
-def _check(f, *args, chunks):
-    """f on Dask versions of ``args`` (NumPy ones with ``chunks``, a list per array argument; None
-    leaves it NumPy), computed on the cluster, against f's Python on the whole arrays."""
-    dask_args = [a if c is None else da.from_array(a, chunks=c) for a, c in zip(args, chunks)]
-    expected = f.python_function(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
-    lazy = f(*dask_args)
-    got = [x.compute() for x in lazy] if isinstance(lazy, tuple) else lazy.compute()
-    for g, e in zip(got if isinstance(lazy, tuple) else [got], expected if isinstance(lazy, tuple) else [expected]):
-        e = np.asarray(e)
-        assert g.shape == e.shape and g.dtype == e.dtype, (g.shape, e.shape, g.dtype, e.dtype)
-        np.testing.assert_allclose(g, e, rtol=1e-5 if e.dtype == np.float32 else 1e-12)
-    return lazy
 
 
 @kiln.function

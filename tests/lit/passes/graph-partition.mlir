@@ -93,3 +93,42 @@ func.func @product(%x: tensor<8x6xf64> {kiln.chunks = ["x", "k"]}, %w: tensor<6x
   %0 = graph.matmul %x, %w : (tensor<8x6xf64>, tensor<6x4xf64>) -> tensor<8x4xf64>
   func.return %0 : tensor<8x4xf64>
 }
+
+// argmax over the chunked axis is a tree whose partials are each chunk's extreme and its global
+// position; argmin over the whole axis stays in the chunk.
+// CHECK-LABEL: func.func @positions
+// CHECK:         graph.argreduce "max", %x axis 0 {kiln.partition = "tree argmax [x, *] -> [*]"}
+// CHECK:         graph.argreduce "min", %x axis 1 {kiln.partition = "blockwise [x]"}
+func.func @positions(%x: tensor<8x4xf64> {kiln.chunks = ["x", "*"]}) -> (tensor<4xi64>, tensor<8xi64>) {
+  %0 = graph.argreduce "max", %x axis 0 : tensor<8x4xf64> -> tensor<4xi64>
+  %1 = graph.argreduce "min", %x axis 1 : tensor<8x4xf64> -> tensor<8xi64>
+  func.return %0, %1 : tensor<4xi64>, tensor<8xi64>
+}
+
+// A cumulative sum along the chunked axis is a scan over chunks; along the whole axis it stays in
+// the chunk. The scan's result comes in exact: the stencil after it needs only its own halo.
+// CHECK-LABEL: func.func @scans
+// CHECK:         graph.scan "add", %{{.*}} axis 0 {kiln.partition = "scan add [x, *]"}
+// CHECK:         graph.scan "mul", %x axis 1 {kiln.partition = "blockwise [x, *]"}
+// CHECK:         graph.sub %{{.*}}, %{{.*}} {kiln.partition = "blockwise [x, *] halo x(0, 1)"}
+func.func @scans(%x: tensor<8x4xf64> {kiln.chunks = ["x", "*"]}) -> (tensor<7x4xf64>, tensor<8x4xf64>) {
+  %0 = graph.slice %x start array<i64: 1, 0> stride array<i64: 1, 1> : tensor<8x4xf64> -> tensor<7x4xf64>
+  %1 = graph.slice %x start array<i64: 0, 0> stride array<i64: 1, 1> : tensor<8x4xf64> -> tensor<7x4xf64>
+  %2 = graph.add %0, %1 : tensor<7x4xf64>
+  %3 = graph.scan "add", %x axis 0 : tensor<8x4xf64> -> tensor<8x4xf64>
+  %4 = graph.scan "mul", %x axis 1 : tensor<8x4xf64> -> tensor<8x4xf64>
+  %5 = graph.slice %3 start array<i64: 1, 0> stride array<i64: 1, 1> : tensor<8x4xf64> -> tensor<7x4xf64>
+  %6 = graph.slice %3 start array<i64: 0, 0> stride array<i64: 1, 1> : tensor<8x4xf64> -> tensor<7x4xf64>
+  %7 = graph.sub %5, %6 : tensor<7x4xf64>
+  func.return %7, %4 : tensor<7x4xf64>, tensor<8x4xf64>
+}
+
+// A sort along the chunked axis cannot be split: its operand is rechunked, whole along that axis.
+// CHECK-LABEL: func.func @sorted
+// CHECK:         graph.sort %x axis 0 {kiln.partition = "rechunk [x] whole along x"}
+// CHECK:         graph.sub %{{.*}}, %x {kiln.partition = "blockwise [x]"}
+func.func @sorted(%x: tensor<8xf64> {kiln.chunks = ["x"]}) -> tensor<8xf64> {
+  %0 = graph.sort %x axis 0 : tensor<8xf64> -> tensor<8xf64>
+  %1 = graph.sub %0, %x : tensor<8xf64>
+  func.return %1 : tensor<8xf64>
+}

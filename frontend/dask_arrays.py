@@ -29,7 +29,8 @@ from kiln.dialects.ir_utils import describe_location
 from kiln.frontend.dask_kernels import ChunkTask, combine_kernel, dtype_of, op_kernel, partial_dtype, plan_kernel
 from kiln.frontend.list_numbers import lift_list_numbers
 from kiln.frontend.signature import TensorSpec, is_tensor_value
-from kiln.passes.graph_partition import Partition, combined_axes, construct_of, partial_dims, partition
+from kiln.passes.graph_partition import (Partition, combined_axes, construct_of, loop_body, partial_dims, partition,
+                                         static_range)
 
 #: a scan's kind -> how Dask joins a chunk's scan to the chunks' before it, and the identity (by dtype kind)
 _SCAN_JOINS = {"add": (np.add, lambda t: 0), "mul": (np.multiply, lambda t: 1),
@@ -121,9 +122,35 @@ class _Builder:
             if value not in self.inputs:
                 self.inputs[value] = self._reduction(owner)
             return self.inputs[value], self._dims_index(partial_dims(owner), skip=combined_axes(owner))
-        if value not in self.inputs:  # a scan's or a rechunked op's result
+        if value in self.inputs:
+            pass
+        elif owner in self.part.steps:
+            self._steps(owner)
+        else:  # a scan's or a rechunked op's result
             self.inputs[value] = self._scan(owner) if owner in self.part.scans else self._rechunked(owner)
         return self.inputs[value], self._index(value)
+
+    def _steps(self, op: graph.WhileOp) -> None:
+        """A loop whose body needs neighbours: per iteration, each carried value is one task per
+        chunk (the body's kernel on the chunk and the halo of its neighbours at the step before);
+        the counter is the step's number. Carried values that nothing reads are left out."""
+        import dask.array as da
+
+        trips, counter = static_range(op)  # type: ignore[misc]
+        body = op.body_region.block
+        yielded = body.last_op.operands  # type: ignore[union-attr]
+        inside = [v for inner in op.body_region.walk() for v in inner.results]
+        read = {v for inner in loop_body(op) if inner is not yielded[counter].owner for v in inner.operands}
+        live = [i for i in range(len(op.init)) if i != counter and (body.args[i] in read or op.res[i].first_use)]
+        state = {i: self._exact(op.init[i]) for i in live}
+        for step in range(trips):
+            for v in inside:  # a cut in the body: one per step
+                self.inputs.pop(v, None)
+            self.inputs[body.args[counter]] = da.from_array(np.asarray(step, np.int64))
+            self.inputs.update((body.args[i], state[i]) for i in live)
+            state = {i: self._exact(yielded[i]) for i in live}
+        self.inputs[op.res[counter]] = da.from_array(np.asarray(trips, np.int64))
+        self.inputs.update((op.res[i], state[i]) for i in live)
 
     def _exact(self, value: SSAValue) -> Any:
         """``value`` as a Dask array chunked as the whole array is (no halo)."""
@@ -170,7 +197,7 @@ class _Builder:
         return tuple(a if a is not None and d not in skip else f"_w{next(self.fresh)}" for d, a in enumerate(axes))
 
     def output(self, value: SSAValue) -> Any:
-        return self._blockwise(value, None)
+        return self._exact(value)
 
     def _reduction(self, op: Operation) -> Any:
         """A cut (a reduction, a contracting product): each chunk's partial, then Dask's tree of combines."""

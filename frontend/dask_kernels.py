@@ -13,6 +13,7 @@ and needs no shared filesystem.
 from __future__ import annotations
 
 import hashlib
+import linecache
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,8 +26,8 @@ from xdsl.ir import Operation, SSAValue
 from kiln.dialects import graph
 from kiln.frontend.dtypes import from_element
 from kiln.dialects.ir_utils import describe_location
-from kiln.passes.graph_partition import (ELEMENTWISE, Partition, PartitionError, combine_kind, combined_axes, partial_dims,
-                                         roll_of)
+from kiln.passes.graph_partition import (ELEMENTWISE, Partition, PartitionError, combine_kind, combined_axes, loop_body,
+                                         outer_operands, partial_dims, roll_of, static_range)
 
 #: graph op -> the NumPy (or kiln) function that computes it, where the names differ
 _FUNCTIONS = {
@@ -65,6 +66,9 @@ class Kernel:
     isa: str | None = None
     #: ``(rank, dtype)`` per argument when every size is dynamic (compiled once for all shapes), else None
     dynamic: tuple[tuple[int, str], ...] | None = None
+    #: whether the source holds a loop (a staged ``for``): autograph stages it, reading the source
+    #: from :mod:`linecache`, so that its body is traced once, not once per iteration
+    loops: bool = False
 
     @property
     def key(self) -> str:
@@ -78,11 +82,14 @@ class Kernel:
             import kiln
 
             namespace: dict[str, Any] = {"np": np, "kiln": kiln}
-            exec(compile(self.source, f"<kiln.dask kernel {self.name}>", "exec"), namespace)
+            filename = f"<kiln.dask kernel {self.name}>"
+            if self.loops:
+                linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True), filename)
+            exec(compile(self.source, filename, "exec"), namespace)
             signature = None if self.dynamic is None else [
                 kiln.TensorSpec([None] * rank, dtype) for rank, dtype in self.dynamic
             ]
-            found = _FUNCTIONS_BY_KEY[key] = kiln.function(namespace[self.name], autograph=False, target=self.target,
+            found = _FUNCTIONS_BY_KEY[key] = kiln.function(namespace[self.name], autograph=self.loops, target=self.target,
                                                            isa=self.isa, input_signature=signature)
         return found
 
@@ -167,6 +174,8 @@ class _Emitter:
         self.lines: list[str] = []
         self.names: dict[SSAValue, str] = {}
         self.lengths: dict[str, str] = {}
+        #: whether the kernel holds a loop (then autograph stages it)
+        self.loops = False
 
     def cone(self, values: Sequence[SSAValue]) -> tuple[list[SSAValue], list[Operation]]:
         """The inputs and ops (in program order) that ``values`` need."""
@@ -181,10 +190,10 @@ class _Emitter:
             elif owner not in needed:
                 needed.add(owner)
                 stack.extend(owner.operands)
-        order = {op: i for i, op in enumerate(self.fn.body.block.ops)}
-        args = list(self.fn.body.block.args)
-        ordered_inputs = sorted(inputs, key=lambda v: (0, args.index(v)) if v in args else (1, order[v.owner]))
-        return ordered_inputs, sorted(needed, key=order.__getitem__)
+                if isinstance(owner, graph.WhileOp):  # a loop run per chunk: what its body reads from outside
+                    stack.extend(outer_operands(owner))
+        order = {op: i for i, op in enumerate(self.fn.body.walk())}
+        return sorted(inputs, key=lambda v: _position(v, order)), sorted(needed, key=order.__getitem__)
 
     def shape(self, value: SSAValue) -> str:
         """``value``'s local shape as a Python expression (a chunked axis: the chunk's length)."""
@@ -247,6 +256,9 @@ class _Emitter:
 
     def op(self, op: Operation) -> None:
         """The lines computing ``op``'s result from its operands' names."""
+        if isinstance(op, graph.WhileOp):
+            self.loop(op)
+            return
         result = op.results[0]
         name = self.names[result] = f"v{len(self.names)}"
         args = [self.names[v] for v in op.operands]
@@ -256,6 +268,22 @@ class _Emitter:
             self.lines += [f"    {name} = {args[1]}.copy()", f"    {name}[{index}] = {args[0]}"]
             return
         self.lines.append(f"    {name} = {self.expression(op, result, args)}")
+
+    def loop(self, op: graph.WhileOp) -> None:
+        """A loop run per chunk: a Python ``for`` over ``range(N)`` that carries its values (the
+        kernel is staged with autograph, so it is a loop in the kernel's IR too)."""
+        trips, _ = static_range(op)  # type: ignore[misc]
+        body = op.body_region.block
+        carried = [f"c{len(self.names)}_{i}" for i in range(len(op.init))]
+        self.lines.append(f"    {', '.join(carried)}, = {', '.join(self.names[v] for v in op.init)},")
+        self.names.update(zip(body.args, carried))
+        outside, self.lines = self.lines, []
+        for inner in loop_body(op):
+            self.op(inner)
+        self.lines.append(f"    {', '.join(carried)}, = {', '.join(self.names[v] for v in body.last_op.operands)},")
+        self.lines = [*outside, f"    for _ in range({trips}):", *("    " + line for line in self.lines)]
+        self.names.update(zip(op.res, carried))
+        self.loops = True
 
     def expression(self, op: Operation, result: SSAValue, args: list[str]) -> str:
         """The NumPy expression of ``op`` (the render rule of the first of :data:`_RENDER` it is an instance of)."""
@@ -314,7 +342,7 @@ def plan_kernel(part: Partition, fn: func.FuncOp, value: SSAValue, prefix: str, 
     if product is not None:
         a, b = em.names[product.lhs], em.names[product.rhs]
         em.lines.append(f"    return np.matmul({a}, {b}).reshape(({a}.shape[0], 1, {b}.shape[1]))")
-        return _kernel(prefix, params, [], em.lines, inputs, halo, [], target, isa)
+        return _kernel(prefix, params, [], em.lines, inputs, halo, [], target, isa, em.loops)
     out = em.names[value]
     trimmed = [d for d in range(len(graph.shape_of(value))) if part.axis(value, d) in halo]
     trims = []
@@ -338,7 +366,7 @@ def plan_kernel(part: Partition, fn: func.FuncOp, value: SSAValue, prefix: str, 
         em.lines.append(f"    return np.{combine_kind(partial)}({out}, axis={combined_axes(partial)}, keepdims=True)")
     else:
         em.lines.append(f"    return {out}")
-    plan = _kernel(prefix, params, trims, em.lines, inputs, halo, trimmed, target, isa)
+    plan = _kernel(prefix, params, trims, em.lines, inputs, halo, trimmed, target, isa, em.loops)
     plan.offsets = offsets
     return plan
 
@@ -352,11 +380,22 @@ def op_kernel(part: Partition, fn: func.FuncOp, op: Operation, prefix: str, targ
 
 
 def _kernel(prefix: str, params: list[str], trims: list[str], lines: list[str], inputs: list[SSAValue],
-            halo: dict[str, tuple[int, int]], trimmed: list[int], target: str, isa: str | None) -> KernelPlan:
+            halo: dict[str, tuple[int, int]], trimmed: list[int], target: str, isa: str | None,
+            loops: bool = False) -> KernelPlan:
     """The plan of a kernel whose body is ``lines``: its source, named after its code."""
     name = content_name(prefix, f"{params + trims}{lines}")
     source = "\n".join([f"def {name}({', '.join(params + trims)}):", *lines]) + "\n"
-    return KernelPlan(Kernel(source, name, target, isa), inputs, halo, trimmed)
+    return KernelPlan(Kernel(source, name, target, isa, loops=loops), inputs, halo, trimmed)
+
+
+def _position(value: SSAValue, order: dict[Operation, int]) -> tuple[int, ...]:
+    """Where ``value`` is defined, for a kernel's parameter order: the function's arguments first,
+    then a loop body's arguments and op results, in program order."""
+    owner = value.owner
+    if isinstance(owner, Operation):
+        return (1, order[owner], list(owner.results).index(value))
+    parent = owner.parent_op()
+    return (0, -1 if isinstance(parent, func.FuncOp) else order[parent], value.index)
 
 
 def _halo(part: Partition, value: SSAValue, inputs: Sequence[SSAValue]) -> dict[str, tuple[int, int]]:

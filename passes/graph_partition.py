@@ -28,12 +28,17 @@ a split axis cannot be split: its operand is *rechunked*, whole along that axis 
 warns of the cost). Anything else that the per-chunk code cannot express is refused with the
 user's line.
 
+A staged ``for t in range(N)`` (a ``graph.while`` counting to a constant) whose body crosses no
+chunks (no halo along a split axis, nothing cut) stays one loop, run per chunk; one whose body
+needs neighbours (a time-stepping stencil) or a cut *steps*: each of its N iterations is one
+task per chunk, its carried values exact between steps (a halo exchange per step).
+
 Expects: a function of one block whose arguments carry ``kiln.chunks`` (an array of strings per
 argument, a grid axis name or ``"*"`` per dimension; an argument without it is whole).
 Guarantees: the IR is unchanged but for a ``kiln.partition`` string on every op saying how its
 result is chunked (``blockwise [x, *]``, ``... halo x(1, 1)``, ``... halo x(1, 0, periodic)``,
 ``tree sum [x, *] -> [*]``, ``tree argmax [x] -> []``, ``scan add [x, *]``,
-``rechunk [x, *] whole along x``).
+``rechunk [x, *] whole along x``, ``loop per chunk [x]``, ``steps 10 [x]``).
 """
 
 from __future__ import annotations
@@ -69,7 +74,7 @@ ELEMENTWISE = (graph.ElementwiseBinaryOp, graph.ElementwiseUnaryOp, graph.Elemen
 _CONSTRUCTS = {
     "graph.concat": "np.concatenate along a chunked axis",
     "graph.matmul": "a matrix product of vectors or stacks of matrices (@, np.dot)",
-    "graph.while": "a staged loop (for/while over arrays)",
+    "graph.while": "a staged loop other than `for ... in range(N)` with a static N",
     "graph.cond": "a staged if on an array",
     "graph.gather": "indexing with an array",
     "graph.gather_row": "indexing with an array",
@@ -107,6 +112,8 @@ class Partition:
     #: the ops that cannot be split along a split axis, and those axes (grid axis names): their
     #: operand is rechunked, whole along them
     rechunks: dict[Operation, tuple[str, ...]] = field(default_factory=dict)
+    #: the loops whose iterations run one task per chunk each (a time-stepping stencil)
+    steps: list[graph.WhileOp] = field(default_factory=list)
     #: the grid axes that an ``np.roll`` wraps around: their halo is taken across the array's ends
     periodic: set[str] = field(default_factory=set)
     #: the dimensions rolled, and the ops (with the dimension) that write at an offset from an end
@@ -150,7 +157,7 @@ class Partition:
     def is_boundary(self, op: Operation) -> bool:
         """Whether ``op``'s result is computed by Dask from its operands' chunks (a cut, a scan, a
         rechunked op), so kernels take it as an input instead of computing it."""
-        return op in self.cuts or op in self.scans or op in self.rechunks
+        return op in self.cuts or op in self.scans or op in self.rechunks or op in self.steps
 
     def _unify(self, a: Dim, b: Dim) -> None:
         a, b = self._find(a), self._find(b)
@@ -178,16 +185,17 @@ def partition(fn: func.FuncOp, chunks: Sequence[Sequence[str | None]], single: S
         part.margins[arg] = ((0, 0),) * len(graph.shape_of(arg))
     ops = [op for op in fn.body.block.ops if not isinstance(op, func.ReturnOp)]
     for op in ops:
-        if op.regions:
-            raise _refuse(op, _CONSTRUCTS.get(op.name, op.name), "it has regions")
         part.margins[op.results[0]] = _propagate(part, op)
     _name_classes(part, args, chunks, single)
     for op in ops:
         _check(part, op)
-    if part.scans or part.rechunks:  # their results come in exact: no halo passes through them
+    if part.scans or part.rechunks or part.steps:  # their results come in exact: no halo passes through them
         for op in ops:
-            part.margins[op.results[0]] = ((0, 0),) * len(graph.shape_of(op.results[0])) if part.is_boundary(op) \
-                else _propagate(part, op)
+            if part.is_boundary(op):
+                for r in op.results:
+                    part.margins[r] = ((0, 0),) * len(graph.shape_of(r))
+            else:
+                part.margins[op.results[0]] = _propagate(part, op)
     return part
 
 
@@ -243,6 +251,8 @@ def _check(part: Partition, op: Operation) -> None:
         _check_along(part, op)
     if isinstance(op, graph.MatmulOp):
         _check_matmul(part, op)
+    if isinstance(op, graph.WhileOp):
+        _check_loop(part, op)
     if isinstance(op, graph.ReshapeOp):
         kept = {d for d, _ in unit_dims(op) or ()}
         if any(part.axis(op.operand, d) is not None for d in range(len(graph.shape_of(op.operand))) if d not in kept):
@@ -263,10 +273,83 @@ def _check(part: Partition, op: Operation) -> None:
 def _propagate(part: Partition, op: Operation) -> tuple[tuple[int, int], ...]:
     """Unify ``op``'s result dimensions with its operands' and give the result's margins (the
     rule of the first of :data:`_RULES` that ``op`` is an instance of)."""
+    if op.regions and not isinstance(op, graph.WhileOp):
+        raise _refuse(op, _CONSTRUCTS.get(op.name, op.name), "it has regions")
     for kind, rule in _RULES:
         if isinstance(op, kind):
             return rule(part, op)
     raise _refuse(op, _CONSTRUCTS.get(op.name, op.name), "kiln cannot split it into chunks yet")
+
+
+def static_range(op: graph.WhileOp) -> tuple[int, int] | None:
+    """``(N, i)`` when ``op`` is how a staged ``for t in range(N)`` traces, N a constant: carried
+    value ``i`` counts from 0 and the loop runs while it is below N; else None."""
+    cond, body = op.cond_region.block, op.body_region.block
+    term = cond.last_op
+    if not isinstance(term, graph.ConditionOp) or list(term.values) != list(cond.args):
+        return None
+    pred = term.pred.owner
+    if not isinstance(pred, graph.CmpOp) or pred.predicate.data != "lt" or pred.lhs not in cond.args:
+        return None
+    if any(not isinstance(inner, (graph.ConstantOp, graph.CmpOp, graph.ConditionOp)) for inner in cond.ops):
+        return None
+    i = list(cond.args).index(pred.lhs)
+    step = body.last_op.operands[i].owner if isinstance(body.last_op, graph.YieldOp) else None
+    counts = isinstance(step, graph.AddOp) and body.args[i] in step.operands and any(
+        _constant_of(v) == 1 for v in step.operands)
+    bound = _constant_of(pred.rhs)
+    return (int(bound), i) if counts and bound is not None and _constant_of(op.init[i]) == 0 else None
+
+
+def _constant_of(value: SSAValue) -> int | None:
+    """The value of a 0-d integer constant (None for anything else)."""
+    owner = value.owner
+    if not isinstance(owner, graph.ConstantOp) or graph.shape_of(value):
+        return None
+    v = owner.value.get_values()[0]
+    return v if isinstance(v, int) else None
+
+
+def _loop(part: Partition, op: graph.WhileOp) -> tuple[tuple[int, int], ...]:
+    """A staged ``for t in range(N)``: each carried value's dimensions are one class with its
+    initial value's, its body's arguments' and what the body yields; the body is propagated from
+    exact carried values (a step's halo is its body's), and a result's margins are its initial
+    value's or its yield's (a loop run per chunk adds no halo along a split axis)."""
+    if static_range(op) is None:
+        raise _refuse(op, _CONSTRUCTS[op.name], "a loop whose trip count is known only at run time")
+    body = op.body_region.block
+    yielded = body.last_op.operands  # type: ignore[union-attr]
+    for i, init in enumerate(op.init):
+        part.margins[op.cond_region.block.args[i]] = part.margins[body.args[i]] = ((0, 0),) * len(graph.shape_of(init))
+        for d in range(len(graph.shape_of(init))):
+            for v in (op.res[i], op.cond_region.block.args[i], body.args[i], yielded[i]):
+                part._unify((init, d), (v, d))
+    for inner in loop_body(op):
+        if isinstance(inner, graph.WhileOp):
+            raise _refuse(inner, "a loop inside a loop", "only the outer loop's iterations are split into tasks")
+        part.margins[inner.results[0]] = _propagate(part, inner)
+    for r, init, out in zip(op.res, op.init, yielded):
+        part.margins[r] = tuple((max(a[0], b[0]), max(a[1], b[1])) for a, b in zip(part.margins[init], part.margins[out]))
+    return part.margins[op.res[0]]
+
+
+def loop_body(op: graph.WhileOp) -> list[Operation]:
+    """The ops of a loop's body, its yield left out."""
+    return [inner for inner in op.body_region.block.ops if not isinstance(inner, graph.YieldOp)]
+
+
+def outer_operands(op: graph.WhileOp) -> list[SSAValue]:
+    """The values defined outside a loop that its body reads (regions see values from above)."""
+    inside = {v for inner in op.body_region.walk() for v in inner.results} | set(op.body_region.block.args)
+    return list(dict.fromkeys(v for inner in op.body_region.walk() for v in inner.operands if v not in inside))
+
+
+def _check_loop(part: Partition, op: graph.WhileOp) -> None:
+    """Check the body's ops; a body that needs a halo along a split axis or a cut steps."""
+    for inner in loop_body(op):
+        _check(part, inner)
+    if any(part.is_boundary(inner) or part.depth(inner.results[0]) for inner in loop_body(op)):
+        part.steps.append(op)
 
 
 def _matrices(op: graph.MatmulOp) -> bool:
@@ -527,6 +610,7 @@ _RULES: tuple[tuple[Any, Callable[[Partition, Any], tuple[tuple[int, int], ...]]
     (graph.MatmulOp, _matmul),
     (graph.ArgReduceOp, _argreduce),
     (graph.ReshapeOp, _reshape),
+    (graph.WhileOp, _loop),
     ((graph.ScanOp, graph.SortOp, graph.ArgsortOp), _along),
 )
 
@@ -544,6 +628,9 @@ def describe(part: Partition, op: Operation) -> str:
         return f"scan {op.kind.data} {names}"  # type: ignore[attr-defined]
     if op in part.rechunks:
         return f"rechunk {names} whole along {', '.join(part.rechunks[op])}"
+    if isinstance(op, graph.WhileOp):
+        trips = static_range(op)[0]  # type: ignore[index]
+        return f"steps {trips} {names}" if op in part.steps else f"loop per chunk {names}"
     halo = part.depth(value)
     text = f"blockwise {names}"
     if halo:
@@ -579,6 +666,6 @@ class GraphPartition(ModulePass):
             if not isinstance(fn, func.FuncOp) or fn.is_declaration:
                 continue
             part = partition(fn, _argument_chunks(fn))
-            for inner in fn.body.block.ops:
-                if inner.results:
+            for inner in fn.body.walk():
+                if inner.results and inner.results[0] in part.margins:  # not a loop's condition
                     inner.attributes[PARTITION_ATTR] = StringAttr(describe(part, inner))

@@ -1,12 +1,15 @@
 """The constructs of issue 42 past blockwise code, sums and stencils: argmax/argmin trees, any/all
 and norms along an axis, cumulative sums as scans over chunks, sorts rechunked with a warning,
-weighted stencils, on a real cluster of worker processes, against the same Python run eagerly on
-the whole NumPy arrays (docs/dask.md)."""
+weighted stencils, loops (per chunk, or a task per step and chunk), on a real cluster of worker
+processes, against the same Python run eagerly on the whole NumPy arrays (docs/dask.md)."""
 
 from __future__ import annotations
 
 import inspect
+import os
 import re
+import signal
+import time
 import warnings
 
 import dask.array as da
@@ -140,3 +143,69 @@ def test_scan_of_a_shorter_stencil_result_names_itself_and_the_line():
     with pytest.raises(PartitionError, match=rf"test_dask_constructs.py:{line}:\d+: a cumulative sum \(np.cumsum\) "
                                              "of a stencil result .* is not supported on Dask arrays"):
         cumsum_of_a_stencil(da.ones(8, chunks=3))
+
+
+def _kernel_tasks(lazy: da.Array, name: str) -> int:
+    """How many tasks of the graph run kernels of the user's function ``name``."""
+    return sum(1 for key in dict(lazy.__dask_graph__()) if key[0].startswith(f"kiln_chunk_{name}_"))
+
+
+@kiln.function
+def decay(a):
+    for t in range(6):
+        a = a * 0.5 + t
+    return a
+
+
+@pytest.mark.parametrize("chunks", [12, (2, 3, 7), 1], ids=CHUNKING_IDS)
+def test_loop_that_crosses_no_chunks_is_one_loop_per_chunk(client, chunks):
+    lazy = check(decay, np.random.default_rng(27).random(12), chunks=[chunks])
+    assert _kernel_tasks(lazy, "decay") == lazy.numblocks[0]  # one task per chunk, not per iteration
+
+
+@kiln.function
+def heat(u):
+    for t in range(6):
+        u = u + 0.1 * (np.roll(u, 1, axis=0) - 2 * u + np.roll(u, -1, axis=0))
+    return u
+
+
+@kiln.function
+def jacobi_steps(a):
+    for t in range(5):
+        b = a.copy()
+        b[1:-1, 1:-1] = 0.25 * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:])
+        a = b
+    return a, a.sum()
+
+
+@pytest.mark.parametrize("chunks", [(10, 6), ((2, 5, 3), (4, 2)), 1], ids=CHUNKING_IDS)
+def test_time_stepping_stencil_is_a_task_per_step_and_chunk(client, chunks):
+    rng = np.random.default_rng(28)
+    u = check(heat, rng.random((10, 6)), chunks=[chunks])
+    steps, _ = check(jacobi_steps, rng.random((10, 6)), chunks=[chunks])
+    blocks = u.numblocks[0] * u.numblocks[1]
+    if blocks == 1:  # nothing to exchange: the loop runs in the one chunk
+        assert _kernel_tasks(u, "heat") == 1
+    else:
+        assert _kernel_tasks(u, "heat") == 6 * blocks and _kernel_tasks(steps, "jacobi_steps") == 5 * blocks
+
+
+def test_a_worker_killed_during_time_steps_changes_nothing(client):
+    u = np.random.default_rng(29).random((64, 8))
+    future = client.compute(heat(da.from_array(u, chunks=(8, 8))))
+    pids = client.run(os.getpid)
+    busy = _busy_worker(client)
+    assert not future.done()
+    os.kill(pids[busy], signal.SIGKILL)  # its tasks run again on the other worker or its replacement
+    np.testing.assert_allclose(future.result(timeout=300), heat.python_function(u), rtol=1e-12)
+
+
+def _busy_worker(client) -> str:
+    """A worker that holds tasks of the computation now."""
+    for _ in range(1000):
+        busy = [worker for worker, tasks in client.processing().items() if tasks]
+        if busy:
+            return busy[0]
+        time.sleep(0.01)
+    raise AssertionError("no worker took a task in 10 s")

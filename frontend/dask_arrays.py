@@ -171,25 +171,34 @@ class _Builder:
                                           axis=op.axis.value.data, dtype=dtype)
 
     def _rechunked(self, op: Operation) -> Any:
-        """An op that needs its whole axis (a sort): its operand rechunked whole along the chunked
-        axes it works along, with a warning of what that moves; the result's blocks are cut back to
-        the chunks of what they meet by the consumers' ``unify_chunks``."""
+        """An op that needs its whole axis (a sort, indexing with arrays): its operand rechunked
+        whole along the chunked axes it works along, with a warning of what that moves; the
+        result's blocks are cut back to the chunks of what they meet by the consumers'
+        ``unify_chunks``. The indices of an indexing keep their chunks: each of their blocks
+        meets the whole operand."""
         import dask.array as da
 
         operand, value = self._exact(op.operands[0]), op.results[0]
         index = self._index(op.operands[0])
         dims = [d for d, name in enumerate(index) if name in self.part.rechunks[op] and operand.numblocks[d] > 1]
+        out_index, batch = index, ()
+        if isinstance(op, graph.GatherOp):  # the indexed axes are not the result's: whole, apart from its chunks
+            batch = self._index(op.indices[0])  # the indices share one shape, and the result's leading dimensions
+            out_index = (*batch, *index[len(op.indices):])
+            index = tuple(f"_w{next(self.fresh)}" if d < len(op.indices) else name for d, name in enumerate(index))
         if dims:
             warnings.warn(
                 f"{describe_location(op.location)}: {construct_of(op)} along a chunked axis cannot run chunk by "
                 f"chunk: its operand (shape {operand.shape}, {operand.dtype}) is rechunked into one chunk along "
                 f"axis {', '.join(map(str, dims))}, moving up to {operand.nbytes} bytes between workers",
                 KilnRechunkWarning, stacklevel=4)
-        whole = operand.rechunk({d: -1 for d in dims})
+        args = [operand.rechunk({d: -1 for d in dims}), index]
+        for v in op.operands[1:]:
+            args += [self._exact(v), batch]
         kernel = ChunkTask(op_kernel(self.part, self.fn, op, self.prefix, self.target, self.isa))
         dtype = dtype_of(value)
-        return da.blockwise(kernel, index, whole, index, dtype=dtype, concatenate=True,
-                            meta=np.empty((0,) * len(index), dtype))
+        return da.blockwise(kernel, out_index, *args, dtype=dtype, concatenate=True,
+                            meta=np.empty((0,) * len(out_index), dtype))
 
     def _dims_index(self, dims: Sequence[tuple[SSAValue, int]], skip: Sequence[int] = ()) -> tuple[str, ...]:
         """Dask's index of an array whose dimensions follow ``dims`` (a grid axis, or fresh: whole)."""

@@ -373,9 +373,10 @@ def plan_kernel(part: Partition, fn: func.FuncOp, value: SSAValue, prefix: str, 
 
 def op_kernel(part: Partition, fn: func.FuncOp, op: Operation, prefix: str, target: str = "c",
               isa: str | None = None) -> Kernel:
-    """The kernel of one op on a block of its operand: a scan's per-chunk scan, a rechunked sort."""
+    """The kernel of one op on blocks of its operands: a scan's per-chunk scan, a rechunked sort."""
     em = _Emitter(part, fn)
-    return _kernel(prefix, ["in0"], [], [f"    return {em.expression(op, op.results[0], ['in0'])}"], [], {}, [],
+    params = [f"in{i}" for i in range(len(op.operands))]
+    return _kernel(prefix, params, [], [f"    return {em.expression(op, op.results[0], params)}"], [], {}, [],
                    target, isa).kernel
 
 
@@ -486,6 +487,7 @@ _RENDER: tuple[tuple[Any, Render], ...] = (
     (graph.ReshapeOp, lambda em, op, result, args: f"{args[0]}.reshape({em.shape(result)})"),
     (graph.ArgReduceOp, lambda em, op, result, args: f"np.arg{op.kind.data}({args[0]}, axis={op.axis.value.data})"),
     (graph.ScanOp, lambda em, op, result, args: f"{_SCANS[op.kind.data]}({args[0]}, axis={op.axis.value.data})"),
+    (graph.GatherOp, lambda em, op, result, args: f"{args[0]}[{', '.join(args[1:])},]"),
     (graph.SortOp, lambda em, op, result, args: f"np.sort({args[0]}, axis={op.axis.value.data})"),
     (graph.ArgsortOp, lambda em, op, result, args: f"np.argsort({args[0]}, axis={op.axis.value.data}, kind='stable')"),
 )

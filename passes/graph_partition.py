@@ -76,7 +76,7 @@ _CONSTRUCTS = {
     "graph.matmul": "a matrix product of vectors or stacks of matrices (@, np.dot)",
     "graph.while": "a staged loop other than `for ... in range(N)` with a static N",
     "graph.cond": "a staged if on an array",
-    "graph.gather": "indexing with an array",
+    "graph.gather": "indexing with arrays",
     "graph.gather_row": "indexing with an array",
     "graph.scatter": "assignment through an array index",
     "graph.print": "kiln.print",
@@ -185,7 +185,9 @@ def partition(fn: func.FuncOp, chunks: Sequence[Sequence[str | None]], single: S
         part.margins[arg] = ((0, 0),) * len(graph.shape_of(arg))
     ops = [op for op in fn.body.block.ops if not isinstance(op, func.ReturnOp)]
     for op in ops:
-        part.margins[op.results[0]] = _propagate(part, op)
+        margins = _propagate(part, op)
+        if op.results:  # not a bounds check
+            part.margins[op.results[0]] = margins
     _name_classes(part, args, chunks, single)
     for op in ops:
         _check(part, op)
@@ -194,7 +196,7 @@ def partition(fn: func.FuncOp, chunks: Sequence[Sequence[str | None]], single: S
             if part.is_boundary(op):
                 for r in op.results:
                     part.margins[r] = ((0, 0),) * len(graph.shape_of(r))
-            else:
+            elif op.results:
                 part.margins[op.results[0]] = _propagate(part, op)
     return part
 
@@ -234,6 +236,9 @@ def _name_classes(part: Partition, args: Sequence[SSAValue], chunks: Sequence[Se
 
 def _check(part: Partition, op: Operation) -> None:
     """Refuse what per-chunk code cannot compute, and record the reductions to cut."""
+    if isinstance(op, graph.CheckOp):
+        _check_bounds(part, op)
+        return
     axes = [a for a in part.axes(op.results[0]) if a is not None]
     if len(set(axes)) != len(axes):
         raise _refuse(op, "an array whose two chunked axes meet (x + x.T)", "its chunks would have to be square")
@@ -247,7 +252,7 @@ def _check(part: Partition, op: Operation) -> None:
             part.cuts.append(op)
     if isinstance(op, graph.ArgReduceOp) and part.axis(op.operand, op.axis.value.data) is not None:
         part.cuts.append(op)
-    if isinstance(op, (graph.ScanOp, graph.SortOp, graph.ArgsortOp)):
+    if isinstance(op, (graph.ScanOp, graph.SortOp, graph.ArgsortOp, graph.GatherOp)):
         _check_along(part, op)
     if isinstance(op, graph.MatmulOp):
         _check_matmul(part, op)
@@ -327,7 +332,9 @@ def _loop(part: Partition, op: graph.WhileOp) -> tuple[tuple[int, int], ...]:
     for inner in loop_body(op):
         if isinstance(inner, graph.WhileOp):
             raise _refuse(inner, "a loop inside a loop", "only the outer loop's iterations are split into tasks")
-        part.margins[inner.results[0]] = _propagate(part, inner)
+        margins = _propagate(part, inner)
+        if inner.results:  # not a bounds check
+            part.margins[inner.results[0]] = margins
     for r, init, out in zip(op.res, op.init, yielded):
         part.margins[r] = tuple((max(a[0], b[0]), max(a[1], b[1])) for a, b in zip(part.margins[init], part.margins[out]))
     return part.margins[op.res[0]]
@@ -348,7 +355,7 @@ def _check_loop(part: Partition, op: graph.WhileOp) -> None:
     """Check the body's ops; a body that needs a halo along a split axis or a cut steps."""
     for inner in loop_body(op):
         _check(part, inner)
-    if any(part.is_boundary(inner) or part.depth(inner.results[0]) for inner in loop_body(op)):
+    if any(part.is_boundary(inner) or (inner.results and part.depth(inner.results[0])) for inner in loop_body(op)):
         part.steps.append(op)
 
 
@@ -383,11 +390,13 @@ def _check_matmul(part: Partition, op: graph.MatmulOp) -> None:
 _ALONG = {"graph.scan": "a cumulative {kind}", "graph.sort": "np.sort", "graph.argsort": "np.argsort"}
 
 
-def _check_along(part: Partition, op: graph.ScanOp | graph.SortOp | graph.ArgsortOp) -> None:
-    """An op along a split axis: a scan (a cumulative sum or product) runs as a scan over chunks,
-    a sort is rechunked; their operand's chunks must be the array's (not a stencil's, shorter)."""
-    axis = part.axis(op.operand, op.axis.value.data)
-    if axis is None:
+def _check_along(part: Partition, op: graph.ScanOp | graph.SortOp | graph.ArgsortOp | graph.GatherOp) -> None:
+    """An op along split axes: a scan (a cumulative sum or product) runs as a scan over chunks, a
+    sort or an indexing with arrays (along the indexed axes) is rechunked; their operand's
+    chunks must be the array's (not a stencil's, shorter)."""
+    dims = range(len(op.indices)) if isinstance(op, graph.GatherOp) else [op.axis.value.data]
+    axes = tuple(dict.fromkeys(a for a in (part.axis(op.operand, d) for d in dims) if a is not None))
+    if not axes:
         return
     if any(part.shrink(op.operand, d) for d in range(len(graph.shape_of(op.operand)))):
         raise _refuse(op, f"{construct_of(op)} of a stencil result (a shorter array) along a chunked axis",
@@ -395,7 +404,14 @@ def _check_along(part: Partition, op: graph.ScanOp | graph.SortOp | graph.Argsor
     if isinstance(op, graph.ScanOp):
         part.scans.append(op)
     else:
-        part.rechunks[op] = (axis,)
+        part.rechunks[op] = axes
+
+
+def _check_bounds(part: Partition, op: graph.CheckOp) -> None:
+    """An index's bounds check is done again by the kernel that indexes (its own trace checks
+    the same index); any other run-time check would be lost between chunks: refused."""
+    if not op.message.data.startswith("IndexError:") or op.tok_in is not None or op.results:
+        raise _refuse(op, "a run-time check (kiln.check, or NumPy's own)", "it would be checked per chunk only")
 
 
 def construct_of(op: Operation) -> str:
@@ -501,6 +517,22 @@ def unit_dims(op: graph.ReshapeOp) -> list[tuple[int, int]] | None:
     if [src[d] for d in kept_src] != [dst[d] for d in kept_dst]:
         return None
     return list(zip(kept_src, kept_dst))
+
+
+def _gather(part: Partition, op: graph.GatherOp) -> tuple[tuple[int, int], ...]:
+    """Indexing with arrays: the result's leading dimensions are the indices' (chunked as they
+    are), the others the operand's trailing ones; along the indexed axes the operand is whole in
+    every chunk (:func:`_check_along` rechunks it where it is not)."""
+    batch = len(graph.shape_of(op.indices[0]))
+    margins = []
+    for d in range(batch):
+        for index in op.indices:
+            part._unify((op.result, d), (index, d))
+        margins.append((max(part.margins[i][d][0] for i in op.indices), max(part.margins[i][d][1] for i in op.indices)))
+    for d in range(len(op.indices), len(graph.shape_of(op.operand))):
+        part._unify((op.result, batch + d - len(op.indices)), (op.operand, d))
+        margins.append(part.margins[op.operand][d])
+    return tuple(margins)
 
 
 def _reshape(part: Partition, op: graph.ReshapeOp) -> tuple[tuple[int, int], ...]:
@@ -611,6 +643,8 @@ _RULES: tuple[tuple[Any, Callable[[Partition, Any], tuple[tuple[int, int], ...]]
     (graph.ArgReduceOp, _argreduce),
     (graph.ReshapeOp, _reshape),
     (graph.WhileOp, _loop),
+    (graph.GatherOp, _gather),
+    (graph.CheckOp, lambda part, op: ()),
     ((graph.ScanOp, graph.SortOp, graph.ArgsortOp), _along),
 )
 

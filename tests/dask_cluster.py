@@ -5,6 +5,7 @@ check of a kiln.function on Dask arrays against its Python on the whole NumPy ar
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -45,6 +46,16 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[distributed.Cli
     """One cluster per test module (starting one takes seconds)."""
     with local_client(str(tmp_path_factory.mktemp("workers"))) as c:
         yield c
+
+
+def busy_worker(client: distributed.Client) -> str:
+    """A worker that holds tasks of the computation now (its first kernels are still compiling)."""
+    for _ in range(600):
+        busy = [worker for worker, tasks in client.processing().items() if tasks]
+        if busy:
+            return busy[0]
+        time.sleep(0.01)
+    raise AssertionError("no worker took a task in 6 s")
 
 
 def check(f: Any, *args: Any, chunks: Sequence[Any]) -> Any:

@@ -14,7 +14,7 @@ import pytest
 
 import kiln
 from dask_cluster import check as _check
-from dask_cluster import client, traces  # noqa: F401 (client: the module's cluster)
+from dask_cluster import busy_worker, client, traces  # noqa: F401 (client: the module's cluster)
 from kiln.frontend.dask_kernels import ChunkTask
 from kiln.passes.graph_partition import PartitionError
 
@@ -249,7 +249,7 @@ def column_norms(a):
 def test_a_worker_killed_mid_computation_changes_nothing(client):
     a = np.random.default_rng(10).normal(size=(40, 6))
     future = client.compute(column_norms(da.from_array(a, chunks=(5, 3))))
-    busy = _wait_for_busy_worker(client)
+    busy = busy_worker(client)
     assert not future.done()
     client.run(_exit_now, workers=[busy], wait=False)  # its tasks run again elsewhere, compiled anew
     np.testing.assert_allclose(future.result(timeout=300), column_norms.python_function(a), rtol=1e-12)
@@ -259,13 +259,3 @@ def test_a_worker_killed_mid_computation_changes_nothing(client):
         time.sleep(0.01)
     else:
         raise AssertionError(f"worker {busy} still alive")
-
-
-def _wait_for_busy_worker(client) -> str:
-    """A worker that holds tasks of the computation now (its first kernels are still compiling)."""
-    for _ in range(600):
-        busy = [worker for worker, tasks in client.processing().items() if tasks]
-        if busy:
-            return busy[0]
-        time.sleep(0.01)
-    raise AssertionError("no worker took a task in 6 s")

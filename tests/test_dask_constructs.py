@@ -9,7 +9,6 @@ import inspect
 import os
 import re
 import signal
-import time
 import warnings
 
 import dask.array as da
@@ -17,7 +16,7 @@ import numpy as np
 import pytest
 
 import kiln
-from dask_cluster import check
+from dask_cluster import busy_worker, check
 from dask_cluster import client  # noqa: F401 (the module's cluster)
 from kiln.frontend.dask_arrays import KilnRechunkWarning
 from kiln.passes.graph_partition import PartitionError
@@ -195,17 +194,38 @@ def test_a_worker_killed_during_time_steps_changes_nothing(client):
     u = np.random.default_rng(29).random((64, 8))
     future = client.compute(heat(da.from_array(u, chunks=(8, 8))))
     pids = client.run(os.getpid)
-    busy = _busy_worker(client)
+    busy = busy_worker(client)
     assert not future.done()
     os.kill(pids[busy], signal.SIGKILL)  # its tasks run again on the other worker or its replacement
     np.testing.assert_allclose(future.result(timeout=300), heat.python_function(u), rtol=1e-12)
 
 
-def _busy_worker(client) -> str:
-    """A worker that holds tasks of the computation now."""
-    for _ in range(1000):
-        busy = [worker for worker, tasks in client.processing().items() if tasks]
-        if busy:
-            return busy[0]
-        time.sleep(0.01)
-    raise AssertionError("no worker took a task in 10 s")
+@kiln.function
+def picked(a, idx):
+    return a[idx] * 2, a[:, idx % 4] + 1
+
+
+@kiln.function
+def reordered(a):
+    return a[np.argsort(a[:, 0], kind="stable")] - a
+
+
+@pytest.mark.parametrize("index_chunks", [None, 2], ids=["numpy-indices", "dask-indices"])
+def test_indexing_with_arrays_rechunks_the_indexed_axis_with_a_warning(client, index_chunks):
+    rng = np.random.default_rng(30)
+    a, idx = rng.random((9, 4)), np.array([3, -1, 7, 0, 8])
+    line = inspect.getsourcelines(picked.python_function)[1] + 2
+    with pytest.warns(KilnRechunkWarning, match=rf"test_dask_constructs.py:{line}:\d+: indexing with arrays along a "
+                                                rf"chunked axis .* moving up to {a.nbytes} bytes between workers"):
+        check(picked, a, idx, chunks=[((2, 3, 4), (1, 3)), index_chunks])
+    with pytest.warns(KilnRechunkWarning) as caught:
+        check(reordered, a, chunks=[((2, 3, 4), 4)])  # rows gathered in the order of their first column
+    constructs = sorted(str(w.message).split(": ", 1)[1].split(" along")[0] for w in caught)
+    assert constructs == ["indexing with arrays", "np.argsort"]
+
+
+def test_an_index_out_of_bounds_raises_as_in_numpy(client):
+    with pytest.warns(KilnRechunkWarning):
+        lazy = picked(da.from_array(np.ones((9, 4)), chunks=3), np.array([1, 9]))
+    with pytest.raises(IndexError, match="index out of bounds for axis 0 with size 9"):
+        lazy[0].compute()  # the kernel that indexes checks the bounds again (NumPy: IndexError)

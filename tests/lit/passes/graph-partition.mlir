@@ -183,3 +183,12 @@ func.func @time_steps(%a: tensor<8xf64> {kiln.chunks = ["x"]}) -> tensor<8xf64> 
   }
   func.return %2 : tensor<8xf64>
 }
+
+// Indexing with an array along the chunked axis cannot be split: the operand is rechunked whole
+// along it; the result is chunked as the indices are (here whole).
+// CHECK-LABEL: func.func @gathered
+// CHECK:         graph.gather %x[%i] {kiln.partition = "rechunk [*, w] whole along x"}
+func.func @gathered(%x: tensor<8x4xf64> {kiln.chunks = ["x", "w"]}, %i: tensor<3xi64>) -> tensor<3x4xf64> {
+  %0 = graph.gather %x[%i] : (tensor<8x4xf64>, tensor<3xi64>) -> tensor<3x4xf64>
+  func.return %0 : tensor<3x4xf64>
+}

@@ -5,8 +5,9 @@ decides how each value is chunked, and the function is split into per-chunk kern
 (kiln.frontend.dask_kernels) that Dask runs as it runs its own: blockwise, with
 ``dask.array.overlap`` for a stencil's halo, ``dask.array.reduction`` (partial, a tree of
 combines) for a reduction over a chunked axis, Dask's ``cumreduction`` (a scan per chunk, then
-the prefix of the chunks' totals) for a cumulative sum along one, and a rechunk, with a
-:class:`KilnRechunkWarning`, for a sort along one. NumPy arrays among the arguments are one-chunk
+the prefix of the chunks' totals) for a cumulative sum along one, a rechunk, with a
+:class:`KilnRechunkWarning`, for a sort or an indexing with arrays along one, and a task per
+chunk and step for a time-stepping loop. NumPy arrays among the arguments are one-chunk
 Dask arrays, cut like the Dask ones where they meet a chunked axis (broadcast to every chunk
 otherwise). See docs/dask.md.
 """
@@ -20,7 +21,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import FileLineColLoc, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from kiln.dialects import graph
@@ -39,8 +40,9 @@ _SCAN_JOINS = {"add": (np.add, lambda t: 0), "mul": (np.multiply, lambda t: 1),
 
 
 class KilnRechunkWarning(UserWarning):
-    """An op that cannot be split along a chunked axis (a sort) gathers that axis into one chunk:
-    the answer is right, the data moves between workers (the message says how much)."""
+    """An op that cannot be split along a chunked axis (a sort, indexing with arrays) gathers that
+    axis into one chunk: the answer is right, the data moves between workers (the message says
+    how much)."""
 
 
 def holds_dask_array(args: Sequence[Any], kwargs: dict[str, Any]) -> bool:
@@ -122,12 +124,11 @@ class _Builder:
             if value not in self.inputs:
                 self.inputs[value] = self._reduction(owner)
             return self.inputs[value], self._dims_index(partial_dims(owner), skip=combined_axes(owner))
-        if value in self.inputs:
-            pass
-        elif owner in self.part.steps:
-            self._steps(owner)
-        else:  # a scan's or a rechunked op's result
-            self.inputs[value] = self._scan(owner) if owner in self.part.scans else self._rechunked(owner)
+        if value not in self.inputs:
+            if owner in self.part.steps:
+                self._steps(owner)
+            else:  # a scan's or a rechunked op's result
+                self.inputs[value] = self._scan(owner) if owner in self.part.scans else self._rechunked(owner)
         return self.inputs[value], self._index(value)
 
     def _steps(self, op: graph.WhileOp) -> None:
@@ -186,12 +187,14 @@ class _Builder:
             batch = self._index(op.indices[0])  # the indices share one shape, and the result's leading dimensions
             out_index = (*batch, *index[len(op.indices):])
             index = tuple(f"_w{next(self.fresh)}" if d < len(op.indices) else name for d, name in enumerate(index))
-        if dims:
-            warnings.warn(
-                f"{describe_location(op.location)}: {construct_of(op)} along a chunked axis cannot run chunk by "
+        if dims:  # attributed to the user's line, as Python shows its own warnings
+            loc = op.location
+            warnings.warn_explicit(
+                f"{describe_location(loc)}: {construct_of(op)} along a chunked axis cannot run chunk by "
                 f"chunk: its operand (shape {operand.shape}, {operand.dtype}) is rechunked into one chunk along "
                 f"axis {', '.join(map(str, dims))}, moving up to {operand.nbytes} bytes between workers",
-                KilnRechunkWarning, stacklevel=4)
+                KilnRechunkWarning, loc.filename.data if isinstance(loc, FileLineColLoc) else "<unknown>",
+                loc.line.data if isinstance(loc, FileLineColLoc) else 0)
         args = [operand.rechunk({d: -1 for d in dims}), index]
         for v in op.operands[1:]:
             args += [self._exact(v), batch]

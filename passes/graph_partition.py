@@ -321,7 +321,7 @@ def _loop(part: Partition, op: graph.WhileOp) -> tuple[tuple[int, int], ...]:
     exact carried values (a step's halo is its body's), and a result's margins are its initial
     value's or its yield's (a loop run per chunk adds no halo along a split axis)."""
     if static_range(op) is None:
-        raise _refuse(op, _CONSTRUCTS[op.name], "a loop whose trip count is known only at run time")
+        raise _refuse(op, _CONSTRUCTS[op.name], "its trip count is not a constant N, or it may break early")
     body = op.body_region.block
     yielded = body.last_op.operands  # type: ignore[union-attr]
     for i, init in enumerate(op.init):

@@ -103,7 +103,8 @@ def test_sort_along_a_chunked_axis_rechunks_with_a_warning(client):
     with pytest.warns(KilnRechunkWarning) as caught:
         check(ranked, a, chunks=[((2, 3, 4), (1, 4))])
     messages = sorted(str(w.message) for w in caught if w.category is KilnRechunkWarning)
-    assert len(messages) == 2  # the sort and the argsort, at their lines
+    assert len(messages) == 2  # the sort and the argsort, at their lines, shown there as Python's warnings are
+    assert sorted((w.filename, w.lineno) for w in caught) == [(__file__, line + 2), (__file__, line + 3)]
     for message, (construct, at) in zip(messages, [("np.sort", line + 2), ("np.argsort", line + 3)]):
         assert re.search(rf"test_dask_constructs.py:{at}:\d+: {construct} along a chunked axis cannot run chunk by "
                          rf"chunk: .* moving up to {a.nbytes} bytes between workers", message), message
@@ -229,3 +230,19 @@ def test_an_index_out_of_bounds_raises_as_in_numpy(client):
         lazy = picked(da.from_array(np.ones((9, 4)), chunks=3), np.array([1, 9]))
     with pytest.raises(IndexError, match="index out of bounds for axis 0 with size 9"):
         lazy[0].compute()  # the kernel that indexes checks the bounds again (NumPy: IndexError)
+
+
+@kiln.function
+def stops_early(u):
+    for t in range(6):
+        if t > 3:
+            break
+        u = u * 2
+    return u
+
+
+def test_loop_that_may_break_names_itself_and_the_line():
+    line = inspect.getsourcelines(stops_early.python_function)[1] + 2
+    with pytest.raises(PartitionError, match=rf"test_dask_constructs.py:{line}:\d+: a staged loop other than `for "
+                                             r"\.\.\. in range\(N\)` with a static N is not supported on Dask arrays"):
+        stops_early(da.ones(8, chunks=3))

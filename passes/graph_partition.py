@@ -239,6 +239,11 @@ def _check(part: Partition, op: Operation) -> None:
     if isinstance(op, graph.CheckOp):
         _check_bounds(part, op)
         return
+    for d, n in enumerate(graph.shape_of(op.results[0])):
+        axis = part.axis(op.results[0], d)
+        if axis is not None and n > part.lengths[axis]:
+            raise _refuse(op, "an array longer than the chunked axis it meets (np.convolve's mode 'full', a padding)",
+                          f"{n} elements along an axis of {part.lengths[axis]}")
     axes = [a for a in part.axes(op.results[0]) if a is not None]
     if len(set(axes)) != len(axes):
         raise _refuse(op, "an array whose two chunked axes meet (x + x.T)", "its chunks would have to be square")

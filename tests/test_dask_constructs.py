@@ -134,6 +134,30 @@ def test_weighted_stencil_halo_is_the_weights_reach(client, chunks):
 
 
 @kiln.function
+def smoothed(v, w):
+    return np.convolve(v, w, mode="same"), np.convolve(v, w, mode="valid")
+
+
+@pytest.mark.parametrize("chunks", [13, (4, 1, 8), 1], ids=CHUNKING_IDS)
+def test_convolve_halo_is_the_kernels_reach(client, chunks):
+    rng = np.random.default_rng(31)
+    check(smoothed, rng.random(13), rng.random(5), chunks=[chunks, None])  # w is NumPy: whole in every chunk
+
+
+@kiln.function
+def full_convolution(v, w):
+    return np.convolve(v, w)
+
+
+def test_convolve_longer_than_its_input_names_itself_and_the_line():
+    line = inspect.getsourcelines(full_convolution.python_function)[1] + 2
+    with pytest.raises(PartitionError, match=rf"test_dask_constructs.py:{line}:\d+: an array longer than the chunked "
+                                             r"axis it meets .* is not supported on Dask arrays \(15 elements along an "
+                                             r"axis of 13\)"):
+        full_convolution(da.ones(13, chunks=4), np.ones(3))
+
+
+@kiln.function
 def cumsum_of_a_stencil(a):
     return np.cumsum(a[1:] - a[:-1])
 

@@ -3,8 +3,11 @@
 The function is traced once on the whole arrays' shapes (no data is read), ``graph-partition``
 decides how each value is chunked, and the function is split into per-chunk kernels
 (kiln.frontend.dask_kernels) that Dask runs as it runs its own: blockwise, with
-``dask.array.overlap`` for a stencil's halo, and ``dask.array.reduction`` (partial, a tree of
-combines) for a reduction over a chunked axis. NumPy arrays among the arguments are one-chunk
+``dask.array.overlap`` for a stencil's halo, ``dask.array.reduction`` (partial, a tree of
+combines) for a reduction over a chunked axis, Dask's ``cumreduction`` (a scan per chunk, then
+the prefix of the chunks' totals) for a cumulative sum along one, a rechunk, with a
+:class:`KilnRechunkWarning`, for a sort or an indexing with arrays along one, and a task per
+chunk and step for a time-stepping loop. NumPy arrays among the arguments are one-chunk
 Dask arrays, cut like the Dask ones where they meet a chunked axis (broadcast to every chunk
 otherwise). See docs/dask.md.
 """
@@ -12,20 +15,34 @@ otherwise). See docs/dask.md.
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import FileLineColLoc, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from kiln.dialects import graph
 from kiln.frontend import pytree
-from kiln.frontend.dask_kernels import ChunkTask, combine_kernel, dtype_of, plan_kernel
+from kiln.dialects.ir_utils import describe_location
+from kiln.frontend.dask_kernels import ChunkTask, combine_kernel, dtype_of, op_kernel, partial_dtype, plan_kernel
 from kiln.frontend.list_numbers import lift_list_numbers
 from kiln.frontend.signature import TensorSpec, is_tensor_value
-from kiln.passes.graph_partition import Partition, combined_axes, partial_dims, partition
+from kiln.passes.graph_partition import (Partition, combined_axes, construct_of, loop_body, partial_dims, partition,
+                                         static_range)
+
+#: a scan's kind -> how Dask joins a chunk's scan to the chunks' before it, and the identity (by dtype kind)
+_SCAN_JOINS = {"add": (np.add, lambda t: 0), "mul": (np.multiply, lambda t: 1),
+               "max": (np.maximum, lambda t: -np.inf if t.kind in "fc" else np.iinfo(t).min if t.kind in "iu" else False),
+               "min": (np.minimum, lambda t: np.inf if t.kind in "fc" else np.iinfo(t).max if t.kind in "iu" else True)}
+
+
+class KilnRechunkWarning(UserWarning):
+    """An op that cannot be split along a chunked axis (a sort, indexing with arrays) gathers that
+    axis into one chunk: the answer is right, the data moves between workers (the message says
+    how much)."""
 
 
 def holds_dask_array(args: Sequence[Any], kwargs: dict[str, Any]) -> bool:
@@ -74,7 +91,9 @@ def call(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
             arrays.append(dask_of[id(t)] if id(t) in dask_of else da.from_array(np.asarray(t, dtype_of(arg)), chunks=-1))
     chunks = [[] if a is None else [None if n == 1 else f"a{i}.{d}" for d, n in enumerate(a.shape)]
               for i, a in enumerate(arrays)]
-    builder = _Builder(partition(fn, chunks), fn, arrays, function.target, function.isa)
+    single = {name for a, names in zip(arrays, chunks) for name, n in zip(names, a.numblocks if a is not None else ())
+              if name is not None and n == 1}
+    builder = _Builder(partition(fn, chunks, single), fn, arrays, function.target, function.isa)
     outputs = [builder.output(v) for v in fn.body.block.last_op.operands]  # type: ignore[union-attr]
     return pytree.unflatten(traced.output_tree, iter(outputs))
 
@@ -105,7 +124,84 @@ class _Builder:
             if value not in self.inputs:
                 self.inputs[value] = self._reduction(owner)
             return self.inputs[value], self._dims_index(partial_dims(owner), skip=combined_axes(owner))
+        if value not in self.inputs:
+            if owner in self.part.steps:
+                self._steps(owner)
+            else:  # a scan's or a rechunked op's result
+                self.inputs[value] = self._scan(owner) if owner in self.part.scans else self._rechunked(owner)
         return self.inputs[value], self._index(value)
+
+    def _steps(self, op: graph.WhileOp) -> None:
+        """A loop whose body needs neighbours: per iteration, each carried value is one task per
+        chunk (the body's kernel on the chunk and the halo of its neighbours at the step before);
+        the counter is the step's number. Carried values that nothing reads are left out."""
+        import dask.array as da
+
+        trips, counter = static_range(op)  # type: ignore[misc]
+        body = op.body_region.block
+        yielded = body.last_op.operands  # type: ignore[union-attr]
+        inside = [v for inner in op.body_region.walk() for v in inner.results]
+        read = {v for inner in loop_body(op) if inner is not yielded[counter].owner for v in inner.operands}
+        live = [i for i in range(len(op.init)) if i != counter and (body.args[i] in read or op.res[i].first_use)]
+        state = {i: self._exact(op.init[i]) for i in live}
+        for step in range(trips):
+            for v in inside:  # a cut in the body: one per step
+                self.inputs.pop(v, None)
+            self.inputs[body.args[counter]] = da.from_array(np.asarray(step, np.int64))
+            self.inputs.update((body.args[i], state[i]) for i in live)
+            state = {i: self._exact(yielded[i]) for i in live}
+        self.inputs[op.res[counter]] = da.from_array(np.asarray(trips, np.int64))
+        self.inputs.update((op.res[i], state[i]) for i in live)
+
+    def _exact(self, value: SSAValue) -> Any:
+        """``value`` as a Dask array chunked as the whole array is (no halo)."""
+        owner = value.owner
+        if not isinstance(owner, Operation) or (self.part.is_boundary(owner) and not self.part.is_cut(owner)):
+            return self._input(value)[0]
+        return self._blockwise(value, None)
+
+    def _scan(self, op: graph.ScanOp) -> Any:
+        """A scan along a chunked axis: Dask's ``cumreduction``, a kiln scan per chunk joined to
+        the prefix of the chunks before it, chunk by chunk (no rechunk)."""
+        import dask.array as da
+
+        dtype = dtype_of(op.result)
+        join, identity = _SCAN_JOINS[op.kind.data]
+        scan = ChunkTask(op_kernel(self.part, self.fn, op, self.prefix, self.target, self.isa))
+        return da.reductions.cumreduction(scan, join, identity(dtype), self._exact(op.operand),
+                                          axis=op.axis.value.data, dtype=dtype)
+
+    def _rechunked(self, op: Operation) -> Any:
+        """An op that needs its whole axis (a sort, indexing with arrays): its operand rechunked
+        whole along the chunked axes it works along, with a warning of what that moves; the
+        result's blocks are cut back to the chunks of what they meet by the consumers'
+        ``unify_chunks``. The indices of an indexing keep their chunks: each of their blocks
+        meets the whole operand."""
+        import dask.array as da
+
+        operand, value = self._exact(op.operands[0]), op.results[0]
+        index = self._index(op.operands[0])
+        dims = [d for d, name in enumerate(index) if name in self.part.rechunks[op] and operand.numblocks[d] > 1]
+        out_index, batch = index, ()
+        if isinstance(op, graph.GatherOp):  # the indexed axes are not the result's: whole, apart from its chunks
+            batch = self._index(op.indices[0])  # the indices share one shape, and the result's leading dimensions
+            out_index = (*batch, *index[len(op.indices):])
+            index = tuple(f"_w{next(self.fresh)}" if d < len(op.indices) else name for d, name in enumerate(index))
+        if dims:  # attributed to the user's line, as Python shows its own warnings
+            loc = op.location
+            warnings.warn_explicit(
+                f"{describe_location(loc)}: {construct_of(op)} along a chunked axis cannot run chunk by "
+                f"chunk: its operand (shape {operand.shape}, {operand.dtype}) is rechunked into one chunk along "
+                f"axis {', '.join(map(str, dims))}, moving up to {operand.nbytes} bytes between workers",
+                KilnRechunkWarning, loc.filename.data if isinstance(loc, FileLineColLoc) else "<unknown>",
+                loc.line.data if isinstance(loc, FileLineColLoc) else 0)
+        args = [operand.rechunk({d: -1 for d in dims}), index]
+        for v in op.operands[1:]:
+            args += [self._exact(v), batch]
+        kernel = ChunkTask(op_kernel(self.part, self.fn, op, self.prefix, self.target, self.isa))
+        dtype = dtype_of(value)
+        return da.blockwise(kernel, out_index, *args, dtype=dtype, concatenate=True,
+                            meta=np.empty((0,) * len(out_index), dtype))
 
     def _dims_index(self, dims: Sequence[tuple[SSAValue, int]], skip: Sequence[int] = ()) -> tuple[str, ...]:
         """Dask's index of an array whose dimensions follow ``dims`` (a grid axis, or fresh: whole)."""
@@ -113,7 +209,7 @@ class _Builder:
         return tuple(a if a is not None and d not in skip else f"_w{next(self.fresh)}" for d, a in enumerate(axes))
 
     def output(self, value: SSAValue) -> Any:
-        return self._blockwise(value, None)
+        return self._exact(value)
 
     def _reduction(self, op: Operation) -> Any:
         """A cut (a reduction, a contracting product): each chunk's partial, then Dask's tree of combines."""
@@ -124,6 +220,8 @@ class _Builder:
         axes = combined_axes(op)
         dtype = dtype_of(value)
         combine = ChunkTask(combine_kernel(op, partials.ndim, dtype, self.prefix, self.target, self.isa))
+        if isinstance(op, graph.ArgReduceOp):  # values and positions (see packed)
+            dtype = partial_dtype(dtype)
         return da.reduction(partials, chunk=_identity, combine=combine, aggregate=combine, axis=axes, keepdims=True,
                             dtype=dtype, concatenate=True, meta=np.empty((0,) * partials.ndim, dtype))
 
@@ -163,14 +261,20 @@ class _Builder:
             adjust[out_index[d]] = tuple(k for _, k in table)
         for d in combined_axes(partial) if partial is not None else ():
             adjust[out_index[d]] = 1
+        offsets = []
+        for d in plan.offsets:  # each block's start in the whole value (its own part, when trimmed)
+            sizes = dict(trims).get(d)
+            lengths = [k for _, k in sizes] if sizes is not None else next(
+                a.chunks[idx.index(out_index[d])] for a, idx in zip(arrays, indices) if out_index[d] in idx)
+            offsets.append((d, tuple(int(x) for x in np.cumsum([0, *lengths[:-1]]))))
         new_axes = {name: shape[d] for d, name in enumerate(out_index) if name.startswith("_w")}
         args: list[Any] = [x for pair in zip(arrays, indices) for x in pair]
-        if trims:
+        if trims or offsets:
             numblocks = [self._numblocks(name, arrays, indices, new_axes) for name in out_index]
             args += [ArrayBlockIdDep(tuple((1,) * n for n in numblocks)), out_index]
-        dtype = dtype_of(value)
+        dtype = partial_dtype(dtype_of(value)) if isinstance(partial, graph.ArgReduceOp) else dtype_of(value)
         return da.blockwise(
-            ChunkTask(plan.kernel, tuple(trims)), out_index, *args, dtype=dtype, concatenate=True,
+            ChunkTask(plan.kernel, tuple(trims), tuple(offsets)), out_index, *args, dtype=dtype, concatenate=True,
             align_arrays=False, new_axes=new_axes, adjust_chunks=adjust or None,
             meta=np.empty((0,) * len(out_index), dtype),
         )

@@ -13,6 +13,7 @@ and needs no shared filesystem.
 from __future__ import annotations
 
 import hashlib
+import linecache
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,8 +26,8 @@ from xdsl.ir import Operation, SSAValue
 from kiln.dialects import graph
 from kiln.frontend.dtypes import from_element
 from kiln.dialects.ir_utils import describe_location
-from kiln.passes.graph_partition import (ELEMENTWISE, Partition, PartitionError, combine_kind, combined_axes, partial_dims,
-                                         roll_of)
+from kiln.passes.graph_partition import (ELEMENTWISE, Partition, PartitionError, combine_kind, combined_axes, loop_body,
+                                         outer_operands, partial_dims, roll_of, static_range)
 
 #: graph op -> the NumPy (or kiln) function that computes it, where the names differ
 _FUNCTIONS = {
@@ -65,6 +66,9 @@ class Kernel:
     isa: str | None = None
     #: ``(rank, dtype)`` per argument when every size is dynamic (compiled once for all shapes), else None
     dynamic: tuple[tuple[int, str], ...] | None = None
+    #: whether the source holds a loop (a staged ``for``): autograph stages it, reading the source
+    #: from :mod:`linecache`, so that its body is traced once, not once per iteration
+    loops: bool = False
 
     @property
     def key(self) -> str:
@@ -78,11 +82,14 @@ class Kernel:
             import kiln
 
             namespace: dict[str, Any] = {"np": np, "kiln": kiln}
-            exec(compile(self.source, f"<kiln.dask kernel {self.name}>", "exec"), namespace)
+            filename = f"<kiln.dask kernel {self.name}>"
+            if self.loops:
+                linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True), filename)
+            exec(compile(self.source, filename, "exec"), namespace)
             signature = None if self.dynamic is None else [
                 kiln.TensorSpec([None] * rank, dtype) for rank, dtype in self.dynamic
             ]
-            found = _FUNCTIONS_BY_KEY[key] = kiln.function(namespace[self.name], autograph=False, target=self.target,
+            found = _FUNCTIONS_BY_KEY[key] = kiln.function(namespace[self.name], autograph=self.loops, target=self.target,
                                                            isa=self.isa, input_signature=signature)
         return found
 
@@ -95,10 +102,14 @@ _FUNCTIONS_BY_KEY: dict[str, Any] = {}
 class ChunkTask:
     """What one Dask task calls: a kernel on a chunk's inputs; for a stencil, the block's trims
     (per trimmed output dimension, each block's ``(start, length)`` within the extended chunk),
-    with the block's index as the last argument."""
+    and for an argmax's partial, the block's start along its axis (a 0-d array: no retrace per
+    block), with the block's index as the last argument. A structured block (an argmax's
+    partials: extreme values and positions) is passed as its fields; a kernel returning a tuple
+    gives one (see :func:`packed`)."""
 
     kernel: Kernel
     trims: tuple[tuple[int, tuple[tuple[int, int], ...]], ...] = ()
+    offsets: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
     @property
     def __name__(self) -> str:  # noqa: A003 (what Dask names the task's layer after)
@@ -107,15 +118,36 @@ class ChunkTask:
     def __dask_tokenize__(self) -> tuple[Any, ...]:
         """Dask's name for the task function: equal kernels and trims give equal layer names, so
         Dask computes a partial that two results share (a mean and a std of one array) once."""
-        return (self.kernel.key, self.trims)
+        return (self.kernel.key, self.trims, self.offsets)
 
     def __call__(self, *blocks: Any, **_dask_options: Any) -> Any:
-        ints: list[int] = []
-        if self.trims:
+        ints: list[Any] = []
+        if self.trims or self.offsets:
             *blocks, block_id = blocks  # type: ignore[assignment]
             for dim, table in self.trims:
                 ints.extend(table[block_id[dim]])
-        return self.kernel.function()(*blocks, *ints)
+            ints += [np.asarray(starts[block_id[dim]], np.int64) for dim, starts in self.offsets]
+        fields = [f for b in blocks for f in _fields(b)]
+        out = self.kernel.function()(*fields, *ints)
+        return packed(*out) if isinstance(out, tuple) else out
+
+
+def _fields(block: Any) -> list[Any]:
+    """A block as kernel arguments: a structured one (an argmax's partials) as its fields."""
+    names = getattr(getattr(block, "dtype", None), "names", None)
+    return [np.ascontiguousarray(block[n]) for n in names] if names else [block]
+
+
+def packed(values: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """An argmax's partials as one structured array (what Dask's reduction tree passes around)."""
+    out = np.empty(values.shape, partial_dtype(values.dtype))
+    out["v"], out["i"] = values, positions
+    return out
+
+
+def partial_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
+    """The dtype of an argmax's partials over elements of ``dtype``: the value and its position."""
+    return np.dtype([("v", dtype), ("i", np.int64)])
 
 
 @dataclass
@@ -128,6 +160,8 @@ class KernelPlan:
     #: per grid axis, how far the inputs are extended into their neighbours (a stencil's halo)
     halo: dict[str, tuple[int, int]] = field(default_factory=dict)
     trimmed: list[int] = field(default_factory=list)
+    #: the output dimensions whose blocks' start the kernel takes (an argmax's partial)
+    offsets: list[int] = field(default_factory=list)
 
 
 class _Emitter:
@@ -140,6 +174,8 @@ class _Emitter:
         self.lines: list[str] = []
         self.names: dict[SSAValue, str] = {}
         self.lengths: dict[str, str] = {}
+        #: whether the kernel holds a loop (then autograph stages it)
+        self.loops = False
 
     def cone(self, values: Sequence[SSAValue]) -> tuple[list[SSAValue], list[Operation]]:
         """The inputs and ops (in program order) that ``values`` need."""
@@ -149,15 +185,15 @@ class _Emitter:
         while stack:
             v = stack.pop()
             owner = v.owner
-            if not isinstance(owner, Operation) or self.part.is_cut(owner):
+            if not isinstance(owner, Operation) or self.part.is_boundary(owner):
                 inputs.add(v)
             elif owner not in needed:
                 needed.add(owner)
                 stack.extend(owner.operands)
-        order = {op: i for i, op in enumerate(self.fn.body.block.ops)}
-        args = list(self.fn.body.block.args)
-        ordered_inputs = sorted(inputs, key=lambda v: (0, args.index(v)) if v in args else (1, order[v.owner]))
-        return ordered_inputs, sorted(needed, key=order.__getitem__)
+                if isinstance(owner, graph.WhileOp):  # a loop run per chunk: what its body reads from outside
+                    stack.extend(outer_operands(owner))
+        order = {op: i for i, op in enumerate(self.fn.body.walk())}
+        return sorted(inputs, key=lambda v: _position(v, order)), sorted(needed, key=order.__getitem__)
 
     def shape(self, value: SSAValue) -> str:
         """``value``'s local shape as a Python expression (a chunked axis: the chunk's length)."""
@@ -174,6 +210,8 @@ class _Emitter:
         params = []
         for i, value in enumerate(inputs):
             name = f"in{i}"
+            if isinstance(value.owner, graph.ArgReduceOp) and self.part.is_cut(value.owner):
+                params.append(f"{name}_extremes")  # the combined partials' values (see packed)
             params.append(name)
             cut = value.owner if isinstance(value.owner, Operation) and self.part.is_cut(value.owner) else None
             dims = [(value, d) for d in range(len(graph.shape_of(value)))] if cut is None else partial_dims(cut)
@@ -202,6 +240,10 @@ class _Emitter:
         if isinstance(op, graph.MatmulOp):
             self.lines.append(f"    {name} = {combined}.reshape(({combined}.shape[0], {combined}.shape[2]))")
             return name
+        if isinstance(op, graph.ArgReduceOp):  # the positions, the axis dropped
+            kept = [d for d in range(len(graph.shape_of(op.operand))) if d != op.axis.value.data]
+            self.lines.append(f"    {name} = {combined}.reshape(({''.join(f'{combined}.shape[{d}], ' for d in kept)}))")
+            return name
         assert isinstance(op, graph.ReduceOp)
         if op.kind.data == "mean":
             count = math.prod(graph.shape_of(op.operand)[a] for a in op.axes.get_values())
@@ -214,6 +256,9 @@ class _Emitter:
 
     def op(self, op: Operation) -> None:
         """The lines computing ``op``'s result from its operands' names."""
+        if isinstance(op, graph.WhileOp):
+            self.loop(op)
+            return
         result = op.results[0]
         name = self.names[result] = f"v{len(self.names)}"
         args = [self.names[v] for v in op.operands]
@@ -223,6 +268,22 @@ class _Emitter:
             self.lines += [f"    {name} = {args[1]}.copy()", f"    {name}[{index}] = {args[0]}"]
             return
         self.lines.append(f"    {name} = {self.expression(op, result, args)}")
+
+    def loop(self, op: graph.WhileOp) -> None:
+        """A loop run per chunk: a Python ``for`` over ``range(N)`` that carries its values (the
+        kernel is staged with autograph, so it is a loop in the kernel's IR too)."""
+        trips, _ = static_range(op)  # type: ignore[misc]
+        body = op.body_region.block
+        carried = [f"c{len(self.names)}_{i}" for i in range(len(op.init))]
+        self.lines.append(f"    {', '.join(carried)}, = {', '.join(self.names[v] for v in op.init)},")
+        self.names.update(zip(body.args, carried))
+        outside, self.lines = self.lines, []
+        for inner in loop_body(op):
+            self.op(inner)
+        self.lines.append(f"    {', '.join(carried)}, = {', '.join(self.names[v] for v in body.last_op.operands)},")
+        self.lines = [*outside, f"    for _ in range({trips}):", *("    " + line for line in self.lines)]
+        self.names.update(zip(op.res, carried))
+        self.loops = True
 
     def expression(self, op: Operation, result: SSAValue, args: list[str]) -> str:
         """The NumPy expression of ``op`` (the render rule of the first of :data:`_RENDER` it is an instance of)."""
@@ -281,7 +342,7 @@ def plan_kernel(part: Partition, fn: func.FuncOp, value: SSAValue, prefix: str, 
     if product is not None:
         a, b = em.names[product.lhs], em.names[product.rhs]
         em.lines.append(f"    return np.matmul({a}, {b}).reshape(({a}.shape[0], 1, {b}.shape[1]))")
-        return _kernel(prefix, params, [], em.lines, inputs, halo, [], target, isa)
+        return _kernel(prefix, params, [], em.lines, inputs, halo, [], target, isa, em.loops)
     out = em.names[value]
     trimmed = [d for d in range(len(graph.shape_of(value))) if part.axis(value, d) in halo]
     trims = []
@@ -294,19 +355,48 @@ def plan_kernel(part: Partition, fn: func.FuncOp, value: SSAValue, prefix: str, 
             else:
                 index.append(":")
         em.lines.append(f"    {out} = {out}[{', '.join(index)},]")
-    if partial is not None:
+    offsets = []
+    if isinstance(partial, graph.ArgReduceOp):  # the extreme and its position in the whole array
+        d, kind = partial.axis.value.data, partial.kind.data
+        em.lines.append(f"    return np.{kind}({out}, axis=({d},), keepdims=True), "
+                        f"np.expand_dims(np.arg{kind}({out}, axis={d}), {d}) + o{d}")
+        trims.append(f"o{d}")
+        offsets.append(d)
+    elif partial is not None:
         em.lines.append(f"    return np.{combine_kind(partial)}({out}, axis={combined_axes(partial)}, keepdims=True)")
     else:
         em.lines.append(f"    return {out}")
-    return _kernel(prefix, params, trims, em.lines, inputs, halo, trimmed, target, isa)
+    plan = _kernel(prefix, params, trims, em.lines, inputs, halo, trimmed, target, isa, em.loops)
+    plan.offsets = offsets
+    return plan
+
+
+def op_kernel(part: Partition, fn: func.FuncOp, op: Operation, prefix: str, target: str = "c",
+              isa: str | None = None) -> Kernel:
+    """The kernel of one op on blocks of its operands: a scan's per-chunk scan, a rechunked sort."""
+    em = _Emitter(part, fn)
+    params = [f"in{i}" for i in range(len(op.operands))]
+    return _kernel(prefix, params, [], [f"    return {em.expression(op, op.results[0], params)}"], [], {}, [],
+                   target, isa).kernel
 
 
 def _kernel(prefix: str, params: list[str], trims: list[str], lines: list[str], inputs: list[SSAValue],
-            halo: dict[str, tuple[int, int]], trimmed: list[int], target: str, isa: str | None) -> KernelPlan:
+            halo: dict[str, tuple[int, int]], trimmed: list[int], target: str, isa: str | None,
+            loops: bool = False) -> KernelPlan:
     """The plan of a kernel whose body is ``lines``: its source, named after its code."""
     name = content_name(prefix, f"{params + trims}{lines}")
     source = "\n".join([f"def {name}({', '.join(params + trims)}):", *lines]) + "\n"
-    return KernelPlan(Kernel(source, name, target, isa), inputs, halo, trimmed)
+    return KernelPlan(Kernel(source, name, target, isa, loops=loops), inputs, halo, trimmed)
+
+
+def _position(value: SSAValue, order: dict[Operation, int]) -> tuple[int, ...]:
+    """Where ``value`` is defined, for a kernel's parameter order: the function's arguments first,
+    then a loop body's arguments and op results, in program order."""
+    owner = value.owner
+    if isinstance(owner, Operation):
+        return (1, order[owner], list(owner.results).index(value))
+    parent = owner.parent_op()
+    return (0, -1 if isinstance(parent, func.FuncOp) else order[parent], value.index)
 
 
 def _halo(part: Partition, value: SSAValue, inputs: Sequence[SSAValue]) -> dict[str, tuple[int, int]]:
@@ -331,10 +421,23 @@ def content_name(prefix: str, body: str) -> str:
 def combine_kernel(cut: Operation, rank: int, dtype: np.dtype[Any], prefix: str, target: str = "c",
                    isa: str | None = None) -> Kernel:
     """The combine of a cut's partials (of ``rank`` dimensions), concatenated along the combined
-    axes and reduced again; of dynamic sizes, since the number of partials a combine takes varies."""
-    body = f"(partials):\n    return np.{combine_kind(cut)}(partials, axis={combined_axes(cut)}, keepdims=True)\n"
+    axes and reduced again; of dynamic sizes, since the number of partials a combine takes varies.
+    An argmax's partials are values and positions: the first position holding the extreme (or
+    a NaN) wins."""
+    if not isinstance(cut, graph.ArgReduceOp):
+        body = f"(partials):\n    return np.{combine_kind(cut)}(partials, axis={combined_axes(cut)}, keepdims=True)\n"
+        name = content_name(prefix, body)
+        return Kernel(f"def {name}{body}", name, target, isa, dynamic=((rank, dtype.name),))
+    axes = combined_axes(cut)
+    body = "\n".join([
+        "(values, positions):",
+        f"    extreme = np.{cut.kind.data}(values, axis={axes}, keepdims=True)",
+        "    hit = (values == extreme) | ((values != values) & (extreme != extreme))",
+        f"    first = np.min(np.where(hit, positions, {np.iinfo(np.int64).max}), axis={axes}, keepdims=True)",
+        "    return extreme, first",
+    ]) + "\n"
     name = content_name(prefix, body)
-    return Kernel(f"def {name}{body}", name, target, isa, dynamic=((rank, dtype.name),))
+    return Kernel(f"def {name}{body}", name, target, isa, dynamic=((rank, dtype.name), (rank, "int64")))
 
 
 # --------------------------------------------------------------------------- render rules
@@ -365,6 +468,10 @@ def _slice(em: _Emitter, op: graph.SliceOp, result: SSAValue, args: list[str]) -
     return f"{args[0]}[{index}]"
 
 
+#: a scan's kind -> the NumPy function of it
+_SCANS = {"add": "np.cumsum", "mul": "np.cumprod", "max": "np.maximum.accumulate", "min": "np.minimum.accumulate"}
+
+
 _RENDER: tuple[tuple[Any, Render], ...] = (
     (graph.ConstantOp, lambda em, op, result, args: em.constant(op)),
     (graph.CmpOp, lambda em, op, result, args: f"{_COMPARE[op.predicate.data]}({args[0]}, {args[1]})"),
@@ -377,4 +484,10 @@ _RENDER: tuple[tuple[Any, Render], ...] = (
     (graph.BroadcastOp, lambda em, op, result, args: f"np.broadcast_to({args[0]}, {em.shape(result)})"),
     (graph.ReduceOp, _reduce),
     (graph.SliceOp, _slice),
+    (graph.ReshapeOp, lambda em, op, result, args: f"{args[0]}.reshape({em.shape(result)})"),
+    (graph.ArgReduceOp, lambda em, op, result, args: f"np.arg{op.kind.data}({args[0]}, axis={op.axis.value.data})"),
+    (graph.ScanOp, lambda em, op, result, args: f"{_SCANS[op.kind.data]}({args[0]}, axis={op.axis.value.data})"),
+    (graph.GatherOp, lambda em, op, result, args: f"{args[0]}[{', '.join(args[1:])},]"),
+    (graph.SortOp, lambda em, op, result, args: f"np.sort({args[0]}, axis={op.axis.value.data})"),
+    (graph.ArgsortOp, lambda em, op, result, args: f"np.argsort({args[0]}, axis={op.axis.value.data}, kind='stable')"),
 )

@@ -266,6 +266,43 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = np._NoValue, append:
     return follow_layout(Tensor(out.value) if out is t else out, [joined])
 
 
+#: ``np.convolve``'s modes: where the result starts in the full convolution, and its length
+_CONVOLVE_MODES: dict[str, Callable[[int, int], tuple[int, int]]] = {
+    "full": lambda n, m: (0, n + m - 1), "same": lambda n, m: ((m - 1) // 2, n), "valid": lambda n, m: (m - 1, n - m + 1),
+}
+
+
+def convolve(a: Any, v: Any, mode: str = "full") -> Tensor:
+    """``np.convolve`` of two vectors: per element of the shorter one (NumPy swaps them), the
+    longer one shifted and weighted by it, written at its offset into zeros where it does not
+    cover the result, summed: slices and static writes, so a stencil whose reach is the shorter
+    vector's length less one (its halo on Dask arrays)."""
+    x, w = ranked(a, "np.convolve"), ranked(v, "np.convolve")
+    if x.ndim != 1 or w.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    (n,), (m,) = static_shape(x, "np.convolve"), static_shape(w, "np.convolve")
+    if n == 0 or m == 0:
+        raise ValueError(f"{'a' if n == 0 else 'v'} cannot be empty")
+    if mode not in _CONVOLVE_MODES:
+        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    if m > n:
+        x, w, n, m = w, x, m, n
+    start, length = _CONVOLVE_MODES[mode](n, m)
+    out: Tensor | None = None
+    for j in range(m):  # out[k] += w[j] * x[k + start - j] where that is inside x
+        shift = start - j
+        lo, hi = max(0, -shift), min(length, n - shift)
+        if hi <= lo:
+            continue
+        term = w[j] * slice_axis(x, 0, lo + shift, hi - lo)
+        if (lo, hi) != (0, length):
+            zeros = broadcast_to(constant(np.zeros((), term.dtype)), [length])
+            term = emit(graph.InsertSliceOp(term.value, zeros.value, [lo], [hi - lo], [1]))
+        out = term if out is None else out + term
+    assert out is not None  # j = start - lo covers k = lo for every mode
+    return out
+
+
 def roll(a: Any, shift: int | Sequence[int], axis: int | Sequence[int] | None = None) -> Tensor:
     """``np.roll``: per axis, the last ``shift`` elements move to the front (one concat of two slices)."""
     t = rolled = ranked(a, "np.roll")
@@ -588,6 +625,7 @@ FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.flipud: flipud,
     np.roll: roll,
     np.diff: diff,
+    np.convolve: convolve,
     np.pad: pad,
     np.tile: tile,
     np.repeat: repeat,

@@ -21,19 +21,29 @@ Per value and dimension the analysis keeps:
   *periodic*, its halo taken across the array's ends.
 
 A reduction over a split axis is *cut*: per chunk a partial reduction, then a tree combine and a
-final step (``mean`` divides by the global count). Anything else that the per-chunk code cannot
-express is refused with the user's line.
+final step (``mean`` divides by the global count); an ``argmax``/``argmin``'s partial is the
+chunk's extreme value and its global position. A cumulative sum or product along a split axis is
+a *scan*: per chunk a scan, then each chunk adds the total of the chunks before it. A sort along
+a split axis cannot be split: its operand is *rechunked*, whole along that axis (the caller
+warns of the cost). Anything else that the per-chunk code cannot express is refused with the
+user's line.
+
+A staged ``for t in range(N)`` (a ``graph.while`` counting to a constant) whose body crosses no
+chunks (no halo along a split axis, nothing cut) stays one loop, run per chunk; one whose body
+needs neighbours (a time-stepping stencil) or a cut *steps*: each of its N iterations is one
+task per chunk, its carried values exact between steps (a halo exchange per step).
 
 Expects: a function of one block whose arguments carry ``kiln.chunks`` (an array of strings per
 argument, a grid axis name or ``"*"`` per dimension; an argument without it is whole).
 Guarantees: the IR is unchanged but for a ``kiln.partition`` string on every op saying how its
 result is chunked (``blockwise [x, *]``, ``... halo x(1, 1)``, ``... halo x(1, 0, periodic)``,
-``tree sum [x, *] -> [*]``).
+``tree sum [x, *] -> [*]``, ``tree argmax [x] -> []``, ``scan add [x, *]``,
+``rechunk [x, *] whole along x``, ``loop per chunk [x]``, ``steps 10 [x]``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,12 +74,11 @@ ELEMENTWISE = (graph.ElementwiseBinaryOp, graph.ElementwiseUnaryOp, graph.Elemen
 _CONSTRUCTS = {
     "graph.concat": "np.concatenate along a chunked axis",
     "graph.matmul": "a matrix product of vectors or stacks of matrices (@, np.dot)",
-    "graph.while": "a staged loop (for/while over arrays)",
+    "graph.while": "a staged loop other than `for ... in range(N)` with a static N",
     "graph.cond": "a staged if on an array",
-    "graph.gather": "indexing with an array",
+    "graph.gather": "indexing with arrays",
     "graph.gather_row": "indexing with an array",
     "graph.scatter": "assignment through an array index",
-    "graph.scan": "a cumulative sum or product",
     "graph.print": "kiln.print",
     "graph.read": "state (a kiln.Variable, kiln.random's generator, or an argument the function writes)",
     "graph.assign": "state (a kiln.Variable, kiln.random's generator, or an argument the function writes)",
@@ -98,6 +107,13 @@ class Partition:
     cuts: list[Operation] = field(default_factory=list)
     #: each grid axis's length (the length of the argument dimensions split along it)
     lengths: dict[str, int] = field(default_factory=dict)
+    #: the cumulative sums and products along a split axis: a scan per chunk, then the chunks' prefixes
+    scans: list[graph.ScanOp] = field(default_factory=list)
+    #: the ops that cannot be split along a split axis, and those axes (grid axis names): their
+    #: operand is rechunked, whole along them
+    rechunks: dict[Operation, tuple[str, ...]] = field(default_factory=dict)
+    #: the loops whose iterations run one task per chunk each (a time-stepping stencil)
+    steps: list[graph.WhileOp] = field(default_factory=list)
     #: the grid axes that an ``np.roll`` wraps around: their halo is taken across the array's ends
     periodic: set[str] = field(default_factory=set)
     #: the dimensions rolled, and the ops (with the dimension) that write at an offset from an end
@@ -138,6 +154,11 @@ class Partition:
     def is_cut(self, op: Operation) -> bool:
         return op in self.cuts
 
+    def is_boundary(self, op: Operation) -> bool:
+        """Whether ``op``'s result is computed by Dask from its operands' chunks (a cut, a scan, a
+        rechunked op), so kernels take it as an input instead of computing it."""
+        return op in self.cuts or op in self.scans or op in self.rechunks or op in self.steps
+
     def _unify(self, a: Dim, b: Dim) -> None:
         a, b = self._find(a), self._find(b)
         if a != b:
@@ -152,10 +173,11 @@ def _refuse(op: Operation, construct: str, why: str) -> PartitionError:
     return PartitionError(f"{_where(op)}: {construct} is not supported on Dask arrays ({why})")
 
 
-def partition(fn: func.FuncOp, chunks: Sequence[Sequence[str | None]]) -> Partition:
+def partition(fn: func.FuncOp, chunks: Sequence[Sequence[str | None]], single: Set[str] = frozenset()) -> Partition:
     """Partition ``fn`` whose argument ``i`` is split along ``chunks[i]`` (a grid axis name or
-    None per dimension); raises :class:`PartitionError` naming the first construct that cannot
-    run chunk by chunk."""
+    None per dimension); a class of dimensions all of whose argument dimensions are named in
+    ``single`` (they have one block: a NumPy argument, a Dask array in one chunk) is whole.
+    Raises :class:`PartitionError` naming the first construct that cannot run chunk by chunk."""
     part = Partition()
     args = [a for a in fn.body.block.args if isinstance(a.type, TensorType)]  # not a Variable's resource
     chunks = [c for a, c in zip(fn.body.block.args, chunks) if isinstance(a.type, TensorType)]
@@ -163,29 +185,43 @@ def partition(fn: func.FuncOp, chunks: Sequence[Sequence[str | None]]) -> Partit
         part.margins[arg] = ((0, 0),) * len(graph.shape_of(arg))
     ops = [op for op in fn.body.block.ops if not isinstance(op, func.ReturnOp)]
     for op in ops:
-        if op.regions:
-            raise _refuse(op, _CONSTRUCTS.get(op.name, op.name), "it has regions")
-        part.margins[op.results[0]] = _propagate(part, op)
-    _name_classes(part, args, chunks)
+        margins = _propagate(part, op)
+        if op.results:  # not a bounds check
+            part.margins[op.results[0]] = margins
+    _name_classes(part, args, chunks, single)
     for op in ops:
         _check(part, op)
+    if part.scans or part.rechunks or part.steps:  # their results come in exact: no halo passes through them
+        for op in ops:
+            if part.is_boundary(op):
+                for r in op.results:
+                    part.margins[r] = ((0, 0),) * len(graph.shape_of(r))
+            elif op.results:
+                part.margins[op.results[0]] = _propagate(part, op)
     return part
 
 
-def _name_classes(part: Partition, args: Sequence[SSAValue], chunks: Sequence[Sequence[str | None]]) -> None:
+def _name_classes(part: Partition, args: Sequence[SSAValue], chunks: Sequence[Sequence[str | None]],
+                  single: Set[str]) -> None:
     """Give each class holding a split argument dimension its grid axis: the first name met
-    (arguments split along several names that meet are one axis, of one length)."""
+    (arguments split along several names that meet are one axis, of one length), unless every
+    name in it is ``single``."""
+    names: dict[Dim, set[str]] = {}
     for arg, axes in zip(args, chunks):
         for d, (name, n) in enumerate(zip(axes, graph.shape_of(arg))):
             if name is None:
                 continue
             root = part._find((arg, d))
+            names.setdefault(root, set()).add(name)
             axis = part._axis.setdefault(root, name)
             if part.lengths.setdefault(axis, n) != n:
                 raise PartitionError(
                     f"arrays of lengths {part.lengths[axis]} and {n} along one chunked axis are combined "
                     "(after a shift, or of different sizes): not supported on Dask arrays"
                 )
+    for root, met in names.items():
+        if met <= single:
+            del part._axis[root]
     part.periodic = {a for a in (part.axis(*dim) for dim in part._rolled) if a is not None}
     for op, dim in part._edges:
         if part.axis(*dim) in part.periodic:
@@ -200,6 +236,14 @@ def _name_classes(part: Partition, args: Sequence[SSAValue], chunks: Sequence[Se
 
 def _check(part: Partition, op: Operation) -> None:
     """Refuse what per-chunk code cannot compute, and record the reductions to cut."""
+    if isinstance(op, graph.CheckOp):
+        _check_bounds(part, op)
+        return
+    for d, n in enumerate(graph.shape_of(op.results[0])):
+        axis = part.axis(op.results[0], d)
+        if axis is not None and n > part.lengths[axis]:
+            raise _refuse(op, "an array longer than the chunked axis it meets (np.convolve's mode 'full', a padding)",
+                          f"{n} elements along an axis of {part.lengths[axis]}")
     axes = [a for a in part.axes(op.results[0]) if a is not None]
     if len(set(axes)) != len(axes):
         raise _refuse(op, "an array whose two chunked axes meet (x + x.T)", "its chunks would have to be square")
@@ -211,8 +255,19 @@ def _check(part: Partition, op: Operation) -> None:
             if op.kind.data not in TREE_COMBINE:
                 raise _refuse(op, f"the reduction {op.kind.data!r}", "no tree combine for it")
             part.cuts.append(op)
+    if isinstance(op, graph.ArgReduceOp) and part.axis(op.operand, op.axis.value.data) is not None:
+        part.cuts.append(op)
+    if isinstance(op, (graph.ScanOp, graph.SortOp, graph.ArgsortOp, graph.GatherOp)):
+        _check_along(part, op)
     if isinstance(op, graph.MatmulOp):
         _check_matmul(part, op)
+    if isinstance(op, graph.WhileOp):
+        _check_loop(part, op)
+    if isinstance(op, graph.ReshapeOp):
+        kept = {d for d, _ in unit_dims(op) or ()}
+        if any(part.axis(op.operand, d) is not None for d in range(len(graph.shape_of(op.operand))) if d not in kept):
+            raise _refuse(op, "indexing one position along a chunked axis (a[0])",
+                          "its chunks would be on one worker only")
     if isinstance(op, graph.ConcatOp) and roll_of(op) is None:
         axis = op.axis.value.data
         if any(part.axis(piece, axis) is not None for piece in op.inputs):
@@ -228,10 +283,85 @@ def _check(part: Partition, op: Operation) -> None:
 def _propagate(part: Partition, op: Operation) -> tuple[tuple[int, int], ...]:
     """Unify ``op``'s result dimensions with its operands' and give the result's margins (the
     rule of the first of :data:`_RULES` that ``op`` is an instance of)."""
+    if op.regions and not isinstance(op, graph.WhileOp):
+        raise _refuse(op, _CONSTRUCTS.get(op.name, op.name), "it has regions")
     for kind, rule in _RULES:
         if isinstance(op, kind):
             return rule(part, op)
     raise _refuse(op, _CONSTRUCTS.get(op.name, op.name), "kiln cannot split it into chunks yet")
+
+
+def static_range(op: graph.WhileOp) -> tuple[int, int] | None:
+    """``(N, i)`` when ``op`` is how a staged ``for t in range(N)`` traces, N a constant: carried
+    value ``i`` counts from 0 and the loop runs while it is below N; else None."""
+    cond, body = op.cond_region.block, op.body_region.block
+    term = cond.last_op
+    if not isinstance(term, graph.ConditionOp) or list(term.values) != list(cond.args):
+        return None
+    pred = term.pred.owner
+    if not isinstance(pred, graph.CmpOp) or pred.predicate.data != "lt" or pred.lhs not in cond.args:
+        return None
+    if any(not isinstance(inner, (graph.ConstantOp, graph.CmpOp, graph.ConditionOp)) for inner in cond.ops):
+        return None
+    i = list(cond.args).index(pred.lhs)
+    step = body.last_op.operands[i].owner if isinstance(body.last_op, graph.YieldOp) else None
+    counts = isinstance(step, graph.AddOp) and body.args[i] in step.operands and any(
+        _constant_of(v) == 1 for v in step.operands)
+    bound = _constant_of(pred.rhs)
+    return (int(bound), i) if counts and bound is not None and _constant_of(op.init[i]) == 0 else None
+
+
+def _constant_of(value: SSAValue) -> int | None:
+    """The value of a 0-d integer constant (None for anything else)."""
+    owner = value.owner
+    if not isinstance(owner, graph.ConstantOp) or graph.shape_of(value):
+        return None
+    v = owner.value.get_values()[0]
+    return v if isinstance(v, int) else None
+
+
+def _loop(part: Partition, op: graph.WhileOp) -> tuple[tuple[int, int], ...]:
+    """A staged ``for t in range(N)``: each carried value's dimensions are one class with its
+    initial value's, its body's arguments' and what the body yields; the body is propagated from
+    exact carried values (a step's halo is its body's), and a result's margins are its initial
+    value's or its yield's (a loop run per chunk adds no halo along a split axis)."""
+    if static_range(op) is None:
+        raise _refuse(op, _CONSTRUCTS[op.name], "its trip count is not a constant N, or it may break early")
+    body = op.body_region.block
+    yielded = body.last_op.operands  # type: ignore[union-attr]
+    for i, init in enumerate(op.init):
+        part.margins[op.cond_region.block.args[i]] = part.margins[body.args[i]] = ((0, 0),) * len(graph.shape_of(init))
+        for d in range(len(graph.shape_of(init))):
+            for v in (op.res[i], op.cond_region.block.args[i], body.args[i], yielded[i]):
+                part._unify((init, d), (v, d))
+    for inner in loop_body(op):
+        if isinstance(inner, graph.WhileOp):
+            raise _refuse(inner, "a loop inside a loop", "only the outer loop's iterations are split into tasks")
+        margins = _propagate(part, inner)
+        if inner.results:  # not a bounds check
+            part.margins[inner.results[0]] = margins
+    for r, init, out in zip(op.res, op.init, yielded):
+        part.margins[r] = tuple((max(a[0], b[0]), max(a[1], b[1])) for a, b in zip(part.margins[init], part.margins[out]))
+    return part.margins[op.res[0]]
+
+
+def loop_body(op: graph.WhileOp) -> list[Operation]:
+    """The ops of a loop's body, its yield left out."""
+    return [inner for inner in op.body_region.block.ops if not isinstance(inner, graph.YieldOp)]
+
+
+def outer_operands(op: graph.WhileOp) -> list[SSAValue]:
+    """The values defined outside a loop that its body reads (regions see values from above)."""
+    inside = {v for inner in op.body_region.walk() for v in inner.results} | set(op.body_region.block.args)
+    return list(dict.fromkeys(v for inner in op.body_region.walk() for v in inner.operands if v not in inside))
+
+
+def _check_loop(part: Partition, op: graph.WhileOp) -> None:
+    """Check the body's ops; a body that needs a halo along a split axis or a cut steps."""
+    for inner in loop_body(op):
+        _check(part, inner)
+    if any(part.is_boundary(inner) or (inner.results and part.depth(inner.results[0])) for inner in loop_body(op)):
+        part.steps.append(op)
 
 
 def _matrices(op: graph.MatmulOp) -> bool:
@@ -261,17 +391,55 @@ def _check_matmul(part: Partition, op: graph.MatmulOp) -> None:
         part.cuts.append(op)
 
 
+#: what users wrote for the ops that need their whole axis, for the warning and errors
+_ALONG = {"graph.scan": "a cumulative {kind}", "graph.sort": "np.sort", "graph.argsort": "np.argsort"}
+
+
+def _check_along(part: Partition, op: graph.ScanOp | graph.SortOp | graph.ArgsortOp | graph.GatherOp) -> None:
+    """An op along split axes: a scan (a cumulative sum or product) runs as a scan over chunks, a
+    sort or an indexing with arrays (along the indexed axes) is rechunked; their operand's
+    chunks must be the array's (not a stencil's, shorter)."""
+    dims = range(len(op.indices)) if isinstance(op, graph.GatherOp) else [op.axis.value.data]
+    axes = tuple(dict.fromkeys(a for a in (part.axis(op.operand, d) for d in dims) if a is not None))
+    if not axes:
+        return
+    if any(part.shrink(op.operand, d) for d in range(len(graph.shape_of(op.operand)))):
+        raise _refuse(op, f"{construct_of(op)} of a stencil result (a shorter array) along a chunked axis",
+                      "its chunks are not the array's")
+    if isinstance(op, graph.ScanOp):
+        part.scans.append(op)
+    else:
+        part.rechunks[op] = axes
+
+
+def _check_bounds(part: Partition, op: graph.CheckOp) -> None:
+    """An index's bounds check is done again by the kernel that indexes (its own trace checks
+    the same index); any other run-time check would be lost between chunks: refused."""
+    if not op.message.data.startswith("IndexError:") or op.tok_in is not None or op.results:
+        raise _refuse(op, "a run-time check (kiln.check, or NumPy's own)", "it would be checked per chunk only")
+
+
+def construct_of(op: Operation) -> str:
+    """What the user wrote for ``op`` (for errors and warnings)."""
+    kinds = {"add": "sum (np.cumsum)", "mul": "product (np.cumprod)", "max": "maximum (np.maximum.accumulate)",
+             "min": "minimum (np.minimum.accumulate)"}
+    text = _ALONG.get(op.name) or _CONSTRUCTS.get(op.name, op.name)
+    return text.format(kind=kinds[op.kind.data]) if isinstance(op, graph.ScanOp) else text
+
+
 def partial_dims(op: Operation) -> list[Dim]:
     """Per dimension of a cut's per-chunk partials, the operand dimension whose chunks it follows:
     a reduction's operand's; a product's rows, contracted axis and columns."""
     if isinstance(op, graph.MatmulOp):
         return [(op.lhs, 0), (op.lhs, 1), (op.rhs, 1)]
-    assert isinstance(op, graph.ReduceOp)
+    assert isinstance(op, (graph.ReduceOp, graph.ArgReduceOp))
     return [(op.operand, d) for d in range(len(graph.shape_of(op.operand)))]
 
 
 def combined_axes(op: Operation) -> tuple[int, ...]:
     """The dimensions of a cut's partials that the combine reduces (of size 1 per partial)."""
+    if isinstance(op, graph.ArgReduceOp):
+        return (op.axis.value.data,)
     return (1,) if isinstance(op, graph.MatmulOp) else tuple(op.axes.get_values())  # type: ignore[attr-defined]
 
 
@@ -326,6 +494,62 @@ def _reduce(part: Partition, op: graph.ReduceOp) -> tuple[tuple[int, int], ...]:
         part._unify((op.result, d_out), (op.operand, d))
         margins.append(m)
         d_out += 1
+    return tuple(margins)
+
+
+def _argreduce(part: Partition, op: graph.ArgReduceOp) -> tuple[tuple[int, int], ...]:
+    """The position along one axis: the other axes follow the operand (see :func:`_reduce`)."""
+    axis = op.axis.value.data
+    for d_out, d in enumerate(d for d in range(len(graph.shape_of(op.operand))) if d != axis):
+        part._unify((op.result, d_out), (op.operand, d))
+    return tuple(m for d, m in enumerate(part.margins[op.operand]) if d != axis)
+
+
+def _along(part: Partition, op: graph.ScanOp | graph.SortOp | graph.ArgsortOp) -> tuple[tuple[int, int], ...]:
+    """An op along one axis whose result has its operand's shape: in the chunk when the axis is
+    whole, else a scan or a rechunk (:func:`_check_along`), whose result comes in exact."""
+    for d in range(len(graph.shape_of(op.operand))):
+        part._unify((op.result, d), (op.operand, d))
+    return part.margins[op.operand]
+
+
+def unit_dims(op: graph.ReshapeOp) -> list[tuple[int, int]] | None:
+    """``(source dim, result dim)`` of the dimensions a reshape keeps when it only drops or inserts
+    dimensions of size 1 (``a[:, 0]``, ``x[None]``); None for any other reshape."""
+    src, dst = graph.shape_of(op.operand), graph.shape_of(op.result)
+    kept_src = [d for d, n in enumerate(src) if n != 1]
+    kept_dst = [d for d, n in enumerate(dst) if n != 1]
+    if [src[d] for d in kept_src] != [dst[d] for d in kept_dst]:
+        return None
+    return list(zip(kept_src, kept_dst))
+
+
+def _gather(part: Partition, op: graph.GatherOp) -> tuple[tuple[int, int], ...]:
+    """Indexing with arrays: the result's leading dimensions are the indices' (chunked as they
+    are), the others the operand's trailing ones; along the indexed axes the operand is whole in
+    every chunk (:func:`_check_along` rechunks it where it is not)."""
+    batch = len(graph.shape_of(op.indices[0]))
+    margins = []
+    for d in range(batch):
+        for index in op.indices:
+            part._unify((op.result, d), (index, d))
+        margins.append((max(part.margins[i][d][0] for i in op.indices), max(part.margins[i][d][1] for i in op.indices)))
+    for d in range(len(op.indices), len(graph.shape_of(op.operand))):
+        part._unify((op.result, batch + d - len(op.indices)), (op.operand, d))
+        margins.append(part.margins[op.operand][d])
+    return tuple(margins)
+
+
+def _reshape(part: Partition, op: graph.ReshapeOp) -> tuple[tuple[int, int], ...]:
+    """A reshape that drops or inserts dimensions of size 1 keeps the others' chunks and margins
+    (:func:`_check` refuses one that drops a chunked dimension); any other is refused."""
+    kept = unit_dims(op)
+    if kept is None:
+        raise _refuse(op, _CONSTRUCTS[op.name], "only dimensions of size 1 may be dropped or inserted")
+    margins = [(0, 0)] * len(graph.shape_of(op.result))
+    for d_src, d_dst in kept:
+        part._unify((op.result, d_dst), (op.operand, d_src))
+        margins[d_dst] = part.margins[op.operand][d_src]
     return tuple(margins)
 
 
@@ -421,6 +645,12 @@ _RULES: tuple[tuple[Any, Callable[[Partition, Any], tuple[tuple[int, int], ...]]
     (graph.ConcatOp, _concat),
     (graph.InsertSliceOp, _insert_slice),
     (graph.MatmulOp, _matmul),
+    (graph.ArgReduceOp, _argreduce),
+    (graph.ReshapeOp, _reshape),
+    (graph.WhileOp, _loop),
+    (graph.GatherOp, _gather),
+    (graph.CheckOp, lambda part, op: ()),
+    ((graph.ScanOp, graph.SortOp, graph.ArgsortOp), _along),
 )
 
 
@@ -431,7 +661,15 @@ def describe(part: Partition, op: Operation) -> str:
     if part.is_cut(op):
         source = "[" + ", ".join(part.axis(v, d) or "*" for v, d in partial_dims(op)) + "]"
         what = "contract" if isinstance(op, graph.MatmulOp) else f"tree {op.kind.data}"  # type: ignore[attr-defined]
+        what = f"tree arg{op.kind.data}" if isinstance(op, graph.ArgReduceOp) else what  # type: ignore[attr-defined]
         return f"{what} {source} -> {names}"
+    if op in part.scans:
+        return f"scan {op.kind.data} {names}"  # type: ignore[attr-defined]
+    if op in part.rechunks:
+        return f"rechunk {names} whole along {', '.join(part.rechunks[op])}"
+    if isinstance(op, graph.WhileOp):
+        trips = static_range(op)[0]  # type: ignore[index]
+        return f"steps {trips} {names}" if op in part.steps else f"loop per chunk {names}"
     halo = part.depth(value)
     text = f"blockwise {names}"
     if halo:
@@ -467,6 +705,6 @@ class GraphPartition(ModulePass):
             if not isinstance(fn, func.FuncOp) or fn.is_declaration:
                 continue
             part = partition(fn, _argument_chunks(fn))
-            for inner in fn.body.block.ops:
-                if inner.results:
+            for inner in fn.body.walk():
+                if inner.results and inner.results[0] in part.margins:  # not a loop's condition
                     inner.attributes[PARTITION_ATTR] = StringAttr(describe(part, inner))

@@ -13,29 +13,10 @@ import numpy as np
 import pytest
 
 import kiln
-from dask_cluster import local_client, traces
+from dask_cluster import check as _check
+from dask_cluster import busy_worker, client, traces  # noqa: F401 (client: the module's cluster)
 from kiln.frontend.dask_kernels import ChunkTask
 from kiln.passes.graph_partition import PartitionError
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory):
-    with local_client(str(tmp_path_factory.mktemp("workers"))) as c:
-        yield c
-
-
-def _check(f, *args, chunks):
-    """f on Dask versions of ``args`` (NumPy ones with ``chunks``, a list per array argument; None
-    leaves it NumPy), computed on the cluster, against f's Python on the whole arrays."""
-    dask_args = [a if c is None else da.from_array(a, chunks=c) for a, c in zip(args, chunks)]
-    expected = f.python_function(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
-    lazy = f(*dask_args)
-    got = [x.compute() for x in lazy] if isinstance(lazy, tuple) else lazy.compute()
-    for g, e in zip(got if isinstance(lazy, tuple) else [got], expected if isinstance(lazy, tuple) else [expected]):
-        e = np.asarray(e)
-        assert g.shape == e.shape and g.dtype == e.dtype, (g.shape, e.shape, g.dtype, e.dtype)
-        np.testing.assert_allclose(g, e, rtol=1e-5 if e.dtype == np.float32 else 1e-12)
-    return lazy
 
 
 @kiln.function
@@ -268,7 +249,7 @@ def column_norms(a):
 def test_a_worker_killed_mid_computation_changes_nothing(client):
     a = np.random.default_rng(10).normal(size=(40, 6))
     future = client.compute(column_norms(da.from_array(a, chunks=(5, 3))))
-    busy = _wait_for_busy_worker(client)
+    busy = busy_worker(client)
     assert not future.done()
     client.run(_exit_now, workers=[busy], wait=False)  # its tasks run again elsewhere, compiled anew
     np.testing.assert_allclose(future.result(timeout=300), column_norms.python_function(a), rtol=1e-12)
@@ -278,13 +259,3 @@ def test_a_worker_killed_mid_computation_changes_nothing(client):
         time.sleep(0.01)
     else:
         raise AssertionError(f"worker {busy} still alive")
-
-
-def _wait_for_busy_worker(client) -> str:
-    """A worker that holds tasks of the computation now (its first kernels are still compiling)."""
-    for _ in range(600):
-        busy = [worker for worker, tasks in client.processing().items() if tasks]
-        if busy:
-            return busy[0]
-        time.sleep(0.01)
-    raise AssertionError("no worker took a task in 6 s")

@@ -322,3 +322,23 @@ def test_mean_of_a_formed_selection_in_a_staged_loop() -> None:
     the run-time count."""
     check(selection_across_a_staged_loop, np.array([1.0, -2.0, 3.0, -4.0, 5.0, 0.5]))
     check(selection_across_a_staged_loop, np.array([1.0, -2.0, 3.0, 2.0, 5.0, 0.25]).astype(np.float32))
+
+
+@kiln.function
+def convolutions(x, w, ints, bools):
+    return (np.convolve(x, w), np.convolve(x, w, mode="same"), np.convolve(w, x, mode="valid"),
+            np.convolve(ints, ints[:3]), np.convolve(bools, bools[:2], mode="same"))
+
+
+def test_convolve_of_vectors_in_every_mode() -> None:
+    rng = np.random.default_rng(7)
+    x, w = rng.normal(size=9).astype(np.float32), rng.normal(size=4).astype(np.float32)
+    ints, bools = rng.integers(-9, 9, 7), rng.random(6) > 0.5
+    for got, want in zip(convolutions(x, w, ints, bools), convolutions.python_function(x, w, ints, bools)):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_convolve_of_a_matrix_raises_numpys_error() -> None:
+    with pytest.raises(ValueError, match="object too deep for desired array"):
+        kiln.function(lambda a: np.convolve(a, a))(np.ones((2, 2)))

@@ -92,6 +92,7 @@ EXAMPLES: dict[str, Example] = {
     "np.compress": (lambda c, x: np.compress(c > 0, x, axis=0), (f32(3), f32(3, 4))),
     "np.concatenate": (lambda x, y: np.concatenate([x, y]) * 2, (f32(1), f32(2))),
     "np.copyto": (lambda x, y: np.copyto(x, y * 2), (f32(3, 4), f32(3, 4))),
+    "np.convolve": (lambda x, w: np.convolve(x, w, mode="same"), (f32(8), f32(3))),
     "np.corrcoef": (lambda x: np.corrcoef(x), (f64(3, 6),)),
     "np.count_nonzero": (lambda x: np.count_nonzero(x > 0, axis=1), (f32(3, 4),)),
     "np.cov": (lambda x: np.cov(x), (f64(3, 6),)),

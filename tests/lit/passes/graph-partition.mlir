@@ -93,3 +93,102 @@ func.func @product(%x: tensor<8x6xf64> {kiln.chunks = ["x", "k"]}, %w: tensor<6x
   %0 = graph.matmul %x, %w : (tensor<8x6xf64>, tensor<6x4xf64>) -> tensor<8x4xf64>
   func.return %0 : tensor<8x4xf64>
 }
+
+// argmax over the chunked axis is a tree whose partials are each chunk's extreme and its global
+// position; argmin over the whole axis stays in the chunk.
+// CHECK-LABEL: func.func @positions
+// CHECK:         graph.argreduce "max", %x axis 0 {kiln.partition = "tree argmax [x, *] -> [*]"}
+// CHECK:         graph.argreduce "min", %x axis 1 {kiln.partition = "blockwise [x]"}
+func.func @positions(%x: tensor<8x4xf64> {kiln.chunks = ["x", "*"]}) -> (tensor<4xi64>, tensor<8xi64>) {
+  %0 = graph.argreduce "max", %x axis 0 : tensor<8x4xf64> -> tensor<4xi64>
+  %1 = graph.argreduce "min", %x axis 1 : tensor<8x4xf64> -> tensor<8xi64>
+  func.return %0, %1 : tensor<4xi64>, tensor<8xi64>
+}
+
+// A cumulative sum along the chunked axis is a scan over chunks; along the whole axis it stays in
+// the chunk. The scan's result comes in exact: the stencil after it needs only its own halo.
+// CHECK-LABEL: func.func @scans
+// CHECK:         graph.scan "add", %{{.*}} axis 0 {kiln.partition = "scan add [x, *]"}
+// CHECK:         graph.scan "mul", %x axis 1 {kiln.partition = "blockwise [x, *]"}
+// CHECK:         graph.sub %{{.*}}, %{{.*}} {kiln.partition = "blockwise [x, *] halo x(0, 1)"}
+func.func @scans(%x: tensor<8x4xf64> {kiln.chunks = ["x", "*"]}) -> (tensor<7x4xf64>, tensor<8x4xf64>) {
+  %0 = graph.slice %x start array<i64: 1, 0> stride array<i64: 1, 1> : tensor<8x4xf64> -> tensor<7x4xf64>
+  %1 = graph.slice %x start array<i64: 0, 0> stride array<i64: 1, 1> : tensor<8x4xf64> -> tensor<7x4xf64>
+  %2 = graph.add %0, %1 : tensor<7x4xf64>
+  %3 = graph.scan "add", %x axis 0 : tensor<8x4xf64> -> tensor<8x4xf64>
+  %4 = graph.scan "mul", %x axis 1 : tensor<8x4xf64> -> tensor<8x4xf64>
+  %5 = graph.slice %3 start array<i64: 1, 0> stride array<i64: 1, 1> : tensor<8x4xf64> -> tensor<7x4xf64>
+  %6 = graph.slice %3 start array<i64: 0, 0> stride array<i64: 1, 1> : tensor<8x4xf64> -> tensor<7x4xf64>
+  %7 = graph.sub %5, %6 : tensor<7x4xf64>
+  func.return %7, %4 : tensor<7x4xf64>, tensor<8x4xf64>
+}
+
+// A sort along the chunked axis cannot be split: its operand is rechunked, whole along that axis.
+// CHECK-LABEL: func.func @sorted
+// CHECK:         graph.sort %x axis 0 {kiln.partition = "rechunk [x] whole along x"}
+// CHECK:         graph.sub %{{.*}}, %x {kiln.partition = "blockwise [x]"}
+func.func @sorted(%x: tensor<8xf64> {kiln.chunks = ["x"]}) -> tensor<8xf64> {
+  %0 = graph.sort %x axis 0 : tensor<8xf64> -> tensor<8xf64>
+  %1 = graph.sub %0, %x : tensor<8xf64>
+  func.return %1 : tensor<8xf64>
+}
+
+// A staged `for t in range(3)` whose body crosses no chunks stays one loop, run per chunk.
+// CHECK-LABEL: func.func @loop_per_chunk
+// CHECK:         graph.mul %{{.*}}, %{{.*}} {kiln.partition = "blockwise [x]"}
+// CHECK:         } {kiln.partition = "loop per chunk [x]"}
+func.func @loop_per_chunk(%a: tensor<8xf64> {kiln.chunks = ["x"]}) -> tensor<8xf64> {
+  %0 = graph.constant dense<0> : tensor<i64>
+  %1 = graph.constant dense<true> : tensor<i1>
+  %2, %3, %4 = graph.while(%a, %1, %0) : (tensor<8xf64>, tensor<i1>, tensor<i64>) -> (tensor<8xf64>, tensor<i1>, tensor<i64>) cond {
+  ^bb0(%5: tensor<8xf64>, %6: tensor<i1>, %7: tensor<i64>):
+    %8 = graph.constant dense<3> : tensor<i64>
+    %9 = graph.cmp "lt", %7, %8 : tensor<i64> -> tensor<i1>
+    graph.condition %9, %5, %6, %7 : tensor<8xf64>, tensor<i1>, tensor<i64>
+  } do {
+  ^bb0(%10: tensor<8xf64>, %11: tensor<i1>, %12: tensor<i64>):
+    %13 = graph.mul %10, %10 : tensor<8xf64>
+    %14 = graph.constant dense<1> : tensor<i64>
+    %15 = graph.add %12, %14 : tensor<i64>
+    %16 = graph.constant dense<false> : tensor<i1>
+    graph.yield %13, %16, %15 : tensor<8xf64>, tensor<i1>, tensor<i64>
+  }
+  func.return %2 : tensor<8xf64>
+}
+
+// A time-stepping stencil: each of the 3 steps needs one neighbour on each side, so the loop
+// steps (one task per step and chunk, the halo exchanged between steps); the body's halo is
+// one step's, not three.
+// CHECK-LABEL: func.func @time_steps
+// CHECK:         graph.insert_slice {{.*}} {kiln.partition = "blockwise [x] halo x(1, 1)"}
+// CHECK:         } {kiln.partition = "steps 3 [x]"}
+func.func @time_steps(%a: tensor<8xf64> {kiln.chunks = ["x"]}) -> tensor<8xf64> {
+  %0 = graph.constant dense<0> : tensor<i64>
+  %1 = graph.constant dense<true> : tensor<i1>
+  %2, %3, %4 = graph.while(%a, %1, %0) : (tensor<8xf64>, tensor<i1>, tensor<i64>) -> (tensor<8xf64>, tensor<i1>, tensor<i64>) cond {
+  ^bb0(%5: tensor<8xf64>, %6: tensor<i1>, %7: tensor<i64>):
+    %8 = graph.constant dense<3> : tensor<i64>
+    %9 = graph.cmp "lt", %7, %8 : tensor<i64> -> tensor<i1>
+    graph.condition %9, %5, %6, %7 : tensor<8xf64>, tensor<i1>, tensor<i64>
+  } do {
+  ^bb0(%10: tensor<8xf64>, %11: tensor<i1>, %12: tensor<i64>):
+    %13 = graph.slice %10 start array<i64: 2> stride array<i64: 1> : tensor<8xf64> -> tensor<6xf64>
+    %14 = graph.slice %10 start array<i64: 0> stride array<i64: 1> : tensor<8xf64> -> tensor<6xf64>
+    %15 = graph.add %13, %14 : tensor<6xf64>
+    %16 = graph.insert_slice %15 into %10[] [] static_offsets array<i64: 1> static_sizes array<i64: 6> strides array<i64: 1> : tensor<6xf64> into tensor<8xf64>
+    %17 = graph.constant dense<1> : tensor<i64>
+    %18 = graph.add %12, %17 : tensor<i64>
+    %19 = graph.constant dense<false> : tensor<i1>
+    graph.yield %16, %19, %18 : tensor<8xf64>, tensor<i1>, tensor<i64>
+  }
+  func.return %2 : tensor<8xf64>
+}
+
+// Indexing with an array along the chunked axis cannot be split: the operand is rechunked whole
+// along it; the result is chunked as the indices are (here whole).
+// CHECK-LABEL: func.func @gathered
+// CHECK:         graph.gather %x[%i] {kiln.partition = "rechunk [*, w] whole along x"}
+func.func @gathered(%x: tensor<8x4xf64> {kiln.chunks = ["x", "w"]}, %i: tensor<3xi64>) -> tensor<3x4xf64> {
+  %0 = graph.gather %x[%i] : (tensor<8x4xf64>, tensor<3xi64>) -> tensor<3x4xf64>
+  func.return %0 : tensor<3x4xf64>
+}

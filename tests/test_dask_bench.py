@@ -9,18 +9,12 @@ import dask.array as da
 import numpy as np
 import pytest
 
-from dask_cluster import local_client
+from dask_cluster import client  # noqa: F401  (the module's cluster: a pytest fixture)
 from kiln.bench.dask_black_scholes import _cnd_scalar, black_scholes, black_scholes_kiln, cnd
 from kiln.bench.dask_mean_std import column_stats, column_stats_kiln
 from kiln.bench.dask_memory import noise_mean, noise_mean_kiln
 from kiln.bench.dask_scale import count
 from kiln.bench.dask_stencil import jacobi, jacobi_kiln
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory):
-    with local_client(str(tmp_path_factory.mktemp("workers"))) as c:
-        yield c
 
 
 def test_black_scholes_on_dask_arrays_is_numpys(client):

@@ -1074,8 +1074,6 @@ def test_a_list_grown_under_a_staged_if_is_refused_naming_the_lines(
         kiln.function(fn)(*copy.deepcopy(args))
 
 
-@pytest.mark.xfail(strict=True, reason="the refusal names only the `return total` line, not the `return None` one; "
-                                       "the message is made in frontend/autograph/staging.py (not this change's to edit)")
 def test_none_or_a_number_returned_from_a_loop_is_refused_naming_both_lines() -> None:
     """Numba returns an Optional here; a compiled function returns one kind of value on every path,
     so kiln refuses, naming the line that returns None and the line that returns the number."""

@@ -827,6 +827,8 @@ def returned(value: Any, variable: str) -> Any:
 _RETURNS_TRACED = "kiln.staging.returns_traced"
 #: trace notes: a return value -> where it was returned (``file:line``, several joined by ", ")
 _RETURN_LINES = "kiln.staging.return_lines"
+#: trace notes: a converted function's frame -> where it traced ``return None`` (None has no note of its own)
+_NONE_RETURNS = "kiln.staging.none_returns"
 
 
 def returning(value: Any, falls_off: bool = False) -> Any:
@@ -841,6 +843,11 @@ def returning(value: Any, falls_off: bool = False) -> Any:
             returns.append(where)
         if isinstance(value, Tensor):
             _note(_RETURN_LINES, value, where)
+        frame = _converted_frame()
+        if value is None and frame is not None:
+            if _noted(_NONE_RETURNS, frame) is None:
+                _note(_NONE_RETURNS, frame, [])
+            _noted(_NONE_RETURNS, frame).append(where)
     return value
 
 
@@ -848,7 +855,11 @@ def _returned_at(branch: _Branch, value: Any) -> str | None:
     """Where the return value ``value`` that a branch of a staged ``if`` left was returned: where
     the value notes (an array merged from earlier returns), else the last ``return`` the branch ran."""
     noted = _noted(_RETURN_LINES, value) if isinstance(value, Tensor) else None
-    return noted or (branch.returns[-1] if branch.returns else None)
+    if noted or branch.returns:
+        return noted or branch.returns[-1]
+    # None that an earlier construct returned (a `return None` in a loop before the `if not do_return` guard)
+    none_returns = _noted(_NONE_RETURNS, _converted_frame()) if value is None else None
+    return ", ".join(dict.fromkeys(none_returns)) if none_returns else None
 
 
 def _dead_after_return(name: str, kept: frozenset[str] | None) -> bool:
@@ -861,12 +872,16 @@ def _dead_after_return(name: str, kept: frozenset[str] | None) -> bool:
 def _kept_after_return() -> frozenset[str] | None:
     """The ``nonlocal`` variables of the converted function being traced (its free variables): a
     ``return`` does not end them. ``None`` when no converted function is on the stack."""
+    frame = _converted_frame()
+    return frozenset(frame.f_code.co_freevars) if frame is not None else None
+
+
+def _converted_frame() -> FrameType | None:
+    """The frame of the innermost converted function being traced (``None``: none is)."""
     frame: FrameType | None = sys._getframe(1)
-    while frame is not None:
-        if is_converted_code(frame.f_code):
-            return frozenset(frame.f_code.co_freevars)
+    while frame is not None and not is_converted_code(frame.f_code):
         frame = frame.f_back
-    return None
+    return frame
 
 
 def _source_of(value: Any) -> int | None:
@@ -1020,9 +1035,9 @@ _FLAGS = "kiln.autograph.jump_flags"
 _JUMP_GROUPS = "kiln.autograph.jump_groups"
 
 
-def _note(key: str, tensor: Tensor, value: Any) -> None:
-    """Remember ``value`` for ``tensor`` for the rest of the trace (by identity: tensors are unhashable)."""
-    notes: dict[int, tuple[Tensor, Any]] = trace_context.require().notes.setdefault(key, {})  # type: ignore[assignment]
+def _note(key: str, tensor: object, value: Any) -> None:
+    """Remember ``value`` for ``tensor`` (or another object) for the rest of the trace (by identity: tensors are unhashable)."""
+    notes: dict[int, tuple[object, Any]] = trace_context.require().notes.setdefault(key, {})  # type: ignore[assignment]
     notes[id(tensor)] = (tensor, value)
 
 

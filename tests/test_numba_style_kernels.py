@@ -1083,22 +1083,64 @@ def test_none_or_a_number_returned_from_a_loop_is_refused_naming_both_lines() ->
     assert f"{__file__}:" in str(info.value)
 
 
-def test_a_variable_bound_only_where_a_loop_breaks_is_refused_not_wrong() -> None:
-    """``found`` is bound only on the iteration that breaks and in the loop's ``else``: Python returns
-    the index or -1. kiln returned -1 either way (the ``else`` clause's guard was taken for a jump
-    guard, whose unbound variables nothing reads); now the loop's ``else`` has a flag of its own and
-    the variable the loop leaves unbound is refused where it is bound, naming the line."""
-    line = _line_of(first_above_for_else, "if a[i] > t")
-    assert first_above_for_else(A, 1.0) == 2
+def first_above_no_else(a, t):
+    for i in range(a.shape[0]):
+        if a[i] > t:
+            found = i
+            break
+    return found
+
+
+def first_above_two_breaks(a, t):
+    for i in range(a.shape[0]):
+        if a[i] > t:
+            found = i
+            break
+        if a[i] < -t:
+            break
+    else:
+        found = -1
+    return found
+
+
+def first_above_while_true(a, t):
+    i = 0
+    while True:
+        if a[i] > t:
+            found = i
+            break
+        i += 1
+    return found
+
+
+def a_value_bound_where_a_loop_breaks_read_in_else(a, t):
+    for i in range(a.shape[0]):
+        if a[i] > t:
+            found = a[i] * 2
+            break
+    else:
+        found = a[0]
+    return found + 1
+
+
+def test_a_variable_bound_where_a_loop_breaks_keeps_pythons_answer() -> None:
+    """``found`` is bound only on the iteration that breaks and in the loop's ``else``: the loop
+    carries it with the `break` flag that says where it is bound (a JumpBound), and the ``else``
+    clause runs exactly where that flag is not set, so after it ``found`` is bound on every path."""
+    differential(first_above_for_else, (A, 1.0), (A, 10.0), errors=True)
+    differential(a_value_bound_where_a_loop_breaks_read_in_else, (A, 1.0), (A, 10.0), errors=True)
+    differential(first_above_while_true, (A, 1.0), (A, 2.5), errors=True)
+
+
+@pytest.mark.parametrize("fn", [first_above_no_else, first_above_two_breaks], ids=lambda fn: fn.__name__)
+def test_a_variable_bound_only_where_a_loop_breaks_is_refused_not_wrong(fn: Callable[..., Any]) -> None:
+    """Without an ``else`` (or with a second ``break`` that leaves it unbound), whether ``found`` is
+    bound after the loop is known only at run time: refused where it is bound, naming the line
+    (never the zeros a loop carries for a variable no iteration bound)."""
+    line = _line_of(fn, "if a[i] > t")
     with pytest.raises(UnboundLocalError, match=rf"^{re.escape(__file__)}:{line}: variable 'found' is defined only "
                                                 r"in the `if` branch of this `if` on a tensor"):
-        kiln.function(first_above_for_else)(A, 1.0)
-
-
-@pytest.mark.xfail(strict=True, reason="a variable first bound under a staged `if` in a staged loop is left unbound "
-                                       "after the loop (frontend/autograph/staging.py, not this change's to edit)")
-def test_a_variable_bound_where_a_loop_breaks_keeps_pythons_answer() -> None:
-    differential(first_above_for_else, (A, 1.0), (A, 10.0), errors=True)
+        kiln.function(fn)(A, 1.0)
 
 
 def argument_on_one_path(a):

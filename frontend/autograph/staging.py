@@ -54,6 +54,7 @@ from kiln.frontend.autograph.result_groups import ResultGroups
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined
 from kiln.frontend.autograph.state import (
     BranchUndefined,
+    JumpBound,
     NotCarried,
     align_placeholders,
     Tree,
@@ -307,6 +308,8 @@ class _Merge:
     staged: list[int] = field(default_factory=list)
     types: list[TensorType] = field(default_factory=list)
     sources: list[int | None] = field(default_factory=list)
+    #: leaves bound only on the path that jumped: leaf index -> (its jump flag's leaf index, that path's label)
+    jump_bound: dict[int, tuple[int, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -360,6 +363,9 @@ def _cond(
     _mark_shared_results(merge.merged, merge.staged, (then.leaves, orelse.leaves), where, construct)
     if all(flags):
         _note_jump_group(merge.merged, paths.leaf_names)
+    for i, (g, label) in merge.jump_bound.items():
+        if isinstance(merge.merged[g], Tensor):
+            merge.merged[i] = JumpBound(paths.leaf_names[i], where, label, merge.merged[i], merge.merged[g])
     return unflatten_state(paths.tree, merge.merged)
 
 
@@ -442,6 +448,14 @@ def _merge_leaves(
                 continue
             a, b = (NOT_RETURNED, b) if ended[0] else (a, NOT_RETURNED)
             then.leaves[i], orelse.leaves[i] = a, b  # what each branch yields
+        if isinstance(a, JumpBound) and b is a.value or isinstance(b, JumpBound) and a is b.value:
+            merge.merged.append(a if isinstance(a, JumpBound) else b)  # (read on the path that knows its flag set)
+            continue
+        bound = _bound_where_jumped(paths, i, jumped)
+        if bound is not None:
+            k, g = bound
+            a, b = then.leaves[i], orelse.leaves[i]
+            merge.jump_bound[i] = (g, labels[k])
         # a path that jumped does not read what it left unbound: a placeholder
         a = NOT_RETURNED if jumped[0] and isinstance(a, Undefined) and not isinstance(b, Undefined) else a
         b = NOT_RETURNED if jumped[1] and isinstance(b, Undefined) and not isinstance(a, Undefined) else b
@@ -454,6 +468,37 @@ def _merge_leaves(
             merge.sources.append(_branch_source(a, b, name, where, labels))
             merge.staged.append(i)
     return merge
+
+
+def _bound_where_jumped(paths: _Paths, i: int, jumped: list[bool]) -> tuple[int, int] | None:
+    """Leaf ``i`` bound on the one path of a staged ``if`` that set a jump flag (``found = i; break``)
+    and unbound on the other, where that flag is false: (the binding path, the flag's leaf index), with
+    the unbound path's leaf made what it yields (a placeholder, or its value where the flag was set),
+    so that after the ``if`` the variable is a :class:`JumpBound` on the merged flag; else None.
+    The unbound path's flag is Python False or its value from before the ``if``: a converted
+    statement sees a jump flag as a tensor only where it is false (after a possible jump, the
+    jump guard makes it Python False), so the variable is bound exactly where the merged flag is set."""
+    branches = paths.branches
+    leaves = (branches[0].leaves[i], branches[1].leaves[i])
+    for k, j in ((0, 1), (1, 0)):
+        value, other = leaves[k], leaves[j]
+        if not jumped[k] or jumped[j] or isinstance(value, Undefined):
+            continue
+        if not (type(other) is Undefined or isinstance(other, JumpBound)):
+            continue
+        for g, name in enumerate(paths.leaf_names):
+            flag = branches[j].leaves[g]
+            before = flag is False or isinstance(flag, Tensor) and flag.storage.serial < paths.boundary
+            if not is_jump_flag(name) or branches[k].leaves[g] is not True or not before:
+                continue
+            if isinstance(other, JumpBound):
+                if other.flag is not flag:
+                    continue
+                if isinstance(other.value, Tensor):
+                    branches[j].seen[id(other.value)] = other.value.value
+            branches[j].leaves[i] = other.value if isinstance(other, JumpBound) else NOT_RETURNED
+            return k, g
+    return None
 
 
 def _known_after_if(a: Any, b: Any, name: str, where: str, labels: tuple[str, str]) -> Any:
@@ -1010,6 +1055,8 @@ def staged_if(
     init = _selections_formed(get_state(), (*symbol_names, *dead_names), set_state)
     live = len(symbol_names)
     then_start, else_start, jumped = _known_flags(cond, init, (*symbol_names, *dead_names))
+    then_start = _read_where_bound(then_start, (cond, pred))
+    else_start = _read_where_bound(else_start, (_noted(_NEGATIONS, cond), _noted(_CLEARED, cond)))
 
     watch = effects.Watch(where, "if", (body, orelse))
     kept = _kept_after_return()  # (the function's variables from outside it)
@@ -1031,8 +1078,17 @@ def staged_if(
 
 
 _NEGATIONS = "kiln.autograph.negations"
+#: trace notes: a loop's ``loop_else_N`` flag after it -> its ``break_N`` flag (false exactly where that one is set)
+_CLEARED = "kiln.autograph.cleared_by"
 _FLAGS = "kiln.autograph.jump_flags"
 _JUMP_GROUPS = "kiln.autograph.jump_groups"
+
+
+def _read_where_bound(start: tuple[Any, ...], true: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The state a branch starts from, with a :class:`JumpBound` whose flag is one of the tensors
+    ``true`` on that path (the branch's condition, say) read as its value: it is bound there."""
+    return tuple(v.value if isinstance(v, JumpBound) and any(v.flag is t for t in true if t is not None) else v
+                 for v in start)
 
 
 def _note(key: str, tensor: object, value: Any) -> None:
@@ -1299,8 +1355,11 @@ def _stage_loop_from(spec: _LoopSpec, init_values: tuple[Any, ...]) -> None:
     """Stage the loop with its Python numbers entering as themselves; where the body cannot be
     traced so (one indexes a dimension of unknown size, say), probe again with them as 0-d tensors."""
     init_leaves, leaf_names, trees = flatten_state(init_values, spec.symbol_names)
+    jump_bound = _entry_jump_bound(init_leaves, leaf_names)  # (an iteration traced before the loop bound them)
+    init_leaves = [jump_bound[j][1].value if j in jump_bound else v for j, v in enumerate(init_leaves)]
     try:
-        _Loop(spec, init_values, [_initial_leaf(v, n, numbers_typed=False) for v, n in zip(init_leaves, leaf_names)]).run()
+        _Loop(spec, init_values, [_initial_leaf(v, n, numbers_typed=False) for v, n in zip(init_leaves, leaf_names)],
+              dict(jump_bound)).run()
         return
     except _Regrow:
         raise
@@ -1310,7 +1369,8 @@ def _stage_loop_from(spec: _LoopSpec, init_values: tuple[Any, ...]) -> None:
         first = error
     spec.set_state(unflatten_state(trees, init_leaves))
     try:
-        _Loop(spec, init_values, [_initial_leaf(v, n, numbers_typed=True) for v, n in zip(init_leaves, leaf_names)]).run()
+        _Loop(spec, init_values, [_initial_leaf(v, n, numbers_typed=True) for v, n in zip(init_leaves, leaf_names)],
+              dict(jump_bound)).run()
     except PathShapeError:
         raise
     except Exception:
@@ -1319,14 +1379,27 @@ def _stage_loop_from(spec: _LoopSpec, init_values: tuple[Any, ...]) -> None:
         raise
 
 
+def _entry_jump_bound(leaves: Sequence[Any], names: Sequence[str]) -> dict[int, tuple[int, JumpBound]]:
+    """The leaves entering a loop that are :class:`JumpBound` on another leaf, a jump flag: index -> (the flag's index, it)."""
+    found: dict[int, tuple[int, JumpBound]] = {}
+    for j, value in enumerate(leaves):
+        g = next((g for g, flag in enumerate(leaves) if isinstance(value, JumpBound) and flag is value.flag), None)
+        if g is not None and is_jump_flag(names[g]):
+            found[j] = (g, value)
+    return found
+
+
 class _Loop:
     """One staged loop: probing its body until what it carries settles, then emitting it."""
 
-    def __init__(self, spec: _LoopSpec, init_values: tuple[Any, ...], leaves: list[_Leaf]) -> None:
+    def __init__(self, spec: _LoopSpec, init_values: tuple[Any, ...], leaves: list[_Leaf],
+                 jump_bound: dict[int, tuple[int, JumpBound]]) -> None:
         self.spec = spec
         self.init_values = init_values
-        self.trees = flatten_state(init_values, spec.symbol_names)[2]
+        _, self.names, self.trees = flatten_state(init_values, spec.symbol_names)
         self.leaves = leaves
+        #: leaves an iteration binds only where it jumps (see JumpBound): index -> (its flag's index, the JumpBound)
+        self.jump_bound = jump_bound
         #: arrays from outside the loop that the body writes: carried after the state leaves
         self.storages: list[mutation.Storage] = []
         self.entry: dict[mutation.Storage, SSAValue] = {}
@@ -1426,8 +1499,18 @@ class _Loop:
                             flags={leaf.value.storage: flags[j]} if j in flags else None,
                             returned=_return_variable(leaf.name))
         _mark_pairs(state, self.shared, spec.where, spec.label)
-        spec.set_state(unflatten_state(self.trees, state))
+        spec.set_state(unflatten_state(self.trees, self._jump_bound(state)))
         return [Tensor(a) for a in args["counters"]]
+
+    def _jump_bound(self, values: list[Any]) -> list[Any]:
+        """``values`` with each leaf an iteration binds only where it jumps a :class:`JumpBound` on
+        that jump flag's value here (as an iteration starts, false: it stays unbound; after the loop,
+        set exactly where the loop jumped out having bound it)."""
+        out = list(values)
+        for j, (g, seen) in self.jump_bound.items():
+            if values[g] is not True and not isinstance(values[j], Undefined):
+                out[j] = JumpBound(seen.symbol_name, seen.where, seen.branch, values[j], values[g])
+        return out
 
     def _trace_test(self, probe: _Probe, scope: mutation.Scope) -> None:
         """Trace the loop's condition into the probe's condition block."""
@@ -1455,6 +1538,9 @@ class _Loop:
             probe.next_counters = spec.body(self.enter(probe, probe.body_block))
             out_values = spec.get_state()
             probe.out_leaves, _, out_trees = flatten_state(out_values, spec.symbol_names)
+            for j, (g, out) in _entry_jump_bound(probe.out_leaves, self.names).items():  # carried as its value
+                self.jump_bound[j] = (g, out)
+                probe.out_leaves[j] = out.value
             probe.new = [s for s in scope.saved if s not in self.storages]
             if out_trees != self.trees:
                 grown = tuple(align_placeholders(a, b)[0] for a, b in zip(self.init_values, out_values))
@@ -1594,7 +1680,11 @@ class _Loop:
         for leaf, value in zip(leaves, final):
             if isinstance(value, Tensor) and is_jump_flag(leaf.name):
                 _note(_FLAGS, value, leaf.name)
-        spec.set_state(unflatten_state(self.trees, final))
+        for leaf, value in zip(leaves, final):  # `else:` runs where the loop did not break
+            broke = [v for other, v in zip(leaves, final) if other.name == leaf.name.replace("loop_else_", "break_", 1)]
+            if leaf.name.startswith("loop_else_") and isinstance(value, Tensor) and broke and isinstance(broke[0], Tensor):
+                _note(_CLEARED, value, broke[0])
+        spec.set_state(unflatten_state(self.trees, self._jump_bound(final)))
 
 
 class _Regrow(Exception):

@@ -197,6 +197,20 @@ class BranchUndefined(Undefined):
         self._unbound()
 
 
+class JumpBound(BranchUndefined):
+    """A variable a staged ``if`` binds only on the path that jumps (``found = i; break``): bound
+    exactly where the jump flag ``flag`` (a 0-d bool tensor) is true. A use raises as
+    :class:`BranchUndefined` does; a staged ``if`` whose path knows ``flag`` true (a loop's ``else``
+    clause, skipped where the loop broke) reads ``value`` there, as Python would read the variable."""
+
+    __slots__ = ("value", "flag")
+
+    def __init__(self, symbol_name: str, where: str, branch: str, value: Any, flag: Any):
+        super().__init__(symbol_name, where, branch)
+        self.value = value
+        self.flag = flag
+
+
 class NotCarried(Undefined):
     """A variable that a branch of a staged ``if`` rebinds but that is not used after the ``if``
     (liveness analysis): it is not carried out, so any use raises instead of reading a value of

@@ -124,6 +124,15 @@ def _callers_arrays(result: Any, returned: Sequence[tuple[int, int]], leaves: Se
     return pytree.unflatten(tree, iter(outputs))
 
 
+def _sameness_outputs(out: Any, returned: tuple[tuple[int, int], ...], maybe: tuple[tuple[int, int], ...]
+                      ) -> tuple[Any, tuple[tuple[int, int], ...]]:
+    """An entry's result less its last outputs, one flag per pair of ``maybe`` (a result leaf that
+    is an argument array on some paths only), and ``returned`` with the pairs whose flag is true."""
+    rest, flags = out[:-len(maybe)], out[-len(maybe):]
+    taken = tuple(pair for pair, flag in zip(maybe, flags) if bool(flag))
+    return (rest[0] if len(rest) == 1 else tuple(rest)), returned + taken
+
+
 def _count_leaves(tree: pytree.TreeDef) -> int:
     return 1 if tree.kind == "leaf" else sum(_count_leaves(c) for c in tree.children)
 
@@ -474,7 +483,7 @@ class ConcreteFunction:
         arrays."""
         traced = self._traced
         return bool(traced.written_arguments or traced.scalar_rebound or traced.layout_arguments
-                    or traced.container_effects or traced.returned_arguments)
+                    or traced.container_effects or traced.returned_arguments or traced.maybe_returned_arguments)
 
     def leaf_entry(self) -> Callable[..., Any] | None:
         """The compiled callable over a call's tensor leaves (in ``tensor_leaves`` order), its result
@@ -521,9 +530,12 @@ class ConcreteFunction:
             for i in written:  # the function wrote a converted copy: the caller's array gets its contents
                 if exact[i] is not leaves[i]:
                     np.copyto(leaves[i], exact[i], casting="unsafe")
+        returned = self._traced.returned_arguments
+        if self._traced.maybe_returned_arguments:
+            out, returned = _sameness_outputs(out, returned, self._traced.maybe_returned_arguments)
         result = out if self._rebuild is None else self._rebuild(out)
-        if self._traced.returned_arguments:
-            result = _callers_arrays(result, self._traced.returned_arguments, leaves)
+        if returned:
+            result = _callers_arrays(result, returned, leaves)
         if self._traced.container_effects:
             return argument_containers.apply(result, self._traced.written_containers, args, kwargs)
         return result

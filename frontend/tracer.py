@@ -19,7 +19,7 @@ from typing import Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 
 from kiln.dialects import graph
 from kiln.frontend import argument_containers, calls, list_numbers, python_raises, pytree, result_kinds, trace_context
@@ -56,6 +56,10 @@ class TracedGraph:
     #: result leaves that are an argument array itself (``return a``, written or not): ``(leaf index,
     #: argument index)``; a call returns the caller's array there, as Python does (still an output too)
     returned_arguments: tuple[tuple[int, int], ...] = ()
+    #: result leaves that are an argument array itself on some paths of a staged ``if`` only
+    #: (``if c: return a``): ``(leaf index, argument index)``; the function's last outputs, after the
+    #: kind flags, are one 0-d bool per pair, true on the calls where it is the caller's array there
+    maybe_returned_arguments: tuple[tuple[int, int], ...] = ()
 
 
 #: the errors a trace refuses a program with (located at the user's line, see _locate)
@@ -119,10 +123,12 @@ def trace_graph(
         leaves, tree = pytree.flatten(result) if result is not None else ([], pytree.LEAF)
         statics = tuple((j, leaf) for j, leaf in enumerate(leaves) if isinstance(leaf, _STATIC))
         returned = _returned_arguments(leaves, {i for pair in aliases for i in pair})
+        maybe_returned = _maybe_returned_arguments(leaves, {i for pair in aliases for i in pair}, block)
         leaves = [leaf for leaf in leaves if not isinstance(leaf, _STATIC)]
         outputs = [_output(leaf, fn) for leaf in leaves]
         kinds = tuple(result_kinds.static_kind(leaf) for leaf in leaves)
         outputs += [leaf.kind_flag.value for leaf, kind in zip(leaves, kinds) if kind == result_kinds.DYNAMIC]
+        outputs += [flag for _, _, flag in maybe_returned]
         written, reads = _write_back(ctx, block, arg_tensors)
         ctx.emit(func.ReturnOp(*[reads.get(v, v) for v in outputs]))
 
@@ -137,7 +143,8 @@ def trace_graph(
                        written_arguments=written, scalar_rebound=bool(ctx.notes.get(IMMUTABLE_REBOUND)),
                        layout_arguments=tuple(sorted(ctx.notes.get(LAYOUT_ARGUMENTS, ()))),
                        output_kinds=kinds, statics=statics, written_containers=written_containers or (),
-                       container_effects=written_containers is not None, returned_arguments=returned)
+                       container_effects=written_containers is not None, returned_arguments=returned,
+                       maybe_returned_arguments=tuple((j, i) for j, i, _ in maybe_returned))
 
 
 def _returned_arguments(leaves: Sequence[Any], aliased: set[int]) -> tuple[tuple[int, int], ...]:
@@ -151,6 +158,35 @@ def _returned_arguments(leaves: Sequence[Any], aliased: set[int]) -> tuple[tuple
             if storage is not None and storage.argument is not None and storage.argument not in aliased:
                 found.append((j, storage.argument))
     return tuple(found)
+
+
+def _maybe_returned_arguments(leaves: Sequence[Any], aliased: set[int], block: Block) -> list[tuple[int, int, SSAValue]]:
+    """``(leaf index, argument index, flag)`` for each argument array that a result leaf, which
+    staged constructs merged, is on some paths, with the flag (made in the function's ``block``)
+    true where it is that argument (mutation.MaybeAlias, followed through merges of merges)."""
+    found = []
+    for j, leaf in enumerate(leaves):
+        if not isinstance(leaf, Tensor) or leaf.immutable or leaf.weak or leaf.aval.steps:
+            continue
+        storage = leaf.aval.storage
+        if storage is not None and storage.argument is None:
+            found += [(j, i, flag.value) for i, flag in _arguments_where(storage, block) if i not in aliased]
+    return found
+
+
+def _arguments_where(storage: Storage, block: Block) -> list[tuple[int, Tensor]]:
+    """The arguments a merged array ``storage`` is on some paths, each with the 0-d bool saying
+    where (an argument kiln has no flag for at the function's level is left out)."""
+    alias, found = storage.alias, []
+    for outer, flag in zip(alias.outers, alias.flags) if alias is not None else ():
+        owner = flag.owner if flag is not None else None
+        if not (owner is block or isinstance(owner, Operation) and owner.parent_block() is block):
+            continue
+        if outer.argument is not None and outer.alias is None:
+            found.append((outer.argument, Tensor(flag)))
+        elif outer.argument is None:
+            found += [(i, Tensor(flag) & inner) for i, inner in _arguments_where(outer, block)]
+    return found
 
 
 #: result leaves returned as the Python values they are (a ContainerRef stands for an argument list)

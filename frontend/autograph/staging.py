@@ -448,8 +448,9 @@ def _merge_leaves(
                 continue
             a, b = (NOT_RETURNED, b) if ended[0] else (a, NOT_RETURNED)
             then.leaves[i], orelse.leaves[i] = a, b  # what each branch yields
-        if isinstance(a, JumpBound) and b is a.value or isinstance(b, JumpBound) and a is b.value:
-            merge.merged.append(a if isinstance(a, JumpBound) else b)  # (read on the path that knows its flag set)
+        kept = a if isinstance(a, JumpBound) and b is a.value else b if isinstance(b, JumpBound) and a is b.value else None
+        if kept is not None and isinstance(kept.flag, Tensor) and kept.flag.storage.serial < paths.boundary:
+            merge.merged.append(kept)  # (read as its value on the path that knows its flag set, from before the `if`)
             continue
         bound = _bound_where_jumped(paths, i, jumped)
         if bound is not None:

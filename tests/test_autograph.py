@@ -887,3 +887,21 @@ def test_helpers_of_constructs_written_alike_differ(tmp_path: Any) -> None:
     assert len(helpers) == 40 * 2 * 3  # a body, get_state and set_state per construct
     assert len({(c.co_name, c.co_consts) for c in helpers}) == len(helpers)
     assert "the for at line 2" in to_code(func) and "the if at line 4" in to_code(func)
+
+
+def test_global_and_nonlocal_declarations_are_found_in_one_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both kinds of declaration come from one walk of the function's scope (the conversion asked
+    for each kind twice: four walks, 0.3 s of a 40,000-op function's); a nested function's own
+    declarations are its own."""
+    from kiln.frontend.autograph.analysis import activity
+
+    func = ast.parse(
+        "def f(x):\n    global a, b\n    if x:\n        nonlocal c\n"
+        "    def g():\n        global d\n        nonlocal e\n    for i in x:\n        global a\n"
+    ).body[0]
+    assert isinstance(func, ast.FunctionDef)
+    walks = []
+    walk = activity.walk_scope
+    monkeypatch.setattr(activity, "walk_scope", lambda nodes: walks.append(1) or walk(nodes))
+    assert activity.declared(func) == ({"a", "b"}, {"c"})
+    assert len(walks) == 1

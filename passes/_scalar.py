@@ -64,13 +64,13 @@ Unary = Callable[[ScalarBuilder, SSAValue], SSAValue]
 
 
 def _by_kind(
-    fop: type[Operation], iop: type[Operation], bop: type[Operation] | None = None, uop: type[Operation] | None = None
+    fop: type[arith.FloatingPointLikeBinaryOperation], iop: type[Operation], bop: type[Operation] | None = None, uop: type[Operation] | None = None
 ) -> Binary:
     """``fop`` on floats, ``bop`` on i1 (when given), ``uop`` on unsigned (when given), else ``iop``."""
 
     def build(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
         if is_float(x.type):
-            return b.value(fop(x, y))
+            return b.value(_float_binary(fop, x, y))
         if x.type == i1 and bop is not None:
             return b.value(bop(x, y))
         if uop is not None and is_unsigned(x.type):
@@ -78,6 +78,16 @@ def _by_kind(
         return b.value(iop(x, y))
 
     return build
+
+
+#: the properties xDSL's constructor gives a float binary op built without flags
+_NO_FASTMATH = {"fastmath": arith.FastMathFlagsAttr("none")}
+
+
+def _float_binary(op: type[arith.FloatingPointLikeBinaryOperation], x: SSAValue, y: SSAValue) -> Operation:
+    """``op(x, y)`` built by ``Operation.create``: the op its constructor builds, without xDSL's
+    generic argument sorting (7 us instead of 18 per op; one per elementwise op of a float program)."""
+    return op.create(operands=[x, y], result_types=[x.type], properties=dict(_NO_FASTMATH))
 
 
 def _floordiv(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:

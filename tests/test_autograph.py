@@ -887,3 +887,40 @@ def test_helpers_of_constructs_written_alike_differ(tmp_path: Any) -> None:
     assert len(helpers) == 40 * 2 * 3  # a body, get_state and set_state per construct
     assert len({(c.co_name, c.co_consts) for c in helpers}) == len(helpers)
     assert "the for at line 2" in to_code(func) and "the if at line 4" in to_code(func)
+
+
+def test_global_and_nonlocal_declarations_are_found_in_one_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both kinds of declaration come from one walk of the function's scope (the conversion asked
+    for each kind twice: four walks, 0.3 s of a 40,000-op function's); a nested function's own
+    declarations are its own."""
+    from kiln.frontend.autograph.analysis import activity
+
+    func = ast.parse(
+        "def f(x):\n    global a, b\n    if x:\n        nonlocal c\n"
+        "    def g():\n        global d\n        nonlocal e\n    for i in x:\n        global a\n"
+    ).body[0]
+    assert isinstance(func, ast.FunctionDef)
+    walks = []
+    walk = activity.walk_scope
+    monkeypatch.setattr(activity, "walk_scope", lambda nodes: walks.append(1) or walk(nodes))
+    assert activity.declared(func) == ({"a", "b"}, {"c"})
+    assert len(walks) == 1
+
+
+def test_a_template_is_parsed_once_and_each_use_is_a_fresh_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Converters fill in the same few templates once per construct (11,000 times for a 40,000-op
+    function): each is parsed once; every use gets its own nodes, at its own origin's place."""
+    from kiln.frontend.autograph import templates
+
+    parses = []
+    parse = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda *a, **k: parses.append(a[0]) or parse(*a, **k))
+    template = "once_target = ag__.f(once_value, 7)"
+    first_origin, second_origin = parse("a = 1\n\n\nb = 2").body
+    first = templates.replace(template, first_origin, once_target="a", once_value=ast.Name(id="u", ctx=ast.Load()))
+    second = templates.replace(template, second_origin, once_target="b", once_value=ast.Constant(value=3))
+    assert parses.count(template) == 1
+    assert [ast.unparse(s) for s in first + second] == ["a = ag__.f(u, 7)", "b = ag__.f(3, 7)"]
+    assert {n.lineno for n in ast.walk(first[0]) if hasattr(n, "lineno")} == {1}
+    assert {n.lineno for n in ast.walk(second[0]) if hasattr(n, "lineno")} == {4}
+    assert not {id(n) for n in ast.walk(first[0])} & {id(n) for n in ast.walk(second[0])}

@@ -1,14 +1,19 @@
 """xdsl_patches' printer: a string literal (a location's file name, on every op printed with
-locations) is escaped whole and written once, with the text xDSL's byte-by-byte printer made."""
+locations) is escaped whole and written once, with the text xDSL's byte-by-byte printer made; a
+tensor type (two or three on every op) is printed whole from its text, made once per type."""
 
 from __future__ import annotations
 
 from io import StringIO
 
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, IntAttr, StringAttr, TensorType, f32, f64, i1, i32
 from xdsl.printer import Printer
 
+import kiln
 import kiln.universe  # noqa: F401  (applies the patches)
+from kiln import xdsl_patches
 
 
 class CountingStream(StringIO):
@@ -37,3 +42,43 @@ def test_a_location_is_written_in_a_few_pieces_not_one_per_byte():
     )
     assert out.getvalue() == f'loc("{name}":12:3)'
     assert out.writes < len(name)
+
+
+@pytest.mark.parametrize(
+    "tensor_type, text",
+    [
+        (TensorType(f64, [64]), "tensor<64xf64>"),
+        (TensorType(f64, []), "tensor<f64>"),
+        (TensorType(i32, [DYNAMIC_INDEX, 3]), "tensor<?x3xi32>"),
+        (TensorType(i1, [2, 0, 5]), "tensor<2x0x5xi1>"),
+        (TensorType(f32, [4], StringAttr("enc")), 'tensor<4xf32, "enc">'),
+    ],
+)
+def test_a_tensor_type_prints_as_mlir_spells_it(tensor_type: TensorType, text: str):
+    for _ in range(2):  # made, then from the cache
+        out = StringIO()
+        printer = Printer(stream=out)
+        printer.print_attribute(tensor_type)
+        assert out.getvalue() == text
+        assert printer._current_column == len(text)  # noqa: SLF001
+
+
+def test_a_tensor_type_seen_before_is_written_in_one_piece():
+    Printer(stream=StringIO()).print_attribute(TensorType(f64, [7, 9]))
+    out = CountingStream()
+    Printer(stream=out).print_attribute(TensorType(f64, [7, 9]))  # an equal type, not the same object
+    assert (out.getvalue(), out.writes) == ("tensor<7x9xf64>", 1)
+
+
+def test_the_plan_cache_key_is_the_text_xdsls_own_printer_makes(monkeypatch: pytest.MonkeyPatch):
+    def f(x, n):
+        y = np.sum(x, axis=0) * 2.0 + x[0]
+        return (y > 1.0), n.astype(np.float32)[::2], np.mean(x)
+
+    compiled = kiln.function(f)
+    concrete = compiled.get_concrete_function(np.ones((3, 4)), np.arange(6, dtype=np.int32))
+    key = concrete._plan_key_ir()  # noqa: SLF001
+    monkeypatch.setattr(TensorType, "print_builtin", xdsl_patches._original_print_tensor_type)  # noqa: SLF001
+    concrete._key_ir = None  # noqa: SLF001
+    assert concrete._plan_key_ir() == key  # noqa: SLF001
+    assert "tensor<3x4xf64>" in key and "tensor<6xi32>" in key and "tensor<f64>" in key

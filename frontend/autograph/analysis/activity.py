@@ -89,6 +89,14 @@ def contains(nodes: Iterable[ast.AST], kinds: tuple[type[ast.AST], ...], *, thro
     return False
 
 
-def declared(func: ast.FunctionDef, kind: type[ast.Global] | type[ast.Nonlocal]) -> set[str]:
-    """Names the function declares ``global`` or ``nonlocal``."""
-    return {name for node in walk_scope(func.body) if isinstance(node, kind) for name in node.names}
+def declared(func: ast.FunctionDef) -> tuple[set[str], set[str]]:
+    """Names the function declares ``global``, and those it declares ``nonlocal``: one walk of
+    its body for both (a walk of a 100,000-op function is a quarter of a second)."""
+    globals_: set[str] = set()
+    nonlocals: set[str] = set()
+    for node in walk_scope(func.body):
+        if isinstance(node, ast.Global):
+            globals_.update(node.names)
+        elif isinstance(node, ast.Nonlocal):
+            nonlocals.update(node.names)
+    return globals_, nonlocals

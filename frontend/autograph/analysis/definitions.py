@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import ast
 
-from kiln.frontend.autograph.analysis.activity import bound_names, declared, init_names
+from kiln.frontend.autograph.analysis.activity import bound_names, init_names
 
 _CONSTRUCTS = (ast.If, ast.While, ast.For)
 
 
-def annotate(func: ast.FunctionDef) -> None:
-    """Sets ``kiln_undefined`` (sorted names) on each function-level ``if``/``while``/``for``."""
+def annotate(func: ast.FunctionDef, declared: set[str]) -> None:
+    """Sets ``kiln_undefined`` (sorted names) on each function-level ``if``/``while``/``for``;
+    ``declared``: the names ``func`` declares ``global`` or ``nonlocal`` (bound outside it)."""
     args = func.args
     bound = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a}
-    bound |= declared(func, ast.Global) | declared(func, ast.Nonlocal)
+    bound |= declared
     _block(func.body, bound)
 
 

@@ -186,10 +186,9 @@ class _ControlFlow(ast.NodeTransformer):
 
 
 def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
-    nonlocals = declared(func, ast.Nonlocal)
-    globals_ = declared(func, ast.Global)
+    globals_, nonlocals = declared(func)
     liveness.annotate(func, live_at_exit=nonlocals | globals_)
-    definitions.annotate(func)
+    definitions.annotate(func, declared=nonlocals | globals_)
     transformer = _ControlFlow(ctx, globals_)
     func.body = [s for stmt in func.body for s in _as_list(transformer.visit(stmt))]
 

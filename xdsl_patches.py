@@ -26,6 +26,10 @@
   file name, printed on every op, was a third of printing a traced chain of 8,750 ops (1.0 s of
   the plan cache key of a 10,000-op function). Each literal's escaped text is made once, and a
   piece without a newline is written to the stream directly; the text is the same.
+* A pass built from a pipeline spec (``ModulePass.from_spec``) evaluated its class's type hints
+  (every annotation string of its class and bases) even when the spec gives it no argument,
+  which is all of a compile's ~40 passes: ~0.2 ms each, a first call's ~8 ms. The hints are
+  evaluated when an argument's field type is first looked up, as before.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from __future__ import annotations
 import functools
 import struct
 import sys
+import typing
 from typing import Any
 
 from xdsl.dialects.builtin import AnyFloat
@@ -40,6 +45,7 @@ from xdsl.dialects.linalg.abstract_ops import NamedOperation
 import xdsl.traits as _traits
 import xdsl.transforms.canonicalize as _canonicalize
 import xdsl.transforms.dead_code_elimination as _dce
+import xdsl.utils.arg_spec as _arg_spec
 from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriterListener
 from xdsl.printer import Printer
@@ -205,6 +211,21 @@ def _print_bytes_literal(self: Printer, bytestring: bytes) -> None:
     self.print_string(_escaped(bytestring))
 
 
+class _LazyHints:
+    """``typing.get_type_hints(cls)`` evaluated at the first lookup (``from_spec`` looks up only
+    the fields its spec gives a value)."""
+
+    __slots__ = ("_cls", "_hints")
+
+    def __init__(self, cls: type) -> None:
+        self._cls, self._hints = cls, None
+
+    def __getitem__(self, name: str) -> Any:
+        if self._hints is None:
+            self._hints = typing.get_type_hints(self._cls)
+        return self._hints[name]
+
+
 def apply() -> None:
     """Install the fixes (idempotent)."""
     Operation.is_structurally_equivalent = _equivalent  # type: ignore[method-assign]
@@ -217,3 +238,4 @@ def apply() -> None:
     Parser._parse_block_body = _parse_block_body  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
     BasePrinter.print_string = _print_string  # type: ignore[method-assign]
     Printer.print_bytes_literal = _print_bytes_literal  # type: ignore[method-assign]
+    _arg_spec.get_type_hints = _LazyHints  # type: ignore[attr-defined]  (only from_spec calls it there)

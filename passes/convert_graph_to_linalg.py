@@ -50,7 +50,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.utils.exceptions import DiagnosticException
 
-from kiln.dialects import graph, kalgo
+from kiln.dialects import graph
 from kiln.dialects.ir_utils import defined_before, describe_location
 from kiln.passes import _scalar_math  # noqa: F401  (registers the math ops' scalar bodies)
 from kiln.passes._generic import build_generic
@@ -890,13 +890,15 @@ class LowerAlgorithm(RewritePattern):
         elif isinstance(op, graph.GatherOp):
             build = lambda init: kalgo.GatherOp(op.operand, list(op.indices), init)
         elif isinstance(op, graph.IotaOp):
-            build = kalgo.IotaOp
+            build = lambda init: kalgo.IotaOp(init)
         elif isinstance(op, graph.NonzeroOp):
             build = lambda init: kalgo.NonzeroOp(op.operand, init)
         elif isinstance(op, graph.CompressOp):
             build = lambda init: kalgo.CompressOp(op.values, op.mask, init)
         elif not isinstance(op, graph.HistogramOp):
             return
+        from kiln.dialects import kalgo  # (loaded by the first algorithm, not by every program: ~2 ms)
+
         em = _Emitter(op)
         assert isinstance(op.results[0].type, TensorType)
         if isinstance(op, graph.HistogramOp):  # several outputs, each of a static length

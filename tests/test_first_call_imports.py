@@ -1,0 +1,50 @@
+"""What a small function's first compile imports (issue 39): modules only some programs need stay
+unloaded for ``x * 2 + 1``, and each still loads, and gives NumPy's answer, for a program that
+needs it. A new process each, so that no other test has imported them already."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+
+import kiln
+
+#: module -> why ``x * 2 + 1`` has no use for it
+UNUSED = {
+    "kiln.dialects.kalgo": "no sort, scan, gather or other algorithm",
+    "fractions": "no sin, cos or atan (vector_trig splits pi with it)",
+    "difflib": "no misspelled op name in a rule file",
+}
+
+_CHILD = """
+import json, sys
+import numpy as np
+import kiln
+
+def f(x):
+    return x * 2 + 1
+
+x = np.ones((64, 64), np.float32)
+before = set(sys.modules)
+print(json.dumps([kiln.function(f).get_concrete_function(x).source != "", sorted(set(sys.modules) - before)]))
+"""
+
+
+def test_x_times_2_plus_1_imports_no_module_it_does_not_use() -> None:
+    out = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, check=True).stdout
+    emitted, loaded = json.loads(out)
+    assert emitted
+    assert "kiln.passes.convert_graph_to_linalg" in loaded  # (the compile ran in this process)
+    assert sorted(set(UNUSED) & set(loaded)) == []
+
+
+def test_the_modules_still_load_for_programs_that_need_them() -> None:
+    def algorithms_and_trig(x: np.ndarray) -> np.ndarray:
+        return np.sort(np.sin(x), axis=0) + np.cumsum(x, axis=1)
+
+    x = np.linspace(-3.0, 3.0, 64 * 8, dtype=np.float32).reshape(64, 8)
+    np.testing.assert_allclose(kiln.function(algorithms_and_trig)(x), algorithms_and_trig(x), rtol=1e-5, atol=1e-5)
+    assert "kiln.dialects.kalgo" in sys.modules and "fractions" in sys.modules

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf, tensor
-from xdsl.dialects import complex as cplx
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -149,6 +148,8 @@ class LowerElementwise(RewritePattern):
             count = len(op.operands)
             body = lambda b, a: fn(b, *a[:count])
         elif isinstance(op, graph.ComplexOp):
+            from xdsl.dialects import complex as cplx  # (loaded by the first complex value: ~5 ms)
+
             made = _element(op.result)
             body = lambda b, a: b.value(cplx.CreateOp(a[0], a[1], made))
         elif isinstance(op, graph.CmpOp):

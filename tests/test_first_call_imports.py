@@ -17,6 +17,8 @@ UNUSED = {
     "kiln.dialects.kalgo": "no sort, scan, gather or other algorithm",
     "fractions": "no sin, cos or atan (vector_trig splits pi with it)",
     "difflib": "no misspelled op name in a rule file",
+    "xdsl.dialects.complex": "no complex value",
+    "kiln.backends.c.complex_ops": "no complex value",
 }
 
 _CHILD = """
@@ -48,3 +50,14 @@ def test_the_modules_still_load_for_programs_that_need_them() -> None:
     x = np.linspace(-3.0, 3.0, 64 * 8, dtype=np.float32).reshape(64, 8)
     np.testing.assert_allclose(kiln.function(algorithms_and_trig)(x), algorithms_and_trig(x), rtol=1e-5, atol=1e-5)
     assert "kiln.dialects.kalgo" in sys.modules and "fractions" in sys.modules
+
+
+def test_complex_values_still_lower_and_emit() -> None:
+    def complex_ops(z: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        made = z * w + np.exp(z) - (1 + 2j)
+        return made, np.abs(made) + (z.real * w.imag).astype(np.float64)
+
+    rng = np.random.default_rng(0)
+    z, w = (rng.standard_normal((16, 8)) + 1j * rng.standard_normal((16, 8)) for _ in range(2))
+    for got, want in zip(kiln.function(complex_ops)(z, w), complex_ops(z, w)):
+        np.testing.assert_allclose(got, want, rtol=1e-12)

@@ -29,6 +29,10 @@
 * Printing a ``tensor<...>`` type builds a ``NoneAttr`` and walks its shape each time, and every
   op of a traced function prints two or three of them (a third of the plan cache key's print):
   each distinct type's text is made once and printed whole; the text is the same.
+* A pass built from a pipeline spec (``ModulePass.from_spec``) evaluated its class's type hints
+  (every annotation string of its class and bases) even when the spec gives it no argument,
+  which is all of a compile's ~40 passes: ~0.2 ms each, a first call's ~8 ms. The hints are
+  evaluated when an argument's field type is first looked up, as before.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from __future__ import annotations
 import functools
 import struct
 import sys
+import typing
 from io import StringIO
 from typing import Any
 
@@ -44,6 +49,7 @@ from xdsl.dialects.linalg.abstract_ops import NamedOperation
 import xdsl.traits as _traits
 import xdsl.transforms.canonicalize as _canonicalize
 import xdsl.transforms.dead_code_elimination as _dce
+import xdsl.utils.arg_spec as _arg_spec
 from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriterListener
 from xdsl.printer import Printer
@@ -226,6 +232,21 @@ def _print_tensor_type(self: TensorType[Any], printer: Printer) -> None:
     printer.print_string(_tensor_type_text(self))
 
 
+class _LazyHints:
+    """``typing.get_type_hints(cls)`` evaluated at the first lookup (``from_spec`` looks up only
+    the fields its spec gives a value)."""
+
+    __slots__ = ("_cls", "_hints")
+
+    def __init__(self, cls: type) -> None:
+        self._cls, self._hints = cls, None
+
+    def __getitem__(self, name: str) -> Any:
+        if self._hints is None:
+            self._hints = typing.get_type_hints(self._cls)
+        return self._hints[name]
+
+
 def apply() -> None:
     """Install the fixes (idempotent)."""
     Operation.is_structurally_equivalent = _equivalent  # type: ignore[method-assign]
@@ -239,3 +260,4 @@ def apply() -> None:
     BasePrinter.print_string = _print_string  # type: ignore[method-assign]
     Printer.print_bytes_literal = _print_bytes_literal  # type: ignore[method-assign]
     TensorType.print_builtin = _print_tensor_type  # type: ignore[method-assign]
+    _arg_spec.get_type_hints = _LazyHints  # type: ignore[attr-defined]  (only from_spec calls it there)

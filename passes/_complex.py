@@ -16,33 +16,43 @@ which backends map to the C library (glibc's ``cexp``, ``clog``, ``csqrt``, ``ca
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, math
-from xdsl.dialects import complex as cplx
 from xdsl.dialects.builtin import AnyFloat, ComplexType, FloatAttr, i1
 from xdsl.ir import Attribute, Operation, SSAValue
 
 if TYPE_CHECKING:
+    from xdsl.dialects import complex as cplx
+
     from kiln.passes._scalar import ScalarBuilder
 
 Parts = tuple[SSAValue, SSAValue]
+
+
+def _cplx() -> ModuleType:
+    """xDSL's complex dialect, imported by the first complex value lowered (~5 ms of every
+    program's first compile otherwise)."""
+    from xdsl.dialects import complex as cplx
+
+    return cplx
 
 
 def complex_constant(value: complex, t: ComplexType) -> cplx.ConstantOp:
     """``complex.constant`` of ``value`` in the complex type ``t``."""
     part = t.element_type
     assert isinstance(part, AnyFloat)
-    return cplx.ConstantOp.from_floats((value.real, value.imag), part)
+    return _cplx().ConstantOp.from_floats((value.real, value.imag), part)
 
 
 def _parts(b: ScalarBuilder, z: SSAValue) -> Parts:
-    return b.value(cplx.ReOp(z)), b.value(cplx.ImOp(z))
+    return b.value(_cplx().ReOp(z)), b.value(_cplx().ImOp(z))
 
 
 def _make(b: ScalarBuilder, re: SSAValue, im: SSAValue, t: Attribute) -> SSAValue:
     assert isinstance(t, ComplexType)
-    return b.value(cplx.CreateOp(re, im, t))
+    return b.value(_cplx().CreateOp(re, im, t))
 
 
 def _f(b: ScalarBuilder, op: type[Operation], x: SSAValue, y: SSAValue) -> SSAValue:
@@ -172,8 +182,9 @@ def _relu(b: ScalarBuilder, x: SSAValue) -> SSAValue:
     return _pick("ge")(b, x, b.value(complex_constant(0j, x.type)))  # type: ignore[arg-type]
 
 
-def _unary(op: type[Operation]) -> Callable[[ScalarBuilder, SSAValue], SSAValue]:
-    return lambda b, x: b.value(op(x))
+def _unary(op: str) -> Callable[[ScalarBuilder, SSAValue], SSAValue]:
+    """The complex dialect's op named ``op`` (a class name) on one operand."""
+    return lambda b, x: b.value(getattr(_cplx(), op)(x))
 
 
 #: graph op name -> its scalar body on complex operands
@@ -187,16 +198,16 @@ BUILDERS: dict[str, Callable[..., SSAValue]] = {
     "graph.neg": _neg,
     "graph.conj": _conj,
     "graph.relu": _relu,
-    "graph.exp": _unary(cplx.ExpOp),
-    "graph.log": _unary(cplx.LogOp),
-    "graph.sqrt": _unary(cplx.SqrtOp),
-    "graph.sin": _unary(cplx.SinOp),
-    "graph.cos": _unary(cplx.CosOp),
-    "graph.tanh": _unary(cplx.TanhOp),
-    "graph.real": _unary(cplx.ReOp),
-    "graph.imag": _unary(cplx.ImOp),
+    "graph.exp": _unary("ExpOp"),
+    "graph.log": _unary("LogOp"),
+    "graph.sqrt": _unary("SqrtOp"),
+    "graph.sin": _unary("SinOp"),
+    "graph.cos": _unary("CosOp"),
+    "graph.tanh": _unary("TanhOp"),
+    "graph.real": _unary("ReOp"),
+    "graph.imag": _unary("ImOp"),
     "graph.cabs": _abs,
-    "graph.angle": _unary(cplx.AngleOp),
+    "graph.angle": _unary("AngleOp"),
 }
 
 

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf, tensor
-from xdsl.dialects import complex as cplx
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -50,7 +49,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.utils.exceptions import DiagnosticException
 
-from kiln.dialects import graph, kalgo
+from kiln.dialects import graph
 from kiln.dialects.ir_utils import defined_before, describe_location
 from kiln.passes import _scalar_math  # noqa: F401  (registers the math ops' scalar bodies)
 from kiln.passes._generic import build_generic
@@ -149,6 +148,8 @@ class LowerElementwise(RewritePattern):
             count = len(op.operands)
             body = lambda b, a: fn(b, *a[:count])
         elif isinstance(op, graph.ComplexOp):
+            from xdsl.dialects import complex as cplx  # (loaded by the first complex value: ~5 ms)
+
             made = _element(op.result)
             body = lambda b, a: b.value(cplx.CreateOp(a[0], a[1], made))
         elif isinstance(op, graph.CmpOp):
@@ -890,13 +891,15 @@ class LowerAlgorithm(RewritePattern):
         elif isinstance(op, graph.GatherOp):
             build = lambda init: kalgo.GatherOp(op.operand, list(op.indices), init)
         elif isinstance(op, graph.IotaOp):
-            build = kalgo.IotaOp
+            build = lambda init: kalgo.IotaOp(init)
         elif isinstance(op, graph.NonzeroOp):
             build = lambda init: kalgo.NonzeroOp(op.operand, init)
         elif isinstance(op, graph.CompressOp):
             build = lambda init: kalgo.CompressOp(op.values, op.mask, init)
         elif not isinstance(op, graph.HistogramOp):
             return
+        from kiln.dialects import kalgo  # (loaded by the first algorithm, not by every program: ~2 ms)
+
         em = _Emitter(op)
         assert isinstance(op.results[0].type, TensorType)
         if isinstance(op, graph.HistogramOp):  # several outputs, each of a static length

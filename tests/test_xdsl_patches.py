@@ -1,14 +1,21 @@
 """kiln.xdsl_patches: the printer's string literals (printed whole, not a byte at a time) are
-xDSL's text, and parse back to the string printed."""
+xDSL's text, and parse back to the string printed; a pass built from a spec evaluates its
+type hints only for the arguments the spec gives."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from io import StringIO
 
-from xdsl.dialects.builtin import StringAttr
+import pytest
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.passes import ModulePass, PassPipeline
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
+from kiln import universe
 from kiln.universe import make_context
 
 
@@ -28,3 +35,25 @@ def test_every_byte_prints_and_parses_back() -> None:
     parsed = Parser(make_context(), printed).parse_attribute().data  # type: ignore[attr-defined]
     assert (parsed if isinstance(parsed, bytes) else parsed.encode()) == text.encode()  # (xDSL reads it as bytes)
     assert _printed(StringAttr(text)) == printed  # the second print, from the cache, is the same
+
+
+
+@dataclass(frozen=True)
+class _HintsUnresolvable(ModulePass):
+    """A pass whose option's annotation names nothing: evaluating its type hints raises."""
+
+    name = "test-hints-unresolvable"
+    level: NoSuchType | None = None  # type: ignore[name-defined]  # noqa: F821
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        pass
+
+
+def test_a_pass_spec_evaluates_type_hints_only_for_its_arguments() -> None:
+    known = {"test-hints-unresolvable": lambda: _HintsUnresolvable}
+    (built,) = PassPipeline.parse_spec(known, "test-hints-unresolvable").passes  # (on main: NameError)
+    assert isinstance(built, _HintsUnresolvable) and built.level is None
+    with pytest.raises(NameError, match="NoSuchType"):  # a spec giving the argument evaluates them
+        PassPipeline.parse_spec(known, "test-hints-unresolvable{level=1}")
+    (inline,) = universe.build_pipeline("graph-inline-calls{keep-ops=64}").passes
+    assert inline.keep_ops == 64  # type: ignore[attr-defined]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from xdsl.dialects import func, memref
+from xdsl.dialects import memref
 from xdsl.dialects import complex as cplx
 from xdsl.dialects.builtin import ComplexType, Float32Type, FloatAttr
 from xdsl.ir import Operation
@@ -41,20 +41,6 @@ def _suffix(ty: object) -> str:
     if not isinstance(ty, ComplexType):
         raise CEmitError(f"expected a complex type, got {ty}")
     return "f" if isinstance(ty.element_type, Float32Type) else ""
-
-
-#: for functions with complex values: GCC's SLP vectorizer recognizes complex arithmetic
-#: on (real, imaginary) lane pairs and emits fused multiply-adds (vfmaddsub) even under
-#: -ffp-contract=off, which would round NumPy's written-out formulas differently
-NO_COMPLEX_PATTERNS = '__attribute__((optimize("no-tree-slp-vectorize"))) '
-
-
-def function_attributes(fn: func.FuncOp) -> str:
-    """The attributes a function's C definition needs for its complex values (or none)."""
-    for op in fn.walk():
-        if any(isinstance(r.type, ComplexType) for r in op.results):
-            return NO_COMPLEX_PATTERNS
-    return ""
 
 
 @handles(cplx.CreateOp)

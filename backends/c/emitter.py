@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import ComplexType, IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.traits import IsTerminator
 
@@ -22,7 +22,6 @@ from kiln.backends.c import vector_ops  # after scalar_ops: wraps its arith/math
 from kiln.backends.c import print_ops  # noqa: F401  (registers krt.print)
 from kiln.backends.c import check_ops  # noqa: F401  (registers krt.check)
 from kiln.backends.c import algorithm_ops  # noqa: F401  (registers the kernel dialect's algorithms)
-from kiln.backends.c import complex_ops  # noqa: F401  (registers the complex dialect's ops)
 from kiln.backends.c import parallel_ops  # noqa: F401  (after control_ops: wraps its scf.for handler)
 from kiln.backends.c.c_types import c_type, element_c_type
 from kiln.backends.c.dispatch import HANDLERS, Handler
@@ -41,6 +40,20 @@ from kiln.dialects.contracts import PART_ATTR
 EXPORT = '__attribute__((visibility("default")))'
 
 _IDENT = re.compile(r"[^A-Za-z0-9_]")
+
+
+#: for functions with complex values: GCC's SLP vectorizer recognizes complex arithmetic
+#: on (real, imaginary) lane pairs and emits fused multiply-adds (vfmaddsub) even under
+#: -ffp-contract=off, which would round NumPy's written-out formulas differently
+NO_COMPLEX_PATTERNS = '__attribute__((optimize("no-tree-slp-vectorize"))) '
+
+
+def function_attributes(fn: func.FuncOp) -> str:
+    """The attributes a function's C definition needs for its complex values (or none)."""
+    for op in fn.walk():
+        if any(isinstance(r.type, ComplexType) for r in op.results):
+            return NO_COMPLEX_PATTERNS
+    return ""
 
 
 def sanitize(hint: str | None, default: str) -> str:
@@ -256,8 +269,14 @@ class FunctionEmitter:
 
     def handler_for(self, op: Operation) -> Handler | None:
         """The emit rule for ``op``; emitters of other targets (CUDA host and kernel code)
-        override a few ops and fall back to this table."""
-        return HANDLERS.get(type(op))
+        override a few ops and fall back to this table. The complex dialect's rules are
+        registered by its first op (importing xDSL's complex dialect: ~5 ms of every first call)."""
+        handler = HANDLERS.get(type(op))
+        if handler is None and op.name.startswith("complex."):
+            from kiln.backends.c import complex_ops  # noqa: F401  (registers them)
+
+            handler = HANDLERS.get(type(op))
+        return handler
 
     def emit_op(self, op: Operation) -> None:
         """Emit one op through the handler table; unknown ops are an error."""
@@ -315,7 +334,7 @@ class FunctionEmitter:
             self.line(f"return {self.expr(values[0])};")
         storage = "" if _part(fn) is not None else "static " if _is_private(fn) else f"{EXPORT}\n"
         params = ", ".join(signature_params(fn, names))
-        header = f"{storage}{complex_ops.function_attributes(fn)}{return_type(fn)} {c_symbol(fn)}({params}) {{"
+        header = f"{storage}{function_attributes(fn)}{return_type(fn)} {c_symbol(fn)}({params}) {{"
         return "\n".join([header, *self.lines, "}", ""])
 
 

@@ -27,7 +27,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from kiln.backends.c.c_types import bit_width, c_type, element_c_type, float_literal, int_literal
-from kiln.backends.c.complex_ops import load_parts, store_parts
 from kiln.backends.c.dispatch import handles
 from kiln.backends.c.errors import CEmitError, op_error
 from kiln.backends.c.index_expr import IndexExpr, add, atom, linear, mul, product
@@ -131,16 +130,22 @@ def _place(em: FunctionEmitter, memref_value: SSAValue, indices: Sequence[SSAVal
 @handles(memref.LoadOp)
 def _load(em: FunctionEmitter, op: memref.LoadOp) -> None:
     place = _place(em, op.memref, op.indices)
-    if isinstance(op.res.type, ComplexType) and load_parts(em, op, place):
-        return
+    if isinstance(op.res.type, ComplexType):
+        from kiln.backends.c.complex_ops import load_parts  # (loaded by the first complex value: ~5 ms)
+
+        if load_parts(em, op, place):
+            return
     em.define(op.res, place)
 
 
 @handles(memref.StoreOp)
 def _store(em: FunctionEmitter, op: memref.StoreOp) -> None:
     place = _place(em, op.memref, op.indices)
-    if isinstance(op.value.type, ComplexType) and store_parts(em, op, place):
-        return
+    if isinstance(op.value.type, ComplexType):
+        from kiln.backends.c.complex_ops import store_parts
+
+        if store_parts(em, op, place):
+            return
     em.line(f"{place} = {em.expr(op.value)};")
 
 

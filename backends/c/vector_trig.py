@@ -20,12 +20,25 @@ and 4e-9 (f32, with the coefficients rounded to f32).
 
 from __future__ import annotations
 
+import functools
 import struct
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from kiln.backends.c.vector_body import MAGIC, Body, helper_name
 
-_PI = Fraction("3.14159265358979323846264338327950288419716939937510582097494459")
+if TYPE_CHECKING:
+    from fractions import Fraction
+
+
+@functools.cache
+def _pi() -> Fraction:
+    """pi exactly enough to split it (fractions imported only by a program with trig: ~1.5 ms
+    of every first call otherwise, its decimal module included)."""
+    from fractions import Fraction
+
+    return Fraction("3.14159265358979323846264338327950288419716939937510582097494459")
+
+
 _BITS = {"f32": 32, "f64": 64}
 _C = {"f32": "float", "f64": "double"}
 _LIBM_SUFFIX = {"f32": "f", "f64": ""}
@@ -61,6 +74,8 @@ def _round(value: Fraction, elem: str) -> float:
 
 def _split(value: Fraction, elem: str, parts: int) -> list[float]:
     """``value`` as a sum of ``parts`` numbers of type ``elem``, each the rest rounded."""
+    from fractions import Fraction
+
     out: list[float] = []
     for _ in range(parts):
         out.append(_round(value - sum(map(Fraction, out), Fraction(0)), elem))
@@ -69,9 +84,12 @@ def _split(value: Fraction, elem: str, parts: int) -> list[float]:
 
 def _quarter_pi(elem: str) -> tuple[float, float]:
     """pi/4 as hi + lo, hi with 2 bits to spare so that K*hi is exact for K <= 4."""
+    from fractions import Fraction
+
     bits = 22 if elem == "f32" else 51
-    hi = Fraction(round(_PI / 4 * 2**bits), 2**bits)
-    return float(hi), _round(_PI / 4 - hi, elem)
+    pi = _pi()
+    hi = Fraction(round(pi / 4 * 2**bits), 2**bits)
+    return float(hi), _round(pi / 4 - hi, elem)
 
 
 def _sign(b: Body) -> str:
@@ -81,9 +99,9 @@ def _sign(b: Body) -> str:
 def _sin_cos(b: Body, x: str, cos: bool) -> str:
     e = b.e
     magic = MAGIC[e][0]
-    t = b.let(b.op("madd", x, b.c(float(2 / _PI)), b.c(magic)))
+    t = b.let(b.op("madd", x, b.c(float(2 / _pi())), b.c(magic)))
     q = b.let(b.op("sub", t, b.c(magic)))
-    p1, p2, p3 = _split(_PI / 2, e, 3)
+    p1, p2, p3 = _split(_pi() / 2, e, 3)
     sign = _sign(b)
     r1 = b.let(b.op("fma", q, b.c(-p1), x))  # exact
     # r + r_lo = r1 - q*p2 - q*p3 to about twice the precision: q*p2 = p + p_err exactly, and

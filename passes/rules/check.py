@@ -8,7 +8,6 @@ way to know its result types. What passes is a :class:`CheckedRule`, ready for t
 
 from __future__ import annotations
 
-import difflib
 import inspect
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -109,6 +108,8 @@ def op_info(ctx: Context, name: str, pos: Pos) -> OpInfo:
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
     """``; did you mean A or B?`` for the names of ``known`` close to a misspelled ``name`` ("" if none)."""
+    import difflib  # (only for a misspelled name: ~1 ms of a first call's rule import otherwise)
+
     close = difflib.get_close_matches(name, list(known), n=3)
     return f"; did you mean {' or '.join(close)}?" if close else ""
 

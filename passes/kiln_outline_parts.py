@@ -219,12 +219,12 @@ def _outline(fn: func.FuncOp, ops: list[Operation], name: str, budget: int) -> f
     (cloning in at most ``budget`` pure ops)."""
     run = _Run(fn, ops)
     run.hoist()
-    # pure ops alone are not worth a call (those before a loop whose body was outlined, cloned
-    # into it, are used by nothing left)
-    crossing = None if all(_clonable(op) for op in run.ops) else run.crossing(budget)
+    crossing = run.crossing(budget) if run.ops else None
     if crossing is None:
         return None
     passed, results = crossing
+    if not results and all(_clonable(op) for op in run.ops):
+        return None  # dead: pure ops whose users were outlined (and cloned them in), not worth a call
     body = Block(arg_types=[v.type for v in passed])
     inner: dict[SSAValue, SSAValue] = {}
     for value, arg in zip(passed, body.args, strict=True):

@@ -92,8 +92,7 @@ def _runs(block: Block, chunk: int) -> list[list[Operation]]:
                     live[value] -= 1
                     if not live[value]:
                         del live[value]
-        kept = derived or not _clonable(op) or _from_vectors(op)
-        if kept:
+        if derived or not _clonable(op) or _from_vectors(op):
             live.update(
                 (r, r.uses.get_length())
                 for r in op.results
@@ -111,7 +110,7 @@ def _is_scalar(ty: Attribute) -> bool:
 
 def _by_value(ty: Attribute) -> bool:
     """Whether a value of type ``ty`` crosses a call by value: a scalar, or a 1-D vector of floats
-    (the C backend's ``kiln_v<N>f64``; a mask has no C type of its own)."""
+    (the C backend's ``kiln_v<N>f32``/``kiln_v<N>f64``; not a mask)."""
     if isinstance(ty, VectorType):
         return ty.get_num_dims() == 1 and isinstance(ty.get_element_type(), Float32Type | Float64Type)
     return _is_scalar(ty)

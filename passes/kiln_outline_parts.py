@@ -12,10 +12,14 @@ function: NPBench's channel_flow (one function of 2,900 ops) spent 1.0 s in gcc.
 
 What crosses into an outlined function: a memref whose buffer is an argument of the function
 or an allocation (passed as a pointer: distinct buffers, so the C ABI's ``restrict`` holds),
-and integer, index and float scalars (by value). Constants and views (ops without memory
-effects or regions) are cloned in instead. What comes out: scalars, as results; an allocation
-or a pure op the rest of the function uses moves before the call. A run where anything else
-would cross (a memref yielded by a loop, a vector) is left where it is.
+and integer, index and float scalars and 1-D float vectors (by value: a ``__m512d`` is passed
+in a register). Constants and views (ops without memory effects or regions) are cloned in
+instead, but not a vector computed from vectors (passed: walking a chain of vector ops back
+would clone the work). What comes out: scalars and float vectors, as results; an allocation or
+a pure op the rest of the function uses moves before the call. A run where anything else would
+cross (a memref yielded by a loop, a vector mask) is left where it is. So a fused loop whose
+body is one long chain of vector ops (the running ``x`` of a 10^5-op program) is cut into parts
+that take and return the vector, not left one function of 170,000 lines of C.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     NoneAttr,
+    VectorType,
     i64,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
@@ -51,13 +56,16 @@ def _size(op: Operation) -> int:
 def _runs(block: Block, chunk: int) -> list[list[Operation]]:
     """Runs of consecutive ops of ``block`` of about ``chunk`` ops; an scf loop or ``if`` bigger
     than that is cut inside instead (other ops with regions, such as a kernel's epilogue, stay
-    whole). A run ends only where no value of it that cannot cross a call (a vector: a
-    reduction loop's partial sums, say) is still to be used: cut there, neither side could be
-    outlined, and a comprehension of 600 sums stayed one function of 36,000 lines of C."""
+    whole). A run ends only where no value of it that cannot cross a call (a memref a loop
+    yields, a vector mask) is still to be used: cut there, neither side could be outlined, and a
+    comprehension of 600 sums stayed one function of 36,000 lines of C. It ends preferably where
+    no vector computed in it is still to be used either (a reduction's partial sums stay with
+    their combination), but past ``2 * chunk`` ops it ends with vectors crossing (passed by value:
+    a chain of vector ops has no other place to cut)."""
     runs: list[list[Operation]] = []
     run: list[Operation] = []
     size = 0
-    live: dict[SSAValue, int] = {}  # values of the run that cannot cross -> their uses to come
+    live: dict[SSAValue, int] = {}  # values of the run that cannot cross or are vectors -> their uses to come
 
     def close() -> None:
         nonlocal run, size
@@ -84,9 +92,13 @@ def _runs(block: Block, chunk: int) -> list[list[Operation]]:
                     live[value] -= 1
                     if not live[value]:
                         del live[value]
-        if derived or not _clonable(op):
-            live.update((r, r.uses.get_length()) for r in op.results if r.uses and not _crosses(r.type))
-        if size >= chunk and not live:
+        if derived or not _clonable(op) or _from_vectors(op):
+            live.update(
+                (r, r.uses.get_length())
+                for r in op.results
+                if r.uses and (not _crosses(r.type) or isinstance(r.type, VectorType))
+            )
+        if size >= chunk and (not live or size >= 2 * chunk and all(_crosses(v.type) for v in live)):
             close()
     close()
     return runs
@@ -96,10 +108,23 @@ def _is_scalar(ty: Attribute) -> bool:
     return isinstance(ty, IntegerType | IndexType | Float16Type | Float32Type | Float64Type)
 
 
+def _by_value(ty: Attribute) -> bool:
+    """Whether a value of type ``ty`` crosses a call by value: a scalar, or a 1-D vector of floats
+    (the C backend's ``kiln_v<N>f32``/``kiln_v<N>f64``; not a mask)."""
+    if isinstance(ty, VectorType):
+        return ty.get_num_dims() == 1 and isinstance(ty.get_element_type(), Float32Type | Float64Type)
+    return _is_scalar(ty)
+
+
 def _crosses(ty: Attribute) -> bool:
     """Whether a value of type ``ty`` may cross into or out of an outlined function (a memref
     crosses as a pointer or is hoisted: :meth:`_Run.crossing` decides)."""
-    return _is_scalar(ty) or isinstance(ty, MemRefType)
+    return _by_value(ty) or isinstance(ty, MemRefType)
+
+
+def _from_vectors(owner: Operation) -> bool:
+    """Whether ``owner`` computes from vectors: its results are passed rather than cloned in."""
+    return any(isinstance(v.type, VectorType) for v in owner.operands)
 
 
 def _is_root(value: SSAValue, entry: Block) -> bool:
@@ -131,10 +156,12 @@ class _Run:
 
     def hoist(self) -> None:
         """Move in front of the run the ops whose results the rest of the function uses, or such
-        ops use, and that can run first: allocations and pure ops of values from before the run."""
+        ops use, and that can run first: allocations and pure ops of values from before the run
+        (but not of vectors: that is the work the run does)."""
         needed: set[Operation] = set()
         for op in reversed(self.ops):
-            movable = isinstance(op, memref.AllocOp | memref.AllocaOp) or _clonable(op)
+            # not a vector computed from vectors: the chain of a fused loop's body would all move
+            movable = isinstance(op, memref.AllocOp | memref.AllocaOp) or _clonable(op) and not _from_vectors(op)
             used_after = any(u.operation not in self.inside or u.operation in needed for r in op.results for u in r.uses)
             if movable and used_after:
                 needed.add(op)
@@ -168,19 +195,20 @@ class _Run:
                 continue
             seen.add(value)
             owner = value.owner
-            if _is_root(value, self.entry):
+            computed = isinstance(owner, Operation) and _from_vectors(owner) and _by_value(value.type)
+            if computed or _is_root(value, self.entry):
                 passed.append(value)
             elif isinstance(owner, Operation) and _clonable(owner):
                 budget -= 1
                 if budget < 0:
                     return None
                 pending += reversed(owner.operands)
-            elif _is_scalar(value.type):
+            elif _by_value(value.type):
                 passed.append(value)
             else:
                 return None
         results = [r for op in self.ops for r in op.results if any(u.operation not in self.inside for u in r.uses)]
-        if not all(_is_scalar(r.type) for r in results):
+        if not all(_by_value(r.type) for r in results):
             return None
         return passed, results
 
@@ -194,6 +222,8 @@ def _outline(fn: func.FuncOp, ops: list[Operation], name: str, budget: int) -> f
     if crossing is None:
         return None
     passed, results = crossing
+    if not results and all(_clonable(op) for op in run.ops):
+        return None  # dead: pure ops whose users were outlined (and cloned them in), not worth a call
     body = Block(arg_types=[v.type for v in passed])
     inner: dict[SSAValue, SSAValue] = {}
     for value, arg in zip(passed, body.args, strict=True):

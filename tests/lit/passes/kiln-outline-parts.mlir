@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s -p 'kiln-outline-parts{min-ops=0 chunk-ops=8 parts=2}' | filecheck %s
 // RUN: kiln-opt %s -p 'kiln-outline-parts{min-ops=0 chunk-ops=8 parts=2}' -t c | filecheck %s --check-prefix=C
+// RUN: kiln-opt %s -p 'kiln-outline-parts{min-ops=0 chunk-ops=8 parts=2}' -t c | filecheck %s --check-prefix=VEC
 // RUN: kiln-opt %s -p kiln-outline-parts | filecheck %s --check-prefix=SMALL
 
 // Runs of about 8 ops move into functions of their own: buffers cross as arguments, constants
@@ -135,5 +136,71 @@ func.func @sums(%x: memref<3x16xf64>, %out: memref<3xf64>) {
   %s2 = arith.addf %a2, %b2 : vector<8xf64>
   %r2 = vector.reduction <add>, %s2 : vector<8xf64> into f64
   memref.store %r2, %out[%c2] : memref<3xf64>
+  func.return
+}
+
+// A fused loop's body that is one chain of vector ops (no cut where no vector is live) is cut
+// past 2 * chunk-ops ops anyway: the running vector is returned and passed by value. The
+// broadcast constant is cloned in; the chain's ops are neither cloned nor hoisted; the constants
+// left before the loop (used by nothing now) are pure ops alone, not worth a part of their own.
+// CHECK-LABEL: func.func @chain(%x: memref<16xf64>, %out: memref<16xf64>) {
+// CHECK:         %t = vector.broadcast %two : f64 to vector<8xf64>
+// CHECK-NEXT:    scf.for %i = %c0 to %c16 step %c8 {
+// CHECK-NEXT:      %m7 = func.call @chain_part1(%i, %x) : (index, memref<16xf64>) -> vector<8xf64>
+// CHECK-NEXT:      func.call @chain_part2(%m7, %i, %out) : (vector<8xf64>, index, memref<16xf64>) -> ()
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+// CHECK-NOT:   @chain_part0
+// CHECK:       func.func private @chain_part1(%i: index, %x: memref<16xf64>) -> vector<8xf64>
+// CHECK-NEXT:    %two = arith.constant 2.000000e+00 : f64
+// CHECK-NEXT:    %t = vector.broadcast %two : f64 to vector<8xf64>
+// CHECK-NEXT:    %v = vector.load %x[%i] : memref<16xf64>, vector<8xf64>
+// CHECK-NEXT:    %m0 = arith.mulf %v, %t : vector<8xf64>
+// CHECK:         %m7 = arith.mulf %a6, %t : vector<8xf64>
+// CHECK-NEXT:    func.return %m7 : vector<8xf64>
+// CHECK:       func.func private @chain_part2(%m7: vector<8xf64>, %i: index, %out: memref<16xf64>)
+// CHECK:         %a7 = arith.addf %m7, %t : vector<8xf64>
+// CHECK:         vector.store %a10, %out[%i]
+// CHECK-NEXT:    func.return
+
+// In C the vector crosses as the ISA's vector type (kiln_v8f64: __m512d or two __m256d), by value.
+// VEC:     kiln_v8f64 chain_part1(int64_t i, double *restrict x);
+// VEC-NEXT: void chain_part2(kiln_v8f64 m7, int64_t i, double *restrict out);
+// VEC:     kiln_v8f64 m7 = chain_part1(i, x);
+// VEC-NEXT: chain_part2(m7, i, out);
+// VEC:     kiln_v8f64 chain_part1(int64_t i, double *restrict x) {
+// VEC:     void chain_part2(kiln_v8f64 m7, int64_t i, double *restrict out) {
+func.func @chain(%x: memref<16xf64>, %out: memref<16xf64>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %two = arith.constant 2.0 : f64
+  %t = vector.broadcast %two : f64 to vector<8xf64>
+  scf.for %i = %c0 to %c16 step %c8 {
+    %v = vector.load %x[%i] : memref<16xf64>, vector<8xf64>
+    %m0 = arith.mulf %v, %t : vector<8xf64>
+    %a0 = arith.addf %m0, %t : vector<8xf64>
+    %m1 = arith.mulf %a0, %t : vector<8xf64>
+    %a1 = arith.addf %m1, %t : vector<8xf64>
+    %m2 = arith.mulf %a1, %t : vector<8xf64>
+    %a2 = arith.addf %m2, %t : vector<8xf64>
+    %m3 = arith.mulf %a2, %t : vector<8xf64>
+    %a3 = arith.addf %m3, %t : vector<8xf64>
+    %m4 = arith.mulf %a3, %t : vector<8xf64>
+    %a4 = arith.addf %m4, %t : vector<8xf64>
+    %m5 = arith.mulf %a4, %t : vector<8xf64>
+    %a5 = arith.addf %m5, %t : vector<8xf64>
+    %m6 = arith.mulf %a5, %t : vector<8xf64>
+    %a6 = arith.addf %m6, %t : vector<8xf64>
+    %m7 = arith.mulf %a6, %t : vector<8xf64>
+    %a7 = arith.addf %m7, %t : vector<8xf64>
+    %m8 = arith.mulf %a7, %t : vector<8xf64>
+    %a8 = arith.addf %m8, %t : vector<8xf64>
+    %m9 = arith.mulf %a8, %t : vector<8xf64>
+    %a9 = arith.addf %m9, %t : vector<8xf64>
+    %m10 = arith.mulf %a9, %t : vector<8xf64>
+    %a10 = arith.addf %m10, %t : vector<8xf64>
+    vector.store %a10, %out[%i] : memref<16xf64>, vector<8xf64>
+  }
   func.return
 }

@@ -478,12 +478,12 @@ class ConcreteFunction:
         return self.leaf_entry()
 
     def _needs_call(self) -> bool:
-        """Whether every call must take :meth:`__call__`, which sees the caller's arguments: the
-        function writes an array or changes a list or dict it takes, or returns one of those lists or
-        arrays."""
+        """Whether every call must take :meth:`__call__`, which checks the caller's arguments: the
+        function writes an array or changes a list or dict it takes. (One that returns an argument
+        array keeps the fast path: :meth:`leaf_entry` puts the caller's array in its result.)"""
         traced = self._traced
         return bool(traced.written_arguments or traced.scalar_rebound or traced.layout_arguments
-                    or traced.container_effects or traced.returned_arguments or traced.maybe_returned_arguments)
+                    or traced.container_effects)
 
     def leaf_entry(self) -> Callable[..., Any] | None:
         """The compiled callable over a call's tensor leaves (in ``tensor_leaves`` order), its result
@@ -495,6 +495,19 @@ class ConcreteFunction:
         if self._entry is None:
             return None
         buffers, rebuild = self._variable_buffers, self._rebuild
+        returned, maybe = self._traced.returned_arguments, self._traced.maybe_returned_arguments
+        if returned or maybe:
+            def callers(*leaves: Any) -> Any:
+                out = entry(*leaves, *buffers)
+                if out is NotImplemented:
+                    return out
+                pairs = returned
+                if maybe:
+                    out, pairs = _sameness_outputs(out, returned, maybe)
+                result = out if rebuild is None else rebuild(out)
+                return _callers_arrays(result, pairs, leaves) if pairs else result
+
+            return callers
         if rebuild is None:
             return (lambda *leaves: entry(*leaves, *buffers)) if buffers else entry
 

@@ -495,17 +495,10 @@ class ConcreteFunction:
         if self._entry is None:
             return None
         buffers, rebuild = self._variable_buffers, self._rebuild
-        returned, maybe = self._traced.returned_arguments, self._traced.maybe_returned_arguments
-        if returned or maybe:
+        if self._traced.returned_arguments or self._traced.maybe_returned_arguments:
             def callers(*leaves: Any) -> Any:
                 out = entry(*leaves, *buffers)
-                if out is NotImplemented:
-                    return out
-                pairs = returned
-                if maybe:
-                    out, pairs = _sameness_outputs(out, returned, maybe)
-                result = out if rebuild is None else rebuild(out)
-                return _callers_arrays(result, pairs, leaves) if pairs else result
+                return out if out is NotImplemented else self._result(out, leaves)
 
             return callers
         if rebuild is None:
@@ -543,15 +536,19 @@ class ConcreteFunction:
             for i in written:  # the function wrote a converted copy: the caller's array gets its contents
                 if exact[i] is not leaves[i]:
                     np.copyto(leaves[i], exact[i], casting="unsafe")
+        result = self._result(out, leaves)
+        if self._traced.container_effects:
+            return argument_containers.apply(result, self._traced.written_containers, args, kwargs)
+        return result
+
+    def _result(self, out: Any, leaves: Sequence[Any]) -> Any:
+        """An entry's outputs as the function's result, with the caller's array where the function
+        returned an argument array (on the paths that did, for one returned on some paths)."""
         returned = self._traced.returned_arguments
         if self._traced.maybe_returned_arguments:
             out, returned = _sameness_outputs(out, returned, self._traced.maybe_returned_arguments)
         result = out if self._rebuild is None else self._rebuild(out)
-        if returned:
-            result = _callers_arrays(result, returned, leaves)
-        if self._traced.container_effects:
-            return argument_containers.apply(result, self._traced.written_containers, args, kwargs)
-        return result
+        return _callers_arrays(result, returned, leaves) if returned else result
 
     def __repr__(self) -> str:
         specs = ", ".join(repr(s) for s in self.signature.specs)

@@ -722,6 +722,19 @@ class Tensor:
     def nonzero(self) -> tuple[Tensor, ...]:
         return np.nonzero(self)
 
+    def take(self, indices: Any, axis: int | None = None, out: Any = None, mode: str = "raise") -> Tensor:
+        return np.take(self, indices, axis=axis, out=out, mode=mode)
+
+    def put(self, indices: Any, values: Any, mode: str = "raise") -> None:
+        np.put(self, indices, values, mode=mode)
+
+    def partition(self, kth: Any, axis: int = -1, kind: str = "introselect", order: Any = None) -> None:
+        """Partitions in place (as a full sort: frontend/numpy_take.py says why that is NumPy's contract)."""
+        self[...] = np.partition(self, kth, axis=axis, kind=kind, order=order)
+
+    def argpartition(self, kth: Any, axis: int = -1, kind: str = "introselect", order: Any = None) -> Tensor:
+        return np.argpartition(self, kth, axis=axis, kind=kind, order=order)
+
     def compress(self, condition: Any, axis: int | None = None, out: Any = None) -> Tensor:
         return np.compress(condition, self, axis=axis, out=out)
 

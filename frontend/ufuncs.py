@@ -104,7 +104,20 @@ UFUNCS: dict[np.ufunc, Builder] = {
 COMPOSITE_UFUNCS: dict[np.ufunc, Callable[..., Any]] = {
     # NumPy's divmod loops are floor_divide's and remainder's, and give their values exactly
     np.divmod: lambda a, b: (np.floor_divide(a, b), np.remainder(a, b)),
+    np.heaviside: lambda a, b: _heaviside(a, b),
 }
+
+
+def _heaviside(x: Any, h0: Any) -> Tensor:
+    """NumPy's loop: NaN stays NaN, 0 gives ``h0``, otherwise 0 or 1, in the loop's float dtype
+    (the add's promotion, float64 for integers)."""
+    dt = np.add(x, h0).dtype
+    dt = dt if dt.kind == "f" else np.dtype(np.float64)
+    xs, hs = as_tensor(x), as_tensor(h0)
+    xs = xs if xs.dtype == dt else cast(xs, dt)
+    hs = hs if hs.dtype == dt else cast(hs, dt)
+    steps = np.where(xs < 0, dt.type(0), dt.type(1))
+    return np.where(np.isnan(xs), xs, np.where(xs == 0, hs, steps))
 
 
 # ---------------------------------------------------------------------- functions

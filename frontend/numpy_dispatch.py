@@ -19,7 +19,7 @@ from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
 from kiln.frontend import array_ops, array_types, creation, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
-from kiln.frontend import numpy_calculus, numpy_quantiles, numpy_sorting, numpy_take, numpy_ufunc_methods, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
+from kiln.frontend import numpy_calculus, numpy_editing, numpy_logic, numpy_nan_stats, numpy_quantiles, numpy_sorting, numpy_take, numpy_ufunc_methods, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend import ufuncs, views
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import follow_layout, implements, lay_out_fortran, path_promotions, promotion_value, shape_of
@@ -720,6 +720,9 @@ _FUNCTIONS.update(linalg.FUNCTIONS)  # np.linalg.cholesky, solve, inv, det
 _FUNCTIONS.update(numpy_quantiles.FUNCTIONS)
 _FUNCTIONS.update(numpy_calculus.FUNCTIONS)
 _FUNCTIONS.update(numpy_take.FUNCTIONS)
+_FUNCTIONS.update(numpy_nan_stats.FUNCTIONS)
+_FUNCTIONS.update(numpy_editing.FUNCTIONS)
+_FUNCTIONS.update(numpy_logic.FUNCTIONS)
 
 #: the functions whose 0-d results NumPy returns as NumPy scalars (``np.argmax(x)``, ``np.dot(v, v)``,
 #: ``np.linalg.det(m)``); the others' are arrays (``np.where``, ``np.copy``, ``np.cov``, views)
@@ -728,6 +731,7 @@ _SCALAR_RESULTS = (
      np.nan_to_num, np.isclose}
     | set(numpy_reductions.FUNCTIONS) | set(numpy_products.FUNCTIONS) | set(numpy_sorting.FUNCTIONS)
     | set(linalg.FUNCTIONS) | set(numpy_quantiles.FUNCTIONS) | set(numpy_calculus.FUNCTIONS) | set(numpy_take.FUNCTIONS)
+    | set(numpy_nan_stats.FUNCTIONS) | {np.fix}
 ) - {np.cov, np.tensordot}
 
 

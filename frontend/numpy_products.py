@@ -261,7 +261,60 @@ def _matrix_norm(t: Tensor, ord: Any, row: int, col: int) -> Tensor:  # noqa: A0
     return array_ops.reduce(kind, sums, then - (1 if then > summed else 0), False)
 
 
+def _chain_order(dims: list[int]) -> list[list[int]]:
+    """The textbook matrix-chain split table for matrices ``dims[i] x dims[i+1]``; ties keep
+    the first split, as NumPy's ``multi_dot`` does, so the products (and their rounding) match."""
+    n = len(dims) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = -1
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if cost[i][j] < 0 or q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+    return split
+
+
+def multi_dot(arrays: Sequence[Any], *, out: Any = None) -> Tensor:
+    """``np.linalg.multi_dot``: the products in NumPy's cheapest order (a 1-D first or last
+    operand as a row or column vector, removed from the result again)."""
+    reject("linalg.multi_dot", out=out)
+    if len(arrays) < 2:
+        raise ValueError("Expecting at least two arrays.")
+    if len(arrays) == 2:
+        return dot(arrays[0], arrays[1])
+    ts = [ranked(a, "np.linalg.multi_dot") for a in arrays]
+    first, last = ts[0].ndim, ts[-1].ndim
+    if first == 1:
+        ts[0] = reshape_to(ts[0], [1, shape_of(ts[0])[0]])
+    if last == 1:
+        ts[-1] = reshape_to(ts[-1], [shape_of(ts[-1])[0], 1])
+    if any(t.ndim != 2 for t in ts):
+        raise ValueError("multi_dot: the arrays between the first and the last must be 2-D")
+    shapes = [static_shape(t, "np.linalg.multi_dot") for t in ts]
+    if len(ts) == 3:
+        (a0, a1b0), (b1c0, c1) = shapes[0], shapes[2]
+        left_first = a0 * b1c0 * (a1b0 + c1) < a1b0 * c1 * (a0 + b1c0)
+        result = dot(dot(ts[0], ts[1]), ts[2]) if left_first else dot(ts[0], dot(ts[1], ts[2]))
+    else:
+        split = _chain_order([s[0] for s in shapes] + [shapes[-1][1]])
+
+        def product(i: int, j: int) -> Tensor:
+            return ts[i] if i == j else dot(product(i, split[i][j]), product(split[i][j] + 1, j))
+
+        result = product(0, len(ts) - 1)
+    if first == 1 and last == 1:
+        return result[0, 0]
+    if first == 1 or last == 1:
+        return reshape_to(result, [int(np.prod(shape_of(result)))])
+    return result
+
+
 FUNCTIONS: dict[Any, Callable[..., Any]] = {
+    np.linalg.multi_dot: multi_dot,
     np.dot: dot,
     np.inner: inner,
     np.outer: outer,

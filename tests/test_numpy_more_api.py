@@ -202,3 +202,117 @@ def test_rot90_is_a_view_that_writes_through() -> None:
     a2 = a1.copy()
     np.testing.assert_allclose(kiln.function(f)(a1), f(a2))
     np.testing.assert_array_equal(a1, a2)
+
+
+# --------------------------------------------------------------------------- NaN statistics
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_nanvar_nanstd_nanarg(dtype: str) -> None:
+    def f(x: Any) -> Any:
+        return (np.nanvar(x), np.nanvar(x, axis=0), np.nanstd(x, axis=1, ddof=1), np.nanstd(x, keepdims=True),
+                np.nanargmax(x), np.nanargmin(x, axis=1), np.nanargmax(x, axis=0))
+
+    check(f, with_nans((4, 5), dtype, every=3))
+    check(f, arr((3, 4), dtype))
+    one = np.full((3, 2), np.nan, dtype)
+    one[0, 0] = 1.0
+    check(lambda x: np.nanvar(x, axis=0, ddof=1), one)
+
+
+def test_nanargmax_of_an_all_nan_slice_raises() -> None:
+    x = np.ones((2, 3))
+    x[1] = np.nan
+    with pytest.raises(ValueError, match="All-NaN slice encountered"):
+        kiln.function(lambda x: np.nanargmax(x, axis=1))(x)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_nanmedian_nanquantile(dtype: str) -> None:
+    def f(x: Any) -> Any:
+        return (np.nanmedian(x), np.nanmedian(x, axis=0), np.nanmedian(x, axis=1, keepdims=True), np.nanquantile(x, 0.3, axis=1),
+                np.nanpercentile(x, [0.0, 25.0, 50.0, 100.0], axis=0), np.nanquantile(x, np.float64(0.75)))
+
+    x = with_nans((5, 6), dtype, every=4)
+    x[2] = np.nan  # an all-NaN row: NaN, as NumPy (with its warning)
+    with pytest.warns(RuntimeWarning):
+        check(f, x)
+    check(f, arr((4, 7), dtype))
+    check(lambda x: (np.nanmedian(x), np.nanpercentile(x, 40.0)), arr((6,), "int64"))
+
+
+# --------------------------------------------------------------------------- building arrays from pieces
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32"])
+def test_append_insert_delete_resize(dtype: str) -> None:
+    def f(a: Any, b: Any) -> Any:
+        return (np.append(a, b), np.append(a, b[:1], axis=0), np.delete(a, 1, axis=0), np.delete(a, [0, 2], axis=1),
+                np.delete(a, slice(1, 7, 2)), np.insert(a, 2, 9), np.insert(a, 1, b[0], axis=0), np.insert(a, [0, 2, 2], 7.5, axis=1),
+                np.insert(a[0], [1, 3], b[1, :2]), np.insert(a, 3, [[5], [6], [7]], axis=1), np.resize(a, (3, 7)), np.resize(a[0], 2))
+
+    check(f, arr((3, 4), dtype), arr((3, 4), dtype))
+
+
+def test_block_broadcast_arrays_ediff1d() -> None:
+    def f(a: Any, b: Any) -> Any:
+        x, y = np.broadcast_arrays(a, b[0])
+        return (np.block([[a, b], [b, a]]), np.block([a[0], b[0], 1.0]), np.block([[a], [b[:1]]]), x + y, y.shape,
+                np.ediff1d(a), np.ediff1d(a[0], to_begin=-1, to_end=[8, 9]))
+
+    check(f, arr((3, 4), "float64"), arr((3, 4), "float64"))
+
+
+def test_fill_diagonal_writes_the_argument() -> None:
+    def f(a: Any, b: Any, c: Any) -> None:
+        np.fill_diagonal(a, 0.0)
+        np.fill_diagonal(b, [1.0, 2.0], wrap=True)
+        np.fill_diagonal(c, c[0, 0, 1])
+
+    args = [arr((4, 3), "float64"), arr((7, 3), "float64"), arr((3, 3, 3), "float64")]
+    copies = [a.copy() for a in args]
+    kiln.function(f)(*args)
+    f(*copies)
+    for got, want in zip(args, copies):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_triangle_indices_and_unravel_index() -> None:
+    def f(a: Any) -> Any:
+        return (a[np.tril_indices_from(a, -1)], a[np.triu_indices_from(a, 1)], np.unravel_index(np.argmax(a), a.shape),
+                np.unravel_index(np.argsort(a[0]), (2, 2)), np.unravel_index(7, (3, 4)), np.unravel_index(np.argmin(a), a.shape, order="F"))
+
+    check(f, arr((4, 4), "float64"))
+    with pytest.raises(ValueError, match="index out of bounds for array with size 12"):
+        kiln.function(lambda i: np.unravel_index(i, (3, 4)))(np.array([3, 12]))
+
+
+# --------------------------------------------------------------------------- comparisons and choices
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32", "float64"])
+def test_isin_select_fix(dtype: str) -> None:
+    def f(a: Any, b: Any) -> Any:
+        return (np.isin(a, [0, 1, 3]), np.isin(a, b[0], invert=True), np.isin(a[0, 0], b),
+                np.select([a < 0, a > 2], [a, b], default=-1), np.select([a > 0], [a * 2], 0), np.select([a[0] > 0, a[1] > 0], [1.5, b[0]]),
+                np.fix(a * 0.7), np.result_type(a, 1.5) == np.result_type(a.dtype, 1.5))
+
+    check(f, arr((3, 4), dtype), arr((3, 4), dtype))
+
+
+def test_array_equal_is_a_python_bool() -> None:
+    def f(a: Any, b: Any) -> Any:
+        return (np.array_equal(a, a), np.array_equal(a, b), np.array_equal(a, a[:2]), np.array_equal(a, a, equal_nan=True),
+                np.array_equiv(a[0], a), np.array_equiv(a, b[:1]), np.array_equiv(a, b[:2, :3]))
+
+    a = arr((3, 4), "float64")
+    a[1, 1] = np.nan
+    check(f, a, a.copy())
+    check(f, a, arr((3, 4), "float64"))
+
+
+@pytest.mark.parametrize("shapes", [[(3, 4), (4, 5), (5, 2)], [(6, 2), (2, 7), (7, 3)], [(4,), (4, 6), (6, 3), (3, 5), (5,)],
+                                    [(2, 9), (9, 8), (8, 3), (3, 6)]])
+def test_multi_dot(shapes: list[tuple[int, ...]]) -> None:
+    args = [arr(s, "float64") for s in shapes]
+    check(lambda *xs: np.linalg.multi_dot(list(xs)), *args)

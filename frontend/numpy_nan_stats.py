@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from kiln.frontend import array_ops, runtime_checks
-from kiln.frontend.numpy_quantiles import _keep, _reduced_first, _static_q, median
+from kiln.frontend.numpy_quantiles import _keep, _reduced_first, fractions_of, median
 from kiln.frontend.numpy_reductions import argmax, argmin
 from kiln.frontend.numpy_shape import ranked, reject, unsupported
 from kiln.frontend.tensor import Tensor, as_tensor, cast, reshape_to, shape_of
@@ -113,11 +113,7 @@ def _nan_quantile_like(name: str, scale: float) -> Callable[..., Tensor]:
         reject(name, out=out, weights=weights, interpolation=interpolation)
         if method != "linear":
             raise unsupported(f"np.{name}(..., method={method!r}) (only 'linear')")
-        weak = type(q) in (int, float)
-        fractions = _static_q(q, name)
-        fractions = np.true_divide(fractions, scale) if scale != 1 else fractions
-        if fractions.size and not (fractions.min() >= 0 and fractions.max() <= 1):
-            raise ValueError("Percentiles must be in the range [0, 100]" if scale != 1 else "Quantiles must be in the range [0, 1]")
+        fractions, weak = fractions_of(q, scale, name)
         t = ranked(a, f"np.{name}")
         if t.dtype.kind != "f":
             return np.quantile(t, fractions if not weak else float(fractions), axis=axis, keepdims=_keepdims(keepdims))

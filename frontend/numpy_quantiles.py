@@ -122,17 +122,23 @@ def _static_q(q: Any, name: str) -> np.ndarray:
     return np.asanyarray(q)
 
 
+def fractions_of(q: Any, scale: float, name: str) -> tuple[np.ndarray, bool]:
+    """``q`` as static fractions in [0, 1] (a percentile divided by 100, as NumPy), and whether
+    it is weak (a Python number: NumPy keeps the values' dtype then)."""
+    fractions = _static_q(q, name)
+    fractions = np.true_divide(fractions, scale) if scale != 1 else fractions
+    if fractions.size and not (fractions.min() >= 0 and fractions.max() <= 1):
+        raise ValueError("Percentiles must be in the range [0, 100]" if scale != 1 else "Quantiles must be in the range [0, 1]")
+    return fractions, type(q) in (int, float)
+
+
 def _quantile_like(name: str, scale: float) -> Callable[..., Tensor]:
     def impl(
         a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False, method: str = "linear",
         keepdims: bool = False, *, weights: Any = None, interpolation: Any = None,
     ) -> Tensor:
         reject(name, out=out, weights=weights, interpolation=interpolation)
-        weak = type(q) in (int, float)
-        fractions = _static_q(q, name)
-        fractions = np.true_divide(fractions, scale) if scale != 1 else fractions
-        if fractions.size and not (fractions.min() >= 0 and fractions.max() <= 1):
-            raise ValueError("Percentiles must be in the range [0, 100]" if scale != 1 else "Quantiles must be in the range [0, 1]")
+        fractions, weak = fractions_of(q, scale, name)
         s, shape, axes = _reduced_first(a, axis, name)
         return _keep(_quantiles(s, fractions, weak, method, name), shape, axes, fractions.ndim, keepdims)
 

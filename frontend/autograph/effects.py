@@ -218,13 +218,13 @@ class Watch:
                 f"{why}. {fix}")
 
     def lists_written_in_bodies(self, outer: frozenset[str]) -> list[_Watched]:
-        """The watched Python lists reachable from a variable that a statement of the bodies changes
-        in place (``out.append(v)``, ``xs[0] = v``, ``del rows[1][0]``): a staged ``if`` carries them.
-        Not those reached from a global or from ``outer`` (variables from outside the traced
-        function): a change there would happen once per trace, not once per call."""
+        """The watched Python lists and dicts reachable from a variable that a statement of the bodies
+        changes in place (``out.append(v)``, ``xs[0] = v``, ``del rows[1][0]``, ``d['k'] = v``): a
+        staged ``if`` carries them. Not those reached from a global or from ``outer`` (variables from
+        outside the traced function): a change there would happen once per trace, not once per call."""
         roots = {w.root for w in self.watched} - outer - self.globals
         written = {root for root in roots if self.site(root) is not None}
-        return [w for w in self.watched if isinstance(w.obj, list) and w.root in written]
+        return [w for w in self.watched if isinstance(w.obj, (list, dict)) and w.root in written]
 
     def site_changing(self, obj: Any, root: str) -> tuple[str, str] | None:
         """Like :meth:`site`, for the object ``obj`` reached from ``root``: a statement changing a

@@ -264,7 +264,32 @@ def sum_of_positives_from_int_zero(a):
     return s, s * 2, abs(s) + 1
 
 
+def total_of_an_array(a):
+    total = 0
+    for v in a:
+        total += v  # a NumPy float from the first iteration on: the int 0 where `a` is empty
+    return total, total * 2, total > 0
+
+
+def plain_total(a):
+    total = 0
+    for v in a:
+        total += v  # (kiln returned np.float64(0.0) for an empty `a`)
+    return total
+
+
+def total_of_the_first(a, n):
+    total, half = 0, 0
+    for i in range(n):
+        total += a[i]
+        half += 0.5
+    return total, half, total - half
+
+
 @pytest.mark.parametrize("fn, calls", [
+    (plain_total, [(A,), (A[:0],)]),
+    (total_of_an_array, [(A,), (A[:0],), (A.astype(np.float32)[:0],)]),
+    (total_of_the_first, [(A, np.array(3)), (A, np.array(0)), (A, np.array(1))]),
     (doubled_or_halved, [(A,), (np.abs(A),), (A[:0],)]),
     (sum_of_positives_from_int_zero, [(A,), (-np.abs(A),), (A.astype(np.float32),), (-np.abs(A).astype(np.float32),)]),
     (doubled_or_decremented, [(A, 4), (-np.abs(A), 4), (A, 0)]),

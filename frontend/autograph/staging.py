@@ -1552,7 +1552,8 @@ class _Loop:
             updates = [_update(leaf, out, spec.where, spec.construct, spec.resize)
                        for leaf, out in zip(self.leaves, probe.out_leaves)]
             kinded = [j for j, (leaf, out) in enumerate(zip(self.leaves, probe.out_leaves)) if j not in self.kinded
-                      and leaf.ty is not None and isinstance(out, Tensor) and out.kind_flag is not None]
+                      and leaf.ty is not None and isinstance(out, Tensor)
+                      and (out.kind_flag is not None or self._kind_after_no_iteration(leaf, out))]
             self.kinded += kinded
             grown = [j for j in self.kinded if self._promotions_grew(j, probe.out_leaves[j])]
             if any(updates) or probe.new or kinded or grown:
@@ -1567,6 +1568,13 @@ class _Loop:
                 "flags": [_flag_value(flag) for flag in out_flags],
             }
             probe.body_end = {s: s.value for s in scope.saved}
+
+    def _kind_after_no_iteration(self, leaf: _Leaf, out: Tensor) -> bool:
+        """Whether ``leaf``, a Python number before a loop that may run no iterations, is of
+        another kind after one (``total = 0; for v in x: total += v``: the int 0 where ``x`` is
+        empty, a NumPy float64 elsewhere): its kind is then carried as a flag, the number's on entry."""
+        return (not self.spec.runs and out.ndim == 0 and out.shape_source is None and not _unread(leaf.value)
+                and not may_be_placeholder(leaf.value) and result_kinds.differ(leaf.value, out))
 
     def _promotions_grew(self, j: int, out: Any) -> bool:
         """Whether the kinded leaf ``j`` promotes another way after this iteration (``out``) than

@@ -4,7 +4,8 @@
 ``lst``, a list of Python ints ``ints``, a Python int ``n`` and a Python float ``t``. It counts
 with Python numbers under staged ``if``s on ``a``'s data (in loops that unroll and loops that are
 staged, nested too), reads list elements, writes them (``lst[j] = ...``, ``lst[j] += ...``, under
-staged ``if``s too, and every element by index), iterates lists (``for v in lst``, ``zip``),
+staged ``if``s too, every element by index, and at an index of array data:
+``lst[int(abs(a[k])) % 4] += float(...)``), iterates lists (``for v in lst``, ``zip``),
 reduces them (``sum``, ``max``, ``min``), appends to them, makes Python numbers of array data
 (``float(a[k])``), picks numbers with conditional expressions, steps a counter by a NumPy bool,
 counts with a ``while`` on array data, checks data with ``assert`` and ``raise`` under staged
@@ -153,6 +154,9 @@ class PyValueGen(Emitter):
 
     def list_write(self, index: str | None = None) -> None:
         r = self.rng
+        if index is None and r.random() < 0.15:  # at an index known only at run time (`counts[b] += 1`)
+            self.emit(f"lst[int(abs({self.elem()})) % {L}] {r.choice(['=', '+='])} float({self.number()})")
+            return
         j = r.randrange(-L, L)
         value = self.number()
         if index is not None and r.random() < 0.3:

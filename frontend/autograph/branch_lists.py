@@ -98,26 +98,25 @@ class BranchLists:
                 w.obj[:] = kept
 
     def _length_message(self, watched: Any, first: int, now: int) -> str:
-        site, path = self.watch.site_changing(watched.obj, watched.root), watched.path
-        at = f"{site[0]}: `{site[1]}`" if site else f"{self.watch.where}: code this `if` calls"
-        return (
-            f"{at} changes the length of the Python list '{path}' inside a staged `if` at {self.watch.where}: "
-            f"it holds {first} items after the `if` branch and {now} after the `else` branch, "
-            "and which one runs is only known when the compiled code runs. A list changed under a staged `if` "
-            "must keep one length on every path; keep such values in kiln arrays (np.zeros(n) written with "
-            "x[i] = v) or a kiln.TensorArray, or make the condition Python values"
-        )
-
+        return self._paths_differ(
+            watched, f"changes the length of the Python list '{watched.path}'",
+            f"it holds {first} items after the `if` branch and {now} after the `else` branch",
+            "A list changed under a staged `if` must keep one length on every path; keep such values in kiln "
+            "arrays (np.zeros(n) written with x[i] = v) or a kiln.TensorArray, or make the condition Python values")
 
     def _keys_message(self, watched: Any, first: list[Any], now: list[Any]) -> str:
-        site, path = self.watch.site_changing(watched.obj, watched.root), watched.path
+        return self._paths_differ(
+            watched, f"changes the keys of the Python dict '{watched.path}'",
+            f"it has the keys {first} after the `if` branch and {now} after the `else` branch",
+            "A dict changed under a staged `if` must have the same keys on every path: give it every key before "
+            "the `if`, or make the condition Python values")
+
+    def _paths_differ(self, watched: Any, change: str, paths: str, fix: str) -> str:
+        """The refusal of a container the two paths leave unlike (``change``, ``paths``: how), naming the statement and the ``if``."""
+        site = self.watch.site_changing(watched.obj, watched.root)
         at = f"{site[0]}: `{site[1]}`" if site else f"{self.watch.where}: code this `if` calls"
-        return (
-            f"{at} changes the keys of the Python dict '{path}' inside a staged `if` at {self.watch.where}: "
-            f"it has the keys {first} after the `if` branch and {now} after the `else` branch, and which one runs "
-            "is only known when the compiled code runs. A dict changed under a staged `if` must have the same "
-            "keys on every path: give it every key before the `if`, or make the condition Python values"
-        )
+        return (f"{at} {change} inside a staged `if` at {self.watch.where}: {paths}, and which one runs is only "
+                f"known when the compiled code runs. {fix}")
 
 
 def _copied(value: Any, lists: dict[int, Any]) -> Any:

@@ -5,7 +5,8 @@
 with Python numbers under staged ``if``s on ``a``'s data (in loops that unroll and loops that are
 staged, nested too), reads list elements, writes them (``lst[j] = ...``, ``lst[j] += ...``, under
 staged ``if``s too, every element by index, and at an index of array data:
-``lst[int(abs(a[k])) % 4] += float(...)``), iterates lists (``for v in lst``, ``zip``),
+``lst[int(abs(a[k])) % 4] += float(...)``, and in a loop over ``a``'s rows, which appends too),
+iterates lists (``for v in lst``, ``zip``),
 reduces them (``sum``, ``max``, ``min``), appends to them, makes Python numbers of array data
 (``float(a[k])``), picks numbers with conditional expressions, steps a counter by a NumPy bool,
 counts with a ``while`` on array data, checks data with ``assert`` and ``raise`` under staged
@@ -166,7 +167,7 @@ class PyValueGen(Emitter):
     def statement(self) -> None:
         r = self.rng
         kind = r.choice(["counter", "counter", "list", "assert", "raise", "flag", "iterate", "array", "branch",
-                         "scale", "convert", "list", "flag", "while", "ifexp", "append", "arith", "dict"])
+                         "scale", "convert", "list", "flag", "while", "ifexp", "append", "arith", "dict", "rows"])
         if kind == "branch" and r.random() < 0.5:  # kiln traces list elements and number arguments, so
             kind = "list"  # a list written under any `if` on them is refused (by design): fewer of those
         if kind == "counter":
@@ -243,6 +244,10 @@ class PyValueGen(Emitter):
                     self.emit(f"{d}['seen'].append(-1)" if appends else f"{d}['lo'] = {d}['lo'] * {r.choice(['1', '0.5'])}")
             self.numbers += [f"{d}['n']", f"{d}['lo']"]
             self.dicts.append(d)
+        elif kind == "rows":  # a loop over the array's rows changing the list (run as Python's loop)
+            self.emit("for v in a:")
+            with self.block():
+                self.emit(r.choice([f"lst[int(abs(v)) % {L}] += float(v)", "lst.append(float(v) * 2)"]))
         elif kind == "array":
             name = self.fresh("y")
             self.emit(f"{name} = a * {self.number()} + {r.choice(self.numbers)}")

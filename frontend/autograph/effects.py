@@ -179,11 +179,14 @@ class Watch:
             if problem is None:
                 raise
             self.restore()
-            raise PythonEffectError(self._message(*problem)) from error
+            raise self._error(*problem) from error
         problem = self._changed()
         if problem is not None:
             self.restore()
-            raise PythonEffectError(self._message(*problem))
+            raise self._error(*problem)
+
+    def _error(self, watched: _Watched, what: str) -> PythonEffectError:
+        return PythonEffectError(self._message(watched, what), watched.root, watched.root in self.globals)
 
     def restore(self) -> None:
         for watched in self.watched:
@@ -248,7 +251,13 @@ class Watch:
 
 class PythonEffectError(NotImplementedError):
     """A Python object changed while a staged construct was traced (the body has a Python side
-    effect: a range loop runs unrolled instead, as the loop rule says)."""
+    effect: a range loop runs unrolled instead, as the loop rule says). ``root``: the variable
+    the object was reached from, ``global_root``: whether that is a global the body names."""
+
+    def __init__(self, message: str, root: str | None = None, global_root: bool = False) -> None:
+        super().__init__(message)
+        self.root = root
+        self.global_root = global_root
 
 
 def _is_plain_object(obj: Any) -> bool:

@@ -1984,6 +1984,23 @@ def staged_for(
                  runs=bool(trip_bound))
 
 
+def unrollable_rows(iter_: Any, error: NotImplementedError) -> int | None:
+    """The rows a ``for`` over the tensor ``iter_`` runs as Python's loop (unrolled) instead, its
+    staged body having changed a Python object (``error``, an effects.PythonEffectError:
+    ``out.append(v)``, ``counts[b] += 1``), as a range loop does: their number where it is static
+    and the object is the function's own (not a global's or a variable's from outside the
+    function, which a trace would change once, not per call)."""
+    if not isinstance(error, effects.PythonEffectError) or error.global_root:
+        return None
+    if not isinstance(iter_, Tensor) or not iter_.shape or iter_.shape[0] is None:
+        return None
+    kept = _kept_after_return()
+    if kept is None or error.root is None or error.root in kept:
+        return None
+    _unroll_note(statement_location(), f"its body changes a Python object ({_first_line(error)})")
+    return iter_.shape[0]
+
+
 #: a ``for`` over a Python ``range`` is unrolled when its body is copied at most this many times,
 #: counting the Python loops unrolled around it (nested short loops would copy it 2 x 4 x 2 x ... times)
 UNROLL_AT_MOST = 4

@@ -1574,7 +1574,8 @@ class _Loop:
         another kind after one (``total = 0; for v in x: total += v``: the int 0 where ``x`` is
         empty, a NumPy float64 elsewhere): its kind is then carried as a flag, the number's on entry."""
         return (not self.spec.runs and out.ndim == 0 and out.shape_source is None and not _unread(leaf.value)
-                and not may_be_placeholder(leaf.value) and result_kinds.differ(leaf.value, out))
+                and not may_be_placeholder(leaf.value) and not is_jump_flag(leaf.name)  # (a `break` flag is no result)
+                and result_kinds.differ(leaf.value, out))
 
     def _promotions_grew(self, j: int, out: Any) -> bool:
         """Whether the kinded leaf ``j`` promotes another way after this iteration (``out``) than

@@ -202,6 +202,19 @@ def diff_of_a_traced_slice(x, k):
     return np.sum(np.diff(x[:n]) ** 2), np.mean(np.diff(x[:n], n=2)), np.std(x[:n])
 
 
+def masked_diff_returned(x):
+    return np.diff(x[x > 0])
+
+
+def test_a_result_of_a_length_known_only_at_run_time_names_the_line_that_made_it() -> None:
+    """Refused naming the user's line of the op that made the result (it named the line calling
+    the function, where tracing had started)."""
+    line = masked_diff_returned.__code__.co_firstlineno + 1
+    with pytest.raises(kiln.KilnCompileError, match=rf"test_formerly_refused.py:{line}:\d+: masked_diff_returned: dimension 0 "
+                                                    r"of result 0 has a length known only at run time"):
+        kiln.function(masked_diff_returned)(np.array([1.0, -2.0, 3.0]))
+
+
 def masked_statistics(x):
     m = x > 0
     return (np.std(x[m]), np.var(x[m], ddof=1), np.mean(np.diff(x[m])), np.var(x[m].astype(np.int64)),

@@ -19,7 +19,7 @@ from typing import Any, Union
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import FileLineColLoc, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 
 from kiln.dialects import graph
@@ -255,14 +255,17 @@ class DynamicShapes:
     checks: tuple[Check, ...]
     #: the user's file:line of the return, for errors
     where: str = ""
+    #: per result, the user's file:line of the op that made it (``np.diff(x[m])``; the return's where unknown)
+    made_at: tuple[str, ...] = ()
 
     def unknown(self) -> str | None:
         """Why some result size cannot be computed from the input sizes (None if all can)."""
         for k, dims in enumerate(self.outputs):
             for axis, d in enumerate(dims):
                 if d is None:
+                    where = (self.made_at[k] if k < len(self.made_at) else "") or self.where
                     return (
-                        f"{self.where + ': ' if self.where else ''}{self.name}: dimension {axis} of result {k} has a length known only at run time that "
+                        f"{where + ': ' if where else ''}{self.name}: dimension {axis} of result {k} has a length known only at run time that "
                         "does not follow from the input sizes (it comes from a slice with traced bounds, x[mask], np.nonzero, a "
                         "reshape with several unknown sizes, or a loop that changes it): kiln's callers allocate the "
                         "results, so their sizes must follow from the inputs'; return a fixed-size array instead "
@@ -331,4 +334,12 @@ def analyze(func_op: func.FuncOp) -> DynamicShapes | None:
         outputs=tuple(analysis.dims(v) for v in ret.arguments),
         checks=tuple(analysis.checks),
         where=describe_location(ret.location),
+        made_at=tuple(_made_at(v) for v in ret.arguments),
     )
+
+
+def _made_at(value: SSAValue) -> str:
+    """The user's file:line of the op that made ``value`` ("" where it has none: an argument)."""
+    if isinstance(value.owner, Operation) and isinstance(value.owner.location, FileLineColLoc):
+        return describe_location(value.owner.location)
+    return ""

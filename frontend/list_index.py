@@ -6,8 +6,13 @@ and the element is read from it at ``k`` (negative counts from the end; out of r
 a Python number when they are Python numbers of one type (a list argument's numbers, constants,
 ``float(x)``), a NumPy scalar when they are NumPy scalars of one dtype. Elements of different
 types, or arrays (which a list holds as objects that a write must reach), are refused naming the
-line: the result's type, or its identity, would depend on the index. So is a write at such an
-index: the list after the call is the caller's list, of Python values.
+line: the result's type, or its identity, would depend on the index.
+
+A write at such an index (``hist[b] += 1``) makes every element the value where the index names
+it and itself elsewhere, so the list after the call holds what Python leaves in it; an index out
+of range is an ``IndexError`` when the call runs. The value must be of the elements' one type
+(an int into a list of ints): another would make the element's type depend on the index, and is
+refused naming the line.
 """
 
 from __future__ import annotations
@@ -16,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from kiln.frontend import creation, list_numbers, trace_context
-from kiln.frontend.tensor import Tensor, as_scalar
+from kiln.frontend import creation, list_numbers, runtime_checks, trace_context
+from kiln.frontend.tensor import Tensor, as_scalar, as_tensor
 
 _PYTHON_KINDS: dict[type, str] = {bool: "b", int: "i", float: "f", complex: "c"}
 _INT64 = np.iinfo(np.int64)
@@ -59,10 +64,25 @@ def read(seq: list[Any] | tuple[Any, ...], key: Tensor) -> Any:
     return list_numbers.python_number(element) if kind == "python" else element
 
 
-def refuse_write() -> None:
-    """``xs[k] = v`` at a traced ``k``: which element changes is known only when the call runs."""
-    raise NotImplementedError(
-        f"{trace_context.here()}: `xs[k] = ...` writes a Python list at an index known only at run time; the list "
-        "is the caller's, of Python values, so kiln cannot change it there. Keep such values in an array "
-        "(a = np.array(xs); a[k] = v)"
-    )
+def write(seq: list[Any], key: Tensor, value: Any) -> None:
+    """``seq[key] = value`` for the traced integer ``key``: each element is ``value`` where ``key``
+    names it, itself elsewhere (see the module doc)."""
+    kinds = {_element_type(item) for item in seq}
+    if len(kinds) != 1 or None in kinds or {_element_type(value)} != kinds or (
+        isinstance(value, Tensor) and (value.kind_flag is not None or value.path_promotions is not None)
+    ):
+        raise NotImplementedError(
+            f"{trace_context.here()}: `xs[k] = ...` writes a Python list at an index known only at run time, and the "
+            "value is not of the one type of the list's elements (or they are of several types, or not numbers), so "
+            "the type of each element after the write would depend on the index. Write a value of the elements' "
+            "type (float(v) into a list of floats), or keep such values in an array (a = np.array(xs); a[k] = v)"
+        )
+    n = len(seq)
+    runtime_checks.raises(as_tensor(np.logical_and(np.greater_equal(key, -n), np.less(key, n))), IndexError,
+                          "list assignment index out of range")
+    at = np.where(np.less(key, 0), key + n, key)
+    (kind, _), = kinds
+    written = np.where(np.equal(creation.array(list(range(n))), at), value, creation.array(list(seq)))
+    for i in range(n):
+        element = as_scalar(written[i])
+        seq[i] = list_numbers.python_number(element) if kind == "python" else element

@@ -279,30 +279,54 @@ def _keys(operands: Sequence[Operand]) -> list[dtypes.PromotionKey]:
     return keys
 
 
-def same_on_every_path(operands: Sequence[Any], resolve: Callable[[Sequence[Any]], Any], what: str) -> None:
+def same_on_every_path(
+    operands: Sequence[Any], resolve: Callable[[Sequence[Any]], Any], what: str, python_result: np.dtype[Any] | None = None
+) -> bool:
     """Refuse when the dtype NumPy gives ``what`` depends on the path a staged construct took: an
     operand promotes one way on some paths and another on others (``t = 0.5`` on one path of an
     `if`, ``t = x.sum()`` of float64 on the other; ``t * float32_array`` is float32 on the first
     path, float64 on the second). ``resolve`` gives the result dtype for operands (tensors in
-    them standing for their promotion values as given)."""
+    them standing for their promotion values as given).
+
+    With ``python_result``, a Python operator computed as that dtype whose operands' kinds are
+    known per call: on the paths where every operand is a Python number its result is a Python
+    number (its kind flag says which), so those paths only need the dtype to hold it (``c * 2``
+    with ``c`` an int or a float; ``s + v`` with each a Python int or a NumPy float64). Returns
+    whether some path's Python int is computed as a float (checked at run time, see
+    result_kinds.require_exact_int)."""
     varying = [i for i, x in enumerate(operands) if isinstance(x, Tensor) and x.path_promotions is not None]
     if not varying:
-        return
-    results = set()
+        return False
+    python_ok = python_result is not None and all(operands[i].kind_flag is not None for i in varying)  # type: ignore[union-attr]
+    results, python_paths, int_in_float = set(), False, False
     for choice in itertools.product(*(operands[i].path_promotions[0] for i in varying)):  # type: ignore[union-attr]
         alternative = list(operands)
         for i, value in zip(varying, choice):
             alternative[i] = value
-        results.add(np.dtype(resolve(alternative)))
-    if len(results) > 1:
+        dtype = np.dtype(resolve(alternative))
+        holds = result_kinds.holds_python_number(python_result, dtype.kind) if python_ok and all(
+            _python_on_path(x) for x in alternative) else None  # type: ignore[arg-type]
+        if holds is None:
+            results.add(dtype)
+        python_paths = python_paths or holds is not None
+        int_in_float = int_in_float or holds == result_kinds.INT_IN_FLOAT
+    if len(results) > 1 or python_paths and results and results != {python_result}:
         where = operands[varying[0]].path_promotions[1]  # type: ignore[union-attr]
-        shown = " or ".join(sorted(str(d) for d in results))
+        shown = " or ".join(sorted(str(d) for d in results) + ([f"a Python number (computed as {python_result})"] if python_paths else []))
         raise NotImplementedError(
             f"{trace_context.here()}: the dtype of {what} depends on the path taken through {where}: an operand is a "
             f"Python number on some paths and a NumPy value on others (or numbers of two kinds), and NumPy's "
             f"result is {shown} accordingly; give it one type on every path (np.float64(...) where it is a "
             "Python number, or float(...) / .item() where it is a NumPy value)"
         )
+    return int_in_float
+
+
+def _python_on_path(x: Any) -> bool:
+    """Whether the operand ``x`` (a path's promotion value standing for a varying one) is a Python number there."""
+    if isinstance(x, Tensor):
+        return x.weak and x.path_promotions is None
+    return type(x) in (bool, int, float, complex)
 
 
 def _promotion_stand_in(x: Any) -> Any:
@@ -316,11 +340,12 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
     operands = [operand(x) for x in inputs]
     if ufunc in _COMPARISONS:
         operands = _exact_int_comparison(operands)
-    same_on_every_path(
-        operands, lambda ops: dtypes.resolve_ufunc(ufunc, _keys([_promotion_stand_in(o) for o in ops]))[1], _np_name(ufunc)
-    )
     keys = _keys(operands)
     in_dtypes, out_dtype = dtypes.resolve_ufunc(ufunc, keys)
+    int_in_float = same_on_every_path(
+        operands, lambda ops: dtypes.resolve_ufunc(ufunc, _keys([_promotion_stand_in(o) for o in ops]))[1], _np_name(ufunc),
+        out_dtype if in_python_operator() else None,
+    )
     if ufunc in _LOGICAL:
         in_dtypes = (np.dtype(np.bool_),) * len(in_dtypes)
     elif ufunc in _COMPARISONS:
@@ -340,6 +365,8 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
     assert result.dtype == out_dtype, f"{_np_name(ufunc)}: built {result.dtype}, NumPy gives {out_dtype}"
     if in_python_operator():  # (np.add(t, 1) of Python numbers is a NumPy scalar: strong)
         _keep_python_numbers(ufunc, operands, result)
+    if int_in_float:
+        result_kinds.require_exact_int(ufunc, operands, result)
     if result.ndim == 0:
         index_facts.derive(ufunc, list(operands), result)
     return result

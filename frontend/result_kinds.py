@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import TensorType, i8
 from xdsl.ir import SSAValue
 
 from kiln.backends.targets import OUTPUT_ARRAY, OUTPUT_NUMPY_SCALAR, OUTPUT_PYTHON_NUMBER
-from kiln.frontend import trace_context
+from kiln.frontend import runtime_checks, trace_context
 from kiln.frontend.tensor import Tensor, as_tensor, constant
 
 #: an output whose kind is known only at run time: an extra int8 result holds it (see module doc)
@@ -162,3 +162,42 @@ def with_kind(value: Tensor, kind: int | Tensor) -> Tensor:
     else:
         take_kind(out, kind)
     return out
+
+
+#: how a dtype holds a Python number a path gives (:func:`holds_python_number`)
+HOLDS, INT_IN_FLOAT = 1, 2
+
+#: Python operators on ints whose result, computed in floats from ints a float holds exactly, is
+#: exact while it stays below 2**53 (for float64; ``//``, ``%`` and ``**`` are not among them)
+_EXACT_ON_INTS = (np.add, np.subtract, np.multiply, np.negative, np.positive, np.absolute, np.maximum, np.minimum)
+
+
+def holds_python_number(dtype: np.dtype[Any], kind: str) -> int | None:
+    """Whether a result computed as ``dtype`` holds the Python number of NumPy's ``kind`` a path
+    gives (a bool, an int: INT_IN_FLOAT where a float holds it, exact only below 2**53 for float64)."""
+    if kind == "b" and dtype.kind == "b" or kind in "iu" and dtype == np.int64 or kind == "f" and dtype == np.float64:
+        return HOLDS
+    if kind == "c" and dtype == np.complex128:
+        return HOLDS
+    return INT_IN_FLOAT if kind in "iu" and dtype.kind == "f" else None
+
+
+def require_exact_int(ufunc: np.ufunc, operands: Sequence[Any], result: Tensor) -> None:
+    """``result`` of a Python operator computed as a float is a Python int on the calls where
+    every operand is a Python int or bool (``c * 2`` where an earlier path left ``c`` an int):
+    check at run time that it is exact there (below 2**53 for a float64), as Python's int is;
+    refuse an operator that is not exact on ints in floats."""
+    if ufunc not in _EXACT_ON_INTS:
+        raise NotImplementedError(
+            f"{trace_context.here()}: {ufunc.__name__} of a Python int whose operand is an int on some paths of a "
+            "staged construct and a float on others: kiln computes it in floats, where it is not exact as "
+            "Python's int is; give the operand one type on every path (float(...))"
+        )
+    flags = [x.kind_flag for x in operands if isinstance(x, Tensor) and x.kind_flag is not None]
+    ints = functools.reduce(np.logical_and, [np.logical_and(np.greater_equal(f, np.int8(PYTHON_BOOL)),
+                                                            np.less_equal(f, np.int8(PYTHON_INT))) for f in flags])
+    limit = np.asarray(2.0 ** (np.finfo(result.dtype).nmant + 1), result.dtype)
+    exact = np.less(np.absolute(Tensor(result.value)), limit)  # (its value alone: the check is no Python operator)
+    runtime_checks.require(as_tensor(np.logical_or(np.logical_not(ints), exact)),
+                           f"the Python int is beyond what a {result.dtype} holds exactly, which kiln computes it as "
+                           "where another path of a staged construct leaves a float in an operand")

@@ -4,13 +4,17 @@
 ``lst``, a list of Python ints ``ints``, a Python int ``n`` and a Python float ``t``. It counts
 with Python numbers under staged ``if``s on ``a``'s data (in loops that unroll and loops that are
 staged, nested too), reads list elements, writes them (``lst[j] = ...``, ``lst[j] += ...``, under
-staged ``if``s too, and every element by index), iterates lists (``for v in lst``, ``zip``),
+staged ``if``s too, every element by index, and at an index of array data:
+``lst[int(abs(a[k])) % 4] += float(...)``, and in a loop over ``a``'s rows, which appends too),
+iterates lists (``for v in lst``, ``zip``),
 reduces them (``sum``, ``max``, ``min``), appends to them, makes Python numbers of array data
 (``float(a[k])``), picks numbers with conditional expressions, steps a counter by a NumPy bool,
 counts with a ``while`` on array data, checks data with ``assert`` and ``raise`` under staged
 ``if``s (in loops too), and tests with ``and``/``or``/``not`` and chained comparisons,
-as conditions and as values. It returns a tuple or list of some of these: lists, counters,
-flags, arrays. :mod:`kiln.fuzz.pyvalue_check` compares it with the same program run as Python.
+as conditions and as values. Counters may change type by path (``c = c * 0.5`` on one path of
+an int counter, ``c += a[i] if ... else 0``: an int or a float, a NumPy float), and dicts of
+numbers and lists are changed under staged ``if``s. It returns a tuple or list of some of these:
+lists, counters, flags, arrays, dicts. :mod:`kiln.fuzz.pyvalue_check` compares it with the same program run as Python.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ class PyValueGen(Emitter):
         self.pure: list[str] = ["n", "t"]
         self.flags: list[str] = []
         self.arrays: list[str] = ["a"]
+        self.dicts: list[str] = []
         self.checks = 0
         #: what the counter being generated may be stepped by (of its Python type)
         self.steps: list[str] = []
@@ -107,8 +112,10 @@ class PyValueGen(Emitter):
         c = self.fresh("c")
         start = r.choice(['0', '0.0', 'ints[0]', 'lst[1]', 't'])
         self.emit(f"{c} = {start}")
-        # a counter keeps its Python type on every path (one that depends on the path kiln refuses)
+        # an int counter sometimes becomes a float on some paths (its Python type then known per call)
         self.steps = ['1', 'ints[1]', 'n'] if start in ('0', 'ints[0]') else ['1', '0.5', 'lst[0]', 'n']
+        if r.random() < 0.5:
+            self.steps.append('0.5')
         i = self.fresh("i")
         self.emit(f"for {i} in range({r.choice([3, N, N])}):")
         with self.block():
@@ -124,6 +131,9 @@ class PyValueGen(Emitter):
     def count_step(self, c: str, i: str) -> None:
         """The body of a counting loop: ``c`` changed under a staged ``if`` on ``a[i]``, perhaps a raise."""
         r = self.rng
+        if r.random() < 0.15:  # a Python int or a NumPy float, as the data says (`s += a[i] if ... else 0`)
+            self.emit(f"{c} += {self.elem(i)} if {self.cond(i, 0)} else {r.choice(['0', '1', '0.5'])}")
+            return
         self.emit(f"if {self.cond(i)}:")
         with self.block():
             step = r.choice(self.steps + [f"({self.elem(i)} > {self.const()})"])  # `+= np.bool_` makes a NumPy int
@@ -145,6 +155,9 @@ class PyValueGen(Emitter):
 
     def list_write(self, index: str | None = None) -> None:
         r = self.rng
+        if index is None and r.random() < 0.15:  # at an index known only at run time (`counts[b] += 1`)
+            self.emit(f"lst[int(abs({self.elem()})) % {L}] {r.choice(['=', '+='])} float({self.number()})")
+            return
         j = r.randrange(-L, L)
         value = self.number()
         if index is not None and r.random() < 0.3:
@@ -154,7 +167,7 @@ class PyValueGen(Emitter):
     def statement(self) -> None:
         r = self.rng
         kind = r.choice(["counter", "counter", "list", "assert", "raise", "flag", "iterate", "array", "branch",
-                         "scale", "convert", "list", "flag", "while", "ifexp", "append", "arith"])
+                         "scale", "convert", "list", "flag", "while", "ifexp", "append", "arith", "dict", "rows"])
         if kind == "branch" and r.random() < 0.5:  # kiln traces list elements and number arguments, so
             kind = "list"  # a list written under any `if` on them is refused (by design): fewer of those
         if kind == "counter":
@@ -214,6 +227,27 @@ class PyValueGen(Emitter):
             self.numbers.append(name)
             if r.random() < 0.5:
                 self.emit(f"lst[{r.randrange(-L, L)}] = {name} {r.choice(['+', '*'])} {self.number()}")
+        elif kind == "dict":  # a dict of Python numbers changed under staged `if`s on array data
+            d, i = self.fresh("d"), self.fresh("i")
+            self.emit(f"{d} = {{'n': 0, 'lo': t, 'seen': []}}")
+            self.emit(f"for {i} in range({r.choice([3, N])}):")
+            appends = r.random() < 0.5  # (on both paths: a list keeps one length on every path)
+            with self.block():
+                self.emit(f"if {self.cond(i)}:")
+                with self.block():
+                    self.emit(f"{d}['n'] += 1")
+                    self.emit(f"{d}['lo'] = min({d}['lo'], {self.elem(i)})")
+                    if appends:
+                        self.emit(f"{d}['seen'].append({i})")
+                self.emit("else:")
+                with self.block():
+                    self.emit(f"{d}['seen'].append(-1)" if appends else f"{d}['lo'] = {d}['lo'] * {r.choice(['1', '0.5'])}")
+            self.numbers += [f"{d}['n']", f"{d}['lo']"]
+            self.dicts.append(d)
+        elif kind == "rows":  # a loop over the array's rows changing the list (run as Python's loop)
+            self.emit("for v in a:")
+            with self.block():
+                self.emit(r.choice([f"lst[int(abs(v)) % {L}] += float(v)", "lst.append(float(v) * 2)"]))
         elif kind == "array":
             name = self.fresh("y")
             self.emit(f"{name} = a * {self.number()} + {r.choice(self.numbers)}")
@@ -230,8 +264,8 @@ class PyValueGen(Emitter):
         r = self.rng
         for _ in range(r.randrange(2, 6)):
             self.statement()
-        parts = r.sample(self.numbers[2:] + self.flags + ["lst", "ints", "n", "t"] + self.arrays[1:],
-                         k=min(r.randrange(1, 4), len(self.numbers[2:] + self.flags) + 4 + len(self.arrays) - 1))
+        returnable = self.numbers[2:] + self.flags + ["lst", "ints", "n", "t"] + self.arrays[1:] + self.dicts
+        parts = r.sample(returnable, k=min(r.randrange(1, 4), len(returnable)))
         if len(parts) == 1:
             self.emit(f"return {parts[0]}")
         elif r.random() < 0.3:

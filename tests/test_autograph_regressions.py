@@ -368,7 +368,7 @@ def append_after_tensor_break(x):
         (pop_in_staged_loop, (POS, i64(1)), "stack.pop", "stack.pop()", "for` loop at", "mutates the Python list 'stack'"),
         (append_in_staged_while, (np.array([1.0, 2.0, -1.0]),), "out.append", "out.append(...)", "while` loop at",
          "mutates the Python list 'out'"),
-        (dict_item_set_in_staged_if, (POS,), 'd["a"]', "d['a'] = ...", "if` at", "mutates the Python dict 'd'"),
+        (dict_item_set_in_staged_if, (POS,), 'd["a"]', "d['a'] = ...", "if` at", "changes the keys of the Python dict 'd'"),
         (attribute_set_in_staged_for, (POS,), "COUNTER.n", "COUNTER.n += ...", "for` loop at",
          "mutates the attribute 'n' of the Python Counter object 'COUNTER'"),
         # (the guard after a staged `break` is a staged `if` whose other path leaves the list shorter)

@@ -135,12 +135,27 @@ def mixed_at_traced_index(x):
 
 def write_at_traced_index(xs, x):
     xs[int(x[0])] = 1.0
+    return xs
+
+
+def counts_by_traced_index(x, counts, sums):
+    for i in range(x.shape[0]):
+        b = int(abs(x[i])) % 3
+        counts[b] += 1
+        sums[-1 - b] += float(x[i])
+    return counts, sums
+
+
+def write_of_another_type_at_traced_index(xs, x):
+    xs[int(x[0])] = x[1]  # a NumPy float64 into a list of Python floats
 
 
 def test_int_of_a_traced_value_indexes_a_list() -> None:
     """A Python number comes out of a list of Python numbers (a list argument's, constants), a NumPy
     scalar out of a list of NumPy scalars; an index out of range is Python's IndexError when the
-    call runs. Elements of different types, and writes at such an index, are refused naming the line."""
+    call runs. A write at such an index of a value of the elements' type (``counts[b] += 1``)
+    changes the element it names, in the caller's list too (kiln refused it); elements of different
+    types, and a write of another type, are refused naming the line."""
     differential(list_at_traced_index, ([1.5, 2.5, 4.0], np.array([0.0, 5.0, 6.0])),
                  ([1.5, 2.5, 4.0], np.array([2.9, 5.0, 6.0])), ([1.5, 2.5, 4.0], np.array([-2.0, 5.0, 6.0])))
     with pytest.raises(IndexError):
@@ -148,9 +163,12 @@ def test_int_of_a_traced_value_indexes_a_list() -> None:
     with pytest.raises(NotImplementedError, match=r"test_formerly_refused.py:\d+:\d+: a list read at an index known "
                                                   r"only at run time holds values of different types"):
         kiln.function(mixed_at_traced_index)(np.array([1.0]))
+    differential(write_at_traced_index, ([0.0, 0.0], np.array([1.0])), ([0.0, 0.0], np.array([-2.0])),
+                 ([0.0, 0.0], np.array([2.0])), ([0.0, 0.0], np.array([-3.0])), errors=True)
+    differential(counts_by_traced_index, (np.array([0.5, 1.5, -2.5, 4.0, 2.0]), [0, 0, 0], [0.0, 0.0, 0.0]))
     with pytest.raises(NotImplementedError, match=r"test_formerly_refused.py:\d+:\d+: `xs\[k\] = \.\.\.` writes a "
-                                                  r"Python list at an index known only at run time"):
-        kiln.function(write_at_traced_index)([0.0, 0.0], np.array([1.0]))
+                                                  r"Python list at an index known only at run time, and the value is not of"):
+        kiln.function(write_of_another_type_at_traced_index)([0.0, 0.0], np.array([1.0, 2.0]))
 
 
 # ---------------------------------------------------------------------- x[mask] = array, x[mask] in reductions
@@ -182,6 +200,19 @@ def rows_by_mask(a, b):
 def diff_of_a_traced_slice(x, k):
     n = int(k[0])
     return np.sum(np.diff(x[:n]) ** 2), np.mean(np.diff(x[:n], n=2)), np.std(x[:n])
+
+
+def masked_diff_returned(x):
+    return np.diff(x[x > 0])
+
+
+def test_a_result_of_a_length_known_only_at_run_time_names_the_line_that_made_it() -> None:
+    """Refused naming the user's line of the op that made the result (it named the line calling
+    the function, where tracing had started)."""
+    line = masked_diff_returned.__code__.co_firstlineno + 1
+    with pytest.raises(kiln.KilnCompileError, match=rf"test_formerly_refused.py:{line}:\d+: masked_diff_returned: dimension 0 "
+                                                    r"of result 0 has a length known only at run time"):
+        kiln.function(masked_diff_returned)(np.array([1.0, -2.0, 3.0]))
 
 
 def masked_statistics(x):

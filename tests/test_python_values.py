@@ -222,10 +222,15 @@ def int_or_float_counter(x):
 def test_a_python_int_on_one_path_and_a_float_on_the_other_keeps_its_type() -> None:
     """``c = 0``, then ``c = c + 0.5`` under an `if` on array data: the path that kept the int
     returns the int 0 (kiln carried one Python float and gave ``0.0``), in a staged loop too, and
-    operators on it give Python's type for the path. One whose dtype depends on the path is refused."""
+    operators on it give Python's type for the path (``c * 2``: an int or a float, computed as a
+    float64, the int checked to be exact). One whose dtype depends on the path (``c * int32_array``)
+    is refused, and so is ``c // 2``, which floats do not compute exactly on ints."""
     differential(int_or_float_counter, (-np.ones(4),), (np.array([1.0, -1.0, 2.0, 0.0]),))
+    differential(lambda x: int_or_float_counter(x)[0] * 2, (-np.ones(4),), (np.ones(4),))
     with pytest.raises(NotImplementedError, match=r"test_python_values.py:\d+:\d+: the dtype of np.multiply depends on the path"):
-        kiln.function(lambda x: int_or_float_counter(x)[0] * 2)(np.ones(4))
+        kiln.function(lambda x: int_or_float_counter(x)[0] * np.ones(2, np.int32))(np.ones(4))
+    with pytest.raises(NotImplementedError, match=r"test_python_values.py:\d+:\d+: floor_divide of a Python int whose operand"):
+        kiln.function(lambda x: int_or_float_counter(x)[0] // 2)(np.ones(4))
 
 
 def int_or_float_list_element(a, lst, ints, n):
@@ -275,11 +280,13 @@ def int_or_float_by_data(lst, ints, a):
 def test_an_int_in_a_list_of_floats_stays_an_int() -> None:
     """``lst[0] = ints[0]`` puts a Python int into a list of floats: where `min(lst)` is that int,
     Python's `*`, `abs`, `**`, `%` and `-` of it are ints (kiln gave floats: the operators on the
-    per-call kind of `min`'s result took the float64 it is carried as). An operator whose dtype
-    depends on the path (``c * 2``, ``c`` an int on one path and a float on the other) is refused."""
+    per-call kind of `min`'s result took the float64 it is carried as). ``c * 2``, ``c`` a traced
+    int on one path and a float on the other, is the int or the float; an int beyond 2**53 fails
+    when the call runs, naming the line."""
     differential(int_into_a_list_of_floats, ([1.5, 2.5, 3.5], [-7, 2]), ([1.5, -22.5, 3.5], [-7, 2]))
-    with pytest.raises(NotImplementedError, match=r"test_python_values.py:\d+:\d+: the dtype of np.multiply depends on"):
-        kiln.function(int_or_float_by_data)([1.5], [1], np.ones(2))
+    differential(int_or_float_by_data, ([1.5], [1], np.ones(2)), ([1.5], [3], -np.ones(2)))
+    with pytest.raises(ValueError, match=r"test_python_values.py:\d+:\d+: the Python int is beyond what a float64 holds"):
+        kiln.function(int_or_float_by_data)([1.5], [2**52 + 1], -np.ones(2))
 
 
 def _positive_or_zero(x, i):

@@ -1,11 +1,12 @@
-"""``BranchLists``: the Python lists a staged ``if`` changes in place, carried as its results.
+"""``BranchLists``: the Python lists and dicts a staged ``if`` changes in place, carried as its results.
 
-``out.append(v)``, ``xs.pop()``, ``xs[0] = v`` or ``del xs[1]`` in a branch of a staged ``if``
-changes a Python list on one path only. Both branches are traced, so each one's change is taken
-as that path's contents of the list (and the list put back as it was for the other branch); the
-contents become results of the ``if``, merged like its variables, and the list itself (the
-object every alias and a list argument's caller hold) is given the merged contents after it.
-That keeps Python's meaning where the list has one length on every path; another length is
+``out.append(v)``, ``xs.pop()``, ``xs[0] = v``, ``del xs[1]`` or ``d['k'] = v`` in a branch of a
+staged ``if`` changes a Python list or dict on one path only. Both branches are traced, so each
+one's change is taken as that path's contents of the list (a dict's: its values, key by key), and
+the container put back as it was for the other branch; the contents become results of the ``if``,
+merged like its variables, and the container itself (the object every alias and an argument's
+caller hold) is given the merged contents after it. That keeps Python's meaning where a list has
+one length on every path and a dict its keys; another length, or a key added or removed, is
 refused naming the ``if`` and the statement (see :mod:`kiln.frontend.autograph.effects`).
 """
 
@@ -30,6 +31,8 @@ class BranchLists:
         self.watched = watch.lists_written_in_bodies(outer)
         #: per traced path, the contents it left in each list
         self.paths: list[tuple[tuple[Any, ...], ...]] = []
+        #: the keys each dict has after the first traced path (None for a list): every path's
+        self.keys: tuple[list[Any] | None, ...] = ()
         #: per traced path, the list each variable of the state holds (None: another value)
         self.holders: list[tuple[Any, ...]] = []
 
@@ -65,7 +68,14 @@ class BranchLists:
     def taken(self) -> tuple[tuple[Any, ...], ...]:
         """At the end of a traced branch: what it left in each list, the list put back as it was
         before the ``if``. A length other than the first path's is refused."""
-        contents = tuple(tuple(w.obj) for w in self.watched)
+        contents = tuple(tuple(w.obj.values() if isinstance(w.obj, dict) else w.obj) for w in self.watched)
+        keys = tuple(list(w.obj) if isinstance(w.obj, dict) else None for w in self.watched)
+        for w, first, now in zip(self.watched, self.keys or keys, keys):
+            if first != now:
+                message = self._keys_message(w, first, now)  # type: ignore[arg-type]
+                self.watch.restore()
+                raise PythonEffectError(message)
+        self.keys = keys
         for w in self.watched:
             w.restore()
         if self.paths:
@@ -80,25 +90,41 @@ class BranchLists:
         as one object stays that object (an inner list keeps its identity)."""
         for k, (w, items) in enumerate(zip(self.watched, merged)):
             first = self.paths[0][k]
-            w.obj[:] = [first[i] if all(path[k][i] is first[i] for path in self.paths) else item
-                        for i, item in enumerate(items)]
+            kept = [first[i] if all(path[k][i] is first[i] for path in self.paths) else item for i, item in enumerate(items)]
+            if isinstance(w.obj, dict):
+                w.obj.clear()
+                w.obj.update(zip(self.keys[k], kept))  # type: ignore[arg-type]
+            else:
+                w.obj[:] = kept
 
     def _length_message(self, watched: Any, first: int, now: int) -> str:
-        site, path = self.watch.site_changing(watched.obj, watched.root), watched.path
+        return self._paths_differ(
+            watched, f"changes the length of the Python list '{watched.path}'",
+            f"it holds {first} items after the `if` branch and {now} after the `else` branch",
+            "A list changed under a staged `if` must keep one length on every path; keep such values in kiln "
+            "arrays (np.zeros(n) written with x[i] = v) or a kiln.TensorArray, or make the condition Python values")
+
+    def _keys_message(self, watched: Any, first: list[Any], now: list[Any]) -> str:
+        return self._paths_differ(
+            watched, f"changes the keys of the Python dict '{watched.path}'",
+            f"it has the keys {first} after the `if` branch and {now} after the `else` branch",
+            "A dict changed under a staged `if` must have the same keys on every path: give it every key before "
+            "the `if`, or make the condition Python values")
+
+    def _paths_differ(self, watched: Any, change: str, paths: str, fix: str) -> str:
+        """The refusal of a container the two paths leave unlike (``change``, ``paths``: how), naming the statement and the ``if``."""
+        site = self.watch.site_changing(watched.obj, watched.root)
         at = f"{site[0]}: `{site[1]}`" if site else f"{self.watch.where}: code this `if` calls"
-        return (
-            f"{at} changes the length of the Python list '{path}' inside a staged `if` at {self.watch.where}: "
-            f"it holds {first} items after the `if` branch and {now} after the `else` branch, "
-            "and which one runs is only known when the compiled code runs. A list changed under a staged `if` "
-            "must keep one length on every path; keep such values in kiln arrays (np.zeros(n) written with "
-            "x[i] = v) or a kiln.TensorArray, or make the condition Python values"
-        )
+        return (f"{at} {change} inside a staged `if` at {self.watch.where}: {paths}, and which one runs is only "
+                f"known when the compiled code runs. {fix}")
 
 
 def _copied(value: Any, lists: dict[int, Any]) -> Any:
-    """``value`` with each of ``lists`` in it (in lists, tuples and dicts) copied; a container
-    holding none of them is ``value``'s own (its identity is the user's)."""
+    """``value`` with each of ``lists`` (the lists and dicts carried) in it (in lists, tuples and
+    dicts) copied; a container holding none of them is ``value``'s own (its identity is the user's)."""
     if id(value) in lists:
+        if isinstance(value, dict):
+            return {k: _copied(v, lists) for k, v in value.items()}
         return [_copied(v, lists) for v in value]
     if type(value) in (list, tuple):
         items = [_copied(v, lists) for v in value]

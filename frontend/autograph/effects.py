@@ -179,11 +179,14 @@ class Watch:
             if problem is None:
                 raise
             self.restore()
-            raise PythonEffectError(self._message(*problem)) from error
+            raise self._error(*problem) from error
         problem = self._changed()
         if problem is not None:
             self.restore()
-            raise PythonEffectError(self._message(*problem))
+            raise self._error(*problem)
+
+    def _error(self, watched: _Watched, what: str) -> PythonEffectError:
+        return PythonEffectError(self._message(watched, what), watched.root, watched.root in self.globals)
 
     def restore(self) -> None:
         for watched in self.watched:
@@ -218,13 +221,13 @@ class Watch:
                 f"{why}. {fix}")
 
     def lists_written_in_bodies(self, outer: frozenset[str]) -> list[_Watched]:
-        """The watched Python lists reachable from a variable that a statement of the bodies changes
-        in place (``out.append(v)``, ``xs[0] = v``, ``del rows[1][0]``): a staged ``if`` carries them.
-        Not those reached from a global or from ``outer`` (variables from outside the traced
-        function): a change there would happen once per trace, not once per call."""
+        """The watched Python lists and dicts reachable from a variable that a statement of the bodies
+        changes in place (``out.append(v)``, ``xs[0] = v``, ``del rows[1][0]``, ``d['k'] = v``): a
+        staged ``if`` carries them. Not those reached from a global or from ``outer`` (variables from
+        outside the traced function): a change there would happen once per trace, not once per call."""
         roots = {w.root for w in self.watched} - outer - self.globals
         written = {root for root in roots if self.site(root) is not None}
-        return [w for w in self.watched if isinstance(w.obj, list) and w.root in written]
+        return [w for w in self.watched if isinstance(w.obj, (list, dict)) and w.root in written]
 
     def site_changing(self, obj: Any, root: str) -> tuple[str, str] | None:
         """Like :meth:`site`, for the object ``obj`` reached from ``root``: a statement changing a
@@ -248,7 +251,13 @@ class Watch:
 
 class PythonEffectError(NotImplementedError):
     """A Python object changed while a staged construct was traced (the body has a Python side
-    effect: a range loop runs unrolled instead, as the loop rule says)."""
+    effect: a range loop runs unrolled instead, as the loop rule says). ``root``: the variable
+    the object was reached from, ``global_root``: whether that is a global the body names."""
+
+    def __init__(self, message: str, root: str | None = None, global_root: bool = False) -> None:
+        super().__init__(message)
+        self.root = root
+        self.global_root = global_root
 
 
 def _is_plain_object(obj: Any) -> bool:

@@ -1552,7 +1552,8 @@ class _Loop:
             updates = [_update(leaf, out, spec.where, spec.construct, spec.resize)
                        for leaf, out in zip(self.leaves, probe.out_leaves)]
             kinded = [j for j, (leaf, out) in enumerate(zip(self.leaves, probe.out_leaves)) if j not in self.kinded
-                      and leaf.ty is not None and isinstance(out, Tensor) and out.kind_flag is not None]
+                      and leaf.ty is not None and isinstance(out, Tensor)
+                      and (out.kind_flag is not None or self._kind_after_no_iteration(leaf, out))]
             self.kinded += kinded
             grown = [j for j in self.kinded if self._promotions_grew(j, probe.out_leaves[j])]
             if any(updates) or probe.new or kinded or grown:
@@ -1567,6 +1568,14 @@ class _Loop:
                 "flags": [_flag_value(flag) for flag in out_flags],
             }
             probe.body_end = {s: s.value for s in scope.saved}
+
+    def _kind_after_no_iteration(self, leaf: _Leaf, out: Tensor) -> bool:
+        """Whether ``leaf``, a Python number before a loop that may run no iterations, is of
+        another kind after one (``total = 0; for v in x: total += v``: the int 0 where ``x`` is
+        empty, a NumPy float64 elsewhere): its kind is then carried as a flag, the number's on entry."""
+        return (not self.spec.runs and out.ndim == 0 and out.shape_source is None and not _unread(leaf.value)
+                and not may_be_placeholder(leaf.value) and not is_jump_flag(leaf.name)  # (a `break` flag is no result)
+                and result_kinds.differ(leaf.value, out))
 
     def _promotions_grew(self, j: int, out: Any) -> bool:
         """Whether the kinded leaf ``j`` promotes another way after this iteration (``out``) than
@@ -1974,6 +1983,23 @@ def staged_for(
     trip_bound = rows if isinstance(rows, int) else None
     _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], trip_bound, watch,
                  runs=bool(trip_bound))
+
+
+def unrollable_rows(iter_: Any, error: NotImplementedError) -> int | None:
+    """The rows a ``for`` over the tensor ``iter_`` runs as Python's loop (unrolled) instead, its
+    staged body having changed a Python object (``error``, an effects.PythonEffectError:
+    ``out.append(v)``, ``counts[b] += 1``), as a range loop does: their number where it is static
+    and the object is the function's own (not a global's or a variable's from outside the
+    function, which a trace would change once, not per call)."""
+    if not isinstance(error, effects.PythonEffectError) or error.global_root:
+        return None
+    if not isinstance(iter_, Tensor) or not iter_.shape or iter_.shape[0] is None:
+        return None
+    kept = _kept_after_return()
+    if kept is None or error.root is None or error.root in kept:
+        return None
+    _unroll_note(statement_location(), f"its body changes a Python object ({_first_line(error)})")
+    return iter_.shape[0]
 
 
 #: a ``for`` over a Python ``range`` is unrolled when its body is copied at most this many times,

@@ -3,7 +3,10 @@ result) indexed by a traced value is lifted into the trace instead of NumPy aski
 tensor for a value it does not have. Slices in the key become ``ag__.slice_(...)`` (the builtin) calls, ``...``
 stays ``Ellipsis``. A key of literals only stays as written. A write ``a[k] = v`` becomes
 ``ag__.store(v)(a, k)`` (Python's order: the value first), so that a traced value written into a
-plain NumPy array is refused with a clear error; ``a[k] += v`` and deletions are left as written.
+plain NumPy array is refused with a clear error. ``a[k] += v`` (any augmented operator) becomes
+``ag__.store_augmented(a, k, 'Add', lambda: v)``, which reads, applies the in-place operator and
+writes back in Python's order (a list element at a traced index is written so too). Deletions are
+left as written.
 """
 
 from __future__ import annotations
@@ -46,6 +49,16 @@ class _Subscripts(ExpressionConverter):
         target = node.targets[0]
         call = templates.replace_expr("ag__.store(value)(obj, key)", node, value=node.value, obj=target.value,
                                       key=_key(target.slice))
+        return ast.copy_location(ast.Expr(value=call), node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
+        """``a[k] op= v`` becomes ``ag__.store_augmented(a, k, 'Op', lambda: v)``: ``a``, ``k``, then ``a[k]``, then ``v``."""
+        self.generic_visit(node)
+        if not isinstance(node.target, ast.Subscript) or _constant(node.target.slice):
+            return node
+        target = node.target
+        call = templates.replace_expr("ag__.store_augmented(obj, key, op, lambda: value)", node, obj=target.value,
+                                      key=_key(target.slice), op=ast.Constant(type(node.op).__name__), value=node.value)
         return ast.copy_location(ast.Expr(value=call), node)
 
     def visit_ListComp(self, node: ast.expr) -> ast.AST:  # no lambda is made: comprehensions too

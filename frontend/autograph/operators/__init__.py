@@ -19,7 +19,7 @@ from kiln.frontend.autograph.operators.py_builtins import (
     size_,
     sum_,
 )
-from kiln.frontend.autograph.operators.subscripts import getitem, slice_, store
+from kiln.frontend.autograph.operators.subscripts import getitem, slice_, store, store_augmented
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined, get_no_state, set_no_state
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "size_",
     "slice_",
     "store",
+    "store_augmented",
     "sum_",
     "while_stmt",
 ]

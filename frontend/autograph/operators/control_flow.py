@@ -80,7 +80,16 @@ def for_stmt(
     symbol_names: tuple[str, ...],
 ) -> None:
     if staging.is_staged_iterable(iter_):
-        staging.staged_for(iter_, extra_test, body, get_state, set_state, symbol_names)
+        init = get_state()
+        try:
+            staging.staged_for(iter_, extra_test, body, get_state, set_state, symbol_names)
+        except NotImplementedError as error:  # a Python effect over rows of a static count: Python's loop, as for a range
+            rows = staging.unrollable_rows(iter_, error)
+            if rows is None:
+                raise
+            set_state(init)
+            with staging.unrolled(rows):
+                _python_for((iter_[i] for i in range(rows)), extra_test, body, get_state, set_state, symbol_names)
         return
     if type(iter_) is range:
         if staging.staged_python_range(iter_, extra_test, body, get_state, set_state, symbol_names):

@@ -1,11 +1,12 @@
 """``ag__.getitem``: ``obj[key]`` as Python evaluates it, except that a NumPy array indexed by
 a key holding a traced value (``TABLE[i]``, ``np.mgrid[...][0][mask]``) is read as a constant
 of the trace and indexed there, as ``np.asarray(TABLE)[i]`` would be by NumPy, and a list or
-tuple at a traced integer (``xs[int(x[0])]``) is read by :mod:`kiln.frontend.list_index`."""
+tuple at a traced integer (``xs[int(x[0])]``) is read (and a list written) by :mod:`kiln.frontend.list_index`."""
 
 from __future__ import annotations
 
 import builtins
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -54,7 +55,24 @@ def store(value: Any) -> Callable[[Any, Any], None]:
                 "(np.array(W) inside the function is a new array kiln traces), or compute it from the arguments"
             )
         if isinstance(obj, list) and list_index.is_traced_index(key):
-            list_index.refuse_write()
+            list_index.write(obj, key, value)
+            return
         obj[key] = value
 
     return into
+
+
+#: the in-place operators of ``a[k] op= v``, by the name of their ``ast.operator`` class
+_IN_PLACE: dict[str, Callable[[Any, Any], Any]] = {
+    "Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul, "Div": operator.itruediv,
+    "FloorDiv": operator.ifloordiv, "Mod": operator.imod, "Pow": operator.ipow, "MatMult": operator.imatmul,
+    "BitAnd": operator.iand, "BitOr": operator.ior, "BitXor": operator.ixor, "LShift": operator.ilshift,
+    "RShift": operator.irshift,
+}
+
+
+def store_augmented(obj: Any, key: Any, op: str, value: Callable[[], Any]) -> None:
+    """``obj[key] op= value()`` as Python runs it: ``obj[key]`` read, the in-place operator applied,
+    the result written back (each through :func:`getitem` and :func:`store`, so that a list element
+    at a traced index, ``hist[b] += 1``, is read and written by :mod:`kiln.frontend.list_index`)."""
+    store(_IN_PLACE[op](getitem(obj, key), value()))(obj, key)

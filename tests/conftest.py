@@ -1,6 +1,10 @@
 """Settings for the whole test session, and fixtures shared by test files."""
 
+import importlib.util
+import itertools
 import os
+import types
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,3 +31,22 @@ def fresh_kiln_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "kiln-cache"
     monkeypatch.setenv("KILN_CACHE_DIR", str(path))
     return path
+
+
+_module_names = itertools.count()
+
+
+@pytest.fixture
+def new_module() -> Callable[[Path, str], types.ModuleType]:
+    """Writes a source to a file and imports it as a new module, as a new process would (new
+    function objects, whose in-memory caches are empty; the disk cache is what they share)."""
+
+    def make(path: Path, source: str) -> types.ModuleType:
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location(f"kiln_test_module_{next(_module_names)}", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return make

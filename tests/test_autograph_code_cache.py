@@ -6,10 +6,9 @@ in-memory conversion cache misses), with kiln's cache directory of its own."""
 
 from __future__ import annotations
 
-import importlib.util
-import itertools
 import types
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +17,8 @@ import pytest
 import kiln
 from kiln.frontend.autograph import code_cache, context, transpiler
 
-_names = itertools.count()
+#: the conftest fixture that imports a source as a new module
+NewModule = Callable[[Path, str], types.ModuleType]
 
 
 @pytest.fixture
@@ -36,16 +36,6 @@ def conversions(fresh_kiln_cache: Path, monkeypatch: pytest.MonkeyPatch) -> list
     return made
 
 
-def _module(path: Path, source: str) -> types.ModuleType:
-    """``source`` written to ``path`` and imported as a new module (as a new process would)."""
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(f"kiln_code_cache_case_{next(_names)}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 _CLIPPED = """
 import numpy as np
 
@@ -58,22 +48,22 @@ def clipped(x):
 """
 
 
-def test_a_new_process_reuses_the_conversion(tmp_path: Path, conversions: list[str]) -> None:
+def test_a_new_process_reuses_the_conversion(tmp_path: Path, conversions: list[str], new_module: NewModule) -> None:
     x = np.linspace(-1.0, 3.0, 8)
-    first = _module(tmp_path / "clipped.py", _CLIPPED).clipped
+    first = new_module(tmp_path / "clipped.py", _CLIPPED).clipped
     np.testing.assert_allclose(kiln.function(first)(x), first(x))
-    again = _module(tmp_path / "clipped.py", _CLIPPED).clipped
+    again = new_module(tmp_path / "clipped.py", _CLIPPED).clipped
     np.testing.assert_allclose(kiln.function(again)(-x), again(-x))
     assert conversions == ["clipped"]  # the second import's function was loaded, not transformed
     assert kiln.autograph.to_code(again) == kiln.autograph.to_code(first)
 
 
-def test_an_edited_source_is_converted_again(tmp_path: Path, conversions: list[str]) -> None:
+def test_an_edited_source_is_converted_again(tmp_path: Path, conversions: list[str], new_module: NewModule) -> None:
     x = np.linspace(-1.0, 3.0, 8)
     source = _CLIPPED.replace("clipped", "edited")  # (one name per test: kiln warns of a code traced 5 times)
-    first = _module(tmp_path / "edited.py", source).edited
+    first = new_module(tmp_path / "edited.py", source).edited
     np.testing.assert_allclose(kiln.function(first)(x), first(x))
-    edited = _module(tmp_path / "edited.py", source.replace("x * 2.0", "x * 3.0")).edited
+    edited = new_module(tmp_path / "edited.py", source.replace("x * 2.0", "x * 3.0")).edited
     np.testing.assert_allclose(kiln.function(edited)(x), edited(x))  # x * 3 + 1, not a stale x * 2 + 1
     assert conversions == ["edited", "edited"]
 
@@ -96,30 +86,30 @@ class _UserOps:
         return x
 
 
-def test_a_rebound_global_is_converted_again(tmp_path: Path, conversions: list[str]) -> None:
+def test_a_rebound_global_is_converted_again(tmp_path: Path, conversions: list[str], new_module: NewModule) -> None:
     """`ops.flip(x)` with ``ops`` NumPy is a library call, left as written; with ``ops`` user
     code it goes through ``ag__.call``, which converts ``flip``: a stale entry would run its
     ``if`` unconverted, on a traced value."""
     x = np.linspace(-1.0, 3.0, 8)
-    numpy_ops = _module(tmp_path / "ops.py", _THROUGH_OPS)
+    numpy_ops = new_module(tmp_path / "ops.py", _THROUGH_OPS)
     numpy_ops.ops = np
     np.testing.assert_allclose(kiln.function(numpy_ops.through_ops)(x), np.flip(x) + 1.0)
     assert "ag__.call(ops.flip)" not in kiln.autograph.to_code(numpy_ops.through_ops)
-    user_ops = _module(tmp_path / "ops.py", _THROUGH_OPS)
+    user_ops = new_module(tmp_path / "ops.py", _THROUGH_OPS)
     user_ops.ops = _UserOps
     np.testing.assert_allclose(kiln.function(user_ops.through_ops)(x), -x + 1.0)
     assert "ag__.call(ops.flip)" in kiln.autograph.to_code(user_ops.through_ops)
     assert conversions[:2] == ["through_ops", "through_ops"]
 
 
-def test_another_kiln_is_converted_again(tmp_path: Path, conversions: list[str],
+def test_another_kiln_is_converted_again(tmp_path: Path, conversions: list[str], new_module: NewModule,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     x = np.linspace(-1.0, 3.0, 8)
     source = _CLIPPED.replace("clipped", "versions")
-    first = _module(tmp_path / "versions.py", source).versions
+    first = new_module(tmp_path / "versions.py", source).versions
     np.testing.assert_allclose(kiln.function(first)(x), first(x))
     monkeypatch.setattr(code_cache, "compiler_fingerprint", lambda: "another kiln's code")
-    again = _module(tmp_path / "versions.py", source).versions
+    again = new_module(tmp_path / "versions.py", source).versions
     np.testing.assert_allclose(kiln.function(again)(x), again(x))
     assert conversions == ["versions", "versions"]
 
@@ -135,16 +125,16 @@ def guarded(x):
 """
 
 
-def test_what_the_converters_record_is_recorded_again(tmp_path: Path, conversions: list[str],
+def test_what_the_converters_record_is_recorded_again(tmp_path: Path, conversions: list[str], new_module: NewModule,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """A loaded conversion records what its converters found in the file (here the ``try``
     body, where staged code is refused), as a new process, whose records are empty, needs."""
     x = np.linspace(-1.0, 3.0, 8)
-    first = _module(tmp_path / "guarded.py", _TRY).guarded
+    first = new_module(tmp_path / "guarded.py", _TRY).guarded
     with pytest.raises(NotImplementedError, match=r"`try` around staged code cannot be staged \(.*guarded.py:3\)"):
         kiln.function(first)(x)
     monkeypatch.setattr(context, "_records", defaultdict(set))  # a new process's
-    again = _module(tmp_path / "guarded.py", _TRY).guarded
+    again = new_module(tmp_path / "guarded.py", _TRY).guarded
     with pytest.raises(NotImplementedError, match=r"`try` around staged code cannot be staged \(.*guarded.py:3\)"):
         kiln.function(again)(x)
     assert conversions == ["guarded"]

@@ -6,6 +6,7 @@ in-memory conversion cache misses), with kiln's cache directory of its own."""
 
 from __future__ import annotations
 
+import errno
 import types
 from collections import defaultdict
 from collections.abc import Callable
@@ -15,6 +16,8 @@ import numpy as np
 import pytest
 
 import kiln
+from kiln.backends import cache
+from kiln.backends.cache import CacheWarning
 from kiln.frontend.autograph import code_cache, context, transpiler
 
 #: the conftest fixture that imports a source as a new module
@@ -138,3 +141,17 @@ def test_what_the_converters_record_is_recorded_again(tmp_path: Path, conversion
     with pytest.raises(NotImplementedError, match=r"`try` around staged code cannot be staged \(.*guarded.py:3\)"):
         kiln.function(again)(x)
     assert conversions == ["guarded"]
+
+
+def test_a_conversion_that_cannot_be_kept_still_runs(tmp_path: Path, conversions: list[str], new_module: NewModule,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    def full_disk(*args: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cache, "write_checked", full_disk)
+    x = np.linspace(-1.0, 3.0, 8)
+    unkept = new_module(tmp_path / "unkept.py", _CLIPPED.replace("clipped", "unkept")).unkept
+    with pytest.warns(CacheWarning, match=r"conversion of unkept could not be kept .*No space left on device"):
+        converted = transpiler.convert(unkept)
+    assert kiln.autograph.conversion_info(unkept).converted and conversions == ["unkept"]
+    np.testing.assert_allclose(converted(x), unkept(x))  # (run as Python: a compile would write to the cache)

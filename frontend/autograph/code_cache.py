@@ -21,6 +21,7 @@ import marshal
 import pickle
 import sys
 import types
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -83,4 +84,8 @@ def store(func: types.FunctionType, conversion: Conversion) -> None:
         return
     rest = pickle.dumps((conversion.source, conversion.unsupported, conversion.records, conversion.decisions))
     data = marshal.dumps((conversion.module_code, rest))
-    cache.write_checked(path, lambda tmp: tmp.write_bytes(data))
+    try:
+        cache.write_checked(path, lambda tmp: tmp.write_bytes(data))
+    except OSError as e:  # (a full disk): the conversion stands; a later process converts again
+        warnings.warn(f"kiln: the AutoGraph conversion of {func.__qualname__} could not be kept in {path} "
+                      f"({e.strerror or e}); later processes convert it again", cache.CacheWarning, stacklevel=2)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -89,7 +90,8 @@ _COMPILING = ("kiln.passes.", "kiln.backends.c.emitter", "xdsl.transforms", "xds
 
 
 def test_a_warm_start_imports_no_pass_and_runs_no_compiler(tmp_path: Path) -> None:
-    (tmp_path / "affine.py").write_text("def f(x):\n    return x * 2 + 1\n")  # (a new file: a cold first call)
+    # a constant of this run's own: its C is new too, so that the cold call runs the compiler
+    (tmp_path / "affine.py").write_text(f"def f(x):\n    return x * 2 + {time.time_ns() % 999_983}\n")
     runs = [
         json.loads(subprocess.run([sys.executable, "-c", _WARM_CHILD], cwd=tmp_path, capture_output=True, text=True,
                                   check=True).stdout)

@@ -130,7 +130,7 @@ class TraceContext:
 
     def emit(self, op: OpT) -> OpT:
         """Append ``op`` at the current position, located at the user's line."""
-        op.location = self.returned_from or user_location()
+        op.location = user_location() if self.returned_from is None else self.returned_from
         self._check_visible(op)
         self.block.add_op(op)
         return op

@@ -301,10 +301,6 @@ class ConcreteFunction:
             raise
         # the C symbol is kiln's (kiln_user_<name>): no Python name can clash with the C library
         traced.func_op.attributes[C_SYMBOL_ATTR] = StringAttr(USER_PREFIX + name)
-        try:
-            traced.module.verify()
-        except VerifyException as e:
-            raise KilnCompileError(f"traced IR of {name} does not verify: {e}") from e
         erasure = None
         if erased:
             erasure = unknown_rank.Erasure(
@@ -374,6 +370,12 @@ class ConcreteFunction:
         # passes on large functions (channel_flow: 1.7 s). tests/test_function.py checks that
         # both paths give the same C. The text of each stage is kept only when asked for (printing a large module costs
         # as much as a pass): a call that compiles needs only the source.
+        # verified here, before it is lowered, not when traced: a warm start whose IR has a plan
+        # (the same IR, verified by the process that lowered it) skips it (1-5 ms, issue 39)
+        try:
+            self._traced.module.verify()
+        except VerifyException as e:
+            raise KilnCompileError(f"traced IR of {self.name} does not verify: {e}") from e
         ctx = make_context()
         plan_cache.keep_rule_syntax()  # kiln's rule files parsed once per machine, not per process
         module = self._traced.module.clone()

@@ -101,6 +101,11 @@ def _location(filename: str, line: int, col: int) -> FileLineColLoc:
     return FileLineColLoc(_file_name(filename), IntAttr(line), IntAttr(col))
 
 
+def definition(code: CodeType) -> FileLineColLoc:
+    """The location of the ``def`` (or first decorator) of ``code``'s function."""
+    return _location(code.co_filename, code.co_firstlineno, 0)
+
+
 @functools.lru_cache(maxsize=256)
 def _file_name(filename: str) -> StringAttr:
     return StringAttr(filename)
@@ -118,10 +123,14 @@ class TraceContext:
     enclosing: list[Block] = field(default_factory=list)
     #: called with each op emitted and each of its operands (kiln.frontend.mutation refuses some reads)
     operand_checks: list[Callable[[Operation, SSAValue], None]] = field(default_factory=list)
+    #: once the traced function returned: its definition's place, where the ops emitted then (its
+    #: results' copies, write-backs, the return) are located; the innermost user frame is then the
+    #: caller's, whose line would make the IR (and the plan cache's key) differ per call site
+    returned_from: LocationAttr | None = None
 
     def emit(self, op: OpT) -> OpT:
         """Append ``op`` at the current position, located at the user's line."""
-        op.location = user_location()
+        op.location = user_location() if self.returned_from is None else self.returned_from
         self._check_visible(op)
         self.block.add_op(op)
         return op

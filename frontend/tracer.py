@@ -118,6 +118,7 @@ def trace_graph(
         code = getattr(inspect.unwrap(fn), "__code__", None)
         if code is not None:
             ctx.notes[trace_context.RETURNING] = f"{code.co_filename}:{code.co_firstlineno}"
+            ctx.returned_from = trace_context.definition(code)
         result, written_containers = containers.effects(result)
         # no result (a function run for its effects on variables): no outputs, and the call returns None
         leaves, tree = pytree.flatten(result) if result is not None else ([], pytree.LEAF)

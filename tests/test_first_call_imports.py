@@ -1,12 +1,15 @@
 """What a small function's first compile imports (issue 39): modules only some programs need stay
 unloaded for ``x * 2 + 1``, and each still loads, and gives NumPy's answer, for a program that
-needs it. A new process each, so that no other test has imported them already."""
+needs it; a warm start (the function's code in the disk cache) imports no pass, emitter or parser
+and runs no compiler. A new process each, so that no other test has imported them already."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import numpy as np
 
@@ -64,3 +67,38 @@ def test_complex_values_still_lower_and_emit() -> None:
     assert "__builtin_cexp(" in fn.get_concrete_function(z, w).source  # lowered and emitted here
     for got, want in zip(fn(z, w), complex_ops(z, w)):
         np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+_WARM_CHILD = """
+import json, sys
+import numpy as np
+import kiln
+from affine import f
+
+fn = kiln.function(f)
+x = np.ones((64, 64), np.float32)
+spawned = []
+sys.addaudithook(lambda event, args: spawned.append(event) if event in (
+    "subprocess.Popen", "os.posix_spawn", "os.fork", "os.exec", "os.system") else None)
+before = set(sys.modules)
+right = bool((fn(x) == f(x)).all())
+print(json.dumps([right, sorted(set(sys.modules) - before), spawned]))
+"""
+
+#: what only lowering, emitting C or compiling it needs
+_COMPILING = ("kiln.passes.", "kiln.backends.c.emitter", "xdsl.transforms", "xdsl.parser", "lark")
+
+
+def test_a_warm_start_imports_no_pass_and_runs_no_compiler(tmp_path: Path) -> None:
+    # a constant of this run's own: its C is new too, so that the cold call runs the compiler
+    (tmp_path / "affine.py").write_text(f"def f(x):\n    return x * 2 + {time.time_ns() % 999_983}\n")
+    runs = [
+        json.loads(subprocess.run([sys.executable, "-c", _WARM_CHILD], cwd=tmp_path, capture_output=True, text=True,
+                                  check=True).stdout)
+        for _ in ("cold", "warm")
+    ]
+    (cold_right, cold_loaded, cold_spawned), (right, loaded, spawned) = runs
+    assert cold_right and right
+    assert "kiln.passes.convert_graph_to_linalg" in cold_loaded and cold_spawned  # (the cold call compiled)
+    assert [m for m in loaded if m.startswith(_COMPILING)] == []
+    assert spawned == []

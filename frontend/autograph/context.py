@@ -8,8 +8,33 @@ import itertools
 import types
 import weakref
 from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+#: what a converter decides from the function's globals and closure values: (namespace, root
+#: name, attribute path) -> answer. Registered by name (:func:`rule`), so that a conversion kept
+#: on disk can check that each of its decisions still comes out the same (autograph.code_cache).
+Rule = Callable[[Mapping[str, Any], str, tuple[str, ...]], bool]
+RULES: dict[str, Rule] = {}
+
+#: a decision as recorded: (rule's name, root name, attribute path) -> answer
+Decisions = dict[tuple[str, str, tuple[str, ...]], bool]
+
+
+def rule(name: str) -> Callable[[Rule], Rule]:
+    """Register a decision rule under ``name`` (see :meth:`ConversionContext.decide`)."""
+
+    def register(function: Rule) -> Rule:
+        RULES[name] = function
+        return function
+
+    return register
+
+
+def decided_alike(decisions: Decisions, namespace: Mapping[str, Any]) -> bool:
+    """Whether every recorded decision comes out the same in ``namespace``."""
+    return all(RULES[name](namespace, root, path) == answer for (name, root, path), answer in decisions.items())
 
 
 @dataclass(frozen=True)
@@ -45,6 +70,17 @@ class ConversionContext:
     unsupported: list[Unsupported] = field(default_factory=list)
     _counter: itertools.count = field(default_factory=lambda: itertools.count(1))
     _helpers: dict[str, str] = field(default_factory=dict)
+    records: list[tuple[str, Any]] = field(default_factory=list)
+    """What the converters found for the staging hooks, by kind (:meth:`record`)."""
+    decisions: Decisions = field(default_factory=dict)
+    """Every answer the namespace gave the converters (:meth:`decide`)."""
+
+    def decide(self, name: str, root: str, path: tuple[str, ...] = ()) -> bool:
+        """The registered rule ``name`` on the namespace, recorded: the conversion depends on
+        the namespace only through these answers."""
+        answer = RULES[name](self.namespace, root, path)
+        self.decisions[(name, root, path)] = answer
+        return answer
 
     def new_name(self, base: str) -> str:
         """A name not used by the function: ``base`` itself, else ``base_``, ``base__`` ..."""
@@ -73,12 +109,22 @@ class ConversionContext:
         self.used_names.add(name)
         return name
 
+    def record(self, kind: str, item: Any) -> None:
+        """Note ``item`` of ``kind`` about the function's file, kept per file once the function
+        is converted (:func:`records_of`)."""
+        self.records.append((kind, item))
+
     def note_unsupported(self, construct: str, node: ast.AST) -> None:
         self.unsupported.append(Unsupported(construct, self.filename, getattr(node, "lineno", 0)))
 
     def is_builtin(self, name: str) -> bool:
         """True when ``name`` means the builtin: not shadowed by a global or a closure variable."""
-        return name not in self.namespace and hasattr(builtins, name)
+        return self.decide("builtin", name)
+
+
+@rule("builtin")
+def _is_builtin(namespace: Mapping[str, Any], name: str, path: tuple[str, ...]) -> bool:
+    return name not in namespace and hasattr(builtins, name)
 
 
 def mark_init(node: ast.stmt) -> ast.stmt:
@@ -89,15 +135,26 @@ def mark_init(node: ast.stmt) -> ast.stmt:
 
 #: per file, the unstageable constructs found in its converted functions
 _unsupported: defaultdict[str, set[Unsupported]] = defaultdict(set)
+#: per kind and file, what the converters recorded in its converted functions
+_records: defaultdict[tuple[str, str], set[Any]] = defaultdict(set)
 #: the code objects of converted functions (their frames are found by the staging hooks)
 _converted_codes: weakref.WeakSet[types.CodeType] = weakref.WeakSet()
 
 
-def record_converted(code: types.CodeType, filename: str, unsupported: Any) -> None:
-    """Note a converted function's code and the unstageable constructs of its file (the
-    transpiler does; staging asks :func:`is_converted_code` and :func:`unsupported_in`)."""
+def record_converted(code: types.CodeType, filename: str, unsupported: Any,
+                     records: Sequence[tuple[str, Any]] = ()) -> None:
+    """Note a converted function's code, the unstageable constructs of its file and what the
+    converters recorded there (the transpiler does; staging asks :func:`is_converted_code`,
+    :func:`unsupported_in` and :func:`records_of`)."""
     _converted_codes.add(code)
     _unsupported[filename].update(unsupported)
+    for kind, item in records:
+        _records[kind, filename].add(item)
+
+
+def records_of(kind: str, filename: str) -> set[Any]:
+    """What the converters recorded of ``kind`` in the converted functions of ``filename``."""
+    return _records.get((kind, filename), set())
 
 
 def is_converted_code(code: types.CodeType) -> bool:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import collections
 import dis
+import functools
 import sys
 import sysconfig
 import types
@@ -297,13 +298,14 @@ def _cell_value(cell: types.CellType) -> Any:
         return _MISSING
 
 
-def _globals_read(code: types.CodeType) -> set[str]:
-    """Global names ``code`` (and the code nested in it) reads."""
+@functools.lru_cache(maxsize=1024)
+def _globals_read(code: types.CodeType) -> frozenset[str]:
+    """Global names ``code`` (and the code nested in it) reads (once per code: asked per staged construct)."""
     names = {ins.argval for ins in dis.get_instructions(code) if ins.opname == "LOAD_GLOBAL"}
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             names |= _globals_read(const)
-    return names
+    return frozenset(names)
 
 
 def code_lines(code: types.CodeType) -> Iterable[int]:

@@ -129,13 +129,15 @@ def _check_stageable(where: str, construct: str, *bodies: Callable[..., Any] | N
         )
 
 
-def _globals_stored(code: CodeType) -> set[str]:
-    """Names a body (or a function nested in it) assigns with ``global``."""
+@functools.lru_cache(maxsize=1024)
+def _globals_stored(code: CodeType) -> frozenset[str]:
+    """Names a body (or a function nested in it) assigns with ``global`` (once per code: each
+    staged construct asks of its bodies, and the bytecode walk was a tenth of a small trace)."""
     names = {ins.argval for ins in dis.get_instructions(code) if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL")}
     for const in code.co_consts:
         if isinstance(const, CodeType):
             names |= _globals_stored(const)
-    return names
+    return frozenset(names)
 
 
 # ---------------------------------------------------------------------- types of leaves

@@ -22,7 +22,7 @@ import weakref
 from typing import Any, TypeVar
 
 from kiln.frontend import creation, python_math, random_numbers, trace_context
-from kiln.frontend.autograph import operators
+from kiln.frontend.autograph import code_cache, operators
 from kiln.frontend.autograph.context import ConversionContext, ConversionInfo, record_converted
 from kiln.frontend.autograph.libraries import is_higher_order, library_reason
 
@@ -32,6 +32,8 @@ _converted: weakref.WeakKeyDictionary[types.FunctionType, types.FunctionType] = 
 _not_converted: weakref.WeakKeyDictionary[types.FunctionType, ConversionInfo] = weakref.WeakKeyDictionary()
 
 _INFO = "__autograph_info__"
+#: the converted function's name in its factory (renamed to the user's once made)
+_CONVERTED = "ag__converted"
 _FUTURE_FLAGS = 0
 for _feature in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
@@ -201,12 +203,23 @@ RUNTIME = types.SimpleNamespace(**{name: getattr(operators, name) for name in op
 
 
 def _convert(func: types.FunctionType) -> types.FunctionType:
+    """``func`` converted: its conversion kept on disk by an earlier process when there is one
+    (kiln.frontend.autograph.code_cache), else converted now and kept."""
+    closure = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+    namespace = {**func.__globals__, **{name: _cell_value(cell) for name, cell in closure.items()}}
+    conversion = code_cache.load(func, namespace)
+    if conversion is None:
+        conversion = _transform(func, namespace, closure)
+        code_cache.store(func, conversion)
+    return _converted_function(func, conversion, closure)
+
+
+def _transform(func: types.FunctionType, namespace: dict[str, Any], closure: dict[str, types.CellType]
+               ) -> code_cache.Conversion:
     from kiln.frontend.autograph import converters
 
     node = _parse(func)
     code = func.__code__
-    closure = dict(zip(code.co_freevars, func.__closure__ or ()))
-    namespace = {**func.__globals__, **{name: _cell_value(cell) for name, cell in closure.items()}}
     used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(node) if isinstance(a, ast.arg)}
     ctx = ConversionContext(filename=code.co_filename, namespace=namespace, used_names=used | {"ag__"})
     for converter in converters.PIPELINE:
@@ -216,7 +229,7 @@ def _convert(func: types.FunctionType) -> types.FunctionType:
     # def ag__factory(): ag__ = None; <closure names> = None; def ag__converted(...): ...
     # The factory only makes the cells the new code expects; the def is renamed so that
     # it does not shadow the function's own name (recursion reads the global).
-    node.name = "ag__converted"
+    node.name = _CONVERTED
     factory = ast.FunctionDef(
         name="ag__factory",
         args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
@@ -230,8 +243,15 @@ def _convert(func: types.FunctionType) -> types.FunctionType:
     ast.fix_missing_locations(ast.copy_location(factory, node))
     ast.fix_missing_locations(module)
     module_code = compile(module, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
-    factory_code = _const_code(module_code, "ag__factory")
-    new_code = _const_code(factory_code, node.name).replace(co_name=func.__name__, co_qualname=func.__qualname__)
+    return code_cache.Conversion(module_code, source, tuple(ctx.unsupported), tuple(ctx.records), ctx.decisions)
+
+
+def _converted_function(func: types.FunctionType, conversion: code_cache.Conversion,
+                        closure: dict[str, types.CellType]) -> types.FunctionType:
+    """The function ``conversion`` made of ``func``: its globals and closure cells, its name and attributes."""
+    code = func.__code__
+    factory_code = _const_code(conversion.module_code, "ag__factory")
+    new_code = _const_code(factory_code, _CONVERTED).replace(co_name=func.__name__, co_qualname=func.__qualname__)
     cells = {**closure, "ag__": types.CellType(RUNTIME)}
     new = types.FunctionType(
         new_code, func.__globals__, func.__name__, func.__defaults__, tuple(cells[n] for n in new_code.co_freevars)
@@ -240,8 +260,8 @@ def _convert(func: types.FunctionType) -> types.FunctionType:
     new.__dict__.update(func.__dict__)
     for attr in ("__qualname__", "__module__", "__doc__", "__annotations__"):
         setattr(new, attr, getattr(func, attr))
-    record_converted(new_code, code.co_filename, ctx.unsupported)
-    setattr(new, _INFO, ConversionInfo(converted=True, source=source, unsupported=tuple(ctx.unsupported)))
+    record_converted(new_code, code.co_filename, conversion.unsupported, conversion.records)
+    setattr(new, _INFO, ConversionInfo(converted=True, source=conversion.source, unsupported=conversion.unsupported))
     return new
 
 

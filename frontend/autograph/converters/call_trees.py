@@ -18,10 +18,12 @@ from __future__ import annotations
 import ast
 import builtins
 import types
+from collections.abc import Mapping
+from typing import Any
 
 from kiln.frontend import dtypes, python_math
 from kiln.frontend.autograph import templates
-from kiln.frontend.autograph.context import ConversionContext
+from kiln.frontend.autograph.context import ConversionContext, rule
 from kiln.frontend.autograph.libraries import is_higher_order, is_library_module
 
 
@@ -68,36 +70,40 @@ class _Calls(ast.NodeTransformer):
         if isinstance(func, ast.Name):
             builtin = func.id not in _BUILTINS and self.ctx.is_builtin(func.id)
             return builtin and not is_higher_order(getattr(builtins, func.id))
+        path: list[str] = []
         root = func
         while isinstance(root, ast.Attribute):
+            path.insert(0, root.attr)
             root = root.value
         if not isinstance(root, ast.Name) or root is func:
             return False
         if root.id == "ag__":
             return True
-        value = self.ctx.namespace.get(root.id)
-        if is_higher_order(_attribute(value, func)):  # functools.reduce(f, ...): f is converted first
-            return False
-        if _staged_random(value, func):  # np.random.normal(...): drawn on every call (kiln.frontend.random_numbers)
-            return False
-        if isinstance(value, types.ModuleType) and value.__name__ == "math" and isinstance(func, ast.Attribute):
-            if getattr(value, func.attr, None) in python_math.TRACED:  # math.sqrt(x) of a traced x
-                return False
-        if isinstance(value, types.ModuleType) and value.__name__ == "numpy" and isinstance(func, ast.Attribute):
-            if func.attr in _NUMPY_CREATION:  # they make kiln arrays while tracing (kiln.frontend.creation)
-                return False
-            if getattr(value, func.attr, None) in SCALAR_TYPES:  # np.float64(x) of a traced x is a cast
-                return False
-        return isinstance(value, types.ModuleType) and is_library_module(value.__name__)
+        return self.ctx.decide("library", root.id, tuple(path))
 
 
-def _attribute(value: object, func: ast.expr) -> object:
-    """What the attribute chain ``func`` names, read from ``value`` through modules only (None if
+@rule("library")
+def _library_call(namespace: Mapping[str, Any], root: str, path: tuple[str, ...]) -> bool:
+    """Whether ``root.<path>`` (a call's callee) is library code, left as written."""
+    value = namespace.get(root)
+    if is_higher_order(_attribute(value, path)):  # functools.reduce(f, ...): f is converted first
+        return False
+    if _staged_random(value, path):  # np.random.normal(...): drawn on every call (kiln.frontend.random_numbers)
+        return False
+    if isinstance(value, types.ModuleType) and value.__name__ == "math":
+        if getattr(value, path[-1], None) in python_math.TRACED:  # math.sqrt(x) of a traced x
+            return False
+    if isinstance(value, types.ModuleType) and value.__name__ == "numpy":
+        if path[-1] in _NUMPY_CREATION:  # they make kiln arrays while tracing (kiln.frontend.creation)
+            return False
+        if getattr(value, path[-1], None) in SCALAR_TYPES:  # np.float64(x) of a traced x is a cast
+            return False
+    return isinstance(value, types.ModuleType) and is_library_module(value.__name__)
+
+
+def _attribute(value: object, path: tuple[str, ...]) -> object:
+    """What the attribute chain ``path`` names, read from ``value`` through modules only (None if
     it passes through anything else: reading it must not run user code)."""
-    path: list[str] = []
-    while isinstance(func, ast.Attribute):
-        path.insert(0, func.attr)
-        func = func.value
     obj = value
     for attr in path:
         if not isinstance(obj, types.ModuleType):
@@ -106,10 +112,10 @@ def _attribute(value: object, func: ast.expr) -> object:
     return obj
 
 
-def _staged_random(value: object, func: ast.expr) -> bool:
-    """Whether ``func`` (an attribute chain from ``value``) names one of NumPy's random
+def _staged_random(value: object, path: tuple[str, ...]) -> bool:
+    """Whether ``path`` (an attribute chain from ``value``) names one of NumPy's random
     functions that kiln stages: the call must reach ``ag__.call``, not run while tracing."""
-    obj = _attribute(value, func)
+    obj = _attribute(value, path)
     return callable(obj) and _is_staged(obj)
 
 

@@ -12,11 +12,10 @@ candidate is recorded.
 from __future__ import annotations
 
 import ast
-from collections import defaultdict
 from dataclasses import dataclass
 
 from kiln.frontend.autograph.analysis.activity import walk_scope
-from kiln.frontend.autograph.context import ConversionContext
+from kiln.frontend.autograph.context import ConversionContext, records_of
 
 #: methods that change a Python container in place
 MUTATING_METHODS = frozenset(
@@ -34,19 +33,15 @@ class Site:
     text: str
 
 
-#: per file, the sites in its converted functions
-_sites: defaultdict[str, set[Site]] = defaultdict(set)
-
-
 def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
     for node in walk_scope(func.body):
         for site in _sites_of(node):
-            _sites[ctx.filename].add(site)
+            ctx.record("python-effect", site)
 
 
 def sites_in(filename: str, first: int, last: int, root: str) -> list[Site]:
     """The recorded sites on lines ``first..last`` of ``filename`` that change what ``root`` names, in order."""
-    return sorted((s for s in _sites.get(filename, ()) if first <= s.lineno <= last and s.root == root),
+    return sorted((s for s in records_of("python-effect", filename) if first <= s.lineno <= last and s.root == root),
                   key=lambda s: s.lineno)
 
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 import ast
 import os
 import sys
-from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any
 
 from kiln.frontend.autograph.analysis.activity import walk_scope
-from kiln.frontend.autograph.context import ConversionContext
+from kiln.frontend.autograph.context import ConversionContext, records_of, rule
 
 _CONSTRUCTS: dict[type[ast.AST], str] = {
     ast.With: "with",
@@ -29,9 +30,6 @@ _CONSTRUCTS: dict[type[ast.AST], str] = {
 }
 
 _TRY: tuple[type[ast.AST], ...] = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
-
-#: per file, ``(line of the try, first line, last line of its body)`` of every ``try`` in converted code
-_try_bodies: defaultdict[str, set[tuple[int, int, int]]] = defaultdict(set)
 
 
 def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
@@ -43,7 +41,7 @@ def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
             ctx.note_unsupported(construct, node)
         if isinstance(node, _TRY):
             last = node.body[-1].end_lineno or node.body[-1].lineno
-            _try_bodies[ctx.filename].add((node.lineno, node.body[0].lineno, last))
+            ctx.record("try", (node.lineno, node.body[0].lineno, last))  # the try's line, its body's lines
 
 
 def _unbinds(target: ast.expr) -> bool:
@@ -66,9 +64,12 @@ def _trace_time(item: ast.withitem, ctx: ConversionContext) -> bool:
     while isinstance(func, ast.Attribute):
         path.insert(0, func.attr)
         func = func.value
-    if not isinstance(func, ast.Name):
-        return False
-    obj = ctx.namespace.get(func.id)
+    return isinstance(func, ast.Name) and ctx.decide("trace-time", func.id, tuple(path))
+
+
+@rule("trace-time")
+def _trace_time_class(namespace: Mapping[str, Any], root: str, path: tuple[str, ...]) -> bool:
+    obj = namespace.get(root)
     for attr in path:
         obj = getattr(obj, attr, None)
     return isinstance(obj, type) and getattr(obj, "__kiln_trace_time__", False) is True
@@ -76,7 +77,7 @@ def _trace_time(item: ast.withitem, ctx: ConversionContext) -> bool:
 
 def _try_around(filename: str, lineno: int) -> int | None:
     """The line of the innermost ``try`` (in converted code) whose body holds ``filename:lineno``."""
-    around = [t for t, first, last in _try_bodies.get(filename, ()) if first <= lineno <= last]
+    around = [t for t, first, last in records_of("try", filename) if first <= lineno <= last]
     return max(around, default=None)
 
 

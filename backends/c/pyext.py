@@ -177,3 +177,12 @@ def build_entry(
         user_name = name.removeprefix(USER_PREFIX)
         tiering.optimize_later(full, user_name, lambda optimized: entry.retarget(address(optimized)))
     return entry, True
+
+
+def call_form(
+    entry: Callable[..., Any], n_args: int, kwnames: tuple[str, ...], parts: tuple[tuple[int, Any], ...],
+    extra: tuple[Any, ...],
+) -> Callable[..., Any]:
+    """``entry`` (a final one of :func:`build_entry`) called with the arguments of one call form
+    (kiln.backends.targets.Backend.call_form); it follows ``entry`` when that is retargeted."""
+    return module().Form(entry, n_args, kwnames, parts, extra)

@@ -48,6 +48,10 @@ class Backend:
     #: order; ``parts``, one ``(PART_*, length or constant)`` per argument), ``extra`` appended to its
     #: leaves, NotImplemented for another form (kiln.frontend.call_forms). None: no such callable.
     call_form: Callable[..., Callable[..., Any]] | None = None
+    #: ``function_call() -> callable or None``: ``kiln.Function.__call__`` made native once the
+    #: backend's entries are (None before): the steps of the Python one, without its frame (it
+    #: reads the function's ``_last_entry``, ``_last_keywords`` and ``_call``). None: no such call.
+    function_call: Callable[[], Any] | None = None
     #: a backend keeping its own copies of kiln.Variable buffers (CUDA's device copies): the
     #: frontend tells it when Python creates, reads or writes one (kiln.frontend.variables.BufferSync)
     buffer_sync: Any = None
@@ -83,6 +87,7 @@ def _c_backend() -> Backend:
         entry=pyext.build_entry,
         entry_ready=lambda: pyext.ready(),
         call_form=pyext.call_form,
+        function_call=pyext.function_call,
         prepare=lambda: prefetch_prelude(table(resolve_isa()).includes, check=True),
     )
 

@@ -266,6 +266,8 @@ class Function:
                 return out
         return self._call(args, kwargs)
 
+    # (the backend's native __call__ replaces this one once it has one: see _go_native)
+
     def _call_with_keywords(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """The hot path of a call with keywords: the form entry of the last such call."""
         entry = self._last_keywords
@@ -316,6 +318,8 @@ class Function:
                 if len(self._entries) >= _MAX_ENTRIES:  # e.g. many shapes of a dynamic input_signature
                     self._entries.clear()
                 self._entries[key] = self._last_entry = _taking_scalars(entry, key, concrete)
+        if Function.__call__ is _PYTHON_CALL and (self._last_entry is not None or self._last_keywords is not None):
+            _go_native(self.target)
         return out
 
     def _traced_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -536,6 +540,20 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<kiln.Function {self.__name__} traces={self.tracing_count}>"
+
+
+#: the Python steps of a call, Function.__call__ until a backend gives its native one
+_PYTHON_CALL = Function.__call__
+
+
+def _go_native(target: str) -> None:
+    """Make ``Function.__call__`` the backend's native call (Backend.function_call) once it has one:
+    the same steps without a Python frame (a 1-element add: 0.35 -> 0.21 us). One for every function:
+    it only calls what each keeps (``_last_entry``, ``_last_keywords``, ``_call``)."""
+    make = get_backend(target).function_call
+    native = make() if make is not None else None
+    if native is not None:
+        Function.__call__ = native  # type: ignore[method-assign]
 
 
 class BoundFunction:

@@ -649,6 +649,99 @@ static PyTypeObject FormType = {
     .tp_members = form_members,
 };
 
+/* ---- kiln.Function's call ----
+ * A `HotPath` is kiln.Function's __call__ once this extension is loaded (kiln.frontend.function):
+ * the steps of the Python one without its frame. It calls the entry the function keeps for the
+ * last call (`_last_entry`; `_last_keywords` for a call with keywords) with the call's arguments,
+ * and the function's `_call(args, kwargs)` when it keeps none, the entry answers NotImplemented,
+ * or kiln.config runs functions eagerly (`config._run_eagerly`). */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *config; /* the kiln.config module */
+} HotPath;
+
+static PyObject *str_last_entry, *str_last_keywords, *str_call, *str_run_eagerly;
+
+static PyObject *hot_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    HotPath *self = (HotPath *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), n_kw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (nargs < 1) {
+        PyErr_SetString(PyExc_TypeError, "kiln.Function.__call__ needs the function");
+        return NULL;
+    }
+    PyObject *function = args[0];
+    PyObject *eager = PyObject_GetAttr(self->config, str_run_eagerly);
+    if (!eager) return NULL;
+    int run_eagerly = PyObject_IsTrue(eager);
+    Py_DECREF(eager);
+    if (run_eagerly < 0) return NULL;
+    if (!run_eagerly) {
+        PyObject *entry = PyObject_GetAttr(function, n_kw ? str_last_keywords : str_last_entry);
+        if (!entry) return NULL;
+        if (entry != Py_None) {
+            PyObject *out = PyObject_Vectorcall(entry, args + 1, (size_t)(nargs - 1), kwnames);
+            Py_DECREF(entry);
+            if (out != Py_NotImplemented) return out;
+            Py_DECREF(out);
+        } else {
+            Py_DECREF(entry);
+        }
+    }
+    PyObject *positional = PyTuple_New(nargs - 1), *keywords = PyDict_New(), *out = NULL;
+    if (positional && keywords) {
+        for (Py_ssize_t i = 1; i < nargs; i++) {
+            Py_INCREF(args[i]);
+            PyTuple_SET_ITEM(positional, i - 1, args[i]);
+        }
+        Py_ssize_t k = 0;
+        while (k < n_kw && PyDict_SetItem(keywords, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) == 0) k++;
+        if (k == n_kw) out = PyObject_CallMethodObjArgs(function, str_call, positional, keywords, NULL);
+    }
+    Py_XDECREF(positional);
+    Py_XDECREF(keywords);
+    return out;
+}
+
+/* HotPath(config) */
+static PyObject *hot_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNUSED(kwds)) {
+    PyObject *config;
+    if (!PyArg_ParseTuple(args, "O", &config)) return NULL;
+    HotPath *self = (HotPath *)type->tp_alloc(type, 0);
+    if (!self) return NULL;
+    self->vectorcall = hot_call;
+    Py_INCREF(config);
+    self->config = config;
+    return (PyObject *)self;
+}
+
+static void hot_dealloc(HotPath *self) {
+    Py_XDECREF(self->config);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* a method: `f.__call__` is bound to f */
+static PyObject *hot_get(PyObject *self, PyObject *obj, PyObject *Py_UNUSED(type)) {
+    if (!obj || obj == Py_None) {
+        Py_INCREF(self);
+        return self;
+    }
+    return PyMethod_New(self, obj);
+}
+
+static PyTypeObject HotPathType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "kiln._kiln_entry.HotPath",
+    .tp_doc = "kiln.Function.__call__: the entry of the last call, else Function._call.",
+    .tp_basicsize = sizeof(HotPath),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_new = hot_new,
+    .tp_dealloc = (destructor)hot_dealloc,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(HotPath, vectorcall),
+    .tp_descr_get = hot_get,
+};
+
 /* symbol(path, name) -> address: dlopen (kept open for the process) and dlsym. */
 static PyObject *symbol(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
     const char *path, *name;
@@ -676,7 +769,11 @@ static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_kiln_entry", NU
 
 PyMODINIT_FUNC PyInit__kiln_entry(void) {
     import_array();
-    if (PyType_Ready(&EntryType) < 0 || PyType_Ready(&FormType) < 0) return NULL;
+    if (PyType_Ready(&EntryType) < 0 || PyType_Ready(&FormType) < 0 || PyType_Ready(&HotPathType) < 0) return NULL;
+    if (!(str_last_entry = PyUnicode_InternFromString("_last_entry")) ||
+        !(str_last_keywords = PyUnicode_InternFromString("_last_keywords")) ||
+        !(str_call = PyUnicode_InternFromString("_call")) || !(str_run_eagerly = PyUnicode_InternFromString("_run_eagerly")))
+        return NULL;
     if (!pool_capsule && !(pool_capsule = PyCapsule_New(&pool_handler, "mem_handler", NULL))) return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;
@@ -689,6 +786,12 @@ PyMODINIT_FUNC PyInit__kiln_entry(void) {
     Py_INCREF(&FormType);
     if (PyModule_AddObject(m, "Form", (PyObject *)&FormType) < 0) {
         Py_DECREF(&FormType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&HotPathType);
+    if (PyModule_AddObject(m, "HotPath", (PyObject *)&HotPathType) < 0) {
+        Py_DECREF(&HotPathType);
         Py_DECREF(m);
         return NULL;
     }

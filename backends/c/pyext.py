@@ -186,3 +186,11 @@ def call_form(
     """``entry`` (a final one of :func:`build_entry`) called with the arguments of one call form
     (kiln.backends.targets.Backend.call_form); it follows ``entry`` when that is retargeted."""
     return module().Form(entry, n_args, kwnames, parts, extra)
+
+
+def function_call() -> Any:
+    """``kiln.Function.__call__`` as the extension's ``HotPath`` (kiln.backends.targets.Backend.
+    function_call), None while the extension is not loaded."""
+    from kiln import config
+
+    return _module.HotPath(config) if _module is not None else None

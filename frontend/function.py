@@ -5,6 +5,10 @@ call's signature key (see :mod:`kiln.frontend.signature`); a new key traces
 the function into ``graph`` IR and compiles a :class:`ConcreteFunction`, an
 old key reuses it. With ``kiln.config.run_functions_eagerly(True)`` the Python
 function runs as plain Python on NumPy instead.
+
+The hot path of a call is the native entry the function kept for the last call (of its form, for
+keywords, lists, tuples and Python constants: kiln.frontend.call_forms), called by ``__call__``,
+itself native once the backend gives one; every other call takes :meth:`Function._call`.
 """
 
 from __future__ import annotations
@@ -256,7 +260,8 @@ class Function:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # Hot path: the native entry of the last call checks the arguments itself (exact
         # ndarrays of the traced dtypes and shapes; for a call form, its structure and constants
-        # too) and answers NotImplemented otherwise.
+        # too) and answers NotImplemented otherwise. The backend's native call takes these steps
+        # in place of this method once it has one (see _go_native).
         if kwargs:
             return self._call_with_keywords(args, kwargs)
         entry = self._last_entry
@@ -265,8 +270,6 @@ class Function:
             if out is not NotImplemented:
                 return out
         return self._call(args, kwargs)
-
-    # (the backend's native __call__ replaces this one once it has one: see _go_native)
 
     def _call_with_keywords(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """The hot path of a call with keywords: the form entry of the last such call."""
@@ -300,7 +303,8 @@ class Function:
                 out = found[0](*structured[1])
                 if out is not NotImplemented:
                     self._monitor.seen(found[1])  # a cache hit, as the full lookup would record
-                    self._use_form(found[2], found[1], kwargs)
+                    if found[2] is not None:
+                        self._use_form(found[2], found[1], kwargs)
                     return out
         if "dask" in sys.modules:  # Dask arrays in, a Dask array out (kiln.frontend.dask_arrays)
             from kiln.frontend import dask_arrays
@@ -375,13 +379,12 @@ class Function:
         form_entry = concrete.form_entry(form) if form is not None else None
         key = concrete.signature.key
         self._structured[structured[0]] = (_taking_scalars(entry, leaf_key, concrete), key, form_entry)
-        self._use_form(form_entry, key, kwargs)
+        if form_entry is not None:
+            self._use_form(form_entry, key, kwargs)
 
-    def _use_form(self, form_entry: tuple[Callable[..., Any], Any] | None, key: Any, kwargs: dict[str, Any]) -> None:
+    def _use_form(self, form_entry: tuple[Callable[..., Any], Any], key: Any, kwargs: dict[str, Any]) -> None:
         """Make a form entry (with its native form) the hot path of the calls like the one that
         found it; ``key``, its trace's signature key."""
-        if form_entry is None:
-            return
         call, form = form_entry
         if kwargs:
             self._last_keywords = call

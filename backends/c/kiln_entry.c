@@ -12,7 +12,9 @@
  * only allocation failures raise. Built once per machine and cached (kiln.backends.c.pyext),
  * so no kernel compile ever includes Python.h. `Entry.retarget(address)` points an entry at the
  * trampoline of another build of the same source (kiln.backends.c.tiering: the -O2 build replacing
- * the quick one a first call ran).
+ * the quick one a first call ran). A `Form` is an Entry called with the arguments of one
+ * structured call (keywords, lists or tuples of arrays, Python constants), and `HotPath` is
+ * kiln.Function's __call__ (both below).
  *
  * Large outputs (>= POOL_MIN_BYTES) come from an output pool: a NumPy memory handler
  * (PyDataMem_Handler) set around their allocation. NumPy keeps a reference to it in each
@@ -777,21 +779,7 @@ PyMODINIT_FUNC PyInit__kiln_entry(void) {
     if (!pool_capsule && !(pool_capsule = PyCapsule_New(&pool_handler, "mem_handler", NULL))) return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;
-    Py_INCREF(&EntryType);
-    if (PyModule_AddObject(m, "Entry", (PyObject *)&EntryType) < 0) {
-        Py_DECREF(&EntryType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&FormType);
-    if (PyModule_AddObject(m, "Form", (PyObject *)&FormType) < 0) {
-        Py_DECREF(&FormType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&HotPathType);
-    if (PyModule_AddObject(m, "HotPath", (PyObject *)&HotPathType) < 0) {
-        Py_DECREF(&HotPathType);
+    if (PyModule_AddType(m, &EntryType) < 0 || PyModule_AddType(m, &FormType) < 0 || PyModule_AddType(m, &HotPathType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

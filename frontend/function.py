@@ -375,7 +375,8 @@ class Function:
             return
         if len(self._structured) >= _MAX_ENTRIES:
             self._structured.clear()
-        form = form_of(args, kwargs)
+        # (an input_signature converts Python values to its tensors: the call's form is not the trace's)
+        form = form_of(args, kwargs) if self.input_signature is None else None
         form_entry = concrete.form_entry(form) if form is not None else None
         key = concrete.signature.key
         self._structured[structured[0]] = (_taking_scalars(entry, leaf_key, concrete), key, form_entry)

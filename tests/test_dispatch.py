@@ -505,6 +505,26 @@ def test_form_entry_hits_between_traces_count_as_cache_hits() -> None:
     assert f.retrace_reasons[-1] == "argument `k`: value 7.0 → 8.0"
 
 
+def test_input_signature_calls_with_python_values_keep_their_conversions() -> None:
+    """With an input_signature a Python number or a list is converted to its tensor: such a call's
+    form is not its trace's, so it keeps the structured path (a form entry was refused there)."""
+    spec = kiln.TensorSpec([3], "float64")
+
+    @kiln.function(input_signature=(spec, kiln.TensorSpec([], "float64")))
+    def scaled(x, s):
+        return x * s
+
+    @kiln.function(input_signature=(kiln.TensorSpec([1, 3], "float64"),))
+    def doubled(x):
+        return x * 2
+
+    a = np.arange(3.0)
+    for _ in range(3):
+        _same(scaled(a, 2.0), a * 2.0)
+        _same(doubled([a]), np.array([a]) * 2)
+    assert scaled.tracing_count == 1 and doubled.tracing_count == 1
+
+
 def test_list_arguments_on_the_form_path_stay_the_callers_lists() -> None:
     """A function that changes its list argument takes the checked path (issue 40): the change
     reaches the caller's list on every call; one that only reads it gets the list itself."""

@@ -48,10 +48,11 @@ class Backend:
     #: order; ``parts``, one ``(PART_*, length or constant)`` per argument), ``extra`` appended to its
     #: leaves, NotImplemented for another form (kiln.frontend.call_forms). None: no such callable.
     call_form: Callable[..., Callable[..., Any]] | None = None
-    #: ``function_call() -> callable or None``: ``kiln.Function.__call__`` made native once the
-    #: backend's entries are (None before): the steps of the Python one, without its frame (it
-    #: reads the function's ``_last_entry``, ``_last_keywords`` and ``_call``). None: no such call.
-    function_call: Callable[[], Any] | None = None
+    #: ``function_call(switches) -> callable or None``: ``kiln.Function.__call__`` made native once
+    #: the backend's entries are (None before): the steps of the Python one, without its frame (it
+    #: reads the function's ``_last_entry``, ``_last_keywords`` and ``_call``; ``switches``,
+    #: ``((a module's vars(), name), ...)``, turn its hot path off while one is true). None: no such call.
+    function_call: Callable[[tuple[tuple[dict[str, Any], str], ...]], Any] | None = None
     #: a backend keeping its own copies of kiln.Variable buffers (CUDA's device copies): the
     #: frontend tells it when Python creates, reads or writes one (kiln.frontend.variables.BufferSync)
     buffer_sync: Any = None

@@ -656,14 +656,30 @@ static PyTypeObject FormType = {
  * the steps of the Python one without its frame. It calls the entry the function keeps for the
  * last call (`_last_entry`; `_last_keywords` for a call with keywords) with the call's arguments,
  * and the function's `_call(args, kwargs)` when it keeps none, the entry answers NotImplemented,
- * or kiln.config runs functions eagerly (`config._run_eagerly`). */
+ * or one of its switches is on (kiln.config runs functions eagerly, a trace is in progress). */
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
-    PyObject *config; /* the kiln.config module */
+    PyObject *switches; /* a tuple of (namespace dict, name): the hot path is off while one is true */
 } HotPath;
 
-static PyObject *str_last_entry, *str_last_keywords, *str_call, *str_run_eagerly;
+static PyObject *str_last_entry, *str_last_keywords, *str_call;
+
+/* 1 when a switch is on, 0 when none is, -1 on an error. A module's globals are read in its dict
+ * (a dict lookup; getattr on the module took 20 ns more per switch). */
+static int switched_off(HotPath *self) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->switches); i++) {
+        PyObject *pair = PyTuple_GET_ITEM(self->switches, i);
+        PyObject *value = PyDict_GetItemWithError(PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1)); /* borrowed */
+        if (!value) {
+            if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(pair, 1));
+            return -1;
+        }
+        int on = PyObject_IsTrue(value);
+        if (on) return on;
+    }
+    return 0;
+}
 
 static PyObject *hot_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     HotPath *self = (HotPath *)callable;
@@ -673,12 +689,9 @@ static PyObject *hot_call(PyObject *callable, PyObject *const *args, size_t narg
         return NULL;
     }
     PyObject *function = args[0];
-    PyObject *eager = PyObject_GetAttr(self->config, str_run_eagerly);
-    if (!eager) return NULL;
-    int run_eagerly = PyObject_IsTrue(eager);
-    Py_DECREF(eager);
-    if (run_eagerly < 0) return NULL;
-    if (!run_eagerly) {
+    int off = switched_off(self);
+    if (off < 0) return NULL;
+    if (!off) {
         PyObject *entry = PyObject_GetAttr(function, n_kw ? str_last_keywords : str_last_entry);
         if (!entry) return NULL;
         if (entry != Py_None) {
@@ -705,20 +718,28 @@ static PyObject *hot_call(PyObject *callable, PyObject *const *args, size_t narg
     return out;
 }
 
-/* HotPath(config) */
+/* HotPath(switches): ((namespace dict, name), ...) */
 static PyObject *hot_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNUSED(kwds)) {
-    PyObject *config;
-    if (!PyArg_ParseTuple(args, "O", &config)) return NULL;
+    PyObject *switches;
+    if (!PyArg_ParseTuple(args, "O!", &PyTuple_Type, &switches)) return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(switches); i++) {
+        PyObject *pair = PyTuple_GET_ITEM(switches, i);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyDict_Check(PyTuple_GET_ITEM(pair, 0)) ||
+            !PyUnicode_Check(PyTuple_GET_ITEM(pair, 1))) {
+            PyErr_SetString(PyExc_TypeError, "a switch is (namespace dict, name)");
+            return NULL;
+        }
+    }
     HotPath *self = (HotPath *)type->tp_alloc(type, 0);
     if (!self) return NULL;
     self->vectorcall = hot_call;
-    Py_INCREF(config);
-    self->config = config;
+    Py_INCREF(switches);
+    self->switches = switches;
     return (PyObject *)self;
 }
 
 static void hot_dealloc(HotPath *self) {
-    Py_XDECREF(self->config);
+    Py_XDECREF(self->switches);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -774,7 +795,7 @@ PyMODINIT_FUNC PyInit__kiln_entry(void) {
     if (PyType_Ready(&EntryType) < 0 || PyType_Ready(&FormType) < 0 || PyType_Ready(&HotPathType) < 0) return NULL;
     if (!(str_last_entry = PyUnicode_InternFromString("_last_entry")) ||
         !(str_last_keywords = PyUnicode_InternFromString("_last_keywords")) ||
-        !(str_call = PyUnicode_InternFromString("_call")) || !(str_run_eagerly = PyUnicode_InternFromString("_run_eagerly")))
+        !(str_call = PyUnicode_InternFromString("_call")))
         return NULL;
     if (!pool_capsule && !(pool_capsule = PyCapsule_New(&pool_handler, "mem_handler", NULL))) return NULL;
     PyObject *m = PyModule_Create(&module_def);

@@ -188,9 +188,7 @@ def call_form(
     return module().Form(entry, n_args, kwnames, parts, extra)
 
 
-def function_call() -> Any:
+def function_call(switches: tuple[tuple[dict[str, Any], str], ...]) -> Any:
     """``kiln.Function.__call__`` as the extension's ``HotPath`` (kiln.backends.targets.Backend.
     function_call), None while the extension is not loaded."""
-    from kiln import config
-
-    return _module.HotPath(config) if _module is not None else None
+    return _module.HotPath(switches) if _module is not None else None

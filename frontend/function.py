@@ -441,7 +441,8 @@ class Function:
         """A call through a bound method that its fast path did not take; leaves that instance's
         native entry (over the array arguments) for the next call when the call allows one."""
         full = (instance, *args)
-        if kwargs or config.functions_run_eagerly() or (key := _array_key(args)) is None:
+        if (kwargs or config.functions_run_eagerly() or trace_context.current() is not None
+                or (key := _array_key(args)) is None):  # (inside a trace: traced into it by _call)
             return self._call(full, kwargs)
         with progress.compiling(self.__name__, self._stages), gc_thresholds.raised():
             concrete = self._concrete_for(full, kwargs)
@@ -578,7 +579,8 @@ class BoundFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         function, instance = self.__func__, self.__self__
         cached = function._method_entries.get(id(instance))
-        if cached is not None and not kwargs and cached[0]() is instance and not config.functions_run_eagerly():
+        if (cached is not None and not kwargs and cached[0]() is instance and not config.functions_run_eagerly()
+                and not trace_context.in_progress):  # (as Function.__call__'s hot path)
             out = cached[1](*args)
             if out is not NotImplemented:
                 return out

@@ -620,3 +620,29 @@ def test_callee_with_a_native_entry_is_still_traced_into_its_caller():
     np.testing.assert_array_equal(caller(np.zeros(2)), np.full(2, 50.0))
     with _eagerly():
         np.testing.assert_array_equal(caller(np.zeros(2)), np.full(2, 50.0))
+
+
+class _Scaler:
+    def __init__(self) -> None:
+        self.v = kiln.Variable(np.ones(2))
+
+    @kiln.function
+    def scale(self, x):
+        return x * self.v.read_value()
+
+
+def test_method_with_a_native_entry_is_still_traced_into_its_caller():
+    """The same for a decorated method's per-instance entry: traced into the caller, its Variable
+    read when the caller runs."""
+    m, a = _Scaler(), np.ones(2)
+    for _ in range(2):
+        m.scale(a)
+    assert id(m) in _Scaler.scale._method_entries
+
+    @kiln.function
+    def caller(y):
+        return y + m.scale(a)
+
+    np.testing.assert_array_equal(caller(np.zeros(2)), np.ones(2))
+    m.v.assign(np.full(2, 10.0))
+    np.testing.assert_array_equal(caller(np.zeros(2)), np.full(2, 10.0))

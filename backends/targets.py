@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 #: for a 0-d one what NumPy gives there, a NumPy scalar (``x.sum()``) or a Python number (``float(s)``)
 OUTPUT_ARRAY, OUTPUT_NUMPY_SCALAR, OUTPUT_PYTHON_NUMBER = 0, 1, 2
 
+#: what each argument of a call form (``Backend.call_form``) must be: an exact array, a NumPy scalar,
+#: an exact list or tuple of so many exact arrays, or a Python constant equal to the traced one
+PART_ARRAY, PART_SCALAR, PART_LIST, PART_TUPLE, PART_CONSTANT = 0, 1, 2, 3, 4
+
 
 @dataclass(frozen=True)
 class Backend:
@@ -39,6 +43,16 @@ class Backend:
     entry: Callable[..., tuple[Callable[..., Any], bool]] | None = None
     #: whether ``entry`` would now give a final entry (cheap: asked on calls that used an interim one)
     entry_ready: Callable[[], bool] | None = None
+    #: ``call_form(entry, n_args, kwnames, parts, extra) -> callable``: a final ``entry`` called with a
+    #: call's own arguments of one form (``n_args`` positional, then the keywords ``kwnames`` in that
+    #: order; ``parts``, one ``(PART_*, length or constant)`` per argument), ``extra`` appended to its
+    #: leaves, NotImplemented for another form (kiln.frontend.call_forms). None: no such callable.
+    call_form: Callable[..., Callable[..., Any]] | None = None
+    #: ``function_call(switches) -> callable or None``: ``kiln.Function.__call__`` made native once
+    #: the backend's entries are (None before): the steps of the Python one, without its frame (it
+    #: reads the function's ``_last_entry``, ``_last_keywords`` and ``_call``; ``switches``,
+    #: ``((a module's vars(), name), ...)``, turn its hot path off while one is true). None: no such call.
+    function_call: Callable[[tuple[tuple[dict[str, Any], str], ...]], Any] | None = None
     #: a backend keeping its own copies of kiln.Variable buffers (CUDA's device copies): the
     #: frontend tells it when Python creates, reads or writes one (kiln.frontend.variables.BufferSync)
     buffer_sync: Any = None
@@ -73,6 +87,8 @@ def _c_backend() -> Backend:
         load=lambda so, fn: load_function(so, c_symbol(fn), signature_of(fn)),
         entry=pyext.build_entry,
         entry_ready=lambda: pyext.ready(),
+        call_form=pyext.call_form,
+        function_call=pyext.function_call,
         prepare=lambda: prefetch_prelude(table(resolve_isa()).includes, check=True),
     )
 

@@ -28,6 +28,7 @@ from kiln.backends.loader import python_entry, signature_of
 from kiln.dialects.contracts import C_SYMBOL_ATTR, USER_PREFIX
 from kiln.frontend import (argument_containers, array_types, dynamic_shapes, plan_cache, progress, pytree, result_kinds,
                            retracing, unknown_rank)
+from kiln.frontend.call_forms import CallForm
 from kiln.frontend.dtypes import from_element
 from kiln.frontend.signature import CallSignature, tensor_leaves
 from kiln.frontend.tracer import TracedGraph, trace_graph
@@ -248,6 +249,9 @@ class ConcreteFunction:
         self._interim: Callable[..., Any] | None = None
         #: whether the native entry takes a NumPy scalar for a 0-d array (kiln_entry.c does)
         self.entry_takes_numpy_scalars = False
+        #: the backend's final native entry (None before it, or where calls take another): what
+        #: call forms wrap (see form_entry)
+        self._native: Callable[..., Any] | None = None
         outputs = traced.func_op.function_type.outputs.data
         self._out_shapes: list[tuple[int, ...]] = []
         self._out_dtypes: list[np.dtype] = []
@@ -441,7 +445,7 @@ class ConcreteFunction:
         entry, final = self._backend.entry(plan.source, symbol, plan.signature, len(self._in_dtypes), wait=False,
                                            kinds=kinds)
         if final:
-            self._entry, self._interim = entry, None
+            self._entry, self._interim, self._native = entry, None, entry
             self.entry_takes_numpy_scalars = True
             self._rebuild = _result_builder(self._traced.output_tree, self._traced.output_kinds, converted=True,
                                             statics=self._traced.statics)
@@ -511,6 +515,31 @@ class ConcreteFunction:
             return out if out is NotImplemented else rebuild(out)
 
         return call
+
+    def form_entry(self, form: CallForm) -> tuple[Callable[..., Any], Any] | None:
+        """The compiled callable over calls of ``form`` (kiln.frontend.call_forms) with their own
+        arguments, the result rebuilt: the native fast path of calls with keywords, lists, tuples
+        or Python constants (see Function); and the backend's form object in it, whose ``calls``
+        counts the calls that ran. None where :meth:`leaf_entry` is, where the backend has no such
+        callable, and for a function returning an argument (whose result needs the leaves)."""
+        traced = self._traced
+        if self._needs_call() or traced.returned_arguments or traced.maybe_returned_arguments:
+            return None
+        if self._entry is None:
+            self._compile()
+        call_form = self._backend.call_form
+        if self._native is None or call_form is None:
+            return None
+        native = call_form(self._native, form.n_args, form.kwnames, form.parts, self._variable_buffers)
+        rebuild = self._rebuild
+        if rebuild is None:
+            return native, native
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            out = native(*args, **kwargs)
+            return out if out is NotImplemented else rebuild(out)
+
+        return call, native
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         entry = self._entry or self._compile()

@@ -170,6 +170,12 @@ def visible(value: SSAValue) -> bool:
 
 _state = threading.local()
 
+_counting = threading.Lock()
+
+#: traces in progress, on all threads: while there is one, kiln.Function calls skip their hot path
+#: (a call inside a trace is traced into it, kiln.frontend.calls; Function._call tells which thread)
+in_progress = 0
+
 
 def current() -> TraceContext | None:
     """The innermost trace in progress on this thread, if any."""
@@ -187,13 +193,18 @@ def require() -> TraceContext:
 @contextmanager
 def tracing(ctx: TraceContext) -> Iterator[TraceContext]:
     """Make ``ctx`` the current trace for the duration of the block."""
+    global in_progress
     stack: list[TraceContext] = getattr(_state, "stack", None) or []
     _state.stack = stack
     stack.append(ctx)
+    with _counting:
+        in_progress += 1
     try:
         yield ctx
     finally:
         stack.pop()
+        with _counting:
+            in_progress -= 1
 
 
 @contextmanager

@@ -385,3 +385,224 @@ def test_structured_calls_read_variables_current_values() -> None:
     _same(f([x], k=3.0), x * 3.0)
     v.assign(np.full(2, 5.0))
     _same(f([x], k=3.0), x * 15.0)
+
+
+def _counting_slow_path(f: kiln.Function, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the calls of ``f`` that miss its hot path (kiln.Function._call)."""
+    missed: list[int] = []
+    slow = f._call
+
+    def counted(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        missed.append(1)
+        return slow(args, kwargs)
+
+    monkeypatch.setattr(f, "_call", counted)
+    return missed
+
+
+def test_keyword_list_tuple_and_constant_calls_take_their_form_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keywords, lists and tuples of arrays and Python constants take the native entry of their
+    call form (kiln.frontend.call_forms): after the first call of a form, no call of that form
+    misses the hot path, and each gives what NumPy gives."""
+
+    @kiln.function
+    def scaled(x, scale=1.0):
+        return x * scale
+
+    @kiln.function
+    def total(xs):
+        return xs[0] + xs[1]
+
+    @kiln.function
+    def parts(x, *, bias):
+        return {"sum": x + bias[0], "diff": (x - bias[1],)}  # a structured result: rebuilt after the form entry
+
+    a, b = np.arange(4.0), np.ones(4)
+    calls = [
+        (scaled, (a,), {"scale": 2.0}),
+        (scaled, (a, 3.0), {}),
+        (total, ([a, b],), {}),
+        (total, ((a, b),), {}),
+        (parts, (a,), {"bias": [b, a]}),
+        (scaled, (np.float64(2.0),), {"scale": 2.0}),
+    ]
+    for f, args, kwargs in calls:
+        _both_paths(f, *args, **kwargs)
+        missed = _counting_slow_path(f, monkeypatch)
+        for _ in range(3):
+            _same(f(*args, **kwargs), f.python_function(*args, **kwargs))
+        assert missed == [], (f.__name__, args, kwargs)
+        last = f._last_keywords if kwargs else f._last_entry
+        assert last is not None
+        monkeypatch.undo()
+    assert type(scaled._last_keywords).__name__ == "Form"  # no Python wrapper in between
+    assert type(total._last_entry).__name__ == "Form"
+
+
+def test_form_entries_retrace_on_a_changed_keyword_length_or_number_type() -> None:
+    """A call of another form misses the form entry and takes the Python path, which retraces
+    exactly as before: a keyword's new value or type, a list's new length, a list changed in place."""
+
+    @kiln.function
+    def scaled(x, scale=1.0):
+        return x * scale
+
+    @kiln.function
+    def total(xs):
+        out = xs[0]
+        for x in xs[1:]:
+            out = out + x
+        return out
+
+    xi = np.arange(4)
+    traced = [(2.0, 1), (2.0, 1), (3.0, 2), (3, 3), (True, 4), (1, 5), (3.0, 5), (-0.0, 6), (0.0, 7), (-0.0, 7),
+              (float("nan"), 8), (float("nan"), 8), ("a", None)]
+    for scale, count in traced:
+        if count is None:
+            with pytest.raises(TypeError):
+                scaled(xi, scale=scale)
+            continue
+        got = _both_paths(scaled, xi, scale=scale)
+        assert got.dtype == (xi * scale).dtype  # an int keeps an int array's dtype, a float does not
+        assert scaled.tracing_count == count, scale
+    np.testing.assert_array_equal(scaled(np.ones(2), scale=-0.0), [-0.0, -0.0])
+    assert np.signbit(scaled(np.ones(2), scale=-0.0)).all() and not np.signbit(scaled(np.ones(2), scale=0.0)).any()
+    _same(scaled(x=xi, scale=2.0), xi * 2.0)  # another form: keyword x
+    _same(scaled(scale=2.0, x=xi), xi * 2.0)  # and keywords in another order
+
+    a, b, c = np.ones(3), np.arange(3.0), np.full(3, 2.0)
+    xs = [a, b]
+    _same(_both_paths(total, xs), a + b)
+    _same(_both_paths(total, [a, b, c]), a + b + c)
+    assert total.tracing_count == 2
+    xs[1] = np.arange(4.0)  # the same list, now of other shapes: retraced, not run on stale sizes
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        total(xs)
+    xs[0] = np.ones(4)
+    _same(total(xs), np.ones(4) + np.arange(4.0))
+    _same(total([a, b.astype(np.float32)]), a + b.astype(np.float32))  # another dtype
+    _same(total((a, b)), a + b)  # a tuple is another form than a list
+
+
+def test_form_entry_hits_between_traces_count_as_cache_hits() -> None:
+    """Calls that the native form entry ran are recorded as cache hits when the next call misses
+    it, as the Python path recorded them: no retracing warning, the reason names the last value."""
+    import warnings
+
+    from kiln.frontend.retracing import KilnRetracingWarning
+
+    @kiln.function
+    def f(x, k):
+        return x * k
+
+    a = np.ones(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KilnRetracingWarning)
+        for n in range(1, 9):
+            _same(f(a, k=float(n)), a * n)
+            _same(f(a, k=float(n)), a * n)  # the form entry's hit
+    assert type(f._last_keywords).__name__ == "Form" and f.tracing_count == 8
+    assert f.retrace_reasons[-1] == "argument `k`: value 7.0 → 8.0"
+
+
+def test_input_signature_calls_with_python_values_keep_their_conversions() -> None:
+    """With an input_signature a Python number or a list is converted to its tensor: such a call's
+    form is not its trace's, so it keeps the structured path (a form entry was refused there)."""
+    spec = kiln.TensorSpec([3], "float64")
+
+    @kiln.function(input_signature=(spec, kiln.TensorSpec([], "float64")))
+    def scaled(x, s):
+        return x * s
+
+    @kiln.function(input_signature=(kiln.TensorSpec([1, 3], "float64"),))
+    def doubled(x):
+        return x * 2
+
+    a = np.arange(3.0)
+    for _ in range(3):
+        _same(scaled(a, 2.0), a * 2.0)
+        _same(doubled([a]), np.array([a]) * 2)
+    assert scaled.tracing_count == 1 and doubled.tracing_count == 1
+
+
+def test_list_arguments_on_the_form_path_stay_the_callers_lists() -> None:
+    """A function that changes its list argument takes the checked path (issue 40): the change
+    reaches the caller's list on every call; one that only reads it gets the list itself."""
+
+    @kiln.function
+    def push(xs, x):
+        xs.append(x + 1)
+        return xs[0] * 2
+
+    @kiln.function
+    def read(xs):
+        return xs[0] + 1 if isinstance(xs, list) else xs[0] - 1
+
+    a = np.arange(3.0)
+    for _ in range(3):
+        xs = [a]
+        _same(push(xs, a), a * 2)
+        assert len(xs) == 2 and xs[0] is a
+        np.testing.assert_array_equal(xs[1], a + 1)
+    assert type(push._last_entry).__name__ != "Form"
+    for _ in range(3):
+        _same(read([a]), a + 1)
+        _same(read((a,)), a - 1)
+
+
+def test_a_form_entry_answers_not_implemented_for_any_other_form() -> None:
+    """The native Form checks the call's structure and constants itself."""
+    from kiln.backends.c import pyext
+    from kiln.backends.targets import PART_ARRAY, PART_CONSTANT, PART_LIST, PART_SCALAR
+
+    @kiln.function
+    def f(x, y):
+        return x + y
+
+    a = np.ones(2)
+    f(a, a)
+    native = f.get_concrete_function(a, a)._native
+    assert native is not None
+    listed = pyext.call_form(native, 1, ("k",), ((PART_LIST, 2), (PART_CONSTANT, -0.0)), ())
+    np.testing.assert_array_equal(listed([a, a], k=-0.0), a + a)
+    for args, kwargs in [
+        (([a, a],), {"k": 0.0}), (([a, a],), {"k": -0}), (([a, a],), {"j": -0.0}), (((a, a),), {"k": -0.0}),
+        (([a],), {"k": -0.0}), (([a, a, a],), {"k": -0.0}), (([a, np.float64(1)],), {"k": -0.0}),
+        (([a, a], -0.0), {}), (([a, a.astype(np.float32)],), {"k": -0.0}), (([a, a[::-1][::-1][:1]],), {"k": -0.0}),
+    ]:
+        assert listed(*args, **kwargs) is NotImplemented, (args, kwargs)
+    nan = pyext.call_form(native, 2, (), ((PART_ARRAY, None), (PART_ARRAY, None)), ())
+    assert nan(np.float64(1), a) is NotImplemented  # a NumPy scalar where the form has an array
+    taking = pyext.call_form(native, 1, ("y",), ((PART_CONSTANT, float("nan")), (PART_ARRAY, None)), (a,))
+    np.testing.assert_array_equal(taking(float("-nan"), y=a), a + a)  # any NaN is a NaN
+    assert taking(1.0, y=a) is NotImplemented and taking(True, y=a) is NotImplemented
+    scalar = pyext.call_form(native, 2, (), ((PART_SCALAR, None), (PART_ARRAY, None)), ())
+    assert scalar(a, a) is NotImplemented  # an array where the form has a NumPy scalar
+    with pytest.raises(ValueError, match="leaves"):
+        pyext.call_form(native, 1, (), ((PART_LIST, 3),), ())
+
+
+def test_function_call_is_native_once_an_entry_is_kept() -> None:
+    """Once a native entry is kept, kiln.Function.__call__ is the entry extension's HotPath: the
+    Python method's steps without its frame. Both give the same results and errors on every path
+    (hot, structured, tracing, eager)."""
+    from kiln.frontend.function import _PYTHON_CALL
+
+    @kiln.function
+    def f(x, y=None, scale=1.0):
+        return x * scale if y is None else (x + y[0]) * scale
+
+    a, b = np.arange(3.0), np.ones(3)
+    f(a)
+    assert type(kiln.Function.__call__).__name__ == "HotPath"
+    assert f.__call__.__self__ is f  # a method, as the Python one
+    calls = [((a,), {}), ((a,), {"scale": 2.0}), ((a, [b]), {}), ((a,), {"y": (b,), "scale": 3}), ((a, {0: b}), {})]
+    for args, kwargs in calls:
+        for _ in range(2):
+            _same(f(*args, **kwargs), _PYTHON_CALL(f, *args, **kwargs))
+        _both_paths(f, *args, **kwargs)
+    for call in (f, lambda *args, **kwargs: _PYTHON_CALL(f, *args, **kwargs)):
+        with pytest.raises(ValueError, match="could not be broadcast"):
+            call(a, [np.ones(4)])
+        with pytest.raises(TypeError):
+            call(a, scale=[1, "x"])

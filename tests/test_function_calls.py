@@ -585,3 +585,64 @@ def test_gradient_tape_records_through_shared_calls():
     numeric = np.array([(loss(x + eps * e) - loss(x - eps * e)) / (2 * eps) for e in np.eye(4)])
     np.testing.assert_allclose(got, numeric, rtol=1e-6, atol=1e-9)
     assert "static void _long_chain_call0" in outer.get_concrete_function(x).source
+
+
+def test_callee_with_a_native_entry_is_still_traced_into_its_caller():
+    """A callee already called at the top level keeps native entries for its calls (positional,
+    keyword, list); called inside another function's trace it is traced into it all the same, not
+    run at trace time: it reads a Variable when the caller runs (the hot path ran it at trace time,
+    baking in the Variable's value then)."""
+    v = kiln.Variable(np.ones(2))
+
+    @kiln.function
+    def scaled(x):
+        return x * v
+
+    @kiln.function
+    def scaled_by(x, k=1.0):
+        return x * v * k
+
+    @kiln.function
+    def summed(xs):
+        return (xs[0] + xs[1]) * v
+
+    a = np.ones(2)
+    for _ in range(2):
+        scaled(a), scaled_by(a, k=2.0), summed([a, a])
+    assert scaled._last_entry is not None and scaled_by._last_keywords is not None and summed._last_entry is not None
+
+    @kiln.function
+    def caller(y):
+        return y + scaled(a) + scaled_by(a, k=2.0) + summed([a, a])
+
+    np.testing.assert_array_equal(caller(np.zeros(2)), np.full(2, 5.0))
+    v.assign(np.full(2, 10.0))
+    np.testing.assert_array_equal(caller(np.zeros(2)), np.full(2, 50.0))
+    with _eagerly():
+        np.testing.assert_array_equal(caller(np.zeros(2)), np.full(2, 50.0))
+
+
+class _Scaler:
+    def __init__(self) -> None:
+        self.v = kiln.Variable(np.ones(2))
+
+    @kiln.function
+    def scale(self, x):
+        return x * self.v.read_value()
+
+
+def test_method_with_a_native_entry_is_still_traced_into_its_caller():
+    """The same for a decorated method's per-instance entry: traced into the caller, its Variable
+    read when the caller runs."""
+    m, a = _Scaler(), np.ones(2)
+    for _ in range(2):
+        m.scale(a)
+    assert id(m) in _Scaler.scale._method_entries
+
+    @kiln.function
+    def caller(y):
+        return y + m.scale(a)
+
+    np.testing.assert_array_equal(caller(np.zeros(2)), np.ones(2))
+    m.v.assign(np.full(2, 10.0))
+    np.testing.assert_array_equal(caller(np.zeros(2)), np.full(2, 10.0))

@@ -12,7 +12,9 @@
  * only allocation failures raise. Built once per machine and cached (kiln.backends.c.pyext),
  * so no kernel compile ever includes Python.h. `Entry.retarget(address)` points an entry at the
  * trampoline of another build of the same source (kiln.backends.c.tiering: the -O2 build replacing
- * the quick one a first call ran).
+ * the quick one a first call ran). A `Form` is an Entry called with the arguments of one
+ * structured call (keywords, lists or tuples of arrays, Python constants), and `HotPath` is
+ * kiln.Function's __call__ (both below).
  *
  * Large outputs (>= POOL_MIN_BYTES) come from an output pool: a NumPy memory handler
  * (PyDataMem_Handler) set around their allocation. NumPy keeps a reference to it in each
@@ -28,9 +30,11 @@
 #define PY_SSIZE_T_CLEAN
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <Python.h>
+#include <structmember.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,17 +348,21 @@ static int scalar_fits(PyObject *obj, const ArgSpec *spec) {
     return ok;
 }
 
-static PyObject *entry_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
-    Entry *self = (Entry *)callable;
-    if (PyVectorcall_NARGS(nargsf) != self->n_in || (kwnames && PyTuple_GET_SIZE(kwnames))) Py_RETURN_NOTIMPLEMENTED;
+/* what an input may be: an exact array or a NumPy scalar (a positional call), or only one of them
+ * (a call form's leaf: the structured call it stands for was traced with that one) */
+enum { TAKE_EITHER = 0, TAKE_ARRAY = 1, TAKE_SCALAR = 2 };
+
+/* Runs the kernel on `args`, the n_in inputs (each as `takes` says; NULL: TAKE_EITHER for all). */
+static PyObject *entry_run(Entry *self, PyObject *const *args, const char *takes) {
     void *slots[self->n_slots + 1];
     PyObject *outs[self->n_out + 1];
     Scalar scalars[self->n_in + 1]; /* NumPy scalars' values, passed like 0-d arrays */
     Py_ssize_t s = 0;
     for (Py_ssize_t i = 0; i < self->n_in; i++) {
         const ArgSpec *spec = &self->specs[i];
-        if (!fits(args[i], spec)) {
-            if (!scalar_fits(args[i], spec)) Py_RETURN_NOTIMPLEMENTED;
+        int take = takes ? takes[i] : TAKE_EITHER;
+        if (take == TAKE_SCALAR || !fits(args[i], spec)) {
+            if (take == TAKE_ARRAY || !scalar_fits(args[i], spec)) Py_RETURN_NOTIMPLEMENTED;
             PyArray_ScalarAsCtype(args[i], &scalars[i]);
             slots[s++] = &scalars[i];
             continue;
@@ -411,6 +419,12 @@ static PyObject *entry_call(PyObject *callable, PyObject *const *args, size_t na
     return result;
 }
 
+static PyObject *entry_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Entry *self = (Entry *)callable;
+    if (PyVectorcall_NARGS(nargsf) != self->n_in || (kwnames && PyTuple_GET_SIZE(kwnames))) Py_RETURN_NOTIMPLEMENTED;
+    return entry_run(self, args, NULL);
+}
+
 /* retarget(address): call the trampoline at `address` from now on: the same function from another
  * build of its source (kiln.backends.c.tiering swaps a quick build for the optimized one). A
  * call already running finishes in the old one; libraries stay loaded for the process. */
@@ -450,6 +464,307 @@ static PyTypeObject EntryType = {
     .tp_getset = entry_getset,
 };
 
+/* ---- call forms ----
+ * A `Form` is the entry of one structured call form (kiln.frontend.call_forms): so many positional
+ * arguments, these keywords in this order, and for each argument what it must be: an exact array,
+ * a NumPy scalar, an exact list or tuple of so many exact arrays, or a Python constant (bool, int,
+ * float, complex, str or None) equal, as the trace cache keys it, to the traced one. It gathers the
+ * call's leaves (then its fixed extra leaves, a function's variable buffers) and runs its Entry on
+ * them; NotImplemented when the call has another form, as an Entry answers. */
+enum { PART_ARRAY = 0, PART_SCALAR = 1, PART_LIST = 2, PART_TUPLE = 3, PART_CONSTANT = 4 };
+
+typedef struct {
+    int kind;
+    Py_ssize_t len;  /* a list's or tuple's */
+    PyObject *value; /* a constant's */
+} Part;
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    Entry *entry;
+    Py_ssize_t n_args;
+    PyObject *kwnames; /* a tuple of str */
+    Py_ssize_t n_parts;
+    Part *parts;
+    PyObject *extra; /* a tuple */
+    char *takes;     /* per input of the entry: TAKE_ARRAY or TAKE_SCALAR */
+    unsigned long long calls; /* calls that ran the kernel: the cache hits its caller records (retracing) */
+} Form;
+
+/* Whether `x` is the constant `v` as kiln.frontend.signature.constant_key keys it: the same type,
+ * and equal; a float zero by its sign, any NaN equal to any NaN. (A complex zero or NaN, keyed
+ * by its repr, is never part of a form.) */
+static int constant_matches(PyObject *x, PyObject *v) {
+    if (Py_TYPE(x) != Py_TYPE(v)) return 0;
+    if (x == v) return 1;
+    if (PyFloat_CheckExact(v)) {
+        double a = PyFloat_AS_DOUBLE(x), b = PyFloat_AS_DOUBLE(v);
+        if (b != b) return a != a;
+        return a == b && (b != 0 || signbit(a) == signbit(b));
+    }
+    if (PyComplex_CheckExact(v)) {
+        Py_complex a = ((PyComplexObject *)x)->cval, b = ((PyComplexObject *)v)->cval;
+        return a.real == b.real && a.imag == b.imag;
+    }
+    if (PyLong_CheckExact(v) || PyUnicode_CheckExact(v)) {
+        int eq = PyObject_RichCompareBool(x, v, Py_EQ);
+        if (eq < 0) PyErr_Clear();
+        return eq == 1;
+    }
+    return 0; /* bool and None: only themselves */
+}
+
+static PyObject *form_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Form *self = (Form *)callable;
+    Py_ssize_t n_kw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (PyVectorcall_NARGS(nargsf) != self->n_args || n_kw != PyTuple_GET_SIZE(self->kwnames)) Py_RETURN_NOTIMPLEMENTED;
+    for (Py_ssize_t k = 0; k < n_kw; k++) {
+        PyObject *got = PyTuple_GET_ITEM(kwnames, k), *want = PyTuple_GET_ITEM(self->kwnames, k);
+        if (got != want && PyUnicode_Compare(got, want) != 0) { /* (names are interned: rarely compared) */
+            PyErr_Clear();
+            Py_RETURN_NOTIMPLEMENTED;
+        }
+    }
+    Py_ssize_t n_in = self->entry->n_in, n = 0;
+    PyObject *leaves[n_in + 1];
+    for (Py_ssize_t p = 0; p < self->n_parts; p++) {
+        const Part *part = &self->parts[p];
+        PyObject *x = args[p];
+        if (part->kind == PART_ARRAY || part->kind == PART_SCALAR) {
+            leaves[n++] = x;
+        } else if (part->kind == PART_CONSTANT) {
+            if (!constant_matches(x, part->value)) Py_RETURN_NOTIMPLEMENTED;
+        } else if (part->kind == PART_LIST) {
+            if (!PyList_CheckExact(x) || PyList_GET_SIZE(x) != part->len) Py_RETURN_NOTIMPLEMENTED;
+            for (Py_ssize_t i = 0; i < part->len; i++) leaves[n++] = PyList_GET_ITEM(x, i);
+        } else {
+            if (!PyTuple_CheckExact(x) || PyTuple_GET_SIZE(x) != part->len) Py_RETURN_NOTIMPLEMENTED;
+            for (Py_ssize_t i = 0; i < part->len; i++) leaves[n++] = PyTuple_GET_ITEM(x, i);
+        }
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->extra); i++) leaves[n++] = PyTuple_GET_ITEM(self->extra, i);
+    /* a list's items are held for the call: another thread may change the list while the kernel runs */
+    for (Py_ssize_t i = 0; i < n; i++) Py_INCREF(leaves[i]);
+    PyObject *out = entry_run(self->entry, leaves, self->takes);
+    for (Py_ssize_t i = 0; i < n; i++) Py_DECREF(leaves[i]);
+    if (out && out != Py_NotImplemented) self->calls++;
+    return out;
+}
+
+/* Form(entry, n_args, kwnames, parts, extra): parts, one per argument (positional, then keyword),
+ * each (kind, len or constant) as PART_*; extra, the leaves appended to the call's. */
+static PyObject *form_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNUSED(kwds)) {
+    PyObject *entry, *kwnames, *parts, *extra;
+    Py_ssize_t n_args;
+    if (!PyArg_ParseTuple(args, "O!nO!O!O!", &EntryType, &entry, &n_args, &PyTuple_Type, &kwnames, &PyTuple_Type, &parts,
+                          &PyTuple_Type, &extra))
+        return NULL;
+    Py_ssize_t n_parts = PyTuple_GET_SIZE(parts), n_in = ((Entry *)entry)->n_in;
+    if (n_args < 0 || n_args + PyTuple_GET_SIZE(kwnames) != n_parts) {
+        PyErr_SetString(PyExc_ValueError, "one part per argument");
+        return NULL;
+    }
+    Form *self = (Form *)type->tp_alloc(type, 0);
+    if (!self) return NULL;
+    self->vectorcall = form_call;
+    Py_INCREF(entry);
+    self->entry = (Entry *)entry;
+    self->n_args = n_args;
+    Py_INCREF(kwnames);
+    self->kwnames = kwnames;
+    Py_INCREF(extra);
+    self->extra = extra;
+    self->parts = PyMem_Calloc((size_t)n_parts + 1, sizeof(Part));
+    self->takes = PyMem_Calloc((size_t)n_in + 1, 1);
+    if (!self->parts || !self->takes) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    self->n_parts = n_parts;
+    Py_ssize_t n = 0;
+    for (Py_ssize_t p = 0; p < n_parts; p++) {
+        Part *part = &self->parts[p];
+        PyObject *value;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(parts, p), "iO", &part->kind, &value)) {
+            Py_DECREF(self);
+            return NULL;
+        }
+        if (part->kind == PART_CONSTANT) {
+            Py_INCREF(value);
+            part->value = value;
+            continue;
+        }
+        if (part->kind == PART_LIST || part->kind == PART_TUPLE) {
+            part->len = PyLong_AsSsize_t(value);
+            if (part->len < 0) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a negative length");
+                Py_DECREF(self);
+                return NULL;
+            }
+        } else if (part->kind != PART_ARRAY && part->kind != PART_SCALAR) {
+            PyErr_SetString(PyExc_ValueError, "an unknown part kind");
+            Py_DECREF(self);
+            return NULL;
+        } else {
+            part->len = 1;
+        }
+        for (Py_ssize_t i = 0; i < part->len; i++, n++)
+            if (n < n_in) self->takes[n] = part->kind == PART_SCALAR ? TAKE_SCALAR : TAKE_ARRAY;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(extra); i++, n++)
+        if (n < n_in) self->takes[n] = TAKE_EITHER;
+    if (n != n_in) {
+        PyErr_Format(PyExc_ValueError, "the form has %zd leaves, its entry takes %zd", n, n_in);
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static void form_dealloc(Form *self) {
+    if (self->parts)
+        for (Py_ssize_t p = 0; p < self->n_parts; p++) Py_XDECREF(self->parts[p].value);
+    PyMem_Free(self->parts);
+    PyMem_Free(self->takes);
+    Py_XDECREF(self->entry);
+    Py_XDECREF(self->kwnames);
+    Py_XDECREF(self->extra);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef form_members[] = {
+    {"calls", T_ULONGLONG, offsetof(Form, calls), READONLY, "How many calls ran the kernel."},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject FormType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "kiln._kiln_entry.Form",
+    .tp_doc = "An Entry called with one structured form of arguments; NotImplemented for any other form.",
+    .tp_basicsize = sizeof(Form),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_new = form_new,
+    .tp_dealloc = (destructor)form_dealloc,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(Form, vectorcall),
+    .tp_members = form_members,
+};
+
+/* ---- kiln.Function's call ----
+ * A `HotPath` is kiln.Function's __call__ once this extension is loaded (kiln.frontend.function):
+ * the steps of the Python one without its frame. It calls the entry the function keeps for the
+ * last call (`_last_entry`; `_last_keywords` for a call with keywords) with the call's arguments,
+ * and the function's `_call(args, kwargs)` when it keeps none, the entry answers NotImplemented,
+ * or one of its switches is on (kiln.config runs functions eagerly, a trace is in progress). */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *switches; /* a tuple of (namespace dict, name): the hot path is off while one is true */
+} HotPath;
+
+static PyObject *str_last_entry, *str_last_keywords, *str_call;
+
+/* 1 when a switch is on, 0 when none is, -1 on an error. A module's globals are read in its dict
+ * (a dict lookup; getattr on the module took 20 ns more per switch). */
+static int switched_off(HotPath *self) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->switches); i++) {
+        PyObject *pair = PyTuple_GET_ITEM(self->switches, i);
+        PyObject *value = PyDict_GetItemWithError(PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1)); /* borrowed */
+        if (!value) {
+            if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(pair, 1));
+            return -1;
+        }
+        int on = PyObject_IsTrue(value);
+        if (on) return on;
+    }
+    return 0;
+}
+
+static PyObject *hot_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    HotPath *self = (HotPath *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), n_kw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (nargs < 1) {
+        PyErr_SetString(PyExc_TypeError, "kiln.Function.__call__ needs the function");
+        return NULL;
+    }
+    PyObject *function = args[0];
+    int off = switched_off(self);
+    if (off < 0) return NULL;
+    if (!off) {
+        PyObject *entry = PyObject_GetAttr(function, n_kw ? str_last_keywords : str_last_entry);
+        if (!entry) return NULL;
+        if (entry != Py_None) {
+            PyObject *out = PyObject_Vectorcall(entry, args + 1, (size_t)(nargs - 1), kwnames);
+            Py_DECREF(entry);
+            if (out != Py_NotImplemented) return out;
+            Py_DECREF(out);
+        } else {
+            Py_DECREF(entry);
+        }
+    }
+    PyObject *positional = PyTuple_New(nargs - 1), *keywords = PyDict_New(), *out = NULL;
+    if (positional && keywords) {
+        for (Py_ssize_t i = 1; i < nargs; i++) {
+            Py_INCREF(args[i]);
+            PyTuple_SET_ITEM(positional, i - 1, args[i]);
+        }
+        Py_ssize_t k = 0;
+        while (k < n_kw && PyDict_SetItem(keywords, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) == 0) k++;
+        if (k == n_kw) out = PyObject_CallMethodObjArgs(function, str_call, positional, keywords, NULL);
+    }
+    Py_XDECREF(positional);
+    Py_XDECREF(keywords);
+    return out;
+}
+
+/* HotPath(switches): ((namespace dict, name), ...) */
+static PyObject *hot_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNUSED(kwds)) {
+    PyObject *switches;
+    if (!PyArg_ParseTuple(args, "O!", &PyTuple_Type, &switches)) return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(switches); i++) {
+        PyObject *pair = PyTuple_GET_ITEM(switches, i);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyDict_Check(PyTuple_GET_ITEM(pair, 0)) ||
+            !PyUnicode_Check(PyTuple_GET_ITEM(pair, 1))) {
+            PyErr_SetString(PyExc_TypeError, "a switch is (namespace dict, name)");
+            return NULL;
+        }
+    }
+    HotPath *self = (HotPath *)type->tp_alloc(type, 0);
+    if (!self) return NULL;
+    self->vectorcall = hot_call;
+    Py_INCREF(switches);
+    self->switches = switches;
+    return (PyObject *)self;
+}
+
+static void hot_dealloc(HotPath *self) {
+    Py_XDECREF(self->switches);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* a method: `f.__call__` is bound to f */
+static PyObject *hot_get(PyObject *self, PyObject *obj, PyObject *Py_UNUSED(type)) {
+    if (!obj || obj == Py_None) {
+        Py_INCREF(self);
+        return self;
+    }
+    return PyMethod_New(self, obj);
+}
+
+static PyTypeObject HotPathType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "kiln._kiln_entry.HotPath",
+    .tp_doc = "kiln.Function.__call__: the entry of the last call, else Function._call.",
+    .tp_basicsize = sizeof(HotPath),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_new = hot_new,
+    .tp_dealloc = (destructor)hot_dealloc,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(HotPath, vectorcall),
+    .tp_descr_get = hot_get,
+};
+
 /* symbol(path, name) -> address: dlopen (kept open for the process) and dlsym. */
 static PyObject *symbol(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
     const char *path, *name;
@@ -477,13 +792,15 @@ static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_kiln_entry", NU
 
 PyMODINIT_FUNC PyInit__kiln_entry(void) {
     import_array();
-    if (PyType_Ready(&EntryType) < 0) return NULL;
+    if (PyType_Ready(&EntryType) < 0 || PyType_Ready(&FormType) < 0 || PyType_Ready(&HotPathType) < 0) return NULL;
+    if (!(str_last_entry = PyUnicode_InternFromString("_last_entry")) ||
+        !(str_last_keywords = PyUnicode_InternFromString("_last_keywords")) ||
+        !(str_call = PyUnicode_InternFromString("_call")))
+        return NULL;
     if (!pool_capsule && !(pool_capsule = PyCapsule_New(&pool_handler, "mem_handler", NULL))) return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;
-    Py_INCREF(&EntryType);
-    if (PyModule_AddObject(m, "Entry", (PyObject *)&EntryType) < 0) {
-        Py_DECREF(&EntryType);
+    if (PyModule_AddType(m, &EntryType) < 0 || PyModule_AddType(m, &FormType) < 0 || PyModule_AddType(m, &HotPathType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

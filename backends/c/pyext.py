@@ -177,3 +177,18 @@ def build_entry(
         user_name = name.removeprefix(USER_PREFIX)
         tiering.optimize_later(full, user_name, lambda optimized: entry.retarget(address(optimized)))
     return entry, True
+
+
+def call_form(
+    entry: Callable[..., Any], n_args: int, kwnames: tuple[str, ...], parts: tuple[tuple[int, Any], ...],
+    extra: tuple[Any, ...],
+) -> Callable[..., Any]:
+    """``entry`` (a final one of :func:`build_entry`) called with the arguments of one call form
+    (kiln.backends.targets.Backend.call_form); it follows ``entry`` when that is retargeted."""
+    return module().Form(entry, n_args, kwnames, parts, extra)
+
+
+def function_call(switches: tuple[tuple[dict[str, Any], str], ...]) -> Any:
+    """``kiln.Function.__call__`` as the extension's ``HotPath`` (kiln.backends.targets.Backend.
+    function_call), None while the extension is not loaded."""
+    return _module.HotPath(switches) if _module is not None else None

@@ -81,6 +81,9 @@ def test_a_function_returning_an_argument_keeps_the_fast_path() -> None:
     """A function that returns an argument (on some paths) but writes none calls its compiled code
     directly, the caller's array put in the result there (through ConcreteFunction.__call__ it
     cost ~45 us a call: kiln demo's custom_model ran at 0.1x NumPy)."""
+    from kiln.backends.c import pyext
+
+    pyext.module()  # (the native entry extension: in a new cache directory it is built in the background first)
     f = kiln.function(pick_first_if_positive)
     a, b = np.ones(3), np.arange(3.0)
     assert f(a, b) is a

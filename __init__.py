@@ -15,11 +15,12 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from kiln import xdsl_lazy_formats
-
-xdsl_lazy_formats.apply()  # before any dialect is defined
-
 __version__ = "0.1.0"
+
+from kiln import dataclass_code, xdsl_lazy_formats  # noqa: E402 (kiln.backends.cache reads __version__)
+
+dataclass_code.install()  # before any class is defined
+xdsl_lazy_formats.apply()  # before any dialect is defined
 
 # Public names and the module defining each; imported on first use so that
 # ``kiln-opt`` and ``import kiln.dialects.graph`` do not pay for the frontend.

@@ -22,6 +22,7 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import hashlib
+import itertools
 import marshal
 import sys
 import warnings
@@ -30,7 +31,8 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
-#: a stored file keeps at most this many texts (~0.9 KB each); past it, only the last process's
+#: a stored file keeps at most this many texts (~0.8 KB each); past it, only the first this many
+#: of the last process that stored it
 LIMIT = 4_000
 
 #: text -> the marshalled code stored by earlier processes (decoded when first asked for)
@@ -103,8 +105,8 @@ def store() -> None:
     from kiln.backends import cache
 
     kept = {**_stored, **{text: marshal.dumps(c) for text, c in _compiled.items()}}
-    if len(kept) > LIMIT:
-        kept = {text: marshal.dumps(c) for text, c in _codes.items()}
+    if len(kept) > LIMIT:  # the first classes this process defined (kiln's own come first)
+        kept = {text: marshal.dumps(c) for text, c in itertools.islice(_codes.items(), LIMIT)}
     payload = marshal.dumps(kept)
     cache.write_atomic(path(), lambda tmp: tmp.write_bytes(hashlib.sha256(payload).digest() + payload))
     _stored.update(kept)

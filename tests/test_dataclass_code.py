@@ -4,7 +4,9 @@ of the texts an earlier one stored. New processes, each with its own cache direc
 
 from __future__ import annotations
 
+import hashlib
 import json
+import marshal
 import os
 import subprocess
 import sys
@@ -64,3 +66,17 @@ def test_a_damaged_store_is_compiled_again_with_a_warning(tmp_path: Path) -> Non
     assert f"cache entry {stored} is damaged" in done.stderr
     assert json.loads(done.stdout)["compiled"] == 6
     assert _run(tmp_path)["compiled"] == 0  # stored again, whole, at the exit of the one before
+
+
+def test_the_stored_file_keeps_at_most_limit_texts_the_first_defined(tmp_path: Path) -> None:
+    child = (
+        "import dataclasses, json\nfrom kiln import dataclass_code\ndataclass_code.LIMIT = 20\n"
+        "for i in range(10):\n    dataclasses.make_dataclass(f'C{i}', [(f'field_{i}', int)], frozen=True)\n"
+        "print(json.dumps(list(dataclass_code._codes)[:20]))\n"
+    )
+    env = {**os.environ, "KILN_CACHE_DIR": str(tmp_path)}
+    first = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True, check=True).stdout
+    (stored,) = tmp_path.glob("dataclass-code-*")
+    data = stored.read_bytes()
+    assert hashlib.sha256(data[32:]).digest() == data[:32]
+    assert list(marshal.loads(data[32:])) == json.loads(first)

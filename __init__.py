@@ -17,9 +17,12 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-from kiln import dataclass_code, xdsl_lazy_formats  # noqa: E402 (kiln.backends.cache reads __version__)
+from kiln import dataclass_code  # noqa: E402 (kiln.backends.cache reads __version__)
 
-dataclass_code.install()  # before any class is defined
+dataclass_code.install()  # before any dataclass is defined: xdsl_lazy_formats imports xDSL's core
+
+from kiln import xdsl_lazy_formats  # noqa: E402
+
 xdsl_lazy_formats.apply()  # before any dialect is defined
 
 # Public names and the module defining each; imported on first use so that

@@ -11,7 +11,7 @@ processes may read it), and a later process runs that code instead of compiling 
 (~1 ms to read the file). The first process that defines a class compiles its texts as before
 and stores them when it exits.
 
-:func:`install` (``import kiln``, before any dialect is defined) puts :func:`_exec` in place of
+:func:`install` (``import kiln``, before it imports xDSL) puts :func:`_exec` in place of
 the ``exec`` that the ``dataclasses`` module calls, its only use of it. The code run is the one
 ``exec`` would compile: from the same text, with the name ``<string>``, not inheriting any
 ``__future__`` flag (``dataclasses`` has none).

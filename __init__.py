@@ -15,11 +15,15 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from kiln import xdsl_lazy_formats
+__version__ = "0.1.0"
+
+from kiln import dataclass_code  # noqa: E402 (kiln.backends.cache reads __version__)
+
+dataclass_code.install()  # before any dataclass is defined: xdsl_lazy_formats imports xDSL's core
+
+from kiln import xdsl_lazy_formats  # noqa: E402
 
 xdsl_lazy_formats.apply()  # before any dialect is defined
-
-__version__ = "0.1.0"
 
 # Public names and the module defining each; imported on first use so that
 # ``kiln-opt`` and ``import kiln.dialects.graph`` do not pay for the frontend.

@@ -2,7 +2,9 @@
 first call only (kiln imported and the function decorated before).
 
 * ``cold``: an empty cache directory holding only what kiln builds once per machine (the native
-  entry extension, the kernels' precompiled headers, the syntax trees of kiln's own rule files),
+  entry extension, the kernels' precompiled headers, the syntax trees of kiln's own rule files,
+  the code of the dataclasses of kiln's own modules; the precompiled headers checked once, as
+  by the machine's first compile, so that a later one trusts their stamp instead of hashing 20 MB),
   so the call traces, lowers, emits, compiles and loads. The seed stays in place between runs
   (each run's own files are removed), as on a user's machine.
 * ``warm``: a new process on the cache the cold run left: the call traces and finds its C and
@@ -94,12 +96,29 @@ else:
     from kiln.passes.rules import library_files, load_rules
     keep_rule_syntax()
     load_rules([f"kiln:{p.stem}" for p in library_files()])
+try:  # the code of the dataclasses kiln's modules define (since 2026-11-29: stored once per machine
+    from kiln import dataclass_code  # and Python by the first process defining each; stored at exit)
+except ImportError:
+    pass
+else:
+    import kiln.backends.c.emitter
+    from kiln import pipelines, universe
+    for name in universe.pass_names():
+        universe.load_pass(name)
+    for stage in pipelines.STAGES.values():
+        universe.build_pipeline(stage)
+    for dialect in universe.DIALECTS.values():
+        dialect()
 try:
     from kiln.backends.c import prelude
 except ImportError:  # a kiln before precompiled headers
     pass
 else:
     prelude.wait()
+    from kiln.backends import cache
+    for gch in cache.cache_dir().glob("*.gch"):  # checked, as by a machine's first compile: later
+        if hasattr(cache, "is_checked_since"):  # ones trust its stamp and hash none of its 20 MB
+            cache.is_checked_since(gch)
 """
 
 

@@ -122,14 +122,17 @@ _RECURSIVE_EFFECTS = _traits.RecursiveMemoryEffect.get_effects
 
 
 @functools.cache
-def _dead_code_traits(traits: frozenset[_traits.OpTrait]) -> tuple[bool, tuple[tuple[_traits.MemoryEffect, bool], ...]]:
+def _dead_code_traits(
+    traits: frozenset[_traits.OpTrait],
+) -> tuple[bool, tuple[tuple[_traits.MemoryEffect, bool], ...]]:
     """For an op class's traits: whether they keep an op whatever its uses (a terminator, a
     symbol), and its memory-effect traits, each with whether it is xDSL's recursive one. xDSL
     looks each up trait by trait on every ask, which the greedy rewriter makes of every op it
     visits: a third of canonicalize (resnet). Keyed by the class's trait set, which
     ``add_trait`` replaces."""
     kept = any(isinstance(t, (_traits.IsTerminator, _traits.SymbolOpInterface)) for t in traits)
-    effects = tuple((t, type(t).get_effects == _RECURSIVE_EFFECTS) for t in traits if isinstance(t, _traits.MemoryEffect))
+    effects = tuple((t, type(t).get_effects == _RECURSIVE_EFFECTS)
+                    for t in traits if isinstance(t, _traits.MemoryEffect))
     return kept, effects
 
 

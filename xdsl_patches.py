@@ -14,7 +14,10 @@
   by walking its body: quadratic in loop nesting. They are memoized per sweep (exact: the IR
   does not change during it). Whether an op's effects are confined to its results (asked of
   every op the greedy rewriter visits) stops at the first effect that is not, instead of
-  collecting every effect of a loop's body first (the same answer).
+  collecting every effect of a loop's body first (the same answer). Whether an op is kept
+  whatever its uses (a terminator, a symbol) and its memory-effect traits are looked up once
+  per op class, not trait by trait on every ask. The sweep asks an op for its effects only
+  when no live op uses it, and is not run again after a round of patterns that changed nothing.
 * ``Operation.is_structurally_equivalent`` ignores result types: ``arith.truncf %x : f64 to f32``
   and ``... to f16`` compare equal, so ``cse`` merged two ops whose regions differ only there
   (``x.astype(f32).astype(f64)`` and ``x.astype(f16).astype(f64)`` gave one answer). Ops with
@@ -44,14 +47,15 @@ import typing
 from io import StringIO
 from typing import Any
 
-from xdsl.dialects.builtin import AnyFloat, NoneAttr, TensorType
+from xdsl.dialects.builtin import AnyFloat, ModuleOp, NoneAttr, TensorType
 from xdsl.dialects.linalg.abstract_ops import NamedOperation
 import xdsl.traits as _traits
 import xdsl.transforms.canonicalize as _canonicalize
 import xdsl.transforms.dead_code_elimination as _dce
 import xdsl.utils.arg_spec as _arg_spec
+from xdsl.context import Context
 from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
-from xdsl.pattern_rewriter import PatternRewriterListener
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriterListener, PatternRewriteWalker
 from xdsl.printer import Printer
 from xdsl.parser import Parser
 from xdsl.parser.core import ForwardDeclaredValue
@@ -114,7 +118,45 @@ def _parse_block_body(self: Parser, block: Block) -> None:
 
 
 _original_get_effects = _traits.get_effects
-_original_would_be_dead = _dce.would_be_trivially_dead
+_RECURSIVE_EFFECTS = _traits.RecursiveMemoryEffect.get_effects
+
+
+@functools.cache
+def _dead_code_traits(
+    traits: frozenset[_traits.OpTrait],
+) -> tuple[bool, tuple[tuple[_traits.MemoryEffect, bool], ...]]:
+    """For an op class's traits: whether they keep an op whatever its uses (a terminator, a
+    symbol), and its memory-effect traits, each with whether it is xDSL's recursive one. xDSL
+    looks each up trait by trait on every ask, which the greedy rewriter makes of every op it
+    visits: a third of canonicalize (resnet). Keyed by the class's trait set, which
+    ``add_trait`` replaces."""
+    kept = any(isinstance(t, (_traits.IsTerminator, _traits.SymbolOpInterface)) for t in traits)
+    effects = tuple((t, type(t).get_effects == _RECURSIVE_EFFECTS)
+                    for t in traits if isinstance(t, _traits.MemoryEffect))
+    return kept, effects
+
+
+def _would_be_trivially_dead(op: Operation) -> bool:
+    """xDSL's ``would_be_trivially_dead`` (dead once its results are: not a terminator nor a
+    symbol, and no effect beyond its results), with the class's traits looked up once."""
+    return not _dead_code_traits(op.traits.traits)[0] and _result_only_effects(op)
+
+
+class _UsesFirstLiveSet(_dce.LiveSet):
+    """xDSL's liveness sweep asking first whether an op has a live user, and only then whether
+    it has effects: an op is live when either holds, and the first is a few set lookups while
+    the second reads its traits and effects (nested ops' too). The sweep visits a block's ops
+    last to first, so most pure ops are found live by their users (channel_flow's lowering asked
+    10,557 times instead of 18,198). The same live set."""
+
+    def propagate_op_liveness(self, op: Operation) -> None:
+        for region in op.regions:
+            self.propagate_region_liveness(region)
+        if self.is_live(op):
+            return
+        if any(self.is_live(use.operation) for result in op.results for use in result.uses) \
+                or not _dce.would_be_trivially_dead(op):
+            self.set_live(op)
 
 
 def _region_dce(region: Region, listener: PatternRewriterListener | None = None) -> bool:
@@ -132,24 +174,48 @@ def _region_dce(region: Region, listener: PatternRewriterListener | None = None)
 
     def cached_dead(op: Operation) -> bool:
         if op not in dead:
-            dead[op] = _original_would_be_dead(op)
+            dead[op] = _would_be_trivially_dead(op)
         return dead[op]
 
     _traits.get_effects = _dce.get_effects = cached_effects  # type: ignore[assignment]
     _dce.would_be_trivially_dead = cached_dead  # type: ignore[assignment]
     try:
-        live_set = _dce.LiveSet()
+        live_set = _UsesFirstLiveSet()
         while live_set.changed:
             live_set.changed = False
             live_set.propagate_region_liveness(region)
     finally:
         _traits.get_effects = _dce.get_effects = _original_get_effects  # type: ignore[assignment]
-        _dce.would_be_trivially_dead = _original_would_be_dead  # type: ignore[assignment]
+        _dce.would_be_trivially_dead = _would_be_trivially_dead  # type: ignore[assignment]
     live_set.delete_dead(region, listener)
     return live_set.changed
 
 
-_RECURSIVE_EFFECTS = _traits.RecursiveMemoryEffect.get_effects
+class _SweepWhenChangedWalker(PatternRewriteWalker):
+    """Canonicalize's walker: xDSL's, which after each round of patterns sweeps the region for
+    dead code, less the sweep after a round that changed nothing (the last, which only shows
+    that nothing changes): the IR is then the one the previous sweep left, where a sweep finds
+    nothing. A sweep visits every op: NPBench's resnet made 16, now 12, channel_flow 12, now 7."""
+
+    def rewrite_region(self, region: Region) -> bool:
+        listener = self._get_rewriter_listener()
+        self._populate_worklist(region)
+        result = self._process_worklist(listener)
+        result |= _region_dce(region, listener)
+        changed = result
+        while changed:
+            self._populate_worklist(region)
+            changed = self._process_worklist(listener)
+            if changed:
+                _region_dce(region, listener)
+        return result
+
+
+def _canonicalize_apply(self: _canonicalize.CanonicalizePass, ctx: Context, op: ModuleOp) -> None:
+    """xDSL's canonicalize with :class:`_SweepWhenChangedWalker`."""
+    pattern = GreedyRewritePatternApplier([_canonicalize.CanonicalizationRewritePattern()], ctx=ctx,
+                                          folding_enabled=True)
+    _SweepWhenChangedWalker(pattern).rewrite_module(op)
 
 
 def _result_only_effects(root: Operation) -> bool:
@@ -159,11 +225,11 @@ def _result_only_effects(root: Operation) -> bool:
     work = [root]
     while work:
         op = work.pop()
-        interfaces = op.get_traits_of_type(_traits.MemoryEffect)
+        interfaces = _dead_code_traits(op.traits.traits)[1]
         if not interfaces:
             return False  # unknown effects
-        for it in interfaces:
-            if type(it).get_effects == _RECURSIVE_EFFECTS:
+        for it, recursive in interfaces:
+            if recursive:
                 work.extend(child for r in op.regions for b in r.blocks for child in b.ops)
                 continue
             effects = it.get_effects(op)
@@ -252,7 +318,9 @@ def apply() -> None:
     Operation.is_structurally_equivalent = _equivalent  # type: ignore[method-assign]
     _dce.region_dce = _region_dce  # type: ignore[assignment]
     _dce.result_only_effects = _result_only_effects  # type: ignore[assignment]
+    _dce.would_be_trivially_dead = _would_be_trivially_dead  # type: ignore[assignment]
     _canonicalize.region_dce = _region_dce  # type: ignore[assignment]
+    _canonicalize.CanonicalizePass.apply = _canonicalize_apply  # type: ignore[method-assign]
     _Element.to_type = _to_type  # type: ignore[method-assign]
     NamedOperation.parse = classmethod(_named_parse)  # type: ignore[method-assign, assignment]
     Parser.parse_operation = _parse_operation  # type: ignore[method-assign]

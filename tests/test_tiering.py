@@ -23,6 +23,7 @@ def tiered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("KILN_CACHE_DIR", str(path))
     monkeypatch.setenv(toolchain.TIERING_ENV, "1")
     monkeypatch.setattr(tiering, "MIN_SOURCE", 0)
+    monkeypatch.setattr(tiering, "MIN_SCALAR_SOURCE", 0)
     pyext.module()  # the entry extension: a quick build is only made for the native entry
     return path
 
@@ -79,6 +80,24 @@ def test_small_sources_are_built_once(tiered: Path, monkeypatch: pytest.MonkeyPa
     tiering.wait()
     (so, source), = _kernels(tiered).items()
     assert so == toolchain.shared_object_path(source)
+
+
+def test_scalar_sources_have_a_threshold_of_their_own(tiered: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A source with SIMD code (a precompiled prelude for -Og) is tiered from MIN_SOURCE on, a
+    scalar one (none: -Og may compile it slower) from MIN_SCALAR_SOURCE on."""
+    monkeypatch.setattr(tiering, "MIN_SCALAR_SOURCE", 10**9)
+    x, s = np.arange(64.0), np.float64(5.0)
+    np.testing.assert_array_equal(kiln.function(lambda v: v * 2.0 + 1.0)(x), x * 2.0 + 1.0)
+    np.testing.assert_array_equal(kiln.function(lambda v: v - 3.0)(s), s - 3.0)
+    tiering.wait()
+    built: dict[str, set[Path]] = {}
+    for so, source in _kernels(tiered).items():
+        built.setdefault(source, set()).add(so)
+    (vector, vector_builds), = ((c, b) for c, b in built.items() if prelude.is_vector(c))
+    (scalar, scalar_builds), = ((c, b) for c, b in built.items() if not prelude.is_vector(c))
+    assert vector_builds == {toolchain.shared_object_path(vector, opt_flags=toolchain.QUICK_OPT_FLAGS),
+                             toolchain.shared_object_path(vector)}
+    assert scalar_builds == {toolchain.shared_object_path(scalar)}
 
 
 @kiln.function

@@ -1,6 +1,7 @@
 """kiln.xdsl_patches: the printer's string literals (printed whole, not a byte at a time) are
 xDSL's text, and parse back to the string printed; a pass built from a spec evaluates its
-type hints only for the arguments the spec gives."""
+type hints only for the arguments the spec gives; canonicalize's dead-code sweep asks only ops
+no live op uses for their effects, and is not repeated after a round that changed nothing."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
-from kiln import universe
+from kiln import universe, xdsl_patches
 from kiln.universe import make_context
 
 
@@ -57,3 +58,56 @@ def test_a_pass_spec_evaluates_type_hints_only_for_its_arguments() -> None:
         PassPipeline.parse_spec(known, "test-hints-unresolvable{level=1}")
     (inline,) = universe.build_pipeline("graph-inline-calls{keep-ops=64}").passes
     assert inline.keep_ops == 64  # type: ignore[attr-defined]
+
+
+_DEAD_SUB = """
+func.func @f(%a: f64) -> f64 {
+  %c = arith.constant 2.0 : f64
+  %x = arith.mulf %a, %c : f64
+  %y = arith.addf %x, %c : f64
+  %dead = arith.subf %y, %c : f64
+  func.return %y : f64
+}
+"""
+
+
+#: _DEAD_SUB's ops after the dead sub is erased
+_LIVE_OPS = ["func.func", "arith.constant", "arith.mulf", "arith.addf", "func.return"]
+
+
+def _module(text: str) -> ModuleOp:
+    return Parser(make_context(), text).parse_module()
+
+
+def test_the_sweep_asks_for_effects_only_ops_without_live_users(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The return keeps the add, the mul and the constant live through their uses; only the ops
+    no live op uses are asked whether their effects keep them (xDSL asked all six)."""
+    asked: list[str] = []
+    ask = xdsl_patches._would_be_trivially_dead  # noqa: SLF001
+
+    def recorded(op: object) -> bool:
+        asked.append(op.name)  # type: ignore[attr-defined]
+        return ask(op)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(xdsl_patches, "_would_be_trivially_dead", recorded)
+    module = _module(_DEAD_SUB)
+    assert xdsl_patches._region_dce(module.body)  # noqa: SLF001
+    assert sorted(asked) == ["arith.subf", "func.func", "func.return"]
+    assert [op.name for op in module.walk()][1:] == _LIVE_OPS
+
+
+def test_canonicalize_sweeps_only_after_rounds_that_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first round erases the dead sub and the sweep after it finds nothing more; the second
+    round changes nothing, and no sweep follows it (xDSL swept twice)."""
+    sweeps: list[bool] = []
+    sweep = xdsl_patches._region_dce  # noqa: SLF001
+
+    def counted(*args: object) -> bool:
+        sweeps.append(sweep(*args))  # type: ignore[arg-type]
+        return sweeps[-1]
+
+    monkeypatch.setattr(xdsl_patches, "_region_dce", counted)
+    module = _module(_DEAD_SUB)
+    universe.build_pipeline("canonicalize").apply(make_context(), module)
+    assert sweeps == [False]
+    assert [op.name for op in module.walk()][1:] == _LIVE_OPS

@@ -53,6 +53,13 @@ def of(source: str) -> str | None:
     return head + "\n"
 
 
+def is_vector(source: str) -> bool:
+    """Whether ``source`` opens with a vector prelude (SIMD includes before the C library's): the
+    kind that gets a precompiled header."""
+    text = of(source)
+    return text is not None and text.splitlines() != lines(())
+
+
 def include_flags(cc: str, identity: str, flags: tuple[str, ...], source: str) -> tuple[str, ...]:
     """``("-include", header)`` when the prelude of ``source`` has a sound precompiled header for
     ``cc`` with ``flags``, else ``()``: none was built for it (another ISA, ``-fopenmp``), it is

@@ -2,8 +2,9 @@
 
 gcc -O2 on kiln's larger sources takes much of a first call (mlp_training's 62 KB: 0.63-0.79 s CPU
 of its 1.3-1.9 s; the GEMM runtime's micro-kernels above all), and -Og compiles them 2-3x faster. So a
-source of at least :data:`MIN_SOURCE` characters whose -O2 build is not in the cache is compiled
-with :data:`~kiln.backends.c.toolchain.QUICK_OPT_FLAGS` first; its entry answers the first call,
+source of at least :data:`MIN_SOURCE` characters (:data:`MIN_SCALAR_SOURCE` without SIMD code)
+whose -O2 build is not in the cache is compiled with
+:data:`~kiln.backends.c.toolchain.QUICK_OPT_FLAGS` first; its entry answers the first call,
 and a background thread (at the lowest CPU priority) builds the -O2 library, the one the disk
 cache keeps for later processes, and retargets the entry to it (``Entry.retarget``). Both
 builds compile the same C, the one ``kiln-opt`` prints; the same flags but ``-O`` keep NumPy's
@@ -21,14 +22,18 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-from kiln.backends.c import toolchain
+from kiln.backends.c import prelude, toolchain
 
-#: sources shorter than this are built at -O2 at once: -Og saves them little or no gcc time, and
-#: the optimized build would be a second compile. gcc CPU, -O2 -> -Og, each with its precompiled
-#: prelude (2026-11-29): the examples' 4 KB vector source 88 -> 108 ms, fizzbuzz's 13 KB of scalar
-#: code 106 -> 129, simple_nn_layer's 36 KB (GEMM runtime) 178 -> 133, lstm_cell's 41 KB 311 -> 141,
-#: mlp_training's 62 KB 794 -> 267
-MIN_SOURCE = 32_000
+#: vector sources shorter than this are built at -O2 at once: -Og saves them little gcc time (5-40
+#: ms), and the optimized build would be a second compile. gcc CPU per NPBench kernel at S, -O2 ->
+#: -Og, each with its precompiled prelude (2026-11-29, bench/RESULTS.md "NPBench at S, first
+#: calls"): 4-8 KB 48-203 -> 44-165 ms; 8-20 KB syrk 257 -> 155, atax 273 -> 121, gemver 447 -> 211;
+#: 20-32 KB vadv 730 -> 225, covariance 397 -> 234; the 29 kernels of 8-32 KB 6.90 -> 4.11 s in
+#: all (-O1: 6.02 s). It was 32,000, which left those 29 of the 54 on -O2 for their first call.
+MIN_SOURCE = 8_000
+#: the same for scalar sources, which have no precompiled prelude: -Og compiled the example
+#: fizzbuzz's 13 KB in more time than -O2 (85-93 -> 105-108 ms), so they keep the earlier threshold
+MIN_SCALAR_SOURCE = 32_000
 
 _lock = threading.Lock()
 #: the background builds this process started, and what failed in them (raised by :func:`wait`)
@@ -39,7 +44,8 @@ _failures: list[BaseException] = []
 def quick_build(source: str) -> Path | None:
     """The quick build of ``source`` (compiled now, or from the cache) when it should answer the
     first call: tiering is on, the source is large, and its optimized build is not cached."""
-    if not toolchain.tiering() or len(source) < MIN_SOURCE or toolchain.is_built(source):
+    least = MIN_SOURCE if prelude.is_vector(source) else MIN_SCALAR_SOURCE
+    if not toolchain.tiering() or len(source) < least or toolchain.is_built(source):
         return None
     return toolchain.compile_shared(source, opt_flags=toolchain.QUICK_OPT_FLAGS)
 

@@ -16,12 +16,16 @@ f32 or f64 whose
 
 - left operand is row ``i`` of a 2-D ``a`` (``graph.gather_row``: the product is ``a @ b``) or
   column ``i`` of it (``graph.reshape`` of the ``graph.dynamic_slice`` ``a[:, i:i+1]``: the
-  product is ``a.T @ b``), with N the number of rows of the product, so each row is used once;
-- right operand is a 2-D ``b`` whole, or its columns ``i:`` (``graph.dynamic_slice`` at offset
-  ``i`` of the size ``b``'s columns minus ``i``), with all its rows;
+  product is ``a.T @ b``), with N at least half the number of rows R of the product (each row is
+  used at most once; ``range(M - 1)`` over M columns leaves one unused);
+- right operand is a 2-D ``b`` whole, or its columns ``i + c:`` for a constant ``c >= 0``
+  (``graph.dynamic_slice`` at offset ``i`` or ``i + c``, of the size ``b``'s columns minus that
+  offset), with all its rows;
 
-``a`` and ``b`` defined before the loop, static shapes. Other loops are left alone: computing a
-whole product for a loop that reads a few columns of it per row would do more work, not less.
+``a`` and ``b`` defined before the loop, static shapes. The product costs at most twice the
+loop's multiply-adds (R <= 2N; the triangle of a non-symmetric ``a.T @ b``), at GEMM speed.
+Other loops are left alone: computing a whole product for a loop that reads a few columns of it
+per row (a window ``x[:, i:i + 2]``) would do far more work.
 
 Expects: ``canonicalize`` and ``cse`` have run (one constant per value).
 Guarantees: no matched matmul remains in a loop body; the product is computed once before the
@@ -63,25 +67,37 @@ def _row_of(lhs: SSAValue, i: SSAValue) -> tuple[SSAValue, bool] | None:
 
 
 def _columns_of(rhs: SSAValue, i: SSAValue) -> tuple[SSAValue, bool] | None:
-    """``(b, tail)`` when ``rhs`` is ``b`` whole (False) or its columns ``i:`` (True)."""
+    """``(b, tail)`` when ``rhs`` is ``b`` whole (False) or its columns ``i + c:`` for a constant
+    ``c >= 0`` (True)."""
     view = rhs.owner
     if not isinstance(view, graph.DynamicSliceOp):
         return rhs, False
     shape = graph.shape_of(view.source)
-    if not (len(shape) == 2 and list(view.offsets) == [i] and len(view.sizes) == 1
+    if not (len(shape) == 2 and len(view.offsets) == 1 and len(view.sizes) == 1
             and list(view.static_offsets.get_values()) == [0, graph.DYNAMIC]
             and list(view.static_sizes.get_values()) == [shape[0], graph.DYNAMIC]
             and list(view.strides.get_values()) == [1, 1]):
         return None
-    size = view.sizes[0].owner
-    if isinstance(size, graph.SubOp) and size.rhs == i and constant_of(size.lhs) == shape[1]:
+    offset, size = view.offsets[0], view.sizes[0].owner
+    if not (offset == i or _plus_constant(offset, i)):
+        return None
+    if isinstance(size, graph.SubOp) and size.rhs == offset and constant_of(size.lhs) == shape[1]:
         return view.source, True
     return None
 
 
+def _plus_constant(value: SSAValue, i: SSAValue) -> bool:
+    """Whether ``value`` is ``i + c`` for a constant ``c >= 0``."""
+    add = value.owner
+    if not isinstance(add, graph.AddOp) or i not in (add.lhs, add.rhs):
+        return False
+    c = constant_of(add.rhs if add.lhs == i else add.lhs)
+    return c is not None and c >= 0
+
+
 class HoistRowProduct(RewritePattern):
     """Row ``i`` of a product inside a counted loop over ``i``: the product before the loop, its row
-    ``i`` (or the row's columns ``i:``) read inside."""
+    ``i`` (or the columns of it the loop read) read inside."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: graph.MatmulOp, rewriter: PatternRewriter) -> None:
@@ -100,7 +116,7 @@ class HoistRowProduct(RewritePattern):
         if not (defined_before(a, loop) and defined_before(b, loop)) or -1 in graph.shape_of(b):
             return
         rows = graph.shape_of(a)[1 if transposed else 0]
-        if rows != trips or -1 in graph.shape_of(a):
+        if 2 * trips < rows or trips > rows or -1 in graph.shape_of(a):
             return
         _hoist(op, loop, a, b, transposed, tail, i, rewriter)
 
@@ -108,7 +124,7 @@ class HoistRowProduct(RewritePattern):
 def _hoist(op: graph.MatmulOp, loop: graph.WhileOp, a: SSAValue, b: SSAValue, transposed: bool, tail: bool,
            i: SSAValue, rewriter: PatternRewriter) -> None:
     """Insert the product (``a.T @ b`` when ``transposed``) before ``loop``; replace ``op`` by its
-    row ``i`` (columns ``i:`` when ``tail``, reusing the slice's size)."""
+    row ``i`` (with ``tail``, the columns the slice read: its offset and size)."""
     left = graph.TransposeOp(a, [1, 0]) if transposed else None
     product = graph.MatmulOp(left.result if left is not None else a, b)
     for new in (left, product):
@@ -118,7 +134,7 @@ def _hoist(op: graph.MatmulOp, loop: graph.WhileOp, a: SSAValue, b: SSAValue, tr
     if tail:
         view = op.rhs.owner
         assert isinstance(view, graph.DynamicSliceOp)
-        piece = graph.DynamicSliceOp(product.result, [i, i], [1, view.sizes[0]], [1, 1])
+        piece = graph.DynamicSliceOp(product.result, [i, view.offsets[0]], [1, view.sizes[0]], [1, 1])
         row = [piece, graph.ReshapeOp(piece.result, graph.shape_of(op.result))]
     else:
         row = [graph.GatherRowOp(product.result, i)]

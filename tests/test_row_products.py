@@ -36,6 +36,15 @@ def upper_triangle(m: int, n: float, x: np.ndarray) -> np.ndarray:
     return c
 
 
+def strict_upper_triangle(x: np.ndarray) -> np.ndarray:
+    """A correlation's loop: ones on the diagonal, the rest a row and a column at a time."""
+    m = x.shape[1]
+    c = np.eye(m, dtype=x.dtype)
+    for i in range(m - 1):
+        c[i + 1:m, i] = c[i, i + 1:m] = x[:, i] @ x[:, i + 1:m]
+    return c
+
+
 def rows_of_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     out = np.empty((a.shape[0], b.shape[1]), dtype=a.dtype)
     for i in range(a.shape[0]):
@@ -72,6 +81,13 @@ def test_covariance_triangle_matches_numpy_and_is_one_symmetric_gemm(rows: int, 
     text = str(fn.get_concrete_function(cols, float(rows), x).lowered("loops"))
     assert "kernel.matmul" in text and " symmetric " in text, text
     assert "kernel.vecmat" not in text
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_strict_triangle_over_m_minus_one_rows_matches_numpy(dtype: str) -> None:
+    x = whole((21, 30), dtype)
+    fn = differential(strict_upper_triangle, (x,))
+    assert _products(fn, x) == ["kernel.matmul"]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

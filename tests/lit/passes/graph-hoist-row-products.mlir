@@ -40,6 +40,44 @@ func.func @triangle(%x: tensor<3x4xf64>) -> tensor<4x4xf64> {
   func.return %r : tensor<4x4xf64>
 }
 
+// for i in range(3): out[i, i+1:] = x[:, i] @ x[:, i+1:]  (a correlation's strict upper triangle):
+// the same product, row i from column i + 1 on (the offset and size the loop computed).
+// CHECK-LABEL: func.func @strict_triangle
+// CHECK:         %[[P:.*]] = graph.matmul %{{.*}}, %x : (tensor<4x3xf64>, tensor<3x4xf64>) -> tensor<4x4xf64>
+// CHECK-NEXT:    graph.while
+// CHECK:         } do {
+// CHECK-NEXT:    ^bb0(%{{.*}}: tensor<4x4xf64>, %[[I:.*]]: tensor<i64>):
+// CHECK:           %[[J:.*]] = graph.add %[[I]], %c1 : tensor<i64>
+// CHECK-NEXT:      %[[N:.*]] = graph.sub %c4, %[[J]] : tensor<i64>
+// CHECK-NOT:       graph.matmul
+// CHECK:           graph.dynamic_slice %[[P]][%[[I]], %[[J]]] [%[[N]]] {{.*}} : tensor<4x4xf64> -> tensor<1x?xf64>
+func.func @strict_triangle(%x: tensor<3x4xf64>) -> tensor<4x4xf64> {
+  %zero = graph.constant dense<0.000000e+00> : tensor<f64>
+  %out0 = graph.broadcast %zero : tensor<f64> -> tensor<4x4xf64>
+  %c0 = graph.constant dense<0> : tensor<i64>
+  %c1 = graph.constant dense<1> : tensor<i64>
+  %c3 = graph.constant dense<3> : tensor<i64>
+  %c4 = graph.constant dense<4> : tensor<i64>
+  %r, %n = graph.while(%out0, %c0) : (tensor<4x4xf64>, tensor<i64>) -> (tensor<4x4xf64>, tensor<i64>) cond {
+  ^bb0(%o: tensor<4x4xf64>, %i: tensor<i64>):
+    %p = graph.cmp "lt", %i, %c3 : tensor<i64> -> tensor<i1>
+    graph.condition %p, %o, %i : tensor<4x4xf64>, tensor<i64>
+  } do {
+  ^bb1(%o: tensor<4x4xf64>, %i: tensor<i64>):
+    %col = graph.dynamic_slice %x[%i] [] static_offsets array<i64: 0, -9223372036854775808> static_sizes array<i64: 3, 1> strides array<i64: 1, 1> : tensor<3x4xf64> -> tensor<3x1xf64>
+    %v = graph.reshape %col : tensor<3x1xf64> -> tensor<3xf64>
+    %j = graph.add %i, %c1 : tensor<i64>
+    %len = graph.sub %c4, %j : tensor<i64>
+    %tail = graph.dynamic_slice %x[%j] [%len] static_offsets array<i64: 0, -9223372036854775808> static_sizes array<i64: 3, -9223372036854775808> strides array<i64: 1, 1> : tensor<3x4xf64> -> tensor<3x?xf64>
+    %row = graph.matmul %v, %tail : (tensor<3xf64>, tensor<3x?xf64>) -> tensor<?xf64>
+    %row2 = graph.reshape %row : tensor<?xf64> -> tensor<1x?xf64>
+    %o2 = graph.insert_slice %row2 into %o[%i, %j] [%len] static_offsets array<i64: -9223372036854775808, -9223372036854775808> static_sizes array<i64: 1, -9223372036854775808> strides array<i64: 1, 1> : tensor<1x?xf64> into tensor<4x4xf64>
+    %i2 = graph.add %i, %c1 : tensor<i64>
+    graph.yield %o2, %i2 : tensor<4x4xf64>, tensor<i64>
+  }
+  func.return %r : tensor<4x4xf64>
+}
+
 // for i in range(4): out[i] = a[i] @ b: a @ b once, its row i inside.
 // CHECK-LABEL: func.func @rows
 // CHECK:         %[[P:.*]] = graph.matmul %a, %b : (tensor<4x3xf32>, tensor<3x5xf32>) -> tensor<4x5xf32>
@@ -70,8 +108,8 @@ func.func @rows(%a: tensor<4x3xf32>, %b: tensor<3x5xf32>) -> tensor<4x5xf32> {
   func.return %r : tensor<4x5xf32>
 }
 
-// Left alone: a loop over 2 of a's 4 rows (the whole product would be twice the work), a right
-// operand the loop changes, and integers (no GEMM kernel).
+// Left alone: a right operand the loop changes, and integers (no GEMM kernel); then a loop over
+// 1 of a's 4 rows (the whole product would be four times the work).
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT:     graph.matmul
 // CHECK:         graph.while
@@ -111,10 +149,9 @@ func.func @short(%a: tensor<4x3xf32>, %b: tensor<3x5xf32>) -> tensor<4x5xf32> {
   %out0 = graph.broadcast %zero : tensor<f32> -> tensor<4x5xf32>
   %c0 = graph.constant dense<0> : tensor<i64>
   %c1 = graph.constant dense<1> : tensor<i64>
-  %c2 = graph.constant dense<2> : tensor<i64>
   %r, %n = graph.while(%out0, %c0) : (tensor<4x5xf32>, tensor<i64>) -> (tensor<4x5xf32>, tensor<i64>) cond {
   ^bb0(%o: tensor<4x5xf32>, %i: tensor<i64>):
-    %p = graph.cmp "lt", %i, %c2 : tensor<i64> -> tensor<i1>
+    %p = graph.cmp "lt", %i, %c1 : tensor<i64> -> tensor<i1>
     graph.condition %p, %o, %i : tensor<4x5xf32>, tensor<i64>
   } do {
   ^bb1(%o: tensor<4x5xf32>, %i: tensor<i64>):

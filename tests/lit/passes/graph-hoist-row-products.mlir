@@ -140,11 +140,11 @@ func.func @kept(%a: tensor<4x3xf32>, %b: tensor<3x5xf32>, %ai: tensor<4x3xi32>, 
   func.return %r : tensor<4x5xf32>
 }
 
-// CHECK-LABEL: func.func @short
+// CHECK-LABEL: func.func @one_row
 // CHECK-NOT:     graph.matmul
 // CHECK:         graph.while
 // CHECK:           graph.matmul %{{.*}}, %b
-func.func @short(%a: tensor<4x3xf32>, %b: tensor<3x5xf32>) -> tensor<4x5xf32> {
+func.func @one_row(%a: tensor<4x3xf32>, %b: tensor<3x5xf32>) -> tensor<4x5xf32> {
   %zero = graph.constant dense<0.000000e+00> : tensor<f32>
   %out0 = graph.broadcast %zero : tensor<f32> -> tensor<4x5xf32>
   %c0 = graph.constant dense<0> : tensor<i64>

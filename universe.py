@@ -102,6 +102,8 @@ def pipeline_pass(name: str) -> type[ModulePass]:
 #: (``x * 2 + 1`` has no product, histogram, routine, algorithm or exponential)
 PASS_ROOTS: dict[str, tuple[str, ...]] = {
     "graph-merge-histograms": ("graph.histogram",),
+    "graph-hoist-row-products": ("graph.matmul",),
+    "graph-hoist-window-convs": ("graph.reduce",),
     "graph-linalg-to-calls": ("graph.linalg",),
     "convert-kalgo-to-kernel": ("kalgo.",),
     "linalg-matmul-to-kernel": ("linalg.fill",),  # a product accumulates onto a zero fill

@@ -56,6 +56,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from kiln.dialects import graph
 from kiln.dialects.ir_utils import describe_location
+from kiln.passes._graph_loops import static_range
 
 #: the argument attribute naming each dimension's grid axis (``"*"``: not split)
 CHUNKS_ATTR = "kiln.chunks"
@@ -289,35 +290,6 @@ def _propagate(part: Partition, op: Operation) -> tuple[tuple[int, int], ...]:
         if isinstance(op, kind):
             return rule(part, op)
     raise _refuse(op, _CONSTRUCTS.get(op.name, op.name), "kiln cannot split it into chunks yet")
-
-
-def static_range(op: graph.WhileOp) -> tuple[int, int] | None:
-    """``(N, i)`` when ``op`` is how a staged ``for t in range(N)`` traces, N a constant: carried
-    value ``i`` counts from 0 and the loop runs while it is below N; else None."""
-    cond, body = op.cond_region.block, op.body_region.block
-    term = cond.last_op
-    if not isinstance(term, graph.ConditionOp) or list(term.values) != list(cond.args):
-        return None
-    pred = term.pred.owner
-    if not isinstance(pred, graph.CmpOp) or pred.predicate.data != "lt" or pred.lhs not in cond.args:
-        return None
-    if any(not isinstance(inner, (graph.ConstantOp, graph.CmpOp, graph.ConditionOp)) for inner in cond.ops):
-        return None
-    i = list(cond.args).index(pred.lhs)
-    step = body.last_op.operands[i].owner if isinstance(body.last_op, graph.YieldOp) else None
-    counts = isinstance(step, graph.AddOp) and body.args[i] in step.operands and any(
-        _constant_of(v) == 1 for v in step.operands)
-    bound = _constant_of(pred.rhs)
-    return (int(bound), i) if counts and bound is not None and _constant_of(op.init[i]) == 0 else None
-
-
-def _constant_of(value: SSAValue) -> int | None:
-    """The value of a 0-d integer constant (None for anything else)."""
-    owner = value.owner
-    if not isinstance(owner, graph.ConstantOp) or graph.shape_of(value):
-        return None
-    v = owner.value.get_values()[0]
-    return v if isinstance(v, int) else None
 
 
 def _loop(part: Partition, op: graph.WhileOp) -> tuple[tuple[int, int], ...]:

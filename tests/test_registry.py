@@ -86,8 +86,8 @@ def test_stock_xdsl_opt_runs_kiln_passes(tmp_path: Path) -> None:
 
 
 #: kiln's passes that a pipeline stage runs only on a module holding their ops
-_ROOTED_MODULES = ("graph_merge_histograms", "convert_kalgo_to_kernel", "linalg_matmul_to_kernel",
-                   "linalg_conv_to_kernel", "kiln_group_exp")
+_ROOTED_MODULES = ("graph_merge_histograms", "graph_hoist_row_products", "graph_hoist_window_convs",
+                   "convert_kalgo_to_kernel", "linalg_matmul_to_kernel", "linalg_conv_to_kernel", "kiln_group_exp")
 
 
 def test_a_program_without_their_ops_imports_no_rooted_pass() -> None:
@@ -116,6 +116,8 @@ def _conv(x: np.ndarray) -> np.ndarray:
     [
         ("graph-merge-histograms", lambda x: np.histogram(x, 4)[0] + np.histogram(x, 4, weights=x)[0],
          np.linspace(0, 1, 32)),
+        ("graph-hoist-row-products", lambda x: x @ x, np.eye(8) + 0.25),
+        ("graph-hoist-window-convs", lambda x: np.sum(x, axis=0), np.eye(8) + 0.25),
         ("graph-linalg-to-calls", lambda x: np.linalg.inv(x), np.eye(4) * 2 + 0.5),
         ("convert-kalgo-to-kernel", lambda x: np.sort(x), np.linspace(1, 0, 16)),
         ("linalg-matmul-to-kernel", lambda x: x @ x, np.eye(8) + 0.25),

@@ -301,6 +301,8 @@ class ConcreteFunction:
             raise
         # the C symbol is kiln's (kiln_user_<name>): no Python name can clash with the C library
         traced.func_op.attributes[C_SYMBOL_ATTR] = StringAttr(USER_PREFIX + name)
+        if any(isinstance(t, TensorType) and -1 in shape_of(t) for t in traced.func_op.function_type.outputs.data):
+            run_stage(make_context(), traced.module, "graph")  # results the data sizes get a bound
         try:
             traced.module.verify()
         except VerifyException as e:

@@ -19,10 +19,11 @@ from typing import Any, Union
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import DenseArrayBase, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 
 from kiln.dialects import graph
+from kiln.dialects.contracts import RESULT_LENGTHS_ATTR, result_lengths
 from kiln.frontend.trace_context import describe_location
 
 
@@ -146,6 +147,9 @@ class _Analysis:
         if isinstance(op, graph.ArgReduceOp):
             axis = op.axis.value.data
             return [tuple(d for i, d in enumerate(self.dims(op.operand)) if i != axis)]
+        if isinstance(op, graph.PadToBoundOp):
+            bounds = {a: self.dims(b)[ba] for a, b, ba in zip(op.axes.get_values(), op.bounds, op.bound_axes.get_values())}
+            return [tuple(bounds.get(a, d) for a, d in enumerate(self.dims(op.value)))]
         if isinstance(op, graph.BincountOp) and op.weights is not None:
             self.unify([self.dims(op.operand), self.dims(op.weights)], op)
         return [_static(r) for r in op.results]
@@ -255,6 +259,9 @@ class DynamicShapes:
     checks: tuple[Check, ...]
     #: the user's file:line of the return, for errors
     where: str = ""
+    #: ``(result, axis, length result)``: results returned in a buffer of a bound, with their
+    #: lengths as extra results (graph-bound-results, RESULT_LENGTHS_ATTR)
+    lengths: tuple[tuple[int, int, int], ...] = ()
 
     def unknown(self) -> str | None:
         """Why some result size cannot be computed from the input sizes (None if all can)."""
@@ -289,12 +296,20 @@ class DynamicShapes:
         for k, (lhs, rhs, _, _) in enumerate(self.checks):
             lines.append(f"  if {_source(lhs)} != {_source(rhs)}: mismatch({k}, args)")
         outs = ", ".join(f"empty(({''.join(_source(d) + ', ' for d in dims)}), odt{k})" for k, dims in enumerate(self.outputs))
-        lines += [f"  outs = [{outs}]", "  native(*args, *outs)", "  return outs[0] if len(outs) == 1 else (tuple(outs) or None)"]
+        lines += [f"  outs = [{outs}]", "  native(*args, *outs)"]
+        cuts: dict[int, list[str]] = {}
+        for k, axis, m in self.lengths:
+            cuts.setdefault(k, []).append(f"({axis}, outs[{m}])")
+        lines += [f"  outs[{k}] = prefix(outs[{k}], ({', '.join(c)},))" for k, c in cuts.items()]
+        if self.lengths:
+            lines.append(f"  del outs[{len(self.outputs) - len(self.lengths)}:]")
+        lines.append("  return outs[0] if len(outs) == 1 else (tuple(outs) or None)")
         namespace: dict[str, Any] = {
             "ndarray": np.ndarray,
             "empty": np.empty,
             "native": native,
             "mismatch": self._mismatch,
+            "prefix": _prefix,
             **{f"dt{i}": dt for i, dt in enumerate(in_dtypes)},
             **{f"odt{k}": dt for k, dt in enumerate(out_dtypes)},
         }
@@ -310,14 +325,27 @@ class DynamicShapes:
         )
 
 
+def _prefix(buffer: np.ndarray, cuts: Sequence[tuple[int, np.ndarray]]) -> np.ndarray:
+    """The value of a result returned in a buffer of a bound: its first ``n`` elements along each
+    cut axis. A copy when that is at most half of the buffer (no large buffer kept alive for a few
+    elements) or not contiguous, else a view."""
+    index = [slice(None)] * buffer.ndim
+    for axis, n in cuts:
+        index[axis] = slice(0, int(n))
+    part = buffer[tuple(index)]
+    return part.copy() if 2 * part.size <= buffer.size or not part.flags.c_contiguous else part
+
+
 def analyze(func_op: func.FuncOp) -> DynamicShapes | None:
-    """The size rules of a traced function, or None when none of its inputs and results has a dynamic dim."""
+    """The size rules of a traced function, or None when none of its inputs and results has a
+    dynamic dim and none is returned in a buffer of a bound."""
     block = func_op.body.block
     tensors = [a for a in block.args if isinstance(a.type, TensorType)]
     ret = block.last_op
     assert isinstance(ret, func.ReturnOp)
     results = [v for v in ret.arguments if isinstance(v.type, TensorType)]
-    if all(-1 not in graph.shape_of(a) for a in [*tensors, *results]):
+    lengths = func_op.attributes.get(RESULT_LENGTHS_ATTR)
+    if lengths is None and all(-1 not in graph.shape_of(a) for a in [*tensors, *results]):
         return None
     env: dict[SSAValue, Dims] = {
         a: tuple(In(i, axis) if d < 0 else d for axis, d in enumerate(graph.shape_of(a))) for i, a in enumerate(tensors)
@@ -331,4 +359,5 @@ def analyze(func_op: func.FuncOp) -> DynamicShapes | None:
         outputs=tuple(analysis.dims(v) for v in ret.arguments),
         checks=tuple(analysis.checks),
         where=describe_location(ret.location),
+        lengths=result_lengths(lengths) if isinstance(lengths, DenseArrayBase) else (),
     )

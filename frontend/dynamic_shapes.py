@@ -270,11 +270,11 @@ class DynamicShapes:
                 if d is None:
                     return (
                         f"{self.where + ': ' if self.where else ''}{self.name}: dimension {axis} of result {k} has a length known only at run time that "
-                        "does not follow from the input sizes (it comes from a slice with traced bounds, x[mask], np.nonzero, a "
-                        "reshape with several unknown sizes, or a loop that changes it): kiln's callers allocate the "
-                        "results, so their sizes must follow from the inputs'; return a fixed-size array instead "
-                        "(np.where(mask, x, 0), a buffer of the largest size and a count) or give the inputs "
-                        "static sizes for it"
+                        "neither follows from the input sizes nor has a bound that does (it comes from a loop that changes it, "
+                        "a staged if whose branches give different sizes, np.arange with a traced length, or a reshape with "
+                        "several unknown sizes): kiln's callers allocate the results (x[mask], np.nonzero and traced slices "
+                        "are returned in a buffer of their bound); return a fixed-size array instead (np.where(mask, x, 0), "
+                        "a buffer of the largest size and a count) or give the inputs static sizes for it"
                     )
         return None
 

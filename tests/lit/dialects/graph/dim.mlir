@@ -27,3 +27,17 @@ func.func @relax(%x: tensor<3x4xf32>) -> (tensor<?x4xf32>, tensor<?x?xf32>) {
   %b = graph.relax_shape %x : tensor<3x4xf32> -> tensor<?x?xf32>
   func.return %a, %b : tensor<?x4xf32>, tensor<?x?xf32>
 }
+
+// -----
+
+// graph.pad_to_bound: a value at the front of a tensor whose padded axes have their bounds' sizes.
+
+// CHECK-LABEL: func.func @pad_to_bound
+// CHECK:         %{{.*}} = graph.pad_to_bound %r to %m axes array<i64: 0> bound_axes array<i64: 0> : (tensor<?xf32>, tensor<8xi1>) -> tensor<8xf32>
+// CHECK-NEXT:    %{{.*}} = graph.pad_to_bound %s to %a, %a axes array<i64: 1, 0> bound_axes array<i64: 0, 1> : (tensor<?x?xf64>, tensor<?x6xf64>, tensor<?x6xf64>) -> tensor<6x?xf64>
+// GENERIC:       "graph.pad_to_bound"(%{{.*}}, %{{.*}}) <{axes = array<i64: 0>, bound_axes = array<i64: 0>}> : (tensor<?xf32>, tensor<8xi1>) -> tensor<8xf32>
+func.func @pad_to_bound(%r: tensor<?xf32>, %m: tensor<8xi1>, %s: tensor<?x?xf64>, %a: tensor<?x6xf64>) -> (tensor<8xf32>, tensor<6x?xf64>) {
+  %p = graph.pad_to_bound %r to %m axes array<i64: 0> bound_axes array<i64: 0> : (tensor<?xf32>, tensor<8xi1>) -> tensor<8xf32>
+  %q = graph.pad_to_bound %s to %a, %a axes array<i64: 1, 0> bound_axes array<i64: 0, 1> : (tensor<?x?xf64>, tensor<?x6xf64>, tensor<?x6xf64>) -> tensor<6x?xf64>
+  func.return %p, %q : tensor<8xf32>, tensor<6x?xf64>
+}

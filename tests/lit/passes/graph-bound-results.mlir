@@ -1,0 +1,65 @@
+// RUN: kiln-opt %s --split-input-file -p graph-bound-results | filecheck %s
+
+// x[mask]: at most the values' length; returned padded to it, the length an extra result.
+// CHECK-LABEL: func.func @compress(%v: tensor<8xf32>, %m: tensor<8xi1>) -> (tensor<8xf32>, tensor<i64>)
+// CHECK-SAME:    kiln.result_lengths = array<i64: 0, 0, 1>
+// CHECK:         %[[R:.*]] = graph.compress %v, %m
+// CHECK-NEXT:    %[[P:.*]] = graph.pad_to_bound %[[R]] to %v axes array<i64: 0> bound_axes array<i64: 0> : (tensor<?xf32>, tensor<8xf32>) -> tensor<8xf32>
+// CHECK-NEXT:    %[[N:.*]] = graph.dim %[[R]], 0 : tensor<?xf32> -> tensor<i64>
+// CHECK-NEXT:    func.return %[[P]], %[[N]] : tensor<8xf32>, tensor<i64>
+func.func @compress(%v: tensor<8xf32>, %m: tensor<8xi1>) -> tensor<?xf32> {
+  %r = graph.compress %v, %m : (tensor<8xf32>, tensor<8xi1>) -> tensor<?xf32>
+  func.return %r : tensor<?xf32>
+}
+
+// -----
+
+// Through elementwise ops and broadcasts of scalars to a nonzero's positions: the bound is the
+// operand of the nonzero, of a size known only at run time but an input's; a static result and
+// an input-sized one stay, and the length follows all the function's own results.
+// CHECK-LABEL: func.func @positions(%x: tensor<?xi1>, %s: tensor<f32>) -> (tensor<?xi64>, tensor<f32>, tensor<?xi1>, tensor<i64>)
+// CHECK-SAME:    kiln.result_lengths = array<i64: 0, 0, 3>
+// CHECK:         %[[P:.*]] = graph.pad_to_bound %[[Q:.*]] to %x axes array<i64: 0> bound_axes array<i64: 0> : (tensor<?xi64>, tensor<?xi1>) -> tensor<?xi64>
+// CHECK-NEXT:    %[[N:.*]] = graph.dim %[[Q]], 0
+// CHECK-NEXT:    func.return %[[P]], %s, %x, %[[N]]
+func.func @positions(%x: tensor<?xi1>, %s: tensor<f32>) -> (tensor<?xi64>, tensor<f32>, tensor<?xi1>) {
+  %i = graph.nonzero %x : tensor<?xi1> -> tensor<?xi64>
+  %c = graph.constant dense<4> : tensor<i64>
+  %b = graph.broadcast %c : tensor<i64> -> tensor<?xi64>
+  %q = graph.floordiv %i, %b : tensor<?xi64>
+  func.return %q, %s, %x : tensor<?xi64>, tensor<f32>, tensor<?xi1>
+}
+
+// -----
+
+// A traced slice of rows (argwhere's reshape to a column too): the sliced axis padded to the
+// source's, the static axis kept; a slice of a compress is bounded by the compress's bound.
+// CHECK-LABEL: func.func @rows
+// CHECK-SAME:    -> (tensor<6x5xf64>, tensor<8x1xf32>, tensor<i64>, tensor<i64>)
+// CHECK-SAME:    kiln.result_lengths = array<i64: 0, 0, 2, 1, 0, 3>
+// CHECK:         graph.pad_to_bound %{{.*}} to %a axes array<i64: 0> bound_axes array<i64: 0> : (tensor<?x5xf64>, tensor<6x5xf64>) -> tensor<6x5xf64>
+// CHECK:         graph.pad_to_bound %{{.*}} to %v axes array<i64: 0> bound_axes array<i64: 0> : (tensor<?x1xf32>, tensor<8xf32>) -> tensor<8x1xf32>
+func.func @rows(%a: tensor<6x5xf64>, %i: tensor<i64>, %n: tensor<i64>, %v: tensor<8xf32>, %m: tensor<8xi1>) -> (tensor<?x5xf64>, tensor<?x1xf32>) {
+  %r = graph.dynamic_slice %a[%i] [%n] static_offsets array<i64: -9223372036854775808, 0> static_sizes array<i64: -9223372036854775808, 5> strides array<i64: 1, 1> : tensor<6x5xf64> -> tensor<?x5xf64>
+  %c = graph.compress %v, %m : (tensor<8xf32>, tensor<8xi1>) -> tensor<?xf32>
+  %k = graph.dynamic_slice %c[%i] [%n] static_offsets array<i64: -9223372036854775808> static_sizes array<i64: -9223372036854775808> strides array<i64: 1> : tensor<?xf32> -> tensor<?xf32>
+  %col = graph.reshape %k : tensor<?xf32> -> tensor<?x1xf32>
+  func.return %r, %col : tensor<?x5xf64>, tensor<?x1xf32>
+}
+
+// -----
+
+// Sizes no input bounds (an iota of a traced count), sizes of the inputs, private functions:
+// left alone (the frontend refuses the first when returned).
+// CHECK-LABEL: func.func @unbounded(%n: tensor<i64>, %x: tensor<?xf32>) -> (tensor<?xi64>, tensor<?xf32>) {
+// CHECK-NEXT:    graph.iota
+// CHECK-NEXT:    func.return
+// CHECK-LABEL: func.func private @helper(%v: tensor<8xf32>, %m: tensor<8xi1>) -> tensor<?xf32> {
+func.func @unbounded(%n: tensor<i64>, %x: tensor<?xf32>) -> (tensor<?xi64>, tensor<?xf32>) {
+  %r = graph.iota %n : tensor<i64> -> tensor<?xi64>
+  func.return %r, %x : tensor<?xi64>, tensor<?xf32>
+}
+func.func private @helper(%v: tensor<8xf32>, %m: tensor<8xi1>) -> tensor<?xf32> {
+  %r = graph.compress %v, %m : (tensor<8xf32>, tensor<8xi1>) -> tensor<?xf32>
+  func.return %r : tensor<?xf32>
+}

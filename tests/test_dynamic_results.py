@@ -1,0 +1,213 @@
+"""Results whose length only the data decides (``return x[x > 0.5]``, ``np.nonzero``, a slice
+with traced bounds): returned in a buffer of their bound with the length beside it
+(graph-bound-results), NumPy's array of the right length and dtype for every call of one
+compiled function, checked against NumPy run eagerly on the same data."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln.frontend import pytree
+from kiln.frontend.concrete import KilnCompileError
+
+RNG = np.random.default_rng(2026)
+
+
+def check_calls(fn: Callable[..., Any], calls: Sequence[tuple[Any, ...]], **options: Any) -> kiln.Function:
+    """One compiled ``fn`` for all ``calls``: each result's dtype, shape and values are NumPy's,
+    and the arguments are left as NumPy leaves them."""
+    f = kiln.function(fn, **options)
+    for args in calls:
+        eager = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        compiled = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        want, got = fn(*eager), f(*compiled)
+        want_leaves, want_tree = pytree.flatten(want)
+        got_leaves, got_tree = pytree.flatten(got)
+        assert got_tree == want_tree
+        for g, w in zip(got_leaves, want_leaves):
+            w = np.asarray(w)
+            assert isinstance(g, np.ndarray | np.generic)
+            assert (g.dtype, g.shape) == (w.dtype, w.shape), (g.dtype, w.dtype, g.shape, w.shape, args)
+            np.testing.assert_array_equal(g, w)
+        for g, w in zip(compiled, eager):
+            if isinstance(w, np.ndarray):
+                np.testing.assert_array_equal(g, w)
+    return f
+
+
+def spread(*shape: int, dtype: Any = np.float64) -> list[np.ndarray]:
+    """Data from which a selection keeps some, none and all elements."""
+    x = RNG.uniform(0, 1, size=shape)
+    return [x.astype(dtype), np.zeros(shape, dtype), np.ones(shape, dtype), (1 - x).astype(dtype)]
+
+
+# ---------------------------------------------------------------------- one result
+
+
+def masked(a, m):
+    return a[m > 0.5]
+
+
+def test_masked_selection_of_each_dtype() -> None:
+    f = kiln.function(masked)
+    for dtype in (np.float64, np.float32, np.int64, np.int32, np.uint8, np.bool_, np.complex128):
+        before = f.tracing_count
+        for m in spread(12):
+            a = RNG.integers(0, 9, size=12).astype(dtype)
+            got, want = f(a, m), masked(a, m)
+            assert (got.dtype, got.shape) == (want.dtype, want.shape)
+            np.testing.assert_array_equal(got, want)
+        assert f.tracing_count == before + 1  # one compiled function for every length
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda a: np.nonzero(a > 0.5)[0],
+        lambda a: np.flatnonzero(a > 0.5),
+        lambda a: np.extract(a > 0.5, a),
+        lambda a: np.compress(a > 0.5, a),
+        lambda a: a[a > 0.5] * 2.0 + 1.0,
+        lambda a: (a[a > 0.5] * 10).astype(np.int32),
+        lambda a: a[np.nonzero(a > 0.5)[0]],
+    ],
+    ids=["nonzero", "flatnonzero", "extract", "compress", "arithmetic", "astype", "gather"],
+)
+def test_selections_of_a_vector(fn: Callable[..., Any]) -> None:
+    assert check_calls(fn, [(x,) for x in spread(9)]).tracing_count == 1
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m: np.argwhere(m > 0.5),
+        lambda m: np.where(m > 0.5)[1],
+        lambda m: np.nonzero(m > 0.5),
+        lambda m: m[m > 0.5],
+        lambda m: np.stack(np.nonzero(m > 0.5), axis=1),
+    ],
+    ids=["argwhere", "where-1", "nonzero-tuple", "2d-mask", "stacked"],
+)
+def test_selections_of_a_matrix(fn: Callable[..., Any]) -> None:
+    assert check_calls(fn, [(m,) for m in spread(3, 4)]).tracing_count == 1
+
+
+def test_slices_with_traced_bounds() -> None:
+    def f(a, i, j):
+        return a[i:j]
+
+    a = np.arange(10.0)
+    bounds = [(2, 7), (0, 10), (7, 2), (-3, 10), (4, 4), (-20, 20), (9, -1)]
+    f_ = check_calls(f, [(a, np.int64(i), np.int64(j)) for i, j in bounds])
+    assert f_.tracing_count == 1
+
+
+def test_slices_of_rows_and_of_both_axes() -> None:
+    def rows(a, i, j):
+        return a[i:j, :]
+
+    def both(a, i, j):
+        return a[i:j, j - i : 5]
+
+    a = np.arange(30.0).reshape(6, 5)
+    calls = [(a, np.int64(i), np.int64(j)) for i, j in [(1, 4), (0, 6), (3, 3), (5, 2), (2, 3)]]
+    check_calls(rows, calls)
+    check_calls(both, calls)
+
+
+def test_dynamic_input_sizes() -> None:
+    @kiln.function(input_signature=[kiln.TensorSpec([None], "float64")])
+    def f(a):
+        return a[a > 0.5]
+
+    for n in (0, 1, 7, 100):
+        x = RNG.uniform(0, 1, size=n)
+        got = f(x)
+        assert (got.dtype, got.shape) == (x.dtype, x[x > 0.5].shape)
+        np.testing.assert_array_equal(got, x[x > 0.5])
+    assert f.tracing_count == 1
+
+
+# ---------------------------------------------------------------------- several results
+
+
+def test_several_dynamic_results_and_a_static_one() -> None:
+    def f(a):
+        return a[a > 0.5], a.sum(), np.nonzero(a < 0.3)[0], a * 2
+
+    check_calls(f, [(x,) for x in spread(11)])
+
+
+def test_results_in_a_structure() -> None:
+    def f(a, b):
+        return {"big": a[a > b], "count": np.count_nonzero(a > b), "where": [np.nonzero(b > 0.5)[0]]}
+
+    check_calls(f, [(x, y) for x, y in zip(spread(6), spread(6)[::-1])])
+
+
+def test_the_same_selection_returned_twice() -> None:
+    def f(a):
+        r = a[a > 0.5]
+        return r, r
+
+    check_calls(f, [(x,) for x in spread(5)])
+
+
+# ---------------------------------------------------------------------- memory
+
+
+def test_a_small_result_keeps_no_large_buffer_alive() -> None:
+    f = kiln.function(lambda a: a[a > 0.5])
+    x = np.zeros(100_000)
+    x[[3, 70_000]] = 1.0
+    r = f(x)
+    np.testing.assert_array_equal(r, [1.0, 1.0])
+    assert r.base is None or r.base.nbytes <= 2 * r.nbytes  # a copy, not a view of the 100,000-element bound
+    full = f(np.ones(10))
+    assert full.flags.c_contiguous and full.shape == (10,)
+
+
+# ---------------------------------------------------------------------- gradients
+
+
+def test_gradient_and_selection_returned_together() -> None:
+    @kiln.function
+    def f(x):
+        with kiln.GradientTape() as tape:
+            tape.watch(x)
+            loss = np.sum(x[x > 0.5] ** 2)
+        return tape.gradient(loss, x), x[x > 0.5]
+
+    for x in spread(7):
+        grad, kept = f(x)
+        np.testing.assert_allclose(grad, np.where(x > 0.5, 2 * x, 0.0), rtol=1e-15)
+        np.testing.assert_array_equal(kept, x[x > 0.5])
+        assert kept.shape == x[x > 0.5].shape
+    assert f.tracing_count == 1
+
+
+def test_grad_through_a_selection() -> None:
+    g = kiln.grad(lambda x: np.sum(np.sin(x[x > 0.5])))
+    for x in spread(6):
+        np.testing.assert_allclose(g(x), np.where(x > 0.5, np.cos(x), 0.0), rtol=1e-15)
+
+
+# ---------------------------------------------------------------------- still refused
+
+
+def test_a_length_with_no_bound_is_refused_with_the_line() -> None:
+    def f(n):
+        return np.arange(n)  # no input size bounds n
+
+    with pytest.raises(KilnCompileError, match=r"test_dynamic_results.py:\d+.*np.arange with a traced length"):
+        kiln.function(f)(np.int64(3))
+
+
+def test_cuda_refuses_with_the_line() -> None:
+    with pytest.raises(KilnCompileError, match=r"test_dynamic_results.py:\d+.*target 'c' only, not 'cuda'"):
+        kiln.function(lambda a: a[a > 0.5], target="cuda").get_concrete_function(np.ones(4))

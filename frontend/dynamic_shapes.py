@@ -13,13 +13,14 @@ before running, so a mismatch is a ``ValueError`` and never a wild read.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Union
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DenseArrayBase, TensorType
+from xdsl.dialects.builtin import DenseArrayBase, TensorType, i64
 from xdsl.ir import Block, Operation, SSAValue
 
 from kiln.dialects import graph
@@ -56,6 +57,12 @@ _SAME_SHAPE = (graph.ElementwiseBinaryOp, graph.ElementwiseUnaryOp, graph.CmpOp,
                graph.ElementwiseTestOp)
 
 
+#: the arithmetic of sizes: each op's symbol in an :class:`Op` and its value on ints
+_SIZE_OPS: dict[type[Operation], tuple[str, Callable[[int, int], int]]] = {
+    graph.AddOp: ("+", operator.add), graph.MulOp: ("*", operator.mul), graph.FloorDivOp: ("//", operator.floordiv),
+}
+
+
 def _static(value: SSAValue) -> Dims:
     return tuple(None if d < 0 else d for d in graph.shape_of(value))
 
@@ -76,6 +83,8 @@ class _Analysis:
 
     env: dict[SSAValue, Dims]
     checks: list[Check]
+    #: 0-d integers that are sizes: ``graph.dim`` of a known size, constants, ``+ * //`` of those
+    sizes: dict[SSAValue, Expr] = field(default_factory=dict)
 
     def dims(self, value: SSAValue) -> Dims:
         return self.env.get(value) or _static(value)
@@ -94,9 +103,21 @@ class _Analysis:
 
     def block(self, block: Block) -> None:
         for op in block.ops:
+            self._size(op)
             for result, dims in zip(op.results, self.op(op)):
                 if isinstance(result.type, TensorType):
                     self.env[result] = dims
+
+    def _size(self, op: Operation) -> None:
+        """Note ``op``'s result in :attr:`sizes` when it is a size (graph-bound-results computes bounds so)."""
+        if isinstance(op, graph.DimOp) and (d := self.dims(op.operand)[op.axis.value.data]) is not None:
+            self.sizes[op.result] = d
+        elif isinstance(op, graph.ConstantOp) and graph.shape_of(op.result) == () and op.result.type.get_element_type() == i64:
+            self.sizes[op.result] = int(op.value.get_values()[0])
+        elif isinstance(op, (graph.AddOp, graph.MulOp, graph.FloorDivOp)) and all(v in self.sizes for v in op.operands):
+            lhs, rhs = (self.sizes[v] for v in op.operands)
+            symbol, apply = _SIZE_OPS[type(op)]
+            self.sizes[op.result] = apply(lhs, rhs) if isinstance(lhs, int) and isinstance(rhs, int) else Op(symbol, lhs, rhs)
 
     def op(self, op: Operation) -> list[Dims]:
         """The dims of ``op``'s results (and the checks it implies)."""
@@ -148,8 +169,9 @@ class _Analysis:
             axis = op.axis.value.data
             return [tuple(d for i, d in enumerate(self.dims(op.operand)) if i != axis)]
         if isinstance(op, graph.PadToBoundOp):
-            bounds = {a: self.dims(b)[ba] for a, b, ba in zip(op.axes.get_values(), op.bounds, op.bound_axes.get_values())}
-            return [tuple(bounds.get(a, d) for a, d in enumerate(self.dims(op.value)))]
+            bounds = {a: self.sizes.get(size) for a, size in zip(op.axes.get_values(), op.sizes)}
+            return [tuple(bounds.get(a, d) if graph.shape_of(op.result)[a] < 0 else graph.shape_of(op.result)[a]
+                          for a, d in enumerate(self.dims(op.value)))]
         if isinstance(op, graph.BincountOp) and op.weights is not None:
             self.unify([self.dims(op.operand), self.dims(op.weights)], op)
         return [_static(r) for r in op.results]

@@ -862,9 +862,9 @@ class LowerPadToBound(RewritePattern):
         if not isinstance(op, graph.PadToBoundOp):
             return
         em = _Emitter(op)
-        axes, bound_axes = list(op.axes.get_values()), list(op.bound_axes.get_values())
+        axes = list(op.axes.get_values())
         assert isinstance(op.result.type, TensorType)
-        dest = em.empty(op.result.type, lambda d: em.dim(op.bounds[axes.index(d)], bound_axes[axes.index(d)])
+        dest = em.empty(op.result.type, lambda d: _mixed_indices(em, [graph.DYNAMIC], [op.sizes[axes.index(d)]])[0]
                         if d in axes else em.dim(op.value, d))
         shape = graph.shape_of(op.value)
         em.add(tensor.InsertSliceOp.get(

@@ -5,10 +5,12 @@ kiln's callers allocate the results (destination passing, docs/abi.md), so they 
 result's size before the call. ``return x[mask]`` has ``mask.size`` elements at most, but how
 many only the call finds out. For each axis of a returned value whose size comes from the data
 (``graph.compress``, ``graph.nonzero``, a ``graph.dynamic_slice`` of a traced length, and what
-keeps their sizes: elementwise ops, casts, broadcasts, transposes, reshapes that keep the axis,
-concatenations along another axis, gathers by such indices) and is bounded by an axis whose size
-follows from the inputs, the returned value becomes a ``graph.pad_to_bound`` of it to that
-bound, and its length (``graph.dim``) an extra 0-d i64 result, after all the others.
+follows their sizes: elementwise ops, casts, broadcasts, transposes, sorts and scans, reshapes
+with one unknown size (a row selection), concatenations along another axis, gathers by such
+indices, staged ``if``s whose branches agree) and is bounded by a size that follows from the
+inputs (an axis of a value, scaled by a reshape), the returned value becomes a
+``graph.pad_to_bound`` of it to that bound, and its length (``graph.dim``) an extra 0-d i64
+result, after all the others.
 
 Expects: the function as traced (public ``func.func``s with bodies).
 Guarantees: every such axis of every result is padded, and the function's
@@ -20,12 +22,13 @@ loop or a branch changes have no bound: they stay as they are (the frontend refu
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DictionaryAttr, FunctionType, ModuleOp, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DictionaryAttr, FunctionType, ModuleOp, TensorType, i64
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from kiln.dialects import graph
@@ -35,19 +38,24 @@ from kiln.dialects.contracts import RESULT_LENGTHS_ATTR, result_lengths_attr
 _SAME_SHAPE = (graph.ElementwiseBinaryOp, graph.ElementwiseUnaryOp, graph.CmpOp, graph.SelectOp, graph.CastOp,
                graph.ElementwiseTestOp, graph.SortOp, graph.ScanOp, graph.ArgsortOp)
 
-Bound = tuple[SSAValue, int]
+#: axis ``axis`` of ``value`` times ``mul`` over ``div`` (rounded down): ``(value, axis, mul, div)``
+Bound = tuple[SSAValue, int, int, int]
 
 
 def _bounding(value: SSAValue, axis: int) -> Bound:
     """What bounds a data-decided size of axis ``axis`` of ``value`` (the size of the source of a
     compress, a nonzero or a slice): that axis itself, unless its size is decided by data too."""
-    return data_bound(value, axis) or (value, axis)
+    return data_bound(value, axis) or (value, axis, 1, 1)
+
+
+def _first(bounds: Iterable[Bound | None]) -> Bound | None:
+    return next((b for b in bounds if b is not None), None)
 
 
 def data_bound(value: SSAValue, axis: int) -> Bound | None:
-    """An axis (of some value) whose size is at least that of ``value``'s ``axis`` and follows from
-    the inputs as far as the data does not decide it; None when the data does not decide
-    ``value``'s size there (a static size, an input's, one kiln cannot bound)."""
+    """A size (of an axis of some value, scaled) at least that of ``value``'s ``axis`` that follows
+    from the inputs as far as the data does not decide it; None when the data does not decide
+    ``value``'s size there (a static size, an input's) or kiln cannot bound it."""
     if graph.shape_of(value)[axis] >= 0:
         return None
     op = value.owner
@@ -58,41 +66,82 @@ def data_bound(value: SSAValue, axis: int) -> Bound | None:
     if isinstance(op, graph.NonzeroOp):
         return _bounding(op.operand, 0)
     if isinstance(op, graph.DynamicSliceOp):
-        if op.static_sizes.get_values()[axis] == graph.DYNAMIC:
-            return _bounding(op.source, axis)
-        return None
+        return _bounding(op.source, axis) if op.static_sizes.get_values()[axis] == graph.DYNAMIC else None
     if isinstance(op, _SAME_SHAPE):
         rank = len(graph.shape_of(value))
-        bounds = (data_bound(v, axis) for v in op.operands if len(graph.shape_of(v)) == rank)
-        return next((b for b in bounds if b is not None), None)
+        return _first(data_bound(v, axis) for v in op.operands if len(graph.shape_of(v)) == rank)
     if isinstance(op, graph.BroadcastOp):
         lead = len(graph.shape_of(value)) - len(graph.shape_of(op.operand))
         return data_bound(op.operand, axis - lead) if axis >= lead else None
     if isinstance(op, graph.TransposeOp):
         return data_bound(op.operand, op.perm.get_values()[axis])
     if isinstance(op, graph.ReshapeOp):
-        return _reshaped(op, axis)
+        return _reshaped(op)
     if isinstance(op, graph.ConcatOp) and axis != op.axis.value.data:
-        return next((b for b in (data_bound(v, axis) for v in op.inputs) if b is not None), None)
+        return _first(data_bound(v, axis) for v in op.inputs)
     if isinstance(op, graph.GatherOp) and axis < len(graph.shape_of(op.indices[0])):
-        return next((b for b in (data_bound(v, axis) for v in op.indices) if b is not None), None)
+        return _first(data_bound(v, axis) for v in op.indices)
     if isinstance(op, graph.GatherRowOp):
         return data_bound(op.operand, axis + 1)
+    if isinstance(op, graph.CondOp):
+        return _branches(op, value.index, axis)
     return None
 
 
-def _reshaped(op: graph.ReshapeOp, axis: int) -> Bound | None:
-    """A reshape that keeps the one unknown size (``(?,) -> (?, 1)``: the known sizes' products agree)."""
+def _reshaped(op: graph.ReshapeOp) -> Bound | None:
+    """A reshape with one unknown size on each side (``(?,) -> (?, 3)``, a row selection): the
+    element count is kept, so the result's unknown size is the operand's times the ratio of the
+    known sizes' products."""
     src, dst = graph.shape_of(op.operand), graph.shape_of(op.result)
     if src.count(-1) != 1 or dst.count(-1) != 1:
         return None
-    known = lambda shape: math.prod([d for d in shape if d >= 0])
-    return data_bound(op.operand, src.index(-1)) if known(src) == known(dst) else None
+    bound = data_bound(op.operand, src.index(-1))
+    if bound is None:
+        return None
+    value, axis, mul, div = bound
+    mul, div = mul * math.prod(d for d in src if d >= 0), div * math.prod(d for d in dst if d >= 0)
+    common = math.gcd(mul, div)
+    return value, axis, mul // common, div // common
+
+
+def _branches(op: graph.CondOp, index: int, axis: int) -> Bound | None:
+    """A staged ``if`` whose branches give sizes of one bound."""
+    yielded = [data_bound(r.block.last_op.operands[index], axis) for r in (op.then_region, op.else_region)]  # type: ignore[union-attr]
+    return yielded[0] if yielded[0] is not None and yielded[0] == yielded[1] else None
+
+
+def _visible(value: SSAValue, block: Block) -> bool:
+    """Whether ``value`` is defined in ``block`` itself (not in a region nested in it)."""
+    owner = value.owner
+    return owner is block if isinstance(owner, Block) else owner.parent_block() is block
+
+
+def _size(bound: Bound, ops: list[Operation]) -> SSAValue:
+    """The bound as a 0-d i64 value, its ops appended to ``ops``: a constant where it is static."""
+    value, axis, mul, div = bound
+    static = graph.shape_of(value)[axis]
+
+    def add(op: Operation) -> SSAValue:
+        ops.append(op)
+        return op.results[0]
+
+    def const(n: int) -> SSAValue:
+        return add(graph.ConstantOp(DenseIntOrFPElementsAttr.from_list(TensorType(i64, []), [n])))
+
+    if static >= 0:
+        return const(static * mul // div)
+    size = add(graph.DimOp(value, axis))
+    if mul != 1:
+        size = add(graph.MulOp(size, const(mul)))
+    if div != 1:
+        size = add(graph.FloorDivOp(size, const(div)))
+    return size
 
 
 def bound_results(fn: func.FuncOp) -> None:
     """Pad ``fn``'s data-sized results to their bounds and return their lengths after the others."""
-    ret = fn.body.block.last_op
+    block = fn.body.block
+    ret = block.last_op
     assert isinstance(ret, func.ReturnOp)
     results = list(ret.arguments)
     lengths: list[SSAValue] = []
@@ -101,10 +150,11 @@ def bound_results(fn: func.FuncOp) -> None:
     for k, value in enumerate(ret.arguments):
         if not isinstance(value.type, TensorType):
             continue
-        bounds = {a: b for a in range(len(graph.shape_of(value))) if (b := data_bound(value, a)) is not None}
+        bounds = {a: b for a in range(len(graph.shape_of(value)))
+                  if (b := data_bound(value, a)) is not None and _visible(b[0], block)}
         if not bounds:
             continue
-        pad = graph.PadToBoundOp(value, list(bounds.values()), list(bounds))
+        pad = graph.PadToBoundOp(value, [_size(b, added) for b in bounds.values()], list(bounds))
         added.append(pad)
         results[k] = pad.result
         for axis in bounds:
@@ -116,11 +166,11 @@ def bound_results(fn: func.FuncOp) -> None:
         return
     for op in added:
         op.location = ret.location
-    fn.body.block.insert_ops_before(added, ret)
+    block.insert_ops_before(added, ret)
     new_ret = func.ReturnOp(*results, *lengths)
     new_ret.location = ret.location
-    fn.body.block.insert_op_before(new_ret, ret)
-    fn.body.block.erase_op(ret)
+    block.insert_op_before(new_ret, ret)
+    block.erase_op(ret)
     fn.function_type = FunctionType.from_lists(fn.function_type.inputs.data, [v.type for v in new_ret.arguments])
     if fn.res_attrs is not None:
         fn.res_attrs = type(fn.res_attrs)([*fn.res_attrs.data, *[DictionaryAttr({})] * len(lengths)])

@@ -210,6 +210,18 @@ def test_a_small_result_keeps_no_large_buffer_alive() -> None:
     assert full.flags.c_contiguous and full.shape == (10,)
 
 
+def test_a_returned_selection_does_not_depend_on_the_arguments_layouts() -> None:
+    """x[mask] flattens values, not NumPy's view of the memory: one trace serves strided
+    arguments too, and calls keep the fast path (no layout checks per call)."""
+    f = kiln.function(masked)
+    a, m = RNG.uniform(size=(4, 6)), RNG.uniform(size=(4, 6))
+    assert f.get_concrete_function(a, m).layout_arguments == ()
+    for x, y in ((a, m), (np.asfortranarray(a), np.asfortranarray(m)), (a[:, ::2], m[:, ::2])):
+        got = f(x, y)
+        np.testing.assert_array_equal(got, masked(x, y))
+    assert f.tracing_count == 2  # one per shape, (4, 6) and (4, 3); none per layout
+
+
 # ---------------------------------------------------------------------- gradients
 
 

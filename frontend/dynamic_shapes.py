@@ -20,7 +20,7 @@ from typing import Any, Union
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DenseArrayBase, TensorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, FileLineColLoc, TensorType, i64
 from xdsl.ir import Block, Operation, SSAValue
 
 from kiln.dialects import graph
@@ -281,6 +281,8 @@ class DynamicShapes:
     checks: tuple[Check, ...]
     #: the user's file:line of the return, for errors
     where: str = ""
+    #: the user's file:line where each result was made (its op's), for errors
+    origins: tuple[str, ...] = ()
     #: ``(result, axis, length result)``: results returned in a buffer of a bound, with their
     #: lengths as extra results (graph-bound-results, RESULT_LENGTHS_ATTR)
     lengths: tuple[tuple[int, int, int], ...] = ()
@@ -290,8 +292,9 @@ class DynamicShapes:
         for k, dims in enumerate(self.outputs):
             for axis, d in enumerate(dims):
                 if d is None:
+                    where = self.origins[k] if k < len(self.origins) and self.origins[k] else self.where
                     return (
-                        f"{self.where + ': ' if self.where else ''}{self.name}: dimension {axis} of result {k} has a length known only at run time that "
+                        f"{where + ': ' if where else ''}{self.name}: dimension {axis} of result {k} has a length known only at run time that "
                         "neither follows from the input sizes nor has a bound that does (it comes from a loop that changes it, "
                         "a staged if whose branches give different sizes, np.arange with a traced length, or a reshape with "
                         "several unknown sizes): kiln's callers allocate the results (x[mask], np.nonzero and traced slices "
@@ -358,6 +361,12 @@ def _prefix(buffer: np.ndarray, cuts: Sequence[tuple[int, np.ndarray]]) -> np.nd
     return part.copy() if 2 * part.size <= buffer.size or not part.flags.c_contiguous else part
 
 
+def _origin(value: SSAValue) -> str:
+    """The user's file:line:col of the op that made ``value`` ("" for an argument or an op without one)."""
+    owner = value.owner
+    return describe_location(owner.location) if isinstance(owner, Operation) and isinstance(owner.location, FileLineColLoc) else ""
+
+
 def analyze(func_op: func.FuncOp) -> DynamicShapes | None:
     """The size rules of a traced function, or None when none of its inputs and results has a
     dynamic dim and none is returned in a buffer of a bound."""
@@ -381,5 +390,6 @@ def analyze(func_op: func.FuncOp) -> DynamicShapes | None:
         outputs=tuple(analysis.dims(v) for v in ret.arguments),
         checks=tuple(analysis.checks),
         where=describe_location(ret.location),
+        origins=tuple(_origin(v) for v in ret.arguments),
         lengths=result_lengths(lengths) if isinstance(lengths, DenseArrayBase) else (),
     )

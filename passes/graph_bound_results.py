@@ -154,6 +154,7 @@ def bound_results(fn: func.FuncOp) -> None:
                   if (b := data_bound(value, a)) is not None and _visible(b[0], block)}
         if not bounds:
             continue
+        first = len(added)
         pad = graph.PadToBoundOp(value, [_size(b, added) for b in bounds.values()], list(bounds))
         added.append(pad)
         results[k] = pad.result
@@ -162,10 +163,10 @@ def bound_results(fn: func.FuncOp) -> None:
             added.append(dim)
             table.append((k, axis, len(results) + len(lengths)))
             lengths.append(dim.result)
+        for op in added[first:]:  # at the user's line that made the value (errors name it)
+            op.location = value.owner.location
     if not table:
         return
-    for op in added:
-        op.location = ret.location
     block.insert_ops_before(added, ret)
     new_ret = func.ReturnOp(*results, *lengths)
     new_ret.location = ret.location

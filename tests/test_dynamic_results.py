@@ -232,6 +232,20 @@ def test_a_length_with_no_bound_is_refused_with_the_line() -> None:
         kiln.function(f)(np.int64(3))
 
 
+def test_an_array_a_loop_grows_is_refused_with_the_loop_line() -> None:
+    def f(x, n):
+        r = x[:0]
+        i = 0
+        while i < n:  # the line named
+            r = np.concatenate((r, x[i : i + 1]))
+            i += 1
+        return r
+
+    line = f.__code__.co_firstlineno + 3
+    with pytest.raises(KilnCompileError, match=rf"test_dynamic_results.py:{line}:.*a loop that changes it"):
+        kiln.function(f)(np.arange(5.0), np.int64(3))
+
+
 def test_cuda_refuses_with_the_line() -> None:
-    with pytest.raises(KilnCompileError, match=r"test_dynamic_results.py:\d+.*target 'c' only, not 'cuda'"):
+    with pytest.raises(KilnCompileError, match=r"test_dynamic_results.py:\d+:.*target 'c' only, not 'cuda'"):
         kiln.function(lambda a: a[a > 0.5], target="cuda").get_concrete_function(np.ones(4))

@@ -112,12 +112,13 @@ class _Analysis:
         """Note ``op``'s result in :attr:`sizes` when it is a size (graph-bound-results computes bounds so)."""
         if isinstance(op, graph.DimOp) and (d := self.dims(op.operand)[op.axis.value.data]) is not None:
             self.sizes[op.result] = d
-        elif isinstance(op, graph.ConstantOp) and graph.shape_of(op.result) == () and op.result.type.get_element_type() == i64:
+        elif isinstance(op, graph.ConstantOp) and op.result.type == graph.tensor_type(i64, ()):
             self.sizes[op.result] = int(op.value.get_values()[0])
-        elif isinstance(op, (graph.AddOp, graph.MulOp, graph.FloorDivOp)) and all(v in self.sizes for v in op.operands):
+        elif type(op) in _SIZE_OPS and all(v in self.sizes for v in op.operands):
             lhs, rhs = (self.sizes[v] for v in op.operands)
             symbol, apply = _SIZE_OPS[type(op)]
-            self.sizes[op.result] = apply(lhs, rhs) if isinstance(lhs, int) and isinstance(rhs, int) else Op(symbol, lhs, rhs)
+            known = isinstance(lhs, int) and isinstance(rhs, int)
+            self.sizes[op.result] = apply(lhs, rhs) if known else Op(symbol, lhs, rhs)  # type: ignore[arg-type]
 
     def op(self, op: Operation) -> list[Dims]:
         """The dims of ``op``'s results (and the checks it implies)."""

@@ -106,8 +106,9 @@ def _reshaped(op: graph.ReshapeOp) -> Bound | None:
 
 def _branches(op: graph.CondOp, index: int, axis: int) -> Bound | None:
     """A staged ``if`` whose branches give sizes of one bound."""
-    yielded = [data_bound(r.block.last_op.operands[index], axis) for r in (op.then_region, op.else_region)]  # type: ignore[union-attr]
-    return yielded[0] if yielded[0] is not None and yielded[0] == yielded[1] else None
+    then, other = (data_bound(r.block.last_op.operands[index], axis)  # type: ignore[union-attr]
+                   for r in (op.then_region, op.else_region))
+    return then if then is not None and then == other else None
 
 
 def _visible(value: SSAValue, block: Block) -> bool:
@@ -186,6 +187,7 @@ class GraphBoundResults(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for fn in op.ops:
-            public = fn.sym_visibility is None or fn.sym_visibility.data == "public" if isinstance(fn, func.FuncOp) else False
-            if public and fn.body.blocks and RESULT_LENGTHS_ATTR not in fn.attributes:
+            if not isinstance(fn, func.FuncOp) or not fn.body.blocks or RESULT_LENGTHS_ATTR in fn.attributes:
+                continue
+            if fn.sym_visibility is None or fn.sym_visibility.data == "public":  # callees' results stay theirs
                 bound_results(fn)

@@ -31,6 +31,7 @@ def masked(a, m):
     return a[m > 0.5]
 
 
+@pytest.mark.filterwarnings("ignore::kiln.frontend.retracing.KilnRetracingWarning")  # a trace per dtype, on purpose
 def test_masked_selection_of_each_dtype() -> None:
     f = kiln.function(masked)
     for dtype in (np.float64, np.float32, np.int64, np.int32, np.uint8, np.bool_, np.complex128):

@@ -42,73 +42,88 @@ _SAME_SHAPE = (graph.ElementwiseBinaryOp, graph.ElementwiseUnaryOp, graph.CmpOp,
 Bound = tuple[SSAValue, int, int, int]
 
 
-def _bounding(value: SSAValue, axis: int) -> Bound:
-    """What bounds a data-decided size of axis ``axis`` of ``value`` (the size of the source of a
-    compress, a nonzero or a slice): that axis itself, unless its size is decided by data too."""
-    return data_bound(value, axis) or (value, axis, 1, 1)
-
-
 def _first(bounds: Iterable[Bound | None]) -> Bound | None:
     return next((b for b in bounds if b is not None), None)
 
 
-def data_bound(value: SSAValue, axis: int) -> Bound | None:
-    """A size (of an axis of some value, scaled) at least that of ``value``'s ``axis`` that follows
-    from the inputs as far as the data does not decide it; None when the data does not decide
-    ``value``'s size there (a static size, an input's) or kiln cannot bound it."""
-    if graph.shape_of(value)[axis] >= 0:
+class DataBounds:
+    """The bounds of the data-decided sizes of a block's values, found in program order (each
+    value's from its operands', already found: no recursion however long the chain, and no
+    repeated walks of shared operands, which made ``y = y + y`` forty times 2**40 walks)."""
+
+    def __init__(self, block: Block) -> None:
+        self.found: dict[tuple[SSAValue, int], Bound] = {}
+        self._walk(block)
+
+    def of(self, value: SSAValue, axis: int) -> Bound | None:
+        """A size (of an axis of some value, scaled) at least that of ``value``'s ``axis`` that
+        follows from the inputs as far as the data does not decide it; None when the data does not
+        decide ``value``'s size there (a static size, an input's) or kiln cannot bound it."""
+        return self.found.get((value, axis))
+
+    def _walk(self, block: Block) -> None:
+        for op in block.ops:
+            for region in op.regions:
+                for inner in region.blocks:
+                    self._walk(inner)
+            for result in op.results:
+                if isinstance(result.type, TensorType):
+                    for axis, size in enumerate(graph.shape_of(result)):
+                        if size < 0 and (bound := self._of(result, axis)) is not None:
+                            self.found[(result, axis)] = bound
+
+    def _bounding(self, value: SSAValue, axis: int) -> Bound:
+        """What bounds a data-decided size read from axis ``axis`` of ``value`` (the source of a
+        compress, a nonzero or a slice): that axis itself, unless its size is decided by data too."""
+        return self.of(value, axis) or (value, axis, 1, 1)
+
+    def _of(self, value: SSAValue, axis: int) -> Bound | None:
+        """The bound of a dynamic size of an op's result, from its operands' (arguments of the
+        function or of a loop's or branch's region have none)."""
+        op = value.owner
+        assert isinstance(op, Operation)
+        if isinstance(op, graph.CompressOp):
+            return self._bounding(op.values, 0)
+        if isinstance(op, graph.NonzeroOp):
+            return self._bounding(op.operand, 0)
+        if isinstance(op, graph.DynamicSliceOp):
+            return self._bounding(op.source, axis) if op.static_sizes.get_values()[axis] == graph.DYNAMIC else None
+        if isinstance(op, _SAME_SHAPE):
+            rank = len(graph.shape_of(value))
+            return _first(self.of(v, axis) for v in op.operands if len(graph.shape_of(v)) == rank)
+        if isinstance(op, graph.BroadcastOp):
+            lead = len(graph.shape_of(value)) - len(graph.shape_of(op.operand))
+            return self.of(op.operand, axis - lead) if axis >= lead else None
+        if isinstance(op, graph.TransposeOp):
+            return self.of(op.operand, op.perm.get_values()[axis])
+        if isinstance(op, graph.ReshapeOp):
+            return self._reshaped(op)
+        if isinstance(op, graph.ConcatOp) and axis != op.axis.value.data:
+            return _first(self.of(v, axis) for v in op.inputs)
+        if isinstance(op, graph.GatherOp) and axis < len(graph.shape_of(op.indices[0])):
+            return _first(self.of(v, axis) for v in op.indices)
+        if isinstance(op, graph.GatherRowOp):
+            return self.of(op.operand, axis + 1)
+        if isinstance(op, graph.CondOp):
+            then, other = (self.of(r.block.last_op.operands[value.index], axis)  # type: ignore[union-attr]
+                           for r in (op.then_region, op.else_region))
+            return then if then is not None and then == other else None  # a staged if of one bound
         return None
-    op = value.owner
-    if not isinstance(op, Operation):
-        return None  # an argument of the function or of a loop's or branch's region
-    if isinstance(op, graph.CompressOp):
-        return _bounding(op.values, 0)
-    if isinstance(op, graph.NonzeroOp):
-        return _bounding(op.operand, 0)
-    if isinstance(op, graph.DynamicSliceOp):
-        return _bounding(op.source, axis) if op.static_sizes.get_values()[axis] == graph.DYNAMIC else None
-    if isinstance(op, _SAME_SHAPE):
-        rank = len(graph.shape_of(value))
-        return _first(data_bound(v, axis) for v in op.operands if len(graph.shape_of(v)) == rank)
-    if isinstance(op, graph.BroadcastOp):
-        lead = len(graph.shape_of(value)) - len(graph.shape_of(op.operand))
-        return data_bound(op.operand, axis - lead) if axis >= lead else None
-    if isinstance(op, graph.TransposeOp):
-        return data_bound(op.operand, op.perm.get_values()[axis])
-    if isinstance(op, graph.ReshapeOp):
-        return _reshaped(op)
-    if isinstance(op, graph.ConcatOp) and axis != op.axis.value.data:
-        return _first(data_bound(v, axis) for v in op.inputs)
-    if isinstance(op, graph.GatherOp) and axis < len(graph.shape_of(op.indices[0])):
-        return _first(data_bound(v, axis) for v in op.indices)
-    if isinstance(op, graph.GatherRowOp):
-        return data_bound(op.operand, axis + 1)
-    if isinstance(op, graph.CondOp):
-        return _branches(op, value.index, axis)
-    return None
 
-
-def _reshaped(op: graph.ReshapeOp) -> Bound | None:
-    """A reshape with one unknown size on each side (``(?,) -> (?, 3)``, a row selection): the
-    element count is kept, so the result's unknown size is the operand's times the ratio of the
-    known sizes' products."""
-    src, dst = graph.shape_of(op.operand), graph.shape_of(op.result)
-    if src.count(-1) != 1 or dst.count(-1) != 1:
-        return None
-    bound = data_bound(op.operand, src.index(-1))
-    if bound is None:
-        return None
-    value, axis, mul, div = bound
-    mul, div = mul * math.prod(d for d in src if d >= 0), div * math.prod(d for d in dst if d >= 0)
-    common = math.gcd(mul, div)
-    return value, axis, mul // common, div // common
-
-
-def _branches(op: graph.CondOp, index: int, axis: int) -> Bound | None:
-    """A staged ``if`` whose branches give sizes of one bound."""
-    then, other = (data_bound(r.block.last_op.operands[index], axis)  # type: ignore[union-attr]
-                   for r in (op.then_region, op.else_region))
-    return then if then is not None and then == other else None
+    def _reshaped(self, op: graph.ReshapeOp) -> Bound | None:
+        """A reshape with one unknown size on each side (``(?,) -> (?, 3)``, a row selection): the
+        element count is kept, so the result's unknown size is the operand's times the ratio of the
+        known sizes' products."""
+        src, dst = graph.shape_of(op.operand), graph.shape_of(op.result)
+        if src.count(-1) != 1 or dst.count(-1) != 1:
+            return None
+        bound = self.of(op.operand, src.index(-1))
+        if bound is None:
+            return None
+        value, axis, mul, div = bound
+        mul, div = mul * math.prod(d for d in src if d >= 0), div * math.prod(d for d in dst if d >= 0)
+        common = math.gcd(mul, div)
+        return value, axis, mul // common, div // common
 
 
 def _visible(value: SSAValue, block: Block) -> bool:
@@ -148,11 +163,12 @@ def bound_results(fn: func.FuncOp) -> None:
     lengths: list[SSAValue] = []
     table: list[tuple[int, int, int]] = []
     added: list[Operation] = []
+    data = DataBounds(block)
     for k, value in enumerate(ret.arguments):
         if not isinstance(value.type, TensorType):
             continue
         bounds = {a: b for a in range(len(graph.shape_of(value)))
-                  if (b := data_bound(value, a)) is not None and _visible(b[0], block)}
+                  if (b := data.of(value, a)) is not None and _visible(b[0], block)}
         if not bounds:
             continue
         first = len(added)

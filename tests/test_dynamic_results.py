@@ -171,6 +171,19 @@ def test_the_same_selection_returned_twice() -> None:
     check(f, *[(x,) for x in spread(5)])
 
 
+def long_chain(x):
+    r = np.sort(x[x > 0.5])  # formed: the ops below are on an array of the selected length
+    for _ in range(1500):  # unrolled (autograph=False): a chain deeper than Python's recursion limit
+        r = r * 1.0
+    return r
+
+
+def test_a_selection_after_a_long_chain_of_ops() -> None:
+    f = kiln.function(long_chain, autograph=False)
+    for x in spread(6):
+        np.testing.assert_array_equal(f(x), long_chain(x))
+
+
 # ---------------------------------------------------------------------- memory
 
 

@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 
 #: stage name -> the pipeline (xdsl-opt syntax) that lowers the previous stage to it
 STAGES: dict[str, str] = {
-    "graph": "",
+    # the trace's own results whose length only the data decides are padded to a bound
+    # (kiln.function runs it on a trace that returns a dynamic size)
+    "graph": "graph-bound-results",
     "tensor": 'graph-inline-calls{keep-ops=64},graph-order-effects,canonicalize,cse,apply-rules{file="kiln:matmul-scale"},graph-merge-histograms,graph-hoist-row-products,graph-hoist-window-convs,graph-linalg-to-calls,convert-graph-to-linalg,tensor-resolve-dims,linalg-fuse-elementwise,linalg-fuse-siblings,linalg-fuse-elementwise,linalg-fuse-shared,canonicalize,cse',
     "buffer": "kiln-bufferize,kiln-elide-copies,canonicalize,cse",
     "loops": "kiln-linalg-calls-to-kernel,convert-kalgo-to-kernel,kiln-write-transposed,kiln-fold-transposes,linalg-matmul-to-kernel,linalg-conv-to-kernel,linalg-generalize-named-ops,kiln-interchange-loops,kiln-parallel-loops,convert-linalg-to-loops,lower-affine,canonicalize,cse,"

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from kiln import __version__
 
-ABI_VERSION = 4
+ABI_VERSION = 5
 """Bump when the calling convention of emitted code changes (docs/abi.md)."""
 
 LAYOUT_VERSION = 2

@@ -4,7 +4,9 @@ imports the other (docs/writing-passes.md, "Layers")."""
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, i64
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, i64
 
 #: on an ``scf.for``: its iterations are independent (kiln-parallel-loops marks them; the C
 #: backend runs them on threads, kiln-vectorize leaves their order alone)
@@ -40,3 +42,20 @@ def is_shared(ty: object) -> bool:
 #: 0 to parts-1, it is compiled with; the C backend compiles each group as its own translation
 #: unit, in parallel with the others
 PART_ATTR = "kiln.part"
+
+#: on a public ``func.func`` (graph-bound-results sets it): ``(result, axis, length result)``
+#: triples, flat. Result ``result`` is returned in a buffer of a bound size along ``axis``; the 0-d
+#: i64 result ``length result`` (after all the function's own) holds how much of it is the value:
+#: the caller allocates the bound and keeps the first ``length`` elements (docs/abi.md)
+RESULT_LENGTHS_ATTR = "kiln.result_lengths"
+
+
+def result_lengths_attr(table: Sequence[tuple[int, int, int]]) -> DenseArrayBase:
+    """The value of :data:`RESULT_LENGTHS_ATTR` for ``(result, axis, length result)`` triples."""
+    return DenseArrayBase.from_list(i64, [n for row in table for n in row])
+
+
+def result_lengths(attr: DenseArrayBase) -> tuple[tuple[int, int, int], ...]:
+    """The ``(result, axis, length result)`` triples of a :data:`RESULT_LENGTHS_ATTR` value."""
+    flat = [int(n) for n in attr.get_values()]
+    return tuple((flat[i], flat[i + 1], flat[i + 2]) for i in range(0, len(flat), 3))

@@ -1603,6 +1603,44 @@ class DimOp(IRDLOperation):
             raise VerifyException(f"graph.dim: the result must be tensor<i64>, got {self.result.type}")
 
 
+@irdl_op_definition
+class PadToBoundOp(IRDLOperation):
+    """``value`` at the front of a larger tensor whose axis ``axes[i]`` has the size ``sizes[i]``
+    (a 0-d i64 tensor), known to be at least ``value``'s there (``x[mask]`` has at most
+    ``mask.size`` elements); the other axes keep ``value``'s sizes and the elements past
+    ``value``'s are undefined. How a function returns a result whose length only its data decides:
+    its caller allocates the bound (graph-bound-results, docs/abi.md). A padded axis is static
+    where its size is a ``graph.constant``:
+    ``%p = graph.pad_to_bound %r axes array<i64: 0> sizes[%n] : tensor<?x3xf32> -> tensor<?x3xf32>``."""
+
+    name = "graph.pad_to_bound"
+    value = operand_def(AnyTensor)
+    sizes = var_operand_def(_I64_SCALAR)
+    axes = prop_def(DenseArrayBase)
+    result = result_def(AnyTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$value `axes` qualified($axes) `sizes` `[` $sizes `]` attr-dict `:` type($value) `->` type($result)"
+
+    def __init__(self, value: SSAValue, sizes: Sequence[SSAValue], axes: Sequence[int]):
+        shape = list(shape_of(value))
+        for axis, size in zip(axes, sizes):
+            known = size.owner if isinstance(size.owner, ConstantOp) else None
+            shape[axis] = int(known.value.get_values()[0]) if known is not None else -1
+        super().__init__(operands=[value, sizes], properties={"axes": _i64_array(axes)},
+                         result_types=[tensor_type(element_of(value), shape)])
+
+    def verify_(self) -> None:
+        axes = list(self.axes.get_values())
+        src, dst = shape_of(self.value), shape_of(self.result)
+        if len(axes) != len(self.sizes) or len(set(axes)) != len(axes) or not all(0 <= a < len(src) for a in axes):
+            raise VerifyException("graph.pad_to_bound: one size per padded axis, each axis of the value at most once")
+        if element_of(self.result) != element_of(self.value) or len(dst) != len(src):
+            raise VerifyException("graph.pad_to_bound: the result has the value's element type and rank")
+        for axis, (s, d) in enumerate(zip(src, dst)):
+            if axis not in axes and s != d:
+                raise VerifyException(f"graph.pad_to_bound: axis {axis} is not padded, so keeps its size")
+
+
 # --------------------------------------------------------------------------- side effects
 
 
@@ -2120,6 +2158,7 @@ Graph = Dialect(
         NonzeroOp,
         CompressOp,
         DimOp,
+        PadToBoundOp,
         PrintOp,
         CheckOp,
         ReadOp,

@@ -24,8 +24,9 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from kiln import pipelines
 from kiln.dialects.graph import shape_of
+from kiln.dialects.ir_utils import describe_location
 from kiln.backends.loader import python_entry, signature_of
-from kiln.dialects.contracts import C_SYMBOL_ATTR, USER_PREFIX
+from kiln.dialects.contracts import C_SYMBOL_ATTR, RESULT_LENGTHS_ATTR, USER_PREFIX, result_lengths
 from kiln.frontend import (argument_containers, array_types, dynamic_shapes, plan_cache, progress, pytree, result_kinds,
                            retracing, unknown_rank)
 from kiln.frontend.call_forms import CallForm
@@ -305,6 +306,16 @@ class ConcreteFunction:
             raise
         # the C symbol is kiln's (kiln_user_<name>): no Python name can clash with the C library
         traced.func_op.attributes[C_SYMBOL_ATTR] = StringAttr(USER_PREFIX + name)
+        if any(isinstance(t, TensorType) and -1 in shape_of(t) for t in traced.func_op.function_type.outputs.data):
+            run_stage(make_context(), traced.module, "graph")  # results the data sizes get a bound
+            if RESULT_LENGTHS_ATTR in traced.func_op.attributes and target != "c":
+                padded = result_lengths(traced.func_op.attributes[RESULT_LENGTHS_ATTR])[0][0]  # type: ignore[arg-type]
+                where = describe_location(traced.func_op.body.block.last_op.operands[padded].owner.location)
+                raise KilnCompileError(
+                    f"{where}: {name}: returning an array whose length only the data decides (x[mask], np.nonzero, a "
+                    f"slice with traced bounds) is supported on target 'c' only, not {target!r}; return a fixed-size "
+                    "array instead (np.where(mask, x, 0), or a buffer of the largest size and a count)"
+                )
         erasure = None
         if erased:
             erasure = unknown_rank.Erasure(

@@ -13,16 +13,18 @@ before running, so a mismatch is a ``ValueError`` and never a wild read.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Union
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FileLineColLoc, TensorType
+from xdsl.dialects.builtin import DenseArrayBase, FileLineColLoc, TensorType, i64
 from xdsl.ir import Block, Operation, SSAValue
 
 from kiln.dialects import graph
+from kiln.dialects.contracts import RESULT_LENGTHS_ATTR, result_lengths
 from kiln.frontend.trace_context import describe_location
 
 
@@ -55,6 +57,12 @@ _SAME_SHAPE = (graph.ElementwiseBinaryOp, graph.ElementwiseUnaryOp, graph.CmpOp,
                graph.ElementwiseTestOp)
 
 
+#: the arithmetic of sizes: each op's symbol in an :class:`Op` and its value on ints
+_SIZE_OPS: dict[type[Operation], tuple[str, Callable[[int, int], int]]] = {
+    graph.AddOp: ("+", operator.add), graph.MulOp: ("*", operator.mul), graph.FloorDivOp: ("//", operator.floordiv),
+}
+
+
 def _static(value: SSAValue) -> Dims:
     return tuple(None if d < 0 else d for d in graph.shape_of(value))
 
@@ -75,6 +83,8 @@ class _Analysis:
 
     env: dict[SSAValue, Dims]
     checks: list[Check]
+    #: 0-d integers that are sizes: ``graph.dim`` of a known size, constants, ``+ * //`` of those
+    sizes: dict[SSAValue, Expr] = field(default_factory=dict)
 
     def dims(self, value: SSAValue) -> Dims:
         return self.env.get(value) or _static(value)
@@ -93,9 +103,22 @@ class _Analysis:
 
     def block(self, block: Block) -> None:
         for op in block.ops:
+            self._size(op)
             for result, dims in zip(op.results, self.op(op)):
                 if isinstance(result.type, TensorType):
                     self.env[result] = dims
+
+    def _size(self, op: Operation) -> None:
+        """Note ``op``'s result in :attr:`sizes` when it is a size (graph-bound-results computes bounds so)."""
+        if isinstance(op, graph.DimOp) and (d := self.dims(op.operand)[op.axis.value.data]) is not None:
+            self.sizes[op.result] = d
+        elif isinstance(op, graph.ConstantOp) and op.result.type == graph.tensor_type(i64, ()):
+            self.sizes[op.result] = int(op.value.get_values()[0])
+        elif type(op) in _SIZE_OPS and all(v in self.sizes for v in op.operands):
+            lhs, rhs = (self.sizes[v] for v in op.operands)
+            symbol, apply = _SIZE_OPS[type(op)]
+            known = isinstance(lhs, int) and isinstance(rhs, int)
+            self.sizes[op.result] = apply(lhs, rhs) if known else Op(symbol, lhs, rhs)  # type: ignore[arg-type]
 
     def op(self, op: Operation) -> list[Dims]:
         """The dims of ``op``'s results (and the checks it implies)."""
@@ -146,6 +169,10 @@ class _Analysis:
         if isinstance(op, graph.ArgReduceOp):
             axis = op.axis.value.data
             return [tuple(d for i, d in enumerate(self.dims(op.operand)) if i != axis)]
+        if isinstance(op, graph.PadToBoundOp):
+            bounds = {a: self.sizes.get(size) for a, size in zip(op.axes.get_values(), op.sizes)}
+            return [tuple(bounds.get(a, d) if graph.shape_of(op.result)[a] < 0 else graph.shape_of(op.result)[a]
+                          for a, d in enumerate(self.dims(op.value)))]
         if isinstance(op, graph.BincountOp) and op.weights is not None:
             self.unify([self.dims(op.operand), self.dims(op.weights)], op)
         return [_static(r) for r in op.results]
@@ -255,22 +282,25 @@ class DynamicShapes:
     checks: tuple[Check, ...]
     #: the user's file:line of the return, for errors
     where: str = ""
-    #: per result, the user's file:line of the op that made it (``np.diff(x[m])``; the return's where unknown)
-    made_at: tuple[str, ...] = ()
+    #: the user's file:line where each result was made (its op's), for errors
+    origins: tuple[str, ...] = ()
+    #: ``(result, axis, length result)``: results returned in a buffer of a bound, with their
+    #: lengths as extra results (graph-bound-results, RESULT_LENGTHS_ATTR)
+    lengths: tuple[tuple[int, int, int], ...] = ()
 
     def unknown(self) -> str | None:
         """Why some result size cannot be computed from the input sizes (None if all can)."""
         for k, dims in enumerate(self.outputs):
             for axis, d in enumerate(dims):
                 if d is None:
-                    where = (self.made_at[k] if k < len(self.made_at) else "") or self.where
+                    where = self.origins[k] if k < len(self.origins) and self.origins[k] else self.where
                     return (
                         f"{where + ': ' if where else ''}{self.name}: dimension {axis} of result {k} has a length known only at run time that "
-                        "does not follow from the input sizes (it comes from a slice with traced bounds, x[mask], np.nonzero, a "
-                        "reshape with several unknown sizes, or a loop that changes it): kiln's callers allocate the "
-                        "results, so their sizes must follow from the inputs'; return a fixed-size array instead "
-                        "(np.where(mask, x, 0), a buffer of the largest size and a count) or give the inputs "
-                        "static sizes for it"
+                        "neither follows from the input sizes nor has a bound that does (it comes from a loop that changes it, "
+                        "a staged if whose branches give different sizes, np.arange with a traced length, or a reshape with "
+                        "several unknown sizes): kiln's callers allocate the results (x[mask], np.nonzero and traced slices "
+                        "are returned in a buffer of their bound); return a fixed-size array instead (np.where(mask, x, 0), "
+                        "a buffer of the largest size and a count) or give the inputs static sizes for it"
                     )
         return None
 
@@ -292,12 +322,20 @@ class DynamicShapes:
         for k, (lhs, rhs, _, _) in enumerate(self.checks):
             lines.append(f"  if {_source(lhs)} != {_source(rhs)}: mismatch({k}, args)")
         outs = ", ".join(f"empty(({''.join(_source(d) + ', ' for d in dims)}), odt{k})" for k, dims in enumerate(self.outputs))
-        lines += [f"  outs = [{outs}]", "  native(*args, *outs)", "  return outs[0] if len(outs) == 1 else (tuple(outs) or None)"]
+        lines += [f"  outs = [{outs}]", "  native(*args, *outs)"]
+        cuts: dict[int, list[str]] = {}
+        for k, axis, m in self.lengths:
+            cuts.setdefault(k, []).append(f"({axis}, outs[{m}])")
+        lines += [f"  outs[{k}] = prefix(outs[{k}], ({', '.join(c)},))" for k, c in cuts.items()]
+        if self.lengths:
+            lines.append(f"  del outs[{len(self.outputs) - len(self.lengths)}:]")
+        lines.append("  return outs[0] if len(outs) == 1 else (tuple(outs) or None)")
         namespace: dict[str, Any] = {
             "ndarray": np.ndarray,
             "empty": np.empty,
             "native": native,
             "mismatch": self._mismatch,
+            "prefix": _prefix,
             **{f"dt{i}": dt for i, dt in enumerate(in_dtypes)},
             **{f"odt{k}": dt for k, dt in enumerate(out_dtypes)},
         }
@@ -313,14 +351,33 @@ class DynamicShapes:
         )
 
 
+def _prefix(buffer: np.ndarray, cuts: Sequence[tuple[int, np.ndarray]]) -> np.ndarray:
+    """The value of a result returned in a buffer of a bound: its first ``n`` elements along each
+    cut axis. A copy when that is at most half of the buffer (no large buffer kept alive for a few
+    elements) or not contiguous, else a view."""
+    index = [slice(None)] * buffer.ndim
+    for axis, n in cuts:
+        index[axis] = slice(0, int(n))
+    part = buffer[tuple(index)]
+    return part.copy() if 2 * part.size <= buffer.size or not part.flags.c_contiguous else part
+
+
+def _origin(value: SSAValue) -> str:
+    """The user's file:line:col of the op that made ``value`` ("" for an argument or an op without one)."""
+    owner = value.owner
+    return describe_location(owner.location) if isinstance(owner, Operation) and isinstance(owner.location, FileLineColLoc) else ""
+
+
 def analyze(func_op: func.FuncOp) -> DynamicShapes | None:
-    """The size rules of a traced function, or None when none of its inputs and results has a dynamic dim."""
+    """The size rules of a traced function, or None when none of its inputs and results has a
+    dynamic dim and none is returned in a buffer of a bound."""
     block = func_op.body.block
     tensors = [a for a in block.args if isinstance(a.type, TensorType)]
     ret = block.last_op
     assert isinstance(ret, func.ReturnOp)
     results = [v for v in ret.arguments if isinstance(v.type, TensorType)]
-    if all(-1 not in graph.shape_of(a) for a in [*tensors, *results]):
+    lengths = func_op.attributes.get(RESULT_LENGTHS_ATTR)
+    if lengths is None and all(-1 not in graph.shape_of(a) for a in [*tensors, *results]):
         return None
     env: dict[SSAValue, Dims] = {
         a: tuple(In(i, axis) if d < 0 else d for axis, d in enumerate(graph.shape_of(a))) for i, a in enumerate(tensors)
@@ -334,12 +391,7 @@ def analyze(func_op: func.FuncOp) -> DynamicShapes | None:
         outputs=tuple(analysis.dims(v) for v in ret.arguments),
         checks=tuple(analysis.checks),
         where=describe_location(ret.location),
-        made_at=tuple(_made_at(v) for v in ret.arguments),
+        origins=tuple(_origin(v) for v in ret.arguments),
+        lengths=result_lengths(lengths) if isinstance(lengths, DenseArrayBase) else (),
     )
 
-
-def _made_at(value: SSAValue) -> str:
-    """The user's file:line of the op that made ``value`` ("" where it has none: an argument)."""
-    if isinstance(value.owner, Operation) and isinstance(value.owner.location, FileLineColLoc):
-        return describe_location(value.owner.location)
-    return ""

@@ -67,6 +67,12 @@ def same_value(a: SSAValue, b: SSAValue, depth: int = 6) -> bool:
     )
 
 
+def _flat(t: Tensor) -> SSAValue:
+    """The elements of ``t`` in row-major order, as a 1-D value."""
+    shape = shape_of(t)
+    return reshape_to(t, (-1 if -1 in shape else math.prod(shape),)).value
+
+
 class MaskedSelection:
     """``base[mask]``: the mask (of the base's shape or of its leading axes), and values at every
     position of the base's shape."""
@@ -228,9 +234,11 @@ class MaskedSelection:
         ``graph.compress`` of the flattened values by the flattened mask (one pass, in order; no
         positions are formed), then the rows' shape for a mask of leading axes. The values have
         the base's shape (``select`` checks sizes known only at run time to agree; ufuncs keep the
-        shape), so the two flatten to one length. It serves values used inside the function (a
-        result's size must follow from the inputs' sizes)."""
-        flat = emit(graph.CompressOp(np.ravel(self.values).value, np.ravel(self.full_mask()).value))
+        shape), so the two flatten to one length. It serves values used inside the function and
+        returned ones (graph-bound-results returns them in a buffer of their bound). The flattening is of values, not
+        ``np.ravel``'s view of the memory, so the trace does not depend on the arguments' layouts
+        (which sent every call of ``return x[m]`` through the checks of the slow path)."""
+        flat = emit(graph.CompressOp(_flat(self.values), _flat(self.full_mask())))
         return flat if not self.rest else reshape_to(flat, (-1, *self.rest))
 
     def __getattr__(self, name: str) -> Any:

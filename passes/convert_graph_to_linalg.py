@@ -854,6 +854,26 @@ class LowerDim(RewritePattern):
         rewriter.replace(op, em.ops)
 
 
+class LowerPadToBound(RewritePattern):
+    """``graph.pad_to_bound`` -> ``tensor.insert_slice`` of the value at offset 0 into a
+    ``tensor.empty`` of the bound's sizes (a function's result: the caller's buffer, bufferized)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, graph.PadToBoundOp):
+            return
+        em = _Emitter(op)
+        axes = list(op.axes.get_values())
+        assert isinstance(op.result.type, TensorType)
+        dest = em.empty(op.result.type, lambda d: _mixed_indices(em, [graph.DYNAMIC], [op.sizes[axes.index(d)]])[0]
+                        if d in axes else em.dim(op.value, d))
+        shape = graph.shape_of(op.value)
+        em.add(tensor.InsertSliceOp.get(
+            op.value, dest, [DYNAMIC_INDEX if d < 0 else d for d in shape], static_offsets=[0] * len(shape),
+            static_strides=[1] * len(shape), sizes=[em.dim(op.value, a) for a, d in enumerate(shape) if d < 0],
+        ))
+        rewriter.replace(op, em.ops)
+
+
 def _count_nonzero(em: _Emitter, x: SSAValue) -> SSAValue:
     """The number of nonzero elements of the 1-D ``x`` (``x != 0`` as i64, summed by a reduction
     generic into a 0-d tensor), as an i64 scalar."""
@@ -963,6 +983,7 @@ class ConvertGraphToLinalg(ModulePass):
                     LowerDynamicSlice(),
                     LowerInsertSlice(),
                     LowerDim(),
+                    LowerPadToBound(),
                     LowerAlgorithm(),
                 ],
                 dce_enabled=False,

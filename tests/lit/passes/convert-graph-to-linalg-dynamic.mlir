@@ -100,3 +100,24 @@ func.func @column_fill(%x: tensor<?x3xf64>, %n: tensor<i64>) -> tensor<?x3xf64> 
   %r = graph.insert_slice %c into %x[%o] [%n] static_offsets array<i64: -9223372036854775808, 1> static_sizes array<i64: -9223372036854775808, 1> strides array<i64: 1, 1> : tensor<?x1xf64> into tensor<?x3xf64>
   func.return %r : tensor<?x3xf64>
 }
+
+// -----
+
+// graph.pad_to_bound: the value inserted at offset 0 into a tensor.empty of the given sizes;
+// bufferized, the front of the caller's buffer (an argument is copied there; an op producing the
+// value writes there itself, as tests/test_dynamic_results.py's functions do).
+
+// CHECK-LABEL: func.func @pad_to_bound
+// CHECK:         %[[S:.*]] = tensor.extract %n[] : tensor<i64>
+// CHECK-NEXT:    %[[D:.*]] = arith.index_cast %[[S]] : i64 to index
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty(%[[D]]) : tensor<?x3xf32>
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[N:.*]] = tensor.dim %r, %[[Z]] : tensor<?x3xf32>
+// CHECK-NEXT:    %{{.*}} = tensor.insert_slice %r into %[[E]][0, 0] [%[[N]], 3] [1, 1] : tensor<?x3xf32> into tensor<?x3xf32>
+// BUF-LABEL:   func.func @pad_to_bound(%r: memref<?x3xf32>, %n: memref<i64>, %out: memref<?x3xf32>)
+// BUF:           %[[V:.*]] = memref.subview %out[0, 0] [%{{.*}}, 3] [1, 1]
+// BUF-NEXT:      linalg.generic {{.*}} ins(%r : memref<?x3xf32>) outs(%[[V]] : memref<?x3xf32, strided<[3, 1]>>)
+func.func @pad_to_bound(%r: tensor<?x3xf32>, %n: tensor<i64>) -> tensor<?x3xf32> {
+  %p = graph.pad_to_bound %r axes array<i64: 0> sizes[%n] : tensor<?x3xf32> -> tensor<?x3xf32>
+  func.return %p : tensor<?x3xf32>
+}

@@ -206,13 +206,25 @@ def masked_diff_returned(x):
     return np.diff(x[x > 0])
 
 
+def grown_in_a_loop(x, n):
+    r = x[:1]
+    i = 0
+    while i < n:
+        r = np.concatenate((r, x[i : i + 1]))
+        i += 1
+    return r
+
+
 def test_a_result_of_a_length_known_only_at_run_time_names_the_line_that_made_it() -> None:
-    """Refused naming the user's line of the op that made the result (it named the line calling
-    the function, where tracing had started)."""
-    line = masked_diff_returned.__code__.co_firstlineno + 1
-    with pytest.raises(kiln.KilnCompileError, match=rf"test_formerly_refused.py:{line}:\d+: masked_diff_returned: dimension 0 "
+    """``np.diff(x[x > 0])`` is returned (in a buffer of its bound, its length beside it); a length
+    with no bound (grown by a staged loop) is refused naming the user's line of the op that made it,
+    not the line calling the function, where tracing had started."""
+    for x in (np.array([1.0, -2.0, 3.0]), np.array([-1.0, 2.0, 3.0, 7.5]), np.array([-1.0])):
+        np.testing.assert_array_equal(kiln.function(masked_diff_returned)(x), masked_diff_returned(x))
+    line = grown_in_a_loop.__code__.co_firstlineno + 3
+    with pytest.raises(kiln.KilnCompileError, match=rf"test_formerly_refused.py:{line}:\d+: grown_in_a_loop: dimension 0 "
                                                     r"of result 0 has a length known only at run time"):
-        kiln.function(masked_diff_returned)(np.array([1.0, -2.0, 3.0]))
+        kiln.function(grown_in_a_loop)(np.arange(5.0), np.int64(3))
 
 
 def masked_statistics(x):

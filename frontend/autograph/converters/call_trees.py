@@ -6,8 +6,8 @@ function (or ``f`` itself for library code). Calls that are library calls by
 their very name are left as written, for readability: builtins that the
 function does not shadow and functions reached through a library module
 (``np.exp(x)``, ``math.gcd(a, b)``, ``kiln.range(n)``), except NumPy's
-array-creation functions (``np.zeros``...), which make kiln arrays while tracing, its
-scalar types (``np.float64(x)``), casts of a traced ``x``, and ``math``'s functions of numbers
+array-creation functions (``np.zeros``...), which make kiln arrays while tracing, ``np.ndenumerate``
+(kiln.frontend.numpy_iteration), its scalar types (``np.float64(x)``), casts of a traced ``x``, and ``math``'s functions of numbers
 (``math.sqrt(s)``: kiln.frontend.python_math). The builtins
 ``range``, ``len``, ``float``, ``int``, ``bool``, ``max``, ``min``, ``sum``, ``any`` and ``all`` become
 ``ag__.range_``, ``ag__.len_``, ``ag__.float_``... which accept tensors.
@@ -19,7 +19,7 @@ import ast
 import builtins
 import types
 
-from kiln.frontend import dtypes, python_math
+from kiln.frontend import dtypes, numpy_iteration, python_math
 from kiln.frontend.autograph import templates
 from kiln.frontend.autograph.context import ConversionContext
 from kiln.frontend.autograph.libraries import is_higher_order, is_library_module
@@ -87,6 +87,8 @@ class _Calls(ast.NodeTransformer):
             if func.attr in _NUMPY_CREATION:  # they make kiln arrays while tracing (kiln.frontend.creation)
                 return False
             if getattr(value, func.attr, None) in SCALAR_TYPES:  # np.float64(x) of a traced x is a cast
+                return False
+            if getattr(value, func.attr, None) in numpy_iteration.TRACED:  # np.ndenumerate(x) of a traced x
                 return False
         return isinstance(value, types.ModuleType) and is_library_module(value.__name__)
 

@@ -129,3 +129,32 @@ def test_piecewise(dtype: str) -> None:
     check(f, arr((7,), dtype))
     check(f, arr((3, 4), dtype))
     check(lambda a: np.piecewise(a, a > 1, [lambda t: t * 3, 0.5]), arr((6,), dtype))  # one condition, not in a list
+
+
+# --------------------------------------------------------------------------- histogram2d, histogramdd
+
+
+@pytest.mark.parametrize("dtype", NUMERIC)
+def test_histogram2d_and_histogramdd(dtype: str) -> None:
+    def f(a: Any, w: Any) -> Any:
+        return (np.histogram2d(a[0], a[1], bins=3, range=[[-5, 5], [-4, 4]]), np.histogram2d(a[0], a[1], bins=(2, 4)),
+                np.histogram2d(a[0], a[1], bins=[np.array([-5.0, 0, 1, 5]), np.array([-3.0, 3])], weights=w),
+                np.histogramdd(a.T, bins=(2, 3, 2), range=[(-5, 5), None, (0, 2)], density=True),
+                np.histogramdd(a.T, bins=[np.array([-2, 0, 2]), 3, np.array([-5.0, 5.0])]),
+                np.histogram2d(a[0], a[2], bins=np.array([-4.0, -1, 2, 4]), density=True))
+
+    check(f, arr((3, 50), dtype), arr((50,), "float64"))
+
+
+def test_histogramdd_edges_from_the_data_and_traced_edges() -> None:
+    def f(a: Any, e: Any) -> Any:
+        return np.histogramdd([a[0], a[1]], bins=[e, 4]), np.histogram2d(a[0], a[0] * 0.5, bins=[e, e])
+
+    check(f, arr((2, 40), "float64"), np.array([-4.0, -2.0, 0.0, 3.0, 5.0]))
+
+
+def test_histogramdd_errors_as_numpy() -> None:
+    with pytest.raises(ValueError, match="max must be larger than min in range parameter"):
+        kiln.function(lambda a: np.histogram2d(a[0], a[1], bins=3, range=[[1, 0], [0, 1]]))(arr((2, 5), "float64"))
+    with pytest.raises(ValueError, match="must be monotonically increasing"):
+        kiln.function(lambda a: np.histogramdd(a, bins=[[1.0, 0.0]]))(arr((5, 1), "float64"))

@@ -158,3 +158,22 @@ def test_histogramdd_errors_as_numpy() -> None:
         kiln.function(lambda a: np.histogram2d(a[0], a[1], bins=3, range=[[1, 0], [0, 1]]))(arr((2, 5), "float64"))
     with pytest.raises(ValueError, match="must be monotonically increasing"):
         kiln.function(lambda a: np.histogramdd(a, bins=[[1.0, 0.0]]))(arr((5, 1), "float64"))
+
+
+# --------------------------------------------------------------------------- np.r_, np.c_
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32", "float64"])
+def test_r_and_c_with_traced_items(dtype: str) -> None:
+    def f(a: Any, b: Any, m: Any) -> Any:
+        s = a[0]
+        return (np.r_[a, b], np.r_[a, 0:3], np.r_[1:4, a, 2.5], np.r_[a, 7], np.r_[s, a], np.r_[a[:2], -1, 0:10:4j],
+                np.c_[a, b], np.c_[a, b, a * 2], np.c_[m, m], np.r_[m, m], np.r_["1", m, m], np.r_["0,2", a, b],
+                np.r_["0,2,0", a, b], np.r_[np.float32(1.5), a], np.r_[a, float(a[1])])
+
+    check(f, arr((5,), dtype), arr((5,), "float64"), arr((2, 3), dtype))
+
+
+def test_r_refuses_the_matrix_directive() -> None:
+    with pytest.raises(NotImplementedError, match=r"np.r_/np.c_ with the matrix directive 'r'"):
+        kiln.function(lambda a: np.r_["r", a, a])(arr((3,), "float64"))

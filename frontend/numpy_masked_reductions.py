@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from kiln.frontend import array_ops, dtypes
-from kiln.frontend.numpy_shape import reject, unsupported
+from kiln.frontend.numpy_shape import reject, static_shape, unsupported
 from kiln.frontend.tensor import Tensor, as_tensor, cast
 
 _NO = np._NoValue
@@ -38,10 +38,11 @@ def _traced(x: Any) -> bool:
 
 def _mask(where: Any, t: Tensor) -> Any:
     """``where`` as bools broadcast to ``t``'s shape (NumPy's rule: it may not widen ``t``)."""
+    shape = static_shape(t, "a reduction with where=")
     w = cast(as_tensor(where), np.dtype(np.bool_)) if _traced(where) else np.asarray(where, dtype=bool)
-    if np.broadcast_shapes(np.shape(w), t.shape) != t.shape:
-        raise ValueError(f"operands could not be broadcast together with shapes {t.shape} {np.shape(w)}")
-    return np.broadcast_to(w, t.shape)
+    if np.broadcast_shapes(np.shape(w), shape) != shape:
+        raise ValueError(f"operands could not be broadcast together with shapes {shape} {np.shape(w)}")
+    return np.broadcast_to(w, shape)
 
 
 def _in(value: Any, dtype: np.dtype[Any]) -> Any:
@@ -65,8 +66,8 @@ def reduction(kind: str) -> Callable[..., Tensor]:
                 raise ValueError(f"reduction operation '{_UFUNC_NAME[kind]}' does not have an identity, "
                                  "so to use a where mask one has to specify 'initial'")
             t = np.where(_mask(where, t), t, _in(initial if identity is None else identity, t.dtype))
-        result = array_ops.reduce(kind, as_tensor(t), axis, keepdims is True or (keepdims is not _NO and bool(keepdims)),
-                                  None if dtype is None else dtypes.canonical(dtype))
+        keep = keepdims is not _NO and bool(keepdims)
+        result = array_ops.reduce(kind, as_tensor(t), axis, keep, None if dtype is None else dtypes.canonical(dtype))
         return combine(result, _in(initial, result.dtype)) if _given(initial) else result
 
     impl.__name__ = kind

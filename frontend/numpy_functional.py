@@ -4,11 +4,11 @@
 ``apply_along_axis`` is NumPy's own loop, unrolled while tracing: the function is traced once
 per 1-D slice (the shape of the other axes must be known then, and hold at most
 :data:`MAX_SLICES` slices), each result is written into a buffer of the first result's
-dtype and shape, and the result axes are moved to ``axis``, as NumPy does. ``piecewise``
-writes each function's values where its condition holds, later conditions over earlier
-ones, into zeros of ``x``'s dtype; a function is applied to the whole ``x`` and its values
-taken where the condition holds (NumPy applies it to ``x[cond]``: the same values for the
-elementwise functions ``piecewise`` is for).
+dtype and shape, and the result axes are moved to ``axis``, as NumPy does. ``piecewise`` is
+NumPy's loop too: into zeros of ``x``'s dtype, each function's values of ``x[cond]`` (a
+selection of a length known at run time) or its constant are written at ``cond``, later
+conditions over earlier ones. NumPy skips a function whose selection is empty; kiln calls it
+(on no elements, so it writes nothing), each condition must have ``x``'s shape.
 """
 
 from __future__ import annotations
@@ -82,19 +82,18 @@ def piecewise(x: Any, condlist: Any, funclist: Sequence[Any], *args: Any, **kw: 
     t = ranked(x, "np.piecewise")
     conds = _conditions(t, condlist)
     n, n2 = len(conds), len(funclist)
-    if n == n2 - 1:
-        conds.append(np.logical_not(np.any(np.stack([np.broadcast_to(c, t.shape) for c in conds]), axis=0)))
-    elif n != n2:
-        raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are expected")
     for c in conds:
-        if tuple(np.shape(c)) not in (tuple(t.shape), ()):
+        if tuple(np.shape(c)) != tuple(t.shape):
             raise NotImplementedError(f"np.piecewise with a condition of shape {tuple(np.shape(c))} for x of shape "
                                       f"{tuple(t.shape)} is not supported inside kiln.function (one of x's shape is)")
-    y: Any = np.zeros_like(t)
+    if n == n2 - 1:
+        conds.append(np.logical_not(np.any(np.stack(conds), axis=0)))
+    elif n != n2:
+        raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are expected")
+    y = np.zeros_like(t)
     for cond, func in zip(conds, funclist):
-        value = func(t, *args, **kw) if callable(func) else func
-        y = np.where(cond, cast(_array(value), t.dtype), y)
-    return cast(as_tensor(y), t.dtype)
+        y[cond] = func(t[cond], *args, **kw) if callable(func) else func
+    return y
 
 
 FUNCTIONS: dict[Any, Callable[..., Any]] = {

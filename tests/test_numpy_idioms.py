@@ -124,7 +124,9 @@ def test_piecewise(dtype: str) -> None:
     def f(a: Any) -> Any:
         return (np.piecewise(a, [a < 0, a >= 2], [lambda t: t * 2, lambda t: t + 1]),
                 np.piecewise(a, [a < 0], [-1, lambda t: t ** 2]),  # the last function: "otherwise"
-                np.piecewise(a, [a > 1], [2.5, 0]), np.piecewise(a, [a < 0, a > 3], [np.sin, 7, 1.5]))
+                np.piecewise(a, [a > 1], [2.5, 0]), np.piecewise(a, [a < 0, a > 3], [np.sin, 7, 1.5]),
+                np.piecewise(a, [a > 0], [lambda t: t - t.mean(), lambda t: t.size]),  # of x[cond], as NumPy's
+                np.piecewise(a, [a > 100], [lambda t: t * 2, -1]))  # an empty selection writes nothing
 
     check(f, arr((7,), dtype))
     check(f, arr((3, 4), dtype))

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from kiln.frontend import creation
 from kiln.frontend.numpy_shape import static_shape, unsupported
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, implements
 
@@ -96,5 +97,7 @@ def ndenumerate(arr: Any) -> Iterator[tuple[tuple[int, ...], Any]]:
     return ((index, as_scalar(t[index])) for index in np.ndindex(*static_shape(t, "np.ndenumerate")))
 
 
-#: NumPy's callables that take traced arrays only through these (``ag__.call`` substitutes them while tracing)
+#: NumPy's callables that take traced arrays only through these: ``ag__.call`` substitutes them
+#: while tracing, from kiln.frontend.creation's table
 TRACED: dict[Any, Callable[..., Any]] = {np.ndenumerate: ndenumerate}
+creation.TRACED.update(TRACED)

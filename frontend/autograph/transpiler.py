@@ -21,7 +21,7 @@ import types
 import weakref
 from typing import Any, TypeVar
 
-from kiln.frontend import creation, numpy_iteration, python_math, random_numbers, trace_context
+from kiln.frontend import creation, python_math, random_numbers, trace_context
 from kiln.frontend.autograph import operators
 from kiln.frontend.autograph.context import ConversionContext, ConversionInfo, record_converted
 from kiln.frontend.autograph.libraries import is_higher_order, library_reason
@@ -161,7 +161,7 @@ def call(func: Any) -> Any:
     """``ag__.call``, AutoGraph's ``converted_call``: the callee of every call in converted code.
     The converted version of ``func`` (library code and non-functions come back as they are);
     while tracing, NumPy's array-creation functions make kiln arrays (kiln.frontend.creation)."""
-    traced = (creation.TRACED.get(func) or python_math.TRACED.get(func) or numpy_iteration.TRACED.get(func)) if _hashable(func) else None
+    traced = (creation.TRACED.get(func) or python_math.TRACED.get(func)) if _hashable(func) else None
     if traced is not None and trace_context.current() is not None:
         return traced
     if trace_context.current() is not None:

@@ -19,16 +19,17 @@ import ast
 import builtins
 import types
 
-from kiln.frontend import dtypes, numpy_iteration, python_math
+from kiln.frontend import dtypes, python_math
 from kiln.frontend.autograph import templates
 from kiln.frontend.autograph.context import ConversionContext
 from kiln.frontend.autograph.libraries import is_higher_order, is_library_module
 
 
-#: NumPy functions that go through ``ag__.call``: inside a trace they make kiln arrays
+#: NumPy functions that go through ``ag__.call``: inside a trace they make kiln arrays (or, for
+#: ``np.ndenumerate``, iterate over one: kiln.frontend.numpy_iteration)
 _NUMPY_CREATION = frozenset(
     {"empty", "zeros", "ones", "full", "array", "asarray", "ascontiguousarray", "asfortranarray", "ndarray"}
-    | {"eye", "identity", "arange", "linspace", "logspace", "tri", "indices", "copy"}
+    | {"eye", "identity", "arange", "linspace", "logspace", "tri", "indices", "copy", "ndenumerate"}
 )
 
 #: NumPy's scalar types that go through ``ag__.call``: ``np.float64(x)`` of a traced ``x`` is a cast
@@ -87,8 +88,6 @@ class _Calls(ast.NodeTransformer):
             if func.attr in _NUMPY_CREATION:  # they make kiln arrays while tracing (kiln.frontend.creation)
                 return False
             if getattr(value, func.attr, None) in SCALAR_TYPES:  # np.float64(x) of a traced x is a cast
-                return False
-            if getattr(value, func.attr, None) in numpy_iteration.TRACED:  # np.ndenumerate(x) of a traced x
                 return False
         return isinstance(value, types.ModuleType) and is_library_module(value.__name__)
 

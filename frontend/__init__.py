@@ -6,5 +6,5 @@ protocols, which fill the table ``Tensor`` calls them through
 build on it.
 """
 
-from kiln.frontend import indexing, numpy_dispatch  # noqa: F401  (they fill Tensor's protocol table)
+from kiln.frontend import indexing, numpy_dispatch, numpy_iteration  # noqa: F401  (they fill Tensor's protocol table)
 from kiln.frontend import random_numbers  # noqa: F401  (np.random's staged versions; np.random.seed seeds kiln's stream)

@@ -27,14 +27,14 @@ def _name(obj: Any) -> str:
 
 def rows() -> dict[str, list[str]]:
     """Supported names by kind: ufuncs, functions, array creation, ndarray methods and attributes."""
-    from kiln.frontend import creation, numpy_dispatch, random_numbers
+    from kiln.frontend import creation, numpy_dispatch, numpy_iteration, random_numbers
     from kiln.frontend.tensor import Tensor
 
     ufuncs = {_name(u) for u in numpy_dispatch._UFUNCS} | {"np.matmul"}
     ufuncs |= {_name(u) for u in getattr(numpy_dispatch, "COMPOSITE_UFUNCS", {})}
-    functions = {_name(f) for f in numpy_dispatch._FUNCTIONS}
+    functions = {_name(f) for f in numpy_dispatch._FUNCTIONS} | {_name(f) for f in numpy_iteration.TRACED}
     staged = {f for f in creation.TRACED if f in random_numbers.STAGED or getattr(f, "__kiln_wrapped__", False)}
-    made = {_name(f) for f in creation.TRACED if f not in creation.SCALAR_TYPES and f not in staged}
+    made = {_name(f) for f in creation.TRACED if f not in creation.SCALAR_TYPES and f not in staged and f not in numpy_iteration.TRACED}
     randoms = {_name(f) for f in random_numbers.STAGED}
     scalars = {_name(t) for t in creation.SCALAR_TYPES}
     members = {n for n in dir(Tensor) if not n.startswith("_") and hasattr(np.ndarray, n)}

@@ -19,7 +19,7 @@ from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
 from kiln.frontend import array_ops, array_types, creation, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
-from kiln.frontend import numpy_calculus, numpy_editing, numpy_logic, numpy_nan_stats, numpy_quantiles, numpy_sorting, numpy_take, numpy_ufunc_methods, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
+from kiln.frontend import numpy_calculus, numpy_editing, numpy_functional, numpy_histograms, numpy_logic, numpy_masked_reductions, numpy_nan_stats, numpy_quantiles, numpy_sorting, numpy_take, numpy_ufunc_methods, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend import ufuncs, views
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import follow_layout, implements, lay_out_fortran, path_promotions, promotion_value, shape_of
@@ -531,29 +531,6 @@ def _reject(name: str, **given: Any) -> None:
         raise _unsupported(f"np.{name}(..., {', '.join(f'{k}=' for k in bad)})")
 
 
-def _reduction(kind: str) -> Callable[..., Tensor]:
-    def impl(
-        a: Any,
-        axis: int | Sequence[int] | None = None,
-        dtype: Any = None,
-        out: Any = None,
-        keepdims: bool = False,
-        initial: Any = None,
-        where: Any = None,
-    ) -> Tensor:
-        _reject(kind, out=out, initial=initial, where=where)
-        if dtype is not None and kind in ("max", "min"):
-            raise _unsupported(f"np.{kind}(..., dtype=)")
-        return array_ops.reduce(kind, as_tensor(a), axis, bool(keepdims), None if dtype is None else dtypes.canonical(dtype))
-
-    return impl
-
-
-def _mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = None) -> Tensor:
-    _reject("mean", out=out, where=where)
-    return array_ops.reduce("mean", as_tensor(a), axis, bool(keepdims), None if dtype is None else dtypes.canonical(dtype))
-
-
 def _reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: Any = None) -> Tensor:
     if order != "C":
         raise _unsupported(f"np.reshape(..., order={order!r})")
@@ -707,13 +684,13 @@ def _unit_axes_view(a: Any, op: Callable[[Tensor], Tensor]) -> Tensor:
 
 _FUNCTIONS: dict[Any, Callable[..., Any]] = {
     np.where: _where,
-    np.sum: _reduction("sum"),
-    np.prod: _reduction("prod"),
-    np.max: _reduction("max"),
-    np.amax: _reduction("max"),
-    np.min: _reduction("min"),
-    np.amin: _reduction("min"),
-    np.mean: _mean,
+    np.sum: numpy_masked_reductions.reduction("sum"),
+    np.prod: numpy_masked_reductions.reduction("prod"),
+    np.max: numpy_masked_reductions.reduction("max"),
+    np.amax: numpy_masked_reductions.reduction("max"),
+    np.min: numpy_masked_reductions.reduction("min"),
+    np.amin: numpy_masked_reductions.reduction("min"),
+    np.mean: numpy_masked_reductions.mean,
     np.reshape: _reshape,
     np.transpose: _transpose,
     np.zeros_like: _like(0),
@@ -750,6 +727,8 @@ _FUNCTIONS.update(numpy_take.FUNCTIONS)
 _FUNCTIONS.update(numpy_nan_stats.FUNCTIONS)
 _FUNCTIONS.update(numpy_editing.FUNCTIONS)
 _FUNCTIONS.update(numpy_logic.FUNCTIONS)
+_FUNCTIONS.update(numpy_functional.FUNCTIONS)
+_FUNCTIONS.update(numpy_histograms.FUNCTIONS)
 
 #: the functions whose 0-d results NumPy returns as NumPy scalars (``np.argmax(x)``, ``np.dot(v, v)``,
 #: ``np.linalg.det(m)``); the others' are arrays (``np.where``, ``np.copy``, ``np.cov``, views)

@@ -215,7 +215,7 @@ def _outer_edges(flat: Tensor, bins: int, range_: Any) -> tuple[Any, Any, Any]:
     if bins < 1:
         raise ValueError("`bins` must be positive, when an integer")
     if range_ is None and shape_of(flat)[0] != 0:
-        return _data_edges(flat, bins)
+        return data_edges(flat, bins)
     if range_ is not None and (_traced(range_[0]) or _traced(range_[1])):
         raise unsupported("np.histogram(..., range=<traced values>)")
     edges = np.histogram_bin_edges(np.empty(0, flat.dtype), bins, range_)  # NumPy's checks and edges
@@ -225,7 +225,7 @@ def _outer_edges(flat: Tensor, bins: int, range_: Any) -> tuple[Any, Any, Any]:
     return first, last, edges
 
 
-def _data_edges(flat: Tensor, bins: int) -> tuple[Tensor, Tensor, Tensor]:
+def data_edges(flat: Tensor, bins: int) -> tuple[Tensor, Tensor, Tensor]:
     """NumPy's edges for ``bins`` equal bins over the data's range, at run time: from ``min`` to
     ``max`` (widened by 0.5 each way when they are equal), ``np.linspace`` in the data's float type
     (float64 for integers and bools). NumPy raises for a NaN or infinite range; kiln's edges are

@@ -49,7 +49,8 @@ _ARRAY_LIKE = (np.ndarray, np.generic, bool, int, float, complex, list, tuple)
 
 #: ``Tensor``'s protocols implemented in modules that import this one, by the implementing function's
 #: name: ``getitem``/``setitem`` (kiln.frontend.indexing), ``array_ufunc``/``array_function``
-#: (kiln.frontend.numpy_dispatch), ``integral`` (kiln.frontend.runtime_checks)
+#: (kiln.frontend.numpy_dispatch), ``integral`` (kiln.frontend.runtime_checks), ``flat``/``tolist``
+#: (kiln.frontend.numpy_iteration)
 _PROTOCOLS: dict[str, Callable[..., Any]] = {}
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -674,6 +675,15 @@ class Tensor:
             raise ValueError("can only convert an array of size 1 to a Python scalar")
         python = {"b": np.bool_, "i": np.int64, "u": np.uint64, "f": np.float64, "c": np.complex128}[self.dtype.kind]
         return python_number(cast(reshape_to(self, ()), np.dtype(python)))
+
+    @property
+    def flat(self) -> Any:
+        """``a.flat``: reads and writes by flat position, iteration (kiln.frontend.numpy_iteration)."""
+        return _PROTOCOLS["flat"](self)
+
+    def tolist(self) -> Any:
+        """Nested lists of (traced) Python numbers, as NumPy's (kiln.frontend.numpy_iteration)."""
+        return _PROTOCOLS["tolist"](self)
 
     # ------------------------------------------------------------------ more ndarray methods (NumPy functions)
 

@@ -10,11 +10,13 @@ import sysconfig
 import types
 from typing import Any
 
+import numpy as np
+
 #: library callables that call a function they are given: calls to them go through ``ag__.call``,
 #: which converts that function first (an ``if`` on a traced value inside it stages as anywhere)
 HIGHER_ORDER = frozenset({
     map, filter, sorted, functools.reduce, itertools.accumulate, itertools.starmap, itertools.takewhile,
-    itertools.dropwhile, itertools.filterfalse, itertools.groupby,
+    itertools.dropwhile, itertools.filterfalse, itertools.groupby, np.apply_along_axis, np.piecewise,
 })
 
 

@@ -6,8 +6,8 @@ function (or ``f`` itself for library code). Calls that are library calls by
 their very name are left as written, for readability: builtins that the
 function does not shadow and functions reached through a library module
 (``np.exp(x)``, ``math.gcd(a, b)``, ``kiln.range(n)``), except NumPy's
-array-creation functions (``np.zeros``...), which make kiln arrays while tracing, its
-scalar types (``np.float64(x)``), casts of a traced ``x``, and ``math``'s functions of numbers
+array-creation functions (``np.zeros``...), which make kiln arrays while tracing, ``np.ndenumerate``
+(kiln.frontend.numpy_iteration), its scalar types (``np.float64(x)``), casts of a traced ``x``, and ``math``'s functions of numbers
 (``math.sqrt(s)``: kiln.frontend.python_math). The builtins
 ``range``, ``len``, ``float``, ``int``, ``bool``, ``max``, ``min``, ``sum``, ``any`` and ``all`` become
 ``ag__.range_``, ``ag__.len_``, ``ag__.float_``... which accept tensors.
@@ -27,10 +27,11 @@ from kiln.frontend.autograph.context import ConversionContext, rule
 from kiln.frontend.autograph.libraries import is_higher_order, is_library_module
 
 
-#: NumPy functions that go through ``ag__.call``: inside a trace they make kiln arrays
+#: NumPy functions that go through ``ag__.call``: inside a trace they make kiln arrays (or, for
+#: ``np.ndenumerate``, iterate over one: kiln.frontend.numpy_iteration)
 _NUMPY_CREATION = frozenset(
     {"empty", "zeros", "ones", "full", "array", "asarray", "ascontiguousarray", "asfortranarray", "ndarray"}
-    | {"eye", "identity", "arange", "linspace", "logspace", "tri", "indices", "copy"}
+    | {"eye", "identity", "arange", "linspace", "logspace", "tri", "indices", "copy", "ndenumerate"}
 )
 
 #: NumPy's scalar types that go through ``ag__.call``: ``np.float64(x)`` of a traced ``x`` is a cast

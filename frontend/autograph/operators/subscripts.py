@@ -1,7 +1,8 @@
 """``ag__.getitem``: ``obj[key]`` as Python evaluates it, except that a NumPy array indexed by
 a key holding a traced value (``TABLE[i]``, ``np.mgrid[...][0][mask]``) is read as a constant
 of the trace and indexed there, as ``np.asarray(TABLE)[i]`` would be by NumPy, and a list or
-tuple at a traced integer (``xs[int(x[0])]``) is read (and a list written) by :mod:`kiln.frontend.list_index`."""
+tuple at a traced integer (``xs[int(x[0])]``) is read (and a list written) by :mod:`kiln.frontend.list_index`,
+and ``np.r_[a, b]``/``np.c_[a, b]`` with traced items are made by :mod:`kiln.frontend.numpy_index_tricks`."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from kiln.frontend import list_index, trace_context
+from kiln.frontend import list_index, numpy_index_tricks, trace_context
 from kiln.frontend.tensor import Tensor, as_tensor
 
 slice_ = builtins.slice
@@ -30,6 +31,8 @@ def getitem(obj: Any, key: Any) -> Any:
     """``obj[key]``; a plain NumPy array with a traced key is lifted into the trace first."""
     if type(obj) is np.ndarray and trace_context.current() is not None and _holds_traced(key):
         return as_tensor(obj)[key]
+    if isinstance(obj, numpy_index_tricks.CONCATENATORS) and trace_context.current() is not None and _holds_traced(key):
+        return numpy_index_tricks.concatenate(obj, key)  # np.r_[a, b], np.c_[a, b]: NumPy would ask a tensor for its value
     if isinstance(obj, (list, tuple)) and list_index.is_traced_index(key):
         return list_index.read(obj, key)
     return obj[key]

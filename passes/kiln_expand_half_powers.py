@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import Float64Type, FloatAttr, ModuleOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
@@ -64,8 +64,8 @@ def half_power(op: math.PowFOp) -> int | None:
     return int(twice)
 
 
-def _two_to(b: ScalarBuilder, k: int, x: SSAValue) -> SSAValue:
-    return b.const(2.0**k, x.type)
+def _two_to(b: ScalarBuilder, k: int, t: Attribute) -> SSAValue:
+    return b.const(2.0**k, t)
 
 
 def _mul(b: ScalarBuilder, x: SSAValue, y: SSAValue) -> SSAValue:
@@ -87,7 +87,7 @@ def _neg(b: ScalarBuilder, x: SSAValue) -> SSAValue:
 def _by_range(b: ScalarBuilder, large: SSAValue, small: SSAValue, x: SSAValue, k_large: int, k_small: int) -> SSAValue:
     """2^k_large where ``large``, 2^k_small where ``small``, else 1."""
     one = b.const(1.0, x.type)
-    return b.select(large, _two_to(b, k_large, x), b.select(small, _two_to(b, k_small, x), one))
+    return b.select(large, _two_to(b, k_large, x.type), b.select(small, _two_to(b, k_small, x.type), one))
 
 
 def expand(b: ScalarBuilder, x: SSAValue, n: int) -> SSAValue:
@@ -95,8 +95,8 @@ def expand(b: ScalarBuilder, x: SSAValue, n: int) -> SSAValue:
     if n == 1:  # NumPy's power by 0.5 is its sqrt: -0 for -0, NaN for -inf
         return b.value(math.SqrtOp(x))
     t = x.type
-    large = b.cmpf(x, _two_to(b, _EDGE, x), "ogt")
-    small = b.cmpf(x, _two_to(b, -_EDGE, x), "olt")
+    large = b.cmpf(x, _two_to(b, _EDGE, t), "ogt")
+    small = b.cmpf(x, _two_to(b, -_EDGE, t), "olt")
     scaled = _mul(b, x, _by_range(b, large, small, x, -2 * _J_LARGE, -2 * _J_SMALL))
     hi = b.value(math.SqrtOp(scaled))
     error = _fma(b, _neg(b, hi), hi, scaled)
@@ -130,11 +130,10 @@ class KilnExpandHalfPowers(ModulePass):
     name = "kiln-expand-half-powers"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        found: list[tuple[Operation, int]] = []
+        found: list[tuple[math.PowFOp, int]] = []
         for inner in op.walk():
             if isinstance(inner, math.PowFOp) and (n := half_power(inner)) is not None:
                 found.append((inner, n))
         for pow_op, n in found:
-            assert isinstance(pow_op, math.PowFOp)
             b = ScalarBuilder(pow_op, pow_op.location)
             Rewriter.replace_op(pow_op, [], [expand(b, pow_op.lhs, n)])

@@ -109,6 +109,7 @@ PASS_ROOTS: dict[str, tuple[str, ...]] = {
     "linalg-matmul-to-kernel": ("linalg.fill",),  # a product accumulates onto a zero fill
     "linalg-conv-to-kernel": ("linalg.fill",),
     "kiln-group-exp": ("math.exp",),
+    "kiln-expand-half-powers": ("math.powf",),
 }
 
 

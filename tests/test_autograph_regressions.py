@@ -403,7 +403,7 @@ def test_mutation_through_a_called_function_is_refused_and_undone() -> None:
     SEEN.clear()
     with pytest.raises(TypeError) as traced:
         kiln.function(helper_appends_in_staged_for)(POS)
-    assert str(traced.value).startswith(f"{_line_of(_push, 'items.append')}:5: this puts a traced value into a Python list")
+    assert str(traced.value).startswith(f"{_line_of(_push, 'items.append')}:5: `items.append(...)` puts a traced value into a Python list")
     with pytest.raises(NotImplementedError) as info:
         kiln.function(helper_appends_a_constant_in_staged_for)(POS)
     message = str(info.value)

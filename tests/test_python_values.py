@@ -748,9 +748,24 @@ def test_a_traced_value_escaping_into_python_state_is_refused_naming_the_line(fn
     call's value: refused at the statement, and the object is left as it was."""
     m = Model()
     before = _python_state(m, fn)
-    with pytest.raises(TypeError, match=rf"test_python_values.py:{_escape_line(fn)}:\d+: this (puts|assigns) a traced value"):
+    with pytest.raises(TypeError, match=rf"test_python_values.py:{_escape_line(fn)}:\d+: `[^`]+` (puts|assigns) a traced value"):
         kiln.function(fn)(m, np.arange(4.0))
     assert _python_state(m, fn) == before
+
+
+def appends_to_an_object_in_a_list_argument(rows, x):
+    rows[0][0].history.append(x[0])  # escapes
+    return x
+
+
+def test_an_object_held_by_a_list_argument_is_from_outside_the_trace() -> None:
+    """The trace's copy of a list argument is the function's own (carried to the caller); the
+    objects it holds are the caller's: a traced value put into one is refused at the statement."""
+    m = Model()
+    line = _escape_line(appends_to_an_object_in_a_list_argument)
+    with pytest.raises(TypeError, match=rf"test_python_values.py:{line}:\d+: `rows\[0\]\[0\].history.append\(...\)` puts"):
+        kiln.function(appends_to_an_object_in_a_list_argument)([[m]], np.arange(4.0))
+    assert m.history == []
 
 
 def keeps_python_state_of_its_own(xs, d, x):

@@ -28,8 +28,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from xdsl.dialects.builtin import FileLineColLoc
+
 from kiln.frontend import argument_containers, trace_context
-from kiln.frontend.autograph.converters.python_effects import MUTATING_METHODS
+from kiln.frontend.autograph.converters import python_effects
 from kiln.frontend.autograph import effects  # (a module: effects imports the operators, which import this)
 from kiln.frontend.tensor import Tensor
 
@@ -62,11 +64,12 @@ def guarded(fn: Callable[..., Any], converted: Callable[..., Any]) -> Callable[.
     @functools.wraps(converted)
     def body(*args: Any, **kwargs: Any) -> Any:
         ctx = trace_context.require()
+        enclosing = ctx.notes.get(NOTES_KEY)  # (a kiln.function traced inside another one's trace)
         ctx.notes[NOTES_KEY] = outside(fn, args, kwargs)
         try:
             return converted(*args, **kwargs)
         finally:
-            del ctx.notes[NOTES_KEY]  # (it keeps the objects alive)
+            ctx.notes[NOTES_KEY] = enclosing  # (the objects are not kept alive past the trace)
 
     return body
 
@@ -75,16 +78,12 @@ def outside(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any
     """The objects ``fn`` (the traced function) can reach from outside, with its traced arguments
     ``args``/``kwargs`` (their list and dict copies are the function's own; what they hold is not)."""
     found = Outside()
-    own = {id(c) for c in argument_containers.containers(args, kwargs)}
-    seen: set[int] = set(own)
+    own = argument_containers.containers(args, kwargs)
+    seen = {id(c) for c in own}
     for obj in _functions(fn):
         _visit(obj, found, seen, 0)
-    for arg in (*args, *kwargs.values()):
-        if id(arg) in own:
-            for item in _items(arg):
-                _visit(item, found, seen, 1)
-        else:
-            _visit(arg, found, seen, 0)
+    for obj in (*args, *kwargs.values(), *(item for c in own for item in _items(c))):
+        _visit(obj, found, seen, 0)  # (the own containers among them are seen already)
     return found
 
 
@@ -105,7 +104,7 @@ def _items(obj: Any) -> list[Any]:
 
 
 def _visit(obj: Any, found: Outside, seen: set[int], depth: int) -> None:
-    if depth > effects._MAX_DEPTH or len(seen) >= effects._BUDGET or isinstance(obj, effects._ATOMS) or id(obj) in seen:
+    if depth > effects.MAX_DEPTH or len(seen) >= effects.BUDGET or isinstance(obj, effects.ATOMS) or id(obj) in seen:
         return
     seen.add(id(obj))
     if isinstance(obj, (types.MethodType, types.BuiltinMethodType)):  # `push = SEEN.append`
@@ -118,20 +117,20 @@ def _visit(obj: Any, found: Outside, seen: set[int], depth: int) -> None:
             found.add(obj)
         for item in _items(obj) if not isinstance(obj, (set, bytearray)) else ():
             _visit(item, found, seen, depth + 1)
-    elif isinstance(obj, types.FunctionType) and effects._is_user_file(obj.__code__.co_filename):
-        for _, cell in effects._free_cells(obj):
+    elif isinstance(obj, types.FunctionType) and effects.is_user_file(obj.__code__.co_filename):
+        for _, cell in effects.free_cells(obj):
             found.add(cell)  # a `nonlocal` of the function's is from outside the trace
             try:
                 _visit(cell.cell_contents, found, seen, depth + 1)
             except ValueError:  # an empty cell
                 pass
-        for name in sorted(effects._globals_read(obj.__code__)):
+        for name in sorted(effects.globals_read(obj.__code__)):
             if name in obj.__globals__:
                 _visit(obj.__globals__[name], found, seen, depth + 1)
-    elif isinstance(obj, type) and effects._is_user_file(getattr(sys.modules.get(obj.__module__), "__file__", None) or ""):
+    elif isinstance(obj, type) and effects.is_user_file(getattr(sys.modules.get(obj.__module__), "__file__", None) or ""):
         for value in list(vars(obj).values()):  # class attributes: `Model.registry.append(v)`
             _visit(value, found, seen, depth + 1)
-    elif effects._is_plain_object(obj):
+    elif effects.is_plain_object(obj):
         found.add(obj)
         for value in list(vars(obj).values()):
             _visit(value, found, seen, depth + 1)
@@ -141,35 +140,46 @@ def holds_traced(value: Any, depth: int = 0) -> bool:
     """Whether ``value`` is a traced value or a Python container or object holding one."""
     if isinstance(value, Tensor) or hasattr(type(value), "__kiln_tensor__"):
         return True
-    if depth > effects._MAX_DEPTH or isinstance(value, effects._ATOMS):
+    if depth > effects.MAX_DEPTH or isinstance(value, effects.ATOMS):
         return False
     if isinstance(value, dict):
         return any(holds_traced(v, depth + 1) for v in value.values())
     if isinstance(value, (list, tuple, set, frozenset, collections.deque)):
         return any(holds_traced(v, depth + 1) for v in value)
-    if effects._is_plain_object(value):
+    if effects.is_plain_object(value):
         return any(holds_traced(v, depth + 1) for v in vars(value).values())
     return False
 
 
-def refuse_escape(target: Any, value: Any, what: str) -> None:
+def refuse_escape(target: Any, value: Any, what: str, statement: str | None = None) -> None:
     """Refuse naming the statement when ``value`` holds a traced value and ``target`` (the object it
-    is written into) is a Python object from outside the trace; ``what`` names the object."""
+    is written into) is a Python object from outside the trace; ``what`` names the object, and
+    ``statement`` quotes the statement where the converter recorded none."""
     ctx = trace_context.current()
     reached = ctx.notes.get(NOTES_KEY) if ctx is not None else None
     if reached is None or target not in reached or not holds_traced(value):
         return
     raise TypeError(
-        f"{trace_context.here()}: this puts a traced value into {what}, which the function did not make: "
-        "the trace runs this statement once, so the Python object would keep kiln's tracer, not the value "
-        "of each call. Return the value (or write it into an array argument, a kiln.Variable or a list the "
-        "function makes), or put there only values known while tracing"
+        f"{trace_context.here()}: {statement or _statement()} puts a traced value into {what}, which the function did not "
+        "make (a global's, a closure's or an argument's): the trace runs this statement once, so the Python "
+        "object would keep kiln's tracer, not the value of each call. Return the value (or write it into an "
+        "array argument, a kiln.Variable or a list the function makes), or put there only values known while tracing"
     )
+
+
+def _statement() -> str:
+    """The user's statement being traced, quoted (``SEEN.append(...)``) where the converter recorded it."""
+    loc = trace_context.user_location()
+    if isinstance(loc, FileLineColLoc):
+        text = python_effects.statement_on(loc.filename.data, loc.line.data)
+        if text is not None:
+            return f"`{text}`"
+    return "this statement"
 
 
 def describe(obj: Any) -> str:
     """How a message names the object a traced value is written into."""
-    return f"the Python {type(obj).__name__} object" if effects._is_plain_object(obj) else f"a Python {type(obj).__name__}"
+    return f"the Python {type(obj).__name__} object" if effects.is_plain_object(obj) else f"a Python {type(obj).__name__}"
 
 
 def checked_method(func: Any) -> Any:
@@ -178,7 +188,7 @@ def checked_method(func: Any) -> Any:
     owner = getattr(func, "__self__", None)
     if not isinstance(func, types.BuiltinMethodType) or not isinstance(owner, _CONTAINERS):
         return func
-    if getattr(func, "__name__", "") not in MUTATING_METHODS:
+    if getattr(func, "__name__", "") not in python_effects.MUTATING_METHODS:
         return func
     ctx = trace_context.current()
     reached = ctx.notes.get(NOTES_KEY) if ctx is not None else None
@@ -186,7 +196,7 @@ def checked_method(func: Any) -> Any:
         return func
 
     def mutating(*args: Any, **kwargs: Any) -> Any:
-        refuse_escape(owner, (args, kwargs), f"{describe(owner)} (`.{func.__name__}`)")
+        refuse_escape(owner, (args, kwargs), describe(owner))
         return func(*args, **kwargs)
 
     return mutating

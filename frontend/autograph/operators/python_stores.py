@@ -37,7 +37,7 @@ def store_global(value: Any, name: str) -> Any:
     (a module's global outlives the trace); else ``value``, which the assignment stores."""
     if trace_context.current() is not None and escapes.holds_traced(value):
         raise TypeError(
-            f"{trace_context.here()}: this assigns a traced value to the global '{name}': the trace runs this "
+            f"{trace_context.here()}: `{name} = ...` assigns a traced value to the global '{name}': the trace runs this "
             "statement once, so the global would keep kiln's tracer, not the value of each call. Return the "
             "value (or write it into an array argument or a kiln.Variable), or assign only values known while tracing"
         )
@@ -48,5 +48,5 @@ def store_nonlocal(value: Any, name: str, reader: types.FunctionType) -> Any:
     """``nonlocal name; name = value``: refused when ``name``'s cell (that of ``reader``, a
     ``lambda: name`` made where the store is) is from outside the trace and ``value`` is traced."""
     cell = (reader.__closure__ or (None,))[0]
-    escapes.refuse_escape(cell, value, f"the variable '{name}' of an enclosing function outside the trace (`nonlocal`)")
+    escapes.refuse_escape(cell, value, f"the variable '{name}' of an enclosing function (`nonlocal`)", f"`{name} = ...`")
     return value

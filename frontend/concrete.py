@@ -192,7 +192,7 @@ def _exact(value: Any, dtype: np.dtype[Any]) -> np.ndarray:
 
 def _autograph(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` converted by AutoGraph; generators and coroutines, which cannot be staged, are refused."""
-    from kiln.frontend.autograph import conversion_info, convert
+    from kiln.frontend.autograph import conversion_info, convert, escapes
     from kiln.frontend.autograph.libraries import library_reason
 
     converted = convert(fn)
@@ -203,7 +203,7 @@ def _autograph(fn: Callable[..., Any]) -> Callable[..., Any]:
         if fn.__name__ != "<lambda>" and library_reason(fn) is None:  # e.g. defined by exec: say so
             warnings.warn(f"kiln.function: Python control flow on tensors will fail: {reason}",
                           stacklevel=retracing.user_stacklevel())
-    return converted
+    return escapes.guarded(fn, converted)
 
 
 def _report_pass(index: int, total: int, name: str) -> None:

@@ -343,6 +343,12 @@ def helper_appends_in_staged_for(x):
     return x
 
 
+def helper_appends_a_constant_in_staged_for(x):
+    for v in x:
+        _push(SEEN, 1)
+    return x
+
+
 def closure_rebinds_in_staged_if(x):
     acc = x[0]
     def add(v):
@@ -391,11 +397,17 @@ def test_python_mutation_in_staged_code_is_refused(
 
 
 def test_mutation_through_a_called_function_is_refused_and_undone() -> None:
+    """A helper changing a global list in a staged loop: a traced value put there is refused at the
+    helper's statement (docs/python-semantics.md, Python state from outside the function); another
+    value by the loop's watch, which names the loop."""
     SEEN.clear()
-    with pytest.raises(NotImplementedError) as info:
+    with pytest.raises(TypeError) as traced:
         kiln.function(helper_appends_in_staged_for)(POS)
+    assert str(traced.value).startswith(f"{_line_of(_push, 'items.append')}:5: `items.append(...)` puts a traced value into a Python list")
+    with pytest.raises(NotImplementedError) as info:
+        kiln.function(helper_appends_a_constant_in_staged_for)(POS)
     message = str(info.value)
-    assert message.startswith(_line_of(helper_appends_in_staged_for, "for v in x"))
+    assert message.startswith(_line_of(helper_appends_a_constant_in_staged_for, "for v in x"))
     assert "the Python list 'SEEN' is changed while this staged `for` loop is traced" in message
     assert SEEN == []
 

@@ -47,19 +47,28 @@ def test_python_values_are_frozen_at_trace_time() -> None:
 
 
 def test_list_mutation_happens_once() -> None:
-    """Appending to an outer list is a Python effect: it happens per trace, and what it
-    appends is a traced tensor, not a value. Return values instead, or use kiln.TensorArray."""
+    """Appending to an outer list is a Python effect: it happens per trace. Appending a traced value
+    would leave kiln's tracer there, not each call's value: refused at the statement
+    (docs/python-semantics.md, "Python state from outside the function"). Return values instead,
+    or use kiln.TensorArray."""
 
     @kiln.function
     def f(x):
+        _seen.append(len(x))
+        return x + 1
+
+    @kiln.function
+    def g(x):
         _seen.append(x)
         return x + 1
 
     _seen.clear()
     f(np.ones(2))
     f(np.ones(2))
-    assert len(_seen) == 1  # plain Python: 2
-    assert type(_seen[0]).__name__ == "Tensor"
+    assert _seen == [2]  # plain Python: [2, 2]
+    with pytest.raises(TypeError, match=r"test_footguns.py:\d+:\d+: `_seen.append\(\.\.\.\)` puts a traced value"):
+        g(np.ones(2))
+    assert _seen == [2]
 
 
 def test_python_scalars_are_trace_time_constants() -> None:

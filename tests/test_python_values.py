@@ -7,6 +7,8 @@ function writes is the caller's list). Each call is repeated, so the cached trac
 
 from __future__ import annotations
 
+import copy
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -636,3 +638,176 @@ def test_sizes_known_only_at_run_time_are_python_ints() -> None:
     for rows in (2, 5):
         x = np.ones((rows, 3), np.float32)
         same_value(compiled(x), sizes_of(x), "sizes_of")
+
+
+# ---------------------------------------------------------------------- traced values escaping into Python state
+
+
+SEEN: list[Any] = []
+TOTAL = 0.0
+LAST = kiln.Variable(0.0)
+
+
+class Model:
+    """An object a function takes (hashable: a constant of the trace), with Python state of its own."""
+
+    registry: list[Any] = []
+
+    def __init__(self) -> None:
+        self.history: list[Any] = []
+        self.total = 0.0
+        self.table: dict[str, Any] = {}
+
+
+def appends_to_a_global_in_a_range_loop(m, x):
+    for i in range(3):
+        SEEN.append(x[i])  # escapes
+    return x.sum()
+
+
+def appends_to_an_arguments_attribute(m, x):
+    loss = x.sum()
+    m.history.append(loss)  # escapes
+    return loss
+
+
+def sets_an_arguments_attribute(m, x):
+    m.last = x[0]  # escapes
+    return x
+
+
+def adds_to_an_arguments_attribute(m, x):
+    m.total += x[0]  # escapes
+    return x
+
+
+def writes_a_dict_through_a_local_alias(m, x):
+    table = m.table
+    table["k"] = x[1]  # escapes
+    return x
+
+
+def appends_to_a_class_attribute(m, x):
+    Model.registry.append([x[0], 1])  # escapes
+    return x
+
+
+def assigns_a_global(m, x):
+    global TOTAL
+    TOTAL = x[0] * 2  # escapes
+    return x
+
+
+def adds_to_a_global(m, x):
+    global TOTAL
+    TOTAL += x[0]  # escapes
+    return x
+
+
+def _closures() -> list[Callable[..., Any]]:
+    """Functions changing the Python objects and variables of the enclosing function (outside the trace)."""
+    seen: dict[str, Any] = {}
+    found: set[Any] = set()
+    last = 0.0
+
+    def stores_into_a_closures_dict(m, x):
+        seen["first"] = x[0]  # escapes
+        return x
+
+    def adds_to_a_closures_set(m, x):
+        found.add(x[0])  # escapes
+        return x
+
+    def assigns_a_nonlocal(m, x):
+        nonlocal last
+        last = x[0]  # escapes
+        return x
+
+    return [stores_into_a_closures_dict, adds_to_a_closures_set, assigns_a_nonlocal]
+
+
+ESCAPES = [appends_to_a_global_in_a_range_loop, appends_to_an_arguments_attribute, sets_an_arguments_attribute,
+           adds_to_an_arguments_attribute, writes_a_dict_through_a_local_alias, appends_to_a_class_attribute,
+           assigns_a_global, adds_to_a_global, *_closures()]
+
+
+def _escape_line(fn: Callable[..., Any]) -> int:
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(k for k, line in enumerate(lines) if line.endswith("# escapes\n"))
+
+
+def _python_state(m: Model, fn: Callable[..., Any]) -> Any:
+    cells = [c.cell_contents for c in fn.__closure__ or ()]
+    return copy.copy(vars(m)), list(SEEN), TOTAL, list(Model.registry), [copy.copy(c) for c in cells]
+
+
+@pytest.mark.parametrize("fn", ESCAPES, ids=lambda fn: fn.__name__)
+def test_a_traced_value_escaping_into_python_state_is_refused_naming_the_line(fn: Callable[..., Any]) -> None:
+    """A traced value put into a Python object from outside the trace (a global, a closure's, an
+    argument's attribute) would be kiln's tracer, left once per trace, where Python leaves each
+    call's value: refused at the statement, and the object is left as it was."""
+    m = Model()
+    before = _python_state(m, fn)
+    with pytest.raises(TypeError, match=rf"test_python_values.py:{_escape_line(fn)}:\d+: `[^`]+` (puts|assigns) a traced value"):
+        kiln.function(fn)(m, np.arange(4.0))
+    assert _python_state(m, fn) == before
+
+
+def appends_to_an_object_in_a_list_argument(rows, x):
+    rows[0][0].history.append(x[0])  # escapes
+    return x
+
+
+def test_an_object_held_by_a_list_argument_is_from_outside_the_trace() -> None:
+    """The trace's copy of a list argument is the function's own (carried to the caller); the
+    objects it holds are the caller's: a traced value put into one is refused at the statement."""
+    m = Model()
+    line = _escape_line(appends_to_an_object_in_a_list_argument)
+    with pytest.raises(TypeError, match=rf"test_python_values.py:{line}:\d+: `rows\[0\]\[0\].history.append\(...\)` puts"):
+        kiln.function(appends_to_an_object_in_a_list_argument)([[m]], np.arange(4.0))
+    assert m.history == []
+
+
+def keeps_python_state_of_its_own(xs, d, x):
+    out = []
+    for i in range(3):
+        out.append(x[i] * 2)
+    xs.append(x[0])
+    d["k"] = x[1]
+    made = Model()
+    made.total = x[2]
+    made.history.append(x[3])
+    x[0] = made.total + made.history[0]
+    return out, made.total, d
+
+
+def _counted() -> tuple[Callable[..., Any], list[str]]:
+    traces: list[str] = []
+    count = 0
+
+    def counts_its_traces(x):
+        nonlocal count
+        count += 1
+        traces.append(f"trace {count}")
+        SEEN.append(len(x))
+        kiln.print("x[0] =", x[0])
+        LAST.assign(x[0])
+        return x * 2
+
+    return counts_its_traces, traces
+
+
+def test_python_state_without_traced_values_and_the_functions_own_are_kept() -> None:
+    """What does not leave a traced value in Python state from outside the trace still runs: the
+    function's own lists, dicts and objects and its list and dict arguments (carried to the caller),
+    writes into argument arrays, and trace-time effects of values known while tracing (a trace
+    counter: run once per trace, as tf.function runs Python side effects)."""
+    differential(keeps_python_state_of_its_own, ([1.0], {"a": 1.0}, np.arange(4.0)))
+    counts_its_traces, traces = _counted()
+    compiled = kiln.function(counts_its_traces)
+    seen = len(SEEN)
+    for _ in range(2):
+        np.testing.assert_array_equal(compiled(np.arange(3.0)), np.arange(3.0) * 2)
+    assert traces == ["trace 1"] and SEEN[seen:] == [3]
+    compiled(np.array([5.0, 6.0, 7.0]))
+    assert LAST.numpy() == 5.0

@@ -516,7 +516,7 @@ def rows_into_a_global_list(a):
 
 
 @pytest.mark.parametrize("fn, args, match", [
-    (rows_into_a_global_list, (A,), r"`SEEN.append\(\.\.\.\)` mutates the Python list 'SEEN' inside a staged `for` loop"),
+    (rows_into_a_global_list, (A,), r"`SEEN.append\(\.\.\.\)` puts a traced value into a Python list, which the function did not make"),
     (key_added_on_one_path, ({"scale": 2.0}, A), r"`params\['hits'\] = \.\.\.` changes the keys of the Python dict 'params' "
                                                  r"inside a staged `if` at .*test_scalar_style_kernels.py:\d+: it has the keys "
                                                  r"\['scale', 'hits'\] after the `if` branch and \['scale'\] after the `else` branch"),

@@ -38,10 +38,10 @@ from kiln.frontend.autograph.converters import python_effects
 from kiln.frontend.autograph.operators.variables import Undefined
 
 #: containers visited at most per snapshot (a bound on the cost; beyond it objects are not watched)
-_BUDGET = 10_000
-_MAX_DEPTH = 8
+BUDGET = 10_000
+MAX_DEPTH = 8
 _MISSING = object()
-_ATOMS = (type(None), bool, int, float, complex, str, bytes, np.ndarray, np.generic, Undefined)
+ATOMS = (type(None), bool, int, float, complex, str, bytes, np.ndarray, np.generic, Undefined)
 _LIBRARY_DIRS = tuple(sorted({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}))
 
 
@@ -68,7 +68,7 @@ class _Watched:
             if obj != saved:
                 return f"the Python {type(obj).__name__} '{self.path}'"
         elif isinstance(obj, types.FunctionType):
-            for (name, cell), value in zip(_free_cells(obj), saved):
+            for (name, cell), value in zip(free_cells(obj), saved):
                 if _cell_value(cell) is not value:
                     return f"the variable '{name}' of the closure '{self.path}' (rebound with `nonlocal`)"
         else:
@@ -92,7 +92,7 @@ class _Watched:
             obj.clear()
             obj.update(saved)
         elif isinstance(obj, types.FunctionType):
-            for (_, cell), value in zip(_free_cells(obj), saved):
+            for (_, cell), value in zip(free_cells(obj), saved):
                 if value is _MISSING:
                     if _cell_value(cell) is not _MISSING:
                         del cell.cell_contents
@@ -113,7 +113,7 @@ class Watch:
         #: a wrapper's wrapped functions (``__wrapped__``, as ``functools.wraps`` sets it) are bodies too
         self.functions = [g for f in functions for g in _wrapped_chain(f) if isinstance(g, types.FunctionType)]
         #: the construct's own variables: its state carries them, so their rebinding is not a change
-        self.owned = {id(cell) for f in self.functions for _, cell in _free_cells(f)}
+        self.owned = {id(cell) for f in self.functions for _, cell in free_cells(f)}
         self.watched: list[_Watched] = []
         #: the roots that are globals the bodies name
         self.globals: set[str] = set()
@@ -123,17 +123,17 @@ class Watch:
 
     def _roots(self) -> Iterator[tuple[str, Any]]:
         for f in self.functions:
-            for name, cell in _free_cells(f):
+            for name, cell in free_cells(f):
                 value = _cell_value(cell)
                 if value is not _MISSING and name != "ag__":
                     yield name, value
-            for name in sorted(_globals_read(f.__code__)):
+            for name in sorted(globals_read(f.__code__)):
                 if name in f.__globals__:
                     self.globals.add(name)
                     yield name, f.__globals__[name]
 
     def _visit(self, obj: Any, path: str, root: str, depth: int, seen: set[int]) -> None:
-        if depth > _MAX_DEPTH or len(seen) >= _BUDGET or isinstance(obj, _ATOMS) or id(obj) in seen:
+        if depth > MAX_DEPTH or len(seen) >= BUDGET or isinstance(obj, ATOMS) or id(obj) in seen:
             return
         if isinstance(obj, (types.MethodType, types.BuiltinMethodType)):  # `push = stack.append`
             owner = getattr(obj, "__self__", None)
@@ -154,15 +154,15 @@ class Watch:
         elif isinstance(obj, (set, bytearray)):
             seen.add(id(obj))
             self.watched.append(_Watched(obj, path, root, obj.copy()))
-        elif isinstance(obj, types.FunctionType) and _is_user_file(obj.__code__.co_filename):
+        elif isinstance(obj, types.FunctionType) and is_user_file(obj.__code__.co_filename):
             seen.add(id(obj))
-            cells = _free_cells(obj)
+            cells = free_cells(obj)
             if any(id(cell) not in self.owned for _, cell in cells):
                 self.watched.append(_Watched(obj, path, root, [_cell_value(cell) for _, cell in cells]))
             for name, cell in cells:
                 if id(cell) not in self.owned:
                     self._visit(_cell_value(cell), f"{path}.<{name}>", root, depth + 1, seen)
-        elif _is_plain_object(obj):
+        elif is_plain_object(obj):
             seen.add(id(obj))
             attrs = vars(obj)
             self.watched.append(_Watched(obj, path, root, dict(attrs)))
@@ -261,7 +261,7 @@ class PythonEffectError(NotImplementedError):
         self.global_root = global_root
 
 
-def _is_plain_object(obj: Any) -> bool:
+def is_plain_object(obj: Any) -> bool:
     """An instance of a user's class (or a SimpleNamespace) whose attributes are its state. Library
     objects are not watched: they may keep caches of their own (a logger's, say)."""
     if isinstance(obj, types.SimpleNamespace):
@@ -272,10 +272,10 @@ def _is_plain_object(obj: Any) -> bool:
         return False
     module = sys.modules.get(getattr(type(obj), "__module__", "") or "")
     filename = getattr(module, "__file__", None)
-    return module is not None and (filename is None or _is_user_file(filename))
+    return module is not None and (filename is None or is_user_file(filename))
 
 
-def _is_user_file(filename: str) -> bool:
+def is_user_file(filename: str) -> bool:
     """Code of the user's (not kiln's, NumPy's, the standard library's or an installed package's)."""
     return trace_context.is_user_file(filename) and not filename.startswith(_LIBRARY_DIRS)
 
@@ -287,7 +287,7 @@ def _wrapped_chain(f: Callable[..., Any] | None) -> Iterator[Callable[..., Any]]
         f = getattr(f, "__wrapped__", None)
 
 
-def _free_cells(f: types.FunctionType) -> list[tuple[str, types.CellType]]:
+def free_cells(f: types.FunctionType) -> list[tuple[str, types.CellType]]:
     return list(zip(f.__code__.co_freevars, f.__closure__ or ()))
 
 
@@ -299,12 +299,12 @@ def _cell_value(cell: types.CellType) -> Any:
 
 
 @functools.lru_cache(maxsize=1024)
-def _globals_read(code: types.CodeType) -> frozenset[str]:
+def globals_read(code: types.CodeType) -> frozenset[str]:
     """Global names ``code`` (and the code nested in it) reads (once per code: asked per staged construct)."""
     names = {ins.argval for ins in dis.get_instructions(code) if ins.opname == "LOAD_GLOBAL"}
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            names |= _globals_read(const)
+            names |= globals_read(const)
     return frozenset(names)
 
 

@@ -22,7 +22,7 @@ import weakref
 from typing import Any, TypeVar
 
 from kiln.frontend import creation, python_math, random_numbers, trace_context
-from kiln.frontend.autograph import code_cache, operators
+from kiln.frontend.autograph import code_cache, escapes, operators
 from kiln.frontend.autograph.context import ConversionContext, ConversionInfo, record_converted
 from kiln.frontend.autograph.libraries import is_higher_order, library_reason
 
@@ -181,7 +181,7 @@ def call(func: Any) -> Any:
     if isinstance(method, types.FunctionType) and not isinstance(func, type):
         converted = convert(method)
         return func if converted is method else types.MethodType(converted, func)
-    return func
+    return escapes.checked_method(func)  # SEEN.append(v) of a traced v: refused, SEEN is from outside the trace
 
 
 def _calling_back_converted(func: Any) -> Any:

@@ -68,6 +68,8 @@ class _Calls(ast.NodeTransformer):
         return node
 
     def _is_library(self, func: ast.expr) -> bool:
+        if isinstance(func, ast.Call) and _is_runtime(func.func):  # ag__.store_attribute(v)(obj, 'name')
+            return True
         if isinstance(func, ast.Name):
             builtin = func.id not in _BUILTINS and self.ctx.is_builtin(func.id)
             return builtin and not is_higher_order(getattr(builtins, func.id))
@@ -81,6 +83,11 @@ class _Calls(ast.NodeTransformer):
         if root.id == "ag__":
             return True
         return self.ctx.decide("library", root.id, tuple(path))
+
+
+def _is_runtime(func: ast.expr) -> bool:
+    """Whether ``func`` is ``ag__.<name>``: a runtime operator, whose result is not user code either."""
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "ag__"
 
 
 @rule("library")

@@ -45,6 +45,12 @@ def sites_in(filename: str, first: int, last: int, root: str) -> list[Site]:
                   key=lambda s: s.lineno)
 
 
+def statement_on(filename: str, line: int) -> str | None:
+    """The text of a recorded site on ``line`` of ``filename`` (``SEEN.append(...)``), or ``None``."""
+    found = sorted((s for s in records_of("python-effect", filename) if s.lineno == line), key=lambda s: s.text)
+    return found[0].text if found else None
+
+
 def _sites_of(node: ast.AST) -> list[Site]:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATING_METHODS:
         root = _root(node.func.value)

@@ -19,6 +19,13 @@ from kiln.frontend.autograph.operators.py_builtins import (
     size_,
     sum_,
 )
+from kiln.frontend.autograph.operators.python_stores import (
+    in_place,
+    store_attribute,
+    store_attribute_augmented,
+    store_global,
+    store_nonlocal,
+)
 from kiln.frontend.autograph.operators.subscripts import getitem, slice_, store, store_augmented
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined, get_no_state, set_no_state
 
@@ -38,6 +45,7 @@ __all__ = [
     "getitem",
     "if_exp",
     "if_stmt",
+    "in_place",
     "int_",
     "len_",
     "max_",
@@ -54,7 +62,11 @@ __all__ = [
     "size_",
     "slice_",
     "store",
+    "store_attribute",
+    "store_attribute_augmented",
     "store_augmented",
+    "store_global",
+    "store_nonlocal",
     "sum_",
     "while_stmt",
 ]

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from kiln.frontend import list_index, numpy_index_tricks, trace_context
+from kiln.frontend.autograph import escapes  # (a module: escapes imports effects, which imports the operators)
 from kiln.frontend.tensor import Tensor, as_tensor
 
 slice_ = builtins.slice
@@ -57,6 +58,7 @@ def store(value: Any) -> Callable[[Any, Any], None]:
                 "global itself, which a trace cannot change. Make it an array of the function where it is made "
                 "(np.array(W) inside the function is a new array kiln traces), or compute it from the arguments"
             )
+        escapes.refuse_escape(obj, value, escapes.describe(obj))
         if isinstance(obj, list) and list_index.is_traced_index(key):
             list_index.write(obj, key, value)
             return
@@ -66,7 +68,7 @@ def store(value: Any) -> Callable[[Any, Any], None]:
 
 
 #: the in-place operators of ``a[k] op= v``, by the name of their ``ast.operator`` class
-_IN_PLACE: dict[str, Callable[[Any, Any], Any]] = {
+IN_PLACE: dict[str, Callable[[Any, Any], Any]] = {
     "Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul, "Div": operator.itruediv,
     "FloorDiv": operator.ifloordiv, "Mod": operator.imod, "Pow": operator.ipow, "MatMult": operator.imatmul,
     "BitAnd": operator.iand, "BitOr": operator.ior, "BitXor": operator.ixor, "LShift": operator.ilshift,
@@ -78,4 +80,4 @@ def store_augmented(obj: Any, key: Any, op: str, value: Callable[[], Any]) -> No
     """``obj[key] op= value()`` as Python runs it: ``obj[key]`` read, the in-place operator applied,
     the result written back (each through :func:`getitem` and :func:`store`, so that a list element
     at a traced index, ``hist[b] += 1``, is read and written by :mod:`kiln.frontend.list_index`)."""
-    store(_IN_PLACE[op](getitem(obj, key), value()))(obj, key)
+    store(IN_PLACE[op](getitem(obj, key), value()))(obj, key)

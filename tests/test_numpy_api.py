@@ -606,7 +606,7 @@ def test_dynamic_shapes() -> None:
         (lambda t: np.add.reduceat(t, [0]), "np.add.reduceat"),
         (lambda t: np.subtract.accumulate(t), "np.subtract.accumulate"),
         (lambda t: np.add.outer(t, t, dtype=np.float64), "np.add.outer(..., dtype=)"),
-        (lambda t: np.unique(t), "np.unique"),
+        (lambda t: np.unique_values(t), "np.unique_values"),
     ],
 )
 def test_unsupported_says_what(call: Any, name: str) -> None:

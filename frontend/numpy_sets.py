@@ -65,14 +65,22 @@ def unique(
     if return_index:
         results.append(perm[first].astype(np.intp))
     if return_inverse:
-        inverse = np.zeros_like(flat, dtype=np.intp)
+        inverse = np.copy(perm)  # (every element is written: a buffer of the input's size, a dynamic one too)
         inverse[perm] = np.cumsum(first, dtype=np.intp) - 1
-        results.append(inverse.reshape(t.shape))
+        results.append(inverse if t.ndim == 1 else _reshaped(inverse, t))
     if return_counts:
-        group = np.cumsum(first, dtype=np.intp)
-        ends = np.searchsorted(group, group, side="right")
-        results.append((ends - np.arange(ends.shape[0], dtype=np.intp))[first])
+        group = np.cumsum(first, dtype=np.intp)  # (sorted: a run's end is where its number ends)
+        results.append((np.searchsorted(group, group, side="right") - np.searchsorted(group, group))[first])
     return results[0] if len(results) == 1 else tuple(results)
+
+
+def _reshaped(flat: Tensor, like: Tensor) -> Tensor:
+    """``flat`` in the shape of ``like``, whose one size known only at run time is the rest."""
+    dims = [-1 if d is None else d for d in like.shape]
+    if dims.count(-1) > 1:
+        raise NotImplementedError(f"{trace_context.here()}: np.unique(..., return_inverse=True) of an array with several "
+                                  "sizes known only at run time is not supported inside kiln.function")
+    return np.reshape(flat, dims)
 
 
 def unique_all(x: Any) -> Any:

@@ -19,8 +19,16 @@ from kiln.frontend import trace_context
 from kiln.frontend.tensor import Tensor, as_tensor
 
 
-def _flat(a: Any) -> Tensor:
-    return np.ravel(as_tensor(a))
+def _refuse(why: str) -> None:
+    raise NotImplementedError(f"{trace_context.here()}: {why} is not supported inside kiln.function")
+
+
+def _flat(a: Any, name: str) -> Tensor:
+    """``a`` flattened; a complex one refused naming ``name`` (kiln sorts no complex numbers)."""
+    t = np.ravel(as_tensor(a))
+    if t.dtype.kind == "c":
+        _refuse(f"{name} of {t.dtype} arrays (it sorts them)")
+    return t
 
 
 def _firsts(s: Tensor, equal_nan: bool) -> Tensor:
@@ -55,10 +63,11 @@ def unique(
     each one's first occurrence, the index into the values of every input element (the input's
     shape, as NumPy 2's) and each value's count. ``axis`` is refused (its rows compare as wholes)."""
     if axis is not None:
-        raise NotImplementedError(f"{trace_context.here()}: np.unique(..., axis=) is not supported inside kiln.function; "
-                                  "np.unique of the flattened array is (axis=None)")
+        _refuse("np.unique(..., axis=) (rows compared as wholes; np.unique of the flattened array, axis=None, is)")
+    if not sorted:
+        _refuse("np.unique(..., sorted=False) (NumPy's order is its hash table's)")
     t = as_tensor(ar)
-    flat = np.ravel(t)
+    flat = _flat(t, "np.unique")
     s, perm = _sorted(flat, return_index or return_inverse)
     first = _firsts(s, equal_nan)
     results: list[Tensor] = [s[first]]
@@ -78,8 +87,7 @@ def _reshaped(flat: Tensor, like: Tensor) -> Tensor:
     """``flat`` in the shape of ``like``, whose one size known only at run time is the rest."""
     dims = [-1 if d is None else d for d in like.shape]
     if dims.count(-1) > 1:
-        raise NotImplementedError(f"{trace_context.here()}: np.unique(..., return_inverse=True) of an array with several "
-                                  "sizes known only at run time is not supported inside kiln.function")
+        _refuse("np.unique(..., return_inverse=True) of an array with several sizes known only at run time")
     return np.reshape(flat, dims)
 
 
@@ -100,7 +108,7 @@ def unique_inverse(x: Any) -> Any:
 
 def union1d(ar1: Any, ar2: Any) -> Tensor:
     """``np.union1d``: the distinct values of both arrays, sorted."""
-    return unique(np.concatenate([_flat(ar1), _flat(ar2)]))
+    return unique(np.concatenate([_flat(ar1, "np.union1d"), _flat(ar2, "np.union1d")]))
 
 
 def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False, return_indices: bool = False) -> Any:
@@ -108,22 +116,25 @@ def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False, return_indices:
     with ``return_indices`` the first index of each in both. Marked in ``ar1`` sorted before the one
     selection; with ``assume_unique`` and repeated elements NumPy's result differs (its contract:
     the inputs are unique)."""
-    a, b = _flat(ar1), _flat(ar2)
+    a, b = _flat(ar1, "np.intersect1d"), _flat(ar2, "np.intersect1d")
     dtype = np.result_type(a.dtype, b.dtype)
     s, perm = _sorted(a, return_indices)
     keep = _firsts(s, False) & np.isin(s, b)
     values = s[keep].astype(dtype)
     if not return_indices:
         return values
+    first = perm[keep].astype(np.intp)
+    if b.shape[0] == 0:  # (nothing is kept; no position in ``b`` to read)
+        return values, first, first
     s2, perm2 = _sorted(b, True)
-    at = np.minimum(np.searchsorted(s2, s), max(b.shape[0] - 1, 0))
-    return values, perm[keep].astype(np.intp), perm2[at][keep].astype(np.intp)
+    at = np.minimum(np.searchsorted(s2, s), b.shape[0] - 1)  # (clamped where ``b`` lacks the value: not kept)
+    return values, first, perm2[at][keep].astype(np.intp)
 
 
 def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Tensor:
     """``np.setdiff1d``: the distinct values of ``ar1`` not in ``ar2``, sorted; with
     ``assume_unique``, ``ar1``'s elements not in ``ar2`` in ``ar1``'s order, as NumPy's."""
-    a, b = _flat(ar1), _flat(ar2)
+    a, b = _flat(ar1, "np.setdiff1d"), _flat(ar2, "np.setdiff1d")
     if assume_unique:
         return a[~np.isin(a, b)]
     s = np.sort(a)
@@ -135,7 +146,7 @@ def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Tensor:
     of the sorted concatenation of both arrays' unique values equal to neither neighbour) without
     forming the unique values: a distinct value is kept when exactly one array holds it, and a NaN
     (NaN equals no neighbour) once for each array that holds one."""
-    a, b = _flat(ar1), _flat(ar2)
+    a, b = _flat(ar1, "np.setxor1d"), _flat(ar2, "np.setxor1d")
     aux = np.sort(np.concatenate([a, b]))
     if assume_unique:
         lone = np.concatenate([np.ones_like(aux[:1], dtype=np.bool_), aux[1:] != aux[:-1]])

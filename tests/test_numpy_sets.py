@@ -90,12 +90,19 @@ def test_unique_of_rows_known_only_at_run_time() -> None:
     assert f.tracing_count == 1
 
 
-def test_unique_along_an_axis_is_refused_naming_the_line() -> None:
-    def fn(x):
-        return np.unique(x, axis=0)
-
-    with pytest.raises(NotImplementedError, match=r"test_numpy_sets.py:\d+:\d+: np.unique\(\.\.\., axis=\)"):
-        kiln.function(fn)(np.zeros((2, 2)))
+@pytest.mark.parametrize(
+    ("fn", "x", "what"),
+    [
+        (lambda x: np.unique(x, axis=0), np.zeros((2, 2)), r"np.unique\(\.\.\., axis=\)"),
+        (lambda x: np.unique(x, sorted=False), np.zeros(2), r"np.unique\(\.\.\., sorted=False\)"),
+        (lambda x: np.unique(x), np.zeros(2, np.complex128), r"np.unique of complex128"),
+        (lambda x: np.setxor1d(x, x), np.zeros(2, np.complex128), r"np.setxor1d of complex128"),
+    ],
+    ids=["axis", "unsorted", "complex", "complex_setxor1d"],
+)
+def test_refusals_name_the_line(fn: Callable[..., Any], x: np.ndarray, what: str) -> None:
+    with pytest.raises(NotImplementedError, match=rf"test_numpy_sets.py:\d+:\d+: {what}.* is not supported inside kiln.function"):
+        kiln.function(fn)(x)
 
 
 SETS = {

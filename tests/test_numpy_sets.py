@@ -37,9 +37,9 @@ UNIQUES = {
     "counts": lambda x: np.unique(x, return_counts=True),
     "all": lambda x: np.unique(x, return_index=True, return_inverse=True, return_counts=True),
     "nan_apart": lambda x: np.unique(x, return_index=True, return_counts=True, equal_nan=False),
-    "unique_all": lambda x: tuple(np.unique_all(x)),
-    "unique_counts": lambda x: tuple(np.unique_counts(x)),
-    "unique_inverse": lambda x: tuple(np.unique_inverse(x)),
+    "unique_all": lambda x: np.unique_all(x),
+    "unique_counts": lambda x: np.unique_counts(x),
+    "unique_inverse": lambda x: np.unique_inverse(x),
 }
 
 

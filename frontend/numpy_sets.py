@@ -78,9 +78,18 @@ def unique(
         inverse[perm] = np.cumsum(first, dtype=np.intp) - 1
         results.append(inverse if t.ndim == 1 else _reshaped(inverse, t))
     if return_counts:
-        group = np.cumsum(first, dtype=np.intp)  # (sorted: a run's end is where its number ends)
-        results.append((np.searchsorted(group, group, side="right") - np.searchsorted(group, group))[first])
+        results.append(_run_lengths(s, equal_nan)[first])
     return results[0] if len(results) == 1 else tuple(results)
+
+
+def _run_lengths(s: Tensor, equal_nan: bool) -> Tensor:
+    """For the sorted 1-D ``s``: the length of each element's run of equals, by two binary searches
+    (NaNs, sorted last, are one run; each its own without ``equal_nan``). At ``s``'s length, which a
+    size known only at run time keeps (a count per run from the mask would lose it)."""
+    lengths = (np.searchsorted(s, s, side="right") - np.searchsorted(s, s)).astype(np.intp)
+    if not equal_nan and s.dtype.kind == "f":
+        lengths = np.where(np.isnan(s), 1, lengths)
+    return lengths
 
 
 def _reshaped(flat: Tensor, like: Tensor) -> Tensor:

@@ -77,13 +77,14 @@ def test_unique_used_inside() -> None:
 
 
 def test_unique_of_rows_known_only_at_run_time() -> None:
-    """An input of a dynamic size: the values and first indices have its size as bound, the
-    inverse its (run-time) shape."""
+    """An input of a dynamic size: the values, first indices and counts have its size as bound,
+    the inverse its (run-time) shape."""
     def fn(x):
-        return np.unique(x, return_index=True, return_inverse=True)
+        return np.unique(x, return_index=True, return_inverse=True, return_counts=True)
 
     f = kiln.function(fn, input_signature=[kiln.TensorSpec([None, 3], "float64")])
-    for x in [np.ones((2, 3)), np.arange(12.0).reshape(4, 3)[::-1] % 5, np.zeros((0, 3)), np.array([[3, 1, 3], [NAN, 2, NAN]])]:
+    for x in [np.ones((2, 3)), np.arange(12.0).reshape(4, 3)[::-1] % 5, np.zeros((0, 3)),
+              np.array([[3, 1, 3], [NAN, 2, NAN]]), np.array([[-0.0, 0, NAN], [NAN, NAN, NAN]])]:
         for got, want in zip(f(x), fn(x)):
             assert (got.dtype, got.shape) == (want.dtype, want.shape)
             np.testing.assert_array_equal(got, want)

@@ -3,7 +3,7 @@
 
 Each is NumPy's own steps on traced tensors: sort the flattened input, mark the first of each run
 of equal neighbours, select with that mask. Every array that is returned beside the values (first
-indices, counts) is computed at the input's static length and selected with the same mask, so only
+indices, counts) is computed at the input's length and selected with the same mask, so only
 the final selections have a length the data decides, and those have a bound (the input's size):
 they can be returned (graph-bound-results) or used inside the function.
 """
@@ -35,7 +35,7 @@ def _firsts(s: Tensor, equal_nan: bool) -> Tensor:
     """For the sorted 1-D ``s``: True where an element differs from the one before it (the first of
     each run of equals). NaNs sort last; with ``equal_nan`` they are one run, as NumPy 2's."""
     differs = s[1:] != s[:-1]
-    if equal_nan and s.dtype.kind in "fc":
+    if equal_nan and s.dtype.kind == "f":
         differs = differs & ~(np.isnan(s[1:]) & np.isnan(s[:-1]))
     return np.concatenate([np.ones_like(s[:1], dtype=np.bool_), differs])
 

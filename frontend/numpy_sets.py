@@ -162,9 +162,9 @@ def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Tensor:
         after = np.concatenate([aux[1:] != aux[:-1], np.ones_like(aux[:1], dtype=np.bool_)])
         return aux[lone & after]
     keep = _firsts(aux, True) & (np.isin(aux, a) != np.isin(aux, b))
-    if aux.dtype.kind in "fc":
+    if aux.dtype.kind == "f":
         nan = np.isnan(aux)
-        nans = np.any(np.isnan(a)).astype(np.intp) + np.any(np.isnan(b)).astype(np.intp)
+        nans = sum(np.any(np.isnan(t)).astype(np.intp) for t in (a, b) if t.dtype.kind == "f")
         rank = np.cumsum(nan, dtype=np.intp) - 1
         keep = np.where(nan, rank < nans, keep)
     return aux[keep]

@@ -125,10 +125,15 @@ PAIRS = [
     (np.arange(6.0), np.arange(10.0, 15.0)),
 ]
 
+#: an int array with a float one (NumPy's promotion of both)
+MIXED = [(np.array([3, 1, 3, 2, 0, 1], np.int32), np.array([NAN, 2.0, 7.0, NAN, 1.0])),
+         (np.array([5, 5, 5, 5, 5, 5], np.int32), np.array([1.5, 2.0, 3.0, 4.0, 5.0]))]
+
 
 @pytest.mark.parametrize("fn", list(SETS.values()), ids=list(SETS))
 def test_set_functions(fn: Callable[..., Any]) -> None:
     check(fn, *PAIRS)
+    check(fn, *MIXED)
 
 
 @pytest.mark.parametrize("fn", [SETS["union1d"], SETS["intersect1d_indices"], SETS["setdiff1d"], SETS["setxor1d"]],

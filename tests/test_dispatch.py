@@ -606,3 +606,27 @@ def test_function_call_is_native_once_an_entry_is_kept() -> None:
             call(a, [np.ones(4)])
         with pytest.raises(TypeError):
             call(a, scale=[1, "x"])
+
+
+def test_a_0d_argument_takes_only_the_trace_of_its_own_kind() -> None:
+    """A 0-d array and a NumPy scalar are two traces, whose results NumPy may give as different
+    kinds (``x.reshape(())`` is an array of an array, a NumPy scalar of a NumPy scalar); the hot
+    path of one must not answer a call of the other, in either order, on every kind of entry
+    (a native form entry; a Python check where the function returns its argument)."""
+
+    def reshaped(x, y):
+        return x.reshape(()), y * 2
+
+    def same(x, y):
+        return x, y * 2
+
+    a, s, v = np.asarray(np.float32(2)), np.float32(2), np.arange(3.0)
+    for fn in (reshaped, same):
+        compiled = kiln.function(fn)
+        for first, second in ((a, s), (s, a)):
+            compiled.clear_cache()
+            for x in (first, second, first, second):
+                got, want = compiled(x, v), fn(x, v)
+                assert [type(g) for g in got] == [type(w) for w in want], (fn.__name__, type(x))
+                np.testing.assert_array_equal(got[0], want[0])
+            assert compiled.cache_size() == 2  # one trace of each kind, each called twice

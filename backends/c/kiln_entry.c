@@ -285,15 +285,17 @@ static PyObject *as_kind(PyArrayObject *arr, int kind) {
         Py_INCREF(arr);
         return (PyObject *)arr;
     }
-    PyObject *real = PyObject_GetAttrString((PyObject *)arr, "real");
-    if (!real) return NULL;
-    PyObject *item = PyArray_Check(real) ? PyArray_GETITEM((PyArrayObject *)real, PyArray_DATA((PyArrayObject *)real))
-                                         : NULL;
-    Py_DECREF(real);
-    if (!item) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "the real part of a 0-d output is no array");
-        return NULL;
+    PyObject *item;
+    if (PyTypeNum_ISCOMPLEX(PyArray_TYPE(arr))) { /* (the .real view costs 0.15 us: only where it is needed) */
+        PyObject *real = PyObject_GetAttrString((PyObject *)arr, "real");
+        if (!real) return NULL;
+        item = PyArray_Check(real) ? PyArray_GETITEM((PyArrayObject *)real, PyArray_DATA((PyArrayObject *)real)) : NULL;
+        Py_DECREF(real);
+        if (!item && !PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "the real part of a 0-d output is no array");
+    } else {
+        item = PyArray_GETITEM(arr, PyArray_DATA(arr));
     }
+    if (!item) return NULL;
     PyObject *number;
     if (kind == OUTPUT_BOOL) {
         int truth = PyObject_IsTrue(item);

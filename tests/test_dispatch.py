@@ -346,8 +346,9 @@ def test_numpy_scalars_are_passed_by_value_to_the_native_entry() -> None:
     for value in (3.0, -2.0, 0.5):
         got = square_if_positive(np.float32(value))
         assert got.dtype == np.float32 and got == np.float32(value) * np.float32(value) * (value > 0)
-    assert type(square_if_positive._last_entry).__name__ == "Entry"  # no Python wrapper in between
+    assert type(square_if_positive._last_entry).__name__ == "Form"  # native: no Python wrapper in between
     assert square_if_positive._last_entry(np.float32(4.0)) == 16.0
+    assert square_if_positive._last_entry(np.asarray(np.float32(4.0))) is NotImplemented  # a 0-d array: another trace
     assert square_if_positive._last_entry(np.float64(4.0)) is NotImplemented  # another dtype
     assert square_if_positive._last_entry(4.0) is NotImplemented  # a Python float is a constant
 

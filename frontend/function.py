@@ -164,15 +164,16 @@ def _taking_scalars(entry: Callable[..., Any], key: tuple[Any, ...], concrete: C
     return _scalars_as_arrays(entry)
 
 
-def _exact_zero_d(entry: Callable[..., Any], key: tuple[Any, ...], concrete: ConcreteFunction,
+def _exact_zero_d(entry: Callable[..., Any], key: tuple[Any, ...], concrete: ConcreteFunction | None,
                   args: tuple[Any, ...]) -> Callable[..., Any]:
     """``entry`` for calls of array key ``key`` (those like ``args``) that takes each 0-d argument
     only as the call that traced it passed it, a 0-d array or a NumPy scalar: the other is another
     trace, whose results NumPy may give as another kind (``x.reshape(())`` is a NumPy scalar of a
-    NumPy scalar, an array of a 0-d array). The native form entry checks that in C."""
+    NumPy scalar, an array of a 0-d array). The native form entry of ``concrete`` checks that in
+    C; without one (None: a bound method's entry, after its instance), a Python check does."""
     if all(shape != () for _, _, shape in key):
         return entry
-    found = concrete.form_entry(form_of(args, {}))
+    found = concrete.form_entry(form_of(args, {})) if concrete is not None else None
     if found is not None:
         return found[0]
     arrays = tuple(is_array for is_array, _, _ in key)
@@ -475,7 +476,8 @@ class Function:
                 ref = weakref.ref(instance, lambda _, i=id(instance): self._method_entries.pop(i, None))
             except TypeError:  # not weakly referable: no fast path to keep for it
                 return out
-            self._method_entries[id(instance)] = (ref, _taking_scalars(entry, key, concrete))
+            self._method_entries[id(instance)] = (ref, _exact_zero_d(_taking_scalars(entry, key, concrete), key, None,
+                                                                     args))
         return out
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:

@@ -631,3 +631,18 @@ def test_a_0d_argument_takes_only_the_trace_of_its_own_kind() -> None:
                 assert [type(g) for g in got] == [type(w) for w in want], (fn.__name__, type(x))
                 np.testing.assert_array_equal(got[0], want[0])
             assert compiled.cache_size() == 2  # one trace of each kind, each called twice
+
+
+def test_a_bound_method_s_0d_argument_takes_only_the_trace_of_its_own_kind() -> None:
+    """As for a function (above): a method's per-instance fast path answers only the kind of 0-d
+    argument its trace was made with."""
+
+    class Model:
+        @kiln.function
+        def reshaped(self, x):
+            return x.reshape(())
+
+    model, a, s = Model(), np.asarray(np.float32(2)), np.float32(2)
+    for x in (a, s, a, s):
+        got = model.reshaped(x)
+        assert type(got) is type(x.reshape(())) and got == x

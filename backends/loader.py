@@ -160,10 +160,13 @@ WRITE_HOOK = "kiln_write_hook"
 _WRITE_HOOK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_size_t)(_write_to_python_stdout)
 
 
-def attach_output(so_path: Path) -> None:
+def attach_output(so_path: Path, hook: int | None = None) -> None:
     """Send ``krt.print`` output of the library at ``so_path`` to Python's ``sys.stdout`` (a library
-    opened by the native entry's own ``dlopen`` keeps the default sink, C's stdout, otherwise)."""
-    _library(so_path)
+    opened by the native entry's own ``dlopen`` keeps the default sink, C's stdout, otherwise):
+    through ``hook``, the address of a native sink that does so, when given, else through ctypes."""
+    lib = _library(so_path)
+    if hook is not None:
+        _set_hook(lib, hook)
 
 
 def _library(so_path: Path) -> ctypes.CDLL:
@@ -171,13 +174,17 @@ def _library(so_path: Path) -> ctypes.CDLL:
     lib = _LIBRARIES.get(path)
     if lib is None:
         lib = _LIBRARIES[path] = ctypes.CDLL(str(path))
-        try:  # a library that prints exports its output sink (docs/printing.md)
-            hook = ctypes.c_void_p.in_dll(lib, WRITE_HOOK)
-        except ValueError:
-            pass
-        else:
-            hook.value = ctypes.cast(_WRITE_HOOK, ctypes.c_void_p).value
+        _set_hook(lib, ctypes.cast(_WRITE_HOOK, ctypes.c_void_p).value)
     return lib
+
+
+def _set_hook(lib: ctypes.CDLL, address: int | None) -> None:
+    """Point the output sink of ``lib`` at ``address``, if it prints (docs/printing.md)."""
+    try:
+        hook = ctypes.c_void_p.in_dll(lib, WRITE_HOOK)
+    except ValueError:
+        return
+    hook.value = address
 
 
 def _check_array(value: Any, position: int, kind: MemrefArg) -> None:

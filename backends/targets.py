@@ -18,6 +18,11 @@ if TYPE_CHECKING:
 #: what a compiled function returns for each output (``Backend.entry``'s ``kinds``): the array, or
 #: for a 0-d one what NumPy gives there, a NumPy scalar (``x.sum()``) or a Python number (``float(s)``)
 OUTPUT_ARRAY, OUTPUT_NUMPY_SCALAR, OUTPUT_PYTHON_NUMBER = 0, 1, 2
+#: a Python number of each type: the values of a kind flag besides the three above
+OUTPUT_BOOL, OUTPUT_INT, OUTPUT_FLOAT, OUTPUT_COMPLEX = 3, 4, 5, 6
+#: an output returned as the kind flag the call computed says (a value a staged ``if`` merged from
+#: two kinds): the n-th such output takes the n-th OUTPUT_KIND_FLAG output (a 0-d int8, not returned)
+OUTPUT_PER_CALL, OUTPUT_KIND_FLAG = -1, -2
 
 #: what each argument of a call form (``Backend.call_form``) must be: an exact array, a NumPy scalar,
 #: an exact list or tuple of so many exact arrays, or a Python constant equal to the traced one

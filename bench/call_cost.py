@@ -2,7 +2,9 @@
 
 Plain arrays take the native entry directly; keywords, flat lists or tuples of arrays and Python
 constants take the native entry of their call form (kiln.frontend.call_forms); nesting and dicts
-take the structured cache (frontend/function.py ``_structured_key``). Tiny arrays, so the figure is
+take the structured cache (frontend/function.py ``_structured_key``); a NumPy scalar whose result's
+kind depends on the path taken (examples/square_if_positive.py: a NumPy scalar or the Python float
+0.0) takes the native entry, which makes that kind. Tiny arrays, so the figure is
 the call path, not the kernel; NumPy's own add on the same arrays in the same run for scale.
 Each row is timed in rounds of 20,000 calls, the rows interleaved round by round (the machine's
 speed drifts), in CPU time of this process (a shared machine's other work does not count); the
@@ -20,6 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 import kiln
+from kiln.examples.square_if_positive import square_if_positive
 
 
 @kiln.function
@@ -45,6 +48,7 @@ def _add_dict(d):
 def _rows() -> dict[str, Callable[[], object]]:
     a, b = np.ones(4), np.ones(4)
     one, other = np.ones(1), np.ones(1)
+    positive, negative = np.float32(3.0), np.float32(-3.0)
     return {
         "two arrays": lambda: _add(a, b),
         "a list of two arrays": lambda: _add_list([a, b]),
@@ -54,6 +58,8 @@ def _rows() -> dict[str, Callable[[], object]]:
         "an array, default keyword": lambda: _scaled(a),
         "a dict of two arrays": lambda: _add_dict({"x": a, "y": b}),
         "1-element add": lambda: _add(one, other),
+        "a NumPy scalar, kind per path (> 0)": lambda: square_if_positive(positive),
+        "a NumPy scalar, kind per path (<= 0)": lambda: square_if_positive(negative),
         "NumPy: 1-element a + b": lambda: one + other,
         "NumPy: 1-element np.add": lambda: np.add(one, other),
     }
@@ -74,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
         for name, timer in timers.items():
             rounds[name].append(timer.timeit(opts.number) / opts.number)
     for name, times in rounds.items():
-        print(f"{name:30s} {statistics.median(times) * 1e6:6.3f} us  (min {min(times) * 1e6:.3f})")
+        print(f"{name:36s} {statistics.median(times) * 1e6:6.3f} us  (min {min(times) * 1e6:.3f})")
 
 
 if __name__ == "__main__":

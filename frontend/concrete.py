@@ -34,7 +34,8 @@ from kiln.frontend.dtypes import from_element
 from kiln.frontend.signature import CallSignature, tensor_leaves
 from kiln.frontend.tracer import TracedGraph, trace_graph
 from kiln.dialects.target import resolve_isa, set_module_isa
-from kiln.backends.targets import OUTPUT_ARRAY, OUTPUT_NUMPY_SCALAR, OUTPUT_PYTHON_NUMBER, get_backend
+from kiln.backends.targets import (OUTPUT_ARRAY, OUTPUT_KIND_FLAG, OUTPUT_NUMPY_SCALAR, OUTPUT_PYTHON_NUMBER,
+                                   get_backend)
 from kiln.universe import make_context, run_stage
 
 if TYPE_CHECKING:
@@ -70,9 +71,11 @@ def _result_builder(tree: pytree.TreeDef, kinds: Sequence[int], converted: bool,
     """How to turn an entry's result (one array, a tuple of several, or None) into the function's
     Python result: its structure, and NumPy scalars or Python numbers where NumPy gives them
     (``kinds``, one per output leaf: see kiln.frontend.result_kinds; ``converted``: the entry returns
-    the kinds known when tracing itself), with the Python values ``statics`` (``(leaf index, value)``,
+    the kinds itself, those known when tracing and those its kind flags say per call), with the Python values ``statics`` (``(leaf index, value)``,
     leaves that are not outputs) in their places. None when the result already is the function's."""
     n = _count_leaves(tree) - len(statics)
+    if converted:
+        kinds = [OUTPUT_ARRAY if kind == result_kinds.DYNAMIC else kind for kind in kinds]
     dynamic = result_kinds.DYNAMIC in kinds
     scalars = tuple(None if converted else _AS_KIND.get(kind) for kind in kinds)
     if not dynamic and not any(scalars) and not statics and (
@@ -448,8 +451,9 @@ class ConcreteFunction:
             plan_cache.store(key, plan)
         elif self._source is None:
             self._source = plan.source
-        # the kinds known only per call are made here (_rebuild), from the entry's extra outputs
+        # the kinds known only per call too: the entry reads each one's flag output (OUTPUT_PER_CALL)
         kinds = [result_kinds.entry_kind(kind) for kind in self._traced.output_kinds]
+        kinds += [OUTPUT_KIND_FLAG] * self._traced.output_kinds.count(result_kinds.DYNAMIC)
         kinds += [OUTPUT_ARRAY] * (len(self._out_dtypes) - len(kinds))
         progress.stage(progress.building(self.target))
         symbol = self._traced.func_op.attributes[C_SYMBOL_ATTR].data  # type: ignore[attr-defined]

@@ -164,6 +164,28 @@ def _taking_scalars(entry: Callable[..., Any], key: tuple[Any, ...], concrete: C
     return _scalars_as_arrays(entry)
 
 
+def _exact_zero_d(entry: Callable[..., Any], key: tuple[Any, ...], concrete: ConcreteFunction | None,
+                  args: tuple[Any, ...]) -> Callable[..., Any]:
+    """``entry`` for calls of array key ``key`` (those like ``args``) that takes each 0-d argument
+    only as the call that traced it passed it, a 0-d array or a NumPy scalar: the other is another
+    trace, whose results NumPy may give as another kind (``x.reshape(())`` is a NumPy scalar of a
+    NumPy scalar, an array of a 0-d array). The native form entry of ``concrete`` checks that in
+    C; without one (None: a bound method's entry, after its instance), a Python check does."""
+    if all(shape != () for _, _, shape in key):
+        return entry
+    found = concrete.form_entry(form_of(args, {})) if concrete is not None else None
+    if found is not None:
+        return found[0]
+    arrays = tuple(is_array for is_array, _, _ in key)
+
+    def call(*args: Any) -> Any:
+        if len(args) != len(arrays) or any((type(a) is np.ndarray) is not want for a, want in zip(args, arrays)):
+            return NotImplemented
+        return entry(*args)
+
+    return call
+
+
 def _load_rules(rules: RuleFiles, python_function: Callable[..., Any]) -> RuleSet:
     """The rule files, a relative path read beside the file that defines the function (as a
     module's data files are, wherever Python runs from); at the prompt, in the current directory."""
@@ -322,7 +344,8 @@ class Function:
             if entry is not None:
                 if len(self._entries) >= _MAX_ENTRIES:  # e.g. many shapes of a dynamic input_signature
                     self._entries.clear()
-                self._entries[key] = self._last_entry = _taking_scalars(entry, key, concrete)
+                self._entries[key] = self._last_entry = _exact_zero_d(_taking_scalars(entry, key, concrete), key,
+                                                                      concrete, args)
         if Function.__call__ is _PYTHON_CALL and (self._last_entry is not None or self._last_keywords is not None):
             _go_native(self.target)
         return out
@@ -453,7 +476,8 @@ class Function:
                 ref = weakref.ref(instance, lambda _, i=id(instance): self._method_entries.pop(i, None))
             except TypeError:  # not weakly referable: no fast path to keep for it
                 return out
-            self._method_entries[id(instance)] = (ref, _taking_scalars(entry, key, concrete))
+            self._method_entries[id(instance)] = (ref, _exact_zero_d(_taking_scalars(entry, key, concrete), key, None,
+                                                                     args))
         return out
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:

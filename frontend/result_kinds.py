@@ -25,23 +25,25 @@ import numpy as np
 from xdsl.dialects.builtin import TensorType, i8
 from xdsl.ir import SSAValue
 
-from kiln.backends.targets import OUTPUT_ARRAY, OUTPUT_NUMPY_SCALAR, OUTPUT_PYTHON_NUMBER
+from kiln.backends.targets import (OUTPUT_ARRAY, OUTPUT_BOOL, OUTPUT_COMPLEX, OUTPUT_FLOAT, OUTPUT_INT,
+                                   OUTPUT_NUMPY_SCALAR, OUTPUT_PER_CALL, OUTPUT_PYTHON_NUMBER)
 from kiln.frontend import runtime_checks, trace_context
 from kiln.frontend.tensor import Tensor, as_tensor, constant
 
 #: an output whose kind is known only at run time: an extra int8 result holds it (see module doc)
-DYNAMIC = -1
+DYNAMIC = OUTPUT_PER_CALL
 
 #: a Python number of each type (the compiled entry's OUTPUT_PYTHON_NUMBER, made that type)
-PYTHON_BOOL, PYTHON_INT, PYTHON_FLOAT, PYTHON_COMPLEX = 3, 4, 5, 6
+PYTHON_BOOL, PYTHON_INT, PYTHON_FLOAT, PYTHON_COMPLEX = OUTPUT_BOOL, OUTPUT_INT, OUTPUT_FLOAT, OUTPUT_COMPLEX
 PYTHON_KINDS = (PYTHON_BOOL, PYTHON_INT, PYTHON_FLOAT, PYTHON_COMPLEX)
 _PYTHON_KIND_OF = {"b": PYTHON_BOOL, "i": PYTHON_INT, "u": PYTHON_INT, "f": PYTHON_FLOAT, "c": PYTHON_COMPLEX}
 _PYTHON_KIND_OF_TYPE = {bool: PYTHON_BOOL, int: PYTHON_INT, float: PYTHON_FLOAT, complex: PYTHON_COMPLEX}
 
 
 def entry_kind(kind: int) -> int:
-    """What a compiled entry returns for a result of the static ``kind`` (its OUTPUT_* kinds)."""
-    return OUTPUT_PYTHON_NUMBER if kind in PYTHON_KINDS else OUTPUT_ARRAY if kind == DYNAMIC else kind
+    """What a compiled entry returns for a result of the static ``kind`` (its OUTPUT_* kinds; a
+    DYNAMIC one as its kind flag says, OUTPUT_PER_CALL)."""
+    return OUTPUT_PYTHON_NUMBER if kind in PYTHON_KINDS else kind
 
 #: the type of a kind flag
 FLAG_TYPE = TensorType(i8, [])

@@ -9,6 +9,7 @@ eagerly there). The seed programs also check that new values reuse the trace.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import io
 from collections.abc import Callable
 from typing import Any
@@ -765,6 +766,37 @@ def test_print_writes_to_python_stdout_on_every_call() -> None:
         with contextlib.redirect_stdout(out):
             np.testing.assert_array_equal(_printed_plus_one(x), x + 1)
         assert out.getvalue() == "x = [1. 2.]\n"
+
+
+@kiln.function
+def _printed_sum(x):
+    kiln.print("sum", x.sum())
+    return x * 2
+
+
+def test_prints_go_through_the_entry_extension_s_sink_in_order() -> None:
+    """The native entry's libraries print through the extension's own sink (its ``write_hook``; a
+    ctypes callback cost ~0.6 us a print, two thirds of fizzbuzz's call), to ``sys.stdout`` in
+    order with Python's prints, also from a kernel that runs without the GIL (a large one)."""
+    from kiln.backends import loader
+    from kiln.backends.c import pyext
+
+    x, big = np.array([1.0, 2.0]), np.ones(40000)
+    for _ in range(3):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            print("a")
+            _printed_plus_one(x)
+            print("b")
+            np.testing.assert_array_equal(_printed_sum(big), big * 2)
+        assert out.getvalue() == f"a\nx = [1. 2.]\nb\nsum {big.sum()}\n"
+    sinks = set()
+    for lib in loader._LIBRARIES.values():
+        try:
+            sinks.add(ctypes.c_void_p.in_dll(lib, loader.WRITE_HOOK).value)
+        except ValueError:
+            continue  # a library that does not print
+    assert sinks == {pyext.module().write_hook()}
 
 
 def test_keras_style_method() -> None:

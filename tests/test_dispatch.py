@@ -346,8 +346,9 @@ def test_numpy_scalars_are_passed_by_value_to_the_native_entry() -> None:
     for value in (3.0, -2.0, 0.5):
         got = square_if_positive(np.float32(value))
         assert got.dtype == np.float32 and got == np.float32(value) * np.float32(value) * (value > 0)
-    assert type(square_if_positive._last_entry).__name__ == "Entry"  # no Python wrapper in between
+    assert type(square_if_positive._last_entry).__name__ == "Form"  # native: no Python wrapper in between
     assert square_if_positive._last_entry(np.float32(4.0)) == 16.0
+    assert square_if_positive._last_entry(np.asarray(np.float32(4.0))) is NotImplemented  # a 0-d array: another trace
     assert square_if_positive._last_entry(np.float64(4.0)) is NotImplemented  # another dtype
     assert square_if_positive._last_entry(4.0) is NotImplemented  # a Python float is a constant
 
@@ -606,3 +607,42 @@ def test_function_call_is_native_once_an_entry_is_kept() -> None:
             call(a, [np.ones(4)])
         with pytest.raises(TypeError):
             call(a, scale=[1, "x"])
+
+
+def test_a_0d_argument_takes_only_the_trace_of_its_own_kind() -> None:
+    """A 0-d array and a NumPy scalar are two traces, whose results NumPy may give as different
+    kinds (``x.reshape(())`` is an array of an array, a NumPy scalar of a NumPy scalar); the hot
+    path of one must not answer a call of the other, in either order, on every kind of entry
+    (a native form entry; a Python check where the function returns its argument)."""
+
+    def reshaped(x, y):
+        return x.reshape(()), y * 2
+
+    def same(x, y):
+        return x, y * 2
+
+    a, s, v = np.asarray(np.float32(2)), np.float32(2), np.arange(3.0)
+    for fn in (reshaped, same):
+        compiled = kiln.function(fn)
+        for first, second in ((a, s), (s, a)):
+            compiled.clear_cache()
+            for x in (first, second, first, second):
+                got, want = compiled(x, v), fn(x, v)
+                assert [type(g) for g in got] == [type(w) for w in want], (fn.__name__, type(x))
+                np.testing.assert_array_equal(got[0], want[0])
+            assert compiled.cache_size() == 2  # one trace of each kind, each called twice
+
+
+def test_a_bound_method_s_0d_argument_takes_only_the_trace_of_its_own_kind() -> None:
+    """As for a function (above): a method's per-instance fast path answers only the kind of 0-d
+    argument its trace was made with."""
+
+    class Model:
+        @kiln.function
+        def reshaped(self, x):
+            return x.reshape(())
+
+    model, a, s = Model(), np.asarray(np.float32(2)), np.float32(2)
+    for x in (a, s, a, s):
+        got = model.reshaped(x)
+        assert type(got) is type(x.reshape(())) and got == x

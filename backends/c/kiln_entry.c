@@ -68,12 +68,17 @@ typedef struct {
     PyArray_Descr *descr;
     int ndim;
     npy_intp dims[NPY_MAXDIMS]; /* -1: dynamic, passed to the kernel after the pointer */
-    int kind;                   /* an output's: OUTPUT_ARRAY, OUTPUT_NUMPY_SCALAR or OUTPUT_PYTHON_NUMBER */
+    int kind;                   /* an output's: one of the OUTPUT_* below */
+    Py_ssize_t flag;            /* an OUTPUT_PER_CALL output's: the index of its OUTPUT_KIND_FLAG output */
 } ArgSpec;
 
 /* what an output is returned as (kiln.backends.targets): NumPy gives scalars, not 0-d arrays,
- * for `x.sum()` (a NumPy scalar) and `float(s)` (a Python number) */
-enum { OUTPUT_ARRAY = 0, OUTPUT_NUMPY_SCALAR = 1, OUTPUT_PYTHON_NUMBER = 2 };
+ * for `x.sum()` (a NumPy scalar) and `float(s)` (a Python number); OUTPUT_BOOL .. OUTPUT_COMPLEX,
+ * a Python number of that type, are the values of a kind flag. An OUTPUT_PER_CALL output is
+ * returned as its kind flag says per call (the value a staged `if` merged from two kinds: the
+ * n-th such output takes the n-th OUTPUT_KIND_FLAG output, a 0-d int8 not returned itself). */
+enum { OUTPUT_KIND_FLAG = -2, OUTPUT_PER_CALL = -1, OUTPUT_ARRAY = 0, OUTPUT_NUMPY_SCALAR = 1, OUTPUT_PYTHON_NUMBER = 2,
+       OUTPUT_BOOL = 3, OUTPUT_INT = 4, OUTPUT_FLOAT = 5, OUTPUT_COMPLEX = 6 };
 
 typedef struct {
     PyObject_HEAD
@@ -245,6 +250,63 @@ static int parse_spec(PyObject *item, ArgSpec *spec, npy_intp *elements) {
 
 static PyObject *entry_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames);
 
+/* Gives the n-th OUTPUT_PER_CALL output the n-th OUTPUT_KIND_FLAG output; -1 (ValueError) when
+ * their counts differ. */
+static int pair_flags(Entry *self) {
+    ArgSpec *outs = self->specs + self->n_in;
+    Py_ssize_t next = 0, flags = 0, per_call = 0;
+    for (Py_ssize_t j = 0; j < self->n_out; j++) {
+        flags += outs[j].kind == OUTPUT_KIND_FLAG;
+        per_call += outs[j].kind == OUTPUT_PER_CALL;
+        if (outs[j].kind != OUTPUT_PER_CALL) continue;
+        while (next < self->n_out && outs[next].kind != OUTPUT_KIND_FLAG) next++;
+        if (next < self->n_out) outs[j].flag = next++;
+    }
+    if (per_call != flags) {
+        PyErr_SetString(PyExc_ValueError, "one OUTPUT_KIND_FLAG output per OUTPUT_PER_CALL output");
+        return -1;
+    }
+    return 0;
+}
+
+/* The 0-d `arr` as `kind` says (a new reference; `arr` itself, another reference, for an array or
+ * an unknown kind), as kiln.frontend.concrete._AS_KIND makes it: a Python number of its type from
+ * the real part of a complex value (but a complex from all of it). */
+static PyObject *as_kind(PyArrayObject *arr, int kind) {
+    if (kind == OUTPUT_NUMPY_SCALAR) return PyArray_ToScalar(PyArray_DATA(arr), arr);
+    if (kind == OUTPUT_PYTHON_NUMBER || kind == OUTPUT_COMPLEX) {
+        PyObject *item = PyArray_GETITEM(arr, PyArray_DATA(arr));
+        if (!item || kind == OUTPUT_PYTHON_NUMBER) return item;
+        PyObject *number = PyObject_CallOneArg((PyObject *)&PyComplex_Type, item);
+        Py_DECREF(item);
+        return number;
+    }
+    if (kind < OUTPUT_BOOL || kind > OUTPUT_FLOAT) {
+        Py_INCREF(arr);
+        return (PyObject *)arr;
+    }
+    PyObject *item;
+    if (PyTypeNum_ISCOMPLEX(PyArray_TYPE(arr))) { /* (the .real view costs 0.15 us: only where it is needed) */
+        PyObject *real = PyObject_GetAttrString((PyObject *)arr, "real");
+        if (!real) return NULL;
+        item = PyArray_Check(real) ? PyArray_GETITEM((PyArrayObject *)real, PyArray_DATA((PyArrayObject *)real)) : NULL;
+        Py_DECREF(real);
+        if (!item && !PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "the real part of a 0-d output is no array");
+    } else {
+        item = PyArray_GETITEM(arr, PyArray_DATA(arr));
+    }
+    if (!item) return NULL;
+    PyObject *number;
+    if (kind == OUTPUT_BOOL) {
+        int truth = PyObject_IsTrue(item);
+        number = truth < 0 ? NULL : PyBool_FromLong(truth);
+    } else {
+        number = kind == OUTPUT_INT ? PyNumber_Long(item) : PyNumber_Float(item);
+    }
+    Py_DECREF(item);
+    return number;
+}
+
 /* Entry(address, inputs, outputs[, kinds]): address of the packed trampoline; inputs and outputs
  * are sequences of (dtype, shape); kinds, one int per output (OUTPUT_ARRAY when left out). */
 static PyObject *entry_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNUSED(kwds)) {
@@ -283,9 +345,11 @@ static PyObject *entry_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNUS
                 Py_DECREF(self);
                 return NULL;
             }
-            if ((kind != OUTPUT_ARRAY && self->specs[i].ndim != 0) || kind < OUTPUT_ARRAY || kind > OUTPUT_PYTHON_NUMBER) {
+            if ((kind != OUTPUT_ARRAY && self->specs[i].ndim != 0) || kind < OUTPUT_KIND_FLAG || kind > OUTPUT_PYTHON_NUMBER
+                || (kind == OUTPUT_KIND_FLAG && self->specs[i].descr->type_num != NPY_INT8)) {
                 Py_DECREF(self);
-                PyErr_SetString(PyExc_ValueError, "an output kind is OUTPUT_ARRAY, or a scalar kind of a 0-d output");
+                PyErr_SetString(PyExc_ValueError, "an output kind is OUTPUT_ARRAY, or a scalar kind of a 0-d output "
+                                                  "(an int8 one for OUTPUT_KIND_FLAG)");
                 return NULL;
             }
             self->specs[i].kind = (int)kind;
@@ -299,6 +363,10 @@ static PyObject *entry_new(PyTypeObject *type, PyObject *args, PyObject *Py_UNUS
             }
             self->n_slots++;
         }
+    }
+    if (pair_flags(self) < 0) {
+        Py_DECREF(self);
+        return NULL;
     }
     /* Releasing the GIL costs ~50 ns: worth it only when the kernel may run long. */
     self->release_gil = elements > 16384;
@@ -395,12 +463,12 @@ static PyObject *entry_run(Entry *self, PyObject *const *args, const char *takes
         raise_failed(failed);
         return NULL;
     }
+    const ArgSpec *out_specs = self->specs + self->n_in;
     for (Py_ssize_t j = 0; j < self->n_out; j++) {
-        int kind = self->specs[self->n_in + j].kind;
-        if (kind == OUTPUT_ARRAY) continue;
-        PyArrayObject *arr = (PyArrayObject *)outs[j];
-        PyObject *scalar = kind == OUTPUT_NUMPY_SCALAR ? PyArray_ToScalar(PyArray_DATA(arr), arr)
-                                                       : PyArray_GETITEM(arr, PyArray_DATA(arr));
+        int kind = out_specs[j].kind;
+        if (kind == OUTPUT_ARRAY || kind == OUTPUT_KIND_FLAG) continue;
+        if (kind == OUTPUT_PER_CALL) kind = *(const int8_t *)PyArray_DATA((PyArrayObject *)outs[out_specs[j].flag]);
+        PyObject *scalar = as_kind((PyArrayObject *)outs[j], kind);
         Py_DECREF(outs[j]);
         outs[j] = scalar;
         if (!scalar) {
@@ -408,14 +476,19 @@ static PyObject *entry_run(Entry *self, PyObject *const *args, const char *takes
             return NULL;
         }
     }
-    if (self->n_out == 1) return outs[0];
-    if (self->n_out == 0) Py_RETURN_NONE;
-    PyObject *result = PyTuple_New(self->n_out);
+    Py_ssize_t n_result = 0; /* the outputs returned: all but the kind flags, in order */
+    for (Py_ssize_t j = 0; j < self->n_out; j++) {
+        if (out_specs[j].kind == OUTPUT_KIND_FLAG) Py_DECREF(outs[j]);
+        else outs[n_result++] = outs[j];
+    }
+    if (n_result == 1) return outs[0];
+    if (n_result == 0) Py_RETURN_NONE;
+    PyObject *result = PyTuple_New(n_result);
     if (!result) {
-        for (Py_ssize_t j = 0; j < self->n_out; j++) Py_DECREF(outs[j]);
+        for (Py_ssize_t j = 0; j < n_result; j++) Py_DECREF(outs[j]);
         return NULL;
     }
-    for (Py_ssize_t j = 0; j < self->n_out; j++) PyTuple_SET_ITEM(result, j, outs[j]);
+    for (Py_ssize_t j = 0; j < n_result; j++) PyTuple_SET_ITEM(result, j, outs[j]);
     return result;
 }
 
@@ -765,6 +838,37 @@ static PyTypeObject HotPathType = {
     .tp_descr_get = hot_get,
 };
 
+/* ---- print output ----
+ * The `kiln_write_hook` of a library that prints (backends/c/print_runtime.py): one print's text
+ * to Python's current sys.stdout, flushed, as kiln.backends.loader's ctypes callback does, without
+ * that callback's cost (fizzbuzz's 15 prints a call: 13.5 us through ctypes). A failure is
+ * reported as an unraisable exception (where the kernel runs no Python error can propagate), as
+ * ctypes reports one in its callback. */
+static PyObject *str_write, *str_flush;
+
+static void write_to_python_stdout(const char *data, size_t size) {
+    PyGILState_STATE gil = PyGILState_Ensure(); /* a long kernel runs without the GIL */
+    PyObject *text = PyUnicode_DecodeUTF8(data, (Py_ssize_t)size, "replace");
+    PyObject *out = PySys_GetObject("stdout"); /* borrowed */
+    if (text && (!out || out == Py_None)) PyErr_SetString(PyExc_RuntimeError, "kiln.print: lost sys.stdout");
+    else if (text) {
+        PyObject *done = PyObject_CallMethodOneArg(out, str_write, text);
+        if (done) {
+            Py_DECREF(done);
+            done = PyObject_CallMethodNoArgs(out, str_flush);
+            Py_XDECREF(done);
+        }
+    }
+    Py_XDECREF(text);
+    if (PyErr_Occurred()) PyErr_WriteUnraisable(NULL);
+    PyGILState_Release(gil);
+}
+
+/* write_hook() -> address: write_to_python_stdout, for a printing library's `kiln_write_hook`. */
+static PyObject *write_hook(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(args)) {
+    return PyLong_FromVoidPtr((void *)(uintptr_t)write_to_python_stdout);
+}
+
 /* symbol(path, name) -> address: dlopen (kept open for the process) and dlsym. */
 static PyObject *symbol(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
     const char *path, *name;
@@ -785,6 +889,7 @@ static PyMethodDef methods[] = {
     {"symbol", (PyCFunction)(void (*)(void))symbol, METH_FASTCALL, "Address of a symbol in a shared object."},
     {"pool_stats", pool_stats, METH_NOARGS, "Output pool: (hits, misses, cached blocks, cached bytes)."},
     {"pool_clear", pool_clear, METH_NOARGS, "Free the output pool's cached buffers."},
+    {"write_hook", write_hook, METH_NOARGS, "Address of the print sink that writes to Python's sys.stdout."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -795,7 +900,8 @@ PyMODINIT_FUNC PyInit__kiln_entry(void) {
     if (PyType_Ready(&EntryType) < 0 || PyType_Ready(&FormType) < 0 || PyType_Ready(&HotPathType) < 0) return NULL;
     if (!(str_last_entry = PyUnicode_InternFromString("_last_entry")) ||
         !(str_last_keywords = PyUnicode_InternFromString("_last_keywords")) ||
-        !(str_call = PyUnicode_InternFromString("_call")))
+        !(str_call = PyUnicode_InternFromString("_call")) ||
+        !(str_write = PyUnicode_InternFromString("write")) || !(str_flush = PyUnicode_InternFromString("flush")))
         return NULL;
     if (!pool_capsule && !(pool_capsule = PyCapsule_New(&pool_handler, "mem_handler", NULL))) return NULL;
     PyObject *m = PyModule_Create(&module_def);

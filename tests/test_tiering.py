@@ -151,6 +151,21 @@ def test_a_failed_optimized_build_keeps_the_quick_one(tmp_path: Path, monkeypatc
     np.testing.assert_array_equal(fn(x), x * x)
 
 
+def test_the_optimized_builds_warnings_are_raised_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warning of the optimized build's process (gcc crashing, compiled again without the
+    vectorizer) is raised in this process under its own class; the swap happens."""
+    crash = 'case " $* " in *" -fno-tree-vectorize "*) ;; *) echo "internal compiler error: in vect" >&2; exit 1;; esac'
+    monkeypatch.setenv("CC", _compiler_that(tmp_path, crash))
+    x = np.arange(4.0)
+    fn = kiln.function(_square)
+    np.testing.assert_array_equal(fn(x), x * x)
+    quick = fn._last_entry.address
+    with pytest.warns(toolchain.CompilerBugWarning, match="crashed on .*compiled again with -fno-tree-vectorize"):
+        tiering.wait()
+    assert fn._last_entry.address != quick
+    np.testing.assert_array_equal(fn(x), x * x)
+
+
 #: a script making a tiered first call (checked against NumPy), then exiting
 _FIRST_CALL = """
 import numpy as np

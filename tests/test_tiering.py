@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import contextlib
 import io
+import shlex
+import shutil
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import kiln
+from kiln.backends import cache
 from kiln.backends.c import prelude, pyext, tiering, toolchain
 from kiln.backends.c.isa import resolve_isa, table
 
@@ -122,24 +127,95 @@ def _square(v: np.ndarray) -> np.ndarray:
     return v * v
 
 
-def test_a_failed_optimized_build_keeps_the_quick_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The optimized build failing is warned about and raised by ``wait``; calls stay right."""
-    compile_shared = toolchain.compile_shared
+def _compiler_that(tmp_path: Path, optimized: str) -> str:
+    """A C compiler (the usual one behind a script) that runs shell ``optimized`` before (or
+    instead of) each -O2 link into a shared object: the optimized build's, not the quick one's."""
+    script = tmp_path / "cc.sh"
+    cc = shutil.which(toolchain.compiler())
+    assert cc is not None
+    script.write_text(f'#!/bin/sh\ncase " $* " in *" -O2 "*" -shared "*) {optimized};; esac\nexec {shlex.quote(cc)} "$@"\n')
+    script.chmod(0o755)
+    return str(script)
 
-    def failing(source: str, *, opt_flags: tuple[str, ...] = toolchain.DEFAULT_OPT_FLAGS,
-                background: bool = False) -> Path:
-        if background:
-            raise toolchain.CompileError("no optimized build here")
-        return compile_shared(source, opt_flags=opt_flags)
 
-    monkeypatch.setattr(toolchain, "compile_shared", failing)
+def test_a_failed_optimized_build_keeps_the_quick_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The optimized build (its own process) failing is warned about and raised by ``wait``,
+    with the compiler's message; calls stay right."""
+    monkeypatch.setenv("CC", _compiler_that(tmp_path, "echo 'no optimized build here' >&2; exit 1"))
     x = np.arange(4.0)
     fn = kiln.function(_square)
     with pytest.warns(RuntimeWarning, match="optimized build of _square failed, its calls keep the quick"):
         np.testing.assert_array_equal(fn(x), x * x)
-        with pytest.raises(toolchain.CompileError, match="no optimized build"):
+        with pytest.raises(toolchain.CompileError, match="no optimized build here"):
             tiering.wait()
     np.testing.assert_array_equal(fn(x), x * x)
+
+
+def test_the_optimized_builds_warnings_are_raised_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warning of the optimized build's process (gcc crashing, compiled again without the
+    vectorizer) is raised in this process under its own class; the swap happens."""
+    crash = 'case " $* " in *" -fno-tree-vectorize "*) ;; *) echo "internal compiler error: in vect" >&2; exit 1;; esac'
+    monkeypatch.setenv("CC", _compiler_that(tmp_path, crash))
+    x = np.arange(4.0)
+    fn = kiln.function(_square)
+    np.testing.assert_array_equal(fn(x), x * x)
+    quick = fn._last_entry.address
+    with pytest.warns(toolchain.CompilerBugWarning, match="crashed on .*compiled again with -fno-tree-vectorize"):
+        tiering.wait()
+    assert fn._last_entry.address != quick
+    np.testing.assert_array_equal(fn(x), x * x)
+
+
+#: a script making a tiered first call (checked against NumPy), then exiting
+_FIRST_CALL = """
+import numpy as np
+import kiln
+from kiln.backends.c import tiering
+
+def layer(x, w):
+    return np.tanh(x @ w + 1.0).sum(axis=0)
+
+tiering.MIN_SOURCE = tiering.MIN_SCALAR_SOURCE = 0
+x = np.arange(64.0, dtype=np.float32).reshape(8, 8) / 64
+np.testing.assert_allclose(kiln.function(layer)(x, x), layer(x, x), rtol=1e-6)
+print("background builds:", len(tiering._threads))
+"""
+
+
+def _first_call(script: Path) -> str:
+    """Run :data:`_FIRST_CALL` in a process of its own (this test's environment) and return its
+    output; the time limit only stops a process that would never exit."""
+    script.write_text(_FIRST_CALL)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_exit_does_not_wait_for_the_optimized_build(tiered: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process whose first call was tiered exits while its optimized build cannot finish (its
+    gcc waits for a file this test makes after), and that build still lands in the cache, sound:
+    the next process's first call uses it, with no quick build and nothing in the background."""
+    gate = tmp_path / "gate"
+    # the entry extension (a -O2 shared object too) in this test's cache first, with the usual compiler
+    subprocess.run([sys.executable, "-c", "from kiln.backends.c import pyext; pyext.module()"], check=True, timeout=300)
+    monkeypatch.setenv("CC", _compiler_that(tmp_path, f"while [ ! -e {shlex.quote(str(gate))} ]; do sleep 0.05; done"))
+    script = tmp_path / "first_call.py"
+    try:
+        assert _first_call(script) == "background builds: 1\n"
+        (quick_so, source), = _kernels(tiered).items()
+        assert quick_so == toolchain.shared_object_path(source, opt_flags=toolchain.QUICK_OPT_FLAGS)
+        optimized = toolchain.shared_object_path(source)
+        assert not optimized.exists()  # the process exited before its optimized build could
+    finally:
+        gate.touch()  # (the detached build would wait for it forever)
+    for _ in range(6000):  # (as long as a loaded machine takes, but not forever)
+        if cache.is_checked(optimized):
+            break
+        time.sleep(0.1)
+    assert cache.is_checked(optimized)
+    assert _first_call(script) == "background builds: 0\n"
+    assert _kernels(tiered) == {quick_so: source, optimized: source}
 
 
 def _assembly(source: str, folder: Path, flags: tuple[str, ...]) -> str:

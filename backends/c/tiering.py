@@ -5,24 +5,25 @@ of its 1.3-1.9 s; the GEMM runtime's micro-kernels above all), and -Og compiles 
 source of at least :data:`MIN_SOURCE` characters (:data:`MIN_SCALAR_SOURCE` without SIMD code)
 whose -O2 build is not in the cache is compiled with
 :data:`~kiln.backends.c.toolchain.QUICK_OPT_FLAGS` first; its entry answers the first call,
-and a background thread (at the lowest CPU priority) builds the -O2 library, the one the disk
-cache keeps for later processes, and retargets the entry to it (``Entry.retarget``). Both
-builds compile the same C, the one ``kiln-opt`` prints; the same flags but ``-O`` keep NumPy's
-rounding, so results do not change when the entry is swapped. A process waits at exit for the
-builds it started, so that the next one finds the optimized library. ``KILN_TIERING=0`` turns
-this off (docs/user-guide.md); tests turn it off but for their own (tests/conftest.py), and
-:func:`wait` makes a swap happen when a test or benchmark wants it done.
+and a detached process (at the lowest CPU priority, backends/c/optimized_build.py) builds the -O2
+library, the one the disk cache keeps for later processes; a thread of this process waits for it
+and retargets the entry to it (``Entry.retarget``). Both builds compile the same C, the one
+``kiln-opt`` prints; the same flags but ``-O`` keep NumPy's rounding, so results do not change
+when the entry is swapped. A process does not wait at exit for the optimized builds it started
+(its wall time would be theirs, which tiering is meant to hide): they finish after it, and the next
+process finds the optimized library. ``KILN_TIERING=0`` turns this off (docs/user-guide.md);
+tests turn it off but for their own (tests/conftest.py), and :func:`wait` makes a swap happen when
+a test or benchmark wants it done.
 """
 
 from __future__ import annotations
 
-import atexit
 import threading
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-from kiln.backends.c import prelude, toolchain
+from kiln.backends.c import optimized_build, prelude, toolchain
 
 #: vector sources shorter than this are built at -O2 at once: -Og saves them little gcc time (5-40
 #: ms), and the optimized build would be a second compile. gcc CPU per NPBench kernel at S, -O2 ->
@@ -51,39 +52,33 @@ def quick_build(source: str) -> Path | None:
 
 
 def optimize_later(source: str, name: str, swap: Callable[[Path], None]) -> None:
-    """Build ``source`` with the default flags in a background thread, then call ``swap`` with
-    the optimized library's path. A failure leaves the quick build of function ``name`` in use,
-    with a warning naming it."""
+    """Start the optimized build of ``source`` in a detached process, and call ``swap`` with its
+    library's path from a thread when it is done (if this process is still running). A failure
+    leaves the quick build of function ``name`` in use, with a warning naming it."""
+    child = optimized_build.start(source)  # started now: a process exiting right after loses nothing
 
-    def build() -> None:
+    def finish() -> None:
         try:
-            swap(toolchain.compile_shared(source, background=True))
+            swap(optimized_build.result(child))
         except Exception as error:  # noqa: BLE001 (reported: the quick build stays correct)
             _failures.append(error)
             warnings.warn(f"kiln: the optimized build of {name} failed, its calls keep the quick (-Og) build: {error}",
                           RuntimeWarning, stacklevel=1)
 
-    thread = threading.Thread(target=build, name="kiln-optimize", daemon=True)
+    thread = threading.Thread(target=finish, name="kiln-optimize", daemon=True)  # (exit does not join it)
     with _lock:
         _threads[:] = [t for t in _threads if t.is_alive()]  # (a long process builds many)
         _threads.append(thread)
     thread.start()
 
 
-def _join() -> None:
+def wait() -> None:
+    """Wait for the optimized builds started so far (their entries retargeted); raise the first
+    failure among them."""
     with _lock:
         threads = list(_threads)
     for thread in threads:
         thread.join()
-
-
-atexit.register(_join)  # a process waits for its builds: the next one finds the optimized library
-
-
-def wait() -> None:
-    """Wait for the optimized builds started so far (their entries retargeted); raise the first
-    failure among them."""
-    _join()
     with _lock:
         _threads[:] = [t for t in _threads if t.is_alive()]
         failures, _failures[:] = list(_failures), []

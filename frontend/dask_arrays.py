@@ -229,7 +229,8 @@ class _Builder:
         shape = graph.shape_of(result)
         if operand.size:
             inchunks = reshape_rechunk(operand.shape, shape, operand.chunks)[0]
-            dims = [d for d, (old, new) in enumerate(zip(operand.chunks, inchunks)) if old != new]
+            # the axes made whole (Dask may also split others' chunks, which moves nothing)
+            dims = [d for d, n in enumerate(operand.numblocks) if n > 1 and len(inchunks[d]) == 1]
             if dims:
                 _warn_rechunk(op, "a reshape of chunked axes", operand, dims)
         return operand.reshape(shape)

@@ -25,8 +25,11 @@ final step (``mean`` divides by the global count); an ``argmax``/``argmin``'s pa
 chunk's extreme value and its global position. A cumulative sum or product along a split axis is
 a *scan*: per chunk a scan, then each chunk adds the total of the chunks before it. A sort along
 a split axis cannot be split: its operand is *rechunked*, whole along that axis (the caller
-warns of the cost). Anything else that the per-chunk code cannot express is refused with the
-user's line.
+warns of the cost). A strided slice of chunked arrays, a reshape merging or splitting chunked
+axes and the transpose of ``a @ a.T`` are computed by Dask on their exact operand (*dask ops*),
+each of their result's dimensions a grid axis of its own (the analysis runs again once they are
+found, without them in the classes). Anything else that the per-chunk code cannot express is
+refused with the user's line.
 
 A staged ``for t in range(N)`` (a ``graph.while`` counting to a constant) whose body crosses no
 chunks (no halo along a split axis, nothing cut) stays one loop, run per chunk; one whose body
@@ -38,7 +41,7 @@ argument, a grid axis name or ``"*"`` per dimension; an argument without it is w
 Guarantees: the IR is unchanged but for a ``kiln.partition`` string on every op saying how its
 result is chunked (``blockwise [x, *]``, ``... halo x(1, 1)``, ``... halo x(1, 0, periodic)``,
 ``tree sum [x, *] -> [*]``, ``tree argmax [x] -> []``, ``scan add [x, *]``,
-``rechunk [x, *] whole along x``, ``loop per chunk [x]``, ``steps 10 [x]``).
+``rechunk [x, *] whole along x``, ``dask [reshape0.0]``, ``loop per chunk [x]``, ``steps 10 [x]``).
 """
 
 from __future__ import annotations
@@ -203,7 +206,7 @@ def partition(fn: func.FuncOp, chunks: Sequence[Sequence[str | None]], single: S
     _name_dask_results(part)
     for op in ops:
         _check(part, op)
-    if part.scans or part.rechunks or part.steps or part.dask_ops:  # their results come in exact: no halo passes through them
+    if part.scans or part.rechunks or part.steps or part.dask_ops:  # their results come in exact: no halo past them
         for op in ops:
             if part.is_boundary(op):
                 for r in op.results:

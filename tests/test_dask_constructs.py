@@ -291,7 +291,8 @@ def test_argmax_and_cumsum_without_axis_follow_the_row_major_order(client, chunk
     else:  # the rows are gathered (the flattened order crosses the column chunks), at the user's line
         line = inspect.getsourcelines(flattened.python_function)[1] + 2
         assert moved and all(re.search(rf"test_dask_constructs.py:{line}:\d+: a reshape of chunked axes cannot run "
-                                       rf"chunk by chunk: .* along axis 1, moving up to {a.nbytes} bytes", str(w.message))
+                                       rf"chunk by chunk: .* along axis 1, moving up to {a.nbytes} bytes",
+                                       str(w.message))
                              for w in moved), [str(w.message) for w in moved]
         assert lazy[2].numblocks[0] > 1  # the flattened array stays chunked: a tree and a scan over its chunks
 

@@ -110,6 +110,24 @@ def _warn_rechunk(op: Operation, construct: str, operand: Any, dims: Sequence[in
         loc.line.data if isinstance(loc, FileLineColLoc) else 0)
 
 
+def _reshaped(op: Operation, operand: Any, shape: Sequence[int]) -> Any:
+    """``operand`` reshaped by Dask, with a warning when the axes it merges are rechunked whole;
+    a reshape that neither merges nor splits axes (``(40, 30)`` to ``(30, 40)``, which Dask
+    refuses) goes through the flat array."""
+    from dask.array.reshape import reshape_rechunk
+
+    if operand.size:
+        try:
+            inchunks = reshape_rechunk(operand.shape, shape, operand.chunks)[0]
+        except NotImplementedError:
+            return _reshaped(op, operand, (operand.size,)).reshape(shape)
+        # the axes made whole (Dask may also split others' chunks, which moves nothing)
+        dims = [d for d, n in enumerate(operand.numblocks) if n > 1 and len(inchunks[d]) == 1]
+        if dims:
+            _warn_rechunk(op, "a reshape of chunked axes", operand, dims)
+    return operand.reshape(shape)
+
+
 def _identity(x: Any, **_: Any) -> Any:
     """The chunk step of a tree reduction whose blocks are partials already."""
     return x
@@ -214,8 +232,6 @@ class _Builder:
         """An op that Dask computes on the exact operand: a strided slice (each chunk keeps the
         elements of the slice's phase), a transpose, a reshape (Dask rechunks the operand when the
         axes it merges or splits are chunked: warned, as a sort's rechunk is)."""
-        from dask.array.reshape import reshape_rechunk
-
         operand, result = self._exact(op.operands[0]), op.results[0]
         if isinstance(op, graph.SliceOp):
             index = []
@@ -226,14 +242,7 @@ class _Builder:
         if isinstance(op, graph.TransposeOp):
             return operand.transpose(tuple(op.perm.get_values()))
         assert isinstance(op, graph.ReshapeOp)
-        shape = graph.shape_of(result)
-        if operand.size:
-            inchunks = reshape_rechunk(operand.shape, shape, operand.chunks)[0]
-            # the axes made whole (Dask may also split others' chunks, which moves nothing)
-            dims = [d for d, n in enumerate(operand.numblocks) if n > 1 and len(inchunks[d]) == 1]
-            if dims:
-                _warn_rechunk(op, "a reshape of chunked axes", operand, dims)
-        return operand.reshape(shape)
+        return _reshaped(op, operand, graph.shape_of(result))
 
     def _dims_index(self, dims: Sequence[tuple[SSAValue, int]], skip: Sequence[int] = ()) -> tuple[str, ...]:
         """Dask's index of an array whose dimensions follow ``dims`` (a grid axis, or fresh: whole)."""

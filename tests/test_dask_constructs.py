@@ -311,6 +311,18 @@ def test_flattening_chunks_of_whole_rows_moves_nothing(client):
 
 
 @kiln.function
+def reshaped(a, b):
+    d = a[1:] - a[:-1]
+    return a.reshape(30, 40) + b, np.argmax(d), d[::2] * 3
+
+
+def test_any_reshape_and_stencil_results_go_through_dask(client):
+    rng = np.random.default_rng(30)
+    with pytest.warns(KilnRechunkWarning):  # (40, 30) -> (30, 40) neither merges nor splits: via the flat array
+        check(reshaped, rng.random((40, 30)), rng.random((30, 40)), chunks=[((7, 13, 20), (10, 20)), (7, 9)])
+
+
+@kiln.function
 def gram(a, b):
     return a @ a.T, a.T @ a, (a @ b.T).sum(axis=1)
 

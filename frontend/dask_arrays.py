@@ -98,6 +98,36 @@ def call(function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     return pytree.unflatten(traced.output_tree, iter(outputs))
 
 
+def _warn_rechunk(op: Operation, construct: str, operand: Any, dims: Sequence[int]) -> None:
+    """Warn that ``op``'s operand is rechunked along ``dims``, at the user's line (as Python
+    shows its own warnings)."""
+    loc = op.location
+    warnings.warn_explicit(
+        f"{describe_location(loc)}: {construct} cannot run chunk by chunk: its operand (shape {operand.shape}, "
+        f"{operand.dtype}) is rechunked into one chunk along axis {', '.join(map(str, dims))}, moving up to "
+        f"{operand.nbytes} bytes between workers",
+        KilnRechunkWarning, loc.filename.data if isinstance(loc, FileLineColLoc) else "<unknown>",
+        loc.line.data if isinstance(loc, FileLineColLoc) else 0)
+
+
+def _reshaped(op: Operation, operand: Any, shape: Sequence[int]) -> Any:
+    """``operand`` reshaped by Dask, with a warning when the axes it merges are rechunked whole;
+    a reshape that neither merges nor splits axes (``(40, 30)`` to ``(30, 40)``, which Dask
+    refuses) goes through the flat array."""
+    from dask.array.reshape import reshape_rechunk
+
+    if operand.size:
+        try:
+            inchunks = reshape_rechunk(operand.shape, shape, operand.chunks)[0]
+        except NotImplementedError:
+            return _reshaped(op, operand, (operand.size,)).reshape(shape)
+        # the axes made whole (Dask may also split others' chunks, which moves nothing)
+        dims = [d for d, n in enumerate(operand.numblocks) if n > 1 and len(inchunks[d]) == 1]
+        if dims:
+            _warn_rechunk(op, "a reshape of chunked axes", operand, dims)
+    return operand.reshape(shape)
+
+
 def _identity(x: Any, **_: Any) -> Any:
     """The chunk step of a tree reduction whose blocks are partials already."""
     return x
@@ -128,7 +158,8 @@ class _Builder:
             if owner in self.part.steps:
                 self._steps(owner)
             else:  # a scan's or a rechunked op's result
-                self.inputs[value] = self._scan(owner) if owner in self.part.scans else self._rechunked(owner)
+                self.inputs[value] = (self._scan(owner) if owner in self.part.scans else
+                                      self._dask_op(owner) if owner in self.part.dask_ops else self._rechunked(owner))
         return self.inputs[value], self._index(value)
 
     def _steps(self, op: graph.WhileOp) -> None:
@@ -187,14 +218,8 @@ class _Builder:
             batch = self._index(op.indices[0])  # the indices share one shape, and the result's leading dimensions
             out_index = (*batch, *index[len(op.indices):])
             index = tuple(f"_w{next(self.fresh)}" if d < len(op.indices) else name for d, name in enumerate(index))
-        if dims:  # attributed to the user's line, as Python shows its own warnings
-            loc = op.location
-            warnings.warn_explicit(
-                f"{describe_location(loc)}: {construct_of(op)} along a chunked axis cannot run chunk by "
-                f"chunk: its operand (shape {operand.shape}, {operand.dtype}) is rechunked into one chunk along "
-                f"axis {', '.join(map(str, dims))}, moving up to {operand.nbytes} bytes between workers",
-                KilnRechunkWarning, loc.filename.data if isinstance(loc, FileLineColLoc) else "<unknown>",
-                loc.line.data if isinstance(loc, FileLineColLoc) else 0)
+        if dims:
+            _warn_rechunk(op, f"{construct_of(op)} along a chunked axis", operand, dims)
         args = [operand.rechunk({d: -1 for d in dims}), index]
         for v in op.operands[1:]:
             args += [self._exact(v), batch]
@@ -202,6 +227,22 @@ class _Builder:
         dtype = dtype_of(value)
         return da.blockwise(kernel, out_index, *args, dtype=dtype, concatenate=True,
                             meta=np.empty((0,) * len(out_index), dtype))
+
+    def _dask_op(self, op: Operation) -> Any:
+        """An op that Dask computes on the exact operand: a strided slice (each chunk keeps the
+        elements of the slice's phase), a transpose, a reshape (Dask rechunks the operand when the
+        axes it merges or splits are chunked: warned, as a sort's rechunk is)."""
+        operand, result = self._exact(op.operands[0]), op.results[0]
+        if isinstance(op, graph.SliceOp):
+            index = []
+            for start, stride, n in zip(op.start.get_values(), op.stride.get_values(), graph.shape_of(result)):
+                stop = start + (n - 1) * stride + (1 if stride > 0 else -1)
+                index.append(slice(start, stop if stop >= 0 else None, stride) if n else slice(0, 0))
+            return operand[tuple(index)]
+        if isinstance(op, graph.TransposeOp):
+            return operand.transpose(tuple(op.perm.get_values()))
+        assert isinstance(op, graph.ReshapeOp)
+        return _reshaped(op, operand, graph.shape_of(result))
 
     def _dims_index(self, dims: Sequence[tuple[SSAValue, int]], skip: Sequence[int] = ()) -> tuple[str, ...]:
         """Dask's index of an array whose dimensions follow ``dims`` (a grid axis, or fresh: whole)."""

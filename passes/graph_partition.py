@@ -25,8 +25,11 @@ final step (``mean`` divides by the global count); an ``argmax``/``argmin``'s pa
 chunk's extreme value and its global position. A cumulative sum or product along a split axis is
 a *scan*: per chunk a scan, then each chunk adds the total of the chunks before it. A sort along
 a split axis cannot be split: its operand is *rechunked*, whole along that axis (the caller
-warns of the cost). Anything else that the per-chunk code cannot express is refused with the
-user's line.
+warns of the cost). A strided slice of chunked arrays, a reshape merging or splitting chunked
+axes and the transpose of ``a @ a.T`` are computed by Dask on their exact operand (*dask ops*),
+each of their result's dimensions a grid axis of its own (the analysis runs again once they are
+found, without them in the classes). Anything else that the per-chunk code cannot express is
+refused with the user's line.
 
 A staged ``for t in range(N)`` (a ``graph.while`` counting to a constant) whose body crosses no
 chunks (no halo along a split axis, nothing cut) stays one loop, run per chunk; one whose body
@@ -38,7 +41,7 @@ argument, a grid axis name or ``"*"`` per dimension; an argument without it is w
 Guarantees: the IR is unchanged but for a ``kiln.partition`` string on every op saying how its
 result is chunked (``blockwise [x, *]``, ``... halo x(1, 1)``, ``... halo x(1, 0, periodic)``,
 ``tree sum [x, *] -> [*]``, ``tree argmax [x] -> []``, ``scan add [x, *]``,
-``rechunk [x, *] whole along x``, ``loop per chunk [x]``, ``steps 10 [x]``).
+``rechunk [x, *] whole along x``, ``dask [reshape0.0]``, ``loop per chunk [x]``, ``steps 10 [x]``).
 """
 
 from __future__ import annotations
@@ -117,6 +120,10 @@ class Partition:
     steps: list[graph.WhileOp] = field(default_factory=list)
     #: the grid axes that an ``np.roll`` wraps around: their halo is taken across the array's ends
     periodic: set[str] = field(default_factory=set)
+    #: the ops that Dask computes itself on their exact operand (a strided slice along a chunked
+    #: axis, a reshape that merges or splits chunked axes, the transpose in ``a @ a.T``): each of
+    #: their result's dimensions is a grid axis of its own, chunked as Dask's result is
+    dask_ops: list[Operation] = field(default_factory=list)
     #: the dimensions rolled, and the ops (with the dimension) that write at an offset from an end
     _rolled: list[Dim] = field(default_factory=list)
     _edges: list[tuple[Operation, Dim]] = field(default_factory=list)
@@ -158,7 +165,7 @@ class Partition:
     def is_boundary(self, op: Operation) -> bool:
         """Whether ``op``'s result is computed by Dask from its operands' chunks (a cut, a scan, a
         rechunked op), so kernels take it as an input instead of computing it."""
-        return op in self.cuts or op in self.scans or op in self.rechunks or op in self.steps
+        return op in self.cuts or op in self.scans or op in self.rechunks or op in self.steps or op in self.dask_ops
 
     def _unify(self, a: Dim, b: Dim) -> None:
         a, b = self._find(a), self._find(b)
@@ -174,12 +181,15 @@ def _refuse(op: Operation, construct: str, why: str) -> PartitionError:
     return PartitionError(f"{_where(op)}: {construct} is not supported on Dask arrays ({why})")
 
 
-def partition(fn: func.FuncOp, chunks: Sequence[Sequence[str | None]], single: Set[str] = frozenset()) -> Partition:
+def partition(fn: func.FuncOp, chunks: Sequence[Sequence[str | None]], single: Set[str] = frozenset(),
+              dask_ops: Sequence[Operation] = ()) -> Partition:
     """Partition ``fn`` whose argument ``i`` is split along ``chunks[i]`` (a grid axis name or
     None per dimension); a class of dimensions all of whose argument dimensions are named in
     ``single`` (they have one block: a NumPy argument, a Dask array in one chunk) is whole.
-    Raises :class:`PartitionError` naming the first construct that cannot run chunk by chunk."""
-    part = Partition()
+    ``dask_ops`` are ops that Dask computes (see :attr:`Partition.dask_ops`); those found to need
+    Dask once the classes are named are added, and the analysis runs again without them in the
+    classes. Raises :class:`PartitionError` naming the first construct that cannot run chunk by chunk."""
+    part = Partition(dask_ops=list(dask_ops))
     args = [a for a in fn.body.block.args if isinstance(a.type, TensorType)]  # not a Variable's resource
     chunks = [c for a, c in zip(fn.body.block.args, chunks) if isinstance(a.type, TensorType)]
     for arg in args:
@@ -190,9 +200,13 @@ def partition(fn: func.FuncOp, chunks: Sequence[Sequence[str | None]], single: S
         if op.results:  # not a bounds check
             part.margins[op.results[0]] = margins
     _name_classes(part, args, chunks, single)
+    found = [found for op in ops for found in _needs_dask(part, op) if found not in part.dask_ops]
+    if found:
+        return partition(fn, chunks, single, [*part.dask_ops, *found])
+    _name_dask_results(part)
     for op in ops:
         _check(part, op)
-    if part.scans or part.rechunks or part.steps:  # their results come in exact: no halo passes through them
+    if part.scans or part.rechunks or part.steps or part.dask_ops:  # their results come in exact: no halo past them
         for op in ops:
             if part.is_boundary(op):
                 for r in op.results:
@@ -235,6 +249,31 @@ def _name_classes(part: Partition, args: Sequence[SSAValue], chunks: Sequence[Se
                                      f"axis {part.axis(arg, d)!r}: chunk it alike")
 
 
+def _needs_dask(part: Partition, op: Operation) -> list[Operation]:
+    """The ops that Dask must compute for ``op`` to be split: a strided slice along a chunked axis,
+    a reshape other than of dimensions of size 1 on chunked arrays, and the transpose of ``a @ a.T``
+    (whose rows and columns would otherwise be one grid axis)."""
+    if (isinstance(op, graph.SliceOp) and any(s != 1 for s in op.stride.get_values())) or (
+            isinstance(op, graph.ReshapeOp) and unit_dims(op) is None):
+        return [op] if any(part.axes(op.operands[0])) or any(part.axes(op.results[0])) else []
+    if isinstance(op, graph.MatmulOp) and _matrices(op):
+        axes = part.axes(op.result)
+        if axes[0] is not None and axes[0] == axes[1]:
+            return [v.owner for v in (op.rhs, op.lhs) if isinstance(v.owner, graph.TransposeOp)][:1]
+    return []
+
+
+def _name_dask_results(part: Partition) -> None:
+    """Give each dimension of an op that Dask computes a grid axis of its own, of the result's
+    length (unless what it meets names it already)."""
+    for i, op in enumerate(part.dask_ops):
+        for d, n in enumerate(graph.shape_of(op.results[0])):
+            root = part._find((op.results[0], d))
+            if root not in part._axis:
+                name = part._axis[root] = f"{op.name.split('.')[1]}{i}.{d}"
+                part.lengths[name] = n
+
+
 def _check(part: Partition, op: Operation) -> None:
     """Refuse what per-chunk code cannot compute, and record the reductions to cut."""
     if isinstance(op, graph.CheckOp):
@@ -247,7 +286,12 @@ def _check(part: Partition, op: Operation) -> None:
                           f"{n} elements along an axis of {part.lengths[axis]}")
     axes = [a for a in part.axes(op.results[0]) if a is not None]
     if len(set(axes)) != len(axes):
+        if isinstance(op, graph.MatmulOp):
+            raise _refuse(op, "a matrix product that contracts an array's chunked axis with its other one (a @ a)",
+                          "its rows and columns would be one chunked axis")
         raise _refuse(op, "an array whose two chunked axes meet (x + x.T)", "its chunks would have to be square")
+    if op in part.dask_ops:
+        return
     if isinstance(op, graph.ConstantOp) and not op.value.is_splat():
         if any(part.axis(op.results[0], d) is not None for d in range(len(graph.shape_of(op.results[0])))):
             raise _refuse(op, "an array constant along a chunked axis", "pass it as an argument instead")
@@ -264,7 +308,7 @@ def _check(part: Partition, op: Operation) -> None:
         _check_matmul(part, op)
     if isinstance(op, graph.WhileOp):
         _check_loop(part, op)
-    if isinstance(op, graph.ReshapeOp):
+    if isinstance(op, graph.ReshapeOp) and unit_dims(op) is not None:
         kept = {d for d, _ in unit_dims(op) or ()}
         if any(part.axis(op.operand, d) is not None for d in range(len(graph.shape_of(op.operand))) if d not in kept):
             raise _refuse(op, "indexing one position along a chunked axis (a[0])",
@@ -273,12 +317,13 @@ def _check(part: Partition, op: Operation) -> None:
         axis = op.axis.value.data
         if any(part.axis(piece, axis) is not None for piece in op.inputs):
             raise _refuse(op, _CONSTRUCTS[op.name], "only np.roll's wrap-around is split into chunks")
-    if isinstance(op, (graph.SliceOp, graph.InsertSliceOp)):
-        value = op.operands[0] if isinstance(op, graph.SliceOp) else op.dest
-        strides = (op.stride if isinstance(op, graph.SliceOp) else op.strides).get_values()
-        for d, stride in enumerate(strides):
-            if stride != 1 and part.axis(value, d) is not None:
-                raise _refuse(op, "a strided slice along a chunked axis", f"stride {stride}")
+    if isinstance(op, (graph.SliceOp, graph.ReshapeOp)) and _needs_dask(part, op):  # in a loop's body
+        construct = "a strided slice" if isinstance(op, graph.SliceOp) else "a reshape"
+        raise _refuse(op, f"{construct} of chunked axes inside a staged loop", "Dask computes it only outside loops")
+    if isinstance(op, graph.InsertSliceOp):
+        for d, stride in enumerate(op.strides.get_values()):
+            if stride != 1 and part.axis(op.dest, d) is not None:
+                raise _refuse(op, "a strided write along a chunked axis (out[::2] = v)", f"stride {stride}")
 
 
 def _propagate(part: Partition, op: Operation) -> tuple[tuple[int, int], ...]:
@@ -286,6 +331,8 @@ def _propagate(part: Partition, op: Operation) -> tuple[tuple[int, int], ...]:
     rule of the first of :data:`_RULES` that ``op`` is an instance of)."""
     if op.regions and not isinstance(op, graph.WhileOp):
         raise _refuse(op, _CONSTRUCTS.get(op.name, op.name), "it has regions")
+    if op in part.dask_ops:  # its result's dimensions are grid axes of their own (see _name_dask_results)
+        return ((0, 0),) * len(graph.shape_of(op.results[0]))
     for kind, rule in _RULES:
         if isinstance(op, kind):
             return rule(part, op)
@@ -514,10 +561,11 @@ def _gather(part: Partition, op: graph.GatherOp) -> tuple[tuple[int, int], ...]:
 
 def _reshape(part: Partition, op: graph.ReshapeOp) -> tuple[tuple[int, int], ...]:
     """A reshape that drops or inserts dimensions of size 1 keeps the others' chunks and margins
-    (:func:`_check` refuses one that drops a chunked dimension); any other is refused."""
+    (:func:`_check` refuses one that drops a chunked dimension); any other runs in the chunk on
+    whole arrays, or is Dask's (:func:`_needs_dask`)."""
     kept = unit_dims(op)
     if kept is None:
-        raise _refuse(op, _CONSTRUCTS[op.name], "only dimensions of size 1 may be dropped or inserted")
+        return ((0, 0),) * len(graph.shape_of(op.result))
     margins = [(0, 0)] * len(graph.shape_of(op.result))
     for d_src, d_dst in kept:
         part._unify((op.result, d_dst), (op.operand, d_src))
@@ -526,7 +574,11 @@ def _reshape(part: Partition, op: graph.ReshapeOp) -> tuple[tuple[int, int], ...
 
 
 def _slice(part: Partition, op: graph.SliceOp) -> tuple[tuple[int, int], ...]:
+    """A slice of unit strides is a shift of its operand; a strided one keeps its dimensions
+    apart from the operand's (in the chunk when both are whole, else Dask's: :func:`_needs_dask`)."""
     src, dst = graph.shape_of(op.operand), graph.shape_of(op.result)
+    if any(s != 1 for s in op.stride.get_values()):
+        return ((0, 0),) * len(dst)
     margins = []
     for d, (start, n, m) in enumerate(zip(op.start.get_values(), src, dst)):
         part._unify((op.result, d), (op.operand, d))
@@ -630,6 +682,8 @@ def describe(part: Partition, op: Operation) -> str:
     """What ``kiln.partition`` says of ``op``'s result."""
     value = op.results[0]
     names = "[" + ", ".join(a or "*" for a in part.axes(value)) + "]"
+    if op in part.dask_ops:
+        return f"dask {names}"
     if part.is_cut(op):
         source = "[" + ", ".join(part.axis(v, d) or "*" for v, d in partial_dims(op)) + "]"
         what = "contract" if isinstance(op, graph.MatmulOp) else f"tree {op.kind.data}"  # type: ignore[attr-defined]

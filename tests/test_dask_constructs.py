@@ -270,3 +270,102 @@ def test_loop_that_may_break_names_itself_and_the_line():
     with pytest.raises(PartitionError, match=rf"test_dask_constructs.py:{line}:\d+: a staged loop other than `for "
                                              r"\.\.\. in range\(N\)` with a static N is not supported on Dask arrays"):
         stops_early(da.ones(8, chunks=3))
+
+
+@kiln.function
+def flattened(a):
+    return np.argmax(a), np.argmin(a), np.cumsum(a), np.argmax(a * a)
+
+
+@pytest.mark.parametrize("chunks", [(40, 30), (10, 15), ((7, 13, 20), (1, 29))], ids=["one-chunk", "even", "uneven"])
+def test_argmax_and_cumsum_without_axis_follow_the_row_major_order(client, chunks):
+    a = np.random.default_rng(26).random((40, 30))
+    a[7, 20] = a[30, 3] = 5.0  # a tie: the first in row-major order wins
+    a[31, 2] = a[8, 1] = -5.0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", KilnRechunkWarning)
+        lazy = check(flattened, a, chunks=[chunks])
+    moved = [w for w in caught if w.category is KilnRechunkWarning]
+    if chunks == (40, 30):
+        assert not moved  # one chunk: nothing moves
+    else:  # the rows are gathered (the flattened order crosses the column chunks), at the user's line
+        line = inspect.getsourcelines(flattened.python_function)[1] + 2
+        assert moved and all(re.search(rf"test_dask_constructs.py:{line}:\d+: a reshape of chunked axes cannot run "
+                                       rf"chunk by chunk: .* along axis 1, moving up to {a.nbytes} bytes",
+                                       str(w.message))
+                             for w in moved), [str(w.message) for w in moved]
+        assert lazy[2].numblocks[0] > 1  # the flattened array stays chunked: a tree and a scan over its chunks
+
+
+@kiln.function
+def flattened_rows(a):
+    return np.argmax(a), np.cumsum(a)
+
+
+def test_flattening_chunks_of_whole_rows_moves_nothing(client):
+    a = np.random.default_rng(27).normal(size=(40, 30))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KilnRechunkWarning)
+        lazy = check(flattened_rows, a, chunks=[(10, 30)])
+    assert lazy[0].ndim == 0 and lazy[1].numblocks == (4,)
+
+
+@kiln.function
+def reshaped(a, b):
+    d = a[1:] - a[:-1]
+    return a.reshape(30, 40) + b, np.argmax(d), d[::2] * 3
+
+
+def test_any_reshape_and_stencil_results_go_through_dask(client):
+    rng = np.random.default_rng(30)
+    with pytest.warns(KilnRechunkWarning):  # (40, 30) -> (30, 40) neither merges nor splits: via the flat array
+        check(reshaped, rng.random((40, 30)), rng.random((30, 40)), chunks=[((7, 13, 20), (10, 20)), (7, 9)])
+
+
+@kiln.function
+def gram(a, b):
+    return a @ a.T, a.T @ a, (a @ b.T).sum(axis=1)
+
+
+@pytest.mark.parametrize("chunks", [(10, 15), ((7, 13, 20), (1, 29))], ids=["even", "uneven"])
+def test_product_with_its_own_transpose_contracts_the_chunked_axis(client, chunks):
+    rng = np.random.default_rng(28)
+    check(gram, rng.random((40, 30)), rng.random((40, 30)), chunks=[chunks, chunks])
+
+
+@kiln.function
+def squared(a):
+    return a @ a
+
+
+def test_product_of_an_array_with_itself_names_itself_and_the_line():
+    line = inspect.getsourcelines(squared.python_function)[1] + 2
+    with pytest.raises(PartitionError, match=rf"test_dask_constructs.py:{line}:\d+: a matrix product that contracts "
+                                             r"an array's chunked axis with its other one \(a @ a\) is not supported"):
+        squared(da.ones((4, 4), chunks=2))
+
+
+@kiln.function
+def strided(a, b, row):
+    s = a[::2, 1:] * 2
+    return s, s.sum(axis=0), a[1::3] - b[2::3], a[::-3, ::4], a[3:30:7, ::2] + row
+
+
+@pytest.mark.parametrize("chunks", [(10, 15), ((7, 13, 20), (1, 29)), 1], ids=["even", "uneven", "one-element"])
+def test_strided_slices_keep_each_chunks_phase(client, chunks):
+    rng = np.random.default_rng(29)
+    check(strided, rng.random((40, 30)), rng.random((40, 30)), rng.random(15), chunks=[chunks, (9, 30), None])
+
+
+@kiln.function
+def reshaped_in_a_loop(a):
+    for t in range(6):
+        a = (a.reshape(4, 3) * 2).reshape(3, 4)
+    return a
+
+
+def test_reshape_inside_a_staged_loop_names_itself_and_the_line():
+    line = inspect.getsourcelines(reshaped_in_a_loop.python_function)[1] + 3
+    with pytest.raises(PartitionError, match=rf"test_dask_constructs.py:{line}:\d+: a reshape of chunked axes inside "
+                                             "a staged loop is not supported on Dask arrays"):
+        reshaped_in_a_loop(da.ones((3, 4), chunks=2))

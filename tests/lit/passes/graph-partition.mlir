@@ -192,3 +192,23 @@ func.func @gathered(%x: tensor<8x4xf64> {kiln.chunks = ["x", "w"]}, %i: tensor<3
   %0 = graph.gather %x[%i] : (tensor<8x4xf64>, tensor<3xi64>) -> tensor<3x4xf64>
   func.return %0 : tensor<3x4xf64>
 }
+
+// Dask computes a flattening reshape, a strided slice along a chunked axis and the transpose of
+// a @ a.T on their exact operand; each of their result's dimensions is a grid axis of its own, so
+// the flat argmax is a tree over the reshape's chunks and the product's columns are not its rows.
+// CHECK-LABEL: func.func @dask_ops
+// CHECK:         graph.reshape %a {kiln.partition = "dask [reshape0.0]"}
+// CHECK:         graph.argreduce "max", %{{.*}} axis 0 {kiln.partition = "tree argmax [reshape0.0] -> []"}
+// CHECK:         graph.slice %a start array<i64: 0, 1> stride array<i64: 2, 1> {kiln.partition = "dask [slice1.0, slice1.1]"}
+// CHECK:         graph.mul %{{.*}}, %{{.*}} {kiln.partition = "blockwise [slice1.0, slice1.1]"}
+// CHECK:         graph.transpose %a perm array<i64: 1, 0> {kiln.partition = "dask [y, transpose2.1]"}
+// CHECK:         graph.matmul %a, %{{.*}} {kiln.partition = "contract [x, y, transpose2.1] -> [x, transpose2.1]"}
+func.func @dask_ops(%a: tensor<8x6xf64> {kiln.chunks = ["x", "y"]}) -> (tensor<i64>, tensor<4x5xf64>, tensor<8x8xf64>) {
+  %0 = graph.reshape %a : tensor<8x6xf64> -> tensor<48xf64>
+  %1 = graph.argreduce "max", %0 axis 0 : tensor<48xf64> -> tensor<i64>
+  %2 = graph.slice %a start array<i64: 0, 1> stride array<i64: 2, 1> : tensor<8x6xf64> -> tensor<4x5xf64>
+  %3 = graph.mul %2, %2 : tensor<4x5xf64>
+  %4 = graph.transpose %a perm array<i64: 1, 0> : tensor<8x6xf64> -> tensor<6x8xf64>
+  %5 = graph.matmul %a, %4 : (tensor<8x6xf64>, tensor<6x8xf64>) -> tensor<8x8xf64>
+  func.return %1, %3, %5 : tensor<i64>, tensor<4x5xf64>, tensor<8x8xf64>
+}

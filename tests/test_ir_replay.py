@@ -67,6 +67,38 @@ def _shuffled(x: np.ndarray) -> np.ndarray:
     return y
 
 
+def _fill_diagonal(x: np.ndarray) -> np.ndarray:
+    np.fill_diagonal(x, 0.5)
+    return x
+
+
+def _put(x: np.ndarray) -> np.ndarray:
+    np.put(x, [0, 5], [1.5, 2.5])
+    return x
+
+
+def _flat(x: np.ndarray) -> np.ndarray:
+    x.flat[3] = 2.0
+    return x.flat[5] + x
+
+
+def _method_put(x: np.ndarray) -> np.ndarray:
+    x.put([1, 2], 7.0)
+    return x
+
+
+def _method_partition(x: np.ndarray) -> np.ndarray:
+    x.partition(1)
+    return x
+
+
+def _ndenumerate(x: np.ndarray) -> Any:
+    total = x[0, 0] * 0
+    for index, v in np.ndenumerate(x):
+        total = total + v * index[0]
+    return total
+
+
 EXAMPLES: dict[str, Example] = {
     # functions
     "np.all": (lambda x: np.all(x > 0, axis=0), (f32(3, 4),)),
@@ -171,6 +203,70 @@ EXAMPLES: dict[str, Example] = {
     "np.vstack": (lambda x, y: np.vstack([x, y]), (f32(2, 4), f32(3, 4))),
     "np.where": (lambda x: np.where(x > 0, x, 0.0), (f32(3, 4),)),
     "np.zeros_like": (lambda x: np.zeros_like(x) + x, (f32(3, 4),)),
+    "np.append": (lambda x, y: np.append(x, y), (f32(3, 4), f32(2))),
+    "np.apply_along_axis": (lambda x: np.apply_along_axis(np.sum, 1, x), (f32(3, 4),)),
+    "np.argpartition": (lambda x: np.argpartition(x, 1), (f32(5),)),
+    "np.array_equal": (lambda x, y: np.array_equal(x, y), (f32(3, 4), f32(3, 4))),
+    "np.array_equiv": (lambda x, y: np.array_equiv(x, y), (f32(3, 4), f32(4))),
+    "np.block": (lambda x, y: np.block([[x, y], [y, x]]), (f32(2, 2), f32(2, 2))),
+    "np.broadcast_arrays": (lambda x, y: np.broadcast_arrays(x, y)[1] + 1, (f32(3, 4), f32(4))),
+    "np.correlate": (lambda x, y: np.correlate(x, y, "full"), (f32(6), f32(3))),
+    "np.cross": (lambda x, y: np.cross(x, y), (f32(4, 3), f32(4, 3))),
+    "np.delete": (lambda x: np.delete(x, [0, 2], axis=1), (f32(3, 4),)),
+    "np.digitize": (lambda x: np.digitize(x, [-1.0, 0.0, 1.0]), (f32(3, 4),)),
+    "np.ediff1d": (lambda x: np.ediff1d(x, to_begin=0.5), (f32(6),)),
+    "np.fill_diagonal": (_fill_diagonal, (f32(3, 3),)),
+    "np.fix": (lambda x: np.fix(x * 3), (f32(3, 4),)),
+    "np.gradient": (lambda x: np.gradient(x, 0.5), (f64(6),)),
+    "np.histogram2d": (lambda x, y: np.histogram2d(x, y, bins=3, range=[[-2, 2], [-2, 2]])[0], (f64(10), f64(10))),
+    "np.histogramdd": (lambda x: np.histogramdd(x, bins=2, range=[[-2, 2], [-2, 2]])[0], (f64(8, 2),)),
+    "np.insert": (lambda x: np.insert(x, 1, 9.0, axis=0), (f32(3, 4),)),
+    "np.interp": (lambda x, xp, fp: np.interp(x, xp, fp), (f64(5), np.array([-1.0, 0.0, 2.0]), f64(3))),
+    "np.intersect1d": (lambda x, y: np.intersect1d(x, y), (i32(6), i32(5))),
+    "np.isin": (lambda x: np.isin(x, [1, 3]), (i32(3, 4),)),
+    "np.kron": (lambda x, y: np.kron(x, y), (f32(2, 2), f32(2, 3))),
+    "np.lexsort": (lambda x, y: np.lexsort((x, y)), (i32(6), i32(6))),
+    "np.linalg.multi_dot": (lambda x, y, z: np.linalg.multi_dot([x, y, z]), (f64(3, 4), f64(4, 5), f64(5, 2))),
+    "np.median": (lambda x: np.median(x, axis=0), (f32(3, 4),)),
+    "np.nanargmax": (lambda x: np.nanargmax(x, axis=1), (f32(3, 4),)),
+    "np.nanargmin": (lambda x: np.nanargmin(x), (f32(3, 4),)),
+    "np.nanmedian": (lambda x: np.nanmedian(x, axis=1), (f32(3, 4),)),
+    "np.nanpercentile": (lambda x: np.nanpercentile(x, 30.0, axis=0), (f32(3, 4),)),
+    "np.nanquantile": (lambda x: np.nanquantile(x, [0.25, 0.5]), (f32(3, 4),)),
+    "np.nanstd": (lambda x: np.nanstd(x, axis=0), (f32(3, 4),)),
+    "np.nanvar": (lambda x: np.nanvar(x), (f32(3, 4),)),
+    "np.ndenumerate": (_ndenumerate, (f32(2, 2),)),
+    "np.partition": (lambda x: np.partition(x, 2), (f32(6),)),
+    "np.percentile": (lambda x: np.percentile(x, [10.0, 90.0], axis=1), (f32(3, 4),)),
+    "np.piecewise": (lambda x: np.piecewise(x, [x < 0, x >= 0], [lambda v: -v, lambda v: v * 2]), (f32(3, 4),)),
+    "np.polyval": (lambda x: np.polyval([1.0, -2.0, 0.5], x), (f32(3, 4),)),
+    "np.put": (_put, (f32(3, 4),)),
+    "np.quantile": (lambda x: np.quantile(x, 0.3, method="nearest"), (f32(3, 4),)),
+    "np.resize": (lambda x: np.resize(x, (2, 7)), (f32(3, 4),)),
+    "np.result_type": (lambda x: x.astype(np.result_type(x, 1.5)), (i32(3, 4),)),
+    "np.rot90": (lambda x: np.rot90(x) + 1, (f32(3, 4),)),
+    "np.select": (lambda x: np.select([x < -0.5, x > 0.5], [x, -x], default=0.0), (f32(3, 4),)),
+    "np.setdiff1d": (lambda x, y: np.setdiff1d(x, y), (i32(6), i32(4))),
+    "np.setxor1d": (lambda x, y: np.setxor1d(x, y), (i32(6), i32(4))),
+    "np.sinc": (lambda x: np.sinc(x), (f32(3, 4),)),
+    "np.take": (lambda x: np.take(x, [0, 2], axis=1), (f32(3, 4),)),
+    "np.take_along_axis": (lambda x: np.take_along_axis(x, np.argsort(x, axis=1), axis=1), (f32(3, 4),)),
+    "np.trapezoid": (lambda x: np.trapezoid(x, dx=0.5), (f32(3, 4),)),
+    "np.tril_indices_from": (lambda x: x[np.tril_indices_from(x)], (f32(3, 3),)),
+    "np.triu_indices_from": (lambda x: x[np.triu_indices_from(x, 1)], (f32(3, 3),)),
+    "np.union1d": (lambda x, y: np.union1d(x, y), (i32(6), i32(4))),
+    "np.unique": (lambda x: np.unique(x, return_counts=True), (i32(8),)),
+    "np.unique_all": (lambda x: np.unique_all(x).counts, (i32(8),)),
+    "np.unique_counts": (lambda x: np.unique_counts(x).values, (i32(8),)),
+    "np.unique_inverse": (lambda x: np.unique_inverse(x).inverse_indices, (i32(8),)),
+    "np.unravel_index": (lambda x: np.unravel_index(np.argmax(x), x.shape), (f32(3, 4),)),
+    "np.vander": (lambda x: np.vander(x, 3), (f32(4),)),
+    "x.argpartition": (lambda x: x.argpartition(2), (f32(5),)),
+    "x.flat": (_flat, (f32(3, 4),)),
+    "x.partition": (_method_partition, (f32(5),)),
+    "x.put": (_method_put, (f32(3, 4),)),
+    "x.take": (lambda x: x.take([3, 1]), (f32(3, 4),)),
+    "x.tolist": (lambda x: x[0].tolist()[1] + x, (f32(3, 4),)),
     # array creation
     "np.arange": (lambda x: x + np.arange(4), (f32(3, 4),)),
     "np.array": (lambda x: np.array([x[0], x[1]]) * 2, (f32(3, 4),)),

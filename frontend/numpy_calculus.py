@@ -16,10 +16,8 @@ import numpy as np
 from kiln.frontend import array_ops, dtypes, runtime_checks
 from kiln.frontend.numpy_shape import ranked, reject, static_shape, unsupported
 from kiln.frontend.tensor import Tensor, as_tensor, cast, reshape_to, shape_of
+from kiln.frontend.tensor import is_traced
 
-
-def _traced(x: Any) -> bool:
-    return isinstance(x, Tensor) or hasattr(type(x), "__kiln_tensor__")
 
 
 def _along(t: Tensor, axis: int, index: slice | int) -> Any:
@@ -33,10 +31,10 @@ def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Tensor:
     if x is None:
         d: Any = dx
     else:
-        xs = as_tensor(x) if _traced(x) else np.asanyarray(x)
+        xs = as_tensor(x) if is_traced(x) else np.asanyarray(x)
         d = np.diff(xs, axis=ax if xs.ndim > 1 else -1)
         if xs.ndim == 1:
-            d = reshape_to(d, [shape_of(d)[0] if i == ax else 1 for i in range(t.ndim)]) if _traced(d) else d.reshape(
+            d = reshape_to(d, [shape_of(d)[0] if i == ax else 1 for i in range(t.ndim)]) if is_traced(d) else d.reshape(
                 [d.shape[0] if i == ax else 1 for i in range(t.ndim)]
             )
     return np.sum(d * (_along(t, ax, slice(1, None)) + _along(t, ax, slice(None, -1))) / 2.0, axis=ax)
@@ -71,7 +69,7 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> An
         spacing = list(varargs)
     else:
         raise TypeError("invalid number of arguments")
-    if any(_traced(d) or np.ndim(d) != 0 for d in spacing):
+    if any(is_traced(d) or np.ndim(d) != 0 for d in spacing):
         raise unsupported("np.gradient with coordinate arrays or traced spacings (give the spacing as a number)")
     if t.dtype.kind in "biu":
         t = cast(t, np.dtype(np.float64))
@@ -139,12 +137,12 @@ def correlate(a: Any, v: Any, mode: str = "valid") -> Tensor:
 
 def polyval(p: Any, x: Any) -> Any:
     """Horner's rule from ``zeros_like(x)``, as NumPy (each coefficient a NumPy scalar)."""
-    coefficients = ranked(p, "np.polyval") if _traced(p) else np.asarray(p)
+    coefficients = ranked(p, "np.polyval") if is_traced(p) else np.asarray(p)
     if coefficients.ndim != 1:
         raise unsupported("np.polyval with coefficients that are not a 1-D sequence")
     xs = as_tensor(x)
     y: Any = np.zeros_like(xs)
-    for i in range(static_shape(coefficients, "np.polyval")[0] if _traced(coefficients) else len(coefficients)):
+    for i in range(static_shape(coefficients, "np.polyval")[0] if is_traced(coefficients) else len(coefficients)):
         y = y * xs + coefficients[i]
     return y
 
@@ -177,7 +175,7 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Tensor:
     ValueError for bins neither (checked when the call runs if the bins are traced)."""
     side = "left" if right else "right"
     xs = as_tensor(x)
-    if not _traced(bins):
+    if not is_traced(bins):
         edges = np.asarray(bins)
         if edges.ndim != 1:
             raise ValueError("object too deep for desired array" if edges.ndim > 1 else "object of too small depth for desired array")

@@ -18,14 +18,12 @@ import numpy as np
 from kiln.frontend import array_ops, runtime_checks
 from kiln.frontend.numpy_shape import ranked, static_shape, unsupported
 from kiln.frontend.tensor import Tensor, as_tensor, cast, reshape_to, shape_of
+from kiln.frontend.tensor import is_traced
 
-
-def _traced(x: Any) -> bool:
-    return isinstance(x, Tensor) or hasattr(type(x), "__kiln_tensor__")
 
 
 def _static(obj: Any, name: str) -> Any:
-    if _traced(obj):
+    if is_traced(obj):
         raise unsupported(f"np.{name} with positions computed inside the function (pass them as constants)")
     return obj
 
@@ -59,15 +57,15 @@ def insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Tensor:
     shape = list(static_shape(t, "np.insert"))
     n = shape[ax]
     where = _static(obj, "insert")
-    v = as_tensor(values) if _traced(values) else np.asarray(values)
-    v = cast(as_tensor(v), t.dtype) if _traced(v) or v.dtype != t.dtype else v
-    vshape = list(shape_of(v) if _traced(v) else v.shape)
+    v = as_tensor(values) if is_traced(values) else np.asarray(values)
+    v = cast(as_tensor(v), t.dtype) if is_traced(v) or v.dtype != t.dtype else v
+    vshape = list(shape_of(v) if is_traced(v) else v.shape)
     if len(vshape) < t.ndim:
         vshape = [1] * (t.ndim - len(vshape)) + vshape
         v = reshape_to(as_tensor(v), vshape)
     if np.ndim(where) == 0 and not isinstance(where, slice):
         v = np.moveaxis(v, 0, ax)
-        vshape = list(shape_of(v) if _traced(v) else v.shape)
+        vshape = list(shape_of(v) if is_traced(v) else v.shape)
         count = vshape[ax]
     else:
         count = len(np.arange(n)[where]) if isinstance(where, slice) else np.size(where)
@@ -112,7 +110,7 @@ def _depth_and_ndim(arrays: Any) -> tuple[int, int]:
         return 1 + (found[0][0] if found else 0), max((n for _, n in found), default=0)
     if isinstance(arrays, tuple):
         raise TypeError("arrays is a tuple. Only lists can be used to arrange blocks, and np.block does not allow implicit conversion from tuple to ndarray.")
-    return 0, np.ndim(arrays) if not _traced(arrays) else as_tensor(arrays).ndim
+    return 0, np.ndim(arrays) if not is_traced(arrays) else as_tensor(arrays).ndim
 
 
 def block(arrays: Any) -> Tensor:
@@ -153,8 +151,8 @@ def fill_diagonal(a: Any, val: Any, wrap: bool = False) -> None:
             raise ValueError("All dimensions of input must be of equal length")
         step, end = 1 + int(np.cumprod(shape[:-1]).sum()), None
     positions = np.arange(int(np.prod(shape)))[:end:step]
-    values = np.ravel(as_tensor(val) if _traced(val) else np.asarray(val))
-    m = int(np.size(values)) if not _traced(values) else static_shape(values, "np.fill_diagonal")[0]
+    values = np.ravel(as_tensor(val) if is_traced(val) else np.asarray(val))
+    m = int(np.size(values)) if not is_traced(values) else static_shape(values, "np.fill_diagonal")[0]
     if m != len(positions) and len(positions):
         values = values[np.arange(len(positions)) % m]
     np.reshape(t, -1)[positions] = values
@@ -178,7 +176,7 @@ def unravel_index(indices: Any, shape: Any, order: str = "C") -> tuple[Tensor, .
     if order not in ("C", "F"):
         raise ValueError("only 'C' or 'F' order is permitted")
     dims = (int(shape),) if np.ndim(shape) == 0 else tuple(int(d) for d in shape)
-    if not _traced(indices):
+    if not is_traced(indices):
         return np.unravel_index(indices, dims, order=order)
     idx = as_tensor(indices)
     if idx.dtype.kind not in "iu":

@@ -22,17 +22,15 @@ import numpy as np
 from kiln.frontend import array_ops
 from kiln.frontend.numpy_shape import ranked, static_shape
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, reshape_to, shape_of
+from kiln.frontend.tensor import is_traced
 
 #: the most 1-D slices ``apply_along_axis`` unrolls (each one traces the function again)
 MAX_SLICES = 4096
 
 
-def _traced(x: Any) -> bool:
-    return isinstance(x, Tensor) or hasattr(type(x), "__kiln_tensor__")
-
 
 def _array(x: Any) -> Tensor:
-    return as_tensor(x) if _traced(x) else as_tensor(np.asarray(x))
+    return as_tensor(x) if is_traced(x) else as_tensor(np.asarray(x))
 
 
 def apply_along_axis(func1d: Callable[..., Any], axis: int, arr: Any, *args: Any, **kwargs: Any) -> Tensor:
@@ -64,16 +62,16 @@ def apply_along_axis(func1d: Callable[..., Any], axis: int, arr: Any, *args: Any
 
 def _is_array(v: Any) -> bool:
     """Whether NumPy would see a list or an ndarray (a traced array of rank >= 1 eagerly is one)."""
-    return isinstance(v, (list, np.ndarray)) or (_traced(v) and as_tensor(v).ndim != 0)
+    return isinstance(v, (list, np.ndarray)) or (is_traced(v) and as_tensor(v).ndim != 0)
 
 
 def _conditions(x: Tensor, condlist: Any) -> list[Any]:
     """NumPy's reading of ``condlist``: one condition (a scalar, or a sequence whose first item is not
     a list or an array) or several (the rows of a 2-D array too, as NumPy reads one)."""
-    single = np.isscalar(condlist) or (_traced(condlist) and as_tensor(condlist).ndim == 0) or (
+    single = np.isscalar(condlist) or (is_traced(condlist) and as_tensor(condlist).ndim == 0) or (
         not _is_array(condlist[0]) and x.ndim != 0)
     conds = [condlist] if single else list(condlist)
-    return [cast(as_tensor(c), np.dtype(np.bool_)) if _traced(c) else np.asarray(c, dtype=bool) for c in conds]
+    return [cast(as_tensor(c), np.dtype(np.bool_)) if is_traced(c) else np.asarray(c, dtype=bool) for c in conds]
 
 
 def piecewise(x: Any, condlist: Any, funclist: Sequence[Any], *args: Any, **kw: Any) -> Tensor:

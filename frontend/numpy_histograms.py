@@ -20,25 +20,23 @@ import numpy as np
 from kiln.frontend.numpy_shape import ranked, static_shape, unsupported
 from kiln.frontend.numpy_sorting import data_edges
 from kiln.frontend.tensor import Tensor, as_tensor, cast, reshape_to
+from kiln.frontend.tensor import is_traced
 
 _builtin_range = range
 
 
-def _traced(x: Any) -> bool:
-    return isinstance(x, Tensor) or hasattr(type(x), "__kiln_tensor__")
-
 
 def _samples(sample: Any) -> Tensor:
     """``sample`` as NumPy reads it: an (N, D) array, or a sequence of D 1-D arrays (stacked as columns)."""
-    if _traced(sample):
+    if is_traced(sample):
         t = ranked(sample, "np.histogramdd")
         return t if t.ndim == 2 else np.transpose(np.atleast_2d(t))
-    return as_tensor(np.stack([as_tensor(s) if _traced(s) else np.asarray(s) for s in sample], axis=1))
+    return as_tensor(np.stack([as_tensor(s) if is_traced(s) else np.asarray(s) for s in sample], axis=1))
 
 
 def _edges(column: Tensor, bins: Any, range_: Any, i: int) -> Any:
     """The edges of dimension ``i``: NumPy's ``linspace`` for an int ``bins``, else the edges given."""
-    if _traced(bins):
+    if is_traced(bins):
         te = ranked(bins, "np.histogramdd")
         if te.ndim != 1:
             raise ValueError(f"`bins[{i}]` must be a scalar or 1d array")
@@ -54,7 +52,7 @@ def _edges(column: Tensor, bins: Any, range_: Any, i: int) -> Any:
         raise ValueError(f"`bins[{i}]` must be positive, when an integer")
     if not isinstance(bins, (int, np.integer)):
         raise TypeError(f"`bins[{i}]` must be an integer, when a scalar")
-    if range_ is not None and any(_traced(r) for r in range_):
+    if range_ is not None and any(is_traced(r) for r in range_):
         raise unsupported("np.histogramdd(..., range=<traced values>)")
     if range_ is None and static_shape(column, "np.histogramdd")[0] != 0:
         return data_edges(column, int(bins))[2]
@@ -63,7 +61,7 @@ def _edges(column: Tensor, bins: Any, range_: Any, i: int) -> Any:
 
 def _bin_numbers(column: Tensor, edges: Any) -> Tensor:
     """``searchsorted(edges, column, 'right')``, the last edge's values one lower (0 and len(edges): outliers)."""
-    te = as_tensor(edges) if _traced(edges) else as_tensor(np.asarray(edges))
+    te = as_tensor(edges) if is_traced(edges) else as_tensor(np.asarray(edges))
     dt = np.result_type(te.dtype, column.dtype)
     x, e = cast(column, dt), cast(te, dt)
     found = np.searchsorted(e, x, side="right")
@@ -85,11 +83,11 @@ def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = N
         raise ValueError("range argument must have one entry per dimension")
     columns = [s[:, i] for i in _builtin_range(d)]
     edges = [_edges(columns[i], bins[i], range[i], i) for i in _builtin_range(d)]
-    nbin = [static_shape(as_tensor(e), "np.histogramdd")[0] + 1 if _traced(e) else len(e) + 1 for e in edges]
+    nbin = [static_shape(as_tensor(e), "np.histogramdd")[0] + 1 if is_traced(e) else len(e) + 1 for e in edges]
     flat: Any = 0
     for i in _builtin_range(d):
         flat = np.add(np.multiply(flat, nbin[i]), _bin_numbers(columns[i], edges[i]))
-    w = None if weights is None else np.reshape(as_tensor(weights) if _traced(weights) else np.asarray(weights), (n,))
+    w = None if weights is None else np.reshape(as_tensor(weights) if is_traced(weights) else np.asarray(weights), (n,))
     counts = np.bincount(as_tensor(flat), w, minlength=math.prod(nbin))
     hist = cast(reshape_to(counts, nbin), np.dtype(np.float64))[d * (slice(1, -1),)]
     if density:

@@ -19,13 +19,11 @@ import numpy as np
 
 from kiln.frontend.numpy_shape import unsupported
 from kiln.frontend.tensor import Tensor, as_tensor, cast, promotion_value, reshape_to
+from kiln.frontend.tensor import is_traced
 
 #: the classes of ``np.r_`` and ``np.c_`` (NumPy's ``AxisConcatenator`` is private in NumPy 2)
 CONCATENATORS = (type(np.r_), type(np.c_))
 
-
-def _traced(x: Any) -> bool:
-    return isinstance(x, Tensor) or hasattr(type(x), "__kiln_tensor__")
 
 
 def _directive(item: str, axis: int, ndmin: int, trans1d: int) -> tuple[int, int, int]:
@@ -69,7 +67,7 @@ def concatenate(maker: Any, key: Any) -> Tensor:
             axis, ndmin, trans1d = _directive(item, axis, ndmin, trans1d)
             continue
         if isinstance(item, slice):
-            if any(_traced(p) for p in (item.start, item.stop, item.step)):
+            if any(is_traced(p) for p in (item.start, item.stop, item.step)):
                 raise unsupported("np.r_/np.c_ with a slice of traced bounds")
             made = maker[item]  # NumPy's own arange/linspace, ndmin and trans1d
             objs.append(made)
@@ -78,7 +76,7 @@ def concatenate(maker: Any, key: Any) -> Tensor:
             objs.append(np.asarray(item))
             kinds.append(item)
         else:
-            t = as_tensor(item) if _traced(item) else as_tensor(np.asarray(item))
+            t = as_tensor(item) if is_traced(item) else as_tensor(np.asarray(item))
             objs.append(t if t.ndim == 0 else _with_ndmin(t, ndmin, trans1d))
             kinds.append(promotion_value(t) if t.ndim == 0 else t.dtype)
     if not objs:

@@ -18,10 +18,8 @@ import numpy as np
 from kiln.frontend import creation
 from kiln.frontend.numpy_shape import static_shape, unsupported
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, implements
+from kiln.frontend.tensor import is_traced
 
-
-def _traced(x: Any) -> bool:
-    return isinstance(x, Tensor) or hasattr(type(x), "__kiln_tensor__")
 
 
 class FlatIter:
@@ -41,7 +39,7 @@ class FlatIter:
 
     def _where(self, key: Any) -> tuple[Any, ...]:
         """The multi-index of ``a`` at the flat positions ``key`` names."""
-        if _traced(key):
+        if is_traced(key):
             k = as_tensor(key)
             if k.dtype.kind not in "iu":
                 raise unsupported("a.flat[<traced non-integer index>]")
@@ -60,9 +58,9 @@ class FlatIter:
     def __setitem__(self, key: Any, value: Any) -> None:
         """``a.flat[key] = value``: ``value`` repeated (or cut) to the number of positions, as NumPy's."""
         where = self._where(key)
-        count = int(np.size(where[0])) if not _traced(where[0]) else as_tensor(where[0]).size
+        count = int(np.size(where[0])) if not is_traced(where[0]) else as_tensor(where[0]).size
         if not isinstance(value, (bool, int, float, complex)):
-            values = np.ravel(as_tensor(value) if _traced(value) else np.asarray(value))
+            values = np.ravel(as_tensor(value) if is_traced(value) else np.asarray(value))
             m = int(np.size(values))
             if m != 1 and m != count:
                 values = values[np.arange(count) % m]
@@ -91,7 +89,7 @@ def tolist(a: Tensor) -> Any:
 
 def ndenumerate(arr: Any) -> Iterator[tuple[tuple[int, ...], Any]]:
     """``np.ndenumerate``: each multi-index with the element there, unrolled over the static shape."""
-    if not _traced(arr):
+    if not is_traced(arr):
         return np.ndenumerate(arr)
     t = as_tensor(arr)
     return ((index, as_scalar(t[index])) for index in np.ndindex(*static_shape(t, "np.ndenumerate")))

@@ -16,16 +16,14 @@ import numpy as np
 
 from kiln.frontend.numpy_shape import static_shape
 from kiln.frontend.tensor import Tensor, as_tensor, cast, promotion_value, python_number, reshape_to
+from kiln.frontend.tensor import is_traced
 
-
-def _traced(x: Any) -> bool:
-    return isinstance(x, Tensor) or hasattr(type(x), "__kiln_tensor__")
 
 
 def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False, *, kind: Any = None) -> Tensor:
     """``element == t`` for any ``t`` of the flattened ``test_elements`` (NaN is in nothing)."""
     e = as_tensor(element)
-    tests = np.ravel(as_tensor(test_elements) if _traced(test_elements) else np.asarray(test_elements))
+    tests = np.ravel(as_tensor(test_elements) if is_traced(test_elements) else np.asarray(test_elements))
     shape = list(static_shape(e, "np.isin"))
     # (keepdims and a reshape: a 0-d element gives a 0-d array, as NumPy's isin, not a scalar)
     found = reshape_to(np.any(np.equal(e[..., None], tests), axis=-1, keepdims=True), shape) if np.size(tests) else np.zeros(shape, bool)
@@ -33,7 +31,7 @@ def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: 
 
 
 def _shape(x: Any) -> tuple[int, ...]:
-    return tuple(static_shape(as_tensor(x), "np.array_equal")) if _traced(x) else np.shape(x)
+    return tuple(static_shape(as_tensor(x), "np.array_equal")) if is_traced(x) else np.shape(x)
 
 
 def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
@@ -64,19 +62,19 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
     if len(choicelist) == 0:
         raise ValueError("select with an empty condition list is not possible")
     def operand(c: Any) -> Any:  # (NumPy 2 keeps Python numbers weak here, arrays otherwise)
-        return as_tensor(c) if _traced(c) else c if type(c) in (int, float, complex) else np.asarray(c)
+        return as_tensor(c) if is_traced(c) else c if type(c) in (int, float, complex) else np.asarray(c)
 
     choices = [operand(c) for c in choicelist]
     fallback = operand(default)
     dtype = np.result_type(*(promotion_value(c) if isinstance(c, Tensor) else c for c in [*choices, fallback]))
-    conds = [as_tensor(c) if _traced(c) else np.asarray(c) for c in condlist]
+    conds = [as_tensor(c) if is_traced(c) else np.asarray(c) for c in condlist]
     for i, c in enumerate(conds):
         if c.dtype != np.bool_:
             raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
     result: Any = fallback
     for cond, choice in zip(reversed(conds), reversed(choices)):
         result = np.where(cond, choice, result)
-    shape = np.broadcast_shapes(*(tuple(static_shape(c, "np.select")) if _traced(c) else np.shape(c) for c in [*conds, *choices, fallback]))
+    shape = np.broadcast_shapes(*(tuple(static_shape(c, "np.select")) if is_traced(c) else np.shape(c) for c in [*conds, *choices, fallback]))
     result = np.broadcast_to(as_tensor(result), shape)
     return cast(result, dtype) if result.dtype != dtype else np.copy(result)
 
@@ -92,7 +90,7 @@ def fix(x: Any, out: Any = None) -> Tensor:
 
 def result_type(*arrays_and_dtypes: Any) -> np.dtype[Any]:
     """NumPy's answer for the operands' dtypes, a traced Python number counting as weak."""
-    return np.result_type(*(promotion_value(as_tensor(a)) if _traced(a) else a for a in arrays_and_dtypes))
+    return np.result_type(*(promotion_value(as_tensor(a)) if is_traced(a) else a for a in arrays_and_dtypes))
 
 
 FUNCTIONS: dict[Any, Callable[..., Any]] = {

@@ -18,6 +18,7 @@ import numpy as np
 from kiln.frontend import array_ops, dtypes
 from kiln.frontend.numpy_shape import reject, static_shape, unsupported
 from kiln.frontend.tensor import Tensor, as_tensor, cast
+from kiln.frontend.tensor import is_traced
 
 _NO = np._NoValue
 
@@ -32,14 +33,11 @@ def _given(value: Any) -> bool:
     return value is not None and value is not _NO
 
 
-def _traced(x: Any) -> bool:
-    return isinstance(x, Tensor) or hasattr(type(x), "__kiln_tensor__")
-
 
 def _mask(where: Any, t: Tensor) -> Any:
     """``where`` as bools broadcast to ``t``'s shape (NumPy's rule: it may not widen ``t``)."""
     shape = static_shape(t, "a reduction with where=")
-    w = cast(as_tensor(where), np.dtype(np.bool_)) if _traced(where) else np.asarray(where, dtype=bool)
+    w = cast(as_tensor(where), np.dtype(np.bool_)) if is_traced(where) else np.asarray(where, dtype=bool)
     if np.broadcast_shapes(np.shape(w), shape) != shape:
         raise ValueError(f"operands could not be broadcast together with shapes {shape} {np.shape(w)}")
     return np.broadcast_to(w, shape)
@@ -47,7 +45,7 @@ def _mask(where: Any, t: Tensor) -> Any:
 
 def _in(value: Any, dtype: np.dtype[Any]) -> Any:
     """``value`` in ``dtype`` as NumPy casts a reduction's ``initial`` (unsafely)."""
-    return cast(as_tensor(value), dtype) if _traced(value) else np.asarray(value).astype(dtype)
+    return cast(as_tensor(value), dtype) if is_traced(value) else np.asarray(value).astype(dtype)
 
 
 def reduction(kind: str) -> Callable[..., Tensor]:

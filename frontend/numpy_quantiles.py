@@ -19,7 +19,7 @@ import numpy as np
 from kiln.dialects import graph
 from kiln.frontend import array_ops
 from kiln.frontend.numpy_shape import ranked, reject, static_shape, unsupported
-from kiln.frontend.tensor import Tensor, as_tensor, cast, reshape_to, shape_of
+from kiln.frontend.tensor import Tensor, as_tensor, cast, is_traced, reshape_to, shape_of
 
 _NO = np._NoValue
 
@@ -113,7 +113,7 @@ def _quantiles(s: Tensor, q: np.ndarray, weak: bool, method: str, name: str) -> 
 def _static_q(q: Any, name: str) -> np.ndarray:
     """``q``'s values: a constant, or a tensor that holds one (``np.array([10.0, 90.0])`` inside
     the function); a ``q`` computed from the arguments is refused."""
-    if isinstance(q, Tensor) or hasattr(type(q), "__kiln_tensor__"):
+    if is_traced(q):
         t = as_tensor(q)
         owner = t.value.owner
         if t.shape_source is None and isinstance(owner, graph.ConstantOp):

@@ -29,17 +29,15 @@ from kiln.dialects import graph
 from kiln.frontend import advanced_index, array_ops, creation, dtypes, runtime_checks
 from kiln.frontend.numpy_shape import ranked, reject, unsupported
 from kiln.frontend.tensor import Tensor, as_tensor, cast, constant, emit, follow_layout, promotion_value, shape_of
+from kiln.frontend.tensor import is_traced
 
 _SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
 
-def _traced(x: Any) -> bool:
-    return isinstance(x, Tensor) or hasattr(type(x), "__kiln_tensor__")
-
 
 def _promotion_key(v: Any) -> Any:
     """What ``v`` brings to ``np.result_type``: a Python scalar itself (weak), else a dtype."""
-    if _traced(v):
+    if is_traced(v):
         return promotion_value(as_tensor(v))
     if isinstance(v, (bool, int, float)) and not isinstance(v, np.generic):
         return v
@@ -94,7 +92,7 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Tens
     if ta.ndim != 1:
         raise ValueError("object too deep for desired array")
     dt = dtypes.result_type(ta.dtype, _promotion_key(v))
-    tv = ranked(v if _traced(v) else np.asarray(v, dt), "np.searchsorted")
+    tv = ranked(v if is_traced(v) else np.asarray(v, dt), "np.searchsorted")
     keys = _sort_keys("searchsorted", cast(ta, dt))
     return emit(graph.SearchsortedOp(side, keys.value, cast(tv, keys.dtype).value))
 
@@ -104,7 +102,7 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0) -> Tensor:
     Values at or above that length are not counted (NumPy would make the result longer)."""
     if minlength is None or minlength < 0:
         raise ValueError("'minlength' must not be negative")
-    if not _traced(x):
+    if not is_traced(x):
         values = np.asarray(x)
         if values.size and values.min() < 0:
             raise ValueError("'list' argument must have no negative elements")
@@ -150,7 +148,7 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None, we
         bin_ = _equal_bins(flat, first, last, int(bins), te)
         n = int(bins)
     else:
-        edges = bins if _traced(bins) else np.asarray(bins)
+        edges = bins if is_traced(bins) else np.asarray(bins)
         te = ranked(edges, "np.histogram(..., bins=<edges>)")
         if te.ndim != 1:
             raise ValueError("`bins` must be 1d, when an array")
@@ -165,7 +163,7 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None, we
 def _density(counts: Tensor, edges: Any) -> Tensor:
     """``counts`` divided by the bins' widths and their total (``density=True``)."""
     te = ranked(edges, "np.histogram")
-    widths = np.diff(edges).astype(np.float64) if not _traced(edges) else cast(np.subtract(te[1:], te[:-1]), np.dtype(np.float64))
+    widths = np.diff(edges).astype(np.float64) if not is_traced(edges) else cast(np.subtract(te[1:], te[:-1]), np.dtype(np.float64))
     return np.true_divide(np.true_divide(counts, widths), array_ops.reduce("sum", counts, None, False))
 
 
@@ -180,7 +178,7 @@ def _one_pass(flat: Tensor, first: Any, last: Any, te: Tensor, w: Tensor | None)
     scalar), integers compare exactly: those take the general path, as do other weights' types."""
     if te.dtype not in _ONE_PASS_TYPES or (w is not None and w.dtype not in _ONE_PASS_TYPES):
         return False
-    if _traced(first):
+    if is_traced(first):
         return True
     return flat.dtype == np.float64 == te.dtype and all(float(e) == e for e in (first, last))
 
@@ -188,7 +186,7 @@ def _one_pass(flat: Tensor, first: Any, last: Any, te: Tensor, w: Tensor | None)
 def _one_pass_histogram(flat: Tensor, first: Any, last: Any, te: Tensor, w: Tensor | None) -> Tensor:
     """Counts (or the weights' sums) of ``flat`` in equal bins by one ``graph.histogram``."""
     dt = te.dtype
-    if _traced(first):
+    if is_traced(first):
         lo, hi = cast(first, dt), cast(last, dt)
         span = np.subtract(hi, lo)
     else:
@@ -216,7 +214,7 @@ def _outer_edges(flat: Tensor, bins: int, range_: Any) -> tuple[Any, Any, Any]:
         raise ValueError("`bins` must be positive, when an integer")
     if range_ is None and shape_of(flat)[0] != 0:
         return data_edges(flat, bins)
-    if range_ is not None and (_traced(range_[0]) or _traced(range_[1])):
+    if range_ is not None and (is_traced(range_[0]) or is_traced(range_[1])):
         raise unsupported("np.histogram(..., range=<traced values>)")
     edges = np.histogram_bin_edges(np.empty(0, flat.dtype), bins, range_)  # NumPy's checks and edges
     first, last = (0, 1) if range_ is None else (range_[0], range_[1])
@@ -241,7 +239,7 @@ def data_edges(flat: Tensor, bins: int) -> tuple[Tensor, Tensor, Tensor]:
 def _unsigned_subtract(a: Any, b: Any) -> Any:
     """``a - b`` (``a >= b``) as NumPy's histogram takes it: in their common type, unsigned for
     signed integers (an int16 range may span more than int16 holds)."""
-    if _traced(a) or _traced(b):
+    if is_traced(a) or is_traced(b):
         return np.subtract(a, b)
     dt = np.result_type(a, b)
     if dt.kind != "i":
@@ -322,7 +320,7 @@ def argwhere(a: Any) -> Tensor:
 def _condition(condition: Any) -> Tensor | np.ndarray:
     """A condition as a tensor, or as its NumPy value when it is a constant (also one made in the
     function: ``np.array([1, 0, 1])``), whose positions tracing can find."""
-    if not _traced(condition):
+    if not is_traced(condition):
         return np.asarray(condition)
     t = as_tensor(condition)
     value = advanced_index.known(t)

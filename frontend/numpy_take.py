@@ -16,20 +16,18 @@ import numpy as np
 
 from kiln.frontend import array_ops
 from kiln.frontend.numpy_shape import ranked, reject, static_shape, unsupported
-from kiln.frontend.tensor import Tensor, as_tensor, reshape_to, shape_of
+from kiln.frontend.tensor import Tensor, as_tensor, reshape_to
+from kiln.frontend.tensor import is_traced
 
 _MODES = ("raise", "wrap", "clip")
 
-
-def _traced(x: Any) -> bool:
-    return isinstance(x, Tensor) or hasattr(type(x), "__kiln_tensor__")
 
 
 def _indices(indices: Any, n: int, mode: str) -> Any:
     """The positions NumPy's ``mode`` makes of ``indices`` along an axis of length ``n``."""
     if mode not in _MODES:
         raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
-    idx = as_tensor(indices) if _traced(indices) else np.asarray(indices)
+    idx = as_tensor(indices) if is_traced(indices) else np.asarray(indices)
     if mode == "wrap":
         return np.mod(idx, n)
     if mode == "clip":
@@ -53,12 +51,12 @@ def take(a: Any, indices: Any, axis: int | None = None, out: Any = None, mode: s
 def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Tensor:
     """NumPy's fancy index: ``indices`` along ``axis``, an ``arange`` along every other axis."""
     t = ranked(arr, "np.take_along_axis")
-    idx = ranked(indices, "np.take_along_axis") if _traced(indices) else np.asarray(indices)
+    idx = ranked(indices, "np.take_along_axis") if is_traced(indices) else np.asarray(indices)
     if idx.dtype.kind not in "iu":
         raise IndexError("`indices` must be an integer array")
     if axis is None:
         if idx.ndim != 1:
-            raise ValueError(f"when axis=None, `indices` must have a single dimension.")
+            raise ValueError("when axis=None, `indices` must have a single dimension.")
         return np.ravel(t)[idx]
     ax = array_ops.normalize_axis(axis, t.ndim)
     if idx.ndim != t.ndim:
@@ -86,7 +84,7 @@ def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
 
 def lexsort(keys: Any, axis: int = -1) -> Tensor:
     """Stable ``argsort`` by each key in turn, the last key sorting last (the primary one)."""
-    if _traced(keys):
+    if is_traced(keys):
         k = ranked(keys, "np.lexsort")
         rows: Sequence[Any] = [k[i] for i in range(static_shape(k, "np.lexsort")[0])]
     else:

@@ -1146,6 +1146,11 @@ def as_scalar(t: Tensor) -> Tensor:
     return scalar
 
 
+def is_traced(x: Any) -> bool:
+    """Whether ``x`` is a traced array: a Tensor, or an object that converts to one (a Variable)."""
+    return isinstance(x, Tensor) or hasattr(type(x), "__kiln_tensor__")
+
+
 def is_scalar_like(value: Any) -> bool:
     """A value that is immutable as NumPy and Python see it: a NumPy or Python scalar, or a kiln
     tensor standing for a NumPy scalar."""

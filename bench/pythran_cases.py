@@ -123,9 +123,14 @@ def _call(ns: dict[str, Any], runas: str, seed: int) -> tuple[Any, list[Any]]:
         return eval(parts[-1].strip(), ns), []  # noqa: S307
     evaluate = lambda node: eval(compile(ast.Expression(node), "<runas>", "eval"), ns)  # noqa: E731, S307
     func = evaluate(call.func)
-    args = [copy.deepcopy(evaluate(a)) for a in call.args]
-    kwargs = {k.arg: copy.deepcopy(evaluate(k.value)) for k in call.keywords}
+    args = [_copy(v) for a in call.args for v in (evaluate(a.value) if isinstance(a, ast.Starred) else [evaluate(a)])]
+    kwargs = {k.arg: _copy(evaluate(k.value)) for k in call.keywords}
     return func(*args, **kwargs), args + list(kwargs.values())
+
+
+def _copy(value: Any) -> Any:
+    """A deep copy of an argument; a module (``np`` passed as an argument) is itself."""
+    return value if isinstance(value, type(np)) else copy.deepcopy(value)
 
 
 def _first_line(e: BaseException) -> str:

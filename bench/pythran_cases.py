@@ -15,6 +15,8 @@ have NumPy's dtype and shape and values within ``rtol`` (1e-9 for float64 / comp
 narrower floats). A case whose Python answer changes with the random seed is compared by type,
 dtype and shape only (``random`` in the detail).
 
+The table gives kiln's first call in seconds (trace, compile and run) where it answered.
+
 Results: ``right``; ``wrong`` (a silent mismatch, the worst); ``refused`` (a kiln error naming the
 user's file and line); ``crash`` (any other exception, a signal, or the time limit); ``invalid``
 (the case does not run as Python 3 with this NumPy: not kiln's to answer).
@@ -192,13 +194,14 @@ def main() -> None:
     def one(case: tuple[pathlib.Path, int, str]) -> str:
         v = _in_child(case[0], case[2], opts.timeout)
         verdicts.append(v)
-        row = f"| {case[0].stem}:{case[1]} | {v['kind']} | {v.get('detail', '').replace('|', '/')} |"
+        seconds = f"{v['seconds']:.2f}" if "seconds" in v else ""
+        row = f"| {case[0].stem}:{case[1]} | {v['kind']} | {seconds} | {v.get('detail', '').replace('|', '/')} |"
         print(row, flush=True)
         return row
 
     verdicts: list[dict[str, Any]] = []
     with ThreadPoolExecutor(max(1, opts.jobs)) as pool:
-        rows = ["| case | verdict | detail |", "|---|---|---|", *pool.map(one, todo)]
+        rows = ["| case | verdict | kiln's call (s) | detail |", "|---|---|---|---|", *pool.map(one, todo)]
     counts = {k: sum(v["kind"] == k for v in verdicts) for k in ("right", "wrong", "refused", "crash", "invalid")}
     summary = ", ".join(f"{n} {k}" for k, n in counts.items())
     print(summary)

@@ -26,9 +26,10 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.universe import Universe
 from xdsl.utils.target import Target
 
-from kiln import pipelines, registry, xdsl_patches
+from kiln import pattern_dispatch, pipelines, registry, xdsl_patches
 
 xdsl_patches.apply()
+pattern_dispatch.apply()
 
 _PASSES_DIR = Path(__file__).parent / "passes"
 

@@ -18,6 +18,8 @@
   whatever its uses (a terminator, a symbol) and its memory-effect traits are looked up once
   per op class, not trait by trait on every ask. The sweep asks an op for its effects only
   when no live op uses it, and is not run again after a round of patterns that changed nothing.
+  Whether an op is dead (asked of every op canonicalize visits and every op cse meets) looks
+  at its results in a loop, not through a generator (the same answer).
 * ``Operation.is_structurally_equivalent`` ignores result types: ``arith.truncf %x : f64 to f32``
   and ``... to f16`` compare equal, so ``cse`` merged two ops whose regions differ only there
   (``x.astype(f32).astype(f64)`` and ``x.astype(f16).astype(f64)`` gave one answer). Ops with
@@ -140,6 +142,15 @@ def _would_be_trivially_dead(op: Operation) -> bool:
     """xDSL's ``would_be_trivially_dead`` (dead once its results are: not a terminator nor a
     symbol, and no effect beyond its results), with the class's traits looked up once."""
     return not _dead_code_traits(op.traits.traits)[0] and _result_only_effects(op)
+
+
+def _is_trivially_dead(op: Operation) -> bool:
+    """xDSL's ``is_trivially_dead``: no result used, and dead once they are not (looked up in
+    the module at each call, as xDSL does: the sweep swaps in its memo)."""
+    for result in op.results:
+        if result.first_use is not None:
+            return False
+    return _dce.would_be_trivially_dead(op)
 
 
 class _UsesFirstLiveSet(_dce.LiveSet):
@@ -319,6 +330,9 @@ def apply() -> None:
     _dce.region_dce = _region_dce  # type: ignore[assignment]
     _dce.result_only_effects = _result_only_effects  # type: ignore[assignment]
     _dce.would_be_trivially_dead = _would_be_trivially_dead  # type: ignore[assignment]
+    _dce.is_trivially_dead = _is_trivially_dead  # type: ignore[assignment]
+    if (cse := sys.modules.get("xdsl.transforms.common_subexpression_elimination")) is not None:
+        cse.is_trivially_dead = _is_trivially_dead  # imported by name there: set if loaded first
     _canonicalize.region_dce = _region_dce  # type: ignore[assignment]
     _canonicalize.CanonicalizePass.apply = _canonicalize_apply  # type: ignore[method-assign]
     _Element.to_type = _to_type  # type: ignore[method-assign]

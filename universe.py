@@ -116,7 +116,7 @@ PASS_ROOTS: dict[str, tuple[str, ...]] = {
 
 def holds(module: ModuleOp, roots: tuple[str, ...]) -> bool:
     """Whether ``module`` holds an op named by ``roots`` (see :data:`PASS_ROOTS`)."""
-    return any(op.name.startswith(roots) for op in module.walk())
+    return any(op.name.startswith(roots) for op in pattern_dispatch.walked(module, reverse=False, region_first=False))
 
 
 @functools.cache

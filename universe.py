@@ -26,9 +26,10 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.universe import Universe
 from xdsl.utils.target import Target
 
-from kiln import pipelines, registry, xdsl_patches
+from kiln import pattern_dispatch, pipelines, registry, xdsl_patches
 
 xdsl_patches.apply()
+pattern_dispatch.apply()
 
 _PASSES_DIR = Path(__file__).parent / "passes"
 
@@ -115,7 +116,7 @@ PASS_ROOTS: dict[str, tuple[str, ...]] = {
 
 def holds(module: ModuleOp, roots: tuple[str, ...]) -> bool:
     """Whether ``module`` holds an op named by ``roots`` (see :data:`PASS_ROOTS`)."""
-    return any(op.name.startswith(roots) for op in module.walk())
+    return any(op.name.startswith(roots) for op in pattern_dispatch.walked(module, reverse=False, region_first=False))
 
 
 @functools.cache

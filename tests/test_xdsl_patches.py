@@ -111,3 +111,37 @@ def test_canonicalize_sweeps_only_after_rounds_that_change(monkeypatch: pytest.M
     universe.build_pipeline("canonicalize").apply(make_context(), module)
     assert sweeps == [False]
     assert [op.name for op in module.walk()][1:] == _LIVE_OPS
+
+
+_KEYED = """
+func.func @h(%a: f64, %b: i32) -> f64 {
+  %c = arith.constant {kiln.note = "x"} 2.0 : f64
+  %x = arith.addf %a, %c fastmath<fast> : f64
+  %y = arith.addf %a, %c : f64
+  %i = arith.index_cast %b : i32 to index
+  %u = "test.unknown"(%x, %i) {k = 1 : i64} : (f64, index) -> f64
+  func.return %u : f64
+}
+"""
+
+
+def test_cse_hashes_ops_as_xdsl_does() -> None:
+    """cse's key hash, computed from the op's fields, is xDSL's formula's value (attributes,
+    properties, result types, operands; an unregistered op by its own name)."""
+    from xdsl.transforms.common_subexpression_elimination import OperationInfo
+
+    ctx = make_context()
+    ctx.allow_unregistered = True
+    module = Parser(ctx, _KEYED).parse_module()
+    ops = list(module.walk())
+    assert any(op.properties for op in ops) and any(op.attributes for op in ops)
+    for op in ops:
+        info = OperationInfo(op)
+        assert hash(info) == hash((
+            info.name,
+            sum(hash(i) for i in op.attributes.items()),
+            sum(hash(i) for i in op.properties.items()),
+            hash(op.result_types),
+            hash(op.operands),
+        ))
+    assert OperationInfo(ops[-2]).name == "test.unknown"

@@ -28,7 +28,7 @@ from xdsl.ir import SSAValue
 from kiln.backends.targets import (OUTPUT_ARRAY, OUTPUT_BOOL, OUTPUT_COMPLEX, OUTPUT_FLOAT, OUTPUT_INT,
                                    OUTPUT_NUMPY_SCALAR, OUTPUT_PER_CALL, OUTPUT_PYTHON_NUMBER)
 from kiln.frontend import runtime_checks, trace_context
-from kiln.frontend.tensor import Tensor, as_tensor, constant
+from kiln.frontend.tensor import Tensor, as_tensor, constant, implements
 
 #: an output whose kind is known only at run time: an extra int8 result holds it (see module doc)
 DYNAMIC = OUTPUT_PER_CALL
@@ -145,6 +145,27 @@ def of_python_operator(ufunc: np.ufunc, operands: Sequence[Any], result: Tensor)
         kinds = [x.kind_flag if isinstance(x, Tensor) and x.kind_flag is not None else np.int8(static_kind(x)) for x in operands]
         kind = np.maximum(functools.reduce(np.maximum, kinds), np.int8(PYTHON_FLOAT if ufunc is np.true_divide else PYTHON_INT))
     return as_tensor(np.where(python, kind, np.int8(OUTPUT_NUMPY_SCALAR)))
+
+
+@implements
+def number_part(value: Tensor, part: str) -> Tensor:
+    """``value.real``, ``.imag`` or ``.conjugate()`` of the 0-d ``value``, a Python number (weak) or
+    one on the paths its kind flag says: of Python's type there (a complex's parts are floats, a
+    bool's are ints: ``True.imag`` is ``0``), NumPy's scalar on the paths where ``value`` is one."""
+    x = value.astype(np.int64) if value.dtype == np.bool_ else value
+    if part == "real":
+        out = np.real(x)
+    elif part == "imag":
+        out = np.imag(x) if x.dtype.kind == "c" else np.zeros((), x.dtype)
+    else:
+        out = np.conjugate(x) if x.dtype.kind == "c" else x
+    out = as_tensor(out)
+    if value.kind_flag is None:
+        return with_kind(out, _PYTHON_KIND_OF[out.dtype.kind])
+    flag = np.where(np.equal(value.kind_flag, np.int8(PYTHON_BOOL)), np.int8(PYTHON_INT), value.kind_flag)
+    if part != "conjugate":
+        flag = np.where(np.equal(flag, np.int8(PYTHON_COMPLEX)), np.int8(PYTHON_FLOAT), flag)
+    return with_kind(out, as_tensor(flag))
 
 
 def flag_value(value: Any) -> SSAValue:

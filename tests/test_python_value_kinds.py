@@ -56,3 +56,46 @@ def test_python_errors_of_number_methods() -> None:
         kiln.function(rounded_complex)([complex(1, 2)])
     with pytest.raises(AttributeError, match=r"test_python_value_kinds.py:\d+:\d+: 'int' object has no attribute 'is_integer'"):
         kiln.function(float_is_integer)([2, 1], np.array([3.0]))
+
+
+# ---------------------------------------------------------------------- sets
+
+
+def signatures_seen(n, k):
+    seen = set()
+    count = 0
+    perm = list(range(k))
+    for i in range(n):
+        perm = perm[1:] + perm[:1]
+        sig = tuple(perm)
+        if sig not in seen:
+            seen.add(sig)
+            count += 1
+    return seen, count, frozenset(seen)
+
+
+def set_of_traced_values(x):
+    return {x[0] * 2, 1.0}
+
+
+def set_of_traced_tuples(xs):
+    found = set()
+    found.add((xs[0], 1))
+    return found
+
+
+def test_a_set_of_values_known_while_tracing_is_returned() -> None:
+    """A set of Python values the trace knows is the result, a set of each call's own."""
+    differential(signatures_seen, (5, 3), (0, 2))
+    compiled = kiln.function(signatures_seen)
+    first = compiled(4, 3)[0]
+    first.add("changed by the caller")
+    assert "changed by the caller" not in compiled(4, 3)[0]
+
+
+def test_a_set_holding_traced_values_is_refused_naming_the_line() -> None:
+    """A traced value is unhashable (as an array is), so no set holds one: refused where it is put in."""
+    with pytest.raises(TypeError, match=r"test_python_value_kinds.py:\d+: unhashable type"):
+        kiln.function(set_of_traced_values)(np.arange(3.0))
+    with pytest.raises(TypeError, match=r"test_python_value_kinds.py:\d+: unhashable type"):
+        kiln.function(set_of_traced_tuples)([1.5, 2.5])

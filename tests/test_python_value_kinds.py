@@ -99,3 +99,26 @@ def test_a_set_holding_traced_values_is_refused_naming_the_line() -> None:
         kiln.function(set_of_traced_values)(np.arange(3.0))
     with pytest.raises(TypeError, match=r"test_python_value_kinds.py:\d+: unhashable type"):
         kiln.function(set_of_traced_tuples)([1.5, 2.5])
+
+
+# ---------------------------------------------------------------------- returns of two kinds
+
+
+def largest_unless_first(xs):
+    best = 0
+    for j in range(1, len(xs)):
+        if abs(xs[j]) > abs(xs[best]):
+            best = j
+    if best == 0:
+        return
+    return best, abs(xs[best])
+
+
+def test_none_or_a_tuple_by_run_time_data_is_refused_naming_both_returns() -> None:
+    """Which ``return`` runs is known only per call (as for AutoGraph's ``tf.cond``, whose branches
+    must return one structure): refused, naming both ``return`` lines, not the structure's name."""
+    lines = {line: n for n, line in enumerate(open(__file__).read().splitlines(), 1)}
+    none_at, tuple_at = lines["        return"], lines["    return best, abs(xs[best])"]
+    with pytest.raises(TypeError, match=rf"the function returns (a tuple of 2 items at \S+:{tuple_at} on one path and None at \S+:{none_at}"
+                                        rf"|None at \S+:{none_at} on one path and a tuple of 2 items at \S+:{tuple_at}) on another"):
+        kiln.function(largest_unless_first)([complex(1, 2), complex(3, 4)])

@@ -188,20 +188,30 @@ def with_kind(value: Tensor, kind: int | Tensor) -> Tensor:
 
 
 #: how a dtype holds a Python number a path gives (:func:`holds_python_number`)
-HOLDS, INT_IN_FLOAT = 1, 2
+HOLDS, INT_IN_FLOAT, FLOAT_IN_COMPLEX = 1, 2, 3
 
 #: Python operators on ints whose result, computed in floats from ints a float holds exactly, is
-#: exact while it stays below 2**53 (for float64; ``//``, ``%`` and ``**`` are not among them)
+#: exact while it stays below 2**53 (for float64; ``//``, ``%`` and ``**`` are not among them); on
+#: floats computed as complex numbers of zero imaginary part, exactly the float's
 _EXACT_ON_INTS = (np.add, np.subtract, np.multiply, np.negative, np.positive, np.absolute, np.maximum, np.minimum)
+
+
+def exact_in_wider(ufunc: np.ufunc) -> bool:
+    """Whether the Python operator ``ufunc`` gives a Python float exactly when computed in complex128
+    from its operands' real values (``0 * s`` where another path makes the operand complex)."""
+    return ufunc in _EXACT_ON_INTS
 
 
 def holds_python_number(dtype: np.dtype[Any], kind: str) -> int | None:
     """Whether a result computed as ``dtype`` holds the Python number of NumPy's ``kind`` a path
-    gives (a bool, an int: INT_IN_FLOAT where a float holds it, exact only below 2**53 for float64)."""
+    gives (a bool, an int: INT_IN_FLOAT where a float holds it, exact only below 2**53 for float64;
+    a float: FLOAT_IN_COMPLEX where complex128 holds it, its real part, for operators exact there)."""
     if kind == "b" and dtype.kind == "b" or kind in "iu" and dtype == np.int64 or kind == "f" and dtype == np.float64:
         return HOLDS
     if kind == "c" and dtype == np.complex128:
         return HOLDS
+    if kind == "f" and dtype == np.complex128:
+        return FLOAT_IN_COMPLEX
     return INT_IN_FLOAT if kind in "iu" and dtype.kind == "f" else None
 
 

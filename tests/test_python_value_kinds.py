@@ -122,3 +122,48 @@ def test_none_or_a_tuple_by_run_time_data_is_refused_naming_both_returns() -> No
     with pytest.raises(TypeError, match=rf"the function returns (a tuple of 2 items at \S+:{tuple_at} on one path and None at \S+:{none_at}"
                                         rf"|None at \S+:{none_at} on one path and a tuple of 2 items at \S+:{tuple_at}) on another"):
         kiln.function(largest_unless_first)([complex(1, 2), complex(3, 4)])
+
+
+# ---------------------------------------------------------------------- an int on one path, a complex on the other
+
+
+def _unit_or_zero(z):
+    if abs(z) < 1e-6:
+        return 0  # the Python int 0 on this path
+    return z / abs(z)  # a NumPy complex128 on this one
+
+
+def clipped(z, top):
+    out = np.empty(z.shape, dtype=z.dtype)
+    for i in range(len(z)):
+        if abs(z[i]) > top:
+            out[i] = _unit_or_zero(z[i]) * top
+        else:
+            out[i] = z[i]
+    return out
+
+
+def scaled_unit(z, top):
+    return _unit_or_zero(z[0]) * top, -(_unit_or_zero(z[1]) * top) + 1.0
+
+
+def divided_unit(z, top):
+    return _unit_or_zero(z[0]) / top
+
+
+def test_a_python_float_on_one_path_and_a_complex_on_the_other() -> None:
+    """``0 * s`` is a Python float where the helper returned 0, a complex128 where it returned a
+    NumPy complex: computed as complex128 (exact for the float, whose kind the result keeps), the
+    value written into a complex array and the one returned are Python's on every path."""
+    z = np.array([0, 3 + 4j, 0.2, -1j, 2])
+    differential(clipped, (z, 0.5), (z[::2].copy(), 0.5))
+    differential(scaled_unit, (np.array([0j, 0j]), 0.5), (np.array([3 + 4j, 1j]), 2.0), (np.array([0j, -1j]), 1.5))
+
+
+def test_an_operator_not_exact_in_complex_stays_refused() -> None:
+    """``/`` of a Python float computed in complex128 is not the float's own division, and complex64
+    does not hold a Python float: refused naming the line, as before."""
+    with pytest.raises(NotImplementedError, match=r"test_python_value_kinds.py:\d+:\d+: the dtype of np.divide depends on the path"):
+        kiln.function(divided_unit)(np.array([3 + 4j]), 0.5)
+    with pytest.raises(NotImplementedError, match=r"the dtype of np.multiply depends on the path .* complex64 or float64"):
+        kiln.function(scaled_unit)(np.array([3 + 4j, 1j], dtype=np.complex64), 0.5)

@@ -40,6 +40,12 @@ def _is_tensor_int(x: Any) -> bool:
     return isinstance(x, Tensor) and x.ndim == 0 and x.dtype.kind in _INDEX_DTYPES
 
 
+def _selected(key: Any) -> Any:
+    """``key`` as NumPy takes it: a selection ``b[m]`` (kiln.frontend.masked) used as an index is the
+    array of its values (``out[np.abs(x[m]) < e] = 0``, a boolean mask of run-time length)."""
+    return key.compressed() if isinstance(key, masked.MaskedSelection) else key
+
+
 def _is_mask(t: Tensor, key: Any) -> bool:
     """A traced boolean mask (a constant one is read as its ``nonzero()`` integer arrays)."""
     return isinstance(key, Tensor) and key.dtype == np.bool_ and advanced_index.known(key) is None
@@ -49,6 +55,7 @@ def _is_mask(t: Tensor, key: Any) -> bool:
 def getitem(t: Tensor, key: Any) -> Tensor:
     """``t[key]``: a view of ``t`` for basic keys."""
     require_rank(t, "indexing")
+    key = _selected(key)
     if _is_mask(t, key):
         return masked.select(t, key)
     if advanced_index.is_advanced(key):
@@ -83,6 +90,7 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
     """``t[key] = value`` with NumPy's meaning: ``value`` cast (unsafely, as NumPy's setitem does)
     and broadcast to the indexed region, written through to ``t``'s storage."""
     require_rank(t, "indexing")
+    key = _selected(key)
     if isinstance(value, Tensor) and value.is_write_of(t, key):
         return  # `t[key] op= v`: the in-place operator already wrote through the view t[key]
     if _is_mask(t, key):

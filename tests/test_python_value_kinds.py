@@ -167,3 +167,34 @@ def test_an_operator_not_exact_in_complex_stays_refused() -> None:
         kiln.function(divided_unit)(np.array([3 + 4j]), 0.5)
     with pytest.raises(NotImplementedError, match=r"the dtype of np.multiply depends on the path .* complex64 or float64"):
         kiln.function(scaled_unit)(np.array([3 + 4j, 1j], dtype=np.complex64), 0.5)
+
+
+# ---------------------------------------------------------------------- a selection as an index
+
+
+def _unit_or_zero_of_array(x, eps=1e-6):
+    out = np.empty(shape=x.shape, dtype=x.dtype)
+    small = np.abs(x) < eps
+    out[small] = 0
+    rest = np.logical_not(small)
+    out[rest] = x[rest] / np.abs(x[rest])
+    return out
+
+
+def clipped_by_masks(z, top):
+    far = np.abs(z) > top
+    z[far] = _unit_or_zero_of_array(z[far]) * top
+    return z
+
+
+def selected_by_a_selection(x):
+    y = x[x > 0]
+    return y[y > 2].sum(), np.abs(y)[np.abs(y) < 3].sum()
+
+
+def test_a_selection_used_as_a_mask_is_the_array_of_its_values() -> None:
+    """``out[np.abs(x) < e]`` where ``x`` is ``z[far]``: the mask is the selection's values, of a
+    length known only at run time, as in NumPy; kiln refused it as a mask 'with other index items'."""
+    z = np.array([0, 3 + 4j, 0.2, -1j, 2, 1e-9 + 1j])
+    differential(clipped_by_masks, (z, 0.5), (z[2::4].copy(), 0.5), (np.zeros(0, complex), 0.5), (z, 10.0))
+    differential(selected_by_a_selection, (np.array([1.0, -2.0, 3.0, 5.0]),), (np.array([-1.0]),))

@@ -198,3 +198,31 @@ def test_a_selection_used_as_a_mask_is_the_array_of_its_values() -> None:
     z = np.array([0, 3 + 4j, 0.2, -1j, 2, 1e-9 + 1j])
     differential(clipped_by_masks, (z, 0.5), (z[2::4].copy(), 0.5), (np.zeros(0, complex), 0.5), (z, 10.0))
     differential(selected_by_a_selection, (np.array([1.0, -2.0, 3.0, 5.0]),), (np.array([-1.0]),))
+
+
+def rows_where_first_positive(x):
+    m = x[:, 0] > 0
+    return x[m, 1].sum(), x[m, 1:].sum(axis=0), x[1, x[1] > 0].sum(), x[m, ...].sum(), len(x[m, 0])
+
+
+def written_where_first_positive(x):
+    m = x[:, 0] > 0
+    x[m, 1] = -1.0
+    x[m, 2:] += 10.0
+    x[0, x[0] > 5] = 0.0
+    x[m, 0] = x[m, 3] * 2
+    return x
+
+
+def mask_after_a_slice(x):
+    return x[:, x[0] > 0]
+
+
+def test_a_mask_with_integers_and_slices_as_numpy_indexes() -> None:
+    """``x[mask, j]``, ``x[mask, 1:]``, ``x[i, mask]``: the mask on the leading axes of the view the
+    other items make, read and written as NumPy does; a mask after a slice stays refused."""
+    x = np.array([[1.0, 2, 3, 4], [-1, 5, 6, 7], [2, 8, 9, 10]])
+    differential(rows_where_first_positive, (x,), (-x,))
+    differential(written_where_first_positive, (x,), (-x,), (x[:, ::-1].copy(),))
+    with pytest.raises(NotImplementedError, match=r"test_python_value_kinds.py:\d+: a traced boolean mask together with other index items"):
+        kiln.function(mask_after_a_slice)(x)

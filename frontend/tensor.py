@@ -331,6 +331,9 @@ class Tensor:
         if name.startswith("_"):
             raise AttributeError(name)
         where = trace_context.here()
+        python_type = {"bool": bool, "int": int, "float": float, "complex": complex}.get(self._type_name())
+        if python_type is not None and self.weak and hasattr(python_type, name):
+            raise AttributeError(f"{where}: {python_type.__name__}.{name} of a traced Python number is not supported inside kiln.function")
         if hasattr(np.ndarray, name):
             raise AttributeError(
                 f"{where}: ndarray.{name} is not supported inside kiln.function "

@@ -51,11 +51,17 @@ def rounded_complex(xs):
     return round(xs[0])
 
 
+def bits(xs):
+    return xs[0].bit_length()
+
+
 def test_python_errors_of_number_methods() -> None:
     with pytest.raises(TypeError, match="type complex doesn't define __round__ method"):
         kiln.function(rounded_complex)([complex(1, 2)])
     with pytest.raises(AttributeError, match=r"test_python_value_kinds.py:\d+:\d+: 'int' object has no attribute 'is_integer'"):
         kiln.function(float_is_integer)([2, 1], np.array([3.0]))
+    with pytest.raises(AttributeError, match=r"test_python_value_kinds.py:\d+:\d+: int.bit_length of a traced Python number is not supported"):
+        kiln.function(bits)([5])
 
 
 # ---------------------------------------------------------------------- sets

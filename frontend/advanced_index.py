@@ -113,7 +113,8 @@ def _items(t: Tensor, key: Any) -> list[Any]:
         if isinstance(item, Tensor) and item.dtype == np.bool_:
             raise NotImplementedError(
                 "a traced boolean mask together with other index items is not supported inside kiln.function "
-                "(x[mask] alone is, and so are constant masks); use np.where"
+                "(x[mask] alone is, so is x[i, mask, j, k:l] with only integers before the mask and integers, "
+                "slices and ... after it, and so are constant masks); use np.where"
             )
         if isinstance(item, (np.ndarray, list)) and np.asarray(item).dtype == np.bool_:
             items.extend(np.nonzero(np.asarray(item)))

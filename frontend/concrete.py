@@ -100,7 +100,7 @@ def _rebuild(tree: pytree.TreeDef, n: int, kinds: tuple[int, ...],
             outputs[j] = convert(outputs[j])
     leaves = outputs[:n]
     for j, value in statics:
-        leaves.insert(j, value)
+        leaves.insert(j, set(value) if type(value) is set else value)  # (a set of the call's own, as from Python)
     return pytree.unflatten(tree, iter(leaves))
 
 

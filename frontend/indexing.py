@@ -40,17 +40,49 @@ def _is_tensor_int(x: Any) -> bool:
     return isinstance(x, Tensor) and x.ndim == 0 and x.dtype.kind in _INDEX_DTYPES
 
 
+def _selected(key: Any) -> Any:
+    """``key`` as NumPy takes it: a selection ``b[m]`` (kiln.frontend.masked) used as an index is the
+    array of its values (``out[np.abs(x[m]) < e] = 0``, a boolean mask of run-time length)."""
+    return key.compressed() if isinstance(key, masked.MaskedSelection) else key
+
+
 def _is_mask(t: Tensor, key: Any) -> bool:
     """A traced boolean mask (a constant one is read as its ``nonzero()`` integer arrays)."""
     return isinstance(key, Tensor) and key.dtype == np.bool_ and advanced_index.known(key) is None
+
+
+def _mask_with_items(t: Tensor, key: Any) -> tuple[Tensor, Tensor] | None:
+    """``t[i, mask, rest]``: a traced mask after integers only and before integers, slices and
+    ``...`` only, as the view ``t[i][:, rest]`` masked on its leading axes, which is NumPy's meaning
+    (the mask's axis comes first, where NumPy puts the axis of its advanced indices); None for
+    any other key."""
+    if not isinstance(key, tuple):
+        return None
+    items = tuple(_selected(item) for item in key)
+    masks = [k for k, item in enumerate(items) if _is_mask(t, item)]
+    if len(masks) != 1:
+        return None
+    (k,) = masks
+    before, mask, after = items[:k], items[k], items[k + 1:]
+    if not all(_is_int(i) for i in before) or not all(_is_int(i) or isinstance(i, slice) or i is Ellipsis for i in after):
+        return None
+    base = _view(t, before) if before else t
+    return (_view(base, (slice(None),) * mask.ndim + after) if after else base), mask
+
+
+def _is_int(item: Any) -> bool:
+    return _is_tensor_int(item) or isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_))
 
 
 @implements
 def getitem(t: Tensor, key: Any) -> Tensor:
     """``t[key]``: a view of ``t`` for basic keys."""
     require_rank(t, "indexing")
+    key = _selected(key)
     if _is_mask(t, key):
         return masked.select(t, key)
+    if (found := _mask_with_items(t, key)) is not None:
+        return masked.select(*found)
     if advanced_index.is_advanced(key):
         return advanced_index.getitem(t, key)
     items = key if isinstance(key, tuple) else (key,)
@@ -64,9 +96,7 @@ def getitem(t: Tensor, key: Any) -> Tensor:
 def _is_element(t: Tensor, items: tuple[Any, ...]) -> bool:
     """Whether ``t[items]`` is one element, which NumPy returns as a scalar (not a view): an integer
     for every axis, and no ``...`` or ``None``."""
-    return len(items) == t.ndim and all(
-        _is_tensor_int(i) or (isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))) for i in items
-    )
+    return len(items) == t.ndim and all(_is_int(i) for i in items)
 
 
 def _view(t: Tensor, items: tuple[Any, ...]) -> Tensor:
@@ -83,10 +113,15 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
     """``t[key] = value`` with NumPy's meaning: ``value`` cast (unsafely, as NumPy's setitem does)
     and broadcast to the indexed region, written through to ``t``'s storage."""
     require_rank(t, "indexing")
+    key = _selected(key)
     if isinstance(value, Tensor) and value.is_write_of(t, key):
         return  # `t[key] op= v`: the in-place operator already wrote through the view t[key]
     if _is_mask(t, key):
         t.overwrite(masked.write(t, key, value))
+        return
+    if (found := _mask_with_items(t, key)) is not None:
+        inner, mask = found
+        inner.overwrite(masked.write(inner, mask, value))
         return
     if advanced_index.is_advanced(key):
         v = value if isinstance(value, Tensor) else _constant_for(value, t.dtype)

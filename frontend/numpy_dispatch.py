@@ -280,7 +280,8 @@ def _keys(operands: Sequence[Operand]) -> list[dtypes.PromotionKey]:
 
 
 def same_on_every_path(
-    operands: Sequence[Any], resolve: Callable[[Sequence[Any]], Any], what: str, python_result: np.dtype[Any] | None = None
+    operands: Sequence[Any], resolve: Callable[[Sequence[Any]], Any], what: str, python_result: np.dtype[Any] | None = None,
+    exact_in_complex: bool = False,
 ) -> bool:
     """Refuse when the dtype NumPy gives ``what`` depends on the path a staged construct took: an
     operand promotes one way on some paths and another on others (``t = 0.5`` on one path of an
@@ -291,9 +292,10 @@ def same_on_every_path(
     With ``python_result``, a Python operator computed as that dtype whose operands' kinds are
     known per call: on the paths where every operand is a Python number its result is a Python
     number (its kind flag says which), so those paths only need the dtype to hold it (``c * 2``
-    with ``c`` an int or a float; ``s + v`` with each a Python int or a NumPy float64). Returns
-    whether some path's Python int is computed as a float (checked at run time, see
-    result_kinds.require_exact_int)."""
+    with ``c`` an int or a float; ``s + v`` with each a Python int or a NumPy float64; a Python
+    float computed as complex128 where ``exact_in_complex``, the operator giving it exactly there:
+    ``0 * s`` where another path makes ``0`` a complex). Returns whether some path's Python int is
+    computed as a float (checked at run time, see result_kinds.require_exact_int)."""
     varying = [i for i, x in enumerate(operands) if isinstance(x, Tensor) and x.path_promotions is not None]
     if not varying:
         return False
@@ -306,6 +308,8 @@ def same_on_every_path(
         dtype = np.dtype(resolve(alternative))
         holds = result_kinds.holds_python_number(python_result, dtype.kind) if python_ok and all(
             _python_on_path(x) for x in alternative) else None  # type: ignore[arg-type]
+        if holds == result_kinds.FLOAT_IN_COMPLEX and not exact_in_complex:
+            holds = None
         if holds is None:
             results.add(dtype)
         python_paths = python_paths or holds is not None
@@ -344,7 +348,7 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
     in_dtypes, out_dtype = dtypes.resolve_ufunc(ufunc, keys)
     int_in_float = same_on_every_path(
         operands, lambda ops: dtypes.resolve_ufunc(ufunc, _keys([_promotion_stand_in(o) for o in ops]))[1], _np_name(ufunc),
-        out_dtype if in_python_operator() else None,
+        out_dtype if in_python_operator() else None, result_kinds.exact_in_wider(ufunc),
     )
     if ufunc in _LOGICAL:
         in_dtypes = (np.dtype(np.bool_),) * len(in_dtypes)

@@ -28,7 +28,7 @@ from xdsl.ir import SSAValue
 from kiln.backends.targets import (OUTPUT_ARRAY, OUTPUT_BOOL, OUTPUT_COMPLEX, OUTPUT_FLOAT, OUTPUT_INT,
                                    OUTPUT_NUMPY_SCALAR, OUTPUT_PER_CALL, OUTPUT_PYTHON_NUMBER)
 from kiln.frontend import runtime_checks, trace_context
-from kiln.frontend.tensor import Tensor, as_tensor, constant
+from kiln.frontend.tensor import Tensor, as_tensor, constant, implements
 
 #: an output whose kind is known only at run time: an extra int8 result holds it (see module doc)
 DYNAMIC = OUTPUT_PER_CALL
@@ -147,6 +147,27 @@ def of_python_operator(ufunc: np.ufunc, operands: Sequence[Any], result: Tensor)
     return as_tensor(np.where(python, kind, np.int8(OUTPUT_NUMPY_SCALAR)))
 
 
+@implements
+def number_part(value: Tensor, part: str) -> Tensor:
+    """``value.real``, ``.imag`` or ``.conjugate()`` of the 0-d ``value``, a Python number (weak) or
+    one on the paths its kind flag says: of Python's type there (a complex's parts are floats, a
+    bool's are ints: ``True.imag`` is ``0``), NumPy's scalar on the paths where ``value`` is one."""
+    x = value.astype(np.int64) if value.dtype == np.bool_ else value
+    if part == "real":
+        out = np.real(x)
+    elif part == "imag":
+        out = np.imag(x) if x.dtype.kind == "c" else np.zeros((), x.dtype)
+    else:
+        out = np.conjugate(x) if x.dtype.kind == "c" else x
+    out = as_tensor(out)
+    if value.kind_flag is None:
+        return with_kind(out, _PYTHON_KIND_OF[out.dtype.kind])
+    flag = np.where(np.equal(value.kind_flag, np.int8(PYTHON_BOOL)), np.int8(PYTHON_INT), value.kind_flag)
+    if part != "conjugate":
+        flag = np.where(np.equal(flag, np.int8(PYTHON_COMPLEX)), np.int8(PYTHON_FLOAT), flag)
+    return with_kind(out, as_tensor(flag))
+
+
 def flag_value(value: Any) -> SSAValue:
     """The kind of ``value`` as a 0-d int8 value, traced where a branch ends (its yield)."""
     if isinstance(value, Tensor) and value.kind_flag is not None:
@@ -167,20 +188,30 @@ def with_kind(value: Tensor, kind: int | Tensor) -> Tensor:
 
 
 #: how a dtype holds a Python number a path gives (:func:`holds_python_number`)
-HOLDS, INT_IN_FLOAT = 1, 2
+HOLDS, INT_IN_FLOAT, FLOAT_IN_COMPLEX = 1, 2, 3
 
 #: Python operators on ints whose result, computed in floats from ints a float holds exactly, is
-#: exact while it stays below 2**53 (for float64; ``//``, ``%`` and ``**`` are not among them)
+#: exact while it stays below 2**53 (for float64; ``//``, ``%`` and ``**`` are not among them); on
+#: floats computed as complex numbers of zero imaginary part, exactly the float's
 _EXACT_ON_INTS = (np.add, np.subtract, np.multiply, np.negative, np.positive, np.absolute, np.maximum, np.minimum)
+
+
+def exact_in_wider(ufunc: np.ufunc) -> bool:
+    """Whether the Python operator ``ufunc`` gives a Python float exactly when computed in complex128
+    from its operands' real values (``0 * s`` where another path makes the operand complex)."""
+    return ufunc in _EXACT_ON_INTS
 
 
 def holds_python_number(dtype: np.dtype[Any], kind: str) -> int | None:
     """Whether a result computed as ``dtype`` holds the Python number of NumPy's ``kind`` a path
-    gives (a bool, an int: INT_IN_FLOAT where a float holds it, exact only below 2**53 for float64)."""
+    gives (a bool, an int: INT_IN_FLOAT where a float holds it, exact only below 2**53 for float64;
+    a float: FLOAT_IN_COMPLEX where complex128 holds it, its real part, for operators exact there)."""
     if kind == "b" and dtype.kind == "b" or kind in "iu" and dtype == np.int64 or kind == "f" and dtype == np.float64:
         return HOLDS
     if kind == "c" and dtype == np.complex128:
         return HOLDS
+    if kind == "f" and dtype == np.complex128:
+        return FLOAT_IN_COMPLEX
     return INT_IN_FLOAT if kind in "iu" and dtype.kind == "f" else None
 
 

@@ -331,6 +331,9 @@ class Tensor:
         if name.startswith("_"):
             raise AttributeError(name)
         where = trace_context.here()
+        python_type = {"bool": bool, "int": int, "float": float, "complex": complex}.get(self._type_name())
+        if python_type is not None and self.weak and hasattr(python_type, name):
+            raise AttributeError(f"{where}: {python_type.__name__}.{name} of a traced Python number is not supported inside kiln.function")
         if hasattr(np.ndarray, name):
             raise AttributeError(
                 f"{where}: ndarray.{name} is not supported inside kiln.function "
@@ -553,6 +556,8 @@ class Tensor:
         with ``ndigits``, a Python number of its type. Arrays have no ``__round__``."""
         if not self.immutable or self.ndim != 0:
             raise TypeError("type numpy.ndarray doesn't define __round__ method")
+        if self.dtype.kind == "c":
+            raise TypeError(f"type {self._type_name()} doesn't define __round__ method")
         if ndigits is not None:
             return python_number(np.round(self, ndigits)) if self.weak else as_scalar(np.round(self, ndigits))
         rounded = np.round(self)
@@ -605,7 +610,10 @@ class Tensor:
 
     @property
     def real(self) -> Tensor:
-        """A NumPy scalar's real part is a scalar, an array's a view (as in NumPy)."""
+        """A NumPy scalar's real part is a scalar, an array's a view (as in NumPy), a Python number's
+        a Python number (kiln.frontend.result_kinds.number_part)."""
+        if self._python_number():
+            return _PROTOCOLS["number_part"](self, "real")
         return as_scalar(np.real(self)) if self.immutable else np.real(self)
 
     @real.setter
@@ -614,6 +622,8 @@ class Tensor:
 
     @property
     def imag(self) -> Tensor:
+        if self._python_number():
+            return _PROTOCOLS["number_part"](self, "imag")
         return as_scalar(np.imag(self)) if self.immutable else np.imag(self)
 
     @imag.setter
@@ -635,7 +645,28 @@ class Tensor:
         return np.conjugate(self) if self.dtype.kind == "c" else self
 
     def conjugate(self) -> Tensor:
+        """NumPy's ``conj``; of a Python number, Python's ``conjugate`` (a Python number)."""
+        if self._python_number():
+            return _PROTOCOLS["number_part"](self, "conjugate")
         return self.conj()
+
+    def is_integer(self) -> Tensor:
+        """A float's (Python's or NumPy's) ``is_integer()``: a Python bool, false for NaN and infinity."""
+        if self.shape_source is not None or self.ndim != 0 or not self.immutable or self.dtype.kind != "f":
+            raise AttributeError(f"{trace_context.here()}: '{self._type_name()}' object has no attribute 'is_integer'")
+        return python_number(np.logical_and(np.isfinite(self), np.equal(np.floor(self), self)))
+
+    def _type_name(self) -> str:
+        """The name of the Python type this value stands for, as Python's errors give it."""
+        if self.shape_source is not None or self.ndim != 0 or not self.immutable:
+            return "numpy.ndarray"
+        if self.weak:
+            return {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}[self.dtype.kind]
+        return f"numpy.{self.dtype}"
+
+    def _python_number(self) -> bool:
+        """A traced Python number, or a 0-d value that is one on some paths (its kind flag says)."""
+        return self.shape_source is None and self.ndim == 0 and (self.weak or self.kind_flag is not None)
 
     def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", subok: bool = True, copy: bool = True) -> Tensor:
         """A NumPy scalar's ``astype`` gives a scalar, an array's an array: a new one, laid out like

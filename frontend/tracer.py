@@ -190,8 +190,10 @@ def _arguments_where(storage: Storage, block: Block) -> list[tuple[int, Tensor]]
     return found
 
 
-#: result leaves returned as the Python values they are (a ContainerRef stands for an argument list)
-_STATIC = (str, type(None), argument_containers.ContainerRef)
+#: result leaves returned as the Python values they are (a ContainerRef stands for an argument list;
+#: a set's items are values known while tracing, since traced values are unhashable, and each call
+#: gets a copy of it, a set of its own as from Python)
+_STATIC = (str, type(None), argument_containers.ContainerRef, set, frozenset)
 
 
 def _output(leaf: Any, fn: Callable[..., Any]) -> SSAValue:

@@ -412,6 +412,10 @@ def _trace_branches(
         trees.append(tree)
     if trees[0] != trees[1]:
         bad = next(n for n, a, b in zip(names, trees[0], trees[1]) if a != b)
+        if _return_variable(bad) is not None:
+            k = list(names).index(bad)
+            returned = [(_show_returned(values[k]), _returned_at(branch, values[k])) for (_, values, *_), branch in zip(traced, out)]
+            raise _returns_differ(where, returned, "return values of one structure on every path (a tuple of the same length)")
         raise TypeError(f"{where}: {describe(bad)} has a different structure in the two branches of this `if` on a tensor")
     return _Paths((out[0], out[1]), leaf_names, trees[0], boundary, stale_before, entry, marks)
 
@@ -993,12 +997,9 @@ def _branch_type(
         ty = graph.tensor_type(dtypes.to_element(np.result_type(*(_number_dtype(v) for v in (a, b)))), ())
     if ty is None and (a is None or b is None) and name.partition("[")[0] == "retval_":
         what = "None" if name == "retval_" else f"None as {describe(name)}"
-        none_at, other_at = (f" at {at}" if at else "" for at in (returned_at if a is None else returned_at[::-1]))
-        raise TypeError(
-            f"{where}: the function returns {what}{none_at} on one path and {_show(a if b is None else b)}{other_at} on another, "
-            "and which path runs depends on a tensor (the staged `if` here); a compiled function returns the same "
-            "kind of value on every path: return a value on the path that returns None (or falls off the end)"
-        )
+        none_at, other_at = returned_at if a is None else returned_at[::-1]
+        raise _returns_differ(where, [(what, none_at), (_show(a if b is None else b), other_at)],
+                              "a value on the path that returns None (or falls off the end)")
     if ty is None:
         construct = _construct_of(name)
         raise TypeError(
@@ -1007,6 +1008,25 @@ def _branch_type(
             "so give it the same dtype and shape in both branches"
         )
     return ty
+
+
+def _returns_differ(where: str, returned: list[tuple[str, str | None]], advice: str) -> TypeError:
+    """The refusal of a function whose two paths through the staged ``if`` at ``where`` return
+    values of two kinds (``returned``: what each returns and where, when known), as AutoGraph
+    refuses a ``tf.cond`` whose branches return two structures: which runs is known only per call."""
+    (first, first_at), (other, other_at) = ((what, f" at {at}" if at else "") for what, at in returned)
+    return TypeError(
+        f"{where}: the function returns {first}{first_at} on one path and {other}{other_at} on another, "
+        "and which path runs depends on a tensor (the staged `if` here); a compiled function returns the same "
+        f"kind of value on every path: return {advice}"
+    )
+
+
+def _show_returned(value: Any) -> str:
+    """A return value, for messages: a container by its kind and length."""
+    if isinstance(value, (tuple, list, dict)):
+        return f"a {type(value).__name__} of {len(value)} item{'' if len(value) == 1 else 's'}"
+    return _show(value)
 
 
 def _python_numbers(a: Any, b: Any) -> bool:

@@ -183,3 +183,33 @@ def test_zip_stops_at_the_shortest_run_time_length():
     fn = kiln.function(f)
     _same(fn, np.array([1, -2, 3, 4, -5, 6], dtype=np.int64))
     _same(fn, np.array([-1, -2, 7], dtype=np.int64))
+
+
+def test_iterators_are_used_up_and_a_started_one_keeps_its_place():
+    def f(a):
+        cells = np.ndindex(a.shape)
+        acc = 0.0
+        for i, j in cells:
+            acc += a[i, j] * (i - j)
+        pairs = itertools.product(range(a.shape[0]), range(a.shape[1]))
+        first = next(pairs)
+        for i, j in pairs:
+            acc -= a[i, j]
+        return acc, next(cells, None) is None, first
+
+    _same(kiln.function(f), np.arange(12.0).reshape(3, 4))
+
+
+def test_indices_are_python_ints_that_a_step_rebinds():
+    def f(a):
+        out = np.zeros((a.shape[0] + 1, a.shape[1]))
+        for pos in np.ndindex(a.shape):
+            i, j = pos
+            i += 1
+            out[i, j] = a[pos] + i
+        for k in reversed(range(a.shape[0])):
+            k += 1
+            out[k, 0] += k
+        return out
+
+    _same(kiln.function(f), np.arange(12.0).reshape(3, 4))

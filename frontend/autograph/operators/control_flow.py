@@ -7,6 +7,7 @@ staging with the state as it is then.
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -100,8 +101,7 @@ def for_stmt(
     counted = counted_iterables.positions(iter_)
     if counted is not None:
         if staging.staged_python_counted(*counted, extra_test, body, get_state, set_state, symbol_names):
-            for _ in iter_:  # (used up, as after Python's loop)
-                pass
+            collections.deque(iter_, maxlen=0)  # used up, as after Python's loop (at C speed: n may be large)
             return
         with staging.unrolled(len(counted[0])):
             _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)

@@ -213,3 +213,20 @@ def test_indices_are_python_ints_that_a_step_rebinds():
         return out
 
     _same(kiln.function(f), np.arange(12.0).reshape(3, 4))
+
+
+def test_enumerate_over_run_time_lengths():
+    def f(v):
+        picked = np.nonzero(v > 0)[0]
+        s = 0.0
+        for k, p in enumerate(picked, 1):
+            s = s + k * v[p]
+        for k, (a, b) in enumerate(zip(picked, picked[1:])):
+            s = s - k * (b - a)
+        for k, p in enumerate(picked):
+            s = s + k
+        return s
+
+    fn = kiln.function(f)
+    _same(fn, np.array([0.5, -1.0, 2.0, 3.0, -4.0, 1.5]))
+    _same(fn, np.array([-0.5, -1.0]))

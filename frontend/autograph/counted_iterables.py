@@ -7,9 +7,9 @@ position), a range's iterator (``reversed(range(n))``). :func:`positions` reads 
 them up; the loop is then staged as a ``for`` over a Python ``range`` is
 (kiln.frontend.autograph.staging.staged_python_counted).
 
-``zip`` of tensors whose length is known only at run time (``zip(*np.where(m))``) has no Python
-iteration; :class:`StagedZip` stands for it, and a ``for`` over it is a staged loop over the
-shortest one's rows, as a ``for`` over one such tensor is.
+``zip`` or ``enumerate`` of tensors whose length is known only at run time (``zip(*np.where(m))``)
+has no Python iteration; :class:`StagedRows` stands for it, and a ``for`` over it is a staged loop
+over the shortest one's rows, as a ``for`` over one such tensor is.
 """
 
 from __future__ import annotations
@@ -95,21 +95,48 @@ def _at(pool: range, j: Any) -> Any:
     return j * pool.step + pool.start
 
 
-class StagedZip:
-    """``zip(*tensors)`` where a tensor's length is known only at run time: a ``for`` over it is a
-    staged loop over the rows of each (kiln.frontend.autograph.staging.staged_for)."""
+class StagedRows:
+    """``zip(*tensors)`` or ``enumerate(tensor)`` (``enumerate(zip(...))``) where a tensor's length is
+    known only at run time: a ``for`` over it is a staged loop over the rows of each, to the
+    shortest (kiln.frontend.autograph.staging.staged_for)."""
 
-    def __init__(self, columns: tuple[Tensor, ...]):
+    def __init__(self, columns: tuple[Tensor, ...], zipped: bool, start: int | None = None):
         self.columns = columns
+        #: items are tuples of rows (zip), not one row
+        self.zipped = zipped
+        #: enumerate's first count (None: not enumerated)
+        self.start = start
+
+    def item(self, i: Tensor, count: Tensor) -> Any:
+        """The item at row ``i``; ``count``: ``i`` as a Python int (enumerate's)."""
+        rows = tuple(column[i] for column in self.columns)  # views of the rows, as NumPy iterates
+        row = rows if self.zipped else rows[0]
+        return row if self.start is None else (count + self.start if self.start else count, row)
 
     def __iter__(self) -> Iterator[Any]:
         """Python's iteration (a comprehension, unpacking): the tensors' own refusal, naming the statement."""
         return zip(*self.columns)
 
 
+def _run_time_rows(values: tuple[Any, ...]) -> bool:
+    """Whether ``values`` are tensors (of rank >= 1) one of which has a length known only at run time."""
+    return (bool(values) and all(isinstance(v, Tensor) and v.ndim for v in values)
+            and any(v.shape[0] is None for v in values))
+
+
 def zip_(*iterables: Any, **kwargs: Any) -> Any:
-    """``zip(*iterables)``; a :class:`StagedZip` for tensors (of rank >= 1) one of which has a run-time length."""
-    if (iterables and not kwargs and all(isinstance(v, Tensor) and v.ndim for v in iterables)
-            and any(v.shape[0] is None for v in iterables)):
-        return StagedZip(iterables)
+    """``zip(*iterables)``; a :class:`StagedRows` for tensors one of which has a run-time length."""
+    if not kwargs and _run_time_rows(iterables):
+        return StagedRows(iterables, zipped=True)
     return zip(*iterables, **kwargs)
+
+
+def enumerate_(iterable: Any, start: Any = 0) -> Any:
+    """``enumerate(iterable, start)``; a :class:`StagedRows` for a tensor of run-time length or a
+    ``zip`` of such (a Python int ``start``)."""
+    if type(start) is int:
+        if isinstance(iterable, StagedRows) and iterable.start is None:
+            return StagedRows(iterable.columns, iterable.zipped, start)
+        if _run_time_rows((iterable,)):
+            return StagedRows((iterable,), zipped=False, start=start)
+    return enumerate(iterable, start)

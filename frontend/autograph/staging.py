@@ -49,7 +49,7 @@ from kiln.frontend import dtypes, index_facts, mutation, pytree, result_kinds, r
 from kiln.frontend.abstract_value import PLAIN, AbstractValue, abstract_of, join_paths
 from kiln.frontend.autograph import effects, loop_numbers
 from kiln.frontend.autograph.branch_lists import BranchLists
-from kiln.frontend.autograph.counted_iterables import Item, StagedZip
+from kiln.frontend.autograph.counted_iterables import Item, StagedRows
 from kiln.frontend.autograph.context import Unsupported, is_converted_code, unsupported_in
 from kiln.frontend.autograph.result_groups import ResultGroups
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined
@@ -83,10 +83,10 @@ def is_tensor(value: Any) -> bool:
 
 def is_staged_iterable(value: Any) -> bool:
     """Whether a ``for`` loop over ``value`` is staged: a tensor, ``kiln.range`` while tracing, or a
-    ``zip`` of tensors of run-time length."""
+    ``zip`` or ``enumerate`` of tensors of run-time length."""
     from kiln.frontend.range import StagedRange
 
-    return isinstance(value, (Tensor, StagedRange, StagedZip))
+    return isinstance(value, (Tensor, StagedRange, StagedRows))
 
 
 # ---------------------------------------------------------------------- where, and what cannot be staged
@@ -1915,8 +1915,8 @@ def staged_for(
     """``for item in iter_: body(item)``, stopping when ``extra_test()`` is false (``break``/``return`` flags).
 
     ``iter_`` is a tensor (iterated over its first axis, or the result of
-    ``kiln.range`` / ``range`` over tensors), a ``zip`` of tensors of run-time length
-    (iterated to the shortest), or the remaining Python iterator
+    ``kiln.range`` / ``range`` over tensors), a ``zip`` or ``enumerate`` of tensors of
+    run-time length (iterated to the shortest), or the remaining Python iterator
     when a Python loop's ``extra_test()`` returned a tensor.
     """
     from kiln.frontend.range import StagedRange
@@ -1962,7 +1962,7 @@ def staged_for(
         )
         return
 
-    columns = iter_.columns if isinstance(iter_, StagedZip) else (iter_,)
+    columns = iter_.columns if isinstance(iter_, StagedRows) else (iter_,)
     rows: int | Tensor | None = None
     for column in columns:
         require_rank(column, f"{where}: iteration (`for ... in`)")
@@ -1979,8 +1979,12 @@ def staged_for(
     def tensor_body(counters: Counters) -> Counters:
         (i,) = counters
         index_facts.loop_index(i, 0, rows - 1 if isinstance(rows, int) else None)  # (no bounds check needed)
-        # a view of the row, as NumPy iterates: `row[0] = v` writes the array
-        body(tuple(column[i] for column in columns) if isinstance(iter_, StagedZip) else iter_[i])
+        if isinstance(iter_, StagedRows):
+            count = Tensor(i.value)
+            count.weak, count.immutable = True, True  # enumerate's count: a Python int
+            body(iter_.item(i, count))
+        else:
+            body(iter_[i])  # a view of the row, as NumPy iterates: `row[0] = v` writes the array
         stale = next((column.storage.stale for column in columns if column.storage.stale is not None), None)
         if stale is not None:
             # written through a variable that is this array on some iterations only (`b[k] = v` then

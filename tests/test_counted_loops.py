@@ -230,3 +230,16 @@ def test_enumerate_over_run_time_lengths():
     fn = kiln.function(f)
     _same(fn, np.array([0.5, -1.0, 2.0, 3.0, -4.0, 1.5]))
     _same(fn, np.array([-0.5, -1.0]))
+
+
+def test_zip_of_a_run_time_length_and_a_static_one():
+    def f(v, w):
+        s = np.zeros(2)
+        for a, row in zip(np.extract(v > 0, v), w):
+            s = s + a * row
+        return s
+
+    fn = kiln.function(f)
+    w = np.arange(8.0).reshape(4, 2)
+    for v in (np.array([1.0, -2.0, 3.0]), np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]), np.array([-1.0])):
+        _same(fn, v, w)

@@ -6,9 +6,10 @@ result's size before the call. ``return x[mask]`` has ``mask.size`` elements at 
 many only the call finds out. For each axis of a returned value whose size comes from the data
 (``graph.compress``, ``graph.nonzero``, a ``graph.dynamic_slice`` of a traced length, and what
 follows their sizes: elementwise ops, casts, broadcasts, transposes, sorts and scans, reshapes
-with one unknown size (a row selection), concatenations along another axis, gathers by such
+with one unknown size (a row selection), concatenations (along another axis, or along the
+same one with static sizes: ``np.concatenate((np.nonzero(m)[0], [n]))``), gathers by such
 indices, staged ``if``s whose branches agree) and is bounded by a size that follows from the
-inputs (an axis of a value, scaled by a reshape), the returned value becomes a
+inputs (an axis of a value, scaled by a reshape, plus a constant), the returned value becomes a
 ``graph.pad_to_bound`` of it to that bound, and its length (``graph.dim``) an extra 0-d i64
 result, after all the others.
 
@@ -38,8 +39,9 @@ from kiln.dialects.contracts import RESULT_LENGTHS_ATTR, result_lengths_attr
 _SAME_SHAPE = (graph.ElementwiseBinaryOp, graph.ElementwiseUnaryOp, graph.CmpOp, graph.SelectOp, graph.CastOp,
                graph.ElementwiseTestOp, graph.SortOp, graph.ScanOp, graph.ArgsortOp)
 
-#: axis ``axis`` of ``value`` times ``mul`` over ``div`` (rounded down): ``(value, axis, mul, div)``
-Bound = tuple[SSAValue, int, int, int]
+#: axis ``axis`` of ``value`` times ``mul`` over ``div`` (rounded down), plus ``extra``:
+#: ``(value, axis, mul, div, extra)``
+Bound = tuple[SSAValue, int, int, int, int]
 
 
 def _first(bounds: Iterable[Bound | None]) -> Bound | None:
@@ -75,7 +77,7 @@ class DataBounds:
     def _bounding(self, value: SSAValue, axis: int) -> Bound:
         """What bounds a data-decided size read from axis ``axis`` of ``value`` (the source of a
         compress, a nonzero or a slice): that axis itself, unless its size is decided by data too."""
-        return self.of(value, axis) or (value, axis, 1, 1)
+        return self.of(value, axis) or (value, axis, 1, 1, 0)
 
     def _of(self, value: SSAValue, axis: int) -> Bound | None:
         """The bound of a dynamic size of an op's result, from its operands' (arguments of the
@@ -98,8 +100,8 @@ class DataBounds:
             return self.of(op.operand, op.perm.get_values()[axis])
         if isinstance(op, graph.ReshapeOp):
             return self._reshaped(op)
-        if isinstance(op, graph.ConcatOp) and axis != op.axis.value.data:
-            return _first(self.of(v, axis) for v in op.inputs)
+        if isinstance(op, graph.ConcatOp):
+            return self._concatenated(op, axis)
         if isinstance(op, graph.GatherOp) and axis < len(graph.shape_of(op.indices[0])):
             return _first(self.of(v, axis) for v in op.indices)
         if isinstance(op, graph.GatherRowOp):
@@ -110,20 +112,35 @@ class DataBounds:
             return then if then is not None and then == other else None  # a staged if of one bound
         return None
 
+    def _concatenated(self, op: graph.ConcatOp, axis: int) -> Bound | None:
+        """Along another axis, an operand's bound; along the joined axis, the bound of its one
+        operand of data-decided size plus the static sizes of the others (None otherwise)."""
+        if axis != op.axis.value.data:
+            return _first(self.of(v, axis) for v in op.inputs)
+        bounds = [self.of(v, axis) for v in op.inputs]
+        bounded = [b for b in bounds if b is not None]
+        static = [graph.shape_of(v)[axis] for v, b in zip(op.inputs, bounds) if b is None]
+        if len(bounded) != 1 or any(size < 0 for size in static):
+            return None
+        value, at, mul, div, extra = bounded[0]
+        return value, at, mul, div, extra + sum(static)
+
     def _reshaped(self, op: graph.ReshapeOp) -> Bound | None:
         """A reshape with one unknown size on each side (``(?,) -> (?, 3)``, a row selection): the
         element count is kept, so the result's unknown size is the operand's times the ratio of the
-        known sizes' products."""
+        known sizes' products (a constant part scaled too, rounded up: the floor of a sum is at most
+        the sum of the floor and the ceiling)."""
         src, dst = graph.shape_of(op.operand), graph.shape_of(op.result)
         if src.count(-1) != 1 or dst.count(-1) != 1:
             return None
         bound = self.of(op.operand, src.index(-1))
         if bound is None:
             return None
-        value, axis, mul, div = bound
-        mul, div = mul * math.prod(d for d in src if d >= 0), div * math.prod(d for d in dst if d >= 0)
+        value, axis, mul, div, extra = bound
+        scale, shrink = math.prod(d for d in src if d >= 0), math.prod(d for d in dst if d >= 0)
+        mul, div = mul * scale, div * shrink
         common = math.gcd(mul, div)
-        return value, axis, mul // common, div // common
+        return value, axis, mul // common, div // common, -(-extra * scale // shrink)
 
 
 def _visible(value: SSAValue, block: Block) -> bool:
@@ -134,7 +151,7 @@ def _visible(value: SSAValue, block: Block) -> bool:
 
 def _size(bound: Bound, ops: list[Operation]) -> SSAValue:
     """The bound as a 0-d i64 value, its ops appended to ``ops``: a constant where it is static."""
-    value, axis, mul, div = bound
+    value, axis, mul, div, extra = bound
     static = graph.shape_of(value)[axis]
 
     def add(op: Operation) -> SSAValue:
@@ -145,12 +162,14 @@ def _size(bound: Bound, ops: list[Operation]) -> SSAValue:
         return add(graph.ConstantOp(DenseIntOrFPElementsAttr.from_list(TensorType(i64, []), [n])))
 
     if static >= 0:
-        return const(static * mul // div)
+        return const(static * mul // div + extra)
     size = add(graph.DimOp(value, axis))
     if mul != 1:
         size = add(graph.MulOp(size, const(mul)))
     if div != 1:
         size = add(graph.FloorDivOp(size, const(div)))
+    if extra:
+        size = add(graph.AddOp(size, const(extra)))
     return size
 
 

@@ -146,6 +146,23 @@ def test_dynamic_input_sizes() -> None:
     assert f.tracing_count == 1
 
 
+def test_selections_joined_with_static_pieces() -> None:
+    """Run lengths of sorted values (the start of each run, then the end): a concatenation of a
+    nonzero's positions with a static piece is bounded by the positions' bound plus its size."""
+
+    def runs(v):
+        starts = np.concatenate(([1], np.diff(v)))
+        edges = np.concatenate((np.where(starts)[0], [len(v)]))
+        return v[edges[:-1]], np.diff(edges)
+
+    def framed(a):
+        return np.concatenate((a[:2], a[a > 0.5], np.zeros(3)))
+
+    values = [np.sort(RNG.integers(0, k, size=9)).astype(np.uint32) for k in (1, 3, 20)] + [np.arange(9, dtype=np.uint32)]
+    check(runs, *[(v,) for v in values])
+    check(framed, *[(x,) for x in spread(8)])
+
+
 # ---------------------------------------------------------------------- several results
 
 

@@ -49,6 +49,7 @@ from kiln.frontend import dtypes, index_facts, mutation, pytree, result_kinds, r
 from kiln.frontend.abstract_value import PLAIN, AbstractValue, abstract_of, join_paths
 from kiln.frontend.autograph import effects, loop_numbers
 from kiln.frontend.autograph.branch_lists import BranchLists
+from kiln.frontend.autograph.counted_iterables import Item, StagedRows
 from kiln.frontend.autograph.context import Unsupported, is_converted_code, unsupported_in
 from kiln.frontend.autograph.result_groups import ResultGroups
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined
@@ -81,10 +82,11 @@ def is_tensor(value: Any) -> bool:
 
 
 def is_staged_iterable(value: Any) -> bool:
-    """Whether a ``for`` loop over ``value`` is staged: a tensor, or ``kiln.range`` while tracing."""
+    """Whether a ``for`` loop over ``value`` is staged: a tensor, ``kiln.range`` while tracing, or a
+    ``zip`` or ``enumerate`` of tensors of run-time length."""
     from kiln.frontend.range import StagedRange
 
-    return isinstance(value, (Tensor, StagedRange))
+    return isinstance(value, (Tensor, StagedRange, StagedRows))
 
 
 # ---------------------------------------------------------------------- where, and what cannot be staged
@@ -1933,14 +1935,15 @@ def staged_for(
     """``for item in iter_: body(item)``, stopping when ``extra_test()`` is false (``break``/``return`` flags).
 
     ``iter_`` is a tensor (iterated over its first axis, or the result of
-    ``kiln.range`` / ``range`` over tensors), or the remaining Python iterator
+    ``kiln.range`` / ``range`` over tensors), a ``zip`` or ``enumerate`` of tensors of
+    run-time length (iterated to the shortest), or the remaining Python iterator
     when a Python loop's ``extra_test()`` returned a tensor.
     """
     from kiln.frontend.range import StagedRange
 
     where = statement_location()
     _check_stageable(where, "for", body)
-    if not isinstance(iter_, (Tensor, StagedRange)):
+    if not is_staged_iterable(iter_):
         _guarded_python_loop(iter_, extra_test, body, get_state, set_state, symbol_names)
         return
     if extra_test is not None:
@@ -1979,10 +1982,16 @@ def staged_for(
         )
         return
 
-    require_rank(iter_, f"{where}: iteration (`for ... in`)")
-    if iter_.ndim == 0:
-        raise TypeError(f"{where}: iteration over a 0-d tensor {iter_!r}")
-    rows: int | Tensor = iter_.shape[0] if iter_.shape[0] is not None else run_time_shape.dim(iter_, 0)
+    columns = iter_.columns if isinstance(iter_, StagedRows) else (iter_,)
+    rows: int | Tensor | None = None
+    for column in columns:
+        require_rank(column, f"{where}: iteration (`for ... in`)")
+        if column.ndim == 0:
+            raise TypeError(f"{where}: iteration over a 0-d tensor {column!r}")
+        length = column.shape[0] if column.shape[0] is not None else run_time_shape.dim(column, 0)
+        rows = length if rows is None else (min(rows, length) if isinstance(length, int) and isinstance(rows, int)
+                                            else np.minimum(rows, length))  # zip stops at the shortest
+    assert rows is not None
 
     def tensor_test(counters: Counters) -> Any:
         return test_with(counters[0] < rows)
@@ -1990,12 +1999,18 @@ def staged_for(
     def tensor_body(counters: Counters) -> Counters:
         (i,) = counters
         index_facts.loop_index(i, 0, rows - 1 if isinstance(rows, int) else None)  # (no bounds check needed)
-        body(iter_[i])  # a view of the row, as NumPy iterates: `row[0] = v` writes the array
-        if iter_.storage.stale is not None:
+        if isinstance(iter_, StagedRows):
+            count = Tensor(i.value)
+            count.weak, count.immutable = True, True  # enumerate's count: a Python int
+            body(iter_.item(i, count))
+        else:
+            body(iter_[i])  # a view of the row, as NumPy iterates: `row[0] = v` writes the array
+        stale = next((column.storage.stale for column in columns if column.storage.stale is not None), None)
+        if stale is not None:
             # written through a variable that is this array on some iterations only (`b[k] = v` then
             # `b = b + 1`): the next iteration's row would be read as if it were not
             raise NotImplementedError(
-                f"{where}: the array this `for` loop iterates over may have been written at {iter_.storage.stale}, "
+                f"{where}: the array this `for` loop iterates over may have been written at {stale}, "
                 "and whether the next iteration sees that write depends on the iteration. Iterate over a copy "
                 "(`for r in b.copy():`), or do not rebind the variable you write through"
             )
@@ -2131,6 +2146,30 @@ def staged_python_range(
     finally:
         _PYTHON_RANGE.reset(python_range)
     return True
+
+
+def staged_python_counted(
+    positions: range,
+    item: Item | None,
+    extra_test: Callable[[], Any] | None,
+    body: Callable[[Any], None],
+    get_state: GetState,
+    set_state: SetState,
+    symbol_names: tuple[str, ...],
+) -> bool:
+    """Stage ``for v in iterable`` whose items are ``item(k)`` of their positions ``k`` (the position
+    itself for None; kiln.frontend.autograph.counted_iterables) as a ``for`` over the Python range
+    ``positions`` is staged (:func:`staged_python_range`): whether it did."""
+    if python_effect(body) is not None:
+        return False
+    if item is None:
+        return staged_python_range(positions, extra_test, body, get_state, set_state, symbol_names)
+
+    def iteration(k: Any) -> None:
+        body(item(k))
+
+    return staged_python_range(positions, extra_test, functools.update_wrapper(iteration, body),
+                               get_state, set_state, symbol_names)
 
 
 @dataclass

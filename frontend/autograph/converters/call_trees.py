@@ -9,8 +9,8 @@ function does not shadow and functions reached through a library module
 array-creation functions (``np.zeros``...), which make kiln arrays while tracing, ``np.ndenumerate``
 (kiln.frontend.numpy_iteration), its scalar types (``np.float64(x)``), casts of a traced ``x``, and ``math``'s functions of numbers
 (``math.sqrt(s)``: kiln.frontend.python_math). The builtins
-``range``, ``len``, ``float``, ``int``, ``bool``, ``max``, ``min``, ``sum``, ``any`` and ``all`` become
-``ag__.range_``, ``ag__.len_``, ``ag__.float_``... which accept tensors.
+``range``, ``len``, ``zip``, ``enumerate``, ``float``, ``int``, ``bool``, ``max``, ``min``, ``sum``, ``any`` and ``all`` become
+``ag__.range_``, ``ag__.len_``, ``ag__.zip_``, ``ag__.enumerate_``, ``ag__.float_``... which accept tensors.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ _NUMPY_CREATION = frozenset(
 SCALAR_TYPES = frozenset(d.type for d in dtypes.SUPPORTED)
 
 #: builtins replaced by operators that accept tensors
-_BUILTINS = {"range": "ag__.range_", "len": "ag__.len_"}
+_BUILTINS = {"range": "ag__.range_", "len": "ag__.len_", "zip": "ag__.zip_", "enumerate": "ag__.enumerate_"}
 _BUILTINS.update({name: f"ag__.{name}_" for name in ("float", "int", "complex", "bool", "max", "min", "sum", "any", "all")})
 
 

@@ -4,6 +4,7 @@
 from kiln.frontend.autograph.operators.control_flow import for_stmt, if_exp, if_stmt, returned, returning, while_stmt
 from kiln.frontend.autograph.operators.exceptions import assert_, raise_, run_time_text
 from kiln.frontend.autograph.operators.logical import and_, compare, not_, or_
+from kiln.frontend.autograph.counted_iterables import enumerate_, zip_
 from kiln.frontend.autograph.operators.py_builtins import (
     all_,
     any_,
@@ -54,6 +55,8 @@ __all__ = [
     "or_",
     "raise_",
     "range_",
+    "enumerate_",
+    "zip_",
     "returned",
     "returning",
     "run_time_text",

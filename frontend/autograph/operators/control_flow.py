@@ -7,11 +7,12 @@ staging with the state as it is then.
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from kiln.frontend import trace_context
-from kiln.frontend.autograph import staging
+from kiln.frontend.autograph import counted_iterables, staging
 from kiln.frontend.autograph.staging import GetState, SetState
 
 
@@ -95,6 +96,14 @@ def for_stmt(
         if staging.staged_python_range(iter_, extra_test, body, get_state, set_state, symbol_names):
             return
         with staging.unrolled(len(iter_)):
+            _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
+        return
+    counted = counted_iterables.positions(iter_)
+    if counted is not None:
+        if staging.staged_python_counted(*counted, extra_test, body, get_state, set_state, symbol_names):
+            collections.deque(iter_, maxlen=0)  # used up, as after Python's loop (at C speed: n may be large)
+            return
+        with staging.unrolled(len(counted[0])):
             _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
         return
     if staging.python_effect(body) is None:

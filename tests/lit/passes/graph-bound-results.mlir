@@ -99,6 +99,31 @@ func.func @branches(%c: tensor<i1>, %v: tensor<8xf32>, %m: tensor<8xi1>, %w: ten
 
 // -----
 
+// Joined along the data-sized axis: the one data-sized operand's bound plus the others' static
+// sizes (a constant for a static bound, dim + 1 for a run-time one); two data-sized operands, or
+// one with an input's run-time size, are left alone.
+// CHECK-LABEL: func.func @joined
+// CHECK-SAME:    -> (tensor<11xf32>, tensor<?xi64>, tensor<?xf32>, tensor<?xf32>, tensor<i64>, tensor<i64>)
+// CHECK-SAME:    kiln.result_lengths = array<i64: 0, 0, 4, 1, 0, 5>
+// CHECK:         %[[B:.*]] = graph.constant dense<11> : tensor<i64>
+// CHECK-NEXT:    graph.pad_to_bound %r axes array<i64: 0> sizes[%[[B]]] : tensor<?xf32> -> tensor<11xf32>
+// CHECK:         %[[D:.*]] = graph.dim %x, 0
+// CHECK-NEXT:    %[[K:.*]] = graph.constant dense<1> : tensor<i64>
+// CHECK-NEXT:    %[[S:.*]] = graph.add %[[D]], %[[K]] : tensor<i64>
+// CHECK-NEXT:    graph.pad_to_bound %q axes array<i64: 0> sizes[%[[S]]] : tensor<?xi64> -> tensor<?xi64>
+// CHECK-NOT:     graph.pad_to_bound
+func.func @joined(%v: tensor<8xf32>, %m: tensor<8xi1>, %w: tensor<3xf32>, %x: tensor<?xi1>, %one: tensor<1xi64>, %y: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xi64>, tensor<?xf32>, tensor<?xf32>) {
+  %c = graph.compress %v, %m : (tensor<8xf32>, tensor<8xi1>) -> tensor<?xf32>
+  %r = graph.concat %w, %c axis 0 : (tensor<3xf32>, tensor<?xf32>) -> tensor<?xf32>
+  %i = graph.nonzero %x : tensor<?xi1> -> tensor<?xi64>
+  %q = graph.concat %i, %one axis 0 : (tensor<?xi64>, tensor<1xi64>) -> tensor<?xi64>
+  %two = graph.concat %c, %c axis 0 : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  %own = graph.concat %c, %y axis 0 : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  func.return %r, %q, %two, %own : tensor<?xf32>, tensor<?xi64>, tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
 // Sizes no input bounds (an iota of a traced count), sizes of the inputs, private functions:
 // left alone (the frontend refuses the first when returned).
 // CHECK-LABEL: func.func @unbounded(%n: tensor<i64>, %x: tensor<?xf32>) -> (tensor<?xi64>, tensor<?xf32>) {

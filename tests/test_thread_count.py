@@ -8,8 +8,10 @@ import os
 import sys
 import time
 
+import numpy as np
 import pytest
 
+import kiln
 from kiln.backends.c import kernel_ops, toolchain
 from kiln.bench.run import _busy_cores
 from kiln.backends.c.helpers import HELPERS
@@ -112,3 +114,91 @@ def test_a_busy_thread_of_this_process_is_not_another_programs_load(monkeypatch:
             return
         tries.append(f"alone {alone}, beside its own spinners {beside_own_spinner}; runnable elsewhere: {elsewhere}")
     pytest.fail("a pool of this process's spinning threads lowered the count:\n" + "\n".join(tries))
+
+
+_LATE_THREAD = (
+    HELPERS["kiln_num_threads"]
+    + "#include <omp.h>\n"
+    + "#include <time.h>\n"
+    + '__attribute__((visibility("default"))) void claim(int64_t n, int *owner) {\n'
+    "  int slept = 0;\n"
+    "  #pragma omp parallel for num_threads(2) schedule(dynamic, kiln_chunk(n, 2)) firstprivate(slept)\n"
+    "  for (int64_t i = 0; i < n; i++) {\n"
+    "    if (omp_get_thread_num() == 1 && !slept) {  /* the worker loses its core for 50 ms */\n"
+    "      struct timespec pause = {0, 50000000};\n"
+    "      nanosleep(&pause, 0);\n"
+    "      slept = 1;\n"
+    "    }\n"
+    "    owner[i] = omp_get_thread_num();\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def test_a_late_thread_leaves_its_share_to_the_calling_thread() -> None:
+    """Threads claim chunks as they come (``kiln_chunk``, parallel_ops' schedule): a worker that
+    stalls after its first chunk holds up that chunk only, where a static split waited for half."""
+    n = 1 << 14
+    owner = (ctypes.c_int * n)()
+    ctypes.CDLL(str(toolchain.compile_shared(_LATE_THREAD))).claim(ctypes.c_int64(n), owner)
+    chunk = -(-n // (2 * 8))  # KILN_CHUNKS_PER_THREAD chunks per thread
+    worker = sum(1 for t in owner if t == 1)
+    assert worker <= chunk  # the stalled worker's first chunk, if it started in time, and no more
+    assert sum(1 for t in owner if t == 0) == n - worker  # the calling thread did the rest
+
+
+_CHUNK = (
+    HELPERS["kiln_num_threads"]
+    + '__attribute__((visibility("default"))) int64_t chunk(int64_t trip, int threads) {\n'
+    "  return kiln_chunk(trip, threads);\n"
+    "}\n"
+)
+
+
+@pytest.mark.parametrize("trip, threads", [(1, 2), (15, 2), (16, 2), (4096, 2), (4097, 3), (10, 64), (0, 2)])
+def test_chunks_cover_the_loop_in_a_few_per_thread(trip: int, threads: int) -> None:
+    fn = ctypes.CDLL(str(toolchain.compile_shared(_CHUNK))).chunk
+    fn.restype = ctypes.c_int64
+    size = fn(ctypes.c_int64(trip), threads)
+    assert size >= 1
+    assert -(-trip // size) <= threads * 8  # at most KILN_CHUNKS_PER_THREAD chunks a thread ...
+    assert size == 1 or -(-trip // (size - 1)) > threads * 8  # ... of the smallest size that does
+
+
+def _row_sums(x: np.ndarray) -> np.ndarray:
+    return x.sum(axis=1)
+
+
+def _chain(x: np.ndarray) -> np.ndarray:
+    return np.maximum(2 * x + 1, 0) * (1 / (1 + np.exp(-x))) - x / 3
+
+
+def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return a @ b
+
+
+_RNG = np.random.default_rng(43)
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (_row_sums, (_RNG.random((2048, 1024), dtype=np.float32),)),
+        (_chain, (_RNG.random(1 << 20, dtype=np.float32),)),
+        (_matmul, (_RNG.random((300, 256)), _RNG.random((256, 200)))),  # row blocks, B packed by both
+        (_matmul, (_RNG.random((1000, 700)), _RNG.random(700))),  # A @ x in steps
+        (_matmul, (_RNG.random(700), _RNG.random((700, 1000)))),  # y @ A in steps
+        (_matmul, (_RNG.random((4, 512)), _RNG.random((512, 1200)))),  # skinny: column steps
+    ],
+    ids=["row sums", "elementwise chain", "matmul", "A @ x", "y @ A", "skinny matmul"],
+)
+def test_two_threads_give_one_threads_result_bit_for_bit(fn, args, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each chunk runs whole on one thread in the one thread's order: the same bits, whichever
+    thread claims it; and NumPy's result, run eagerly, to rounding."""
+    compiled = kiln.function(fn)
+    monkeypatch.setenv("KILN_NUM_THREADS", "1")
+    one = compiled(*args)
+    monkeypatch.setenv("KILN_NUM_THREADS", "2")
+    for _ in range(3):
+        np.testing.assert_array_equal(compiled(*args), one)
+    np.testing.assert_allclose(one, fn(*args), rtol=1e-5)

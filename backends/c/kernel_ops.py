@@ -2,7 +2,7 @@
 
 ``kernel.conv2d`` is the same GEMM with A packed from the NHWC input (implicit im2col).
 ``kernel.matvec`` / ``kernel.vecmat`` call ``runtime/kiln_gemv.h`` (no packing: A is read
-once, along its contiguous axis), the output split among threads in the runtime's steps.
+once, along its contiguous axis), the output split in the runtime's steps, which the threads claim as they come.
 
 The runtime (``runtime/kiln_gemm.h``) is pasted into the translation unit as a
 helper, once per element type, so a compile needs no include path and the
@@ -10,8 +10,9 @@ cache key covers the kernel's source. Its vector width and register block
 follow the ISA gcc compiles for (``-march=native``): AVX-512 64-byte vectors,
 AVX/AVX2 32-byte 6x16 (f32) blocks, 16-byte vectors otherwise.
 Threads: ``KILN_NUM_THREADS``; by default all cores (OpenMP's default) less those other
-runnable tasks hold at the call (``/proc/loadavg``), so that no thread waits for a busy core; the row
-blocks of one matmul are shared among them; small products stay on one thread, and
+runnable tasks hold at the call (``/proc/loadavg``), so that no thread waits for a busy core
+(runtime/kiln_threads.h); B's column panels and the row blocks of one matmul are claimed by
+the threads as they come (``schedule(dynamic, 1)``: a late thread leaves its share to the others); small products stay on one thread, and
 tiny static ones (an LSTM step) skip packing altogether (``small``).
 The pragmas sit under ``#ifdef _OPENMP``: without ``-fopenmp`` the code is sequential C.
 """
@@ -52,87 +53,7 @@ _ISA_PARAMETERS = """#if defined(__AVX512F__)
 #define KG_SKINNY_R 8
 """
 
-_NUM_THREADS = """#ifdef _OPENMP
-int omp_get_max_threads(void);
-#if defined(__linux__)
-#include <dirent.h>
-#include <stdio.h>
-#include <string.h>
-#include <time.h>
-/* Runnable threads of this process (state R in /proc/self/task/<tid>/stat): this thread, its
-   OpenMP team spinning after a loop (GOMP_SPINCOUNT), and a library's pool spinning after its own
-   call (OpenBLAS's after NumPy's matmul just before: np.cov then ran on one thread, 83 ms, not
-   42). Their cores are this process's own. */
-static int kiln_own_runnable(void) {
-  DIR *dir = opendir("/proc/self/task");
-  if (!dir) return 1;
-  int n = 0;
-  char path[64], stat[256];
-  for (struct dirent *e; (e = readdir(dir));) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    snprintf(path, sizeof path, "/proc/self/task/%.20s/stat", e->d_name);
-    FILE *f = fopen(path, "r");
-    if (!f) continue;
-    size_t len = fread(stat, 1, sizeof stat - 1, f);
-    fclose(f);
-    stat[len] = 0;
-    const char *end = strrchr(stat, ')'); /* the state follows the parenthesized name */
-    n += end && end[1] == ' ' && end[2] == 'R';
-  }
-  closedir(dir);
-  return n > 0 ? n : 1;
-}
-/* Runnable tasks of the whole machine: /proc/loadavg's fourth field (0 if unreadable). */
-static int kiln_runnable(void) {
-  int runnable = 0;
-  FILE *f = fopen("/proc/loadavg", "r");
-  if (f) {
-    if (fscanf(f, "%*s %*s %*s %d", &runnable) != 1) runnable = 0;
-    fclose(f);
-  }
-  return runnable;
-}
-/* How many of n threads find a core: n less the runnable tasks of other processes
-   (/proc/loadavg's fourth field counts every runnable task, this process's own among them), at
-   least 1. Read at most every 10 ms (a read costs tens of microseconds; parallel loops run for
-   hundreds). */
-static int kiln_free_threads(int n) {
-  static __thread long long next_ns = 0;
-  static __thread int cached = 0;
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  long long now = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-  if (now < next_ns && cached > 0) return cached < n ? cached : n;
-  /* nothing runnable but this thread (the idle machine): no one's threads to count. Else this
-     process's first, then the total again: a pool that stops spinning between the two reads then
-     counts in neither, where read second it would have counted as another process's */
-  int runnable = kiln_runnable(), own = 1;
-  if (runnable > 1) {
-    own = kiln_own_runnable();
-    runnable = kiln_runnable();
-  }
-  int others = runnable - own;
-  int free_cores = n - (others > 0 ? others : 0);
-  cached = free_cores < 1 ? 1 : free_cores;
-  next_ns = now + 10000000LL;
-  return cached < n ? cached : n;
-}
-#else
-static int kiln_free_threads(int n) { return n; }
-#endif
-#endif
-static inline int kiln_num_threads(void) {
-  /* KILN_NUM_THREADS as set; else OpenMP's default (all cores) less the cores other
-     processes' runnable tasks hold: a thread that waits for a busy core stalls the whole loop */
-  const char *s = getenv("KILN_NUM_THREADS");
-  int n = s ? atoi(s) : 0;
-  if (n > 0) return n;
-#ifdef _OPENMP
-  n = kiln_free_threads(omp_get_max_threads());
-#endif
-  return n > 0 ? n : 1;
-}
-"""
+_NUM_THREADS = (Path(__file__).parent / "runtime" / "kiln_threads.h").read_text()
 
 #: below this many multiply-adds a matmul runs on the calling thread
 PARALLEL_MIN_WORK = 1 << 21
@@ -254,7 +175,7 @@ def _gemv_call(em: FunctionEmitter, m: IndexExpr, k: IndexExpr, a: str, rs: Inde
     em.line(f"const int {nt} = {_team_size(m, k, min_work=GEMV_PARALLEL_MIN_WORK)};")
     em.line(f"const int64_t {step} = {prefix}_step({m}, {rs}, {cs}, {nt});")
     em.line("#ifdef _OPENMP")
-    em.line(f"#pragma omp parallel for num_threads({nt}) if ({nt} > 1)")
+    em.line(f"#pragma omp parallel for num_threads({nt}) if ({nt} > 1) schedule(dynamic, 1)")
     em.line("#endif")
     em.open(f"for (int64_t {begin} = 0; {begin} < {m}; {begin} += {step}) {{")
     em.line(f"{prefix}_part({begin}, {begin} + {step} < {m} ? {begin} + {step} : {m}, {args});")
@@ -299,7 +220,8 @@ def _skinny(em: FunctionEmitter, epilogue: Block, prefix: str, mnk: tuple[int, I
     if threaded:
         em.use_helper("kiln_num_threads")
         em.line("#ifdef _OPENMP")
-        em.line(f"#pragma omp parallel for num_threads(kiln_num_threads()) if ((double)({m}) * ({n}) * ({k}) >= {PARALLEL_MIN_WORK})")
+        em.line(f"#pragma omp parallel for num_threads(kiln_num_threads()) if ((double)({m}) * ({n}) * ({k}) >= {PARALLEL_MIN_WORK}) "
+                "schedule(dynamic, 1)")
         em.line("#endif")
     em.open(f"for (int64_t {j} = 0; {j} < {n}; {j} += {step}) {{")
     em.line(
@@ -377,10 +299,10 @@ def _row_blocks(
         em.line(f"const int64_t {nb} = {prefix}_blocks({m}, {n}, 1);")
         em.line(pack_b.format(bp=bp, p0="0", p1=f"{prefix}_panels({n})"))
     em.open("{")
-    if threaded:  # each thread packs some of B's column panels; the loop's barrier ends the packing
+    if threaded:  # the threads pack B's column panels as they come; the loop's barrier ends the packing
         panel = em.fresh("panel")
         em.line("#ifdef _OPENMP")
-        em.line("#pragma omp for schedule(static)")
+        em.line("#pragma omp for schedule(dynamic, 1)")
         em.line("#endif")
         em.open(f"for (int64_t {panel} = 0; {panel} < {prefix}_panels({n}); {panel}++) {{")
         em.line(pack_b.format(bp=bp, p0=panel, p1=f"{panel} + 1"))

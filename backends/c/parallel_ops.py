@@ -2,7 +2,8 @@
 
 The loop is emitted by control_ops as usual, preceded by::
 
-    #pragma omp parallel for num_threads(kiln_num_threads()) if(kiln_num_threads() > 1)
+    #pragma omp parallel for num_threads(kiln_num_threads()) if(kiln_num_threads() > 1) \
+        schedule(dynamic, kiln_chunk(iterations, kiln_num_threads()))
 
 under ``#ifdef _OPENMP`` (the toolchain adds ``-fopenmp`` when a pragma is present) when its
 bounds are static and its work is at least ``PARALLEL_MIN_ELEMENTS``; with dynamic bounds the
@@ -12,7 +13,10 @@ libgomp team, microseconds). elements
 is the trip count times the loop's ``kiln.parallel`` (elements per iteration): a loop below
 ``PARALLEL_MIN_ELEMENTS`` (a few tens of µs of work) would lose more to waking the threads
 than it gains, and ``KILN_NUM_THREADS=1`` runs the plain sequential loop. Iterations write
-disjoint elements, so the default static schedule needs no synchronisation.
+disjoint elements; threads claim them in chunks as they come (``schedule(dynamic, kiln_chunk(...))``,
+runtime/kiln_threads.h), so a thread that starts late or loses its core to another process leaves
+its unclaimed chunks to the others rather than the loop waiting for a static share. Each iteration
+runs whole on one thread, so the result is the one thread's, bit for bit.
 """
 
 from __future__ import annotations
@@ -45,15 +49,16 @@ def _parallel_for(sequential: Handler) -> Handler:
         threads = em.use_helper("kiln_num_threads") + "()"
         trip = f"({em.expr(op.ub)} - {em.expr(op.lb)})"
         big = f"{trip} * {work.value.data} >= {PARALLEL_MIN_ELEMENTS}"
+        schedule = f"schedule(dynamic, kiln_chunk({_iterations(em, op, trip)}, {threads}))"
         if _constant(op.ub) is not None and _constant(op.lb) is not None:  # static and big enough
-            _pragma(em, f"num_threads({threads}) if({threads} > 1)")
+            _pragma(em, f"num_threads({threads}) if({threads} > 1) {schedule}")
             sequential(em, op)
             return
         # dynamic bounds: the parallel region only when the trip count calls for it; a loop that
         # entered it with a false if clause still paid for a libgomp team (futex calls), which was
         # most of the time of small loops run many times (NPBench syrk: 30,000 rows of <= 200)
         em.open(f"if ({big} && {threads} > 1) {{")
-        _pragma(em, f"num_threads({threads})")
+        _pragma(em, f"num_threads({threads}) {schedule}")
         sequential(em, op)
         em.close()
         em.open("else {")
@@ -61,6 +66,12 @@ def _parallel_for(sequential: Handler) -> Handler:
         em.close()
 
     return handler
+
+
+def _iterations(em: FunctionEmitter, op: scf.ForOp, trip: str) -> str:
+    """C for the loop's iteration count (its span over the step)."""
+    step = _constant(op.step)
+    return trip if step == 1 else f"(({trip} + {em.expr(op.step)} - 1) / {em.expr(op.step)})"
 
 
 def _pragma(em: FunctionEmitter, clauses: str) -> None:

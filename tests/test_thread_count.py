@@ -202,3 +202,47 @@ def test_two_threads_give_one_threads_result_bit_for_bit(fn, args, monkeypatch: 
     for _ in range(3):
         np.testing.assert_array_equal(compiled(*args), one)
     np.testing.assert_allclose(one, fn(*args), rtol=1e-5)
+
+
+_SITE = (
+    HELPERS["kiln_num_threads"]
+    + '__attribute__((visibility("default"))) void run(int calls, const int64_t *one_ns, const int64_t *team_ns,\n'
+    "                                                  int *threads) {\n"
+    "  kiln_site site = {0};\n"
+    "  for (int i = 0; i < calls; i++) {  /* a loop of 1000 elements taking one_ns[i] or team_ns[i] */\n"
+    "    threads[i] = kiln_site_choose(&site, 2);\n"
+    "    kiln_site_done(&site, 1000, threads[i], kiln_site_clock() - (threads[i] > 1 ? team_ns : one_ns)[i]);\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def _choices(one_ns: list[int], team_ns: list[int]) -> list[int]:
+    """The threads kiln_site_choose gives each call of a loop whose calls take these times."""
+    calls = len(one_ns)
+    threads = (ctypes.c_int * calls)()
+    ctypes.CDLL(str(toolchain.compile_shared(_SITE))).run(
+        calls, (ctypes.c_int64 * calls)(*one_ns), (ctypes.c_int64 * calls)(*team_ns), threads
+    )
+    return list(threads)
+
+
+def test_a_loop_whose_team_loses_runs_on_one_thread_and_seldom_tries_the_team() -> None:
+    """A loop that two threads run slower (a busy machine: the second thread waits for a core)
+    runs on one; the team is tried again at doubling intervals, at most once in 1024 calls."""
+    calls = 20000
+    threads = _choices([100_000] * calls, [300_000] * calls)
+    assert threads[:2] == [1, 2]  # each choice measured once
+    tries = [i for i, t in enumerate(threads) if t == 2][1:]
+    assert tries and all(b - a >= 16 for a, b in zip(tries, tries[1:]))
+    assert len(tries) <= 16 + calls // 1024  # 16, 32, ... 1024 calls apart, then every 1024
+    assert sum(threads[-5000:]) <= 5000 + 5  # the last 5000 calls: one thread but for <= 5 tries
+
+
+def test_a_loop_whose_team_wins_keeps_it_and_a_machine_turned_busy_turns_it_back() -> None:
+    calls = 4000
+    team = [50_000] * 2000 + [400_000] * 2000  # the machine turns busy at call 2000
+    threads = _choices([100_000] * calls, team)
+    assert sum(t == 1 for t in threads[2:2000]) <= 12  # the team, one thread tried now and then
+    assert threads[2001:2004] == [1, 1, 1]  # one slow team call and the loop is back on one thread
+    assert sum(t == 2 for t in threads[2001:]) <= 12

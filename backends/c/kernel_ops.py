@@ -10,8 +10,9 @@ cache key covers the kernel's source. Its vector width and register block
 follow the ISA gcc compiles for (``-march=native``): AVX-512 64-byte vectors,
 AVX/AVX2 32-byte 6x16 (f32) blocks, 16-byte vectors otherwise.
 Threads: ``KILN_NUM_THREADS``; by default all cores (OpenMP's default) less those other
-runnable tasks hold at the call (``/proc/loadavg``), so that no thread waits for a busy core
-(runtime/kiln_threads.h); B's column panels and the row blocks of one matmul are claimed by
+runnable tasks hold at the call (``/proc/loadavg``), so that no thread waits for a busy core, and
+only while the product's own measurements show the team faster than one thread (a static
+``kiln_site`` per product, runtime/kiln_threads.h); B's column panels and the row blocks of one matmul are claimed by
 the threads as they come (``schedule(dynamic, 1)``: a late thread leaves its share to the others); small products stay on one thread, and
 tiny static ones (an LSTM step) skip packing altogether (``small``).
 The pragmas sit under ``#ifdef _OPENMP``: without ``-fopenmp`` the code is sequential C.
@@ -169,10 +170,9 @@ def _gemv_call(em: FunctionEmitter, m: IndexExpr, k: IndexExpr, a: str, rs: Inde
     if all(isinstance(d, int) for d in (m, k)) and m * k < GEMV_PARALLEL_MIN_WORK:  # type: ignore[operator]
         em.line(f"{prefix}_part(0, {m}, {args});")
         return
-    em.use_helper("kiln_num_threads")
     step, begin, nt = em.fresh("gemv_step"), em.fresh("gemv_begin"), em.fresh("gemv_threads")
     em.open("{")
-    em.line(f"const int {nt} = {_team_size(m, k, min_work=GEMV_PARALLEL_MIN_WORK)};")
+    done = _team(em, nt, m, k, min_work=GEMV_PARALLEL_MIN_WORK)
     em.line(f"const int64_t {step} = {prefix}_step({m}, {rs}, {cs}, {nt});")
     em.line("#ifdef _OPENMP")
     em.line(f"#pragma omp parallel for num_threads({nt}) if ({nt} > 1) schedule(dynamic, 1)")
@@ -180,6 +180,7 @@ def _gemv_call(em: FunctionEmitter, m: IndexExpr, k: IndexExpr, a: str, rs: Inde
     em.open(f"for (int64_t {begin} = 0; {begin} < {m}; {begin} += {step}) {{")
     em.line(f"{prefix}_part({begin}, {begin} + {step} < {m} ? {begin} + {step} : {m}, {args});")
     em.close()
+    em.line(done)
     em.close()
 
 
@@ -233,11 +234,19 @@ def _skinny(em: FunctionEmitter, epilogue: Block, prefix: str, mnk: tuple[int, I
     em.close()
 
 
-def _team_size(*work: IndexExpr, min_work: int = PARALLEL_MIN_WORK) -> str:
-    """C for the threads of a product of ``work`` multiply-adds: all free ones from ``min_work``
-    on, else the calling thread alone."""
+def _team(em: FunctionEmitter, nt: str, *work: IndexExpr, min_work: int = PARALLEL_MIN_WORK) -> str:
+    """Declare ``nt``, the threads of a product of ``work`` multiply-adds: from ``min_work`` on,
+    what this product's own measurements choose (``kiln_site_threads``, runtime/kiln_threads.h:
+    the team while it is faster than one thread), else the calling thread alone. Returns the C
+    statement to put after the product, which records its time."""
+    em.use_helper("kiln_num_threads")
+    site, big, start = em.fresh("product_site"), em.fresh("product_big"), em.fresh("product_start")
     product_text = " * ".join(f"({w})" for w in work)
-    return f"(double){product_text} >= {min_work} ? kiln_num_threads() : 1"
+    em.line(f"static kiln_site {site};")
+    em.line(f"const int {big} = (double){product_text} >= {min_work};")
+    em.line(f"const int {nt} = {big} ? kiln_site_threads(&{site}) : 1;")
+    em.line(f"const int64_t {start} = {big} ? kiln_site_clock() : 0;")
+    return f"if ({big}) kiln_site_done(&{site}, (int64_t){product_text}, {nt}, {start});"
 
 
 def _threaded(mnk: tuple[IndexExpr, IndexExpr, IndexExpr]) -> bool:
@@ -289,8 +298,7 @@ def _row_blocks(
     threaded = _threaded(mnk)
     if threaded:
         nt = em.fresh("gemm_threads")
-        em.use_helper("kiln_num_threads")
-        em.line(f"const int {nt} = {_team_size(m, n, k)};")
+        done = _team(em, nt, m, n, k)
         em.line(f"const int64_t {nb} = {prefix}_blocks({m}, {n}, {nt});")  # row blocks shared evenly by the threads
         em.line("#ifdef _OPENMP")
         em.line(f"#pragma omp parallel num_threads({nt}) if ({nt} > 1)")
@@ -321,6 +329,8 @@ def _row_blocks(
         _epilogue(em, epilogue, begin, end)
         em.close()
         em.close()
+        if threaded:
+            em.line(done)
         em.close()
         return
     em.open(f"for (int64_t {block} = {nb} - 1; {block} >= 0; {block}--) {{")
@@ -336,5 +346,7 @@ def _row_blocks(
     em.line(mirror.format(begin=begin, end=end))
     em.close()
     em.close()
+    if threaded:
+        em.line(done)
     _epilogue(em, epilogue, "0", str(m))
     em.close()

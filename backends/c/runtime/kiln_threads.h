@@ -10,6 +10,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 #ifdef _OPENMP
 int omp_get_max_threads(void);
 #if defined(__linux__)
@@ -100,4 +101,72 @@ static inline int64_t kiln_chunk(int64_t trip, int threads) {
   const int64_t chunks = (int64_t)(threads > 1 ? threads : 1) * KILN_CHUNKS_PER_THREAD;
   const int64_t chunk = (trip + chunks - 1) / chunks;
   return chunk > 0 ? chunk : 1;
+}
+
+/* A parallel loop's own measurements (one per loop in the source, shared by its calls): the
+   femtoseconds per element it took on one thread and on a team, each as last measured. Whether a
+   team pays depends on the loop (its work per element, its memory traffic) and on the machine at
+   the time (how soon a woken thread gets a core), so it is measured rather than set as a constant:
+   a loop runs on the team while the team is faster per element than one thread was. */
+typedef struct {
+  int64_t one_fs, team_fs; /* femtoseconds per element (a GEMM multiply-add: ~10^4), 0 until measured */
+  int64_t calls, next_try;  /* calls so far; the call at which the other choice is measured again */
+  int64_t wait;             /* calls between such tries: doubles while the other choice keeps losing */
+} kiln_site;
+#define KILN_SITE_FIRST_WAIT 16
+#define KILN_SITE_MAX_WAIT 1024
+
+static inline int64_t kiln_site_get(const int64_t *field) { return __atomic_load_n(field, __ATOMIC_RELAXED); }
+static inline void kiln_site_set(int64_t *field, int64_t value) { __atomic_store_n(field, value, __ATOMIC_RELAXED); }
+
+/* Of n threads (n > 1), how many this call of the loop at `site` takes: each choice once (one
+   thread first), then the one that was faster per element, and now and then the other again
+   (KILN_SITE_FIRST_WAIT calls after it last lost, twice as long each time it loses again, so
+   that a choice that keeps losing costs at most a call in KILN_SITE_MAX_WAIT). Calls from
+   several threads at once may lose an update: the fields only steer the choice. */
+static inline int kiln_site_choose(kiln_site *site, int n) {
+  const int64_t one = kiln_site_get(&site->one_fs), team = kiln_site_get(&site->team_fs);
+  if (!one) return 1;
+  if (!team) return n;
+  const int64_t calls = kiln_site_get(&site->calls) + 1;
+  kiln_site_set(&site->calls, calls);
+  const int winner = team < one ? n : 1;
+  const int64_t next = kiln_site_get(&site->next_try);
+  if (!next) kiln_site_set(&site->next_try, calls + KILN_SITE_FIRST_WAIT); /* a new winner */
+  if (!next || calls < next) return winner;
+  int64_t wait = kiln_site_get(&site->wait) * 2;
+  wait = wait < KILN_SITE_FIRST_WAIT ? KILN_SITE_FIRST_WAIT : wait > KILN_SITE_MAX_WAIT ? KILN_SITE_MAX_WAIT : wait;
+  kiln_site_set(&site->wait, wait);
+  kiln_site_set(&site->next_try, calls + wait);
+  return winner == 1 ? n : 1; /* the other choice, measured again */
+}
+
+/* The threads for this call of the loop at `site`: KILN_NUM_THREADS if set, else one if one is
+   all there is (kiln_num_threads), else kiln_site_choose's. */
+static inline int kiln_site_threads(kiln_site *site) {
+  const int n = kiln_num_threads();
+  return n <= 1 || getenv("KILN_NUM_THREADS") ? n : kiln_site_choose(site, n);
+}
+
+/* Now, in nanoseconds (CLOCK_MONOTONIC: tens of nanoseconds a read, beside a parallel loop's
+   tens of microseconds at least). */
+static inline int64_t kiln_site_clock(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Record a call of `elements` elements on `threads` threads that started at `start` (from
+   kiln_site_clock). A measurement that changes which choice is faster starts the tries afresh. */
+static inline void kiln_site_done(kiln_site *site, int64_t elements, int threads, int64_t start) {
+  if (elements <= 0) return;
+  const int64_t fs = (kiln_site_clock() - start) * 1000000 / elements + 1;
+  const int64_t one = kiln_site_get(&site->one_fs), team = kiln_site_get(&site->team_fs);
+  const int team_won = one && team && team < one;
+  kiln_site_set(threads > 1 ? &site->team_fs : &site->one_fs, fs);
+  const int64_t one2 = threads > 1 ? one : fs, team2 = threads > 1 ? fs : team;
+  if (one2 && team2 && (team2 < one2) != team_won) {
+    kiln_site_set(&site->wait, 0);
+    kiln_site_set(&site->next_try, 0);
+  }
 }

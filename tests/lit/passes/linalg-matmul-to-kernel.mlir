@@ -103,15 +103,20 @@ func.func @matvec(%a: memref<50x40xf64>, %x: memref<40xf64>, %y: memref<50xf64>)
 // x @ A: the matrix read through (k, i); the kernel gets A's strides swapped (rows of A are
 // contiguous columns of A's transpose: the axpy form). Past 2^16 multiply-adds the output is
 // split in the runtime's steps, which the threads claim as they come (on one thread, one step:
-// each pass over A's rows reads all of each row's run).
+// each pass over A's rows reads all of each row's run); whether a team runs it is the product's
+// own measurement (kiln_site_threads), recorded after it (kiln_site_done).
 // CHECK-LABEL: func.func @vecmat
 // CHECK-NOT:     linalg.fill
 // CHECK:         kernel.vecmat ins(%x, %a : memref<2000xf32>, memref<2000x3000xf32>) outs(%y : memref<3000xf32>)
 // C-LABEL: void vecmat({{.*}}) {
-// C:         const int [[NT:.*]] = (double)(3000) * (2000) >= 65536 ? kiln_num_threads() : 1;
+// C:         static kiln_site [[SITE:.*]];
+// C-NEXT:    const int [[BIG:.*]] = (double)(3000) * (2000) >= 65536;
+// C-NEXT:    const int [[NT:.*]] = [[BIG]] ? kiln_site_threads(&[[SITE]]) : 1;
+// C-NEXT:    const int64_t [[START:.*]] = [[BIG]] ? kiln_site_clock() : 0;
 // C:         const int64_t [[STEP:.*]] = kiln_gemv_f32_step(3000, 1, 3000, [[NT]]);
 // C:         #pragma omp parallel for num_threads([[NT]]) if ([[NT]] > 1) schedule(dynamic, 1)
 // C:         kiln_gemv_f32_part({{.*}}, 2000, a, 1, 3000, x, 1, y, 1);
+// C:         if ([[BIG]]) kiln_site_done(&[[SITE]], (int64_t)(3000) * (2000), [[NT]], [[START]]);
 func.func @vecmat(%x: memref<2000xf32>, %a: memref<2000x3000xf32>, %y: memref<3000xf32>) {
   %0 = arith.constant 0.000000e+00 : f32
   linalg.fill ins(%0 : f32) outs(%y : memref<3000xf32>)
@@ -161,7 +166,8 @@ func.func @batched(%a: memref<1x64x32xf64>, %b: memref<8x32x40xf64>, %c: memref<
 // Its rows are known at run time only: a team of threads claims B's column panels, then C's
 // row blocks, one at a time as they come (a thread that starts late leaves its share to the others).
 // C-LABEL: void batched_shared_rhs({{.*}}) {
-// C:         #pragma omp parallel num_threads([[GT:.*]]) if ([[GT]] > 1)
+// C:         const int [[GT:.*]] = [[GBIG:.*]] ? kiln_site_threads(&[[GSITE:.*]]) : 1;
+// C:         #pragma omp parallel num_threads([[GT]]) if ([[GT]] > 1)
 // C:         #pragma omp for schedule(dynamic, 1)
 // C-NEXT:    #endif
 // C-NEXT:    for (int64_t [[P:.*]] = 0; [[P]] < kiln_gemm_f32_panels(4); [[P]]++) {
@@ -169,6 +175,7 @@ func.func @batched(%a: memref<1x64x32xf64>, %b: memref<8x32x40xf64>, %c: memref<
 // C:         #pragma omp for schedule(dynamic, 1)
 // C-NEXT:    #endif
 // C-NEXT:    for (int64_t [[R:.*]] = 0; [[R]] < [[NB:.*]]; [[R]]++) {
+// C:         if ([[GBIG]]) kiln_site_done(&[[GSITE]], (int64_t)({{.*}}) * (4) * (5), [[GT]], {{.*}});
 func.func @batched_shared_rhs(%a: memref<?x6x5xf32>, %b: memref<5x4xf32>, %c: memref<?x6x4xf32>) {
   %0 = arith.constant 0.000000e+00 : f32
   linalg.fill ins(%0 : f32) outs(%c : memref<?x6x4xf32>)

@@ -7,6 +7,8 @@
  * leaves the chunks it has not claimed to the threads that run, the calling thread among them.
  * A static split instead made the loop wait for the descheduled thread's whole share (row sums
  * of 4096^2 on two cores, both loaded by other processes: 0.25x of one thread in 2 of 5 runs).
+ * kiln_site_threads() / kiln_site_done(): each parallel loop's own measurements of one thread
+ * against the team, which choose its thread count instead of a constant work threshold.
  */
 #include <stdint.h>
 #include <stdlib.h>

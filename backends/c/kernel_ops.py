@@ -2,7 +2,7 @@
 
 ``kernel.conv2d`` is the same GEMM with A packed from the NHWC input (implicit im2col).
 ``kernel.matvec`` / ``kernel.vecmat`` call ``runtime/kiln_gemv.h`` (no packing: A is read
-once, along its contiguous axis), the output split among threads in the runtime's steps.
+once, along its contiguous axis), the output split in the runtime's steps, which the threads claim as they come.
 
 The runtime (``runtime/kiln_gemm.h``) is pasted into the translation unit as a
 helper, once per element type, so a compile needs no include path and the
@@ -10,8 +10,10 @@ cache key covers the kernel's source. Its vector width and register block
 follow the ISA gcc compiles for (``-march=native``): AVX-512 64-byte vectors,
 AVX/AVX2 32-byte 6x16 (f32) blocks, 16-byte vectors otherwise.
 Threads: ``KILN_NUM_THREADS``; by default all cores (OpenMP's default) less those other
-runnable tasks hold at the call (``/proc/loadavg``), so that no thread waits for a busy core; the row
-blocks of one matmul are shared among them; small products stay on one thread, and
+runnable tasks hold at the call (``/proc/loadavg``), so that no thread waits for a busy core, and
+only while the product's own measurements show the team faster than one thread (a static
+``kiln_site`` per product, runtime/kiln_threads.h); B's column panels and the row blocks of one matmul are claimed by
+the threads as they come (``schedule(dynamic, 1)``: a late thread leaves its share to the others); small products stay on one thread, and
 tiny static ones (an LSTM step) skip packing altogether (``small``).
 The pragmas sit under ``#ifdef _OPENMP``: without ``-fopenmp`` the code is sequential C.
 """
@@ -52,87 +54,7 @@ _ISA_PARAMETERS = """#if defined(__AVX512F__)
 #define KG_SKINNY_R 8
 """
 
-_NUM_THREADS = """#ifdef _OPENMP
-int omp_get_max_threads(void);
-#if defined(__linux__)
-#include <dirent.h>
-#include <stdio.h>
-#include <string.h>
-#include <time.h>
-/* Runnable threads of this process (state R in /proc/self/task/<tid>/stat): this thread, its
-   OpenMP team spinning after a loop (GOMP_SPINCOUNT), and a library's pool spinning after its own
-   call (OpenBLAS's after NumPy's matmul just before: np.cov then ran on one thread, 83 ms, not
-   42). Their cores are this process's own. */
-static int kiln_own_runnable(void) {
-  DIR *dir = opendir("/proc/self/task");
-  if (!dir) return 1;
-  int n = 0;
-  char path[64], stat[256];
-  for (struct dirent *e; (e = readdir(dir));) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    snprintf(path, sizeof path, "/proc/self/task/%.20s/stat", e->d_name);
-    FILE *f = fopen(path, "r");
-    if (!f) continue;
-    size_t len = fread(stat, 1, sizeof stat - 1, f);
-    fclose(f);
-    stat[len] = 0;
-    const char *end = strrchr(stat, ')'); /* the state follows the parenthesized name */
-    n += end && end[1] == ' ' && end[2] == 'R';
-  }
-  closedir(dir);
-  return n > 0 ? n : 1;
-}
-/* Runnable tasks of the whole machine: /proc/loadavg's fourth field (0 if unreadable). */
-static int kiln_runnable(void) {
-  int runnable = 0;
-  FILE *f = fopen("/proc/loadavg", "r");
-  if (f) {
-    if (fscanf(f, "%*s %*s %*s %d", &runnable) != 1) runnable = 0;
-    fclose(f);
-  }
-  return runnable;
-}
-/* How many of n threads find a core: n less the runnable tasks of other processes
-   (/proc/loadavg's fourth field counts every runnable task, this process's own among them), at
-   least 1. Read at most every 10 ms (a read costs tens of microseconds; parallel loops run for
-   hundreds). */
-static int kiln_free_threads(int n) {
-  static __thread long long next_ns = 0;
-  static __thread int cached = 0;
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  long long now = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-  if (now < next_ns && cached > 0) return cached < n ? cached : n;
-  /* nothing runnable but this thread (the idle machine): no one's threads to count. Else this
-     process's first, then the total again: a pool that stops spinning between the two reads then
-     counts in neither, where read second it would have counted as another process's */
-  int runnable = kiln_runnable(), own = 1;
-  if (runnable > 1) {
-    own = kiln_own_runnable();
-    runnable = kiln_runnable();
-  }
-  int others = runnable - own;
-  int free_cores = n - (others > 0 ? others : 0);
-  cached = free_cores < 1 ? 1 : free_cores;
-  next_ns = now + 10000000LL;
-  return cached < n ? cached : n;
-}
-#else
-static int kiln_free_threads(int n) { return n; }
-#endif
-#endif
-static inline int kiln_num_threads(void) {
-  /* KILN_NUM_THREADS as set; else OpenMP's default (all cores) less the cores other
-     processes' runnable tasks hold: a thread that waits for a busy core stalls the whole loop */
-  const char *s = getenv("KILN_NUM_THREADS");
-  int n = s ? atoi(s) : 0;
-  if (n > 0) return n;
-#ifdef _OPENMP
-  n = kiln_free_threads(omp_get_max_threads());
-#endif
-  return n > 0 ? n : 1;
-}
-"""
+_NUM_THREADS = (Path(__file__).parent / "runtime" / "kiln_threads.h").read_text()
 
 #: below this many multiply-adds a matmul runs on the calling thread
 PARALLEL_MIN_WORK = 1 << 21
@@ -248,17 +170,17 @@ def _gemv_call(em: FunctionEmitter, m: IndexExpr, k: IndexExpr, a: str, rs: Inde
     if all(isinstance(d, int) for d in (m, k)) and m * k < GEMV_PARALLEL_MIN_WORK:  # type: ignore[operator]
         em.line(f"{prefix}_part(0, {m}, {args});")
         return
-    em.use_helper("kiln_num_threads")
     step, begin, nt = em.fresh("gemv_step"), em.fresh("gemv_begin"), em.fresh("gemv_threads")
     em.open("{")
-    em.line(f"const int {nt} = {_team_size(m, k, min_work=GEMV_PARALLEL_MIN_WORK)};")
+    done = _team(em, nt, m, k, min_work=GEMV_PARALLEL_MIN_WORK)
     em.line(f"const int64_t {step} = {prefix}_step({m}, {rs}, {cs}, {nt});")
     em.line("#ifdef _OPENMP")
-    em.line(f"#pragma omp parallel for num_threads({nt}) if ({nt} > 1)")
+    em.line(f"#pragma omp parallel for num_threads({nt}) if ({nt} > 1) schedule(dynamic, 1)")
     em.line("#endif")
     em.open(f"for (int64_t {begin} = 0; {begin} < {m}; {begin} += {step}) {{")
     em.line(f"{prefix}_part({begin}, {begin} + {step} < {m} ? {begin} + {step} : {m}, {args});")
     em.close()
+    em.line(done)
     em.close()
 
 
@@ -299,7 +221,8 @@ def _skinny(em: FunctionEmitter, epilogue: Block, prefix: str, mnk: tuple[int, I
     if threaded:
         em.use_helper("kiln_num_threads")
         em.line("#ifdef _OPENMP")
-        em.line(f"#pragma omp parallel for num_threads(kiln_num_threads()) if ((double)({m}) * ({n}) * ({k}) >= {PARALLEL_MIN_WORK})")
+        em.line(f"#pragma omp parallel for num_threads(kiln_num_threads()) if ((double)({m}) * ({n}) * ({k}) >= {PARALLEL_MIN_WORK}) "
+                "schedule(dynamic, 1)")
         em.line("#endif")
     em.open(f"for (int64_t {j} = 0; {j} < {n}; {j} += {step}) {{")
     em.line(
@@ -311,11 +234,19 @@ def _skinny(em: FunctionEmitter, epilogue: Block, prefix: str, mnk: tuple[int, I
     em.close()
 
 
-def _team_size(*work: IndexExpr, min_work: int = PARALLEL_MIN_WORK) -> str:
-    """C for the threads of a product of ``work`` multiply-adds: all free ones from ``min_work``
-    on, else the calling thread alone."""
+def _team(em: FunctionEmitter, nt: str, *work: IndexExpr, min_work: int = PARALLEL_MIN_WORK) -> str:
+    """Declare ``nt``, the threads of a product of ``work`` multiply-adds: from ``min_work`` on,
+    what this product's own measurements choose (``kiln_site_threads``, runtime/kiln_threads.h:
+    the team while it is faster than one thread), else the calling thread alone. Returns the C
+    statement to put after the product, which records its time."""
+    em.use_helper("kiln_num_threads")
+    site, big, start = em.fresh("product_site"), em.fresh("product_big"), em.fresh("product_start")
     product_text = " * ".join(f"({w})" for w in work)
-    return f"(double){product_text} >= {min_work} ? kiln_num_threads() : 1"
+    em.line(f"static kiln_site {site};")
+    em.line(f"const int {big} = (double){product_text} >= {min_work};")
+    em.line(f"const int {nt} = {big} ? kiln_site_threads(&{site}) : 1;")
+    em.line(f"const int64_t {start} = {big} ? kiln_site_clock() : 0;")
+    return f"if ({big}) kiln_site_done(&{site}, (int64_t){product_text}, {nt}, {start});"
 
 
 def _threaded(mnk: tuple[IndexExpr, IndexExpr, IndexExpr]) -> bool:
@@ -367,8 +298,7 @@ def _row_blocks(
     threaded = _threaded(mnk)
     if threaded:
         nt = em.fresh("gemm_threads")
-        em.use_helper("kiln_num_threads")
-        em.line(f"const int {nt} = {_team_size(m, n, k)};")
+        done = _team(em, nt, m, n, k)
         em.line(f"const int64_t {nb} = {prefix}_blocks({m}, {n}, {nt});")  # row blocks shared evenly by the threads
         em.line("#ifdef _OPENMP")
         em.line(f"#pragma omp parallel num_threads({nt}) if ({nt} > 1)")
@@ -377,10 +307,10 @@ def _row_blocks(
         em.line(f"const int64_t {nb} = {prefix}_blocks({m}, {n}, 1);")
         em.line(pack_b.format(bp=bp, p0="0", p1=f"{prefix}_panels({n})"))
     em.open("{")
-    if threaded:  # each thread packs some of B's column panels; the loop's barrier ends the packing
+    if threaded:  # the threads pack B's column panels as they come; the loop's barrier ends the packing
         panel = em.fresh("panel")
         em.line("#ifdef _OPENMP")
-        em.line("#pragma omp for schedule(static)")
+        em.line("#pragma omp for schedule(dynamic, 1)")
         em.line("#endif")
         em.open(f"for (int64_t {panel} = 0; {panel} < {prefix}_panels({n}); {panel}++) {{")
         em.line(pack_b.format(bp=bp, p0=panel, p1=f"{panel} + 1"))
@@ -399,6 +329,8 @@ def _row_blocks(
         _epilogue(em, epilogue, begin, end)
         em.close()
         em.close()
+        if threaded:
+            em.line(done)
         em.close()
         return
     em.open(f"for (int64_t {block} = {nb} - 1; {block} >= 0; {block}--) {{")
@@ -414,5 +346,7 @@ def _row_blocks(
     em.line(mirror.format(begin=begin, end=end))
     em.close()
     em.close()
+    if threaded:
+        em.line(done)
     _epilogue(em, epilogue, "0", str(m))
     em.close()

@@ -1,18 +1,33 @@
 """``scf.for`` marked ``kiln.parallel`` (passes/kiln_parallel_loops.py) → an OpenMP parallel loop.
 
-The loop is emitted by control_ops as usual, preceded by::
+The loop is emitted by control_ops as usual, in a block that first asks its own measurements how
+many threads to take, then times the loop::
 
-    #pragma omp parallel for num_threads(kiln_num_threads()) if(kiln_num_threads() > 1)
+    static kiln_site site;
+    const int threads = kiln_site_threads(&site);
+    const int64_t start = kiln_site_clock();
+    #pragma omp parallel for num_threads(threads) if(threads > 1) \
+        schedule(dynamic, kiln_chunk(iterations, threads))
+    for (...) ...
+    kiln_site_done(&site, elements, threads, start);
 
-under ``#ifdef _OPENMP`` (the toolchain adds ``-fopenmp`` when a pragma is present) when its
-bounds are static and its work is at least ``PARALLEL_MIN_ELEMENTS``; with dynamic bounds the
-loop is emitted twice, ``if (elements >= PARALLEL_MIN_ELEMENTS && kiln_num_threads() > 1)``
-with the pragma, else without (a region entered with a false ``if`` clause still costs a
-libgomp team, microseconds). elements
-is the trip count times the loop's ``kiln.parallel`` (elements per iteration): a loop below
-``PARALLEL_MIN_ELEMENTS`` (a few tens of µs of work) would lose more to waking the threads
-than it gains, and ``KILN_NUM_THREADS=1`` runs the plain sequential loop. Iterations write
-disjoint elements, so the default static schedule needs no synchronisation.
+with the pragma under ``#ifdef _OPENMP`` (the toolchain adds ``-fopenmp`` when a pragma is
+present), when its bounds are static and its work is at least ``PARALLEL_MIN_ELEMENTS``; with
+dynamic bounds the loop is emitted twice, the team's copy run when ``elements >=
+PARALLEL_MIN_ELEMENTS`` and the site chose more than one thread, else the plain copy (a region
+entered with a false ``if`` clause still costs a libgomp team, microseconds; small loops are not
+timed either). elements is the trip count times the loop's ``kiln.parallel`` (elements per
+iteration): a loop below ``PARALLEL_MIN_ELEMENTS`` (a few tens of µs of work) would lose more to
+waking the threads than it gains, and ``KILN_NUM_THREADS=1`` runs the plain sequential loop. Iterations write
+disjoint elements; threads claim them in chunks as they come (``schedule(dynamic, kiln_chunk(...))``,
+runtime/kiln_threads.h), so a thread that starts late or loses its core to another process leaves
+its unclaimed chunks to the others rather than the loop waiting for a static share. Each iteration
+runs whole on one thread, so the result is the one thread's, bit for bit.
+
+How many threads a loop takes is its own measurement, not a constant: each loop has a static
+``kiln_site`` and runs on the team while the team was faster per element than one thread
+(``kiln_site_threads`` before, ``kiln_site_done`` after; each choice is tried again now and then),
+so a loop that a busy machine makes slower on two threads goes back to one.
 """
 
 from __future__ import annotations
@@ -42,25 +57,46 @@ def _parallel_for(sequential: Handler) -> Handler:
         if not isinstance(work, IntegerAttr) or op.iter_args or _too_small(em, op, work.value.data):
             sequential(em, op)
             return
-        threads = em.use_helper("kiln_num_threads") + "()"
+        em.use_helper("kiln_num_threads")
+        site, threads, start = em.fresh("loop_site"), em.fresh("loop_threads"), em.fresh("loop_start")
         trip = f"({em.expr(op.ub)} - {em.expr(op.lb)})"
-        big = f"{trip} * {work.value.data} >= {PARALLEL_MIN_ELEMENTS}"
+        elements = f"{trip} * {work.value.data}"
+        schedule = f"schedule(dynamic, kiln_chunk({_iterations(em, op, trip)}, {threads}))"
+        em.open("{")
+        em.line(f"static kiln_site {site};")
         if _constant(op.ub) is not None and _constant(op.lb) is not None:  # static and big enough
-            _pragma(em, f"num_threads({threads}) if({threads} > 1)")
+            em.line(f"const int {threads} = kiln_site_threads(&{site});")
+            em.line(f"const int64_t {start} = kiln_site_clock();")
+            _pragma(em, f"num_threads({threads}) if({threads} > 1) {schedule}")
             sequential(em, op)
+            em.line(f"kiln_site_done(&{site}, {elements}, {threads}, {start});")
+            em.close()
             return
         # dynamic bounds: the parallel region only when the trip count calls for it; a loop that
         # entered it with a false if clause still paid for a libgomp team (futex calls), which was
-        # most of the time of small loops run many times (NPBench syrk: 30,000 rows of <= 200)
-        em.open(f"if ({big} && {threads} > 1) {{")
-        _pragma(em, f"num_threads({threads})")
+        # most of the time of small loops run many times (NPBench syrk: 30,000 rows of <= 200);
+        # those small loops are not timed either
+        big = em.fresh("loop_big")
+        em.line(f"const int {big} = {elements} >= {PARALLEL_MIN_ELEMENTS};")
+        em.line(f"const int {threads} = {big} ? kiln_site_threads(&{site}) : 1;")
+        em.line(f"const int64_t {start} = {big} ? kiln_site_clock() : 0;")
+        em.open(f"if ({threads} > 1) {{")
+        _pragma(em, f"num_threads({threads}) {schedule}")
         sequential(em, op)
         em.close()
         em.open("else {")
         sequential(em, op)
         em.close()
+        em.line(f"if ({big}) kiln_site_done(&{site}, {elements}, {threads}, {start});")
+        em.close()
 
     return handler
+
+
+def _iterations(em: FunctionEmitter, op: scf.ForOp, trip: str) -> str:
+    """C for the loop's iteration count (its span over the step)."""
+    step = _constant(op.step)
+    return trip if step == 1 else f"(({trip} + {em.expr(op.step)} - 1) / {em.expr(op.step)})"
 
 
 def _pragma(em: FunctionEmitter, clauses: str) -> None:

@@ -102,16 +102,21 @@ func.func @matvec(%a: memref<50x40xf64>, %x: memref<40xf64>, %y: memref<50xf64>)
 
 // x @ A: the matrix read through (k, i); the kernel gets A's strides swapped (rows of A are
 // contiguous columns of A's transpose: the axpy form). Past 2^16 multiply-adds the output is
-// split among threads in the runtime's steps (on one thread, one step: each pass over A's rows
-// reads all of each row's run).
+// split in the runtime's steps, which the threads claim as they come (on one thread, one step:
+// each pass over A's rows reads all of each row's run); whether a team runs it is the product's
+// own measurement (kiln_site_threads), recorded after it (kiln_site_done).
 // CHECK-LABEL: func.func @vecmat
 // CHECK-NOT:     linalg.fill
 // CHECK:         kernel.vecmat ins(%x, %a : memref<2000xf32>, memref<2000x3000xf32>) outs(%y : memref<3000xf32>)
 // C-LABEL: void vecmat({{.*}}) {
-// C:         const int [[NT:.*]] = (double)(3000) * (2000) >= 65536 ? kiln_num_threads() : 1;
+// C:         static kiln_site [[SITE:.*]];
+// C-NEXT:    const int [[BIG:.*]] = (double)(3000) * (2000) >= 65536;
+// C-NEXT:    const int [[NT:.*]] = [[BIG]] ? kiln_site_threads(&[[SITE]]) : 1;
+// C-NEXT:    const int64_t [[START:.*]] = [[BIG]] ? kiln_site_clock() : 0;
 // C:         const int64_t [[STEP:.*]] = kiln_gemv_f32_step(3000, 1, 3000, [[NT]]);
-// C:         #pragma omp parallel for num_threads([[NT]]) if ([[NT]] > 1)
+// C:         #pragma omp parallel for num_threads([[NT]]) if ([[NT]] > 1) schedule(dynamic, 1)
 // C:         kiln_gemv_f32_part({{.*}}, 2000, a, 1, 3000, x, 1, y, 1);
+// C:         if ([[BIG]]) kiln_site_done(&[[SITE]], (int64_t)(3000) * (2000), [[NT]], [[START]]);
 func.func @vecmat(%x: memref<2000xf32>, %a: memref<2000x3000xf32>, %y: memref<3000xf32>) {
   %0 = arith.constant 0.000000e+00 : f32
   linalg.fill ins(%0 : f32) outs(%y : memref<3000xf32>)
@@ -158,6 +163,19 @@ func.func @batched(%a: memref<1x64x32xf64>, %b: memref<8x32x40xf64>, %c: memref<
 // CHECK-NEXT:    %[[C2:.*]] = memref.collapse_shape %c {{\[}}[0 : i64, 1 : i64], [2 : i64]] : memref<?x6x4xf32> into memref<?x4xf32>
 // CHECK-NEXT:    kernel.matmul ins(%[[A2]], %b : memref<?x5xf32>, memref<5x4xf32>) outs(%[[C2]] : memref<?x4xf32>)
 // CHECK-NOT:     scf.for
+// Its rows are known at run time only: a team of threads claims B's column panels, then C's
+// row blocks, one at a time as they come (a thread that starts late leaves its share to the others).
+// C-LABEL: void batched_shared_rhs({{.*}}) {
+// C:         const int [[GT:.*]] = [[GBIG:.*]] ? kiln_site_threads(&[[GSITE:.*]]) : 1;
+// C:         #pragma omp parallel num_threads([[GT]]) if ([[GT]] > 1)
+// C:         #pragma omp for schedule(dynamic, 1)
+// C-NEXT:    #endif
+// C-NEXT:    for (int64_t [[P:.*]] = 0; [[P]] < kiln_gemm_f32_panels(4); [[P]]++) {
+// C-NEXT:      kiln_gemm_f32_pack_b(
+// C:         #pragma omp for schedule(dynamic, 1)
+// C-NEXT:    #endif
+// C-NEXT:    for (int64_t [[R:.*]] = 0; [[R]] < [[NB:.*]]; [[R]]++) {
+// C:         if ([[GBIG]]) kiln_site_done(&[[GSITE]], (int64_t)({{.*}}) * (4) * (5), [[GT]], {{.*}});
 func.func @batched_shared_rhs(%a: memref<?x6x5xf32>, %b: memref<5x4xf32>, %c: memref<?x6x4xf32>) {
   %0 = arith.constant 0.000000e+00 : f32
   linalg.fill ins(%0 : f32) outs(%c : memref<?x6x4xf32>)
@@ -227,6 +245,27 @@ func.func @shifted(%x: memref<80x80xf64>, %out: memref<80x80xf64>) {
     %m = arith.mulf %a, %b : f64
     %s = arith.addf %c, %m : f64
     linalg.yield %s : f64
+  }
+  func.return
+}
+
+// A product of at most 8 rows streams B unpacked; its column steps are claimed by the threads as
+// they come.
+// CHECK-LABEL: func.func @skinny
+// CHECK:         kernel.matmul
+// C-LABEL: void skinny({{.*}}) {
+// C:         #pragma omp parallel for num_threads(kiln_num_threads()) if ({{.*}} >= 2097152) schedule(dynamic, 1)
+// C-NEXT:    #endif
+// C-NEXT:    for (int64_t [[J:.*]] = 0; [[J]] < {{.*}}; [[J]] += [[STEP:.*]]) {
+// C-NEXT:      kiln_gemm_f32_skinny(4,
+func.func @skinny(%a: memref<4x?xf32>, %b: memref<?x?xf32>, %c: memref<4x?xf32>) {
+  %0 = arith.constant 0.000000e+00 : f32
+  linalg.fill ins(%0 : f32) outs(%c : memref<4x?xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<4x?xf32>, memref<?x?xf32>) outs(%c : memref<4x?xf32>) {
+  ^bb0(%1: f32, %2: f32, %3: f32):
+    %4 = arith.mulf %1, %2 : f32
+    %5 = arith.addf %3, %4 : f32
+    linalg.yield %5 : f32
   }
   func.return
 }

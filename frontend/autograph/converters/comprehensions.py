@@ -1,0 +1,212 @@
+"""A list comprehension (or a generator expression folded by ``sum``/``min``/``max``/``any``/``all``)
+becomes, before its statement, the loop that builds it, taken only when its iterable stages:
+
+    y = [elt for x in X if c]   ->   comp__it = X
+                                     if ag__.comprehension_stages(comp__it):
+                                         comp__ = ag__.comprehension_start()
+                                         for comp__x in comp__it:
+                                             comp__ = ag__.comprehension_next(comp__)
+                                             if c':
+                                                 comp__ = ag__.comprehension_put(comp__, elt')
+                                         comp__ = ag__.comprehension_end(comp__)
+                                     else:
+                                         comp__ = [elt for x in comp__it if c]
+                                     y = comp__
+
+(``c'``, ``elt'``: with ``x`` renamed, so that the comprehension's variable stays its own.) Over a
+tensor, ``kiln.range`` or a long ``range`` the later converters stage that loop and its ``if``
+(``comprehension_next`` only where there is a filter): the body is traced once, not once per
+element, and a nested comprehension in ``elt`` becomes a loop inside it. Over anything else the
+comprehension runs as written (Python's own, lazy for a generator).
+
+Only a comprehension the statement surely evaluates, once, before anything after it is hoisted:
+not one under a ``lambda``, an ``if`` expression's branch, a short-circuit operand past the first,
+another comprehension, or a ``while`` test; nor one with several ``for`` clauses, an ``async``
+one, ``:=``, or a nested scope that binds its variable again.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+
+from kiln.frontend.autograph import templates
+from kiln.frontend.autograph.context import ConversionContext
+
+#: builtins whose generator-expression argument is folded whole (the fold needs every item)
+FOLDS = frozenset({"sum", "min", "max", "any", "all"})
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_NO_HOIST = (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)
+#: statements whose expressions all run once, before the statement does anything else
+_HOISTED_FROM = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr, ast.If, ast.For)
+
+
+class _Finder(ast.NodeVisitor):
+    """The hoistable comprehensions of one statement's expressions, in evaluation order."""
+
+    def __init__(self) -> None:
+        self.found: list[ast.ListComp | ast.GeneratorExp] = []
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        return None
+
+    def visit_IfExp(self, node: ast.IfExp) -> None:
+        self.visit(node.test)
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> None:
+        self.visit(node.values[0])
+
+    def visit_ListComp(self, node: ast.ListComp) -> None:
+        self.visit(node.generators[0].iter)
+        if _hoistable(node):
+            self.found.append(node)
+
+    def visit_SetComp(self, node: ast.expr) -> None:
+        return None
+
+    visit_DictComp = visit_GeneratorExp = visit_SetComp  # type: ignore[assignment]
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.visit(node.func)
+        for arg in node.args:
+            if isinstance(arg, ast.GeneratorExp) and _folded(node):
+                self.visit(arg.generators[0].iter)
+                if _hoistable(arg):
+                    self.found.append(arg)
+            else:
+                self.visit(arg)
+        for kw in node.keywords:
+            self.visit(kw.value)
+
+
+def _folded(call: ast.Call) -> bool:
+    """``sum(v for v in x)`` and the like: a builtin fold of one generator expression."""
+    return isinstance(call.func, ast.Name) and call.func.id in FOLDS and len(call.args) >= 1
+
+
+def _hoistable(node: ast.ListComp | ast.GeneratorExp) -> bool:
+    if len(node.generators) != 1 or node.generators[0].is_async:
+        return False
+    gen = node.generators[0]
+    names = _target_names(gen.target)
+    if names is None:
+        return False
+    inner = [node.elt, *gen.ifs]
+    for part in inner:
+        for sub in ast.walk(part):
+            if isinstance(sub, _NO_HOIST):
+                return False
+            if isinstance(sub, ast.Lambda) and names & {a.arg for a in ast.walk(sub.args) if isinstance(a, ast.arg)}:
+                return False
+            if isinstance(sub, _COMPREHENSIONS) and any(
+                names & (_target_names(g.target) or names) for g in sub.generators
+            ):
+                return False
+    return True
+
+
+def _target_names(target: ast.expr) -> set[str] | None:
+    """The names a ``for`` target binds, when it is a name or a (nested) tuple of names."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        out: set[str] = set()
+        for elt in target.elts:
+            names = _target_names(elt)
+            if names is None:
+                return None
+            out |= names
+        return out
+    return None
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, names: dict[str, str]):
+        self.names = names
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        if node.id in self.names:
+            return ast.copy_location(ast.Name(id=self.names[node.id], ctx=node.ctx), node)
+        return node
+
+
+class _Replace(ast.NodeTransformer):
+    def __init__(self, old: ast.expr, name: str):
+        self.old, self.name = old, name
+
+    def visit(self, node: ast.AST) -> ast.AST:
+        if node is self.old:
+            return ast.copy_location(ast.Name(id=self.name, ctx=ast.Load()), node)
+        return super().visit(node)
+
+
+class _Hoister:
+    def __init__(self, ctx: ConversionContext):
+        self.ctx = ctx
+
+    def body(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for stmt in stmts:
+            out.extend(self.statement(stmt))
+        return out
+
+    def statement(self, stmt: ast.stmt) -> list[ast.stmt]:
+        for field in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(stmt, field, None), list) and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                setattr(stmt, field, self.body(getattr(stmt, field)))
+        if isinstance(stmt, ast.Try):
+            for handler in stmt.handlers:
+                handler.body = self.body(handler.body)
+        if not isinstance(stmt, _HOISTED_FROM):
+            return [stmt]
+        finder = _Finder()
+        for part in ([stmt.test] if isinstance(stmt, ast.If) else [stmt.iter] if isinstance(stmt, ast.For) else [stmt]):
+            finder.visit(part)
+        before: list[ast.stmt] = []
+        for comp in finder.found:
+            name = self.ctx.new_name("comp__")
+            before.extend(self.loop(comp, name))
+            _Replace(comp, name).visit(stmt)
+        return [*before, stmt]
+
+    def loop(self, comp: ast.ListComp | ast.GeneratorExp, name: str) -> list[ast.stmt]:
+        gen = comp.generators[0]
+        iterable = self.ctx.new_name("comp__it")
+        names = {n: self.ctx.new_name(f"comp__{n}") for n in sorted(_target_names(gen.target) or ())}
+        rename = _Rename(names)
+        put: list[ast.stmt] = templates.replace(
+            "name = ag__.comprehension_put(name, elt)", comp, name=name, elt=rename.visit(copy.deepcopy(comp.elt))
+        )
+        put = self.body(put)  # a comprehension in `elt` becomes a loop inside this one
+        for test in reversed(gen.ifs):
+            put = [ast.copy_location(ast.If(test=rename.visit(copy.deepcopy(test)), body=put, orelse=[]), comp)]
+        if gen.ifs:
+            put = templates.replace("name = ag__.comprehension_next(name)", comp, name=name) + put
+        original = copy.copy(comp)
+        original.generators = [ast.comprehension(target=gen.target, iter=ast.Name(id=iterable, ctx=ast.Load()),
+                                                 ifs=gen.ifs, is_async=0)]
+        out = templates.replace(
+            """
+            iterable = source
+            if ag__.comprehension_stages(iterable):
+                name = ag__.comprehension_start()
+                for target in iterable:
+                    put
+                name = ag__.comprehension_end(name)
+            else:
+                name = original
+            """,
+            comp,
+            iterable=iterable,
+            source=gen.iter,
+            name=name,
+            target=rename.visit(copy.deepcopy(gen.target)),
+            put=put,
+            original=original,
+        )
+        ast.fix_missing_locations(ast.Module(body=out, type_ignores=[]))
+        return out
+
+
+def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
+    func.body = _Hoister(ctx).body(func.body)

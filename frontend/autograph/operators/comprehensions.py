@@ -18,12 +18,14 @@ import numpy as np
 
 from kiln.dialects import graph
 from kiln.frontend import trace_context
-from kiln.frontend.autograph import staging
+from kiln.frontend.autograph import effects, staging
 from kiln.frontend.autograph.comprehension_lists import NUMPY, PYTHON, Kind, StagedList
 from kiln.frontend.autograph.state import EMPTY
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit
 
 _NUMBERS = (bool, int, float, complex, np.generic)
+#: the variable holding the buffer in the converted code (converters/comprehensions.py)
+_BUFFER = "comp__"
 
 
 @dataclass(eq=False)
@@ -103,7 +105,7 @@ def comprehension_put(buffer: Buffer, value: Any) -> Buffer:
             raise NotImplementedError(
                 f"{shared.where}: a comprehension whose condition is on traced values over a Python iterable "
                 "(here, one kiln runs as Python's loop) is not supported inside kiln.function: the list's length "
-                "would depend on the data; iterate over an array (`for v in np.asarray(...)`) or use np.where"
+                "would depend on the data; iterate over an array or a `kiln.range`, or use np.where"
             )
         shared.python.append(value)
         return buffer
@@ -143,10 +145,10 @@ def _element(shared: _Shared, value: Any) -> tuple[Kind, Tensor]:
         return (PYTHON if value.weak and value.ndim == 0 else NUMPY), value
     if isinstance(value, _NUMBERS):
         return (NUMPY if isinstance(value, np.generic) else PYTHON), as_tensor(value)
-    raise NotImplementedError(
-        f"{shared.where}: a comprehension kiln stages as a loop (over an array or a long range) stacks its "
-        f"elements, which must be numbers, arrays or such lists; this one makes {type(value).__name__} values. "
-        "Build the list with a `for` loop"
+    # (a Python effect: the loop runs as Python's, unrolled, as a `for` loop appending to a list does)
+    raise effects.PythonEffectError(
+        f"{shared.where}: the comprehension makes {type(value).__name__} values, which kiln cannot stack in one array",
+        root=_BUFFER,
     )
 
 

@@ -1,0 +1,212 @@
+"""Comprehensions on traced values (issue 40, docs/python-semantics.md): a list comprehension over
+an array or a long range stages as one loop (its element traced once, not once per row), nested
+ones as nested loops; a filter on traced data keeps a mask, whose list has a length known only when
+the call runs. Each function runs eagerly and compiled on copies of the same arguments, and the
+results must match in type (a list stays a list, Python numbers stay Python numbers) and value."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from python_differential import differential
+
+import kiln
+
+RNG = np.random.default_rng(40)
+X = RNG.normal(size=(12, 3))
+Y = RNG.normal(size=(5, 3))
+V = np.array([1.0, -2.0, 3.0, 0.5, -1.0, 4.0, -0.25])
+NEGATIVE = -np.abs(V)  # a filter on `> 0` keeps nothing: Python's sum is the int 0, max raises
+
+
+# ---------------------------------------------------------------------- staged as loops
+
+
+def allpairs_distances(X, Y):
+    return np.array([[np.sum((x - y) ** 2) for x in X] for y in Y])
+
+
+def nested_lists(X, Y):
+    return [[np.sum(x * y) for x in X] for y in Y]
+
+
+def doubled(x):
+    return [v * 2 for v in x]
+
+
+def python_floats(x):
+    return [float(v) for v in x], sum([float(v) for v in x])
+
+
+def over_a_long_range(x):
+    return [x[i] * i for i in range(len(x))], [i * i for i in range(len(x))]
+
+
+def rows_of_a_matrix(X):
+    return [r * 2 for r in X], np.array([r + 1 for r in X])
+
+
+def folds_of_whole_lists(x):
+    squares = [v * v for v in x]
+    return len(squares), sum(squares), max(squares), min(v for v in x), any([v > 3 for v in x]), all(v > -3 for v in x)
+
+
+def changed_afterwards(x):
+    lst = [v + 1 for v in x]
+    lst.append(0.5)
+    lst[0] = -1.0
+    return lst, len(lst), lst[-2]
+
+
+def test_allpairs_distances_is_one_loop_nest() -> None:
+    f = differential(allpairs_distances, (X, Y), rtol=1e-12)
+    ir = f.get_concrete_function(X, Y).ir
+    # one traced element (one `x - y` of two rows), however many rows: the trace does not grow with them
+    assert ir.count("graph.sub") == 1, ir
+    bigger = (RNG.normal(size=(60, 3)), RNG.normal(size=(20, 3)))
+    assert f.get_concrete_function(*bigger).ir.count("graph.sub") == 1
+    np.testing.assert_allclose(f(*bigger), allpairs_distances(*bigger), rtol=1e-12)
+
+
+def test_nested_comprehensions_return_lists_of_lists() -> None:
+    differential(nested_lists, (X, Y), rtol=1e-12)
+
+
+def test_elements_keep_their_kinds() -> None:
+    differential(doubled, (V,), (V.astype(np.float32),), (np.arange(6),))
+    differential(python_floats, (V,), rtol=1e-15)
+    differential(over_a_long_range, (V,))
+    differential(rows_of_a_matrix, (X,))
+
+
+def test_a_staged_list_is_a_python_list() -> None:
+    differential(folds_of_whole_lists, (V,), rtol=1e-15)
+    differential(changed_afterwards, (V,))
+
+
+# ---------------------------------------------------------------------- filters on traced data
+
+
+def sum_of_positives(x):
+    return sum([v for v in x if v > 0])
+
+
+def generator_sums(x):
+    return sum(v * 2 for v in x if v > 0), sum((float(v) for v in x if v > 0), 0.5)
+
+
+def count_of_positives(x):
+    return len([v for v in x if v > 0])
+
+
+def array_of_positives(x):
+    return np.array([v * 2 for v in x if v > 0])
+
+
+def mean_of_positives(x):
+    return np.mean([v for v in x if v > 0])
+
+
+def largest_positive(x):
+    return max([v for v in x if v > 0])
+
+
+def smallest_positive(x):
+    return min(v for v in x if v > 0)
+
+
+def truth_of_kept(x):
+    return any([v > 2 for v in x if v > 0]), all(v > 0.75 for v in x if v > 0)
+
+
+def positives(x):
+    return [v for v in x if v > 0]
+
+
+def kept_python_floats(x):
+    return [float(v) * 2 for v in x if v > 0]
+
+
+def guarded_read(x, a):
+    # the element is evaluated only where the filter keeps it: no IndexError for the others
+    return [a[int(v)] for v in x if v < 3]
+
+
+def test_a_filter_on_traced_data_keeps_pythons_meaning() -> None:
+    differential(sum_of_positives, (V,), (NEGATIVE,))  # np.float64, or the int 0
+    differential(generator_sums, (V,), (NEGATIVE,))
+    differential(count_of_positives, (V,), (NEGATIVE,))
+    differential(array_of_positives, (V,), (NEGATIVE,))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's mean of nothing
+        differential(mean_of_positives, (V,), (NEGATIVE,))
+    differential(largest_positive, (V,), (NEGATIVE,), errors=True)  # max() of nothing: ValueError
+    differential(smallest_positive, (V,), (NEGATIVE,), errors=True)
+    differential(truth_of_kept, (V,), (NEGATIVE,))
+    differential(positives, (V,), (NEGATIVE,))
+    differential(kept_python_floats, (V,), (NEGATIVE,))
+    differential(guarded_read, (np.array([0.0, 5.0, 2.0, 7.0]), np.array([10.0, 11.0, 12.0])))
+
+
+def test_one_trace_for_every_kept_length() -> None:
+    f = differential(positives, (V,), (NEGATIVE,), (np.abs(V),))
+    assert f.tracing_count == 1
+
+
+# ---------------------------------------------------------------------- as Python runs them
+
+
+def pairs(x):
+    return [(v, v * 2) for v in x]
+
+
+def over_a_python_list(xs):
+    return [v * 2 for v in xs], sum(v for v in xs)
+
+
+def over_zip(X, Y):
+    return [np.sum(a * b) for a, b in zip(X, Y)]
+
+
+def short_range(x):
+    return [x[i] for i in range(3)]
+
+
+def test_what_kiln_cannot_stack_runs_as_pythons_loop() -> None:
+    differential(pairs, (V,))
+    differential(over_a_python_list, ([1.0, 2.5, -3.0],))
+    differential(over_zip, (X, X))
+    differential(short_range, (V,))
+
+
+# ---------------------------------------------------------------------- refused, naming the line
+
+
+def indexed_filtered(x):
+    kept = [v for v in x if v > 0]
+    return kept[0]
+
+
+def float32_array_of_kept(x):
+    return np.array([v for v in x if v > 0])
+
+
+def filtered_short_range(x):
+    return [x[i] for i in range(3) if x[i] > 0]
+
+
+@pytest.mark.parametrize(
+    ("fn", "args", "words"),
+    [
+        (indexed_filtered, (V,), "length is known only when the call runs"),
+        (float32_array_of_kept, (V.astype(np.float32),), "array of an empty list is float64"),
+        (filtered_short_range, (V,), "the list's length would depend on the data"),
+    ],
+    ids=["index", "float32-array", "short-range"],
+)
+def test_what_kiln_cannot_keep_is_refused_naming_the_line(fn, args, words) -> None:
+    with pytest.raises(NotImplementedError, match=words) as info:
+        kiln.function(fn)(*args)
+    assert f"test_comprehensions.py:{fn.__code__.co_firstlineno + (2 if fn is indexed_filtered else 1)}" in str(info.value)

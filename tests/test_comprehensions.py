@@ -60,6 +60,19 @@ def changed_afterwards(x):
     return lst, len(lst), lst[-2]
 
 
+def over_no_rows(x):
+    lst = [v * 2 for v in x]
+    return lst, len(lst), sum(lst), any(lst), all(v > 0 for v in x), np.array([v for v in x])
+
+
+def largest_of_none(x):
+    return max([v * 2 for v in x])
+
+
+def squared_norm(x):
+    return sum([v * v for v in x]) + np.sum(np.array([[a * b for a in x] for b in x]))
+
+
 def test_allpairs_distances_is_one_loop_nest() -> None:
     f = differential(allpairs_distances, (X, Y), rtol=1e-12)
     ir = f.get_concrete_function(X, Y).ir
@@ -84,6 +97,13 @@ def test_elements_keep_their_kinds() -> None:
 def test_a_staged_list_is_a_python_list() -> None:
     differential(folds_of_whole_lists, (V,), rtol=1e-15)
     differential(changed_afterwards, (V,))
+    differential(over_no_rows, (np.zeros(0),))  # sum of no elements is the int 0, as Python's
+    differential(largest_of_none, (np.zeros(0),), errors=True)
+
+
+def test_gradient_through_a_comprehension() -> None:
+    x = np.array([0.5, -1.5, 2.0])
+    np.testing.assert_allclose(kiln.grad(squared_norm)(x), 2 * x + 2 * np.sum(x), rtol=1e-12)
 
 
 # ---------------------------------------------------------------------- filters on traced data

@@ -130,6 +130,11 @@ def _stacked(value: Any) -> bool:
         and value.values.ndim == 1
 
 
+def _empty(value: Any) -> bool:
+    """Whether ``value`` is a comprehension's list of no elements (a loop over no rows): Python's fold of ``[]``."""
+    return isinstance(value, StagedList) and value.mask is None and value.items_unmade() and value.values.shape[0] == 0
+
+
 def _as_element(lst: StagedList, value: Tensor) -> Tensor:
     """A fold of the list's elements, of their kind (a Python number where they are)."""
     return python_number(value) if lst.kind == PYTHON else value
@@ -146,6 +151,8 @@ def _empty_message(builtin: Any) -> str:
 
 def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
     def impl(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and _empty(args[0]):
+            return builtin(args[0].items(), **kwargs)
         if len(args) == 1 and not kwargs and _stacked(args[0]) and args[0].values.shape[0] != 0:
             lst = args[0]
             if lst.mask is None:
@@ -207,7 +214,7 @@ def sum_(iterable: Any, /, start: Any = 0) -> Any:
     left-to-right additions (the element dtype with ``start`` weak: ``sum`` of int32 stays int32)."""
     if _stacked(iterable) and iterable.values.shape[0] != 0 and not run_time_shape.traced(start):
         return _sum_of_list(iterable, start)
-    if not run_time_shape.traced(iterable):
+    if not run_time_shape.traced(iterable) or _empty(iterable):
         return sum(iterable, start)
     t = as_tensor(iterable)
     if t.ndim == 0:
@@ -234,6 +241,8 @@ def _sum_of_list(lst: StagedList, start: Any) -> Any:
 
 def _truth_fold(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
     def impl(iterable: Any, /) -> Any:
+        if _empty(iterable):
+            return builtin(iterable)
         if _kept(iterable) and not isinstance(iterable.kind, tuple) and iterable.values.ndim == 1:
             return python_number(getattr(iterable.selection(), name)())
         if isinstance(iterable, Iterator):  # a generator: its items may be tensors

@@ -182,6 +182,11 @@ def pairs(x):
     return [(v, v * 2) for v in x]
 
 
+def sums_of_positives_by_row(X):
+    # each sum is the int 0 where a row has no positive element: Python's loop keeps each one's type
+    return [sum([v for v in r if v > 0]) for r in X]
+
+
 def over_a_python_list(xs):
     return [v * 2 for v in xs], sum(v for v in xs)
 
@@ -199,6 +204,7 @@ def test_what_kiln_cannot_stack_runs_as_pythons_loop() -> None:
     differential(over_a_python_list, ([1.0, 2.5, -3.0],))
     differential(over_zip, (X, X))
     differential(short_range, (V,))
+    differential(sums_of_positives_by_row, (np.arange(12.0).reshape(6, 2) - 5,))
 
 
 # ---------------------------------------------------------------------- refused, naming the line

@@ -141,14 +141,14 @@ def _element(shared: _Shared, value: Any) -> tuple[Kind, Tensor]:
         if value.mask is not None:
             value.refuse("a list of such lists")
         return ("list", value.kind), value.values
-    if isinstance(value, Tensor):
+    if isinstance(value, Tensor) and value.kind_flag is None:
         return (PYTHON if value.weak and value.ndim == 0 else NUMPY), value
     if isinstance(value, _NUMBERS):
         return (NUMPY if isinstance(value, np.generic) else PYTHON), as_tensor(value)
     # (a Python effect: the loop runs as Python's, unrolled, as a `for` loop appending to a list does)
+    what = "numbers whose type depends on the data" if isinstance(value, Tensor) else f"{type(value).__name__} values"
     raise effects.PythonEffectError(
-        f"{shared.where}: the comprehension makes {type(value).__name__} values, which kiln cannot stack in one array",
-        root=_BUFFER,
+        f"{shared.where}: the comprehension makes {what}, which kiln cannot stack in one array", root=_BUFFER
     )
 
 

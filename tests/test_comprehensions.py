@@ -223,16 +223,23 @@ def filtered_short_range(x):
     return [x[i] for i in range(3) if x[i] > 0]
 
 
+def filtered_by_kind(x):
+    # each element is a NumPy float or the Python float 1.0 as the data says, and a filter keeps some
+    return [x[i] if x[i] > 0.75 else 1.0 for i in range(len(x)) if x[i] > -1.5]
+
+
 @pytest.mark.parametrize(
     ("fn", "args", "words"),
     [
         (indexed_filtered, (V,), "length is known only when the call runs"),
         (float32_array_of_kept, (V.astype(np.float32),), "array of an empty list is float64"),
-        (filtered_short_range, (V,), "the list's length would depend on the data"),
+        (filtered_short_range, (V,), "runs over a short range"),
+        (filtered_by_kind, (V,), "its elements are numbers whose type depends on the data"),
     ],
-    ids=["index", "float32-array", "short-range"],
+    ids=["index", "float32-array", "short-range", "kinds"],
 )
 def test_what_kiln_cannot_keep_is_refused_naming_the_line(fn, args, words) -> None:
     with pytest.raises(NotImplementedError, match=words) as info:
         kiln.function(fn)(*args)
-    assert f"test_comprehensions.py:{fn.__code__.co_firstlineno + (2 if fn is indexed_filtered else 1)}" in str(info.value)
+    line = fn.__code__.co_firstlineno + {indexed_filtered: 2, filtered_by_kind: 2}.get(fn, 1)
+    assert f"test_comprehensions.py:{line}" in str(info.value)

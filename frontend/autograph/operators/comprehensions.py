@@ -39,6 +39,7 @@ class _Shared:
     kind: Kind = None
     filtered: bool = False
     python: list[Any] = field(default_factory=list)  # the elements Python's loop appended
+    unstacked: str = ""  # why the loop became Python's: what elements kiln could not stack
 
 
 class Buffer:
@@ -102,10 +103,11 @@ def comprehension_put(buffer: Buffer, value: Any) -> Buffer:
     shared = buffer.shared
     if not buffer.staged():
         if len(trace_context.require().enclosing) > shared.regions:
+            why = f"its elements are {shared.unstacked}" if shared.unstacked else "it runs over a short range"
             raise NotImplementedError(
-                f"{shared.where}: a comprehension whose condition is on traced values over a Python iterable "
-                "(here, one kiln runs as Python's loop) is not supported inside kiln.function: the list's length "
-                "would depend on the data; iterate over an array or a `kiln.range`, or use np.where"
+                f"{shared.where}: a comprehension with a condition on traced values that kiln runs as Python's "
+                f"loop ({why}) is not supported inside kiln.function: the list's length would depend on the data; "
+                "iterate over an array or a `kiln.range` with elements of one type and shape, or use np.where"
             )
         shared.python.append(value)
         return buffer
@@ -147,6 +149,7 @@ def _element(shared: _Shared, value: Any) -> tuple[Kind, Tensor]:
         return (NUMPY if isinstance(value, np.generic) else PYTHON), as_tensor(value)
     # (a Python effect: the loop runs as Python's, unrolled, as a `for` loop appending to a list does)
     what = "numbers whose type depends on the data" if isinstance(value, Tensor) else f"{type(value).__name__} values"
+    shared.unstacked = what
     raise effects.PythonEffectError(
         f"{shared.where}: the comprehension makes {what}, which kiln cannot stack in one array", root=_BUFFER
     )

@@ -73,6 +73,15 @@ def squared_norm(x):
     return sum([v * v for v in x]) + np.sum(np.array([[a * b for a in x] for b in x]))
 
 
+def arrays_of_the_list_are_new(x):
+    lst = [v * 2 for v in x]
+    a = np.asarray(lst)
+    a[0] = 99.0
+    b = np.array(lst)
+    b[1] = 77.0
+    return lst, a, b
+
+
 def test_allpairs_distances_is_one_loop_nest() -> None:
     f = differential(allpairs_distances, (X, Y), rtol=1e-12)
     ir = f.get_concrete_function(X, Y).ir
@@ -97,6 +106,7 @@ def test_elements_keep_their_kinds() -> None:
 def test_a_staged_list_is_a_python_list() -> None:
     differential(folds_of_whole_lists, (V,), rtol=1e-15)
     differential(changed_afterwards, (V,))
+    differential(arrays_of_the_list_are_new, (V,))  # a write into np.asarray(lst) left the list changed
     differential(over_no_rows, (np.zeros(0),))  # sum of no elements is the int 0, as Python's
     differential(largest_of_none, (np.zeros(0),), errors=True)
 

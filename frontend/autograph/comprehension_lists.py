@@ -21,7 +21,7 @@ import numpy as np
 
 from kiln.frontend import trace_context
 from kiln.frontend.masked import MaskedSelection
-from kiln.frontend.tensor import Tensor, python_number
+from kiln.frontend.tensor import Tensor, as_tensor, python_number
 
 #: what an element is: a NumPy value (an array or scalar), a Python number, or a StagedList
 NUMPY, PYTHON = "numpy", "python"
@@ -41,11 +41,9 @@ class StagedList:
         """The elements stacked (``np.array(lst)``); of a filtered list, only where NumPy's
         ``np.array`` of a list of any length, none included, is float64 (its elements are)."""
         if self._items is not None:
-            from kiln.frontend.tensor import as_tensor
-
             return as_tensor(self._items)
         if self.mask is None:
-            return self.values
+            return self.values.copy()  # a new array, as NumPy's of a list: a write into it leaves the list
         if isinstance(self.kind, tuple) or self.values.ndim != 1 or self.values.dtype != np.float64:
             self.refuse(
                 f"np.array of it (its elements are {self.values.dtype} of shape {self.values.shape[1:]}, and NumPy's "

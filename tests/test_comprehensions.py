@@ -82,6 +82,16 @@ def arrays_of_the_list_are_new(x):
     return lst, a, b
 
 
+def appended(r):
+    lst = [v * 2 for v in r]
+    lst.append(1.0)
+    return lst
+
+
+def lists_grown_in_a_helper(X):
+    return [appended(r) for r in X]
+
+
 def test_allpairs_distances_is_one_loop_nest() -> None:
     f = differential(allpairs_distances, (X, Y), rtol=1e-12)
     ir = f.get_concrete_function(X, Y).ir
@@ -106,7 +116,8 @@ def test_elements_keep_their_kinds() -> None:
 def test_a_staged_list_is_a_python_list() -> None:
     differential(folds_of_whole_lists, (V,), rtol=1e-15)
     differential(changed_afterwards, (V,))
-    differential(arrays_of_the_list_are_new, (V,))  # a write into np.asarray(lst) left the list changed
+    differential(arrays_of_the_list_are_new, (V,))
+    differential(lists_grown_in_a_helper, (X,))  # (the stacked rows, without the appended 1.0, were taken)  # a write into np.asarray(lst) left the list changed
     differential(over_no_rows, (np.zeros(0),))  # sum of no elements is the int 0, as Python's
     differential(largest_of_none, (np.zeros(0),), errors=True)
 

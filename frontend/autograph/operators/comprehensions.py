@@ -139,7 +139,7 @@ def comprehension_put(buffer: Buffer, value: Any) -> Buffer:
 
 def _element(shared: _Shared, value: Any) -> tuple[Kind, Tensor]:
     """What kind of element ``value`` is, and its tensor."""
-    if isinstance(value, StagedList):
+    if isinstance(value, StagedList) and value.items_unmade():
         if value.mask is not None:
             value.refuse("a list of such lists")
         return ("list", value.kind), value.values

@@ -13,6 +13,7 @@ import pytest
 from python_differential import differential
 
 import kiln
+from kiln.frontend.autograph.staging import KilnUnrollWarning
 
 RNG = np.random.default_rng(40)
 X = RNG.normal(size=(12, 3))
@@ -92,6 +93,30 @@ def lists_grown_in_a_helper(X):
     return [appended(r) for r in X]
 
 
+def chosen_by_a_staged_if(x):
+    lst = [v * 2 for v in x]
+    if x[0] > 0:
+        lst = [v * 3 for v in x]
+    return lst
+
+
+def read_in_loops(x):
+    lst = [float(v) for v in x]
+    s = 0.0
+    for i in range(len(lst)):  # a staged loop: lst[i] at a traced index reads one row
+        s = s + lst[i] * i
+    for v in x:  # a staged loop reading the list made outside it
+        s = s + lst[0] * v + len(lst)
+    return s, lst[int(x[2])], lst
+
+
+def rebuilt_in_a_loop(x):
+    lst = [v * 2 for v in x]
+    for k in range(10):
+        lst = [v + k for v in lst]
+    return lst
+
+
 def test_allpairs_distances_is_one_loop_nest() -> None:
     f = differential(allpairs_distances, (X, Y), rtol=1e-12)
     ir = f.get_concrete_function(X, Y).ir
@@ -117,7 +142,11 @@ def test_a_staged_list_is_a_python_list() -> None:
     differential(folds_of_whole_lists, (V,), rtol=1e-15)
     differential(changed_afterwards, (V,))
     differential(arrays_of_the_list_are_new, (V,))
-    differential(lists_grown_in_a_helper, (X,))  # (the stacked rows, without the appended 1.0, were taken)  # a write into np.asarray(lst) left the list changed
+    differential(lists_grown_in_a_helper, (X,))
+    differential(chosen_by_a_staged_if, (V,), (-V,))  # (merging two such lists failed)
+    differential(read_in_loops, (V,))  # (lst[i] at a traced index failed; views made in a loop escaped it)
+    with pytest.warns(KilnUnrollWarning, match="changes its structure"):  # (a list iterated is Python's)
+        differential(rebuilt_in_a_loop, (V,))  # (the stacked rows, without the appended 1.0, were taken)  # a write into np.asarray(lst) left the list changed
     differential(over_no_rows, (np.zeros(0),))  # sum of no elements is the int 0, as Python's
     differential(largest_of_none, (np.zeros(0),), errors=True)
 
@@ -244,6 +273,13 @@ def filtered_short_range(x):
     return [x[i] for i in range(3) if x[i] > 0]
 
 
+def changed_under_a_staged_if(x):
+    lst = [v * 2 for v in x]
+    if x[0] > 0:
+        lst.append(1.0)
+    return lst
+
+
 def filtered_by_kind(x):
     # each element is a NumPy float or the Python float 1.0 as the data says, and a filter keeps some
     return [x[i] if x[i] > 0.75 else 1.0 for i in range(len(x)) if x[i] > -1.5]
@@ -256,11 +292,12 @@ def filtered_by_kind(x):
         (float32_array_of_kept, (V.astype(np.float32),), "array of an empty list is float64"),
         (filtered_short_range, (V,), "runs over a short range"),
         (filtered_by_kind, (V,), "its elements are numbers whose type depends on the data"),
+        (changed_under_a_staged_if, (V,), "a change to the list made by a comprehension"),
     ],
-    ids=["index", "float32-array", "short-range", "kinds"],
+    ids=["index", "float32-array", "short-range", "kinds", "changed-under-if"],
 )
 def test_what_kiln_cannot_keep_is_refused_naming_the_line(fn, args, words) -> None:
     with pytest.raises(NotImplementedError, match=words) as info:
         kiln.function(fn)(*args)
-    line = fn.__code__.co_firstlineno + {indexed_filtered: 2, filtered_by_kind: 2}.get(fn, 1)
+    line = fn.__code__.co_firstlineno + {indexed_filtered: 2, filtered_by_kind: 2, changed_under_a_staged_if: 3}.get(fn, 1)
     assert f"test_comprehensions.py:{line}" in str(info.value)

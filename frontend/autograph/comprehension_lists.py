@@ -34,6 +34,7 @@ class StagedList:
     def __init__(self, values: Tensor, kind: Kind, mask: Tensor | None = None, where: str = ""):
         self.values, self.kind, self.mask, self.where = values, kind, mask, where
         self._items: list[Any] | None = None
+        self._home = _region()
 
     # ------------------------------------------------------------------ as one tensor
 
@@ -76,17 +77,32 @@ class StagedList:
     # ------------------------------------------------------------------ as a Python list
 
     def items(self) -> list[Any]:
-        """The elements as a Python list (made once: changes to it are the list's)."""
-        if self._items is None:
-            if self.mask is not None:
-                self.refuse("this use of it")
-            self._items = [self.element(self.values[i]) for i in range(self.values.shape[0])]
-        return self._items
+        """The elements as a Python list: made once where the list was made (changes to it are the
+        list's); one made inside a staged construct the list is outside of is that region's, not kept."""
+        if self._items is not None:
+            return self._items
+        if self.mask is not None:
+            self.refuse("this use of it")
+        made = [self.element(self.values[i]) for i in range(self.values.shape[0])]
+        if _region() == self._home:
+            self._items = made
+        return made
+
+    def _changed(self) -> list[Any]:
+        """The elements, to be changed: only where the list was made (a staged branch or loop body
+        would change it on some paths, which kiln does not merge for a comprehension's list)."""
+        if _region() != self._home:
+            raise NotImplementedError(
+                f"{trace_context.here()}: a change to the list made by a comprehension"
+                f"{' at ' + self.where if self.where else ''} inside a staged `if` or loop is not supported inside kiln.function; make it a Python list first "
+                "(`lst = list(lst)`) where it is made"
+            )
+        return self.items()
 
     def refuse(self, what: str) -> NoReturn:
         raise NotImplementedError(
-            f"{trace_context.here()}: {what} is not supported inside kiln.function: the list made by the comprehension "
-            f"at {self.where} keeps the elements a condition on traced values selects, so its length is known only "
+            f"{trace_context.here()}: {what} is not supported inside kiln.function: the list made by a comprehension"
+            f"{' at ' + self.where if self.where else ''} keeps the elements a condition on traced values selects, so its length is known only "
             "when the call runs; kiln supports len, sum, min, max, any, all, np.array and np.mean of it, and returning it"
         )
 
@@ -99,12 +115,30 @@ class StagedList:
         return iter(self.items())
 
     def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, Tensor) and self._items is None and self.mask is None:
+            return self.element(self.values[key])  # an index known only at run time: one row, checked
         return self.items()[key]
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or not hasattr(list, name):
             raise AttributeError(name)
-        return getattr(self.items(), name)  # append, pop, index, copy ...
+        return getattr(self._changed() if name in _CHANGES else self.items(), name)  # append, pop, index, copy ...
+
+    # ------------------------------------------------------------------ staged state (see autograph.state)
+
+    def __kiln_flatten__(self) -> tuple[Hashable, list[tuple[str, Any]]]:
+        if self._items is not None:
+            return None, [("items", self._items)]
+        parts = [("values", self.values)] + ([("mask", self.mask)] if self.mask is not None else [])
+        return self.kind, parts
+
+    @classmethod
+    def __kiln_unflatten__(cls, aux: Hashable, leaves: list[Any]) -> StagedList:
+        if aux is None:
+            new = cls(leaves[0], None)
+            new._items = leaves[0]
+            return new
+        return cls(leaves[0], aux, leaves[1] if len(leaves) > 1 else None)
 
     def __repr__(self) -> str:
         return f"StagedList({self.values!r})"
@@ -119,6 +153,16 @@ class StagedList:
     def __kiln_rebuild__(kind: Hashable, leaves: list[Any]) -> list[Any]:
         (value,) = leaves
         return value if kind is None else rebuild(kind, np.asarray(value))
+
+
+#: list methods that change the list
+_CHANGES = frozenset("append extend insert pop remove clear sort reverse".split())
+
+
+def _region() -> int:
+    """How deep in staged constructs (branches, loop bodies) the code being traced is."""
+    ctx = trace_context.current()
+    return 0 if ctx is None else len(ctx.enclosing)
 
 
 def _arrays(values: tuple[Any, ...]) -> list[Any]:
@@ -139,7 +183,8 @@ def _list_methods() -> None:
     for name in ("__add__", "__radd__", "__mul__", "__rmul__", "__contains__", "__eq__", "__ne__", "__reversed__",
                  "__setitem__", "__delitem__", "__iadd__", "__imul__", "__lt__", "__le__", "__gt__", "__ge__"):
         def method(self: StagedList, *args: Any, _name: str = name) -> Any:
-            items = self.items()
+            changes = _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__")
+            items = self._changed() if changes else self.items()
             if _name == "__radd__":
                 return args[0] + items
             if _name in ("__iadd__", "__imul__"):

@@ -249,11 +249,16 @@ def short_range(x):
     return [x[i] for i in range(3)]
 
 
+def after_a_walrus(x):
+    return max(n := 2.0, 0.0), [v * n for v in x]
+
+
 def test_what_kiln_cannot_stack_runs_as_pythons_loop() -> None:
     differential(pairs, (V,))
     differential(over_a_python_list, ([1.0, 2.5, -3.0],))
     differential(over_zip, (X, X))
     differential(short_range, (V,))
+    differential(after_a_walrus, (V,))  # (left in its statement: hoisted, it would read `n` before `:=` binds it)
     differential(sums_of_positives_by_row, (np.arange(12.0).reshape(6, 2) - 5,))
 
 

@@ -22,7 +22,7 @@ comprehension runs as written (Python's own, lazy for a generator).
 Only a comprehension the statement surely evaluates, once, before anything after it is hoisted:
 not one under a ``lambda``, an ``if`` expression's branch, a short-circuit operand past the first,
 another comprehension, or a ``while`` test; nor one with several ``for`` clauses, an ``async``
-one, ``:=``, or a nested scope that binds its variable again.
+one, ``:=`` in its statement, or a nested scope that binds its variable again.
 """
 
 from __future__ import annotations
@@ -159,8 +159,11 @@ class _Hoister:
                 handler.body = self.body(handler.body)
         if not isinstance(stmt, _HOISTED_FROM):
             return [stmt]
+        parts = [stmt.test] if isinstance(stmt, ast.If) else [stmt.iter] if isinstance(stmt, ast.For) else [stmt]
+        if any(isinstance(n, ast.NamedExpr) for part in parts for n in ast.walk(part)):
+            return [stmt]  # (`f(n := 3, [v * n for v in x])`: the comprehension reads what `:=` binds first)
         finder = _Finder()
-        for part in ([stmt.test] if isinstance(stmt, ast.If) else [stmt.iter] if isinstance(stmt, ast.For) else [stmt]):
+        for part in parts:
             finder.visit(part)
         before: list[ast.stmt] = []
         for comp in finder.found:

@@ -42,27 +42,31 @@ _HOISTED_FROM = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr,
 
 
 class _Finder(ast.NodeVisitor):
-    """The hoistable comprehensions of one statement's expressions, in evaluation order."""
+    """The hoistable comprehensions of one statement's expressions, in evaluation order: those
+    before which the statement calls nothing that may change what they read (``return
+    normalize(a), [v for v in a]`` keeps its order; calls of builtins and of ``np.``/``math.``
+    functions are taken to change nothing)."""
 
     def __init__(self) -> None:
         self.found: list[ast.ListComp | ast.GeneratorExp] = []
+        self.effects = False  # whether what was evaluated so far may have changed a Python object
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
         return None
 
     def visit_IfExp(self, node: ast.IfExp) -> None:
         self.visit(node.test)
+        self.effects = self.effects or _may_change(node.body) or _may_change(node.orelse)
 
     def visit_BoolOp(self, node: ast.BoolOp) -> None:
         self.visit(node.values[0])
+        self.effects = self.effects or any(_may_change(v) for v in node.values[1:])
 
     def visit_ListComp(self, node: ast.ListComp) -> None:
-        self.visit(node.generators[0].iter)
-        if _hoistable(node):
-            self.found.append(node)
+        self.candidate(node)
 
     def visit_SetComp(self, node: ast.expr) -> None:
-        return None
+        self.effects = self.effects or _may_change(node)
 
     visit_DictComp = visit_GeneratorExp = visit_SetComp  # type: ignore[assignment]
 
@@ -70,13 +74,40 @@ class _Finder(ast.NodeVisitor):
         self.visit(node.func)
         for arg in node.args:
             if isinstance(arg, ast.GeneratorExp) and _folded(node):
-                self.visit(arg.generators[0].iter)
-                if _hoistable(arg):
-                    self.found.append(arg)
+                self.candidate(arg)
             else:
                 self.visit(arg)
         for kw in node.keywords:
             self.visit(kw.value)
+        self.effects = self.effects or not _pure(node)
+
+    def candidate(self, node: ast.ListComp | ast.GeneratorExp) -> None:
+        self.visit(node.generators[0].iter)
+        if not self.effects and _hoistable(node):
+            self.found.append(node)
+        else:
+            self.effects = self.effects or _may_change(node)
+
+
+#: builtins that change no Python object (the folds among them read a generator, which they use up)
+_PURE_BUILTINS = FOLDS | {"len", "abs", "float", "int", "bool", "complex", "range", "round", "enumerate", "zip",
+                          "list", "tuple", "sorted", "reversed", "isinstance", "str"}
+_PURE_MODULES = frozenset({"np", "numpy", "math"})
+
+
+def _pure(call: ast.Call) -> bool:
+    """A call of a builtin or a NumPy or ``math`` function, which changes no Python object (``out=`` aside)."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id in _PURE_BUILTINS
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return isinstance(func, ast.Name) and func.id in _PURE_MODULES and isinstance(call.func, ast.Attribute)
+
+
+def _may_change(node: ast.AST) -> bool:
+    """Whether evaluating ``node`` may call something that changes a Python object."""
+    return any(isinstance(n, ast.Call) and not _pure(n) for n in ast.walk(node))
 
 
 def _folded(call: ast.Call) -> bool:

@@ -263,13 +263,24 @@ def after_a_call_that_writes(x):
     return normalized(y), [v * 2 for v in y], sum(v for v in y)
 
 
+def halved(y, v):
+    y[0] = y[0] * 0.5
+    return v
+
+
+def read_before_a_call_that_writes(x):
+    y = x * 1.0
+    return y[0], [halved(y, v) for v in x], y[0]
+
+
 def test_what_kiln_cannot_stack_runs_as_pythons_loop() -> None:
     differential(pairs, (V,))
     differential(over_a_python_list, ([1.0, 2.5, -3.0],))
     differential(over_zip, (X, X))
     differential(short_range, (V,))
     differential(after_a_walrus, (V,))
-    differential(after_a_call_that_writes, (np.abs(V),), rtol=1e-15)  # (hoisted, it read y before the write)  # (left in its statement: hoisted, it would read `n` before `:=` binds it)
+    differential(after_a_call_that_writes, (np.abs(V),), rtol=1e-15)
+    differential(read_before_a_call_that_writes, (V,))  # (hoisted, y[0] was read after the writes)  # (hoisted, it read y before the write)  # (left in its statement: hoisted, it would read `n` before `:=` binds it)
     differential(sums_of_positives_by_row, (np.arange(12.0).reshape(6, 2) - 5,))
 
 

@@ -47,9 +47,16 @@ class _Finder(ast.NodeVisitor):
     normalize(a), [v for v in a]`` keeps its order; calls of builtins and of ``np.``/``math.``
     functions are taken to change nothing)."""
 
-    def __init__(self) -> None:
+    def __init__(self, reads: bool = False) -> None:
         self.found: list[ast.ListComp | ast.GeneratorExp] = []
         self.effects = False  # whether what was evaluated so far may have changed a Python object
+        self.reads = reads  # whether it read a value (more than names of functions and constants)
+
+    def visit(self, node: ast.AST) -> None:
+        if not isinstance(node, (ast.Name, ast.Attribute, ast.Constant, ast.expr_context, ast.Call, ast.ListComp,
+                                 ast.GeneratorExp)):
+            self.reads = True
+        super().visit(node)
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
         return None
@@ -82,8 +89,10 @@ class _Finder(ast.NodeVisitor):
         self.effects = self.effects or not _pure(node)
 
     def candidate(self, node: ast.ListComp | ast.GeneratorExp) -> None:
+        read_before = self.reads
         self.visit(node.generators[0].iter)
-        if not self.effects and _hoistable(node):
+        # (moved before what the statement read first, it must not change that: `return y[0], [f(v) for v in x]`)
+        if not self.effects and not (read_before and _may_change(node)) and _hoistable(node):
             self.found.append(node)
         else:
             self.effects = self.effects or _may_change(node)
@@ -190,10 +199,13 @@ class _Hoister:
                 handler.body = self.body(handler.body)
         if not isinstance(stmt, _HOISTED_FROM):
             return [stmt]
-        parts = [stmt.test] if isinstance(stmt, ast.If) else [stmt.iter] if isinstance(stmt, ast.For) else [stmt]
+        parts = (
+            [stmt.test] if isinstance(stmt, ast.If) else [stmt.iter] if isinstance(stmt, ast.For)
+            else [stmt.value] if getattr(stmt, "value", None) is not None else []
+        )
         if any(isinstance(n, ast.NamedExpr) for part in parts for n in ast.walk(part)):
             return [stmt]  # (`f(n := 3, [v * n for v in x])`: the comprehension reads what `:=` binds first)
-        finder = _Finder()
+        finder = _Finder(reads=isinstance(stmt, ast.AugAssign))  # (`t += ...` reads t first)
         for part in parts:
             finder.visit(part)
         before: list[ast.stmt] = []

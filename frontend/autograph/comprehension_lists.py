@@ -4,12 +4,12 @@
 whose element values are the rows of one ``(n, ...)`` tensor. A :class:`StagedList` holds that
 tensor and the kind of its elements (NumPy values, Python numbers, or lists themselves, for a
 nested comprehension), and with a filter on traced data the mask of the kept rows (its length is
-then known only when the call runs, as ``x[mask]``'s). It is Python's list for what a function
-does with it: ``len``, ``np.array``, ``sum``/``min``/``max``/``any``/``all`` and ``np.*`` take the
-stacked tensor whole; indexing, iteration and list methods work on the list of its elements
-(made on first use, each a row of the tensor); returned, it comes back as a Python list of the
-elements' kinds (:meth:`__kiln_pytree__`). What needs the elements of a filtered list one by one
-is refused naming the line, as kiln cannot know how many there are.
+then known only when the call runs, as ``x[mask]``'s). AutoGraph stages only a comprehension whose
+list is read whole (converters.comprehensions): ``len``, ``np.array``, ``sum``/``min``/``max``/
+``any``/``all`` and ``np.*`` take the stacked tensor; returned, it comes back as a Python list of
+the elements' kinds (:meth:`__kiln_pytree__`). Iterating it gives the list of its elements (each
+a row of the tensor); for a filtered list that is refused naming the line, as kiln cannot know
+how many there are.
 """
 
 from __future__ import annotations
@@ -72,7 +72,11 @@ class StagedList:
         """A row of the stacked values as the element it stands for."""
         if isinstance(self.kind, tuple):
             return StagedList(value, self.kind[1], where=self.where)
-        return python_number(value) if self.kind == PYTHON else value
+        if self.kind != PYTHON:
+            return value
+        number = python_number(value)
+        number.weak = True  # (a Python complex too, as complex() makes one)
+        return number
 
     # ------------------------------------------------------------------ as a Python list
 
@@ -87,17 +91,6 @@ class StagedList:
         if _region() == self._home:
             self._items = made
         return made
-
-    def _changed(self) -> list[Any]:
-        """The elements, to be changed: only where the list was made (a staged branch or loop body
-        would change it on some paths, which kiln does not merge for a comprehension's list)."""
-        if _region() != self._home:
-            raise NotImplementedError(
-                f"{trace_context.here()}: a change to the list made by a comprehension"
-                f"{' at ' + self.where if self.where else ''} inside a staged `if` or loop is not supported inside kiln.function; make it a Python list first "
-                "(`lst = list(lst)`) where it is made"
-            )
-        return self.items()
 
     def refuse(self, what: str) -> NoReturn:
         raise NotImplementedError(
@@ -115,14 +108,7 @@ class StagedList:
         return iter(self.items())
 
     def __getitem__(self, key: Any) -> Any:
-        if isinstance(key, Tensor) and self._items is None and self.mask is None:
-            return self.element(self.values[key])  # an index known only at run time: one row, checked
         return self.items()[key]
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_") or not hasattr(list, name):
-            raise AttributeError(name)
-        return getattr(self._changed() if name in _CHANGES else self.items(), name)  # append, pop, index, copy ...
 
     # ------------------------------------------------------------------ staged state (see autograph.state)
 
@@ -155,10 +141,6 @@ class StagedList:
         return value if kind is None else rebuild(kind, np.asarray(value))
 
 
-#: list methods that change the list
-_CHANGES = frozenset("append extend insert pop remove clear sort reverse".split())
-
-
 def _region() -> int:
     """How deep in staged constructs (branches, loop bodies) the code being traced is."""
     ctx = trace_context.current()
@@ -176,23 +158,3 @@ def rebuild(kind: Kind, values: np.ndarray) -> list[Any]:
     if kind == PYTHON:
         return values.tolist()
     return [row.copy() if row.ndim else row[()] for row in values]
-
-
-def _list_methods() -> None:
-    """Python's list operators on the elements (``lst + [1]``, ``v in lst``, ``lst == other``)."""
-    for name in ("__add__", "__radd__", "__mul__", "__rmul__", "__contains__", "__eq__", "__ne__", "__reversed__",
-                 "__setitem__", "__delitem__", "__iadd__", "__imul__", "__lt__", "__le__", "__gt__", "__ge__"):
-        def method(self: StagedList, *args: Any, _name: str = name) -> Any:
-            changes = _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__")
-            items = self._changed() if changes else self.items()
-            if _name == "__radd__":
-                return args[0] + items
-            if _name in ("__iadd__", "__imul__"):
-                getattr(items, _name)(*args)
-                return self
-            return getattr(items, _name)(*args)
-        setattr(StagedList, name, method)
-
-
-_list_methods()
-StagedList.__hash__ = None  # type: ignore[assignment]

@@ -19,7 +19,11 @@ tensor, ``kiln.range`` or a long ``range`` the later converters stage that loop 
 element, and a nested comprehension in ``elt`` becomes a loop inside it. Over anything else the
 comprehension runs as written (Python's own, lazy for a generator).
 
-Only a comprehension the statement surely evaluates, once, before anything after it is hoisted:
+Only a comprehension whose list is read whole is hoisted: an argument of a fold, ``len`` or a
+NumPy function (``np.array([...])``), a returned one, or one bound to a variable assigned once and
+read only so (:func:`read_whole`); a list the function may index, change or pass on stays
+Python's, with everything kiln does for Python lists. And only one the statement surely evaluates,
+once, before anything after it:
 not one under a ``lambda``, an ``if`` expression's branch, a short-circuit operand past the first,
 another comprehension, or a ``while`` test; nor one with several ``for`` clauses, an ``async``
 one, ``:=`` in its statement, or a nested scope that binds its variable again.
@@ -70,7 +74,8 @@ class _Finder(ast.NodeVisitor):
         self.effects = self.effects or any(_may_change(v) for v in node.values[1:])
 
     def visit_ListComp(self, node: ast.ListComp) -> None:
-        self.candidate(node)
+        self.visit(node.generators[0].iter)  # (a list used as a list stays Python's: it may be changed)
+        self.effects = self.effects or _may_change(node)
 
     def visit_SetComp(self, node: ast.expr) -> None:
         self.effects = self.effects or _may_change(node)
@@ -80,7 +85,7 @@ class _Finder(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         self.visit(node.func)
         for arg in node.args:
-            if isinstance(arg, ast.GeneratorExp) and _folded(node):
+            if isinstance(arg, ast.GeneratorExp) and _folded(node) or isinstance(arg, ast.ListComp) and _consumer(node):
                 self.candidate(arg)
             else:
                 self.visit(arg)
@@ -117,6 +122,43 @@ def _pure(call: ast.Call) -> bool:
 def _may_change(node: ast.AST) -> bool:
     """Whether evaluating ``node`` may call something that changes a Python object."""
     return any(isinstance(n, ast.Call) and not _pure(n) for n in ast.walk(node))
+
+
+def _consumer(call: ast.Call) -> bool:
+    """A call that takes a list only to read it whole: a fold, ``len``, a NumPy function
+    (``np.array``), or the operator that adds an element to a staged comprehension."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id in FOLDS or func.id == "len"
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return isinstance(func, ast.Name) and func.id in _PURE_MODULES | {"ag__"} and isinstance(call.func, ast.Attribute)
+
+
+def read_whole(func: ast.FunctionDef) -> frozenset[str]:
+    """The variables bound once in ``func`` (in its own scope) and read only whole: as an argument
+    of a :func:`_consumer` call or returned (``lst = [...]; return sum(lst), len(lst), lst``).
+    Only such a variable may hold a staged comprehension's list; any other is Python's list."""
+    parents: dict[int, ast.AST] = {}
+    stores: dict[str, int] = {}
+    other: set[str] = set()
+    for node in ast.walk(func):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in ast.walk(func):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) and node is not func:
+            other |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}  # (read or bound by a nested scope)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            other |= set(node.names)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, ast.Name):
+            parent = parents.get(id(node))
+            if isinstance(parent, ast.Tuple) and isinstance(parents.get(id(parent)), ast.Return):
+                parent = parents[id(parent)]
+            if not (isinstance(parent, ast.Return) or isinstance(parent, ast.Call) and node in parent.args and _consumer(parent)):
+                other.add(node.id)
+    return frozenset(name for name, count in stores.items() if count == 1 and name not in other)
 
 
 def _folded(call: ast.Call) -> bool:
@@ -181,8 +223,9 @@ class _Replace(ast.NodeTransformer):
 
 
 class _Hoister:
-    def __init__(self, ctx: ConversionContext):
+    def __init__(self, ctx: ConversionContext, whole: frozenset[str]):
         self.ctx = ctx
+        self.whole = whole
 
     def body(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
         out: list[ast.stmt] = []
@@ -207,13 +250,26 @@ class _Hoister:
             return [stmt]  # (`f(n := 3, [v * n for v in x])`: the comprehension reads what `:=` binds first)
         finder = _Finder(reads=isinstance(stmt, ast.AugAssign))  # (`t += ...` reads t first)
         for part in parts:
-            finder.visit(part)
+            if isinstance(part, ast.ListComp) and self.consumed(stmt):
+                finder.candidate(part)
+            elif isinstance(part, ast.Tuple) and isinstance(stmt, ast.Return):
+                for elt in part.elts:
+                    finder.candidate(elt) if isinstance(elt, ast.ListComp) else finder.visit(elt)
+            else:
+                finder.visit(part)
         before: list[ast.stmt] = []
         for comp in finder.found:
             name = self.ctx.new_name("comp__")
             before.extend(self.loop(comp, name))
             _Replace(comp, name).visit(stmt)
         return [*before, stmt]
+
+    def consumed(self, stmt: ast.stmt) -> bool:
+        """Whether the list ``stmt`` makes is read only whole: returned, or bound to such a variable."""
+        if isinstance(stmt, ast.Return):
+            return True
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        return len(targets) == 1 and isinstance(targets[0], ast.Name) and targets[0].id in self.whole
 
     def loop(self, comp: ast.ListComp | ast.GeneratorExp, name: str) -> list[ast.stmt]:
         gen = comp.generators[0]
@@ -255,4 +311,4 @@ class _Hoister:
 
 
 def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
-    func.body = _Hoister(ctx).body(func.body)
+    func.body = _Hoister(ctx, read_whole(func)).body(func.body)

@@ -287,6 +287,25 @@ def staged_python_complexes(x):
     return [complex(v, 1.0) for v in x]
 
 
+def zero(n, m):
+    return [[0 for row in range(n)] for col in range(m)]
+
+
+def doubled_rows(x):
+    out = [v * 2 for v in x]
+    return out
+
+
+def written_after_a_helper(x):
+    # Pythran's matmul: a helper's comprehension, written by its caller
+    m = zero(len(x), 3)
+    d = doubled_rows(x)
+    d[0] = -1.0
+    for i in range(len(x)):
+        m[i % 3][i] = x[i]
+    return m, d
+
+
 def test_what_kiln_cannot_stack_runs_as_pythons_loop() -> None:
     differential(pairs, (V,))
     differential(over_a_python_list, ([1.0, 2.5, -3.0],))
@@ -294,7 +313,8 @@ def test_what_kiln_cannot_stack_runs_as_pythons_loop() -> None:
     differential(short_range, (V,))
     differential(after_a_walrus, (V,))
     differential(filled_by_index, (6, np.abs(V) * 3))  # (staged, out[i][j] = ... was lost: 0, not 10)
-    differential(staged_python_complexes, (V,))  # (came back as np.complex128)
+    differential(staged_python_complexes, (V,))
+    differential(written_after_a_helper, (V,))  # ('StagedList' object does not support item assignment)  # (came back as np.complex128)
     differential(after_a_call_that_writes, (np.abs(V),), rtol=1e-15)
     differential(read_before_a_call_that_writes, (V,))  # (hoisted, y[0] was read after the writes)  # (hoisted, it read y before the write)  # (left in its statement: hoisted, it would read `n` before `:=` binds it)
     differential(sums_of_positives_by_row, (np.arange(12.0).reshape(6, 2) - 5,))

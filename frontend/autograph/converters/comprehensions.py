@@ -202,6 +202,12 @@ def _target_names(target: ast.expr) -> set[str] | None:
     return None
 
 
+def _bound(stmt: ast.stmt) -> str | None:
+    """The one variable an assignment binds (``lst = ...``), if that is what it does."""
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+    return targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
+
+
 class _Rename(ast.NodeTransformer):
     def __init__(self, names: dict[str, str]):
         self.names = names
@@ -223,9 +229,12 @@ class _Replace(ast.NodeTransformer):
 
 
 class _Hoister:
-    def __init__(self, ctx: ConversionContext, whole: frozenset[str]):
+    def __init__(self, ctx: ConversionContext, func: ast.FunctionDef):
         self.ctx = ctx
-        self.whole = whole
+        self.whole = read_whole(func)
+        #: variables the function returns (a callee's returned list becomes Python's, for its caller)
+        self.returned = {n.id for r in ast.walk(func) if isinstance(r, ast.Return) and r.value is not None
+                         for n in (r.value.elts if isinstance(r.value, ast.Tuple) else [r.value]) if isinstance(n, ast.Name)}
 
     def body(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
         out: list[ast.stmt] = []
@@ -257,21 +266,19 @@ class _Hoister:
                     finder.candidate(elt) if isinstance(elt, ast.ListComp) else finder.visit(elt)
             else:
                 finder.visit(part)
+        returned = isinstance(stmt, ast.Return) or self.consumed(stmt) and _bound(stmt) in self.returned
         before: list[ast.stmt] = []
         for comp in finder.found:
             name = self.ctx.new_name("comp__")
-            before.extend(self.loop(comp, name))
+            before.extend(self.loop(comp, name, returned and (comp is parts[0] or comp in getattr(parts[0], "elts", ()))))
             _Replace(comp, name).visit(stmt)
         return [*before, stmt]
 
     def consumed(self, stmt: ast.stmt) -> bool:
         """Whether the list ``stmt`` makes is read only whole: returned, or bound to such a variable."""
-        if isinstance(stmt, ast.Return):
-            return True
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
-        return len(targets) == 1 and isinstance(targets[0], ast.Name) and targets[0].id in self.whole
+        return isinstance(stmt, ast.Return) or _bound(stmt) in self.whole
 
-    def loop(self, comp: ast.ListComp | ast.GeneratorExp, name: str) -> list[ast.stmt]:
+    def loop(self, comp: ast.ListComp | ast.GeneratorExp, name: str, returned: bool = False) -> list[ast.stmt]:
         gen = comp.generators[0]
         iterable = self.ctx.new_name("comp__it")
         names = {n: self.ctx.new_name(f"comp__{n}") for n in sorted(_target_names(gen.target) or ())}
@@ -294,7 +301,7 @@ class _Hoister:
                 name = ag__.comprehension_start()
                 for target in iterable:
                     put
-                name = ag__.comprehension_end(name)
+                name = ag__.comprehension_end(name, returned)
             else:
                 name = original
             """,
@@ -305,10 +312,11 @@ class _Hoister:
             target=rename.visit(copy.deepcopy(gen.target)),
             put=put,
             original=original,
+            returned=ast.Constant(value=returned),
         )
         ast.fix_missing_locations(ast.Module(body=out, type_ignores=[]))
         return out
 
 
 def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
-    func.body = _Hoister(ctx, read_whole(func)).body(func.body)
+    func.body = _Hoister(ctx, func).body(func.body)

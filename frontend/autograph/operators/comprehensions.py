@@ -11,6 +11,7 @@ result is then a :class:`StagedList` of the kept rows (a length known only when 
 from __future__ import annotations
 
 from collections.abc import Hashable
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,7 @@ import numpy as np
 from kiln.dialects import graph
 from kiln.frontend import trace_context
 from kiln.frontend.autograph import effects, staging
+from kiln.frontend.autograph.context import is_converted_code
 from kiln.frontend.autograph.comprehension_lists import NUMPY, PYTHON, Kind, StagedList
 from kiln.frontend.autograph.state import EMPTY
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit
@@ -145,9 +147,10 @@ def _element(shared: _Shared, value: Any) -> tuple[Kind, Tensor]:
         return ("list", value.kind), value.values
     if isinstance(value, Tensor) and value.kind_flag is None:
         return (PYTHON if value.weak and value.ndim == 0 else NUMPY), value
-    if isinstance(value, _NUMBERS):
+    if isinstance(value, _NUMBERS) and shared.filtered:  # (`sum([1 for v in x if v > 0])` counts)
         return (NUMPY if isinstance(value, np.generic) else PYTHON), as_tensor(value)
     # (a Python effect: the loop runs as Python's, unrolled, as a `for` loop appending to a list does)
+    # (numbers known while tracing, `[0 for i in range(n)]`: Python's list is made at no cost, and may be written)
     what = "numbers whose type depends on the data" if isinstance(value, Tensor) else f"{type(value).__name__} values"
     shared.unstacked = what
     raise effects.PythonEffectError(
@@ -155,10 +158,25 @@ def _element(shared: _Shared, value: Any) -> tuple[Kind, Tensor]:
     )
 
 
-def comprehension_end(buffer: Buffer) -> Any:
-    """The list the comprehension made."""
+def comprehension_end(buffer: Buffer, returned: bool = False) -> Any:
+    """The list the comprehension made; ``returned`` by a function the traced one calls, a Python
+    list of its elements, which the caller may index and change (not a filtered one: refused then)."""
     shared = buffer.shared
     if buffer.rows is EMPTY:  # Python's loop ran (or a staged one kept nothing it traced)
         return list(shared.python)
     mask = buffer.mask if buffer.mask is not EMPTY else None
-    return StagedList(buffer.rows, shared.kind, mask, shared.where)
+    made = StagedList(buffer.rows, shared.kind, mask, shared.where)
+    return _python_list(made) if returned and mask is None and _in_a_callee() else made
+
+
+def _python_list(lst: StagedList) -> list[Any]:
+    return [_python_list(e) if isinstance(e, StagedList) else e for e in lst.items()]
+
+
+def _in_a_callee() -> bool:
+    """Whether the converted function running is called by another (not the traced function itself)."""
+    frame, converted = sys._getframe(1), 0
+    while frame is not None and converted < 2:
+        converted += is_converted_code(frame.f_code)
+        frame = frame.f_back
+    return converted >= 2

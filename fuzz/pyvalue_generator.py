@@ -295,12 +295,14 @@ class PyValueGen(Emitter):
         fold = r.choice([*folds, "len", "np.array", "keep"])
         if fold == "keep":
             self.made.append(name)
-        elif fold == "np.array":  # (of kept elements: float64 ones, as NumPy's array of none is float64)
-            self.emit(f"{name} = np.array({name}) * 0.5")
-            (self.made if filtered else self.arrays).append(name)
-        else:
-            self.emit(f"{name} = {fold}({name})")
-            (self.made if filtered else self.numbers).append(name)
+        else:  # (into another variable: the list's, bound once and read whole, is staged)
+            folded = self.fresh("c")
+            if fold == "np.array":  # (of kept elements: float64 ones, as NumPy's array of none is float64)
+                self.emit(f"{folded} = np.array({name}) * 0.5")
+                (self.made if filtered else self.arrays).append(folded)
+            else:
+                self.emit(f"{folded} = {fold}({name})")
+                (self.made if filtered else self.numbers).append(folded)
 
     def function(self) -> None:
         r = self.rng

@@ -23,7 +23,8 @@ TENSOR_SLOT = _Slot()
 
 @dataclass(frozen=True)
 class TreeDef:
-    """The shape of a structure: ``kind`` is "leaf", "tuple", "list", "dict" or "namedtuple"."""
+    """The shape of a structure: ``kind`` is "leaf", "tuple", "list", "dict", "namedtuple" or
+    "custom" (a ``node_type`` with ``__kiln_pytree__``, rebuilt by its ``__kiln_rebuild__(keys[0], items)``)."""
 
     kind: str
     children: tuple[TreeDef, ...] = ()
@@ -50,6 +51,9 @@ def _flatten(obj: Any, leaves: list[Any]) -> TreeDef:
     if isinstance(obj, dict):
         keys = tuple(obj.keys())
         return TreeDef("dict", tuple(_flatten(obj[k], leaves) for k in keys), keys=keys)
+    if hasattr(type(obj), "__kiln_pytree__"):  # a value standing for a Python one (a staged comprehension's list)
+        aux, parts = obj.__kiln_pytree__()
+        return TreeDef("custom", tuple(_flatten(x, leaves) for x in parts), keys=(aux,), node_type=type(obj))
     leaves.append(obj)
     return LEAF
 
@@ -65,6 +69,9 @@ def unflatten(tree: TreeDef, leaves: Iterator[Any]) -> Any:
         return tree.node_type(*items)
     if tree.kind == "list":
         return items
+    if tree.kind == "custom":
+        assert tree.node_type is not None
+        return tree.node_type.__kiln_rebuild__(tree.keys[0], items)
     return dict(zip(tree.keys, items))
 
 

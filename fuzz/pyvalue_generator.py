@@ -11,7 +11,9 @@ reduces them (``sum``, ``max``, ``min``), appends to them, makes Python numbers 
 (``float(a[k])``), picks numbers with conditional expressions, steps a counter by a NumPy bool,
 counts with a ``while`` on array data, checks data with ``assert`` and ``raise`` under staged
 ``if``s (in loops too), and tests with ``and``/``or``/``not`` and chained comparisons,
-as conditions and as values. Counters may change type by path (``c = c * 0.5`` on one path of
+as conditions and as values. It builds lists with comprehensions over ``a`` and ranges (staged as
+loops; nested ones too), filtered on array data, and folds them (``sum``, ``len``, ``any``, ``max``,
+``np.array``), generator expressions in folds too. Counters may change type by path (``c = c * 0.5`` on one path of
 an int counter, ``c += a[i] if ... else 0``: an int or a float, a NumPy float), and dicts of
 numbers and lists are changed under staged ``if``s. It returns a tuple or list of some of these:
 lists, counters, flags, arrays, dicts. :mod:`kiln.fuzz.pyvalue_check` compares it with the same program run as Python.
@@ -44,6 +46,8 @@ class PyValueGen(Emitter):
         self.checks = 0
         #: what the counter being generated may be stepped by (of its Python type)
         self.steps: list[str] = []
+        #: values only returned (a comprehension's list, a fold whose type the data decides)
+        self.made: list[str] = []
 
     def const(self) -> str:
         return repr(round(self.rng.uniform(-2.0, 2.0) * 4) / 4)
@@ -167,7 +171,8 @@ class PyValueGen(Emitter):
     def statement(self) -> None:
         r = self.rng
         kind = r.choice(["counter", "counter", "list", "assert", "raise", "flag", "iterate", "array", "branch",
-                         "scale", "convert", "list", "flag", "while", "ifexp", "append", "arith", "dict", "rows"])
+                         "scale", "convert", "list", "flag", "while", "ifexp", "append", "arith", "dict", "rows",
+                             "comprehension"])
         if kind == "branch" and r.random() < 0.5:  # kiln traces list elements and number arguments, so
             kind = "list"  # a list written under any `if` on them is refused (by design): fewer of those
         if kind == "counter":
@@ -248,6 +253,8 @@ class PyValueGen(Emitter):
             self.emit("for v in a:")
             with self.block():
                 self.emit(r.choice([f"lst[int(abs(v)) % {L}] += float(v)", "lst.append(float(v) * 2)"]))
+        elif kind == "comprehension":
+            self.comprehension()
         elif kind == "array":
             name = self.fresh("y")
             self.emit(f"{name} = a * {self.number()} + {r.choice(self.numbers)}")
@@ -260,11 +267,48 @@ class PyValueGen(Emitter):
             with self.block():
                 self.list_write()
 
+    def comprehension(self) -> None:
+        """A list built by a comprehension over ``a``'s elements or a range (staged as a loop), perhaps
+        filtered on array data, nested, or a generator folded; folded or kept to be returned."""
+        r = self.rng
+        name = self.fresh("c")
+        over_rows = r.random() < 0.5
+        var = self.fresh("v" if over_rows else "i")
+        item = var if over_rows else f"a[{var}]"
+        over = "a" if over_rows else f"range({r.choice([3, N])})"
+        element = r.choice([f"{item} * {self.const()}", f"float({item}) + {self.const()}", f"abs({item})",
+                            f"{item} * {item}", f"{item} if {item} > {self.const()} else {self.const()}"])
+        # (a short range runs as Python's loop, where a filter on array data is refused)
+        filtered = over != "range(3)" and r.random() < 0.5
+        test = f" if {item} {r.choice(['>', '<'])} {self.const()}" if filtered else ""
+        if r.random() < 0.15:
+            self.emit(f"{name} = [[{element} * w for w in a] for {var} in {over}]")
+            self.made.append(name)
+            return
+        folds = ["sum", "any", "all"] + ([] if filtered else ["max", "min"])
+        if r.random() < 0.3:  # a generator expression in a fold
+            fold = r.choice(folds)
+            self.emit(f"{name} = {fold}({element}{' > 0' if fold in ('any', 'all') else ''} for {var} in {over}{test})")
+            (self.made if filtered else self.numbers).append(name)
+            return
+        self.emit(f"{name} = [{element} for {var} in {over}{test}]")
+        fold = r.choice([*folds, "len", "np.array", "keep"])
+        if fold == "keep":
+            self.made.append(name)
+        else:  # (into another variable: the list's, bound once and read whole, is staged)
+            folded = self.fresh("c")
+            if fold == "np.array":  # (of kept elements: float64 ones, as NumPy's array of none is float64)
+                self.emit(f"{folded} = np.array({name}) * 0.5")
+                (self.made if filtered else self.arrays).append(folded)
+            else:
+                self.emit(f"{folded} = {fold}({name})")
+                (self.made if filtered else self.numbers).append(folded)
+
     def function(self) -> None:
         r = self.rng
         for _ in range(r.randrange(2, 6)):
             self.statement()
-        returnable = self.numbers[2:] + self.flags + ["lst", "ints", "n", "t"] + self.arrays[1:] + self.dicts
+        returnable = self.numbers[2:] + self.flags + ["lst", "ints", "n", "t"] + self.arrays[1:] + self.dicts + self.made
         parts = r.sample(returnable, k=min(r.randrange(1, 4), len(returnable)))
         if len(parts) == 1:
             self.emit(f"return {parts[0]}")

@@ -10,6 +10,7 @@ from kiln.frontend.autograph.converters import (
     asserts,
     break_statements,
     call_trees,
+    comprehensions,
     conditional_expressions,
     continue_statements,
     control_flow,
@@ -27,6 +28,7 @@ from kiln.frontend.autograph.converters import (
 PIPELINE = (
     functions,
     unsupported,
+    comprehensions,
     asserts,
     raises,
     python_effects,

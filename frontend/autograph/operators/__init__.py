@@ -1,6 +1,13 @@
 """The runtime operators generated code calls as ``ag__.<name>``: Python for Python values, staging for tensors.
 (``ag__.call``, which converts the functions converted code calls, is the transpiler's.)"""
 
+from kiln.frontend.autograph.operators.comprehensions import (
+    comprehension_end,
+    comprehension_next,
+    comprehension_put,
+    comprehension_stages,
+    comprehension_start,
+)
 from kiln.frontend.autograph.operators.control_flow import for_stmt, if_exp, if_stmt, returned, returning, while_stmt
 from kiln.frontend.autograph.operators.exceptions import assert_, raise_, run_time_text
 from kiln.frontend.autograph.operators.logical import and_, compare, not_, or_
@@ -39,6 +46,11 @@ __all__ = [
     "assert_",
     "bool_",
     "compare",
+    "comprehension_end",
+    "comprehension_next",
+    "comprehension_put",
+    "comprehension_stages",
+    "comprehension_start",
     "complex_",
     "float_",
     "for_stmt",

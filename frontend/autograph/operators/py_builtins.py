@@ -12,6 +12,7 @@ import numpy as np
 from kiln.dialects import graph
 from kiln.frontend import array_ops, dtypes, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend.autograph import staging
+from kiln.frontend.autograph.comprehension_lists import PYTHON, StagedList
 from kiln.frontend.masked import MaskedSelection
 from kiln.frontend.tensor import Tensor, as_python_operator, as_tensor, emit, python_number
 
@@ -32,6 +33,8 @@ def len_(value: Any) -> Any:
     size as a traced Python int (Python's ``len`` returns an int, whose value a trace does not know)."""
     if isinstance(value, MaskedSelection):
         return _count(value)
+    if _kept(value):
+        return _count(value.selection())
     if staging.is_tensor(value) and value.ndim and value.shape[0] is None:
         return python_number(run_time_shape.dim(value, 0))  # an int, as Python's len gives
     return len(value)
@@ -116,8 +119,47 @@ def bool_(*args: Any) -> Any:
     return bool(*args)
 
 
+def _kept(value: Any) -> bool:
+    """Whether ``value`` is a comprehension's list of the elements a traced condition keeps."""
+    return isinstance(value, StagedList) and value.mask is not None and value.items_unmade()
+
+
+def _stacked(value: Any) -> bool:
+    """Whether ``value`` is a comprehension's list of numbers, all of them stacked in one tensor."""
+    return isinstance(value, StagedList) and value.items_unmade() and not isinstance(value.kind, tuple) \
+        and value.values.ndim == 1
+
+
+def _empty(value: Any) -> bool:
+    """Whether ``value`` is a comprehension's list of no elements (a loop over no rows): Python's fold of ``[]``."""
+    return isinstance(value, StagedList) and value.mask is None and value.items_unmade() and value.values.shape[0] == 0
+
+
+def _as_element(lst: StagedList, value: Tensor) -> Tensor:
+    """A fold of the list's elements, of their kind (a Python number where they are)."""
+    return python_number(value) if lst.kind == PYTHON else value
+
+
+def _empty_message(builtin: Any) -> str:
+    """Python's own message for ``max([])`` (its words differ between versions)."""
+    try:
+        builtin([])
+    except ValueError as error:
+        return str(error)
+    raise AssertionError(f"{builtin.__name__}([]) did not raise")
+
+
 def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
     def impl(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and _empty(args[0]):
+            return builtin(args[0].items(), **kwargs)
+        if len(args) == 1 and not kwargs and _stacked(args[0]) and args[0].values.shape[0] != 0:
+            lst = args[0]
+            if lst.mask is None:
+                return _as_element(lst, reduce(lst.values))
+            selection = lst.selection()
+            runtime_checks.require(selection.count() > 0, _empty_message(builtin))
+            return _as_element(lst, getattr(selection, name)())
         if len(args) == 1 and isinstance(args[0], Iterator):  # a generator: its items may be tensors
             args = (list(args[0]),)
         items = args[0] if len(args) == 1 else args
@@ -170,7 +212,9 @@ min_ = _extreme("min", min, np.min, as_python_operator(np.minimum))
 def sum_(iterable: Any, /, start: Any = 0) -> Any:
     """``sum(x, start)`` of a tensor: ``start`` plus the sum over its first axis, in the dtype of Python's
     left-to-right additions (the element dtype with ``start`` weak: ``sum`` of int32 stays int32)."""
-    if not run_time_shape.traced(iterable):
+    if _stacked(iterable) and iterable.values.shape[0] != 0 and not run_time_shape.traced(start):
+        return _sum_of_list(iterable, start)
+    if not run_time_shape.traced(iterable) or _empty(iterable):
         return sum(iterable, start)
     t = as_tensor(iterable)
     if t.ndim == 0:
@@ -180,8 +224,27 @@ def sum_(iterable: Any, /, start: Any = 0) -> Any:
     return np.add(start, array_ops.reduce("sum", t, 0, False, dt))
 
 
+def _sum_of_list(lst: StagedList, start: Any) -> Any:
+    """``sum(lst, start)`` of a comprehension's numbers: ``start`` plus their sum, of the type Python's
+    additions give; where a condition keeps none, ``start`` itself (its kind too: the int ``0``)."""
+    values = lst.values if lst.mask is None else lst.selection()
+    total = as_tensor(np.add(start, _as_element(lst, as_tensor(values.sum(axis=0)))))
+    if lst.kind == PYTHON and type(start) in (bool, int, float, complex):
+        total = python_number(total)  # Python numbers added: a Python number
+    if lst.mask is None:
+        return total
+    kept, empty = result_kinds.static_kind(total), result_kinds.static_kind(start)
+    if kept == empty:
+        return total
+    return result_kinds.with_kind(total, as_tensor(np.where(lst.selection().count() > 0, np.int8(kept), np.int8(empty))))
+
+
 def _truth_fold(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
     def impl(iterable: Any, /) -> Any:
+        if _empty(iterable):
+            return builtin(iterable)
+        if _kept(iterable) and not isinstance(iterable.kind, tuple) and iterable.values.ndim == 1:
+            return python_number(getattr(iterable.selection(), name)())
         if isinstance(iterable, Iterator):  # a generator: its items may be tensors
             iterable = list(iterable)
         if run_time_shape.traced(iterable):

@@ -187,7 +187,7 @@ class Watch:
             raise self._error(*problem)
 
     def _error(self, watched: _Watched, what: str) -> PythonEffectError:
-        return PythonEffectError(self._message(watched, what), watched.root, watched.root in self.globals)
+        return PythonEffectError(self._message(watched, what), watched.root, watched.root in self.globals, watched.obj)
 
     def restore(self) -> None:
         for watched in self.watched:
@@ -253,12 +253,14 @@ class Watch:
 class PythonEffectError(NotImplementedError):
     """A Python object changed while a staged construct was traced (the body has a Python side
     effect: a range loop runs unrolled instead, as the loop rule says). ``root``: the variable
-    the object was reached from, ``global_root``: whether that is a global the body names."""
+    the object was reached from, ``global_root``: whether that is a global the body names,
+    ``changed``: the object (a staged loop may carry a list, see loop_lists)."""
 
-    def __init__(self, message: str, root: str | None = None, global_root: bool = False) -> None:
+    def __init__(self, message: str, root: str | None = None, global_root: bool = False, changed: Any = None) -> None:
         super().__init__(message)
         self.root = root
         self.global_root = global_root
+        self.changed = changed
 
 
 def is_plain_object(obj: Any) -> bool:

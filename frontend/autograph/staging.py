@@ -49,6 +49,7 @@ from kiln.frontend import dtypes, index_facts, mutation, pytree, result_kinds, r
 from kiln.frontend.abstract_value import PLAIN, AbstractValue, abstract_of, join_paths
 from kiln.frontend.autograph import effects, loop_numbers
 from kiln.frontend.autograph.branch_lists import BranchLists
+from kiln.frontend.autograph.loop_lists import LoopLists
 from kiln.frontend.autograph.context import Unsupported, is_converted_code, unsupported_in
 from kiln.frontend.autograph.result_groups import ResultGroups
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined
@@ -1324,11 +1325,14 @@ def _staged_loop(
     trip_bound: int | None,
     watch: effects.Watch,
     runs: bool = False,
+    carry_lists: bool = False,
 ) -> None:
     """Emit ``graph.while`` carrying the state that changes in the loop plus kiln's own ``counters``;
     ``runs``: it surely runs at least once on the paths that read its results (a static trip
     count: its `break` flag is false on entry, and a path whose `return` flag is set there has
-    returned and reads nothing after the loop).
+    returned and reads nothing after the loop); ``carry_lists``: the Python lists of numbers the
+    body writes are carried too (:mod:`~kiln.frontend.autograph.loop_lists`), unless the loop
+    rule stages the loop (which then runs as Python's).
 
     The body is traced into a probe region; a leaf whose type is not known
     before the loop (a Python number, a variable first bound in the loop, an
@@ -1342,6 +1346,32 @@ def _staged_loop(
     boundary, stale_before = mutation.serial_now(), mutation.stale_now()
     resize = not _PYTHON_RANGE.get()
     _PYTHON_RANGE.set(False)  # (loops in the body are their own)
+    # a loop the loop rule stages (over a Python range) runs as Python's where it writes a list
+    lists = LoopLists(watch, _kept_after_return() or frozenset()) if resize and carry_lists else None
+    before = get_state()
+    while True:
+        try:
+            _stage_loop_carrying(where, construct, get_state, set_state, symbol_names, test, body, counters,
+                                 trip_bound, watch, runs, resize, boundary, stale_before, lists)
+            return
+        except effects.PythonEffectError as error:
+            if lists is None:
+                raise
+            lists.restore()
+            set_state(before)
+            if not lists.carry(error):
+                raise
+
+
+def _stage_loop_carrying(where: str, construct: str, get_state: GetState, set_state: SetState,
+                         symbol_names: Sequence[str], test: Callable[[Counters], Any],
+                         body: Callable[[Counters], Counters], counters: Counters, trip_bound: int | None,
+                         watch: effects.Watch, runs: bool, resize: bool, boundary: int,
+                         stale_before: frozenset[mutation.Storage], lists: LoopLists | None) -> None:
+    """One try of :func:`_staged_loop`, its state extended with the contents of the lists it carries."""
+    if lists is not None and lists.carried:
+        get_state, set_state = lists.get_state(get_state, construct), lists.set_state(set_state, len(symbol_names))
+        symbol_names = lists.names(symbol_names)
     spec = _LoopSpec(where, construct, get_state, set_state, symbol_names, test, body, counters, trip_bound, watch,
                      runs, resize, boundary, stale_before)
     init_values = _selections_formed(get_state(), symbol_names, set_state)
@@ -1899,7 +1929,8 @@ def staged_while(
         return counters
 
     watch = effects.Watch(where, "while", (test, body))
-    _staged_loop(where, "while", get_state, set_state, symbol_names, lambda _: test(), run, [], None, watch)
+    _staged_loop(where, "while", get_state, set_state, symbol_names, lambda _: test(), run, [], None, watch,
+                 carry_lists=True)
 
 
 def staged_for(
@@ -1955,7 +1986,7 @@ def staged_for(
         trips = iter_.trip_count()
         _staged_loop(
             where, "for", get_state, set_state, symbol_names, range_test, range_body, [start], trips, watch,
-            runs=bool(trips),
+            runs=bool(trips), carry_lists=True,
         )
         return
 
@@ -1984,7 +2015,7 @@ def staged_for(
     zero = constant(np.asarray(0, dtype=np.int64))
     trip_bound = rows if isinstance(rows, int) else None
     _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], trip_bound, watch,
-                 runs=bool(trip_bound))
+                 runs=bool(trip_bound), carry_lists=trip_bound is None)  # (static rows: unrollable_rows)
 
 
 def unrollable_rows(iter_: Any, error: NotImplementedError) -> int | None:

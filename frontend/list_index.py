@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from kiln.frontend import creation, list_numbers, runtime_checks, trace_context
+from kiln.frontend import creation, list_kinds, list_numbers, runtime_checks, trace_context
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor
 
 _PYTHON_KINDS: dict[type, str] = {bool: "b", int: "i", float: "f", complex: "c"}
@@ -49,6 +49,9 @@ def _element_type(item: Any) -> tuple[str, Any] | None:
 
 def read(seq: list[Any] | tuple[Any, ...], key: Tensor) -> Any:
     """``seq[key]`` for the traced integer ``key``."""
+    if list_kinds.applies(seq):
+        _check_in_range(key, len(seq), f"{type(seq).__name__} index out of range")
+        return list_kinds.read(seq, np.where(np.less(key, 0), key + len(seq), key))
     kinds = {_element_type(item) for item in seq}
     if None in kinds or len(kinds) > 1:
         raise NotImplementedError(
@@ -67,6 +70,11 @@ def read(seq: list[Any] | tuple[Any, ...], key: Tensor) -> Any:
 def write(seq: list[Any], key: Tensor, value: Any) -> None:
     """``seq[key] = value`` for the traced integer ``key``: each element is ``value`` where ``key``
     names it, itself elsewhere (see the module doc)."""
+    n = len(seq)
+    if list_kinds.applies([*seq, value]):
+        _check_in_range(key, n, "list assignment index out of range")
+        list_kinds.write(seq, np.where(np.less(key, 0), key + n, key), value)
+        return
     kinds = {_element_type(item) for item in seq}
     if len(kinds) != 1 or None in kinds or {_element_type(value)} != kinds or (
         isinstance(value, Tensor) and (value.kind_flag is not None or value.path_promotions is not None)
@@ -77,12 +85,15 @@ def write(seq: list[Any], key: Tensor, value: Any) -> None:
             "the type of each element after the write would depend on the index. Write a value of the elements' "
             "type (float(v) into a list of floats), or keep such values in an array (a = np.array(xs); a[k] = v)"
         )
-    n = len(seq)
-    runtime_checks.raises(as_tensor(np.logical_and(np.greater_equal(key, -n), np.less(key, n))), IndexError,
-                          "list assignment index out of range")
+    _check_in_range(key, n, "list assignment index out of range")
     at = np.where(np.less(key, 0), key + n, key)
     (kind, _), = kinds
     written = np.where(np.equal(creation.array(list(range(n))), at), value, creation.array(list(seq)))
     for i in range(n):
         element = as_scalar(written[i])
         seq[i] = list_numbers.python_number(element) if kind == "python" else element
+
+
+def _check_in_range(key: Tensor, n: int, message: str) -> None:
+    """An ``IndexError`` with Python's ``message`` when the call runs, where ``key`` is outside a list of ``n``."""
+    runtime_checks.raises(as_tensor(np.logical_and(np.greater_equal(key, -n), np.less(key, n))), IndexError, message)

@@ -101,3 +101,71 @@ def test_a_list_whose_length_changes_in_a_staged_while_is_refused_naming_the_lin
                                                   r"\S+test_loop_lists.py:\d+"):
         kiln.function(append_in_a_staged_while)(xs, np.array([1.0, 2.0, -1.0]))
     assert xs == [1.0]
+
+
+def swap(xs, i, j):
+    if i != j:
+        kept = xs[i]
+        xs[i] = xs[j]
+        xs[j] = kept
+
+
+def middle_partition(xs):
+    """A partition whose swaps are made by a function that staged `if`s and a staged `while` call."""
+    size = len(xs)
+    val = xs[size // 2]
+    swap(xs, size // 2, size - 1)
+    idx, i = size - 2, 0
+    while i <= idx:
+        if xs[i] > val:
+            while xs[idx] > val and idx > i:
+                idx = idx - 1
+            if idx != i:
+                swap(xs, i, idx)
+                idx = idx - 1
+            else:
+                break
+        i = i + 1
+    swap(xs, i, size - 1)
+    return i
+
+
+def test_a_list_changed_by_a_function_a_staged_if_calls_is_carried() -> None:
+    differential(middle_partition, ([5, 2, 9, 1, 7, 3],), ([4, 3, 2, 1],), ([1, 2, 3, 4, 5],))
+
+
+def sort_range(xs, start, end):
+    if start < end:
+        split = partition(xs, start, end)
+        sort_range(xs, start, split - 1)
+        sort_range(xs, split + 1, end)
+
+
+def test_recursion_under_a_staged_if_is_refused_naming_the_call() -> None:
+    xs = [3, 1, 2]
+    with pytest.raises(RecursionError, match=r"test_loop_lists.py:\d+:\d+: sort_range calls itself inside the staged "
+                                             r"`if` or loop at \S+test_loop_lists.py:\d+"):
+        kiln.function(sort_range)(xs, 0, 2)
+    assert xs == [3, 1, 2]
+
+
+def test_ints_and_floats_moved_in_a_staged_while_keep_each_ones_type() -> None:
+    """Each element keeps its Python type as the writes move it (kiln.frontend.list_kinds)."""
+    differential(insertion_sort, ([1.3, 5.6, -34.4, 34.4, 32, 1.2, 0, 0.0, 3.4, 1.3],), ([3, 1.5, 2, True],))
+
+
+def put_at(xs, x):
+    k = int(x[0])
+    xs[k] = 7
+    xs[-1 - k] = xs[k] * 0.5
+    return xs[k] + xs[0], xs
+
+
+def test_an_int_written_at_a_run_time_index_into_floats_stays_an_int() -> None:
+    differential(put_at, ([1.5, 2.5, 3.5], np.array([0.0])), ([1.5, 2.5, 3.5], np.array([2.0])),
+                 ([1.5, 2.5, 3.5], np.array([5.0])), errors=True)
+
+
+def test_an_int_beyond_what_a_float64_holds_exactly_raises_when_the_call_runs() -> None:
+    with pytest.raises(ValueError, match=r"beyond 2\*\*53"):
+        kiln.function(put_at)([2 ** 60, 2.5, 3.5], np.array([1.0]))

@@ -36,12 +36,12 @@ class LoopLists:
     def carry(self, error: PythonEffectError) -> bool:
         """Whether the list whose change ``error`` refused is one to carry; it is from now on."""
         found = next((w for w in self.watch.watched if w.obj is error.changed), None)
-        if (found is None or not isinstance(found.obj, list) or found.root in self.outer
+        if (found is None or found in self.carried or not isinstance(found.obj, list) or found.root in self.outer
                 or found.root in self.watch.globals or not 0 < len(found.saved) <= MAX_ITEMS
                 or not all(_is_number(x) for x in found.saved)):
             return False
         self.carried.append(found)
-        self.watch.watched.remove(found)
+        self.watch.carried.append(found.obj)
         return True
 
     def restore(self) -> None:

@@ -47,7 +47,7 @@ SetState = Callable[[tuple[Any, ...]], None]
 from kiln.dialects import graph
 from kiln.frontend import dtypes, index_facts, mutation, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend.abstract_value import PLAIN, AbstractValue, abstract_of, join_paths
-from kiln.frontend.autograph import effects, loop_numbers
+from kiln.frontend.autograph import effects, loop_numbers, staged_recursion
 from kiln.frontend.autograph.branch_lists import BranchLists
 from kiln.frontend.autograph.loop_lists import LoopLists
 from kiln.frontend.autograph.context import Unsupported, is_converted_code, unsupported_in
@@ -417,6 +417,7 @@ def _trace_branches(
     return _Paths((out[0], out[1]), leaf_names, trees[0], boundary, stale_before, entry, marks)
 
 
+@staged_recursion.traces_staged_code(lambda names: names["where"])
 def _run_branch(fn: Callable[[], tuple[Any, ...]], where: str, label: str) -> tuple[Any, ...]:
     """Trace one branch; a Python or NumPy error raised there says it was raised in a staged branch."""
     try:
@@ -1062,23 +1063,37 @@ def staged_if(
     then_start = _read_where_bound(then_start, (cond, pred))
     else_start = _read_where_bound(else_start, (_noted(_NEGATIONS, cond), _noted(_CLEARED, cond)))
 
-    watch = effects.Watch(where, "if", (body, orelse))
     kept = _kept_after_return()  # (the function's variables from outside it)
-    lists = BranchLists(watch, kept or frozenset())  # (the Python lists the branches change: their contents are results too)
-
-    def branch(fn: Callable[[], None] | None, start: tuple[Any, ...]) -> Callable[[], tuple[Any, ...]]:
-        def run() -> tuple[Any, ...]:
-            set_state(start)
-            if fn is not None:
-                fn()
-            return (*lists.detached(get_state()[:live]), *lists.taken())
-
-        return run
-
-    merged = _cond(pred, (branch(body, then_start), branch(orelse, else_start)), (*symbol_names, *lists.names), where,
-                   jumped=jumped, watch=watch, kept_after_return=kept if kept is None else kept | lists.roots)
+    changed_by_calls: list[Any] = []  # (lists a function the branches call changes: found by a try, then carried)
+    while True:
+        watch = effects.Watch(where, "if", (body, orelse))
+        # the Python lists the branches change: their contents are results too
+        lists = BranchLists(watch, kept or frozenset(), changed_by_calls)
+        try:
+            merged = _cond(pred, (_branch(body, then_start, lists, live, get_state, set_state),
+                                  _branch(orelse, else_start, lists, live, get_state, set_state)),
+                           (*symbol_names, *lists.names), where, jumped=jumped, watch=watch,
+                           kept_after_return=kept if kept is None else kept | lists.roots)
+            break
+        except effects.PythonEffectError as error:
+            if not lists.carries(error):
+                raise
+            changed_by_calls.append(error.changed)
     lists.write_back(merged[live:])
     set_state((*lists.reattached(merged[:live]), *(NotCarried(name, where) for name in dead_names)))
+
+
+def _branch(fn: Callable[[], None] | None, start: tuple[Any, ...], lists: BranchLists, live: int, get_state: GetState,
+            set_state: SetState) -> Callable[[], tuple[Any, ...]]:
+    """One branch of :func:`staged_if`, from the state ``start``: its ``live`` variables, then the
+    contents it leaves in each list it changes."""
+    def run() -> tuple[Any, ...]:
+        set_state(start)
+        if fn is not None:
+            fn()
+        return (*lists.detached(get_state()[:live]), *lists.taken())
+
+    return run
 
 
 _NEGATIONS = "kiln.autograph.negations"
@@ -1545,6 +1560,7 @@ class _Loop:
                 out[j] = JumpBound(seen.symbol_name, seen.where, seen.branch, values[j], values[g])
         return out
 
+    @staged_recursion.traces_staged_code(lambda names: names["self"].spec.where)
     def _trace_test(self, probe: _Probe, scope: mutation.Scope) -> None:
         """Trace the loop's condition into the probe's condition block."""
         spec = self.spec
@@ -1563,6 +1579,7 @@ class _Loop:
                     "write it in the loop body instead"
                 )
 
+    @staged_recursion.traces_staged_code(lambda names: names["self"].spec.where)
     def _trace_body(self, probe: _Probe, scope: mutation.Scope) -> None:
         """Trace the loop's body into the probe's body block and fit what the loop carries to what
         an iteration leaves; where nothing changed, the probe is settled and has its yields."""

@@ -4,15 +4,16 @@ Python reads one element; a trace cannot pick it, so the elements are stacked in
 and the element is read from it at ``k`` (negative counts from the end; out of range is an
 ``IndexError`` when the call runs, as Python raises). The element read has the elements' type:
 a Python number when they are Python numbers of one type (a list argument's numbers, constants,
-``float(x)``), a NumPy scalar when they are NumPy scalars of one dtype. Elements of different
-types, or arrays (which a list holds as objects that a write must reach), are refused naming the
-line: the result's type, or its identity, would depend on the index.
+``float(x)``), a NumPy scalar when they are NumPy scalars of one dtype; Python ints and floats
+together keep each one's type (:mod:`kiln.frontend.list_kinds`). Python and NumPy numbers together,
+or arrays (which a list holds as objects that a write must reach), are refused naming the line: the
+result's type, or its identity, would depend on the index.
 
 A write at such an index (``hist[b] += 1``) makes every element the value where the index names
 it and itself elsewhere, so the list after the call holds what Python leaves in it; an index out
 of range is an ``IndexError`` when the call runs. The value must be of the elements' one type
-(an int into a list of ints): another would make the element's type depend on the index, and is
-refused naming the line.
+(an int into a list of ints), or a Python number into Python numbers (list_kinds): a NumPy value
+into Python numbers would make the element's type depend on the index, and is refused naming the line.
 """
 
 from __future__ import annotations

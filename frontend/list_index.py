@@ -4,15 +4,16 @@ Python reads one element; a trace cannot pick it, so the elements are stacked in
 and the element is read from it at ``k`` (negative counts from the end; out of range is an
 ``IndexError`` when the call runs, as Python raises). The element read has the elements' type:
 a Python number when they are Python numbers of one type (a list argument's numbers, constants,
-``float(x)``), a NumPy scalar when they are NumPy scalars of one dtype. Elements of different
-types, or arrays (which a list holds as objects that a write must reach), are refused naming the
-line: the result's type, or its identity, would depend on the index.
+``float(x)``), a NumPy scalar when they are NumPy scalars of one dtype; Python ints and floats
+together keep each one's type (:mod:`kiln.frontend.list_kinds`). Python and NumPy numbers together,
+or arrays (which a list holds as objects that a write must reach), are refused naming the line: the
+result's type, or its identity, would depend on the index.
 
 A write at such an index (``hist[b] += 1``) makes every element the value where the index names
 it and itself elsewhere, so the list after the call holds what Python leaves in it; an index out
 of range is an ``IndexError`` when the call runs. The value must be of the elements' one type
-(an int into a list of ints): another would make the element's type depend on the index, and is
-refused naming the line.
+(an int into a list of ints), or a Python number into Python numbers (list_kinds): a NumPy value
+into Python numbers would make the element's type depend on the index, and is refused naming the line.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from kiln.frontend import creation, list_numbers, runtime_checks, trace_context
+from kiln.frontend import creation, list_kinds, list_numbers, runtime_checks, trace_context
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor
 
 _PYTHON_KINDS: dict[type, str] = {bool: "b", int: "i", float: "f", complex: "c"}
@@ -49,6 +50,9 @@ def _element_type(item: Any) -> tuple[str, Any] | None:
 
 def read(seq: list[Any] | tuple[Any, ...], key: Tensor) -> Any:
     """``seq[key]`` for the traced integer ``key``."""
+    if list_kinds.applies(seq):
+        _check_in_range(key, len(seq), f"{type(seq).__name__} index out of range")
+        return list_kinds.read(seq, np.where(np.less(key, 0), key + len(seq), key))
     kinds = {_element_type(item) for item in seq}
     if None in kinds or len(kinds) > 1:
         raise NotImplementedError(
@@ -67,6 +71,11 @@ def read(seq: list[Any] | tuple[Any, ...], key: Tensor) -> Any:
 def write(seq: list[Any], key: Tensor, value: Any) -> None:
     """``seq[key] = value`` for the traced integer ``key``: each element is ``value`` where ``key``
     names it, itself elsewhere (see the module doc)."""
+    n = len(seq)
+    if list_kinds.applies([*seq, value]):
+        _check_in_range(key, n, "list assignment index out of range")
+        list_kinds.write(seq, np.where(np.less(key, 0), key + n, key), value)
+        return
     kinds = {_element_type(item) for item in seq}
     if len(kinds) != 1 or None in kinds or {_element_type(value)} != kinds or (
         isinstance(value, Tensor) and (value.kind_flag is not None or value.path_promotions is not None)
@@ -77,12 +86,15 @@ def write(seq: list[Any], key: Tensor, value: Any) -> None:
             "the type of each element after the write would depend on the index. Write a value of the elements' "
             "type (float(v) into a list of floats), or keep such values in an array (a = np.array(xs); a[k] = v)"
         )
-    n = len(seq)
-    runtime_checks.raises(as_tensor(np.logical_and(np.greater_equal(key, -n), np.less(key, n))), IndexError,
-                          "list assignment index out of range")
+    _check_in_range(key, n, "list assignment index out of range")
     at = np.where(np.less(key, 0), key + n, key)
     (kind, _), = kinds
     written = np.where(np.equal(creation.array(list(range(n))), at), value, creation.array(list(seq)))
     for i in range(n):
         element = as_scalar(written[i])
         seq[i] = list_numbers.python_number(element) if kind == "python" else element
+
+
+def _check_in_range(key: Tensor, n: int, message: str) -> None:
+    """An ``IndexError`` with Python's ``message`` when the call runs, where ``key`` is outside a list of ``n``."""
+    runtime_checks.raises(as_tensor(np.logical_and(np.greater_equal(key, -n), np.less(key, n))), IndexError, message)

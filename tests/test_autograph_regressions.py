@@ -371,7 +371,8 @@ def append_after_tensor_break(x):
 @pytest.mark.parametrize(
     "fn, args, line, site, construct, change",
     [
-        (pop_in_staged_loop, (POS, i64(1)), "stack.pop", "stack.pop()", "for` loop at", "mutates the Python list 'stack'"),
+        (pop_in_staged_loop, (POS, i64(1)), "stack.pop", "stack.pop()", "for` loop at",
+         "changes the length of the Python list 'stack'"),  # (a list kept at its length would be carried)
         (append_in_staged_while, (np.array([1.0, 2.0, -1.0]),), "out.append", "out.append(...)", "while` loop at",
          "mutates the Python list 'out'"),
         (dict_item_set_in_staged_if, (POS,), 'd["a"]', "d['a'] = ...", "if` at", "changes the keys of the Python dict 'd'"),

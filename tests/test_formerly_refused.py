@@ -133,6 +133,10 @@ def mixed_at_traced_index(x):
     return [1, 2.5, 3][int(x[0])]
 
 
+def python_and_numpy_at_traced_index(x):
+    return [1.5, x[1]][int(x[0])]  # a Python float or a NumPy float64
+
+
 def write_at_traced_index(xs, x):
     xs[int(x[0])] = 1.0
     return xs
@@ -154,15 +158,17 @@ def test_int_of_a_traced_value_indexes_a_list() -> None:
     """A Python number comes out of a list of Python numbers (a list argument's, constants), a NumPy
     scalar out of a list of NumPy scalars; an index out of range is Python's IndexError when the
     call runs. A write at such an index of a value of the elements' type (``counts[b] += 1``)
-    changes the element it names, in the caller's list too (kiln refused it); elements of different
-    types, and a write of another type, are refused naming the line."""
+    changes the element it names, in the caller's list too (kiln refused it); Python ints and floats
+    read at such an index keep each one's type (kiln.frontend.list_kinds); Python and NumPy numbers
+    together, and a write of another type, are refused naming the line."""
     differential(list_at_traced_index, ([1.5, 2.5, 4.0], np.array([0.0, 5.0, 6.0])),
                  ([1.5, 2.5, 4.0], np.array([2.9, 5.0, 6.0])), ([1.5, 2.5, 4.0], np.array([-2.0, 5.0, 6.0])))
     with pytest.raises(IndexError):
         kiln.function(list_at_traced_index)([1.5, 2.5, 4.0], np.array([3.0, 5.0, 6.0]))
+    differential(mixed_at_traced_index, (np.array([0.0]),), (np.array([1.0]),), (np.array([-1.0]),))
     with pytest.raises(NotImplementedError, match=r"test_formerly_refused.py:\d+:\d+: a list read at an index known "
                                                   r"only at run time holds values of different types"):
-        kiln.function(mixed_at_traced_index)(np.array([1.0]))
+        kiln.function(python_and_numpy_at_traced_index)(np.array([1.0, 2.0]))
     differential(write_at_traced_index, ([0.0, 0.0], np.array([1.0])), ([0.0, 0.0], np.array([-2.0])),
                  ([0.0, 0.0], np.array([2.0])), ([0.0, 0.0], np.array([-3.0])), errors=True)
     differential(counts_by_traced_index, (np.array([0.5, 1.5, -2.5, 4.0, 2.0]), [0, 0, 0], [0.0, 0.0, 0.0]))

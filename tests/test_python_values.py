@@ -465,21 +465,6 @@ def write_where_positive(xs, x):
     return xs
 
 
-def write_in_a_staged_loop(xs, x):
-    i = 0
-    while x[i] > 0:
-        if x[i] > 1:
-            xs[0] = x[i]
-        i += 1
-    return xs
-
-
-def test_write_into_a_list_in_a_staged_loop_is_refused_with_its_line() -> None:
-    with pytest.raises(Exception, match=r"test_python_values.py:\d+: `xs\[0\] = \.\.\.` mutates the Python list 'xs' "
-                                        r"inside a staged `while` loop"):
-        kiln.function(write_in_a_staged_loop)([0.0], np.array([1.0, 2.0, -1.0]))
-
-
 # ---------------------------------------------------------------------- lists changed under a staged `if`
 
 

@@ -12,6 +12,7 @@ refused naming the ``if`` and the statement (see :mod:`kiln.frontend.autograph.e
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from kiln.frontend.autograph.effects import PythonEffectError, Watch
@@ -26,15 +27,24 @@ class BranchLists:
     reached from a global or a variable in ``outer`` (from outside the traced function), whose
     change would happen once per trace: they stay refused."""
 
-    def __init__(self, watch: Watch, outer: frozenset[str]) -> None:
+    def __init__(self, watch: Watch, outer: frozenset[str], changed_by_calls: Sequence[Any] = ()) -> None:
         self.watch = watch
-        self.watched = watch.lists_written_in_bodies(outer)
+        self.outer = outer
+        self.watched = watch.lists_written_in_bodies(outer, changed_by_calls)
+        watch.carried += [w.obj for w in self.watched]
         #: per traced path, the contents it left in each list
         self.paths: list[tuple[tuple[Any, ...], ...]] = []
         #: the keys each dict has after the first traced path (None for a list): every path's
         self.keys: tuple[list[Any] | None, ...] = ()
         #: per traced path, the list each variable of the state holds (None: another value)
         self.holders: list[tuple[Any, ...]] = []
+
+    def carries(self, error: PythonEffectError) -> bool:
+        """Whether the object whose change ``error`` refused (a function a branch calls changed it)
+        is a list or dict the ``if`` can carry, that it does not yet."""
+        found = next((w for w in self.watch.watched if w.obj is error.changed), None)
+        return (found is not None and isinstance(found.obj, (list, dict)) and found not in self.watched
+                and found.root not in self.outer and found.root not in self.watch.globals)
 
     @property
     def names(self) -> tuple[str, ...]:

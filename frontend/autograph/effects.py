@@ -115,6 +115,8 @@ class Watch:
         #: the construct's own variables: its state carries them, so their rebinding is not a change
         self.owned = {id(cell) for f in self.functions for _, cell in free_cells(f)}
         self.watched: list[_Watched] = []
+        #: the watched objects the construct carries (loop_lists, branch_lists): their change is no effect
+        self.carried: list[Any] = []
         #: the roots that are globals the bodies name
         self.globals: set[str] = set()
         seen: set[int] = set()
@@ -187,7 +189,7 @@ class Watch:
             raise self._error(*problem)
 
     def _error(self, watched: _Watched, what: str) -> PythonEffectError:
-        return PythonEffectError(self._message(watched, what), watched.root, watched.root in self.globals)
+        return PythonEffectError(self._message(watched, what), watched.root, watched.root in self.globals, watched.obj)
 
     def restore(self) -> None:
         for watched in self.watched:
@@ -198,6 +200,8 @@ class Watch:
 
     def _changed(self) -> tuple[_Watched, str] | None:
         for watched in self.watched:
+            if any(watched.obj is obj for obj in self.carried):
+                continue
             what = watched.changed()
             if what is not None:
                 return watched, what
@@ -221,14 +225,16 @@ class Watch:
         return (f"{self.where}: {what} is changed while this {construct} is traced (by code its body calls): "
                 f"{why}. {fix}")
 
-    def lists_written_in_bodies(self, outer: frozenset[str]) -> list[_Watched]:
+    def lists_written_in_bodies(self, outer: frozenset[str], also: Sequence[Any] = ()) -> list[_Watched]:
         """The watched Python lists and dicts reachable from a variable that a statement of the bodies
-        changes in place (``out.append(v)``, ``xs[0] = v``, ``del rows[1][0]``, ``d['k'] = v``): a
-        staged ``if`` carries them. Not those reached from a global or from ``outer`` (variables from
-        outside the traced function): a change there would happen once per trace, not once per call."""
+        changes in place (``out.append(v)``, ``xs[0] = v``, ``del rows[1][0]``, ``d['k'] = v``), and
+        the objects ``also`` (which a function the bodies call changed): a staged ``if`` carries them.
+        Not those reached from a global or from ``outer`` (variables from outside the traced function):
+        a change there would happen once per trace, not once per call."""
         roots = {w.root for w in self.watched} - outer - self.globals
         written = {root for root in roots if self.site(root) is not None}
-        return [w for w in self.watched if isinstance(w.obj, (list, dict)) and w.root in written]
+        return [w for w in self.watched if isinstance(w.obj, (list, dict)) and w.root in roots
+                and (w.root in written or any(w.obj is obj for obj in also))]
 
     def site_changing(self, obj: Any, root: str) -> tuple[str, str] | None:
         """Like :meth:`site`, for the object ``obj`` reached from ``root``: a statement changing a
@@ -253,12 +259,14 @@ class Watch:
 class PythonEffectError(NotImplementedError):
     """A Python object changed while a staged construct was traced (the body has a Python side
     effect: a range loop runs unrolled instead, as the loop rule says). ``root``: the variable
-    the object was reached from, ``global_root``: whether that is a global the body names."""
+    the object was reached from, ``global_root``: whether that is a global the body names,
+    ``changed``: the object (a staged loop may carry a list, see loop_lists)."""
 
-    def __init__(self, message: str, root: str | None = None, global_root: bool = False) -> None:
+    def __init__(self, message: str, root: str | None = None, global_root: bool = False, changed: Any = None) -> None:
         super().__init__(message)
         self.root = root
         self.global_root = global_root
+        self.changed = changed
 
 
 def is_plain_object(obj: Any) -> bool:

@@ -47,9 +47,10 @@ SetState = Callable[[tuple[Any, ...]], None]
 from kiln.dialects import graph
 from kiln.frontend import dtypes, index_facts, mutation, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend.abstract_value import PLAIN, AbstractValue, abstract_of, join_paths
-from kiln.frontend.autograph import effects, loop_numbers
+from kiln.frontend.autograph import effects, loop_numbers, staged_recursion
 from kiln.frontend.autograph.branch_lists import BranchLists
 from kiln.frontend.autograph.counted_iterables import Item, StagedRows
+from kiln.frontend.autograph.loop_lists import LoopLists
 from kiln.frontend.autograph.context import Unsupported, is_converted_code, unsupported_in
 from kiln.frontend.autograph.result_groups import ResultGroups
 from kiln.frontend.autograph.operators.variables import NOT_RETURNED, Undefined
@@ -422,6 +423,7 @@ def _trace_branches(
     return _Paths((out[0], out[1]), leaf_names, trees[0], boundary, stale_before, entry, marks)
 
 
+@staged_recursion.traces_staged_code(lambda names: names["where"])
 def _run_branch(fn: Callable[[], tuple[Any, ...]], where: str, label: str) -> tuple[Any, ...]:
     """Trace one branch; a Python or NumPy error raised there says it was raised in a staged branch."""
     try:
@@ -1083,23 +1085,37 @@ def staged_if(
     then_start = _read_where_bound(then_start, (cond, pred))
     else_start = _read_where_bound(else_start, (_noted(_NEGATIONS, cond), _noted(_CLEARED, cond)))
 
-    watch = effects.Watch(where, "if", (body, orelse))
     kept = _kept_after_return()  # (the function's variables from outside it)
-    lists = BranchLists(watch, kept or frozenset())  # (the Python lists the branches change: their contents are results too)
-
-    def branch(fn: Callable[[], None] | None, start: tuple[Any, ...]) -> Callable[[], tuple[Any, ...]]:
-        def run() -> tuple[Any, ...]:
-            set_state(start)
-            if fn is not None:
-                fn()
-            return (*lists.detached(get_state()[:live]), *lists.taken())
-
-        return run
-
-    merged = _cond(pred, (branch(body, then_start), branch(orelse, else_start)), (*symbol_names, *lists.names), where,
-                   jumped=jumped, watch=watch, kept_after_return=kept if kept is None else kept | lists.roots)
+    changed_by_calls: list[Any] = []  # (lists a function the branches call changes: found by a try, then carried)
+    while True:
+        watch = effects.Watch(where, "if", (body, orelse))
+        # the Python lists the branches change: their contents are results too
+        lists = BranchLists(watch, kept or frozenset(), changed_by_calls)
+        try:
+            merged = _cond(pred, (_branch(body, then_start, lists, live, get_state, set_state),
+                                  _branch(orelse, else_start, lists, live, get_state, set_state)),
+                           (*symbol_names, *lists.names), where, jumped=jumped, watch=watch,
+                           kept_after_return=kept if kept is None else kept | lists.roots)
+            break
+        except effects.PythonEffectError as error:
+            if not lists.carries(error):
+                raise
+            changed_by_calls.append(error.changed)
     lists.write_back(merged[live:])
     set_state((*lists.reattached(merged[:live]), *(NotCarried(name, where) for name in dead_names)))
+
+
+def _branch(fn: Callable[[], None] | None, start: tuple[Any, ...], lists: BranchLists, live: int, get_state: GetState,
+            set_state: SetState) -> Callable[[], tuple[Any, ...]]:
+    """One branch of :func:`staged_if`, from the state ``start``: its ``live`` variables, then the
+    contents it leaves in each list it changes."""
+    def run() -> tuple[Any, ...]:
+        set_state(start)
+        if fn is not None:
+            fn()
+        return (*lists.detached(get_state()[:live]), *lists.taken())
+
+    return run
 
 
 _NEGATIONS = "kiln.autograph.negations"
@@ -1346,11 +1362,14 @@ def _staged_loop(
     trip_bound: int | None,
     watch: effects.Watch,
     runs: bool = False,
+    carry_lists: bool = False,
 ) -> None:
     """Emit ``graph.while`` carrying the state that changes in the loop plus kiln's own ``counters``;
     ``runs``: it surely runs at least once on the paths that read its results (a static trip
     count: its `break` flag is false on entry, and a path whose `return` flag is set there has
-    returned and reads nothing after the loop).
+    returned and reads nothing after the loop); ``carry_lists``: the Python lists of numbers the
+    body writes are carried too (:mod:`~kiln.frontend.autograph.loop_lists`), unless the loop
+    rule stages the loop (which then runs as Python's).
 
     The body is traced into a probe region; a leaf whose type is not known
     before the loop (a Python number, a variable first bound in the loop, an
@@ -1364,6 +1383,32 @@ def _staged_loop(
     boundary, stale_before = mutation.serial_now(), mutation.stale_now()
     resize = not _PYTHON_RANGE.get()
     _PYTHON_RANGE.set(False)  # (loops in the body are their own)
+    # a loop the loop rule stages (over a Python range) runs as Python's where it writes a list
+    lists = LoopLists(watch, _kept_after_return() or frozenset()) if resize and carry_lists else None
+    before = get_state()
+    while True:
+        try:
+            _stage_loop_carrying(where, construct, get_state, set_state, symbol_names, test, body, counters,
+                                 trip_bound, watch, runs, resize, boundary, stale_before, lists)
+            return
+        except effects.PythonEffectError as error:
+            if lists is None:
+                raise
+            lists.restore()
+            set_state(before)
+            if not lists.carry(error):
+                raise
+
+
+def _stage_loop_carrying(where: str, construct: str, get_state: GetState, set_state: SetState,
+                         symbol_names: Sequence[str], test: Callable[[Counters], Any],
+                         body: Callable[[Counters], Counters], counters: Counters, trip_bound: int | None,
+                         watch: effects.Watch, runs: bool, resize: bool, boundary: int,
+                         stale_before: frozenset[mutation.Storage], lists: LoopLists | None) -> None:
+    """One try of :func:`_staged_loop`, its state extended with the contents of the lists it carries."""
+    if lists is not None and lists.carried:
+        get_state, set_state = lists.get_state(get_state, construct), lists.set_state(set_state, len(symbol_names))
+        symbol_names = lists.names(symbol_names)
     spec = _LoopSpec(where, construct, get_state, set_state, symbol_names, test, body, counters, trip_bound, watch,
                      runs, resize, boundary, stale_before)
     init_values = _selections_formed(get_state(), symbol_names, set_state)
@@ -1537,6 +1582,7 @@ class _Loop:
                 out[j] = JumpBound(seen.symbol_name, seen.where, seen.branch, values[j], values[g])
         return out
 
+    @staged_recursion.traces_staged_code(lambda names: names["self"].spec.where)
     def _trace_test(self, probe: _Probe, scope: mutation.Scope) -> None:
         """Trace the loop's condition into the probe's condition block."""
         spec = self.spec
@@ -1555,6 +1601,7 @@ class _Loop:
                     "write it in the loop body instead"
                 )
 
+    @staged_recursion.traces_staged_code(lambda names: names["self"].spec.where)
     def _trace_body(self, probe: _Probe, scope: mutation.Scope) -> None:
         """Trace the loop's body into the probe's body block and fit what the loop carries to what
         an iteration leaves; where nothing changed, the probe is settled and has its yields."""
@@ -1921,7 +1968,8 @@ def staged_while(
         return counters
 
     watch = effects.Watch(where, "while", (test, body))
-    _staged_loop(where, "while", get_state, set_state, symbol_names, lambda _: test(), run, [], None, watch)
+    _staged_loop(where, "while", get_state, set_state, symbol_names, lambda _: test(), run, [], None, watch,
+                 carry_lists=True)
 
 
 def staged_for(
@@ -1978,7 +2026,7 @@ def staged_for(
         trips = iter_.trip_count()
         _staged_loop(
             where, "for", get_state, set_state, symbol_names, range_test, range_body, [start], trips, watch,
-            runs=bool(trips),
+            runs=bool(trips), carry_lists=True,
         )
         return
 
@@ -2019,7 +2067,7 @@ def staged_for(
     zero = constant(np.asarray(0, dtype=np.int64))
     trip_bound = rows if isinstance(rows, int) else None
     _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], trip_bound, watch,
-                 runs=bool(trip_bound))
+                 runs=bool(trip_bound), carry_lists=trip_bound is None)  # (static rows: unrollable_rows)
 
 
 def unrollable_rows(iter_: Any, error: NotImplementedError) -> int | None:

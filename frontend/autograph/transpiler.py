@@ -22,7 +22,7 @@ import weakref
 from typing import Any, TypeVar
 
 from kiln.frontend import creation, python_math, random_numbers, trace_context
-from kiln.frontend.autograph import code_cache, escapes, operators
+from kiln.frontend.autograph import code_cache, escapes, operators, staged_recursion
 from kiln.frontend.autograph.context import ConversionContext, ConversionInfo, record_converted
 from kiln.frontend.autograph.libraries import is_higher_order, library_reason
 
@@ -172,7 +172,10 @@ def call(func: Any) -> Any:
         if copied is not None:
             return copied
     if isinstance(func, (types.FunctionType, types.MethodType)):
-        return convert(func)
+        converted = convert(func)
+        if trace_context.current() is not None:
+            staged_recursion.refuse(converted)
+        return converted
     if isinstance(func, functools.partial):
         return functools.partial(call(func.func), *func.args, **func.keywords)
     if is_higher_order(func):

@@ -1,0 +1,171 @@
+"""Python lists of numbers written inside staged loops (issue 40): a list that keeps its length is
+carried through a ``while`` on array data as the loop's state (kiln.frontend.autograph.loop_lists),
+so the list after the call, the caller's too, holds what Python leaves in it; a length that changes
+with the data is refused naming the statement. Each function is checked against its eager run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from python_differential import differential
+
+import kiln
+
+
+def insertion_sort(xs):
+    for i in range(1, len(xs)):
+        save = xs[i]
+        j = i
+        while j > 0 and xs[j - 1] > save:
+            xs[j] = xs[j - 1]
+            j -= 1
+        xs[j] = save
+
+
+def test_a_list_written_in_a_staged_while_is_carried() -> None:
+    differential(insertion_sort, ([1.3, 5.6, -34.4, 34.4, 32.5, 1.2, 0.0, 3.4, 1.3],), ([2.0, 1.0],), ([7.0],))
+
+
+def partition(xs, start, end):
+    """Hoare-style partition around the last value: nested `while not done` loops that break."""
+    pivot = xs[end]
+    bottom, top, done = start - 1, end, 0
+    while not done:
+        while not done:
+            bottom = bottom + 1
+            if bottom == top:
+                done = 1
+                break
+            if xs[bottom] > pivot:
+                xs[top] = xs[bottom]
+                break
+        while not done:
+            top = top - 1
+            if top == bottom:
+                done = 1
+                break
+            if xs[top] < pivot:
+                xs[bottom] = xs[top]
+                break
+    xs[top] = pivot
+    return top
+
+
+def test_a_list_written_in_nested_staged_whiles_that_break_is_carried() -> None:
+    differential(partition, ([3, 7, 1, 9, 4, 2, 8], 0, 6), ([5, 4, 3, 2, 1], 0, 4), ([0, 1, 2, 3], 1, 3))
+
+
+def running_maximum(xs, x):
+    """A list the function makes, written at a static and a run-time index in a `while` on data."""
+    best = [0.0, 0.0, 0.0]
+    i = 0
+    while i < len(x) and x[i] > -10.0:
+        k = int(abs(x[i])) % 3
+        best[k] = max(best[k], float(x[i]))
+        best[0] += 1.0
+        xs[i % 2] = float(x[i])
+        i += 1
+    return best, i
+
+
+def test_lists_made_and_taken_written_in_a_staged_while() -> None:
+    differential(running_maximum, ([0.0, 0.0], np.array([1.5, 4.25, -20.0, 7.0])),
+                 ([1.0, 2.0], np.array([2.5, 0.5, 8.0])))
+
+
+def write_in_a_staged_loop(xs, x):
+    i = 0
+    while x[i] > 0:
+        if x[i] > 1:
+            xs[0] = x[i]
+        i += 1
+    return xs
+
+
+def test_a_write_under_an_if_in_a_staged_while_reaches_the_caller() -> None:
+    differential(write_in_a_staged_loop, ([0.0], np.array([1.0, 2.0, -1.0])), ([5.0], np.array([0.5, -1.0])))
+
+
+def append_in_a_staged_while(xs, x):
+    i = 0
+    while x[i] > 0:
+        xs.append(float(x[i]))
+        i += 1
+    return xs
+
+
+def test_a_list_whose_length_changes_in_a_staged_while_is_refused_naming_the_line() -> None:
+    xs = [1.0]
+    with pytest.raises(NotImplementedError, match=r"test_loop_lists.py:\d+: `xs.append\(...\)` changes the length "
+                                                  r"of the Python list 'xs' inside a staged `while` loop at "
+                                                  r"\S+test_loop_lists.py:\d+"):
+        kiln.function(append_in_a_staged_while)(xs, np.array([1.0, 2.0, -1.0]))
+    assert xs == [1.0]
+
+
+def swap(xs, i, j):
+    if i != j:
+        kept = xs[i]
+        xs[i] = xs[j]
+        xs[j] = kept
+
+
+def middle_partition(xs):
+    """A partition whose swaps are made by a function that staged `if`s and a staged `while` call."""
+    size = len(xs)
+    val = xs[size // 2]
+    swap(xs, size // 2, size - 1)
+    idx, i = size - 2, 0
+    while i <= idx:
+        if xs[i] > val:
+            while xs[idx] > val and idx > i:
+                idx = idx - 1
+            if idx != i:
+                swap(xs, i, idx)
+                idx = idx - 1
+            else:
+                break
+        i = i + 1
+    swap(xs, i, size - 1)
+    return i
+
+
+def test_a_list_changed_by_a_function_a_staged_if_calls_is_carried() -> None:
+    differential(middle_partition, ([5, 2, 9, 1, 7, 3],), ([4, 3, 2, 1],), ([1, 2, 3, 4, 5],))
+
+
+def sort_range(xs, start, end):
+    if start < end:
+        split = partition(xs, start, end)
+        sort_range(xs, start, split - 1)
+        sort_range(xs, split + 1, end)
+
+
+def test_recursion_under_a_staged_if_is_refused_naming_the_call() -> None:
+    xs = [3, 1, 2]
+    with pytest.raises(RecursionError, match=r"test_loop_lists.py:\d+:\d+: sort_range calls itself inside the staged "
+                                             r"`if` or loop at \S+test_loop_lists.py:\d+"):
+        kiln.function(sort_range)(xs, 0, 2)
+    assert xs == [3, 1, 2]
+
+
+def test_ints_and_floats_moved_in_a_staged_while_keep_each_ones_type() -> None:
+    """Each element keeps its Python type as the writes move it (kiln.frontend.list_kinds)."""
+    differential(insertion_sort, ([1.3, 5.6, -34.4, 34.4, 32, 1.2, 0, 0.0, 3.4, 1.3],), ([3, 1.5, 2, True],))
+
+
+def put_at(xs, x):
+    k = int(x[0])
+    xs[k] = 7
+    xs[-1 - k] = xs[k] * 0.5
+    return xs[k] + xs[0], xs
+
+
+def test_an_int_written_at_a_run_time_index_into_floats_stays_an_int() -> None:
+    differential(put_at, ([1.5, 2.5, 3.5], np.array([0.0])), ([1.5, 2.5, 3.5], np.array([2.0])),
+                 ([1.5, 2.5, 3.5], np.array([5.0])), errors=True)
+
+
+def test_an_int_beyond_what_a_float64_holds_exactly_raises_when_the_call_runs() -> None:
+    with pytest.raises(ValueError, match=r"beyond 2\*\*53"):
+        kiln.function(put_at)([2 ** 60, 2.5, 3.5], np.array([1.0]))

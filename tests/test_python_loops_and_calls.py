@@ -383,3 +383,47 @@ def test_a_zip_the_loop_runs_over_ends_used_up():
     np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
     assert got[1] == want[1] == 0
     assert "graph.while" in kiln.function(f).get_concrete_function(x, ws).ir
+
+
+def _clashes(a, b, rows, cols):
+    """Whether a piece at (a, b) shares a row, column or diagonal with one already placed."""
+    for k in range(len(rows)):
+        if a == rows[k] or b == cols[k] or abs(a - rows[k]) == abs(b - cols[k]):
+            return True
+    return False
+
+
+def _place(n, rows, cols):
+    if n == 0:
+        return True
+    for a in range(3):
+        for b in range(3):
+            if not _clashes(a, b, rows, cols):
+                rows.append(a)
+                cols.append(b)
+                if _place(n - 1, rows, cols):
+                    return True
+                rows.pop()
+                cols.pop()
+    return False
+
+
+def placements(x, n):
+    rows, cols = [], []
+    found = _place(n, rows, cols)
+    return found, rows, cols, x * len(rows)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_recursive_search_on_python_values_keeps_python_flags(n):
+    """A search whose loops, flags and lists are Python's only (queens_numba's `solve`): the early
+    `return True` of a scan that nests past the unroll budget is staged, but its flag, decided by
+    Python numbers only (list reads at the staged index among them), is a Python bool again after
+    the loop, so the caller's `if` and the appends under it stay Python's (they were refused as
+    list appends under a staged `if`), and the dead loop leaves nothing in the trace."""
+    f = kiln.function(placements)
+    x = np.arange(3.0)
+    got, want = f(x, n), f.python_function(x, n)
+    assert got[:3] == want[:3] and type(got[0]) is bool
+    np.testing.assert_array_equal(got[3], want[3])
+    assert "graph.while" not in f.get_concrete_function(x, n).ir

@@ -2039,6 +2039,15 @@ def _loads_method(ins: dis.Instruction) -> bool:
     return ins.opname == "LOAD_ATTR" and sys.version_info >= (3, 12) and bool((ins.arg or 0) & 1)
 
 
+def _loads_bound_method(ins: dis.Instruction, following: dis.Instruction | None) -> bool:
+    """Whether ``ins`` loads a method to call (``lst.append(x)``) or to pass on as a bound method:
+    converted code calls ``ag__.call(lst.append)(x)``, a plain attribute load that no attribute
+    load follows (``np.add.outer`` loads ``add`` as a namespace)."""
+    if _loads_method(ins):
+        return True
+    return ins.opname == "LOAD_ATTR" and (following is None or following.opname not in ("LOAD_ATTR", "LOAD_METHOD"))
+
+
 def python_effect(fn: Callable[..., Any]) -> str | None:
     """A Python side effect in the generated body ``fn`` (and the code nested in it), if any:
     a container-mutating method, ``print``, an attribute store, ``global``/``del``."""
@@ -2050,9 +2059,10 @@ def python_effect(fn: Callable[..., Any]) -> str | None:
 
     def scan(code: CodeType) -> str | None:
         previous: dis.Instruction | None = None
-        for ins in dis.get_instructions(code):
+        instructions = list(dis.get_instructions(code))
+        for ins, following in zip(instructions, instructions[1:] + [None]):
             name = ins.argval if isinstance(ins.argval, str) else None
-            if name in CONTAINER_METHODS and _loads_method(ins) and not on_module(previous):
+            if name in CONTAINER_METHODS and _loads_bound_method(ins, following) and not on_module(previous):
                 return f"`.{name}()`"
             previous = ins
             if ins.opname == "LOAD_GLOBAL" and name == "print":
@@ -2348,15 +2358,25 @@ def _numbers_out_of_loop(before: Operation | None, get_state: GetState, set_stat
     if not folded:
         return
     position = {result: k for k, result in enumerate(op.results)}
-    leaves, _, trees = flatten_state(get_state(), symbol_names)
+    leaves, names, trees = flatten_state(get_state(), symbol_names)
 
-    def python(leaf: Any) -> Any:
-        if not isinstance(leaf, Tensor) or not leaf.weak or leaf.is_view:
+    kept: set[int] = set()  # the loop's results still used as tensors
+
+    def python(leaf: Any, name: str) -> Any:
+        """A jump flag is a Python bool in the source (``do_return = True``), as a weak number is a
+        Python number: decided by numbers known while tracing, it is one again."""
+        k = position.get(leaf.value) if isinstance(leaf, Tensor) else None
+        if k is None:
             return leaf
-        k = position.get(leaf.value)
-        return folded[k] if k in folded else leaf
+        if k in folded and (leaf.weak or is_jump_flag(name)) and not leaf.is_view:
+            return folded[k]
+        kept.add(k)
+        return leaf
 
-    set_state(unflatten_state(trees, [python(leaf) for leaf in leaves]))
+    set_state(unflatten_state(trees, [python(leaf, name) for leaf, name in zip(leaves, names)]))
+    if not kept and len(folded) == len(op.results) and not any(r.uses for r in op.results) and loop_numbers.effect_free(op):
+        op.detach()  # every number it carries is Python's again: nothing is left for it to compute
+        op.erase()
 
 
 def _unroll_note(where: str, why: str) -> None:

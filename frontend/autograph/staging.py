@@ -70,7 +70,7 @@ from kiln.frontend.autograph.state import (
 from kiln.frontend import shape_sources
 from kiln.frontend.masked import MaskedSelection
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit, is_scalar_like, layout_of, merge_layout, require_rank
-from kiln.frontend.tensor import path_promotions, python_number
+from kiln.frontend.tensor import Rows, path_promotions, python_number
 
 _LOOP_BOUNDS = "kiln.autograph.loop_bounds"
 
@@ -2174,6 +2174,9 @@ class _Sequence:
                 number = Tensor(stack[k].value)
                 number.aval = number.aval.but(weak=True, scalar=True)
                 leaves.append(number)
+            elif kind == "tensor":  # a view of the live array's row, as NumPy iterates
+                array, offset = column
+                leaves.append(array[k + offset] if offset else array[k])
             elif kind == "ints":
                 start, step = column
                 leaves.append(k * step + start if (start, step) != (0, 1) else k)
@@ -2254,13 +2257,90 @@ def staged_python_sequence(
     Python's meaning: as a ``for`` over a Python ``range`` is staged (:func:`staged_python_range`),
     and only if the body writes to none of the arrays (in Python it would write the list's own
     array; a row of the stack is a copy). Whether it did; if not, nothing is left of the try."""
-    from kiln.frontend.range import StagedRange
-
     if len(items) < 2 or _unrolled_copies.get() * len(items) <= UNROLL_AT_MOST or not _python_loop_stageable(body):
         return False
     plan = _Sequence.of(items)
     if plan is None or not any(kind in ("rows", "numbers") for kind, _ in plan.columns):
         return False
+    return _staged_sequence(plan, len(items), extra_test, body, get_state, set_state, symbol_names)
+
+
+def rows_plan(iterable: Any) -> tuple[_Sequence, int] | None:
+    """How ``enumerate`` and ``zip`` (nested) of the rows of tensors whose leading size is known
+    while tracing (tensor.Rows) make each item from a staged index, and how many items are left;
+    None for anything else (a ``zip`` of iterators of different lengths too)."""
+    found = _rows_columns(iterable)
+    if found is None or found[2] is None or not any(kind == "tensor" for kind, _ in found[1]):
+        return None
+    return _Sequence(found[0], found[1]), found[2]
+
+
+def _rows_columns(iterable: Any) -> tuple[Any, list[tuple[str, Any]], int | None] | None:
+    """(structure, columns, count) of :func:`rows_plan`; an ``enumerate``'s count has no length (None)."""
+    if type(iterable) is Rows:
+        return None, [("tensor", (iterable.array, iterable.position))], iterable.count - iterable.position
+    if type(iterable) is enumerate:
+        inner, start = iterable.__reduce__()[1]
+        found = _rows_columns(inner)
+        return None if found is None else ((None, found[0]), [("ints", (start, 1)), *found[1]], found[2])
+    if type(iterable) is zip:
+        parts = [_rows_columns(inner) for inner in iterable.__reduce__()[1]]
+        if not parts or any(part is None for part in parts) or len({part[2] for part in parts}) != 1:  # type: ignore[index]
+            return None
+        return tuple(part[0] for part in parts), [c for part in parts for c in part[1]], parts[0][2]  # type: ignore[index]
+    return None
+
+
+def staged_rows(
+    iterable: Any,
+    plan: _Sequence,
+    count: int,
+    extra_test: Callable[[], Any] | None,
+    body: Callable[[Any], None],
+    get_state: GetState,
+    set_state: SetState,
+    symbol_names: tuple[str, ...],
+) -> bool:
+    """Stage ``for i, row in enumerate(a)`` (or a ``zip`` of rows) as a loop over the rows, as
+    ``for row in a`` is, when that keeps Python's meaning (as :func:`staged_python_sequence`):
+    items are views of the live rows and ``enumerate``'s counts Python ints. Whether it did; if
+    it did, the iterators are used up, as after Python's loop."""
+    if _unrolled_copies.get() * count <= UNROLL_AT_MOST or not _python_loop_stageable(body):
+        return False
+    if not _staged_sequence(plan, count, extra_test, body, get_state, set_state, symbol_names):
+        return False
+    _used_up(iterable)
+    return True
+
+
+def _used_up(iterable: Any) -> None:
+    """Use up ``enumerate``/``zip`` of :class:`Rows` without reading a row (each read traces an op)."""
+    stack = [iterable]
+    while stack:
+        it = stack.pop()
+        if type(it) is Rows:
+            it.position = it.count
+        elif type(it) is enumerate:
+            stack.append(it.__reduce__()[1][0])
+        elif type(it) is zip:
+            stack.extend(it.__reduce__()[1])
+    for _ in iterable:  # (nothing is left to read)
+        pass
+
+
+def _staged_sequence(
+    plan: _Sequence,
+    count: int,
+    extra_test: Callable[[], Any] | None,
+    body: Callable[[Any], None],
+    get_state: GetState,
+    set_state: SetState,
+    symbol_names: tuple[str, ...],
+) -> bool:
+    """The loop of :func:`staged_python_sequence` and :func:`staged_rows`: ``count`` items made by
+    ``plan`` from a staged index; nothing is left of a try that failed."""
+    from kiln.frontend.range import StagedRange
+
     where = statement_location()
     init = get_state()
     block = trace_context.require().block
@@ -2274,7 +2354,7 @@ def staged_python_sequence(
             def iteration(k: Tensor) -> None:
                 body(plan.item(stacks, k))
 
-            staged_for(StagedRange(0, len(items), 1, weak=True), extra_test, functools.update_wrapper(iteration, body),
+            staged_for(StagedRange(0, count, 1, weak=True), extra_test, functools.update_wrapper(iteration, body),
                        get_state, set_state, symbol_names)
             wrote = [stack.storage.version for stack in stacks if stack is not None] != versions
             if wrote or any(storage in scope.saved for storage in elements):

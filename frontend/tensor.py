@@ -87,6 +87,27 @@ class _Memo:
         self.value, self.seen, self.wrote = value, seen, 0
 
 
+class Rows:
+    """The iterator ``iter(a)`` of a tensor ``a`` whose leading size is known while tracing: row
+    ``position`` next, read when asked for. A loop over it (or over ``enumerate``/``zip`` of it) is
+    staged over its rows (kiln.frontend.autograph.staging.staged_rows)."""
+
+    def __init__(self, array: Tensor, count: int) -> None:
+        self.array, self.count, self.position = array, count, 0
+
+    def __iter__(self) -> Rows:
+        return self
+
+    def __next__(self) -> Any:
+        if self.position >= self.count:
+            raise StopIteration
+        self.position += 1
+        return self.array[self.position - 1]
+
+    def __length_hint__(self) -> int:
+        return self.count - self.position
+
+
 class Tensor:
     """A traced array: NumPy's interface over one SSA value of tensor type and its abstract value."""
 
@@ -400,7 +421,7 @@ class Tensor:
             raise TypeError("iteration over a 0-d array")
         if dims is None or dims[0] < 0:
             _no_value(self, "iteration (`for ... in tensor`, unpacking, list())")
-        return (self[i] for i in range(dims[0]))
+        return Rows(self, dims[0])
 
     # ------------------------------------------------------------------ operators (NumPy ufuncs)
 

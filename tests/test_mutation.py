@@ -1219,3 +1219,24 @@ def test_slices_of_slices_write_where_numpy_does() -> None:
     """A slice of a slice is one view step (SliceStep.then): each composed step writes the
     elements NumPy's composed view holds, reversed axes and strides included."""
     check(slices_of_slices, np.arange(10.0), np.arange(20.0).reshape(4, 5))
+
+
+_APPEND_TRACES = itertools.count()
+
+
+def doubled_by_append(x):
+    parts = []
+    for i in range(8):
+        next(_APPEND_TRACES)
+        parts.append(x[i] * 2)
+    return np.stack(parts)
+
+
+def test_a_loop_appending_through_converted_code_is_not_tried_staged() -> None:
+    """Converted code calls ``ag__.call(parts.append)(v)``: a plain attribute load on Python 3.11,
+    which the effect scan missed, so the loop was first traced staged (and refused) before it
+    unrolled; in queens_numba's search each nested level paid that again (5 s for depth 3)."""
+    check(doubled_by_append, rand(8))
+    before = next(_APPEND_TRACES)
+    kiln.function(doubled_by_append).get_concrete_function(rand(8))
+    assert next(_APPEND_TRACES) - before - 1 == 8

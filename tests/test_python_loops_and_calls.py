@@ -10,6 +10,8 @@ called inside another is traced once per signature as a callee of its caller
 
 from __future__ import annotations
 
+import inspect
+import time
 import warnings
 
 import numpy as np
@@ -17,6 +19,7 @@ import pytest
 
 import kiln
 from kiln.frontend.autograph.staging import KilnUnrollWarning
+from kiln.frontend.clock_calls import KilnTraceTimeWarning
 
 
 def _ops(fn: kiln.Function, *args: object) -> int:
@@ -383,3 +386,109 @@ def test_a_zip_the_loop_runs_over_ends_used_up():
     np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
     assert got[1] == want[1] == 0
     assert "graph.while" in kiln.function(f).get_concrete_function(x, ws).ir
+
+
+def _clashes(a, b, rows, cols):
+    """Whether a piece at (a, b) shares a row, column or diagonal with one already placed."""
+    for k in range(len(rows)):
+        if a == rows[k] or b == cols[k] or abs(a - rows[k]) == abs(b - cols[k]):
+            return True
+    return False
+
+
+def _place(n, rows, cols):
+    if n == 0:
+        return True
+    for a in range(3):
+        for b in range(3):
+            if not _clashes(a, b, rows, cols):
+                rows.append(a)
+                cols.append(b)
+                if _place(n - 1, rows, cols):
+                    return True
+                rows.pop()
+                cols.pop()
+    return False
+
+
+def placements(x, n):
+    rows, cols = [], []
+    found = _place(n, rows, cols)
+    return found, rows, cols, x * len(rows)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_recursive_search_on_python_values_keeps_python_flags(n):
+    """A search whose loops, flags and lists are Python's only (queens_numba's `solve`): the early
+    `return True` of a scan that nests past the unroll budget is staged, but its flag, decided by
+    Python numbers only (list reads at the staged index among them), is a Python bool again after
+    the loop, so the caller's `if` and the appends under it stay Python's (they were refused as
+    list appends under a staged `if`), and the dead loop leaves nothing in the trace."""
+    f = kiln.function(placements)
+    x = np.arange(3.0)
+    got, want = f(x, n), f.python_function(x, n)
+    assert got[:3] == want[:3] and type(got[0]) is bool
+    np.testing.assert_array_equal(got[3], want[3])
+    assert "graph.while" not in f.get_concrete_function(x, n).ir
+
+
+def _escape_count(zr, zi, cr, ci):
+    n = 0
+    while zr * zr + zi * zi < 4.0 and n < 50:
+        zr, zi = zr * zr - zi * zi + cr, 2 * zr * zi + ci
+        n += 1
+    return n
+
+
+def escape_grid(cr, ci, size):
+    counts = np.zeros((size, size), np.int32)
+    grid = np.linspace(-1.5, 1.5, size)  # Python numbers only: an array known while tracing
+    for i, x in enumerate(grid):
+        for j, y in enumerate(grid):
+            counts[i, j] = _escape_count(x, y, cr, ci)
+    return counts
+
+
+def weighted_rows(a, b):
+    s = 0.0
+    for i, (v, w) in enumerate(zip(a, b)):
+        s += v * w.sum() - i
+        b[i, 0] = 2.0 * i  # a write into the array the loop reads rows of, as NumPy's iteration sees it
+    return s, type(i).__name__
+
+
+def test_enumerate_and_zip_over_array_rows_are_loops():
+    """`for i, x in enumerate(a)` (julia_pure_python's loops over `np.linspace` of Python numbers)
+    and `zip` of rows stage as loops over the rows, as `for x in a` does: they ran unrolled, N * N
+    copies of the staged `while` (68 s for 20 x 20), with no warning. Items are views of the live
+    rows (a write into a later row is seen) and enumerate's counts Python ints."""
+    f = kiln.function(escape_grid)
+    np.testing.assert_array_equal(f(-0.4, 0.6, 12), escape_grid(-0.4, 0.6, 12))
+    assert f(-0.4, 0.6, 12).dtype == np.int32
+    assert _ops(f, -0.4, 0.6, 12) == _ops(f, -0.4, 0.6, 24)  # the trace does not grow with the rows
+
+    a, b = np.linspace(0.0, 1.0, 9), np.ones((9, 3))
+    b_eager = b.copy()
+    got, want = kiln.function(weighted_rows)(a, b), weighted_rows(a, b_eager)
+    assert got[0] == pytest.approx(want[0], rel=1e-12) and type(got[0]) is type(want[0]) and got[1] == want[1]
+    np.testing.assert_array_equal(b, b_eager)
+    assert kiln.function(weighted_rows).get_concrete_function(a, b).ir.count("graph.while") == 1
+
+
+def timed_sum(x):
+    t0 = time.perf_counter()
+    s = x.sum()
+    t1 = time.perf_counter()
+    return s, t1 - t0
+
+
+def test_a_clock_read_warns_once_naming_its_line():
+    """`time()` in a kiln.function runs while tracing (julia_pure_python returns `time() - t0`):
+    not a wrong answer kiln can check, but not a silent one: each line warns once per trace."""
+    with pytest.warns(KilnTraceTimeWarning) as caught:
+        got = kiln.function(timed_sum)(np.ones(3))
+    lines = sorted(w.message.args[0].split(": ")[0] for w in caught if w.category is KilnTraceTimeWarning)
+    first = inspect.getsourcelines(timed_sum)[1]
+    assert [line.rsplit(":", 2)[1] for line in lines] == [str(first + 1), str(first + 3)]
+    assert "runs once, while tracing" in str(caught[0].message)
+    assert got[0] == 3.0 and type(got[1]) is float

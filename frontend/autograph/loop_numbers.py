@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, BlockArgument, SSAValue
+from xdsl.traits import is_side_effect_free
 
 from kiln.dialects import graph
 from kiln.frontend import dtypes
@@ -110,8 +111,13 @@ def _compiler(args: dict[SSAValue, int]) -> Callable[[SSAValue], Eval]:
         if isinstance(op, graph.SelectOp):
             c, a, b = (compile_value(o) for o in op.operands)
             return lambda env: a(env) if c(env) else b(env)
-        if isinstance(op, graph.CondOp) and not any(o.regions for r in op.regions for o in r.block.ops):
-            # `a and b` on numbers: a region of plain ops, whose yield gives the result
+        if isinstance(op, graph.GatherRowOp) and isinstance(op.operand.owner, graph.ConstantOp):
+            # `lst[i]` of a list of Python numbers at the staged index: its stack is a constant
+            table = [convert(v) for v in np.asarray(op.operand.owner.value.get_values()).tolist()]
+            row = compile_value(op.index)
+            return lambda env: _row(table, row(env))
+        if isinstance(op, graph.CondOp):
+            # `a and b`, `if` on numbers: only the ops the yielded value depends on are run
             index = op.results.index(value)
             pred = compile_value(op.pred)
             then = compile_value(_yielded(op.then_region.block, index))
@@ -120,6 +126,14 @@ def _compiler(args: dict[SSAValue, int]) -> Callable[[SSAValue], Eval]:
         raise _Opaque
 
     return compile_value
+
+
+def _row(table: list[Any], k: int) -> Any:
+    """``table[k]`` as the staged ``graph.gather_row`` reads it after its ``graph.check``: out of
+    range is the call's IndexError, so the loop's numbers stay traced (ArithmeticError, below)."""
+    if not -len(table) <= k < len(table):
+        raise ArithmeticError(f"row {k} of {len(table)}")
+    return table[k]
 
 
 def _yielded(block: Block, index: int) -> SSAValue:
@@ -178,6 +192,13 @@ def fold_numbers(loop: graph.WhileOp) -> dict[int, Any]:
     except (ArithmeticError, ValueError):  # (a division by zero: the staged loop gives NumPy's answer)
         return {}
     return {k: env[k] for k in known}
+
+
+def effect_free(loop: graph.WhileOp) -> bool:
+    """Whether ``loop`` only computes its results (no check, raise or print in it): once none of
+    them is used, dropping it changes nothing the call does."""
+    return all(is_side_effect_free(op) or isinstance(op, (graph.YieldOp, graph.ConditionOp)) or op.regions
+               for op in loop.walk() if op is not loop)
 
 
 def _next(env: Env, updates: list[tuple[int, Eval]]) -> Env:

@@ -72,7 +72,7 @@ from kiln.frontend.autograph.state import (
 from kiln.frontend import shape_sources
 from kiln.frontend.masked import MaskedSelection
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit, is_scalar_like, layout_of, merge_layout, require_rank
-from kiln.frontend.tensor import path_promotions, python_number
+from kiln.frontend.tensor import Rows, path_promotions, python_number
 
 _LOOP_BOUNDS = "kiln.autograph.loop_bounds"
 
@@ -2122,6 +2122,15 @@ def _loads_method(ins: dis.Instruction) -> bool:
     return ins.opname == "LOAD_ATTR" and sys.version_info >= (3, 12) and bool((ins.arg or 0) & 1)
 
 
+def _loads_bound_method(ins: dis.Instruction, following: dis.Instruction | None) -> bool:
+    """Whether ``ins`` loads a method to call (``lst.append(x)``) or to pass on as a bound method:
+    converted code calls ``ag__.call(lst.append)(x)``, a plain attribute load that no attribute
+    load follows (``np.add.outer`` loads ``add`` as a namespace)."""
+    if _loads_method(ins):
+        return True
+    return ins.opname == "LOAD_ATTR" and (following is None or following.opname not in ("LOAD_ATTR", "LOAD_METHOD"))
+
+
 def python_effect(fn: Callable[..., Any]) -> str | None:
     """A Python side effect in the generated body ``fn`` (and the code nested in it), if any:
     a container-mutating method, ``print``, an attribute store, ``global``/``del``."""
@@ -2133,9 +2142,10 @@ def python_effect(fn: Callable[..., Any]) -> str | None:
 
     def scan(code: CodeType) -> str | None:
         previous: dis.Instruction | None = None
-        for ins in dis.get_instructions(code):
+        instructions = list(dis.get_instructions(code))
+        for ins, following in zip(instructions, instructions[1:] + [None]):
             name = ins.argval if isinstance(ins.argval, str) else None
-            if name in CONTAINER_METHODS and _loads_method(ins) and not on_module(previous):
+            if name in CONTAINER_METHODS and _loads_bound_method(ins, following) and not on_module(previous):
                 return f"`.{name}()`"
             previous = ins
             if ins.opname == "LOAD_GLOBAL" and name == "print":
@@ -2271,6 +2281,9 @@ class _Sequence:
                 number = Tensor(stack[k].value)
                 number.aval = number.aval.but(weak=True, scalar=True)
                 leaves.append(number)
+            elif kind == "tensor":  # a view of the live array's row, as NumPy iterates
+                array, offset = column
+                leaves.append(array[k + offset] if offset else array[k])
             elif kind == "ints":
                 start, step = column
                 leaves.append(k * step + start if (start, step) != (0, 1) else k)
@@ -2351,13 +2364,90 @@ def staged_python_sequence(
     Python's meaning: as a ``for`` over a Python ``range`` is staged (:func:`staged_python_range`),
     and only if the body writes to none of the arrays (in Python it would write the list's own
     array; a row of the stack is a copy). Whether it did; if not, nothing is left of the try."""
-    from kiln.frontend.range import StagedRange
-
     if len(items) < 2 or _unrolled_copies.get() * len(items) <= UNROLL_AT_MOST or not _python_loop_stageable(body):
         return False
     plan = _Sequence.of(items)
     if plan is None or not any(kind in ("rows", "numbers") for kind, _ in plan.columns):
         return False
+    return _staged_sequence(plan, len(items), extra_test, body, get_state, set_state, symbol_names)
+
+
+def rows_plan(iterable: Any) -> tuple[_Sequence, int] | None:
+    """How ``enumerate`` and ``zip`` (nested) of the rows of tensors whose leading size is known
+    while tracing (tensor.Rows) make each item from a staged index, and how many items are left;
+    None for anything else (a ``zip`` of iterators of different lengths too)."""
+    found = _rows_columns(iterable)
+    if found is None or found[2] is None or not any(kind == "tensor" for kind, _ in found[1]):
+        return None
+    return _Sequence(found[0], found[1]), found[2]
+
+
+def _rows_columns(iterable: Any) -> tuple[Any, list[tuple[str, Any]], int | None] | None:
+    """(structure, columns, count) of :func:`rows_plan`; an ``enumerate``'s count has no length (None)."""
+    if type(iterable) is Rows:
+        return None, [("tensor", (iterable.array, iterable.position))], iterable.count - iterable.position
+    if type(iterable) is enumerate:
+        inner, start = iterable.__reduce__()[1]
+        found = _rows_columns(inner)
+        return None if found is None else ((None, found[0]), [("ints", (start, 1)), *found[1]], found[2])
+    if type(iterable) is zip:
+        parts = [_rows_columns(inner) for inner in iterable.__reduce__()[1]]
+        if not parts or any(part is None for part in parts) or len({part[2] for part in parts}) != 1:  # type: ignore[index]
+            return None
+        return tuple(part[0] for part in parts), [c for part in parts for c in part[1]], parts[0][2]  # type: ignore[index]
+    return None
+
+
+def staged_rows(
+    iterable: Any,
+    plan: _Sequence,
+    count: int,
+    extra_test: Callable[[], Any] | None,
+    body: Callable[[Any], None],
+    get_state: GetState,
+    set_state: SetState,
+    symbol_names: tuple[str, ...],
+) -> bool:
+    """Stage ``for i, row in enumerate(a)`` (or a ``zip`` of rows) as a loop over the rows, as
+    ``for row in a`` is, when that keeps Python's meaning (as :func:`staged_python_sequence`):
+    items are views of the live rows and ``enumerate``'s counts Python ints. Whether it did; if
+    it did, the iterators are used up, as after Python's loop."""
+    if _unrolled_copies.get() * count <= UNROLL_AT_MOST or not _python_loop_stageable(body):
+        return False
+    if not _staged_sequence(plan, count, extra_test, body, get_state, set_state, symbol_names):
+        return False
+    _used_up(iterable)
+    return True
+
+
+def _used_up(iterable: Any) -> None:
+    """Use up ``enumerate``/``zip`` of :class:`Rows` without reading a row (each read traces an op)."""
+    stack = [iterable]
+    while stack:
+        it = stack.pop()
+        if type(it) is Rows:
+            it.position = it.count
+        elif type(it) is enumerate:
+            stack.append(it.__reduce__()[1][0])
+        elif type(it) is zip:
+            stack.extend(it.__reduce__()[1])
+    for _ in iterable:  # (nothing is left to read)
+        pass
+
+
+def _staged_sequence(
+    plan: _Sequence,
+    count: int,
+    extra_test: Callable[[], Any] | None,
+    body: Callable[[Any], None],
+    get_state: GetState,
+    set_state: SetState,
+    symbol_names: tuple[str, ...],
+) -> bool:
+    """The loop of :func:`staged_python_sequence` and :func:`staged_rows`: ``count`` items made by
+    ``plan`` from a staged index; nothing is left of a try that failed."""
+    from kiln.frontend.range import StagedRange
+
     where = statement_location()
     init = get_state()
     block = trace_context.require().block
@@ -2371,7 +2461,7 @@ def staged_python_sequence(
             def iteration(k: Tensor) -> None:
                 body(plan.item(stacks, k))
 
-            staged_for(StagedRange(0, len(items), 1, weak=True), extra_test, functools.update_wrapper(iteration, body),
+            staged_for(StagedRange(0, count, 1, weak=True), extra_test, functools.update_wrapper(iteration, body),
                        get_state, set_state, symbol_names)
             wrote = [stack.storage.version for stack in stacks if stack is not None] != versions
             if wrote or any(storage in scope.saved for storage in elements):
@@ -2455,15 +2545,25 @@ def _numbers_out_of_loop(before: Operation | None, get_state: GetState, set_stat
     if not folded:
         return
     position = {result: k for k, result in enumerate(op.results)}
-    leaves, _, trees = flatten_state(get_state(), symbol_names)
+    leaves, names, trees = flatten_state(get_state(), symbol_names)
 
-    def python(leaf: Any) -> Any:
-        if not isinstance(leaf, Tensor) or not leaf.weak or leaf.is_view:
+    kept: set[int] = set()  # the loop's results still used as tensors
+
+    def python(leaf: Any, name: str) -> Any:
+        """A jump flag is a Python bool in the source (``do_return = True``), as a weak number is a
+        Python number: decided by numbers known while tracing, it is one again."""
+        k = position.get(leaf.value) if isinstance(leaf, Tensor) else None
+        if k is None:
             return leaf
-        k = position.get(leaf.value)
-        return folded[k] if k in folded else leaf
+        if k in folded and (leaf.weak or is_jump_flag(name)) and not leaf.is_view:
+            return folded[k]
+        kept.add(k)
+        return leaf
 
-    set_state(unflatten_state(trees, [python(leaf) for leaf in leaves]))
+    set_state(unflatten_state(trees, [python(leaf, name) for leaf, name in zip(leaves, names)]))
+    if not kept and len(folded) == len(op.results) and not any(r.uses for r in op.results) and loop_numbers.effect_free(op):
+        op.detach()  # every number it carries is Python's again: nothing is left for it to compute
+        op.erase()
 
 
 def _unroll_note(where: str, why: str) -> None:

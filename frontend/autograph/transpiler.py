@@ -21,7 +21,7 @@ import types
 import weakref
 from typing import Any, TypeVar
 
-from kiln.frontend import creation, python_math, random_numbers, trace_context
+from kiln.frontend import clock_calls, creation, python_math, random_numbers, trace_context
 from kiln.frontend.autograph import code_cache, escapes, operators, staged_recursion
 from kiln.frontend.autograph.context import ConversionContext, ConversionInfo, record_converted
 from kiln.frontend.autograph.libraries import is_higher_order, library_reason
@@ -168,6 +168,7 @@ def call(func: Any) -> Any:
         return traced
     if trace_context.current() is not None:
         random_numbers.refuse_numpy_generator(func)  # a NumPy generator's method would draw once, while tracing
+        clock_calls.warn_if_clock(func)  # `t0 = time()` reads the clock once, while tracing
         copied = creation.ndarray_copy(func)  # W.copy() of a plain array: a kiln array the function may write
         if copied is not None:
             return copied

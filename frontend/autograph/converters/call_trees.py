@@ -21,7 +21,7 @@ import types
 from collections.abc import Mapping
 from typing import Any
 
-from kiln.frontend import dtypes, python_math
+from kiln.frontend import clock_calls, dtypes, python_math
 from kiln.frontend.autograph import templates
 from kiln.frontend.autograph.context import ConversionContext, rule
 from kiln.frontend.autograph.libraries import is_higher_order, is_library_module
@@ -97,6 +97,8 @@ def _library_call(namespace: Mapping[str, Any], root: str, path: tuple[str, ...]
     if is_higher_order(_attribute(value, path)):  # functools.reduce(f, ...): f is converted first
         return False
     if _staged_random(value, path):  # np.random.normal(...): drawn on every call (kiln.frontend.random_numbers)
+        return False
+    if clock_calls.is_clock(_attribute(value, path)):  # time.perf_counter(): read while tracing, said so
         return False
     if isinstance(value, types.ModuleType) and value.__name__ == "math":
         if getattr(value, path[-1], None) in python_math.TRACED:  # math.sqrt(x) of a traced x

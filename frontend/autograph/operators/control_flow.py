@@ -106,6 +106,9 @@ def for_stmt(
         with staging.unrolled(len(counted[0])):
             _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
         return
+    rows = staging.rows_plan(iter_)
+    if rows is not None and staging.staged_rows(iter_, *rows, extra_test, body, get_state, set_state, symbol_names):
+        return
     if staging.python_effect(body) is None:
         items = staging.sequence_items(iter_)
         if items is not None and staging.staged_python_sequence(items, extra_test, body, get_state, set_state, symbol_names):

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from kiln.frontend import creation, list_numbers, runtime_checks, trace_context
+from kiln.frontend import creation, list_arrays, list_numbers, runtime_checks, trace_context
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor
 
 _PYTHON_KINDS: dict[type, str] = {bool: "b", int: "i", float: "f", complex: "c"}
@@ -49,6 +49,9 @@ def _element_type(item: Any) -> tuple[str, Any] | None:
 
 def read(seq: list[Any] | tuple[Any, ...], key: Tensor) -> Any:
     """``seq[key]`` for the traced integer ``key``."""
+    row = list_arrays.row_at(seq, key)  # (a list held as one array: kiln.frontend.list_arrays)
+    if row is not None:
+        return row
     kinds = {_element_type(item) for item in seq}
     if None in kinds or len(kinds) > 1:
         raise NotImplementedError(
@@ -67,6 +70,9 @@ def read(seq: list[Any] | tuple[Any, ...], key: Tensor) -> Any:
 def write(seq: list[Any], key: Tensor, value: Any) -> None:
     """``seq[key] = value`` for the traced integer ``key``: each element is ``value`` where ``key``
     names it, itself elsewhere (see the module doc)."""
+    if isinstance(seq, list_arrays.ArrayRow):
+        seq[key] = value
+        return
     kinds = {_element_type(item) for item in seq}
     if len(kinds) != 1 or None in kinds or {_element_type(value)} != kinds or (
         isinstance(value, Tensor) and (value.kind_flag is not None or value.path_promotions is not None)

@@ -28,6 +28,7 @@ import dis
 import functools
 import inspect
 import sys
+import types
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
@@ -45,9 +46,9 @@ GetState = Callable[[], tuple[Any, ...]]
 SetState = Callable[[tuple[Any, ...]], None]
 
 from kiln.dialects import graph
-from kiln.frontend import dtypes, index_facts, mutation, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
+from kiln.frontend import dtypes, index_facts, list_arrays, mutation, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend.abstract_value import PLAIN, AbstractValue, abstract_of, join_paths
-from kiln.frontend.autograph import effects, loop_numbers
+from kiln.frontend.autograph import effects, escapes, loop_numbers
 from kiln.frontend.autograph.branch_lists import BranchLists
 from kiln.frontend.autograph.context import Unsupported, is_converted_code, unsupported_in
 from kiln.frontend.autograph.result_groups import ResultGroups
@@ -1927,6 +1928,7 @@ def staged_for(
         more = extra_test()
         if not is_tensor(more) and not more:
             return
+    list_arrays.pack_state(_own_lists(body))  # (lists of lists the body may write at `i`: arrays the loop carries)
     watch = effects.Watch(where, "for", (body, extra_test))
 
     def test_with(cond: Tensor) -> Any:
@@ -2067,6 +2069,21 @@ def python_effect(fn: Callable[..., Any]) -> str | None:
         return None
 
     return scan(fn.__code__)
+
+
+def _own_lists(body: Callable[..., Any]) -> tuple[Any, ...]:
+    """The lists a loop's ``body`` reaches through its variables that the traced function made (not
+    an argument's, a global's or a closure's from outside the trace)."""
+    reached = trace_context.require().notes.get(escapes.NOTES_KEY)
+    if reached is None or not isinstance(body, types.FunctionType):
+        return ()
+    values = []
+    for _, cell in effects.free_cells(body):
+        try:
+            values.append(cell.cell_contents)
+        except ValueError:  # (a variable not bound yet)
+            continue
+    return tuple(v for v in values if type(v) is list and v not in reached)
 
 
 def staged_python_range(

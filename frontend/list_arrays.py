@@ -205,7 +205,7 @@ def _write(base: ArrayBase, index: tuple[Any, ...], value: Any) -> None:
             if value.kind_flag is not None:
                 runtime_checks.raises(as_tensor(np.logical_or(is_int, np.equal(kind, _KIND[float]))), TypeError,
                                       "a value that is not a Python int or float written into a list of numbers")
-            runtime_checks.require(as_tensor(np.logical_or(np.logical_not(is_int), np.less(np.absolute(value), _EXACT))),
+            runtime_checks.require(as_tensor(np.logical_or(np.logical_not(is_int), np.less(np.absolute(Tensor(value.value)), _EXACT))),
                                    "the Python int written into a list of ints and floats is beyond what a float64 "
                                    "holds exactly, which kiln holds the list as")
         elif abs(value) >= _EXACT:
@@ -252,14 +252,28 @@ def row_at(seq: Any, key: Tensor) -> ArrayRow | None:
 # -- packing the lists a staged loop changes
 
 
-def pack_state(values: tuple[Any, ...]) -> None:
-    """Hold each rectangular list of lists of Python ints and floats among ``values`` (a staged
-    loop's state) as one array, in place (see the module doc)."""
+def pack_state(values: tuple[Any, ...]) -> list[list[Any]]:
+    """Hold each rectangular list of lists of Python ints and floats among ``values`` (the lists a
+    staged loop's body reaches) as one array, in place (see the module doc); those it packed."""
+    packed = []
     for value in values:
         if type(value) is list and base_rows(value) is None:
             found = _packable(value)
             if found is not None:
                 _pack(value, *found)
+                packed.append(value)
+    return packed
+
+
+def unpack(lists: list[list[Any]]) -> None:
+    """Make the lists :func:`pack_state` packed nested Python lists of their numbers again, in place
+    (for a loop that runs as Python's instead: it may put any value in them)."""
+    for top in lists:
+        top[:] = [_plain(row) for row in top]
+
+
+def _plain(row: Any) -> Any:
+    return [_plain(item) for item in row] if isinstance(row, ArrayRow) else row
 
 
 def _packable(top: list[Any]) -> tuple[tuple[int, ...], bool] | None:

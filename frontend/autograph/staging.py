@@ -1928,7 +1928,6 @@ def staged_for(
         more = extra_test()
         if not is_tensor(more) and not more:
             return
-    list_arrays.pack_state(_own_lists(body))  # (lists of lists the body may write at `i`: arrays the loop carries)
     watch = effects.Watch(where, "for", (body, extra_test))
 
     def test_with(cond: Tensor) -> Any:
@@ -2107,11 +2106,13 @@ def staged_python_range(
     where = trace_context.user_location()
     python_range = _PYTHON_RANGE.set(True)
     before = trace_context.require().block.last_op
+    packed = list_arrays.pack_state(_own_lists(body))  # (lists of lists the body may write at `i`: arrays the loop carries)
     try:
         staged_for(StagedRange(iter_.start, iter_.stop, iter_.step, weak=True), extra_test, body,
                    get_state, set_state, symbol_names)
         _numbers_out_of_loop(before, get_state, set_state, symbol_names)
     except Exception as error:  # the body needs Python ints (lst[i], np.zeros(i), ...): unroll instead
+        list_arrays.unpack(packed)  # (Python's loop runs on Python's lists)
         set_state(init)
         if isinstance(error, effects.PythonEffectError):
             return False  # a Python side effect found while tracing: unrolling is the rule

@@ -205,7 +205,8 @@ def _write(base: ArrayBase, index: tuple[Any, ...], value: Any) -> None:
             if value.kind_flag is not None:
                 runtime_checks.raises(as_tensor(np.logical_or(is_int, np.equal(kind, _KIND[float]))), TypeError,
                                       "a value that is not a Python int or float written into a list of numbers")
-            runtime_checks.require(as_tensor(np.logical_or(np.logical_not(is_int), np.less(np.absolute(Tensor(value.value)), _EXACT))),
+            exact = np.less(np.absolute(Tensor(value.value)), _EXACT)  # (its value alone: no Python operator)
+            runtime_checks.require(as_tensor(np.logical_or(np.logical_not(is_int), exact)),
                                    "the Python int written into a list of ints and floats is beyond what a float64 "
                                    "holds exactly, which kiln holds the list as")
         elif abs(value) >= _EXACT:

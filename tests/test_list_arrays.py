@@ -73,7 +73,8 @@ def test_lists_of_lists_read_and_written_at_staged_indices():
     a = [[float(i + 2 * j) for i in range(7)] for j in range(6)]
     b = [[float(i - j) for i in range(5)] for j in range(7)]
     _staged(matrix_product, (a, b), ([[1.5] * 6 for _ in range(6)], [[2.0] * 6 for _ in range(6)]))
-    _staged(matrix_product, ([[i + j for i in range(6)] for j in range(6)], [[i * j for i in range(6)] for j in range(6)]))
+    ints = [[i + j for i in range(6)] for j in range(6)]
+    _staged(matrix_product, (ints, [[i * j for i in range(6)] for j in range(6)]))
     _staged(distances, ([[i / 10.0 + j for i in range(9)] for j in range(8)],))
 
 

@@ -107,6 +107,28 @@ class ArrayRow(list):  # type: ignore[type-arg]
     def __ne__(self, other: Any) -> Any:
         return not self == other
 
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    # -- to NumPy, as NumPy takes a list (its own storage is not the list's: see ArrayRow)
+    def _array(self) -> Tensor:
+        if self.base.kinds is not None:
+            raise NotImplementedError(
+                f"{trace_context.here()}: a NumPy function of a row of a list kiln holds as one array of Python "
+                "ints and floats: NumPy's dtype would depend on the values' types, which kiln knows only per call. "
+                "Make the values floats (float(v)), or build the array with a comprehension"
+            )
+        return self.base.values[self.at].copy()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        return np.asarray(self._array(), dtype=dtype)
+
+    def __array_function__(self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return func(*_arrays(args), **_arrays(kwargs))
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        return getattr(ufunc, method)(*_arrays(inputs), **_arrays(kwargs))
+
     def __add__(self, other: Any) -> list[Any]:
         return self._items() + list(other)
 
@@ -132,6 +154,8 @@ class ArrayRow(list):  # type: ignore[type-arg]
 
     # -- writing
     def __setitem__(self, key: Any, value: Any) -> None:
+        if isinstance(key, slice):
+            _refuse("a slice assignment")
         index = (*self.at, _index(key, len(self)))
         if len(index) < self.base.values.ndim:
             _refuse("`xs[i] = ...` replaces a whole row")
@@ -150,6 +174,17 @@ class ArrayRow(list):  # type: ignore[type-arg]
     @classmethod
     def __kiln_unflatten__(cls, aux: _Same, kids: list[Any]) -> ArrayRow:
         return aux.row
+
+
+def _arrays(obj: Any) -> Any:
+    """``obj`` (a NumPy function's arguments) with each ArrayRow in it as a kiln array."""
+    if isinstance(obj, ArrayRow):
+        return obj._array()
+    if isinstance(obj, tuple):
+        return tuple(_arrays(x) for x in obj)
+    if isinstance(obj, dict):
+        return {k: _arrays(v) for k, v in obj.items()}
+    return obj
 
 
 def _index(key: Any, n: int) -> Any:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
 import pytest
 from python_differential import differential
 
@@ -125,8 +126,6 @@ def fill_from_an_array(x):
 def test_a_numpy_value_in_a_list_of_floats_keeps_pythons_meaning():
     """A NumPy float64 written at a staged index would make the element's type depend on the index:
     the loop runs as Python's, saying so."""
-    import numpy as np
-
     with pytest.warns(KilnUnrollWarning, match="into a list of floats at an index known only at run time"):
         differential(fill_from_an_array, (np.arange(5.0),))
 
@@ -149,3 +148,29 @@ def test_a_list_argument_of_lists_is_one_argument():
     concrete = compiled.get_concrete_function(a, a)
     assert concrete.ir.count("tensor<6x6xf64>") >= 2
     assert "tensor<6xf64>, %" not in concrete.ir.split("{", 1)[0]
+
+
+def scale_rows(x, s):
+    for i in range(len(x)):
+        for j in range(len(x[0])):
+            x[i][j] = x[i][j] * s
+    return x
+
+
+def test_writes_into_an_argument_list_of_lists_reach_the_caller():
+    """An argument's row read at a traced index is a read-only view: the loop runs as Python's
+    and the writes reach the caller's lists, which the function returns."""
+    with pytest.warns(KilnUnrollWarning, match="a row read at an index known only at run time from an argument list"):
+        differential(scale_rows, ([[float(i + j) for i in range(6)] for j in range(6)], 0.5))
+
+
+def row_sums_after(n):
+    d = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(n):
+            d[i][j] = float(i + j)
+    return [sum(row) for row in d if row], [max(d[1]), d[2][::-1], len(d[3])], np.sum(d[1])
+
+
+def test_rows_after_the_loop_are_python_lists():
+    _staged(row_sums_after, (6,))

@@ -174,3 +174,11 @@ def row_sums_after(n):
 
 def test_rows_after_the_loop_are_python_lists():
     _staged(row_sums_after, (6,))
+
+
+def test_another_shape_retraces_saying_so():
+    compiled = kiln.function(matrix_product)
+    compiled([[1.0, 2.0]], [[3.0], [4.0]])
+    compiled([[1.0, 2.0, 3.0]], [[3.0], [4.0], [5.0]])
+    assert "1x2 list of lists of Python floats" in compiled.retrace_reasons[-1]
+    assert "1x3 list of lists of Python floats" in compiled.retrace_reasons[-1]

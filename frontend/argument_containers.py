@@ -51,7 +51,7 @@ def _arrays(obj: Any) -> Any:
     from kiln.frontend.creation import asarray  # (creation imports the tracer's tensors)
 
     if isinstance(obj, ArgumentList):
-        if obj.packed is not None and len(obj) == len(obj.packed[1]) and all(a is b for a, b in zip(obj, obj.packed[1])):
+        if packed_unchanged(obj):
             return asarray(obj.packed[0]).copy()  # unchanged since the call: the argument's own array
         return asarray(list(obj))
     if isinstance(obj, tuple):
@@ -59,6 +59,14 @@ def _arrays(obj: Any) -> Any:
     if isinstance(obj, dict):
         return {k: _arrays(v) for k, v in obj.items()}
     return obj
+
+
+def packed_unchanged(obj: ArgumentList) -> bool:
+    """Whether ``obj``, unpacked from an argument array, still holds what it was unpacked into (and
+    so do the lists it holds, for an N-d one): that array is then its contents."""
+    if obj.packed is None or len(obj) != len(obj.packed[1]) or any(a is not b for a, b in zip(obj, obj.packed[1])):
+        return False
+    return all(packed_unchanged(item) for item in obj if isinstance(item, ArgumentList))
 
 
 def traced_lists(obj: Any) -> Any:

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from kiln.frontend import creation, list_kinds, list_numbers, runtime_checks, trace_context
+from kiln.frontend import creation, list_arrays, list_kinds, list_numbers, runtime_checks, trace_context
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor
 
 _PYTHON_KINDS: dict[type, str] = {bool: "b", int: "i", float: "f", complex: "c"}
@@ -50,6 +50,9 @@ def _element_type(item: Any) -> tuple[str, Any] | None:
 
 def read(seq: list[Any] | tuple[Any, ...], key: Tensor) -> Any:
     """``seq[key]`` for the traced integer ``key``."""
+    row = list_arrays.row_at(seq, key)  # (a list held as one array: kiln.frontend.list_arrays)
+    if row is not None:
+        return row
     if list_kinds.applies(seq):
         _check_in_range(key, len(seq), f"{type(seq).__name__} index out of range")
         return list_kinds.read(seq, np.where(np.less(key, 0), key + len(seq), key))
@@ -71,6 +74,9 @@ def read(seq: list[Any] | tuple[Any, ...], key: Tensor) -> Any:
 def write(seq: list[Any], key: Tensor, value: Any) -> None:
     """``seq[key] = value`` for the traced integer ``key``: each element is ``value`` where ``key``
     names it, itself elsewhere (see the module doc)."""
+    if isinstance(seq, list_arrays.ArrayRow):
+        seq[key] = value
+        return
     n = len(seq)
     if list_kinds.applies([*seq, value]):
         _check_in_range(key, n, "list assignment index out of range")

@@ -44,13 +44,15 @@ class ListNumber:
 
 
 class NumberList:
-    """A list argument of Python numbers of one type ``kind``: a 1-d traced leaf."""
+    """A list argument of Python numbers of one type ``kind``, or a rectangular list of such lists
+    (``float list list``) of ``shape``: one traced leaf of that shape."""
 
-    __slots__ = ("values", "kind")
+    __slots__ = ("values", "kind", "shape")
 
-    def __init__(self, values: list[Any], kind: type):
+    def __init__(self, values: list[Any], kind: type, shape: tuple[int, ...] | None = None):
         self.values = values
         self.kind = kind
+        self.shape = shape if shape is not None else (len(values),)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         return np.array(self.values, dtype=dtype or DTYPES[self.kind])
@@ -76,11 +78,28 @@ def lift_list_numbers(obj: Any, in_list: bool = False) -> Any:
     if in_list and _liftable(obj):
         return ListNumber(obj)
     if isinstance(obj, list):
-        kind = type(obj[0]) if obj else None
-        if kind in DTYPES and all(type(x) is kind and _liftable(x) for x in obj):
-            return NumberList(obj, kind)
+        found = _rectangular(obj)
+        if found is not None:
+            return NumberList(obj, *found)
         return [lift_list_numbers(x, True) for x in obj]
     return pytree.map_children(obj, lift_list_numbers)
+
+
+def _rectangular(obj: list[Any]) -> tuple[type, tuple[int, ...]] | None:
+    """The one number type and the shape of ``obj``, a non-empty list of Python numbers of one type
+    or a rectangular list of such lists (its inner lists distinct objects); None for another."""
+    if not obj:
+        return None
+    if not isinstance(obj[0], list):
+        kind = type(obj[0])
+        return (kind, (len(obj),)) if kind in DTYPES and all(type(x) is kind and _liftable(x) for x in obj) else None
+    if not all(type(x) is list for x in obj) or len({id(x) for x in obj}) != len(obj):
+        return None
+    inner = [_rectangular(x) for x in obj]
+    if inner[0] is None or any(found != inner[0] for found in inner):
+        return None
+    kind, shape = inner[0]
+    return kind, (len(obj), *shape)
 
 
 def python_number(t: Tensor) -> Tensor:
@@ -92,7 +111,11 @@ def python_number(t: Tensor) -> Tensor:
 
 def unpack(packed: Tensor) -> ArgumentList:
     """The list a NumberList argument is in the trace: one Python number per element, read from
-    the 1-d argument ``packed`` (which NumPy functions of the unchanged list use as it is)."""
-    items = ArgumentList(python_number(packed[k]) for k in range(packed.shape[0]))
+    the argument ``packed`` (which NumPy functions of the unchanged list use as it is), or for an
+    N-d ``packed`` a list of such lists, each packed as its part of ``packed``."""
+    if packed.ndim > 1:
+        items = ArgumentList(unpack(packed[k]) for k in range(packed.shape[0]))
+    else:
+        items = ArgumentList(python_number(packed[k]) for k in range(packed.shape[0]))
     items.packed = (packed, tuple(items))
     return items

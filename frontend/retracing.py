@@ -116,7 +116,10 @@ def _describe_leaf(key: Any) -> str:
     if kind == "number":
         return f"Python {key[1].__name__} (in a list)"
     if kind == "numbers":
-        return f"list of {key[2]} Python {key[1].__name__}s"
+        shape = key[2]
+        if len(shape) > 1:  # (a rectangular list of lists: one N-d argument)
+            return f"{'x'.join(map(str, shape))} list of lists of Python {key[1].__name__}s"
+        return f"list of {shape[0]} Python {key[1].__name__}s"
     return f"{key[1].__name__} {key[2]!r}"
 
 

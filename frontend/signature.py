@@ -184,7 +184,7 @@ def leaf_key(leaf: Any, *, in_trace: bool = False) -> Any:
     if isinstance(leaf, ListNumber):
         return ("number", type(leaf.value))
     if isinstance(leaf, NumberList):
-        return ("numbers", leaf.kind, len(leaf.values))
+        return ("numbers", leaf.kind, leaf.shape)
     if isinstance(leaf, Variable):
         return ("variable", WeakIdentity(leaf, "kiln.Variable"), leaf.dtype.str, leaf.shape)
     cls = type(leaf)

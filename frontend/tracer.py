@@ -23,6 +23,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from kiln.dialects import graph
 from kiln.frontend import argument_containers, calls, list_numbers, python_raises, pytree, result_kinds, trace_context
+from kiln.frontend import list_arrays  # noqa: F401  (how a result list held as one array becomes lists again)
 from kiln.frontend.mutation import Storage
 from kiln.frontend.tensor import IMMUTABLE_REBOUND, LAYOUT_ARGUMENTS, Tensor, as_tensor
 from kiln.frontend.variables import NOTES_KEY, Captures, Variable

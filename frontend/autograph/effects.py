@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from kiln.frontend import trace_context
+from kiln.frontend.list_arrays import ArrayRow
 from kiln.frontend.autograph.converters import python_effects
 from kiln.frontend.autograph.operators.variables import Undefined
 
@@ -141,6 +142,8 @@ class Watch:
             owner = getattr(obj, "__self__", None)
             if owner is not None and not isinstance(owner, types.ModuleType):
                 self._visit(owner, path, root, depth + 1, seen)
+            return
+        if isinstance(obj, ArrayRow):  # (its numbers are an array's, whose writes the construct carries)
             return
         if isinstance(obj, (tuple, list, collections.deque)):
             seen.add(id(obj))

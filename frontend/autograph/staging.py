@@ -28,6 +28,7 @@ import dis
 import functools
 import inspect
 import sys
+import types
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
@@ -45,9 +46,9 @@ GetState = Callable[[], tuple[Any, ...]]
 SetState = Callable[[tuple[Any, ...]], None]
 
 from kiln.dialects import graph
-from kiln.frontend import dtypes, index_facts, mutation, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
+from kiln.frontend import dtypes, index_facts, list_arrays, mutation, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend.abstract_value import PLAIN, AbstractValue, abstract_of, join_paths
-from kiln.frontend.autograph import effects, loop_numbers, staged_recursion
+from kiln.frontend.autograph import effects, escapes, loop_numbers, staged_recursion
 from kiln.frontend.autograph.branch_lists import BranchLists
 from kiln.frontend.autograph.counted_iterables import Item, StagedRows
 from kiln.frontend.autograph.loop_lists import LoopLists
@@ -2162,6 +2163,21 @@ def python_effect(fn: Callable[..., Any]) -> str | None:
     return scan(fn.__code__)
 
 
+def _own_lists(body: Callable[..., Any]) -> tuple[Any, ...]:
+    """The lists a loop's ``body`` reaches through its variables that the traced function made (not
+    an argument's, a global's or a closure's from outside the trace)."""
+    reached = trace_context.require().notes.get(escapes.NOTES_KEY)
+    if reached is None or not isinstance(body, types.FunctionType):
+        return ()
+    values = []
+    for _, cell in effects.free_cells(body):
+        try:
+            values.append(cell.cell_contents)
+        except ValueError:  # (a variable not bound yet)
+            continue
+    return tuple(v for v in values if type(v) is list and v not in reached)
+
+
 def staged_python_range(
     iter_: range,
     extra_test: Callable[[], Any] | None,
@@ -2183,11 +2199,13 @@ def staged_python_range(
     where = trace_context.user_location()
     python_range = _PYTHON_RANGE.set(True)
     before = trace_context.require().block.last_op
+    packed = list_arrays.pack_state(_own_lists(body))  # (lists of lists the body may write at `i`: arrays the loop carries)
     try:
         staged_for(StagedRange(iter_.start, iter_.stop, iter_.step, weak=True), extra_test, body,
                    get_state, set_state, symbol_names)
         _numbers_out_of_loop(before, get_state, set_state, symbol_names)
     except Exception as error:  # the body needs Python ints (lst[i], np.zeros(i), ...): unroll instead
+        list_arrays.unpack(packed)  # (Python's loop runs on Python's lists)
         set_state(init)
         if isinstance(error, effects.PythonEffectError):
             return False  # a Python side effect found while tracing: unrolling is the rule

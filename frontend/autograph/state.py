@@ -71,16 +71,16 @@ def flatten(value: Any, name: str, leaves: list[Any], names: list[str]) -> Tree:
         leaves.append(value)
         names.append(name)
         return Tree("leaf")
+    if hasattr(type(value), "__kiln_flatten__"):
+        aux, parts = value.__kiln_flatten__()
+        kids = tuple(flatten(p, f"{name} ({type(value).__name__} {label})", leaves, names) for label, p in parts)
+        return Tree("object", kids, aux=aux, cls=type(value))
     if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
         kids = tuple(flatten(v, f"{name}[{i}]", leaves, names) for i, v in enumerate(value))
         return Tree(type(value).__name__, kids)
     if isinstance(value, dict):
         keys = tuple(value)
         return Tree("dict", tuple(flatten(value[k], f"{name}[{k!r}]", leaves, names) for k in keys), aux=keys)
-    if hasattr(type(value), "__kiln_flatten__"):
-        aux, parts = value.__kiln_flatten__()
-        kids = tuple(flatten(p, f"{name} ({type(value).__name__} {label})", leaves, names) for label, p in parts)
-        return Tree("object", kids, aux=aux, cls=type(value))
     leaves.append(value)
     names.append(name)
     return Tree("leaf")

@@ -1,0 +1,395 @@
+"""Rectangular lists of Python numbers read and written at staged indices, held as one array.
+
+``D = [[0 for c in range(m)] for r in range(n)]`` written ``D[i][j] = v`` in a staged ``for i in
+range(n)`` loop, or an argument ``X`` (``float list list``) read ``X[i][k]``: a trace cannot pick
+one of the Python lists at a traced ``i``, and carrying every number through the loop as a value
+of its own makes compile time grow with the element count. So such a list is held as one array:
+
+- Before a ``range`` loop is staged, each rectangular list of lists of Python ints and floats the
+  loop changes (one the function made, whose inner lists nothing else holds) becomes
+  :class:`ArrayRow` views of one :class:`ArrayBase` (:func:`pack_state`): the list keeps its
+  identity, its rows read and write the array, and the loop carries the array as it carries any
+  array the body writes.
+- An argument list of lists, unchanged since the call, is its own N-d argument array
+  (kiln.frontend.list_numbers); its rows at a traced index are read-only views of it.
+
+Elements stay Python numbers: an int list's array holds floats plus each element's Python type
+(an int8 kind per element, as a staged ``if`` merges an int and a float), so ``D[i][j] = 0.5`` into
+a list of ``0`` makes that element a float and leaves the others ints, as Python does; an int
+written is exact below 2**53, checked when the call runs. A list of floats takes floats only. What
+would change a row's length, or a value of another type, is refused naming the line.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from kiln.frontend import creation, list_numbers, pytree, result_kinds, runtime_checks, trace_context
+from kiln.frontend.argument_containers import ArgumentList, packed_unchanged
+from kiln.frontend.tensor import Tensor, as_scalar, as_tensor
+
+_PYTHON_TYPE = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+_KIND = {int: np.int8(result_kinds.PYTHON_INT), float: np.int8(result_kinds.PYTHON_FLOAT)}
+#: an int a float64 holds exactly
+_EXACT = 2.0 ** 53
+
+
+class ArrayBase:
+    """The array a rectangular list of numbers is held in: ``values``, and where its elements are
+    not all floats, ``kinds`` (each element's Python type as a result kind); ``kind`` the one type
+    where there is no ``kinds``. ``writable``: the function's own list, not an argument's view."""
+
+    __slots__ = ("values", "kinds", "kind", "writable")
+
+    def __init__(self, values: Tensor, kinds: Tensor | None, kind: type | None, writable: bool):
+        self.values, self.kinds, self.kind, self.writable = values, kinds, kind, writable
+
+
+class _Same:
+    """A state leaf's structure that is the row itself (hashed and compared by identity)."""
+
+    __slots__ = ("row",)
+
+    def __init__(self, row: ArrayRow):
+        self.row = row
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.row is self.row
+
+    def __hash__(self) -> int:
+        return id(self.row)
+
+
+class ArrayRow(list):  # type: ignore[type-arg]
+    """A row (at any depth) of a list held as an :class:`ArrayBase`: the elements at ``at`` (Python
+    ints or traced 0-d ints), a Python list to the function that reads and writes the array."""
+
+    __slots__ = ("base", "at")
+
+    def __init__(self, base: ArrayBase, at: tuple[Any, ...]):
+        super().__init__()
+        self.base, self.at = base, at
+
+    # -- reading
+    def __len__(self) -> int:
+        return int(self.base.values.shape[len(self.at)])
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, slice):
+            return [self[k] for k in range(len(self))[key]]
+        index = (*self.at, _index(key, len(self)))
+        if len(index) < self.base.values.ndim:
+            return ArrayRow(self.base, index)
+        value = list_numbers.python_number(as_scalar(self.base.values[index]))
+        if self.base.kinds is not None:
+            value.kind_flag = as_scalar(self.base.kinds[index])
+        return value
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[k] for k in range(len(self)))
+
+    def __reversed__(self) -> Iterator[Any]:
+        return (self[k] for k in reversed(range(len(self))))
+
+    def _items(self) -> list[Any]:
+        return [self[k] for k in range(len(self))]
+
+    def __contains__(self, value: Any) -> bool:
+        return value in self._items()
+
+    def __eq__(self, other: Any) -> Any:
+        return self._items() == (other._items() if isinstance(other, ArrayRow) else other)
+
+    def __ne__(self, other: Any) -> Any:
+        return not self == other
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    # -- to NumPy, as NumPy takes a list (its own storage is not the list's: see ArrayRow)
+    def _array(self) -> Tensor:
+        if self.base.kinds is not None:
+            raise NotImplementedError(
+                f"{trace_context.here()}: a NumPy function of a row of a list kiln holds as one array of Python "
+                "ints and floats: NumPy's dtype would depend on the values' types, which kiln knows only per call. "
+                "Make the values floats (float(v)), or build the array with a comprehension"
+            )
+        return self.base.values[self.at].copy()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        return np.asarray(self._array(), dtype=dtype)
+
+    def __array_function__(self, func: Any, types: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return func(*_arrays(args), **_arrays(kwargs))
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        return getattr(ufunc, method)(*_arrays(inputs), **_arrays(kwargs))
+
+    def __add__(self, other: Any) -> list[Any]:
+        return self._items() + list(other)
+
+    def __radd__(self, other: Any) -> list[Any]:
+        return list(other) + self._items()
+
+    def __mul__(self, n: Any) -> list[Any]:
+        return self._items() * n
+
+    __rmul__ = __mul__
+
+    def __repr__(self) -> str:
+        return repr(self._items())
+
+    def copy(self) -> list[Any]:
+        return self._items()
+
+    def index(self, value: Any, *args: Any) -> int:
+        return self._items().index(value, *args)
+
+    def count(self, value: Any) -> int:
+        return self._items().count(value)
+
+    # -- writing
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if isinstance(key, slice):
+            _refuse("a slice assignment")
+        index = (*self.at, _index(key, len(self)))
+        if len(index) < self.base.values.ndim:
+            _refuse("`xs[i] = ...` replaces a whole row")
+        _write(self.base, index, value)
+
+    def _changes_shape(self, *args: Any, **kwargs: Any) -> Any:
+        _refuse("this changes the length or the order of a row")
+
+    append = extend = insert = pop = remove = clear = sort = reverse = __delitem__ = _changes_shape
+    __iadd__ = __imul__ = _changes_shape
+
+    # -- as state of a staged construct: the row itself (the array is carried as written arrays are)
+    def __kiln_flatten__(self) -> tuple[_Same, tuple[()]]:
+        return _Same(self), ()
+
+    @classmethod
+    def __kiln_unflatten__(cls, aux: _Same, kids: list[Any]) -> ArrayRow:
+        return aux.row
+
+
+def _arrays(obj: Any) -> Any:
+    """``obj`` (a NumPy function's arguments) with each ArrayRow in it as a kiln array."""
+    if isinstance(obj, ArrayRow):
+        return obj._array()
+    if isinstance(obj, tuple):
+        return tuple(_arrays(x) for x in obj)
+    if isinstance(obj, dict):
+        return {k: _arrays(v) for k, v in obj.items()}
+    return obj
+
+
+def _index(key: Any, n: int) -> Any:
+    """``key`` as an index of a row of length ``n``: a Python int in range (IndexError otherwise, as
+    Python raises), or a traced 0-d int (checked when the call runs)."""
+    if isinstance(key, Tensor):
+        runtime_checks.raises(as_tensor(np.logical_and(np.greater_equal(key, -n), np.less(key, n))), IndexError,
+                              "list index out of range")
+        return np.where(np.less(key, 0), key + n, key)
+    key = int(key)
+    if not -n <= key < n:
+        raise IndexError("list index out of range")
+    return key + n if key < 0 else key
+
+
+def _refuse(what: str) -> None:
+    raise NotImplementedError(
+        f"{trace_context.here()}: {what} of a list kiln holds as one array (a rectangular list of Python "
+        "numbers read or written at an index known only at run time); kiln keeps such a list's shape. "
+        "Build the list to its final shape before the loop"
+    )
+
+
+def _value_kind(value: Any) -> Any:
+    """The Python type of ``value`` written into a list: a result kind (int8, or a traced one for a
+    number whose type is known per call); None for a value that is not a Python int or float."""
+    if type(value) in _KIND:
+        return _KIND[type(value)]
+    if not isinstance(value, Tensor) or value.ndim != 0 or value.dtype.kind not in "if":
+        return None
+    if value.kind_flag is not None:
+        return value.kind_flag
+    if value.weak and value.path_promotions is None:
+        return _KIND[_PYTHON_TYPE[value.dtype.kind]]
+    return None
+
+
+def _write(base: ArrayBase, index: tuple[Any, ...], value: Any) -> None:
+    """``base``'s element at ``index`` becomes the Python number ``value`` (see the module doc)."""
+    if not base.writable:
+        _refuse("a write into a row read at an index known only at run time from an argument list")
+    kind = _value_kind(value)
+    if kind is None or (base.kinds is None and not (isinstance(kind, np.int8) and kind == _KIND[float])):
+        raise NotImplementedError(
+            f"{trace_context.here()}: this writes a {_describe(value)} into a list of "
+            f"{'floats' if base.kinds is None else 'Python ints and floats'} at an index known only at run time: "
+            "each element's type after the write would depend on the index. Write a Python number of the "
+            "list's type (float(v)), or keep such values in an array (a = np.array(xs); a[i, j] = v)"
+        )
+    if base.kinds is not None:
+        is_int = np.equal(kind, np.int8(result_kinds.PYTHON_INT))
+        if isinstance(value, Tensor):
+            if value.kind_flag is not None:
+                runtime_checks.raises(as_tensor(np.logical_or(is_int, np.equal(kind, _KIND[float]))), TypeError,
+                                      "a value that is not a Python int or float written into a list of numbers")
+            exact = np.less(np.absolute(Tensor(value.value)), _EXACT)  # (its value alone: no Python operator)
+            runtime_checks.require(as_tensor(np.logical_or(np.logical_not(is_int), exact)),
+                                   "the Python int written into a list of ints and floats is beyond what a float64 "
+                                   "holds exactly, which kiln holds the list as")
+        elif abs(value) >= _EXACT:
+            _refuse(f"the int {value} written, beyond what a float64 holds exactly,")
+        base.kinds[index] = kind
+    base.values[index] = value
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, Tensor):
+        return f"{'0-d' if value.ndim == 0 else f'{value.ndim}-d'} {value.dtype} value that is not a Python number"
+    return type(value).__name__
+
+
+# -- reads at a traced index (kiln.frontend.list_index)
+
+
+def base_rows(seq: Any) -> ArrayBase | None:
+    """The array ``seq``'s rows are held in, where ``seq`` is a list whose items are exactly the rows
+    of one :class:`ArrayBase` in order; None otherwise."""
+    if not seq or type(seq) is not list or not all(type(row) is ArrayRow for row in seq):
+        return None
+    base = seq[0].base
+    if len(seq) != base.values.shape[0] or any(row.base is not base or row.at != (r,) for r, row in enumerate(seq)):
+        return None
+    return base
+
+
+def row_at(seq: Any, key: Tensor) -> ArrayRow | None:
+    """``seq[key]`` (``key`` a traced int) where ``seq`` is held as one array: a view of the row,
+    read-only for an argument's list; None where ``seq`` is not such a list."""
+    if isinstance(seq, ArrayRow):
+        return seq[key]  # type: ignore[no-any-return]
+    base = base_rows(seq)
+    if base is not None:
+        return ArrayRow(base, (_index(key, len(seq)),))
+    if isinstance(seq, ArgumentList) and seq.packed is not None and seq.packed[0].ndim > 1 and packed_unchanged(seq):
+        packed = seq.packed[0]
+        view = ArrayBase(packed, None, _PYTHON_TYPE[packed.dtype.kind], writable=False)
+        return ArrayRow(view, (_index(key, len(seq)),))
+    return None
+
+
+# -- packing the lists a staged loop changes
+
+
+def pack_state(values: tuple[Any, ...]) -> list[list[Any]]:
+    """Hold each rectangular list of lists of Python ints and floats among ``values`` (the lists a
+    staged loop's body reaches) as one array, in place (see the module doc); those it packed."""
+    packed = []
+    for value in values:
+        if type(value) is list and base_rows(value) is None:
+            found = _packable(value)
+            if found is not None:
+                _pack(value, *found)
+                packed.append(value)
+    return packed
+
+
+def unpack(lists: list[list[Any]]) -> None:
+    """Make the lists :func:`pack_state` packed nested Python lists of their numbers again, in place
+    (for a loop that runs as Python's instead: it may put any value in them)."""
+    for top in lists:
+        top[:] = [_plain(row) for row in top]
+
+
+def _plain(row: Any) -> Any:
+    return [_plain(item) for item in row] if isinstance(row, ArrayRow) else row
+
+
+def _packable(top: list[Any]) -> tuple[tuple[int, ...], bool] | None:
+    """The shape of ``top`` and whether its numbers are all floats, where ``top`` is a rectangular
+    list (2-d or more) of Python ints and floats (traced or not) whose inner lists are distinct
+    plain lists that only their parent holds; None otherwise."""
+    shape: list[int] = []
+    level: list[Any] = [top]
+    while level and all(type(x) is list for x in level):
+        n = len(level[0])
+        if n == 0 or any(len(x) != n for x in level):
+            return None
+        shape.append(n)
+        if type(level[0][0]) is list and not _sole_owned(level):  # (before `level` holds them too)
+            return None
+        level = [item for x in level for item in x]
+    if len(shape) < 2 or any(type(x) is list for x in level):
+        return None
+    kinds = [_value_kind(x) for x in level]
+    if any(not isinstance(k, np.int8) for k in kinds):  # (a number whose type is known per call, or another value)
+        return None
+    if any(isinstance(x, Tensor) and (x.ndim != 0 or not x.immutable) or type(x) is int and abs(x) >= _EXACT
+           for x in level):
+        return None
+    return tuple(shape), all(k == _KIND[float] for k in kinds)
+
+
+def _sole_owned(level: list[list[Any]]) -> bool:
+    """Whether the inner lists of the lists in ``level`` are distinct and held by their parent only
+    (so that holding them as views of one array changes no other reference's meaning)."""
+    seen: set[int] = set()
+    for parent in level:
+        for k in range(len(parent)):
+            if id(parent[k]) in seen or sys.getrefcount(parent[k]) > 2:  # (the parent's reference, the argument's)
+                return False
+            seen.add(id(parent[k]))
+    return True
+
+
+def _pack(top: list[Any], shape: tuple[int, ...], floats: bool) -> None:
+    flat: list[Any] = top
+    for _ in shape[1:]:
+        flat = [item for row in flat for item in row]
+    values = creation.array(flat, dtype=np.float64).reshape(shape).copy()
+    kinds = None if floats else creation.array(
+        np.array([_value_kind(x) for x in flat], dtype=np.int8).reshape(shape))
+    ints = [x for x in flat if isinstance(x, Tensor) and x.dtype.kind == "i"]
+    if ints:
+        runtime_checks.require(as_tensor(np.all(np.less(np.absolute(creation.array(ints)), _EXACT))),
+                               "an int in a list of ints and floats is beyond what a float64 holds exactly, "
+                               "which kiln holds the list as")
+    base = ArrayBase(values, kinds, float if floats else None, writable=True)
+    top[:] = [ArrayRow(base, (r,)) for r in range(shape[0])]
+
+
+# -- as a result: its array (and kinds), made nested Python lists again when the call returns
+
+
+def _held(obj: list[Any]) -> tuple[Any, Any] | None:
+    base = base_rows(obj)
+    return None if base is None else (base.values, base.kinds)
+
+
+def _rebuild(values: Any, kinds: Any) -> list[Any]:
+    """The nested lists of Python numbers a held list's result arrays stand for; in a trace (a
+    kiln.function called by another's trace), the rows of those arrays."""
+    if not isinstance(values, np.ndarray):
+        base = ArrayBase(values, kinds, None if kinds is not None else _PYTHON_TYPE[values.dtype.kind], writable=True)
+        return [ArrayRow(base, (r,)) for r in range(values.shape[0])]
+    if kinds is None:
+        return values.tolist()  # type: ignore[no-any-return]
+    ints = np.equal(kinds, _KIND[int])
+    return _typed(values.tolist(), ints.tolist())
+
+
+def _typed(values: Any, ints: Any) -> Any:
+    if isinstance(values, list):
+        return [_typed(v, i) for v, i in zip(values, ints)]
+    return int(values) if ints else values
+
+
+pytree.held_as_array = _held
+pytree.rebuild_held = _rebuild

@@ -364,3 +364,30 @@ def test_what_kiln_cannot_keep_is_refused_naming_the_line(fn, args, words) -> No
         kiln.function(fn)(*args)
     line = fn.__code__.co_firstlineno + {filtered_by_kind: 2, changed_under_a_staged_if: 3}.get(fn, 1)
     assert f"test_comprehensions.py:{line}" in str(info.value)
+
+
+# ---------------------------------------------------------------------- Python values stay Python's
+
+
+def _no_divisor(n):
+    return all(n % d != 0 for d in range(2, n))
+
+
+def twin_pairs(limit):
+    """Pairs (p - 2, p) of primes below ``limit``: a comprehension over a Python range whose filter
+    folds another comprehension, all on Python ints (no array anywhere)."""
+    return [[p - 2, p] for p in range(5, limit) if _no_divisor(p) and _no_divisor(p - 2)]
+
+
+def scaled_by_count(x, k):
+    counts = [i * i for i in range(k) if i % 3 != 1]  # Python ints only: Python's list
+    return x * len(counts), counts
+
+
+def test_a_comprehension_on_python_values_alone_stays_pythons() -> None:
+    """Over a Python range, a comprehension that reaches no traced value runs as Python's (it adds
+    nothing to the trace): its folds are Python bools and ints, its filter Python's; staging it made
+    the fold a traced bool and refused the filtered list under it."""
+    differential(twin_pairs, (60,))
+    differential(scaled_by_count, (X[0], 40))
+    assert kiln.function(twin_pairs)(60) == twin_pairs(60)

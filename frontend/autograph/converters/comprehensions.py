@@ -2,7 +2,7 @@
 becomes, before its statement, the loop that builds it, taken only when its iterable stages:
 
     y = [elt for x in X if c]   ->   comp__it = X
-                                     if ag__.comprehension_stages(comp__it):
+                                     if ag__.comprehension_stages(comp__it, lambda: (names read)):
                                          comp__ = ag__.comprehension_start()
                                          for comp__x in comp__it:
                                              comp__ = ag__.comprehension_next(comp__)
@@ -187,6 +187,28 @@ def _hoistable(node: ast.ListComp | ast.GeneratorExp) -> bool:
     return True
 
 
+def _free_values(comp: ast.ListComp | ast.GeneratorExp) -> ast.Lambda:
+    """``lambda: (a, b, ...)`` of the names the comprehension's element and conditions read from
+    outside it (not the names its own or nested comprehensions bind): what the operator looks at to
+    tell whether the comprehension over a Python ``range`` reaches traced values at all."""
+    gen = comp.generators[0]
+    bound = set(_target_names(gen.target) or ())
+    parts = [comp.elt, *gen.ifs]
+    for part in parts:
+        for sub in ast.walk(part):
+            if isinstance(sub, _COMPREHENSIONS):
+                bound |= {n for g in sub.generators for n in (_target_names(g.target) or ())}
+            elif isinstance(sub, ast.Lambda):
+                bound |= {a.arg for a in ast.walk(sub.args) if isinstance(a, ast.arg)}
+            elif isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
+                bound.add(sub.target.id)
+    names = sorted({sub.id for part in parts for sub in ast.walk(part)
+                    if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id not in bound})
+    values = ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Load()) for n in names], ctx=ast.Load())
+    no_args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    return ast.copy_location(ast.Lambda(args=no_args, body=values), comp)
+
+
 def _target_names(target: ast.expr) -> set[str] | None:
     """The names a ``for`` target binds, when it is a name or a (nested) tuple of names."""
     if isinstance(target, ast.Name):
@@ -297,7 +319,7 @@ class _Hoister:
         out = templates.replace(
             """
             iterable = source
-            if ag__.comprehension_stages(iterable):
+            if ag__.comprehension_stages(iterable, free):
                 name = ag__.comprehension_start()
                 for target in iterable:
                     put
@@ -313,6 +335,7 @@ class _Hoister:
             put=put,
             original=original,
             returned=ast.Constant(value=returned),
+            free=_free_values(comp),
         )
         ast.fix_missing_locations(ast.Module(body=out, type_ignores=[]))
         return out

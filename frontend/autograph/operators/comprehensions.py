@@ -10,8 +10,9 @@ result is then a :class:`StagedList` of the kept rows (a length known only when 
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 import sys
+from types import FunctionType, MethodType, ModuleType
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +25,7 @@ from kiln.frontend.autograph.context import is_converted_code
 from kiln.frontend.autograph.comprehension_lists import NUMPY, PYTHON, Kind, StagedList
 from kiln.frontend.autograph.state import EMPTY
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit
+from kiln.frontend.variables import Variable
 
 _NUMBERS = (bool, int, float, complex, np.generic)
 #: the variable holding the buffer in the converted code (converters/comprehensions.py)
@@ -72,13 +74,55 @@ class Buffer:
         return bound
 
 
-def comprehension_stages(iterable: Any) -> bool:
+def comprehension_stages(iterable: Any, free: Callable[[], tuple[Any, ...]] | None = None) -> bool:
     """Whether the comprehension over ``iterable`` runs as the loop kiln stages: over a tensor, a
-    ``kiln.range`` or a Python ``range`` while tracing (a short range is unrolled by the loop
-    itself, and the result is then Python's list as written); else it runs as Python's."""
+    ``kiln.range``, or a Python ``range`` while tracing when the values its element and conditions
+    read from outside it (``free``) reach a traced value (a short range is unrolled by the loop
+    itself, and the result is then Python's list as written); else it runs as Python's: over a
+    range, code on Python values alone adds nothing to the trace and keeps Python's values
+    (``all(n % j > 0 for j in range(2, n))`` is a Python bool, not a traced one)."""
     if trace_context.current() is None:
         return False
-    return staging.is_staged_iterable(iterable) or type(iterable) is range
+    if staging.is_staged_iterable(iterable):
+        return True
+    if type(iterable) is not range:
+        return False
+    if free is None:
+        return True
+    try:
+        values = free()
+    except NameError:  # (a name the comprehension would not reach: let the staged loop decide)
+        return True
+    return _reaches_traced(values, 4, set())
+
+
+def _reaches_traced(value: Any, depth: int, seen: set[int]) -> bool:
+    """Whether ``value`` is, holds or (a function's closure, a bound method's object) reaches a
+    traced value or a kiln.Variable, looking ``depth`` levels deep."""
+    if isinstance(value, (Tensor, StagedList, Variable)):
+        return True
+    if depth == 0 or id(value) in seen or isinstance(value, (*_NUMBERS, str, bytes, type, ModuleType, np.ndarray)):
+        return False
+    seen.add(id(value))
+    if isinstance(value, dict):
+        items: Any = value.values()
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        items = value
+    elif isinstance(value, FunctionType):
+        items = [*(c.cell_contents for c in value.__closure__ or () if _filled(c)), *(value.__defaults__ or ())]
+    elif isinstance(value, MethodType):
+        items = [value.__self__, value.__func__]
+    else:
+        items = list(getattr(value, "__dict__", {}).values())
+    return any(_reaches_traced(v, depth - 1, seen) for v in items)
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
 
 
 def comprehension_start() -> Buffer:

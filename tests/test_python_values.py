@@ -600,6 +600,62 @@ def test_mixed_lists_keep_each_elements_type() -> None:
     differential(mixed, ([1, 2.5, 3],), ([1, 2, 3.5],), ([True, 2, 1j],))
 
 
+def swap_in_order(xs, x):
+    i, j = int(x[0]), int(x[1])
+    if xs[i] > xs[j]:
+        xs[i], xs[j] = xs[j], xs[i]
+    return xs
+
+
+def bubble_sort(xs):
+    for i in range(len(xs)):
+        for j in range(len(xs) - 1 - i):
+            if xs[j] > xs[j + 1]:
+                xs[j], xs[j + 1] = xs[j + 1], xs[j]
+
+
+def test_a_swap_at_traced_indices_under_a_staged_if_reads_both_before_writing() -> None:
+    """`xs[i], xs[j] = xs[j], xs[i]` on a list at traced indices (it raised a TypeError: the
+    unpacking wrote the list with Python's own `list[k] = v`)."""
+    differential(swap_in_order, ([3.0, 1.0, 2.0], np.array([0.0, 1.0])), ([1, 2.5, 0], np.array([2.0, 0.0])),
+                 (np.array([4, 1, 2]), np.array([0.0, 2.0])))
+    differential(bubble_sort, ([3, 1.5, 2, 0, 7],), ([2.0, -1.0],))
+
+
+def swap_rows(m, x):
+    i, j = int(x[0]), int(x[1])
+    if m[i, 0] > m[j, 0]:
+        m[i], m[j] = m[j], m[i]
+    return m
+
+
+def swap_in_rows(a, x):
+    k = int(x[0])
+    for j in range(len(a)):
+        if abs(a[j][k]) > abs(a[j][0]):
+            a[j][0], a[j][k] = a[j][k], a[j][0]
+    return a
+
+
+def test_a_swap_of_rows_and_within_rows_at_traced_indices() -> None:
+    """An ndarray's rows are views, so NumPy's row swap leaves both rows equal; a list of lists swaps."""
+    differential(swap_rows, (np.array([[3.0, 1.0], [1.0, 2.0], [0.0, 5.0]]), np.array([0.0, 2.0])))
+    differential(swap_in_rows, ([[1, -5, 2], [4, 3, -6]], np.array([2.0])),
+                 ([[1j, 2 + 1j], [3.5j, -1j]], np.array([1.0])))
+
+
+def unpack_in_order(xs, x):
+    i = int(x[0])
+    xs[i], i, xs[i] = xs[i] * 2, i + 1, xs[i]
+    (xs[i], a), *rest = (xs[0], xs[i]), xs[i], 3
+    return xs, i, a, rest
+
+
+def test_unpacked_targets_are_assigned_left_to_right_after_the_whole_value() -> None:
+    """Each target's index is read when it is assigned, after the targets before it (`i` in between)."""
+    differential(unpack_in_order, ([1, 2.5, 3], np.array([0.0])), ([1, 2.5, 3], np.array([1.0])))
+
+
 def long_sum(xs, ys):
     return np.dot(xs, ys) + sum(xs[:3]), xs[-1]
 

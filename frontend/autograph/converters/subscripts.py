@@ -3,7 +3,10 @@ result) indexed by a traced value is lifted into the trace instead of NumPy aski
 tensor for a value it does not have. Slices in the key become ``ag__.slice_(...)`` (the builtin) calls, ``...``
 stays ``Ellipsis``. A key of literals only stays as written. A write ``a[k] = v`` becomes
 ``ag__.store(v)(a, k)`` (Python's order: the value first), so that a traced value written into a
-plain NumPy array is refused with a clear error. ``a[k] += v`` (any augmented operator) becomes
+plain NumPy array is refused with a clear error. An unpacking whose targets hold such a subscript
+(``xs[i], xs[j] = xs[j], xs[i]``) unpacks into fresh names first, then assigns each target from its
+name, left to right: every read happens before any write, as in Python, and each subscript target is
+an ``ag__.store`` (a list at a traced index is written through :mod:`list_index`). ``a[k] += v`` (any augmented operator) becomes
 ``ag__.store_augmented(a, k, 'Add', lambda: v)``, which reads, applies the in-place operator and
 writes back in Python's order (a list element at a traced index is written so too). Deletions are
 left as written.
@@ -34,6 +37,13 @@ def _constant(key: ast.expr) -> bool:
     return all(isinstance(n, (ast.Constant, ast.Slice, ast.Tuple, ast.UnaryOp, ast.USub, ast.Load)) for n in ast.walk(key))
 
 
+def _store(value: ast.expr, target: ast.Subscript, origin: ast.AST) -> ast.stmt:
+    """``target = value`` for a subscript ``target``, as ``ag__.store(value)(obj, key)``."""
+    call = templates.replace_expr("ag__.store(value)(obj, key)", origin, value=value, obj=target.value,
+                                  key=_key(target.slice))
+    return ast.copy_location(ast.Expr(value=call), origin)
+
+
 class _Subscripts(ExpressionConverter):
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
         self.generic_visit(node)
@@ -41,15 +51,40 @@ class _Subscripts(ExpressionConverter):
             return node
         return templates.replace_expr("ag__.getitem(value, key)", node, value=node.value, key=_key(node.slice))
 
-    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+    def visit_Assign(self, node: ast.Assign) -> ast.AST | list[ast.stmt]:
         """``a[k] = v`` becomes ``ag__.store(v)(a, k)``: ``v`` still evaluated first, then ``a`` and ``k``."""
         self.generic_visit(node)
-        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript):
+        if len(node.targets) != 1:
             return node
         target = node.targets[0]
-        call = templates.replace_expr("ag__.store(value)(obj, key)", node, value=node.value, obj=target.value,
-                                      key=_key(target.slice))
-        return ast.copy_location(ast.Expr(value=call), node)
+        if isinstance(target, (ast.Tuple, ast.List)) and any(
+            isinstance(t, ast.Subscript) and not _constant(t.slice) for t in ast.walk(target)
+        ):
+            return self._unpacking(node, target)
+        if not isinstance(target, ast.Subscript):
+            return node
+        return _store(node.value, target, node)
+
+    def _unpacking(self, node: ast.Assign, target: ast.Tuple | ast.List) -> list[ast.stmt]:
+        """``t1, t2 = v`` as ``n1, n2 = v; t1 = n1; t2 = n2`` (nested and starred targets keep their shape)."""
+        leaves: list[tuple[ast.expr, str]] = []
+
+        def fresh(t: ast.expr) -> ast.expr:
+            if isinstance(t, (ast.Tuple, ast.List)):
+                return ast.copy_location(type(t)(elts=[fresh(e) for e in t.elts], ctx=ast.Store()), t)
+            if isinstance(t, ast.Starred):
+                return ast.copy_location(ast.Starred(value=fresh(t.value), ctx=ast.Store()), t)
+            leaves.append((t, self.ctx.new_name("unpacked")))
+            return ast.copy_location(ast.Name(id=leaves[-1][1], ctx=ast.Store()), t)
+
+        out: list[ast.stmt] = [ast.copy_location(ast.Assign(targets=[fresh(target)], value=node.value), node)]
+        for leaf, name in leaves:
+            value = ast.copy_location(ast.Name(id=name, ctx=ast.Load()), leaf)
+            if isinstance(leaf, ast.Subscript):
+                out.append(_store(value, leaf, leaf))
+            else:
+                out.append(ast.copy_location(ast.Assign(targets=[leaf], value=value), leaf))
+        return out
 
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
         """``a[k] op= v`` becomes ``ag__.store_augmented(a, k, 'Op', lambda: v)``: ``a``, ``k``, then ``a[k]``, then ``v``."""

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import kiln
+from kiln.frontend.autograph import effects
 
 counter = 0
 
@@ -98,7 +99,7 @@ def number_or_0d_array(x):
     return b
 
 
-@pytest.mark.parametrize("fn, line", [(number_or_array, "if x.sum() > 0"), (number_or_array_returned, "return 0.5")])
+@pytest.mark.parametrize("fn, line", [(number_or_array, "if x.sum() > 0"), (number_or_array_returned, "if x.sum() > 0")])
 def test_number_on_one_path_array_on_the_other(fn: Callable[..., Any], line: str) -> None:
     """NumPy gives a number on one path and an array on the other: kiln must not broadcast the
     number to the array's shape (a silent wrong shape on that path) but refuse, naming the `if`."""
@@ -390,3 +391,24 @@ def test_a_numpy_error_in_a_branch_numpy_does_not_take_says_why_it_is_raised(fn:
     with pytest.raises(error, match=r"test_autograph_errors\.py:\d+.*raised while kiln traced the `if` branch of the "
                                     r"staged `if` at .*test_autograph_errors\.py:\d+: kiln traces both branches"):
         kiln.function(fn)(np.arange(3.0))
+
+
+def kept_until_break(xs, t):
+    out = [xs[0]]
+    k = 0
+    while k < 3:
+        k += 1
+        if k == 2:
+            t = t + 1
+        elif xs[k] > t:
+            break
+        out.append(xs[k])
+    return out
+
+
+def test_code_after_a_staged_break_is_refused_naming_the_users_if() -> None:
+    """AutoGraph guards the statements after a `break` with `if not break_:`; a refusal of that guard
+    names the user's `elif` holding the `break`, not the guarded statement (it named the append)."""
+    message = _raises(kept_until_break, effects.PythonEffectError, np.array([1.0, 2.0, 9.0, 3.0]), 4.0)
+    assert message.startswith(_line_of(kept_until_break, "out.append") + ":"), message
+    assert f"inside a staged `if` at {_line_of(kept_until_break, 'elif xs[k] > t')}:" in message, message

@@ -478,9 +478,9 @@ def none_on_every_path(x):
 @pytest.mark.parametrize(
     "fn, args, line, none_at, array_at",
     [
-        (none_on_one_path, (POS,), "return None", "return None", "return x"),
+        (none_on_one_path, (POS,), "if x.sum() > 0", "return None", "return x"),
         (falls_off_the_end, (POS,), "if x.sum() > 0", None, "return x"),
-        (none_in_staged_loop, (POS, i64(3)), "    return x", "return None", "    return x"),  # (the loop's None: noted)
+        (none_in_staged_loop, (POS, i64(3)), "        if x[i] > 1", "return None", "    return x"),  # (the loop's None: noted)
     ],
     ids=lambda v: v.__name__ if callable(v) else None,
 )

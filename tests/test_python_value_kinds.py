@@ -4,6 +4,8 @@ results and arguments compared with their types (a Python complex is not a NumPy
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 from python_differential import differential
@@ -124,10 +126,33 @@ def test_none_or_a_tuple_by_run_time_data_is_refused_naming_both_returns() -> No
     """Which ``return`` runs is known only per call (as for AutoGraph's ``tf.cond``, whose branches
     must return one structure): refused, naming both ``return`` lines, not the structure's name."""
     lines = {line: n for n, line in enumerate(open(__file__).read().splitlines(), 1)}
-    none_at, tuple_at = lines["        return"], lines["    return best, abs(xs[best])"]
-    with pytest.raises(TypeError, match=rf"the function returns (a tuple of 2 items at \S+:{tuple_at} on one path and None at \S+:{none_at}"
+    if_at, none_at, tuple_at = lines["    if best == 0:"], lines["        return"], lines["    return best, abs(xs[best])"]
+    with pytest.raises(TypeError, match=rf"^\S+test_python_value_kinds.py:{if_at}: the function returns "
+                                        rf"(a tuple of 2 items at \S+:{tuple_at} on one path and None at \S+:{none_at}"
                                         rf"|None at \S+:{none_at} on one path and a tuple of 2 items at \S+:{tuple_at}) on another"):
         kiln.function(largest_unless_first)([complex(1, 2), complex(3, 4)])
+
+
+def first_where(seq, pred):
+    for i, v in enumerate(seq):
+        if pred(v):
+            return i
+    return None
+
+
+def first_above(xs, t):
+    return first_where(np.cumsum(xs), lambda u: t < u)
+
+
+def test_an_index_or_none_from_a_staged_loop_is_refused_naming_the_if_and_both_returns() -> None:
+    """A helper's early `return i` under an `if` on data in a loop, `return None` after it: the
+    message names the user's `if` (not the guard AutoGraph puts on the final `return`) and both returns."""
+    source, first = inspect.getsourcelines(first_where)
+    at = {line.strip(): first + n for n, line in enumerate(source)}
+    with pytest.raises(TypeError, match=rf"^\S+test_python_value_kinds.py:{at['if pred(v):']}: the function returns "
+                                        rf"None at \S+:{at['return None']} on one path and an int64 tensor of shape \(\) "
+                                        rf"at \S+:{at['return i']} on another"):
+        kiln.function(first_above)(np.array([0.5, 1.0, 2.0]), 1.2)
 
 
 # ---------------------------------------------------------------------- an int on one path, a complex on the other

@@ -419,7 +419,7 @@ def _trace_branches(
         if _return_variable(bad) is not None:
             k = list(names).index(bad)
             returned = [(_show_returned(values[k]), _returned_at(branch, values[k])) for (_, values, *_), branch in zip(traced, out)]
-            raise _returns_differ(where, returned, "return values of one structure on every path (a tuple of the same length)")
+            raise _returns_differ(where, returned, "values of one structure on every path (a tuple of the same length)")
         raise TypeError(f"{where}: {describe(bad)} has a different structure in the two branches of this `if` on a tensor")
     return _Paths((out[0], out[1]), leaf_names, trees[0], boundary, stale_before, entry, marks)
 

@@ -2,7 +2,10 @@
 
 ``A; if c: break; B`` becomes ``A; if c: flag = True; if not flag: B``: the
 statements after one that may jump run only when the flag is still clear,
-and statements after the jump itself are dead and dropped.
+and statements after the jump itself are dead and dropped. The guard takes the
+location of the user's ``if`` whose branch holds the jump (of the loop, when
+the loop's body holds it), so that a refusal of the guard, staged, names that
+line rather than ``B``'s.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ def lower_block(
             out.extend(lower_jump(stmt))
             return out
         jumps = may_jump(stmt)
+        origin = _deciding(stmt, is_jump, may_jump) if jumps else stmt
         if jumps and not isinstance(stmt, (ast.For, ast.While, *_SCOPES)):
             for block in nested_blocks(stmt):
                 block[:] = lower_block(block, flag, is_jump, lower_jump, may_jump, lower_other)
@@ -39,13 +43,25 @@ def lower_block(
             out.extend(
                 templates.replace(
                     "if not flag:\n    rest",
-                    rest[0],
+                    origin,
                     flag=flag,
                     rest=lower_block(rest, flag, is_jump, lower_jump, may_jump, lower_other),
                 )
             )
             return out
     return out
+
+
+def _deciding(stmt: ast.stmt, is_jump: Callable[[ast.stmt], bool], may_jump: Callable[[ast.stmt], bool]) -> ast.stmt:
+    """The statement whose test decides whether ``stmt`` jumps: the innermost one holding its first
+    jump directly (the ``if`` or ``elif`` around a ``return``, or a loop)."""
+    for block in nested_blocks(stmt):
+        for inner in block:
+            if is_jump(inner):
+                return stmt
+            if may_jump(inner):
+                return _deciding(inner, is_jump, may_jump)
+    return stmt
 
 
 def nested_blocks(stmt: ast.stmt) -> list[list[ast.stmt]]:

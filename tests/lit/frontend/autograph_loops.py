@@ -25,7 +25,7 @@ print(to_code(sum_even))
 # CHECK-NEXT:          continue_1 = False
 # CHECK:               ag__.if_stmt(x % 2, if_body, None, get_state, set_state, ('continue_1',))
 # CHECK:               def if_body():
-# CHECK-NEXT:              """the if at line 13"""
+# CHECK-NEXT:              """the if at line 11"""
 # CHECK-NEXT:              nonlocal total
 # CHECK-NEXT:              total += x
 # CHECK:               ag__.if_stmt(ag__.not_(continue_1), if_body, None, get_state, set_state, ('total',))

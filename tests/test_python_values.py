@@ -728,6 +728,12 @@ def writes_a_dict_through_a_local_alias(m, x):
     return x
 
 
+def unpacks_into_a_dict_through_a_local_alias(m, x):
+    table = m.table
+    table["a"], table["b"] = x[0], x[1]  # escapes
+    return x
+
+
 def appends_to_a_class_attribute(m, x):
     Model.registry.append([x[0], 1])  # escapes
     return x
@@ -768,7 +774,8 @@ def _closures() -> list[Callable[..., Any]]:
 
 
 ESCAPES = [appends_to_a_global_in_a_range_loop, appends_to_an_arguments_attribute, sets_an_arguments_attribute,
-           adds_to_an_arguments_attribute, writes_a_dict_through_a_local_alias, appends_to_a_class_attribute,
+           adds_to_an_arguments_attribute, writes_a_dict_through_a_local_alias,
+           unpacks_into_a_dict_through_a_local_alias, appends_to_a_class_attribute,
            assigns_a_global, adds_to_a_global, *_closures()]
 
 

@@ -3,7 +3,7 @@ result) indexed by a traced value is lifted into the trace instead of NumPy aski
 tensor for a value it does not have. Slices in the key become ``ag__.slice_(...)`` (the builtin) calls, ``...``
 stays ``Ellipsis``. A key of literals only stays as written. A write ``a[k] = v`` becomes
 ``ag__.store(v)(a, k)`` (Python's order: the value first), so that a traced value written into a
-plain NumPy array is refused with a clear error. An unpacking whose targets hold such a subscript
+plain NumPy array is refused with a clear error. An unpacking whose targets hold a subscript
 (``xs[i], xs[j] = xs[j], xs[i]``) unpacks into fresh names first, then assigns each target from its
 name, left to right: every read happens before any write, as in Python, and each subscript target is
 an ``ag__.store`` (a list at a traced index is written through :mod:`list_index`). ``a[k] += v`` (any augmented operator) becomes
@@ -57,9 +57,7 @@ class _Subscripts(ExpressionConverter):
         if len(node.targets) != 1:
             return node
         target = node.targets[0]
-        if isinstance(target, (ast.Tuple, ast.List)) and any(
-            isinstance(t, ast.Subscript) and not _constant(t.slice) for t in ast.walk(target)
-        ):
+        if isinstance(target, (ast.Tuple, ast.List)) and any(isinstance(t, ast.Subscript) for t in ast.walk(target)):
             return self._unpacking(node, target)
         if not isinstance(target, ast.Subscript):
             return node

@@ -412,3 +412,21 @@ def test_code_after_a_staged_break_is_refused_naming_the_users_if() -> None:
     message = _raises(kept_until_break, effects.PythonEffectError, np.array([1.0, 2.0, 9.0, 3.0]), 4.0)
     assert message.startswith(_line_of(kept_until_break, "out.append") + ":"), message
     assert f"inside a staged `if` at {_line_of(kept_until_break, 'elif xs[k] > t')}:" in message, message
+
+
+def appends_unless_broken(xs, t):
+    out = [0.0]
+    for k in range(3):
+        if xs[k] > t:
+            break
+    else:
+        out.append(1.0)
+    return out
+
+
+def test_a_loop_else_after_a_staged_break_is_refused_naming_the_users_if() -> None:
+    """The `else` of a loop is guarded by a flag the `break` clears; that guard names the `if`
+    holding the `break` (it named the `else`'s first statement, the append itself)."""
+    message = _raises(appends_unless_broken, effects.PythonEffectError, np.array([1.0, 2.0, 9.0]), 4.0)
+    assert message.startswith(_line_of(appends_unless_broken, "out.append") + ":"), message
+    assert f"inside a staged `if` at {_line_of(appends_unless_broken, 'if xs[k] > t')}:" in message, message

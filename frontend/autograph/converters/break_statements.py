@@ -49,14 +49,16 @@ class _Breaks(ast.NodeTransformer):
         names, jump = {"flag": flag}, "flag = True"
         if orelse:
             names["no_break"], jump = self.ctx.numbered("loop_else", construct), "flag = True\nno_break = False"
-        node.body = jumps.lower_block(
-            node.body,
-            flag,
-            is_jump=lambda s: isinstance(s, ast.Break),
-            lower_jump=lambda s: templates.replace(jump, s, **names),
-            may_jump=lambda s: not isinstance(s, (ast.For, ast.While))
-            and contains([s], (ast.Break,), through_loops=False),
-        )
+
+        def is_break(s: ast.stmt) -> bool:
+            return isinstance(s, ast.Break)
+
+        def may_break(s: ast.stmt) -> bool:
+            return not isinstance(s, (ast.For, ast.While)) and contains([s], (ast.Break,), through_loops=False)
+
+        breaking = jumps.deciding(node, is_break, may_break)  # (the `if` holding the first `break`)
+        node.body = jumps.lower_block(node.body, flag, is_jump=is_break,
+                                      lower_jump=lambda s: templates.replace(jump, s, **names), may_jump=may_break)
         if isinstance(node, ast.While):
             jumps.prepend_test(node, jumps.not_flag(flag, node))
         else:
@@ -65,7 +67,7 @@ class _Breaks(ast.NodeTransformer):
         if not orelse:
             return [*init, node]
         init.append(mark_init(templates.replace("no_break = True", node, no_break=names["no_break"])[0]))
-        return [*init, node, *templates.replace("if no_break:\n    orelse", orelse[0], no_break=names["no_break"], orelse=orelse)]
+        return [*init, node, *templates.replace("if no_break:\n    orelse", breaking, no_break=names["no_break"], orelse=orelse)]
 
     visit_For = visit_While  # type: ignore[assignment]
 

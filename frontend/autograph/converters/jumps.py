@@ -33,7 +33,7 @@ def lower_block(
             out.extend(lower_jump(stmt))
             return out
         jumps = may_jump(stmt)
-        origin = _deciding(stmt, is_jump, may_jump) if jumps else stmt
+        origin = deciding(stmt, is_jump, may_jump) if jumps else stmt
         if jumps and not isinstance(stmt, (ast.For, ast.While, *_SCOPES)):
             for block in nested_blocks(stmt):
                 block[:] = lower_block(block, flag, is_jump, lower_jump, may_jump, lower_other)
@@ -52,7 +52,7 @@ def lower_block(
     return out
 
 
-def _deciding(stmt: ast.stmt, is_jump: Callable[[ast.stmt], bool], may_jump: Callable[[ast.stmt], bool]) -> ast.stmt:
+def deciding(stmt: ast.stmt, is_jump: Callable[[ast.stmt], bool], may_jump: Callable[[ast.stmt], bool]) -> ast.stmt:
     """The statement whose test decides whether ``stmt`` jumps: the innermost one holding its first
     jump directly (the ``if`` or ``elif`` around a ``return``, or a loop)."""
     for block in nested_blocks(stmt):
@@ -60,7 +60,7 @@ def _deciding(stmt: ast.stmt, is_jump: Callable[[ast.stmt], bool], may_jump: Cal
             if is_jump(inner):
                 return stmt
             if may_jump(inner):
-                return _deciding(inner, is_jump, may_jump)
+                return deciding(inner, is_jump, may_jump)
     return stmt
 
 

@@ -5,6 +5,8 @@ with the data is refused naming the statement. Each function is checked against 
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 from python_differential import differential
@@ -142,9 +144,13 @@ def sort_range(xs, start, end):
 
 
 def test_recursion_under_a_staged_if_is_refused_naming_the_call() -> None:
+    """Named: the first recursive call (line and column) and the user's staged `if` around it."""
+    source, first = inspect.getsourcelines(sort_range)
+    at = {line.strip(): first + n for n, line in enumerate(source)}
     xs = [3, 1, 2]
-    with pytest.raises(RecursionError, match=r"test_loop_lists.py:\d+:\d+: sort_range calls itself inside the staged "
-                                             r"`if` or loop at \S+test_loop_lists.py:\d+"):
+    with pytest.raises(RecursionError, match=rf"^\S+test_loop_lists.py:{at['sort_range(xs, start, split - 1)']}:9: sort_range "
+                                             rf"calls itself inside the staged `if` or loop at "
+                                             rf"\S+test_loop_lists.py:{at['if start < end:']},"):
         kiln.function(sort_range)(xs, 0, 2)
     assert xs == [3, 1, 2]
 

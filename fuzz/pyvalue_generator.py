@@ -6,6 +6,7 @@ with Python numbers under staged ``if``s on ``a``'s data (in loops that unroll a
 staged, nested too), reads list elements, writes them (``lst[j] = ...``, ``lst[j] += ...``, under
 staged ``if``s too, every element by index, and at an index of array data:
 ``lst[int(abs(a[k])) % 4] += float(...)``, and in a loop over ``a``'s rows, which appends too),
+swaps two elements at indices of array data (``lst[i], lst[j] = lst[j], lst[i]``, of arrays too),
 iterates lists (``for v in lst``, ``zip``),
 reduces them (``sum``, ``max``, ``min``), appends to them, makes Python numbers of array data
 (``float(a[k])``), picks numbers with conditional expressions, steps a counter by a NumPy bool,
@@ -172,7 +173,7 @@ class PyValueGen(Emitter):
         r = self.rng
         kind = r.choice(["counter", "counter", "list", "assert", "raise", "flag", "iterate", "array", "branch",
                          "scale", "convert", "list", "flag", "while", "ifexp", "append", "arith", "dict", "rows",
-                             "comprehension"])
+                             "comprehension", "swap"])
         if kind == "branch" and r.random() < 0.5:  # kiln traces list elements and number arguments, so
             kind = "list"  # a list written under any `if` on them is refused (by design): fewer of those
         if kind == "counter":
@@ -255,6 +256,8 @@ class PyValueGen(Emitter):
                 self.emit(r.choice([f"lst[int(abs(v)) % {L}] += float(v)", "lst.append(float(v) * 2)"]))
         elif kind == "comprehension":
             self.comprehension()
+        elif kind == "swap":
+            self.swap()
         elif kind == "array":
             name = self.fresh("y")
             self.emit(f"{name} = a * {self.number()} + {r.choice(self.numbers)}")
@@ -266,6 +269,21 @@ class PyValueGen(Emitter):
             self.emit("else:")
             with self.block():
                 self.list_write()
+
+    def swap(self) -> None:
+        """Two elements of the list (or of an array) swapped at indices of array data, under a staged
+        ``if`` or not: ``lst[i], lst[j] = lst[j], lst[i]`` reads both before writing either."""
+        r = self.rng
+        i, j = self.fresh("i"), self.fresh("i")
+        target, size = r.choice([("lst", L), ("lst", L), (r.choice(self.arrays), N)])
+        self.emit(f"{i}, {j} = int(abs({self.elem()})) % {size}, int(abs({self.elem()})) % {size}")
+        swap = f"{target}[{i}], {target}[{j}] = {target}[{j}], {target}[{i}]"
+        if r.random() < 0.3:
+            self.emit(swap)
+            return
+        self.emit(f"if {self.cond()}:")
+        with self.block():
+            self.emit(swap)
 
     def comprehension(self) -> None:
         """A list built by a comprehension over ``a``'s elements or a range (staged as a loop), perhaps

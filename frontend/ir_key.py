@@ -17,7 +17,10 @@ from io import StringIO
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.printer import Printer
 
-#: separates the parts of the digested text (no attribute's or name's text holds it)
+#: separates the parts of the digested text: no part holds it (the printer escapes control
+#: characters in an attribute's text; op, property and attribute names and SSA name hints are
+#: identifiers), and every list of parts is preceded by its length (a block's ops end with a
+#: marker no op name is), so the text has one reading
 _SEP = "\x1f"
 
 

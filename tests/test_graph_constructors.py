@@ -4,10 +4,13 @@ each constructor builds an op that verifies, with the result type it infers."""
 from __future__ import annotations
 
 import inspect
+from io import StringIO
 
 import pytest
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, f32, i1, i64
-from xdsl.ir import Block, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.irdl import IRDLOperation
+from xdsl.printer import Printer
 
 from kiln.dialects import graph
 from kiln.tools import graph_constructors
@@ -67,22 +70,15 @@ def test_shape_constructors_infer_the_type() -> None:
     assert select.result.type == X
 
 
-def _generic(op: object) -> str:
-    from io import StringIO
-
-    from xdsl.printer import Printer
-
+def _generic(op: Operation) -> str:
     out = StringIO()
-    Printer(stream=out, print_generic_format=True).print_op(op)  # type: ignore[arg-type]
+    Printer(stream=out, print_generic_format=True).print_op(op)
     return out.getvalue()
 
 
 def test_staged_control_flow_ops_are_built_as_xdsls_builder_builds_them() -> None:
     """graph.yield, graph.condition, graph.cond and graph.while skip xDSL's generic builder: the
     same op (printed in generic form, so operand, result and region groups show) as it builds."""
-    from xdsl.irdl import IRDLOperation
-    from xdsl.ir import Region
-
     pred, a, b = _values(TensorType(i1, []), X, X)
 
     def regions() -> tuple[Region, Region]:

@@ -4,10 +4,13 @@ each constructor builds an op that verifies, with the result type it infers."""
 from __future__ import annotations
 
 import inspect
+from io import StringIO
 
 import pytest
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, f32, i1, i64
-from xdsl.ir import Block, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.irdl import IRDLOperation
+from xdsl.printer import Printer
 
 from kiln.dialects import graph
 from kiln.tools import graph_constructors
@@ -65,3 +68,33 @@ def test_shape_constructors_infer_the_type() -> None:
     select = graph.SelectOp(cond.result, x, x)
     select.verify()
     assert select.result.type == X
+
+
+def _generic(op: Operation) -> str:
+    out = StringIO()
+    Printer(stream=out, print_generic_format=True).print_op(op)
+    return out.getvalue()
+
+
+def test_staged_control_flow_ops_are_built_as_xdsls_builder_builds_them() -> None:
+    """graph.yield, graph.condition, graph.cond and graph.while skip xDSL's generic builder: the
+    same op (printed in generic form, so operand, result and region groups show) as it builds."""
+    pred, a, b = _values(TensorType(i1, []), X, X)
+
+    def regions() -> tuple[Region, Region]:
+        return Region(Block(arg_types=[X, X])), Region(Block(arg_types=[X, X]))
+
+    cases = [
+        (graph.YieldOp(a, b), graph.YieldOp, {"operands": [[a, b]]}),
+        (graph.YieldOp(), graph.YieldOp, {"operands": [[]]}),
+        (graph.ConditionOp(pred, a, b), graph.ConditionOp, {"operands": [pred, [a, b]]}),
+        (graph.CondOp(pred, [X, f32], *regions()), graph.CondOp,
+         {"operands": [pred], "result_types": [[X, f32]], "regions": list(regions())}),
+        (graph.WhileOp([a, b], *regions()), graph.WhileOp,
+         {"operands": [[a, b]], "result_types": [[X, X]], "regions": list(regions())}),
+    ]
+    for built, cls, parts in cases:
+        by_xdsl = cls.__new__(cls)
+        IRDLOperation.__init__(by_xdsl, **parts)
+        assert _generic(built) == _generic(by_xdsl)
+        assert (built.properties, built.attributes) == (by_xdsl.properties, by_xdsl.attributes)

@@ -1240,3 +1240,23 @@ def test_a_loop_appending_through_converted_code_is_not_tried_staged() -> None:
     before = next(_APPEND_TRACES)
     kiln.function(doubled_by_append).get_concrete_function(rand(8))
     assert next(_APPEND_TRACES) - before - 1 == 8
+
+
+def two_results_from_one_array(x, c):
+    z = x * 0.5
+    a = z
+    b = z
+    if np.sum(c) > 0:
+        a = z.copy()
+        a[1] = 5.0
+    else:
+        b = z.copy()
+        b[2] = 7.0
+    return b + a.shape[0]  # a's value is dead after the if (its shape is static)
+
+
+def test_two_branch_results_updating_one_array_keep_their_own_buffers() -> None:
+    """``a`` and ``b`` are both ``z`` updated in one branch and unchanged in the other: one of them
+    may live in ``z``'s buffer, not both (``a``'s write reached ``b``: a silent wrong answer)."""
+    for c in (np.ones(3), -np.ones(3)):
+        check(two_results_from_one_array, rand(5), c)

@@ -74,3 +74,49 @@ def test_a_loop_with_an_effect_on_the_path_is_refused() -> None:
     with pytest.raises(NotImplementedError, match=r"test_gradient_control_flow.py:\d+:\d+: differentiating a staged loop "
                                                   r"with an effect inside \(graph.print"):
         kiln.grad(printing_loop)(np.ones(3), np.int64(2))
+
+
+def zeros_read_in_nested_ifs(x: np.ndarray, w: np.ndarray) -> Any:
+    """kiln.fuzz grad 19000-2837, reduced: the reverse ``if`` yields one array of zeros as the
+    gradient of ``w`` (no path inside) and, updated through the inner ``if``, as that of ``y``
+    (a constant: that result is dead)."""
+    y = np.zeros(5)
+    s = 0.0
+    if np.sum(w) > -100.0:
+        if np.dot(y, w) > -1.0:
+            s = s + np.sum(y[::-1] * x)
+    return np.sum(x * w) + s
+
+
+def fuzz_19000_2837(x: np.ndarray, w: np.ndarray, m: np.ndarray, g: np.ndarray) -> Any:
+    """kiln.fuzz grad 19000-2837 as the issue reduced it by hand."""
+    s = 0.0
+    y1 = np.zeros(5)
+    y2 = x * 1.0
+    if np.tanh(np.sum(w[::-1])) > -2.0:
+        if np.dot(np.maximum(y1, -0.5), np.concatenate([w[2:], w[:2]])) > -1.0:
+            s = s + np.sum(np.cumsum(y1[::-1] * x[g]) * 0.5)
+        k3 = 0
+        while np.sum(y2 * y2) < 23.0 and k3 < 2:
+            k3 += 1
+            y2 = y2 * 1.25 + np.tanh(m.max(axis=0) / (1.0 + x ** 2))
+            y2[1] = np.mean(np.sum(m, axis=0) * m.max(axis=0))
+    y2[y2 > 0.75] *= np.min(w[g])
+    return np.sum(y2 * w) + s
+
+
+def test_one_array_yielded_for_two_gradients_of_a_nested_if() -> None:
+    """Two results of the reverse ``if`` made from one array of zeros each keep their own buffer
+    (kiln-bufferize gave both that array's, so the dead one's copy overwrote ``w``'s gradient)."""
+    x = np.array([1.8873, -0.5494, 0.6399, -1.1695, -0.5084])
+    w = np.array([-1.5882, -0.5899, -1.2971, -1.0953, 1.2991])
+    np.testing.assert_allclose(kiln.grad(zeros_read_in_nested_ifs, argnums=1)(x, w),
+                               _fd(zeros_read_in_nested_ifs, [x, w], 1), rtol=1e-6, atol=1e-8)
+    m = np.array([[-0.8588, 0.9677, 0.8175, -0.5360, 0.3858], [-1.0276, 0.1913, -0.6579, -0.1412, 0.1329],
+                  [1.7328, -1.4960, -1.4812, 1.1142, -0.9543]])
+    g = np.array([1, 3, 2, 4, 0])
+    args = [x, w, m, g]
+    value, grads = kiln.value_and_grad(fuzz_19000_2837, argnums=(0, 1, 2))(*args)
+    assert value == pytest.approx(fuzz_19000_2837(*args), rel=1e-12)
+    for i, got in enumerate(grads):
+        np.testing.assert_allclose(got, _fd(fuzz_19000_2837, args, i), rtol=1e-6, atol=1e-6, err_msg=f"argument {i}")

@@ -1240,3 +1240,39 @@ def test_a_loop_appending_through_converted_code_is_not_tried_staged() -> None:
     before = next(_APPEND_TRACES)
     kiln.function(doubled_by_append).get_concrete_function(rand(8))
     assert next(_APPEND_TRACES) - before - 1 == 8
+
+
+def two_results_from_one_array(x, c):
+    z = x * 0.5
+    a = z
+    b = z
+    if np.sum(c) > 0:
+        a = z.copy()
+        a[1] = 5.0
+    else:
+        b = z.copy()
+        b[2] = 7.0
+    return b + a.shape[0]  # a's value is dead after the if (its shape is static)
+
+
+def two_results_scattered_from_one_array(x, c):
+    z = x * 0.5
+    a = z
+    b = z
+    idx = np.array([0, 2])
+    if np.sum(c) > 0:
+        a = z.copy()
+        a[idx] = 5.0  # a kalgo.scatter into z
+    else:
+        b = z.copy()
+        b[idx] += 7.0
+    return b + a.shape[0]
+
+
+@pytest.mark.parametrize("fn", [two_results_from_one_array, two_results_scattered_from_one_array],
+                         ids=lambda f: f.__name__)
+def test_two_branch_results_updating_one_array_keep_their_own_buffers(fn: Callable[..., Any]) -> None:
+    """``a`` and ``b`` are both ``z`` updated in one branch and unchanged in the other: one of them
+    may live in ``z``'s buffer, not both (``a``'s write reached ``b``: a silent wrong answer)."""
+    for c in (np.ones(3), -np.ones(3)):
+        check(fn, rand(5), c)

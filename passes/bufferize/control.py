@@ -7,7 +7,9 @@ while still readable):
   (the caller's out-parameter when the result is returned), except a result both
   branches make by updating one value from before the ``if`` (``if c: x[i] = v``)
   that is dead after it, in a buffer the ``if``'s block may overwrite: the result
-  then lives in that buffer, and each branch writes it in place. Each branch is
+  then lives in that buffer, and each branch writes it in place. One result at most
+  takes a given buffer: two results made from one value (the value updated, and the
+  value itself, say) each keep their own, as a loop's carried values do. Each branch is
   bufferized as a block of its own and copies the value it yields into that
   buffer; the branch's temporaries are freed inside the branch. The ``if`` itself
   then yields no tensor of static shape.
@@ -141,10 +143,11 @@ def _updated_origin(op: scf.IfOp, i: int) -> SSAValue | None:
     return origins.pop()
 
 
-def _updated_in_place(fb: FunctionBufferizer, op: scf.IfOp, i: int) -> Buffer | None:
+def _updated_in_place(fb: FunctionBufferizer, op: scf.IfOp, i: int, taken: set[Root]) -> Buffer | None:
     """The buffer of the value from before the ``if`` that both branches update into result ``i``
     (``if c: x[i] = v``), when the result may live in it: the value is dead after the ``if``,
-    in a buffer the ``if``'s block may overwrite. None otherwise (the result gets its own buffer)."""
+    in a buffer the ``if``'s block may overwrite that no other result of the ``if`` has
+    ``taken``. None otherwise (the result gets its own buffer)."""
     if op.output[i] in fb.dest:
         return None
     value = _updated_origin(op, i)
@@ -157,8 +160,8 @@ def _updated_in_place(fb: FunctionBufferizer, op: scf.IfOp, i: int) -> Buffer | 
             return None  # defined in a branch
         parent = inside.parent_op()
         inside = parent.parent_block() if parent is not None else None
-    if value not in fb.buffers or not fb.may_overwrite(value, op):
-        return None
+    if value not in fb.buffers or fb.buffers[value].root in taken or not fb.may_overwrite(value, op):
+        return None  # (taken: a dead result's copy at a branch's end would overwrite the other's value)
     return fb.buffers[value]
 
 
@@ -228,15 +231,17 @@ def _retype_args(fb: FunctionBufferizer, block: Block, types: dict[int, Attribut
 def bufferize_if(fb: FunctionBufferizer, op: scf.IfOp) -> None:
     targets: dict[int, Buffer] = {}
     handed: dict[int, Attribute] = {}  # dynamic results: index -> memref type
+    taken: set[Root] = set()
     for i, result in enumerate(op.output):
         if isinstance(result.type, TensorType):
-            shared = _updated_in_place(fb, op, i)
+            shared = _updated_in_place(fb, op, i, taken)
             if shared is None and _dynamic(fb, result):
                 handed[i] = build.memref_type_of(result.type)
                 continue
             targets[i] = shared if shared is not None else _result_buffer(fb, result)
             fb.bind(result, targets[i].value, targets[i].root)
             if shared is not None:  # each branch writes the value's own buffer (it is dead after the if)
+                taken.add(shared.root)
                 fb.loop_bodies.setdefault(shared.root, set()).update(r.block for r in op.regions if r.blocks)
     keep = [i for i, r in enumerate(op.output) if not _dropped(r.type) or i in handed]
     roots = {t.root for t in targets.values()}

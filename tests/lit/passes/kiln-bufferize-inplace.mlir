@@ -58,3 +58,37 @@ func.func @scatter_if(%p: i1, %u: tensor<2xf32>, %i: tensor<2xi64>) -> f32 {
   %r = tensor.extract %c[%c0] : tensor<8xf32>
   func.return %r : f32
 }
+
+// Two results made from one value, one updated and one not, the first dead after the if (the
+// reverse if of a gradient yields one array of zeros for two adjoints): one result at most lives
+// in that value's buffer, the other gets its own, filled from the value before it is overwritten.
+// CHECK-LABEL: func.func @two_results_one_origin
+// CHECK:         %[[X:.*]] = memref.alloc() : memref<8xf32>
+// CHECK:         linalg.fill ins(%{{.*}} : f32) outs(%[[X]] : memref<8xf32>)
+// CHECK-NEXT:    %[[B:.*]] = memref.alloc() : memref<8xf32>
+// CHECK-NEXT:    scf.if %p {
+// CHECK-NEXT:      %[[T:.*]] = memref.alloc() : memref<8xf32>
+// CHECK-NEXT:      linalg.generic {{.*}} ins(%[[X]] : memref<8xf32>) outs(%[[T]] : memref<8xf32>)
+// CHECK:           kalgo.scatter {kind = "set"} ins(%u, %i : memref<2xf32>, memref<2xi64>) outs(%[[T]] : memref<8xf32>)
+// CHECK-NEXT:      %[[S:.*]] = memref.alloc() : memref<8xf32>
+// CHECK-NEXT:      linalg.generic {{.*}} ins(%[[X]] : memref<8xf32>) outs(%[[S]] : memref<8xf32>)
+// CHECK:           linalg.generic {{.*}} ins(%[[T]] : memref<8xf32>) outs(%[[X]] : memref<8xf32>)
+// CHECK:           linalg.generic {{.*}} ins(%[[S]] : memref<8xf32>) outs(%[[B]] : memref<8xf32>)
+// CHECK:         } else {
+// CHECK:           linalg.generic {{.*}} outs(%[[B]] : memref<8xf32>)
+// CHECK:         }
+// CHECK:         memref.load %[[B]]
+func.func @two_results_one_origin(%p: i1, %u: tensor<2xf32>, %i: tensor<2xi64>) -> f32 {
+  %e = tensor.empty() : tensor<8xf32>
+  %z = arith.constant 0.0 : f32
+  %x = linalg.fill ins(%z : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %a, %b = scf.if %p -> (tensor<8xf32>, tensor<8xf32>) {
+    %s = kalgo.scatter {kind = "set"} ins(%u, %i : tensor<2xf32>, tensor<2xi64>) outs(%x : tensor<8xf32>) -> tensor<8xf32>
+    scf.yield %s, %x : tensor<8xf32>, tensor<8xf32>
+  } else {
+    scf.yield %x, %x : tensor<8xf32>, tensor<8xf32>
+  }
+  %c0 = arith.constant 0 : index
+  %r = tensor.extract %b[%c0] : tensor<8xf32>
+  func.return %r : f32
+}

@@ -15,7 +15,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from kiln.dialects import graph
 from kiln.dialects.ir_utils import describe_location
-from kiln.frontend import calls, pytree, trace_context
+from kiln.frontend import calls, mutation, pytree, trace_context
 from kiln.frontend.tensor import Tensor, as_tensor
 from kiln.frontend.variables import Variable, captured_resource
 from kiln.frontend.gradients import refusal
@@ -110,7 +110,8 @@ class GradientTape:
         groups: list[list[SSAValue]] = [self._source_values(leaf, recorded) for leaf in leaves]
         flat = [v for group in groups for v in group]
         try:
-            grads = backprop(target_value, flat, ctx.emit, callees=calls.callee_of) if flat else []
+            with mutation.reading_by_value():
+                grads = backprop(target_value, flat, ctx.emit, callees=calls.callee_of) if flat else []
         except AutodiffError as e:
             raise NotImplementedError(f"GradientTape.gradient: {refusal(e)}") from None
         b = Adjoints(ctx.emit)

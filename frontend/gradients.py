@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from kiln import config
-from kiln.frontend import calls, pytree, trace_context
+from kiln.frontend import calls, mutation, pytree, trace_context
 from kiln.frontend.function import Function
 from kiln.frontend.tensor import Tensor, as_tensor
 from kiln.passes.graph_autodiff import Adjoints, AutodiffError, backprop, differentiable
@@ -91,7 +91,8 @@ def transform(f: Callable[..., Any], argnums: ArgNums, with_value: bool, autogra
             )
         ctx = trace_context.require()
         try:
-            grads = backprop(value.value, start, ctx.emit, callees=calls.callee_of)
+            with mutation.reading_by_value():
+                grads = backprop(value.value, start, ctx.emit, callees=calls.callee_of)
         except AutodiffError as e:
             raise NotImplementedError(f"kiln.grad of {name}: {refusal(e)}") from None
         zeros = Adjoints(ctx.emit)

@@ -246,11 +246,30 @@ def _guard(storage: Storage) -> None:
     guards.add(storage)
 
 
+_BY_VALUE = "kiln.mutation.by_value"
+
+
+@contextmanager
+def reading_by_value() -> Iterator[None]:
+    """Trace ops that read traced values by their SSA meaning, not through a Python variable: the
+    reverse sweep of ``kiln.grad`` reads the forward values each op used when it ran, so whether a
+    variable names those contents later (an array written on some paths since) does not matter."""
+    ctx = trace_context.require()
+    before = ctx.notes.get(_BY_VALUE, False)
+    ctx.notes[_BY_VALUE] = True
+    try:
+        yield
+    finally:
+        ctx.notes[_BY_VALUE] = before
+
+
 def _check_operand(guards: weakref.WeakSet[Storage], op: Operation, operand: SSAValue) -> None:
     """Refuse an op reading contents whose answer would depend on a path kiln does not select by
     (metadata such as shapes may still be asked: only traced reads are checked). The ops of staged
     control flow pass a possibly stale array along (a loop carrying it, say) without reading it:
     what they make of it is marked stale in turn (see autograph.staging)."""
+    if trace_context.require().notes.get(_BY_VALUE):
+        return
     for storage in list(guards):
         if operand is not storage.value:
             continue

@@ -120,3 +120,24 @@ def test_one_array_yielded_for_two_gradients_of_a_nested_if() -> None:
     assert value == pytest.approx(fuzz_19000_2837(*args), rel=1e-12)
     for i, got in enumerate(grads):
         np.testing.assert_allclose(got, _fd(fuzz_19000_2837, args, i), rtol=1e-6, atol=1e-6, err_msg=f"argument {i}")
+
+
+def rows_written_after_a_loop(w: np.ndarray, m: np.ndarray) -> Any:
+    y = m.max(axis=0)
+    k = 0
+    while np.sum(y * y) < 32.0 and k < 4:
+        k += 1
+        y = y * 1.25 + np.tanh(m.T @ (m @ w))
+    for i in range(5):
+        y[2:4] = np.tanh(m.max(axis=0))[2:4]
+    return np.sum(y * np.tanh(y))
+
+
+def test_the_reverse_sweep_reads_forward_values_written_since() -> None:
+    """The reverse sweep reads the forward values each op used, so an array written later on some
+    paths of a staged loop (which a user's read must refuse) is no reason to refuse the gradient
+    (it was, naming the caller's line: kiln.fuzz grad 19100-188)."""
+    rng = np.random.default_rng(0)
+    w, m = rng.standard_normal(5), rng.standard_normal((3, 5))
+    np.testing.assert_allclose(kiln.grad(rows_written_after_a_loop, argnums=1)(w, m),
+                               _fd(rows_written_after_a_loop, [w, m], 1), rtol=1e-6, atol=1e-7)

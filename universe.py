@@ -112,6 +112,7 @@ PASS_ROOTS: dict[str, tuple[str, ...]] = {
     "kiln-group-exp": ("math.exp",),
     "kiln-expand-half-powers": ("math.powf",),
     "kiln-divide-by-constants": ("arith.divf",),
+    "kiln-crc-tables": ("scf.while",),
 }
 
 

@@ -88,7 +88,8 @@ def test_stock_xdsl_opt_runs_kiln_passes(tmp_path: Path) -> None:
 #: kiln's passes that a pipeline stage runs only on a module holding their ops
 _ROOTED_MODULES = ("graph_merge_histograms", "graph_hoist_row_products", "graph_hoist_window_convs",
                    "convert_kalgo_to_kernel", "linalg_matmul_to_kernel", "linalg_conv_to_kernel", "kiln_group_exp",
-                   "kiln_expand_half_powers", "kiln_divide_by_constants")
+                   "kiln_expand_half_powers", "kiln_divide_by_constants",
+                   "kiln_crc_tables")
 
 
 def test_a_program_without_their_ops_imports_no_rooted_pass() -> None:

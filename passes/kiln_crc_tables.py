@@ -351,7 +351,8 @@ def analyse(loop: scf.WhileOp) -> Crc | None:
     if len(bytes_) > 1 or len(wide) != 1:
         return None
     byte, (crc,) = (bytes_[0] if bytes_ else None), wide
-    assert isinstance(crc.type, MemRefType)
+    if not (isinstance(crc.type, MemRefType) and isinstance(crc.type.element_type, IntegerType)):
+        return None  # a float or index state: not a CRC
     width = _width(crc.type.element_type)
     machine = Machine(locals={crc: _variables(width, 0)} | ({byte: _variables(8, _BYTE_AT)} if byte else {}))
     try:

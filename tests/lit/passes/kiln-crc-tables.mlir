@@ -125,3 +125,32 @@ func.func @adds(%c0: i64, %b0: i8, %out: memref<i64>) {
   memref.store %final, %out[] : memref<i64>
   func.return
 }
+
+// A float state (a sum over 8 steps) is no CRC: the loop stays.
+// CHECK-LABEL: func.func @float_state
+// CHECK:         scf.while
+func.func @float_state(%x: f64, %out: memref<f64>) {
+  %acc = memref.alloca() : memref<f64>
+  memref.store %x, %acc[] : memref<f64>
+  %count = memref.alloca() : memref<i64>
+  %zero = arith.constant 0 : i64
+  memref.store %zero, %count[] : memref<i64>
+  scf.while () : () -> () {
+    %n = memref.load %count[] : memref<i64>
+    %eight = arith.constant 8 : i64
+    %more = arith.cmpi slt, %n, %eight : i64
+    scf.condition(%more)
+  } do {
+    %a = memref.load %acc[] : memref<f64>
+    %s = arith.addf %a, %a : f64
+    memref.store %s, %acc[] : memref<f64>
+    %n2 = memref.load %count[] : memref<i64>
+    %one = arith.constant 1 : i64
+    %n3 = arith.addi %n2, %one : i64
+    memref.store %n3, %count[] : memref<i64>
+    scf.yield
+  }
+  %final = memref.load %acc[] : memref<f64>
+  memref.store %final, %out[] : memref<f64>
+  func.return
+}

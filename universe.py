@@ -111,6 +111,8 @@ PASS_ROOTS: dict[str, tuple[str, ...]] = {
     "linalg-conv-to-kernel": ("linalg.fill",),
     "kiln-group-exp": ("math.exp",),
     "kiln-expand-half-powers": ("math.powf",),
+    "kiln-divide-by-constants": ("arith.divf",),
+    "kiln-crc-tables": ("scf.while",),
 }
 
 

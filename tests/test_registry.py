@@ -88,7 +88,8 @@ def test_stock_xdsl_opt_runs_kiln_passes(tmp_path: Path) -> None:
 #: kiln's passes that a pipeline stage runs only on a module holding their ops
 _ROOTED_MODULES = ("graph_merge_histograms", "graph_hoist_row_products", "graph_hoist_window_convs",
                    "convert_kalgo_to_kernel", "linalg_matmul_to_kernel", "linalg_conv_to_kernel", "kiln_group_exp",
-                   "kiln_expand_half_powers")
+                   "kiln_expand_half_powers", "kiln_divide_by_constants",
+                   "kiln_crc_tables")
 
 
 def test_a_program_without_their_ops_imports_no_rooted_pass() -> None:
@@ -125,6 +126,7 @@ def _conv(x: np.ndarray) -> np.ndarray:
         ("linalg-conv-to-kernel", _conv, np.linspace(0, 1, 64).reshape(1, 8, 8, 1)),
         ("kiln-group-exp", lambda x: np.exp(x) + np.exp(2 * x), np.linspace(0, 1, 64)),
         ("kiln-expand-half-powers", lambda x: x**-1.5, np.linspace(0.5, 2, 64)),
+        ("kiln-divide-by-constants", lambda x: x / 9.0, np.linspace(0.5, 2, 64)),
     ],
 )
 def test_rooted_passes_run_when_their_ops_are_there(

@@ -111,6 +111,7 @@ PASS_ROOTS: dict[str, tuple[str, ...]] = {
     "linalg-conv-to-kernel": ("linalg.fill",),
     "kiln-group-exp": ("math.exp",),
     "kiln-expand-half-powers": ("math.powf",),
+    "kiln-stream-stores": ("vector.store",),
 }
 
 

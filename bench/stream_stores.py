@@ -1,4 +1,4 @@
-"""``python -m kiln.bench.stream_stores [--rounds 5] [--cpu]``: elementwise loops over 10^7 float32
+"""``python -m kiln.bench.stream_stores [--rounds 5] [--cpu] [--n N]``: elementwise loops over N (10^7) float32
 compiled with and without ``kiln-stream-stores``, timed in turn with ``np.copyto`` in one process
 (issue 43: the chain at copy speed).
 
@@ -23,8 +23,6 @@ import kiln
 from kiln import pipelines
 from kiln.bench.pass_ab import _without
 from kiln.bench.workloads import chain
-
-N = 10**7
 
 
 def affine(x: Any) -> Any:
@@ -53,13 +51,15 @@ def _median_call(call: Callable[[], Any], clock: Callable[[], float], calls: int
     return statistics.median(times)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--cpu", action="store_true", help="time CPU seconds of the process, not wall seconds")
-    args = parser.parse_args()
+    parser.add_argument("--n", type=int, default=10**7, help="float32 elements (the chain row's 10^7: 40 MB)")
+    args = parser.parse_args(argv)
+    n = args.n
     clock = time.process_time if args.cpu else time.perf_counter
-    x = np.random.default_rng(0).standard_normal(N).astype(np.float32)
+    x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
     dst = np.empty_like(x)
     calls = {f"{name}, {'streaming' if s else 'normal stores'}": _build(fn, x, s)
              for name, fn in (("relu(2x+1)*sigmoid(x)-x/3", chain), ("x*2+1", affine)) for s in (False, True)}
@@ -70,10 +70,10 @@ def main() -> None:
             times[name].append(_median_call(call, clock))
             copies.append(_median_call(lambda: np.copyto(dst, x), clock))
     copy = statistics.median(copies)
-    print(f"np.copyto: {8 * N / copy / 1e9:.1f} GB/s ({'CPU' if args.cpu else 'wall'} time, {len(copies)} medians)")
+    print(f"np.copyto: {8 * n / copy / 1e9:.1f} GB/s ({'CPU' if args.cpu else 'wall'} time, {len(copies)} medians)")
     for name, ts in times.items():
         t = statistics.median(ts)
-        print(f"{name}: {8 * N / t / 1e9:.1f} GB/s, {copy / t:.0%} of copy")
+        print(f"{name}: {8 * n / t / 1e9:.1f} GB/s, {copy / t:.0%} of copy")
 
 
 if __name__ == "__main__":

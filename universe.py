@@ -113,6 +113,7 @@ PASS_ROOTS: dict[str, tuple[str, ...]] = {
     "kiln-expand-half-powers": ("math.powf",),
     "kiln-divide-by-constants": ("arith.divf",),
     "kiln-crc-tables": ("scf.while",),
+    "kiln-stream-stores": ("vector.store",),
 }
 
 

@@ -12,6 +12,13 @@ from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, i64
 #: backend runs them on threads, kiln-vectorize leaves their order alone)
 PARALLEL_ATTR = "kiln.parallel"
 
+#: on a ``vector.store``: a non-temporal (streaming) store, written to memory past the caches.
+#: kiln-stream-stores sets it where the destination is larger than the last-level cache (a
+#: normal store there reads each line from memory before writing it: 12 bytes of traffic per
+#: float copied instead of 8); the C backend emits the ISA's streaming store where the address
+#: is aligned to the register and a fence after the loop nest
+STREAM_ATTR = "kiln.stream"
+
 #: on an ``arith.select`` of integers (kiln-if-to-select sets it): it replaced a branch whose
 #: condition may be unpredictable, so the C backend emits a test and a conditional move
 #: (``kiln_select_mask``), never a ternary that gcc compiles back into a branch

@@ -98,3 +98,30 @@ def host_runs(isa: str) -> bool:
     if isa == "scalar" or isa == host:
         return True
     return isa == "avx2" and host == "avx512"
+
+
+#: where Linux describes this machine's caches (one ``index<N>`` directory per cache of cpu0)
+CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
+
+
+@functools.cache
+def host_last_level_cache_bytes() -> int | None:
+    """Bytes in the largest data (or unified) cache of this machine's first core, as Linux
+    reports it (read once); None where it does not (another OS, no sysfs). Not
+    ``sysconf(_SC_LEVEL3_CACHE_SIZE)``: on the 2-core AMD EPYC VM that says 320 MB (the whole
+    package's), sysfs the 32 MB the core shares."""
+    sizes = []
+    for index in sorted(CACHE_DIR.glob("index*")) if CACHE_DIR.is_dir() else []:
+        try:
+            kind, size = (index / "type").read_text().strip(), (index / "size").read_text().strip()
+        except OSError:
+            continue
+        if kind in ("Data", "Unified") and size:
+            sizes.append(parse_cache_size(size))
+    return max(sizes) if sizes else None
+
+
+def parse_cache_size(text: str) -> int:
+    """Bytes of a sysfs cache size: ``32768K``, ``1M``, or a plain number."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return int(text[:-1]) * units[text[-1].upper()] if text[-1].upper() in units else int(text)

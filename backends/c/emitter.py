@@ -185,6 +185,9 @@ class FunctionEmitter:
         self.used: set[str] = set(module.reserved) | set(module.globals.values())
         #: the next suffix to try per base name, so that a fresh name costs O(1), not O(uses)
         self.next_suffix: dict[str, int] = {}
+        #: the C flag that says whether the stores marked kiln.stream in the loop being emitted
+        #: stream (backends/c/parallel_ops.py); None outside such a loop: they are normal stores
+        self.stream_flag: str | None = None
 
     # -- names and lines -------------------------------------------------------------
     def fresh(self, hint: str | None, default: str = "v") -> str:

@@ -40,6 +40,7 @@ from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import SSAValue
 
 from kiln.backends.c.dispatch import HANDLERS, Handler, handles
+from kiln.backends.c.vector_ops import stream_fence, streams
 from kiln.dialects.contracts import PARALLEL_ATTR
 
 if TYPE_CHECKING:
@@ -55,8 +56,9 @@ def _parallel_for(sequential: Handler) -> Handler:
     def handler(em: FunctionEmitter, op: scf.ForOp) -> None:
         work = op.attributes.get(PARALLEL_ATTR)
         if not isinstance(work, IntegerAttr) or op.iter_args or _too_small(em, op, work.value.data):
-            sequential(em, op)
+            sequential(em, op)  # its stores marked kiln.stream stay normal ones: no site measures them
             return
+        fence = stream_fence(em) if streams(op) else None
         em.use_helper("kiln_num_threads")
         site, threads, start = em.fresh("loop_site"), em.fresh("loop_threads"), em.fresh("loop_start")
         trip = f"({em.expr(op.ub)} - {em.expr(op.lb)})"
@@ -64,12 +66,16 @@ def _parallel_for(sequential: Handler) -> Handler:
         schedule = f"schedule(dynamic, kiln_chunk({_iterations(em, op, trip)}, {threads}))"
         em.open("{")
         em.line(f"static kiln_site {site};")
+        stream = _stream_sites(em, fence)
         if _constant(op.ub) is not None and _constant(op.lb) is not None:  # static and big enough
             em.line(f"const int {threads} = kiln_site_threads(&{site});")
+            if stream:
+                em.line(f"const int {stream[1]} = kiln_stream_choose({stream[0]}, {threads});")
             em.line(f"const int64_t {start} = kiln_site_clock();")
-            _pragma(em, f"num_threads({threads}) if({threads} > 1) {schedule}")
-            sequential(em, op)
+            _pragma(em, f"num_threads({threads}) if({threads} > 1)", schedule, fence)
+            _streaming(em, op, sequential, fence, stream)
             em.line(f"kiln_site_done(&{site}, {elements}, {threads}, {start});")
+            _stream_done(em, stream, threads, elements, start)
             em.close()
             return
         # dynamic bounds: the parallel region only when the trip count calls for it; a loop that
@@ -79,15 +85,25 @@ def _parallel_for(sequential: Handler) -> Handler:
         big = em.fresh("loop_big")
         em.line(f"const int {big} = {elements} >= {PARALLEL_MIN_ELEMENTS};")
         em.line(f"const int {threads} = {big} ? kiln_site_threads(&{site}) : 1;")
+        if stream:
+            em.line(f"const int {stream[1]} = {big} && kiln_stream_choose({stream[0]}, {threads});")
         em.line(f"const int64_t {start} = {big} ? kiln_site_clock() : 0;")
         em.open(f"if ({threads} > 1) {{")
-        _pragma(em, f"num_threads({threads}) {schedule}")
-        sequential(em, op)
+        _pragma(em, f"num_threads({threads})", schedule, fence)
+        _streaming(em, op, sequential, fence, stream)
         em.close()
         em.open("else {")
-        sequential(em, op)
+        _streaming(em, op, sequential, None, stream)
+        if fence:
+            em.line(fence)
         em.close()
-        em.line(f"if ({big}) kiln_site_done(&{site}, {elements}, {threads}, {start});")
+        if stream:
+            em.open(f"if ({big}) {{")
+            em.line(f"kiln_site_done(&{site}, {elements}, {threads}, {start});")
+            _stream_done(em, stream, threads, elements, start)
+            em.close()
+        else:
+            em.line(f"if ({big}) kiln_site_done(&{site}, {elements}, {threads}, {start});")
         em.close()
 
     return handler
@@ -99,10 +115,49 @@ def _iterations(em: FunctionEmitter, op: scf.ForOp, trip: str) -> str:
     return trip if step == 1 else f"(({trip} + {em.expr(op.step)} - 1) / {em.expr(op.step)})"
 
 
-def _pragma(em: FunctionEmitter, clauses: str) -> None:
+def _pragma(em: FunctionEmitter, team: str, schedule: str, fence: str | None) -> None:
+    """The OpenMP pragma of a parallel loop; with a fence (the loop streams), a parallel region
+    whose threads each run their share of the loop (``omp for nowait``), then the fence, so that
+    every thread's streaming stores are ordered before the region's closing barrier. That
+    region's block is closed by the loop :func:`_fenced` emits."""
     em.line("#ifdef _OPENMP")
-    em.line(f"#pragma omp parallel for {clauses}")
+    if not fence:
+        em.line(f"#pragma omp parallel for {team} {schedule}")
+        em.line("#endif")
+        return
+    em.line(f"#pragma omp parallel {team}")
     em.line("#endif")
+    em.open("{")
+    em.line("#ifdef _OPENMP")
+    em.line(f"#pragma omp for {schedule} nowait")
+    em.line("#endif")
+
+
+def _stream_sites(em: FunctionEmitter, fence: str | None) -> tuple[str, str] | None:
+    """For a loop that may stream its stores: its two stream sites (one per thread choice,
+    runtime/kiln_threads.h) and the name of the flag that says whether this call streams."""
+    if not fence:
+        return None
+    sites, flag = em.fresh("stream_sites"), em.fresh("loop_streams")
+    em.line(f"static kiln_site {sites}[2];")
+    return sites, flag
+
+
+def _streaming(em: FunctionEmitter, op: scf.ForOp, sequential: Handler, fence: str | None,
+               stream: tuple[str, str] | None) -> None:
+    """The loop, its marked stores streaming while ``stream``'s flag is set; then, with a fence,
+    the fence and the end of the block that :func:`_pragma` opened."""
+    outer, em.stream_flag = em.stream_flag, stream[1] if stream else None
+    sequential(em, op)
+    em.stream_flag = outer
+    if fence:
+        em.line(fence)
+        em.close()
+
+
+def _stream_done(em: FunctionEmitter, stream: tuple[str, str] | None, threads: str, elements: str, start: str) -> None:
+    if stream:
+        em.line(f"kiln_stream_done({stream[0]}, {threads}, {elements}, {stream[1]}, {start});")
 
 
 def _too_small(em: FunctionEmitter, op: scf.ForOp, work: int) -> bool:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, math, vector
 from xdsl.dialects.builtin import FloatAttr, Float32Type, Float64Type, ModuleOp, VectorType
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from kiln.backends.c import vector_math
 from kiln.backends.c.c_types import c_type, float_literal
@@ -24,6 +24,7 @@ from kiln.backends.c.errors import CEmitError, op_error
 from kiln.backends.c.index_expr import add, linear
 from kiln.backends.c.isa import IsaTable, resolve_isa, table
 from kiln.dialects import kvec
+from kiln.dialects.contracts import STREAM_ATTR
 
 if TYPE_CHECKING:
     from kiln.backends.c.emitter import FunctionEmitter
@@ -364,10 +365,30 @@ def _load(em: FunctionEmitter, op: vector.LoadOp) -> None:
 
 @handles(vector.StoreOp)
 def _store(em: FunctionEmitter, op: vector.StoreOp) -> None:
+    """A store; one marked ``kiln.stream`` (kiln-stream-stores) in a loop that measures whether
+    to stream (backends/c/parallel_ops.py) is a streaming store when that loop's flag says so and
+    the address is aligned to the register (the ISA's streaming stores require it)."""
     elem, k, t = _shape(em, op.vector.type)
     lanes, value, idx = t.lanes(elem), em.expr(op.vector), list(op.indices)
+    flag = em.stream_flag if STREAM_ATTR in op.attributes and f"stream.{elem}" in t.ops else None
     for j in range(k):
-        em.line(t.op("store", elem, _pointer(em, op.base, idx, lanes, j), _part(value, j, k)) + ";")
+        ptr, part = _pointer(em, op.base, idx, lanes, j), _part(value, j, k)
+        if flag:
+            em.line(f"if ({flag} && ((uintptr_t)({ptr}) & {t.native_bytes - 1}) == 0) {t.op('stream', elem, ptr, part)};"
+                    f" else {t.op('store', elem, ptr, part)};")
+        else:
+            em.line(t.op("store", elem, ptr, part) + ";")
+
+
+def streams(loop: Operation) -> bool:
+    """Whether ``loop`` holds a store that the emitter makes a streaming store."""
+    return any(isinstance(o, vector.StoreOp) and STREAM_ATTR in o.attributes for o in loop.walk())
+
+
+def stream_fence(em: FunctionEmitter) -> str | None:
+    """The statement that ends a loop nest's streaming stores (None: the ISA has none)."""
+    t = em.module.simd.table
+    return t.op("fence", "f32") + ";" if "fence.f32" in t.ops else None
 
 
 def _mask_vector_type(mask: SSAValue) -> VectorType:

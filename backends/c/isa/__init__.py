@@ -44,7 +44,10 @@ ABSTRACT_OPS: tuple[str, ...] = (
 #: "maskload" ({0} pointer, {1} mask -> vector, 0.0 in masked-off lanes, which are not read)
 #: and "maskstore" (statement: {0} pointer, {1} mask, {2} vector; writes only the set lanes):
 #: masked tails (kiln-vectorize uses them when the table has them; the emitter copies
-#: through a stack buffer when it does not).
+#: through a stack buffer when it does not);
+#: "stream" (statement: {0} pointer aligned to the register, {1} vector; a non-temporal store,
+#: for stores marked ``kiln.stream``) and "fence" (statement: orders the streaming stores
+#: before it with every store after it; emitted after a loop nest that streams).
 
 
 

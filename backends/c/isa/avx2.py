@@ -52,6 +52,8 @@ def _ops(s: str, i: str, ints: str) -> dict[str, str]:
         "mask_first": f"_mm256_castsi256_{s}(_mm256_cmpgt_{i}(_mm256_set1_{ints}({{0}}), _mm256_setr_{ints}({iota})))",
         "maskload": f"_mm256_maskload_{s}({{0}}, _mm256_cast{s}_si256({{1}}))",
         "maskstore": f"_mm256_maskstore_{s}({{0}}, _mm256_cast{s}_si256({{1}}), {{2}})",
+        "stream": f"_mm256_stream_{s}({{0}}, {{1}})",
+        "fence": "_mm_sfence()",
     })
     return ops
 

@@ -45,6 +45,8 @@ def _ops(s: str, i: str, mask: str) -> dict[str, str]:
         "mask_first": f"({mask})((1u << ({{0}})) - 1u)",
         "maskload": f"_mm512_maskz_loadu_{s}({{1}}, {{0}})",
         "maskstore": f"_mm512_mask_storeu_{s}({{0}}, {{1}}, {{2}})",
+        "stream": f"_mm512_stream_{s}({{0}}, {{1}})",
+        "fence": "_mm_sfence()",
     })
     return ops
 

@@ -172,3 +172,17 @@ static inline void kiln_site_done(kiln_site *site, int64_t elements, int threads
     kiln_site_set(&site->next_try, 0);
   }
 }
+
+/* Streaming stores (kiln-stream-stores marks the stores of a loop whose output is larger than the
+   last-level cache): whether this call of the loop streams them is measured like its thread
+   count, with a site of its own per thread choice (`sites[threads > 1]`), 1 standing for normal
+   stores and 2 for streaming ones. Measured rather than fixed because which one wins depends on
+   the loop: on the 2-core AMD EPYC, streaming made x * 2 + 1 over 10^7 floats 1.26x faster (8
+   bytes of memory traffic per element instead of 12) and the exp-bound chain
+   relu(2x+1)*sigmoid(x) - x/3 0.7x as fast (bench/RESULTS.md, issue 43). */
+static inline int kiln_stream_choose(kiln_site *sites, int threads) {
+  return kiln_site_choose(&sites[threads > 1], 2) == 2;
+}
+static inline void kiln_stream_done(kiln_site *sites, int threads, int64_t elements, int streamed, int64_t start) {
+  kiln_site_done(&sites[threads > 1], elements, streamed ? 2 : 1, start);
+}

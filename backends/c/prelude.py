@@ -8,10 +8,11 @@ compiled once per compiler, flags and host into a precompiled header in the cach
 ``-include <key>.h``: the source's own ``#include`` lines then find their headers' include guards
 set, and the code gcc generates is the same (tests/test_c_backend.py compares the assembly).
 
-The precompiled header of the host ISA's vector code with the default flags is built in the
+The precompiled headers of the host ISA's vector code with the default flags, without and with
+``-fopenmp`` (a header precompiled without it is not used by a compile with it), are built in the
 background with the entry extension (once per machine, see :func:`prefetch`); other preludes
-(scalar code, ``KILN_ISA``, ``-fopenmp``) and sources compiled before the build is done compile
-without one, as before. gcc falls back to the header's text when a precompiled header does not
+(scalar code, ``KILN_ISA``) and sources compiled before the build is done compile without one,
+as before. gcc falls back to the header's text when a precompiled header does not
 fit its flags; a damaged one would crash it, so it is checked against its recorded sha256
 before use (~25 ms for its 20 MB; in the background while the first function to compile
 lowers), once per process and only when its stat changed since the last check
@@ -62,7 +63,7 @@ def is_vector(source: str) -> bool:
 
 def include_flags(cc: str, identity: str, flags: tuple[str, ...], source: str) -> tuple[str, ...]:
     """``("-include", header)`` when the prelude of ``source`` has a sound precompiled header for
-    ``cc`` with ``flags``, else ``()``: none was built for it (another ISA, ``-fopenmp``), it is
+    ``cc`` with ``flags``, else ``()``: none was built for it (another ISA, other flags), it is
     still being built, or it was damaged (warned, and built again for later compiles)."""
     text = of(source)
     if text is None or not _is_gcc(identity):

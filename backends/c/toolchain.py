@@ -180,11 +180,11 @@ def tiering() -> bool:
 
 
 def prefetch_prelude(isa_includes: tuple[str, ...], *, check: bool = False) -> None:
-    """Start building the precompiled headers of kernels for the ISA of ``isa_includes`` with the
-    default flags (and the quick tier's, when :func:`tiering`), each without and with ``-fopenmp``,
-    when not cached (once per machine), or with ``check`` checking the default one without
-    ``-fopenmp`` when cached (a compile is coming; the others are checked by the first compile
-    that uses them): backends/c/prelude.py.
+    """Start building the precompiled headers of kernels, vector code for the ISA of
+    ``isa_includes`` and scalar code, with the default flags (and the quick tier's, when
+    :func:`tiering`), each without and with ``-fopenmp``, when not cached (once per machine), or
+    with ``check`` checking the default vector one without ``-fopenmp`` when cached (a compile is
+    coming; the others are checked by the first compile that uses them): backends/c/prelude.py.
 
     gcc uses no header precompiled without ``-fopenmp`` in a compile with it, and 19 of NPBench's
     54 kernels at preset S are vector code with parallel loops: gemver's 27 KB took 211 ms of gcc
@@ -194,8 +194,9 @@ def prefetch_prelude(isa_includes: tuple[str, ...], *, check: bool = False) -> N
     for opt_flags in (DEFAULT_OPT_FLAGS, QUICK_OPT_FLAGS) if tiering() else (DEFAULT_OPT_FLAGS,):
         for openmp in ((), ("-fopenmp",)):
             flags = compile_flags((*opt_flags, *_SHARED_FLAGS, *openmp))
-            first = opt_flags == DEFAULT_OPT_FLAGS and not openmp
-            prelude.prefetch(cc, compiler_identity(cc), flags, isa_includes, check=check and first)
+            for includes in dict.fromkeys((isa_includes, ())):  # the vector prelude, then the scalar one
+                first = opt_flags == DEFAULT_OPT_FLAGS and not openmp and includes == isa_includes
+                prelude.prefetch(cc, compiler_identity(cc), flags, includes, check=check and first)
 
 
 def _cores() -> int:

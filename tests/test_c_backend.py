@@ -360,7 +360,8 @@ def test_damaged_precompiled_header_is_not_used(kiln_cache: Path) -> None:
     source = _kernel_source(lambda x: x * 2.0 + 1.0, np.ones(64, np.float32))
     toolchain.prefetch_prelude(table(resolve_isa()).includes)
     prelude.wait()
-    (gch,) = [p for p in kiln_cache.glob("*.h.gch") if p.with_suffix("").read_text() == prelude.of(source)]
+    gch = _header().with_suffix(".h.gch")
+    assert gch.with_suffix("").read_text() == prelude.of(source)
     gch.write_bytes(gch.read_bytes()[: gch.stat().st_size // 2])
     cc = toolchain.compiler()
     flags = toolchain.compile_flags((*toolchain.DEFAULT_OPT_FLAGS, *toolchain._SHARED_FLAGS))
@@ -372,14 +373,29 @@ def test_damaged_precompiled_header_is_not_used(kiln_cache: Path) -> None:
     assert prelude.include_flags(cc, toolchain.compiler_identity(cc), flags, source)[0] == "-include"
 
 
+def _header(openmp: bool = False, scalar: bool = False) -> Path:
+    """The path of the vector (``scalar``: scalar) code's precompiled prelude for the default
+    flags (with ``-fopenmp``)."""
+    from kiln.backends.c import prelude
+    from kiln.backends.c.isa import resolve_isa, table
+
+    cc = toolchain.compiler()
+    flags = toolchain.compile_flags((*toolchain.DEFAULT_OPT_FLAGS, *toolchain._SHARED_FLAGS,
+                                     *(("-fopenmp",) if openmp else ())))
+    text = "\n".join(prelude.lines(() if scalar else table(resolve_isa()).includes)) + "\n"
+    return prelude._header(text, toolchain.compiler_identity(cc), flags)
+
+
 def _built_header(kiln_cache: Path) -> tuple[Path, tuple[str, ...]]:
-    """The vector code's precompiled header, built in ``kiln_cache``, and its include flags' inputs."""
+    """The vector code's precompiled header (default flags, no OpenMP), built in ``kiln_cache``,
+    and its include flags' inputs."""
     from kiln.backends.c import prelude
     from kiln.backends.c.isa import resolve_isa, table
 
     toolchain.prefetch_prelude(table(resolve_isa()).includes)
     prelude.wait()
-    (gch,) = kiln_cache.glob("*.h.gch")
+    gch = _header().with_suffix(".h.gch")
+    assert gch.parent == kiln_cache and gch.is_file()
     return gch, table(resolve_isa()).includes
 
 
@@ -442,14 +458,52 @@ def test_precompiled_headers_are_checked_only_when_a_compile_comes(kiln_cache: P
     toolchain.prefetch_prelude(includes)
     prelude.wait()
     headers = {p.with_suffix("") for p in kiln_cache.glob("*.h.gch")}
-    assert len(headers) == 1  # the vector code's (scalar code's saved gcc no time)
+    # the vector and the scalar code's, each without and with OpenMP
+    assert headers == {_header(openmp=o, scalar=s) for o in (False, True) for s in (False, True)}
     prelude._sound.difference_update(headers)  # as a new process finds them
     toolchain.prefetch_prelude(includes)  # a backend created: builds only what is missing
     assert not headers & set(prelude._checks)
-    toolchain.prefetch_prelude(includes, check=True)  # a compile is coming
-    assert headers <= set(prelude._checks)
+    toolchain.prefetch_prelude(includes, check=True)  # a compile is coming: the default one is
+    assert set(prelude._checks) & headers == {_header()}  # checked meanwhile, the OpenMP one when used
     prelude.wait()
-    assert headers <= prelude._sound
+    assert _header() in prelude._sound
+
+
+def test_openmp_vector_code_has_a_precompiled_prelude_of_its_own(kiln_cache: Path, tmp_path: Path) -> None:
+    """Vector code with parallel loops compiles with ``-fopenmp``, which uses no header
+    precompiled without it: the once-per-machine build makes one with it, and the source compiles
+    with it to the assembly it compiles to without it."""
+    from kiln.backends.c import prelude
+    from kiln.backends.c.isa import resolve_isa, table
+
+    source = _kernel_source(lambda m: m.sum(axis=1), np.ones((1000, 517), np.float32))
+    assert "#pragma omp parallel for" in source and prelude.is_vector(source)
+    toolchain.prefetch_prelude(table(resolve_isa()).includes)
+    prelude.wait()
+    cc = toolchain.compiler()
+    flags = toolchain.compile_flags((*toolchain.DEFAULT_OPT_FLAGS, *toolchain._SHARED_FLAGS, "-fopenmp"))
+    pch = prelude.include_flags(cc, toolchain.compiler_identity(cc), flags, source)
+    assert pch == ("-include", str(_header(openmp=True)))
+    check = ("-Winvalid-pch", "-Werror")
+    assert _assembly(source, tmp_path, ("-fopenmp", *pch, *check)) == _assembly(source, tmp_path, ("-fopenmp",))
+
+
+def test_scalar_code_has_a_precompiled_prelude(kiln_cache: Path, tmp_path: Path) -> None:
+    """Scalar code (no SIMD includes) compiles with the precompiled header of its prelude, the C
+    library's headers, made by the once-per-machine build, to the assembly it compiles to without it."""
+    from kiln.backends.c import prelude
+    from kiln.backends.c.isa import resolve_isa, table
+
+    source = _kernel_source(lambda x: np.maximum(x * 2 + 1, 0), np.arange(3))
+    assert prelude.of(source) is not None and not prelude.is_vector(source)
+    toolchain.prefetch_prelude(table(resolve_isa()).includes)
+    prelude.wait()
+    cc = toolchain.compiler()
+    flags = toolchain.compile_flags((*toolchain.DEFAULT_OPT_FLAGS, *toolchain._SHARED_FLAGS))
+    pch = prelude.include_flags(cc, toolchain.compiler_identity(cc), flags, source)
+    assert pch == ("-include", str(_header(scalar=True)))
+    assert _header(scalar=True).read_text() == prelude.of(source)
+    assert _assembly(source, tmp_path, (*pch, "-Winvalid-pch", "-Werror")) == _assembly(source, tmp_path)
 
 
 def test_compiler_identity_is_kept_per_binary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

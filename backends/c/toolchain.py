@@ -47,7 +47,8 @@ single-threaded, and channel_flow's 1.0 s in gcc was a third of its first call.
 Always added: ``-fPIC -shared -fvisibility=hidden`` (only public funcs are exported) and ``-lm``;
 ``-fopenmp`` when the source has ``#pragma omp`` (parallel kernels; threads: ``KILN_NUM_THREADS``);
 ``-include <prelude>`` when the source's opening ``#include`` lines have a precompiled header
-(backends/c/prelude.py: the same code, without gcc reading the intrinsic headers again).
+for its flags, ``-fopenmp`` included (backends/c/prelude.py: the same code, without gcc reading
+the intrinsic headers again).
 """
 
 from __future__ import annotations
@@ -179,14 +180,23 @@ def tiering() -> bool:
 
 
 def prefetch_prelude(isa_includes: tuple[str, ...], *, check: bool = False) -> None:
-    """Start building the precompiled headers of kernels for the ISA of ``isa_includes`` with the
-    default flags (and the quick tier's, when :func:`tiering`) when not cached (once per
-    machine), or with ``check`` checking the default one when cached (a compile is coming; the
-    quick one is checked by the first quick compile, which few sources get): backends/c/prelude.py."""
+    """Start building the precompiled headers of kernels, vector code for the ISA of
+    ``isa_includes`` and scalar code, with the default flags (and the quick tier's, when
+    :func:`tiering`), each without and with ``-fopenmp``, when not cached (once per machine), or
+    with ``check`` checking the default vector one without ``-fopenmp`` when cached (a compile is
+    coming; the others are checked by the first compile that uses them): backends/c/prelude.py.
+
+    gcc uses no header precompiled without ``-fopenmp`` in a compile with it, and 19 of NPBench's
+    54 kernels at preset S are vector code with parallel loops: gemver's 27 KB took 211 ms of gcc
+    CPU at -Og without a precompiled prelude and 149 ms with its own (mvt 207 -> 143; the same
+    assembly; 2026-11-29, bench/RESULTS.md "First calls, sixth round")."""
     cc = compiler()
     for opt_flags in (DEFAULT_OPT_FLAGS, QUICK_OPT_FLAGS) if tiering() else (DEFAULT_OPT_FLAGS,):
-        flags = compile_flags((*opt_flags, *_SHARED_FLAGS))
-        prelude.prefetch(cc, compiler_identity(cc), flags, isa_includes, check=check and opt_flags == DEFAULT_OPT_FLAGS)
+        for openmp in ((), ("-fopenmp",)):
+            flags = compile_flags((*opt_flags, *_SHARED_FLAGS, *openmp))
+            for includes in dict.fromkeys((isa_includes, ())):  # the vector prelude, then the scalar one
+                first = opt_flags == DEFAULT_OPT_FLAGS and not openmp and includes == isa_includes
+                prelude.prefetch(cc, compiler_identity(cc), flags, includes, check=check and first)
 
 
 def _cores() -> int:

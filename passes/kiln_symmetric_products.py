@@ -45,6 +45,8 @@ from kiln.passes._kernel_common import indexing_maps, row_major_strides
 
 _IDENTITY = AffineMap.identity(2)
 _SWAP = AffineMap.from_callable(lambda i, j: (j, i))
+#: the dialects of the elementwise ops a generic's body may hold to compute a pure function
+_PURE = ("arith.", "math.", "kmath.")
 
 
 @dataclass(frozen=True)
@@ -95,10 +97,16 @@ def _last_writer(buffer: SSAValue, reader: Operation) -> GenericOp | None:
 
 def _writes_all(op: Operation, buffer: SSAValue) -> bool:
     """``op`` is an all-parallel 2-D generic writing each element of ``buffer`` (its only output,
-    through the identity map or, as ``kiln-write-transposed`` makes, the swapped one)."""
-    return (isinstance(op, GenericOp) and list(op.outputs) == [buffer] and not op.results
+    through the identity map or, as ``kiln-write-transposed`` makes, the swapped one) as a pure
+    function of its inputs: its body computes with arith and math ops and never reads the
+    output's old element."""
+    if not (isinstance(op, GenericOp) and list(op.outputs) == [buffer] and not op.results
             and op.get_num_loops() == 2 and all(it.data == IteratorType.PARALLEL for it in op.iterator_types.data)
-            and indexing_maps(op)[-1] in (_IDENTITY, _SWAP))
+            and indexing_maps(op)[-1] in (_IDENTITY, _SWAP)):
+        return False
+    block = op.body.block
+    return not block.args[-1].uses and all(isinstance(inner, YieldOp) or inner.name.startswith(_PURE)
+                                           for inner in block.ops)
 
 
 def _output_ordered_maps(writer: GenericOp) -> list[AffineMap]:

@@ -168,3 +168,36 @@ func.func @casts_of_two_arrays(%x: memref<150x90xf64>, %z: memref<150x90xf64>, %
   memref.dealloc %c1 : memref<150x90xf32>
   func.return
 }
+
+// Two equal generics that add to what their outputs held (0 in one, 1 in the other): their
+// elements differ, so a plain product.
+// CHECK-LABEL: func.func @accumulated_twice
+// CHECK:         kernel.matmul ins(%v, %c1 : {{.*}}) outs(%out : memref<90x90xf32>) {
+func.func @accumulated_twice(%x: memref<150x90xf64>, %out: memref<90x90xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %c1 = memref.alloc() : memref<150x90xf32>
+  linalg.fill ins(%zero : f32) outs(%c1 : memref<150x90xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<150x90xf64>) outs(%c1 : memref<150x90xf32>) {
+  ^bb0(%a: f64, %o: f32):
+    %r = arith.truncf %a : f64 to f32
+    %s = arith.addf %r, %o : f32
+    linalg.yield %s : f32
+  }
+  %c2 = memref.alloc() : memref<150x90xf32>
+  linalg.fill ins(%one : f32) outs(%c2 : memref<150x90xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<150x90xf64>) outs(%c2 : memref<150x90xf32>) {
+  ^bb0(%a: f64, %o: f32):
+    %r = arith.truncf %a : f64 to f32
+    %s = arith.addf %r, %o : f32
+    linalg.yield %s : f32
+  }
+  %v = memref.reinterpret_cast %c2 to offset: [0], sizes: [90, 150], strides: [1, 90] : memref<150x90xf32> to memref<90x150xf32, strided<[1, 90]>>
+  kernel.matmul ins(%v, %c1 : memref<90x150xf32, strided<[1, 90]>>, memref<150x90xf32>) outs(%out : memref<90x90xf32>) {
+  ^bb0(%b: index, %e: index):
+    kernel.yield
+  }
+  memref.dealloc %c2 : memref<150x90xf32>
+  memref.dealloc %c1 : memref<150x90xf32>
+  func.return
+}

@@ -30,7 +30,7 @@ STAGES: dict[str, str] = {
     "graph": "graph-bound-results",
     "tensor": 'graph-inline-calls{keep-ops=64},graph-order-effects,canonicalize,cse,apply-rules{file="kiln:matmul-scale"},graph-merge-histograms,graph-hoist-row-products,graph-hoist-window-convs,graph-linalg-to-calls,convert-graph-to-linalg,tensor-resolve-dims,linalg-fuse-elementwise,linalg-fuse-siblings,linalg-fuse-elementwise,linalg-fuse-shared,canonicalize,cse',
     "buffer": "kiln-bufferize,kiln-elide-copies,canonicalize,cse",
-    "loops": "kiln-linalg-calls-to-kernel,convert-kalgo-to-kernel,kiln-write-transposed,kiln-fold-transposes,linalg-matmul-to-kernel,linalg-conv-to-kernel,linalg-generalize-named-ops,kiln-interchange-loops,kiln-parallel-loops,convert-linalg-to-loops,lower-affine,canonicalize,cse,"
+    "loops": "kiln-linalg-calls-to-kernel,convert-kalgo-to-kernel,kiln-write-transposed,kiln-fold-transposes,linalg-matmul-to-kernel,kiln-symmetric-products,linalg-conv-to-kernel,linalg-generalize-named-ops,kiln-interchange-loops,kiln-parallel-loops,convert-linalg-to-loops,lower-affine,canonicalize,cse,"
     "kiln-expand-half-powers,kiln-vectorize,canonicalize,cse,kiln-loops-simplify,promote-small-allocs,kiln-outline-parts,kiln-crc-tables,kiln-if-to-select,kiln-group-exp,kiln-divide-by-constants,kiln-stream-stores",
     # CUDA: buffer -> parallel (scf.parallel nests) -> gpu (kernels outlined, launches on the host)
     "parallel": "graph-inline-calls,kiln-linalg-calls-to-kernel,convert-kalgo-to-kernel,linalg-generalize-named-ops,kiln-gpu-tile-matmul,convert-linalg-to-parallel-loops,lower-affine,canonicalize,cse",

@@ -108,6 +108,7 @@ PASS_ROOTS: dict[str, tuple[str, ...]] = {
     "graph-linalg-to-calls": ("graph.linalg",),
     "convert-kalgo-to-kernel": ("kalgo.",),
     "linalg-matmul-to-kernel": ("linalg.fill",),  # a product accumulates onto a zero fill
+    "kiln-symmetric-products": ("kernel.matmul",),
     "linalg-conv-to-kernel": ("linalg.fill",),
     "kiln-group-exp": ("math.exp",),
     "kiln-expand-half-powers": ("math.powf",),

@@ -15,9 +15,8 @@ the generic also reads D (an optimizer's ``w - lr * (x.T @ g)`` into ``w``),
 the kernel keeps writing C and the epilogue reads each row block of C right
 after it is computed, while it is in cache.
 
-When B is A's transpose (``x @ x.T``, ``x.T @ x``, ``np.cov``: the same buffer, B a
-``reinterpret_cast`` of A with swapped strides, or the other way round), the ``kernel.matmul``
-is marked ``symmetric``: the kernel computes half of C, as BLAS's ``syrk`` does for NumPy.
+A product whose B is A's transpose (``x @ x.T``, ``x.T @ x``, ``np.cov``) is marked
+``symmetric`` by the next pass, ``kiln-symmetric-products``.
 
 Matrix-vector products (loops ``(i, k)``, a 2-D and a 1-D input, output ``(i)``) become
 ``kernel.matvec`` when the matrix is read through ``(i, k)`` (``A @ x``) and ``kernel.vecmat``
@@ -58,7 +57,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import FillOp, GenericOp
-from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
@@ -74,7 +73,6 @@ from kiln.passes._kernel_common import (
     indexing_maps,
     layout_strides,
     multiply_add_body,
-    row_major_strides,
     row_view,
     zero_fill_before,
 )
@@ -199,37 +197,7 @@ def _lower(op: GenericOp, rewriter: PatternRewriter) -> None:
             region = _build_epilogue(generic, c_index, d if in_place else c)
             if region is not None:
                 epi, target = generic, d if in_place else c
-    install_kernel(op, fill, kernel.MatmulOp(a, b, target, region, symmetric=_transposes(a, b)), epi, rewriter)
-
-
-def _static_layout(value: SSAValue) -> tuple[SSAValue, int, tuple[int, ...]] | None:
-    """``value``'s elements as (base buffer, offset, strides) where all are static: a row-major
-    buffer is its own base; a ``memref.reinterpret_cast`` of one (a folded transpose) views it."""
-    if isinstance(value, OpResult) and isinstance(value.op, memref.ReinterpretCastOp):
-        cast = value.op
-        if cast.offsets or cast.sizes or cast.strides or _row_major(cast.source) is None:
-            return None
-        return cast.source, *cast.static_offsets.get_values(), tuple(cast.static_strides.get_values())
-    strides = _row_major(value)
-    return None if strides is None else (value, 0, strides)
-
-
-def _row_major(value: SSAValue) -> tuple[int, ...] | None:
-    """The strides of a static, identity-layout buffer (None for any other)."""
-    ty = value.type
-    if not isinstance(ty, MemRefType) or not isinstance(ty.layout, NoneAttr):
-        return None
-    strides = row_major_strides(ty)
-    return None if strides is None else tuple(strides)
-
-
-def _transposes(a: SSAValue, b: SSAValue) -> bool:
-    """Is B's element (k, n) A's element (n, k) (``x @ x.T``, ``x.T @ x``): is the product symmetric?"""
-    la, lb = _static_layout(a), _static_layout(b)
-    if la is None or lb is None or la[0] is not lb[0] or la[1] != lb[1]:
-        return False
-    assert isinstance(a.type, MemRefType) and isinstance(b.type, MemRefType)
-    return lb[2] == la[2][::-1] and tuple(b.type.get_shape()) == tuple(a.type.get_shape())[::-1]
+    install_kernel(op, fill, kernel.MatmulOp(a, b, target, region), epi, rewriter)
 
 
 def _lower_matrix_vector(op: GenericOp, rewriter: PatternRewriter) -> None:

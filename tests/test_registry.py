@@ -123,6 +123,7 @@ def _conv(x: np.ndarray) -> np.ndarray:
         ("graph-linalg-to-calls", lambda x: np.linalg.inv(x), np.eye(4) * 2 + 0.5),
         ("convert-kalgo-to-kernel", lambda x: np.sort(x), np.linspace(1, 0, 16)),
         ("linalg-matmul-to-kernel", lambda x: x @ x, np.eye(8) + 0.25),
+        ("kiln-symmetric-products", lambda x: x.T @ x, np.eye(8) + 0.25),
         ("linalg-conv-to-kernel", _conv, np.linspace(0, 1, 64).reshape(1, 8, 8, 1)),
         ("kiln-group-exp", lambda x: np.exp(x) + np.exp(2 * x), np.linspace(0, 1, 64)),
         ("kiln-expand-half-powers", lambda x: x**-1.5, np.linspace(0.5, 2, 64)),

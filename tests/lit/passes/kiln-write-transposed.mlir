@@ -1,5 +1,5 @@
 // RUN: kiln-opt %s --split-input-file -p kiln-write-transposed | filecheck %s
-// RUN: kiln-opt %s --split-input-file -p kiln-write-transposed,kiln-fold-transposes,linalg-matmul-to-kernel | filecheck %s --check-prefix=FOLD
+// RUN: kiln-opt %s --split-input-file -p kiln-write-transposed,kiln-fold-transposes,linalg-matmul-to-kernel,kiln-symmetric-products | filecheck %s --check-prefix=FOLD
 
 // np.cov(x.T): x.T - mean written in x's layout (a 6x4 buffer, written through (d1, d0)); the
 // product reads it through a transposed view, and the transposed copy of that view folds to the

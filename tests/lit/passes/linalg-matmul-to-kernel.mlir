@@ -206,49 +206,6 @@ func.func @batched_transposed_rhs(%a: memref<3x6x5xf64>, %b: memref<3x4x5xf64>, 
   func.return
 }
 
-// x.T @ x with the transpose folded into a view of x: B's element (k, n) is A's (n, k), so the
-// product is symmetric: the kernel computes the lower triangle and mirrors it, bottom row
-// blocks first (the longest), then the epilogue runs once on all rows.
-// CHECK-LABEL: func.func @gram
-// CHECK:         kernel.matmul ins(%t, %x : memref<96x80xf64, strided<[1, 96]>>, memref<80x96xf64>) outs(%out : memref<96x96xf64>) symmetric {
-// C-LABEL: void gram({{.*}}) {
-// C:         kiln_gemm_f64_pack_b(80, 96, x, 96, 1,
-// C:         for (int64_t [[BLOCK:.*]] = [[BLOCKS:.*]] - 1; [[BLOCK]] >= 0; [[BLOCK]]--) {
-// C:           kiln_gemm_f64_syrk_rows(
-// C-NOT:     #pragma omp
-// C:           kiln_gemm_f64_mirror(
-func.func @gram(%x: memref<80x96xf64>, %out: memref<96x96xf64>) {
-  %t = memref.reinterpret_cast %x to offset: [0], sizes: [96, 80], strides: [1, 96] : memref<80x96xf64> to memref<96x80xf64, strided<[1, 96]>>
-  %zero = arith.constant 0.0 : f64
-  linalg.fill ins(%zero : f64) outs(%out : memref<96x96xf64>)
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%t, %x : memref<96x80xf64, strided<[1, 96]>>, memref<80x96xf64>) outs(%out : memref<96x96xf64>) {
-  ^bb0(%a: f64, %b: f64, %c: f64):
-    %m = arith.mulf %a, %b : f64
-    %s = arith.addf %c, %m : f64
-    linalg.yield %s : f64
-  }
-  func.return
-}
-
-// A view of x at another offset is not x's transpose: an ordinary product.
-// CHECK-LABEL: func.func @shifted
-// CHECK:         kernel.matmul ins(%t, %x : memref<80x80xf64, strided<[1, 81], offset: 1>>, memref<80x80xf64>) outs(%out : memref<80x80xf64>) {
-// C-LABEL: void shifted({{.*}}) {
-// C-NOT:     syrk_rows
-// C:         kiln_gemm_f64_small(80, 80, 80,
-func.func @shifted(%x: memref<80x80xf64>, %out: memref<80x80xf64>) {
-  %t = memref.reinterpret_cast %x to offset: [1], sizes: [80, 80], strides: [1, 81] : memref<80x80xf64> to memref<80x80xf64, strided<[1, 81], offset: 1>>
-  %zero = arith.constant 0.0 : f64
-  linalg.fill ins(%zero : f64) outs(%out : memref<80x80xf64>)
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%t, %x : memref<80x80xf64, strided<[1, 81], offset: 1>>, memref<80x80xf64>) outs(%out : memref<80x80xf64>) {
-  ^bb0(%a: f64, %b: f64, %c: f64):
-    %m = arith.mulf %a, %b : f64
-    %s = arith.addf %c, %m : f64
-    linalg.yield %s : f64
-  }
-  func.return
-}
-
 // A product of at most 8 rows streams B unpacked; its column steps are claimed by the threads as
 // they come.
 // CHECK-LABEL: func.func @skinny

@@ -131,9 +131,11 @@ def _conv(x: np.ndarray) -> np.ndarray:
     ],
 )
 def test_rooted_passes_run_when_their_ops_are_there(
-    name: str, fn: Callable[[np.ndarray], np.ndarray], arg: np.ndarray, monkeypatch: pytest.MonkeyPatch
+    name: str, fn: Callable[[np.ndarray], np.ndarray], arg: np.ndarray, monkeypatch: pytest.MonkeyPatch,
+    fresh_kiln_cache: Path,
 ) -> None:
-    """Each pass of ``universe.PASS_ROOTS`` runs on a program holding its ops, which matches NumPy."""
+    """Each pass of ``universe.PASS_ROOTS`` runs on a program holding its ops, which matches NumPy
+    (in an empty cache: a compiled program found in the disk cache runs no pass)."""
     import kiln
 
     ran: list[str] = []

@@ -12,6 +12,11 @@ of its own makes compile time grow with the element count. So such a list is hel
   array the body writes.
 - An argument list of lists, unchanged since the call, is its own N-d argument array
   (kiln.frontend.list_numbers); its rows at a traced index are read-only views of it.
+- A long 1-d argument list of Python numbers of one type (:data:`HELD_FROM` items or more) is a
+  :class:`HeldList`: one :class:`ArrayRow` of a copy of its argument array, so that nothing the
+  trace does grows with its length (an element is read where the function reads it, ``for v in
+  xs`` is one staged loop, ``min(xs)`` one reduction); writes of numbers of its type are carried
+  back to the caller's list, and what would change its length is refused naming the line.
 
 Elements stay Python numbers: an int list's array holds floats plus each element's Python type
 (an int8 kind per element, as a staged ``if`` merges an int and a float), so ``D[i][j] = 0.5`` into
@@ -81,16 +86,21 @@ class ArrayRow(list):  # type: ignore[type-arg]
     def __getitem__(self, key: Any) -> Any:
         if isinstance(key, slice):
             return [self[k] for k in range(len(self))[key]]
-        index = (*self.at, _index(key, len(self)))
+        return self.item_at(_index(key, len(self)))
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[k] for k in range(len(self)))
+
+    def item_at(self, k: Any) -> Any:
+        """The item at position ``k`` (a Python int or a staged loop's index, in range by construction:
+        no run-time check), as a ``for`` over the row gets it."""
+        index = (*self.at, k)
         if len(index) < self.base.values.ndim:
             return ArrayRow(self.base, index)
         value = list_numbers.python_number(as_scalar(self.base.values[index]))
         if self.base.kinds is not None:
             value.kind_flag = as_scalar(self.base.kinds[index])
         return value
-
-    def __iter__(self) -> Iterator[Any]:
-        return (self[k] for k in range(len(self)))
 
     def __reversed__(self) -> Iterator[Any]:
         return (self[k] for k in reversed(range(len(self))))
@@ -176,6 +186,51 @@ class ArrayRow(list):  # type: ignore[type-arg]
         return aux.row
 
 
+#: a 1-d list argument of this many Python numbers of one type or more is a :class:`HeldList`
+#: (a shorter one is a list of its traced numbers, kiln.frontend.list_numbers.unpack)
+HELD_FROM = 64
+
+
+class HeldList(ArrayRow):
+    """A long 1-d list argument of Python numbers of one type, held as (a copy of) its argument
+    array: read and written where the function does, carried by staged loops as one array, and
+    returned (or written back to the caller's list) as that array (see the module doc)."""
+
+    __slots__ = ()
+
+    def _changes_shape(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            f"{trace_context.here()}: this changes the length or the order of a list argument of {len(self)} "
+            f"Python {self.base.kind.__name__}s, which kiln holds as one array (from {HELD_FROM} items on, so that "
+            "compile time does not grow with the length). Pass an array (np.array(xs)), or build a new list "
+            "(ys = list(xs)) and change that"
+        )
+
+    append = extend = insert = pop = remove = clear = sort = reverse = __delitem__ = _changes_shape
+    __iadd__ = __imul__ = _changes_shape
+
+    def __kiln_contents__(self) -> tuple[Any, ...]:
+        """What the list holds, to tell whether the function changed it (argument_containers)."""
+        return (self.base.values.storage, self.base.values.storage.version)
+
+
+def ordered_numbers(seq: Any) -> Tensor | None:
+    """The numbers of ``seq`` as one 1-d array, where ``seq`` is a non-empty row held as one array
+    whose numbers are of one ordered type (bool, int or float: ``min``/``max``/``sum`` of it are the
+    array's reductions, of that type); None for anything else."""
+    if not isinstance(seq, ArrayRow) or seq.base.kinds is not None or seq.base.kind not in (bool, int, float):
+        return None
+    if len(seq.at) + 1 != seq.base.values.ndim or len(seq) == 0:
+        return None
+    return seq.base.values[seq.at] if seq.at else seq.base.values
+
+
+def held_argument(packed: Tensor) -> HeldList:
+    """The list a 1-d NumberList argument ``packed`` (:data:`HELD_FROM` items or more) is in the trace."""
+    base = ArrayBase(packed.copy(), None, _PYTHON_TYPE[packed.dtype.kind], writable=True)
+    return HeldList(base, ())
+
+
 def _arrays(obj: Any) -> Any:
     """``obj`` (a NumPy function's arguments) with each ArrayRow in it as a kiln array."""
     if isinstance(obj, ArrayRow):
@@ -227,10 +282,12 @@ def _write(base: ArrayBase, index: tuple[Any, ...], value: Any) -> None:
     if not base.writable:
         _refuse("a write into a row read at an index known only at run time from an argument list")
     kind = _value_kind(value)
-    if kind is None or (base.kinds is None and not (isinstance(kind, np.int8) and kind == _KIND[float])):
+    one = _KIND.get(base.kind) if base.kinds is None else None  # (the one type of a list without kinds)
+    if kind is None or (base.kinds is None and not (isinstance(kind, np.int8) and one is not None and kind == one)):
         raise NotImplementedError(
             f"{trace_context.here()}: this writes a {_describe(value)} into a list of "
-            f"{'floats' if base.kinds is None else 'Python ints and floats'} at an index known only at run time: "
+            f"{base.kind.__name__ + 's' if base.kinds is None and base.kind else 'Python ints and floats'} at an index "
+            "known only at run time: "
             "each element's type after the write would depend on the index. Write a Python number of the "
             "list's type (float(v)), or keep such values in an array (a = np.array(xs); a[i, j] = v)"
         )
@@ -369,6 +426,8 @@ def _pack(top: list[Any], shape: tuple[int, ...], floats: bool) -> None:
 
 
 def _held(obj: list[Any]) -> tuple[Any, Any] | None:
+    if type(obj) is HeldList:
+        return obj.base.values, obj.base.kinds
     base = base_rows(obj)
     return None if base is None else (base.values, base.kinds)
 
@@ -378,6 +437,8 @@ def _rebuild(values: Any, kinds: Any) -> list[Any]:
     kiln.function called by another's trace), the rows of those arrays."""
     if not isinstance(values, np.ndarray):
         base = ArrayBase(values, kinds, None if kinds is not None else _PYTHON_TYPE[values.dtype.kind], writable=True)
+        if values.ndim == 1:
+            return HeldList(base, ())
         return [ArrayRow(base, (r,)) for r in range(values.shape[0])]
     if kinds is None:
         return values.tolist()  # type: ignore[no-any-return]

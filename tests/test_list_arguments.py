@@ -1,0 +1,86 @@
+"""Long list arguments of Python numbers of one type (issue 40; kiln.frontend.list_arrays.HeldList):
+each is one array argument, so the trace does not grow with the list's length. Each compiled
+function is compared with the same Python run eagerly on copies of the same arguments, results and
+arguments after the call, Python types included (a list stays a list, a float a Python float)."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from python_differential import differential
+
+import kiln
+from kiln.frontend.autograph.staging import KilnUnrollWarning
+
+
+def histogram(data, bins):
+    low, high = min(data), max(data)
+    counts = [0] * (bins + 1)
+    for v in data:
+        counts[int(bins * (v - low) / (high - low))] += 1
+    counts[-2] += counts[-1]
+    counts.pop()
+    return counts
+
+
+def scaled_in_place(xs, factor):
+    for i in range(len(xs)):
+        xs[i] = xs[i] * factor
+    xs[0] = 0.5
+    return max(xs)
+
+
+def int_folds(xs):
+    total = 0
+    for v in xs:
+        total += v * v
+    return total, sum(xs), min(xs), max(xs), xs[-1], len(xs)
+
+
+def returned_as_is(xs):
+    xs[3] = xs[2] + xs[1]
+    return xs
+
+
+def grows(xs):
+    xs.append(1.0)
+    return xs
+
+
+def _staged(fn, *calls):
+    """``differential`` with no loop unrolled (the list is one array the staged loops read and write)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KilnUnrollWarning)
+        return differential(fn, *calls)
+
+
+def _floats(n):
+    return [(i * 1.1 + (i // 7) * 2.3) % 10 for i in range(n)]
+
+
+def test_a_loop_over_a_long_list_argument_is_one_staged_loop():
+    _staged(histogram, (_floats(1000), 10), (_floats(700), 4))
+
+
+def test_writes_into_a_long_list_argument_reach_the_callers_list_as_floats():
+    _staged(scaled_in_place, (_floats(500), 2.0), (_floats(500), 0.25))
+
+
+def test_a_long_int_list_argument_keeps_python_ints():
+    _staged(int_folds, ([i * 3 - 700 for i in range(900)],))
+
+
+def test_a_long_list_argument_returned_is_the_callers_list():
+    _staged(returned_as_is, (_floats(300),), ([i - 100 for i in range(300)],))
+
+
+def test_the_trace_of_a_long_list_argument_does_not_grow_with_its_length():
+    f = kiln.function(histogram)
+    short, long = (f.get_concrete_function(_floats(n), 10).ir for n in (1000, 10000))
+    assert len(short.splitlines()) == len(long.splitlines())
+
+
+def test_a_long_list_argument_whose_length_changes_is_refused_naming_the_line():
+    with pytest.raises(NotImplementedError, match=r"test_list_arguments\.py:\d+:\d+: this changes the length"):
+        kiln.function(grows)(_floats(100))

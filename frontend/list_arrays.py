@@ -12,6 +12,7 @@ of its own makes compile time grow with the element count. So such a list is hel
   array the body writes.
 - An argument list of lists, unchanged since the call, is its own N-d argument array
   (kiln.frontend.list_numbers); its rows at a traced index are read-only views of it.
+- ``list(range(n))`` (n >= :data:`HELD_FROM`) and ``list(xs)`` of such a list are held lists too.
 - A long 1-d argument list of Python numbers of one type (:data:`HELD_FROM` items or more) is a
   :class:`HeldList`: one :class:`ArrayRow` of a copy of its argument array, so that nothing the
   trace does grows with its length (an element is read where the function reads it, ``for v in
@@ -223,6 +224,21 @@ def ordered_numbers(seq: Any) -> Tensor | None:
     if len(seq.at) + 1 != seq.base.values.ndim or len(seq) == 0:
         return None
     return seq.base.values[seq.at] if seq.at else seq.base.values
+
+
+def held_list(iterable: Any) -> HeldList | None:
+    """``list(iterable)`` held as one array, where that is the list Python makes: of a ``range`` of
+    :data:`HELD_FROM` ints or more (their array, not one constant per element), or of a list held as
+    one array (a copy of its numbers); None for any other ``iterable``."""
+    if type(iterable) is range and len(iterable) >= HELD_FROM:
+        step = creation.full((len(iterable),), iterable.step, dtype=np.int64)  # (a splat: no constant per element)
+        values = as_tensor(np.cumsum(step) + (iterable.start - iterable.step))
+        return HeldList(ArrayBase(values, None, int, writable=True), ())
+    if isinstance(iterable, ArrayRow) and len(iterable.at) + 1 == iterable.base.values.ndim:
+        base = iterable.base
+        kinds = None if base.kinds is None else base.kinds[iterable.at].copy()
+        return HeldList(ArrayBase(base.values[iterable.at].copy(), kinds, base.kind, writable=True), ())
+    return None
 
 
 def held_argument(packed: Tensor) -> HeldList:

@@ -43,6 +43,25 @@ def returned_as_is(xs):
     return xs
 
 
+def edges(image, cols, rows):
+    out = list(range(len(image)))
+    for i in range(rows):
+        out[i * cols] = 255
+        out[(i + 1) * cols - 1] = 255
+    for y in range(1, rows - 1):
+        for x in range(1, cols - 1):
+            g = image[x - 1 + y * cols] * 2 - image[x + 1 + y * cols] * 2 + image[x + (y - 1) * cols]
+            out[x + y * cols] = 255 - (255 & min(255, max(0, g)))
+    return out
+
+
+def copied(xs):
+    ys = list(xs)
+    for i in range(len(ys)):
+        ys[i] = ys[i] + 1.5
+    return ys, max(xs)
+
+
 def grows(xs):
     xs.append(1.0)
     return xs
@@ -75,10 +94,24 @@ def test_a_long_list_argument_returned_is_the_callers_list():
     _staged(returned_as_is, (_floats(300),), ([i - 100 for i in range(300)],))
 
 
+def test_a_long_list_the_function_makes_from_a_range_is_written_in_staged_loops():
+    cols, rows = 30, 20
+    _staged(edges, ([x % 10 + y % 20 for x in range(cols) for y in range(rows)], cols, rows))
+
+
+def test_a_copy_of_a_long_list_argument_is_its_own_list():
+    _staged(copied, (_floats(400),))
+
+
 def test_the_trace_of_a_long_list_argument_does_not_grow_with_its_length():
     f = kiln.function(histogram)
     short, long = (f.get_concrete_function(_floats(n), 10).ir for n in (1000, 10000))
     assert len(short.splitlines()) == len(long.splitlines())
+    g = kiln.function(edges)
+    image = [x % 10 + x // 7 for x in range(10000)]
+    small, large = (g.get_concrete_function(image[:n * n], n, n).ir for n in (40, 100))
+    assert len(small.splitlines()) == len(large.splitlines())
+    assert abs(len(small) - len(large)) < 500  # (no constant per element either)
 
 
 def test_a_long_list_argument_whose_length_changes_is_refused_naming_the_line():

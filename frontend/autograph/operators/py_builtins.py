@@ -1,5 +1,5 @@
 """Builtins that must accept tensors: ``range_`` stands for ``range``, ``len_`` for ``len``,
-``float_ int_ complex_ bool_ max_ min_ sum_ any_ all_`` for the conversions and folds of the same names, and
+``list_ float_ int_ complex_ bool_ max_ min_ sum_ any_ all_`` for the conversions and folds of the same names, and
 ``shape_``/``size_`` for the attributes ``a.shape``/``a.size``."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from kiln.dialects import graph
 from kiln.frontend import array_ops, dtypes, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend.autograph import staging
 from kiln.frontend.autograph.comprehension_lists import PYTHON, StagedList
-from kiln.frontend.list_arrays import ordered_numbers
+from kiln.frontend.list_arrays import held_list, ordered_numbers
 from kiln.frontend.masked import MaskedSelection
 from kiln.frontend.tensor import Tensor, as_python_operator, as_tensor, emit, python_number
 
@@ -27,6 +27,16 @@ def range_(*args: Any) -> Any:
 def _count(selection: MaskedSelection) -> Tensor:
     """``len(x[mask])``: the count of selected elements, standing for Python's int."""
     return python_number(selection.count().astype(np.int64))
+
+
+def list_(*args: Any) -> Any:
+    """``list(iterable)``; while tracing, of a long ``range`` or of a list kiln holds as one array, a
+    list held as one array (kiln.frontend.list_arrays.held_list: not one traced value per element)."""
+    if len(args) == 1 and trace_context.current() is not None:
+        held = held_list(args[0])
+        if held is not None:
+            return held
+    return list(*args)
 
 
 def len_(value: Any) -> Any:

@@ -193,33 +193,87 @@ HELD_FROM = 64
 
 
 class HeldList(ArrayRow):
-    """A long 1-d list argument of Python numbers of one type, held as (a copy of) its argument
-    array: read and written where the function does, carried by staged loops as one array, and
-    returned (or written back to the caller's list) as that array (see the module doc)."""
+    """A long 1-d list of Python numbers of one type (an argument's, or ``list(range(n))``), held as
+    one array: read and written where the function does, carried by staged loops as one array, and
+    returned (or written back to the caller's list) as that array (see the module doc). What changes
+    its length or order makes it a Python list of its numbers, in place (``base`` None: every method
+    is then list's); inside a staged construct that is refused naming the line."""
 
     __slots__ = ()
 
-    def _changes_shape(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(
-            f"{trace_context.here()}: this changes the length or the order of a list argument of {len(self)} "
-            f"Python {self.base.kind.__name__}s, which kiln holds as one array (from {HELD_FROM} items on, so that "
-            "compile time does not grow with the length). Pass an array (np.array(xs)), or build a new list "
-            "(ys = list(xs)) and change that"
-        )
-
-    append = extend = insert = pop = remove = clear = sort = reverse = __delitem__ = _changes_shape
-    __iadd__ = __imul__ = _changes_shape
+    def _made_plain(self) -> None:
+        """Become a Python list of the numbers held (one traced value each, as Python's list holds them)."""
+        if self.base is None:
+            return
+        ctx = trace_context.current()
+        if ctx is not None and ctx.enclosing:
+            raise NotImplementedError(
+                f"{trace_context.here()}: this changes the length or the order of a list of {len(self)} Python "
+                f"{self.base.kind.__name__}s that kiln holds as one array (from {HELD_FROM} items on, so that compile "
+                "time does not grow with the length), inside a staged loop or branch. Change it outside the loop, "
+                "or use an array (np.array(xs))"
+            )
+        items = [self.item_at(k) for k in range(len(self))]
+        self.base = None  # type: ignore[assignment]
+        list.extend(self, items)
 
     def __kiln_contents__(self) -> tuple[Any, ...]:
         """What the list holds, to tell whether the function changed it (argument_containers)."""
+        if self.base is None:
+            return tuple(list.__iter__(self))
         return (self.base.values.storage, self.base.values.storage.version)
+
+    def __kiln_flatten__(self) -> Any:
+        if self.base is None:  # (state of a staged construct: its numbers, as a list's)
+            return None, [(f"[{k}]", v) for k, v in enumerate(list.__iter__(self))]
+        return super().__kiln_flatten__()
+
+    @classmethod
+    def __kiln_unflatten__(cls, aux: Any, kids: list[Any]) -> Any:
+        return list(kids) if aux is None else aux.row
+
+    def _array(self) -> Tensor:
+        return creation.asarray(list(list.__iter__(self))) if self.base is None else super()._array()
+
+
+def _plain_or_held(name: str) -> Any:
+    as_array, plain = getattr(ArrayRow, name), getattr(list, name)
+
+    def method(self: HeldList, *args: Any, **kwargs: Any) -> Any:
+        return plain(self, *args, **kwargs) if self.base is None else as_array(self, *args, **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+def _made_plain_then(name: str) -> Any:
+    plain = getattr(list, name)
+
+    def method(self: HeldList, *args: Any, **kwargs: Any) -> Any:
+        self._made_plain()
+        return plain(self, *args, **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+for _name in ("__len__", "__getitem__", "__iter__", "__reversed__", "__contains__", "__eq__", "__ne__", "__add__", "__mul__", "__rmul__", "__repr__", "copy", "index", "count", "__setitem__"):
+    setattr(HeldList, _name, _plain_or_held(_name))
+for _name in ("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "__delitem__", "__iadd__",
+              "__imul__"):
+    setattr(HeldList, _name, _made_plain_then(_name))
+
+
+def held(obj: Any) -> bool:
+    """Whether ``obj`` is a row (or a whole list) held as one array: not a HeldList made a Python list."""
+    return isinstance(obj, ArrayRow) and obj.base is not None
 
 
 def ordered_numbers(seq: Any) -> Tensor | None:
     """The numbers of ``seq`` as one 1-d array, where ``seq`` is a non-empty row held as one array
     whose numbers are of one ordered type (bool, int or float: ``min``/``max``/``sum`` of it are the
     array's reductions, of that type); None for anything else."""
-    if not isinstance(seq, ArrayRow) or seq.base.kinds is not None or seq.base.kind not in (bool, int, float):
+    if not held(seq) or seq.base.kinds is not None or seq.base.kind not in (bool, int, float):
         return None
     if len(seq.at) + 1 != seq.base.values.ndim or len(seq) == 0:
         return None
@@ -234,7 +288,7 @@ def held_list(iterable: Any) -> HeldList | None:
         step = creation.full((len(iterable),), iterable.step, dtype=np.int64)  # (a splat: no constant per element)
         values = as_tensor(np.cumsum(step) + (iterable.start - iterable.step))
         return HeldList(ArrayBase(values, None, int, writable=True), ())
-    if isinstance(iterable, ArrayRow) and len(iterable.at) + 1 == iterable.base.values.ndim:
+    if held(iterable) and len(iterable.at) + 1 == iterable.base.values.ndim:
         base = iterable.base
         kinds = None if base.kinds is None else base.kinds[iterable.at].copy()
         return HeldList(ArrayBase(base.values[iterable.at].copy(), kinds, base.kind, writable=True), ())
@@ -346,7 +400,7 @@ def base_rows(seq: Any) -> ArrayBase | None:
 def row_at(seq: Any, key: Tensor) -> ArrayRow | None:
     """``seq[key]`` (``key`` a traced int) where ``seq`` is held as one array: a view of the row,
     read-only for an argument's list; None where ``seq`` is not such a list."""
-    if isinstance(seq, ArrayRow):
+    if held(seq):
         return seq[key]  # type: ignore[no-any-return]
     base = base_rows(seq)
     if base is not None:
@@ -442,7 +496,7 @@ def _pack(top: list[Any], shape: tuple[int, ...], floats: bool) -> None:
 
 
 def _held(obj: list[Any]) -> tuple[Any, Any] | None:
-    if type(obj) is HeldList:
+    if type(obj) is HeldList and obj.base is not None:
         return obj.base.values, obj.base.kinds
     base = base_rows(obj)
     return None if base is None else (base.values, base.kinds)

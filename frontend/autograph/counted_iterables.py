@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from kiln.frontend import index_facts
-from kiln.frontend.list_arrays import ArrayRow
+from kiln.frontend.list_arrays import held
 from kiln.frontend.tensor import Tensor
 
 #: an item as a function of its position (a Python int, or a staged loop's weak 0-d integer tensor)
@@ -33,7 +33,7 @@ def positions(iterable: Any) -> tuple[range, Item | None] | None:
     """``(range of positions, item at a position)`` for an iterable a ``for`` may stage as a counted
     loop (None for the item: the position itself); None for any other iterable."""
     kind = type(iterable)
-    if isinstance(iterable, ArrayRow):  # a list held as one array: its items are reads of it
+    if held(iterable):  # a list held as one array: its items are reads of it
         return range(len(iterable)), iterable.item_at
     if kind is itertools.repeat:
         reduced = iterable.__reduce__()[1]

@@ -199,7 +199,25 @@ class HeldList(ArrayRow):
     its length or order makes it a Python list of its numbers, in place (``base`` None: every method
     is then list's); inside a staged construct that is refused naming the line."""
 
-    __slots__ = ()
+    #: ``list(range(n))``'s: (the range, the array's version then): its numbers are Python's ints until written
+    known: tuple[range, int] | None
+
+    __slots__ = ("known",)
+
+    def __init__(self, base: ArrayBase, known: range | None = None):
+        super().__init__(base, ())
+        self.known = None if known is None else (known, base.values.storage.version)
+
+    def item_at(self, k: Any) -> Any:
+        if self._known_ints() and not isinstance(k, Tensor):
+            return self.known[0][k]  # type: ignore[index]
+        return super().item_at(k)
+
+    def _known_ints(self) -> bool:
+        """Whether the numbers are still the range's, read in Python's order (outside staged constructs)."""
+        ctx = trace_context.current()
+        return (self.known is not None and self.base.values.storage.version == self.known[1]
+                and (ctx is None or not ctx.enclosing))
 
     def _made_plain(self) -> None:
         """Become a Python list of the numbers held (one traced value each, as Python's list holds them)."""
@@ -213,7 +231,7 @@ class HeldList(ArrayRow):
                 "time does not grow with the length), inside a staged loop or branch. Change it outside the loop, "
                 "or use an array (np.array(xs))"
             )
-        items = [self.item_at(k) for k in range(len(self))]
+        items = list(self.known[0]) if self._known_ints() else [self.item_at(k) for k in range(len(self))]  # type: ignore[index]
         self.base = None  # type: ignore[assignment]
         list.extend(self, items)
 
@@ -287,18 +305,18 @@ def held_list(iterable: Any) -> HeldList | None:
     if type(iterable) is range and len(iterable) >= HELD_FROM:
         step = creation.full((len(iterable),), iterable.step, dtype=np.int64)  # (a splat: no constant per element)
         values = as_tensor(np.cumsum(step) + (iterable.start - iterable.step))
-        return HeldList(ArrayBase(values, None, int, writable=True), ())
+        return HeldList(ArrayBase(values, None, int, writable=True), iterable)
     if held(iterable) and len(iterable.at) + 1 == iterable.base.values.ndim:
         base = iterable.base
         kinds = None if base.kinds is None else base.kinds[iterable.at].copy()
-        return HeldList(ArrayBase(base.values[iterable.at].copy(), kinds, base.kind, writable=True), ())
+        return HeldList(ArrayBase(base.values[iterable.at].copy(), kinds, base.kind, writable=True))
     return None
 
 
 def held_argument(packed: Tensor) -> HeldList:
     """The list a 1-d NumberList argument ``packed`` (:data:`HELD_FROM` items or more) is in the trace."""
     base = ArrayBase(packed.copy(), None, _PYTHON_TYPE[packed.dtype.kind], writable=True)
-    return HeldList(base, ())
+    return HeldList(base)
 
 
 def _arrays(obj: Any) -> Any:
@@ -508,7 +526,7 @@ def _rebuild(values: Any, kinds: Any) -> list[Any]:
     if not isinstance(values, np.ndarray):
         base = ArrayBase(values, kinds, None if kinds is not None else _PYTHON_TYPE[values.dtype.kind], writable=True)
         if values.ndim == 1:
-            return HeldList(base, ())
+            return HeldList(base)
         return [ArrayRow(base, (r,)) for r in range(values.shape[0])]
     if kinds is None:
         return values.tolist()  # type: ignore[no-any-return]

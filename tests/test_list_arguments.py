@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import warnings
 
-import pytest
+import numpy as np
 from python_differential import differential
 
 import kiln
@@ -70,6 +70,14 @@ def grows(xs):
     return xs, xs.pop(), len(xs)
 
 
+def range_list_reads(n):
+    xs = list(range(n))
+    width = xs[3]
+    zeros = np.zeros(width)  # (a shape: a Python int while tracing)
+    xs.append(len(zeros))
+    return xs, width, xs[-2]
+
+
 def _staged(fn, *calls):
     """``differential`` with no loop unrolled (the list is one array the staged loops read and write)."""
     with warnings.catch_warnings():
@@ -123,3 +131,4 @@ def test_a_copy_of_a_long_list_argument_is_its_own_list():
 def test_a_long_list_argument_whose_length_changes_becomes_pythons_list():
     """Outside staged loops, ``append``, ``reverse``, ``insert`` and ``pop`` make it a Python list of its numbers, as before."""
     differential(grows, (_floats(100),), ([i % 7 for i in range(200)],))
+    differential(range_list_reads, (100,))  # (the range's numbers, unwritten, are Python's ints)

@@ -226,7 +226,7 @@ class HeldList(ArrayRow):
         ctx = trace_context.current()
         if ctx is not None and ctx.enclosing:
             raise NotImplementedError(
-                f"{trace_context.here()}: this changes the length or the order of a list of {len(self)} Python "
+                f"{trace_context.here()}: this changes the length, the order or an element's type of a list of {len(self)} Python "
                 f"{self.base.kind.__name__}s that kiln holds as one array (from {HELD_FROM} items on, so that compile "
                 "time does not grow with the length), inside a staged loop or branch. Change it outside the loop, "
                 "or use an array (np.array(xs))"
@@ -234,6 +234,16 @@ class HeldList(ArrayRow):
         items = list(self.known[0]) if self._known_ints() else [self.item_at(k) for k in range(len(self))]  # type: ignore[index]
         self.base = None  # type: ignore[assignment]
         list.extend(self, items)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """A number of the list's type at an index writes the array; a slice or another value, outside
+        staged constructs, makes the list Python's first (as :meth:`_made_plain`), as Python writes it."""
+        if self.base is not None and not isinstance(key, Tensor) and (isinstance(key, slice) or not _fits(self.base, value)):
+            self._made_plain()
+        if self.base is None:
+            list.__setitem__(self, key, value)
+        else:
+            ArrayRow.__setitem__(self, key, value)
 
     def __kiln_contents__(self) -> tuple[Any, ...]:
         """What the list holds, to tell whether the function changed it (argument_containers)."""
@@ -275,7 +285,7 @@ def _made_plain_then(name: str) -> Any:
     return method
 
 
-for _name in ("__len__", "__getitem__", "__iter__", "__reversed__", "__contains__", "__eq__", "__ne__", "__add__", "__mul__", "__rmul__", "__repr__", "copy", "index", "count", "__setitem__"):
+for _name in ("__len__", "__getitem__", "__iter__", "__reversed__", "__contains__", "__eq__", "__ne__", "__add__", "__mul__", "__rmul__", "__repr__", "copy", "index", "count"):
     setattr(HeldList, _name, _plain_or_held(_name))
 for _name in ("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "__delitem__", "__iadd__",
               "__imul__"):
@@ -393,6 +403,12 @@ def _write(base: ArrayBase, index: tuple[Any, ...], value: Any) -> None:
             _refuse(f"the int {value} written, beyond what a float64 holds exactly,")
         base.kinds[index] = kind
     base.values[index] = value
+
+
+def _fits(base: ArrayBase, value: Any) -> bool:
+    """Whether ``value`` is a number of the one type of ``base``'s list (one without kinds)."""
+    kind = _value_kind(value)
+    return base.kinds is None and isinstance(kind, np.int8) and kind == _KIND.get(base.kind)  # type: ignore[arg-type]
 
 
 def _describe(value: Any) -> str:

@@ -62,7 +62,8 @@ def copied(xs):
     return ys, max(xs)
 
 
-def grows(xs):
+def grows(xs, other):
+    xs[1] = other  # (a number of another type: the list becomes Python's)
     first = xs[0] + xs[-1]
     xs.append(first)
     xs.reverse()
@@ -129,6 +130,7 @@ def test_a_copy_of_a_long_list_argument_is_its_own_list():
 
 
 def test_a_long_list_argument_whose_length_changes_becomes_pythons_list():
-    """Outside staged loops, ``append``, ``reverse``, ``insert`` and ``pop`` make it a Python list of its numbers, as before."""
-    differential(grows, (_floats(100),), ([i % 7 for i in range(200)],))
+    """Outside staged loops, a write of another type, ``append``, ``reverse``, ``insert`` and ``pop`` make it
+    a Python list of its numbers, as before."""
+    differential(grows, (_floats(100), 7), ([i % 7 for i in range(200)], 0.5))
     differential(range_list_reads, (100,))  # (the range's numbers, unwritten, are Python's ints)

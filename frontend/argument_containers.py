@@ -71,8 +71,8 @@ def packed_unchanged(obj: ArgumentList) -> bool:
 
 def traced_lists(obj: Any) -> Any:
     """``obj`` (the traced call's arguments) with each list an :class:`ArgumentList`."""
-    if isinstance(obj, ArgumentList):
-        return obj  # (unpacked from a NumberList argument)
+    if isinstance(obj, ArgumentList) or _held(obj):
+        return obj  # (unpacked from a NumberList argument, or held as one array)
     if isinstance(obj, list):
         return ArgumentList(traced_lists(x) for x in obj)
     return pytree.map_children(obj, traced_lists)
@@ -99,9 +99,17 @@ def containers(args: Sequence[Any], kwargs: dict[str, Any]) -> list[Container]:
     return found
 
 
+def _held(obj: Any) -> bool:
+    """Whether ``obj`` is a list held as one array (kiln.frontend.list_arrays.HeldList): it holds
+    numbers only, and says by ``__kiln_contents__`` what it holds, without reading each one."""
+    return hasattr(type(obj), "__kiln_contents__")
+
+
 def _collect(obj: Any, found: list[Container]) -> None:
     if isinstance(obj, (list, dict)):
         found.append(obj)
+    if _held(obj):
+        return
     if isinstance(obj, (list, tuple)):
         for item in obj:
             _collect(item, found)
@@ -111,6 +119,8 @@ def _collect(obj: Any, found: list[Container]) -> None:
 
 
 def _items(container: Container) -> list[Any]:
+    if _held(container):
+        return list(container.__kiln_contents__())  # type: ignore[union-attr]
     return list(container.items()) if isinstance(container, dict) else list(container)
 
 

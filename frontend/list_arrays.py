@@ -12,6 +12,12 @@ of its own makes compile time grow with the element count. So such a list is hel
   array the body writes.
 - An argument list of lists, unchanged since the call, is its own N-d argument array
   (kiln.frontend.list_numbers); its rows at a traced index are read-only views of it.
+- ``list(range(n))`` (n >= :data:`HELD_FROM`) and ``list(xs)`` of such a list are held lists too.
+- A long 1-d argument list of Python numbers of one type (:data:`HELD_FROM` items or more) is a
+  :class:`HeldList`: one :class:`ArrayRow` of a copy of its argument array, so that nothing the
+  trace does grows with its length (an element is read where the function reads it, ``for v in
+  xs`` is one staged loop, ``min(xs)`` one reduction); writes of numbers of its type are carried
+  back to the caller's list, and what would change its length is refused naming the line.
 
 Elements stay Python numbers: an int list's array holds floats plus each element's Python type
 (an int8 kind per element, as a staged ``if`` merges an int and a float), so ``D[i][j] = 0.5`` into
@@ -81,16 +87,21 @@ class ArrayRow(list):  # type: ignore[type-arg]
     def __getitem__(self, key: Any) -> Any:
         if isinstance(key, slice):
             return [self[k] for k in range(len(self))[key]]
-        index = (*self.at, _index(key, len(self)))
+        return self.item_at(_index(key, len(self)))
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[k] for k in range(len(self)))
+
+    def item_at(self, k: Any) -> Any:
+        """The item at position ``k`` (a Python int or a staged loop's index, in range by construction:
+        no run-time check), as a ``for`` over the row gets it."""
+        index = (*self.at, k)
         if len(index) < self.base.values.ndim:
             return ArrayRow(self.base, index)
         value = list_numbers.python_number(as_scalar(self.base.values[index]))
         if self.base.kinds is not None:
             value.kind_flag = as_scalar(self.base.kinds[index])
         return value
-
-    def __iter__(self) -> Iterator[Any]:
-        return (self[k] for k in range(len(self)))
 
     def __reversed__(self) -> Iterator[Any]:
         return (self[k] for k in reversed(range(len(self))))
@@ -176,6 +187,148 @@ class ArrayRow(list):  # type: ignore[type-arg]
         return aux.row
 
 
+#: a 1-d list argument of this many Python numbers of one type or more is a :class:`HeldList`
+#: (a shorter one is a list of its traced numbers, kiln.frontend.list_numbers.unpack)
+HELD_FROM = 64
+
+
+class HeldList(ArrayRow):
+    """A long 1-d list of Python numbers of one type (an argument's, or ``list(range(n))``), held as
+    one array: read and written where the function does, carried by staged loops as one array, and
+    returned (or written back to the caller's list) as that array (see the module doc). What changes
+    its length or order makes it a Python list of its numbers, in place (``base`` None: every method
+    is then list's); inside a staged construct that is refused naming the line."""
+
+    #: ``list(range(n))``'s: (the range, the array's version then): its numbers are Python's ints until written
+    known: tuple[range, int] | None
+
+    __slots__ = ("known",)
+
+    def __init__(self, base: ArrayBase, known: range | None = None):
+        super().__init__(base, ())
+        self.known = None if known is None else (known, base.values.storage.version)
+
+    def item_at(self, k: Any) -> Any:
+        if self._known_ints() and not isinstance(k, Tensor):
+            return self.known[0][k]  # type: ignore[index]
+        return super().item_at(k)
+
+    def _known_ints(self) -> bool:
+        """Whether the numbers are still the range's, read in Python's order (outside staged constructs)."""
+        ctx = trace_context.current()
+        return (self.known is not None and self.base.values.storage.version == self.known[1]
+                and (ctx is None or not ctx.enclosing))
+
+    def _made_plain(self) -> None:
+        """Become a Python list of the numbers held (one traced value each, as Python's list holds them)."""
+        if self.base is None:
+            return
+        ctx = trace_context.current()
+        if ctx is not None and ctx.enclosing:
+            raise NotImplementedError(
+                f"{trace_context.here()}: this changes the length, the order or an element's type of a list of {len(self)} Python "
+                f"{self.base.kind.__name__}s that kiln holds as one array (from {HELD_FROM} items on, so that compile "
+                "time does not grow with the length), inside a staged loop or branch. Change it outside the loop, "
+                "or use an array (np.array(xs))"
+            )
+        items = list(self.known[0]) if self._known_ints() else [self.item_at(k) for k in range(len(self))]  # type: ignore[index]
+        self.base = None  # type: ignore[assignment]
+        list.extend(self, items)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """A number of the list's type at an index writes the array; a slice or another value, outside
+        staged constructs, makes the list Python's first (as :meth:`_made_plain`), as Python writes it."""
+        if self.base is not None and not isinstance(key, Tensor) and (isinstance(key, slice) or not _fits(self.base, value)):
+            self._made_plain()
+        if self.base is None:
+            list.__setitem__(self, key, value)
+        else:
+            ArrayRow.__setitem__(self, key, value)
+
+    def __kiln_contents__(self) -> tuple[Any, ...]:
+        """What the list holds, to tell whether the function changed it (argument_containers)."""
+        if self.base is None:
+            return tuple(list.__iter__(self))
+        return (self.base.values.storage, self.base.values.storage.version)
+
+    def __kiln_flatten__(self) -> Any:
+        if self.base is None:  # (state of a staged construct: its numbers, as a list's)
+            return None, [(f"[{k}]", v) for k, v in enumerate(list.__iter__(self))]
+        return super().__kiln_flatten__()
+
+    @classmethod
+    def __kiln_unflatten__(cls, aux: Any, kids: list[Any]) -> Any:
+        return list(kids) if aux is None else aux.row
+
+    def _array(self) -> Tensor:
+        return creation.asarray(list(list.__iter__(self))) if self.base is None else super()._array()
+
+
+def _plain_or_held(name: str) -> Any:
+    as_array, plain = getattr(ArrayRow, name), getattr(list, name)
+
+    def method(self: HeldList, *args: Any, **kwargs: Any) -> Any:
+        return plain(self, *args, **kwargs) if self.base is None else as_array(self, *args, **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+def _made_plain_then(name: str) -> Any:
+    plain = getattr(list, name)
+
+    def method(self: HeldList, *args: Any, **kwargs: Any) -> Any:
+        self._made_plain()
+        return plain(self, *args, **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+for _name in ("__len__", "__getitem__", "__iter__", "__reversed__", "__contains__", "__eq__", "__ne__", "__add__", "__mul__", "__rmul__", "__repr__", "copy", "index", "count"):
+    setattr(HeldList, _name, _plain_or_held(_name))
+for _name in ("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "__delitem__", "__iadd__",
+              "__imul__"):
+    setattr(HeldList, _name, _made_plain_then(_name))
+
+
+def held(obj: Any) -> bool:
+    """Whether ``obj`` is a row (or a whole list) held as one array: not a HeldList made a Python list."""
+    return isinstance(obj, ArrayRow) and obj.base is not None
+
+
+def ordered_numbers(seq: Any) -> Tensor | None:
+    """The numbers of ``seq`` as one 1-d array, where ``seq`` is a non-empty row held as one array
+    whose numbers are of one ordered type (bool, int or float: ``min``/``max``/``sum`` of it are the
+    array's reductions, of that type); None for anything else."""
+    if not held(seq) or seq.base.kinds is not None or seq.base.kind not in (bool, int, float):
+        return None
+    if len(seq.at) + 1 != seq.base.values.ndim or len(seq) == 0:
+        return None
+    return seq.base.values[seq.at] if seq.at else seq.base.values
+
+
+def held_list(iterable: Any) -> HeldList | None:
+    """``list(iterable)`` held as one array, where that is the list Python makes: of a ``range`` of
+    :data:`HELD_FROM` ints or more (their array, not one constant per element), or of a list held as
+    one array (a copy of its numbers); None for any other ``iterable``."""
+    if type(iterable) is range and len(iterable) >= HELD_FROM:
+        step = creation.full((len(iterable),), iterable.step, dtype=np.int64)  # (a splat: no constant per element)
+        values = as_tensor(np.cumsum(step) + (iterable.start - iterable.step))
+        return HeldList(ArrayBase(values, None, int, writable=True), iterable)
+    if held(iterable) and len(iterable.at) + 1 == iterable.base.values.ndim:
+        base = iterable.base
+        kinds = None if base.kinds is None else base.kinds[iterable.at].copy()
+        return HeldList(ArrayBase(base.values[iterable.at].copy(), kinds, base.kind, writable=True))
+    return None
+
+
+def held_argument(packed: Tensor) -> HeldList:
+    """The list a 1-d NumberList argument ``packed`` (:data:`HELD_FROM` items or more) is in the trace."""
+    base = ArrayBase(packed.copy(), None, _PYTHON_TYPE[packed.dtype.kind], writable=True)
+    return HeldList(base)
+
+
 def _arrays(obj: Any) -> Any:
     """``obj`` (a NumPy function's arguments) with each ArrayRow in it as a kiln array."""
     if isinstance(obj, ArrayRow):
@@ -227,10 +380,12 @@ def _write(base: ArrayBase, index: tuple[Any, ...], value: Any) -> None:
     if not base.writable:
         _refuse("a write into a row read at an index known only at run time from an argument list")
     kind = _value_kind(value)
-    if kind is None or (base.kinds is None and not (isinstance(kind, np.int8) and kind == _KIND[float])):
+    one = _KIND.get(base.kind) if base.kinds is None else None  # (the one type of a list without kinds)
+    if kind is None or (base.kinds is None and not (isinstance(kind, np.int8) and one is not None and kind == one)):
         raise NotImplementedError(
             f"{trace_context.here()}: this writes a {_describe(value)} into a list of "
-            f"{'floats' if base.kinds is None else 'Python ints and floats'} at an index known only at run time: "
+            f"{base.kind.__name__ + 's' if base.kinds is None and base.kind else 'Python ints and floats'} at an index "
+            "known only at run time: "
             "each element's type after the write would depend on the index. Write a Python number of the "
             "list's type (float(v)), or keep such values in an array (a = np.array(xs); a[i, j] = v)"
         )
@@ -248,6 +403,12 @@ def _write(base: ArrayBase, index: tuple[Any, ...], value: Any) -> None:
             _refuse(f"the int {value} written, beyond what a float64 holds exactly,")
         base.kinds[index] = kind
     base.values[index] = value
+
+
+def _fits(base: ArrayBase, value: Any) -> bool:
+    """Whether ``value`` is a number of the one type of ``base``'s list (one without kinds)."""
+    kind = _value_kind(value)
+    return base.kinds is None and isinstance(kind, np.int8) and kind == _KIND.get(base.kind)  # type: ignore[arg-type]
 
 
 def _describe(value: Any) -> str:
@@ -273,7 +434,7 @@ def base_rows(seq: Any) -> ArrayBase | None:
 def row_at(seq: Any, key: Tensor) -> ArrayRow | None:
     """``seq[key]`` (``key`` a traced int) where ``seq`` is held as one array: a view of the row,
     read-only for an argument's list; None where ``seq`` is not such a list."""
-    if isinstance(seq, ArrayRow):
+    if held(seq):
         return seq[key]  # type: ignore[no-any-return]
     base = base_rows(seq)
     if base is not None:
@@ -369,6 +530,8 @@ def _pack(top: list[Any], shape: tuple[int, ...], floats: bool) -> None:
 
 
 def _held(obj: list[Any]) -> tuple[Any, Any] | None:
+    if type(obj) is HeldList and obj.base is not None:
+        return obj.base.values, obj.base.kinds
     base = base_rows(obj)
     return None if base is None else (base.values, base.kinds)
 
@@ -378,6 +541,8 @@ def _rebuild(values: Any, kinds: Any) -> list[Any]:
     kiln.function called by another's trace), the rows of those arrays."""
     if not isinstance(values, np.ndarray):
         base = ArrayBase(values, kinds, None if kinds is not None else _PYTHON_TYPE[values.dtype.kind], writable=True)
+        if values.ndim == 1:
+            return HeldList(base)
         return [ArrayRow(base, (r,)) for r in range(values.shape[0])]
     if kinds is None:
         return values.tolist()  # type: ignore[no-any-return]

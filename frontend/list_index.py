@@ -74,7 +74,7 @@ def read(seq: list[Any] | tuple[Any, ...], key: Tensor) -> Any:
 def write(seq: list[Any], key: Tensor, value: Any) -> None:
     """``seq[key] = value`` for the traced integer ``key``: each element is ``value`` where ``key``
     names it, itself elsewhere (see the module doc)."""
-    if isinstance(seq, list_arrays.ArrayRow):
+    if list_arrays.held(seq):
         seq[key] = value
         return
     n = len(seq)

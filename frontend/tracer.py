@@ -23,7 +23,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from kiln.dialects import graph
 from kiln.frontend import argument_containers, calls, list_numbers, python_raises, pytree, result_kinds, trace_context
-from kiln.frontend import list_arrays  # noqa: F401  (how a result list held as one array becomes lists again)
+from kiln.frontend import list_arrays
 from kiln.frontend.mutation import Storage
 from kiln.frontend.tensor import IMMUTABLE_REBOUND, LAYOUT_ARGUMENTS, Tensor, as_tensor
 from kiln.frontend.variables import NOTES_KEY, Captures, Variable
@@ -102,8 +102,9 @@ def trace_graph(
     callees = ctx.notes[calls.NOTES_KEY] = calls.Callees(name)
     with trace_context.tracing(ctx):
         slots: list[Any] = list(arg_tensors)
-        for i in number_lists:  # a list of Python numbers: the function sees the list, one number per element
-            slots[i] = list_numbers.unpack(arg_tensors[i])
+        for i in number_lists:  # a list of Python numbers: the function sees the list (a long one held as one array)
+            long_list = arg_tensors[i].ndim == 1 and arg_tensors[i].shape[0] >= list_arrays.HELD_FROM
+            slots[i] = list_arrays.held_argument(arg_tensors[i]) if long_list else list_numbers.unpack(arg_tensors[i])
         symbolic = iter(slots)
         call_args = argument_containers.traced_lists(pytree.fill_slots(args, symbolic))
         call_kwargs = argument_containers.traced_lists(pytree.fill_slots(kwargs, symbolic))

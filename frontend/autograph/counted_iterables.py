@@ -1,7 +1,8 @@
 """Python iterables a ``for`` loop stages as one counted loop instead of unrolling them at trace time.
 
 Some iterables have a length known while tracing and items that are known functions of their
-position, with no traced value per item: ``itertools.repeat(obj, n)`` (``obj`` each time),
+position, with no traced value per item: a list kiln holds as one array (kiln.frontend.list_arrays,
+each item a read of it), ``itertools.repeat(obj, n)`` (``obj`` each time),
 ``np.ndindex(shape)`` and ``itertools.product`` of ranges (the row-major multi-index of the
 position), a range's iterator (``reversed(range(n))``). :func:`positions` reads them without using
 them up; the loop is then staged as a ``for`` over a Python ``range`` is
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from kiln.frontend import index_facts
+from kiln.frontend.list_arrays import held
 from kiln.frontend.tensor import Tensor
 
 #: an item as a function of its position (a Python int, or a staged loop's weak 0-d integer tensor)
@@ -31,6 +33,8 @@ def positions(iterable: Any) -> tuple[range, Item | None] | None:
     """``(range of positions, item at a position)`` for an iterable a ``for`` may stage as a counted
     loop (None for the item: the position itself); None for any other iterable."""
     kind = type(iterable)
+    if held(iterable):  # a list held as one array: its items are reads of it
+        return range(len(iterable)), iterable.item_at
     if kind is itertools.repeat:
         reduced = iterable.__reduce__()[1]
         if len(reduced) < 2:  # endless: Python's loop ends at a `break` only

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from kiln.frontend import trace_context
-from kiln.frontend.list_arrays import ArrayRow
+from kiln.frontend.list_arrays import held
 from kiln.frontend.autograph.converters import python_effects
 from kiln.frontend.autograph.operators.variables import Undefined
 
@@ -143,7 +143,7 @@ class Watch:
             if owner is not None and not isinstance(owner, types.ModuleType):
                 self._visit(owner, path, root, depth + 1, seen)
             return
-        if isinstance(obj, ArrayRow):  # (its numbers are an array's, whose writes the construct carries)
+        if held(obj):  # (its numbers are an array's, whose writes the construct carries)
             return
         if isinstance(obj, (tuple, list, collections.deque)):
             seen.add(id(obj))

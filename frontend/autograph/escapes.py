@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import FileLineColLoc
 from kiln.frontend import argument_containers, trace_context
 from kiln.frontend.autograph.converters import python_effects
 from kiln.frontend.autograph import effects  # (a module: effects imports the operators, which import this)
+from kiln.frontend.list_arrays import held
 from kiln.frontend.tensor import Tensor
 
 #: trace notes key: the :class:`Outside` objects of the trace
@@ -98,6 +99,8 @@ def _functions(fn: Any) -> Iterator[Any]:
 
 
 def _items(obj: Any) -> list[Any]:
+    if held(obj):
+        return []  # (numbers only, read from its array where the function reads them)
     if isinstance(obj, dict):
         return list(obj.values())
     return list(obj) if isinstance(obj, (list, tuple, collections.deque)) else []

@@ -2185,19 +2185,22 @@ def staged_python_range(
     get_state: GetState,
     set_state: SetState,
     symbol_names: tuple[str, ...],
+    carry_lists: bool = False,
 ) -> bool:
     """Stage ``for i in range(...)`` over Python ints as a loop, when that keeps Python's meaning:
     more than :data:`UNROLL_AT_MOST` copies of the body (its iterations times those of the Python loops
     unrolled around it), a body without Python side effects, and a body
     that traces with ``i`` as a (weak) 0-d integer tensor. Whether it did; if not, the caller
-    runs Python's loop (unrolled at trace time)."""
+    runs Python's loop (unrolled at trace time). ``carry_lists``: the short lists of numbers the body
+    writes are carried by the loop, as by a loop over an array's rows (a loop over a list held as one
+    array, whose length unrolling would make compile time grow with), rather than unrolled."""
     from kiln.frontend.range import StagedRange
 
     if trace_context.current() is None or _short(iter_) or python_effect(body) is not None:
         return False
     init = get_state()
     where = trace_context.user_location()
-    python_range = _PYTHON_RANGE.set(True)
+    python_range = _PYTHON_RANGE.set(not carry_lists)
     before = trace_context.require().block.last_op
     packed = list_arrays.pack_state(_own_lists(body))  # (lists of lists the body may write at `i`: arrays the loop carries)
     try:
@@ -2244,8 +2247,9 @@ def staged_python_counted(
     def iteration(k: Any) -> None:
         body(item(k))
 
+    held = isinstance(getattr(item, "__self__", None), list_arrays.ArrayRow)  # (ArrayRow.item_at: a held list's)
     return staged_python_range(positions, extra_test, functools.update_wrapper(iteration, body),
-                               get_state, set_state, symbol_names)
+                               get_state, set_state, symbol_names, carry_lists=held)
 
 
 @dataclass

@@ -101,7 +101,8 @@ def for_stmt(
     counted = counted_iterables.positions(iter_)
     if counted is not None:
         if staging.staged_python_counted(*counted, extra_test, body, get_state, set_state, symbol_names):
-            collections.deque(iter_, maxlen=0)  # used up, as after Python's loop (at C speed: n may be large)
+            if iter(iter_) is iter_:  # an iterator: used up, as after Python's loop (at C speed: n may be large)
+                collections.deque(iter_, maxlen=0)
             return
         with staging.unrolled(len(counted[0])):
             _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)

@@ -1,5 +1,5 @@
 """Builtins that must accept tensors: ``range_`` stands for ``range``, ``len_`` for ``len``,
-``float_ int_ complex_ bool_ max_ min_ sum_ any_ all_`` for the conversions and folds of the same names, and
+``list_ float_ int_ complex_ bool_ max_ min_ sum_ any_ all_`` for the conversions and folds of the same names, and
 ``shape_``/``size_`` for the attributes ``a.shape``/``a.size``."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from kiln.dialects import graph
 from kiln.frontend import array_ops, dtypes, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend.autograph import staging
 from kiln.frontend.autograph.comprehension_lists import PYTHON, StagedList
+from kiln.frontend.list_arrays import held_list, ordered_numbers
 from kiln.frontend.masked import MaskedSelection
 from kiln.frontend.tensor import Tensor, as_python_operator, as_tensor, emit, python_number
 
@@ -26,6 +27,16 @@ def range_(*args: Any) -> Any:
 def _count(selection: MaskedSelection) -> Tensor:
     """``len(x[mask])``: the count of selected elements, standing for Python's int."""
     return python_number(selection.count().astype(np.int64))
+
+
+def list_(*args: Any) -> Any:
+    """``list(iterable)``; while tracing, of a long ``range`` or of a list kiln holds as one array, a
+    list held as one array (kiln.frontend.list_arrays.held_list: not one traced value per element)."""
+    if len(args) == 1 and trace_context.current() is not None:
+        held = held_list(args[0])
+        if held is not None:
+            return held
+    return list(*args)
 
 
 def len_(value: Any) -> Any:
@@ -151,6 +162,9 @@ def _empty_message(builtin: Any) -> str:
 
 def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
     def impl(*args: Any, **kwargs: Any) -> Any:
+        held = ordered_numbers(args[0]) if len(args) == 1 and not kwargs else None
+        if held is not None:  # a list held as one array: one of its numbers, of their type
+            return python_number(reduce(held))
         if len(args) == 1 and _empty(args[0]):
             return builtin(args[0].items(), **kwargs)
         if len(args) == 1 and not kwargs and _stacked(args[0]) and args[0].values.shape[0] != 0:
@@ -214,6 +228,9 @@ def sum_(iterable: Any, /, start: Any = 0) -> Any:
     left-to-right additions (the element dtype with ``start`` weak: ``sum`` of int32 stays int32)."""
     if _stacked(iterable) and iterable.values.shape[0] != 0 and not run_time_shape.traced(start):
         return _sum_of_list(iterable, start)
+    held = ordered_numbers(iterable)
+    if held is not None and type(start) in (bool, int, float):  # a list held as one array: Python numbers added
+        return python_number(as_tensor(np.add(start, held.sum())))
     if not run_time_shape.traced(iterable) or _empty(iterable):
         return sum(iterable, start)
     t = as_tensor(iterable)

@@ -134,3 +134,13 @@ def test_a_long_list_argument_whose_length_changes_becomes_pythons_list():
     a Python list of its numbers, as before."""
     differential(grows, (_floats(100), 7), ([i % 7 for i in range(200)], 0.5))
     differential(range_list_reads, (100,))  # (the range's numbers, unwritten, are Python's ints)
+
+
+def sums(xs, ints):
+    return sum(xs), sum(xs, 0.25), sum(ints, 0.5), sum(ints)
+
+
+def test_sum_of_a_long_list_adds_left_to_right_as_python_does():
+    """Python's ``sum`` of floats rounds after each addition, from ``start``: not NumPy's pairwise sum."""
+    xs = [((i * 7919) % 1000) * 0.1 + (1e15 if i % 97 == 0 else 0.0) for i in range(1000)]
+    _staged(sums, (xs, [(i * 31337) % 2**40 * 1021 for i in range(300)]))

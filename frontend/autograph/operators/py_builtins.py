@@ -230,6 +230,9 @@ def sum_(iterable: Any, /, start: Any = 0) -> Any:
         return _sum_of_list(iterable, start)
     held = ordered_numbers(iterable)
     if held is not None and type(start) in (bool, int, float):  # a list held as one array: Python numbers added
+        if held.dtype.kind == "f" or type(start) is float:  # left to right from ``start``, as Python rounds
+            running = np.cumsum(np.concatenate([np.array([start], np.float64), held.astype(np.float64)]))
+            return python_number(as_tensor(running[-1]))
         return python_number(as_tensor(np.add(start, held.sum())))
     if not run_time_shape.traced(iterable) or _empty(iterable):
         return sum(iterable, start)

@@ -1059,9 +1059,9 @@ def _line_of(fn: Callable[..., Any], text: str) -> int:
 @pytest.mark.parametrize("fn, args, append, condition", [
     (positives_as_array, (A,), "vals.append", "if a[i] > 0"),
     (sieve, (30,), "primes.append", "if is_prime[k]"),
-    # (the `if` named is the guard `continue` leaves on the rest of the body, located at its first
-    # statement `p = a[hi]`, not at `if lo >= hi`: frontend/autograph/converters/jumps.py)
-    (quicksort_iter, (A.copy(),), "stack.append((lo", "p = a[hi]"),
+    # (the `if` named is the user's `if lo >= hi`, whose `continue` guards the rest of the body:
+    # frontend/autograph/converters/jumps.py locates the guard there)
+    (quicksort_iter, (A.copy(),), "stack.append((lo", "if lo >= hi"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_a_list_grown_under_a_staged_if_is_refused_naming_the_lines(
         fn: Callable[..., Any], args: tuple[Any, ...], append: str, condition: str) -> None:

@@ -30,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from kiln.examples import EXAMPLES
@@ -156,16 +157,33 @@ def measure(cases: list[str], rounds: int, kept: Path | None = None) -> dict[str
         seeded = _seeded(cache)
         for _ in range(rounds):
             for case in cases:
-                for path in sorted(set(cache.rglob("*")) - seeded, reverse=True):  # all but the seed,
-                    if path.is_dir():  # a folder's files before it
-                        path.rmdir()
-                    else:
-                        path.unlink()
+                _remove_all_but(cache, seeded)
                 for mode in ("cold", "warm"):
                     got = _time(case, cache)
                     for kind, value in got.items():
                         results[case].setdefault(f"{mode} {kind}", []).append(value)
+        if kept is None:
+            _remove_all_but(cache, set())
     return results
+
+
+def _remove_all_but(cache: Path, keep: set[Path]) -> None:
+    """Remove what ``cache`` holds but ``keep`` (a folder's files before it). A build a case left
+    running in the background (the -O2 tier, a precompiled header) may still be writing there, so a
+    folder not yet empty is tried again, for up to a minute (the bench crashed on it)."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            for path in sorted(set(cache.rglob("*")) - keep, reverse=True):
+                if path.is_dir():
+                    path.rmdir()
+                else:
+                    path.unlink(missing_ok=True)
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
 
 
 def table(results: dict[str, dict[str, list[float]]]) -> str:

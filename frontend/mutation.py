@@ -242,7 +242,7 @@ def _guard(storage: Storage) -> None:
     guards: weakref.WeakSet[Storage] | None = ctx.notes.get(_GUARDS)  # type: ignore[assignment]
     if guards is None:
         guards = ctx.notes[_GUARDS] = weakref.WeakSet()
-        ctx.operand_checks.append(lambda op, operand: _check_operand(guards, op, operand))  # type: ignore[arg-type]
+        ctx.operand_checks.append(lambda op, operand: _check_operand(ctx, guards, op, operand))  # type: ignore[arg-type]
     guards.add(storage)
 
 
@@ -263,12 +263,13 @@ def reading_by_value() -> Iterator[None]:
         ctx.notes[_BY_VALUE] = before
 
 
-def _check_operand(guards: weakref.WeakSet[Storage], op: Operation, operand: SSAValue) -> None:
+def _check_operand(ctx: trace_context.TraceContext, guards: weakref.WeakSet[Storage], op: Operation,
+                   operand: SSAValue) -> None:
     """Refuse an op reading contents whose answer would depend on a path kiln does not select by
     (metadata such as shapes may still be asked: only traced reads are checked). The ops of staged
     control flow pass a possibly stale array along (a loop carrying it, say) without reading it:
     what they make of it is marked stale in turn (see autograph.staging)."""
-    if trace_context.require().notes.get(_BY_VALUE):
+    if ctx.notes.get(_BY_VALUE):
         return
     for storage in list(guards):
         if operand is not storage.value:

@@ -1261,7 +1261,7 @@ def python_number(t: Tensor) -> Tensor:
     ``x.item()``, ``round(s)``, ``math.isnan(s)``): a new immutable value, weak to promotion
     (NEP 50: ``float32_array * float(s)`` stays float32; a bool is Python's, ``~b`` is ``-2``)."""
     out = Tensor(t.value)
-    out.weak = out.dtype.kind in "iufb"
+    out.weak = True  # Python complex is weak as well (NEP 50: float32 * 1j is complex64)
     out.immutable = True
     return out
 

@@ -218,6 +218,28 @@ def test_a_filter_on_traced_data_keeps_pythons_meaning() -> None:
     differential(guarded_read, (np.array([0.0, 5.0, 2.0, 7.0]), np.array([10.0, 11.0, 12.0])))
 
 
+def scaled_sums(x):
+    return sum([v * 0.1 for v in x]), sum([v * 0.1 for v in x if v > 3.0], 0.5)
+
+
+def python_float_sums(x):
+    return sum([float(v) for v in x], np.float32(0.25)), sum([complex(v, 1.0) for v in x])
+
+
+def sums_of_rows(X):
+    return sum([r * 0.1 for r in X]), sum([r * 0.1 for r in X], 0.5)
+
+
+def test_sum_adds_left_to_right_as_python_does() -> None:
+    # magnitudes from 1e-3 to 1e8: a pairwise or vector sum differs from Python's in the last bits
+    rng = np.random.default_rng(41)
+    x = rng.random(45) * 10.0 ** rng.integers(-3, 9, 45)
+    X = rng.normal(size=(33, 5)) * 10.0 ** rng.integers(-3, 9, (33, 1))
+    differential(scaled_sums, (x,), (x[::-1].copy(),), (NEGATIVE,))
+    differential(python_float_sums, (x,))
+    differential(sums_of_rows, (X,))
+
+
 def test_one_trace_for_every_kept_length() -> None:
     f = differential(positives, (V,), (NEGATIVE,), (np.abs(V),))
     assert f.tracing_count == 1

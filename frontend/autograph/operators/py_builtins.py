@@ -247,8 +247,11 @@ def sum_(iterable: Any, /, start: Any = 0) -> Any:
 def _sum_of_list(lst: StagedList, start: Any) -> Any:
     """``sum(lst, start)`` of a comprehension's numbers: ``start`` plus their sum, of the type Python's
     additions give; where a condition keeps none, ``start`` itself (its kind too: the int ``0``)."""
-    values = lst.values if lst.mask is None else lst.selection()
-    total = as_tensor(np.add(start, _as_element(lst, as_tensor(values.sum(axis=0)))))
+    if lst.values.dtype.kind in "fc" or type(start) in (float, complex):
+        total = _running_sum(lst, start)
+    else:  # integers: any order gives Python's answer
+        values = lst.values if lst.mask is None else lst.selection()
+        total = as_tensor(np.add(start, _as_element(lst, as_tensor(values.sum(axis=0)))))
     if lst.kind == PYTHON and type(start) in (bool, int, float, complex):
         total = python_number(total)  # Python numbers added: a Python number
     if lst.mask is None:
@@ -257,6 +260,21 @@ def _sum_of_list(lst: StagedList, start: Any) -> Any:
     if kept == empty:
         return total
     return result_kinds.with_kind(total, as_tensor(np.where(lst.selection().count() > 0, np.int8(kept), np.int8(empty))))
+
+
+def _running_sum(lst: StagedList, start: Any) -> Tensor:
+    """``start`` plus the elements one at a time, left to right, as Python's ``sum`` rounds (a pairwise
+    or vector sum differs in the last bits); an element a condition drops adds ``-0.0``, which changes
+    no sum."""
+    values = lst.values
+    if lst.mask is not None:
+        keep = lst.mask.reshape(lst.mask.shape + (1,) * (values.ndim - 1))
+        values = np.where(keep, values, np.array(-0.0, values.dtype))
+    first = np.broadcast_to(np.asarray(start), values.shape[1:])[None]
+    element = values.dtype.type(0).item() if lst.kind == PYTHON else values.dtype  # Python numbers are weak
+    dt = dtypes.result_type(element, start)
+    running = np.cumsum(np.concatenate([first.astype(dt), values.astype(dt)]), axis=0)
+    return as_tensor(running[-1])
 
 
 def _truth_fold(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:

@@ -423,11 +423,15 @@ def time_one(root: str, info_path: str, preset: str, budget: float, limit: float
 
 def thread_env(threads: int) -> dict[str, str]:
     """The environment that holds kiln, OpenMP, OpenBLAS, Numba and XLA to ``threads`` threads (each reads
-    it when it loads, so it is set before a child starts)."""
+    it when it loads, so it is set before a child starts). kiln is held by ``OMP_NUM_THREADS`` alone
+    past one thread, as a user's machine holds it: ``KILN_NUM_THREADS`` would force every parallel
+    loop onto the team, where by default each loop takes it only while that measures faster (lenet's
+    GEMMs with 6 and 16 columns took 3.4 ms forced onto two threads, 1.5 on one)."""
     n = str(threads)
     eigen = "false" if threads == 1 else "true"
-    return {"KILN_NUM_THREADS": n, "OMP_NUM_THREADS": n, "OPENBLAS_NUM_THREADS": n, "MKL_NUM_THREADS": n,
-            "NUMBA_NUM_THREADS": n, "XLA_FLAGS": f"--xla_cpu_multi_thread_eigen={eigen} intra_op_parallelism_threads={n}"}
+    env = {"OMP_NUM_THREADS": n, "OPENBLAS_NUM_THREADS": n, "MKL_NUM_THREADS": n, "NUMBA_NUM_THREADS": n,
+           "XLA_FLAGS": f"--xla_cpu_multi_thread_eigen={eigen} intra_op_parallelism_threads={n}"}
+    return {"KILN_NUM_THREADS": "1", **env} if threads == 1 else env
 
 
 def thread_cores(threads: int) -> set[int]:
@@ -562,6 +566,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=pathlib.Path, help="append the table to this markdown file")
     args = parser.parse_args(argv)
     if args.threads:
+        os.environ.pop("KILN_NUM_THREADS", None)  # a forced count from the shell would outlive a run past one thread
         os.environ.update(thread_env(args.threads))  # the spawned children inherit it before importing
         cores = thread_cores(args.threads)
         if cores:

@@ -142,6 +142,8 @@ def test_thread_env() -> None:
     one, two = thread_env(1), thread_env(2)
     assert one["KILN_NUM_THREADS"] == one["NUMBA_NUM_THREADS"] == one["OPENBLAS_NUM_THREADS"] == "1"
     assert "--xla_cpu_multi_thread_eigen=false" in one["XLA_FLAGS"] and two["OMP_NUM_THREADS"] == "2"
+    # past one thread kiln keeps its own policy under OpenMP's cap: a forced team loses on small loops
+    assert "KILN_NUM_THREADS" not in two
 
 
 def test_thread_cores_are_cores_this_process_may_use() -> None:

@@ -1015,3 +1015,32 @@ def test_a_staged_raise_comes_before_a_python_raise_below_it() -> None:
         fn(np.array([1.333, -0.16, -1.228, 0.977, 0.382, -0.522]))
     with pytest.raises(RuntimeError, match="check 2"):
         fn(np.array([1.333, -0.16, -1.228, 0.0, 0.382, -0.522]))
+
+
+def a_number_summed_into_rows(b):
+    """kiln.fuzz 20300-9175: `acc = 0; acc += b.T[...]` makes `acc` on the first iteration a new
+    array laid out as its Fortran-ordered operand (NumPy's order 'K'); the later iterations add in
+    place, so after the loop `acc[::2].ravel()` is a copy in NumPy, not a view a write shows through."""
+    acc = 0
+    for _ in b:
+        acc += b.T[2:0:-1, ::-1]
+    w = acc[::2].ravel()
+    acc[0, 0] += 3.0
+    return w, acc
+
+
+def first_bound_in_the_loop(b):
+    """The same for a variable first bound inside the loop: its layout is the body's."""
+    for r in b:
+        t = b.T * r[0]
+    w = t[::2].ravel()
+    t[0, 0] += 3.0
+    return w, t
+
+
+def test_a_python_number_a_staged_loop_makes_an_array_takes_the_first_iterations_layout() -> None:
+    def inputs() -> list[Any]:
+        return [np.array([[4.0, -0.25, -3.25], [3.0, 1.75, -2.75], [2.5, -0.5, 3.0], [3.75, -1.5, -2.25]])]
+
+    check(a_number_summed_into_rows, inputs)
+    check(first_bound_in_the_loop, inputs)

@@ -1269,6 +1269,9 @@ class _Leaf:
     aval: AbstractValue = PLAIN
     #: a tensor that enters the body as itself (not a block argument) while the body does not rebind it
     identity: bool = False
+    #: where the value before the loop is no array (a Python number, no value yet): the array the
+    #: first iteration made, whose layout (NumPy's order 'K' of its operands) the carried one has
+    first: Any = None
 
 
 Counters = list[Tensor]
@@ -1553,7 +1556,7 @@ class _Loop:
                 state[j].kind_flag = Tensor(kind)
                 state[j].path_promotions = self.varying.get(j)
         for leaf, value in zip(leaves, state):  # laid out as on entry (checked against the body's below)
-            if leaf.ty is not None and merge_layout(value, [leaf.value], spec.where, spec.label):
+            if leaf.ty is not None and merge_layout(value, [_entry_array(leaf)], spec.where, spec.label):
                 probe.laid_out.add(value.storage)
         probe.entered[:] = state
         for leaf, value in zip(leaves, state):
@@ -1745,7 +1748,7 @@ class _Loop:
                     value.path_promotions = varying
         for leaf, value, out, inside in zip(leaves, final, probe.out_leaves, probe.entered):
             if leaf.ty is not None and isinstance(value, Tensor):
-                merge_layout(value, [leaf.value, out], spec.where, spec.label)
+                merge_layout(value, [_entry_array(leaf), out], spec.where, spec.label)
                 if isinstance(inside, Tensor) and inside.storage in probe.laid_out:
                     _check_layout_kept(leaf, inside, out, spec.where, spec.construct)
         for storage, result in zip(self.storages, results["storages"]):
@@ -1826,6 +1829,16 @@ def _unread(value: Any) -> bool:
     return value is NOT_RETURNED or isinstance(value, Undefined)
 
 
+def _entry_array(leaf: _Leaf) -> Any:
+    """The value ``leaf`` is laid out as when an iteration starts: the value before the loop, or
+    where that is no array the loop carries (a Python number, no value yet) the array the first
+    iteration made of it (after zero iterations there is no array to lay out: the number stays,
+    or the loop refuses that path)."""
+    if leaf.first is not None and leaf.ty is not None and graph.shape_of(leaf.ty) and not isinstance(leaf.value, Tensor):
+        return leaf.first
+    return leaf.value
+
+
 def _number_widened(leaf: _Leaf) -> bool:
     """Whether a loop carries ``leaf`` as an array that is not 0-d, from a Python number before it."""
     assert leaf.ty is not None
@@ -1875,6 +1888,7 @@ def _fit_type(leaf: _Leaf, out: Any, where: str, construct: str, resize: bool) -
                        or (leaf.open_type and is_number(leaf.value)))
         if out_type is not None and placeholder:
             leaf.ty = out_type
+            leaf.first = out
             return True
         if is_number(out) and placeholder:
             leaf.ty = _scalar_type(out)

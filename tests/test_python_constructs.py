@@ -377,6 +377,18 @@ def raise_decided_by_python(x, n):
     return x * n
 
 
+def raise_every_iteration_reaches(x, n):
+    # kiln.fuzz python 20400-1445: the staged loop's body always raises (a Python test), so no
+    # iteration ends; kiln said "cannot return a _NotReturned" where Python raises
+    c = 0
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            c -= 1
+        if n > 0.75:
+            raise RuntimeError("check 1: bad data")
+    return x * c
+
+
 def python_raise_after_a_staged_raise(x, n):
     if x[0] > 0:
         raise ValueError("positive start")
@@ -452,6 +464,9 @@ def python_raise_caught_after_a_staged_raise(x, n):
         (python_assert_in_a_branch, (X, 2), True),
         (raise_decided_by_python, (X, 2), False),
         (raise_decided_by_python, (X, 5), False),
+        (raise_every_iteration_reaches, (X, 2), True),
+        (raise_every_iteration_reaches, (X, 0), True),
+        (raise_every_iteration_reaches, (X[:0], 2), True),
     ],
     ids=lambda v: getattr(v, "__name__", ""),
 )

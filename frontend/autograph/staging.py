@@ -1614,6 +1614,9 @@ class _Loop:
             probe.next_counters = spec.body(self.enter(probe, probe.body_block))
             out_values = spec.get_state()
             probe.out_leaves, _, out_trees = flatten_state(out_values, spec.symbol_names)
+            if _raised(probe.body_block):  # every run of the body fails (a staged `raise` it always reaches):
+                # no iteration ends, so none changes the state, as a staged `if` merges only a path that did not raise
+                probe.out_leaves, out_trees = list(probe.entered), self.trees
             for j, (g, out) in _entry_jump_bound(probe.out_leaves, self.names).items():  # carried as its value
                 self.jump_bound[j] = (g, out)
                 probe.out_leaves[j] = out.value

@@ -50,7 +50,7 @@ from kiln.frontend import dtypes, index_facts, list_arrays, mutation, pytree, re
 from kiln.frontend.abstract_value import PLAIN, AbstractValue, abstract_of, join_paths
 from kiln.frontend.autograph import effects, escapes, loop_numbers, staged_recursion
 from kiln.frontend.autograph.branch_lists import BranchLists
-from kiln.frontend.autograph.counted_iterables import Item, StagedRows
+from kiln.frontend.autograph.counted_iterables import Item, StackedItems, StagedRows
 from kiln.frontend.autograph.loop_lists import LoopLists
 from kiln.frontend.autograph.context import Unsupported, is_converted_code, unsupported_in
 from kiln.frontend.autograph.result_groups import ResultGroups
@@ -2406,6 +2406,58 @@ def staged_python_sequence(
     if plan is None or not any(kind in ("rows", "numbers") for kind, _ in plan.columns):
         return False
     return _staged_sequence(plan, len(items), extra_test, body, get_state, set_state, symbol_names)
+
+
+def stacked_items(iterable: Any) -> StackedItems | None:
+    """The items of ``iterable``, a Python list or tuple (or a ``zip``/``enumerate`` of such) holding
+    a traced value, as a comprehension's loop runs over them: with the plan that stages the loop
+    where every item is made of traced Python numbers of one type (a short list argument's), of
+    counts and of values the same in every item; None for another iterable or one of Python values."""
+    if list_arrays.held(iterable):  # (one array already: a `for` stages over it, reading one element a step)
+        return None
+    items = sequence_items(iterable) if trace_context.current() is not None else None
+    if not items or not any(isinstance(leaf, Tensor) for item in items for leaf in _flat_item(item)[1]):
+        return None
+    plan = _Sequence.of(items)
+    if plan is not None and not all(kind in ("ints", "same") or kind == "numbers" and all(map(_python_number, leaves))
+                                    for kind, leaves in plan.columns):
+        plan = None
+    if plan is not None and not any(_python_number(leaf) for kind, leaves in plan.columns if kind != "ints"
+                                    for leaf in (leaves if kind == "numbers" else [leaves])):
+        plan = None  # (no traced number: a list of arrays or other values runs as Python's)
+    return StackedItems(items, plan)
+
+
+def _python_number(value: Any) -> bool:
+    """Whether ``value`` is a Python number, traced (of one type on every path) or not."""
+    if isinstance(value, Tensor):
+        return value.ndim == 0 and value.weak and value.kind_flag is None and value.path_promotions is None
+    return type(value) in (bool, int, float, complex)
+
+
+def staged_items(
+    iter_: StackedItems,
+    extra_test: Callable[[], Any] | None,
+    body: Callable[[Any], None],
+    get_state: GetState,
+    set_state: SetState,
+    symbol_names: tuple[str, ...],
+) -> bool:
+    """Stage a comprehension's ``for`` over :class:`StackedItems` as a loop over the stack of its
+    numbers, whatever its length (a filter on them has no other way to stage), when that keeps
+    Python's meaning (as :func:`staged_python_sequence`). Whether it did; if not, nothing is left of the try."""
+    if iter_.plan is None:
+        _unroll_note(statement_location(), "its items are not traced Python numbers of one type, which kiln stacks")
+        return False
+    if not _python_loop_stageable(body):
+        return False
+    return _staged_sequence(iter_.plan, len(iter_.items), extra_test, body, get_state, set_state, symbol_names)
+
+
+def unroll_reason(where: str) -> str | None:
+    """Why the loop on Python values at ``where`` was not staged, where a try said so."""
+    ctx = trace_context.current()
+    return None if ctx is None else ctx.notes.get(_UNROLL_REASONS, {}).get(where)
 
 
 def rows_plan(iterable: Any) -> tuple[_Sequence, int] | None:

@@ -417,6 +417,10 @@ def kept_of_a_mixed_list(xs):
     return [x for x in xs if x > 0]
 
 
+def kept_then_joined(xs):
+    return [x for x in xs if x > 0.5] + [1.0]  # (a list joined stays Python's: its filter needs a truth value)
+
+
 def kept_rows_from_a_traced_start(X):
     return sum([r for r in X if r[0] > 0], np.zeros(3))
 
@@ -436,8 +440,9 @@ def filtered_by_kind(x):
         (changed_under_a_staged_if, (V,), "changes the length of the Python list 'lst'"),
         (kept_of_a_mixed_list, ([1, 2.5, -3, 0.5, 4],), "its items are not traced Python numbers of one type"),
         (kept_rows_from_a_traced_start, (X,), "`sum` of it from a traced `start`"),
+        (kept_then_joined, (FLOATS,), "a condition of this comprehension needs the truth value of a traced"),
     ],
-    ids=["index", "float32-array", "short-range", "kinds", "changed-under-if", "mixed-list", "sum-start"],
+    ids=["index", "float32-array", "short-range", "kinds", "changed-under-if", "mixed-list", "sum-start", "joined"],
 )
 def test_what_kiln_cannot_keep_is_refused_naming_the_line(fn, args, words) -> None:
     with pytest.raises((NotImplementedError, TypeError), match=words) as info:

@@ -2435,23 +2435,18 @@ def _python_number(value: Any) -> bool:
     return type(value) in (bool, int, float, complex)
 
 
-def staged_items(
-    iter_: StackedItems,
-    extra_test: Callable[[], Any] | None,
-    body: Callable[[Any], None],
-    get_state: GetState,
-    set_state: SetState,
-    symbol_names: tuple[str, ...],
-) -> bool:
+def staged_items(iter_: StackedItems, *loop: Any) -> bool:
     """Stage a comprehension's ``for`` over :class:`StackedItems` as a loop over the stack of its
     numbers, whatever its length (a filter on them has no other way to stage), when that keeps
-    Python's meaning (as :func:`staged_python_sequence`). Whether it did; if not, nothing is left of the try."""
+    Python's meaning (as :func:`staged_python_sequence`). ``loop``: the ``for``'s extra_test, body,
+    get_state, set_state and symbol_names (:func:`staged_for`'s). Whether it did; if not, nothing is
+    left of the try."""
     if iter_.plan is None:
         _unroll_note(statement_location(), "its items are not traced Python numbers of one type, which kiln stacks")
         return False
-    if not _python_loop_stageable(body):
+    if not _python_loop_stageable(loop[1]):
         return False
-    return _staged_sequence(iter_.plan, len(iter_.items), extra_test, body, get_state, set_state, symbol_names)
+    return _staged_sequence(iter_.plan, len(iter_.items), *loop)
 
 
 def unroll_reason(where: str) -> str | None:

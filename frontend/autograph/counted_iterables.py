@@ -152,7 +152,7 @@ def enumerate_(iterable: Any, start: Any = 0) -> Any:
 
 class StackedItems:
     """The items of a Python list or tuple (or a ``zip``/``enumerate`` of such) holding traced values,
-    as a comprehension's loop runs over them (operators/comprehensions.comprehension_items): ``plan``
+    as a comprehension's loop runs over them (operators/comprehensions.comprehension_iterable): ``plan``
     (a staging._Sequence) makes each item from one staged index where the items are traced Python
     numbers of one type (and counts, or values the same in every item); None where they are not, and
     the loop is Python's (a filter on traced values is then refused naming the line)."""

@@ -287,8 +287,8 @@ def test_a_filter_over_a_list_of_python_numbers_stages_as_over_an_array() -> Non
     f = differential(scaled_kept, (FLOATS,), ([-x for x in FLOATS],), (LONG,))  # (a float; 0.25 where none is kept)
     assert f.tracing_count == 2  # (40 and 70 numbers; values that keep other counts reuse the trace)
     differential(kept_floats, (FLOATS,), (LONG,))
-    differential(kept_of_zip, (FLOATS, OTHERS))
-    differential(kept_of_enumerate, (FLOATS,))
+    differential(kept_of_zip, (FLOATS, OTHERS), (LONG, LONG[::-1]))
+    differential(kept_of_enumerate, (FLOATS,), (LONG,))
     differential(kept_ints, (INTS,))
     differential(kept_of_a_short_list, ([1.5, -2.0, 3.25],), ([-1.5],), ([2.5],))
 

@@ -2342,27 +2342,31 @@ def _unflat_item(structure: Any, leaves: Iterator[Any]) -> Any:
     return tuple(_unflat_item(s, leaves) for s in structure)
 
 
-def sequence_items(iterable: Any) -> list[Any] | None:
+def sequence_items(iterable: Any, held_rows: bool = False) -> list[Any] | None:
     """The items a ``for`` over ``iterable`` would get, read without using it up, where that is
     sure to be what the loop sees: a list or tuple (a list argument is a list subclass), or a
     ``zip`` or ``enumerate`` of lists and tuples (nested). None for anything else: an array's rows
-    or a generator are read as the loop gets to them, after the body's writes."""
+    or a generator are read as the loop gets to them, after the body's writes. ``held_rows``: the
+    loop writes no list (a comprehension's), so that a list held as one array in a ``zip`` or
+    ``enumerate`` is read now too."""
     if isinstance(iterable, (list, tuple)):
         return list(iterable)
     if type(iterable) is enumerate:
         inner, start = iterable.__reduce__()[1]
-        items = _iterator_items(inner)
+        items = _iterator_items(inner, held_rows)
         return None if items is None else [(start + k, v) for k, v in enumerate(items)]
     if type(iterable) is zip:
-        columns = [_iterator_items(it) for it in iterable.__reduce__()[1]]
+        columns = [_iterator_items(it, held_rows) for it in iterable.__reduce__()[1]]
         return None if any(c is None for c in columns) else list(zip(*columns))  # type: ignore[arg-type]
     return None
 
 
-def _iterator_items(iterator: Any) -> list[Any] | None:
+def _iterator_items(iterator: Any, held_rows: bool) -> list[Any] | None:
     """What is left of a list's or tuple's iterator (or of a nested zip or enumerate), unread."""
     if type(iterator) in (zip, enumerate):
-        return sequence_items(iterator)
+        return sequence_items(iterator, held_rows)
+    if held_rows and type(iterator) is list_arrays.RowIterator:
+        return iterator.rest()
     if type(iterator).__name__ not in ("list_iterator", "tuple_iterator"):
         return None
     reduced = iterator.__reduce__()
@@ -2415,7 +2419,7 @@ def stacked_items(iterable: Any) -> StackedItems | None:
     counts and of values the same in every item; None for another iterable or one of Python values."""
     if list_arrays.held(iterable):  # (one array already: a `for` stages over it, reading one element a step)
         return None
-    items = sequence_items(iterable) if trace_context.current() is not None else None
+    items = sequence_items(iterable, held_rows=True) if trace_context.current() is not None else None
     if not items or not any(isinstance(leaf, Tensor) for item in items for leaf in _flat_item(item)[1]):
         return None
     plan = _Sequence.of(items)

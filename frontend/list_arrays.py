@@ -90,7 +90,7 @@ class ArrayRow(list):  # type: ignore[type-arg]
         return self.item_at(_index(key, len(self)))
 
     def __iter__(self) -> Iterator[Any]:
-        return (self[k] for k in range(len(self)))
+        return RowIterator(self)
 
     def item_at(self, k: Any) -> Any:
         """The item at position ``k`` (a Python int or a staged loop's index, in range by construction:
@@ -185,6 +185,30 @@ class ArrayRow(list):  # type: ignore[type-arg]
     @classmethod
     def __kiln_unflatten__(cls, aux: _Same, kids: list[Any]) -> ArrayRow:
         return aux.row
+
+
+class RowIterator:
+    """Python's iterator of a row held as one array: each item read when it is reached (a write
+    before then shows, as in a list), and what is left readable without using it up
+    (:meth:`rest`: ``zip``/``enumerate`` of such a row in a comprehension, staging.sequence_items)."""
+
+    __slots__ = ("row", "k")
+
+    def __init__(self, row: ArrayRow):
+        self.row, self.k = row, 0
+
+    def __iter__(self) -> RowIterator:
+        return self
+
+    def __next__(self) -> Any:
+        if self.k >= len(self.row):
+            raise StopIteration
+        self.k += 1
+        return self.row[self.k - 1]
+
+    def rest(self) -> list[Any]:
+        """The items not yet reached, as they are now."""
+        return [self.row[k] for k in range(self.k, len(self.row))]
 
 
 #: a 1-d list argument of this many Python numbers of one type or more is a :class:`HeldList`

@@ -24,6 +24,7 @@ The module-level helpers (:func:`as_tensor`, :func:`cast`, :func:`broadcast_to`,
 
 from __future__ import annotations
 
+import dis
 import math
 import sys
 import warnings
@@ -383,6 +384,14 @@ class Tensor:
 
     def __bool__(self) -> NoReturn:
         where = trace_context.here()
+        if _asked_by_a_comprehensions_condition():
+            raise TypeError(
+                f"{where}: a condition of this comprehension needs the truth value of a traced kiln tensor {self!r}, "
+                "which has no Python value while kiln.function traces it: kiln runs this comprehension as Python's, "
+                "as it does one whose list the function indexes, changes or passes on, or one over a Python iterable "
+                "other than a list of traced numbers of one type. Read the list whole (sum, len, np.array of it, or "
+                "return it) over an array, a kiln.range or a list of numbers, or select with a mask (x[x > 0])."
+            )
         if _asked_by_converted_code():
             raise TypeError(
                 f"{where}: a call here needs the truth value of a traced kiln tensor {self!r} (a builtin or library "
@@ -880,15 +889,35 @@ def _operand(other: Any) -> bool:
     return isinstance(other, (Tensor, *_ARRAY_LIKE)) or hasattr(type(other), "__kiln_tensor__")
 
 
+def _user_frame() -> Any:
+    """The innermost frame on the stack running a user's file (None if none)."""
+    frame = sys._getframe(2)
+    while frame is not None and not trace_context.is_user_file(frame.f_code.co_filename):
+        frame = frame.f_back  # type: ignore[assignment]
+    return frame
+
+
 def _asked_by_converted_code() -> bool:
     """Whether the innermost user frame on the stack runs code AutoGraph converted: then ``bool()``
     of a tensor comes from a function it calls that is not converted (a builtin, a library's)."""
     from kiln.frontend.autograph.context import is_converted_code
 
-    frame = sys._getframe(2)
-    while frame is not None and not trace_context.is_user_file(frame.f_code.co_filename):
-        frame = frame.f_back  # type: ignore[assignment]
+    frame = _user_frame()
     return frame is not None and (is_converted_code(frame.f_code) or "ag__converted" in frame.f_code.co_qualname)
+
+
+#: the code objects of comprehensions (Python 3.11 runs each in a frame of its own)
+_COMPREHENSION_CODE = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
+
+
+def _asked_by_a_comprehensions_condition() -> bool:
+    """Whether the innermost user frame is a comprehension testing one of its ``if`` conditions
+    (a conditional jump), not a call inside its element asking (``sorted(...)``)."""
+    frame = _user_frame()
+    if frame is None or frame.f_code.co_name not in _COMPREHENSION_CODE:
+        return False
+    code = frame.f_code.co_code
+    return 0 <= frame.f_lasti < len(code) and dis.opname[code[frame.f_lasti]].startswith("POP_JUMP")
 
 
 def _no_value(t: Tensor, what: str) -> NoReturn:

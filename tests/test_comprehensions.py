@@ -245,6 +245,54 @@ def test_one_trace_for_every_kept_length() -> None:
     assert f.tracing_count == 1
 
 
+# ---------------------------------------------------------------------- over Python lists of traced numbers
+
+# list arguments: a short one is one traced Python float per element, one of 64 or more is held as one
+# array (list_arrays.HeldList); magnitudes from 1e-3 to 1e8, where only Python's left-to-right sum agrees
+FLOATS = (RNG.random(40) * 10.0 ** RNG.integers(-3, 9, 40)).tolist()
+OTHERS = (RNG.random(40) * 10.0 ** RNG.integers(-3, 9, 40)).tolist()
+LONG = (RNG.random(70) * 10.0 ** RNG.integers(-3, 9, 70)).tolist()
+INTS = RNG.integers(-9, 9, 40).tolist()
+
+
+def scaled_kept(xs):
+    return sum([x * 3 for x in xs if x > 0.2], 0.25)
+
+
+def kept_floats(xs):
+    return [x * 3 for x in xs if x > 50.0], len([x for x in xs if x > 0.5]), sum(x for x in xs if x < 1e3)
+
+
+def kept_of_zip(xs, ys):
+    return sum([x * y for x, y in zip(xs, ys) if x > y]), [x - y for x, y in zip(xs, ys)], min(x for x, y in zip(xs, ys) if y < x)
+
+
+def kept_of_enumerate(xs):
+    return sum([i * x for i, x in enumerate(xs) if x > 50.0]), max(i for i, x in enumerate(xs, 1) if x < 5.0)
+
+
+def kept_ints(ns):
+    return sum([n * 2 for n in ns if n % 3 == 1]), [n // 2 for n in ns if n > 4], any(n > 7 for n in ns)
+
+
+def kept_of_a_short_list(xs):
+    return [x for x in xs if x > 0.0], sum(x for x in xs if x > 0.0), sum([x * 2.0 for x in xs], 1)
+
+
+def test_a_filter_over_a_list_of_python_numbers_stages_as_over_an_array() -> None:
+    """A comprehension over a list argument's traced Python numbers of one type (the elements of a short
+    list, or of one held as an array) stages as over an array of them: the filter keeps a mask, the
+    elements stay Python numbers and ``sum`` adds them left to right from ``start``. Python's
+    comprehension, unrolled, needed the truth value of a traced bool and was refused misleadingly."""
+    f = differential(scaled_kept, (FLOATS,), ([-x for x in FLOATS],), (LONG,))  # (a float; 0.25 where none is kept)
+    assert f.tracing_count == 2  # (40 and 70 numbers; values that keep other counts reuse the trace)
+    differential(kept_floats, (FLOATS,), (LONG,))
+    differential(kept_of_zip, (FLOATS, OTHERS), (LONG, LONG[::-1]))
+    differential(kept_of_enumerate, (FLOATS,), (LONG,))
+    differential(kept_ints, (INTS,))
+    differential(kept_of_a_short_list, ([1.5, -2.0, 3.25],), ([-1.5],), ([2.5],))
+
+
 # ---------------------------------------------------------------------- as Python runs them
 
 
@@ -365,6 +413,18 @@ def changed_under_a_staged_if(x):
     return lst
 
 
+def kept_of_a_mixed_list(xs):
+    return [x for x in xs if x > 0]
+
+
+def kept_then_joined(xs):
+    return [x for x in xs if x > 0.5] + [1.0]  # (a list joined stays Python's: its filter needs a truth value)
+
+
+def kept_rows_from_a_traced_start(X):
+    return sum([r for r in X if r[0] > 0], np.zeros(3))
+
+
 def filtered_by_kind(x):
     # each element is a NumPy float or the Python float 1.0 as the data says, and a filter keeps some
     return [x[i] if x[i] > 0.75 else 1.0 for i in range(len(x)) if x[i] > -1.5]
@@ -378,8 +438,11 @@ def filtered_by_kind(x):
         (filtered_short_range, (V,), "runs over a short range"),
         (filtered_by_kind, (V,), "its elements are numbers whose type depends on the data"),
         (changed_under_a_staged_if, (V,), "changes the length of the Python list 'lst'"),
+        (kept_of_a_mixed_list, ([1, 2.5, -3, 0.5, 4],), "its items are not traced Python numbers of one type"),
+        (kept_rows_from_a_traced_start, (X,), "`sum` of it from a traced `start`"),
+        (kept_then_joined, (FLOATS,), "a condition of this comprehension needs the truth value of a traced"),
     ],
-    ids=["index", "float32-array", "short-range", "kinds", "changed-under-if"],
+    ids=["index", "float32-array", "short-range", "kinds", "changed-under-if", "mixed-list", "sum-start", "joined"],
 )
 def test_what_kiln_cannot_keep_is_refused_naming_the_line(fn, args, words) -> None:
     with pytest.raises((NotImplementedError, TypeError), match=words) as info:

@@ -11,6 +11,10 @@ them up; the loop is then staged as a ``for`` over a Python ``range`` is
 ``zip`` or ``enumerate`` of tensors whose length is known only at run time (``zip(*np.where(m))``)
 has no Python iteration; :class:`StagedRows` stands for it, and a ``for`` over it is a staged loop
 over the shortest one's rows, as a ``for`` over one such tensor is.
+
+A comprehension over a Python list of traced numbers (a short list argument's, unpacked into one
+traced Python number per element) runs over :class:`StackedItems`: a ``for`` over it is a staged
+loop over the numbers' stack, whatever its length, so that a filter on them stages as over an array.
 """
 
 from __future__ import annotations
@@ -144,3 +148,17 @@ def enumerate_(iterable: Any, start: Any = 0) -> Any:
         if _run_time_rows((iterable,)):
             return StagedRows((iterable,), zipped=False, start=start)
     return enumerate(iterable, start)
+
+
+class StackedItems:
+    """The items of a Python list or tuple (or a ``zip``/``enumerate`` of such) holding traced values,
+    as a comprehension's loop runs over them (operators/comprehensions.comprehension_iterable): ``plan``
+    (a staging._Sequence) makes each item from one staged index where the items are traced Python
+    numbers of one type (and counts, or values the same in every item); None where they are not, and
+    the loop is Python's (a filter on traced values is then refused naming the line)."""
+
+    def __init__(self, items: list[Any], plan: Any):
+        self.items, self.plan = items, plan
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.items)

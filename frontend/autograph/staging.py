@@ -50,7 +50,7 @@ from kiln.frontend import dtypes, index_facts, list_arrays, mutation, pytree, re
 from kiln.frontend.abstract_value import PLAIN, AbstractValue, abstract_of, join_paths
 from kiln.frontend.autograph import effects, escapes, loop_numbers, staged_recursion
 from kiln.frontend.autograph.branch_lists import BranchLists
-from kiln.frontend.autograph.counted_iterables import Item, StagedRows
+from kiln.frontend.autograph.counted_iterables import Item, StackedItems, StagedRows
 from kiln.frontend.autograph.loop_lists import LoopLists
 from kiln.frontend.autograph.context import Unsupported, is_converted_code, unsupported_in
 from kiln.frontend.autograph.result_groups import ResultGroups
@@ -2345,27 +2345,31 @@ def _unflat_item(structure: Any, leaves: Iterator[Any]) -> Any:
     return tuple(_unflat_item(s, leaves) for s in structure)
 
 
-def sequence_items(iterable: Any) -> list[Any] | None:
+def sequence_items(iterable: Any, held_rows: bool = False) -> list[Any] | None:
     """The items a ``for`` over ``iterable`` would get, read without using it up, where that is
     sure to be what the loop sees: a list or tuple (a list argument is a list subclass), or a
     ``zip`` or ``enumerate`` of lists and tuples (nested). None for anything else: an array's rows
-    or a generator are read as the loop gets to them, after the body's writes."""
+    or a generator are read as the loop gets to them, after the body's writes. ``held_rows``: the
+    loop writes no list (a comprehension's), so that a list held as one array in a ``zip`` or
+    ``enumerate`` is read now too."""
     if isinstance(iterable, (list, tuple)):
         return list(iterable)
     if type(iterable) is enumerate:
         inner, start = iterable.__reduce__()[1]
-        items = _iterator_items(inner)
+        items = _iterator_items(inner, held_rows)
         return None if items is None else [(start + k, v) for k, v in enumerate(items)]
     if type(iterable) is zip:
-        columns = [_iterator_items(it) for it in iterable.__reduce__()[1]]
+        columns = [_iterator_items(it, held_rows) for it in iterable.__reduce__()[1]]
         return None if any(c is None for c in columns) else list(zip(*columns))  # type: ignore[arg-type]
     return None
 
 
-def _iterator_items(iterator: Any) -> list[Any] | None:
+def _iterator_items(iterator: Any, held_rows: bool) -> list[Any] | None:
     """What is left of a list's or tuple's iterator (or of a nested zip or enumerate), unread."""
     if type(iterator) in (zip, enumerate):
-        return sequence_items(iterator)
+        return sequence_items(iterator, held_rows)
+    if held_rows and type(iterator) is list_arrays.RowIterator:
+        return iterator.rest()
     if type(iterator).__name__ not in ("list_iterator", "tuple_iterator"):
         return None
     reduced = iterator.__reduce__()
@@ -2409,6 +2413,53 @@ def staged_python_sequence(
     if plan is None or not any(kind in ("rows", "numbers") for kind, _ in plan.columns):
         return False
     return _staged_sequence(plan, len(items), extra_test, body, get_state, set_state, symbol_names)
+
+
+def stacked_items(iterable: Any) -> StackedItems | None:
+    """The items of ``iterable``, a Python list or tuple (or a ``zip``/``enumerate`` of such) holding
+    a traced value, as a comprehension's loop runs over them: with the plan that stages the loop
+    where every item is made of traced Python numbers of one type (a short list argument's), of
+    counts and of values the same in every item; None for another iterable or one of Python values."""
+    if list_arrays.held(iterable):  # (one array already: a `for` stages over it, reading one element a step)
+        return None
+    items = sequence_items(iterable, held_rows=True) if trace_context.current() is not None else None
+    if not items or not any(isinstance(leaf, Tensor) for item in items for leaf in _flat_item(item)[1]):
+        return None
+    plan = _Sequence.of(items)
+    if plan is not None and not all(kind in ("ints", "same") or kind == "numbers" and all(map(_python_number, leaves))
+                                    for kind, leaves in plan.columns):
+        plan = None
+    if plan is not None and not any(_python_number(leaf) for kind, leaves in plan.columns if kind != "ints"
+                                    for leaf in (leaves if kind == "numbers" else [leaves])):
+        plan = None  # (no traced number: a list of arrays or other values runs as Python's)
+    return StackedItems(items, plan)
+
+
+def _python_number(value: Any) -> bool:
+    """Whether ``value`` is a Python number, traced (of one type on every path) or not."""
+    if isinstance(value, Tensor):
+        return value.ndim == 0 and value.weak and value.kind_flag is None and value.path_promotions is None
+    return type(value) in (bool, int, float, complex)
+
+
+def staged_items(iter_: StackedItems, *loop: Any) -> bool:
+    """Stage a comprehension's ``for`` over :class:`StackedItems` as a loop over the stack of its
+    numbers, whatever its length (a filter on them has no other way to stage), when that keeps
+    Python's meaning (as :func:`staged_python_sequence`). ``loop``: the ``for``'s extra_test, body,
+    get_state, set_state and symbol_names (:func:`staged_for`'s). Whether it did; if not, nothing is
+    left of the try."""
+    if iter_.plan is None:
+        _unroll_note(statement_location(), "its items are not traced Python numbers of one type, which kiln stacks")
+        return False
+    if not _python_loop_stageable(loop[1]):
+        return False
+    return _staged_sequence(iter_.plan, len(iter_.items), *loop)
+
+
+def unroll_reason(where: str) -> str | None:
+    """Why the loop on Python values at ``where`` was not staged, where a try said so."""
+    ctx = trace_context.current()
+    return None if ctx is None else ctx.notes.get(_UNROLL_REASONS, {}).get(where)
 
 
 def rows_plan(iterable: Any) -> tuple[_Sequence, int] | None:

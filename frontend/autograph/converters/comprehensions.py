@@ -1,7 +1,7 @@
 """A list comprehension (or a generator expression folded by ``sum``/``min``/``max``/``any``/``all``)
 becomes, before its statement, the loop that builds it, taken only when its iterable stages:
 
-    y = [elt for x in X if c]   ->   comp__it = X
+    y = [elt for x in X if c]   ->   comp__it = ag__.comprehension_iterable(X)
                                      if ag__.comprehension_stages(comp__it, lambda: (names read)):
                                          comp__ = ag__.comprehension_start()
                                          for comp__x in comp__it:
@@ -318,7 +318,7 @@ class _Hoister:
                                                  ifs=gen.ifs, is_async=0)]
         out = templates.replace(
             """
-            iterable = source
+            iterable = ag__.comprehension_iterable(source)
             if ag__.comprehension_stages(iterable, free):
                 name = ag__.comprehension_start()
                 for target in iterable:

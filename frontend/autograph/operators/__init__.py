@@ -3,6 +3,7 @@
 
 from kiln.frontend.autograph.operators.comprehensions import (
     comprehension_end,
+    comprehension_iterable,
     comprehension_next,
     comprehension_put,
     comprehension_stages,
@@ -48,6 +49,7 @@ __all__ = [
     "bool_",
     "compare",
     "comprehension_end",
+    "comprehension_iterable",
     "comprehension_next",
     "comprehension_put",
     "comprehension_stages",

@@ -10,6 +10,7 @@ result is then a :class:`StagedList` of the kept rows (a length known only when 
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Callable, Hashable
 import sys
 from types import FunctionType, MethodType, ModuleType
@@ -22,8 +23,10 @@ from kiln.dialects import graph
 from kiln.frontend import trace_context
 from kiln.frontend.autograph import effects, staging
 from kiln.frontend.autograph.context import is_converted_code
+from kiln.frontend.autograph.counted_iterables import StackedItems
 from kiln.frontend.autograph.comprehension_lists import NUMPY, PYTHON, Kind, StagedList
 from kiln.frontend.autograph.state import EMPTY
+from kiln.frontend.list_arrays import held
 from kiln.frontend.tensor import Tensor, as_tensor, broadcast_to, cast, constant, emit
 from kiln.frontend.variables import Variable
 
@@ -74,6 +77,20 @@ class Buffer:
         return bound
 
 
+def comprehension_iterable(iterable: Any) -> Any:
+    """What the comprehension's loop runs over: a Python list or tuple holding traced values (or a
+    ``zip``/``enumerate`` of such) as :class:`StackedItems` while tracing, which a ``for`` stages as
+    a loop over its numbers' stack where they are Python numbers of one type (else Python's loop, where
+    a filter on traced values is refused naming the line); ``iterable`` itself otherwise. A ``zip`` or
+    ``enumerate`` taken is used up, as after Python's comprehension."""
+    stacked = staging.stacked_items(iterable)
+    if stacked is None:
+        return iterable
+    if not isinstance(iterable, (list, tuple)):
+        collections.deque(iterable, maxlen=0)
+    return stacked
+
+
 def comprehension_stages(iterable: Any, free: Callable[[], tuple[Any, ...]] | None = None) -> bool:
     """Whether the comprehension over ``iterable`` runs as the loop kiln stages: over a tensor, a
     ``kiln.range``, or a Python ``range`` while tracing when the values its element and conditions
@@ -83,7 +100,7 @@ def comprehension_stages(iterable: Any, free: Callable[[], tuple[Any, ...]] | No
     (``all(n % j > 0 for j in range(2, n))`` is a Python bool, not a traced one)."""
     if trace_context.current() is None:
         return False
-    if staging.is_staged_iterable(iterable):
+    if staging.is_staged_iterable(iterable) or isinstance(iterable, StackedItems) or held(iterable):
         return True
     if type(iterable) is not range:
         return False
@@ -149,7 +166,9 @@ def comprehension_put(buffer: Buffer, value: Any) -> Buffer:
     shared = buffer.shared
     if not buffer.staged():
         if len(trace_context.require().enclosing) > shared.regions:
-            why = f"its elements are {shared.unstacked}" if shared.unstacked else "it runs over a short range"
+            reason = staging.unroll_reason(shared.where)
+            why = (f"its elements are {shared.unstacked}" if shared.unstacked else
+                   f"it did not stage: {reason}" if reason else "it runs over a short range")
             raise NotImplementedError(
                 f"{shared.where}: a comprehension with a condition on traced values that kiln runs as Python's "
                 f"loop ({why}) is not supported inside kiln.function: the list's length would depend on the data; "

@@ -92,6 +92,11 @@ def for_stmt(
             with staging.unrolled(rows):
                 _python_for((iter_[i] for i in range(rows)), extra_test, body, get_state, set_state, symbol_names)
         return
+    if isinstance(iter_, counted_iterables.StackedItems):  # a comprehension over a list of traced numbers
+        if not staging.staged_items(iter_, extra_test, body, get_state, set_state, symbol_names):
+            with staging.unrolled(len(iter_.items)):
+                _python_for(iter_, extra_test, body, get_state, set_state, symbol_names)
+        return
     if type(iter_) is range:
         if staging.staged_python_range(iter_, extra_test, body, get_state, set_state, symbol_names):
             return

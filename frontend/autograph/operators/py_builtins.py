@@ -234,6 +234,11 @@ def sum_(iterable: Any, /, start: Any = 0) -> Any:
             running = np.cumsum(np.concatenate([np.array([start], np.float64), held.astype(np.float64)]))
             return python_number(as_tensor(running[-1]))
         return python_number(as_tensor(np.add(start, held.sum())))
+    if _kept(iterable) and run_time_shape.traced(start):
+        iterable.refuse(
+            "`sum` of it from a traced `start` (kiln adds the kept elements to a start known while tracing; "
+            "where the condition keeps none, Python's sum is the traced start itself, that very object)"
+        )
     if not run_time_shape.traced(iterable) or _empty(iterable):
         return sum(iterable, start)
     t = as_tensor(iterable)

@@ -27,7 +27,10 @@
 * ``cse`` hashes every op it meets (``OperationInfo.__hash__``), building a view of its operands,
   the tuple of its result types and a generator per attribute dictionary each time, and asks
   whether the op is unregistered through an ABC check: 5% of a compile's passes (8 fuzz
-  programs). The same hash is computed from the op's fields directly.
+  programs). The same hash is computed from the op's fields directly. For an op with regions it
+  also takes the values from outside the op that its regions' terminators give back: ops on one
+  condition giving back different outer values (kiln's writes through arrays that are others on
+  some paths) hashed alike, and cse compared each one's regions with all those before it.
 * xDSL checks no dominance: a value used above its definition in the same block (or inside an
   earlier op's region) parses and verifies, and passes that walk a block in order crash on it.
   The parser reports it.
@@ -67,7 +70,7 @@ import xdsl.transforms.dead_code_elimination as _dce
 import xdsl.irdl.operations as _irdl_ops
 import xdsl.utils.arg_spec as _arg_spec
 from xdsl.context import Context
-from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriterListener, PatternRewriteWalker
 from xdsl.printer import Printer
 from xdsl.parser import Parser
@@ -282,16 +285,37 @@ def _unregistered(op_class: type[Operation]) -> bool:
 
 def _operation_info_hash(self: Any) -> int:
     """xDSL's ``OperationInfo.__hash__`` (cse's key: name, attributes, properties, result types,
-    operands), the same value computed without its views and generators."""
+    operands), the same value computed without its views and generators; for an op with regions,
+    with the outer values its regions give back (:func:`_outer_yields`)."""
     op: Operation = self.op
     attributes, properties = op.attributes, op.properties
-    return hash((
+    key = (
         op.op_name.data if _unregistered(type(op)) else op.name,  # type: ignore[attr-defined]
         sum(map(hash, attributes.items())) if attributes else 0,
         sum(map(hash, properties.items())) if properties else 0,
         hash(tuple([result.type for result in op.results])),
         hash(op._operands),  # pyright: ignore[reportPrivateUsage]  (what OpOperands hashes)
-    ))
+    )
+    return hash((*key, hash(_outer_yields(op))) if op.regions else key)
+
+
+def _outer_yields(op: Operation) -> tuple[SSAValue, ...]:
+    """The values from outside ``op`` that the terminators of its single-block regions give back:
+    equal for structurally equivalent ops (a value defined outside is matched only by itself), and
+    a few operands to look at. Every write through an array that is another one on some paths is
+    made there by a ``graph.cond`` on that path's flag giving back one of two outer values
+    (kiln.frontend.mutation): without them in the hash, the ``k`` such conds on one flag in a block
+    hashed alike and cse compared each with all before it, ``k**2`` region comparisons (issue 39,
+    kiln.fuzz 20300-8131: 25,700 comparisons where 5,800 were made at half its iterations)."""
+    outer: list[SSAValue] = []
+    for region in op.regions:
+        block = region.first_block
+        if block is None or block.next_block is not None or block.last_op is None:
+            continue
+        for value in block.last_op.operands:  # (a terminator sees only its block's values and outer ones)
+            if not (value.owner is block if isinstance(value, BlockArgument) else value.owner.parent is block):
+                outer.append(value)
+    return tuple(outer)
 
 
 _original_print_string = BasePrinter.print_string

@@ -2,7 +2,8 @@
 
 Issue 39 asks that compile time grow linearly with the program: this builds programs of about
 ``--ops`` graph ops (an elementwise chain, many reductions of one array, staged ``if``s, staged
-loops, all four in turn, and issue 40's comprehension of row sums), compiles each on its first
+loops, all four in turn, issue 40's comprehension of row sums, and kiln.fuzz 20300-8131's unrolled
+loop through an array rebound on some paths, ``aliases``), compiles each on its first
 call with an empty ``KILN_CACHE_DIR`` and prints seconds per thousand graph ops.
 ``--time-passes`` adds the CPU seconds of the slowest passes of ``graph-to-c``, ``--stages`` those
 of each stage of the first call (tracing, each lowering stage, emitting C, compiling C).
@@ -27,6 +28,33 @@ _STEPS: dict[str, tuple[str, int]] = {
     "rowsums": ("", 4),
 }
 _STEPS["mixed"] = (_STEPS["chain"][0] + "    s = s + np.max(x)\n" + _STEPS["ifs"][0] + _STEPS["loops"][0], 46)
+#: kiln.fuzz 20300-8131's shape: a loop on a Python float (not staged: the array ``buf`` is
+#: rebound on some paths of its body), unrolled a step per iteration, each with a staged ``while``
+#: with a ``break`` and a staged ``if``; ``buf`` is on some paths each array an earlier iteration
+#: made, so a write through it is made on each where a flag says (kiln.frontend.mutation)
+_STEPS["aliases"] = ("", 150)
+_ALIASES = """    x = x.copy()
+    buf = np.zeros(x.shape[0])
+    t = {steps}.0
+    while t > 0.0:
+        t -= 1.0
+        k = -3
+        while k < 22:
+            k += 1
+            if np.sum(x) < -1000.0:
+                break
+            buf[:] = x + -5 > np.flip(x, 0)
+        if np.min(x) > -1.0:
+            w = x.reshape(-1)
+            w -= 0.25
+            j = -0.75
+            while True:
+                j += 1.5
+                if j > 9:
+                    break
+                buf = np.full(x.shape[0], np.mean(x))
+                w = buf * 2.0
+"""
 
 
 def program(kind: str, ops: int) -> tuple[Callable[..., object], int]:
@@ -34,8 +62,8 @@ def program(kind: str, ops: int) -> tuple[Callable[..., object], int]:
     step, per = _STEPS[kind]
     steps = max(1, ops // per)
     body = {"reductions": "    n = x.shape[0]\n    s = np.sum(x[0])\n", "mixed": "    s = x[0] * 0.0\n"}.get(kind, "")
-    body += "".join(step.format(i=i) for i in range(steps))
-    ret = {"reductions": "s", "mixed": "x + s", "rowsums": "np.array([np.sum(x[i]) for i in range(x.shape[0])])"}.get(kind, "x")
+    body += _ALIASES.format(steps=steps) if kind == "aliases" else "".join(step.format(i=i) for i in range(steps))
+    ret = {"reductions": "s", "mixed": "x + s", "aliases": "x + buf", "rowsums": "np.array([np.sum(x[i]) for i in range(x.shape[0])])"}.get(kind, "x")
     source = f"def generated(x):\n{body}    return {ret}\n"
     # in a file, so that AutoGraph (which reads a function's source) converts the staged ifs and loops
     path = os.path.join(tempfile.mkdtemp(prefix="kiln-compile-time-src-"), f"{kind}_{ops}.py")
@@ -67,7 +95,7 @@ def first_call(kind: str, ops: int) -> tuple[float, float, int, object, object]:
 
     func, _ = program(kind, ops)
     x = argument(kind, ops)
-    compiled = kiln.function(func, autograph=kind in ("ifs", "loops", "mixed", "rowsums"))
+    compiled = kiln.function(func, autograph=kind in ("ifs", "loops", "mixed", "rowsums", "aliases"))
     start, cpu = time.perf_counter(), _cpu()
     got = compiled(x)
     seconds, cpu = time.perf_counter() - start, _cpu() - cpu

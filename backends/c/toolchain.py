@@ -188,8 +188,8 @@ def compile_shared(source: str, *, opt_flags: tuple[str, ...] = DEFAULT_OPT_FLAG
     A ``background`` compile runs at the lowest CPU priority (``nice``), so that on a busy or
     single core it does not slow the compile a call is waiting for."""
     plan = _build_plan(source, opt_flags)
-    if not all([runtime_library(name) for name in plan.runtimes]):  # (each started) the runtime compiled in:
-        plan = _build_plan(source, opt_flags, shared=False)  # the same code
+    if not all([runtime_library(name) for name in plan.runtimes]):  # (a list: each one's build started)
+        plan = _build_plan(source, opt_flags, shared=False)  # the runtime compiled in, the same code
     if cache.is_checked(plan.so_path):  # a damaged .so would crash dlopen (SIGBUS) or fail to import
         return plan.so_path
     cc, flags, so_path = plan.cc, plan.flags, plan.so_path
@@ -212,7 +212,7 @@ def _runtime_path(name: str) -> Path:
 
 def runtime_library(name: str, *, wait: bool = False) -> Path | None:
     """The library of runtime helper ``name`` (backends/c/shared_runtime.py) when it is in the cache;
-    else None, its build (once per machine, 0.7-1 s of gcc, at the lowest CPU priority) started in the
+    else None, its build (once per machine: gemm 1.3-1.4 s of gcc, gemv 0.2 s; lowest CPU priority) started in the
     background, and with ``wait`` waited for. Kernels compiled meanwhile, or where it cannot be built
     (a warning, once per process), have the runtime compiled in, as their source has it: the same code."""
     path = _runtime_path(name)

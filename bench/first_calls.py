@@ -2,7 +2,7 @@
 first call only (kiln imported and the function decorated before).
 
 * ``cold``: an empty cache directory holding only what kiln builds once per machine (the native
-  entry extension, the kernels' precompiled headers, the syntax trees of kiln's own rule files,
+  entry extension, the kernels' precompiled headers, the GEMM runtime's libraries, the syntax trees of kiln's own rule files,
   the code of the dataclasses of kiln's own modules; the precompiled headers checked once, as
   by the machine's first compile, so that a later one trusts their stamp instead of hashing 20 MB),
   so the call traces, lowers, emits, compiles and loads. The seed stays in place between runs
@@ -110,6 +110,14 @@ else:
         universe.build_pipeline(stage)
     for dialect in universe.DIALECTS.values():
         dialect()
+try:  # the GEMM/GEMV runtime's libraries (since 2026-11-29: built once per machine, as the above)
+    from kiln.backends.c import shared_runtime
+except ImportError:
+    pass
+else:
+    from kiln.backends.c import toolchain
+    for name in shared_runtime.DEFINITIONS:
+        toolchain.runtime_library(name, wait=True)
 try:
     from kiln.backends.c import prelude
 except ImportError:  # a kiln before precompiled headers

@@ -5,8 +5,8 @@
 once, along its contiguous axis), the output split in the runtime's steps, which the threads claim as they come.
 
 The runtime (``runtime/kiln_gemm.h``) is pasted into the translation unit as a
-helper, once per element type, so a compile needs no include path and the
-cache key covers the kernel's source. Its vector width and register block
+helper, once per element type, so the C compiles alone; the toolchain links kiln's builds of it to
+the runtime built once per machine instead (backends/c/shared_runtime.py). Its vector width and register block
 follow the ISA gcc compiles for (``-march=native``): AVX-512 64-byte vectors,
 AVX/AVX2 32-byte 6x16 (f32) blocks, 16-byte vectors otherwise.
 Threads: ``KILN_NUM_THREADS``; by default all cores (OpenMP's default) less those other
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from xdsl.ir import Block, SSAValue
 
+from kiln.backends.c import shared_runtime
 from kiln.backends.c.dispatch import handles
 from kiln.backends.c.helpers import HELPERS
 from kiln.backends.c.index_expr import IndexExpr, product
@@ -32,27 +33,6 @@ from kiln.dialects import kernel
 
 if TYPE_CHECKING:
     from kiln.backends.c.emitter import FunctionEmitter, MemrefDesc
-
-_GEMM_SOURCE = (Path(__file__).parent / "runtime" / "kiln_gemm.h").read_text()
-_GEMV_SOURCE = (Path(__file__).parent / "runtime" / "kiln_gemv.h").read_text()
-
-_ISA_PARAMETERS = """#if defined(__AVX512F__)
-#define KG_VBYTES 64
-#define KG_MR 12
-#define KG_MC_PANELS 8
-#elif defined(__AVX__)
-#define KG_VBYTES 32
-#define KG_MR 6
-#define KG_MC_PANELS 24
-#else
-#define KG_VBYTES 16
-#define KG_MR 4
-#define KG_MC_PANELS 24
-#endif
-#define KG_NVEC 2
-#define KG_SKINNY_M 8
-#define KG_SKINNY_R 8
-"""
 
 _NUM_THREADS = (Path(__file__).parent / "runtime" / "kiln_threads.h").read_text()
 
@@ -74,35 +54,9 @@ SMALL_MAX_WORK = 1 << 15
 SMALL_PANEL_MAX_WORK = 1 << 20
 
 
-#: AVX-512's broadcast of one element of A and its register FMA, per element type (kiln_gemm.h's tile)
-_BCAST = {"float": "vbroadcastss %1, %0", "double": "vbroadcastsd %1, %0"}
-_FMA = {"float": "vfmadd231ps %2, %1, %0", "double": "vfmadd231pd %2, %1, %0"}
-
-
-def _gemm(ctype: str, suffix: str) -> str:
-    fma = f'#if defined(__AVX512F__)\n#define KG_BCAST "{_BCAST[ctype]}"\n#define KG_FMA "{_FMA[ctype]}"\n#endif\n'
-    return (
-        f"#define KG_T {ctype}\n#define KG_NAME(x) kiln_gemm_{suffix}_##x\n{_ISA_PARAMETERS}{fma}{_GEMM_SOURCE}"
-        "#undef KG_T\n#undef KG_NAME\n#undef KG_VBYTES\n#undef KG_MR\n#undef KG_NVEC\n#undef KG_MC_PANELS\n#undef KG_SKINNY_M\n#undef KG_SKINNY_R\n"
-        "#undef KG_BCAST\n#undef KG_FMA\n#undef KG_HALF_TILE\n#undef KG_TILE_C\n#undef KG_SMALL_TILE\n"
-    )
-
-
-def _gemv(ctype: str, suffix: str) -> str:
-    return (
-        f"#define KV_T {ctype}\n#define KV_NAME(x) kiln_gemv_{suffix}_##x\n"
-        "#if defined(__AVX512F__)\n#define KV_VBYTES 64\n#elif defined(__AVX__)\n#define KV_VBYTES 32\n"
-        "#else\n#define KV_VBYTES 16\n#endif\n"
-        f"{_GEMV_SOURCE}#undef KV_T\n#undef KV_NAME\n#undef KV_VBYTES\n"
-    )
-
-
 HELPERS.update(
     {
-        "kiln_gemm_f32": _gemm("float", "f32"),
-        "kiln_gemm_f64": _gemm("double", "f64"),
-        "kiln_gemv_f32": _gemv("float", "f32"),
-        "kiln_gemv_f64": _gemv("double", "f64"),
+        **shared_runtime.DEFINITIONS,
         "kiln_num_threads": _NUM_THREADS,
     }
 )

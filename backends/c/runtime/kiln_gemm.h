@@ -18,6 +18,12 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+/* KILN_API: the functions kernels call (KILN_API_INLINE: the small ones). Static in a kernel's own
+   copy; the shared runtime library (backends/c/shared_runtime.py) defines them as its exports. */
+#ifndef KILN_API
+#define KILN_API static __attribute__((unused))
+#define KILN_API_INLINE static inline
+#endif
 #pragma GCC push_options
 #pragma GCC optimize("fp-contract=fast")
 #pragma GCC target("prefer-vector-width=512")
@@ -57,7 +63,7 @@ static inline int64_t KG_NAME(kstep)(int64_t K) {
 }
 
 /* Elements of the packed-B buffer for a K x N right-hand side. */
-static inline int64_t KG_NAME(packed_b_size)(int64_t K, int64_t N) {
+KILN_API_INLINE int64_t KG_NAME(packed_b_size)(int64_t K, int64_t N) {
   return K * ((N + KG_NAME(NR) - 1) / KG_NAME(NR)) * KG_NAME(NR);
 }
 
@@ -77,7 +83,7 @@ static inline int64_t KG_NAME(packed_a_size)(void) {
    panels out evenly (blocks differ by one panel at most): whole blocks and a short last one
    gave one thread 544 of sgemm 1024's rows and the other 480 (96-row blocks; 1.74x on two
    threads), and 128 rows in 96-row blocks gave one thread 96 rows and the other 32. */
-static inline int64_t KG_NAME(blocks)(int64_t M, int64_t N, int threads) {
+KILN_API_INLINE int64_t KG_NAME(blocks)(int64_t M, int64_t N, int threads) {
   const int64_t MR = KG_NAME(MR), panels = (M + MR - 1) / MR;
   const int64_t mc = N * (int64_t)sizeof(KG_T) > 4096 ? KG_NAME(MC) : MR * 8;
   int64_t blocks = (M + mc - 1) / mc;
@@ -88,7 +94,7 @@ static inline int64_t KG_NAME(blocks)(int64_t M, int64_t N, int threads) {
 
 /* The first row of block b of `blocks` (M for b == blocks): whole MR-row panels, at most
    MC / MR of them (blocks() makes at least ceil(M / mc) blocks). */
-static inline int64_t KG_NAME(block_begin)(int64_t b, int64_t M, int64_t blocks) {
+KILN_API_INLINE int64_t KG_NAME(block_begin)(int64_t b, int64_t M, int64_t blocks) {
   const int64_t MR = KG_NAME(MR), panels = (M + MR - 1) / MR;
   const int64_t row = b * panels / blocks * MR;
   return row < M ? row : M;
@@ -99,7 +105,7 @@ static inline int64_t KG_NAME(block_begin)(int64_t b, int64_t M, int64_t blocks)
    per MB) on every call. Holds the largest packed B a thread has used, in transparent huge pages
    where the system gives them on request (one Xeon core, dgemm 2500x3000x2750: 0.94 -> 0.97x NumPy:
    a tile's A and B micro-panels span ~84 4-KiB pages, past the first-level TLB). */
-static __attribute__((unused)) KG_T *KG_NAME(b_buffer)(int64_t elems) {
+KILN_API KG_T *KG_NAME(b_buffer)(int64_t elems) {
   static _Thread_local KG_T *buf;
   static _Thread_local int64_t cap;
   if (elems > cap) {
@@ -118,7 +124,7 @@ static __attribute__((unused)) KG_T *KG_NAME(b_buffer)(int64_t elems) {
 /* The packed-A scratch of the calling thread (packed_a_size() elements), allocated once: a
    batched product calls the GEMM once per item, and a fresh 150-300 KiB buffer each time
    costs more than a small item's arithmetic. */
-static __attribute__((unused)) KG_T *KG_NAME(a_buffer)(void) {
+KILN_API KG_T *KG_NAME(a_buffer)(void) {
   static _Thread_local KG_T *buf;
   if (!buf) {
     buf = aligned_alloc(64, ((size_t)KG_NAME(packed_a_size)() * sizeof(KG_T) + 63) & ~(size_t)63);
@@ -128,13 +134,13 @@ static __attribute__((unused)) KG_T *KG_NAME(a_buffer)(void) {
 }
 
 /* NR-wide column panels of an N-column B. */
-static inline int64_t KG_NAME(panels)(int64_t N) {
+KILN_API_INLINE int64_t KG_NAME(panels)(int64_t N) {
   return (N + KG_NAME(NR) - 1) / KG_NAME(NR);
 }
 
 /* Pack column panels [p0, p1) of B (element (k, n) at B[k*rs + n*cs]) into their places in the
    kstep(K)-deep slices of NR-wide micro-panels: threads pack disjoint panels of one buffer. */
-static __attribute__((unused)) void KG_NAME(pack_b)(int64_t K, int64_t N, const KG_T *B, int64_t rs, int64_t cs, KG_T *bp0,
+KILN_API void KG_NAME(pack_b)(int64_t K, int64_t N, const KG_T *B, int64_t rs, int64_t cs, KG_T *bp0,
                                                     int64_t p0, int64_t p1) {
   const int64_t NR = KG_NAME(NR);
   const int64_t npad = KG_NAME(panels)(N) * NR;
@@ -164,7 +170,7 @@ static __attribute__((unused)) void KG_NAME(pack_b)(int64_t K, int64_t N, const 
 }
 
 /* Pack rows [i0, i1) x columns [pc, pc+kc) of A into MR-row micro-panels. */
-static __attribute__((unused)) void KG_NAME(pack_a)(int64_t i0, int64_t i1, int64_t pc, int64_t kc, const KG_T *A, int64_t rs,
+KILN_API void KG_NAME(pack_a)(int64_t i0, int64_t i1, int64_t pc, int64_t kc, const KG_T *A, int64_t rs,
                             int64_t cs, KG_T *ap) {
   const int64_t MR = KG_NAME(MR);
   for (int64_t ir = i0; ir < i1; ir += MR) {
@@ -200,7 +206,7 @@ typedef struct {
 } KG_NAME(conv);
 
 /* pack_a for the implicit A: each MR-row panel gathers kh*kw contiguous ci-runs of its rows. */
-static __attribute__((unused)) void KG_NAME(pack_a_conv)(int64_t i0, int64_t i1, int64_t pc, int64_t kc, const KG_T *X,
+KILN_API void KG_NAME(pack_a_conv)(int64_t i0, int64_t i1, int64_t pc, int64_t kc, const KG_T *X,
                                  const KG_NAME(conv) *cv, KG_T *ap) {
   const int64_t MR = KG_NAME(MR), C = cv->C, KW = cv->KW;
   for (int64_t ir = i0; ir < i1; ir += MR) {
@@ -456,7 +462,7 @@ static inline __attribute__((always_inline)) void KG_NAME(micro_narrow)(int64_t 
    for products so small (an LSTM step's 10x10 @ 10x40, a batched product's 64x32 @ 32x64
    items) that packing, its buffers and a parallel region would cost more than the
    arithmetic. Rows past M repeat the last row. */
-static __attribute__((unused)) void KG_NAME(small)(int64_t M, int64_t N, int64_t K, const KG_T *A, int64_t ars, int64_t acs,
+KILN_API void KG_NAME(small)(int64_t M, int64_t N, int64_t K, const KG_T *A, int64_t ars, int64_t acs,
                                                    const KG_T *B, int64_t brs, KG_T *C, int64_t ldc) {
   enum { MR = KG_NAME(MR), NV = KG_NAME(NV), W = KG_NAME(W), NR = KG_NAME(NR) };
   for (int64_t j = 0; j < N; j += NR) {
@@ -507,7 +513,7 @@ static __attribute__((unused)) void KG_NAME(small)(int64_t M, int64_t N, int64_t
 /* Columns per skinny() block for an M-row product: M rows of them fill 256 KiB, in L2 (half of the
    smallest L2 kiln targets), whole vectors. Longer runs of each row of B stream better: an 8 x 30000 @
    30000 x 10000 f32 product ran 1.4x faster than with L1-sized (32 KiB) blocks. */
-static inline int64_t KG_NAME(skinny_step)(int64_t M) {
+KILN_API_INLINE int64_t KG_NAME(skinny_step)(int64_t M) {
   const int64_t cols = 262144 / ((M > 0 ? M : 1) * (int64_t)sizeof(KG_T)) / KG_NAME(W) * KG_NAME(W);
   return cols > KG_NAME(W) ? cols : KG_NAME(W);
 }
@@ -518,7 +524,7 @@ static inline int64_t KG_NAME(skinny_step)(int64_t M) {
    a 30000 x 10000 weight: a 1.2 GB copy). B is read row by row, KG_SKINNY_R rows at a time (that
    many sequential streams), the C block held in L2 (skinny_step columns); each C element sums its
    k-terms in order, with fused multiply-adds. */
-static __attribute__((unused)) void KG_NAME(skinny)(int64_t M, int64_t j0, int64_t j1, int64_t K, const KG_T *A,
+KILN_API void KG_NAME(skinny)(int64_t M, int64_t j0, int64_t j1, int64_t K, const KG_T *A,
                                                     int64_t ars, int64_t acs, const KG_T *B, int64_t brs, KG_T *C,
                                                     int64_t ldc) {
   enum { W = KG_NAME(W), R = KG_SKINNY_R };
@@ -612,13 +618,13 @@ static inline __attribute__((always_inline)) void KG_NAME(row_block)(int64_t i0,
   }
 }
 
-static __attribute__((unused)) void KG_NAME(rows)(int64_t i0, int64_t i1, int64_t N, int64_t K, const KG_T *A, int64_t ars,
+KILN_API void KG_NAME(rows)(int64_t i0, int64_t i1, int64_t N, int64_t K, const KG_T *A, int64_t ars,
                           int64_t acs, const KG_NAME(conv) *cv, const KG_T *bp, KG_T *ap, KG_T *C,
                           int64_t ldc) {
   KG_NAME(row_block)(i0, i1, N, K, A, ars, acs, cv, bp, ap, C, ldc, 0);
 }
 
-static __attribute__((unused)) void KG_NAME(syrk_rows)(int64_t i0, int64_t i1, int64_t N, int64_t K, const KG_T *A,
+KILN_API void KG_NAME(syrk_rows)(int64_t i0, int64_t i1, int64_t N, int64_t K, const KG_T *A,
                                                        int64_t ars, int64_t acs, const KG_T *bp, KG_T *ap, KG_T *C,
                                                        int64_t ldc) {
   KG_NAME(row_block)(i0, i1, N, K, A, ars, acs, 0, bp, ap, C, ldc, 1);
@@ -626,7 +632,7 @@ static __attribute__((unused)) void KG_NAME(syrk_rows)(int64_t i0, int64_t i1, i
 
 /* C[i, j] = C[j, i] for rows i in [i0, i1) and columns i < j < N: the upper triangle of a
    symmetric product from its lower one, in 32 x 32 blocks (each read block stays in L1). */
-static __attribute__((unused)) void KG_NAME(mirror)(int64_t i0, int64_t i1, int64_t N, KG_T *C, int64_t ldc) {
+KILN_API void KG_NAME(mirror)(int64_t i0, int64_t i1, int64_t N, KG_T *C, int64_t ldc) {
   enum { B = 32 };
   for (int64_t ib = i0; ib < i1; ib += B) {
     const int64_t ie = ib + B < i1 ? ib + B : i1;
@@ -643,7 +649,7 @@ static __attribute__((unused)) void KG_NAME(mirror)(int64_t i0, int64_t i1, int6
    (a lower triangle), B packed by pack_b, ap a packed_a_size() scratch. In a triangle, tiles
    wholly above the diagonal are skipped, and one that crosses it is stored element by element,
    its part on and below the diagonal. */
-static __attribute__((unused)) void KG_NAME(sub_rows)(int64_t i0, int64_t i1, int64_t N, int64_t K, const KG_T *A,
+KILN_API void KG_NAME(sub_rows)(int64_t i0, int64_t i1, int64_t N, int64_t K, const KG_T *A,
                                                       int64_t ars, int64_t acs, const KG_T *bp, KG_T *ap, KG_T *C,
                                                       int64_t ldc, int lower) {
   enum { MR = KG_NAME(MR), NV = KG_NAME(NV), W = KG_NAME(W), NR = KG_NAME(NR) };

@@ -16,6 +16,12 @@
  * Each y[i] sums its k-terms in an order of its own (partial sums per vector lane), so the
  * result differs from a sequential sum in the last bits, like any BLAS.
  */
+/* KILN_API: the functions kernels call (KILN_API_INLINE: the small ones). Static in a kernel's own
+   copy; the shared runtime library (backends/c/shared_runtime.py) defines them as its exports. */
+#ifndef KILN_API
+#define KILN_API static __attribute__((unused))
+#define KILN_API_INLINE static inline
+#endif
 #pragma GCC push_options
 #pragma GCC optimize("fp-contract=fast")
 #pragma GCC target("prefer-vector-width=512")
@@ -37,7 +43,7 @@ enum {
    can: 1800 x 1400 f64 on one Zen 4 core took 0.63 ms in eighths of the columns, 0.45 ms at once.
    Whole blocks and a short last one gave one of two threads twice the other's columns (12500
    outputs: 8192 and 4308; NPBench bicg on two Xeon cores 0.81x NumPy). */
-static inline int64_t KV_NAME(step)(int64_t M, int64_t rs, int64_t cs, int threads) {
+KILN_API_INLINE int64_t KV_NAME(step)(int64_t M, int64_t rs, int64_t cs, int threads) {
   if (cs == 1 || rs != 1 || M <= 0) return 64; /* no outputs: no steps to divide them into */
   const int64_t parts = threads > 1 ? threads : 1;
   const int64_t blocks = (M + KV_NAME(AXPY_BLOCK) - 1) / KV_NAME(AXPY_BLOCK);
@@ -140,7 +146,7 @@ static void KV_NAME(axpys)(int64_t i0, int64_t i1, int64_t K, const KV_T *A, int
 }
 
 /* y[i0:i1] of y = A @ x, the form chosen by A's strides (see the top). */
-static __attribute__((unused)) void KV_NAME(part)(int64_t i0, int64_t i1, int64_t K, const KV_T *A, int64_t rs, int64_t cs,
+KILN_API void KV_NAME(part)(int64_t i0, int64_t i1, int64_t K, const KV_T *A, int64_t rs, int64_t cs,
                                                   const KV_T *x, int64_t incx, KV_T *y, int64_t incy) {
   if (cs == 1 && incx == 1) {
     KV_NAME(dots)(i0, i1, K, A, rs, x, y, incy);

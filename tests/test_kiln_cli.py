@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from child_signals import sigint_as_a_terminal_gives_it
 
 import kiln
 from kiln.examples import lstm_cell
@@ -45,7 +46,8 @@ def scale(v):
 
 
 def kiln_cmd(*args: str, cwd: Path = ROOT, status: int = 0) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([str(BIN / "kiln"), *args], capture_output=True, text=True, cwd=cwd, timeout=600)
+    proc = subprocess.run([str(BIN / "kiln"), *args], capture_output=True, text=True, cwd=cwd, timeout=600,
+                          preexec_fn=sigint_as_a_terminal_gives_it)
     assert proc.returncode == status, proc.stderr
     return proc
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from child_signals import sigint_as_a_terminal_gives_it
 from xdsl.dialects import arith
 from xdsl.parser import Parser
 
@@ -28,7 +29,8 @@ def kiln_opt(tmp_path: Path, *args: str, source: str | None = None, status: int 
         (tmp_path / "input.mlir").write_text(source)
         args = (str(tmp_path / "input.mlir"), *args)
     env = {**os.environ, "TMPDIR": str(tmp_path)}
-    proc = subprocess.run([str(KILN_OPT), *args], capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run([str(KILN_OPT), *args], capture_output=True, text=True, env=env, timeout=300,
+                          preexec_fn=sigint_as_a_terminal_gives_it)
     assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
     assert proc.returncode == status, proc.stderr
     return proc

@@ -40,7 +40,8 @@ _ISA_PARAMETERS = """#if defined(__AVX512F__)
 _GEMV_ISA = ("#if defined(__AVX512F__)\n#define KV_VBYTES 64\n#elif defined(__AVX__)\n#define KV_VBYTES 32\n"
              "#else\n#define KV_VBYTES 16\n#endif\n")
 _GEMM_UNDEF = ("#undef KG_T\n#undef KG_NAME\n#undef KG_VBYTES\n#undef KG_MR\n#undef KG_NVEC\n#undef KG_MC_PANELS\n"
-               "#undef KG_SKINNY_M\n#undef KG_SKINNY_R\n")
+               "#undef KG_SKINNY_M\n#undef KG_SKINNY_R\n"
+               "#undef KG_BCAST\n#undef KG_FMA\n#undef KG_HALF_TILE\n#undef KG_TILE_C\n#undef KG_SMALL_TILE\n")
 _GEMV_UNDEF = "#undef KV_T\n#undef KV_NAME\n#undef KV_VBYTES\n"
 
 #: AVX-512's broadcast of one element of A and its register FMA, per element type (kiln_gemm.h's tile)
@@ -63,7 +64,6 @@ def _gemm(ctype: str, suffix: str, body: str) -> str:
     fma = f'#if defined(__AVX512F__)\n#define KG_BCAST "{_BCAST[ctype]}"\n#define KG_FMA "{_FMA[ctype]}"\n#endif\n'
     return (
         f"#define KG_T {ctype}\n#define KG_NAME(x) kiln_gemm_{suffix}_##x\n{_ISA_PARAMETERS}{fma}{body}{_GEMM_UNDEF}"
-        "#undef KG_BCAST\n#undef KG_FMA\n#undef KG_HALF_TILE\n#undef KG_TILE_C\n#undef KG_SMALL_TILE\n"
     )
 
 

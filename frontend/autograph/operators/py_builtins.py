@@ -15,7 +15,7 @@ from kiln.frontend.autograph import staging
 from kiln.frontend.autograph.comprehension_lists import PYTHON, StagedList
 from kiln.frontend.list_arrays import held_list, ordered_numbers
 from kiln.frontend.masked import MaskedSelection
-from kiln.frontend.tensor import Tensor, as_python_operator, as_tensor, emit, python_number
+from kiln.frontend.tensor import WEAK_OF_KIND, Tensor, as_python_operator, as_tensor, emit, python_number
 
 
 def range_(*args: Any) -> Any:
@@ -231,8 +231,7 @@ def sum_(iterable: Any, /, start: Any = 0) -> Any:
     held = ordered_numbers(iterable)
     if held is not None and type(start) in (bool, int, float):  # a list held as one array: Python numbers added
         if held.dtype.kind == "f" or type(start) is float:  # left to right from ``start``, as Python rounds
-            running = np.cumsum(np.concatenate([np.array([start], np.float64), held.astype(np.float64)]))
-            return python_number(as_tensor(running[-1]))
+            return python_number(_running_sum(held, None, True, start))
         return python_number(as_tensor(np.add(start, held.sum())))
     if _kept(iterable) and run_time_shape.traced(start):
         iterable.refuse(
@@ -253,7 +252,7 @@ def _sum_of_list(lst: StagedList, start: Any) -> Any:
     """``sum(lst, start)`` of a comprehension's numbers: ``start`` plus their sum, of the type Python's
     additions give; where a condition keeps none, ``start`` itself (its kind too: the int ``0``)."""
     if lst.values.dtype.kind in "fc" or type(start) in (float, complex):
-        total = _running_sum(lst, start)
+        total = _running_sum(lst.values, lst.mask, lst.kind == PYTHON, start)
     else:  # integers: any order gives Python's answer
         values = lst.values if lst.mask is None else lst.selection()
         total = as_tensor(np.add(start, _as_element(lst, as_tensor(values.sum(axis=0)))))
@@ -267,16 +266,15 @@ def _sum_of_list(lst: StagedList, start: Any) -> Any:
     return result_kinds.with_kind(total, as_tensor(np.where(lst.selection().count() > 0, np.int8(kept), np.int8(empty))))
 
 
-def _running_sum(lst: StagedList, start: Any) -> Tensor:
-    """``start`` plus the elements one at a time, left to right, as Python's ``sum`` rounds (a pairwise
-    or vector sum differs in the last bits); an element a condition drops adds ``-0.0``, which changes
-    no sum."""
-    values = lst.values
-    if lst.mask is not None:
-        keep = lst.mask.reshape(lst.mask.shape + (1,) * (values.ndim - 1))
+def _running_sum(values: Any, mask: Any, python: bool, start: Any) -> Tensor:
+    """``start`` plus the rows of ``values`` one at a time, left to right, as Python's ``sum`` rounds
+    (a pairwise or vector sum differs in the last bits); a row ``mask`` drops adds ``-0.0``, which
+    changes no sum. ``python``: the elements are Python numbers, weak to promotion."""
+    if mask is not None:
+        keep = mask.reshape(mask.shape + (1,) * (values.ndim - 1))
         values = np.where(keep, values, np.array(-0.0, values.dtype))
     first = np.broadcast_to(np.asarray(start), values.shape[1:])[None]
-    element = values.dtype.type(0).item() if lst.kind == PYTHON else values.dtype  # Python numbers are weak
+    element = WEAK_OF_KIND[values.dtype.kind] if python else values.dtype
     dt = dtypes.result_type(element, start)
     running = np.cumsum(np.concatenate([first.astype(dt), values.astype(dt)]), axis=0)
     return as_tensor(running[-1])

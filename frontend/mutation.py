@@ -32,13 +32,15 @@ Bufferization (``kiln-bufferize``) then makes each write an in-place store again
 from __future__ import annotations
 
 import itertools
+import sys
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from kiln.dialects import graph
 from kiln.frontend import trace_context
@@ -75,11 +77,32 @@ class Storage:
         self.dependents: weakref.WeakSet[Storage] | None = None
 
     def base_layout(self) -> tuple[int, ...] | None:
-        """The base's element strides (None: C-contiguous), :attr:`layout_rule` applied once."""
-        if self.layout_rule is not None:
-            rule, self.layout_rule = self.layout_rule, None
-            self.layout = rule()
-        return self.layout
+        """The base's element strides (None: C-contiguous), :attr:`layout_rule` applied once; under
+        :func:`peeking`, worked out without counting as asked (the rule stays, holding only the answer)."""
+        rule = self.layout_rule
+        if rule is None:
+            return self.layout
+        layout = rule()  # (a rule that raises stays, to raise again where the layout is asked)
+        if _peeking:
+            self.layout_rule = lambda: layout
+        else:
+            self.layout_rule, self.layout = None, layout
+        return layout
+
+
+_peeking = False
+
+
+@contextmanager
+def peeking() -> Iterator[None]:
+    """Work layouts out without asking for them: a staged loop tells by :attr:`Storage.layout_rule`
+    whether its body asked for a carried array's layout (a reshape, a ravel)."""
+    global _peeking
+    before, _peeking = _peeking, True
+    try:
+        yield
+    finally:
+        _peeking = before
 
 
 def serial_now() -> int:
@@ -343,6 +366,7 @@ def _share(source: Storage) -> None:
     todo = [source]
     while todo:
         storage = todo.pop()
+        _bypass_unreachable(storage)
         edges: list[tuple[Storage, SSAValue | None]] = []
         if storage.alias is not None:
             edges += zip(storage.alias.outers, storage.alias.flags)
@@ -357,8 +381,116 @@ def _share(source: Storage) -> None:
                 raise AssertionError(f"the sameness flag of {other.value} is not visible here")
             if other.value.type != storage.value.type:  # pragma: no cover - flags are only made for equal types
                 raise AssertionError(f"{other.value.type} and {storage.value.type} share memory")
+            if other.alias is not None:  # (a write reaching it is a write to it: its own unflagged outers go stale)
+                other.alias.check_write(other)
             _record(other, _choose(flag, storage.value, other.value))
             todo.append(other)
+
+
+def forget_unreachable() -> None:
+    """Between the iterations of a loop Python runs while tracing: bypass, in every merged array's
+    MaybeAlias, the arrays nothing else holds any more (see :func:`_bypass_unreachable`). Python
+    has dropped the last iteration's bindings there, so what only such a chain holds is known."""
+    ctx = trace_context.current()
+    guards = ctx.notes.get(_GUARDS) if ctx is not None else None
+    if not guards:
+        return
+    for ref in [weakref.ref(s) for s in sorted(guards, key=lambda s: s.serial)]:  # (weak: no holder; oldest first)
+        storage = ref()
+        if storage is not None and storage.alias is not None:
+            _bypass_unreachable(storage)
+        del storage
+
+
+def _bypass_unreachable(storage: Storage) -> None:
+    """Drop from ``storage``'s MaybeAlias the flagged outers nothing else can reach, putting their
+    own flagged outers in their place (flags and-ed: ``storage`` is ``p`` where it is ``o`` and ``o``
+    is ``p``). An unrolled loop that rebinds an array on some paths makes a chain of such arrays,
+    one per iteration, which no name, view or argument holds; writing through the last one made the
+    write on all of them, so the traced program grew with the square of the iterations (kiln.fuzz
+    20300-8131). What no one holds is never read again, so it need not take the write."""
+    alias = storage.alias
+    if alias is None or not alias.flags:
+        return
+    entries = list(zip(alias.outers, alias.values, alias.flags))
+    changed = False
+    k = 0
+    while k < len(entries):
+        outer, _, flag = entries[k]
+        unreachable = flag is not None and _unreachable(outer, storage)
+        replacement = _bypass(outer, flag, entries) if unreachable else None  # type: ignore[arg-type]
+        del outer
+        if replacement is None:
+            k += 1
+            continue
+        entries[k:k + 1] = replacement
+        k += len(replacement)
+        changed = True
+        _adopt(storage, replacement)
+    if changed:
+        storage.alias = replace(alias, outers=tuple(e[0] for e in entries), values=tuple(e[1] for e in entries),
+                                flags=tuple(e[2] for e in entries))
+
+
+def _adopt(storage: Storage, entries: list[tuple[Storage, SSAValue, SSAValue | None]]) -> None:
+    for outer, _, _ in entries:
+        if outer.dependents is None:  # pragma: no cover - an outer of a MaybeAlias has its dependents
+            outer.dependents = weakref.WeakSet()
+        outer.dependents.add(storage)
+
+
+def _unreachable(outer: Storage, storage: Storage) -> bool:
+    """Whether only ``storage``'s MaybeAlias holds ``outer``: no tensor (name, view, container,
+    closure), staged construct or other merged array can read it or write to it again. CPython's
+    reference count, less the references :func:`_bypass_unreachable` itself holds (measured once,
+    through the same code, by :func:`_own_references`), is exact when it says none: any other
+    holder, a reference cycle the collector has not freed yet included, keeps the write."""
+    if outer.argument is not None or outer.stale is not None:
+        return False
+    if any(d is not storage for d in list(outer.dependents or ())):
+        return False
+    count = sys.getrefcount(outer)
+    if _OWN_REFERENCES < 0:  # (measuring)
+        _measured.append(count)
+        return False
+    return count <= _OWN_REFERENCES
+
+
+def _bypass(outer: Storage, flag: SSAValue, entries: list[tuple[Storage, SSAValue, SSAValue | None]],
+            ) -> list[tuple[Storage, SSAValue, SSAValue | None]] | None:
+    """``outer``'s own outers, to stand in its place among the ``entries`` of a MaybeAlias where
+    its flag is ``flag``, with the and-ed flags (None: it cannot be bypassed: an outer of its own
+    unflagged, a flag not visible where the new one would go)."""
+    through = outer.alias
+    if through is None:
+        return []  # (no one else is that array on any path)
+    if not through.flags or any(f is None for f in through.flags) or through.returned is not None:
+        return None
+    if not isinstance(flag, OpResult):
+        return None
+    present = {e[0] for e in entries}
+    inners = [(inner, value, inner_flag) for inner, value, inner_flag in zip(through.outers, through.values, through.flags)
+              if inner not in present]  # (the flags of one trace agree: the one there already says it)
+    if any(f.type != flag.type or not _defined_before(f, flag.op) for _, _, f in inners):  # type: ignore[union-attr]
+        return None
+    out: list[tuple[Storage, SSAValue, SSAValue | None]] = []
+    for inner, value, inner_flag in inners:
+        both = graph.AndOp(flag, inner_flag)  # type: ignore[arg-type]
+        Rewriter.insert_op(both, InsertPoint.after(flag.op))
+        out.append((inner, value, both.results[0]))
+    return out
+
+
+def _defined_before(value: SSAValue, op: Operation) -> bool:
+    """Whether ``value`` may be used right after ``op``: defined before it in its block or in one enclosing it."""
+    owner = value.owner
+    block = owner if isinstance(owner, Block) else owner.parent_block()
+    here: Operation | None = op
+    while here is not None:
+        if here.parent_block() is block:
+            return isinstance(owner, Block) or owner is op or owner.is_before_in_block(here)
+        here = here.parent_op()
+    return False
 
 
 def _choose(flag: SSAValue, when_true: SSAValue, when_false: SSAValue) -> SSAValue:
@@ -432,3 +564,19 @@ class ViewStep:
         step per view taken, and every write replays it: ``a = np.flip(a)`` in an unrolled loop
         would replay a chain as long as the loop so far at each write (quadratic)."""
         return None
+
+
+_measured: list[int] = []
+_OWN_REFERENCES = -1
+
+
+def _own_references() -> int:
+    """The references :func:`_unreachable` counts to an array only a MaybeAlias holds, on this
+    Python: measured by running the same code on two storages made for it."""
+    storage = Storage(None)  # type: ignore[arg-type]
+    storage.alias = MaybeAlias((Storage(None),), (None,), "", "", (True,))  # type: ignore[arg-type] (a flag: not None)
+    _bypass_unreachable(storage)
+    return _measured.pop()
+
+
+_OWN_REFERENCES = _own_references()

@@ -1190,12 +1190,18 @@ def merge_layout(merged: Tensor, paths: Sequence[Any], where: str, construct: st
     storage = merged.storage
     if merged.shape_source is not None or merged.is_view or merged.ndim == 0 or storage.layout is not None:
         return False
-    paths = list(paths)
+    # worked out now (a rule holding the paths' arrays would keep them reachable: mutation._unreachable)
+    with mutation.peeking():
+        try:
+            layouts = {layout_of(p) for p in paths}
+        except NotImplementedError:  # (a path's own layout depends on a path before)
+            layouts = set()
+    if len(layouts) == 1:
+        layout = layouts.pop()
+        storage.layout_rule = lambda: layout
+        return True
 
     def rule() -> tuple[int, ...] | None:
-        layouts = {layout_of(p) for p in paths}
-        if len(layouts) == 1:
-            return layouts.pop()
         raise NotImplementedError(
             f"{trace_context.here()}: this array's memory layout depends on the path taken through the staged "
             f"{construct} at {where} (NumPy's reshape or ravel of it is a view on some paths and a copy on others); "

@@ -30,6 +30,7 @@ import inspect
 import sys
 import types
 import warnings
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
@@ -728,16 +729,15 @@ _FLAG_TYPE = TensorType(i1, [])
 
 def _flaggable(leaf: _Leaf) -> bool:
     """Whether a loop carries a flag for ``leaf``: an array (not a view) that shares memory with a
-    function argument (a write through it must reach the caller's array on the right iterations),
-    carried with its own type. A 0-d one only when it is a 0-d argument itself: other 0-d values
+    function argument or another array on some paths (a write through it must reach that array on
+    the right iterations: a view of it held from before the loop shows it), carried with its own type. A 0-d one only when it is a 0-d argument itself: other 0-d values
     stand for NumPy scalars, which are not shared."""
     value = leaf.value
     if leaf.ty is None or not isinstance(value, Tensor) or value.is_view or value.type != leaf.ty:
         return False
     if not leaf.ty.get_shape() and value.shape_source is None:
         return _argument_array([value])
-    return any(s.argument is not None for s in mutation.sharing([value.storage], value.storage)) \
-        or value.storage.argument is not None
+    return bool(mutation.sharing([value.storage], value.storage)) or value.storage.argument is not None
 
 
 def _may_be_argument(storage: mutation.Storage) -> bool:
@@ -760,17 +760,14 @@ def _outers(values: Iterable[Any], boundary: int) -> list[mutation.Storage]:
     its outers."""
     joined = join_paths([v for v in values if isinstance(v, (Tensor, AbstractValue))])
     found: list[mutation.Storage] = []
-
-    def visit(storage: mutation.Storage) -> None:
+    todo = list(reversed(joined.arrays())) if joined is not None else []
+    while todo:  # (a loop, not a recursive closure: that would be a cycle holding the arrays until collected)
+        storage = todo.pop()
         if storage.serial < boundary:
             if all(storage is not o for o in found):
                 found.append(storage)
         elif storage.alias is not None:
-            for outer in storage.alias.outers:
-                visit(outer)
-
-    for storage in joined.arrays() if joined is not None else ():
-        visit(storage)
+            todo.extend(reversed(storage.alias.outers))
     return found
 
 
@@ -1451,6 +1448,8 @@ def _stage_loop_from(spec: _LoopSpec, init_values: tuple[Any, ...]) -> None:
         if isinstance(first, PathShapeError):  # about the numbers as written, not as the retry typed them
             raise first from None
         raise
+    finally:
+        del first  # (its traceback holds this frame: a cycle keeping the loop's arrays reachable until the collector runs)
 
 
 def _entry_jump_bound(leaves: Sequence[Any], names: Sequence[str]) -> dict[int, tuple[int, JumpBound]]:
@@ -1480,8 +1479,9 @@ class _Loop:
         # The arrays this loop wrote when it was traced before (an enclosing loop probing again):
         # carried from the first probe, so nested loops do not trace their bodies 2**depth times.
         self.written_before = trace_context.require().notes.setdefault(_WRITTEN_BY_LOOP, {})
-        for storage in self.written_before.get((spec.where, spec.construct), ()):
-            if _visible(storage.value):
+        for ref in self.written_before.get((spec.where, spec.construct), ()):
+            storage = ref()  # (weak: an array no one holds any more is not written; see mutation._unreachable)
+            if storage is not None and _visible(storage.value):
                 self.storages.append(storage)
                 self.entry[storage] = storage.value
         #: arrays the body may have written through a MaybeAlias: stale after the loop
@@ -1513,7 +1513,7 @@ class _Loop:
             probe.drop()
         else:  # pragma: no cover - each round fixes a leaf's type or carries one more array for good
             raise TypeError(f"{spec.where}: the carried types of this staged `{spec.construct}` loop do not settle")
-        self.written_before[(spec.where, spec.construct)] = list(self.storages)
+        self.written_before[(spec.where, spec.construct)] = [weakref.ref(s) for s in self.storages]
         self.finish(probe, self.emit(probe))
 
     def probe(self) -> _Probe:

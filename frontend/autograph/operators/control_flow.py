@@ -11,7 +11,7 @@ import collections
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from kiln.frontend import trace_context
+from kiln.frontend import mutation, trace_context
 from kiln.frontend.autograph import counted_iterables, staging
 from kiln.frontend.autograph.staging import GetState, SetState
 
@@ -62,6 +62,7 @@ def while_stmt(
         body()
         if _last_op() is not last:
             traced += 1
+            mutation.forget_unreachable()
             if traced == staging.UNROLL_WARN_AFTER:
                 staging.unrolled_too_long("while")
 
@@ -151,6 +152,7 @@ def _python_for(
         body(item)
         if _last_op() is not last:
             traced += 1
+            mutation.forget_unreachable()
             if traced == staging.UNROLL_WARN_AFTER:
                 staging.unrolled_too_long("for")
 

@@ -376,7 +376,23 @@ def written_after_a_helper(x):
     return m, d
 
 
+def if_expression_in_a_kept_list(a):
+    # kiln.fuzz python 20400-306: a list that is not read whole runs as Python's comprehension, whose
+    # `if` expression was left unconverted ("a call here needs the truth value")
+    c = [a[i] if a[i] > 0.75 else -1.25 for i in range(3)]
+    return [c, 1]
+
+
+def short_circuits_in_a_kept_list(a):
+    both = [a[i] > 0 and a[i] < 2.0 for i in range(3)]
+    chained = [0.5 <= a[i] < 2.0 for i in range(3)]
+    either = [a[i] or 7.0 for i in range(3)]
+    return [both, chained, either]
+
+
 def test_what_kiln_cannot_stack_runs_as_pythons_loop() -> None:
+    differential(if_expression_in_a_kept_list, (V,), (NEGATIVE,))
+    differential(short_circuits_in_a_kept_list, (V,), (np.array([0.0, 1.0, 3.0]),))
     differential(pairs, (V,))
     differential(over_a_python_list, ([1.0, 2.5, -3.0],))
     differential(over_zip, (X, X))

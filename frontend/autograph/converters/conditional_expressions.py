@@ -10,6 +10,8 @@ from kiln.frontend.autograph.converters.expressions import ExpressionConverter, 
 
 
 class _IfExps(ExpressionConverter):
+    INTO_COMPREHENSIONS = True
+
     def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
         self.generic_visit(node)
         if not self.lambda_safe(node):

@@ -16,6 +16,8 @@ from kiln.frontend.autograph.converters.expressions import ExpressionConverter, 
 
 
 class _Logical(ExpressionConverter):
+    INTO_COMPREHENSIONS = True
+
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
         self.generic_visit(node)
         if not self.lambda_safe(node):

@@ -38,6 +38,45 @@ def test_a_chain_of_rebound_arrays_grows_at_most_linearly() -> None:
     assert c12 - c8 <= c8 - c4, (c4, c8, c12)
 
 
+_UNROLLED = """
+import numpy as np
+
+
+def f(x):
+    buf = x * 1.0
+    log = []
+    t = {steps}.0
+    while t > 0.0:  # appending to a Python list: unrolled
+        t -= 1.0
+        log.append(t)
+        if np.sum(x) > 3.0:
+            buf = x.T * 2.0 + buf.T
+        buf[:] = buf * 0.5 + 1.0
+    return buf
+"""
+
+
+def _unrolled(tmp_path, steps: int):
+    path = tmp_path / f"unrolled_{steps}.py"
+    path.write_text(_UNROLLED.format(steps=steps))
+    scope: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), scope)  # noqa: S102 (AutoGraph reads the file)
+    return scope["f"]
+
+
+def test_an_unrolled_chain_makes_the_same_ops_per_iteration(tmp_path) -> None:
+    """(before: 14, 44, 90, 152 graph.conds at 4, 8, 12, 16 iterations; now 7, 15, 23, 31)"""
+    x = np.arange(9.0).reshape(3, 3) * 0.1
+    conds = []
+    for steps in (4, 8, 12, 16):
+        traced = kiln.function(_unrolled(tmp_path, steps)).get_concrete_function(x)
+        conds.append(sum(1 for op in traced._traced.module.walk() if isinstance(op, graph.CondOp)))  # noqa: SLF001
+    assert conds[3] - conds[2] == conds[2] - conds[1] == conds[1] - conds[0], conds
+    f = _unrolled(tmp_path, 6)
+    for y in (x, x + 1.0):
+        np.testing.assert_array_equal(kiln.function(f)(y.copy()), f(y.copy()))
+
+
 def test_a_chain_of_rebound_arrays_matches_numpy() -> None:
     func, _ = compile_time.program("aliases", 6 * 150)
     for x in (np.linspace(0.0, 1.0, 64), np.linspace(-2.0, 1.0, 64)):

@@ -19,12 +19,14 @@ from kiln.frontend.tensor import Tensor
 
 @dataclass(frozen=True)
 class Facts:
-    """``lo <= value <= hi`` (None: unbounded), and ``value == base + offset`` when ``base`` is set."""
+    """``lo <= value <= hi`` (None: unbounded), and ``base + offset <= value <= base + offset +
+    spread`` when ``base`` is set (``spread`` 0: a constant away from it)."""
 
     lo: int | None = None
     hi: int | None = None
-    base: int | None = None  # id() of the tensor this one is a constant away from
+    base: int | None = None  # id() of the tensor this one is a constant (or a bounded amount) away from
     offset: int = 0
+    spread: int = 0
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,7 @@ def of(x: Any) -> Facts:
             return facts
         info = np.iinfo(x.dtype) if x.dtype.kind != "b" else _BOOL
         return Facts(info.min if facts.lo is None else facts.lo, info.max if facts.hi is None else facts.hi,
-                     facts.base, facts.offset)  # (its dtype's range where nothing narrower is known)
+                     facts.base, facts.offset, facts.spread)  # (its dtype's range where nothing narrower is known)
     if isinstance(x, (int, np.integer, np.bool_)):
         return Facts(int(x), int(x))
     return Facts()
@@ -65,18 +67,20 @@ def derive(ufunc: np.ufunc, operands: list[Any], result: Tensor, exact: tuple[in
     lo, hi = exact if exact is not None else exact_range(ufunc, operands)
     if lo is None or hi is None or lo < info.min or hi > info.max:
         lo = hi = None
-    base, offset = None, 0
+    base, offset, spread = None, 0, 0
     if ufunc in (np.add, np.subtract) and len(operands) == 2:
         sign = 1 if ufunc is np.add else -1
         a, b = of(operands[0]), of(operands[1])
-        b_const = isinstance(operands[1], (int, np.integer))
-        a_const = isinstance(operands[0], (int, np.integer))
-        if a.base is not None and b_const:
-            base, offset = a.base, a.offset + sign * int(operands[1])
-        elif b.base is not None and a_const and sign == 1:
-            base, offset = b.base, b.offset + int(operands[0])
+        constant = b.lo == b.hi if a.base is not None else a.lo == a.hi
+        if lo is None and not constant:  # (a bounded amount away, where the result is exact)
+            pass
+        elif a.base is not None and b.lo is not None and b.hi is not None:
+            step = (b.lo, b.hi) if sign == 1 else (-b.hi, -b.lo)
+            base, offset, spread = a.base, a.offset + step[0], a.spread + step[1] - step[0]
+        elif b.base is not None and a.lo is not None and a.hi is not None and sign == 1:
+            base, offset, spread = b.base, b.offset + a.lo, b.spread + a.hi - a.lo
     if lo is not None or base is not None:
-        result.facts = Facts(lo, hi, base, offset)
+        result.facts = Facts(lo, hi, base, offset, spread)
 
 
 Range = tuple[int | None, int | None]
@@ -172,7 +176,7 @@ def exact_range(ufunc: np.ufunc, operands: list[Any]) -> Range:
 def difference(stop: Any, start: Any) -> int | None:
     """``stop - start`` when both are one traced integer plus constants (or both constants)."""
     a, b = of(stop), of(start)
-    if a.base is not None and a.base == b.base:
+    if a.base is not None and a.base == b.base and a.spread == b.spread == 0:
         return a.offset - b.offset
     if a.lo is not None and a.lo == a.hi and b.lo is not None and b.lo == b.hi:
         return a.lo - b.lo
@@ -183,3 +187,65 @@ def within(x: Any, lo: int, hi: int) -> bool:
     """Whether ``lo <= x <= hi`` is known."""
     f = of(x)
     return f.lo is not None and f.hi is not None and f.lo >= lo and f.hi <= hi
+
+
+def merged(result: Tensor, paths: list[Any]) -> None:
+    """Facts of the 0-d integer ``result`` a staged ``if`` merged from what its ``paths`` left:
+    the hull of their ranges, and where every path is its own base plus an amount, that base plus
+    the hull of the amounts (``if x[i] > 0: count += 1``: ``count`` plus 0 or 1)."""
+    if result.ndim != 0 or result.dtype.kind not in "iu" or not paths:
+        return
+    facts = [of(v) for v in paths]
+    if any(f.lo is None or f.hi is None for f in facts):
+        return
+    lo, hi = min(f.lo for f in facts), max(f.hi for f in facts)  # type: ignore[type-var]
+    base, offset, spread = facts[0].base, 0, 0
+    if base is not None and all(f.base == base for f in facts):
+        offset = min(f.offset for f in facts)
+        spread = max(f.offset + f.spread for f in facts) - offset
+    else:
+        base = None
+    result.facts = Facts(lo, hi, base, offset, spread)
+
+
+def carried(value: Tensor, bound: tuple[int, int] | None) -> None:
+    """A staged loop's carried 0-d integer as an iteration starts: its own base (what the
+    iteration adds to it shows in what it leaves: :func:`step`), in ``bound`` where the loop
+    proved one (:func:`induction`)."""
+    lo, hi = bound if bound is not None else (None, None)
+    value.facts = Facts(lo, hi, id(value), 0, 0)
+
+
+def step(out: Any, entered: Any) -> tuple[int, int] | None:
+    """What one iteration adds to the carried ``entered`` when it leaves ``out`` (None: not a
+    bounded amount)."""
+    if out is entered:
+        return 0, 0
+    f = of(out)
+    if isinstance(entered, Tensor) and f.base == id(entered):
+        return f.offset, f.offset + f.spread
+    return None
+
+
+def induction(initial: Any, steps: tuple[int, int], trips: int, dtype: np.dtype[Any]) -> tuple[int, int] | None:
+    """The range of a value that starts as ``initial`` and changes by an amount in ``steps`` on
+    each of at most ``trips`` iterations (None where its dtype cannot hold it all)."""
+    f = of(initial)
+    if f.lo is None or f.hi is None:
+        return None
+    lo, hi = f.lo + trips * min(steps[0], 0), f.hi + trips * max(steps[1], 0)
+    info = np.iinfo(dtype)
+    return (lo, hi) if info.min <= lo and hi <= info.max else None
+
+
+def after_loop(result: Tensor, initial: Any, steps: tuple[int, int], trips: int, bound: tuple[int, int] | None) -> None:
+    """Facts of a loop's result carried as in :func:`induction`: in ``bound`` where one is known,
+    and ``initial``'s base plus at most ``trips`` steps where it has one (a counter of an enclosing
+    loop, whose own range that loop learns from this)."""
+    bound = bound if bound is not None else (None, None)  # type: ignore[assignment]
+    f = of(initial)
+    base, offset, spread = None, 0, 0
+    if f.base is not None:
+        down, up = trips * min(steps[0], 0), trips * max(steps[1], 0)
+        base, offset, spread = f.base, f.offset + down, f.spread + up - down
+    result.facts = Facts(bound[0], bound[1], base, offset, spread)

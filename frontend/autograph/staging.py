@@ -1667,15 +1667,15 @@ class _Loop:
         trips = self.spec.trip_bound
         changed = False
         for j, (leaf, entered, out) in enumerate(zip(self.leaves, probe.entered, probe.out_leaves)):
-            if leaf.ty is None or not _counter_like(entered) or self.bound_changes.get(j, 0) > _BOUND_PROBES:
-                continue
-            steps = index_facts.step(out, entered)
-            bound = None if steps is None or not isinstance(trips, int) else index_facts.induction(
-                leaf.value, steps, trips, entered.dtype)
-            if steps is not None and isinstance(trips, int):
-                self.steps[j] = steps
-            else:
+            counted = leaf.ty is not None and _counter_like(entered) and isinstance(trips, int)
+            steps = index_facts.step(out, entered) if counted else None
+            if steps is None:
                 self.steps.pop(j, None)
+            else:
+                self.steps[j] = steps  # (this probe's: the last one's is the loop's)
+            if self.bound_changes.get(j, 0) > _BOUND_PROBES:
+                continue
+            bound = None if steps is None else index_facts.induction(leaf.value, steps, trips, entered.dtype)  # type: ignore[arg-type]
             if bound != self.bounds.get(j):
                 self.bound_changes[j] = self.bound_changes.get(j, 0) + 1
                 self.bounds[j] = bound if self.bound_changes[j] <= _BOUND_PROBES else None

@@ -203,3 +203,22 @@ def test_the_check_is_in_the_trace_where_the_range_is_unknown() -> None:
     a = np.arange(400, dtype=np.int64)  # a long range: a staged loop
     ir = kiln.function(rolling_hash).get_concrete_function(a).ir
     assert len(re.findall(r"graph\.check .*OverflowError: ", ir)) == 2, ir  # the product and the sum
+
+
+def test_a_negative_shift_count_raises_value_error_as_in_python() -> None:
+    differential(shift, (np.array([5, -1], dtype=np.int64),), (np.array([5, 3], dtype=np.int64),), errors=True)
+
+
+def numpy_int8_counter(a):
+    c = np.int8(0)
+    for i in range(a.shape[0]):
+        c += np.int8(1)
+    return c, c + 1
+
+
+def test_a_numpy_counter_that_wraps_keeps_numpy_s_wrapping() -> None:
+    """The loop's range analysis holds only where no value can wrap: an int8 counter over 300
+    iterations wraps as NumPy's does, unchecked."""
+    with np.errstate(over="ignore"):
+        compiled = differential(numpy_int8_counter, (np.zeros(300, dtype=np.int64),))
+    assert "graph.check" not in compiled.get_concrete_function(np.zeros(300, dtype=np.int64)).ir

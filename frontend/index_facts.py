@@ -238,6 +238,18 @@ def induction(initial: Any, steps: tuple[int, int], trips: int, dtype: np.dtype[
     return (lo, hi) if info.min <= lo and hi <= info.max else None
 
 
+def kept_within(initial: Any, out: Any, dtype: np.dtype[Any]) -> tuple[int, int] | None:
+    """The range of a value that starts as ``initial`` and that each iteration sets to ``out``,
+    where ``out``'s own facts bound it (``h = (h * 31 + x) % m``, ``crc = (...) & 0xFFFF``): the
+    hull of both (None where that says nothing its dtype does not)."""
+    f, o = of(initial), out.facts if isinstance(out, Tensor) and isinstance(out.facts, Facts) else Facts()
+    if None in (f.lo, f.hi, o.lo, o.hi):
+        return None
+    info = np.iinfo(dtype)
+    lo, hi = min(f.lo, o.lo), max(f.hi, o.hi)  # type: ignore[type-var]
+    return (lo, hi) if info.min <= lo and hi <= info.max and (lo, hi) != (info.min, info.max) else None
+
+
 def after_loop(result: Tensor, initial: Any, steps: tuple[int, int], trips: int, bound: tuple[int, int] | None) -> None:
     """Facts of a loop's result carried as in :func:`induction`: in ``bound`` where one is known,
     and ``initial``'s base plus at most ``trips`` steps where it has one (a counter of an enclosing

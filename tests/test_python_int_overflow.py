@@ -222,3 +222,21 @@ def test_a_numpy_counter_that_wraps_keeps_numpy_s_wrapping() -> None:
     with np.errstate(over="ignore"):
         compiled = differential(numpy_int8_counter, (np.zeros(300, dtype=np.int64),))
     assert "graph.check" not in compiled.get_concrete_function(np.zeros(300, dtype=np.int64)).ir
+
+
+def masked_hash(a):
+    h = 7
+    i = 0
+    while i < a.shape[0]:
+        h = ((h * 31) ^ (int(a[i]) & 0xFF)) & 0xFFFF
+        i += 1
+    return h * 65537
+
+
+def test_a_value_each_iteration_masks_is_not_checked_in_any_loop() -> None:
+    """A carried value each iteration sets `& 0xFFFF` stays in [0, 0xFFFF] (its start included),
+    without a trip count: its product with a constant needs no check; the `while` counter keeps one."""
+    a = np.arange(1000, dtype=np.int64) * 7919
+    compiled = differential(masked_hash, (a,))
+    ir = compiled.get_concrete_function(a).ir
+    assert len(re.findall(r"graph\.check .*OverflowError: ", ir)) == 1, ir  # `i += 1`

@@ -1661,9 +1661,10 @@ class _Loop:
     def _bounds_changed(self, probe: _Probe) -> bool:
         """Learn the range of each carried counter (index_facts.induction): one that changes by a
         bounded amount per iteration of a loop with a static trip count stays within that many
-        steps of its value before the loop. Whether a range changed (probe again with it: the
-        body's checks of Python ints can then be proved needless); one still changing after a
-        few probes is given up."""
+        steps of its value before the loop; one each iteration sets to a bounded value (``% m``,
+        ``& mask``) stays within that and its start, in any loop (index_facts.kept_within).
+        Whether a range changed (probe again with it: the body's checks of Python ints can then
+        be proved needless); one still changing after a few probes is given up."""
         trips = self.spec.trip_bound
         changed = False
         for j, (leaf, entered, out) in enumerate(zip(self.leaves, probe.entered, probe.out_leaves)):
@@ -1675,7 +1676,9 @@ class _Loop:
                 self.steps[j] = steps  # (this probe's: the last one's is the loop's)
             if self.bound_changes.get(j, 0) > _BOUND_PROBES:
                 continue
-            bound = None if steps is None else index_facts.induction(leaf.value, steps, trips, entered.dtype)  # type: ignore[arg-type]
+            bound = (index_facts.induction(leaf.value, steps, trips, entered.dtype) if steps is not None  # type: ignore[arg-type]
+                     else index_facts.kept_within(leaf.value, out, entered.dtype) if leaf.ty is not None and _counter_like(entered)
+                     else None)
             if bound != self.bounds.get(j):
                 self.bound_changes[j] = self.bound_changes.get(j, 0) + 1
                 self.bounds[j] = bound if self.bound_changes[j] <= _BOUND_PROBES else None
@@ -1771,9 +1774,12 @@ class _Loop:
             for leaf, out in zip(leaves, probe.out_leaves)
         ]
         final = [True if is_set and is_jump_flag(leaf.name) else value for leaf, value, is_set in zip(leaves, final, probe.ends_set)]
-        for j, steps in self.steps.items():  # (the last probe's: the loop's)
-            if isinstance(final[j], Tensor):
-                index_facts.after_loop(final[j], leaves[j].value, steps, spec.trip_bound, self.bounds.get(j))  # type: ignore[arg-type]
+        for j in {*self.steps, *self.bounds}:  # (the last probe's: the loop's)
+            bound = self.bounds.get(j)
+            if isinstance(final[j], Tensor) and j in self.steps:
+                index_facts.after_loop(final[j], leaves[j].value, self.steps[j], spec.trip_bound, bound)  # type: ignore[arg-type]
+            elif isinstance(final[j], Tensor) and bound is not None:
+                final[j].facts = index_facts.Facts(*bound)
         for leaf, value, out in zip(leaves, final, probe.out_leaves):  # a return value: the kind an iteration gives it
             if isinstance(value, Tensor) and may_be_placeholder(leaf.value):
                 result_kinds.take_kind(value, result_kinds.static_kind(out))

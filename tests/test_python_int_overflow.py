@@ -240,3 +240,19 @@ def test_a_value_each_iteration_masks_is_not_checked_in_any_loop() -> None:
     compiled = differential(masked_hash, (a,))
     ir = compiled.get_concrete_function(a).ir
     assert len(re.findall(r"graph\.check .*OverflowError: ", ir)) == 1, ir  # `i += 1`
+
+
+def product_in_try(a):
+    try:
+        s = int(a[0]) * int(a[1])
+    except OverflowError:  # Python's int never raises here
+        s = -1
+    return s
+
+
+def test_the_check_is_made_inside_a_try_too() -> None:
+    """Python raises nothing there, so no `except` is meant for kiln's error: the product is
+    computed and checked, not refused for being inside a `try`."""
+    differential(product_in_try, (np.array([3, -4], dtype=np.int64),))
+    with pytest.raises(OverflowError, match=r"does not fit in 64 bits"):
+        kiln.function(product_in_try)(np.array([2**40, 2**40], dtype=np.int64))

@@ -137,10 +137,22 @@ def check(ufunc: np.ufunc, operands: Sequence[object], tensors: Ops, result: Ten
     if ufunc is np.left_shift and not index_facts.within(operands[1], 0, _MAX):
         _emit(_sign_bit_clear(tensors[1]), "negative shift count", "")
     fits = FITS[ufunc](tensors, result)
-    _emit(fits, f"{_SHOWN[ufunc]} of Python ints: this Python int does not fit in 64 bits, which kiln's compiled code "
-                "uses for Python ints; Python's would grow. Keep it in range (`% m`, `& mask`), or compute it "
-                "outside the kiln.function", graph.OVERFLOW_ERROR)
+    _emit(fits, f"{_SHOWN[ufunc]} of Python ints: {_DOES_NOT_FIT}, which kiln's compiled code uses for Python ints; "
+                "Python's would grow. Keep it in range (`% m`, `& mask`), or compute it outside the kiln.function",
+          graph.OVERFLOW_ERROR)
     return _MIN, _MAX
+
+
+#: what the message of every check of this module says
+_DOES_NOT_FIT = "this Python int does not fit in 64 bits"
+
+
+def guards_only_its_value(op: object) -> bool:
+    """Whether ``op`` is a check of this module: it fails only where a value kiln computes is not
+    Python's, which Python itself never raises on; once nothing uses that value (a loop whose
+    results are all unused), dropping the check with it changes nothing the call does."""
+    return isinstance(op, graph.CheckOp) and op.message.data.startswith(graph.OVERFLOW_ERROR) \
+        and f": {_DOES_NOT_FIT}," in op.message.data
 
 
 def _emit(cond: Tensor, message: str, error: str) -> None:

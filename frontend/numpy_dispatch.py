@@ -19,7 +19,7 @@ from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
 from kiln.frontend import array_ops, array_types, creation, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
-from kiln.frontend import numpy_calculus, numpy_editing, numpy_functional, numpy_histograms, numpy_logic, numpy_masked_reductions, numpy_nan_stats, numpy_quantiles, numpy_sets, numpy_sorting, numpy_take, numpy_ufunc_methods, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
+from kiln.frontend import numpy_calculus, numpy_editing, numpy_functional, numpy_histograms, numpy_logic, numpy_masked_reductions, numpy_nan_stats, numpy_quantiles, numpy_sets, numpy_sorting, numpy_take, numpy_ufunc_methods, python_int_overflow, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend import ufuncs, views
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import follow_layout, implements, lay_out_fortran, path_promotions, promotion_value, shape_of
@@ -371,8 +371,9 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
         _keep_python_numbers(ufunc, operands, result)
     if int_in_float:
         result_kinds.require_exact_int(ufunc, operands, result)
+    exact = python_int_overflow.check(ufunc, operands, tensors, result) if python_int_overflow.applies(ufunc, result) else None
     if result.ndim == 0:
-        index_facts.derive(ufunc, list(operands), result)
+        index_facts.derive(ufunc, list(operands), result, exact)
     return result
 
 

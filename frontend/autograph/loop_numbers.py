@@ -25,7 +25,7 @@ from xdsl.ir import Block, BlockArgument, SSAValue
 from xdsl.traits import is_side_effect_free
 
 from kiln.dialects import graph
-from kiln.frontend import dtypes
+from kiln.frontend import dtypes, python_int_overflow
 
 #: seconds of Python iterations spent at most on one loop's numbers (then they stay traced)
 BUDGET_S = 2.0
@@ -195,10 +195,11 @@ def fold_numbers(loop: graph.WhileOp) -> dict[int, Any]:
 
 
 def effect_free(loop: graph.WhileOp) -> bool:
-    """Whether ``loop`` only computes its results (no check, raise or print in it): once none of
-    them is used, dropping it changes nothing the call does."""
+    """Whether ``loop`` only computes its results (no check, raise or print in it, but the checks
+    that its Python ints fit 64 bits, which guard only values of the loop): once none of them is
+    used, dropping it changes nothing the call does."""
     return all(is_side_effect_free(op) or isinstance(op, (graph.YieldOp, graph.ConditionOp)) or op.regions
-               for op in loop.walk() if op is not loop)
+               or python_int_overflow.guards_only_its_value(op) for op in loop.walk() if op is not loop)
 
 
 def _next(env: Env, updates: list[tuple[int, Eval]]) -> Env:

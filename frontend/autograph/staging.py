@@ -598,6 +598,7 @@ def _merged_results(
         merged.aval = _promotion_joined(merged, joined.but(shape_source=source), values,
                                         f"the staged {construct} at {where}").in_memory_of(merged.aval)
         merge_layout(merged, values, where, construct)
+        index_facts.merged(merged, [v for v in values if not _unread(v)])
         if i in kind_flags:
             merged.kind_flag = Tensor(kind_flags[i])
         elif not is_jump_flag(name) and (kind := result_kinds.merged_kind(*values)) is not None:
@@ -1275,6 +1276,8 @@ Counters = list[Tensor]
 
 #: probes of one loop body at most (each fixes a leaf's type or adds a carried array)
 _MAX_PROBES = 64
+#: how many times a loop learns a carried counter's range before it gives the range up
+_BOUND_PROBES = 2
 
 #: trace notes: (loop location, construct) -> the arrays from outside the loop its body wrote
 _WRITTEN_BY_LOOP = "kiln.staging.written_by_loop"
@@ -1500,6 +1503,11 @@ class _Loop:
         #: per kinded leaf, how it promotes on the paths so far (tensor.path_promotions): a Python
         #: number on some, a NumPy value on others
         self.varying: dict[int, tuple[tuple[Any, ...], str]] = {}
+        #: per carried 0-d integer leaf, the range an induction over the trip count proved (a counter
+        #: the body changes by a bounded amount), what an iteration adds, and how often that changed
+        self.bounds: dict[int, tuple[int, int] | None] = {}
+        self.steps: dict[int, tuple[int, int]] = {}
+        self.bound_changes: dict[int, int] = {}
 
     def run(self) -> None:
         """Probe the body until the carried types, abstract values and arrays are a fixed point,
@@ -1548,6 +1556,9 @@ class _Loop:
         args = probe.groups.split(block.args)
         carried = iter(args["carried"])
         state = [_carried(next(carried), leaf) if leaf.ty is not None else leaf.value for leaf in leaves]
+        for j, value in enumerate(state):
+            if leaves[j].ty is not None and _counter_like(value):
+                index_facts.carried(value, self.bounds.get(j))
         for leaf, value in zip(leaves, state):  # a return value not set yet: the loop stops once it is
             if isinstance(value, Tensor) and may_be_placeholder(leaf.value):
                 result_kinds.mark_placeholder(value)
@@ -1634,7 +1645,7 @@ class _Loop:
                       and (out.kind_flag is not None or self._kind_after_no_iteration(leaf, out))]
             self.kinded += kinded
             grown = [j for j in self.kinded if self._promotions_grew(j, probe.out_leaves[j])]
-            if any(updates) or probe.new or kinded or grown:
+            if any(updates) or probe.new or kinded or grown or self._bounds_changed(probe):
                 return
             out_flags = [_same(probe.out_leaves[j], self.leaves[j].value.storage) for j in probe.flagged]
             if self._learn_sharing(probe.out_leaves, probe.flagged, out_flags):
@@ -1646,6 +1657,33 @@ class _Loop:
                 "flags": [_flag_value(flag) for flag in out_flags],
             }
             probe.body_end = {s: s.value for s in scope.saved}
+
+    def _bounds_changed(self, probe: _Probe) -> bool:
+        """Learn the range of each carried counter (index_facts.induction): one that changes by a
+        bounded amount per iteration of a loop with a static trip count stays within that many
+        steps of its value before the loop; one each iteration sets to a bounded value (``% m``,
+        ``& mask``) stays within that and its start, in any loop (index_facts.kept_within).
+        Whether a range changed (probe again with it: the body's checks of Python ints can then
+        be proved needless); one still changing after a few probes is given up."""
+        trips = self.spec.trip_bound
+        changed = False
+        for j, (leaf, entered, out) in enumerate(zip(self.leaves, probe.entered, probe.out_leaves)):
+            counted = leaf.ty is not None and _counter_like(entered) and isinstance(trips, int)
+            steps = index_facts.step(out, entered) if counted else None
+            if steps is None:
+                self.steps.pop(j, None)
+            else:
+                self.steps[j] = steps  # (this probe's: the last one's is the loop's)
+            if self.bound_changes.get(j, 0) > _BOUND_PROBES:
+                continue
+            bound = (index_facts.induction(leaf.value, steps, trips, entered.dtype) if steps is not None  # type: ignore[arg-type]
+                     else index_facts.kept_within(leaf.value, out, entered.dtype) if leaf.ty is not None and _counter_like(entered)
+                     else None)
+            if bound != self.bounds.get(j):
+                self.bound_changes[j] = self.bound_changes.get(j, 0) + 1
+                self.bounds[j] = bound if self.bound_changes[j] <= _BOUND_PROBES else None
+                changed = True
+        return changed
 
     def _kind_after_no_iteration(self, leaf: _Leaf, out: Tensor) -> bool:
         """Whether ``leaf``, a Python number before a loop that may run no iterations, is of
@@ -1736,6 +1774,12 @@ class _Loop:
             for leaf, out in zip(leaves, probe.out_leaves)
         ]
         final = [True if is_set and is_jump_flag(leaf.name) else value for leaf, value, is_set in zip(leaves, final, probe.ends_set)]
+        for j in {*self.steps, *self.bounds}:  # (the last probe's: the loop's)
+            bound = self.bounds.get(j)
+            if isinstance(final[j], Tensor) and j in self.steps:
+                index_facts.after_loop(final[j], leaves[j].value, self.steps[j], spec.trip_bound, bound)  # type: ignore[arg-type]
+            elif isinstance(final[j], Tensor) and bound is not None:
+                final[j].facts = index_facts.Facts(*bound)
         for leaf, value, out in zip(leaves, final, probe.out_leaves):  # a return value: the kind an iteration gives it
             if isinstance(value, Tensor) and may_be_placeholder(leaf.value):
                 result_kinds.take_kind(value, result_kinds.static_kind(out))
@@ -1792,6 +1836,11 @@ def _check_layout_kept(leaf: _Leaf, inside: Tensor, out: Any, where: str, constr
             "between iterations (NumPy's reshape of it is a view on some and a copy on others); make it one layout "
             "where it is bound, e.g. with np.ascontiguousarray(...)"
         )
+
+
+def _counter_like(value: Any) -> bool:
+    """Whether a carried value may be a counter whose range a loop can prove (a 0-d integer)."""
+    return isinstance(value, Tensor) and value.ndim == 0 and value.shape_source is None and value.dtype.kind in "iu"
 
 
 def _carried(value: SSAValue, leaf: _Leaf) -> Tensor:

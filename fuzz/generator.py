@@ -856,7 +856,7 @@ class ProgramGen(ExprGen):
                 self.scope.vars[counter[0]].reserved = True
             if form == "range":
                 self.scope.vars[i] = Var(i, 0, frozenset(), lo=0, hi=trips - 1, writable=False)
-            self.held_body(name, orig, counter, short)
+            self.held_body(name, orig, holder, counter, short)
             for line in last:
                 self.emit(line)
         if form != "if":
@@ -935,8 +935,9 @@ class ProgramGen(ExprGen):
         self.emit(f"{keep} = {{'k': {name}}}")
         return holder, f"{keep}['k']"
 
-    def held_body(self, name: str, orig: Var, counter: tuple[str, Val] | None, short: bool) -> None:
-        """``if <array data>: name = <same shape and dtype>`` and writes through ``name`` around it."""
+    def held_body(self, name: str, orig: Var, holder: str, counter: tuple[str, Val] | None, short: bool) -> None:
+        """``if <array data>: name = <same shape and dtype>`` and writes through ``name`` around it
+        (and, sometimes, one through the holder, which must show in ``name`` where it is still the array)."""
         rng = self.rng
         want = self.read(orig)
         new = self.held_rebinding(want, counter)
@@ -959,6 +960,9 @@ class ProgramGen(ExprGen):
                 self.held_write(var, short)
         if "after" in places:
             self.held_write(var, short)
+        through = self.scope.vars.get(holder)
+        if through is not None and shape_of(through.proto) and rng.random() < 0.3:
+            self.s_setitem(through)
         self.statements(rng.randint(0, 1))
 
     def held_rebinding(self, want: Val, counter: tuple[str, Val] | None) -> Val:

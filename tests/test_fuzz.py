@@ -387,6 +387,8 @@ def _held_constructs(source: str) -> set[str]:
                 continue
             found |= {held[name], "argument" if name in "abcd" else "local"}
             found |= {"x[:] = x * 2 + 1" for w in writes if w.startswith(f"{name}[:] = {name} * 2")}
+            found |= {"holder written" for w in ast.walk(node) if isinstance(w, ast.Assign)
+                      and ast.unparse(w.targets[0]).startswith("hold") and "[" in ast.unparse(w.targets[0])}
             if isinstance(node, ast.For):
                 found.add("for")
             elif isinstance(node, ast.While):
@@ -406,7 +408,8 @@ def test_generator_writes_held_arrays() -> None:
     for i in range(300):
         found |= _held_constructs(generate(f"16-{i}").source)
     assert found >= {"view", "list", "dict", "alias", "appended", "read back", "argument", "local", "for",
-                     "data while", "python while", "python float counter", "staged if", "x[:] = x * 2 + 1"}, found
+                     "data while", "python while", "python float counter", "staged if", "x[:] = x * 2 + 1",
+                     "holder written"}, found
     for i in range(40):
         source = generate(f"16-{i}", Config().without(["held_arrays"])).source
         assert not _held_constructs(source) and "keep" not in source and "hold" not in source

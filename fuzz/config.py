@@ -67,6 +67,9 @@ class Config:
     #: helpers decorated with ``@kiln.function`` (with a keyword Python constant), ``kiln.grad`` of a
     #: scalar helper, and a class whose decorated method calls another, all called from ``f``
     nested_functions: bool = True
+    #: an array held by a view, a list, a dict or another name (or the caller) across a loop or staged ``if``
+    #: that rebinds it on some paths and writes through it, the holder read afterwards
+    held_arrays: bool = True
 
     @classmethod
     def names(cls) -> list[str]:

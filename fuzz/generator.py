@@ -29,7 +29,7 @@ from __future__ import annotations
 import ast
 import random
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,6 +127,8 @@ class ProgramGen(ExprGen):
         self.arg_names: set[str] = set()
         #: Python numbers a ``while`` on Python numbers left at the function's top level (returnable)
         self.py_results: list[str] = []
+        #: holders ``s_held`` read back at the function's top level (returned more often than other names)
+        self.held_results: list[str] = []
         #: the helpers ``f`` calls so far
         self.called: set[str] = set()
 
@@ -252,6 +254,8 @@ class ProgramGen(ExprGen):
                 table.append((0.8, self.s_accumulate))
             if cfg.resize_loops:
                 table.append((0.6, self.s_resize))
+            if cfg.held_arrays:
+                table.append((0.8, self.s_held))
         if self.loops and cfg.break_continue:
             table.append((0.8, self.s_jump))
         if cfg.early_return and self.ret_spec is not None and not self.in_helper:
@@ -308,11 +312,11 @@ class ProgramGen(ExprGen):
             raise Reject("scalar vs array")
         return Val(src, new, mag=val.mag, g=val.g if kind_of(proto) == "f" else 0, exact=val.exact).checked()
 
-    def s_augassign(self) -> None:
+    def s_augassign(self, var: Var | None = None) -> None:
         cands = [v for v in self.vars_of("if") if not v.reserved and v.lo is None]
-        if not cands:
+        if var is None and not cands:
             raise Reject("no target")
-        var = self.rng.choice(cands)
+        var = var or self.rng.choice(cands)
         if isinstance(var.proto, np.generic) and not self.cfg.augassign_scalars:
             raise Reject("op= on a NumPy scalar")
         cur = self.read(var)
@@ -417,8 +421,8 @@ class ProgramGen(ExprGen):
             raise Reject("no array to write")
         return self.rng.choice(cands)
 
-    def s_setitem(self) -> None:
-        var = self.writable_target()
+    def s_setitem(self, var: Var | None = None) -> None:
+        var = var or self.writable_target()
         cur = self.read(var)
         text, key, how = self.target_key(var)
         region = proto_eval(lambda p: p[key], var.proto)
@@ -519,8 +523,11 @@ class ProgramGen(ExprGen):
         cands = [v for v in self.array_vars() if shape_of(v.proto)]
         if not cands:
             raise Reject("no array")
-        var = self.rng.choice(cands)
-        x = self.read(var)
+        name = self.fresh("w")
+        self.emit(f"{name} = {self.view_of(self.read(self.rng.choice(cands)), name).src}")
+
+    def view_of(self, x: Val, name: str) -> Val:
+        """One of the view forms of ``x`` (a slice, ``.T``, ``reshape``...), bound to ``name``."""
         shp = x.shape
         rng = self.rng
         forms: list[tuple[str, Any]] = [("{}[::-1]", lambda p: p[::-1]), ("{}[:]", lambda p: p[:])]
@@ -544,9 +551,8 @@ class ProgramGen(ExprGen):
             val = self.reshape_checked(val, x)
         if len(val.shape) > 3 or not val.shape:
             raise Reject("view rank")
-        name = self.fresh("w")
-        self.emit(f"{name} = {val.src}")
         self.bind(name, val)
+        return val
 
     # ---- control flow
 
@@ -797,6 +803,221 @@ class ProgramGen(ExprGen):
             self.bind(name, Val(name, proto, mag=mag, g=gran))
             if top:
                 self.py_results.append(name)
+
+    # ---- arrays held across a rebinding loop
+
+    def s_held(self) -> None:
+        """An array held by something else (a view, a list, a dict, another name; or the caller,
+        when it is an argument) across a loop or a staged ``if`` whose body rebinds it on some
+        paths, under a staged ``if`` on array data, and writes through it before or after; the
+        holder is read afterwards. A write must show in the holder on the paths where the name is
+        still the held array (a silent wrong answer of this family: tests/test_alias_chains.py)."""
+        rng = self.rng
+        name, orig = self.held_array()
+        holder, read_back = self.held_holder(name, orig)
+        forms = ["if"] + ["pywhile", "pywhile"] * self.cfg.python_loops + ["range"] * self.cfg.range_loops
+        forms += ["datawhile"] * self.cfg.while_loops
+        form = rng.choice(forms)
+        short = rng.random() < 0.5
+        trips = rng.randint(1, 4) if short else rng.randint(5, 40)
+        before = self.scope.copy()
+        counter: tuple[str, Val] | None = None
+        last: list[str] = []
+        if form != "if":
+            self.widen_all()
+        if form == "pywhile":
+            t = self.fresh("t")
+            start, test, step, bound = self.python_counter(t, trips)
+            counter = (t, Val(t, start, mag=bound, g=0 if isinstance(start, int) else 2))
+            self.emit(f"{t} = {start!r}")
+            step_first = rng.random() < 0.6
+            self.emit(f"while {test}:")
+            first, last = ([step], []) if step_first else ([], [step])
+            self.loops.append(_Loop("while", no_continue=not step_first))
+        elif form == "range":
+            i = self.fresh("i")
+            self.emit(f"for {i} in range({trips}):")
+            first = []
+            self.loops.append(_Loop("for"))
+        elif form == "datawhile":
+            j = self.fresh("j")
+            self.emit(f"{j} = 0")
+            counter = (j, Val(j, 0, mag=trips + 1))
+            self.emit(f"while {j} < {trips} and {self.data_condition().src}:")
+            first = [f"{j} += 1"]
+            self.loops.append(_Loop("while"))
+        else:
+            first = []
+        with self.block() if form != "if" else nullcontext():
+            for line in first:
+                self.emit(line)
+            if counter is not None:
+                self.bind(*counter)
+                self.scope.vars[counter[0]].reserved = True
+            if form == "range":
+                self.scope.vars[i] = Var(i, 0, frozenset(), lo=0, hi=trips - 1, writable=False)
+            self.held_body(name, orig, holder, counter, short)
+            for line in last:
+                self.emit(line)
+        if form != "if":
+            self.loops.pop()
+        merged = self.merge(before, self.scope)
+        self.scope = merged if form != "if" else self.scope
+        if form == "range":
+            self.scope.vars[i] = Var(i, 0, frozenset(), bound=False, writable=False)
+        elif counter is not None:
+            self.bind(*counter)
+        if read_back:
+            self.emit(f"{holder} = {read_back}")
+            self.bind(holder, Val(holder, orig.proto)).roots = orig.roots
+        if rng.random() < 0.4:
+            held = self.read(self.scope.vars[holder])
+            other = self.expr(self.bshape(held.shape), held.kind, exact=False, depth=1)
+            use, val = self.fresh(), self.binop("+", held, other, mag=held.mag + other.mag, g=max(held.g, other.g), exact=False)
+            self.emit(f"{use} = {val.src}")
+            self.bind(use, val)
+        if self.st.indent == 1 and not self.in_helper:
+            self.held_results.append(holder)
+
+    def held_array(self) -> tuple[str, Var]:
+        """The array to hold: a new one, a new name for an existing one, or an argument itself."""
+        rng = self.rng
+        cands = [v for v in self.array_vars() if shape_of(v.proto) and kind_of(v.proto) in "if" and v.lo is None
+                 and (self.cfg.arg_writes or not v.roots & self.arg_roots)]
+        args = [v for v in cands if v.name in self.arg_names and self.cfg.rebind_args]
+        r = rng.random()
+        if r < 0.25 and args:
+            var = rng.choice(args)
+            return var.name, var
+        name = self.fresh("hb")
+        if r < 0.5 and cands:
+            var = rng.choice(cands)
+            self.emit(f"{name} = {var.name}")
+            self.scope.vars[name] = Var(name, var.proto, var.roots, view=var.view, seen=var.seen)
+            return name, self.scope.vars[name]
+        shape = self.shape(2) or (rng.choice(self.dims),)
+        kind = rng.choice("fif")
+        if rng.random() < 0.4:
+            dt = rng.choice(["float64", "float32"] if kind == "f" else ["int64", "int32"])
+            maker = rng.choice(["zeros", "ones"])
+            shp = repr(shape) if len(shape) > 1 else str(shape[0])
+            val = Val(f"np.{maker}({shp}, dtype=np.{dt})", getattr(np, maker)(shape, dtype=dt))
+        else:
+            val = self.expr(shape, kind, exact=self.chance(0.7), depth=rng.randint(1, 2))
+            if not is_array(val.proto) or val.shape != shape:
+                raise Reject("not an array")
+            if id(root_of(val.proto)) in self.storages:  # a name or a view of one: hold a copy
+                val = Val(f"{val.src}.copy()", val.proto.copy(), mag=val.mag, g=val.g, exact=val.exact)
+        self.emit(f"{name} = {val.src}")
+        return name, self.bind(name, val)
+
+    def held_holder(self, name: str, orig: Var) -> tuple[str, str]:
+        """Something holding ``name``'s array from before the construct: its name and, for a list
+        or a dict, the expression reading the array back afterwards (else "")."""
+        rng = self.rng
+        holder = self.fresh("hold")
+        form = rng.choice(["view", "view", "list", "alias", "dict"] if self.cfg.views else ["list", "alias", "dict"])
+        if form == "view":
+            self.emit(f"{holder} = {self.view_of(self.read(orig), holder).src}")
+            return holder, ""
+        if form == "alias":
+            self.emit(f"{holder} = {name}")
+            self.scope.vars[holder] = Var(holder, orig.proto, orig.roots, view=orig.view, seen=orig.seen)
+            return holder, ""
+        keep = self.fresh("keep")
+        if form == "list":
+            if rng.random() < 0.7:
+                self.emit(f"{keep} = [{name}]")
+            else:
+                self.emit(f"{keep} = []")
+                self.emit(f"{keep}.append({name})")
+            return holder, f"{keep}[0]"
+        self.emit(f"{keep} = {{'k': {name}}}")
+        return holder, f"{keep}['k']"
+
+    def held_body(self, name: str, orig: Var, holder: str, counter: tuple[str, Val] | None, short: bool) -> None:
+        """``if <array data>: name = <same shape and dtype>`` and writes through ``name`` around it
+        (and, sometimes, one through the holder, which must show in ``name`` where it is still the array)."""
+        rng = self.rng
+        want = self.read(orig)
+        new = self.held_rebinding(want, counter)
+        roots = orig.roots | self.roots_for(new)
+        if not self.cfg.arg_writes and roots & self.arg_roots:
+            raise Reject("writes to an argument")
+        var = Var(name, orig.proto, roots, view=orig.view or root_of(new.proto) is not new.proto, seen=-1)
+        self.scope.vars[name] = var
+        places = rng.sample(["before", "inside", "after", "after", "else"], rng.randint(1, 2))
+        if "before" in places:
+            self.held_write(var, short)
+        self.emit(f"if {self.data_condition().src}:")
+        with self.block():
+            self.emit(f"{name} = {new.src}")
+            if "inside" in places:
+                self.held_write(var, short)
+        if "else" in places:
+            self.emit("else:")
+            with self.block():
+                self.held_write(var, short)
+        if "after" in places:
+            self.held_write(var, short)
+        through = self.scope.vars.get(holder)
+        if through is not None and shape_of(through.proto) and rng.random() < 0.3:
+            self.s_setitem(through)
+        self.statements(rng.randint(0, 1))
+
+    def held_rebinding(self, want: Val, counter: tuple[str, Val] | None) -> Val:
+        """What the body rebinds the held name to: a new array of its shape and dtype (perhaps of a
+        Python counter, ``x + t``), another array of them or a view of one."""
+        rng = self.rng
+        others = [v for v in self.array_vars() if self.same_type(v.proto, want.proto) and v.name != want.src
+                  and (self.read(v).exact or not want.exact)]
+        if others and rng.random() < 0.4:
+            val = self.read(rng.choice(others))
+            return self.same_shape_view(val) if rng.random() < 0.4 else val
+        val = self.expr(want.shape, want.kind, exact=want.exact, depth=rng.randint(1, 2))
+        if counter is not None and rng.random() < 0.5:
+            val = self.binop("+", val, counter[1], mag=val.mag + counter[1].mag, g=max(val.g, counter[1].g), exact=val.exact)
+        if not self.same_type(val.proto, want.proto):
+            val = self.astype_to(val, want.proto)
+        if not self.same_type(val.proto, want.proto) or (want.exact and not val.exact) or val.src == want.src:
+            raise Reject("rebinding changes the type, or is no rebinding")
+        return val
+
+    def held_write(self, var: Var, short: bool) -> None:
+        """A write through the held name: ``x[:] = x * 2 + 1`` (in short loops), ``x[:] = c - x``,
+        an element or slice write or an ``op=``."""
+        rng = self.rng
+        r = rng.random()
+        if r < 0.4:
+            cur = self.read(var)
+            one = ".0" if cur.kind == "f" else ""
+            c = self.const(cur.kind, small=True)
+            form = f"{var.name} * 2{one} + 1{one}" if short and rng.random() < 0.6 else f"{c.src} - {var.name}"
+            proto = proto_eval(lambda p: p * 2 + 1 if "*" in form else c.proto - p, cur.proto)
+            val = Val("", proto.astype(cur.proto.dtype), mag=cur.mag * 2 + 1 + c.mag, g=max(cur.g, c.g), exact=cur.exact).checked()
+            self.check_write(var, val)
+            self.emit(f"{var.name}[:] = {form}")
+            self.note_write(var, val)
+        elif r < 0.75:
+            self.s_setitem(var)
+        else:
+            self.s_augassign(var)
+
+    def data_condition(self) -> Val:
+        """An exact 0-d comparison of array data (a staged condition in kiln)."""
+        for _ in range(6):
+            cands = [v for v in self.vars_of(arrays_only=True) if kind_of(v.proto) in "if" and self.read(v).exact]
+            if not cands:
+                break
+            try:
+                x = self.adapt(self.read(self.rng.choice(cands)), ())
+            except (Reject, Overflow):
+                continue
+            if x is None or not x.exact or x.kind not in "if":
+                continue
+            op = self.rng.choice(["<", "<=", ">", ">=", "!="])
+            return self.binop(op, x, self.const(x.kind), mag=1, exact=True)
+        raise Reject("no array data for a condition")
 
     def s_jump(self) -> bool:
         loop = self.loops[-1]
@@ -1213,6 +1434,9 @@ class ProgramGen(ExprGen):
             arrays = [v for v in self.array_vars()]
             if arrays:
                 parts.append(self.rng.choice(arrays).name)
+        held = [n for n in self.held_results if (v := self.scope.vars.get(n)) is not None and v.bound and v.usable]
+        if held and self.rng.random() < 0.6:
+            parts.append(self.rng.choice(held))
         numbers = [n for n in self.py_results if (v := self.scope.vars.get(n)) is not None and v.bound and v.usable]
         if numbers and self.rng.random() < 0.5:
             parts.append(self.rng.choice(numbers))

@@ -301,7 +301,8 @@ def _python_whiles(tree: ast.AST) -> list[ast.While]:
 def _constant_trips(loop: ast.While) -> int | None:
     """The trip count of ``t = start; while t < stop: t += step`` written with constants, else None."""
     test = loop.test
-    steps = [s for s in loop.body if isinstance(s, ast.AugAssign) and isinstance(s.value, ast.Constant)]
+    steps = [s for s in loop.body if isinstance(s, ast.AugAssign) and isinstance(s.value, ast.Constant)
+             and ast.unparse(s.target) == ast.unparse(getattr(test, "left", test))]
     if not steps or not isinstance(test, ast.Compare) or not isinstance(test.comparators[0], ast.Constant):
         return None
     step, stop = steps[0].value.value, test.comparators[0].value
@@ -351,6 +352,69 @@ def test_generator_writes_nested_functions() -> None:
     assert "kiln." not in off.replace("kiln.fuzz program", "")
 
 
+def _held_constructs(source: str) -> set[str]:
+    """The forms of ``s_held`` in a program: how the array is held, what stages the rebinding,
+    where it is written, and how the holder is read afterwards."""
+    f = ast.parse(source)
+    held: dict[str, str] = {}  # held name -> holder form
+    found: set[str] = set()
+    for node in ast.walk(f):
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            target, value = node.targets[0].id, node.value
+            names = [n.id for n in ast.walk(value) if isinstance(n, ast.Name)]
+            if target.startswith("keep") and names:
+                held[names[0]] = "dict" if isinstance(value, ast.Dict) else "list"
+            elif target.startswith("keep") and isinstance(value, ast.List):
+                found.add("appended")
+            elif target.startswith("hold") and isinstance(value, ast.Subscript) and names[0].startswith("keep"):
+                found.add("read back")
+            elif target.startswith("hold") and names:
+                held[names[0]] = "alias" if isinstance(value, ast.Name) else "view"
+        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith(".append") and node.args:
+            held[ast.unparse(node.args[0])] = "list"
+    for node in ast.walk(f):
+        if not isinstance(node, (ast.FunctionDef, ast.While, ast.For, ast.If)):
+            continue
+        for stmt in node.body:
+            rebinds = isinstance(stmt, ast.If) and isinstance(stmt.body[0], ast.Assign)
+            name = ast.unparse(stmt.body[0].targets[0]) if rebinds else ""
+            if name not in held:
+                continue
+            text = ast.unparse(node)
+            writes = [ast.unparse(w) for w in ast.walk(node) if isinstance(w, (ast.Assign, ast.AugAssign))
+                      and ast.unparse(w).startswith((f"{name}[", f"{name} "))]
+            if not any(w != ast.unparse(stmt.body[0]) for w in writes):
+                continue
+            found |= {held[name], "argument" if name in "abcd" else "local"}
+            found |= {"x[:] = x * 2 + 1" for w in writes if w.startswith(f"{name}[:] = {name} * 2")}
+            found |= {"holder written" for w in ast.walk(node) if isinstance(w, ast.Assign)
+                      and ast.unparse(w.targets[0]).startswith("hold") and "[" in ast.unparse(w.targets[0])}
+            if isinstance(node, ast.For):
+                found.add("for")
+            elif isinstance(node, ast.While):
+                found.add("data while" if isinstance(node.test, ast.BoolOp) else "python while")
+                found |= {"python float counter" for c in ast.walk(node.test) if isinstance(c, ast.Constant)
+                          and isinstance(c.value, float)}
+            else:
+                found.add("staged if")
+    return found
+
+
+def test_generator_writes_held_arrays() -> None:
+    """``held_arrays``: an array held by a view, a list, a dict or another name (or the caller, for
+    an argument) across a loop or staged ``if`` that rebinds it under a staged ``if`` and writes
+    through it, the holder read afterwards (the family of tests/test_alias_chains.py)."""
+    found: set[str] = set()
+    for i in range(300):
+        found |= _held_constructs(generate(f"16-{i}").source)
+    assert found >= {"view", "list", "dict", "alias", "appended", "read back", "argument", "local", "for",
+                     "data while", "python while", "python float counter", "staged if", "x[:] = x * 2 + 1",
+                     "holder written"}, found
+    for i in range(40):
+        source = generate(f"16-{i}", Config().without(["held_arrays"])).source
+        assert not _held_constructs(source) and "keep" not in source and "hold" not in source
+
+
 def test_eager_run_runs_kiln_functions_as_python(tmp_path: Path) -> None:
     """The oracle does not compile: helpers run eagerly, ``kiln.grad`` by central differences."""
     path = write(tmp_path, """
@@ -381,7 +445,8 @@ def test_eager_run_runs_kiln_functions_as_python(tmp_path: Path) -> None:
     assert check_file(path, compiler=lambda fn: lambda a: (fn(a)[0], fn(a)[1] + 1)).status == "mismatch"
 
 
-@pytest.mark.parametrize("construct, marker", [("python_loops", "while t"), ("nested_functions", "kiln.")])
+@pytest.mark.parametrize("construct, marker", [("python_loops", "while t"), ("nested_functions", "kiln."),
+                                               ("held_arrays", "hold")])
 def test_campaign_with_each_construct_runs_clean(construct: str, marker: str) -> None:
     """A few programs that use the construct (found by their text) all match or are refused at a line."""
     outcomes = []

@@ -34,7 +34,7 @@ from __future__ import annotations
 import itertools
 import sys
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -78,31 +78,59 @@ class Storage:
 
     def base_layout(self) -> tuple[int, ...] | None:
         """The base's element strides (None: C-contiguous), :attr:`layout_rule` applied once; under
-        :func:`peeking`, worked out without counting as asked (the rule stays, holding only the answer)."""
+        :func:`peeking`, worked out without counting as asked (the rule stays, holding only the
+        answer and the arguments whose layout it depends on)."""
         rule = self.layout_rule
         if rule is None:
             return self.layout
-        layout = rule()  # (a rule that raises stays, to raise again where the layout is asked)
-        if _peeking:
-            self.layout_rule = lambda: layout
-        else:
-            self.layout_rule, self.layout = None, layout
+        if not _peeks:
+            self.layout_rule, self.layout = None, rule()
+            return self.layout
+        with peeking() as asked:
+            layout = rule()  # (a rule that raises stays, to raise again where the layout is asked)
+        self.layout_rule = known_layout(layout, asked)
+        _peeks[-1].update(asked)
         return layout
 
 
-_peeking = False
+#: the trace note of the function arguments whose memory layout the trace depends on
+LAYOUT_ARGUMENTS = "kiln.tensor.layout_arguments"
+#: while peeking, per level: the arguments whose layout was asked (see :func:`peeking`)
+_peeks: list[set[int]] = []
 
 
 @contextmanager
-def peeking() -> Iterator[None]:
+def peeking() -> Iterator[set[int]]:
     """Work layouts out without asking for them: a staged loop tells by :attr:`Storage.layout_rule`
-    whether its body asked for a carried array's layout (a reshape, a ravel)."""
-    global _peeking
-    before, _peeking = _peeking, True
+    whether its body asked for a carried array's layout (a reshape, a ravel), and the trace
+    depends on an argument's layout only where one is asked. Yields the arguments whose layout
+    the work read, for the rule that keeps the answer (:func:`known_layout`)."""
+    asked: set[int] = set()
+    _peeks.append(asked)
     try:
-        yield
+        yield asked
     finally:
-        _peeking = before
+        _peeks.pop()
+
+
+def note_layout_arguments(arguments: Iterable[int]) -> None:
+    """The trace depends on these arguments' memory layouts (noted for its signature), unless this
+    is only :func:`peeking`: then they wait for the layout to be asked."""
+    if _peeks:
+        _peeks[-1].update(arguments)
+    elif arguments:
+        trace_context.require().notes.setdefault(LAYOUT_ARGUMENTS, set()).update(arguments)  # type: ignore[attr-defined]
+
+
+def known_layout(layout: tuple[int, ...] | None, arguments: Iterable[int]) -> Callable[[], tuple[int, ...] | None]:
+    """A layout rule with its answer already worked out, noting when asked the arguments it read."""
+    read = tuple(arguments)
+
+    def rule() -> tuple[int, ...] | None:
+        note_layout_arguments(read)
+        return layout
+
+    return rule
 
 
 def serial_now() -> int:

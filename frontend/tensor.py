@@ -43,7 +43,7 @@ from kiln.frontend.abstract_value import Fact, in_array
 IMMUTABLE_REBOUND = "kiln.tensor.immutable_rebound"
 
 #: trace note: the arguments (tensor leaf indices) whose memory layout the trace asked about
-LAYOUT_ARGUMENTS = "kiln.tensor.layout_arguments"
+LAYOUT_ARGUMENTS = mutation.LAYOUT_ARGUMENTS
 
 #: Python values that become tensors in arithmetic (anything else yields ``NotImplemented``)
 _ARRAY_LIKE = (np.ndarray, np.generic, bool, int, float, complex, list, tuple)
@@ -192,7 +192,7 @@ class Tensor:
         non-contiguous argument is traced with its strides (``Storage.layout``)."""
         storage = self.storage
         if storage.argument is not None:
-            trace_context.require().notes.setdefault(LAYOUT_ARGUMENTS, set()).add(storage.argument)
+            mutation.note_layout_arguments((storage.argument,))
         layout = storage.base_layout()
         if layout is not None:
             return self._strided_contiguous(layout)
@@ -213,7 +213,7 @@ class Tensor:
         argument's memory, noted like :meth:`is_contiguous`."""
         storage = self.storage
         if storage.argument is not None:
-            trace_context.require().notes.setdefault(LAYOUT_ARGUMENTS, set()).add(storage.argument)
+            mutation.note_layout_arguments((storage.argument,))
         base_shape = shape_of(Tensor(storage.value))
         if -1 in base_shape:
             return None
@@ -1191,14 +1191,13 @@ def merge_layout(merged: Tensor, paths: Sequence[Any], where: str, construct: st
     if merged.shape_source is not None or merged.is_view or merged.ndim == 0 or storage.layout is not None:
         return False
     # worked out now (a rule holding the paths' arrays would keep them reachable: mutation._unreachable)
-    with mutation.peeking():
+    with mutation.peeking() as asked:
         try:
             layouts = {layout_of(p) for p in paths}
         except NotImplementedError:  # (a path's own layout depends on a path before)
             layouts = set()
     if len(layouts) == 1:
-        layout = layouts.pop()
-        storage.layout_rule = lambda: layout
+        storage.layout_rule = mutation.known_layout(layouts.pop(), asked)
         return True
 
     def rule() -> tuple[int, ...] | None:

@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+import kiln
+
 from kiln.frontend.tensor import joined_order_strides, k_order_strides
 from test_mutation import check
 
@@ -309,3 +311,28 @@ def test_diff() -> None:
 
 def test_roll_makes_a_new_array() -> None:
     check(roll_by_a_whole_turn_is_new, np.random.default_rng(10).random((3, 4)))
+
+
+def reshaped_after_a_staged_if(x, c):
+    if np.sum(c) > 0:
+        y = x
+    else:
+        y = x * 2.0
+    z = y.reshape(-1)  # a view of x where x is C-contiguous, a copy where it is transposed
+    z[0] = 100.0
+    return x
+
+
+def test_a_merged_layout_worked_out_early_still_ties_the_trace_to_the_arguments_layout() -> None:
+    """merge_layout works the layout out at once (mutation.peeking) but the trace depends on the
+    argument's layout only where it is asked (here, by the reshape): a call with the argument
+    transposed must not reuse the C-contiguous one's trace. And a function that never asks keeps
+    the native fast path (tests/test_function.py)."""
+    f = kiln.function(reshaped_after_a_staged_if)
+    for c in (np.ones(2), -np.ones(2)):
+        for x in (np.arange(6.0).reshape(2, 3), np.arange(6.0).reshape(3, 2).T):
+            want, got = x.copy(), x.copy()
+            if not x.flags.c_contiguous:
+                want, got = np.asfortranarray(want), np.asfortranarray(got)
+            np.testing.assert_array_equal(f(got, c), reshaped_after_a_staged_if(want, c))
+            np.testing.assert_array_equal(got, want)

@@ -28,6 +28,8 @@ print(collatz.get_concrete_function(np.int64(7)).ir)
 # CHECK-NEXT:    ^{{.*}}(%[[BN:.*]]: tensor<i64>, %[[BS:.*]]: tensor<i64>):
 # CHECK:           %[[NEXT:.*]] = graph.cond
 # CHECK:           %[[INC:.*]] = graph.add %[[BS]]
+# `steps` is a Python int, which a `while` may carry past int64: checked (n, a NumPy int64, wraps)
+# CHECK:           graph.check %{{.*}}, "OverflowError: {{.*}}staged_while.py:16:9: + of Python ints: this Python int does not fit in 64 bits
 # CHECK-NEXT:      graph.yield %[[NEXT]], %[[INC]] : tensor<i64>, tensor<i64>
 # CHECK-NEXT:    }
 # CHECK-NEXT:    func.return %[[S]] : tensor<i64>

@@ -260,10 +260,7 @@ def mark_alias(
         )
     else:
         storage.alias = MaybeAlias(outers, tuple(o.value for o in outers), where, construct, flags, returned)
-    for outer in outers:
-        if outer.dependents is None:
-            outer.dependents = weakref.WeakSet()
-        outer.dependents.add(storage)
+    _adopt(storage, outers)
     _guard(storage)
 
 
@@ -454,15 +451,16 @@ def _bypass_unreachable(storage: Storage) -> None:
         entries[k:k + 1] = replacement
         k += len(replacement)
         changed = True
-        _adopt(storage, replacement)
+        _adopt(storage, [e[0] for e in replacement])
     if changed:
         storage.alias = replace(alias, outers=tuple(e[0] for e in entries), values=tuple(e[1] for e in entries),
                                 flags=tuple(e[2] for e in entries))
 
 
-def _adopt(storage: Storage, entries: list[tuple[Storage, SSAValue, SSAValue | None]]) -> None:
-    for outer, _, _ in entries:
-        if outer.dependents is None:  # pragma: no cover - an outer of a MaybeAlias has its dependents
+def _adopt(storage: Storage, outers: Iterable[Storage]) -> None:
+    """``storage`` is each of ``outers`` on some paths: a write to one of them is made on it too."""
+    for outer in outers:
+        if outer.dependents is None:
             outer.dependents = weakref.WeakSet()
         outer.dependents.add(storage)
 

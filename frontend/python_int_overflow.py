@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import index_facts, trace_context
+from kiln.frontend import index_facts, runtime_checks
 from kiln.frontend.tensor import Tensor, cast, constant, emit
 
 INT64 = np.dtype(np.int64)
@@ -134,10 +134,12 @@ def check(ufunc: np.ufunc, operands: Sequence[object], tensors: Ops, result: Ten
     lo, hi = index_facts.exact_range(ufunc, list(operands))
     if lo is not None and hi is not None and _MIN <= lo and hi <= _MAX:
         return lo, hi
+    # (emitted inside a `try` body too: Python itself raises nothing here, its int grows, so no
+    # `except` clause the user wrote is meant for it; the error says kiln cannot compute Python's answer)
     if ufunc is np.left_shift and not index_facts.within(operands[1], 0, _MAX):
-        _emit(_sign_bit_clear(tensors[1]), "negative shift count", "")
+        runtime_checks.emit_check(_sign_bit_clear(tensors[1]), "negative shift count", "")
     fits = FITS[ufunc](tensors, result)
-    _emit(fits, f"{_SHOWN[ufunc]} of Python ints: {_DOES_NOT_FIT}, which kiln's compiled code uses for Python ints; "
+    runtime_checks.emit_check(fits, f"{_SHOWN[ufunc]} of Python ints: {_DOES_NOT_FIT}, which kiln's compiled code uses for Python ints; "
                 "Python's would grow. Keep it in range (`% m`, `& mask`), or compute it outside the kiln.function",
           graph.OVERFLOW_ERROR)
     return _MIN, _MAX
@@ -153,13 +155,6 @@ def guards_only_its_value(op: object) -> bool:
     results are all unused), dropping the check with it changes nothing the call does."""
     return isinstance(op, graph.CheckOp) and op.message.data.startswith(graph.OVERFLOW_ERROR) \
         and f": {_DOES_NOT_FIT}," in op.message.data
-
-
-def _emit(cond: Tensor, message: str, error: str) -> None:
-    """The check, emitted inside a ``try`` body too: Python itself raises nothing here (its int
-    grows), so no ``except`` clause the user wrote is meant for it; the error says kiln cannot
-    compute Python's answer."""
-    trace_context.require().emit(graph.CheckOp(cond.value, f"{error}{trace_context.here()}: {message}"))
 
 
 def applies(ufunc: np.ufunc, result: Tensor) -> bool:

@@ -28,7 +28,6 @@ def _require(cond: Tensor, message: str, error: str = "") -> None:
     not a Python exception there, so no ``except`` clause could catch it."""
     from kiln.frontend.autograph.converters.unsupported import try_in_trace
 
-    ctx = trace_context.require()
     where = trace_context.here()
     around = try_in_trace()
     if around is not None:
@@ -37,7 +36,13 @@ def _require(cond: Tensor, message: str, error: str = "") -> None:
             f"inside the `try` at {around}, whose `except` clauses cannot catch an error of compiled code. "
             "Move it out of the `try`."
         )
-    ctx.emit(graph.CheckOp(cond.value, f"{error}{where}: {message}"))
+    emit_check(cond, message, error)
+
+
+def emit_check(cond: Tensor, message: str, error: str = "") -> None:
+    """The ``graph.check`` of the 0-d bool ``cond``, its message starting with ``error`` (an
+    exception's prefix) and the user's line; :func:`_require` says where one is refused."""
+    trace_context.require().emit(graph.CheckOp(cond.value, f"{error}{trace_context.here()}: {message}"))
 
 
 def require(cond: Tensor, message: str, *, overflow: bool = False) -> None:

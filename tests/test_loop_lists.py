@@ -175,3 +175,60 @@ def test_an_int_written_at_a_run_time_index_into_floats_stays_an_int() -> None:
 def test_an_int_beyond_what_a_float64_holds_exactly_raises_when_the_call_runs() -> None:
     with pytest.raises(ValueError, match=r"beyond 2\*\*53"):
         kiln.function(put_at)([2 ** 60, 2.5, 3.5], np.array([1.0]))
+
+
+def histogram_over_range(x, nbins):
+    counts = [0] * nbins
+    lo, hi = x.min(), x.max()
+    for i in range(x.shape[0]):
+        b = int((x[i] - lo) / (hi - lo) * nbins)
+        if b == nbins:
+            b -= 1
+        counts[b] += 1
+    return counts
+
+
+def histogram_over_values(x, nbins):
+    counts = [0] * nbins
+    for v in x:
+        counts[min(int(v * nbins), nbins - 1)] += 1
+    return counts
+
+
+def weighted_counts_enumerated(x, nbins):
+    sums = [0] * nbins
+    for k, v in enumerate(x):
+        sums[int(v * nbins) % nbins] += k
+    return sums
+
+
+def histogram_in_a_counted_while(x, nbins):
+    counts = [0.0] * nbins
+    i = 0
+    while i < len(x):
+        counts[int(x[i] * nbins) % nbins] += 1.0
+        i += 1
+    return counts
+
+
+@pytest.mark.parametrize("kernel", [histogram_over_range, histogram_over_values, weighted_counts_enumerated,
+                                    histogram_in_a_counted_while])
+def test_a_list_a_long_python_loop_writes_is_carried_not_unrolled(kernel) -> None:
+    """A histogram into a Python list over 2,000 values: the loop (over a range, an array's values,
+    their enumeration, or a Python counter) carries the list; it unrolled 2,000 times (more than
+    a minute) where it now traces one loop."""
+    x = np.random.default_rng(5).random(2000)
+    compiled = differential(kernel, (x, 7))
+    assert len(compiled.get_concrete_function(x, 7).ir.splitlines()) < 800
+
+
+def short_loop_moves(x):
+    out = [0, 0.5, 2]
+    for i in range(40):
+        out[i % 3] = out[(i + 1) % 3]
+    return out, x[0]
+
+
+def test_a_short_python_loop_writing_a_list_still_unrolls_with_pythons_types() -> None:
+    """40 iterations unroll as before: each element keeps the Python type Python leaves in it."""
+    differential(short_loop_moves, (np.ones(2),))

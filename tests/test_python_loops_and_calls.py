@@ -130,6 +130,78 @@ def test_loop_that_must_unroll_says_so_once():
     assert sum(issubclass(w.category, KilnUnrollWarning) for w in record) == 1
 
 
+def _collect_each_step(x):
+    """A Python-float ``while`` whose body builds a new list each step (kiln.fuzz 20600-1946's shape)."""
+    t = 60.0
+    y = x
+    while t > 0.0:
+        t -= 0.5
+        if np.sum(y) > 0:
+            kept = []
+            kept.append(y * 0.5)
+            y = kept[0] + 1.0
+        else:
+            y = y - 1.0
+    return y
+
+
+def test_a_list_the_body_builds_and_appends_to_keeps_the_loop_staged():
+    """Appending to a list built in the same iteration changes nothing from outside the body, so
+    the loop stages (it unrolled 120 times: 20600-1946 traced 46,667 graph ops and took 106 s)."""
+    f = kiln.function(_collect_each_step)
+    x = np.array([0.5, -0.25])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KilnUnrollWarning)
+        np.testing.assert_array_equal(f(x), _collect_each_step(x))
+    assert _ops(f, x) < 300
+
+
+def test_a_list_rebound_by_a_call_after_it_is_built_is_still_watched():
+    """``kept = []`` and then a call that may rebind ``kept`` (a closure's ``nonlocal``): the append
+    may write the outer list, so the loop runs as Python's and its appends all happen."""
+    outer: list[float] = []
+
+    def f(x):
+        kept = None
+
+        def swap():
+            nonlocal kept
+            kept = outer
+
+        t = 10.0
+        while t > 0.0:
+            t -= 1.0
+            kept = []
+            swap()
+            kept.append(t)
+        return x + len(outer)
+
+    x = np.zeros(2)
+    expected = f(x)
+    assert len(outer) == 10
+    outer.clear()
+    np.testing.assert_array_equal(kiln.function(f)(x), expected)
+    assert len(outer) == 10
+
+
+def test_a_list_built_on_one_path_only_is_not_fresh():
+    """``acc = []`` under a Python ``if`` is not built on every path: the append may write the list from
+    before the loop, so the loop runs as Python's."""
+
+    def f(x, flag):
+        acc = [x]
+        i = 0
+        while i < 10:
+            i += 1
+            acc = [] if flag else acc
+            acc.append(x * i)
+        return acc[-1] + len(acc)
+
+    x = np.ones(2)
+    for flag in (True, False):
+        np.testing.assert_array_equal(kiln.function(f)(x, flag), f(x, flag))
+
+
 def test_short_while_on_python_counter_does_not_warn():
     @kiln.function
     def f(x):

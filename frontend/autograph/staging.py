@@ -2134,7 +2134,7 @@ def staged_for(
     zero = constant(np.asarray(0, dtype=np.int64))
     trip_bound = rows if isinstance(rows, int) else None
     _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], trip_bound, watch,
-                 runs=bool(trip_bound), carry_lists=trip_bound is None)  # (static rows: unrollable_rows)
+                 runs=bool(trip_bound), carry_lists=trip_bound is None or _long(trip_bound))  # (else unrollable_rows)
 
 
 def unrollable_rows(iter_: Any, error: NotImplementedError) -> int | None:
@@ -2169,6 +2169,12 @@ def unrolled(trips: int) -> Iterator[None]:
         yield
     finally:
         _unrolled_copies.reset(token)
+
+
+def _long(trips: int) -> bool:
+    """Whether a loop of ``trips`` iterations is too long to unroll for the Python lists its body
+    writes (they are carried by the staged loop instead: kiln.frontend.autograph.loop_lists)."""
+    return _unrolled_copies.get() * trips > UNROLL_WARN_AFTER
 
 
 def _short(iter_: range) -> bool:
@@ -2210,9 +2216,11 @@ def python_effect(fn: Callable[..., Any]) -> str | None:
     def scan(code: CodeType) -> str | None:
         previous: dis.Instruction | None = None
         instructions = list(dis.get_instructions(code))
+        fresh = _fresh_containers(instructions)
         for ins, following in zip(instructions, instructions[1:] + [None]):
             name = ins.argval if isinstance(ins.argval, str) else None
-            if name in CONTAINER_METHODS and _loads_bound_method(ins, following) and not on_module(previous):
+            if (name in CONTAINER_METHODS and _loads_bound_method(ins, following) and not on_module(previous)
+                    and not (previous is not None and previous.offset in fresh)):
                 return f"`.{name}()`"
             previous = ins
             if ins.opname == "LOAD_GLOBAL" and name == "print":
@@ -2227,6 +2235,37 @@ def python_effect(fn: Callable[..., Any]) -> str | None:
         return None
 
     return scan(fn.__code__)
+
+
+_LOADS = ("LOAD_FAST", "LOAD_DEREF")
+_STORES = ("STORE_FAST", "STORE_DEREF")
+_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
+
+
+def _fresh_containers(instructions: list[dis.Instruction]) -> set[int]:
+    """The offsets of loads of a variable that holds a container this code built itself (``acc = []``
+    then ``acc.append(x)``, as a loop body that collects values in a new list does): a method
+    called on it changes no object from outside the body, so it is no Python side effect. The
+    build must run on every path (no jump before it) and the variable not be rebound after it: a
+    variable another function can rebind (a cell, as converted code's state is) only until the
+    next call."""
+    fresh: dict[str, str] = {}  # name -> its store's opname
+    loads: set[int] = set()
+    jumped = False
+    for before, ins in zip([None, *instructions], instructions):
+        if ins.opcode in _JUMPS:
+            jumped = True
+        if ins.opname.startswith(("CALL", "PRECALL")):
+            fresh = {name: store for name, store in fresh.items() if store == "STORE_FAST"}
+        if ins.opname in _STORES:
+            built = before is not None and before.opname in ("BUILD_LIST", "BUILD_MAP", "BUILD_SET")
+            if built and not jumped:
+                fresh[ins.argval] = ins.opname
+            else:
+                fresh.pop(ins.argval, None)
+        elif ins.opname in _LOADS and ins.argval in fresh:
+            loads.add(ins.offset)
+    return loads
 
 
 def _own_lists(body: Callable[..., Any]) -> tuple[Any, ...]:
@@ -2259,11 +2298,14 @@ def staged_python_range(
     that traces with ``i`` as a (weak) 0-d integer tensor. Whether it did; if not, the caller
     runs Python's loop (unrolled at trace time). ``carry_lists``: the short lists of numbers the body
     writes are carried by the loop, as by a loop over an array's rows (a loop over a list held as one
-    array, whose length unrolling would make compile time grow with), rather than unrolled."""
+    array, whose length unrolling would make compile time grow with), rather than unrolled; so they
+    are in a loop that unrolled would be copied more than :data:`UNROLL_WARN_AFTER` times (a
+    histogram ``counts[int(x[i] * k)] += 1`` into ``counts = [0] * k`` over ``range(len(x))``)."""
     from kiln.frontend.range import StagedRange
 
     if trace_context.current() is None or _short(iter_) or python_effect(body) is not None:
         return False
+    carry_lists = carry_lists or _long(len(iter_))
     init = get_state()
     where = trace_context.user_location()
     python_range = _PYTHON_RANGE.set(not carry_lists)
@@ -2592,7 +2634,7 @@ def _staged_sequence(
     block = trace_context.require().block
     before = block.last_op
     elements = {v.storage for kind, leaves in plan.columns if kind in ("rows", "numbers") for v in leaves if isinstance(v, Tensor)}
-    python_range = _PYTHON_RANGE.set(True)
+    python_range = _PYTHON_RANGE.set(not _long(count))  # (a long loop carries the lists it writes)
     with mutation.region() as scope:
         try:
             stacks = plan.stacks()
@@ -2661,7 +2703,8 @@ def staged_python_while(
     watch = effects.Watch(where, "while", (test, body))
     before = trace_context.require().block.last_op
     try:
-        _staged_loop(where, "while", get_state, set_state, symbol_names, tensor_test, run, [], None, watch)
+        _staged_loop(where, "while", get_state, set_state, symbol_names, tensor_test, run, [], None, watch,
+                     carry_lists=True)
         _numbers_out_of_loop(before, get_state, set_state, symbol_names)
     except Exception as error:  # the test needs Python values, or the body Python ints: Python's loop goes on
         set_state(init)

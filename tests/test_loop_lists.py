@@ -232,3 +232,32 @@ def short_loop_moves(x):
 def test_a_short_python_loop_writing_a_list_still_unrolls_with_pythons_types() -> None:
     """40 iterations unroll as before: each element keeps the Python type Python leaves in it."""
     differential(short_loop_moves, (np.ones(2),))
+
+
+def sieve(n):
+    flags = [True] * (n + 1)
+    flags[0] = flags[1] = False
+    for i in range(2, int(n ** 0.5) + 1):
+        if flags[i]:
+            for j in range(i * i, n + 1, i):
+                flags[j] = False
+    return [i for i in range(n + 1) if flags[i]]
+
+
+def test_a_loop_that_cannot_carry_its_list_unrolls_on_the_list_as_it_was() -> None:
+    """The sieve's inner loop, 24 iterations inside 6 unrolled ones, tries to carry ``flags`` (a
+    list of bools, which a loop does not carry) and unrolls instead: on the list as it was before the
+    try, not on the try's traced values (that was refused: "a value computed inside a ... loop body
+    that has ended")."""
+    differential(sieve, (50,), (300,))
+
+
+def table_then_filter(x):
+    flags = [False] * 100
+    for i in range(100):
+        flags[i] = i % 3 == 0
+    return [i for i in range(100) if flags[i]], x.sum()
+
+
+def test_a_carried_list_of_numbers_known_while_tracing_stays_python() -> None:
+    differential(table_then_filter, (np.ones(3),))

@@ -1402,6 +1402,10 @@ def _staged_loop(
             set_state(before)
             if not lists.carry(error):
                 raise
+        except Exception:
+            if lists is not None:  # (a caller that unrolls instead runs Python's loop on the lists as they were)
+                lists.restore()
+            raise
 
 
 def _stage_loop_carrying(where: str, construct: str, get_state: GetState, set_state: SetState,

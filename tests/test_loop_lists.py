@@ -261,3 +261,17 @@ def table_then_filter(x):
 
 def test_a_carried_list_of_numbers_known_while_tracing_stays_python() -> None:
     differential(table_then_filter, (np.ones(3),))
+
+
+def seen_buckets(x):
+    seen = [False] * 3
+    for v in x:
+        seen[int(v * 3) % 3] = True
+    return seen
+
+
+def test_a_long_loop_over_values_whose_list_cannot_be_carried_unrolls() -> None:
+    """100 values written into a list of bools (which a loop does not carry): the loop unrolls as
+    a shorter one does, with a watch of its own (the carrying try's took the list as carried, and
+    the loop was staged with the list's writes lost: refused at the return)."""
+    differential(seen_buckets, (np.random.default_rng(2).random(100),))

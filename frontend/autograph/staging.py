@@ -2137,8 +2137,20 @@ def staged_for(
 
     zero = constant(np.asarray(0, dtype=np.int64))
     trip_bound = rows if isinstance(rows, int) else None
-    _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], trip_bound, watch,
-                 runs=bool(trip_bound), carry_lists=trip_bound is None or _long(trip_bound))  # (else unrollable_rows)
+    long = trip_bound is not None and _long(trip_bound)
+    init = get_state()
+    try:
+        _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], trip_bound,
+                     watch, runs=bool(trip_bound), carry_lists=trip_bound is None or long)
+    except Exception as error:
+        if not long or isinstance(error, effects.PythonEffectError):
+            raise
+        # the lists it writes could not be carried (a list of bools): as a shorter loop, a list the
+        # body writes makes it Python's loop, unrolled (unrollable_rows)
+        set_state(init)
+        watch = effects.Watch(where, "for", (body, extra_test))  # (the first one takes the lists as carried)
+        _staged_loop(where, "for", get_state, set_state, symbol_names, tensor_test, tensor_body, [zero], trip_bound,
+                     watch, runs=True)
 
 
 def unrollable_rows(iter_: Any, error: NotImplementedError) -> int | None:

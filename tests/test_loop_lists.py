@@ -275,3 +275,40 @@ def test_a_long_loop_over_values_whose_list_cannot_be_carried_unrolls() -> None:
     a shorter one does, with a watch of its own (the carrying try's took the list as carried, and
     the loop was staged with the list's writes lost: refused at the return)."""
     differential(seen_buckets, (np.random.default_rng(2).random(100),))
+
+
+def grow_over_range(x):
+    out = np.zeros(0)
+    counts = [0, 0]
+    for i in range(100):
+        out = np.append(out, x[i % 3] * i)
+        counts[int(x[i % 3] > 0.5)] += 1
+    return out, counts
+
+
+def grow_in_a_counted_while(x):
+    out = np.zeros(0)
+    counts = [0, 0]
+    i = 0
+    while i < 100:
+        out = np.append(out, x[i % 3])
+        counts[int(x[i % 3] > 0.5)] += 1
+        i += 1
+    return out, counts
+
+
+def grow_in_a_counted_while_alone(x):
+    out = np.zeros(0)
+    i = 0
+    while i < 100:
+        out = np.append(out, x[i % 3])
+        i += 1
+    return out
+
+
+@pytest.mark.parametrize("kernel", [grow_over_range, grow_in_a_counted_while, grow_in_a_counted_while_alone])
+def test_a_long_loop_on_python_values_that_grows_an_array_unrolls_with_static_sizes(kernel) -> None:
+    """Carrying a long loop's lists does not stage a body that changes an array's static size: the
+    loop unrolls, so the result's size stays static and it can be returned (a `while` on a Python
+    counter growing an array was refused: "a length known only at run time")."""
+    differential(kernel, (np.array([0.25, 0.75, 1.5]),))

@@ -1386,9 +1386,11 @@ def _staged_loop(
     """
     boundary, stale_before = mutation.serial_now(), mutation.stale_now()
     resize = not _PYTHON_RANGE.get()
+    carry = carry_lists and (resize or _CARRY_LISTS.get())
     _PYTHON_RANGE.set(False)  # (loops in the body are their own)
-    # a loop the loop rule stages (over a Python range) runs as Python's where it writes a list
-    lists = LoopLists(watch, _kept_after_return() or frozenset()) if resize and carry_lists else None
+    _CARRY_LISTS.set(False)
+    # a loop the loop rule stages (over a Python range) runs as Python's where it writes a list, unless long
+    lists = LoopLists(watch, _kept_after_return() or frozenset()) if carry else None
     before = get_state()
     while True:
         try:
@@ -2321,10 +2323,10 @@ def staged_python_range(
 
     if trace_context.current() is None or _short(iter_) or python_effect(body) is not None:
         return False
-    carry_lists = carry_lists or _long(len(iter_))
     init = get_state()
     where = trace_context.user_location()
     python_range = _PYTHON_RANGE.set(not carry_lists)
+    carry = _CARRY_LISTS.set(_long(len(iter_)))
     before = trace_context.require().block.last_op
     packed = list_arrays.pack_state(_own_lists(body))  # (lists of lists the body may write at `i`: arrays the loop carries)
     try:
@@ -2348,6 +2350,7 @@ def staged_python_range(
         return False
     finally:
         _PYTHON_RANGE.reset(python_range)
+        _CARRY_LISTS.reset(carry)
     return True
 
 
@@ -2650,7 +2653,8 @@ def _staged_sequence(
     block = trace_context.require().block
     before = block.last_op
     elements = {v.storage for kind, leaves in plan.columns if kind in ("rows", "numbers") for v in leaves if isinstance(v, Tensor)}
-    python_range = _PYTHON_RANGE.set(not _long(count))  # (a long loop carries the lists it writes)
+    python_range = _PYTHON_RANGE.set(True)
+    carry = _CARRY_LISTS.set(_long(count))
     with mutation.region() as scope:
         try:
             stacks = plan.stacks()
@@ -2677,6 +2681,7 @@ def _staged_sequence(
             return False
         finally:
             _PYTHON_RANGE.reset(python_range)
+            _CARRY_LISTS.reset(carry)
     return True
 
 
@@ -2718,6 +2723,9 @@ def staged_python_while(
 
     watch = effects.Watch(where, "while", (test, body))
     before = trace_context.require().block.last_op
+    # as a Python range loop: a static size the body changes makes it Python's loop (so that every
+    # size stays static), and it carries the lists of numbers the body writes
+    python_range, carry = _PYTHON_RANGE.set(True), _CARRY_LISTS.set(True)
     try:
         _staged_loop(where, "while", get_state, set_state, symbol_names, tensor_test, run, [], None, watch,
                      carry_lists=True)
@@ -2727,6 +2735,9 @@ def staged_python_while(
         if not isinstance(error, (_NotStaged, effects.PythonEffectError)):
             _unroll_note(where, f"tracing its body with its numbers staged failed ({_first_line(error)})")
         return False
+    finally:
+        _PYTHON_RANGE.reset(python_range)
+        _CARRY_LISTS.reset(carry)
     return True
 
 
@@ -2798,6 +2809,9 @@ def unrolled_too_long(construct: str) -> None:
 #: set while the loop rule stages a ``for`` over a Python ``range`` (read by the loop it stages): a
 #: static size its body changes makes it unroll, so that every size stays static, as before staging
 _PYTHON_RANGE: ContextVar[bool] = ContextVar("kiln_python_range", default=False)
+#: set with it where the loop is long (:func:`_long`): it carries the lists of numbers its body writes
+#: (kiln.frontend.autograph.loop_lists), sizes staying static
+_CARRY_LISTS: ContextVar[bool] = ContextVar("kiln_carry_lists", default=False)
 
 
 class KilnUnrollWarning(UserWarning):

@@ -343,7 +343,8 @@ def select(base: Tensor, mask: Any) -> MaskedSelection:
     """``base[mask]`` for a boolean mask of ``base``'s shape or of its leading axes."""
     m = as_tensor(mask)
     _check_mask(base, m)
-    return MaskedSelection(base, m, base)
+    # NumPy's x[mask] is a copy: a later write to x, or to the mask, must not show through it
+    return MaskedSelection(base, Tensor(m.value, m.shape_source), Tensor(base.value, base.shape_source))
 
 
 def write(target: Tensor, mask: Any, value: Any) -> Tensor:

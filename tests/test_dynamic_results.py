@@ -280,3 +280,49 @@ def test_an_array_a_loop_grows_is_refused_with_the_loop_line() -> None:
 def test_cuda_refuses_with_the_line() -> None:
     with pytest.raises(KilnCompileError, match=r"test_dynamic_results.py:\d+:.*target 'c' only, not 'cuda'"):
         kiln.function(lambda a: a[a > 0.5], target="cuda").get_concrete_function(np.ones(4))
+
+
+# ---------------------------------------------------------------------- a selection is a copy
+
+
+def selected_then_written(a):
+    s = a[a > 0]
+    a[0] = 5.0
+    return s
+
+
+def selected_then_scaled(a):
+    s = a[a > 0]
+    a *= 2
+    return s.sum(), s.max(), np.sort(s)
+
+
+def selected_then_mask_written(a):
+    m = a > 0
+    s = a[m]
+    m[0] = False
+    a[2] = 9.0
+    return s * 2, s.sum()
+
+
+def other_selected_then_cleared(a, b):
+    s = b[a > 0]
+    b[:] = 0
+    return s
+
+
+def selected_then_masked_write(a):
+    s = a[a > 0]
+    a[a > 0] = -1.0
+    return s, a
+
+
+@pytest.mark.parametrize("fn", [selected_then_written, selected_then_scaled, selected_then_mask_written,
+                                other_selected_then_cleared, selected_then_masked_write])
+def test_a_selection_is_a_copy_that_later_writes_leave_alone(fn: Callable[..., Any]) -> None:
+    """NumPy's ``x[mask]`` is a copy: a write to ``x`` (or to the mask) after it does not show in it.
+    kiln's lazy selection read the array's value when it was used, so each of these was a silent
+    wrong answer (``s = a[a > 0]; a[0] = 5.0; return s`` gave 5 as s's first value)."""
+    a = np.array([0.637, -1.532, 0.87, 1.794, 0.195, -0.838])
+    args = (a, a * 3) if fn is other_selected_then_cleared else (a,)
+    check(fn, args)

@@ -63,8 +63,14 @@ _SIZE_OPS: dict[type[Operation], tuple[str, Callable[[int, int], int]]] = {
 }
 
 
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    """A tensor's shape, or that of the array a resource holds (an argument the function writes)."""
+    t = value.type
+    return graph.shape_of(t.value_type if isinstance(t, graph.ResourceType) else t)
+
+
 def _static(value: SSAValue) -> Dims:
-    return tuple(None if d < 0 else d for d in graph.shape_of(value))
+    return tuple(None if d < 0 else d for d in _shape(value))
 
 
 def _product(exprs: Sequence[Expr]) -> Expr:
@@ -124,6 +130,8 @@ class _Analysis:
         """The dims of ``op``'s results (and the checks it implies)."""
         if isinstance(op, _SAME_SHAPE):
             return [self.unify([self.dims(v) for v in op.operands], op)]
+        if isinstance(op, graph.ReadOp):
+            return [self.dims(op.resource)]
         if isinstance(op, graph.AssignOp):
             self.unify([self.dims(op.value), op.resource.type.value_type.get_shape()], op)
             return []
@@ -372,15 +380,16 @@ def analyze(func_op: func.FuncOp) -> DynamicShapes | None:
     """The size rules of a traced function, or None when none of its inputs and results has a
     dynamic dim and none is returned in a buffer of a bound."""
     block = func_op.body.block
-    tensors = [a for a in block.args if isinstance(a.type, TensorType)]
+    # the entry's arguments, in order: arrays, and arrays the function writes (a resource each)
+    tensors = [a for a in block.args if isinstance(a.type, (TensorType, graph.ResourceType))]
     ret = block.last_op
     assert isinstance(ret, func.ReturnOp)
     results = [v for v in ret.arguments if isinstance(v.type, TensorType)]
     lengths = func_op.attributes.get(RESULT_LENGTHS_ATTR)
-    if lengths is None and all(-1 not in graph.shape_of(a) for a in [*tensors, *results]):
+    if lengths is None and all(-1 not in _shape(a) for a in [*tensors, *results]):
         return None
     env: dict[SSAValue, Dims] = {
-        a: tuple(In(i, axis) if d < 0 else d for axis, d in enumerate(graph.shape_of(a))) for i, a in enumerate(tensors)
+        a: tuple(In(i, axis) if d < 0 else d for axis, d in enumerate(_shape(a))) for i, a in enumerate(tensors)
     }
     analysis = _Analysis(env, [])
     analysis.block(block)

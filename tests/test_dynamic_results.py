@@ -326,3 +326,24 @@ def test_a_selection_is_a_copy_that_later_writes_leave_alone(fn: Callable[..., A
     a = np.array([0.637, -1.532, 0.87, 1.794, 0.195, -0.838])
     args = (a, a * 3) if fn is other_selected_then_cleared else (a,)
     check(fn, args)
+
+
+def selected_beside_a_written_argument_and_lists(a, lst, ints):
+    kept = np.array([a[i] for i in range(6) if a[i] > 0])
+    a[0], a[1] = a[1], a[0]
+    return kept, lst[1] + ints[0]
+
+
+def test_a_result_of_run_time_length_beside_an_argument_the_function_writes() -> None:
+    """The written argument is a resource in the traced function; the sizes of the entry's arguments
+    were matched to the arrays alone, so with one written before a list argument every call was
+    refused ("arguments of shapes (6,), (4,), (3,) do not match"): kiln.fuzz 20710-711 and 20710-2403."""
+    a = np.array([0.637, -1.532, 0.87, 1.794, 0.195, -0.838])
+    f = kiln.function(selected_beside_a_written_argument_and_lists)
+    for x in (a, -a, np.abs(a)):
+        want_a, got_a = x.copy(), x.copy()
+        want = selected_beside_a_written_argument_and_lists(want_a, [1.0, 0.5, 2.0, 0.0], [-3, 3, -1])
+        got = f(got_a, [1.0, 0.5, 2.0, 0.0], [-3, 3, -1])
+        np.testing.assert_array_equal(got[0], want[0])
+        assert got[1] == want[1] and type(got[1]) is type(want[1])
+        np.testing.assert_array_equal(got_a, want_a)

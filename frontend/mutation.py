@@ -383,33 +383,70 @@ def _record(storage: Storage, value: SSAValue) -> None:
 
 
 def _share(source: Storage) -> None:
-    """After a write to ``source``: each array that is ``source`` where a flag says so (an outer of
-    its MaybeAlias, a merged array that has it as an outer, and on through theirs) takes
-    ``source``'s new contents where the flag is true. The flags of one trace agree (sameness is
-    transitive on each path), so reaching each array once, by any chain, gives NumPy's contents."""
-    visited = {source}
+    """After a write to ``source``: each array that is ``source`` on some paths, as flags say (an
+    outer of its MaybeAlias, a merged array that has it as an outer, and on through theirs), takes
+    ``source``'s new contents on exactly those paths. An array may be ``source`` through several
+    chains (``z`` is ``y`` where one flag says, ``x`` where another, and ``y`` is ``x`` where a
+    third): its condition is the or of the chains' and-ed flags, found before any array is written
+    (taking the first chain only lost the write on the others' paths: kiln.fuzz 20910-344)."""
+    chains = _sameness_chains(source)
+    for other, conjunctions in sorted(chains.items(), key=lambda item: item[0].serial):
+        if other is source:
+            continue
+        if other.alias is not None:  # (a write reaching it is a write to it: its own unflagged outers go stale)
+            other.alias.check_write(other)
+        _record(other, _choose(_any_of(conjunctions), source.value, other.value))
+
+
+def _sameness_chains(source: Storage) -> dict[Storage, list[tuple[SSAValue, ...]]]:
+    """Each array reachable from ``source`` through flagged sameness, with the chains it is
+    ``source`` by, each the flags that must all hold (only the minimal sets of them)."""
+    chains: dict[Storage, list[tuple[SSAValue, ...]]] = {source: [()]}
+    bypassed: set[Storage] = set()
     todo = [source]
     while todo:
-        storage = todo.pop()
-        _bypass_unreachable(storage)
+        storage = todo.pop(0)
+        if storage not in bypassed:
+            bypassed.add(storage)
+            _bypass_unreachable(storage)
         edges: list[tuple[Storage, SSAValue | None]] = []
         if storage.alias is not None:
             edges += zip(storage.alias.outers, storage.alias.flags)
-        for dependent in list(storage.dependents or ()):
+        for dependent in sorted(storage.dependents or (), key=lambda d: d.serial):  # (an order hashing does not decide)
             if dependent.alias is not None:
                 edges.append((dependent, dependent.alias.flag(storage)))
         for other, flag in edges:
-            if flag is None or other in visited or not trace_context.visible(other.value):
+            if flag is None or not trace_context.visible(other.value):
                 continue  # (an array of a region that ended is read no more)
-            visited.add(other)
             if not trace_context.visible(flag):  # pragma: no cover - a flag is made with its array
                 raise AssertionError(f"the sameness flag of {other.value} is not visible here")
             if other.value.type != storage.value.type:  # pragma: no cover - flags are only made for equal types
                 raise AssertionError(f"{other.value.type} and {storage.value.type} share memory")
-            if other.alias is not None:  # (a write reaching it is a write to it: its own unflagged outers go stale)
-                other.alias.check_write(other)
-            _record(other, _choose(flag, storage.value, other.value))
-            todo.append(other)
+            known = chains.setdefault(other, [])
+            added = []
+            for chain in chains[storage]:
+                longer = chain if flag in chain else (*chain, flag)
+                if not any(set(k) <= set(longer) for k in known + added):
+                    added.append(longer)
+            if added:
+                known[:] = [k for k in known if not any(set(c) <= set(k) for c in added)] + added
+                todo.append(other)
+    return chains
+
+
+def _any_of(conjunctions: list[tuple[SSAValue, ...]]) -> SSAValue:
+    """The 0-d flag true where all flags of one of ``conjunctions`` are (each non-empty)."""
+    emit = trace_context.require().emit
+    terms = []
+    for flags in conjunctions:
+        term = flags[0]
+        for flag in flags[1:]:
+            term = emit(graph.AndOp(term, flag)).results[0]
+        terms.append(term)
+    out = terms[0]
+    for term in terms[1:]:
+        out = emit(graph.OrOp(out, term)).results[0]
+    return out
 
 
 def forget_unreachable() -> None:

@@ -138,3 +138,43 @@ def test_an_outer_without_a_flag_is_kept() -> None:
     del outer
     mutation._bypass_unreachable(storage)  # noqa: SLF001
     assert len(storage.alias.outers) == 1
+
+
+def _two_chains(a, c):
+    y = a
+    if c[0] > 100:
+        y = c[-2:].astype(np.int64)
+    z = y
+    if c[-3] != 1.5:
+        z = a
+    y[0] = 7  # y is a here: z is a, and so takes the write, by two chains (z is y; z is a and a is y)
+    z[1] -= 4
+    return a, y, z
+
+
+def _two_chains_looped(a, c):
+    y = a
+    if c[0] > 100:
+        y = c[-2:].astype(np.int64)
+    z = y
+    for _ in range(3):
+        z[1:2] -= 4
+        if c[-3] != 1.5:
+            z = a
+        y[0:1] = y.max(axis=0) < y.prod(axis=0)
+    return a
+
+
+@pytest.mark.parametrize("fn", [_two_chains, _two_chains_looped])
+def test_an_array_that_is_the_written_one_by_two_chains_takes_the_write_on_both(fn) -> None:
+    """``z`` is ``y`` where one flag says, and ``a`` where another; ``y`` is ``a`` where a third. A
+    write through ``y`` reached ``z`` by the first chain found only, so on the paths where ``z``
+    is ``a`` it kept the old contents, and the next write through ``z`` undid ``y``'s (kiln.fuzz
+    20910-344, a silent wrong answer: [0, -5] where NumPy gives [7, -5])."""
+    c = np.array([3.75, -3.0, -2.75, 1.0, 2.25, -4.0, -4.0, -2.0, -4.0, -3.25])[::2]
+    for cs in (c, c + 200.0, np.where(np.arange(5) == 2, 1.5, c)):
+        want_args, got_args = [np.array([0, -1]), cs.copy()], [np.array([0, -1]), cs.copy()]
+        want, got = fn(*want_args), kiln.function(fn)(*got_args)
+        for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
+            np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(got_args[0], want_args[0])

@@ -129,6 +129,8 @@ class ProgramGen(ExprGen):
         self.py_results: list[str] = []
         #: holders ``s_held`` read back at the function's top level (returned more often than other names)
         self.held_results: list[str] = []
+        #: holders that are a selection ``x[x > c]`` read back as its sum: (exact, bound of the sum)
+        self.held_selections: dict[str, tuple[bool, float]] = {}
         #: the helpers ``f`` calls so far
         self.called: set[str] = set()
 
@@ -814,6 +816,7 @@ class ProgramGen(ExprGen):
         still the held array (a silent wrong answer of this family: tests/test_alias_chains.py)."""
         rng = self.rng
         name, orig = self.held_array()
+        orig_g = self.read(orig).g
         holder, read_back = self.held_holder(name, orig)
         forms = ["if"] + ["pywhile", "pywhile"] * self.cfg.python_loops + ["range"] * self.cfg.range_loops
         forms += ["datawhile"] * self.cfg.while_loops
@@ -867,7 +870,11 @@ class ProgramGen(ExprGen):
             self.scope.vars[i] = Var(i, 0, frozenset(), bound=False, writable=False)
         elif counter is not None:
             self.bind(*counter)
-        if read_back:
+        if read_back and holder in self.held_selections:  # a new array holding the selection's sum
+            exact, bound = self.held_selections.pop(holder)
+            self.emit(f"{holder} = {read_back}")
+            self.bind(holder, Val(holder, orig.proto, mag=bound, g=orig_g, exact=exact))
+        elif read_back:
             self.emit(f"{holder} = {read_back}")
             self.bind(holder, Val(holder, orig.proto)).roots = orig.roots
         if rng.random() < 0.4:
@@ -916,7 +923,17 @@ class ProgramGen(ExprGen):
         or a dict, the expression reading the array back afterwards (else "")."""
         rng = self.rng
         holder = self.fresh("hold")
-        form = rng.choice(["view", "view", "list", "alias", "dict"] if self.cfg.views else ["list", "alias", "dict"])
+        form = rng.choice(["view", "view", "list", "alias", "dict", "select"] if self.cfg.views
+                          else ["list", "alias", "dict", "select"])
+        if form == "select":
+            # NumPy's x[x > c] is a copy: writes to x after it must not show in it (kiln's lazy
+            # selection read x when used: tests/test_dynamic_results.py). Read back as its sum.
+            cur = self.read(orig)
+            c = self.const(cur.kind, small=True)
+            sel = self.fresh("sel")
+            self.emit(f"{sel} = {name}[{name} > {c.src}]")
+            self.held_selections[holder] = (cur.exact, cur.mag * max(1, cur.proto.size))
+            return holder, f"np.full_like({name}, {sel}.sum())"
         if form == "view":
             self.emit(f"{holder} = {self.view_of(self.read(orig), holder).src}")
             return holder, ""

@@ -272,6 +272,36 @@ def write_out(name: str, result: Tensor, out: Any) -> Tensor:
     return out
 
 
+#: the operators Python applies to bools as to the ints 0 and 1 (``True + True`` is 2, ``True - True`` 0),
+#: where NumPy's ufunc stays bool (``np.add``: or, ``np.multiply``: and) or refuses (``np.subtract``)
+_INT_ARITHMETIC_OF_BOOLS = (np.add, np.subtract, np.multiply, np.floor_divide, np.remainder, np.power,
+                            np.left_shift, np.right_shift)
+
+
+def _python_bool(x: Operand) -> bool:
+    """A Python bool: a literal, or a traced one (weak, the same type on every path)."""
+    if isinstance(x, Tensor):
+        return x.weak and x.dtype == np.bool_ and x.ndim == 0 and x.kind_flag is None
+    return type(x) is bool
+
+
+def _python_as(x: Operand, kind: type[int] | type[float]) -> Operand:
+    """The Python number ``x`` as the Python ``kind`` Python's operator computes in (a bool as an int
+    in ``True + True``, an int as a float in ``2 ** -1``)."""
+    if isinstance(x, Tensor):
+        out = cast(x, np.dtype(np.int64 if kind is int else np.float64))
+        out.weak = True
+        return out
+    return kind(x)
+
+
+def _python_integral(x: Operand) -> bool:
+    """A Python int or bool: a literal, or a traced one (weak, the same type on every path)."""
+    if isinstance(x, Tensor):
+        return x.weak and x.dtype.kind in "biu" and x.ndim == 0 and x.kind_flag is None
+    return type(x) in (bool, int)
+
+
 def _keys(operands: Sequence[Operand]) -> list[dtypes.PromotionKey]:
     keys = [promotion_key(x) for x in operands]
     if all(k is int or k is float for k in keys):  # only Python numbers (loop indices among them): as NumPy's
@@ -344,6 +374,11 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
     operands = [operand(x) for x in inputs]
     if ufunc in _COMPARISONS:
         operands = _exact_int_comparison(operands)
+    elif ufunc in _INT_ARITHMETIC_OF_BOOLS and in_python_operator() and all(map(_python_bool, operands)):
+        operands = [_python_as(x, int) for x in operands]  # Python's True + True is 2, NumPy's np.True_
+    if ufunc is np.power and in_python_operator() and all(map(_python_integral, operands)) \
+            and _has_negative_constant(operands[1]):
+        operands = [_python_as(x, float) for x in operands]  # Python's 2 ** -1 is 0.5, NumPy's an error
     keys = _keys(operands)
     in_dtypes, out_dtype = dtypes.resolve_ufunc(ufunc, keys)
     int_in_float = same_on_every_path(

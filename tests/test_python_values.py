@@ -859,3 +859,41 @@ def test_python_state_without_traced_values_and_the_functions_own_are_kept() -> 
     assert traces == ["trace 1"] and SEEN[seen:] == [3]
     compiled(np.array([5.0, 6.0, 7.0]))
     assert LAST.numpy() == 5.0
+
+
+def bools_as_ints(a):
+    t = bool(a[0] > 0)
+    u = a[1] > 5  # a NumPy bool: NumPy's arithmetic
+    return t + t, t - t, t * 3, t * t, t + True, t ** 2, t // True, t % True, t << 2, u + u, np.add(t, t), sum([t, t, t])
+
+
+def test_python_bools_add_as_ints() -> None:
+    """Python's ``True + True`` is 2 and ``True - True`` 0; kiln applied NumPy's bool arithmetic to
+    traced Python bools (``np.add``: or, so 1 where Python gives 2; ``np.subtract`` refused)."""
+    differential(bools_as_ints, (np.array([0.37, 0.81]),), (np.array([-0.37, 9.0]),))
+
+
+def types_of_values(a, n):
+    k = int(a[0] * 10)
+    s = a.sum()
+    return (isinstance(k, int), isinstance(float(a[0]), float), isinstance(a[0], np.floating),
+            isinstance(bool(a[0] > 0), bool), isinstance(k, (int, float)), isinstance(a, np.ndarray),
+            isinstance(s, float), isinstance(s, np.float64), isinstance(n, int), isinstance(a, (list, tuple)),
+            type(k) is int, type(a) is np.ndarray, type(s).__name__, isinstance(a[a > 0], np.ndarray))
+
+
+def test_isinstance_and_type_see_the_value_a_tensor_stands_for() -> None:
+    """``isinstance(int(x[0]), int)`` is True in Python; of a traced value it was False (the
+    tracer's Tensor is no int, nor an ndarray), so code that branches on a type took the wrong branch."""
+    differential(types_of_values, (np.array([0.37, 0.81]), 3))
+
+
+def int_powers(a):
+    k = int(abs(a[0]) * 3) + 1
+    return k ** 2, 2 ** k, k ** -1, (-k) ** 3, k ** -2, 2 ** -3
+
+
+def test_a_python_int_to_a_negative_power_is_a_float() -> None:
+    """Python's ``k ** -1`` is a float; kiln raised NumPy's "Integers to negative integer powers are
+    not allowed" (which NumPy's integer arrays keep: tests/test_ufuncs)."""
+    differential(int_powers, (np.array([0.37, 0.81]),), (np.array([-2.5, 0.0]),))

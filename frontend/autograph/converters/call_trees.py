@@ -39,7 +39,8 @@ SCALAR_TYPES = frozenset(d.type for d in dtypes.SUPPORTED)
 
 #: builtins replaced by operators that accept tensors
 _BUILTINS = {"range": "ag__.range_", "len": "ag__.len_", "zip": "ag__.zip_", "enumerate": "ag__.enumerate_"}
-_BUILTINS.update({name: f"ag__.{name}_" for name in ("list", "float", "int", "complex", "bool", "max", "min", "sum", "any", "all")})
+_BUILTINS.update({name: f"ag__.{name}_" for name in ("list", "float", "int", "complex", "bool", "max", "min", "sum", "any", "all",
+                                                      "isinstance", "type")})
 
 
 class _Calls(ast.NodeTransformer):

@@ -20,6 +20,7 @@ from kiln.frontend.autograph.operators.py_builtins import (
     complex_,
     float_,
     int_,
+    isinstance_,
     len_,
     list_,
     max_,
@@ -28,6 +29,7 @@ from kiln.frontend.autograph.operators.py_builtins import (
     shape_,
     size_,
     sum_,
+    type_,
 )
 from kiln.frontend.autograph.operators.python_stores import (
     in_place,
@@ -63,6 +65,7 @@ __all__ = [
     "if_stmt",
     "in_place",
     "int_",
+    "isinstance_",
     "len_",
     "list_",
     "max_",
@@ -87,5 +90,6 @@ __all__ = [
     "store_global",
     "store_nonlocal",
     "sum_",
+    "type_",
     "while_stmt",
 ]

@@ -1,5 +1,6 @@
 """Builtins that must accept tensors: ``range_`` stands for ``range``, ``len_`` for ``len``,
-``list_ float_ int_ complex_ bool_ max_ min_ sum_ any_ all_`` for the conversions and folds of the same names, and
+``list_ float_ int_ complex_ bool_ max_ min_ sum_ any_ all_`` for the conversions and folds of the same names,
+``isinstance_``/``type_`` for the type Python gives the value a tensor stands for, and
 ``shape_``/``size_`` for the attributes ``a.shape``/``a.size``."""
 
 from __future__ import annotations
@@ -37,6 +38,48 @@ def list_(*args: Any) -> Any:
         if held is not None:
             return held
     return list(*args)
+
+
+_PYTHON_TYPE_OF_KIND = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+def _python_type(value: Any) -> type:
+    """The type of the value ``value`` stands for in Python: a traced Python number's own type, a
+    NumPy scalar's (``np.float64``), ``np.ndarray`` for an array (a selection ``x[m]`` too), ``list``
+    for a comprehension's list; a value that is a Python number on some paths and a NumPy scalar on
+    others is refused naming the line, as its type depends on the path."""
+    if isinstance(value, Tensor):
+        if value.ndim != 0 or value.shape_source is not None:
+            return np.ndarray
+        if value.kind_flag is not None:
+            raise NotImplementedError(
+                f"{trace_context.here()}: the type of this value depends on the path a staged `if` or loop took "
+                "(a Python number on some paths, a NumPy scalar on others), so isinstance() and type() of it "
+                "have no one answer inside kiln.function; make it one kind on every path (float(x), np.float64(x))"
+            )
+        if value.weak:
+            return _PYTHON_TYPE_OF_KIND[value.dtype.kind]
+        return value.dtype.type if value.immutable else np.ndarray
+    if isinstance(value, MaskedSelection):
+        return np.ndarray
+    if isinstance(value, StagedList):
+        return list
+    return type(value)
+
+
+def isinstance_(obj: Any, classinfo: Any) -> bool:
+    """``isinstance(obj, classinfo)`` of what ``obj`` stands for: ``isinstance(int(x[0]), int)`` is
+    True, as ``isinstance(a, np.ndarray)`` of a traced array and ``isinstance(a.sum(), np.float64)``."""
+    if not isinstance(obj, (Tensor, MaskedSelection, StagedList)):
+        return isinstance(obj, classinfo)
+    return issubclass(_python_type(obj), classinfo)
+
+
+def type_(*args: Any) -> Any:
+    """``type(obj)`` of what ``obj`` stands for (see :func:`isinstance_`); ``type(name, bases, dict)`` as Python's."""
+    if len(args) == 1 and isinstance(args[0], (Tensor, MaskedSelection, StagedList)):
+        return _python_type(args[0])
+    return type(*args)
 
 
 def len_(value: Any) -> Any:

@@ -897,3 +897,16 @@ def test_a_python_int_to_a_negative_power_is_a_float() -> None:
     """Python's ``k ** -1`` is a float; kiln raised NumPy's "Integers to negative integer powers are
     not allowed" (which NumPy's integer arrays keep: tests/test_ufuncs)."""
     differential(int_powers, (np.array([0.37, 0.81]),), (np.array([-2.5, 0.0]),))
+
+
+def extremes_with_nan(a):
+    x = float(a[0]) * float("nan")
+    k = int(a[1] * 10)
+    return (max(x, 1.0), min(1.0, x), max(1.0, x), min(x, 1.0), max(k, 2.5), min(a), max(a),
+            max(a * np.nan), min(np.array([1.0, np.nan, 0.5]) * a[0]))
+
+
+def test_python_max_and_min_keep_the_first_unless_a_later_one_compares_beyond() -> None:
+    """Python's ``min(1.0, nan)`` is 1.0 (``nan < 1.0`` is false), and ``max`` of a sequence passes
+    over a NaN after its first element; kiln took NumPy's NaN-propagating maximum/minimum."""
+    differential(extremes_with_nan, (np.array([0.37, 0.81, 0.2]),))

@@ -16,7 +16,7 @@ from kiln.frontend.autograph import staging
 from kiln.frontend.autograph.comprehension_lists import PYTHON, StagedList
 from kiln.frontend.list_arrays import held_list, ordered_numbers
 from kiln.frontend.masked import MaskedSelection
-from kiln.frontend.tensor import WEAK_OF_KIND, Tensor, as_python_operator, as_tensor, emit, python_number
+from kiln.frontend.tensor import WEAK_OF_KIND, Tensor, as_python_operator, as_scalar, as_tensor, emit, python_number
 
 
 def range_(*args: Any) -> Any:
@@ -229,7 +229,7 @@ def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
                     f"{name}() of a tensor of shape {t.shape} compares its rows, whose truth value is ambiguous "
                     f"(as in NumPy); use np.{name}(x) or np.{name}(x, axis=0)"
                 )
-            return reduce(t)
+            return _python_extreme(t, reduce)
         if not isinstance(items, (list, tuple)) or not any(run_time_shape.traced(v) for v in items):
             return builtin(*args, **kwargs)
         if kwargs:
@@ -255,15 +255,34 @@ def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
 
     impl.__name__ = f"{name}_"
     impl.__doc__ = (
-        f"``{name}(...)``: of a 1-D tensor, ``np.{name}``; of 0-d tensors and numbers, "
-        f"``np.{'maximum' if name == 'max' else 'minimum'}`` in turn (NaN propagates)."
+        f"``{name}(...)``: Python's, which keeps the first operand unless a later one compares "
+        f"{'greater' if name == 'max' else 'less'} (so a NaN after the first is passed over, a NaN first is kept); "
+        f"of a 1-D tensor, ``np.nan{name}`` unless its first element is NaN."
     )
     return impl
 
 
+def _python_extreme(t: Tensor, reduce: Any) -> Tensor:
+    """Python's ``max``/``min`` of the 1-D tensor ``t``, which keeps the first element unless a later
+    one compares greater (less): NaN if the first is NaN, else the extreme of the others, NaNs passed over."""
+    if t.dtype.kind != "f":
+        return reduce(t)
+    first = t[0]
+    return as_scalar(np.where(np.isnan(first), first, (np.nanmax if reduce is np.max else np.nanmin)(t)))
+
+
+def _kept_unless(wins: Any) -> Any:
+    """Python's two-operand ``max``/``min``: the first unless the second ``wins`` (compares greater
+    or less: never against a NaN, so ``min(1.0, nan)`` is 1.0 and ``min(nan, 1.0)`` NaN)."""
+    def combine(first: Any, second: Any) -> Any:
+        return np.where(wins(second, first), second, first)
+
+    return combine
+
+
 # Python's max/min return one of their operands: of Python numbers, a Python number (weak)
-max_ = _extreme("max", max, np.max, as_python_operator(np.maximum))
-min_ = _extreme("min", min, np.min, as_python_operator(np.minimum))
+max_ = _extreme("max", max, np.max, as_python_operator(_kept_unless(np.greater)))
+min_ = _extreme("min", min, np.min, as_python_operator(_kept_unless(np.less)))
 
 
 def sum_(iterable: Any, /, start: Any = 0) -> Any:

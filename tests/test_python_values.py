@@ -910,3 +910,18 @@ def test_python_max_and_min_keep_the_first_unless_a_later_one_compares_beyond() 
     """Python's ``min(1.0, nan)`` is 1.0 (``nan < 1.0`` is false), and ``max`` of a sequence passes
     over a NaN after its first element; kiln took NumPy's NaN-propagating maximum/minimum."""
     differential(extremes_with_nan, (np.array([0.37, 0.81, 0.2]),))
+
+
+def memberships(a, lst):
+    k = int(abs(a[0]) * 10) % 5
+    hits = 0
+    for v in lst:
+        if v in (2, 3):
+            hits += 1
+    return k in lst, 3 in lst, float(a[1]) in [0.5, 1.0], k not in (1, 2), 7 in lst, 2 in [1, 2], hits
+
+
+def test_in_of_traced_numbers_is_pythons() -> None:
+    """``3 in xs`` of a list argument (its numbers are traced) and ``k in (1, 2)`` of a traced int
+    needed the truth value of each comparison and were refused; they are Python's ``in``."""
+    differential(memberships, (np.array([0.37, 0.5]), [1, 2, 3]), (np.array([0.9, 0.25]), [4, 0, 9]))

@@ -30,7 +30,8 @@ class _Logical(ExpressionConverter):
 
     def visit_Compare(self, node: ast.Compare) -> ast.AST:
         self.generic_visit(node)
-        if len(node.ops) < 2 or not self.lambda_safe(node):
+        membership = len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn))  # (`k in xs` of traced numbers)
+        if (len(node.ops) < 2 and not membership) or not self.lambda_safe(node):
             return node
         call = templates.replace_expr("ag__.compare(left)", node, left=node.left)
         assert isinstance(call, ast.Call)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kiln.frontend.autograph import staging
+from kiln.frontend.list_arrays import held
 
 
 def and_(first: Callable[[], Any], *rest: Callable[[], Any]) -> Any:
@@ -43,9 +44,35 @@ _COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
     "GtE": operator.ge,
     "Is": operator.is_,
     "IsNot": operator.is_not,
-    "In": lambda a, b: a in b,
-    "NotIn": lambda a, b: a not in b,
+    "In": lambda a, b: contains(b, a),
+    "NotIn": lambda a, b: not_(contains(b, a)),
 }
+
+
+def contains(container: Any, item: Any) -> Any:
+    """``item in container``: of a list or tuple of numbers where the item or an element is traced,
+    Python's ``any(v is item or v == item for v in container)``, a traced Python bool (``3 in xs``
+    of a list argument, ``k in (1, 2)`` of ``k = int(x[0])``); Python's ``in`` elsewhere (a list held as
+    one array has its own)."""
+    if not isinstance(container, (list, tuple)) or held(container) \
+            or not (staging.is_tensor(item) or any(map(staging.is_tensor, container))):
+        return item in container
+    found: Any = False
+    for value in container:
+        if value is item:
+            return True
+        same = value == item
+        if staging.is_tensor(same):
+            if getattr(same, "ndim", 0) != 0:
+                return item in container  # (an array's truth value: Python's ValueError)
+            found = same if found is False else found | same
+        elif same:
+            return True
+    if found is False:
+        return False
+    from kiln.frontend.autograph.operators.py_builtins import bool_
+
+    return bool_(found)
 
 
 def compare(left: Any, op: str, right: Callable[[], Any], *rest: Any) -> Any:

@@ -200,10 +200,10 @@ class MaybeAlias:
         unflagged = sharing([outer for outer, _ in self._unflagged()], storage)
         if any(outer.argument is not None for outer in unflagged):
             raise NotImplementedError(
-                f"{trace_context.here()}: this writes to an array that is a function argument on some paths of the staged "
-                f"{self.construct} at {self.where} and a new array on others, so whether the caller's array "
-                "changes depends on the path. Copy it where it is bound (`y = x.copy()`), or write to the "
-                "argument by its own name"
+                f"{trace_context.here()}: this writes to an array that is a function argument (or a view of one) on some "
+                f"paths of the staged {self.construct} at {self.where} and another array (or another view) on others, "
+                "so which of the caller's elements change depends on the path. Copy it where it is bound "
+                "(`y = x.copy()`), or write to the argument by its own name (`x[k] = v` with a `k` the paths choose)"
             )
         for outer in unflagged:
             mark_stale(outer, f"{trace_context.here()} (through a variable that is this array on some paths of the staged "

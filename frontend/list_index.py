@@ -48,6 +48,26 @@ def _element_type(item: Any) -> tuple[str, Any] | None:
     return None
 
 
+def sorted_numbers(seq: Any, reverse: bool) -> list[Any] | None:
+    """``sorted(seq)`` of a list or tuple of numbers of one type, some traced: their values sorted
+    (``np.sort``), each element of that type, Python numbers staying Python numbers; None for
+    other contents (numbers of several types, whose order Python decides by value but whose types
+    would then depend on the data; no traced number)."""
+    if not isinstance(seq, (list, tuple)) or not seq or not any(isinstance(item, Tensor) for item in seq):
+        return None
+    kinds = {_element_type(item) for item in seq}
+    if len(kinds) != 1 or None in kinds:
+        return None
+    (kind, which), = kinds
+    if kind == "python" and which == "c":
+        return None  # (Python refuses to order complex numbers: its TypeError, from its own sorted())
+    values = np.sort(creation.array(list(seq)))
+    if reverse:
+        values = values[::-1]
+    elements = [as_scalar(values[i]) for i in range(len(seq))]
+    return [list_numbers.python_number(e) for e in elements] if kind == "python" else elements
+
+
 def read(seq: list[Any] | tuple[Any, ...], key: Tensor) -> Any:
     """``seq[key]`` for the traced integer ``key``."""
     row = list_arrays.row_at(seq, key)  # (a list held as one array: kiln.frontend.list_arrays)

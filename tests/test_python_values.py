@@ -925,3 +925,15 @@ def test_in_of_traced_numbers_is_pythons() -> None:
     """``3 in xs`` of a list argument (its numbers are traced) and ``k in (1, 2)`` of a traced int
     needed the truth value of each comparison and were refused; they are Python's ``in``."""
     differential(memberships, (np.array([0.37, 0.5]), [1, 2, 3]), (np.array([0.9, 0.25]), [4, 0, 9]))
+
+
+def sorted_values(a, lst, ints):
+    xs = [float(a[i]) for i in range(4)]
+    return (sorted(xs), sorted(lst), sorted(ints, reverse=True), sorted(a), sorted(a[:3], reverse=True),
+            sorted([3, 1, 2]), sorted(xs)[1] + 1)
+
+
+def test_sorted_of_traced_numbers_is_a_list_of_them_in_order() -> None:
+    """``sorted(xs)`` of a list argument (its numbers traced) or of ``[float(x[i]) ...]`` needed the
+    truth value of each comparison and was refused; it is the list Python gives, of the same types."""
+    differential(sorted_values, (np.array([0.37, 0.81, -0.2, 0.55, 0.95]), [2.5, 1.0, 3.0], [3, 1, 2]))

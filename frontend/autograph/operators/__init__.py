@@ -28,6 +28,7 @@ from kiln.frontend.autograph.operators.py_builtins import (
     range_,
     shape_,
     size_,
+    sorted_,
     sum_,
     type_,
 )
@@ -89,6 +90,7 @@ __all__ = [
     "store_augmented",
     "store_global",
     "store_nonlocal",
+    "sorted_",
     "sum_",
     "type_",
     "while_stmt",

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import array_ops, dtypes, result_kinds, run_time_shape, runtime_checks, trace_context
+from kiln.frontend import array_ops, dtypes, list_index, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend.autograph import staging
 from kiln.frontend.autograph.comprehension_lists import PYTHON, StagedList
 from kiln.frontend.list_arrays import held_list, ordered_numbers
@@ -80,6 +80,21 @@ def type_(*args: Any) -> Any:
     if len(args) == 1 and isinstance(args[0], (Tensor, MaskedSelection, StagedList)):
         return _python_type(args[0])
     return type(*args)
+
+
+def sorted_(iterable: Any, /, *, key: Any = None, reverse: bool = False) -> Any:
+    """``sorted(xs)`` of numbers of one type some of which are traced (a list argument's, ``[float(x[i])
+    for ...]``), or of a 1-D tensor: the list of their values in order, each of their type (NumPy's
+    sort order: a NaN sorts last); Python's ``sorted`` for anything else, ``key=`` included."""
+    if key is None and isinstance(reverse, bool):
+        if isinstance(iterable, Tensor) and iterable.ndim == 1 and iterable.shape[0] is not None:
+            values = np.sort(iterable)
+            values = values[::-1] if reverse else values
+            return [as_scalar(values[i]) for i in range(iterable.shape[0])]
+        found = list_index.sorted_numbers(iterable, reverse)
+        if found is not None:
+            return found
+    return sorted(iterable, key=key, reverse=reverse)
 
 
 def len_(value: Any) -> Any:

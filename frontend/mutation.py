@@ -398,10 +398,19 @@ def _share(source: Storage) -> None:
         _record(other, _choose(_any_of(conjunctions), source.value, other.value))
 
 
+#: the most flags the chains of one write may hold together: past it the write is refused (see
+#: :func:`_sameness_chains`), where the ops that and them would grow with the cube of the arrays
+CHAIN_FLAGS_AT_MOST = 4096
+
+
 def _sameness_chains(source: Storage) -> dict[Storage, list[tuple[SSAValue, ...]]]:
     """Each array reachable from ``source`` through flagged sameness, with the chains it is
-    ``source`` by, each the flags that must all hold (only the minimal sets of them)."""
+    ``source`` by, each the flags that must all hold (only the minimal sets of them). An unrolled
+    loop that rebinds an array on some paths of each iteration, through arrays that stay held, makes
+    a chain per iteration to each array (kiln.fuzz 20650-1648: 962 chains of up to 31 flags): past
+    :data:`CHAIN_FLAGS_AT_MOST` flags the write is refused naming its line, not compiled for minutes."""
     chains: dict[Storage, list[tuple[SSAValue, ...]]] = {source: [()]}
+    flags_held = 0
     bypassed: set[Storage] = set()
     todo = [source]
     while todo:
@@ -431,6 +440,14 @@ def _sameness_chains(source: Storage) -> dict[Storage, list[tuple[SSAValue, ...]
             if added:
                 known[:] = [k for k in known if not any(set(c) <= set(k) for c in added)] + added
                 todo.append(other)
+                flags_held += sum(map(len, added))
+                if flags_held > CHAIN_FLAGS_AT_MOST:
+                    raise NotImplementedError(
+                        f"{trace_context.here()}: this writes to an array that is, on some paths, one of {len(chains)} "
+                        "arrays through more combinations of staged `if`s and loop iterations than kiln follows (an "
+                        "unrolled loop that rebinds it on some paths, while the earlier arrays stay held). Copy it "
+                        "where it is rebound (`y = x.copy()`), or let the loop be staged"
+                    )
     return chains
 
 

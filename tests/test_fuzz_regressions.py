@@ -1044,3 +1044,54 @@ def test_a_python_number_a_staged_loop_makes_an_array_takes_the_first_iterations
 
     check(a_number_summed_into_rows, inputs)
     check(first_bound_in_the_loop, inputs)
+
+
+# kiln.fuzz 20650-1648 as generated (numpy mode): unrolled loops that rebind arrays on some paths while the
+# earlier ones stay held (a dict, a selection): a write reached 32 arrays by 962 chains of sameness flags,
+# 98,649 graph ops (83,267 of them `graph.and`) and a 60 s timeout since 0f4c4a6 followed every chain
+def _many_chains(a, b):
+    if np.sum(np.full(3, np.float64(3.25), dtype=np.float32), axis=0) <= 1.75:
+        return ((np.float64(-4.0) - -4).astype(np.float64), b.min(axis=1)[b.max(axis=0)[1] // (np.abs(a.sum(axis=0)) + 1) % 6].astype(np.float64).astype(np.float64))
+    for i1 in range(len(a) - 1, -1, -1):
+        for i2 in range(0, 6, 2):
+            v3 = (b[:1, :-1] * b[5:, :-1]).sum(axis=0) != a[-3:] * a[-3:] - np.concatenate([a[0:2], a[:1]])
+        v4 = np.where(a[:3] <= b[..., i1 % 4][i1], np.where(np.asarray(a[2:5], dtype=np.bool), 3, np.zeros((3, 3), dtype=np.int32)), b[:-3, 1:4]) // (np.abs(np.minimum(np.abs(b[0::2, -3:]), -3)) + 1)
+    v5 = b[-b[2].sum(axis=0) % 6].astype(np.float64)
+    hb6 = b[2:, 1:].astype(np.float64)
+    keep8 = {'k': hb6}
+    for i9 in range(3):
+        if b.sum(axis=0)[a[i9 + 1] % 4] != 0:
+            hb6 = np.where(np.asarray(b[:4, 1:], dtype=np.bool), b[2:, 1:4].astype(np.float64), -1.75)
+        hb6[:] = 0.5 - hb6
+        a[4:] += a[:-1] @ np.max(b, axis=0)
+    hold7 = keep8['k']
+    v10 = hold7 + np.minimum(hb6[-2], hold7[v5[:2].astype(np.int32) @ a[3:] % 4])
+    hb11 = hb6
+    sel13 = hb11[hb11 > 0.25]
+    for i14 in range(31):
+        if b.sum(axis=1)[1] <= 1:
+            hb11 = hold7
+            hb11 //= 2
+        if np.asarray(v5[(-2) ** 2 % 4], dtype=np.int32) // 3 % 7 >= b.sum(axis=1)[np.sum(hb6.sum(axis=0), axis=0).astype(np.int32) % 6]:
+            if a[2:3:2].prod(axis=0) == -5:
+                break
+        else:
+            sh15 = hold7[..., 0]
+            for i16 in range(3):
+                sh15 = sh15[sh15 > 2]
+            acc17 = sh15.sum() + sh15.shape[0]
+            w18 = np.transpose(b)
+    hold12 = np.full_like(hb11, sel13.sum())
+    v19 = hold12 + hold7
+    v10 = hold12
+    return ((np.min(b[0:5, 2::2], axis=0) @ (v19[:-3, -1:] @ a[4:])).astype(np.float64), (hold7[np.negative(a[2]) % 4].sum(axis=0) + v10[1][a[2] // 5 % 3]).astype(np.float64))
+
+
+def test_a_write_reaching_arrays_by_too_many_chains_is_refused_at_its_line() -> None:
+    a = np.array([1, -1, 2, 0, -2], dtype=np.int64)
+    b = np.array([[-2, -6, -2, 6], [6, -5, -5, 2], [2, -2, 3, 3], [-6, 2, 0, -3], [4, 0, 2, -6], [5, -3, -4, 1]], dtype=np.int32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(NotImplementedError, match=r"test_fuzz_regressions.py:\d+:\d+: this writes to an array that is, "
+                                                       r"on some paths, one of \d+ arrays through more combinations"):
+            kiln.function(_many_chains)(a, b)

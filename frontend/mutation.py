@@ -235,11 +235,15 @@ def stale_now() -> frozenset[Storage]:
 
 def mark_stale(storage: Storage, where: str) -> None:
     """``storage`` may have been written at ``where`` through a MaybeAlias: refuse reading it
-    (from now on in this region; after it, once the construct applies the region's marks)."""
+    (from now on in this region; after it, once the construct applies the region's marks). Its
+    version moves on, so a view of it shown before replays from its value when next read, and
+    that read is refused too (kiln.fuzz 20660-7225: ``v = x[:]``, ``if c: x = v``, ``x[:] = 1``,
+    then ``v`` kept the contents from before the write, silently)."""
     for scope in _scopes():
         if scope.is_outer(storage) and storage not in scope.marked:
             scope.marked[storage] = (where, storage.stale)
     storage.stale = where
+    storage.version = next(_counter)
     _guard(storage)
 
 
@@ -324,11 +328,19 @@ def _check_operand(ctx: trace_context.TraceContext, guards: weakref.WeakSet[Stor
             continue
         if storage.alias is not None and not (storage.alias.returned and isinstance(op, _CARRIERS)):
             storage.alias.check_read()  # (a return value is read at the end, after settle_returned)
-        if storage.stale is not None and not isinstance(op, _CARRIERS):
-            raise NotImplementedError(
-                f"{trace_context.here()}: this reads an array that may have been written at {storage.stale}; NumPy's answer "
-                "depends on the path. Copy it where the other variable is bound (`y = x.copy()`)"
-            )
+        if not isinstance(op, _CARRIERS):
+            check_not_stale(storage)
+
+
+def check_not_stale(storage: Storage) -> None:
+    """Refuse reading ``storage``'s contents where it may have been written through a variable that
+    is it on some paths only. Ops are checked as they are traced (:func:`_check_operand`); a copy,
+    which takes the same SSA value and traces no op, asks here."""
+    if storage.stale is not None:
+        raise NotImplementedError(
+            f"{trace_context.here()}: this reads an array that may have been written at {storage.stale}; NumPy's answer "
+            "depends on the path. Copy it where the other variable is bound (`y = x.copy()`)"
+        )
 
 
 def set_value(storage: Storage, value: SSAValue) -> None:

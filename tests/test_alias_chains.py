@@ -178,3 +178,39 @@ def test_an_array_that_is_the_written_one_by_two_chains_takes_the_write_on_both(
         for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
             np.testing.assert_array_equal(g, w)
         np.testing.assert_array_equal(got_args[0], want_args[0])
+
+
+def _a_view_rebound_by_a_branch(read):
+    def f(a, c):
+        x = np.zeros((2, 4)) + a
+        v = x[::-1] if read is reversed else x[:]
+        if x.sum() < c:
+            x = v
+        x[:] = 1.0 - x
+        return read(v)
+    return f
+
+
+def copied(v):
+    return v.copy()
+
+
+def scaled(v):
+    return v * 1.0
+
+
+def reversed(v):  # noqa: A001 (the view taken is x[::-1])
+    return v.copy()
+
+
+@pytest.mark.parametrize("read", [copied, scaled, reversed])
+def test_a_view_read_after_a_write_through_a_variable_a_branch_bound_to_it_is_refused(read) -> None:
+    """``v = x[:]``, ``if c: x = v``, ``x[:] = ...``: the write reaches ``v`` on every path, but kiln
+    merges ``x`` as "``x`` on some paths" without a flag (a view on one path), so reading ``v`` after
+    it is refused, naming both lines. A view shown before the write kept its old value and ``copy()``
+    traced no op, so kiln gave the contents from before the write, silently (kiln.fuzz 20660-7225)."""
+    fn = _a_view_rebound_by_a_branch(read)
+    for c in (-100.0, 100.0):
+        with pytest.raises(NotImplementedError, match=r"test_alias_chains.py:\d+:\d+: this reads an array that may have "
+                                                      r"been written at .*test_alias_chains.py:\d+"):
+            kiln.function(fn)(np.arange(4.0), c)

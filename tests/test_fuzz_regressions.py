@@ -1095,3 +1095,43 @@ def test_a_write_reaching_arrays_by_too_many_chains_is_refused_at_its_line() -> 
         with pytest.raises(NotImplementedError, match=r"test_fuzz_regressions.py:\d+:\d+: this writes to an array that is, "
                                                        r"on some paths, one of \d+ arrays through more combinations"):
             kiln.function(_many_chains)(a, b)
+
+
+def _two_loops_from_one_selection(c):
+    s = c.astype(np.int64)
+    k = 0
+    while k < 6:
+        k += 1
+        s = s[s != -1]
+    t = c.astype(np.int64)
+    j = 0
+    while j < 6:
+        j += 1
+        t = t[t != -1]
+    return s.sum(), t.sum(), len(t)
+
+
+def _selection_loops_in_an_unrolled_loop(a, c):
+    t2 = -3.0
+    while t2 < 9:
+        t2 += 1.5
+        sh5 = c.astype(np.int64)
+        k6 = 0
+        while k6 < 6:
+            k6 += 1
+            sh5 = sh5[sh5 != -1]
+        a[(sh5.sum() + 1) % 5, -1:] += -0.5
+    return a
+
+
+def test_a_run_time_length_value_two_loops_start_from_is_not_freed_by_the_first() -> None:
+    """kiln.fuzz 20660-9517, reduced: two staged loops (or an unrolled loop's copies of one) start from
+    the same masked selection (CSE makes the two one value). kiln-bufferize handed its buffer to the
+    first loop, whose first iteration freed it; the second read freed memory (sums like
+    -4278124286; the index written from it went astray). The first now takes a copy."""
+    c = np.array([-3.5, -2.25, -1.25, -2.0, 4.0, 2.0, 1.75, -2.75, -4.0, -3.0])[::2]
+    for w, g in zip(_two_loops_from_one_selection(c.copy()), kiln.function(_two_loops_from_one_selection)(c.copy())):
+        np.testing.assert_array_equal(g, w)
+    a = np.arange(15.0).reshape(5, 3)
+    np.testing.assert_array_equal(kiln.function(_selection_loops_in_an_unrolled_loop)(a.copy(), c.copy()),
+                                  _selection_loops_in_an_unrolled_loop(a.copy(), c.copy()))

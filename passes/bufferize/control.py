@@ -310,7 +310,10 @@ def _convert_region(fb: FunctionBufferizer, block: Block, carried: dict[int, Buf
 
 def _handed_init(fb: FunctionBufferizer, op: scf.WhileOp, i: int, memref_type: Attribute, taken: set[Root]) -> SSAValue:
     """The buffer a dynamic slot enters the loop in: the init value's own when it is a whole
-    temporary the loop may take (see ``_reusable``), else a fresh copy."""
+    temporary the loop may take (see ``_reusable``), else a fresh copy. (Not :func:`hand_over`'s
+    rule, which is for a terminator, after which nothing reads: an init used after the loop, by a
+    second loop say, was handed over, freed by the first iteration and read after it: kiln.fuzz
+    20660-9517.)"""
     init = op.arguments[i]
     source = fb.buffers[init]
     block = op.parent_block()
@@ -319,7 +322,10 @@ def _handed_init(fb: FunctionBufferizer, op: scf.WhileOp, i: int, memref_type: A
         taken.add(source.root)
         fb.temporaries.remove(source.value)
         return source.value
-    return hand_over(fb, block, {i: (init, memref_type)}, set())[i]
+    assert isinstance(memref_type, MemRefType)
+    fresh = fb.emit_all(build.alloc_like(source.value, memref_type)).results[0]
+    fb.emit(build.copy(source.value, fresh))
+    return fresh
 
 
 def bufferize_while(fb: FunctionBufferizer, op: scf.WhileOp) -> None:

@@ -47,6 +47,16 @@
 // CHECK-NEXT:      scf.yield %[[T]] : memref<?xf32>
 // CHECK:         memref.load %[[R]]
 // CHECK-NEXT:    memref.dealloc %[[R]] : memref<?xf32>
+// A temporary two loops start from: the first takes a copy, since the second reads it after (it
+// was handed over, freed by the first iteration and read by the second loop: kiln.fuzz
+// 20660-9517); the second, its last reader, takes it as it is.
+// CHECK-LABEL: func.func @twice
+// CHECK:         %[[T:.*]] = memref.alloc(%k) : memref<?xf32>
+// CHECK:         linalg.fill {{.*}} outs(%[[T]] : memref<?xf32>)
+// CHECK:         %[[C:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[T]] : memref<?xf32>) outs(%[[C]] : memref<?xf32>)
+// CHECK:         scf.while (%{{.*}} = %[[C]], %{{.*}} = %n)
+// CHECK:         scf.while (%{{.*}} = %[[T]], %{{.*}} = %n)
 func.func @shrink(%x: tensor<?xf32>, %n: i64) -> f32 {
   %w:2 = scf.while (%a = %x, %i = %n) : (tensor<?xf32>, i64) -> (tensor<?xf32>, i64) {
     %z = arith.constant 0 : i64
@@ -118,4 +128,44 @@ func.func @either(%x: tensor<8xf32>, %p: i1, %k: index) -> f32 {
   %c0 = arith.constant 0 : index
   %r = tensor.extract %c[%c0] : tensor<?xf32>
   func.return %r : f32
+}
+func.func @twice(%k: index, %n: i64) -> f32 {
+  %e = tensor.empty(%k) : tensor<?xf32>
+  %f = arith.constant 1.0 : f32
+  %t = linalg.fill ins(%f : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %w:2 = scf.while (%a = %t, %i = %n) : (tensor<?xf32>, i64) -> (tensor<?xf32>, i64) {
+    %z = arith.constant 0 : i64
+    %c = arith.cmpi sgt, %i, %z : i64
+    scf.condition(%c) %a, %i : tensor<?xf32>, i64
+  } do {
+  ^bb0(%a: tensor<?xf32>, %i: i64):
+    %one = arith.constant 1 : i64
+    %j = arith.subi %i, %one : i64
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %d = tensor.dim %a, %c0 : tensor<?xf32>
+    %m = arith.subi %d, %c1 : index
+    %b = tensor.extract_slice %a[1] [%m] [1] : tensor<?xf32> to tensor<?xf32>
+    scf.yield %b, %j : tensor<?xf32>, i64
+  }
+  %v:2 = scf.while (%a = %t, %i = %n) : (tensor<?xf32>, i64) -> (tensor<?xf32>, i64) {
+    %z = arith.constant 0 : i64
+    %c = arith.cmpi sgt, %i, %z : i64
+    scf.condition(%c) %a, %i : tensor<?xf32>, i64
+  } do {
+  ^bb0(%a: tensor<?xf32>, %i: i64):
+    %one = arith.constant 1 : i64
+    %j = arith.subi %i, %one : i64
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %d = tensor.dim %a, %c0 : tensor<?xf32>
+    %m = arith.subi %d, %c1 : index
+    %b = tensor.extract_slice %a[1] [%m] [1] : tensor<?xf32> to tensor<?xf32>
+    scf.yield %b, %j : tensor<?xf32>, i64
+  }
+  %c0 = arith.constant 0 : index
+  %r = tensor.extract %w#0[%c0] : tensor<?xf32>
+  %s = tensor.extract %v#0[%c0] : tensor<?xf32>
+  %sum = arith.addf %r, %s : f32
+  func.return %sum : f32
 }

@@ -288,11 +288,7 @@ def _python_bool(x: Operand) -> bool:
 def _python_as(x: Operand, kind: type[int] | type[float]) -> Operand:
     """The Python number ``x`` as the Python ``kind`` Python's operator computes in (a bool as an int
     in ``True + True``, an int as a float in ``2 ** -1``)."""
-    if isinstance(x, Tensor):
-        out = cast(x, np.dtype(np.int64 if kind is int else np.float64))
-        out.weak = True
-        return out
-    return kind(x)
+    return x._python_as(kind) if isinstance(x, Tensor) else kind(x)
 
 
 def _python_integral(x: Operand) -> bool:

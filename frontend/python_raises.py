@@ -44,7 +44,8 @@ def raised_when_run(error: BaseException) -> bool:
             "first (as Python would), so it is a run-time error, which can be one of Python's builtin exceptions "
             f"that take a message (ValueError, RuntimeError, ...), not {kind.__module__}.{kind.__qualname__}"
         ) from None
-    check = ctx.emit(graph.CheckOp(constant(np.asarray(False)).value, f"{graph.error_prefix(type(error))}{where}: {text}"))
+    check = ctx.emit(graph.CheckOp(constant(np.asarray(False)).value,
+                                   f"{graph.error_prefix(type(error))}{text}{graph.WHERE_SEPARATOR}{where}"))
     check.location = location
     return True
 

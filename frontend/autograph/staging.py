@@ -1852,9 +1852,9 @@ def _counter_like(value: Any) -> bool:
 
 def _carried(value: SSAValue, leaf: _Leaf) -> Tensor:
     """The tensor a loop's block argument or result ``value`` is for ``leaf``, with what holds of it
-    on every iteration (a Python number stays one only as a 0-d int or float)."""
+    on every iteration (a Python number stays one only as a 0-d int, float or complex)."""
     t = Tensor(value)
-    t.aval = leaf.aval.but(weak=leaf.aval.weak and t.ndim == 0 and t.dtype.kind in "iuf").in_memory_of(t.aval)
+    t.aval = leaf.aval.but(weak=leaf.aval.weak and t.ndim == 0 and t.dtype.kind in "iufc").in_memory_of(t.aval)
     return t
 
 

@@ -1704,14 +1704,27 @@ def error_prefix(kind: type[Exception]) -> str:
     return f"{kind.__name__}: "
 
 
+#: in a ``graph.check`` message, between the exception's text and the user's line: a user's own
+#: ``raise`` or ``assert`` raises their text as Python would, the line coming as a note on it
+WHERE_SEPARATOR = "\x1e"
+
+
+def where_note(where: str) -> str:
+    """The note on a user's exception raised by a run-time check (kiln_entry.c writes the same)."""
+    return f"raised at {where} (a run-time check of a kiln.function)"
+
+
 def check_error(message: str) -> Exception:
     """The exception a failed ``graph.check`` with ``message`` raises in the caller (ValueError
-    unless the message starts with an :func:`error_prefix`; kiln_entry.c decodes it the same way)."""
-    name, sep, rest = message.partition(": ")
+    unless the message starts with an :func:`error_prefix`; kiln_entry.c decodes it the same way),
+    with the line after a :data:`WHERE_SEPARATOR` as a note."""
+    text, located, where = message.partition(WHERE_SEPARATOR)
+    name, sep, rest = text.partition(": ")
     kind = getattr(builtins, name, None) if sep and name.isidentifier() else None
-    if isinstance(kind, type) and issubclass(kind, Exception):
-        return kind(rest)
-    return ValueError(message)
+    error = kind(rest) if isinstance(kind, type) and issubclass(kind, Exception) else ValueError(text)
+    if located:
+        error.add_note(where_note(where))
+    return error
 
 
 #: a ``graph.check`` message that starts with this raises IndexError (the rest of the message)

@@ -37,7 +37,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -400,27 +400,28 @@ def _share(source: Storage) -> None:
     ``source``'s new contents on exactly those paths. An array may be ``source`` through several
     chains (``z`` is ``y`` where one flag says, ``x`` where another, and ``y`` is ``x`` where a
     third): its condition is the or of the chains' and-ed flags, found before any array is written
-    (taking the first chain only lost the write on the others' paths: kiln.fuzz 20910-344)."""
+    (taking the first chain only lost the write on the others' paths: kiln.fuzz 20910-344), or,
+    where the chains are many, by comparing the memories the arrays are on each path."""
     chains = _sameness_chains(source)
-    for other, conjunctions in sorted(chains.items(), key=lambda item: item[0].serial):
-        if other is source:
-            continue
+    conditions = _by_base(source) if chains is None else {o: _any_of(c) for o, c in chains.items() if o is not source}
+    for other, condition in sorted(conditions.items(), key=lambda item: item[0].serial):
         if other.alias is not None:  # (a write reaching it is a write to it: its own unflagged outers go stale)
             other.alias.check_write(other)
-        _record(other, _choose(_any_of(conjunctions), source.value, other.value))
+        _record(other, _choose(condition, source.value, other.value))
 
 
-#: the most flags the chains of one write may hold together: past it the write is refused (see
-#: :func:`_sameness_chains`), where the ops that and them would grow with the cube of the arrays
-CHAIN_FLAGS_AT_MOST = 4096
+#: the most flags the chains of one write may hold together: past it the arrays' memories are
+#: compared instead (see :func:`_sameness_chains`, :func:`_by_base`)
+CHAIN_FLAGS_AT_MOST = 64
 
 
-def _sameness_chains(source: Storage) -> dict[Storage, list[tuple[SSAValue, ...]]]:
+def _sameness_chains(source: Storage) -> dict[Storage, list[tuple[SSAValue, ...]]] | None:
     """Each array reachable from ``source`` through flagged sameness, with the chains it is
-    ``source`` by, each the flags that must all hold (only the minimal sets of them). An unrolled
-    loop that rebinds an array on some paths of each iteration, through arrays that stay held, makes
-    a chain per iteration to each array (kiln.fuzz 20650-1648: 962 chains of up to 31 flags): past
-    :data:`CHAIN_FLAGS_AT_MOST` flags the write is refused naming its line, not compiled for minutes."""
+    ``source`` by, each the flags that must all hold (only the minimal sets of them): the fewest
+    ops where few arrays are involved. An unrolled loop that rebinds an array on some paths of each
+    iteration, through arrays that stay held, makes a chain per iteration to each array (kiln.fuzz
+    20650-1648: 962 chains of up to 31 flags, 98,649 graph ops): past :data:`CHAIN_FLAGS_AT_MOST`
+    flags None, and the write follows :func:`_by_base`."""
     chains: dict[Storage, list[tuple[SSAValue, ...]]] = {source: [()]}
     flags_held = 0
     bypassed: set[Storage] = set()
@@ -454,13 +455,75 @@ def _sameness_chains(source: Storage) -> dict[Storage, list[tuple[SSAValue, ...]
                 todo.append(other)
                 flags_held += sum(map(len, added))
                 if flags_held > CHAIN_FLAGS_AT_MOST:
-                    raise NotImplementedError(
-                        f"{trace_context.here()}: this writes to an array that is, on some paths, one of {len(chains)} "
-                        "arrays through more combinations of staged `if`s and loop iterations than kiln follows (an "
-                        "unrolled loop that rebinds it on some paths, while the earlier arrays stay held). Copy it "
-                        "where it is rebound (`y = x.copy()`), or let the loop be staged"
-                    )
+                    return None
     return chains
+
+
+#: a 0-d flag, or a condition known while tracing
+Condition: TypeAlias = "SSAValue | bool"
+
+
+def _by_base(source: Storage) -> dict[Storage, SSAValue]:
+    """Each array that is ``source`` on some paths, with the 0-d flag true on those paths, in ops
+    polynomial in the arrays: every array's memory is, on each path, one base memory (an array
+    with no flagged outers, or a merged array on the paths where none of its flags holds), so two
+    arrays are one where they are one base. Each array's flags per base are built once, older
+    arrays first; the chains of :func:`_sameness_chains` would enumerate the paths between them."""
+    emit = trace_context.require().emit
+
+    def both(a: Condition, b: Condition) -> Condition:
+        return b if a is True else a if b is True else emit(graph.AndOp(a, b)).results[0]  # type: ignore[arg-type]
+
+    def either(a: Condition | None, b: Condition) -> Condition:
+        return b if a is None else True if a is True or b is True else emit(graph.OrOp(a, b)).results[0]  # type: ignore[arg-type]
+
+    bases: dict[Storage, dict[Storage, Condition]] = {}
+
+    def flagged(storage: Storage) -> list[tuple[Storage, SSAValue]]:
+        _bypass_unreachable(storage)
+        alias = storage.alias
+        if alias is None:
+            return []
+        return [(o, f) for o, f in zip(alias.outers, alias.flags) if f is not None and trace_context.visible(o.value)]
+
+    def of(storage: Storage, wanted: set[Storage] | None) -> dict[Storage, Condition]:
+        """Per base memory (of ``wanted``, or all): the flag that ``storage`` is that memory."""
+        if storage in bases:
+            return bases[storage]
+        out: dict[Storage, Condition] = {}
+        outers = flagged(storage)
+        for outer, flag in outers:
+            for base, condition in of(outer, wanted).items():
+                out[base] = either(out.get(base), both(flag, condition))
+        if wanted is None or storage in wanted:
+            anyone: Condition | None = None
+            for _, flag in outers:
+                anyone = either(anyone, flag)
+            out[storage] = True if anyone is None else emit(graph.NotOp(anyone)).results[0]  # type: ignore[arg-type]
+        bases[storage] = out
+        return out
+
+    mine = of(source, None)
+    wanted = set(mine)
+    conditions: dict[Storage, SSAValue] = {}
+    found = wanted | {source}
+    todo = sorted(wanted, key=lambda s: s.serial)
+    while todo:  # (every array of one of those memories is a base or merged from one: found by dependents)
+        storage = todo.pop(0)
+        for dependent in sorted(storage.dependents or (), key=lambda d: d.serial):
+            if dependent not in found and trace_context.visible(dependent.value):  # (a region's that ended: read no more)
+                found.add(dependent)
+                todo.append(dependent)
+    for other in sorted(found - {source}, key=lambda s: s.serial):
+        condition: Condition | None = None
+        for base, there in of(other, wanted).items():
+            if base in mine:
+                condition = either(condition, both(there, mine[base]))
+        if condition is True:  # pragma: no cover - another array is this one on some paths only
+            raise AssertionError(f"{other.value} is {source.value} on every path")
+        if condition is not None:
+            conditions[other] = condition
+    return conditions
 
 
 def _any_of(conjunctions: list[tuple[SSAValue, ...]]) -> SSAValue:

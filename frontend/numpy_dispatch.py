@@ -288,11 +288,7 @@ def _python_bool(x: Operand) -> bool:
 def _python_as(x: Operand, kind: type[int] | type[float]) -> Operand:
     """The Python number ``x`` as the Python ``kind`` Python's operator computes in (a bool as an int
     in ``True + True``, an int as a float in ``2 ** -1``)."""
-    if isinstance(x, Tensor):
-        out = cast(x, np.dtype(np.int64 if kind is int else np.float64))
-        out.weak = True
-        return out
-    return kind(x)
+    return x._python_as(kind) if isinstance(x, Tensor) else kind(x)
 
 
 def _python_integral(x: Operand) -> bool:
@@ -395,7 +391,10 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
     if ufunc is np.power and dtypes.is_integer(in_dtypes[0]) and _has_negative_constant(operands[1]):
         raise ValueError("Integers to negative integer powers are not allowed.")
     if ufunc is np.power and in_dtypes[0].kind == "c":
-        return _complex_power(operands, in_dtypes[0])
+        powered = _complex_power(operands, in_dtypes[0])
+        if in_python_operator() and not any(powered is x for x in operands):
+            _keep_python_numbers(ufunc, operands, powered)  # (z ** 2 of a Python complex is one)
+        return powered
     tensors, source = broadcast_all([materialize(x, dt) for x, dt in zip(operands, in_dtypes)], _np_name(ufunc))
     result = with_source(build(*tensors), source)
     if any(result.storage is t.storage for t in tensors):  # (np.positive, np.conjugate of reals): a new array
@@ -419,6 +418,9 @@ def _keep_python_numbers(ufunc: np.ufunc, operands: Sequence[Operand], result: T
         x.weak if isinstance(x, Tensor) else isinstance(x, (int, float, complex)) for x in operands
     ) and result.dtype.kind in "iufbc":
         result.weak = True
+    if ufunc in _COMPLEX_TAKES_FLOATS and len(operands) == 2 and _python_complex(operands[0]) \
+            and _numpy_float64(operands[1]):
+        result.weak = True  # (Python's complex.__add__ takes np.float64, a float subclass, before NumPy can)
     varying = next((x for x in operands if isinstance(x, Tensor) and x.path_promotions is not None), None)
     if varying is not None and result.ndim == 0 and all(
         isinstance(x, Tensor) and (x.weak or x is varying) or isinstance(x, (int, float)) for x in operands
@@ -429,6 +431,25 @@ def _keep_python_numbers(ufunc: np.ufunc, operands: Sequence[Operand], result: T
             dt = dtypes.resolve_ufunc(ufunc, _keys([_promotion_stand_in(v) if x is varying else x for x in operands]))[1]
             on_paths.append(WEAK_OF_KIND[dt.kind] if isinstance(v, (bool, int, float, complex)) else np.zeros((), dt))
         result.path_promotions = path_promotions(on_paths, where)
+
+
+#: Python operators whose ``complex`` method takes a Python float (``z + x``, ``z * x``, ...)
+_COMPLEX_TAKES_FLOATS = frozenset({np.add, np.subtract, np.multiply, np.true_divide, np.power})
+
+
+def _python_complex(x: Operand) -> bool:
+    """A Python complex: a literal, or a traced one (weak, the same kind on every path)."""
+    if isinstance(x, Tensor):
+        return x.weak and x.dtype.kind == "c" and x.ndim == 0 and x.kind_flag is None and x.path_promotions is None
+    return type(x) is complex
+
+
+def _numpy_float64(x: Operand) -> bool:
+    """A NumPy float64 scalar (``a[i]`` of a float64 array), which is a Python float subclass: a
+    Python complex on its left computes with it as Python floats, giving a Python complex."""
+    if isinstance(x, Tensor):
+        return result_kinds.static_kind(x) == result_kinds.OUTPUT_NUMPY_SCALAR and x.dtype == np.float64
+    return type(x) is np.float64
 
 
 def _exact_int_comparison(operands: list[Operand]) -> list[Operand]:

@@ -5,7 +5,7 @@ call hook routes these functions here while tracing (as it does NumPy's array-cr
 functions). Each takes its arguments as ``float()`` does (a 0-d array only) and gives a 0-d
 float64 standing for the Python float it returns, weak to NumPy's promotion
 (``float32_array * math.sqrt(s)`` stays float32); ``floor``/``ceil``/``trunc`` give Python ints,
-``isnan``/``isinf``/``isfinite`` bools. Python raises where NumPy gives NaN or infinity:
+``isnan``/``isinf``/``isfinite``/``isclose`` bools. Python raises where NumPy gives NaN or infinity:
 ``math.sqrt(-1.0)`` is ``ValueError: math domain error``, ``math.exp(1000.0)`` is
 ``OverflowError: math range error``. kiln checks both at run time: a NaN result from inputs that
 are not NaN is the domain error, an infinite one from finite inputs the range error (a
@@ -162,7 +162,25 @@ def _predicate(fn: Callable[..., Any], ufunc: np.ufunc) -> Callable[..., Any]:
     return traced
 
 
+def _isclose(a: Any, b: Any, *, rel_tol: Any = 1e-09, abs_tol: Any = 0.0) -> Any:
+    """``math.isclose`` of traced values: a Python bool, by Python's rule (equal values are close,
+    infinities only to themselves, NaN to nothing; else ``|a - b|`` within ``rel_tol`` of either
+    magnitude or within ``abs_tol``)."""
+    if not _traced((a, b, rel_tol, abs_tol)):
+        return math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
+    if not _traced((rel_tol, abs_tol)) and (rel_tol < 0.0 or abs_tol < 0.0):
+        raise ValueError("tolerances must be non-negative")
+    x, y = _as_float(a, "isclose"), _as_float(b, "isclose")
+    rel, tol = _as_float(rel_tol, "isclose"), _as_float(abs_tol, "isclose")
+    diff = np.absolute(np.subtract(y, x))
+    near = functools.reduce(np.logical_or, [np.less_equal(diff, np.absolute(np.multiply(rel, y))),
+                                            np.less_equal(diff, np.absolute(np.multiply(rel, x))), np.less_equal(diff, tol)])
+    finite = np.logical_not(np.logical_or(np.isinf(x), np.isinf(y)))
+    return python_number(as_tensor(np.logical_or(np.equal(x, y), np.logical_and(finite, near))))
+
+
 #: the math functions and their kiln versions inside a trace
 TRACED: dict[Any, Callable[..., Any]] = {fn: _float_function(fn, *spec) for fn, spec in _FLOAT_FUNCTIONS.items()}
 TRACED.update({fn: _int_function(fn, ufunc) for fn, ufunc in _INT_FUNCTIONS.items()})
 TRACED.update({fn: _predicate(fn, ufunc) for fn, ufunc in _PREDICATES.items()})
+TRACED[math.isclose] = _isclose

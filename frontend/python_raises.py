@@ -27,6 +27,13 @@ def note_python_raise(error: BaseException, text: str | None) -> None:
     raised[id(error)] = (error, text, trace_context.user_location())  # type: ignore[index]
 
 
+def raised_by_user(error: BaseException) -> bool:
+    """Whether a Python ``raise`` of the user's code raised ``error`` while tracing: its text is
+    theirs, kept as they wrote it (Python's traceback shows the line)."""
+    noted = trace_context.require().notes.get(_PYTHON_RAISES, {}).get(id(error))  # type: ignore[attr-defined]
+    return noted is not None and noted[0] is error
+
+
 def raised_when_run(error: BaseException) -> bool:
     """``error`` escaped the traced function. Where a Python ``raise`` raised it after a run-time check
     or print (a staged ``raise`` above it may fail first, as in Python), end the trace with a run-time
@@ -44,7 +51,8 @@ def raised_when_run(error: BaseException) -> bool:
             "first (as Python would), so it is a run-time error, which can be one of Python's builtin exceptions "
             f"that take a message (ValueError, RuntimeError, ...), not {kind.__module__}.{kind.__qualname__}"
         ) from None
-    check = ctx.emit(graph.CheckOp(constant(np.asarray(False)).value, f"{graph.error_prefix(type(error))}{where}: {text}"))
+    check = ctx.emit(graph.CheckOp(constant(np.asarray(False)).value,
+                                   f"{graph.error_prefix(type(error))}{text}{graph.WHERE_SEPARATOR}{where}"))
     check.location = location
     return True
 

@@ -23,7 +23,7 @@ def _length(t: Tensor, axis: int) -> Tensor:
     return emit(graph.DimOp(t.value, axis))
 
 
-def _require(cond: Tensor, message: str, error: str = "") -> None:
+def _require(cond: Tensor, message: str, error: str = "", *, theirs: str | None = None) -> None:
     """Emit the check, refused inside a ``try`` body: the error it raises when the call runs is
     not a Python exception there, so no ``except`` clause could catch it."""
     from kiln.frontend.autograph.converters.unsupported import try_in_trace
@@ -36,13 +36,20 @@ def _require(cond: Tensor, message: str, error: str = "") -> None:
             f"inside the `try` at {around}, whose `except` clauses cannot catch an error of compiled code. "
             "Move it out of the `try`."
         )
-    emit_check(cond, message, error)
+    emit_check(cond, message, error, theirs=theirs)
 
 
-def emit_check(cond: Tensor, message: str, error: str = "") -> None:
+def emit_check(cond: Tensor, message: str, error: str = "", *, theirs: str | None = None) -> None:
     """The ``graph.check`` of the 0-d bool ``cond``, its message starting with ``error`` (an
-    exception's prefix) and the user's line; :func:`_require` says where one is refused."""
-    trace_context.require().emit(graph.CheckOp(cond.value, f"{error}{trace_context.here()}: {message}"))
+    exception's prefix) and the user's line. ``theirs`` (not None): the message is the user's own,
+    raised as they wrote it, and the line, with ``theirs`` after it, is a note on the exception.
+    :func:`_require` says where one is refused."""
+    where = trace_context.here()
+    if theirs is not None:
+        text = f"{error}{message}{graph.WHERE_SEPARATOR}{where}{': ' + theirs if theirs else ''}"
+    else:
+        text = f"{error}{where}: {message}"
+    trace_context.require().emit(graph.CheckOp(cond.value, text))
 
 
 def require(cond: Tensor, message: str, *, overflow: bool = False) -> None:
@@ -51,11 +58,13 @@ def require(cond: Tensor, message: str, *, overflow: bool = False) -> None:
     _require(cond, message, graph.OVERFLOW_ERROR if overflow else "")
 
 
-def raises(cond: Tensor, kind: type[Exception], message: str) -> None:
+def raises(cond: Tensor, kind: type[Exception], message: str, *, theirs: str | None = None) -> None:
     """Check at run time that the 0-d bool ``cond`` holds, raising ``kind(message)`` (one of
-    Python's builtin exceptions) with the user's line otherwise: a staged ``assert``, or a
-    ``raise`` under a tensor condition (``cond`` false: it fails whenever its region runs)."""
-    _require(cond, message, graph.error_prefix(kind))
+    Python's builtin exceptions) with the user's line otherwise. ``theirs`` (not None): ``message``
+    is the user's (a staged ``assert``, or a ``raise`` under a tensor condition, ``cond`` false: it
+    fails whenever its region runs), so the exception's text is exactly it, as in Python, and the
+    line, with ``theirs`` after it, is a note on it."""
+    _require(cond, message, graph.error_prefix(kind), theirs=theirs)
 
 
 @implements

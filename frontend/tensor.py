@@ -576,13 +576,13 @@ class Tensor:
         return np.divmod(other, self) if _operand(other) else NotImplemented
 
     def __neg__(self) -> Tensor:
-        return np.negative(self._python_int() if self._python_bool() else self)
+        return np.negative(self._python_as(int) if self._python_bool() else self)
 
     def __pos__(self) -> Tensor:
-        return np.positive(self._python_int() if self._python_bool() else self)
+        return np.positive(self._python_as(int) if self._python_bool() else self)
 
     def __abs__(self) -> Tensor:
-        return np.absolute(self._python_int() if self._python_bool() else self)
+        return np.absolute(self._python_as(int) if self._python_bool() else self)
 
     def __round__(self, ndigits: int | None = None) -> Tensor:
         """``round(x)`` of a NumPy scalar: without ``ndigits`` the Python int NumPy returns (half to
@@ -601,7 +601,7 @@ class Tensor:
 
     def __invert__(self) -> Tensor:
         if self._python_bool():  # Python's ~True is -2, NumPy's ~np.True_ is False
-            return np.subtract(np.negative(self._python_int()), 1)
+            return np.subtract(np.negative(self._python_as(int)), 1)
         return np.invert(self)
 
     def _python_bool(self) -> bool:
@@ -609,8 +609,12 @@ class Tensor:
         number): Python's unary operators treat it as the int 0 or 1."""
         return self.weak and self.dtype == np.bool_
 
-    def _python_int(self) -> Tensor:
-        out = self.astype(np.int64)
+    def _python_as(self, kind: type[int] | type[float]) -> Tensor:
+        """This traced Python number as the Python ``kind`` an operator computes in (a bool as an
+        int in ``-True`` and ``True + True``, an int as a float in ``2 ** -1``): weak, as Python's are."""
+        out = cast(self, np.dtype(np.int64 if kind is int else np.float64))
+        if out is self:
+            return self
         out.weak = True
         return out
 

@@ -113,7 +113,7 @@ def trace_graph(
             result = fn(*call_args, **call_kwargs)
         except Exception as error:
             if not python_raises.raised_when_run(error):
-                if isinstance(error, REFUSALS):
+                if isinstance(error, REFUSALS) and not python_raises.raised_by_user(error):
                     _locate(error)
                 raise
             result = None  # (every call raises where the trace ended)

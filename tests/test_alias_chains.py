@@ -214,3 +214,26 @@ def test_a_view_read_after_a_write_through_a_variable_a_branch_bound_to_it_is_re
         with pytest.raises(NotImplementedError, match=r"test_alias_chains.py:\d+:\d+: this reads an array that may have "
                                                       r"been written at .*test_alias_chains.py:\d+"):
             kiln.function(fn)(np.arange(4.0), c)
+
+
+def _arguments(fn) -> list[list[np.ndarray]]:
+    if fn in (held_in_a_list, held_by_a_view):
+        return [[np.array([first, first, 2.0, 3.0])] for first in (0.25, 0.75)]
+    c = np.array([3.75, -3.0, -2.75, 1.0, 2.25, -4.0, -4.0, -2.0, -4.0, -3.25])[::2]
+    return [[np.array([0, -1]), cs] for cs in (c, c + 200.0, np.where(np.arange(5) == 2, 1.5, c))]
+
+
+@pytest.mark.parametrize("fn", [held_in_a_list, held_by_a_view, _two_chains, _two_chains_looped])
+def test_comparing_base_memories_gives_numpys_answer(fn, monkeypatch) -> None:
+    """Past ``mutation.CHAIN_FLAGS_AT_MOST`` flags, a write finds the arrays it reaches by comparing
+    the memories each array is on each path (``mutation._by_base``), not by following chains of
+    flags. Forced here for every write: the same answers as NumPy's, arguments included."""
+    monkeypatch.setattr(mutation, "CHAIN_FLAGS_AT_MOST", 0)
+    compiled = kiln.function(fn)
+    for arguments in _arguments(fn):
+        want_args, got_args = [a.copy() for a in arguments], [a.copy() for a in arguments]
+        want, got = fn(*want_args), compiled(*got_args)
+        for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
+            np.testing.assert_array_equal(g, w)
+        for w, g in zip(want_args, got_args):
+            np.testing.assert_array_equal(g, w)

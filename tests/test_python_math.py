@@ -14,7 +14,7 @@ import kiln
 from kiln.frontend.python_math import TRACED
 
 VALUES = [-1000.0, -2.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 2.0, 710.0, 1e308, math.inf, -math.inf, math.nan]
-UNARY = sorted((f for f in TRACED if f not in (math.atan2, math.hypot, math.copysign, math.fmod, math.pow)),
+UNARY = sorted((f for f in TRACED if f not in (math.atan2, math.hypot, math.copysign, math.fmod, math.pow, math.isclose)),
                key=lambda f: f.__name__)
 BINARY = [math.atan2, math.hypot, math.copysign, math.fmod, math.pow]
 PAIRS = [(a, b) for a in (-2.0, -0.0, 0.0, 0.5, 3.0, 1e300, math.inf, math.nan) for b in (-3.0, -0.5, 0.0, 0.5, 2.0, 1e10, math.inf, math.nan)]
@@ -101,3 +101,16 @@ def test_math_of_an_array_that_is_not_0d_raises_like_python() -> None:
         sqrt_of_a_row(np.ones((2, 2)))
     with pytest.raises(TypeError, match="only 0-dimensional arrays"):
         kiln.function(sqrt_of_a_row)(np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("tolerances", [{}, {"rel_tol": 0.5}, {"abs_tol": 1.0}, {"rel_tol": 0.0, "abs_tol": 0.0}], ids=str)
+def test_isclose_of_traced_values_is_pythons(tolerances: dict[str, float]) -> None:
+    """Equal values are close (infinities too), an infinity is close to nothing else, NaN to nothing."""
+    compiled = kiln.function(lambda x, y: math.isclose(x[0], y[0], **tolerances))
+    for a, b in [*PAIRS, (1.0, 1.0 + 1e-10), (1e-10, 0.0), (1.0, 1.5), (-1.0, -1.4)]:
+        _check(lambda p, q: math.isclose(p, q, **tolerances), compiled, (a, b))
+
+
+def test_isclose_with_negative_tolerances_raises_as_python() -> None:
+    with pytest.raises(ValueError, match="tolerances must be non-negative"):
+        kiln.function(lambda x: math.isclose(x[0], 1.0, rel_tol=-1.0))(np.array([1.0]))

@@ -57,6 +57,41 @@ def test_list_elements_are_python_numbers() -> None:
     differential(dot, ([1.0, 2.0], [3.0, 4.0]), ([1, 2], [3, 4]), ([1.0 + 1j, 2.0], [3.0, 4.0]))
 
 
+def complex_with_array_floats(v):
+    z = 0j
+    for x in v:
+        z = z * (0.5 + 0.5j) + x
+    return z, abs(z), 2j * v[0], v[0] * 2j, 1j - v[1], (1 + 1j) / v[2], v[1] + 1j, z ** 2
+
+
+def test_a_python_complex_with_a_numpy_float64_on_its_right_stays_python() -> None:
+    """np.float64 is a Python float subclass, so ``z + x`` of a Python complex ``z`` is Python's
+    ``complex.__add__``, a Python complex; ``x + z`` is NumPy's, an np.complex128. np.float32 is
+    no float subclass: NumPy's either way (np.complex64)."""
+    differential(complex_with_array_floats, (np.array([0.5, -1.25, 2.0]),), (np.array([0.5, -1.25, 2.0], np.float32),),
+                 rtol=1e-15)
+
+
+def complex_carried_by_loops(v):
+    z, w = 0j, 1j
+    for _ in range(100):  # (a Python range staged as a loop)
+        z = z * 0.5 + 1j
+    for x in v:  # (a loop over an array's elements)
+        w = w * 1j + x
+    u = 0j
+    for x in v:
+        u = u + x * 1.0
+    return z, w, u, v[0] * z
+
+
+def test_a_python_complex_carried_by_a_loop_stays_python() -> None:
+    """A loop carries a Python complex as it does a Python int or float: it comes back a Python
+    complex (an np.complex128 before), and promotes as one (``float32 * z`` is complex64); where an
+    iteration makes it a NumPy scalar (``w * 1j + np.float32``), NumPy's."""
+    differential(complex_carried_by_loops, (np.array([0.5, -1.25, 2.0]),), (np.array([0.5, -1.25, 2.0], np.float32),),
+                 rtol=1e-6)
+
+
 def weakly_promoted(xs, a):
     return a * xs[0], a + xs[1], xs[0] * xs[1]
 

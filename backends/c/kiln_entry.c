@@ -42,26 +42,48 @@
 
 typedef const char *(*packed_fn)(void *const *slots); /* the message of a failed check, or NULL */
 
+/* Raises ``kind(text[:len])``, with the note kiln.dialects.graph.where_note writes when ``where``
+ * (a user's own raise or assert: their text, the line a note). */
+static void raise_text(PyObject *kind, const char *text, Py_ssize_t len, const char *where) {
+    PyObject *error = PyObject_CallFunction(kind, "s#", text, len);
+    if (!error) return;
+    if (where) {
+        PyObject *done = PyObject_CallMethod(error, "add_note", "N",
+                                             PyUnicode_FromFormat("raised at %s (a run-time check of a kiln.function)", where));
+        if (!done) {
+            Py_DECREF(error);
+            return;
+        }
+        Py_DECREF(done);
+    }
+    PyErr_SetObject((PyObject *)Py_TYPE(error), error);
+    Py_DECREF(error);
+}
+
 /* Raises the exception of a failed run-time check: the builtin exception its message starts
  * with ("IndexError: index ...", graph.error_prefix; the rest is its text), else
- * ValueError(message). kiln.dialects.graph.check_error decodes it the same way. */
+ * ValueError(message); the line after a graph.WHERE_SEPARATOR ('\x1e') as a note.
+ * kiln.dialects.graph.check_error decodes it the same way. */
 static void raise_failed(const char *failed) {
-    size_t n = 0;
-    while (failed[n] == '_' || (failed[n] >= 'A' && failed[n] <= 'Z') || (failed[n] >= 'a' && failed[n] <= 'z') ||
-           (n > 0 && failed[n] >= '0' && failed[n] <= '9'))
+    const char *separator = strchr(failed, '\x1e');
+    const char *where = separator ? separator + 1 : NULL;
+    Py_ssize_t len = separator ? (Py_ssize_t)(separator - failed) : (Py_ssize_t)strlen(failed);
+    Py_ssize_t n = 0;
+    while (n < len && (failed[n] == '_' || (failed[n] >= 'A' && failed[n] <= 'Z') || (failed[n] >= 'a' && failed[n] <= 'z') ||
+                       (n > 0 && failed[n] >= '0' && failed[n] <= '9')))
         n++;
-    if (n > 0 && n < 64 && failed[n] == ':' && failed[n + 1] == ' ') {
+    if (n > 0 && n < 64 && n + 1 < len && failed[n] == ':' && failed[n + 1] == ' ') {
         char name[64];
-        memcpy(name, failed, n);
+        memcpy(name, failed, (size_t)n);
         name[n] = '\0';
         PyObject *kind = PyDict_GetItemString(PyEval_GetBuiltins(), name); /* borrowed */
         if (kind && PyExceptionClass_Check(kind) && PyObject_IsSubclass(kind, PyExc_Exception) == 1) {
-            PyErr_SetString(kind, failed + n + 2);
+            raise_text(kind, failed + n + 2, len - n - 2, where);
             return;
         }
         PyErr_Clear();
     }
-    PyErr_SetString(PyExc_ValueError, failed);
+    raise_text(PyExc_ValueError, failed, len, where);
 }
 
 typedef struct {

@@ -1209,12 +1209,13 @@ def staged_not(value: Any) -> Any:
     return result
 
 
-def staged_assert(test: Tensor, message: str) -> None:
+def staged_assert(test: Tensor, message: str, source: str) -> None:
     """``assert test, message`` with a tensor ``test``: a run-time check that raises
-    ``AssertionError(message)`` (after the user's line) in the caller when ``test`` is false."""
+    ``AssertionError(message)`` in the caller when ``test`` is false, the user's line and the test
+    as written (``source``) a note on it."""
     where = statement_location()
     _check_not_in_try(where, "assert")
-    runtime_checks.raises(_predicate(test, where, "assert"), AssertionError, message)
+    runtime_checks.raises(_predicate(test, where, "assert"), AssertionError, message, theirs=f"`assert {source}` failed")
 
 
 def staged_raise(kind: type[Exception], message: str) -> None:
@@ -1222,7 +1223,7 @@ def staged_raise(kind: type[Exception], message: str) -> None:
     ``raise`` converter ends the path with a ``return``; a staged ``if`` merges only the other
     path's values (as after a ``return``), and the flag of that ``return`` stays a Python value."""
     _check_not_in_try(statement_location(), "raise")
-    runtime_checks.raises(constant(np.asarray(False)), kind, message)
+    runtime_checks.raises(constant(np.asarray(False)), kind, message, theirs="")
     _mark_raised()
 
 
@@ -1851,9 +1852,9 @@ def _counter_like(value: Any) -> bool:
 
 def _carried(value: SSAValue, leaf: _Leaf) -> Tensor:
     """The tensor a loop's block argument or result ``value`` is for ``leaf``, with what holds of it
-    on every iteration (a Python number stays one only as a 0-d int or float)."""
+    on every iteration (a Python number stays one only as a 0-d int, float or complex)."""
     t = Tensor(value)
-    t.aval = leaf.aval.but(weak=leaf.aval.weak and t.ndim == 0 and t.dtype.kind in "iuf").in_memory_of(t.aval)
+    t.aval = leaf.aval.but(weak=leaf.aval.weak and t.ndim == 0 and t.dtype.kind in "iufc").in_memory_of(t.aval)
     return t
 
 

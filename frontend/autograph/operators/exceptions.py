@@ -43,8 +43,7 @@ def assert_(test: Any, message: Callable[[], Any] | None, source: str) -> None:
     ``assert``; a tensor one is a run-time check raising AssertionError in the caller, its message
     made while tracing (Python would make it only on failure, which is known only at run time)."""
     if staging.is_tensor(test):
-        text = _shown(message(), "the message") if message is not None else f"`assert {source}` failed"
-        staging.staged_assert(test, text)
+        staging.staged_assert(test, _shown(message(), "the message") if message is not None else "", source)
     elif not test:
         raise_(AssertionError(message()) if message is not None else AssertionError())
 

@@ -1,5 +1,6 @@
 # RUN: %python %s | filecheck %s
-# `assert` on a tensor is a graph.check whose message names AssertionError; `raise` under a staged
+# `assert` on a tensor is a graph.check whose message names AssertionError, then the user's text, then
+# byte 0x1e and the line (a note on the exception: graph.WHERE_SEPARATOR); `raise` under a staged
 # `if` is a graph.check of false in that branch, which yields nothing; a chained comparison is the
 # `and` of its comparisons, its middle operand compared once on each side.
 import numpy as np
@@ -16,7 +17,7 @@ def checked(x):
 print(checked.get_concrete_function(np.float64(1)).ir)
 # CHECK-LABEL: func.func public @checked
 # CHECK:         %[[C:.*]] = graph.cmp "gt", %x
-# CHECK-NEXT:    graph.check %[[C]], "AssertionError: {{.*}}staged_checks.py:12:5: not positive" : tensor<i1>
+# CHECK-NEXT:    graph.check %[[C]], "AssertionError: not positive\1E{{.*}}staged_checks.py:13:5: `assert x > 0` failed" : tensor<i1>
 # CHECK:         graph.mul
 
 
@@ -32,7 +33,7 @@ print(guarded.get_concrete_function(np.float64(1)).ir)
 # CHECK:         %[[P:.*]] = graph.cmp "gt", %x
 # CHECK-NEXT:    graph.cond %[[P]] {
 # CHECK-NEXT:      %[[F:.*]] = graph.constant dense<false> : tensor<i1>
-# CHECK-NEXT:      graph.check %[[F]], "OverflowError: {{.*}}staged_checks.py:26:9: over 10" : tensor<i1>
+# CHECK-NEXT:      graph.check %[[F]], "OverflowError: over 10\1E{{.*}}staged_checks.py:27:9" : tensor<i1>
 # CHECK-NEXT:      graph.yield
 # CHECK-NEXT:    } else {
 # CHECK-NEXT:      graph.yield

@@ -268,9 +268,7 @@ class Tensor:
         if order not in ("C", "K", "A"):
             raise NotImplementedError(f"x.copy(order={order!r}) is not supported inside kiln.function")
         if not self.immutable and trace_context.current() is not None:
-            if self.storage.alias is not None:
-                self.storage.alias.check_read()
-            mutation.check_not_stale(self.storage)  # (no op reads the contents: the copy is the same value)
+            mutation.check_contents_read(self.storage)  # (no op reads the contents: the copy is the same value)
         new = Tensor(self.value, self.shape_source)
         if order == "K" or (order == "A" and self.is_fortran_contiguous()):
             follow_layout(new, [self])

@@ -71,8 +71,11 @@ _FAST_POWERS: dict[tuple[type, Any], np.ufunc] = {(int, 2): np.square, (int, -1)
 
 def array_power(x: Any, exponent: Any) -> Any:
     """NumPy's ``array ** exponent`` of a traced array or masked selection ``x``: a fast path's
-    one-operand ufunc for a float or complex array, else ``np.power``."""
-    if x.dtype.kind in "fc" and type(exponent) in (int, float) and (type(exponent), exponent) in _FAST_POWERS:
+    one-operand ufunc for a float or complex array, else ``np.power`` (always for a Python number,
+    whose power Python checks: kiln.frontend.python_division)."""
+    python_number = isinstance(x, Tensor) and x.weak and x.ndim == 0 and in_python_operator()
+    if x.dtype.kind in "fc" and type(exponent) in (int, float) and (type(exponent), exponent) in _FAST_POWERS \
+            and not python_number:
         return _FAST_POWERS[type(exponent), exponent](x)
     return np.power(x, exponent)
 

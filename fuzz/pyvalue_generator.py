@@ -10,7 +10,8 @@ swaps two elements at indices of array data (``lst[i], lst[j] = lst[j], lst[i]``
 iterates lists (``for v in lst``, ``zip``),
 reduces them (``sum``, ``max``, ``min``), appends to them, makes Python numbers of array data
 (``float(a[k])``), picks numbers with conditional expressions, steps a counter by a NumPy bool,
-counts with a ``while`` on array data, checks data with ``assert`` and ``raise`` under staged
+counts with a ``while`` on array data, divides Python numbers (``/``, ``//``, ``%``, ``divmod``,
+``** -1``: Python's ``ZeroDivisionError`` where a divisor is zero), checks data with ``assert`` and ``raise`` under staged
 ``if``s (in loops too), and tests with ``and``/``or``/``not`` and chained comparisons,
 as conditions and as values. It builds lists with comprehensions over ``a`` and ranges (staged as
 loops; nested ones too), filtered on array data, and folds them (``sum``, ``len``, ``any``, ``max``,
@@ -225,7 +226,11 @@ class PyValueGen(Emitter):
         elif kind == "arith":  # Python's arithmetic on numbers some of which are traced
             name = self.fresh("q")
             a, b = r.choice(self.numbers), r.choice(self.numbers)
-            self.emit(f"{name} = {r.choice([f'min({a}, {b})', f'max({a}, {b}) * 2', f'abs({a}) + {b}', f'-{a} + 0.5', f'{a} * {a}'])}")
+            forms = [f'min({a}, {b})', f'max({a}, {b}) * 2', f'abs({a}) + {b}', f'-{a} + 0.5', f'{a} * {a}']
+            if r.random() < 0.4:  # Python's division of Python numbers (ZeroDivisionError where one is zero)
+                forms = [f'{a} / {b}', f'{a} // {b}', f'{a} % {b}', f'divmod({a}, {b})[{r.randrange(2)}]',
+                         f'{a} ** -1', f'abs({a}) ** 0.5', f'{a} / (abs({b}) + 1)']
+            self.emit(f"{name} = {r.choice(forms)}")
             self.numbers.append(name)
         elif kind == "convert":  # a Python number made from array data
             name = self.fresh("p")

@@ -20,7 +20,7 @@ from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
 from kiln.frontend import array_ops, array_types, creation, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
-from kiln.frontend import numpy_calculus, numpy_editing, numpy_functional, numpy_histograms, numpy_logic, numpy_masked_reductions, numpy_nan_stats, numpy_quantiles, numpy_sets, numpy_sorting, numpy_take, numpy_ufunc_methods, python_division, python_int_overflow, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
+from kiln.frontend import numpy_calculus, numpy_editing, numpy_functional, numpy_histograms, numpy_logic, numpy_masked_reductions, numpy_nan_stats, numpy_quantiles, numpy_sets, numpy_sorting, numpy_take, numpy_ufunc_methods, python_division, python_int_overflow, python_round, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend import ufuncs, views
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import follow_layout, implements, lay_out_fortran, path_promotions, promotion_value, shape_of

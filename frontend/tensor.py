@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dis
 import math
+import operator
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -593,6 +594,8 @@ class Tensor:
             raise TypeError("type numpy.ndarray doesn't define __round__ method")
         if self.dtype.kind == "c":
             raise TypeError(f"type {self._type_name()} doesn't define __round__ method")
+        if ndigits is not None and self.weak and self.dtype.kind == "f":
+            return _PROTOCOLS["python_round"](self, operator.index(ndigits))  # (Python's exact rounding: not NumPy's)
         if ndigits is not None:
             return python_number(np.round(self, ndigits)) if self.weak else as_scalar(np.round(self, ndigits))
         rounded = np.round(self)

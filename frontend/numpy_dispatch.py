@@ -230,6 +230,8 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: Sequence[Any], kwargs: dic
             result = array_ops.matmul(*inputs)
         elif ufunc in ufuncs.COMPOSITE_UFUNCS:
             result = ufuncs.COMPOSITE_UFUNCS[ufunc](*inputs)
+        elif ufunc is np.true_divide and in_python_operator() and (quotient := python_division.python_quotient(inputs)) is not None:
+            result = quotient  # (a Python complex's: CPython's division, not NumPy's)
         else:
             build = _UFUNCS.get(ufunc)
             if build is None:

@@ -1,4 +1,4 @@
-"""Python's ``ZeroDivisionError`` for Python numbers computed at run time, and its complex powers.
+"""Python's division of Python numbers computed at run time: ``ZeroDivisionError``, complex powers, complex quotients.
 
 Python raises ``ZeroDivisionError`` for ``/``, ``//``, ``%`` and ``divmod`` of Python numbers by
 zero, and for zero to a negative power; NumPy gives ``inf``, ``nan`` or ``0`` with a warning. kiln
@@ -9,7 +9,8 @@ the divisor and raises Python's error, with Python's message and the user's line
 Python: kiln cannot give a result whose type the data decides, so the call raises ``ValueError``
 saying so, and so does a Python int to a negative int power (a float in Python) where the exponent
 is computed at run time. NumPy's values (``a[i]`` of a float64 array, ``np.float64(x)``) keep NumPy's meaning:
-``np.float64(1.0) / 0.0`` is ``inf``.
+``np.float64(1.0) / 0.0`` is ``inf``. A quotient of Python numbers one of which is a complex is
+CPython's own Smith division (:func:`python_quotient`), not NumPy's, which rounds differently.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from kiln.frontend import index_facts, result_kinds, runtime_checks
-from kiln.frontend.tensor import Tensor, as_tensor
+from kiln.dialects import graph
+from kiln.frontend.tensor import Tensor, as_tensor, emit, python_number
 
 #: Python number kinds, by a weak tensor's dtype kind
 _KINDS = {"b": int, "i": int, "u": int, "f": float, "c": complex}
@@ -175,3 +177,35 @@ def _fails(where: Any, bad: Callable[[], Any], error: type[Exception], message: 
     if _static(where) and not where:
         return
     runtime_checks.raises(as_tensor(np.logical_not(np.logical_and(where, bad()))), error, message)
+
+
+def python_quotient(inputs: Sequence[Any]) -> Tensor | None:
+    """``a / b`` as Python computes it where one of the Python numbers ``inputs`` is a complex and
+    one is traced: CPython's Smith division (``_Py_c_quot``), whose roundings differ from NumPy's
+    complex division in the last bit for about two quotients in five; None for other operands."""
+    if len(inputs) != 2 or not any(isinstance(x, Tensor) for x in inputs):
+        return None
+    kinds = [python_kind(x) for x in inputs]
+    if complex not in kinds or None in kinds:
+        return None
+    (ar, ai), (br, bi) = (_parts(x) for x in inputs)
+    by_real = np.greater_equal(np.absolute(br), np.absolute(bi))
+    ratio = np.true_divide(bi, br)  # (divide top and bottom by b.real)
+    denom = np.add(br, np.multiply(bi, ratio))
+    re1, im1 = (np.true_divide(np.add(ar, np.multiply(ai, ratio)), denom),
+                np.true_divide(np.subtract(ai, np.multiply(ar, ratio)), denom))
+    ratio = np.true_divide(br, bi)  # (by b.imag)
+    denom = np.add(np.multiply(br, ratio), bi)
+    re2, im2 = (np.true_divide(np.add(np.multiply(ar, ratio), ai), denom),
+                np.true_divide(np.subtract(np.multiply(ai, ratio), ar), denom))
+    by_imag = np.greater_equal(np.absolute(bi), np.absolute(br))  # (neither: a part of b is NaN)
+    re = np.where(by_real, re1, np.where(by_imag, re2, np.nan))
+    im = np.where(by_real, im1, np.where(by_imag, im2, np.nan))
+    return python_number(emit(graph.ComplexOp(as_tensor(re).value, as_tensor(im).value)))
+
+
+def _parts(x: Any) -> tuple[Any, Any]:
+    """A Python number's real and imaginary parts as floats (Python makes an int or float complex)."""
+    if python_kind(x) is complex:
+        return np.real(x), np.imag(x)
+    return (as_tensor(x).astype(np.float64) if isinstance(x, Tensor) else float(x)), 0.0

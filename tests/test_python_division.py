@@ -141,3 +141,24 @@ def test_a_number_that_is_python_s_on_some_paths_is_checked_there() -> None:
     assert got == want == (0, 0) and all(type(g) is np.int64 for g in got)
     with pytest.raises(ZeroDivisionError, match="integer division or modulo by zero"):
         compiled(np.array([-1.0, -1.0, -1.0]))
+
+
+def test_a_quotient_with_a_python_complex_is_cpythons() -> None:
+    """CPython divides complex numbers by Smith's method in its own order of roundings; NumPy's
+    complex division differs in the last bit for about two quotients in five. A Python complex
+    over a Python complex, float or int (and either way round) is Python's to the bit, and a
+    NumPy complex's stays NumPy's."""
+    f = kiln.function(lambda a: (complex(float(a[0]), float(a[1])) / complex(float(a[2]), float(a[3])),
+                                 complex(float(a[0]), float(a[1])) / float(a[2]), float(a[0]) / complex(float(a[2]), float(a[3])),
+                                 int(a[0]) / complex(float(a[2]), float(a[3])), 1j / float(a[2]),
+                                 (a[0] + 1j * a[1]) / (a[2] + 1j * a[3])))
+    rng = np.random.default_rng(5)
+    rows = [*rng.uniform(-10, 10, (150, 4)), [1.0, np.inf, 2.0, 3.0], [1.0, np.nan, 2.0, -1.0], [1.0, 2.0, np.inf, 1.0],
+            [3.0, -4.0, 1e-300, 1e300]]
+    for v in rows:
+        a, b, c, d = (float(x) for x in v)
+        want = (complex(a, b) / complex(c, d), complex(a, b) / c, a / complex(c, d), int(a) / complex(c, d), 1j / c,
+                (np.float64(a) + 1j * np.float64(b)) / (np.float64(c) + 1j * np.float64(d)))
+        got = f(np.array(v))
+        assert [type(g) for g in got] == [complex] * 5 + [np.complex128]
+        assert all(repr(g) == repr(w) for g, w in zip(got, want)), (v, got, want)

@@ -21,10 +21,11 @@ import types
 import weakref
 from typing import Any, TypeVar
 
-from kiln.frontend import clock_calls, creation, python_math, random_numbers, trace_context
+from kiln.frontend import clock_calls, creation, list_index, python_math, random_numbers, trace_context
 from kiln.frontend.autograph import code_cache, escapes, operators, staged_recursion
 from kiln.frontend.autograph.context import ConversionContext, ConversionInfo, record_converted
 from kiln.frontend.autograph.libraries import is_higher_order, library_reason
+from kiln.frontend.tensor import Tensor
 
 F = TypeVar("F")
 
@@ -172,6 +173,8 @@ def call(func: Any) -> Any:
         copied = creation.ndarray_copy(func)  # W.copy() of a plain array: a kiln array the function may write
         if copied is not None:
             return copied
+        if _is_list_sort(func):
+            return functools.partial(_sort_list, func.__self__)
     if isinstance(func, (types.FunctionType, types.MethodType)):
         converted = convert(func)
         if trace_context.current() is not None:
@@ -186,6 +189,24 @@ def call(func: Any) -> Any:
         converted = convert(method)
         return func if converted is method else types.MethodType(converted, func)
     return escapes.checked_method(func)  # SEEN.append(v) of a traced v: refused, SEEN is from outside the trace
+
+
+def _is_list_sort(func: Any) -> bool:
+    """``lst.sort`` of a list holding traced numbers (a bound builtin method)."""
+    owner = getattr(func, "__self__", None)
+    return isinstance(owner, list) and getattr(func, "__name__", None) == "sort" and isinstance(func, types.BuiltinMethodType) \
+        and any(isinstance(item, Tensor) for item in owner)
+
+
+def _sort_list(lst: list[Any], *, key: Any = None, reverse: bool = False) -> None:
+    """``lst.sort()`` of numbers of one type some of which are traced: the list's items become its
+    values in order, as ``sorted`` gives them (kiln.frontend.list_index.sorted_numbers); Python's
+    own sort otherwise (``key=`` included), which refuses traced comparisons naming the line."""
+    found = list_index.sorted_numbers(lst, reverse) if key is None and isinstance(reverse, bool) else None
+    if found is None:
+        lst.sort(key=key, reverse=reverse)
+        return
+    lst[:] = found
 
 
 def _calling_back_converted(func: Any) -> Any:

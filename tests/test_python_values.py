@@ -984,3 +984,16 @@ def test_sorted_of_traced_numbers_is_a_list_of_them_in_order() -> None:
     """``sorted(xs)`` of a list argument (its numbers traced) or of ``[float(x[i]) ...]`` needed the
     truth value of each comparison and was refused; it is the list Python gives, of the same types."""
     differential(sorted_values, (np.array([0.37, 0.81, -0.2, 0.55, 0.95]), [2.5, 1.0, 3.0], [3, 1, 2]))
+
+
+def argmax_by_key(a, xs):
+    best = max(range(a.shape[0]), key=lambda i: a[i])
+    nearest = min(range(len(xs)), key=lambda i: abs(xs[i] - a[0]))
+    return best, nearest, max(xs, key=abs), min(xs, key=lambda v: v * v), a[best] + xs[nearest]
+
+
+def test_max_and_min_with_a_key_of_traced_values_are_pythons_scan() -> None:
+    """``max(range(n), key=lambda i: a[i])`` (Python's argmax idiom) and ``min(xs, key=...)``: the
+    first item whose key compares greater (less) than every earlier one's, a NaN key first kept."""
+    differential(argmax_by_key, (np.array([0.5, 3.0, 3.0, np.nan, 1.0]), [3.0, -4.0, 2.0, 4.0]),
+                 (np.array([np.nan, 3.0, 1.0, 2.0]), [1.0, -1.0]), (np.array([2.0, -1.0]), [-3, 3, 2]))

@@ -218,8 +218,45 @@ def _empty_message(builtin: Any) -> str:
     raise AssertionError(f"{builtin.__name__}([]) did not raise")
 
 
+def _by_key(name: str, builtin: Any, items: Any, key: Any) -> Any:
+    """``max(items, key=f)`` / ``min`` where some key is traced (``max(range(n), key=lambda i: x[i])``):
+    Python's scan, which keeps the first item unless a later one's key compares greater (less),
+    staged as selections among the items, which must be numbers of one kind; ``NotImplemented``
+    where no key is traced (Python's own then runs on the keys already computed)."""
+    from kiln.frontend.autograph.transpiler import call
+
+    seq = list(items)
+    if not seq:
+        raise ValueError(_empty_message(builtin))
+    keys = [call(key)(v) for v in seq]
+    wins = np.greater if name == "max" else np.less
+    if not any(run_time_shape.traced(k) for k in keys):
+        best = 0
+        for i in range(1, len(seq)):
+            if wins(keys[i], keys[best]):
+                best = i
+        return seq[best]
+    kinds = {result_kinds.kind_of(v) for v in seq}
+    if len(kinds) != 1 or any(isinstance(k, Tensor) for k in kinds) or any(
+            run_time_shape.traced(v) and as_tensor(v).ndim != 0 for v in [*seq, *keys]):
+        raise NotImplementedError(
+            f"{trace_context.here()}: {name}(..., key=) whose keys are traced picks an item when the call runs; kiln "
+            "picks among numbers of one kind only (an index, a list's numbers): pick an index instead "
+            f"({name}(range(len(xs)), key=...)) and read the item with it"
+        )
+    pick = as_python_operator(lambda taken, new, old: np.where(taken, new, old))
+    result, best_key = seq[0], keys[0]
+    for v, k in zip(seq[1:], keys[1:]):
+        taken = as_python_operator(wins)(k, best_key)
+        result, best_key = pick(taken, v, result), pick(taken, k, best_key)
+    return result_kinds.with_kind(as_tensor(result), next(iter(kinds)))
+
+
 def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
     def impl(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and set(kwargs) == {"key"} and kwargs["key"] is not None and trace_context.current() is not None \
+                and isinstance(args[0], (list, tuple, range)):
+            return _by_key(name, builtin, args[0], kwargs["key"])
         held = ordered_numbers(args[0]) if len(args) == 1 and not kwargs else None
         if held is not None:  # a list held as one array: one of its numbers, of their type
             return python_number(reduce(held))

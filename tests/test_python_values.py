@@ -997,3 +997,16 @@ def test_max_and_min_with_a_key_of_traced_values_are_pythons_scan() -> None:
     first item whose key compares greater (less) than every earlier one's, a NaN key first kept."""
     differential(argmax_by_key, (np.array([0.5, 3.0, 3.0, np.nan, 1.0]), [3.0, -4.0, 2.0, 4.0]),
                  (np.array([np.nan, 3.0, 1.0, 2.0]), [1.0, -1.0]), (np.array([2.0, -1.0]), [-3, 3, 2]))
+
+
+def sorted_by_key(a, xs):
+    order = sorted(range(a.shape[0]), key=lambda i: a[i])
+    down = sorted(range(a.shape[0]), key=lambda i: a[i], reverse=True)
+    return order, down, sorted(xs, key=abs), sorted(xs, key=lambda v: -v, reverse=True), [a[i] for i in order]
+
+
+def test_sorted_with_a_key_of_traced_values_is_pythons_stable_order() -> None:
+    """``sorted(range(n), key=lambda i: a[i])`` (Python's argsort idiom) and ``sorted(xs, key=abs)``:
+    Python's stable order, equal keys in their order with ``reverse=True`` too."""
+    differential(sorted_by_key, (np.array([0.5, 3.0, 3.0, -1.0, 1.0]), [3.0, -4.0, 2.0, 4.0, -3.0]),
+                 (np.array([2.0, 2.0, 1.0, 2.0]), [1, -1, 2]))

@@ -86,6 +86,9 @@ def sorted_(iterable: Any, /, *, key: Any = None, reverse: bool = False) -> Any:
     """``sorted(xs)`` of numbers of one type some of which are traced (a list argument's, ``[float(x[i])
     for ...]``), or of a 1-D tensor: the list of their values in order, each of their type (NumPy's
     sort order: a NaN sorts last); Python's ``sorted`` for anything else, ``key=`` included."""
+    if key is not None and isinstance(reverse, bool) and isinstance(iterable, (list, tuple, range)) \
+            and trace_context.current() is not None:
+        return _sorted_by_key(list(iterable), key, reverse)
     if key is None and isinstance(reverse, bool):
         if isinstance(iterable, Tensor) and iterable.ndim == 1 and iterable.shape[0] is not None:
             values = np.sort(iterable)
@@ -95,6 +98,24 @@ def sorted_(iterable: Any, /, *, key: Any = None, reverse: bool = False) -> Any:
         if found is not None:
             return found
     return sorted(iterable, key=key, reverse=reverse)
+
+
+def _sorted_by_key(seq: list[Any], key: Any, reverse: bool) -> list[Any]:
+    """``sorted(seq, key=f)`` while tracing: Python's own where no key is traced (on the keys made
+    once), else the items in the order of their traced keys (kiln.frontend.list_index.sorted_by_keys)."""
+    from kiln.frontend.autograph.transpiler import call
+
+    keys = [call(key)(v) for v in seq]
+    if not any(run_time_shape.traced(k) for k in keys):
+        return [seq[i] for i in sorted(range(len(seq)), key=keys.__getitem__, reverse=reverse)]
+    found = list_index.sorted_by_keys(seq, keys, reverse)
+    if found is None:
+        raise NotImplementedError(
+            f"{trace_context.here()}: sorted(..., key=) whose keys are traced orders the items when the call runs; "
+            "kiln orders numbers of one type by numeric keys only: sort indices instead "
+            "(sorted(range(len(xs)), key=...)) and read the items with them"
+        )
+    return found
 
 
 def len_(value: Any) -> Any:

@@ -84,6 +84,20 @@ def sorted_by_keys(seq: Any, keys: list[Any], reverse: bool) -> list[Any] | None
     return [list_numbers.python_number(e) for e in elements] if kind == "python" else elements
 
 
+def shifted_down(seq: list[Any], at: Tensor) -> list[Any] | None:
+    """``seq`` without its item at the traced position ``at`` (``del seq[at]``: each later item one
+    place down), for numbers of one type, each of it; None for other items."""
+    kinds = {_element_type(item) for item in seq}
+    if len(kinds) != 1 or None in kinds:
+        return None
+    (kind, _), = kinds
+    values = creation.array(list(seq))
+    n = len(seq)
+    moved = np.where(np.less(creation.array(list(range(n - 1))), at), values[: n - 1], values[1:])
+    elements = [as_scalar(moved[i]) for i in range(n - 1)]
+    return [list_numbers.python_number(e) for e in elements] if kind == "python" else elements
+
+
 def read(seq: list[Any] | tuple[Any, ...], key: Tensor) -> Any:
     """``seq[key]`` for the traced integer ``key``."""
     row = list_arrays.row_at(seq, key)  # (a list held as one array: kiln.frontend.list_arrays)

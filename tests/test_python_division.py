@@ -162,3 +162,26 @@ def test_a_quotient_with_a_python_complex_is_cpythons() -> None:
         got = f(np.array(v))
         assert [type(g) for g in got] == [complex] * 5 + [np.complex128]
         assert all(repr(g) == repr(w) for g, w in zip(got, want)), (v, got, want)
+
+
+def modular_powers(a):
+    return pow(int(a[0]), 5, 7), pow(int(a[0]), int(a[1]), 1000003), pow(3, int(a[1]), -7), pow(int(a[0]), 0, 5), \
+        pow(2.0, int(a[1]))
+
+
+def test_pow_with_a_modulus_is_pythons_modular_exponentiation() -> None:
+    """``pow(a, b, m)`` of Python ints computed at run time: exact, with ``m``'s sign, where Python's
+    ``a ** b`` would be far beyond 64 bits; ``m == 0`` raises Python's ValueError; a modulus whose
+    squares leave int64 raises OverflowError; a negative exponent (a modular inverse) is refused."""
+    compiled = kiln.function(modular_powers)
+    for v in ([123456789.0, 1000.0], [-17.0, 3.0]):
+        got, want = compiled(np.array(v)), modular_powers(np.array(v))
+        assert got == want and [type(g) for g in got] == [type(w) for w in want], (v, got, want)
+    by = kiln.function(lambda a: pow(int(a[0]), int(a[1]), int(a[2])))
+    assert by(np.array([5.0, 117.0, -13.0])) == pow(5, 117, -13)
+    with pytest.raises(ValueError, match=r"test_python_division\.py:\d+.*pow\(\) 3rd argument cannot be 0"):
+        by(np.array([5.0, 117.0, 0.0]))
+    with pytest.raises(OverflowError, match=r"\|m\| > 3037000499"):
+        by(np.array([5.0, 117.0, 5e9]))
+    with pytest.raises(NotImplementedError, match="modular inverse"):
+        kiln.function(lambda a: pow(int(a[0]), -1, 7))(np.array([3.0]))

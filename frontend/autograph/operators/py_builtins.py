@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import array_ops, dtypes, list_index, result_kinds, run_time_shape, runtime_checks, trace_context
+from kiln.frontend import array_ops, dtypes, list_index, python_modpow, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend.autograph import staging
 from kiln.frontend.autograph.comprehension_lists import PYTHON, StagedList
 from kiln.frontend.list_arrays import held_list, ordered_numbers
@@ -116,6 +116,14 @@ def _sorted_by_key(seq: list[Any], key: Any, reverse: bool) -> list[Any]:
             "(sorted(range(len(xs)), key=...)) and read the items with them"
         )
     return found
+
+
+def pow_(base: Any, exponent: Any, modulus: Any = None) -> Any:
+    """``pow(base, exponent[, modulus])``: ``base ** exponent``; with a modulus and a traced operand,
+    Python's modular exponentiation of ints (kiln.frontend.python_modpow)."""
+    if modulus is None or not any(isinstance(x, Tensor) for x in (base, exponent, modulus)):
+        return pow(base, exponent, modulus)
+    return python_modpow.modpow(base, exponent, modulus)
 
 
 def len_(value: Any) -> Any:

@@ -1,4 +1,4 @@
-"""``pow(a, b, m)`` of Python ints some of which are computed at run time.
+"""Python's number theory of ints computed at run time: ``pow(a, b, m)``, ``math.gcd``, ``math.lcm``.
 
 Python's three-argument ``pow`` is modular exponentiation of ints, exact at any size. kiln holds
 Python ints in 64 bits, so it squares and multiplies modulo ``|m|`` (each product below ``m**2``)
@@ -7,6 +7,11 @@ and gives Python's answer where ``|m|`` is at most 3,037,000,499 (``m**2`` withi
 ``OverflowError`` naming it. The result has the sign of ``m``, as Python's ``%``; ``m == 0`` raises
 Python's ``ValueError``. A negative exponent (Python's modular inverse) is refused naming the line
 where known while tracing, and raises ``ValueError`` saying so where known only at run time.
+
+``math.gcd`` and ``math.lcm`` take Python ints (any number of them, as Python 3.9's): Euclid's
+algorithm unrolled to the 92 steps that end it for every int64, the result non-negative; an lcm
+that leaves int64 raises ``OverflowError`` naming the line (kiln.frontend.python_int_overflow), as
+does ``-2**63``, whose magnitude int64 cannot hold.
 """
 
 from __future__ import annotations
@@ -74,3 +79,64 @@ def modpow(base: Any, exponent: Any, modulus: Any) -> Any:
         if k + 1 < len(bits):
             square = np.remainder(np.multiply(square, square), m)
     return python_number(as_tensor(np.remainder(result, as_tensor(modulus).astype(np.int64))))
+
+
+#: Euclid's steps that reduce every pair of int64 magnitudes to (gcd, 0): F(93) > 2**63
+_EUCLID_STEPS = 92
+
+
+def _int_operands(name: str, values: tuple[Any, ...]) -> list[Any]:
+    for v in values:
+        if python_kind(v) is not int:
+            raise TypeError(f"{trace_context.here()}: math.{name}(): {type(v).__name__!r} object cannot be interpreted as an integer")
+    return list(values)
+
+
+def _magnitude(x: Any) -> Any:
+    """``abs(x)`` of an int64 Python int, refusing ``-2**63`` (its magnitude is not an int64)."""
+    if not isinstance(x, Tensor):
+        if x == -(2**63):
+            raise NotImplementedError(f"{trace_context.here()}: the magnitude of -2**63 does not fit in 64 bits")
+        return abs(x)
+    t = as_tensor(x).astype(np.int64)
+    if not index_facts.within(x, -(2**63) + 1, 2**63 - 1):
+        runtime_checks.raises(as_tensor(np.not_equal(t, np.int64(-(2**63)))), OverflowError,
+                              "the magnitude of -2**63 does not fit in 64 bits, which kiln's compiled code uses for Python ints")
+    return np.absolute(t)
+
+
+def _gcd2(a: Any, b: Any) -> Any:
+    a, b = _magnitude(a), _magnitude(b)
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        import math
+        return math.gcd(a, b)
+    a, b = as_tensor(a).astype(np.int64), as_tensor(b).astype(np.int64)
+    for _ in range(_EUCLID_STEPS):
+        going = np.not_equal(b, 0)
+        a, b = np.where(going, b, a), np.where(going, np.remainder(a, np.where(going, b, 1)), 0)
+    return python_number(as_tensor(a))
+
+
+def gcd(*integers: Any) -> Any:
+    """``math.gcd(*integers)`` of Python ints, some traced: non-negative, 0 of none."""
+    values = _int_operands("gcd", integers)
+    result: Any = 0
+    for v in values:
+        result = _gcd2(result, v)
+    return result
+
+
+def lcm(*integers: Any) -> Any:
+    """``math.lcm(*integers)`` of Python ints, some traced: non-negative, 1 of none, 0 where one is 0."""
+    values = _int_operands("lcm", integers)
+    result: Any = 1
+    for v in values:
+        g = _gcd2(result, v)
+        if not isinstance(g, Tensor):
+            result = abs(result // g * v) if g else 0
+            continue
+        zero = np.equal(g, 0)
+        safe = python_number(as_tensor(np.where(zero, 1, g)))
+        scaled = python_number(as_tensor(_magnitude(result))) // safe * python_number(as_tensor(_magnitude(v)))
+        result = python_number(as_tensor(np.where(zero, 0, scaled)))
+    return result

@@ -14,7 +14,8 @@ import kiln
 from kiln.frontend.python_math import TRACED
 
 VALUES = [-1000.0, -2.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 2.0, 710.0, 1e308, math.inf, -math.inf, math.nan]
-UNARY = sorted((f for f in TRACED if f not in (math.atan2, math.hypot, math.copysign, math.fmod, math.pow, math.isclose)),
+UNARY = sorted((f for f in TRACED if f not in (math.atan2, math.hypot, math.copysign, math.fmod, math.pow, math.isclose,
+                                                math.gcd, math.lcm)),
                key=lambda f: f.__name__)
 BINARY = [math.atan2, math.hypot, math.copysign, math.fmod, math.pow]
 PAIRS = [(a, b) for a in (-2.0, -0.0, 0.0, 0.5, 3.0, 1e300, math.inf, math.nan) for b in (-3.0, -0.5, 0.0, 0.5, 2.0, 1e10, math.inf, math.nan)]

@@ -71,6 +71,7 @@ import xdsl.irdl.operations as _irdl_ops
 import xdsl.utils.arg_spec as _arg_spec
 from xdsl.context import Context
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.ir.core import ErasedSSAValue
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriterListener, PatternRewriteWalker
 from xdsl.printer import Printer
 from xdsl.parser import Parser
@@ -236,6 +237,38 @@ class _SweepWhenChangedWalker(PatternRewriteWalker):
         return result
 
 
+def _handle_operation_removal(self: PatternRewriteWalker, op: Operation) -> None:
+    """xDSL's ``PatternRewriteWalker._handle_operation_removal`` made MLIR's greedy driver's: it
+    puts on the worklist the producer of every value ``op`` or an op nested in it used that is
+    left with at most one user, and takes every erased op off the worklist. xDSL adds only the
+    producers of ``op``'s own operands that have one use (``op``): an erased ``graph.while`` or
+    ``graph.cond`` whose body read another loop's result left that loop unused and unvisited
+    until the next round's whole-module sweep, one round per link of an unrolled loop's chain (a
+    28,534-op program: 645 rounds, 48 s of canonicalize). The sweep erases such producers too: an
+    erased op left on the worklist would be rewritten outside any block."""
+    ops = list(op.walk()) if op.regions else [op]
+    if self.apply_recursively:
+        inside = set(ops)
+        seen: set[SSAValue] = set()
+        for nested in ops:
+            for value in nested.operands:
+                owner = value.owner
+                if value in seen or not isinstance(owner, Operation) or owner in inside \
+                        or isinstance(value, ErasedSSAValue):
+                    continue
+                seen.add(value)
+                users: set[Operation] = set()
+                for use in value.uses:  # (each use at most once: a value's uses inside op are erased with it)
+                    if use.operation not in inside:
+                        users.add(use.operation)
+                        if len(users) > 1:
+                            break
+                else:
+                    self._worklist.push(owner)  # pyright: ignore[reportPrivateUsage]
+    for nested in ops:
+        self._worklist.remove(nested)  # pyright: ignore[reportPrivateUsage]
+
+
 def _canonicalize_apply(self: _canonicalize.CanonicalizePass, ctx: Context, op: ModuleOp) -> None:
     """xDSL's canonicalize with :class:`_SweepWhenChangedWalker`."""
     pattern = GreedyRewritePatternApplier([_canonicalize.CanonicalizationRewritePattern()], ctx=ctx,
@@ -398,6 +431,7 @@ def apply() -> None:
     _cse.OperationInfo.__hash__ = _operation_info_hash  # type: ignore[method-assign]
     _canonicalize.region_dce = _region_dce  # type: ignore[assignment]
     _canonicalize.CanonicalizePass.apply = _canonicalize_apply  # type: ignore[method-assign]
+    PatternRewriteWalker._handle_operation_removal = _handle_operation_removal  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
     _Element.to_type = _to_type  # type: ignore[method-assign]
     NamedOperation.parse = classmethod(_named_parse)  # type: ignore[method-assign, assignment]
     Parser.parse_operation = _parse_operation  # type: ignore[method-assign]

@@ -1709,6 +1709,12 @@ def error_prefix(kind: type[Exception]) -> str:
 WHERE_SEPARATOR = "\x1e"
 
 
+def users_message(prefix: str, text: str, where: str, after: str = "") -> str:
+    """A ``graph.check`` message raising a user's own exception: :func:`error_prefix`'s ``prefix``,
+    their ``text`` exactly, then the line (``where``, ``after`` it) for the note."""
+    return f"{prefix}{text}{WHERE_SEPARATOR}{where}{': ' + after if after else ''}"
+
+
 def where_note(where: str) -> str:
     """The note on a user's exception raised by a run-time check (kiln_entry.c writes the same)."""
     return f"raised at {where} (a run-time check of a kiln.function)"

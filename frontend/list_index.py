@@ -68,6 +68,36 @@ def sorted_numbers(seq: Any, reverse: bool) -> list[Any] | None:
     return [list_numbers.python_number(e) for e in elements] if kind == "python" else elements
 
 
+def sorted_by_keys(seq: Any, keys: list[Any], reverse: bool) -> list[Any] | None:
+    """``sorted(seq, key=f)`` given the keys ``f`` made, some traced: Python's stable order (with
+    ``reverse``, equal keys keep their order too: the reversed stable sort of the reversed list),
+    a NaN key last as NumPy sorts it; the items numbers of one type, each of it. None for other items."""
+    kinds = {_element_type(item) for item in seq}
+    if not seq or len(kinds) != 1 or None in kinds or any(_element_type(k) is None for k in keys):
+        return None
+    (kind, which), = kinds
+    values, ranks = creation.array(list(seq)), creation.array(list(keys))
+    n = len(seq)
+    order = np.subtract(n - 1, np.argsort(ranks[::-1], kind="stable"))[::-1] if reverse else np.argsort(ranks, kind="stable")
+    picked = values[order]
+    elements = [as_scalar(picked[i]) for i in range(n)]
+    return [list_numbers.python_number(e) for e in elements] if kind == "python" else elements
+
+
+def shifted_down(seq: list[Any], at: Tensor) -> list[Any] | None:
+    """``seq`` without its item at the traced position ``at`` (``del seq[at]``: each later item one
+    place down), for numbers of one type, each of it; None for other items."""
+    kinds = {_element_type(item) for item in seq}
+    if len(kinds) != 1 or None in kinds:
+        return None
+    (kind, _), = kinds
+    values = creation.array(list(seq))
+    n = len(seq)
+    moved = np.where(np.less(creation.array(list(range(n - 1))), at), values[: n - 1], values[1:])
+    elements = [as_scalar(moved[i]) for i in range(n - 1)]
+    return [list_numbers.python_number(e) for e in elements] if kind == "python" else elements
+
+
 def read(seq: list[Any] | tuple[Any, ...], key: Tensor) -> Any:
     """``seq[key]`` for the traced integer ``key``."""
     row = list_arrays.row_at(seq, key)  # (a list held as one array: kiln.frontend.list_arrays)

@@ -326,17 +326,18 @@ def _check_operand(ctx: trace_context.TraceContext, guards: weakref.WeakSet[Stor
     for storage in list(guards):
         if operand is not storage.value:
             continue
-        if storage.alias is not None and not (storage.alias.returned and isinstance(op, _CARRIERS)):
-            storage.alias.check_read()  # (a return value is read at the end, after settle_returned)
-        if not isinstance(op, _CARRIERS):
-            check_not_stale(storage)
+        check_contents_read(storage, carried=isinstance(op, _CARRIERS))
 
 
-def check_not_stale(storage: Storage) -> None:
-    """Refuse reading ``storage``'s contents where it may have been written through a variable that
-    is it on some paths only. Ops are checked as they are traced (:func:`_check_operand`); a copy,
-    which takes the same SSA value and traces no op, asks here."""
-    if storage.stale is not None:
+def check_contents_read(storage: Storage, *, carried: bool = False) -> None:
+    """Refuse reading ``storage``'s contents where the answer depends on the path: an array that is
+    another on some paths (its alias set), or one written through a variable that is it on some
+    paths only. Ops are checked as they are traced (:func:`_check_operand`); a copy, which takes
+    the same SSA value and traces no op, asks here. ``carried``: a staged loop or ``if`` passes the
+    array along without reading it; what it makes of it is checked when read."""
+    if storage.alias is not None and not (storage.alias.returned and carried):
+        storage.alias.check_read()  # (a return value is read at the end, after settle_returned)
+    if not carried and storage.stale is not None:
         raise NotImplementedError(
             f"{trace_context.here()}: this reads an array that may have been written at {storage.stale}; NumPy's answer "
             "depends on the path. Copy it where the other variable is bound (`y = x.copy()`)"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from xdsl.irdl import IRDLOperation
 
 from kiln.dialects import graph
 from kiln.frontend import array_ops, array_types, creation, dtypes, index_facts, linalg, numpy_products, numpy_reductions, numpy_shape
-from kiln.frontend import numpy_calculus, numpy_editing, numpy_functional, numpy_histograms, numpy_logic, numpy_masked_reductions, numpy_nan_stats, numpy_quantiles, numpy_sets, numpy_sorting, numpy_take, numpy_ufunc_methods, python_int_overflow, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
+from kiln.frontend import numpy_calculus, numpy_editing, numpy_functional, numpy_histograms, numpy_logic, numpy_masked_reductions, numpy_nan_stats, numpy_quantiles, numpy_sets, numpy_sorting, numpy_take, numpy_ufunc_methods, python_division, python_int_overflow, python_round, pytree, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend import ufuncs, views
 from kiln.frontend.tensor import Tensor, as_scalar, as_tensor, broadcast_to, cast, common_source, constant, emit, require_rank
 from kiln.frontend.tensor import follow_layout, implements, lay_out_fortran, path_promotions, promotion_value, shape_of
@@ -224,15 +225,18 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: Sequence[Any], kwargs: dic
     out = kwargs.pop("out", None)
     if kwargs:
         raise _unsupported(f"{name}(..., {', '.join(f'{k}=' for k in kwargs)})")
-    if ufunc is np.matmul:
-        result = array_ops.matmul(*inputs)
-    elif ufunc in ufuncs.COMPOSITE_UFUNCS:
-        result = ufuncs.COMPOSITE_UFUNCS[ufunc](*inputs)
-    else:
-        build = _UFUNCS.get(ufunc)
-        if build is None:
-            raise _unsupported(name)
-        result = elementwise(ufunc, build, inputs)
+    with python_division.checked(ufunc, inputs) if in_python_operator() else nullcontext():
+        if ufunc is np.matmul:
+            result = array_ops.matmul(*inputs)
+        elif ufunc in ufuncs.COMPOSITE_UFUNCS:
+            result = ufuncs.COMPOSITE_UFUNCS[ufunc](*inputs)
+        elif ufunc is np.true_divide and in_python_operator() and (quotient := python_division.python_quotient(inputs)) is not None:
+            result = quotient  # (a Python complex's: CPython's division, not NumPy's)
+        else:
+            build = _UFUNCS.get(ufunc)
+            if build is None:
+                raise _unsupported(name)
+            result = elementwise(ufunc, build, inputs)
     if out is not None and not isinstance(result, Tensor):
         raise _unsupported(f"{name}(..., out=)")
     if out is not None:

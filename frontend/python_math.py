@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from kiln.frontend import runtime_checks
+from kiln.frontend import python_modpow, runtime_checks
 from kiln.frontend.tensor import Tensor, as_tensor, python_number
 
 #: how an infinite result from finite arguments is reported: Python's error, or None (returned)
@@ -184,3 +184,4 @@ TRACED: dict[Any, Callable[..., Any]] = {fn: _float_function(fn, *spec) for fn, 
 TRACED.update({fn: _int_function(fn, ufunc) for fn, ufunc in _INT_FUNCTIONS.items()})
 TRACED.update({fn: _predicate(fn, ufunc) for fn, ufunc in _PREDICATES.items()})
 TRACED[math.isclose] = _isclose
+TRACED.update({math.gcd: python_modpow.gcd, math.lcm: python_modpow.lcm})  # (Python ints: exact)

@@ -52,7 +52,7 @@ def raised_when_run(error: BaseException) -> bool:
             f"that take a message (ValueError, RuntimeError, ...), not {kind.__module__}.{kind.__qualname__}"
         ) from None
     check = ctx.emit(graph.CheckOp(constant(np.asarray(False)).value,
-                                   f"{graph.error_prefix(type(error))}{text}{graph.WHERE_SEPARATOR}{where}"))
+                                   graph.users_message(graph.error_prefix(type(error)), text, where)))
     check.location = location
     return True
 

@@ -46,7 +46,7 @@ def emit_check(cond: Tensor, message: str, error: str = "", *, theirs: str | Non
     :func:`_require` says where one is refused."""
     where = trace_context.here()
     if theirs is not None:
-        text = f"{error}{message}{graph.WHERE_SEPARATOR}{where}{': ' + theirs if theirs else ''}"
+        text = graph.users_message(error, message, where, theirs)
     else:
         text = f"{error}{where}: {message}"
     trace_context.require().emit(graph.CheckOp(cond.value, text))

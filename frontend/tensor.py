@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dis
 import math
+import operator
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -71,8 +72,11 @@ _FAST_POWERS: dict[tuple[type, Any], np.ufunc] = {(int, 2): np.square, (int, -1)
 
 def array_power(x: Any, exponent: Any) -> Any:
     """NumPy's ``array ** exponent`` of a traced array or masked selection ``x``: a fast path's
-    one-operand ufunc for a float or complex array, else ``np.power``."""
-    if x.dtype.kind in "fc" and type(exponent) in (int, float) and (type(exponent), exponent) in _FAST_POWERS:
+    one-operand ufunc for a float or complex array, else ``np.power`` (always for a Python number,
+    whose power Python checks: kiln.frontend.python_division)."""
+    python_number = isinstance(x, Tensor) and x.weak and x.ndim == 0 and in_python_operator()
+    if x.dtype.kind in "fc" and type(exponent) in (int, float) and (type(exponent), exponent) in _FAST_POWERS \
+            and not python_number:
         return _FAST_POWERS[type(exponent), exponent](x)
     return np.power(x, exponent)
 
@@ -268,9 +272,7 @@ class Tensor:
         if order not in ("C", "K", "A"):
             raise NotImplementedError(f"x.copy(order={order!r}) is not supported inside kiln.function")
         if not self.immutable and trace_context.current() is not None:
-            if self.storage.alias is not None:
-                self.storage.alias.check_read()
-            mutation.check_not_stale(self.storage)  # (no op reads the contents: the copy is the same value)
+            mutation.check_contents_read(self.storage)  # (no op reads the contents: the copy is the same value)
         new = Tensor(self.value, self.shape_source)
         if order == "K" or (order == "A" and self.is_fortran_contiguous()):
             follow_layout(new, [self])
@@ -582,6 +584,10 @@ class Tensor:
         return np.positive(self._python_as(int) if self._python_bool() else self)
 
     def __abs__(self) -> Tensor:
+        if self.ndim == 0 and self.dtype.kind == "c" and self.kind_flag is None and (self.weak or self.immutable):
+            # a Python complex's abs and a NumPy complex scalar's are hypot of the parts; np.abs's loop differs by an ulp
+            magnitude = np.hypot(np.real(self), np.imag(self))
+            return python_number(magnitude) if self.weak else as_scalar(magnitude)
         return np.absolute(self._python_as(int) if self._python_bool() else self)
 
     def __round__(self, ndigits: int | None = None) -> Tensor:
@@ -592,6 +598,8 @@ class Tensor:
             raise TypeError("type numpy.ndarray doesn't define __round__ method")
         if self.dtype.kind == "c":
             raise TypeError(f"type {self._type_name()} doesn't define __round__ method")
+        if ndigits is not None and self.weak and self.dtype.kind == "f":
+            return _PROTOCOLS["python_round"](self, operator.index(ndigits))  # (Python's exact rounding: not NumPy's)
         if ndigits is not None:
             return python_number(np.round(self, ndigits)) if self.weak else as_scalar(np.round(self, ndigits))
         rounded = np.round(self)

@@ -5,7 +5,8 @@ with its containers (a list is not a tuple), each leaf's kind (a Python ``float`
 a NumPy bool stays one), dtype and value, every argument after the call (the list arguments
 element by element, kinds included), and a raised exception: kiln must raise the type the
 program raises, with its message (kiln may add the file and line). An eager error that the
-program does not raise itself (``check K: ...``) makes the program ``invalid``.
+program does not raise itself (``check K: ...``), nor Python raises on Python numbers
+(``ZeroDivisionError``), makes the program ``invalid``.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from kiln.fuzz.check import MODE_ORACLES, Outcome, classify_error, compare_value
 
 
 def _raised_by_program(e: BaseException) -> bool:
-    return isinstance(e, (AssertionError, ValueError, RuntimeError)) and (str(e).startswith("check ") or
-                                                                           (isinstance(e, AssertionError) and not str(e)))
+    """The program's own ``check K`` errors, a bare ``assert``'s, and Python's ``ZeroDivisionError``
+    of Python numbers (NumPy's division by zero raises FloatingPointError in the eager run)."""
+    return isinstance(e, ZeroDivisionError) or isinstance(e, (AssertionError, ValueError, RuntimeError)) and (
+        str(e).startswith("check ") or (isinstance(e, AssertionError) and not str(e)))
 
 
 def _eager(module: ModuleType) -> tuple[Any, BaseException | None, list[Any]]:

@@ -7,10 +7,14 @@ staged, nested too), reads list elements, writes them (``lst[j] = ...``, ``lst[j
 staged ``if``s too, every element by index, and at an index of array data:
 ``lst[int(abs(a[k])) % 4] += float(...)``, and in a loop over ``a``'s rows, which appends too),
 swaps two elements at indices of array data (``lst[i], lst[j] = lst[j], lst[i]``, of arrays too),
+sorts the list (``lst.sort()``, by a key, reversed), searches it (``index``, ``count``, ``remove``),
+picks by keys of array data (``max(range(N), key=lambda i: a[i])``, ``sorted(range(N), key=...)``),
+rounds Python floats (``round(x, n)``),
 iterates lists (``for v in lst``, ``zip``),
 reduces them (``sum``, ``max``, ``min``), appends to them, makes Python numbers of array data
 (``float(a[k])``), picks numbers with conditional expressions, steps a counter by a NumPy bool,
-counts with a ``while`` on array data, checks data with ``assert`` and ``raise`` under staged
+counts with a ``while`` on array data, divides Python numbers (``/``, ``//``, ``%``, ``divmod``,
+``** -1``: Python's ``ZeroDivisionError`` where a divisor is zero), checks data with ``assert`` and ``raise`` under staged
 ``if``s (in loops too), and tests with ``and``/``or``/``not`` and chained comparisons,
 as conditions and as values. It builds lists with comprehensions over ``a`` and ranges (staged as
 loops; nested ones too), filtered on array data, and folds them (``sum``, ``len``, ``any``, ``max``,
@@ -173,7 +177,7 @@ class PyValueGen(Emitter):
         r = self.rng
         kind = r.choice(["counter", "counter", "list", "assert", "raise", "flag", "iterate", "array", "branch",
                          "scale", "convert", "list", "flag", "while", "ifexp", "append", "arith", "dict", "rows",
-                             "comprehension", "swap"])
+                             "comprehension", "swap", "listops"])
         if kind == "branch" and r.random() < 0.5:  # kiln traces list elements and number arguments, so
             kind = "list"  # a list written under any `if` on them is refused (by design): fewer of those
         if kind == "counter":
@@ -225,7 +229,11 @@ class PyValueGen(Emitter):
         elif kind == "arith":  # Python's arithmetic on numbers some of which are traced
             name = self.fresh("q")
             a, b = r.choice(self.numbers), r.choice(self.numbers)
-            self.emit(f"{name} = {r.choice([f'min({a}, {b})', f'max({a}, {b}) * 2', f'abs({a}) + {b}', f'-{a} + 0.5', f'{a} * {a}'])}")
+            forms = [f'min({a}, {b})', f'max({a}, {b}) * 2', f'abs({a}) + {b}', f'-{a} + 0.5', f'{a} * {a}']
+            if r.random() < 0.4:  # Python's division of Python numbers (ZeroDivisionError where one is zero)
+                forms = [f'{a} / {b}', f'{a} // {b}', f'{a} % {b}', f'divmod({a}, {b})[{r.randrange(2)}]',
+                         f'{a} ** -1', f'abs({a}) ** 0.5', f'{a} / (abs({b}) + 1)']
+            self.emit(f"{name} = {r.choice(forms)}")
             self.numbers.append(name)
         elif kind == "convert":  # a Python number made from array data
             name = self.fresh("p")
@@ -258,6 +266,8 @@ class PyValueGen(Emitter):
             self.comprehension()
         elif kind == "swap":
             self.swap()
+        elif kind == "listops":
+            self.list_ops()
         elif kind == "array":
             name = self.fresh("y")
             self.emit(f"{name} = a * {self.number()} + {r.choice(self.numbers)}")
@@ -269,6 +279,33 @@ class PyValueGen(Emitter):
             self.emit("else:")
             with self.block():
                 self.list_write()
+
+    def list_ops(self) -> None:
+        """Python's list methods and key functions on traced numbers: ``lst.sort()`` (a key, reversed),
+        ``index``/``count`` of an element or a number, ``remove`` of an element (one appended after, so
+        the list keeps its length), ``max``/``min``/``sorted`` of a range keyed by array data, and
+        ``round(x, n)`` of a Python float."""
+        r = self.rng
+        name = self.fresh("m")
+        form = r.choice(["sort", "index", "count", "remove", "argmax", "argsort", "round"])
+        if form == "sort":
+            self.emit(r.choice(["lst.sort()", "lst.sort(reverse=True)", "lst.sort(key=abs)", "lst.sort(key=lambda v: -v)"]))
+            return
+        if form == "remove":
+            self.emit(f"lst.remove(lst[{r.randrange(L)}])")
+            self.emit(f"lst.append({self.const()})")
+            return
+        if form == "index":
+            self.emit(f"{name} = lst.index(lst[{r.randrange(L)}])")
+        elif form == "count":
+            self.emit(f"{name} = lst.count({r.choice([f'lst[{r.randrange(L)}]', self.const(), 't'])})")
+        elif form == "argmax":
+            self.emit(f"{name} = {r.choice(['max', 'min'])}(range({N}), key=lambda i: {r.choice(['a[i]', 'abs(a[i] - t)', '-a[i]'])})")
+        elif form == "argsort":
+            self.emit(f"{name} = sorted(range({N}), key=lambda i: {r.choice(['a[i]', 'abs(a[i])'])}{r.choice(['', ', reverse=True'])})[{r.randrange(N)}]")
+        else:
+            self.emit(f"{name} = round(float({self.elem()}) * {self.const()}, {r.choice([0, 1, 2, -1])})")
+        self.numbers.append(name)
 
     def swap(self) -> None:
         """Two elements of the list (or of an array) swapped at indices of array data, under a staged

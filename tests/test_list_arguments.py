@@ -8,6 +8,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pytest
 from python_differential import differential
 
 import kiln
@@ -144,3 +145,52 @@ def test_sum_of_a_long_list_adds_left_to_right_as_python_does():
     """Python's ``sum`` of floats rounds after each addition, from ``start``: not NumPy's pairwise sum."""
     xs = [((i * 7919) % 1000) * 0.1 + (1e15 if i % 97 == 0 else 0.0) for i in range(1000)]
     _staged(sums, (xs, [(i * 31337) % 2**40 * 1021 for i in range(300)]))
+
+
+def sorted_in_place(xs, a):
+    xs.sort()
+    ys = [float(a[0]), float(a[1]), 0.5]
+    ys.sort(reverse=True)
+    return xs, ys, xs[0] + ys[-1]
+
+
+def test_sort_in_place_sorts_the_callers_list():
+    """``xs.sort()`` of a list argument of Python numbers (the caller's list is sorted after the
+    call, its items of their type) and of a list of traced numbers, in reverse too."""
+    differential(sorted_in_place, ([3.0, -1.5, 2.0, 0.25], np.array([2.0, -4.0])), ([3, 1, 2], np.array([0.5, 0.75])))
+
+
+def sorted_by_key(xs):
+    xs.sort(key=lambda v: np.full(2, v))  # (arrays: no order)
+    return xs
+
+
+def test_sort_with_a_key_that_is_no_number_is_refused_naming_the_line():
+    with pytest.raises(NotImplementedError, match=r"test_list_arguments\.py:\d+"):
+        kiln.function(sorted_by_key)([3.0, -4.0])
+
+
+def searched(xs, a):
+    ys = [int(a[0]), 5, int(a[1]), 5]
+    return (xs.index(float(a[0])), xs.count(float(a[0])), xs.index(2.0), xs.count(3.0), ys.index(5), ys.count(5),
+            [1, 2, 3].index(int(a[1])), ys.index(5, 2))
+
+
+def removed(xs, a):
+    xs.remove(float(a[0]))
+    xs.sort(key=lambda v: -v)
+    return xs
+
+
+def test_index_count_and_remove_compare_traced_numbers_as_python():
+    """``xs.index(v)``, ``xs.count(v)``, ``xs.remove(v)`` where items or ``v`` are traced: Python's
+    answers, the caller's list changed by ``remove`` (later items moved down) and by ``sort(key=)``."""
+    differential(searched, ([3.0, 2.0, 3.0, 1.0], np.array([3.0, 2.0])), ([3.0, 2.0, 3.0, 1.0], np.array([1.0, 3.0])))
+    differential(removed, ([3.0, 2.0, 3.0, 1.0], np.array([3.0])), ([3.0, 2.0, 3.0, 1.0], np.array([1.0])))
+
+
+def test_a_value_not_in_the_list_raises_when_the_call_runs():
+    compiled = kiln.function(lambda xs, a: xs.index(float(a[0])))
+    assert compiled([1.0, 2.0], np.array([2.0])) == 1
+    with pytest.raises(ValueError, match=r"test_list_arguments\.py:\d+.*is not in list"):
+        compiled([1.0, 2.0], np.array([5.0]))

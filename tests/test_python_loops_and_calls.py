@@ -130,6 +130,30 @@ def test_loop_that_must_unroll_says_so_once():
     assert sum(issubclass(w.category, KilnUnrollWarning) for w in record) == 1
 
 
+
+def test_a_short_loop_inside_another_says_so_once_its_copies_pass_64():
+    """A 30-trip loop that must unroll, inside a 10-trip one: 300 copies of its body, though no
+    one run of it reaches 64 (kiln.fuzz 20680-5878's shape: it said nothing while it unrolled)."""
+
+    @kiln.function
+    def f(x):
+        out = []
+        j = 0
+        while j < 10:
+            i = 0
+            while i < 30:
+                out.append(x * i)
+                i += 1
+            j += 1
+        return out[-1] + len(out)
+
+    with pytest.warns(KilnUnrollWarning, match=r"test_python_loops_and_calls.py:\d+: this `while` loop .* 64 iterations .*counting each run of the loops around it") as record:
+        np.testing.assert_array_equal(f(np.ones(2)), np.full(2, 329.0))
+    warned = [w for w in record if issubclass(w.category, KilnUnrollWarning)]
+    lines, first = inspect.getsourcelines(f.python_function)
+    inner = first + next(k for k, line in enumerate(lines) if "while i < 30" in line)
+    assert len(warned) == 1 and f"py:{inner}:" in str(warned[0].message)
+
 def _collect_each_step(x):
     """A Python-float ``while`` whose body builds a new list each step (kiln.fuzz 20600-1946's shape)."""
     t = 60.0

@@ -14,7 +14,8 @@ import kiln
 from kiln.frontend.python_math import TRACED
 
 VALUES = [-1000.0, -2.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 2.0, 710.0, 1e308, math.inf, -math.inf, math.nan]
-UNARY = sorted((f for f in TRACED if f not in (math.atan2, math.hypot, math.copysign, math.fmod, math.pow, math.isclose)),
+UNARY = sorted((f for f in TRACED if f not in (math.atan2, math.hypot, math.copysign, math.fmod, math.pow, math.isclose,
+                                                math.gcd, math.lcm)),
                key=lambda f: f.__name__)
 BINARY = [math.atan2, math.hypot, math.copysign, math.fmod, math.pow]
 PAIRS = [(a, b) for a in (-2.0, -0.0, 0.0, 0.5, 3.0, 1e300, math.inf, math.nan) for b in (-3.0, -0.5, 0.0, 0.5, 2.0, 1e10, math.inf, math.nan)]
@@ -114,3 +115,19 @@ def test_isclose_of_traced_values_is_pythons(tolerances: dict[str, float]) -> No
 def test_isclose_with_negative_tolerances_raises_as_python() -> None:
     with pytest.raises(ValueError, match="tolerances must be non-negative"):
         kiln.function(lambda x: math.isclose(x[0], 1.0, rel_tol=-1.0))(np.array([1.0]))
+
+
+def gcds(a):
+    return (math.gcd(int(a[0]), int(a[1])), math.gcd(int(a[0]), 6), math.gcd(), math.gcd(int(a[0])),
+            math.lcm(int(a[0]), int(a[1])), math.lcm(4, int(a[1]), 6), math.lcm())
+
+
+def test_gcd_and_lcm_of_python_ints_are_pythons() -> None:
+    """``math.gcd``/``math.lcm`` of ints computed at run time (Fibonacci neighbours: Euclid's longest
+    run); an lcm beyond 64 bits raises OverflowError naming the line."""
+    compiled = kiln.function(gcds)
+    for v in ([12.0, -18.0], [0.0, 0.0], [-7.0, 0.0], [1134903170.0, 1836311903.0]):
+        got, want = compiled(np.array(v)), gcds(np.array(v))
+        assert got == want and all(type(g) is int for g in got), (v, got, want)
+    with pytest.raises(OverflowError, match=r"test_python_math\.py:\d+"):
+        compiled(np.array([2.0**40, 3.0**20]))

@@ -92,6 +92,18 @@ def test_a_python_complex_carried_by_a_loop_stays_python() -> None:
                  rtol=1e-6)
 
 
+
+def test_abs_of_a_python_complex_is_pythons_hypot() -> None:
+    """``abs(z)`` of a Python complex is Python's ``hypot`` of its parts (1.8027756377319946 for
+    1.5+1j), and so is ``abs`` of an np.complex128 scalar, where the ``np.abs`` ufunc gives
+    1.8027756377319948: kiln gave the ufunc's for all three."""
+    compiled = kiln.function(lambda a: (abs(complex(float(a[0]), float(a[1]))), abs(a[0] + 1j * a[1]),
+                                        np.abs(a[0] + 1j * a[1])))
+    for re, im in [(1.5, 1.0), (3.0, 4.0), (1e-300, 3e-300), (-2.5, 0.1), (0.0, -0.0)]:
+        z = np.float64(re) + 1j * np.float64(im)
+        got, want = compiled(np.array([re, im])), (abs(complex(re, im)), abs(z), np.abs(z))
+        assert got == want and [type(g) for g in got] == [float, np.float64, np.float64], (re, im, got, want)
+
 def weakly_promoted(xs, a):
     return a * xs[0], a + xs[1], xs[0] * xs[1]
 
@@ -972,3 +984,29 @@ def test_sorted_of_traced_numbers_is_a_list_of_them_in_order() -> None:
     """``sorted(xs)`` of a list argument (its numbers traced) or of ``[float(x[i]) ...]`` needed the
     truth value of each comparison and was refused; it is the list Python gives, of the same types."""
     differential(sorted_values, (np.array([0.37, 0.81, -0.2, 0.55, 0.95]), [2.5, 1.0, 3.0], [3, 1, 2]))
+
+
+def argmax_by_key(a, xs):
+    best = max(range(a.shape[0]), key=lambda i: a[i])
+    nearest = min(range(len(xs)), key=lambda i: abs(xs[i] - a[0]))
+    return best, nearest, max(xs, key=abs), min(xs, key=lambda v: v * v), a[best] + xs[nearest]
+
+
+def test_max_and_min_with_a_key_of_traced_values_are_pythons_scan() -> None:
+    """``max(range(n), key=lambda i: a[i])`` (Python's argmax idiom) and ``min(xs, key=...)``: the
+    first item whose key compares greater (less) than every earlier one's, a NaN key first kept."""
+    differential(argmax_by_key, (np.array([0.5, 3.0, 3.0, np.nan, 1.0]), [3.0, -4.0, 2.0, 4.0]),
+                 (np.array([np.nan, 3.0, 1.0, 2.0]), [1.0, -1.0]), (np.array([2.0, -1.0]), [-3, 3, 2]))
+
+
+def sorted_by_key(a, xs):
+    order = sorted(range(a.shape[0]), key=lambda i: a[i])
+    down = sorted(range(a.shape[0]), key=lambda i: a[i], reverse=True)
+    return order, down, sorted(xs, key=abs), sorted(xs, key=lambda v: -v, reverse=True), [a[i] for i in order]
+
+
+def test_sorted_with_a_key_of_traced_values_is_pythons_stable_order() -> None:
+    """``sorted(range(n), key=lambda i: a[i])`` (Python's argsort idiom) and ``sorted(xs, key=abs)``:
+    Python's stable order, equal keys in their order with ``reverse=True`` too."""
+    differential(sorted_by_key, (np.array([0.5, 3.0, 3.0, -1.0, 1.0]), [3.0, -4.0, 2.0, 4.0, -3.0]),
+                 (np.array([2.0, 2.0, 1.0, 2.0]), [1, -1, 2]))

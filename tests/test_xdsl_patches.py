@@ -1,7 +1,8 @@
 """kiln.xdsl_patches: the printer's string literals (printed whole, not a byte at a time) are
 xDSL's text, and parse back to the string printed; a pass built from a spec evaluates its
 type hints only for the arguments the spec gives; canonicalize's dead-code sweep asks only ops
-no live op uses for their effects, and is not repeated after a round that changed nothing."""
+no live op uses for their effects, and is not repeated after a round that changed nothing; an
+erased op's nested uses put their producers back on the worklist."""
 
 from __future__ import annotations
 
@@ -96,9 +97,8 @@ def test_the_sweep_asks_for_effects_only_ops_without_live_users(monkeypatch: pyt
     assert [op.name for op in module.walk()][1:] == _LIVE_OPS
 
 
-def test_canonicalize_sweeps_only_after_rounds_that_change(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The first round erases the dead sub and the sweep after it finds nothing more; the second
-    round changes nothing, and no sweep follows it (xDSL swept twice)."""
+def _counted_sweeps(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """What each of canonicalize's dead-code sweeps from now on returns (whether it erased)."""
     sweeps: list[bool] = []
     sweep = xdsl_patches._region_dce  # noqa: SLF001
 
@@ -107,10 +107,39 @@ def test_canonicalize_sweeps_only_after_rounds_that_change(monkeypatch: pytest.M
         return sweeps[-1]
 
     monkeypatch.setattr(xdsl_patches, "_region_dce", counted)
+    return sweeps
+
+
+def test_canonicalize_sweeps_only_after_rounds_that_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first round erases the dead sub and the sweep after it finds nothing more; the second
+    round changes nothing, and no sweep follows it (xDSL swept twice)."""
+    sweeps = _counted_sweeps(monkeypatch)
     module = _module(_DEAD_SUB)
     universe.build_pipeline("canonicalize").apply(make_context(), module)
     assert sweeps == [False]
     assert [op.name for op in module.walk()][1:] == _LIVE_OPS
+
+
+def _cond_chain(links: int) -> str:
+    """Unused ``graph.cond`` ops, each yielding the one before it: an unrolled loop's leftovers."""
+    lines = ["func.func @g(%p: tensor<i1>, %a: tensor<f64>) -> tensor<f64> {"]
+    last = "%a"
+    for i in range(links):
+        lines += [f"  %c{i} = graph.cond %p -> (tensor<f64>) {{", f"    graph.yield {last} : tensor<f64>",
+                  "  } else {", "    graph.yield %a : tensor<f64>", "  }"]
+        last = f"%c{i}"
+    return "\n".join([*lines, "  func.return %a : tensor<f64>", "}"])
+
+
+def test_canonicalize_erases_a_chain_of_dead_conds_in_one_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Erasing a cond puts the cond its branch yielded back on the worklist, now unused, so the
+    whole chain goes in the first round and the sweep after it finds nothing (xDSL's walker
+    revisited only the erased op's own operands: one round and one whole-module sweep per link)."""
+    sweeps = _counted_sweeps(monkeypatch)
+    module = _module(_cond_chain(12))
+    universe.build_pipeline("canonicalize").apply(make_context(), module)
+    assert sweeps == [False]
+    assert [op.name for op in module.walk()][1:] == ["func.func", "func.return"]
 
 
 _KEYED = """

@@ -2339,7 +2339,7 @@ def staged_python_range(
         set_state(init)
         if isinstance(error, effects.PythonEffectError):
             return False  # a Python side effect found while tracing: unrolling is the rule
-        trace_context.require().notes.setdefault(_UNROLL_WARNED, set()).add(statement_location())
+        trace_context.require().notes.setdefault(_UNROLL_COUNTS, {})[statement_location()] = UNROLL_WARN_AFTER  # (warned now)
         warnings.warn_explicit(
             f"{trace_context.describe_location(where)}: this `for` loop over a range of {len(iter_)} iterations is unrolled while tracing, "
             f"because tracing its body with a staged loop index failed ({_first_line(error)}); compile time grows "
@@ -2777,30 +2777,32 @@ def _numbers_out_of_loop(before: Operation | None, get_state: GetState, set_stat
 
 
 def _unroll_note(where: str, why: str) -> None:
-    """Why a loop on Python values that :func:`unrolled_too_long` may report could not be staged."""
+    """Why a loop on Python values that :func:`unrolled_iteration` may report could not be staged."""
     trace_context.require().notes.setdefault(_UNROLL_REASONS, {})[where] = why
 
 
 #: trace notes: why a loop on Python values was not staged, by location; the loops already reported
-_UNROLL_REASONS, _UNROLL_WARNED = "kiln.staging.unroll_reasons", "kiln.staging.unroll_warned"
+_UNROLL_REASONS, _UNROLL_COUNTS = "kiln.staging.unroll_reasons", "kiln.staging.unroll_counts"
 
 
-def unrolled_too_long(construct: str) -> None:
-    """Warn, once per loop and trace, that a Python loop runs its :data:`UNROLL_WARN_AFTER`-th
-    iteration unrolled at trace time, adding ops to the trace on each."""
+def unrolled_iteration(construct: str) -> None:
+    """Count an iteration of a Python loop that added ops to the trace, for the loop statement
+    over the whole trace (each time an outer loop runs it too), and warn, once per loop and
+    trace, at the :data:`UNROLL_WARN_AFTER`-th: a loop of 30 iterations inside one of 10 is 300
+    copies of its body."""
     ctx = trace_context.current()
     if ctx is None:
         return
     where = statement_location()
-    warned = ctx.notes.setdefault(_UNROLL_WARNED, set())
-    if where in warned:
+    counts = ctx.notes.setdefault(_UNROLL_COUNTS, {})
+    counts[where] = counts.get(where, 0) + 1
+    if counts[where] != UNROLL_WARN_AFTER:
         return
-    warned.add(where)
     why = ctx.notes.get(_UNROLL_REASONS, {}).get(where, "its body has Python side effects or needs Python values")
     loc = trace_context.user_location()
     warnings.warn_explicit(
         f"{where}: this `{construct}` loop on Python values has run {UNROLL_WARN_AFTER} iterations unrolled while "
-        f"tracing and is not staged as a loop, because {why}; compile time grows with its trip count",
+        f"tracing (counting each run of the loops around it) and is not staged as a loop, because {why}; compile time grows with its trip count",
         KilnUnrollWarning,
         loc.filename.data if isinstance(loc, FileLineColLoc) else "<unknown>",
         loc.line.data if isinstance(loc, FileLineColLoc) else 0,

@@ -21,7 +21,7 @@ import types
 import weakref
 from typing import Any, TypeVar
 
-from kiln.frontend import clock_calls, creation, python_math, random_numbers, trace_context
+from kiln.frontend import clock_calls, creation, list_index, list_search, python_math, random_numbers, trace_context
 from kiln.frontend.autograph import code_cache, escapes, operators, staged_recursion
 from kiln.frontend.autograph.context import ConversionContext, ConversionInfo, record_converted
 from kiln.frontend.autograph.libraries import is_higher_order, library_reason
@@ -172,6 +172,9 @@ def call(func: Any) -> Any:
         copied = creation.ndarray_copy(func)  # W.copy() of a plain array: a kiln array the function may write
         if copied is not None:
             return copied
+        searched = _list_method(func)
+        if searched is not None:
+            return searched
     if isinstance(func, (types.FunctionType, types.MethodType)):
         converted = convert(func)
         if trace_context.current() is not None:
@@ -186,6 +189,37 @@ def call(func: Any) -> Any:
         converted = convert(method)
         return func if converted is method else types.MethodType(converted, func)
     return escapes.checked_method(func)  # SEEN.append(v) of a traced v: refused, SEEN is from outside the trace
+
+
+def _list_method(func: Any) -> Any:
+    """While tracing, kiln's ``sort``, ``index``, ``count`` or ``remove`` of a Python list (a bound
+    builtin method), which compare traced numbers where Python would need their values; None for
+    other callables."""
+    owner = getattr(func, "__self__", None)
+    name = getattr(func, "__name__", None)
+    if not isinstance(owner, list) or not isinstance(func, types.BuiltinMethodType) or name not in _LIST_METHODS:
+        return None
+    return functools.partial(_LIST_METHODS[name], owner)
+
+
+def _searched(name: str) -> Any:
+    def method(lst: list[Any], value: Any, *args: Any) -> Any:
+        if not list_search.applies(lst, value):
+            return getattr(lst, name)(value, *args)
+        return getattr(list_search, name)(lst, value, *args)
+
+    return method
+
+
+def _sort_list(lst: list[Any], *, key: Any = None, reverse: bool = False) -> None:
+    """``lst.sort()`` as ``sorted(lst)`` gives it (traced numbers ordered when the call runs, by
+    traced keys too: kiln.frontend.autograph.operators.sorted_), the list's items replaced in place."""
+    lst[:] = operators.sorted_(lst, key=key, reverse=reverse)
+
+
+#: the list methods kiln stages while tracing (see :func:`_list_method`)
+_LIST_METHODS: dict[str, Any] = {"sort": _sort_list, "index": _searched("index"), "count": _searched("count"),
+                                 "remove": _searched("remove")}
 
 
 def _calling_back_converted(func: Any) -> Any:

@@ -40,7 +40,7 @@ SCALAR_TYPES = frozenset(d.type for d in dtypes.SUPPORTED)
 #: builtins replaced by operators that accept tensors
 _BUILTINS = {"range": "ag__.range_", "len": "ag__.len_", "zip": "ag__.zip_", "enumerate": "ag__.enumerate_"}
 _BUILTINS.update({name: f"ag__.{name}_" for name in ("list", "float", "int", "complex", "bool", "max", "min", "sum", "any", "all",
-                                                      "isinstance", "type", "sorted")})
+                                                      "isinstance", "type", "sorted", "pow")})
 
 
 class _Calls(ast.NodeTransformer):

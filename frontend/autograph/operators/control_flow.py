@@ -63,8 +63,7 @@ def while_stmt(
         if _last_op() is not last:
             traced += 1
             mutation.forget_unreachable()
-            if traced == staging.UNROLL_WARN_AFTER:
-                staging.unrolled_too_long("while")
+            staging.unrolled_iteration("while")
 
 
 def _last_op() -> Any:
@@ -153,8 +152,7 @@ def _python_for(
         if _last_op() is not last:
             traced += 1
             mutation.forget_unreachable()
-            if traced == staging.UNROLL_WARN_AFTER:
-                staging.unrolled_too_long("for")
+            staging.unrolled_iteration("for")
 
 
 def if_exp(cond: Any, if_true: Callable[[], Any], if_false: Callable[[], Any]) -> Any:

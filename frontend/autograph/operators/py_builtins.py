@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from kiln.dialects import graph
-from kiln.frontend import array_ops, dtypes, list_index, result_kinds, run_time_shape, runtime_checks, trace_context
+from kiln.frontend import array_ops, dtypes, list_index, python_modpow, result_kinds, run_time_shape, runtime_checks, trace_context
 from kiln.frontend.autograph import staging
 from kiln.frontend.autograph.comprehension_lists import PYTHON, StagedList
 from kiln.frontend.list_arrays import held_list, ordered_numbers
@@ -86,6 +86,9 @@ def sorted_(iterable: Any, /, *, key: Any = None, reverse: bool = False) -> Any:
     """``sorted(xs)`` of numbers of one type some of which are traced (a list argument's, ``[float(x[i])
     for ...]``), or of a 1-D tensor: the list of their values in order, each of their type (NumPy's
     sort order: a NaN sorts last); Python's ``sorted`` for anything else, ``key=`` included."""
+    if key is not None and isinstance(reverse, bool) and isinstance(iterable, (list, tuple, range)) \
+            and trace_context.current() is not None:
+        return _sorted_by_key(list(iterable), key, reverse)
     if key is None and isinstance(reverse, bool):
         if isinstance(iterable, Tensor) and iterable.ndim == 1 and iterable.shape[0] is not None:
             values = np.sort(iterable)
@@ -95,6 +98,32 @@ def sorted_(iterable: Any, /, *, key: Any = None, reverse: bool = False) -> Any:
         if found is not None:
             return found
     return sorted(iterable, key=key, reverse=reverse)
+
+
+def _sorted_by_key(seq: list[Any], key: Any, reverse: bool) -> list[Any]:
+    """``sorted(seq, key=f)`` while tracing: Python's own where no key is traced (on the keys made
+    once), else the items in the order of their traced keys (kiln.frontend.list_index.sorted_by_keys)."""
+    from kiln.frontend.autograph.transpiler import call
+
+    keys = [call(key)(v) for v in seq]
+    if not any(run_time_shape.traced(k) for k in keys):
+        return [seq[i] for i in sorted(range(len(seq)), key=keys.__getitem__, reverse=reverse)]
+    found = list_index.sorted_by_keys(seq, keys, reverse)
+    if found is None:
+        raise NotImplementedError(
+            f"{trace_context.here()}: sorted(..., key=) whose keys are traced orders the items when the call runs; "
+            "kiln orders numbers of one type by numeric keys only: sort indices instead "
+            "(sorted(range(len(xs)), key=...)) and read the items with them"
+        )
+    return found
+
+
+def pow_(base: Any, exponent: Any, modulus: Any = None) -> Any:
+    """``pow(base, exponent[, modulus])``: ``base ** exponent``; with a modulus and a traced operand,
+    Python's modular exponentiation of ints (kiln.frontend.python_modpow)."""
+    if modulus is None or not any(isinstance(x, Tensor) for x in (base, exponent, modulus)):
+        return pow(base, exponent, modulus)
+    return python_modpow.modpow(base, exponent, modulus)
 
 
 def len_(value: Any) -> Any:
@@ -218,8 +247,45 @@ def _empty_message(builtin: Any) -> str:
     raise AssertionError(f"{builtin.__name__}([]) did not raise")
 
 
+def _by_key(name: str, builtin: Any, items: Any, key: Any) -> Any:
+    """``max(items, key=f)`` / ``min`` where some key is traced (``max(range(n), key=lambda i: x[i])``):
+    Python's scan, which keeps the first item unless a later one's key compares greater (less),
+    staged as selections among the items, which must be numbers of one kind; ``NotImplemented``
+    where no key is traced (Python's own then runs on the keys already computed)."""
+    from kiln.frontend.autograph.transpiler import call
+
+    seq = list(items)
+    if not seq:
+        raise ValueError(_empty_message(builtin))
+    keys = [call(key)(v) for v in seq]
+    wins = np.greater if name == "max" else np.less
+    if not any(run_time_shape.traced(k) for k in keys):
+        best = 0
+        for i in range(1, len(seq)):
+            if wins(keys[i], keys[best]):
+                best = i
+        return seq[best]
+    kinds = {result_kinds.kind_of(v) for v in seq}
+    if len(kinds) != 1 or any(isinstance(k, Tensor) for k in kinds) or any(
+            run_time_shape.traced(v) and as_tensor(v).ndim != 0 for v in [*seq, *keys]):
+        raise NotImplementedError(
+            f"{trace_context.here()}: {name}(..., key=) whose keys are traced picks an item when the call runs; kiln "
+            "picks among numbers of one kind only (an index, a list's numbers): pick an index instead "
+            f"({name}(range(len(xs)), key=...)) and read the item with it"
+        )
+    pick = as_python_operator(lambda taken, new, old: np.where(taken, new, old))
+    result, best_key = seq[0], keys[0]
+    for v, k in zip(seq[1:], keys[1:]):
+        taken = as_python_operator(wins)(k, best_key)
+        result, best_key = pick(taken, v, result), pick(taken, k, best_key)
+    return result_kinds.with_kind(as_tensor(result), next(iter(kinds)))
+
+
 def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
     def impl(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and set(kwargs) == {"key"} and kwargs["key"] is not None and trace_context.current() is not None \
+                and isinstance(args[0], (list, tuple, range)):
+            return _by_key(name, builtin, args[0], kwargs["key"])
         held = ordered_numbers(args[0]) if len(args) == 1 and not kwargs else None
         if held is not None:  # a list held as one array: one of its numbers, of their type
             return python_number(reduce(held))

@@ -236,6 +236,8 @@ def _callback(value: Any) -> Any:
     return call(value) if isinstance(value, (types.FunctionType, types.MethodType, functools.partial)) else value
 
 
+operators.py_builtins.converting_callbacks_with(call)  # (key functions of sorted/max/min run converted)
+
 #: what generated code sees as ``ag__``: the runtime operators, and :func:`call`
 RUNTIME = types.SimpleNamespace(**{name: getattr(operators, name) for name in operators.__all__}, call=call)
 

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -103,9 +103,7 @@ def sorted_(iterable: Any, /, *, key: Any = None, reverse: bool = False) -> Any:
 def _sorted_by_key(seq: list[Any], key: Any, reverse: bool) -> list[Any]:
     """``sorted(seq, key=f)`` while tracing: Python's own where no key is traced (on the keys made
     once), else the items in the order of their traced keys (kiln.frontend.list_index.sorted_by_keys)."""
-    from kiln.frontend.autograph.transpiler import call
-
-    keys = [call(key)(v) for v in seq]
+    keys = [_callback(key)(v) for v in seq]
     if not any(run_time_shape.traced(k) for k in keys):
         return [seq[i] for i in sorted(range(len(seq)), key=keys.__getitem__, reverse=reverse)]
     found = list_index.sorted_by_keys(seq, keys, reverse)
@@ -247,17 +245,29 @@ def _empty_message(builtin: Any) -> str:
     raise AssertionError(f"{builtin.__name__}([]) did not raise")
 
 
+#: how a key function a builtin calls back runs: AutoGraph-converted (kiln.frontend.autograph.transpiler
+#: sets its ``call`` here when it loads; this module cannot import it, which imports this one)
+_CALLBACK: list[Callable[[Any], Any]] = [lambda fn: fn]
+
+
+def converting_callbacks_with(convert: Callable[[Any], Any]) -> None:
+    """Make key functions run as ``convert(key)`` (AutoGraph's ``call``)."""
+    _CALLBACK[0] = convert
+
+
+def _callback(fn: Any) -> Any:
+    return _CALLBACK[0](fn)
+
+
 def _by_key(name: str, builtin: Any, items: Any, key: Any) -> Any:
     """``max(items, key=f)`` / ``min`` where some key is traced (``max(range(n), key=lambda i: x[i])``):
     Python's scan, which keeps the first item unless a later one's key compares greater (less),
     staged as selections among the items, which must be numbers of one kind; ``NotImplemented``
     where no key is traced (Python's own then runs on the keys already computed)."""
-    from kiln.frontend.autograph.transpiler import call
-
     seq = list(items)
     if not seq:
         raise ValueError(_empty_message(builtin))
-    keys = [call(key)(v) for v in seq]
+    keys = [_callback(key)(v) for v in seq]
     wins = np.greater if name == "max" else np.less
     if not any(run_time_shape.traced(k) for k in keys):
         best = 0

@@ -48,6 +48,13 @@ def _element_type(item: Any) -> tuple[str, Any] | None:
     return None
 
 
+def _items(values: Tensor, count: int, kind: str) -> list[Any]:
+    """The first ``count`` elements of the 1-D ``values`` as a list's items of ``kind`` (Python
+    numbers stay Python numbers, NumPy scalars NumPy scalars)."""
+    elements = [as_scalar(values[i]) for i in range(count)]
+    return [list_numbers.python_number(e) for e in elements] if kind == "python" else elements
+
+
 def sorted_numbers(seq: Any, reverse: bool) -> list[Any] | None:
     """``sorted(seq)`` of a list or tuple of numbers of one type, some traced: their values sorted
     (``np.sort``), each element of that type, Python numbers staying Python numbers; None for
@@ -64,8 +71,7 @@ def sorted_numbers(seq: Any, reverse: bool) -> list[Any] | None:
     values = np.sort(creation.array(list(seq)))
     if reverse:
         values = values[::-1]
-    elements = [as_scalar(values[i]) for i in range(len(seq))]
-    return [list_numbers.python_number(e) for e in elements] if kind == "python" else elements
+    return _items(values, len(seq), kind)
 
 
 def sorted_by_keys(seq: Any, keys: list[Any], reverse: bool) -> list[Any] | None:
@@ -79,9 +85,7 @@ def sorted_by_keys(seq: Any, keys: list[Any], reverse: bool) -> list[Any] | None
     values, ranks = creation.array(list(seq)), creation.array(list(keys))
     n = len(seq)
     order = np.subtract(n - 1, np.argsort(ranks[::-1], kind="stable"))[::-1] if reverse else np.argsort(ranks, kind="stable")
-    picked = values[order]
-    elements = [as_scalar(picked[i]) for i in range(n)]
-    return [list_numbers.python_number(e) for e in elements] if kind == "python" else elements
+    return _items(values[order], n, kind)
 
 
 def shifted_down(seq: list[Any], at: Tensor) -> list[Any] | None:
@@ -94,8 +98,7 @@ def shifted_down(seq: list[Any], at: Tensor) -> list[Any] | None:
     values = creation.array(list(seq))
     n = len(seq)
     moved = np.where(np.less(creation.array(list(range(n - 1))), at), values[: n - 1], values[1:])
-    elements = [as_scalar(moved[i]) for i in range(n - 1)]
-    return [list_numbers.python_number(e) for e in elements] if kind == "python" else elements
+    return _items(moved, n - 1, kind)
 
 
 def read(seq: list[Any] | tuple[Any, ...], key: Tensor) -> Any:

@@ -41,18 +41,18 @@ def python_kind(x: Any) -> type | None:
     return type(x) if type(x) in (float, complex) else None
 
 
-def _message(compute: Callable[[], object]) -> str:
-    """The message of the ZeroDivisionError ``compute`` raises in this Python."""
+def python_message(compute: Callable[[], object], error: type[Exception] = ZeroDivisionError) -> str:
+    """The message of the ``error`` ``compute`` raises in this Python (its words differ between versions)."""
     try:
         compute()
-    except ZeroDivisionError as error:
-        return str(error)
-    raise AssertionError("no ZeroDivisionError")
+    except error as raised:
+        return str(raised)
+    raise AssertionError(f"no {error.__name__}")
 
 
 #: Python's messages, by ufunc and the kind of the wider operand (``divmod(1.0, 0.0)``: "float divmod()")
 _MESSAGES: dict[tuple[np.ufunc, type], str] = {
-    (ufunc, kind): _message(lambda: compute(kind(1), kind(0)))  # type: ignore[misc]
+    (ufunc, kind): python_message(lambda: compute(kind(1), kind(0)))  # type: ignore[misc]
     for ufunc, compute, kinds in [
         (np.true_divide, lambda a, b: a / b, (int, float, complex)),
         (np.floor_divide, lambda a, b: a // b, (int, float)),
@@ -61,7 +61,7 @@ _MESSAGES: dict[tuple[np.ufunc, type], str] = {
     ]
     for kind in kinds
 }
-_ZERO_POWER = {kind: _message(lambda: kind(0) ** -1) for kind in (int, float, complex)}  # type: ignore[misc]
+_ZERO_POWER = {kind: python_message(lambda: kind(0) ** -1) for kind in (int, float, complex)}  # type: ignore[misc]
 
 #: the power whose result Python makes a float
 _NEGATIVE_INT_POWER = (

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from kiln.frontend import index_facts, runtime_checks, trace_context
-from kiln.frontend.python_division import python_kind
+from kiln.frontend.python_division import python_kind, python_message
 from kiln.frontend.tensor import Tensor, as_tensor, python_number
 
 #: the largest modulus whose squares fit in int64
@@ -30,16 +30,8 @@ LARGEST_MODULUS = 3_037_000_499
 _BITS = 63
 
 
-def _message(compute: Any) -> str:
-    try:
-        compute()
-    except (ValueError, TypeError) as error:
-        return str(error)
-    raise AssertionError("no error")
-
-
-_ZERO_MODULUS = _message(lambda: pow(2, 3, 0))
-_NOT_INTS = _message(lambda: pow(2.0, 3, 5))
+_ZERO_MODULUS = python_message(lambda: pow(2, 3, 0), ValueError)
+_NOT_INTS = python_message(lambda: pow(2.0, 3, 5), TypeError)
 
 
 def modpow(base: Any, exponent: Any, modulus: Any) -> Any:

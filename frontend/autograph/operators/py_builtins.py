@@ -15,6 +15,7 @@ from kiln.frontend import array_ops, dtypes, list_index, python_modpow, result_k
 from kiln.frontend.autograph import staging
 from kiln.frontend.autograph.comprehension_lists import PYTHON, StagedList
 from kiln.frontend.list_arrays import held_list, ordered_numbers
+from kiln.frontend.python_division import python_message
 from kiln.frontend.masked import MaskedSelection
 from kiln.frontend.tensor import WEAK_OF_KIND, Tensor, as_python_operator, as_scalar, as_tensor, emit, python_number
 
@@ -238,11 +239,7 @@ def _as_element(lst: StagedList, value: Tensor) -> Tensor:
 
 def _empty_message(builtin: Any) -> str:
     """Python's own message for ``max([])`` (its words differ between versions)."""
-    try:
-        builtin([])
-    except ValueError as error:
-        return str(error)
-    raise AssertionError(f"{builtin.__name__}([]) did not raise")
+    return python_message(lambda: builtin([]), ValueError)
 
 
 #: how a key function a builtin calls back runs: AutoGraph-converted (kiln.frontend.autograph.transpiler

@@ -1140,3 +1140,28 @@ def test_a_run_time_length_value_two_loops_start_from_is_not_freed_by_the_first(
     a = np.arange(15.0).reshape(5, 3)
     np.testing.assert_array_equal(kiln.function(_selection_loops_in_an_unrolled_loop)(a.copy(), c.copy()),
                                   _selection_loops_in_an_unrolled_loop(a.copy(), c.copy()))
+
+
+def _selection_bound_after_a_continue(a):
+    w3 = a.T
+    t4 = -1.25
+    while t4 < 4.0 and a[0, 0] != -2:
+        t4 += 2.0
+        if w3[0, 2] != np.sum(a):
+            if t4 > t4:
+                continue
+        sh7 = w3[..., -1].min(axis=0) % 3 + 0.25 * np.full(3, 1.0)
+        for _ in range(3):
+            sh7 = sh7[sh7 != 0]
+        acc9 = sh7.sum()
+    return t4, acc9
+
+
+def test_a_selection_left_by_an_abandoned_probe_is_not_formed() -> None:
+    """kiln.fuzz 20680-13447, reduced: the staged `if` of a `continue` starts from every variable of
+    the loop body, among them ``sh7``, bound later in the body, which still held the lazy ``x[mask]``
+    of the loop's previous probe (values in a block thrown away). Forming it emitted a
+    ``graph.compress`` of those values in the body: the traced IR failed the verifier. A selection
+    not visible where tracing is stays as it is (the variable is dead there)."""
+    a = np.arange(25.0).reshape(5, 5)
+    check(_selection_bound_after_a_continue, lambda: [a.copy()])

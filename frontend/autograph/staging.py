@@ -240,9 +240,11 @@ def _selections_formed(values: tuple[Any, ...], names: Sequence[str], set_state:
     operators change, which the paths traced one after another must not share; and at the end of
     a branch, whose merged values are arrays."""
     leaves, _, trees = flatten_state(values, names)
-    if not any(isinstance(leaf, MaskedSelection) for leaf in leaves):
+    formed = [isinstance(leaf, MaskedSelection) and _visible(leaf.values.value) and _visible(leaf.mask.value)
+              for leaf in leaves]  # (one a loop's abandoned probe left in a variable bound later is dead)
+    if not any(formed):
         return values
-    values = unflatten_state(trees, [v.compressed() if isinstance(v, MaskedSelection) else v for v in leaves])
+    values = unflatten_state(trees, [v.compressed() if f else v for v, f in zip(leaves, formed)])
     if set_state is not None:
         set_state(values)
     return values

@@ -39,6 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, TypeAlias
 
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, i64
 from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -57,7 +58,8 @@ _SCOPES = "kiln.mutation.scopes"
 class Storage:
     """One array's memory while tracing: the SSA value of its contents now."""
 
-    __slots__ = ("value", "version", "serial", "argument", "layout", "layout_rule", "alias", "stale", "dependents", "__weakref__")
+    __slots__ = ("value", "version", "serial", "argument", "layout", "layout_rule", "alias", "stale", "dependents",
+                 "memory", "__weakref__")
 
     def __init__(self, value: SSAValue, argument: int | None = None) -> None:
         self.value = value
@@ -73,6 +75,8 @@ class Storage:
         self.alias: MaybeAlias | None = None
         #: where this array was perhaps written, through a MaybeAlias: reading it is refused
         self.stale: str | None = None
+        #: the traced name of its memory (see _memory_value), for the MaybeAlias it was traced for
+        self.memory: tuple[weakref.ref[MaybeAlias], SSAValue] | None = None
         #: the merged arrays that are this one on some paths (a write here is made there where a flag says so)
         self.dependents: weakref.WeakSet[Storage] | None = None
 
@@ -404,7 +408,7 @@ def _share(source: Storage) -> None:
     (taking the first chain only lost the write on the others' paths: kiln.fuzz 20910-344), or,
     where the chains are many, by comparing the memories the arrays are on each path."""
     chains = _sameness_chains(source)
-    conditions = _by_base(source) if chains is None else {o: _any_of(c) for o, c in chains.items() if o is not source}
+    conditions = _by_memory(source) if chains is None else {o: _any_of(c) for o, c in chains.items() if o is not source}
     for other, condition in sorted(conditions.items(), key=lambda item: item[0].serial):
         if other.alias is not None:  # (a write reaching it is a write to it: its own unflagged outers go stale)
             other.alias.check_write(other)
@@ -412,7 +416,7 @@ def _share(source: Storage) -> None:
 
 
 #: the most flags the chains of one write may hold together: past it the arrays' memories are
-#: compared instead (see :func:`_sameness_chains`, :func:`_by_base`)
+#: compared instead (see :func:`_sameness_chains`, :func:`_by_memory`)
 CHAIN_FLAGS_AT_MOST = 64
 
 
@@ -422,7 +426,7 @@ def _sameness_chains(source: Storage) -> dict[Storage, list[tuple[SSAValue, ...]
     ops where few arrays are involved. An unrolled loop that rebinds an array on some paths of each
     iteration, through arrays that stay held, makes a chain per iteration to each array (kiln.fuzz
     20650-1648: 962 chains of up to 31 flags, 98,649 graph ops): past :data:`CHAIN_FLAGS_AT_MOST`
-    flags None, and the write follows :func:`_by_base`."""
+    flags None, and the write follows :func:`_by_memory`."""
     chains: dict[Storage, list[tuple[SSAValue, ...]]] = {source: [()]}
     flags_held = 0
     bypassed: set[Storage] = set()
@@ -464,67 +468,73 @@ def _sameness_chains(source: Storage) -> dict[Storage, list[tuple[SSAValue, ...]
 Condition: TypeAlias = "SSAValue | bool"
 
 
-def _by_base(source: Storage) -> dict[Storage, SSAValue]:
-    """Each array that is ``source`` on some paths, with the 0-d flag true on those paths, in ops
-    polynomial in the arrays: every array's memory is, on each path, one base memory (an array
-    with no flagged outers, or a merged array on the paths where none of its flags holds), so two
-    arrays are one where they are one base. Each array's flags per base are built once, older
-    arrays first; the chains of :func:`_sameness_chains` would enumerate the paths between them."""
+def _by_memory(source: Storage) -> dict[Storage, SSAValue]:
+    """Each array that is ``source`` on some paths, with the 0-d flag true on those paths: where the
+    two are one memory (:func:`_memory`), one comparison each. Every array's memory is, on each
+    path, one base memory (an array with no flagged outers, or a merged array on the paths where
+    none of its flags holds). Flags per base (a dict per array, built anew for every write) grew
+    with the arrays times the bases on each write: an unrolled loop rebinding arrays on some paths
+    traced 42,000 ``graph.and``/``graph.or`` (kiln.fuzz 20680-5878, a 60 s timeout)."""
     emit = trace_context.require().emit
-
-    def both(a: Condition, b: Condition) -> Condition:
-        return b if a is True else a if b is True else emit(graph.AndOp(a, b)).results[0]  # type: ignore[arg-type]
-
-    def either(a: Condition | None, b: Condition) -> Condition:
-        return b if a is None else True if a is True or b is True else emit(graph.OrOp(a, b)).results[0]  # type: ignore[arg-type]
-
-    bases: dict[Storage, dict[Storage, Condition]] = {}
-
-    def flagged(storage: Storage) -> list[tuple[Storage, SSAValue]]:
-        _bypass_unreachable(storage)
-        alias = storage.alias
-        if alias is None:
-            return []
-        return [(o, f) for o, f in zip(alias.outers, alias.flags) if f is not None and trace_context.visible(o.value)]
-
-    def of(storage: Storage, wanted: set[Storage] | None) -> dict[Storage, Condition]:
-        """Per base memory (of ``wanted``, or all): the flag that ``storage`` is that memory."""
-        if storage in bases:
-            return bases[storage]
-        out: dict[Storage, Condition] = {}
-        outers = flagged(storage)
-        for outer, flag in outers:
-            for base, condition in of(outer, wanted).items():
-                out[base] = either(out.get(base), both(flag, condition))
-        if wanted is None or storage in wanted:
-            anyone: Condition | None = None
-            for _, flag in outers:
-                anyone = either(anyone, flag)
-            out[storage] = True if anyone is None else emit(graph.NotOp(anyone)).results[0]  # type: ignore[arg-type]
-        bases[storage] = out
-        return out
-
-    mine = of(source, None)
-    wanted = set(mine)
-    conditions: dict[Storage, SSAValue] = {}
-    found = wanted | {source}
-    todo = sorted(wanted, key=lambda s: s.serial)
+    mine = _bases(source)
+    found = set(mine) | {source}
+    todo = sorted(found, key=lambda s: s.serial)
     while todo:  # (every array of one of those memories is a base or merged from one: found by dependents)
         storage = todo.pop(0)
         for dependent in sorted(storage.dependents or (), key=lambda d: d.serial):
             if dependent not in found and trace_context.visible(dependent.value):  # (a region's that ended: read no more)
                 found.add(dependent)
                 todo.append(dependent)
+    conditions: dict[Storage, SSAValue] = {}
+    serials = {s.serial for s in mine}
     for other in sorted(found - {source}, key=lambda s: s.serial):
-        condition: Condition | None = None
-        for base, there in of(other, wanted).items():
-            if base in mine:
-                condition = either(condition, both(there, mine[base]))
-        if condition is True:  # pragma: no cover - another array is this one on some paths only
-            raise AssertionError(f"{other.value} is {source.value} on every path")
-        if condition is not None:
-            conditions[other] = condition
+        if serials.isdisjoint(s.serial for s in _bases(other)):
+            continue
+        conditions[other] = emit(graph.CmpOp("eq", _memory_value(other), _memory_value(source))).results[0]
     return conditions
+
+
+def _flagged(storage: Storage) -> list[tuple[Storage, SSAValue]]:
+    """The outers ``storage`` is on the paths a flag says, that can still be read where tracing is."""
+    _bypass_unreachable(storage)
+    alias = storage.alias
+    if alias is None:
+        return []
+    return [(o, f) for o, f in zip(alias.outers, alias.flags) if f is not None and trace_context.visible(o.value)]
+
+
+def _bases(storage: Storage) -> list[Storage]:
+    """The base memories ``storage`` may be: itself and, through flagged outers, theirs."""
+    found: dict[Storage, None] = {}
+    todo = [storage]
+    while todo:
+        s = todo.pop()
+        if s not in found:
+            found[s] = None
+            todo.extend(o for o, _ in _flagged(s))
+    return list(found)
+
+
+#: the type of a run-time memory name (a base memory's serial)
+_MEMORY_TYPE = TensorType(i64, [])
+
+
+def _memory_value(storage: Storage) -> SSAValue:
+    """Which base memory ``storage`` is on the path taken, as a 0-d ``i64`` (the base's serial):
+    the first flagged outer's memory where its flag holds, else the next's, else its own. Traced
+    once where it can be read (kept on the storage for its MaybeAlias), so that the writes of an
+    unrolled loop each add a comparison, not the chains behind it again."""
+    emit = trace_context.require().emit
+    outers = _flagged(storage)
+    kept = storage.memory
+    if kept is not None and kept[0]() is storage.alias and trace_context.visible(kept[1]):
+        return kept[1]
+    value = emit(graph.ConstantOp(DenseIntOrFPElementsAttr.from_list(_MEMORY_TYPE, [storage.serial]))).results[0]
+    for outer, flag in reversed(outers):
+        value = emit(graph.SelectOp(flag, _memory_value(outer), value)).results[0]
+    if storage.alias is not None:
+        storage.memory = (weakref.ref(storage.alias), value)
+    return value
 
 
 def _any_of(conjunctions: list[tuple[SSAValue, ...]]) -> SSAValue:

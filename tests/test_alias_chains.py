@@ -11,7 +11,9 @@ again, so it is bypassed (kiln.frontend.mutation._bypass_unreachable).
 from __future__ import annotations
 
 import os
+import re
 import sys
+import warnings
 import weakref
 
 import numpy as np
@@ -20,6 +22,7 @@ import pytest
 import kiln
 from kiln.dialects import graph
 from kiln.frontend import mutation
+from kiln.frontend.autograph.staging import KilnUnrollWarning
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "bench"))
 import compile_time  # noqa: E402
@@ -226,7 +229,7 @@ def _arguments(fn) -> list[list[np.ndarray]]:
 @pytest.mark.parametrize("fn", [held_in_a_list, held_by_a_view, _two_chains, _two_chains_looped])
 def test_comparing_base_memories_gives_numpys_answer(fn, monkeypatch) -> None:
     """Past ``mutation.CHAIN_FLAGS_AT_MOST`` flags, a write finds the arrays it reaches by comparing
-    the memories each array is on each path (``mutation._by_base``), not by following chains of
+    the memories each array is on each path (``mutation._by_memory``), not by following chains of
     flags. Forced here for every write: the same answers as NumPy's, arguments included."""
     monkeypatch.setattr(mutation, "CHAIN_FLAGS_AT_MOST", 0)
     compiled = kiln.function(fn)
@@ -237,3 +240,45 @@ def test_comparing_base_memories_gives_numpys_answer(fn, monkeypatch) -> None:
             np.testing.assert_array_equal(g, w)
         for w, g in zip(want_args, got_args):
             np.testing.assert_array_equal(g, w)
+
+
+def _rebound_on_some_paths(trips: int):
+    def f(a, c):
+        hb = a.copy()
+        t = 0
+        while t < trips:
+            if c.sum() < -1:
+                hb = a
+                hb -= 0.25
+            hb[:] = 0.5 - hb
+            k = 0
+            while k < 6:
+                k += 1
+                if hb.sum() != 3.25:
+                    a = np.maximum(a, -4.0)
+                a[:] = 0.5 - a
+            t += 1
+        return a, hb
+    return f
+
+
+def _flag_ops(fn, *args) -> int:
+    ir = kiln.function(fn).get_concrete_function(*args).ir
+    return len(re.findall(r"= graph\.(?:and|or|not|cmp|select) ", ir))
+
+
+def test_writes_in_an_unrolled_loop_compare_memories_once_each() -> None:
+    """kiln.fuzz 20680-5878, reduced: Python-counter loops (unrolled) rebinding arrays on some paths,
+    writing through them. Each write built, for every array it may reach, a flag per base memory
+    anew: 803 flag ops at 4 trips, 13,296 at 8 (the program itself: 42,000, a 60 s timeout). Each
+    array's memory is now one traced 0-d name, compared once per array a write may reach."""
+    a, c = np.array([1.75, 3.75, 0.5, -0.25, -4.0, -3.0]), np.array([-3.0, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", KilnUnrollWarning)
+        short, long = _flag_ops(_rebound_on_some_paths(4), a, c), _flag_ops(_rebound_on_some_paths(8), a, c)
+        assert long < 3 * short, (short, long)
+        for cs in (c, -c):
+            fn = _rebound_on_some_paths(4)
+            want, got = fn(a.copy(), cs.copy()), kiln.function(fn)(a.copy(), cs.copy())
+            for w, g in zip(want, got):
+                np.testing.assert_array_equal(g, w)

@@ -1050,7 +1050,7 @@ def test_a_python_number_a_staged_loop_makes_an_array_takes_the_first_iterations
 # earlier ones stay held (a dict, a selection): a write reached 32 arrays by 962 chains of sameness flags,
 # 98,649 graph ops (83,267 of them `graph.and`) and a 60 s timeout since 0f4c4a6 followed every chain;
 # b6b46c9 refused it past 4,096 flags. Past mutation.CHAIN_FLAGS_AT_MOST flags a write now compares the
-# arrays' base memories (mutation._by_base): 7,859 graph ops
+# arrays' base memories (mutation._by_memory)
 def _many_chains(a, b):
     if np.sum(np.full(3, np.float64(3.25), dtype=np.float32), axis=0) <= 1.75:
         return ((np.float64(-4.0) - -4).astype(np.float64), b.min(axis=1)[b.max(axis=0)[1] // (np.abs(a.sum(axis=0)) + 1) % 6].astype(np.float64).astype(np.float64))

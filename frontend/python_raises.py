@@ -27,6 +27,33 @@ def note_python_raise(error: BaseException, text: str | None) -> None:
     raised[id(error)] = (error, text, trace_context.user_location())  # type: ignore[index]
 
 
+#: trace notes: the errors of :data:`_PYTHONS_OWN` CPython raised in the user's code while tracing
+_PYTHONS_OWN_RAISED = "kiln.python_raises.own"
+#: Python's own errors of a program's plain Python (a Python number divided by zero, a list or dict
+#: indexed out of range): raised while tracing, they are the program's as a ``raise`` is
+_PYTHONS_OWN = (ZeroDivisionError, OverflowError, IndexError, KeyError)
+
+
+def note_pythons_own(error: BaseException) -> None:
+    """Note ``error`` as a Python ``raise`` (see :func:`raised_when_run`) where CPython raised it in
+    the user's code itself (its traceback ends in a user frame: ``divmod(t, 0.0)`` of Python
+    numbers, ``lst[9]`` of a list): after a run-time check it is a run-time error after that check,
+    as Python raises the check's error first (kiln.fuzz 20800-1800). kiln's own errors end in
+    kiln's frames and stay trace-time errors."""
+    if not isinstance(error, _PYTHONS_OWN) or raised_by_user(error) or len(error.args) > 1:
+        return
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None or not trace_context.is_user_file(tb.tb_frame.f_code.co_filename):
+        return
+    if isinstance(error, KeyError) and not (len(error.args) == 1 and isinstance(error.args[0], str)):
+        return  # (a run-time KeyError takes a message: a str key is one)
+    text = error.args[0] if isinstance(error, KeyError) else str(error)
+    own = trace_context.require().notes.setdefault(_PYTHONS_OWN_RAISED, {})
+    own[id(error)] = (error, text, trace_context.frame_location(tb.tb_frame))  # type: ignore[index]
+
+
 def raised_by_user(error: BaseException) -> bool:
     """Whether a Python ``raise`` of the user's code raised ``error`` while tracing: its text is
     theirs, kept as they wrote it (Python's traceback shows the line)."""
@@ -39,7 +66,7 @@ def raised_when_run(error: BaseException) -> bool:
     or print (a staged ``raise`` above it may fail first, as in Python), end the trace with a run-time
     error of it, which every call raises after those: whether so."""
     ctx = trace_context.require()
-    noted = ctx.notes.get(_PYTHON_RAISES, {}).get(id(error))  # type: ignore[attr-defined]
+    noted = ctx.notes.get(_PYTHON_RAISES, {}).get(id(error)) or ctx.notes.get(_PYTHONS_OWN_RAISED, {}).get(id(error))  # type: ignore[attr-defined]
     if noted is None or noted[0] is not error or not _effects_before(ctx):
         return False
     _, text, location = noted

@@ -53,7 +53,7 @@ def user_location() -> LocationAttr:
     frame = sys._getframe(1)
     while frame is not None:
         if is_user_file(frame.f_code.co_filename):
-            return _frame_location(frame)
+            return frame_location(frame)
         frame = frame.f_back  # type: ignore[assignment]
     return UnknownLoc()
 
@@ -81,7 +81,8 @@ def _positions(code: CodeType) -> tuple[tuple[int | None, int | None, int | None
     return tuple(code.co_positions())
 
 
-def _frame_location(frame: FrameType) -> LocationAttr:
+def frame_location(frame: FrameType) -> LocationAttr:
+    """The user's place ``frame`` is at (line and column of its current instruction)."""
     line, col = frame.f_lineno, 0
     positions = _positions(frame.f_code)
     index = frame.f_lasti // 2

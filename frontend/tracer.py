@@ -112,6 +112,7 @@ def trace_graph(
         try:
             result = fn(*call_args, **call_kwargs)
         except Exception as error:
+            python_raises.note_pythons_own(error)
             if not python_raises.raised_when_run(error):
                 if isinstance(error, REFUSALS) and not python_raises.raised_by_user(error):
                     _locate(error)

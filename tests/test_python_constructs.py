@@ -477,6 +477,42 @@ def test_raise(fn: Callable[..., Any], args: tuple[Any, ...], staged: bool) -> N
     same_as_python(fn, *args, staged=staged)
 
 
+def pythons_own_division_below_a_staged_raise(x, t):
+    # kiln.fuzz python 20800-1800, reduced: CPython's ZeroDivisionError raised while tracing came
+    # before the staged check above it, which Python raises first where it fails
+    if np.any(x > -0.25):
+        raise RuntimeError("check 1: out of range")
+    return divmod(t, 0.0)[0]
+
+
+def pythons_own_index_error_below_a_staged_assert(x, lst):
+    assert x[0] <= 0, "positive start"
+    return lst[7] * x
+
+
+def pythons_own_key_error_after_a_print(x, d):
+    kiln.print(x)
+    return d["y"] * x
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (pythons_own_division_below_a_staged_raise, (-np.abs(X) - 1, 0.75)),
+        (pythons_own_division_below_a_staged_raise, (X, 0.75)),
+        (pythons_own_index_error_below_a_staged_assert, (-np.abs(X), [1.0, 2.0])),
+        (pythons_own_index_error_below_a_staged_assert, (np.abs(X) + 1, [1.0, 2.0])),
+        (pythons_own_key_error_after_a_print, (X, {"x": 1.0})),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_pythons_own_errors_come_after_the_checks_above_them(fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    """An error CPython raises in the function's own code while tracing (a Python number divided by
+    zero, a list or dict indexed out of range) below a run-time check or print is, like a Python
+    ``raise`` there, a run-time error after them: the check's error where it fails, else Python's."""
+    same_as_python(fn, *args)
+
+
 def test_a_python_raise_in_a_kiln_function_comes_after_its_callers_staged_check() -> None:
     """A kiln.function callee is traced on its own: its Python ``raise`` would run while tracing it,
     before the caller's staged ``assert``; it is traced into its caller instead, where it comes after."""

@@ -960,6 +960,26 @@ def test_python_max_and_min_keep_the_first_unless_a_later_one_compares_beyond() 
     differential(extremes_with_nan, (np.array([0.37, 0.81, 0.2]),))
 
 
+def extreme_of_a_numpy_int_and_a_float(a, t):
+    c = 0 + (a[2] > 1.75)  # a NumPy int64 (a Python int plus a NumPy bool)
+    return min(c, t)
+
+
+def extremes_of_one_type(a, t):
+    c = 0 + (a[2] > 1.75)
+    return min(a[0], a[1]), max(a[0], t), min(c, 3), max(c, np.int64(2)), max(0.5, float(c))
+
+
+def test_max_and_min_of_numpy_values_of_two_types_are_refused_naming_the_line() -> None:
+    """kiln.fuzz python 20800-4266: Python's ``min(np.int64(0), 0.75)`` is the int64, ``min(np.int64(1),
+    0.75)`` the float: the type the call returns depends on the data. kiln merged both into float64
+    and returned ``np.float64(0.0)``; it refuses, naming the line, where a NumPy value's own dtype is
+    not the merged one (a Python number's type is kept per call, as before)."""
+    with pytest.raises(TypeError, match=r"test_python_values.py:\d+:\d+: min\(\) of an int64 NumPy value"):
+        kiln.function(extreme_of_a_numpy_int_and_a_float)(np.array([0.5, 1.0, 2.5]), 0.75)
+    differential(extremes_of_one_type, (np.array([0.5, 1.0, 2.5]), 0.75), (np.array([1.5, -1.0, 0.5]), 2.75))
+
+
 def memberships(a, lst):
     k = int(abs(a[0]) * 10) % 5
     hits = 0

@@ -339,6 +339,7 @@ def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
                 kind = np.where(wins, kind_v if isinstance(kind_v, Tensor) else np.int8(kind_v),
                                 kind if isinstance(kind, Tensor) else np.int8(kind))
             result = combine(result, v)
+        _one_type(name, items, as_tensor(result).dtype)
         return result_kinds.with_kind(result, kind)
 
     impl.__name__ = f"{name}_"
@@ -348,6 +349,22 @@ def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
         f"of a 1-D tensor, ``np.nan{name}`` unless its first element is NaN."
     )
     return impl
+
+
+def _one_type(name: str, items: Any, dtype: np.dtype[Any]) -> None:
+    """Python's ``max``/``min`` returns the operand that wins, of its own type. kiln merges them into
+    one ``dtype`` (NumPy's promotion), whose kind flag makes a Python number its type again (``0``
+    as an int), but not a NumPy scalar (or 0-d array) of another dtype: which type the call returns
+    would depend on the data, so kiln refuses it, as it refuses ``a if c else b`` of such values
+    (kiln.fuzz python 20800-4266: ``min(np.int64(0), 0.75)`` gave ``np.float64(0.0)``)."""
+    for v in items:
+        own = v.dtype if isinstance(v, (np.generic, np.ndarray)) or (isinstance(v, Tensor) and not v.weak) else None
+        if own is not None and own != dtype:
+            raise TypeError(
+                f"{trace_context.here()}: {name}() of {'an' if own.name[0] in 'aeiou' else 'a'} {own} NumPy value and values of other types returns, in "
+                f"Python, whichever wins with its own type, which the data decide; kiln gives a call's results one "
+                f"type. Convert the operands to one type first (float(x), np.float64(x))"
+            )
 
 
 def _python_extreme(t: Tensor, reduce: Any) -> Tensor:

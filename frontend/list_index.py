@@ -55,6 +55,16 @@ def _items(values: Tensor, count: int, kind: str) -> list[Any]:
     return [list_numbers.python_number(e) for e in elements] if kind == "python" else elements
 
 
+def number_types(seq: Any) -> int:
+    """How many types of numbers the list or tuple ``seq`` holds, some of them traced (0: it holds
+    something else, or nothing traced): the items of a sort of several would take types by
+    position that the data decide."""
+    if not isinstance(seq, (list, tuple)) or not any(isinstance(item, Tensor) for item in seq):
+        return 0
+    kinds = {_element_type(item) for item in seq}
+    return 0 if None in kinds else len(kinds)
+
+
 def sorted_numbers(seq: Any, reverse: bool) -> list[Any] | None:
     """``sorted(seq)`` of a list or tuple of numbers of one type, some traced: their values sorted
     (``np.sort``), each element of that type, Python numbers staying Python numbers; None for

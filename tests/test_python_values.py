@@ -1007,6 +1007,20 @@ def test_sorted_of_traced_numbers_is_a_list_of_them_in_order() -> None:
     differential(sorted_values, (np.array([0.37, 0.81, -0.2, 0.55, 0.95]), [2.5, 1.0, 3.0], [3, 1, 2]))
 
 
+def sort_of_ints_and_floats(a, lst, ints):
+    lst[2] = min(ints)  # a Python int among the list's floats
+    lst.sort()
+    return lst
+
+
+def test_sorting_traced_numbers_of_several_types_is_refused_naming_the_line() -> None:
+    """kiln.fuzz python 20800-130: ``lst.sort()`` of floats and an int, some traced: the type each
+    position holds depends on the data. kiln said only that a call needed a tensor's truth value;
+    it names the sort and why."""
+    with pytest.raises(NotImplementedError, match=r"test_python_values.py:\d+:\d+: sorted\(\) \(or list.sort\(\)\) of numbers of several types"):
+        kiln.function(sort_of_ints_and_floats)(np.array([0.5]), [1.0, -1.5, -1.75], [-1, 2])
+
+
 def argmax_by_key(a, xs):
     best = max(range(a.shape[0]), key=lambda i: a[i])
     nearest = min(range(len(xs)), key=lambda i: abs(xs[i] - a[0]))

@@ -98,6 +98,12 @@ def sorted_(iterable: Any, /, *, key: Any = None, reverse: bool = False) -> Any:
         found = list_index.sorted_numbers(iterable, reverse)
         if found is not None:
             return found
+        if list_index.number_types(iterable) > 1:
+            raise NotImplementedError(
+                f"{trace_context.here()}: sorted() (or list.sort()) of numbers of several types (an int and a "
+                "float, say), some traced: Python orders them by value, so which type each position holds "
+                "would depend on the data, which kiln cannot give; make them one type first (float(x))"
+            )
     return sorted(iterable, key=key, reverse=reverse)
 
 

@@ -312,3 +312,32 @@ def test_a_long_loop_on_python_values_that_grows_an_array_unrolls_with_static_si
     loop unrolls, so the result's size stays static and it can be returned (a `while` on a Python
     counter growing an array was refused: "a length known only at run time")."""
     differential(kernel, (np.array([0.25, 0.75, 1.5]),))
+
+
+def _shuffle_in_place(e, t, t2):
+    for _ in range(6):
+        e[0] = (e[0] + e[1] + e[2] - e[3]) * t
+        e[1] = (e[0] + e[1] - e[2] + e[3]) * t
+        e[2] = (e[0] - e[1] + e[2] + e[3]) * t
+        e[3] = (-e[0] + e[1] + e[2] + e[3]) / t2
+
+
+def list_carried_by_two_loops(loopstart):
+    t, t2 = 0.499975, 2.0
+    e = [1.0, -1.0, -1.0, -1.0]
+    for _ in range(1, 12 * loopstart + 1):
+        e[0] = (e[0] + e[1] + e[2] - e[3]) * t
+        e[1] = (e[0] + e[1] - e[2] + e[3]) * t
+        e[2] = (e[0] - e[1] + e[2] + e[3]) * t
+        e[3] = (-e[0] + e[1] + e[2] + e[3]) * t
+    for _ in range(1, 14 * loopstart + 1):
+        _shuffle_in_place(e, t, t2)
+    return e
+
+
+def test_a_list_a_folded_loop_carried_takes_its_numbers() -> None:
+    """Pythran's whetstone (stone.py), reduced: a loop on Python numbers that carries a list, all of
+    whose results are known while tracing, is folded and taken out of the trace; its variables
+    became Python numbers again but the list's items stayed its results, which the next loop used:
+    the traced IR failed the verifier. The list's items are Python numbers again too."""
+    differential(list_carried_by_two_loops, (2,), (3,))

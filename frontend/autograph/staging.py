@@ -1399,6 +1399,8 @@ def _staged_loop(
         try:
             _stage_loop_carrying(where, construct, get_state, set_state, symbol_names, test, body, counters,
                                  trip_bound, watch, runs, resize, boundary, stale_before, lists)
+            if lists is not None and lists.carried:  # (their items are the loop's results too)
+                _note_lists_carried([w.obj for w in lists.carried])
             return
         except effects.PythonEffectError as error:
             if lists is None:
@@ -2773,9 +2775,26 @@ def _numbers_out_of_loop(before: Operation | None, get_state: GetState, set_stat
         return leaf
 
     set_state(unflatten_state(trees, [python(leaf, name) for leaf, name in zip(leaves, names)]))
+    for items in trace_context.require().notes.get(_LISTS_CARRIED, {}).get(op, ()):  # type: ignore[attr-defined]
+        items[:] = [python(item, "") for item in items]  # (a carried list's items: Python numbers, or kept)
     if not kept and len(folded) == len(op.results) and not any(r.uses for r in op.results) and loop_numbers.effect_free(op):
         op.detach()  # every number it carries is Python's again: nothing is left for it to compute
         op.erase()
+
+
+#: trace notes: each ``graph.while`` that carries Python lists -> those lists (see LoopLists)
+_LISTS_CARRIED = "kiln.staging.lists_carried"
+
+
+def _note_lists_carried(lists: list[list[Any]]) -> None:
+    """The loop just staged (the block's last ``graph.while``) carries ``lists``: their items are its
+    results as its variables' are (:func:`_numbers_out_of_loop` makes them Python numbers too)."""
+    ctx = trace_context.require()
+    op = ctx.block.last_op
+    while op is not None and not isinstance(op, graph.WhileOp):
+        op = op.prev_op
+    if op is not None:
+        ctx.notes.setdefault(_LISTS_CARRIED, {})[op] = lists
 
 
 def _unroll_note(where: str, why: str) -> None:

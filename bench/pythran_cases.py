@@ -18,8 +18,9 @@ dtype and shape only (``random`` in the detail).
 The table gives kiln's first call in seconds (trace, compile and run) where it answered.
 
 Results: ``right``; ``wrong`` (a silent mismatch, the worst); ``refused`` (a kiln error naming the
-user's file and line); ``crash`` (any other exception, a signal, or the time limit); ``invalid``
-(the case does not run as Python 3 with this NumPy: not kiln's to answer).
+user's file and line, other than kiln's own ``KilnCompileError``); ``crash`` (any other exception,
+a signal, or the time limit); ``invalid`` (the case does not run as Python 3 with this NumPy: not
+kiln's to answer).
 """
 
 from __future__ import annotations
@@ -152,7 +153,9 @@ def check_one(path: pathlib.Path, runas: str) -> dict[str, Any]:
         got, got_args = _call(_module(path, wrap=True), runas, 0)
         seconds = time.perf_counter() - start
     except BaseException as e:  # noqa: BLE001 - classified by whether it names the user's line
-        named = re.search(re.escape(str(path)) + r":\d+", str(e)) is not None
+        from kiln import KilnCompileError  # (kiln's own failure: its IR, printed with the user's lines, is no refusal)
+
+        named = re.search(re.escape(str(path)) + r":\d+", str(e)) is not None and not isinstance(e, KilnCompileError)
         return {"kind": "refused" if named else "crash", "detail": _first_line(e)}
     if random_case:
         bad = _shape_only(want, got)

@@ -354,6 +354,8 @@ def analyse(loop: scf.WhileOp) -> Crc | None:
     if not (isinstance(crc.type, MemRefType) and isinstance(crc.type.element_type, IntegerType)):
         return None  # a float or index state: not a CRC
     width = _width(crc.type.element_type)
+    if width < 8:
+        return None  # (narrower than the byte a table step takes: a flag stepped 8 times, kiln.fuzz 20702-616)
     machine = Machine(locals={crc: _variables(width, 0)} | ({byte: _variables(8, _BYTE_AT)} if byte else {}))
     try:
         for i in range(STEPS):

@@ -81,3 +81,24 @@ def test_crc16_other_polynomials() -> None:
         compiled = kiln.function(with_poly)
         assert int(compiled(_DATA[0])) == with_poly(_DATA[0].copy())
         assert "__kiln_crc_table" in compiled.get_concrete_function(_DATA[0]).source
+
+
+def eight_steps_of_a_flag(a):
+    v = a.sum() > 0
+    t = 0
+    while t < 3:
+        t += 1
+        if a[0] < -4:
+            for _ in range(8):
+                v = np.asarray(v, dtype=np.int64) <= 4
+    return v
+
+
+def test_an_eight_step_loop_on_a_flag_is_not_a_crc() -> None:
+    """kiln.fuzz 20702-616: an 8-trip loop whose one state is a bool (an i1 local) took the CRC
+    shape, and the rewrite built its byte mask 0xFF as an i1 constant: the compile failed. A state
+    narrower than the byte a table step takes is left alone."""
+    for a in (np.array([-5.0, 1.0]), np.array([1.0, 1.0])):
+        compiled = kiln.function(eight_steps_of_a_flag)
+        assert compiled(a) == eight_steps_of_a_flag(a)
+        assert "__kiln_crc_table" not in compiled.get_concrete_function(a).source

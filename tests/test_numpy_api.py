@@ -507,14 +507,18 @@ def test_python_builtins_on_tensors() -> None:
     check(g, arr((5,), "bool"))
 
 
-def test_builtin_max_of_mixed_dtypes_is_numpys_maximum() -> None:
-    """Python's max(a, b) returns one of its operands, whose type depends on the values; kiln gives
-    np.maximum's value, in the promoted dtype."""
+def test_builtin_max_of_mixed_dtypes_is_refused_naming_the_line() -> None:
+    """Python's max(a, b) returns one of its operands, whose type depends on the values: here the
+    int32 where it wins, the float64 where it does not. kiln gave np.maximum's value in the promoted
+    dtype (a float64 where Python gives the int32); it refuses, naming the line. Operands of one
+    dtype keep working."""
 
     def f(s: Any, i: Any) -> Any:
         return max(s, i), min(s, i)
 
-    got = kiln.function(f)(np.array(-2.75), np.array(3, np.int32))
+    with pytest.raises(TypeError, match=r"test_numpy_api.py:\d+:\d+: max\(\) of an int32 NumPy value"):
+        kiln.function(f)(np.array(-2.75), np.array(3, np.int32))
+    got = kiln.function(f)(np.array(-2.75), np.array(3.0))
     assert [g.dtype for g in got] == [np.float64, np.float64]
     assert [float(g) for g in got] == [3.0, -2.75]
 

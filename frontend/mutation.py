@@ -487,10 +487,12 @@ def _by_memory(source: Storage) -> dict[Storage, SSAValue]:
                 todo.append(dependent)
     conditions: dict[Storage, SSAValue] = {}
     serials = {s.serial for s in mine}
+    memory: SSAValue | None = None  # (source's, traced once: an array without flagged outers keeps none)
     for other in sorted(found - {source}, key=lambda s: s.serial):
         if serials.isdisjoint(s.serial for s in _bases(other)):
             continue
-        conditions[other] = emit(graph.CmpOp("eq", _memory_value(other), _memory_value(source))).results[0]
+        memory = memory or _memory_value(source)
+        conditions[other] = emit(graph.CmpOp("eq", _memory_value(other), memory)).results[0]
     return conditions
 
 

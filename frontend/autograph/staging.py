@@ -240,7 +240,7 @@ def _selections_formed(values: tuple[Any, ...], names: Sequence[str], set_state:
     operators change, which the paths traced one after another must not share; and at the end of
     a branch, whose merged values are arrays."""
     leaves, _, trees = flatten_state(values, names)
-    formed = [isinstance(leaf, MaskedSelection) and _visible(leaf.values.value) and _visible(leaf.mask.value)
+    formed = [isinstance(leaf, MaskedSelection) and trace_context.visible(leaf.values.value) and trace_context.visible(leaf.mask.value)
               for leaf in leaves]  # (one a loop's abandoned probe left in a variable bound later is dead)
     if not any(formed):
         return values
@@ -1286,15 +1286,6 @@ _BOUND_PROBES = 2
 _WRITTEN_BY_LOOP = "kiln.staging.written_by_loop"
 
 
-def _visible(value: SSAValue) -> bool:
-    """Whether ``value`` can be used where tracing is now (defined in the current block or one
-    that encloses it; a value of an abandoned probe cannot)."""
-    ctx = trace_context.require()
-    owner = value.owner
-    block = owner if isinstance(owner, Block) else owner.parent_block()
-    return block is not None and any(block is b for b in (ctx.block, *ctx.enclosing))
-
-
 @dataclass
 class _LoopSpec:
     """What a staged loop is: the hooks' arguments (see _staged_loop), fixed while its body is probed."""
@@ -1495,7 +1486,7 @@ class _Loop:
         self.written_before = trace_context.require().notes.setdefault(_WRITTEN_BY_LOOP, {})
         for ref in self.written_before.get((spec.where, spec.construct), ()):
             storage = ref()  # (weak: an array no one holds any more is not written; see mutation._unreachable)
-            if storage is not None and _visible(storage.value):
+            if storage is not None and trace_context.visible(storage.value):
                 self.storages.append(storage)
                 self.entry[storage] = storage.value
         #: arrays the body may have written through a MaybeAlias: stale after the loop

@@ -44,6 +44,8 @@ def _element_type(item: Any) -> tuple[str, Any] | None:
     if isinstance(item, np.generic):
         return ("numpy", item.dtype)
     if isinstance(item, Tensor) and item.ndim == 0 and item.immutable:
+        if item.kind_flag is not None or item.path_promotions is not None:
+            return None  # (its type is decided when the call runs: list_kinds keeps it)
         return ("python", item.dtype.kind) if item.weak else ("numpy", item.dtype)
     return None
 
@@ -67,11 +69,15 @@ def number_types(seq: Any) -> int:
 
 def sorted_numbers(seq: Any, reverse: bool) -> list[Any] | None:
     """``sorted(seq)`` of a list or tuple of numbers of one type, some traced: their values sorted
-    (``np.sort``), each element of that type, Python numbers staying Python numbers; None for
-    other contents (numbers of several types, whose order Python decides by value but whose types
-    would then depend on the data; no traced number)."""
+    (``np.sort``), each element of that type, Python numbers staying Python numbers; of Python ints
+    and floats (and bools) together, each keeps its type where the call puts it (list_kinds, in
+    Python's stable order); None for other contents (Python and NumPy numbers, or NumPy numbers of
+    several dtypes, whose types by position would depend on the data; no traced number)."""
     if not isinstance(seq, (list, tuple)) or not seq or not any(isinstance(item, Tensor) for item in seq):
         return None
+    if list_kinds.applies(seq):  # Python ints and floats: ordered by value, each keeping its type
+        values, flags = list_kinds.stacked(list(seq))
+        return list_kinds.gathered(values, flags, _stable_order(values, len(seq), reverse), len(seq))
     kinds = {_element_type(item) for item in seq}
     if len(kinds) != 1 or None in kinds:
         return None
@@ -87,26 +93,44 @@ def sorted_numbers(seq: Any, reverse: bool) -> list[Any] | None:
 def sorted_by_keys(seq: Any, keys: list[Any], reverse: bool) -> list[Any] | None:
     """``sorted(seq, key=f)`` given the keys ``f`` made, some traced: Python's stable order (with
     ``reverse``, equal keys keep their order too: the reversed stable sort of the reversed list),
-    a NaN key last as NumPy sorts it; the items numbers of one type, each of it. None for other items."""
+    a NaN key last as NumPy sorts it; the items numbers of one type, each of it, or Python ints and
+    floats, each keeping its type (list_kinds). None for other items."""
+    if not seq or any(_element_type(k) is None and not list_kinds.is_number(k) for k in keys):
+        return None
+    n = len(seq)
+    if list_kinds.applies(seq):
+        values, flags = list_kinds.stacked(list(seq))
+        return list_kinds.gathered(values, flags, _stable_order(creation.array(list(keys)), n, reverse), n)
     kinds = {_element_type(item) for item in seq}
-    if not seq or len(kinds) != 1 or None in kinds or any(_element_type(k) is None for k in keys):
+    if len(kinds) != 1 or None in kinds:
         return None
     (kind, which), = kinds
-    values, ranks = creation.array(list(seq)), creation.array(list(keys))
-    n = len(seq)
-    order = np.subtract(n - 1, np.argsort(ranks[::-1], kind="stable"))[::-1] if reverse else np.argsort(ranks, kind="stable")
-    return _items(values[order], n, kind)
+    values = creation.array(list(seq))
+    return _items(values[_stable_order(creation.array(list(keys)), n, reverse)], n, kind)
+
+
+def _stable_order(ranks: Tensor, n: int, reverse: bool) -> Tensor:
+    """The positions of the ``n`` items ranked ``ranks`` in Python's stable order (with ``reverse``,
+    equal ranks keep their order too: the reversed stable sort of the reversed ranks)."""
+    if reverse:
+        return np.subtract(n - 1, np.argsort(ranks[::-1], kind="stable"))[::-1]
+    return np.argsort(ranks, kind="stable")
 
 
 def shifted_down(seq: list[Any], at: Tensor) -> list[Any] | None:
     """``seq`` without its item at the traced position ``at`` (``del seq[at]``: each later item one
-    place down), for numbers of one type, each of it; None for other items."""
+    place down), for numbers of one type, each of it, or Python ints and floats, each keeping its
+    type (list_kinds); None for other items."""
+    n = len(seq)
+    if list_kinds.applies(seq):
+        values, flags = list_kinds.stacked(list(seq))
+        below = creation.array(list(range(n - 1)))
+        return list_kinds.gathered(values, flags, np.where(np.less(below, at), below, below + 1), n - 1)
     kinds = {_element_type(item) for item in seq}
     if len(kinds) != 1 or None in kinds:
         return None
     (kind, _), = kinds
     values = creation.array(list(seq))
-    n = len(seq)
     moved = np.where(np.less(creation.array(list(range(n - 1))), at), values[: n - 1], values[1:])
     return _items(moved, n - 1, kind)
 

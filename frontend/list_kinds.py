@@ -36,6 +36,11 @@ def _kind(item: Any) -> Any:
     return None
 
 
+def is_number(item: Any) -> bool:
+    """Whether ``item`` is a Python bool, int or float (traced or not, its kind maybe per call)."""
+    return _kind(item) is not None
+
+
 def applies(items: list[Any] | tuple[Any, ...]) -> bool:
     """Whether ``items`` are Python bools, ints and floats (traced or not, one's kind maybe per call)
     of more than one kind: what this module reads and writes (one kind is list_index's own)."""
@@ -45,7 +50,7 @@ def applies(items: list[Any] | tuple[Any, ...]) -> bool:
     return any(isinstance(k, Tensor) for k in kinds) or len(set(kinds)) > 1
 
 
-def _stacked(items: list[Any]) -> tuple[Any, Any]:
+def stacked(items: list[Any]) -> tuple[Any, Any]:
     """The float64 values and int8 kinds of ``items``, with the run-time check that each int is exact."""
     kinds = [_kind(item) for item in items]
     values = creation.array([np.float64(x) if not isinstance(x, Tensor) else x for x in items], np.float64)
@@ -69,14 +74,20 @@ def _number(value: Any, flag: Any) -> Tensor:
 
 def read(seq: list[Any] | tuple[Any, ...], key: Tensor) -> Tensor:
     """``seq[key]`` (``key`` in range, counted from the front) of a list :func:`applies` to."""
-    values, flags = _stacked(list(seq))
+    values, flags = stacked(list(seq))
     return _number(values[key], flags[key])
+
+
+def gathered(values: Any, flags: Any, indices: Tensor, count: int) -> list[Tensor]:
+    """The items (:func:`stacked`: ``values`` and ``flags``) at the first ``count`` traced
+    ``indices``, each keeping its kind: a sort's order, or the places a removal moves items to."""
+    return [_number(values[indices[i]], flags[indices[i]]) for i in range(count)]
 
 
 def write(seq: list[Any], at: Tensor, value: Any) -> None:
     """``seq[at] = value`` (``at`` in range, counted from the front) where ``seq`` with ``value`` is a
     list :func:`applies` to: each element is ``value`` where ``at`` names it, itself elsewhere."""
-    values, flags = _stacked([*seq, value])
+    values, flags = stacked([*seq, value])
     n = len(seq)
     here = np.equal(creation.array(list(range(n))), at)
     written = np.where(here, values[n], values[:n])

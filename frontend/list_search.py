@@ -92,6 +92,6 @@ def remove(seq: list[Any], value: Any) -> None:
     if kept is None:
         raise NotImplementedError(
             f"{trace_context.here()}: `xs.remove(v)` whose match is known only at run time moves the later items down; "
-            "kiln does so for a list of numbers of one type only, each keeping its type"
+            "kiln does so for a list of numbers of one type, or of Python ints and floats, each keeping its type"
         )
     seq[:] = kept

@@ -1013,12 +1013,37 @@ def sort_of_ints_and_floats(a, lst, ints):
     return lst
 
 
-def test_sorting_traced_numbers_of_several_types_is_refused_naming_the_line() -> None:
-    """kiln.fuzz python 20800-130: ``lst.sort()`` of floats and an int, some traced: the type each
-    position holds depends on the data. kiln said only that a call needed a tensor's truth value;
-    it names the sort and why."""
+def sorts_of_ints_and_floats_after_a_staged_write(a, lst):
+    lst.append(-3)  # a Python int after the floats
+    for v in a:  # a staged loop writing at positions the data pick: each item's type is kept per call
+        lst[int(abs(v)) % 4] += float(v)
+    by_value, by_size = sorted(lst), sorted(lst, key=abs, reverse=True)
+    lst.sort(key=abs)
+    lst.remove(lst[1])  # (a match known only at run time: the later items move down)
+    return by_value, by_size
+
+
+def test_sorting_python_ints_and_floats_keeps_each_ones_type() -> None:
+    """kiln.fuzz python 20804-4720: ``lst.sort(key=abs)`` of floats and an int a staged loop's
+    writes left typed per call made every item a float (``-3`` came back ``-3.0``): the sort read
+    the values without their kinds. Sorts (with or without a key, ``reverse=``) and ``remove`` of
+    Python ints and floats now move each item's kind with its value. kiln.fuzz python 20800-130's
+    ``lst.sort()`` of floats and a traced int, refused before, is Python's too."""
+    differential(sort_of_ints_and_floats, (np.array([0.5]), [1.0, -1.5, -1.75], [-1, 2]),
+                 (np.array([0.5]), [1.0, -1.0, 2.0], [-1, 2]))
+    differential(sorts_of_ints_and_floats_after_a_staged_write,
+                 (np.array([1.671, -1.636, -0.627]), [1.75, 0.75, -0.5, 1.75]),
+                 (np.array([3.5, 2.25]), [1.0, -4.0, 2.0, 3.0]))
+
+
+def sort_of_a_numpy_and_a_python_number(a):
+    return sorted([a[0], 1])
+
+
+def test_sorting_numpy_and_python_numbers_together_is_refused_naming_the_line() -> None:
+    """Which position holds the NumPy float64 and which the Python int depends on the data."""
     with pytest.raises(NotImplementedError, match=r"test_python_values.py:\d+:\d+: sorted\(\) \(or list.sort\(\)\) of numbers of several types"):
-        kiln.function(sort_of_ints_and_floats)(np.array([0.5]), [1.0, -1.5, -1.75], [-1, 2])
+        kiln.function(sort_of_a_numpy_and_a_python_number)(np.array([0.5]))
 
 
 def argmax_by_key(a, xs):

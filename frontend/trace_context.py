@@ -74,25 +74,39 @@ def here() -> str:
     return describe_location(user_location())
 
 
-@functools.lru_cache(maxsize=512)
+#: code object id -> (the code object, its instruction positions); at most :data:`_POSITIONS_KEPT`
+_positions_by_code: dict[int, tuple[CodeType, tuple[tuple[int | None, int | None, int | None, int | None], ...]]] = {}
+_POSITIONS_KEPT = 512
+
+
 def _positions(code: CodeType) -> tuple[tuple[int | None, int | None, int | None, int | None], ...]:
     """A code object's instruction positions, listed once (every traced op asks; a large converted
-    function has thousands: listing them per op took 0.8 s of channel_flow's trace)."""
-    return tuple(code.co_positions())
+    function has thousands: listing them per op took 0.8 s of channel_flow's trace). Kept by the
+    code object's identity: two functions of the same source in two files have equal code
+    objects (equality ignores the file), and comparing them instruction by instruction on every
+    lookup, as an ``lru_cache`` would, costs as much as the function is long."""
+    kept = _positions_by_code.get(id(code))
+    if kept is not None and kept[0] is code:
+        return kept[1]
+    if len(_positions_by_code) >= _POSITIONS_KEPT:
+        _positions_by_code.clear()
+    positions = tuple(code.co_positions())
+    _positions_by_code[id(code)] = (code, positions)
+    return positions
 
 
 def frame_location(frame: FrameType) -> LocationAttr:
-    """The user's place ``frame`` is at (line and column of its current instruction)."""
-    line, col = frame.f_lineno, 0
+    """The user's place ``frame`` is at (line and column of its current instruction). The line
+    comes from the listed positions: ``frame.f_lineno`` decodes the line table from the start
+    of the code on every read, so in a long function (an unrolled program of 10^4 lines) tracing
+    grew with the square of its length."""
     positions = _positions(frame.f_code)
     index = frame.f_lasti // 2
     if 0 <= index < len(positions):
         pos_line, _, pos_col, _ = positions[index]
         if pos_line is not None:
-            line = pos_line
-        if pos_col is not None:
-            col = pos_col + 1
-    return _location(frame.f_code.co_filename, line, col)
+            return _location(frame.f_code.co_filename, pos_line, 0 if pos_col is None else pos_col + 1)
+    return _location(frame.f_code.co_filename, frame.f_lineno, 0)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -107,3 +107,45 @@ def test_recursive_search_is_pythons() -> None:
     got = best(values, 0, 0.0)
     assert got == best.python_function(values, 0, 0.0) == 2.5
     assert type(got) is float
+
+
+class _FrameReadingNoLine:
+    """A frame of a real code object at a real instruction whose ``f_lineno`` must not be read:
+    CPython 3.11 decodes the line table from the code's start on each read, so reading it per
+    traced op made tracing a long function grow with the square of its length."""
+
+    def __init__(self, code: object, lasti: int) -> None:
+        self.f_code, self.f_lasti = code, lasti
+
+    @property
+    def f_lineno(self) -> int:
+        raise AssertionError("frame_location read f_lineno")
+
+
+def test_an_ops_place_comes_from_the_listed_positions_not_f_lineno() -> None:
+    from kiln.frontend import trace_context
+
+    step = "    x = np.tanh(x * 1.0001 + 0.5) - x * 0.25 + 0.125\n"
+    code = _generated(step * 50 + "    return x\n").__code__
+    for index, (line, _, col, _) in list(enumerate(code.co_positions()))[::37]:
+        if line is None:
+            continue
+        loc = trace_context.frame_location(_FrameReadingNoLine(code, 2 * index))  # type: ignore[arg-type]
+        assert (loc.line.data, loc.column.data) == (line, col + 1)
+
+
+def test_equal_code_objects_of_two_files_are_each_located_in_their_own_file() -> None:
+    # equal code (equality ignores the file) was one lru_cache key, compared instruction by
+    # instruction at every lookup; each op must still be located in the file it was traced from
+    from kiln.frontend import trace_context
+
+    body = "def f(x):\n    return x * 2.0 + 1.0\n"
+    codes = []
+    for name in ("first.py", "second.py"):
+        scope: dict[str, object] = {}
+        exec(compile(body, name, "exec"), scope)  # noqa: S102 (the test's own source)
+        codes.append(scope["f"].__code__)  # type: ignore[attr-defined]
+    assert codes[0] == codes[1]
+    index = next(i for i, p in enumerate(codes[0].co_positions()) if p[0] == 2)
+    files = [trace_context.frame_location(_FrameReadingNoLine(c, 2 * index)).filename.data for c in codes]  # type: ignore[arg-type]
+    assert files == ["first.py", "second.py"]

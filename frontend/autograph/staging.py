@@ -2741,10 +2741,8 @@ def _numbers_out_of_loop(before: Operation | None, get_state: GetState, set_stat
     """After a loop on Python values staged after ``before``: the Python numbers it carries that only
     numbers known while tracing decide are Python numbers again (kiln.frontend.autograph.loop_numbers),
     so code after the loop can use them as Python's (``x[:n]``, ``np.zeros(n)``, ``lst[n]``)."""
-    op = trace_context.require().block.last_op
-    while op is not None and op is not before and not isinstance(op, graph.WhileOp):
-        op = op.prev_op
-    if not isinstance(op, graph.WhileOp):
+    op = _last_while(before)
+    if op is None:
         return
     folded = loop_numbers.fold_numbers(op)
     if not folded:
@@ -2780,12 +2778,17 @@ _LISTS_CARRIED = "kiln.staging.lists_carried"
 def _note_lists_carried(lists: list[list[Any]]) -> None:
     """The loop just staged (the block's last ``graph.while``) carries ``lists``: their items are its
     results as its variables' are (:func:`_numbers_out_of_loop` makes them Python numbers too)."""
-    ctx = trace_context.require()
-    op = ctx.block.last_op
-    while op is not None and not isinstance(op, graph.WhileOp):
-        op = op.prev_op
+    op = _last_while(None)
     if op is not None:
-        ctx.notes.setdefault(_LISTS_CARRIED, {})[op] = lists
+        trace_context.require().notes.setdefault(_LISTS_CARRIED, {})[op] = lists
+
+
+def _last_while(before: Operation | None) -> graph.WhileOp | None:
+    """The last ``graph.while`` of the block being traced, if one comes after ``before``."""
+    op = trace_context.require().block.last_op
+    while op is not None and op is not before and not isinstance(op, graph.WhileOp):
+        op = op.prev_op
+    return op if isinstance(op, graph.WhileOp) else None
 
 
 def _unroll_note(where: str, why: str) -> None:

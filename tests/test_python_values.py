@@ -1059,6 +1059,20 @@ def test_max_and_min_with_a_key_of_traced_values_are_pythons_scan() -> None:
                  (np.array([np.nan, 3.0, 1.0, 2.0]), [1.0, -1.0]), (np.array([2.0, -1.0]), [-3, 3, 2]))
 
 
+def max_by_key_of_ints_and_floats_typed_per_call(a, lst):
+    lst.append(-3)
+    for v in a:  # a staged loop's writes at positions the data pick: each item's type is kept per call
+        lst[int(abs(v)) % 4] += float(v)
+    return max(lst, key=abs)
+
+
+def test_max_with_a_key_over_items_typed_per_call_is_refused_naming_the_line() -> None:
+    """Items whose type each call decides (a Python int or float, list_kinds) are not numbers of one
+    kind: ``max(..., key=)`` refuses them with its message, not Python's "unhashable type: 'Tensor'"."""
+    with pytest.raises(NotImplementedError, match=r"test_python_values.py:\d+:\d+: max\(\.\.\., key=\) whose keys are traced"):
+        kiln.function(max_by_key_of_ints_and_floats_typed_per_call)(np.array([1.671, -1.636]), [1.75, 0.75, -0.5, 1.75])
+
+
 def sorted_by_key(a, xs):
     order = sorted(range(a.shape[0]), key=lambda i: a[i])
     down = sorted(range(a.shape[0]), key=lambda i: a[i], reverse=True)

@@ -278,8 +278,9 @@ def _by_key(name: str, builtin: Any, items: Any, key: Any) -> Any:
             if wins(keys[i], keys[best]):
                 best = i
         return seq[best]
-    kinds = {result_kinds.kind_of(v) for v in seq}
-    if len(kinds) != 1 or any(isinstance(k, Tensor) for k in kinds) or any(
+    each = [result_kinds.kind_of(v) for v in seq]  # (a kind decided per call is a traced flag: no set member)
+    kinds = set() if any(isinstance(k, Tensor) for k in each) else set(each)
+    if len(kinds) != 1 or any(
             run_time_shape.traced(v) and as_tensor(v).ndim != 0 for v in [*seq, *keys]):
         raise NotImplementedError(
             f"{trace_context.here()}: {name}(..., key=) whose keys are traced picks an item when the call runs; kiln "

@@ -491,7 +491,8 @@ def _by_memory(source: Storage) -> dict[Storage, SSAValue]:
     for other in sorted(found - {source}, key=lambda s: s.serial):
         if serials.isdisjoint(s.serial for s in _bases(other)):
             continue
-        memory = memory or _memory_value(source)
+        if memory is None:
+            memory = _memory_value(source)
         conditions[other] = emit(graph.CmpOp("eq", _memory_value(other), memory)).results[0]
     return conditions
 

@@ -154,6 +154,27 @@ def test_a_short_loop_inside_another_says_so_once_its_copies_pass_64():
     inner = first + next(k for k, line in enumerate(lines) if "while i < 30" in line)
     assert len(warned) == 1 and f"py:{inner}:" in str(warned[0].message)
 
+def _best_sum(xs, depth):
+    """A recursive pure-Python search over a list argument: its loop cannot stage (the recursion
+    sits inside it), so every level of the trace meets it unrolled."""
+    if depth == 0:
+        return 0
+    best = 0
+    for k in range(len(xs)):
+        best = max(best, xs[k] + _best_sum(xs, depth - 1))
+    return best
+
+
+def test_a_loop_that_fails_to_stage_at_every_level_of_a_recursion_says_so_once():
+    """Issue 40's recursive search (depth 3: the loop is met 21 times in one trace) said the same
+    warning 21 times."""
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        assert kiln.function(_best_sum)([1, 2, 3, 4], 3) == _best_sum([1, 2, 3, 4], 3) == 12
+    warned = [w for w in record if issubclass(w.category, KilnUnrollWarning)]
+    assert len(warned) == 1 and "is unrolled while tracing" in str(warned[0].message)
+
+
 def _collect_each_step(x):
     """A Python-float ``while`` whose body builds a new list each step (kiln.fuzz 20600-1946's shape)."""
     t = 60.0

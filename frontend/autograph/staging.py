@@ -2334,7 +2334,10 @@ def staged_python_range(
         set_state(init)
         if isinstance(error, effects.PythonEffectError):
             return False  # a Python side effect found while tracing: unrolling is the rule
-        trace_context.require().notes.setdefault(_UNROLL_COUNTS, {})[statement_location()] = UNROLL_WARN_AFTER  # (warned now)
+        counts = trace_context.require().notes.setdefault(_UNROLL_COUNTS, {})
+        if counts.get(statement_location(), 0) >= UNROLL_WARN_AFTER:
+            return False  # said once per loop and trace (a recursive helper meets its loop at every level)
+        counts[statement_location()] = UNROLL_WARN_AFTER  # (warned now)
         warnings.warn_explicit(
             f"{trace_context.describe_location(where)}: this `for` loop over a range of {len(iter_)} iterations is unrolled while tracing, "
             f"because tracing its body with a staged loop index failed ({_first_line(error)}); compile time grows "

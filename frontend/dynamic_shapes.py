@@ -318,7 +318,9 @@ class DynamicShapes:
         """The call entry (see Backend.entry): checks the inputs, sizes and allocates the results."""
         n = len(in_dtypes)
         params = ", ".join(f"a{i}" for i in range(n))
-        lines = ["def entry(*args):", f"  if len(args) != {n}: return NotImplemented", f"  {params}, = args"]
+        lines = ["def entry(*args):", f"  if len(args) != {n}: return NotImplemented"]
+        if n:  # (a function of Python values only has no array to unpack: `sieve(50)`)
+            lines.append(f"  {params}, = args")
         for i, dt in enumerate(in_dtypes):
             lines.append(
                 f"  if type(a{i}) is not ndarray or a{i}.dtype != dt{i} or not a{i}.flags.c_contiguous "

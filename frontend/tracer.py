@@ -125,10 +125,10 @@ def trace_graph(
         result, written_containers = containers.effects(result)
         # no result (a function run for its effects on variables): no outputs, and the call returns None
         leaves, tree = pytree.flatten(result) if result is not None else ([], pytree.LEAF)
-        statics = tuple((j, leaf) for j, leaf in enumerate(leaves) if isinstance(leaf, _STATIC))
+        statics = tuple((j, leaf) for j, leaf in enumerate(leaves) if _static(leaf))
         returned = _returned_arguments(leaves, {i for pair in aliases for i in pair})
         maybe_returned = _maybe_returned_arguments(leaves, {i for pair in aliases for i in pair}, block)
-        leaves = [leaf for leaf in leaves if not isinstance(leaf, _STATIC)]
+        leaves = [leaf for leaf in leaves if not _static(leaf)]
         outputs = [_output(leaf, fn) for leaf in leaves]
         kinds = tuple(result_kinds.static_kind(leaf) for leaf in leaves)
         outputs += [leaf.kind_flag.value for leaf, kind in zip(leaves, kinds) if kind == result_kinds.DYNAMIC]
@@ -199,13 +199,23 @@ def _arguments_where(storage: Storage, block: Block) -> list[tuple[int, Tensor]]
 _STATIC = (str, type(None), argument_containers.ContainerRef, set, frozenset)
 
 
+def _static(leaf: Any) -> bool:
+    """A result leaf returned as the Python value it is: :data:`_STATIC`, or a Python int made while
+    tracing that has no int64 form (``fib(100)`` of a Python ``n``: Python's ints are unbounded, and
+    a value made while tracing is the same for every call of the trace)."""
+    if isinstance(leaf, _STATIC):
+        return True
+    return type(leaf) is int and not -(2**63) <= leaf < 2**63
+
+
 def _output(leaf: Any, fn: Callable[..., Any]) -> SSAValue:
     """A result leaf as an output of the traced function; a value kiln cannot return is refused
     naming the user's return statements."""
     try:
         return as_tensor(leaf).value
     except TypeError as error:
-        raise TypeError(f"{_return_lines(fn)}: kiln.function cannot return a {type(leaf).__name__} "
+        name = type(leaf).__name__
+        raise TypeError(f"{_return_lines(fn)}: kiln.function cannot return {'an' if name[:1] in 'aeiou' else 'a'} {name} "
                         f"({error}); return arrays, numbers, strings, None, or tuples, lists and dicts of them") from None
 
 

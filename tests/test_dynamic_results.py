@@ -347,3 +347,25 @@ def test_a_result_of_run_time_length_beside_an_argument_the_function_writes() ->
         np.testing.assert_array_equal(got[0], want[0])
         assert got[1] == want[1] and type(got[1]) is type(want[1])
         np.testing.assert_array_equal(got_a, want_a)
+
+
+def primes_below(n):
+    is_prime = np.ones(n + 1, dtype=np.bool_)
+    is_prime[:2] = False
+    i = 2
+    while i * i <= n:
+        if is_prime[i]:
+            for j in range(i * i, n + 1, i):
+                is_prime[j] = False
+        i += 1
+    return np.nonzero(is_prime)[0]
+
+
+def test_a_result_of_run_time_length_from_python_values_only() -> None:
+    """A sieve whose only argument is a Python int: the entry had no array to unpack and was
+    generated as `, = args` (a SyntaxError on the first call)."""
+    f = kiln.function(primes_below)
+    for n in (50, 2, 97):
+        want, got = primes_below(n), f(n)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)

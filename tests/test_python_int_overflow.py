@@ -256,3 +256,23 @@ def test_the_check_is_made_inside_a_try_too() -> None:
     differential(product_in_try, (np.array([3, -4], dtype=np.int64),))
     with pytest.raises(OverflowError, match=r"does not fit in 64 bits"):
         kiln.function(product_in_try)(np.array([2**40, 2**40], dtype=np.int64))
+
+
+def fibonacci(n):
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
+
+
+def test_a_python_int_past_64_bits_made_while_tracing_is_returned_as_python_s() -> None:
+    """fib(100) of a Python ``n`` is computed by Python while tracing (its loop is on Python values
+    only): it was refused ("cannot return a int ... dtype object"); such an int is the same for
+    every call of the trace, so it is returned as the Python int it is, as are ints just past
+    int64 either side."""
+    f = kiln.function(fibonacci)
+    for n in (90, 93, 100):
+        got = f(n)
+        assert got == fibonacci(n) and type(got) is int
+    got = kiln.function(lambda x: (x * 2, 2**63 + 5, -(2**64), [2**63 - 1]))(np.ones(2))
+    assert got[1:] == (2**63 + 5, -(2**64), [2**63 - 1]) and type(got[3][0]) is int

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -195,8 +196,8 @@ def _arguments_where(storage: Storage, block: Block) -> list[tuple[int, Tensor]]
 
 #: result leaves returned as the Python values they are (a ContainerRef stands for an argument list;
 #: a set's items are values known while tracing, since traced values are unhashable, and each call
-#: gets a copy of it, a set of its own as from Python)
-_STATIC = (str, type(None), argument_containers.ContainerRef, set, frozenset)
+#: gets a copy of it, a set of its own as from Python; a dtype is known while tracing too)
+_STATIC = (str, type(None), argument_containers.ContainerRef, set, frozenset, np.dtype)
 
 
 def _static(leaf: Any) -> bool:
@@ -249,10 +250,18 @@ def _locate(error: Exception) -> None:
         if trace_context.is_user_file(tb.tb_frame.f_code.co_filename):
             where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
         tb = tb.tb_next
-    if where is not None and where not in error.args[0]:
-        error.args = (f"{where}: {error.args[0]}",)
+    message = error.args[0]
+    if isinstance(error, TypeError) and _UNHASHABLE.match(message):
+        message += (" (a value known only when the compiled code runs, such as an array's element or an item of a "
+                    "list argument, cannot be a dict key or a set item: kiln's dicts and sets are Python's, built "
+                    "while tracing; index an array by it instead)")
+    if where is not None and where not in message:
+        message = f"{where}: {message}"
+    error.args = (message,)
 
 
+#: Python's message for a traced value used as a dict key or set item
+_UNHASHABLE = re.compile(r"^unhashable type: '\w*Tensor'$")
 #: a message that starts with ``file:line:`` or ``file:line:col:``
 _LOCATED = re.compile(r"^[^\s:]+:\d+(:\d+)?: ")
 

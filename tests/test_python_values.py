@@ -1084,3 +1084,31 @@ def test_sorted_with_a_key_of_traced_values_is_pythons_stable_order() -> None:
     Python's stable order, equal keys in their order with ``reverse=True`` too."""
     differential(sorted_by_key, (np.array([0.5, 3.0, 3.0, -1.0, 1.0]), [3.0, -4.0, 2.0, 4.0, -3.0]),
                  (np.array([2.0, 2.0, 1.0, 2.0]), [1, -1, 2]))
+
+
+def count_by_value(xs):
+    counts = {}
+    for v in xs:
+        counts[v] = counts.get(v, 0) + 1
+    return counts
+
+
+def test_a_run_time_value_as_a_dict_key_is_refused_saying_why() -> None:
+    """An item of a list argument is known only at run time: as a dict key it was refused with
+    Python's bare "unhashable type: 'Tensor'"; now the message says what kiln's dicts are."""
+    with pytest.raises(TypeError, match=r"test_python_values.py:\d+: unhashable type: 'Tensor' \(a value known only "
+                                        r"when the compiled code runs.*cannot be a dict key or a set item"):
+        kiln.function(count_by_value)([1, 2, 2])
+
+
+def scaled_and_its_dtype(x):
+    y = x * 2.5 + 1
+    return y, y.dtype, x.dtype.itemsize
+
+
+def test_a_dtype_is_returned_as_numpy_s() -> None:
+    """``y.dtype`` is known while tracing: it was refused ("cannot return a Float32DType")."""
+    x = np.arange(3, dtype=np.float32)
+    got, want = kiln.function(scaled_and_its_dtype)(x), scaled_and_its_dtype(x)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert got[0].dtype == want[0].dtype and got[1:] == want[1:] and type(got[1]) is type(want[1])

@@ -1,5 +1,5 @@
 """NumPy's element-by-element ways into an array, on traced tensors: ``a.flat`` (read, written
-and iterated), ``a.tolist()`` and ``np.ndenumerate(a)``.
+and iterated), ``a.tolist()`` and ``np.ndenumerate(a)`` (``np.nditer`` is refused, saying what to write instead).
 
 A flat position is the row-major multi-index NumPy's ``flatiter`` walks, so each read or write
 through ``a.flat`` is an index of ``a`` itself at ``np.unravel_index`` of the positions: it
@@ -95,7 +95,17 @@ def ndenumerate(arr: Any) -> Iterator[tuple[tuple[int, ...], Any]]:
     return ((index, as_scalar(t[index])) for index in np.ndindex(*static_shape(t, "np.ndenumerate")))
 
 
+def nditer(op: Any, *args: Any, **kwargs: Any) -> Any:
+    """``np.nditer`` of a traced array is refused saying what to write instead: its default order
+    follows the operand's memory layout, and its elements are 0-d views that may be written
+    (``op_flags``), neither of which a trace keeps (NumPy's own message was about WRITEBACKIFCOPY)."""
+    operands = op if isinstance(op, (list, tuple)) else [op]
+    if not any(is_traced(o) for o in operands):
+        return np.nditer(op, *args, **kwargs)
+    raise unsupported("np.nditer of a traced array (iterate over np.ndindex(a.shape) and read a[index], or over a.flat)")
+
+
 #: NumPy's callables that take traced arrays only through these: ``ag__.call`` substitutes them
 #: while tracing, from kiln.frontend.creation's table
-TRACED: dict[Any, Callable[..., Any]] = {np.ndenumerate: ndenumerate}
+TRACED: dict[Any, Callable[..., Any]] = {np.ndenumerate: ndenumerate, np.nditer: nditer}
 creation.TRACED.update(TRACED)

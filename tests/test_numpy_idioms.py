@@ -70,6 +70,23 @@ def test_ndenumerate_and_ndindex_unroll_the_static_shape() -> None:
     check(f, arr((3, 4), "float64"))
 
 
+def _nditer_sum(a: Any) -> Any:
+    s = 0.0
+    for v in np.nditer(a):
+        s += v
+    return s
+
+
+def test_nditer_of_a_traced_array_is_refused_saying_what_to_write() -> None:
+    """np.nditer's order follows the operand's memory layout and its items are writable 0-d views:
+    refused naming the line (it raised NumPy's "cannot be written back to via WRITEBACKIFCOPY");
+    over a NumPy array the function holds it is NumPy's own."""
+    with pytest.raises(NotImplementedError, match=r"test_numpy_idioms.py:\d+: np.nditer of a traced array \(iterate over np.ndindex"):
+        kiln.function(_nditer_sum)(arr((3, 4), "float64"))
+    table = np.arange(4.0)
+    check(lambda a: a * sum(float(v) for v in np.nditer(table)), arr((3,), "float64"))
+
+
 def test_flat_index_out_of_bounds_raises_as_numpy() -> None:
     with pytest.raises(IndexError, match="index 12 is out of bounds for axis 0 with size 12"):
         kiln.function(lambda a: a.flat[12])(arr((3, 4), "float64"))

@@ -28,10 +28,10 @@ from kiln.frontend.autograph.libraries import is_higher_order, is_library_module
 
 
 #: NumPy functions that go through ``ag__.call``: inside a trace they make kiln arrays (or, for
-#: ``np.ndenumerate``, iterate over one: kiln.frontend.numpy_iteration)
+#: ``np.ndenumerate``, iterate over one, and ``np.nditer``, refused on one: kiln.frontend.numpy_iteration)
 _NUMPY_CREATION = frozenset(
     {"empty", "zeros", "ones", "full", "array", "asarray", "ascontiguousarray", "asfortranarray", "ndarray"}
-    | {"eye", "identity", "arange", "linspace", "logspace", "tri", "indices", "copy", "ndenumerate"}
+    | {"eye", "identity", "arange", "linspace", "logspace", "tri", "indices", "copy", "ndenumerate", "nditer"}
 )
 
 #: NumPy's scalar types that go through ``ag__.call``: ``np.float64(x)`` of a traced ``x`` is a cast

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import AnyFloat, DenseIntOrFPElementsAttr, IntegerType, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import AnyFloat, DenseIntOrFPElementsAttr, IntegerType, ModuleOp, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import Pure, SymbolTable
@@ -500,6 +500,27 @@ def _scan(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
         raise AutodiffError(f"{describe_location(op.location)}: graph.scan \"{op.kind.data}\" has no gradient yet")
     axis = op.axis.value.data
     return (_flip(b, b.op(graph.ScanOp("add", _flip(b, g, axis), axis)), axis),)
+
+
+@rule(graph.SortOp)
+def _sort(b: Adjoints, op: Operation, g: SSAValue) -> Sequence[SSAValue | None]:
+    """``np.sort`` reads each line of its operand at the positions its stable argsort gives (a
+    permutation of the line): each element's gradient goes back to the position it came from
+    (equal elements as that argsort orders them, as JAX's sort does)."""
+    assert isinstance(op, graph.SortOp)
+    shape, axis = list(shape_of(op.operand)), op.axis.value.data
+    if any(d < 0 for d in shape):
+        raise AutodiffError(f"{describe_location(op.location)}: graph.sort of a size known only at run time has no gradient yet")
+    indices = [b.op(graph.ArgsortOp(op.operand, axis)) if a == axis else _positions_along(b, shape, a)
+               for a in range(len(shape))]
+    return (b.op(graph.ScatterOp("add", b.const(0.0, op.operand), indices, g)),)
+
+
+def _positions_along(b: Adjoints, shape: Sequence[int], axis: int) -> SSAValue:
+    """Each element's index along ``axis``, in an i64 tensor of ``shape``."""
+    line = b.op(graph.ConstantOp(DenseIntOrFPElementsAttr.from_list(TensorType(i64, [shape[axis]]), list(range(shape[axis])))))
+    lined = b.op(graph.ReshapeOp(line, [d if a == axis else 1 for a, d in enumerate(shape)]))
+    return lined if tuple(shape_of(lined)) == tuple(shape) else b.op(graph.BroadcastOp(lined, list(shape)))
 
 
 def _flip(b: Adjoints, v: SSAValue, axis: int) -> SSAValue:

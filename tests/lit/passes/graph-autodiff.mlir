@@ -95,3 +95,22 @@ func.func @f(%w: tensor<3xf64>, %x: tensor<3xf64>) -> tensor<f64> {
   %r = graph.reduce "sum", %y axes array<i64: 0> : tensor<3xf64> -> tensor<f64>
   func.return %r : tensor<f64>
 }
+
+// -----
+
+// np.sort along rows: the gradient is scattered back to the positions the stable argsort gives,
+// each row's (its row index an i64 constant broadcast along the sorted axis).
+// CHECK-LABEL: func.func @f_grad(%x: tensor<2x3xf64>, %w: tensor<2x3xf64>) -> (tensor<f64>, tensor<2x3xf64>, tensor<2x3xf64>)
+// CHECK:         %[[S:.*]] = graph.sort %x axis 1 : tensor<2x3xf64> -> tensor<2x3xf64>
+// CHECK:         %[[ROW:.*]] = graph.constant dense<[0, 1]> : tensor<2xi64>
+// CHECK-NEXT:    %[[ROWS:.*]] = graph.reshape %[[ROW]] : tensor<2xi64> -> tensor<2x1xi64>
+// CHECK-NEXT:    %[[R:.*]] = graph.broadcast %[[ROWS]] : tensor<2x1xi64> -> tensor<2x3xi64>
+// CHECK:         %[[P:.*]] = graph.argsort %x axis 1 : tensor<2x3xf64> -> tensor<2x3xi64>
+// CHECK:         %[[DX:.*]] = graph.scatter "add" %{{.*}} into %{{.*}}[%[[R]], %[[P]]]
+// CHECK:         func.return %{{.*}}, %[[DX]], %{{.*}}
+func.func @f(%x: tensor<2x3xf64>, %w: tensor<2x3xf64>) -> tensor<f64> {
+  %s = graph.sort %x axis 1 : tensor<2x3xf64> -> tensor<2x3xf64>
+  %m = graph.mul %s, %w : tensor<2x3xf64>
+  %r = graph.reduce "sum", %m axes array<i64: 0, 1> : tensor<2x3xf64> -> tensor<f64>
+  func.return %r : tensor<f64>
+}

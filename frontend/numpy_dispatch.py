@@ -400,7 +400,8 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
             _keep_python_numbers(ufunc, operands, powered)  # (z ** 2 of a Python complex is one)
         return powered
     tensors, source = broadcast_all([materialize(x, dt) for x, dt in zip(operands, in_dtypes)], _np_name(ufunc))
-    result = with_source(build(*tensors), source)
+    scalar_math = _complex_scalar_math(ufunc, operands, out_dtype)
+    result = with_source((scalar_math or build)(*tensors), source)
     if any(result.storage is t.storage for t in tensors):  # (np.positive, np.conjugate of reals): a new array
         result = Tensor(result.value, result.shape_source)
     result = follow_layout(result, operands)
@@ -413,6 +414,41 @@ def elementwise(ufunc: np.ufunc, build: Builder, inputs: Sequence[Any]) -> Tenso
     if result.ndim == 0:
         index_facts.derive(ufunc, list(operands), result, exact)
     return result
+
+
+def _number_kind(x: Operand) -> str | None:
+    """``"python"`` for a Python number, ``"numpy"`` for a NumPy scalar, ``"array"`` for an array
+    (a 0-d one too), None for a value whose kind a staged ``if`` leaves to the call."""
+    kind = result_kinds.static_kind(x)
+    if kind == result_kinds.DYNAMIC or isinstance(x, Tensor) and x.path_promotions is not None:
+        return None
+    if kind == result_kinds.OUTPUT_ARRAY:
+        return "array"
+    return "numpy" if kind == result_kinds.OUTPUT_NUMPY_SCALAR else "python"
+
+
+def _complex_valued(x: Operand) -> bool:
+    """Whether ``x`` is complex before promotion (a complex array, NumPy scalar or Python complex)."""
+    if isinstance(x, (Tensor, np.ndarray, np.generic)):
+        return x.dtype.kind == "c"
+    return isinstance(x, complex)
+
+
+def _complex_scalar_math(ufunc: np.ufunc, operands: Sequence[Operand], out: np.dtype[Any]) -> Builder | None:
+    """How a complex product of numbers rounds: NumPy multiplies arrays (0-d ones too) with a
+    fused multiply-add (graph.mul), NumPy scalars and Python complex numbers without one (its
+    scalar math, CPython's ``complex.__mul__``), as NumPy's power does (:func:`_plain_multiply`).
+    None where graph.mul is right; a refusal where the operands' kinds, and so the rounding, are
+    known only per call. (A quotient of Python numbers is CPython's: kiln.frontend.python_division.)"""
+    if ufunc is not np.multiply or out.kind != "c" or not all(map(_complex_valued, operands)):
+        return None  # (with a real factor both ways give the same bits)
+    kinds = [_number_kind(x) for x in operands]
+    if "array" in kinds:
+        return None
+    if None in kinds:
+        raise _unsupported("a complex product of a value that is a number on some paths of a staged `if` and an array "
+                           "on others (NumPy rounds the two differently)")
+    return _plain_multiply
 
 
 def _keep_python_numbers(ufunc: np.ufunc, operands: Sequence[Operand], result: Tensor) -> None:

@@ -185,3 +185,43 @@ def test_pow_with_a_modulus_is_pythons_modular_exponentiation() -> None:
         by(np.array([5.0, 117.0, 5e9]))
     with pytest.raises(NotImplementedError, match="modular inverse"):
         kiln.function(lambda a: pow(int(a[0]), -1, 7))(np.array([3.0]))
+
+
+def products_of_numbers(a, b):
+    out = np.empty_like(a)
+    python = []
+    for i in range(a.shape[0]):
+        out[i] = a[i] * b[i] + a[i]  # NumPy scalars: no fused multiply-add
+        python.append(complex(a[i]) * complex(b[i]))
+    z = 0j
+    for i in range(a.shape[0]):
+        z = z * z + complex(a[i]) * 0.25
+    return out, python, z, a * b, np.array(a[0]) * np.array(b[0])
+
+
+def test_a_product_of_complex_numbers_rounds_as_numpy_s_scalars_and_python_s() -> None:
+    """NumPy multiplies complex arrays (0-d ones too) with a fused multiply-add, but NumPy scalars
+    and Python complex numbers without one: kiln used the array loop's everywhere (a Python
+    ``z = z * z + c`` drifted from CPython's in the last bit), and gcc's vectorizer fused the
+    written-out product of a loop over NumPy scalars (kiln_opaque). Every product here is to the bit."""
+    rng = np.random.default_rng(7)
+    a, b = (rng.normal(size=64) + 1j * rng.normal(size=64) for _ in range(2))
+    want, got = products_of_numbers(a, b), kiln.function(products_of_numbers)(a, b)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert [repr(g) for g in got[1]] == [repr(w) for w in want[1]] and type(got[1][0]) is complex
+    assert repr(got[2]) == repr(want[2]) and type(got[2]) is complex
+    np.testing.assert_array_equal(got[3], want[3])
+    assert got[4] == want[4] and type(got[4]) is type(want[4])
+
+
+def number_or_array(a, w):
+    if a[0].real > 0:
+        z = complex(a[0])  # a Python complex on this path
+    else:
+        z = a[1:2].reshape(())  # a 0-d array on this one
+    return z * w
+
+
+def test_a_complex_product_whose_rounding_the_path_decides_is_refused() -> None:
+    with pytest.raises(NotImplementedError, match=r"test_python_division.py:\d+: a complex product of a value that is a number on some paths"):
+        kiln.function(number_or_array)(np.array([1 + 2j, 3 - 1j]), np.complex128(0.5 + 0.25j))

@@ -153,8 +153,22 @@ _SELECT = """static inline int64_t kiln_select_mask(int64_t x, int64_t m, int64_
 }
 """
 
+_OPAQUE = """/* kiln_opaque(v): v as it is, to gcc's vectorizer: gcc 12's complex-multiply patterns fuse a
+   product of a complex value's parts into the subtract or add that follows (vfmaddsub) whatever
+   -ffp-contract says, which rounds NumPy's scalar product (no fused operation) differently; a
+   loop holding this stays scalar (backends/c/scalar_ops.py) */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && !defined(__CUDA_ARCH__)
+#define kiln_opaque(v) __asm__("" : "+x"(v))
+#elif defined(__GNUC__) && defined(__aarch64__) && !defined(__CUDA_ARCH__)
+#define kiln_opaque(v) __asm__("" : "+w"(v))
+#else
+#define kiln_opaque(v) ((void)0)
+#endif
+"""
+
 HELPERS: dict[str, str] = {
     "kiln_alloc": _ALLOC,
+    "kiln_opaque": _OPAQUE,
     "kiln_select_mask": _SELECT,
     "kiln_print": PRINT_RUNTIME,
     "kiln_check": CHECK_RUNTIME,

@@ -202,7 +202,27 @@ def _infix(em: FunctionEmitter, op: arith.SignlessIntegerBinaryOperation) -> Non
     lhs, rhs = em.expr(op.lhs), em.expr(op.rhs)
     if not is_float(ty):
         lhs = _wide_literal(lhs, ty)
+    elif _complex_product_part(op):
+        em.line(f"{em.use_helper('kiln_opaque')}({lhs});")
     em.define(op.result, f"{lhs} {sym} {rhs}")
+
+
+#: the ops that take a complex value apart (by name: xDSL's complex dialect is imported only by
+#: programs with complex values)
+_COMPLEX_PARTS = frozenset({"complex.re", "complex.im"})
+
+
+def _complex_product_part(op: Operation) -> bool:
+    """Whether ``op`` subtracts or adds two products of complex values' parts (``ar*br - ai*bi``,
+    ``ar*bi + ai*br``: a product written out without a fused operation, as NumPy's scalars and
+    Python's complex numbers multiply), which gcc's vectorizer would fuse (``kiln_opaque``)."""
+    if not isinstance(op, arith.SubfOp | arith.AddfOp):
+        return False
+    products = [v.owner for v in op.operands]
+    return all(
+        isinstance(p, arith.MulfOp) and all(isinstance(v.owner, Operation) and v.owner.name in _COMPLEX_PARTS for v in p.operands)
+        for p in products
+    )
 
 
 @handles(*_UNSIGNED_INFIX)

@@ -50,3 +50,38 @@ func.func @swap_parts(%b: memref<2xcomplex<f32>>) {
   memref.store %s, %b[%c0] : memref<2xcomplex<f32>>
   func.return
 }
+
+// A product written out on the parts without a fused operation (NumPy's scalars, Python's
+// complex): the first product of each part's subtract or add is made opaque to gcc, whose
+// vectorizer would fuse it into a vfmaddsub whatever -ffp-contract says.
+// CHECK-LABEL: void plain_product(
+// CHECK:         double [[AC:.*]] = [[AR:.*]] * [[CR:.*]];
+// CHECK-NEXT:    double [[BD:.*]] = [[AI:.*]] * [[CI:.*]];
+// CHECK-NEXT:    kiln_opaque([[AC]]);
+// CHECK-NEXT:    double {{.*}} = [[AC]] - [[BD]];
+// CHECK:         kiln_opaque(
+// CHECK-NEXT:    double {{.*}} = {{.*}} + {{.*}};
+// CHECK-NOT:     kiln_opaque
+func.func @plain_product(%a: memref<4xcomplex<f64>>, %b: memref<4xcomplex<f64>>, %out: memref<4xcomplex<f64>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    %x = memref.load %a[%i] : memref<4xcomplex<f64>>
+    %y = memref.load %b[%i] : memref<4xcomplex<f64>>
+    %xr = complex.re %x : complex<f64>
+    %xi = complex.im %x : complex<f64>
+    %yr = complex.re %y : complex<f64>
+    %yi = complex.im %y : complex<f64>
+    %rr = arith.mulf %xr, %yr : f64
+    %ii = arith.mulf %xi, %yi : f64
+    %re = arith.subf %rr, %ii : f64
+    %ri = arith.mulf %xr, %yi : f64
+    %ir = arith.mulf %xi, %yr : f64
+    %im = arith.addf %ri, %ir : f64
+    %sum = arith.addf %re, %xr : f64
+    %p = complex.create %sum, %im : complex<f64>
+    memref.store %p, %out[%i] : memref<4xcomplex<f64>>
+  }
+  func.return
+}

@@ -1112,3 +1112,35 @@ def test_a_dtype_is_returned_as_numpy_s() -> None:
     got, want = kiln.function(scaled_and_its_dtype)(x), scaled_and_its_dtype(x)
     np.testing.assert_array_equal(got[0], want[0])
     assert got[0].dtype == want[0].dtype and got[1:] == want[1:] and type(got[1]) is type(want[1])
+
+
+def sum_below(x, t):
+    s = 0.0
+    i = 0
+    while (v := x[i]) < t:
+        s += v
+        i += 1
+    return s, v, i
+
+
+def sum_below_else(x, t):
+    s, i = 0.0, 0
+    while (v := x[i % x.shape[0]]) < t:
+        i += 1
+        if v < 0:
+            continue
+        s += v
+        if s > 100:
+            break
+    else:
+        s = -s
+    return s, i
+
+
+def test_a_name_the_while_test_binds_is_read_by_the_body_and_after_the_loop() -> None:
+    """A staged while passed on the state its iteration began with, so the name a walrus in its
+    test binds kept the first test's value: sum_below gave 3.0 where Python gives 4.5
+    (kiln.frontend.autograph.converters.while_tests)."""
+    x = np.array([1.0, 1.5, 2.0, 4.0, 0.5])
+    differential(sum_below, (x, 3.0), (x, 1.2), (x, 0.5))
+    differential(sum_below_else, (np.array([1.0, -2.0, 3.0, 9.0]), 5.0), (np.array([60.0, -2.0, 50.0]), 99.0))

@@ -23,6 +23,7 @@ from kiln.frontend.autograph.converters import (
     shapes,
     subscripts,
     unsupported,
+    while_tests,
 )
 
 PIPELINE = (
@@ -33,6 +34,7 @@ PIPELINE = (
     raises,
     python_effects,
     python_stores,
+    while_tests,
     break_statements,
     continue_statements,
     return_statements,

@@ -1,0 +1,56 @@
+"""``while`` whose test binds a name (``while (v := x[i]) < t:``) becomes ``while True:`` whose body
+starts with ``if not test: break``.
+
+A staged loop evaluates its test in the loop's condition region and passes the state the
+iteration began with on to the body and out of the loop, so a name the test binds kept the value
+of the first test (kiln.function gave 3.0 for Python's 4.5). Tested at the top of the body,
+each iteration binds it where the body, and the code after the loop, reads it. An ``else``
+clause runs where the test fails, before the ``break`` (not where a ``break`` of the body ends the
+loop, as in Python); one that holds its own ``break`` or ``continue`` (of an enclosing loop) is
+left as written. Runs before ``break_statements``, which lowers the ``break``.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from kiln.frontend.autograph.context import ConversionContext
+
+
+def _binds_in_test(node: ast.While) -> bool:
+    return any(isinstance(n, ast.NamedExpr) for n in ast.walk(node.test))
+
+
+def _jumps_out(statements: list[ast.stmt]) -> bool:
+    """Whether ``statements`` hold a ``break``/``continue`` of the loop around them (not of a loop inside)."""
+    pending: list[ast.AST] = list(statements)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Break | ast.Continue):
+            return True
+        if not isinstance(node, ast.For | ast.While | ast.AsyncFor | ast.FunctionDef | ast.AsyncFunctionDef
+                          | ast.Lambda | ast.ClassDef):
+            pending.extend(ast.iter_child_nodes(node))
+        elif isinstance(node, ast.For | ast.While | ast.AsyncFor):
+            pending.extend(node.orelse)  # (a loop's `else` belongs to the loop around it)
+    return False
+
+
+class _WhileTests(ast.NodeTransformer):
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        return node  # nested functions are converted when they are called
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_While(self, node: ast.While) -> ast.AST:
+        self.generic_visit(node)
+        if not _binds_in_test(node) or _jumps_out(node.orelse):
+            return node
+        failed = ast.copy_location(ast.UnaryOp(op=ast.Not(), operand=node.test), node.test)
+        leave = ast.copy_location(ast.If(test=failed, body=[*node.orelse, ast.copy_location(ast.Break(), node)], orelse=[]), node)
+        loop = ast.While(test=ast.copy_location(ast.Constant(value=True), node.test), body=[leave, *node.body], orelse=[])
+        return ast.fix_missing_locations(ast.copy_location(loop, node))
+
+
+def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
+    func.body = [_WhileTests().visit(stmt) for stmt in func.body]

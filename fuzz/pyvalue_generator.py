@@ -13,7 +13,9 @@ rounds Python floats (``round(x, n)``),
 iterates lists (``for v in lst``, ``zip``),
 reduces them (``sum``, ``max``, ``min``), appends to them, makes Python numbers of array data
 (``float(a[k])``), picks numbers with conditional expressions, steps a counter by a NumPy bool,
-counts with a ``while`` on array data, divides Python numbers (``/``, ``//``, ``%``, ``divmod``,
+counts with a ``while`` on array data (one whose test binds a name with ``:=`` that the body,
+a ``continue``/``break``, an ``else`` and the code after it read), multiplies Python complex
+numbers and NumPy complex scalars in loops, divides Python numbers (``/``, ``//``, ``%``, ``divmod``,
 ``** -1``: Python's ``ZeroDivisionError`` where a divisor is zero), checks data with ``assert`` and ``raise`` under staged
 ``if``s (in loops too), and tests with ``and``/``or``/``not`` and chained comparisons,
 as conditions and as values. It builds lists with comprehensions over ``a`` and ranges (staged as
@@ -177,7 +179,7 @@ class PyValueGen(Emitter):
         r = self.rng
         kind = r.choice(["counter", "counter", "list", "assert", "raise", "flag", "iterate", "array", "branch",
                          "scale", "convert", "list", "flag", "while", "ifexp", "append", "arith", "dict", "rows",
-                             "comprehension", "swap", "listops"])
+                             "comprehension", "swap", "listops", "walrus", "complex"])
         if kind == "branch" and r.random() < 0.5:  # kiln traces list elements and number arguments, so
             kind = "list"  # a list written under any `if` on them is refused (by design): fewer of those
         if kind == "counter":
@@ -220,6 +222,33 @@ class PyValueGen(Emitter):
                 if r.random() < 0.5:
                     self.raise_if(k, 0)
             self.numbers.append(k)
+        elif kind == "walrus":  # a `while` whose test binds a name the body and the code after it read
+            k, w, acc = self.fresh("k"), self.fresh("w"), self.fresh("s")
+            self.emit(f"{k} = 0")
+            self.emit(f"{acc} = {r.choice(['0.0', '0', 't'])}")
+            self.emit(f"while ({w} := {k} + a[{k} % {N}]) < {r.choice(['1.5', '2.75', '4.0'])}:")  # (a[...] >= -2: ends)
+            with self.block():
+                self.emit(f"{k} += 1")
+                if r.random() < 0.3:
+                    self.emit(f"if {w} < {self.const()}:")
+                    with self.block():
+                        self.emit(r.choice(["continue", "break"]))
+                self.emit(f"{acc} += {w} * {r.choice([self.const(), 'n', 't'])}")
+            if r.random() < 0.4:
+                self.emit("else:")
+                with self.block():
+                    self.emit(f"{acc} = -{acc}")
+            self.numbers += [k, w, acc]
+        elif kind == "complex":  # products of Python complex numbers and of NumPy complex scalars
+            z, i = self.fresh("z"), self.fresh("i")
+            self.emit(f"{z} = complex({self.elem()}, {self.const()})")
+            self.emit(f"for {i} in range({r.choice([2, N])}):")
+            with self.block():
+                step = r.choice([f"complex(a[{i}], {self.const()})", f"(a[{i}] + 0.5j)", f"np.complex128(a[{i}] - 1j)"])
+                self.emit(f"{z} = {z} * {step} * 0.25 + {r.choice([self.const(), '1j', 't'])}")
+            name = self.fresh("p")
+            self.emit(f"{name} = {r.choice([f'{z}.real', f'{z}.imag', f'abs({z})', f'({z} * {z}).real'])}")
+            self.numbers.append(name)
         elif kind == "ifexp":  # a conditional expression (staged on array data): one Python type on both paths
             name = self.fresh("e")
             self.emit(f"{name} = lst[{r.randrange(L)}] if {self.cond()} else {r.choice(['t', self.const(), 'sum(lst)'])}")

@@ -144,7 +144,8 @@ def test_python_value_programs_cover_their_constructs() -> None:
     text = "".join(generate_program("python", f"5-{i}", Config()).source for i in range(60))
     for construct in ("assert ", "raise ValueError", " and ", " or ", "not ", " <= a[", "lst[", "for v in lst",
                       "zip(lst, ints)", "+= 1", "return [", "lst.append(", " else ", "float(", "while k",
-                      " for v", " in a if ", " in range(6)", "for w in a] for ", "], lst[i"):
+                      " for v", " in a if ", " in range(6)", "for w in a] for ", "], lst[i", " := k", "complex(a[",
+                      "np.complex128(a["):
         assert construct in text, construct
 
 

@@ -219,6 +219,8 @@ def _complex_product_part(op: Operation) -> bool:
     if not isinstance(op, arith.SubfOp | arith.AddfOp):
         return False
     products = [v.owner for v in op.operands]
+    if products[0] is products[1] or all(isinstance(p, arith.MulfOp) and p.lhs is p.rhs for p in products):
+        return False  # a square's parts (z*z: ``zr*zr - zi*zi``, ``zr*zi + zr*zi``), which gcc leaves unfused
     return all(
         isinstance(p, arith.MulfOp) and all(isinstance(v.owner, Operation) and v.owner.name in _COMPLEX_PARTS for v in p.operands)
         for p in products

@@ -32,7 +32,7 @@ def rows() -> dict[str, list[str]]:
 
     ufuncs = {_name(u) for u in numpy_dispatch._UFUNCS} | {"np.matmul"}
     ufuncs |= {_name(u) for u in getattr(numpy_dispatch, "COMPOSITE_UFUNCS", {})}
-    functions = {_name(f) for f in numpy_dispatch._FUNCTIONS} | {_name(f) for f in numpy_iteration.TRACED}
+    functions = {_name(f) for f in numpy_dispatch._FUNCTIONS} | {_name(f) for f in numpy_iteration.TRACED if f not in numpy_iteration.REFUSED}
     staged = {f for f in creation.TRACED if f in random_numbers.STAGED or getattr(f, "__kiln_wrapped__", False)}
     made = {_name(f) for f in creation.TRACED if f not in creation.SCALAR_TYPES and f not in staged and f not in numpy_iteration.TRACED}
     randoms = {_name(f) for f in random_numbers.STAGED}

@@ -108,4 +108,6 @@ def nditer(op: Any, *args: Any, **kwargs: Any) -> Any:
 #: NumPy's callables that take traced arrays only through these: ``ag__.call`` substitutes them
 #: while tracing, from kiln.frontend.creation's table
 TRACED: dict[Any, Callable[..., Any]] = {np.ndenumerate: ndenumerate, np.nditer: nditer}
+#: those of them that only refuse a traced array (not listed as supported: kiln.frontend.api_table)
+REFUSED = frozenset({np.nditer})
 creation.TRACED.update(TRACED)

@@ -436,12 +436,13 @@ def _complex_valued(x: Operand) -> bool:
 
 def _complex_scalar_math(ufunc: np.ufunc, operands: Sequence[Operand], out: np.dtype[Any]) -> Builder | None:
     """How a complex product of numbers rounds: NumPy multiplies arrays (0-d ones too) with a
-    fused multiply-add (graph.mul), NumPy scalars and Python complex numbers without one (its
-    scalar math, CPython's ``complex.__mul__``), as NumPy's power does (:func:`_plain_multiply`).
+    fused multiply-add (graph.mul), and so does ``np.multiply`` of scalars; the operator ``*`` of
+    NumPy scalars and Python complex numbers multiplies without one (NumPy's scalar math,
+    CPython's ``complex.__mul__``), as NumPy's power does (:func:`_plain_multiply`).
     None where graph.mul is right; a refusal where the operands' kinds, and so the rounding, are
     known only per call. (A quotient of Python numbers is CPython's: kiln.frontend.python_division.)"""
-    if ufunc is not np.multiply or out.kind != "c" or not all(map(_complex_valued, operands)):
-        return None  # (with a real factor both ways give the same bits)
+    if ufunc is not np.multiply or not in_python_operator() or out.kind != "c" or not all(map(_complex_valued, operands)):
+        return None  # (np.multiply of scalars runs the array loop; with a real factor both ways give the same bits)
     kinds = [_number_kind(x) for x in operands]
     if "array" in kinds:
         return None

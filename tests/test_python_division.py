@@ -196,7 +196,7 @@ def products_of_numbers(a, b):
     z = 0j
     for i in range(a.shape[0]):
         z = z * z + complex(a[i]) * 0.25
-    return out, python, z, a * b, np.array(a[0]) * np.array(b[0])
+    return out, python, z, a * b, np.array(a[0]) * np.array(b[0]), [np.multiply(a[i], b[i]) for i in range(8)]
 
 
 def test_a_product_of_complex_numbers_rounds_as_numpy_s_scalars_and_python_s() -> None:
@@ -212,6 +212,7 @@ def test_a_product_of_complex_numbers_rounds_as_numpy_s_scalars_and_python_s() -
     assert repr(got[2]) == repr(want[2]) and type(got[2]) is complex
     np.testing.assert_array_equal(got[3], want[3])
     assert got[4] == want[4] and type(got[4]) is type(want[4])
+    assert got[5] == want[5]  # (np.multiply of scalars runs NumPy's array loop)
 
 
 def number_or_array(a, w):

@@ -1144,3 +1144,17 @@ def test_a_name_the_while_test_binds_is_read_by_the_body_and_after_the_loop() ->
     x = np.array([1.0, 1.5, 2.0, 4.0, 0.5])
     differential(sum_below, (x, 3.0), (x, 1.2), (x, 0.5))
     differential(sum_below_else, (np.array([1.0, -2.0, 3.0, 9.0]), 5.0), (np.array([60.0, -2.0, 50.0]), 99.0))
+
+
+def membership_in_arrays(x, v, ids):
+    c = 0
+    for k in range(6):
+        if k in ids:
+            c += 1
+    return v in x, 0.5 in x, v not in x, x[0] in x[1:], c
+
+
+def test_in_of_a_traced_array_is_numpy_s_membership() -> None:
+    """``v in x`` of an array is NumPy's ``(x == v).any()``, a Python bool; kiln refused it ("needs
+    the truth value of a traced tensor"), Python's ``in`` iterating the array."""
+    differential(membership_in_arrays, (np.arange(5.0), 3.0, np.array([1, 4, 9])), (np.arange(5.0), 3.5, np.array([7])))

@@ -52,8 +52,13 @@ _COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
 def contains(container: Any, item: Any) -> Any:
     """``item in container``: of a list or tuple of numbers where the item or an element is traced,
     Python's ``any(v is item or v == item for v in container)``, a traced Python bool (``3 in xs``
-    of a list argument, ``k in (1, 2)`` of ``k = int(x[0])``); Python's ``in`` elsewhere (a list held as
-    one array has its own)."""
+    of a list argument, ``k in (1, 2)`` of ``k = int(x[0])``); of a traced array, NumPy's
+    ``(container == item).any()`` as a Python bool; Python's ``in`` elsewhere (a list held as one
+    array has its own)."""
+    if staging.is_tensor(container):  # NumPy's ndarray.__contains__, made a Python bool by `in`
+        from kiln.frontend.autograph.operators.py_builtins import bool_
+
+        return bool_((container == item).any())
     if not isinstance(container, (list, tuple)) or held(container) \
             or not (staging.is_tensor(item) or any(map(staging.is_tensor, container))):
         return item in container

@@ -1158,3 +1158,21 @@ def test_in_of_a_traced_array_is_numpy_s_membership() -> None:
     """``v in x`` of an array is NumPy's ``(x == v).any()``, a Python bool; kiln refused it ("needs
     the truth value of a traced tensor"), Python's ``in`` iterating the array."""
     differential(membership_in_arrays, (np.arange(5.0), 3.0, np.array([1, 4, 9])), (np.arange(5.0), 3.5, np.array([7])))
+
+
+def sum_below_within(x, t):
+    s, i, n = 0.0, 0, x.shape[0]
+    while i < n and (v := x[i]) < t and v > -5.0:
+        s += v
+        i += 1
+    else:
+        s = -s
+    return s, i
+
+
+def test_a_name_an_and_of_the_while_test_binds() -> None:
+    """``while i < n and (v := x[i]) < t:`` with a traced ``i``: the `and` kept Python's (a lambda would
+    bind ``v`` in its own scope) and was refused ("needs the truth value"); each operand is now
+    tested in turn at the top of the body."""
+    differential(sum_below_within, (np.array([1.0, 2.0, 9.0, 0.5]), 5.0), (np.array([1.0, 2.0]), 5.0),
+                 (np.array([1.0, -7.0, 2.0]), 5.0))

@@ -1,5 +1,5 @@
 """``while`` whose test binds a name (``while (v := x[i]) < t:``) becomes ``while True:`` whose body
-starts with ``if not test: break``.
+starts with ``if not test: break`` (one such ``if`` per operand of a test ``a and b``, in turn).
 
 A staged loop evaluates its test in the loop's condition region and passes the state the
 iteration began with on to the body and out of the loop, so a name the test binds kept the value
@@ -13,6 +13,7 @@ left as written. Runs before ``break_statements``, which lowers the ``break``.
 from __future__ import annotations
 
 import ast
+import copy
 
 from kiln.frontend.autograph.context import ConversionContext
 
@@ -46,9 +47,15 @@ class _WhileTests(ast.NodeTransformer):
         self.generic_visit(node)
         if not _binds_in_test(node) or _jumps_out(node.orelse):
             return node
-        failed = ast.copy_location(ast.UnaryOp(op=ast.Not(), operand=node.test), node.test)
-        leave = ast.copy_location(ast.If(test=failed, body=[*node.orelse, ast.copy_location(ast.Break(), node)], orelse=[]), node)
-        loop = ast.While(test=ast.copy_location(ast.Constant(value=True), node.test), body=[leave, *node.body], orelse=[])
+        # `a and b`, each tested in turn (`b` only where `a` held): a `:=` in `b` binds where the
+        # logical converter would have to leave Python's `and` (a lambda has a scope of its own)
+        tests = node.test.values if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And) else [node.test]
+        leaves = []
+        for test in tests:
+            failed = ast.copy_location(ast.UnaryOp(op=ast.Not(), operand=test), test)
+            body = [*copy.deepcopy(node.orelse), ast.copy_location(ast.Break(), node)]
+            leaves.append(ast.copy_location(ast.If(test=failed, body=body, orelse=[]), test))
+        loop = ast.While(test=ast.copy_location(ast.Constant(value=True), node.test), body=[*leaves, *node.body], orelse=[])
         return ast.fix_missing_locations(ast.copy_location(loop, node))
 
 

@@ -15,26 +15,12 @@ from __future__ import annotations
 import ast
 import copy
 
+from kiln.frontend.autograph.analysis.activity import contains
 from kiln.frontend.autograph.context import ConversionContext
 
 
 def _binds_in_test(node: ast.While) -> bool:
     return any(isinstance(n, ast.NamedExpr) for n in ast.walk(node.test))
-
-
-def _jumps_out(statements: list[ast.stmt]) -> bool:
-    """Whether ``statements`` hold a ``break``/``continue`` of the loop around them (not of a loop inside)."""
-    pending: list[ast.AST] = list(statements)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Break | ast.Continue):
-            return True
-        if not isinstance(node, ast.For | ast.While | ast.AsyncFor | ast.FunctionDef | ast.AsyncFunctionDef
-                          | ast.Lambda | ast.ClassDef):
-            pending.extend(ast.iter_child_nodes(node))
-        elif isinstance(node, ast.For | ast.While | ast.AsyncFor):
-            pending.extend(node.orelse)  # (a loop's `else` belongs to the loop around it)
-    return False
 
 
 class _WhileTests(ast.NodeTransformer):
@@ -45,7 +31,7 @@ class _WhileTests(ast.NodeTransformer):
 
     def visit_While(self, node: ast.While) -> ast.AST:
         self.generic_visit(node)
-        if not _binds_in_test(node) or _jumps_out(node.orelse):
+        if not _binds_in_test(node) or contains(node.orelse, (ast.Break, ast.Continue), through_loops=False):
             return node
         # `a and b`, each tested in turn (`b` only where `a` held): a `:=` in `b` binds where the
         # logical converter would have to leave Python's `and` (a lambda has a scope of its own)

@@ -189,6 +189,9 @@ def python_quotient(inputs: Sequence[Any]) -> Tensor | None:
     if complex not in kinds or None in kinds:
         return None
     (ar, ai), (br, bi) = (_parts(x) for x in inputs)
+    if not isinstance(inputs[1], Tensor):
+        re, im = _by_number(ar, ai, br, bi)
+        return python_number(emit(graph.ComplexOp(as_tensor(re).value, as_tensor(im).value)))
     by_real = np.greater_equal(np.absolute(br), np.absolute(bi))
     ratio = np.true_divide(bi, br)  # (divide top and bottom by b.real)
     denom = np.add(br, np.multiply(bi, ratio))
@@ -202,6 +205,24 @@ def python_quotient(inputs: Sequence[Any]) -> Tensor | None:
     re = np.where(by_real, re1, np.where(by_imag, re2, np.nan))
     im = np.where(by_real, im1, np.where(by_imag, im2, np.nan))
     return python_number(emit(graph.ComplexOp(as_tensor(re).value, as_tensor(im).value)))
+
+
+def _by_number(ar: Any, ai: Any, br: float, bi: float) -> tuple[Any, Any]:
+    """A traced ``a`` over a Python number ``b``: CPython's branch is known while tracing, and its
+    ratio and denominator are Python's own (computing both branches' in NumPy would warn of the
+    division by a zero part that the other branch takes). ``b`` zero: the quotient is never used,
+    the division raises Python's ZeroDivisionError (the check above)."""
+    if abs(br) >= abs(bi) and br != 0:
+        ratio = bi / br
+        denom = br + bi * ratio
+        return (np.true_divide(np.add(ar, np.multiply(ai, ratio)), denom),
+                np.true_divide(np.subtract(ai, np.multiply(ar, ratio)), denom))
+    if abs(bi) >= abs(br) and bi != 0:
+        ratio = br / bi
+        denom = br * ratio + bi
+        return (np.true_divide(np.add(np.multiply(ar, ratio), ai), denom),
+                np.true_divide(np.subtract(np.multiply(ai, ratio), ar), denom))
+    return np.multiply(ar, np.nan), np.multiply(ai, np.nan)  # (a NaN part, or zero: no branch)
 
 
 def _parts(x: Any) -> tuple[Any, Any]:

@@ -7,6 +7,7 @@ against Python itself: the same value and type, or the same ``ZeroDivisionError`
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -162,6 +163,30 @@ def test_a_quotient_with_a_python_complex_is_cpythons() -> None:
         got = f(np.array(v))
         assert [type(g) for g in got] == [complex] * 5 + [np.complex128]
         assert all(repr(g) == repr(w) for g, w in zip(got, want)), (v, got, want)
+
+
+def test_a_quotient_by_a_python_number_written_in_the_code_is_cpythons_and_quiet() -> None:
+    """A traced complex over a number the code writes (``z / n`` of a DFT, ``z / (2 + 1j)``):
+    CPython's branch is taken while tracing, to the bit, and no RuntimeWarning is raised (both of
+    Smith's branches were computed, one dividing by the divisor's zero part: "divide by zero
+    encountered in divide" at every such quotient). A zero divisor raises Python's error."""
+    divisors = [4, 0.5, -3.0, 2 + 1j, 1j, -0.25 - 7j, 3 - 3j, 1e-300 + 1e300j]
+
+    def quotients(a: np.ndarray) -> tuple[complex, ...]:
+        z = complex(float(a[0]), float(a[1]))
+        return tuple(z / d for d in divisors)
+
+    f = kiln.function(quotients)
+    rng = np.random.default_rng(7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for v in [*rng.uniform(-10, 10, (40, 2)), [np.inf, 1.0], [np.nan, 2.0]]:
+            want, got = quotients(v), f(np.array(v))
+            assert [type(g) for g in got] == [complex] * len(divisors)
+            assert all(repr(g) == repr(w) for g, w in zip(got, want)), (v, got, want)
+        by_zero = kiln.function(lambda a: complex(float(a[0]), float(a[1])) / 0.0)
+        with pytest.raises(ZeroDivisionError, match=r"test_python_division\.py:\d+.*complex division by zero"):
+            by_zero(np.array([1.0, 2.0]))
 
 
 def modular_powers(a):

@@ -116,18 +116,19 @@ def test_identity_and_aliases_are_pythons():
 
 
 def fill_from_an_array(x):
-    d = [[0.0] * 5 for _ in range(5)]
-    for i in range(5):
-        for j in range(5):
+    n = x.shape[0]
+    d = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(n):
             d[i][j] = x[j]
     return d
 
 
 def test_a_numpy_value_in_a_list_of_floats_keeps_pythons_meaning():
     """A NumPy float64 written at a staged index would make the element's type depend on the index:
-    the loop runs as Python's, saying so."""
+    the loop runs as Python's, saying so past 64 copies of its body (9 x 9 here)."""
     with pytest.warns(KilnUnrollWarning, match="into a list of floats at an index known only at run time"):
-        differential(fill_from_an_array, (np.arange(5.0),))
+        differential(fill_from_an_array, (np.arange(9.0),))
 
 
 def grow_a_row(n):
@@ -159,9 +160,9 @@ def scale_rows(x, s):
 
 def test_writes_into_an_argument_list_of_lists_reach_the_caller():
     """An argument's row read at a traced index is a read-only view: the loop runs as Python's
-    and the writes reach the caller's lists, which the function returns."""
+    and the writes reach the caller's lists, which the function returns (saying so past 64 copies)."""
     with pytest.warns(KilnUnrollWarning, match="a row read at an index known only at run time from an argument list"):
-        differential(scale_rows, ([[float(i + j) for i in range(6)] for j in range(6)], 0.5))
+        differential(scale_rows, ([[float(i + j) for i in range(2)] for j in range(65)], 0.5))
 
 
 def row_sums_after(n):

@@ -9,6 +9,7 @@ AutoGraph converts them from their source.
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -384,15 +385,22 @@ def test_nested_staged_loops_trace_their_body_a_few_times_not_2_to_the_depth() -
     assert next(_BODY_TRACES) - before - 1 == 4 + 1
 
 
-def test_a_range_loop_that_cannot_be_staged_warns_that_it_unrolls() -> None:
-    def sizes_from_index(x):
+def test_a_range_loop_that_cannot_be_staged_warns_that_it_unrolls_past_64_copies() -> None:
+    """Said once, with the line, when the body is copied more than 64 times (issue 39); a loop of
+    a few iterations unrolls quietly (a 6-trip loop warned that "compile time grows")."""
+
+    def sizes_from_index(x, n):
         s = 0.0
-        for i in range(6):
-            s = s + np.zeros((i + 1, i + 1)).sum() + x[i]  # two sizes known only at run time: refused staged
+        for i in range(n):
+            s = s + np.zeros((i + 1, i + 1)).sum() + x[i % 6]  # sizes known only at run time: refused staged
         return s
 
-    with pytest.warns(KilnUnrollWarning, match=r"test_mutation.py:\d+:\d+: this `for` loop over a range of 6 iterations is unrolled"):
-        check(sizes_from_index, rand(6))
+    with pytest.warns(KilnUnrollWarning, match=r"test_mutation.py:\d+:\d+: this `for` loop over a range of 65 iterations is unrolled") as record:
+        check(sizes_from_index, rand(6), 65)
+    assert sum(issubclass(w.category, KilnUnrollWarning) for w in record) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KilnUnrollWarning)
+        check(sizes_from_index, rand(6), 6)
 
 
 def test_short_and_python_effect_loops_unroll() -> None:

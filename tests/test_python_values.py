@@ -1059,6 +1059,34 @@ def test_max_and_min_with_a_key_of_traced_values_are_pythons_scan() -> None:
                  (np.array([np.nan, 3.0, 1.0, 2.0]), [1.0, -1.0]), (np.array([2.0, -1.0]), [-3, 3, 2]))
 
 
+def extremes_with_a_default(a, xs):
+    empty = a[:0]
+    return (min((v for v in a if True), default=0.0), max(a, default=-1.0), max(xs, key=abs, default=None),
+            min(empty, default=7), max([], default=a[0]), min((v * 2 for v in xs), default=0))
+
+
+def filtered_extremes_with_a_default(a):
+    return (min((v for v in a if v > 0), default=0.0), max([float(v) for v in a if v > 1], default=-1.0),
+            min((int(v) for v in a if v < 0), default=0))
+
+
+def default_of_another_dtype(a):
+    return min((v for v in a if v > 0), default=0)
+
+
+def test_max_and_min_with_a_default_are_pythons() -> None:
+    """``default=`` is read only for an empty iterable: over a generator of an array's items, an array
+    or a list whose length tracing knows it is passed over (was refused: "min(tensor, default=)").
+    Over items a filter on traced values keeps, the default is returned where none is kept, as its
+    own type (a NumPy float64 item or the Python float default: a kind decided per call)."""
+    differential(extremes_with_a_default, (np.array([0.5, -3.0, 2.0]), [3.0, -4.0, 2.0]),
+                 (np.array([np.nan, 1.0]), [1, -1]))
+    differential(filtered_extremes_with_a_default, (np.array([0.5, -3.0, 2.0]),), (np.array([-0.5, -3.0]),),
+                 (np.array([0.5, 0.25]),))
+    with pytest.raises(NotImplementedError, match=r"test_python_values.py:\d+:\d+: min\(\.\.\., default=\) of a list whose length the data decide"):
+        kiln.function(default_of_another_dtype)(np.array([0.5, -3.0]))
+
+
 def max_by_key_of_ints_and_floats_typed_per_call(a, lst):
     lst.append(-3)
     for v in a:  # a staged loop's writes at positions the data pick: each item's type is kept per call

@@ -2334,6 +2334,8 @@ def staged_python_range(
         set_state(init)
         if isinstance(error, effects.PythonEffectError):
             return False  # a Python side effect found while tracing: unrolling is the rule
+        if not _long(len(iter_)):
+            return False  # a few copies of the body: said only past UNROLL_WARN_AFTER (issue 39)
         counts = trace_context.require().notes.setdefault(_UNROLL_COUNTS, {})
         if counts.get(statement_location(), 0) >= UNROLL_WARN_AFTER:
             return False  # said once per loop and trace (a recursive helper meets its loop at every level)

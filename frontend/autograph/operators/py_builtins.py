@@ -243,6 +243,40 @@ def _as_element(lst: StagedList, value: Tensor) -> Tensor:
     return python_number(value) if lst.kind == PYTHON else value
 
 
+def _filtered_or_default(name: str, lst: StagedList, default: Any) -> Any:
+    """``min``/``max`` of a comprehension filtered on traced values, with a ``default``: the
+    extreme of the kept items, or ``default`` where none is kept, each of its own type (a kind
+    flag where they differ); refused where their dtypes differ (the dtype would be the data's
+    choice: ``default=0`` over floats) or ``default`` is no number."""
+    dtype = np.asarray(default).dtype if isinstance(default, (bool, int, float, complex, np.generic)) else None
+    if dtype != lst.values.dtype:
+        raise NotImplementedError(
+            f"{trace_context.here()}: {name}(..., default=) of a list whose length the data decide returns the "
+            f"default or an item, by the data; kiln does so where both are numbers of one dtype (here a default "
+            f"of type {type(default).__name__} and {lst.values.dtype} items): write a default of the items' type"
+        )
+    selection = lst.selection()
+    picked = _as_element(lst, getattr(selection, name)())
+    kept = np.greater(selection.count(), 0)
+    kinds = [result_kinds.kind_of(v) for v in (picked, default)]
+    kind = kinds[0] if not any(isinstance(k, Tensor) for k in kinds) and kinds[0] == kinds[1] else \
+        np.where(kept, *(k if isinstance(k, Tensor) else np.int8(k) for k in kinds))
+    return result_kinds.with_kind(as_tensor(np.where(kept, picked, np.asarray(default, dtype=dtype))), kind)
+
+
+def _static_length(items: Any) -> int | None:
+    """How many items ``items`` yields, where tracing knows it (a list, tuple or range, a traced
+    array of a static first size, a comprehension's stacked items); None otherwise (a list whose
+    length the data decide: a filter on traced values)."""
+    if isinstance(items, (list, tuple, range)):
+        return len(items)
+    if isinstance(items, Tensor) and items.shape and items.shape[0] is not None:
+        return items.shape[0]
+    if isinstance(items, StagedList) and items.mask is None and items.items_unmade() and items.values.ndim >= 1:
+        return items.values.shape[0]  # (a comprehension's items stacked: one per row)
+    return None
+
+
 def _empty_message(builtin: Any) -> str:
     """Python's own message for ``max([])`` (its words differ between versions)."""
     return python_message(lambda: builtin([]), ValueError)
@@ -297,6 +331,16 @@ def _by_key(name: str, builtin: Any, items: Any, key: Any) -> Any:
 
 def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
     def impl(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and "default" in kwargs and trace_context.current() is not None:
+            if isinstance(args[0], Iterator):
+                args = (list(args[0]),)
+            count = _static_length(args[0])
+            if count == 0:
+                return kwargs["default"]
+            if count is not None:  # Python reads `default` only for an empty iterable
+                kwargs = {k: v for k, v in kwargs.items() if k != "default"}
+            elif set(kwargs) == {"default"} and _stacked(args[0]):
+                return _filtered_or_default(name, args[0], kwargs["default"])
         if len(args) == 1 and set(kwargs) == {"key"} and kwargs["key"] is not None and trace_context.current() is not None \
                 and isinstance(args[0], (list, tuple, range)):
             return _by_key(name, builtin, args[0], kwargs["key"])

@@ -1087,6 +1087,24 @@ def test_max_and_min_with_a_default_are_pythons() -> None:
         kiln.function(default_of_another_dtype)(np.array([0.5, -3.0]))
 
 
+def best_pair_by_key(a):
+    pairs = [(i, float(a[i]), a[i] * 2) for i in range(a.shape[0])]
+    return max(pairs, key=lambda p: p[1]), min(pairs, key=lambda p: p[2])[0]
+
+
+def pair_of_an_int_or_a_float(a):
+    return max([(0, 1.0), (1.5, 2.0)], key=lambda p: a[int(p[1]) - 1])
+
+
+def test_max_with_a_key_over_tuples_picks_each_position_as_its_own_type() -> None:
+    """``max(pairs, key=lambda p: p[1])`` of (index, value) tuples: the winning tuple, the index a
+    Python int (it was merged with the floats into an array: 0.0 for Python's 0); a position whose
+    items differ in type between tuples is refused naming the line."""
+    differential(best_pair_by_key, (np.array([0.5, 3.0, 3.0, -1.0]),), (np.array([np.nan, 1.0, 2.0]),))
+    with pytest.raises(NotImplementedError, match=r"test_python_values.py:\d+:\d+: max\(\.\.\., key=\) whose keys are traced"):
+        kiln.function(pair_of_an_int_or_a_float)(np.array([1.0, 2.0]))
+
+
 def max_by_key_of_ints_and_floats_typed_per_call(a, lst):
     lst.append(-3)
     for v in a:  # a staged loop's writes at positions the data pick: each item's type is kept per call

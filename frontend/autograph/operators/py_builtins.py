@@ -299,7 +299,8 @@ def _callback(fn: Any) -> Any:
 def _by_key(name: str, builtin: Any, items: Any, key: Any) -> Any:
     """``max(items, key=f)`` / ``min`` where some key is traced (``max(range(n), key=lambda i: x[i])``):
     Python's scan, which keeps the first item unless a later one's key compares greater (less),
-    staged as selections among the items, which must be numbers of one kind; ``NotImplemented``
+    staged as selections among the items, which must be numbers of one kind (or tuples of them, picked
+    position by position, each position's numbers of one kind); ``NotImplemented``
     where no key is traced (Python's own then runs on the keys already computed)."""
     seq = list(items)
     if not seq:
@@ -312,21 +313,39 @@ def _by_key(name: str, builtin: Any, items: Any, key: Any) -> Any:
             if wins(keys[i], keys[best]):
                 best = i
         return seq[best]
-    each = [result_kinds.kind_of(v) for v in seq]  # (a kind decided per call is a traced flag: no set member)
-    kinds = set() if any(isinstance(k, Tensor) for k in each) else set(each)
-    if len(kinds) != 1 or any(
-            run_time_shape.traced(v) and as_tensor(v).ndim != 0 for v in [*seq, *keys]):
-        raise NotImplementedError(
-            f"{trace_context.here()}: {name}(..., key=) whose keys are traced picks an item when the call runs; kiln "
-            "picks among numbers of one kind only (an index, a list's numbers): pick an index instead "
-            f"({name}(range(len(xs)), key=...)) and read the item with it"
-        )
+    # items that are tuples of numbers (`max(pairs, key=lambda p: p[1])`) are picked position by position
+    tuples = all(isinstance(v, tuple) for v in seq) and len({len(v) for v in seq}) == 1
+    columns = [list(c) for c in zip(*seq)] if tuples else [seq]
+    kinds = [_one_kind(name, column) for column in columns]
+    if any(run_time_shape.traced(k) and as_tensor(k).ndim != 0 for k in keys):
+        _refuse_by_key(name)
     pick = as_python_operator(lambda taken, new, old: np.where(taken, new, old))
-    result, best_key = seq[0], keys[0]
-    for v, k in zip(seq[1:], keys[1:]):
+    result, best_key = [column[0] for column in columns], keys[0]
+    for i, k in enumerate(keys[1:], start=1):
         taken = as_python_operator(wins)(k, best_key)
-        result, best_key = pick(taken, v, result), pick(taken, k, best_key)
-    return result_kinds.with_kind(as_tensor(result), next(iter(kinds)))
+        result = [pick(taken, column[i], r) for column, r in zip(columns, result)]
+        best_key = pick(taken, k, best_key)
+    picked = [result_kinds.with_kind(as_tensor(r), kind) for r, kind in zip(result, kinds)]
+    return tuple(picked) if tuples else picked[0]
+
+
+def _one_kind(name: str, items: list[Any]) -> int:
+    """The one kind of ``items`` that ``max(..., key=)`` picks among (numbers, traced ones 0-d)."""
+    each = [result_kinds.kind_of(v) for v in items]  # (a kind decided per call is a traced flag: no set member)
+    kinds = set() if any(isinstance(k, Tensor) for k in each) else set(each)
+    numbers = all(isinstance(v, (bool, int, float, complex, np.generic, np.ndarray)) or
+                  (run_time_shape.traced(v) and as_tensor(v).ndim == 0) for v in items)
+    if len(kinds) != 1 or not numbers:
+        _refuse_by_key(name)
+    return next(iter(kinds))
+
+
+def _refuse_by_key(name: str) -> None:
+    raise NotImplementedError(
+        f"{trace_context.here()}: {name}(..., key=) whose keys are traced picks an item when the call runs; kiln "
+        "picks among numbers of one kind only, or tuples of them (an index, a list's numbers): pick an index "
+        f"instead ({name}(range(len(xs)), key=...)) and read the item with it"
+    )
 
 
 def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:

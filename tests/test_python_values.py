@@ -1067,7 +1067,7 @@ def extremes_with_a_default(a, xs):
 
 def filtered_extremes_with_a_default(a):
     return (min((v for v in a if v > 0), default=0.0), max([float(v) for v in a if v > 1], default=-1.0),
-            min((int(v) for v in a if v < 0), default=0))
+            min((int(v) for v in a if v < 0), default=0), max((v for v in a if v > 0.4), default=a[0]))
 
 
 def default_of_another_dtype(a):

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -248,7 +248,10 @@ def _filtered_or_default(name: str, lst: StagedList, default: Any) -> Any:
     extreme of the kept items, or ``default`` where none is kept, each of its own type (a kind
     flag where they differ); refused where their dtypes differ (the dtype would be the data's
     choice: ``default=0`` over floats) or ``default`` is no number."""
-    dtype = np.asarray(default).dtype if isinstance(default, (bool, int, float, complex, np.generic)) else None
+    if isinstance(default, (bool, int, float, complex, np.generic)):
+        dtype = np.asarray(default).dtype
+    else:  # a traced number (`default=a[0]`)
+        dtype = as_tensor(default).dtype if run_time_shape.traced(default) and as_tensor(default).ndim == 0 else None
     if dtype != lst.values.dtype:
         raise NotImplementedError(
             f"{trace_context.here()}: {name}(..., default=) of a list whose length the data decide returns the "
@@ -261,7 +264,8 @@ def _filtered_or_default(name: str, lst: StagedList, default: Any) -> Any:
     kinds = [result_kinds.kind_of(v) for v in (picked, default)]
     kind = kinds[0] if not any(isinstance(k, Tensor) for k in kinds) and kinds[0] == kinds[1] else \
         np.where(kept, *(k if isinstance(k, Tensor) else np.int8(k) for k in kinds))
-    return result_kinds.with_kind(as_tensor(np.where(kept, picked, np.asarray(default, dtype=dtype))), kind)
+    fallback = default if run_time_shape.traced(default) else np.asarray(default, dtype=dtype)
+    return result_kinds.with_kind(as_tensor(np.where(kept, picked, fallback)), kind)
 
 
 def _static_length(items: Any) -> int | None:
@@ -340,7 +344,7 @@ def _one_kind(name: str, items: list[Any]) -> int:
     return next(iter(kinds))
 
 
-def _refuse_by_key(name: str) -> None:
+def _refuse_by_key(name: str) -> NoReturn:
     raise NotImplementedError(
         f"{trace_context.here()}: {name}(..., key=) whose keys are traced picks an item when the call runs; kiln "
         "picks among numbers of one kind only, or tuples of them (an index, a list's numbers): pick an index "

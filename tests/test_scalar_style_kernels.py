@@ -377,7 +377,15 @@ def map_with_round(xs, a):
     return list(map(lambda v: round(v * a[0], 1) if v > 0 else -1, xs))
 
 
+def map_of_builtins(xs, a):
+    """Builtins passed as callbacks run as their converted calls (``map(float, a)`` was refused:
+    "float() needs the value of a traced kiln tensor")."""
+    return list(map(float, a)), list(map(int, a * 10)), list(map(max, a, a[::-1])), sum(map(float, xs)), \
+        sorted(map(float, a), reverse=True)
+
+
 @pytest.mark.parametrize("fn, calls", [
+    (map_of_builtins, [(XS, A), (XS, -A)]),
     (reduce_to_max, [(XS,), ([-1.5, -2.0],)]),
     (map_with_round, [(XS, A), (XS, -A)]),
     (sum_of_positive_parts, [(A,), (-np.abs(A),)]),

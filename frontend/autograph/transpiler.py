@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import __future__
 import ast
+import builtins
 import copy
 import functools
 import inspect
@@ -233,7 +234,17 @@ def _calling_back_converted(func: Any) -> Any:
 
 
 def _callback(value: Any) -> Any:
-    return call(value) if isinstance(value, (types.FunctionType, types.MethodType, functools.partial)) else value
+    if isinstance(value, (types.FunctionType, types.MethodType, functools.partial)):
+        return call(value)
+    return _BUILTIN_OPERATORS.get(value, value) if _hashable(value) else value
+
+
+#: builtins passed as callbacks (``map(float, x)``, ``sorted(xs, key=abs)``...) run as the operators
+#: a converted call of them becomes, which take traced values (converters.call_trees)
+_BUILTIN_OPERATORS: dict[Any, Any] = {
+    getattr(builtins, name): getattr(operators, f"{name}_")
+    for name in ("float", "int", "complex", "bool", "len", "list", "max", "min", "sum", "any", "all", "sorted", "pow")
+}
 
 
 operators.py_builtins.converting_callbacks_with(call)  # (key functions of sorted/max/min run converted)

@@ -87,6 +87,8 @@ def sorted_(iterable: Any, /, *, key: Any = None, reverse: bool = False) -> Any:
     """``sorted(xs)`` of numbers of one type some of which are traced (a list argument's, ``[float(x[i])
     for ...]``), or of a 1-D tensor: the list of their values in order, each of their type (NumPy's
     sort order: a NaN sorts last); Python's ``sorted`` for anything else, ``key=`` included."""
+    if isinstance(iterable, Iterator) and trace_context.current() is not None:
+        iterable = list(iterable)  # (a generator or `map(float, x)`: its items, which may be traced)
     if key is not None and isinstance(reverse, bool) and isinstance(iterable, (list, tuple, range)) \
             and trace_context.current() is not None:
         return _sorted_by_key(list(iterable), key, reverse)

@@ -492,3 +492,16 @@ def test_a_comprehension_on_python_values_alone_stays_pythons() -> None:
     differential(twin_pairs, (60,))
     differential(scaled_by_count, (X[0], 40))
     assert kiln.function(twin_pairs)(60) == twin_pairs(60)
+
+
+def truth_of_items_of_several_types(a):
+    return (any(v if v > 2.0 else 0.75 > 0 for v in a if v > -0.5), all(v if v > 0.1 else 0 for v in a),
+            any(v > 5 for v in a))
+
+
+def test_any_and_all_of_items_whose_type_the_data_pick_read_their_truth() -> None:
+    """``any``/``all`` of a generator whose items are a NumPy float on some rows and a Python bool or
+    int on others (kiln.fuzz python 20815-1071): only each item's truth counts, so the fold is
+    staged over ``bool(item)`` (was refused: "its elements are numbers whose type depends on the data")."""
+    differential(truth_of_items_of_several_types, (np.array([-1.407, 1.540, -0.785, 0.865, 1.638, 0.636]),),
+                 (np.array([-1.0, -0.7]),), (np.array([0.0, 3.0]),))

@@ -341,5 +341,19 @@ class _Hoister:
         return out
 
 
+def _truth_of_items(func: ast.FunctionDef, ctx: ConversionContext) -> None:
+    """``any(e for ...)`` / ``all(...)`` read only each item's truth: ``bool(e)`` gives the same
+    answer and items of one type, so a generator whose items are numbers of a type the data pick
+    (``v if v > 2 else v > 0``) is staged too, not refused."""
+    for node in ast.walk(func):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("any", "all") \
+                and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.GeneratorExp) \
+                and ctx.is_builtin(node.func.id) and ctx.is_builtin("bool"):
+            gen = node.args[0]
+            gen.elt = ast.copy_location(ast.Call(func=ast.Name(id="bool", ctx=ast.Load()), args=[gen.elt], keywords=[]),
+                                        gen.elt)
+
+
 def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
+    _truth_of_items(func, ctx)
     func.body = _Hoister(ctx, func).body(func.body)

@@ -189,40 +189,35 @@ def python_quotient(inputs: Sequence[Any]) -> Tensor | None:
     if complex not in kinds or None in kinds:
         return None
     (ar, ai), (br, bi) = (_parts(x) for x in inputs)
-    if not isinstance(inputs[1], Tensor):
-        re, im = _by_number(ar, ai, br, bi)
+    if not isinstance(inputs[1], Tensor):  # b written in the code: CPython's branch is known now
+        re, im = _by_real(ar, ai, br, bi) if abs(br) >= abs(bi) and br != 0 else \
+            _by_imag(ar, ai, br, bi) if abs(bi) >= abs(br) and bi != 0 else \
+            (np.multiply(ar, np.nan), np.multiply(ai, np.nan))  # (a NaN part, or zero: raised above)
         return python_number(emit(graph.ComplexOp(as_tensor(re).value, as_tensor(im).value)))
+    (re1, im1), (re2, im2) = _by_real(ar, ai, br, bi), _by_imag(ar, ai, br, bi)
     by_real = np.greater_equal(np.absolute(br), np.absolute(bi))
-    ratio = np.true_divide(bi, br)  # (divide top and bottom by b.real)
-    denom = np.add(br, np.multiply(bi, ratio))
-    re1, im1 = (np.true_divide(np.add(ar, np.multiply(ai, ratio)), denom),
-                np.true_divide(np.subtract(ai, np.multiply(ar, ratio)), denom))
-    ratio = np.true_divide(br, bi)  # (by b.imag)
-    denom = np.add(np.multiply(br, ratio), bi)
-    re2, im2 = (np.true_divide(np.add(np.multiply(ar, ratio), ai), denom),
-                np.true_divide(np.subtract(np.multiply(ai, ratio), ar), denom))
     by_imag = np.greater_equal(np.absolute(bi), np.absolute(br))  # (neither: a part of b is NaN)
     re = np.where(by_real, re1, np.where(by_imag, re2, np.nan))
     im = np.where(by_real, im1, np.where(by_imag, im2, np.nan))
     return python_number(emit(graph.ComplexOp(as_tensor(re).value, as_tensor(im).value)))
 
 
-def _by_number(ar: Any, ai: Any, br: float, bi: float) -> tuple[Any, Any]:
-    """A traced ``a`` over a Python number ``b``: CPython's branch is known while tracing, and its
-    ratio and denominator are Python's own (computing both branches' in NumPy would warn of the
-    division by a zero part that the other branch takes). ``b`` zero: the quotient is never used,
-    the division raises Python's ZeroDivisionError (the check above)."""
-    if abs(br) >= abs(bi) and br != 0:
-        ratio = bi / br
-        denom = br + bi * ratio
-        return (np.true_divide(np.add(ar, np.multiply(ai, ratio)), denom),
-                np.true_divide(np.subtract(ai, np.multiply(ar, ratio)), denom))
-    if abs(bi) >= abs(br) and bi != 0:
-        ratio = br / bi
-        denom = br * ratio + bi
-        return (np.true_divide(np.add(np.multiply(ar, ratio), ai), denom),
-                np.true_divide(np.subtract(np.multiply(ai, ratio), ar), denom))
-    return np.multiply(ar, np.nan), np.multiply(ai, np.nan)  # (a NaN part, or zero: no branch)
+def _by_real(ar: Any, ai: Any, br: Any, bi: Any) -> tuple[Any, Any]:
+    """Smith's quotient with top and bottom divided by ``b.real`` (CPython's branch where
+    ``|b.real| >= |b.imag|``). Only the branch CPython takes is computed for a ``b`` written in
+    the code: the other would divide by its zero part while tracing (a NumPy RuntimeWarning)."""
+    ratio = np.true_divide(bi, br)
+    denom = np.add(br, np.multiply(bi, ratio))
+    return (np.true_divide(np.add(ar, np.multiply(ai, ratio)), denom),
+            np.true_divide(np.subtract(ai, np.multiply(ar, ratio)), denom))
+
+
+def _by_imag(ar: Any, ai: Any, br: Any, bi: Any) -> tuple[Any, Any]:
+    """Smith's quotient with top and bottom divided by ``b.imag`` (the other branch)."""
+    ratio = np.true_divide(br, bi)
+    denom = np.add(np.multiply(br, ratio), bi)
+    return (np.true_divide(np.add(np.multiply(ar, ratio), ai), denom),
+            np.true_divide(np.subtract(np.multiply(ai, ratio), ar), denom))
 
 
 def _parts(x: Any) -> tuple[Any, Any]:

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
@@ -263,11 +264,18 @@ def _filtered_or_default(name: str, lst: StagedList, default: Any) -> Any:
     selection = lst.selection()
     picked = _as_element(lst, getattr(selection, name)())
     kept = np.greater(selection.count(), 0)
-    kinds = [result_kinds.kind_of(v) for v in (picked, default)]
-    kind = kinds[0] if not any(isinstance(k, Tensor) for k in kinds) and kinds[0] == kinds[1] else \
-        np.where(kept, *(k if isinstance(k, Tensor) else np.int8(k) for k in kinds))
+    kind = _kind_where(lambda: kept, result_kinds.kind_of(picked), result_kinds.kind_of(default))
     fallback = default if run_time_shape.traced(default) else np.asarray(default, dtype=dtype)
     return result_kinds.with_kind(as_tensor(np.where(kept, picked, fallback)), kind)
+
+
+def _kind_where(cond: Callable[[], Any], a: int | Tensor, b: int | Tensor) -> int | Tensor:
+    """The kind of a value that is ``a``'s where ``cond()`` holds and ``b``'s elsewhere: the one static
+    kind where both are it, else a traced flag (``cond`` traced only then). A kind known only per
+    call is a tensor, compared first: ``!=`` of two would trace an elementwise test."""
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor) and a == b:
+        return a
+    return np.where(cond(), *(k if isinstance(k, Tensor) else np.int8(k) for k in (a, b)))
 
 
 def _static_length(items: Any) -> int | None:
@@ -407,13 +415,9 @@ def _extreme(name: str, builtin: Any, reduce: Any, combine: Any) -> Any:
                     f"comparison, which is ambiguous (as in NumPy); use np.{'maximum' if name == 'max' else 'minimum'}"
                 )
         result, kind = items[0], result_kinds.kind_of(items[0])
+        wins = np.greater if name == "max" else np.less
         for v in items[1:]:
-            # (a kind known only per call is a tensor: compared first, `!=` would trace an elementwise test)
-            kind_v = result_kinds.kind_of(v)
-            if isinstance(kind, Tensor) or isinstance(kind_v, Tensor) or kind != kind_v:  # Python keeps the first extreme
-                wins = np.greater(v, result) if name == "max" else np.less(v, result)
-                kind = np.where(wins, kind_v if isinstance(kind_v, Tensor) else np.int8(kind_v),
-                                kind if isinstance(kind, Tensor) else np.int8(kind))
+            kind = _kind_where(functools.partial(wins, v, result), result_kinds.kind_of(v), kind)  # Python keeps the first extreme
             result = combine(result, v)
         _one_type(name, items, as_tensor(result).dtype)
         return result_kinds.with_kind(result, kind)

@@ -28,7 +28,7 @@ import numpy as np
 
 from kiln import config
 from kiln.backends.targets import get_backend
-from kiln.frontend import calls, gc_thresholds, progress, retracing, trace_context, variables
+from kiln.frontend import calls, gc_pause, progress, retracing, trace_context, variables
 from kiln.frontend.call_forms import form_of
 from kiln.frontend.concrete import ConcreteFunction, argument_layouts, shared_arguments
 from kiln.frontend.signature import CallSignature, TensorSpec, constant_key, signature_of, tensor_leaves
@@ -343,7 +343,7 @@ class Function:
 
             if dask_arrays.holds_dask_array(args, kwargs):
                 return dask_arrays.call(self, args, kwargs)
-        with progress.compiling(self.__name__, self._stages), gc_thresholds.raised():  # progress shown when a first call takes long
+        with progress.compiling(self.__name__, self._stages), gc_pause.paused():  # progress shown when a first call takes long
             concrete = self._concrete_for(args, kwargs)
             out = concrete(*args, **kwargs)
         if shaped is not None:
@@ -495,7 +495,7 @@ class Function:
         if (kwargs or config.functions_run_eagerly() or trace_context.current() is not None
                 or (key := _array_key(args)) is None):  # (inside a trace: traced into it by _call)
             return self._call(full, kwargs)
-        with progress.compiling(self.__name__, self._stages), gc_thresholds.raised():
+        with progress.compiling(self.__name__, self._stages), gc_pause.paused():
             concrete = self._concrete_for(full, kwargs)
             out = concrete(*full)
         entry = concrete.native_entry(bound_instance=True)

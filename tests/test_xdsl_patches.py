@@ -2,7 +2,8 @@
 xDSL's text, and parse back to the string printed; a pass built from a spec evaluates its
 type hints only for the arguments the spec gives; canonicalize's dead-code sweep asks only ops
 no live op uses for their effects, and is not repeated after a round that changed nothing; an
-erased op's nested uses put their producers back on the worklist."""
+erased op's nested uses put their producers back on the worklist; an op of fixed arity verifies
+on the direct path and fails with xDSL's own message."""
 
 from __future__ import annotations
 
@@ -227,3 +228,65 @@ def test_cse_tells_ifs_apart_by_the_outer_values_they_give_back() -> None:
     universe.build_pipeline("cse").apply(make_context(), module)
     ret = list(module.walk())[-1]
     assert [value.owner for value in ret.operands] == [x, y, x, s, s]
+
+
+# ------------------------------------------------------------------ verifying ops of fixed arity
+
+_BAD_OPS = [
+    # operands of two types where the definition ties them (a VarConstraint)
+    '%a = "test.op"() : () -> tensor<4xf32>\n%b = "test.op"() : () -> tensor<4xf64>\n'
+    '%c = "graph.add"(%a, %b) : (tensor<4xf32>, tensor<4xf64>) -> tensor<4xf32>',
+    # an operand that is not a tensor
+    '%a = "test.op"() : () -> i32\n%c = "graph.neg"(%a) : (i32) -> i32',
+    # a result whose shape differs from its operands' (SameOperandsAndResultType)
+    '%a = "test.op"() : () -> tensor<4xf32>\n%c = "graph.neg"(%a) : (tensor<4xf32>) -> tensor<5xf32>',
+    # one operand too many
+    '%a = "test.op"() : () -> tensor<4xf32>\n%c = "graph.neg"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>',
+    # a property the definition does not have
+    '%a = "test.op"() : () -> tensor<4xf32>\n%c = "graph.neg"(%a) <{"x" = 1 : i64}> : (tensor<4xf32>) -> tensor<4xf32>',
+]
+
+
+def _last_op(text: str) -> object:
+    ctx = make_context()
+    ctx.allow_unregistered = True
+    module = Parser(ctx, "builtin.module {\n" + text + "\n}").parse_module()
+    return module.body.block.last_op
+
+
+@pytest.mark.parametrize("text", _BAD_OPS)
+def test_fixed_arity_verify_raises_what_xdsl_raises(text: str) -> None:
+    from xdsl.utils.exceptions import VerifyException
+
+    op = _last_op(text)
+    op_def = type(op).get_irdl_definition()  # type: ignore[attr-defined]
+    with pytest.raises(VerifyException) as original:
+        xdsl_patches._original_op_def_verify(op_def, op)  # noqa: SLF001
+    with pytest.raises(VerifyException) as patched:
+        op_def.verify(op)
+    assert str(patched.value) == str(original.value)
+
+
+def test_a_traced_program_verifies_on_the_fixed_arity_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    import kiln
+
+    fallbacks: list[str] = []
+    original = xdsl_patches._original_op_def_verify  # noqa: SLF001
+
+    def recorded(op_def: object, op: object) -> None:
+        fallbacks.append(op.name)  # type: ignore[attr-defined]
+        original(op_def, op)
+
+    monkeypatch.setattr(xdsl_patches, "_original_op_def_verify", recorded)
+
+    @kiln.function
+    def f(x: np.ndarray) -> np.ndarray:
+        return np.tanh(x * 1.5 + 0.5) - x * 0.25
+
+    module = f.get_concrete_function(np.ones(8))._traced.module  # noqa: SLF001
+    module.verify()
+    names = {op.name for op in module.walk()}
+    assert {"graph.add", "graph.mul", "graph.tanh", "graph.sub"} <= names
+    assert not {"graph.add", "graph.mul", "graph.tanh", "graph.sub", "graph.constant"} & set(fallbacks)

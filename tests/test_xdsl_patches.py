@@ -290,3 +290,62 @@ def test_a_traced_program_verifies_on_the_fixed_arity_path(monkeypatch: pytest.M
     names = {op.name for op in module.walk()}
     assert {"graph.add", "graph.mul", "graph.tanh", "graph.sub"} <= names
     assert not {"graph.add", "graph.mul", "graph.tanh", "graph.sub", "graph.constant"} & set(fallbacks)
+
+
+def test_single_operands_and_results_read_directly_are_xdsls() -> None:
+    """Every named single operand/result of every op at every stage of a small program, read by
+    the patched accessor, is what xDSL's own accessor gives (and the same for segment sizes)."""
+    import numpy as np
+    from xdsl.irdl.operations import BaseAttrAccessor, BeforeVariadicSingleAccessor
+
+    import kiln
+
+    @kiln.function
+    def f(x: np.ndarray) -> np.ndarray:
+        s = x.sum()
+        for i in range(x.shape[0]):
+            x[i] = np.tanh(x[i] * s) + 1.0
+        return x * 2.0
+
+    concrete = f.get_concrete_function(np.ones(8))
+    checked = 0
+    for stage in ("graph", "tensor", "buffer", "loops"):
+        text = concrete.ir if stage == "graph" else concrete.lowered(stage)
+        module = Parser(make_context(), text).parse_module()
+        for op in module.walk():
+            for name in dir(type(op)):
+                accessor = type(op).__dict__.get(name)
+                if isinstance(accessor, BeforeVariadicSingleAccessor):
+                    assert accessor.__get__(op) is xdsl_patches._original_single_get(accessor, op)  # noqa: SLF001
+                    checked += 1
+                elif isinstance(accessor, BaseAttrAccessor):
+                    attr = accessor.option.container(op)[accessor.option.attribute_name]
+                    args = op.operands if accessor.construct.name == "OPERAND" else op.results
+                    want, got = accessor.index(attr.get_values(), args), accessor.__get__(op)
+                    assert tuple(got) == tuple(want) if isinstance(want, tuple) else got is want
+                    checked += 1
+    assert checked > 50
+
+
+def test_traits_found_per_class_are_xdsls_and_follow_an_added_trait() -> None:
+    from xdsl.dialects import arith, scf
+    from xdsl.traits import HasParent, IsTerminator, NoTerminator, Pure
+
+    from kiln.dialects import graph
+
+    for cls in (arith.AddfOp, scf.ForOp, scf.YieldOp, graph.AddOp, graph.ConstantOp):
+        for trait in (Pure, IsTerminator, NoTerminator, HasParent):
+            assert cls.get_trait(trait) is xdsl_patches._original_get_trait(cls, trait)  # noqa: SLF001
+            assert cls.get_trait(trait) is xdsl_patches._original_get_trait(cls, trait)  # noqa: SLF001  (kept)
+
+    class _Marker(IsTerminator):
+        pass
+
+    assert graph.NegOp.get_trait(_Marker) is None
+    marker = _Marker()
+    graph.NegOp.traits.add_trait(marker)
+    try:
+        assert graph.NegOp.get_trait(_Marker) is marker
+    finally:
+        graph.NegOp.traits._traits = graph.NegOp.traits._traits - {marker}  # noqa: SLF001
+    assert graph.NegOp.get_trait(_Marker) is None

@@ -454,6 +454,17 @@ def _arity(op_def: _irdl_ops.OpDef) -> tuple[tuple[Any, ...], tuple[Any, ...]] |
     return tuple(d.constr for _, d in op_def.operands), tuple(d.constr for _, d in op_def.results)
 
 
+def _verify_named(defs: dict[str, Any], values: dict[str, Any], optional: type, context: Any) -> bool:
+    """Verify each defined property or attribute ``values`` has; False if a required one is missing."""
+    for name, attr_def in defs.items():
+        if name not in values:
+            if isinstance(attr_def, optional):
+                continue
+            return False
+        attr_def.constr.verify(values[name], context)
+    return True
+
+
 def _op_def_verify(self: _irdl_ops.OpDef, op: Operation) -> None:
     key = id(self)
     if key not in _fixed_arity:
@@ -469,20 +480,10 @@ def _op_def_verify(self: _irdl_ops.OpDef, op: Operation) -> None:
             constr.verify((value.type,), context)
     except VerifyException:
         return _original_op_def_verify(self, op)  # raises, with the original's message
-    for prop_name, attr_def in self.properties.items():
-        if prop_name not in op.properties:
-            if isinstance(attr_def, _irdl_ops.OptPropertyDef):
-                continue
-            return _original_op_def_verify(self, op)
-        attr_def.constr.verify(op.properties[prop_name], context)
-    if any(name not in self.properties for name in op.properties):
-        return _original_op_def_verify(self, op)
-    for attr_name, attr_def in self.attributes.items():
-        if attr_name not in op.attributes:
-            if isinstance(attr_def, _irdl_ops.OptAttributeDef):
-                continue
-            return _original_op_def_verify(self, op)
-        attr_def.constr.verify(op.attributes[attr_name], context)
+    if (not _verify_named(self.properties, op.properties, _irdl_ops.OptPropertyDef, context)
+            or any(name not in self.properties for name in op.properties)
+            or not _verify_named(self.attributes, op.attributes, _irdl_ops.OptAttributeDef, context)):
+        return _original_op_def_verify(self, op)  # a missing or unknown one: the original's message
     for trait in self.traits:
         trait.verify(op)
     return None

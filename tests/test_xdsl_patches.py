@@ -244,6 +244,9 @@ _BAD_OPS = [
     '%a = "test.op"() : () -> tensor<4xf32>\n%c = "graph.neg"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>',
     # a property the definition does not have
     '%a = "test.op"() : () -> tensor<4xf32>\n%c = "graph.neg"(%a) <{"x" = 1 : i64}> : (tensor<4xf32>) -> tensor<4xf32>',
+    # a required property missing, and one of the wrong kind
+    '%c = "graph.constant"() : () -> tensor<4xf32>',
+    '%c = "graph.constant"() <{"value" = 1 : i64}> : () -> tensor<4xf32>',
 ]
 
 

@@ -972,8 +972,23 @@ def constant(array: np.ndarray[Any, Any]) -> Tensor:
     if dt.kind == "c":
         return emit(graph.ComplexOp(constant(array.real.copy()).value, constant(array.imag.copy()).value))
     data = np.where(array, -1, 0).astype("<i1") if dt == np.bool_ else array.astype(dt.newbyteorder("<"))
-    ty = graph.tensor_type(dtypes.to_element(dt), array.shape)
-    return emit(graph.ConstantOp(DenseIntOrFPElementsAttr(ty, BytesAttr(np.ascontiguousarray(data).tobytes()))))
+    raw = np.ascontiguousarray(data).tobytes()
+    key = (dt.str, array.shape, raw)
+    attr = _small_constants.get(key)
+    if attr is None:
+        attr = DenseIntOrFPElementsAttr(graph.tensor_type(dtypes.to_element(dt), array.shape), BytesAttr(raw))
+        if len(raw) <= _SMALL_CONSTANT_BYTES:
+            if len(_small_constants) >= _MAX_SMALL_CONSTANTS:
+                _small_constants.clear()
+            _small_constants[key] = attr
+    return emit(graph.ConstantOp(attr))
+
+
+#: the attributes of small constants, made once (attributes are immutable): a traced program
+#: writes the same few numbers at every step (the 10^5-op chain: 4 values, 28,560 constants)
+_small_constants: dict[tuple[str, tuple[int, ...], bytes], DenseIntOrFPElementsAttr] = {}
+_SMALL_CONSTANT_BYTES = 64
+_MAX_SMALL_CONSTANTS = 4096
 
 
 def as_tensor(x: Any) -> Tensor:

@@ -312,11 +312,48 @@ def _cell_value(cell: types.CellType) -> Any:
 @functools.lru_cache(maxsize=1024)
 def globals_read(code: types.CodeType) -> frozenset[str]:
     """Global names ``code`` (and the code nested in it) reads (once per code: asked per staged construct)."""
-    names = {ins.argval for ins in dis.get_instructions(code) if ins.opname == "LOAD_GLOBAL"}
+    names = set(global_names(code, _LOADS))
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             names |= globals_read(const)
     return frozenset(names)
+
+
+_LOADS = frozenset({dis.opmap["LOAD_GLOBAL"]})
+#: opcode -> shift of its argument to its index in ``co_names`` (3.11+: LOAD_GLOBAL's low bit
+#: says whether it pushes a NULL too)
+_NAME_SHIFT = {dis.opmap["LOAD_GLOBAL"]: 1, dis.opmap["STORE_GLOBAL"]: 0, dis.opmap["DELETE_GLOBAL"]: 0}
+
+
+def global_names(code: types.CodeType, opcodes: frozenset[int]) -> list[str]:
+    """The ``co_names`` entries that ``code``'s instructions of ``opcodes`` (global loads, stores,
+    deletes) name, read off the bytecode: ``dis.get_instructions`` builds an object per
+    instruction, a tenth of a warm start's trace of a loop (issue 39). Checked against ``dis``
+    once per process (:func:`_bytecode_as_dis_reads`); where they differ, ``dis`` is used."""
+    if _bytecode_as_dis_reads():
+        return _scan(code, opcodes)
+    names = {dis.opname[op] for op in opcodes}
+    return [ins.argval for ins in dis.get_instructions(code) if ins.opname in names]
+
+
+def _scan(code: types.CodeType, opcodes: frozenset[int]) -> list[str]:
+    raw, co_names, found, extended = code.co_code, code.co_names, [], 0
+    for i in range(0, len(raw), 2):
+        op, arg = raw[i], raw[i + 1] | extended
+        extended = arg << 8 if op == dis.EXTENDED_ARG else 0
+        if op in opcodes:
+            found.append(co_names[arg >> _NAME_SHIFT[op]])
+    return found
+
+
+@functools.cache
+def _bytecode_as_dis_reads() -> bool:
+    """Whether :func:`_scan` names what ``dis`` names, on code with many globals (arguments past
+    255) loaded, stored and deleted."""
+    source = "global g0\n" + "".join(f"v{i} = g{i}\n" for i in range(300)) + "g0 = v0\ndel g0\n"
+    code = compile(source, "<kiln bytecode check>", "exec")
+    wanted = [ins.argval for ins in dis.get_instructions(code) if ins.opcode in _NAME_SHIFT]
+    return _scan(code, frozenset(_NAME_SHIFT)) == wanted
 
 
 def code_lines(code: types.CodeType) -> Iterable[int]:

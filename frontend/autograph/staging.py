@@ -134,11 +134,14 @@ def _check_stageable(where: str, construct: str, *bodies: Callable[..., Any] | N
         )
 
 
+_GLOBAL_WRITES = frozenset({dis.opmap["STORE_GLOBAL"], dis.opmap["DELETE_GLOBAL"]})
+
+
 @functools.lru_cache(maxsize=1024)
 def _globals_stored(code: CodeType) -> frozenset[str]:
     """Names a body (or a function nested in it) assigns with ``global`` (once per code: each
     staged construct asks of its bodies, and the bytecode walk was a tenth of a small trace)."""
-    names = {ins.argval for ins in dis.get_instructions(code) if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL")}
+    names = set(effects.global_names(code, _GLOBAL_WRITES))
     for const in code.co_consts:
         if isinstance(const, CodeType):
             names |= _globals_stored(const)

@@ -74,6 +74,10 @@
   are kept in one table with an undo log per scope (MLIR's scoped hash table): a region's entries
   are taken out, and the ones they shadowed put back, when it is left. Each key's hash is
   computed once (equality tests asked it again of the stored key every time).
+* ``Operation.clone`` of an op without regions made it without operands, then walked it and its
+  copy to set them: a second pass over every cloned op (fusion clones each producer's body into
+  its consumer). Such an op is made with its mapped operands at once, as ``clone_without_regions``
+  does; an op with regions is cloned as before (its regions may use values defined after them).
 """
 
 from __future__ import annotations
@@ -594,6 +598,19 @@ def _simplify_region(self: _cse.CSEDriver, region: Region) -> None:
             table[key] = shadowed
 
 
+_original_clone = Operation.clone
+
+
+def _clone(self: Operation, value_mapper: dict[SSAValue, SSAValue] | None = None,
+           block_mapper: dict[Block, Block] | None = None, *, clone_name_hints: bool = True,
+           clone_operands: bool = True) -> Operation:
+    if self.regions:
+        return _original_clone(self, value_mapper, block_mapper, clone_name_hints=clone_name_hints,
+                               clone_operands=clone_operands)
+    return self.clone_without_regions(value_mapper, block_mapper, clone_name_hints=clone_name_hints,
+                                      clone_operands=clone_operands)
+
+
 def apply() -> None:
     """Install the fixes (idempotent)."""
     Operation.is_structurally_equivalent = _equivalent  # type: ignore[method-assign]
@@ -622,5 +639,6 @@ def apply() -> None:
     _cse.KnownOps.__init__ = _known_ops_init  # type: ignore[method-assign]
     _cse.KnownOps.__setitem__ = _known_ops_set  # type: ignore[method-assign]
     _cse.KnownOps.pop = _known_ops_pop  # type: ignore[method-assign]
+    Operation.clone = _clone  # type: ignore[method-assign]
     _cse.CSEDriver._simplify_region = _simplify_region  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
     _arg_spec.get_type_hints = _LazyHints  # type: ignore[attr-defined]  (only from_spec calls it there)

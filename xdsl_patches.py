@@ -78,6 +78,10 @@
   copy to set them: a second pass over every cloned op (fusion clones each producer's body into
   its consumer). Such an op is made with its mapped operands at once, as ``clone_without_regions``
   does; an op with regions is cloned as before (its regions may use values defined after them).
+* An ``AffineMap`` (a frozen dataclass) hashed its dimensions and result expressions, recursively,
+  each time it was hashed: fusion keys its reads by (value, map) and looks up one attribute per
+  list of maps, ~10 hashes per fusion step of the same map objects. Each map's hash is kept on it
+  (it is immutable; the value is xDSL's).
 """
 
 from __future__ import annotations
@@ -99,6 +103,7 @@ import xdsl.irdl.operations as _irdl_ops
 import xdsl.utils.arg_spec as _arg_spec
 from xdsl.context import Context
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.ir.core import ErasedSSAValue
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriterListener, PatternRewriteWalker
 from xdsl.printer import Printer
@@ -611,6 +616,17 @@ def _clone(self: Operation, value_mapper: dict[SSAValue, SSAValue] | None = None
                                       clone_operands=clone_operands)
 
 
+_original_affine_map_hash = AffineMap.__hash__
+
+
+def _affine_map_hash(self: AffineMap) -> int:
+    cached = self.__dict__.get("_kiln_hash")
+    if cached is None:
+        cached = _original_affine_map_hash(self)
+        object.__setattr__(self, "_kiln_hash", cached)  # (frozen: a cache, not a field)
+    return cached
+
+
 def apply() -> None:
     """Install the fixes (idempotent)."""
     Operation.is_structurally_equivalent = _equivalent  # type: ignore[method-assign]
@@ -640,5 +656,6 @@ def apply() -> None:
     _cse.KnownOps.__setitem__ = _known_ops_set  # type: ignore[method-assign]
     _cse.KnownOps.pop = _known_ops_pop  # type: ignore[method-assign]
     Operation.clone = _clone  # type: ignore[method-assign]
+    AffineMap.__hash__ = _affine_map_hash  # type: ignore[method-assign, assignment]
     _cse.CSEDriver._simplify_region = _simplify_region  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
     _arg_spec.get_type_hints = _LazyHints  # type: ignore[attr-defined]  (only from_spec calls it there)

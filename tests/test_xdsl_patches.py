@@ -445,3 +445,16 @@ def test_cloning_ops_without_regions_is_xdsls_clone() -> None:
                 clone.drop_all_references()  # (the clones' uses off the original's operands)
             cloned += 1
     assert cloned > 40
+
+
+def test_affine_map_hash_is_xdsls_and_kept() -> None:
+    from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+
+    maps = [AffineMap.identity(2), AffineMap(2, 0, (AffineDimExpr(1), AffineDimExpr(0))),
+            AffineMap(1, 0, (AffineConstantExpr(3),)), AffineMap(3, 0, (AffineDimExpr(0) + AffineDimExpr(2) * 2,))]
+    for m in maps:
+        want = xdsl_patches._original_affine_map_hash(m)  # noqa: SLF001
+        assert hash(m) == want and hash(m) == want  # computed, then kept
+        again = AffineMap(m.num_dims, m.num_symbols, m.results)
+        assert again == m and hash(again) == hash(m) and repr(again) == repr(m)
+    assert len({hash(m) for m in maps}) == len(maps)

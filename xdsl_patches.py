@@ -73,7 +73,8 @@
   ``if``s (the last cse of the 10^4-op ``ifs`` program 1.45 s, 5.4x the 3,000-op one's). Known ops
   are kept in one table with an undo log per scope (MLIR's scoped hash table): a region's entries
   are taken out, and the ones they shadowed put back, when it is left. Each key's hash is
-  computed once (equality tests asked it again of the stored key every time).
+  computed once (equality tests asked it again of the stored key every time), and an op cse asks
+  for and then records is keyed once, not twice.
 * ``Operation.clone`` of an op without regions made it without operands, then walked it and its
   copy to set them: a second pass over every cloned op (fusion clones each producer's body into
   its consumer). Such an op is made with its mapped operands at once, as ``clone_without_regions``
@@ -565,16 +566,24 @@ def _get_trait(cls: type[Operation], trait: Any) -> Any:
 
 _MISSING_OP = object()
 #: xDSL's own, for tests that compare
-_original_cse = (_cse.KnownOps.__init__, _cse.KnownOps.__setitem__, _cse.KnownOps.pop, _cse.CSEDriver._simplify_region)  # pyright: ignore[reportPrivateUsage]
+_original_cse = (_cse.KnownOps.__init__, _cse.KnownOps.__setitem__, _cse.KnownOps.pop, _cse.CSEDriver._simplify_region,
+                 _cse.KnownOps.get)  # pyright: ignore[reportPrivateUsage]
 
 
 def _known_ops_init(self: _cse.KnownOps, known_ops: _cse.KnownOps | None = None) -> None:
     self._known_ops = {} if known_ops is None else dict(known_ops._known_ops)  # noqa: SLF001
     self._kiln_undo = []  # (key, the value it shadowed or _MISSING_OP), in the order set
+    self._kiln_asked = None  # the key of the last get: cse sets the op it just asked for, unchanged
+
+
+def _known_ops_get(self: _cse.KnownOps, k: Operation, default: Any = None) -> Any:
+    key = self._kiln_asked = _cse.OperationInfo(k)
+    return self._known_ops.get(key, default)
 
 
 def _known_ops_set(self: _cse.KnownOps, k: Operation, v: Operation) -> None:
-    key = _cse.OperationInfo(k)
+    asked = self._kiln_asked
+    key = asked if asked is not None and asked.op is k else _cse.OperationInfo(k)
     self._kiln_undo.append((key, self._known_ops.get(key, _MISSING_OP)))
     self._known_ops[key] = v
 
@@ -654,6 +663,7 @@ def apply() -> None:
     Operation.get_trait = classmethod(_get_trait)  # type: ignore[method-assign, assignment]
     _cse.KnownOps.__init__ = _known_ops_init  # type: ignore[method-assign]
     _cse.KnownOps.__setitem__ = _known_ops_set  # type: ignore[method-assign]
+    _cse.KnownOps.get = _known_ops_get  # type: ignore[method-assign]
     _cse.KnownOps.pop = _known_ops_pop  # type: ignore[method-assign]
     Operation.clone = _clone  # type: ignore[method-assign]
     AffineMap.__hash__ = _affine_map_hash  # type: ignore[method-assign, assignment]

@@ -359,7 +359,8 @@ def _cse_text(module_text: str, originals: bool, monkeypatch: pytest.MonkeyPatch
 
     with monkeypatch.context() as m:
         if originals:
-            init, setitem, pop, simplify_region = xdsl_patches._original_cse  # noqa: SLF001
+            init, setitem, pop, simplify_region, get = xdsl_patches._original_cse  # noqa: SLF001
+            m.setattr(cse_module.KnownOps, "get", get)
             m.setattr(cse_module.KnownOps, "__init__", init)
             m.setattr(cse_module.KnownOps, "__setitem__", setitem)
             m.setattr(cse_module.KnownOps, "pop", pop)

@@ -61,9 +61,9 @@
   its bytes on every read: a third of linalg-fuse-elementwise. Each array's values are unpacked
   once (attributes are immutable) and kept for the last few thousand arrays read.
 * A single named operand, result or region (``op.lhs``, ``op.result``, ``op.body``: read by every
-  pattern and pass)
-  was found by building a view of all the op's operands and indexing it through two calls; it
-  is read from the op's operand tuple or results directly (the same value).
+  pattern and pass) was found by building a view of all the op's operands and indexing it
+  through two calls; it is read from the op's operands, results or regions directly (the same
+  value).
 * ``Operation.get_trait(SomeTrait)`` (asked of every op by canonicalize, cse and the effect
   analyses: 128,789 times on the 10^4-op chain) tested each of the class's traits with
   ``isinstance``; the answer per op class and trait class is kept (recomputed if the class's
@@ -556,11 +556,10 @@ _traits_found: dict[tuple[type, type], tuple[Any, Any]] = {}
 def _get_trait(cls: type[Operation], trait: Any) -> Any:
     if not isinstance(trait, type):  # a trait instance, compared by equality: asked as it was
         return _original_get_trait(cls, trait)
-    current = getattr(cls.traits, "_traits", None)
     found = _traits_found.get((cls, trait))
-    if found is None or found[0] is not current or current is None:
-        found = (getattr(cls.traits, "_traits", None), _original_get_trait(cls, trait))
-        _traits_found[cls, trait] = found
+    if found is None or found[0] is not getattr(cls.traits, "_traits", None):
+        result = _original_get_trait(cls, trait)  # (makes a lazily declared trait set first)
+        found = _traits_found[cls, trait] = (getattr(cls.traits, "_traits", None), result)
     return found[1]
 
 

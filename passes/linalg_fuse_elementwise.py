@@ -43,7 +43,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -185,13 +185,25 @@ def _splat_constant(value: SSAValue) -> arith.ConstantOp | None:
     return None
 
 
-@functools.lru_cache(maxsize=1024)
 def _first_element(dense: DenseIntOrFPElementsAttr) -> FloatAttr | IntegerAttr:
-    """The first element as an attribute (``get_attrs()`` would make one for every element); one
-    per splat (attributes are immutable: a chain folds the same few splats at every step)."""
+    """The first element as an attribute (``get_attrs()`` would make one for every element)."""
     element = dense.get_element_type()
     first = dense.get_values()[0]
-    return FloatAttr(float(first), element) if isinstance(element, AnyFloat) else IntegerAttr(int(first), element)
+    if isinstance(element, AnyFloat):
+        return _float_attr(float(first).hex(), element)  # (hex: -0.0 and 0.0 are two keys)
+    return _integer_attr(int(first), element)
+
+
+# One attribute per value (attributes are immutable: a chain folds the same few splats at every
+# step), keyed by the value, not by the splat, which may hold a table's worth of bytes.
+@functools.lru_cache(maxsize=1024)
+def _float_attr(bits: str, element: AnyFloat) -> FloatAttr:
+    return FloatAttr(float.fromhex(bits), element)
+
+
+@functools.lru_cache(maxsize=1024)
+def _integer_attr(value: int, element: Attribute) -> IntegerAttr:
+    return IntegerAttr(value, element)
 
 
 def _scalar_constant(value: FloatAttr | IntegerAttr) -> arith.ConstantOp:

@@ -54,3 +54,16 @@ def test_large_constants_are_not_kept() -> None:
     x = np.ones(100)
     np.testing.assert_array_equal(f(x), x + table)
     assert all(len(key[2]) <= 64 for key in tensor._small_constants)  # noqa: SLF001
+
+
+def test_zero_and_negative_zero_fold_as_themselves() -> None:
+    """Fusion folds splat constants into bodies, one attribute per value: 0.0 and -0.0 are two
+    values (equal as floats), so each product keeps NumPy's sign."""
+    @kiln.function
+    def f(x):
+        return np.tanh(x) * 0.0, np.tanh(x) * -0.0, (x + 1.0) * -0.0 + 0.0
+
+    x = np.linspace(0.5, 1.0, 16)
+    for got, want in zip(f(x), f.python_function(x.copy())):
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+        np.testing.assert_array_equal(got, want)

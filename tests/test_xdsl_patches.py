@@ -459,3 +459,111 @@ def test_affine_map_hash_is_xdsls_and_kept() -> None:
         again = AffineMap(m.num_dims, m.num_symbols, m.results)
         assert again == m and hash(again) == hash(m) and repr(again) == repr(m)
     assert len({hash(m) for m in maps}) == len(maps)
+
+
+def _grouped(values: list[object], defs: list[tuple[str, object]]) -> list[object]:
+    """``values`` as a builder takes them for ``defs`` (at most one variadic group, no segment
+    sizes): one per single group, a list for the variadic one, a value or None for an optional one."""
+    from xdsl.irdl.operations import OptionalDef, VariadicDef
+
+    rest = len(values) - sum(not isinstance(d, VariadicDef) for _, d in defs)
+    out: list[object] = []
+    at = 0
+    for _, d in defs:
+        if isinstance(d, OptionalDef):
+            out.append(values[at] if rest else None)
+            at += rest
+        elif isinstance(d, VariadicDef):
+            out.append(values[at:at + rest])
+            at += rest
+        else:
+            out.append(values[at])
+            at += 1
+    return out
+
+
+def _build(init: object, op: object) -> object:
+    """A new op of ``op``'s class built by ``init`` (xDSL's ``irdl_op_init`` or kiln's) from
+    ``op``'s operands, result types, properties, attributes, successors and (cloned) regions."""
+    cls = type(op)
+    new, op_def = cls.__new__(cls), cls.get_irdl_definition()
+    regions = [region.clone() for region in op.regions]  # type: ignore[attr-defined]
+    init(new, op_def, operands=_grouped(list(op.operands), op_def.operands),  # type: ignore
+         result_types=_grouped([r.type for r in op.results], op_def.results),  # type: ignore[attr-defined]
+         properties=dict(op.properties), attributes=dict(op.attributes),  # type: ignore[attr-defined]
+         successors=_grouped(list(op.successors), op_def.successors),  # type: ignore[attr-defined]
+         regions=_grouped(regions, op_def.regions))
+    return new
+
+
+def test_ops_built_directly_are_xdsls() -> None:
+    """Every op of every stage of a small program that the direct builder makes (no segment
+    sizes), built again by it and by xDSL's, prints the same with the same operands."""
+    import numpy as np
+    from xdsl.irdl.operations import IRDLOperation
+
+    import kiln
+
+    @kiln.function
+    def f(x: np.ndarray) -> np.ndarray:
+        s = x.sum()
+        for i in range(x.shape[0]):
+            if x[i] > s:
+                x[i] = np.tanh(x[i] * s) + 1.0
+        return x * 2.0
+
+    concrete = f.get_concrete_function(np.linspace(-1.0, 1.0, 16))
+    built, names = 0, set()
+    for stage in ("graph", "tensor", "buffer", "loops"):
+        text = concrete.ir if stage == "graph" else concrete.lowered(stage)
+        for op in Parser(make_context(), text).parse_module().walk():
+            if not isinstance(op, IRDLOperation) or xdsl_patches._kinds(op.get_irdl_definition()) is None:  # noqa: SLF001
+                continue  # (an op with segment sizes is built by xDSL's builder)
+            mine, theirs = _build(xdsl_patches._op_init, op), _build(xdsl_patches._original_op_init, op)  # noqa: SLF001
+            assert str(mine) == str(theirs), op.name
+            assert tuple(mine.operands) == tuple(theirs.operands)  # type: ignore[attr-defined]
+            assert mine.properties == theirs.properties and mine.attributes == theirs.attributes  # type: ignore[attr-defined]
+            built += 1
+            names.add(op.name)
+    assert built > 60 and {"arith.addf", "scf.for", "scf.if", "graph.add", "linalg.yield"} <= names, names
+
+
+def test_ops_built_from_other_arguments_go_xdsls_way() -> None:
+    """An op, a one-item list, ``None`` or two values where one is expected: built, or refused
+    with xDSL's message, as xDSL's builder does."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import FloatAttr, f64
+
+    const = arith.ConstantOp(FloatAttr(1.0, f64))
+    two = arith.ConstantOp(FloatAttr(2.0, f64))
+    cases = [[const, two], [[const.result], two.result], [const.result, None], [[const.result, two.result], two.result]]
+    for operands in cases:
+        outcomes = []
+        for init in (xdsl_patches._op_init, xdsl_patches._original_op_init):  # noqa: SLF001
+            new = arith.AddfOp.__new__(arith.AddfOp)
+            try:
+                init(new, arith.AddfOp.get_irdl_definition(), operands=operands, result_types=[f64], properties={},
+                     attributes={}, successors=[], regions=[])
+                outcomes.append(str(new))
+            except ValueError as error:
+                outcomes.append(f"ValueError: {error}")
+        assert outcomes[0] == outcomes[1], operands
+    assert "ValueError" in outcomes[0]  # (the last case is refused)
+
+
+def test_ssa_value_get_is_xdsls() -> None:
+    from xdsl.dialects import arith, test
+    from xdsl.dialects.builtin import FloatAttr, IntegerType, f64
+    from xdsl.ir import Attribute, SSAValue
+
+    const = arith.ConstantOp(FloatAttr(1.0, f64))
+    pair = test.TestOp(result_types=[f64, f64])
+    assert SSAValue.get(const) is const.result is xdsl_patches._original_ssa_get(const)  # noqa: SLF001
+    assert SSAValue.get(const.result) is const.result
+    assert SSAValue.get(const.result, type=Attribute) is const.result
+    for arg, kind in ((pair, Attribute), (const.result, IntegerType)):
+        with pytest.raises(ValueError) as original:
+            xdsl_patches._original_ssa_get(arg, type=kind)  # noqa: SLF001
+        with pytest.raises(ValueError) as patched:
+            SSAValue.get(arg, type=kind)
+        assert str(patched.value) == str(original.value)

@@ -87,10 +87,11 @@
   result types, regions and successors against the definition's groups through several generic
   steps, checked each against ``Sequence`` (an ABC) and looked at every option: 25-45 us per op,
   half of kiln-vectorize (48,000 ops built for the 10^4-op ``ifs`` program). An op whose
-  definition has neither segment sizes nor a same-variadic-size option (the sizes are then
-  recorded and checked nowhere) is made in one step when each argument is of the plain kind (a value or an op of one
-  result, a type, a region, a block; a list or tuple of them for a variadic group); any other
-  op or argument goes the original way (its conversions, checks and messages). The op is the same.
+  definition has no same-variadic-size option is made in one step when each argument is of the
+  plain kind (a value or an op of one result, a type, a region, a block; a list or tuple of them
+  for a variadic group), its segment sizes (``linalg.generic``'s) made once per distinct list;
+  any other op or argument goes the original way (its conversions, checks and messages). The op
+  is the same.
 * ``SSAValue.get`` (asked of every operand an op is built with) imported a helper and matched its
   argument against two ABCs on every call: 3 us. A value, or an op of one result, asked for with
   no type is answered directly; anything else goes the original way.
@@ -649,22 +650,50 @@ def _affine_map_hash(self: AffineMap) -> int:
 
 _original_op_init = _irdl_ops.irdl_op_init
 _SINGLE, _OPTIONAL, _VARIADIC = 0, 1, 2
-#: id(op definition) -> the kind of each of its operand, result, region and successor groups
-#: (single, optional, variadic) when it has no segment sizes and no same-variadic-size option,
-#: else None. Definitions are made once per op class and live as long as it.
-_group_kinds: dict[int, tuple[tuple[int, ...], ...] | None] = {}
+_SEGMENT_OPTIONS = (_irdl_ops.AttrSizedOperandSegments, _irdl_ops.AttrSizedResultSegments,
+                    _irdl_ops.AttrSizedRegionSegments, _irdl_ops.AttrSizedSuccessorSegments)
+
+
+class _Shape(typing.NamedTuple):
+    """What building an op of one definition needs: the kind (single, optional, variadic) of each
+    of its operand, result, region and successor groups, and its segment-size options as
+    (operands 0, results 1, regions 2 or successors 3; whether a property; its name)."""
+
+    kinds: tuple[tuple[int, ...], ...]
+    segments: tuple[tuple[int, bool, str], ...]
+
+
+#: id(op definition) -> its shape, None when it has an option the direct builder does not take
+#: (same variadic sizes). Definitions are made once per op class and live as long as it.
+_shapes: dict[int, _Shape | None] = {}
 _VALUE_TYPES = (OpResult, BlockArgument)
 _LISTS = (list, tuple)
 
 
-def _kinds(op_def: _irdl_ops.OpDef) -> tuple[tuple[int, ...], ...] | None:
-    if any(isinstance(o, (_irdl_ops.AttrSizedSegments, _irdl_ops.SameVariadicSize)) for o in op_def.options):
-        return None  # (the options the builder acts on; a parsing option such as ParsePropInAttrDict is not)
-    return tuple(
+def _shape(op_def: _irdl_ops.OpDef) -> _Shape | None:
+    segments = []
+    for option in op_def.options:
+        if isinstance(option, _irdl_ops.SameVariadicSize):
+            return None
+        if isinstance(option, _irdl_ops.AttrSizedSegments):  # (one of _SEGMENT_OPTIONS, as xDSL's builder requires)
+            which = next(i for i, kind in enumerate(_SEGMENT_OPTIONS) if isinstance(option, kind))
+            segments.append((which, option.as_property, option.attribute_name))
+        # (any other option, ParsePropInAttrDict say, is about parsing: the builder passes it by)
+    kinds = tuple(
         tuple(_OPTIONAL if isinstance(d, _irdl_ops.OptionalDef) else _VARIADIC if isinstance(d, _irdl_ops.VariadicDef)
               else _SINGLE for _, d in group)
         for group in (op_def.operands, op_def.results, op_def.regions, op_def.successors)
     )
+    return _Shape(kinds, tuple(segments))
+
+
+@functools.lru_cache(maxsize=4096)
+def _segment_sizes(sizes: tuple[int, ...]) -> Attribute:
+    """The segment sizes attribute (immutable: one per distinct list, as ``DenseArrayBase.from_list``
+    costs ~10 us each time)."""
+    from xdsl.dialects.builtin import DenseArrayBase, i32
+
+    return DenseArrayBase.from_list(i32, sizes)
 
 
 def _plain_operand(value: Any) -> SSAValue | None:
@@ -687,9 +716,10 @@ def _plain_block(value: Any) -> Block | None:
     return value if value.__class__ is Block else None
 
 
-def _flat(args: Any, kinds: tuple[int, ...], plain: Any) -> list[Any] | None:
-    """``args`` for groups of ``kinds`` in one list, each item made ``plain``; None where xDSL's
-    builder would convert an item, or refuse (then it runs, for its conversions and messages)."""
+def _flat(args: Any, kinds: tuple[int, ...], plain: Any, sizes: list[int]) -> list[Any] | None:
+    """``args`` for groups of ``kinds`` in one list, each item made ``plain``, and each group's
+    size appended to ``sizes``; None where xDSL's builder would convert an item, or refuse (then
+    it runs, for its conversions and messages)."""
     if len(args) != len(kinds):
         return None
     out: list[Any] = []
@@ -697,6 +727,7 @@ def _flat(args: Any, kinds: tuple[int, ...], plain: Any) -> list[Any] | None:
         if arg is None:
             if kind != _OPTIONAL:
                 return None
+            sizes.append(0)
         elif arg.__class__ in _LISTS:
             if len(arg) > 1 and kind != _VARIADIC or len(arg) != 1 and kind == _SINGLE:
                 return None
@@ -705,35 +736,36 @@ def _flat(args: Any, kinds: tuple[int, ...], plain: Any) -> list[Any] | None:
                 if item is None:
                     return None
                 out.append(item)
+            sizes.append(len(arg))
         else:
             item = plain(arg)
             if item is None:
                 return None
             out.append(item)
+            sizes.append(1)
     return out
 
 
 def _op_init(self: Any, op_def: _irdl_ops.OpDef, *, operands: Any, result_types: Any, properties: Any,
              attributes: Any, successors: Any, regions: Any) -> None:
     key = id(op_def)
-    kinds = _group_kinds.get(key, _MISSING_OP)
-    if kinds is _MISSING_OP:
-        kinds = _group_kinds[key] = _kinds(op_def)
-    built = None if kinds is None else (
-        _flat(operands, kinds[0], _plain_operand), _flat(result_types, kinds[1], _plain_type),
-        _flat(regions, kinds[2], _plain_region), _flat(successors, kinds[3], _plain_block))
-    if built is None or None in built:
+    shape = _shapes.get(key, _MISSING_OP)
+    if shape is _MISSING_OP:
+        shape = _shapes[key] = _shape(op_def)
+    if shape is not None:
+        kinds = shape.kinds
+        sizes: tuple[list[int], ...] = ([], [], [], [])
+        built = (_flat(operands, kinds[0], _plain_operand, sizes[0]), _flat(result_types, kinds[1], _plain_type, sizes[1]),
+                 _flat(regions, kinds[2], _plain_region, sizes[2]), _flat(successors, kinds[3], _plain_block, sizes[3]))
+    if shape is None or None in built:
         return _original_op_init(self, op_def, operands=operands, result_types=result_types, properties=properties,
                                  attributes=attributes, successors=successors, regions=regions)
-    Operation.__init__(
-        self,
-        operands=built[0],
-        result_types=built[1],
-        properties={k: v for k, v in properties.items() if v is not None},
-        attributes={k: v for k, v in attributes.items() if v is not None},
-        successors=built[3],
-        regions=built[2],
-    )
+    built_properties = {k: v for k, v in properties.items() if v is not None}
+    built_attributes = {k: v for k, v in attributes.items() if v is not None}
+    for which, as_property, name in shape.segments:
+        (built_properties if as_property else built_attributes)[name] = _segment_sizes(tuple(sizes[which]))
+    Operation.__init__(self, operands=built[0], result_types=built[1], properties=built_properties,
+                       attributes=built_attributes, successors=built[3], regions=built[2])
     return None
 
 _original_ssa_get = SSAValue.get

@@ -461,44 +461,51 @@ def test_affine_map_hash_is_xdsls_and_kept() -> None:
     assert len({hash(m) for m in maps}) == len(maps)
 
 
-def _grouped(values: list[object], defs: list[tuple[str, object]]) -> list[object]:
-    """``values`` as a builder takes them for ``defs`` (at most one variadic group, no segment
-    sizes): one per single group, a list for the variadic one, a value or None for an optional one."""
+def _grouped(values: list[object], defs: list[tuple[str, object]], sizes: tuple[int, ...] | None) -> list[object]:
+    """``values`` as a builder takes them for ``defs``: by the op's segment ``sizes`` when it has
+    them, else one per single group and the rest for the one variadic group (None or one value for
+    an optional group)."""
     from xdsl.irdl.operations import OptionalDef, VariadicDef
 
     rest = len(values) - sum(not isinstance(d, VariadicDef) for _, d in defs)
     out: list[object] = []
     at = 0
-    for _, d in defs:
+    for i, (_, d) in enumerate(defs):
+        n = sizes[i] if sizes is not None else rest if isinstance(d, VariadicDef) else 1
         if isinstance(d, OptionalDef):
-            out.append(values[at] if rest else None)
-            at += rest
+            out.append(values[at] if n else None)
         elif isinstance(d, VariadicDef):
-            out.append(values[at:at + rest])
-            at += rest
+            out.append(values[at:at + n])
         else:
             out.append(values[at])
-            at += 1
+        at += n
     return out
 
 
 def _build(init: object, op: object) -> object:
     """A new op of ``op``'s class built by ``init`` (xDSL's ``irdl_op_init`` or kiln's) from
     ``op``'s operands, result types, properties, attributes, successors and (cloned) regions."""
+    from xdsl.irdl.operations import AttrSizedSegments
+
     cls = type(op)
     new, op_def = cls.__new__(cls), cls.get_irdl_definition()
+    sizes: dict[str, tuple[int, ...]] = {}
+    for option in op_def.options:
+        if isinstance(option, AttrSizedSegments):
+            container = op.properties if option.as_property else op.attributes  # type: ignore[attr-defined]
+            sizes[option.attribute_name] = tuple(container[option.attribute_name].get_values())
     regions = [region.clone() for region in op.regions]  # type: ignore[attr-defined]
-    init(new, op_def, operands=_grouped(list(op.operands), op_def.operands),  # type: ignore
-         result_types=_grouped([r.type for r in op.results], op_def.results),  # type: ignore[attr-defined]
+    init(new, op_def, operands=_grouped(list(op.operands), op_def.operands, sizes.get("operandSegmentSizes")),  # type: ignore
+         result_types=_grouped([r.type for r in op.results], op_def.results, sizes.get("resultSegmentSizes")),  # type: ignore
          properties=dict(op.properties), attributes=dict(op.attributes),  # type: ignore[attr-defined]
-         successors=_grouped(list(op.successors), op_def.successors),  # type: ignore[attr-defined]
-         regions=_grouped(regions, op_def.regions))
+         successors=_grouped(list(op.successors), op_def.successors, sizes.get("successorSegmentSizes")),  # type: ignore
+         regions=_grouped(regions, op_def.regions, sizes.get("regionSegmentSizes")))
     return new
 
 
 def test_ops_built_directly_are_xdsls() -> None:
-    """Every op of every stage of a small program that the direct builder makes (no segment
-    sizes), built again by it and by xDSL's, prints the same with the same operands."""
+    """Every op of every stage of a small program, built again by the direct builder and by
+    xDSL's, prints the same with the same operands, properties and attributes."""
     import numpy as np
     from xdsl.irdl.operations import IRDLOperation
 
@@ -517,15 +524,15 @@ def test_ops_built_directly_are_xdsls() -> None:
     for stage in ("graph", "tensor", "buffer", "loops"):
         text = concrete.ir if stage == "graph" else concrete.lowered(stage)
         for op in Parser(make_context(), text).parse_module().walk():
-            if not isinstance(op, IRDLOperation) or xdsl_patches._kinds(op.get_irdl_definition()) is None:  # noqa: SLF001
-                continue  # (an op with segment sizes is built by xDSL's builder)
+            if not isinstance(op, IRDLOperation):
+                continue
             mine, theirs = _build(xdsl_patches._op_init, op), _build(xdsl_patches._original_op_init, op)  # noqa: SLF001
             assert str(mine) == str(theirs), op.name
             assert tuple(mine.operands) == tuple(theirs.operands)  # type: ignore[attr-defined]
             assert mine.properties == theirs.properties and mine.attributes == theirs.attributes  # type: ignore[attr-defined]
             built += 1
             names.add(op.name)
-    assert built > 60 and {"arith.addf", "scf.for", "scf.if", "graph.add", "linalg.yield"} <= names, names
+    assert built > 60 and {"arith.addf", "scf.for", "scf.if", "graph.add", "linalg.generic", "linalg.yield"} <= names, names
 
 
 def test_ops_built_from_other_arguments_go_xdsls_way() -> None:

@@ -355,5 +355,7 @@ def _truth_of_items(func: ast.FunctionDef, ctx: ConversionContext) -> None:
 
 
 def transform(func: ast.FunctionDef, ctx: ConversionContext) -> None:
+    if not any(isinstance(node, (ast.ListComp, ast.GeneratorExp)) for node in ast.walk(func)):
+        return  # (nothing to hoist nor to fold: one walk instead of the hoister's several per statement)
     _truth_of_items(func, ctx)
     func.body = _Hoister(ctx, func).body(func.body)

@@ -924,3 +924,26 @@ def test_a_template_is_parsed_once_and_each_use_is_a_fresh_tree(monkeypatch: pyt
     assert {n.lineno for n in ast.walk(first[0]) if hasattr(n, "lineno")} == {1}
     assert {n.lineno for n in ast.walk(second[0]) if hasattr(n, "lineno")} == {4}
     assert not {id(n) for n in ast.walk(first[0])} & {id(n) for n in ast.walk(second[0])}
+
+
+def test_converted_code_is_known_by_identity_and_forgotten_when_collected() -> None:
+    """Staging asks, per staged construct, whether a frame runs a converted function's code; it
+    asks by identity: a set of code objects hashed each one asked about, and a code object's hash
+    covers every nested helper's code (quadratic in a long function). An equal code object that
+    was not converted is not one; a converted code object's entry goes when it does."""
+    import gc
+    import weakref
+
+    from kiln.frontend.autograph import context
+
+    source = "def f(x):\n    return x + 1\n"
+    first, second = compile(source, "<same>", "exec"), compile(source, "<same>", "exec")
+    code, twin = first.co_consts[0], second.co_consts[0]
+    assert code == twin and code is not twin and hash(code) == hash(twin)
+    context.record_converted(code, "<same>", ())
+    assert context.is_converted_code(code)
+    assert not context.is_converted_code(twin)
+    key, ref = id(code), weakref.ref(code)
+    del first, code
+    gc.collect()
+    assert ref() is None and key not in context._converted_codes  # noqa: SLF001

@@ -510,8 +510,10 @@ def test_any_and_all_of_items_whose_type_the_data_pick_read_their_truth() -> Non
 def test_the_hoister_runs_only_on_functions_with_comprehensions(monkeypatch: pytest.MonkeyPatch) -> None:
     """A function without a comprehension skips the hoister (its walks of every statement were a
     tenth of converting a long function); one with a comprehension still gets it."""
+    from kiln.frontend.autograph import code_cache
     from kiln.frontend.autograph.converters import comprehensions
 
+    monkeypatch.setattr(code_cache, "load", lambda func, namespace: None)  # (converted now, not read from disk)
     ran: list[str] = []
     original = comprehensions._Hoister.body  # noqa: SLF001
 

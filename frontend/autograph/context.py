@@ -137,8 +137,11 @@ def mark_init(node: ast.stmt) -> ast.stmt:
 _unsupported: defaultdict[str, set[Unsupported]] = defaultdict(set)
 #: per kind and file, what the converters recorded in its converted functions
 _records: defaultdict[tuple[str, str], set[Any]] = defaultdict(set)
-#: the code objects of converted functions (their frames are found by the staging hooks)
-_converted_codes: weakref.WeakSet[types.CodeType] = weakref.WeakSet()
+#: the code objects of converted functions (their frames are found by the staging hooks), by id:
+#: a set of them hashed each code object asked about, and a code object's hash covers its
+#: constants, every nested helper's code among them (a whole long function's per staged `if`:
+#: quadratic, 13 of the 44 s of tracing a function of 3,333 staged ifs)
+_converted_codes: dict[int, weakref.ref[types.CodeType]] = {}
 
 
 def record_converted(code: types.CodeType, filename: str, unsupported: Any,
@@ -146,7 +149,8 @@ def record_converted(code: types.CodeType, filename: str, unsupported: Any,
     """Note a converted function's code, the unstageable constructs of its file and what the
     converters recorded there (the transpiler does; staging asks :func:`is_converted_code`,
     :func:`unsupported_in` and :func:`records_of`)."""
-    _converted_codes.add(code)
+    key = id(code)
+    _converted_codes[key] = weakref.ref(code, lambda _, key=key: _forget(key))
     _unsupported[filename].update(unsupported)
     for kind, item in records:
         _records[kind, filename].add(item)
@@ -157,9 +161,17 @@ def records_of(kind: str, filename: str) -> set[Any]:
     return _records.get((kind, filename), set())
 
 
+def _forget(key: int) -> None:
+    """Drop a collected code object's entry (unless its id was given to a newer one since)."""
+    ref = _converted_codes.get(key)
+    if ref is not None and ref() is None:
+        del _converted_codes[key]
+
+
 def is_converted_code(code: types.CodeType) -> bool:
     """Whether ``code`` is a converted function's own code (not one of its generated helpers)."""
-    return code in _converted_codes
+    ref = _converted_codes.get(id(code))
+    return ref is not None and ref() is code
 
 
 def unsupported_in(filename: str) -> set[Unsupported]:

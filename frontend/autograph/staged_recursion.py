@@ -18,15 +18,18 @@ from kiln.frontend import trace_context
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: the code of kiln's functions that trace a staged construct's user code, and how each names its construct
-_TRACERS: dict[types.CodeType, Callable[[dict[str, Any]], str]] = {}
+#: id of the code of kiln's functions that trace a staged construct's user code -> that code, and how
+#: the function names its construct. By id: every frame up the stack is looked up on each call of a
+#: user function, and a code object hashes its constants, every nested helper's code among them (the
+#: user's long converted function's per call: quadratic in its length)
+_TRACERS: dict[int, tuple[types.CodeType, Callable[[dict[str, Any]], str]]] = {}
 
 
 def traces_staged_code(where: Callable[[dict[str, Any]], str]) -> Callable[[F], F]:
     """Register the decorated function as one tracing a staged branch or body; ``where`` gives the
     construct's place from its frame's locals."""
     def register(f: F) -> F:
-        _TRACERS[f.__code__] = where
+        _TRACERS[id(f.__code__)] = (f.__code__, where)  # (kiln's own functions: they live as long as the process)
         return f
 
     return register
@@ -41,9 +44,9 @@ def refuse(converted: Callable[..., Any]) -> None:
     staged: str | None = None
     frame: types.FrameType | None = sys._getframe(1)
     while frame is not None:
-        where = _TRACERS.get(frame.f_code)
-        if where is not None and staged is None:
-            staged = where(frame.f_locals)
+        tracer = _TRACERS.get(id(frame.f_code))
+        if tracer is not None and tracer[0] is frame.f_code and staged is None:
+            staged = tracer[1](frame.f_locals)
         elif frame.f_code is code and staged is not None:
             raise RecursionError(
                 f"{trace_context.here()}: {code.co_name} calls itself inside the staged `if` or loop at {staged}, "

@@ -58,11 +58,11 @@ _SCOPES = "kiln.mutation.scopes"
 class Storage:
     """One array's memory while tracing: the SSA value of its contents now."""
 
-    __slots__ = ("value", "version", "serial", "argument", "layout", "layout_rule", "alias", "stale", "dependents",
+    __slots__ = ("_value", "version", "serial", "argument", "layout", "layout_rule", "_alias", "stale", "dependents",
                  "memory", "__weakref__")
 
     def __init__(self, value: SSAValue, argument: int | None = None) -> None:
-        self.value = value
+        self._value = value
         self.version = self.serial = next(_counter)
         #: the index of the function argument whose memory this is (written back at the end)
         self.argument = argument
@@ -71,14 +71,35 @@ class Storage:
         #: for a new array NumPy lays out like its operands (``order='K'``: ``x.T + 1``, ``x.T.astype()``
         #: are Fortran-ordered): its strides in elements, computed when first asked (None: C-contiguous)
         self.layout_rule: Callable[[], tuple[int, ...] | None] | None = None
-        #: for the array a staged construct merged: the arrays it is on some paths only (see MaybeAlias)
-        self.alias: MaybeAlias | None = None
+        self._alias: MaybeAlias | None = None
         #: where this array was perhaps written, through a MaybeAlias: reading it is refused
         self.stale: str | None = None
         #: the traced name of its memory (see _memory_value), for the MaybeAlias it was traced for
         self.memory: tuple[weakref.ref[MaybeAlias], SSAValue] | None = None
         #: the merged arrays that are this one on some paths (a write here is made there where a flag says so)
         self.dependents: weakref.WeakSet[Storage] | None = None
+
+    @property
+    def value(self) -> SSAValue:
+        """The SSA value of its contents now."""
+        return self._value
+
+    @value.setter
+    def value(self, value: SSAValue) -> None:
+        global _contents_changes
+        _contents_changes += 1  # (MaybeAlias.check_read's answers hold until an array's contents change)
+        self._value = value
+
+    @property
+    def alias(self) -> MaybeAlias | None:
+        """For the array a staged construct merged: the arrays it is on some paths only (see MaybeAlias)."""
+        return self._alias
+
+    @alias.setter
+    def alias(self, alias: MaybeAlias | None) -> None:
+        global _contents_changes
+        _contents_changes += 1  # (and until which arrays an array may be changes)
+        self._alias = alias
 
     def base_layout(self) -> tuple[int, ...] | None:
         """The base's element strides (None: C-contiguous), :attr:`layout_rule` applied once; under
@@ -142,6 +163,11 @@ def serial_now() -> int:
     return next(_counter)
 
 
+#: how many times an array's contents, or the arrays it may be, changed while tracing (a read a
+#: MaybeAlias refuses is one made after such a change: its check's answer holds until the next)
+_contents_changes = 0
+
+
 @dataclass(eq=False)
 class MaybeAlias:
     """An array a staged ``if`` or loop merged, which on some paths *is* an array from before it
@@ -169,6 +195,8 @@ class MaybeAlias:
     #: value (``retval_``): on the paths where it is an outer the function has returned, so nothing
     #: writes that outer before the function ends (see settle_returned)
     returned: str | None = None
+    #: the count of contents changes when its check (its outers' included) last passed; -1: not yet
+    _checked_at: int = field(default=-1, init=False, repr=False)
 
     def flag(self, outer: Storage) -> SSAValue | None:
         for o, flag in zip(self.outers, self.flags):
@@ -180,16 +208,34 @@ class MaybeAlias:
         flags = self.flags or (None,) * len(self.outers)
         return [(o, v) for o, v, f in zip(self.outers, self.values, flags) if f is None]
 
-    def check_read(self, seen: frozenset[int] = frozenset()) -> None:
+    def check_read(self) -> None:
         """Refuse a read when an outer this array is on some paths, unflagged, was written since;
         through an outer too, when that one is itself such an array: flagged (a loop-carried view of
         an argument, merged again by an ``if`` in the body: kiln.fuzz 1170-5712) or not (``y = x[0]``
         on one path, then ``z = y[:]`` on one path of a later ``if``: a write to ``x`` shows in
-        ``z`` on some paths, though ``y`` itself was not written)."""
-        seen = seen | {id(self)}
-        for outer in self.outers:
-            if outer.alias is not None and id(outer.alias) not in seen:
-                outer.alias.check_read(seen)
+        ``z`` on some paths, though ``y`` itself was not written).
+
+        The outers' own MaybeAliases first, each once, then this one's (a chain as long as the
+        function's staged ``if``s that rebind an array on one path: walked without recursion, and
+        not again until an array's contents change)."""
+        if self._checked_at == _contents_changes:
+            return
+        seen, order, stack = {id(self)}, [], [(self, iter(self.outers))]
+        while stack:
+            alias, outers = stack[-1]
+            outer = next(outers, None)
+            if outer is None:
+                stack.pop()
+                order.append(alias)
+            elif outer.alias is not None and id(outer.alias) not in seen and outer.alias._checked_at != _contents_changes:
+                seen.add(id(outer.alias))
+                stack.append((outer.alias, iter(outer.alias.outers)))
+        for alias in order:
+            if alias._checked_at != _contents_changes:
+                alias._check_own()
+                alias._checked_at = _contents_changes
+
+    def _check_own(self) -> None:
         if any(outer.value is not value for outer, value in self._unflagged()):
             raise NotImplementedError(
                 f"{trace_context.here()}: this reads an array that is, on some paths of the staged {self.construct} at "

@@ -181,17 +181,37 @@ def _maybe_returned_arguments(leaves: Sequence[Any], aliased: set[int], block: B
 
 def _arguments_where(storage: Storage, block: Block) -> list[tuple[int, Tensor]]:
     """The arguments a merged array ``storage`` is on some paths, each with the 0-d bool saying
-    where (an argument kiln has no flag for at the function's level is left out)."""
-    alias, found = storage.alias, []
-    for outer, flag in zip(alias.outers, alias.flags) if alias is not None else ():
+    where (an argument kiln has no flag for at the function's level is left out). Followed through
+    merges of merges without recursion: a function of many staged ``if``s rebinding an array on one
+    path makes a chain of them as long as it."""
+    found: list[tuple[int, Tensor]] = []
+    # depth first, in the outers' order: per merged array on the way, its (outer, flag) pairs left
+    # and its flag from the one before (the flags on the way are and-ed, innermost first)
+    stack: list[tuple[Any, SSAValue | None]] = [(_outers_flags(storage), None)]
+    while stack:
+        pairs, _ = stack[-1]
+        pair = next(pairs, None)
+        if pair is None:
+            stack.pop()
+            continue
+        outer, flag = pair
         owner = flag.owner if flag is not None else None
         if not (owner is block or isinstance(owner, Operation) and owner.parent_block() is block):
             continue
         if outer.argument is not None and outer.alias is None:
-            found.append((outer.argument, Tensor(flag)))
+            where = Tensor(flag)
+            for _, outer_flag in reversed(stack[1:]):
+                where = Tensor(outer_flag) & where
+            found.append((outer.argument, where))
         elif outer.argument is None:
-            found += [(i, Tensor(flag) & inner) for i, inner in _arguments_where(outer, block)]
+            stack.append((_outers_flags(outer), flag))
     return found
+
+
+def _outers_flags(storage: Storage) -> Any:
+    """An iterator over the (outer, flag) pairs of a merged array's MaybeAlias (none for another array)."""
+    alias = storage.alias
+    return iter(zip(alias.outers, alias.flags) if alias is not None else ())
 
 
 #: result leaves returned as the Python values they are (a ContainerRef stands for an argument list;

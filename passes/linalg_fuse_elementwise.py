@@ -16,7 +16,9 @@ with one input. A producer is fused:
 * into a consumer with reduction iterators only when that consumer reads each
   producer element once (its map is a permutation of its loops, constants
   allowed), so a reduction absorbs its elementwise producer and matmul keeps
-  its plain operands for the matmul kernel.
+  its plain operands for the matmul kernel;
+* never when the fused generic would read more than ``MAX_INPUTS`` inputs (a
+  chain that gathers an input per link stays linear to fuse).
 
 Before each fusion step a consumer's inputs are cleaned: the same (value, map)
 read twice becomes one input (a producer read twice the same way is then a
@@ -58,6 +60,11 @@ _CHEAP_OPS = frozenset(
     "arith.xori".split()
 )
 _MAX_CHEAP_OPS = 2
+#: the most inputs a fused generic reads: each fusion step and each round's input clean-up costs
+#: time in the consumer's inputs, so a chain gathering a new input per link (the and-ed path flags
+#: of a function of thousands of staged ``if``s) fused into one generic was quadratic; and a loop
+#: streaming more arrays than this gains nothing from reading them in one pass
+MAX_INPUTS = 32
 
 
 def _is_cheap(op: GenericOp) -> bool:
@@ -107,6 +114,8 @@ def _duplicable(producer: GenericOp) -> bool:
 
 
 def _should_fuse(producer: GenericOp, consumer: GenericOp, index: int) -> bool:
+    if len(consumer.inputs) - 1 + len(producer.inputs) > MAX_INPUTS:
+        return False
     value = producer.results[0]
     read_map = indexing_maps(consumer)[index]
     if not is_parallel(consumer):

@@ -282,3 +282,70 @@ def test_writes_in_an_unrolled_loop_compare_memories_once_each() -> None:
             want, got = fn(a.copy(), cs.copy()), kiln.function(fn)(a.copy(), cs.copy())
             for w, g in zip(want, got):
                 np.testing.assert_array_equal(g, w)
+
+
+def _ifs_without_else(tmp_path, count: int, body: str = "x = x * 0.5 + 1.0"):  # type: ignore[no-untyped-def]
+    """A function of ``count`` staged ``if``s, each rebinding ``x`` on one path only: the returned
+    ``x`` is, on the path where no branch runs, the argument itself (a MaybeAlias per ``if``,
+    each of the one before)."""
+    source = "import numpy as np\n\ndef f(x):\n" + "".join(
+        f"    if x[{i % 4}] > {i}:\n        {body}\n" for i in range(count)) + "    return x\n"
+    path = tmp_path / f"ifs_{count}.py"
+    path.write_text(source)
+    scope: dict = {}
+    exec(compile(source, str(path), "exec"), scope)  # noqa: S102 (the test's own source)
+    return scope["f"]
+
+
+def test_a_chain_of_a_thousand_merges_traces_without_recursion(tmp_path) -> None:
+    """1,100 staged ifs that each rebind the argument on one path: every read of ``x`` checks the
+    merges before it and the result says on which paths it is the argument, down the whole chain.
+    Both were recursive and failed with RecursionError past ~1,000 ifs."""
+    f = _ifs_without_else(tmp_path, 1100)
+    concrete = kiln.function(f).get_concrete_function(np.zeros(4))
+    assert len(concrete.traced.module.body.block.first_op.function_type.outputs) == 2  # x and "x is the argument"
+
+
+@pytest.mark.parametrize("start", [np.zeros(4), np.arange(4.0) * 50.0, np.full(4, 1e6)])
+def test_a_chain_of_merges_matches_numpy_on_every_path(tmp_path, start: np.ndarray) -> None:
+    """No branch runs (the argument itself is returned: the caller sees it written in place by
+    nothing), some run, all run."""
+    f = _ifs_without_else(tmp_path, 60)
+    want, got = f(start.copy()), kiln.function(f)(start.copy())
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_read_after_a_write_to_an_array_a_merge_may_be_is_refused_then_and_only_then() -> None:
+    """MaybeAlias.check_read on a chain longer than the recursion limit: it passes while no array
+    changed, and refuses once the first array of the chain is written (its answer is not kept
+    past a change)."""
+    first = mutation.Storage("v0")  # type: ignore[arg-type]  (a stand-in for an SSA value)
+    chain = [first]
+    for i in range(sys.getrecursionlimit() + 500):
+        merged = mutation.Storage(f"v{i + 1}")  # type: ignore[arg-type]
+        merged.alias = mutation.MaybeAlias((chain[-1],), (chain[-1].value,), f"f.py:{i}", "`if`")
+        chain.append(merged)
+    chain[-1].alias.check_read()
+    chain[-1].alias.check_read()
+    first.value = "v0 written"  # type: ignore[assignment]
+    with pytest.raises(NotImplementedError, match="f.py:0, the same array as one from before it"):
+        chain[-1].alias.check_read()
+
+
+def test_fusion_keeps_the_chain_of_path_flags_to_a_bounded_number_of_inputs(tmp_path) -> None:
+    """The flags saying where the result is the argument are and-ed down the chain of ifs: fused
+    into one generic, it gathered an input per ``if`` and fusing it cost time in the square of
+    their number. No fused generic reads more than MAX_INPUTS inputs, and the answer is NumPy's."""
+    from xdsl.dialects.linalg import GenericOp
+    from xdsl.parser import Parser
+
+    from kiln.passes.linalg_fuse_elementwise import MAX_INPUTS
+    from kiln.universe import make_context
+
+    f = _ifs_without_else(tmp_path, 3 * MAX_INPUTS)
+    compiled = kiln.function(f)
+    text = compiled.get_concrete_function(np.zeros(4)).lowered("tensor")
+    inputs = [len(op.inputs) for op in Parser(make_context(), text).parse_module().walk() if isinstance(op, GenericOp)]
+    assert max(inputs) <= MAX_INPUTS and sum(inputs) >= 3 * MAX_INPUTS
+    for start in (np.zeros(4), np.arange(4.0) * 40.0):
+        np.testing.assert_array_equal(compiled(start.copy()), f(start.copy()))

@@ -2,7 +2,7 @@
 
 Issue 39 asks that compile time grow linearly with the program: this builds programs of about
 ``--ops`` graph ops (an elementwise chain, many reductions of one array, staged ``if``s, staged
-loops, all four in turn, issue 40's comprehension of row sums, and kiln.fuzz 20300-8131's unrolled
+loops, all four in turn, staged ifs that rebind the array on one path only (``guards``), issue 40's comprehension of row sums, and kiln.fuzz 20300-8131's unrolled
 loop through an array rebound on some paths, ``aliases``), compiles each on its first
 call with an empty ``KILN_CACHE_DIR`` and prints seconds per thousand graph ops.
 ``--time-passes`` adds the CPU seconds of the slowest passes of ``graph-to-c``, ``--stages`` those
@@ -25,6 +25,9 @@ _STEPS: dict[str, tuple[str, int]] = {
     "reductions": ("    s = s + np.sum(x[{i} % n])\n", 4),
     "ifs": ("    if np.sum(x) > {i}:\n        x = x * 0.999\n    else:\n        x = x + 0.001\n", 12),
     "loops": ("    for _ in range(3):\n        x = x * 0.999 + 0.001\n", 18),
+    # staged ifs rebinding x on one path only: x may be the argument itself, so each if merges it
+    # with the one before (a chain as long as the program) and and-s a path flag for the result
+    "guards": ("    if np.sum(x) > {i}:\n        x = x * 0.999 + 0.001\n", 14),
     "rowsums": ("", 4),
 }
 _STEPS["mixed"] = (_STEPS["chain"][0] + "    s = s + np.max(x)\n" + _STEPS["ifs"][0] + _STEPS["loops"][0], 46)
@@ -95,7 +98,7 @@ def first_call(kind: str, ops: int) -> tuple[float, float, int, object, object]:
 
     func, _ = program(kind, ops)
     x = argument(kind, ops)
-    compiled = kiln.function(func, autograph=kind in ("ifs", "loops", "mixed", "rowsums", "aliases"))
+    compiled = kiln.function(func, autograph=kind in ("ifs", "guards", "loops", "mixed", "rowsums", "aliases"))
     start, cpu = time.perf_counter(), _cpu()
     got = compiled(x)
     seconds, cpu = time.perf_counter() - start, _cpu() - cpu

@@ -59,7 +59,7 @@ class Storage:
     """One array's memory while tracing: the SSA value of its contents now."""
 
     __slots__ = ("_value", "version", "serial", "argument", "layout", "layout_rule", "_alias", "stale", "dependents",
-                 "memory", "__weakref__")
+                 "memory", "_guards", "__weakref__")
 
     def __init__(self, value: SSAValue, argument: int | None = None) -> None:
         self._value = value
@@ -78,6 +78,8 @@ class Storage:
         self.memory: tuple[weakref.ref[MaybeAlias], SSAValue] | None = None
         #: the merged arrays that are this one on some paths (a write here is made there where a flag says so)
         self.dependents: weakref.WeakSet[Storage] | None = None
+        #: the guard sets that check reads of it (see _guard), told when its contents change
+        self._guards: tuple[_Guards, ...] = ()
 
     @property
     def value(self) -> SSAValue:
@@ -88,6 +90,8 @@ class Storage:
     def value(self, value: SSAValue) -> None:
         global _contents_changes
         _contents_changes += 1  # (MaybeAlias.check_read's answers hold until an array's contents change)
+        for guards in self._guards:
+            guards.moved(self, self._value, value)
         self._value = value
 
     @property
@@ -338,12 +342,50 @@ _GUARDS = "kiln.mutation.guards"
 _CARRIERS = (graph.YieldOp, graph.ConditionOp, graph.WhileOp, graph.CondOp)
 
 
+class _Guards:
+    """The arrays whose reads a trace checks (while they live), found by the SSA value of their
+    contents: every op traced asks for its operands, and going through all of them per operand was
+    quadratic in a function of many staged constructs (each merges or writes arrays it guards)."""
+
+    __slots__ = ("storages", "_by_value")
+
+    def __init__(self) -> None:
+        self.storages: weakref.WeakSet[Storage] = weakref.WeakSet()
+        #: contents -> the guarded arrays holding them now (weak: an array no one holds is not checked)
+        self._by_value: dict[SSAValue, list[weakref.ref[Storage]]] = {}
+
+    def __iter__(self) -> Iterator[Storage]:
+        return iter(self.storages)
+
+    def __len__(self) -> int:
+        return len(self.storages)
+
+    def add(self, storage: Storage) -> None:
+        if storage not in self.storages:
+            self.storages.add(storage)
+            storage._guards += (self,)  # noqa: SLF001
+            self._by_value.setdefault(storage.value, []).append(weakref.ref(storage))
+
+    def moved(self, storage: Storage, old: SSAValue, new: SSAValue) -> None:
+        """``storage``'s contents are now ``new`` (were ``old``)."""
+        refs = self._by_value.get(old)
+        if refs is not None:
+            refs[:] = [r for r in refs if r() is not storage and r() is not None]
+            if not refs:
+                del self._by_value[old]
+        self._by_value.setdefault(new, []).append(weakref.ref(storage))
+
+    def holding(self, value: SSAValue) -> list[Storage]:
+        """The guarded arrays (still alive) whose contents are ``value``, oldest guarded first."""
+        return [s for r in self._by_value.get(value, ()) if (s := r()) is not None]
+
+
 def _guard(storage: Storage) -> None:
     """Check every op traced from now on that reads ``storage``'s contents (while it lives)."""
     ctx = trace_context.require()
-    guards: weakref.WeakSet[Storage] | None = ctx.notes.get(_GUARDS)  # type: ignore[assignment]
+    guards: _Guards | None = ctx.notes.get(_GUARDS)  # type: ignore[assignment]
     if guards is None:
-        guards = ctx.notes[_GUARDS] = weakref.WeakSet()
+        guards = ctx.notes[_GUARDS] = _Guards()
         ctx.operand_checks.append(lambda op, operand: _check_operand(ctx, guards, op, operand))  # type: ignore[arg-type]
     guards.add(storage)
 
@@ -365,17 +407,14 @@ def reading_by_value() -> Iterator[None]:
         ctx.notes[_BY_VALUE] = before
 
 
-def _check_operand(ctx: trace_context.TraceContext, guards: weakref.WeakSet[Storage], op: Operation,
-                   operand: SSAValue) -> None:
+def _check_operand(ctx: trace_context.TraceContext, guards: _Guards, op: Operation, operand: SSAValue) -> None:
     """Refuse an op reading contents whose answer would depend on a path kiln does not select by
     (metadata such as shapes may still be asked: only traced reads are checked). The ops of staged
     control flow pass a possibly stale array along (a loop carrying it, say) without reading it:
     what they make of it is marked stale in turn (see autograph.staging)."""
     if ctx.notes.get(_BY_VALUE):
         return
-    for storage in list(guards):
-        if operand is not storage.value:
-            continue
+    for storage in guards.holding(operand):
         check_contents_read(storage, carried=isinstance(op, _CARRIERS))
 
 

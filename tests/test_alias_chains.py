@@ -349,3 +349,22 @@ def test_fusion_keeps_the_chain_of_path_flags_to_a_bounded_number_of_inputs(tmp_
     assert max(inputs) <= MAX_INPUTS and sum(inputs) >= 3 * MAX_INPUTS
     for start in (np.zeros(4), np.arange(4.0) * 40.0):
         np.testing.assert_array_equal(compiled(start.copy()), f(start.copy()))
+
+
+def test_guarded_arrays_are_found_by_their_contents_now() -> None:
+    """Each traced op asks which guarded arrays its operands are the contents of: the guard set
+    keeps them by contents (going through every guarded array per operand was quadratic), follows
+    a change of contents, and forgets an array no one holds."""
+    import gc
+
+    guards = mutation._Guards()  # noqa: SLF001
+    a, b = mutation.Storage("v1"), mutation.Storage("v1")  # type: ignore[arg-type]  (stand-ins for SSA values)
+    guards.add(a)
+    guards.add(b)
+    guards.add(a)
+    assert guards.holding("v1") == [a, b] and len(guards) == 2  # type: ignore[arg-type]
+    a.value = "v2"  # type: ignore[assignment]
+    assert guards.holding("v1") == [b] and guards.holding("v2") == [a]  # type: ignore[arg-type]
+    del b
+    gc.collect()
+    assert guards.holding("v1") == [] and list(guards) == [a]  # type: ignore[arg-type]

@@ -89,7 +89,8 @@ class Storage:
     @value.setter
     def value(self, value: SSAValue) -> None:
         global _contents_changes
-        _contents_changes += 1  # (MaybeAlias.check_read's answers hold until an array's contents change)
+        if self.dependents:  # (an outer of a merged array: MaybeAlias.check_read's answers hold until one changes)
+            _contents_changes += 1
         for guards in self._guards:
             guards.moved(self, self._value, value)
         self._value = value
@@ -102,7 +103,8 @@ class Storage:
     @alias.setter
     def alias(self, alias: MaybeAlias | None) -> None:
         global _contents_changes
-        _contents_changes += 1  # (and until which arrays an array may be changes)
+        if self.dependents:  # (and until which arrays such an outer may be changes)
+            _contents_changes += 1
         self._alias = alias
 
     def base_layout(self) -> tuple[int, ...] | None:
@@ -167,8 +169,10 @@ def serial_now() -> int:
     return next(_counter)
 
 
-#: how many times an array's contents, or the arrays it may be, changed while tracing (a read a
-#: MaybeAlias refuses is one made after such a change: its check's answer holds until the next)
+#: how many times the contents of an array some merged array may be (an outer of a MaybeAlias: one
+#: with dependents, as every outer is adopted), or the arrays it may be in turn, changed while
+#: tracing: a read a MaybeAlias refuses is one made after such a change, so its check's answer
+#: holds until the next
 _contents_changes = 0
 
 
@@ -262,6 +266,15 @@ class MaybeAlias:
         for outer in unflagged:
             mark_stale(outer, f"{trace_context.here()} (through a variable that is this array on some paths of the staged "
                               f"{self.construct} at {self.where})")
+
+
+def shares(storage: Storage) -> bool:
+    """Whether some other array may be ``storage`` on some path: ``sharing([storage], storage)``
+    is not empty, answered from its own outers and dependents (not the whole set: a loop asks for
+    each array it carries, and the set is as large as the chain of merges before it)."""
+    outers = storage.alias.outers if storage.alias is not None else ()
+    return any(o is not storage for o in outers) or any(
+        d is not storage and d.alias is not None for d in list(storage.dependents or ()))
 
 
 def sharing(storages: list[Storage], writer: Storage) -> list[Storage]:

@@ -324,8 +324,11 @@ def test_a_read_after_a_write_to_an_array_a_merge_may_be_is_refused_then_and_onl
     for i in range(sys.getrecursionlimit() + 500):
         merged = mutation.Storage(f"v{i + 1}")  # type: ignore[arg-type]
         merged.alias = mutation.MaybeAlias((chain[-1],), (chain[-1].value,), f"f.py:{i}", "`if`")
+        mutation._adopt(merged, [chain[-1]])  # noqa: SLF001  (as mark_alias does)
         chain.append(merged)
     chain[-1].alias.check_read()
+    chain[-1].alias.check_read()
+    chain[-1].value = "the last one written"  # type: ignore[assignment]  (no merged array may be it: no check changes)
     chain[-1].alias.check_read()
     first.value = "v0 written"  # type: ignore[assignment]
     with pytest.raises(NotImplementedError, match="f.py:0, the same array as one from before it"):
@@ -368,3 +371,18 @@ def test_guarded_arrays_are_found_by_their_contents_now() -> None:
     del b
     gc.collect()
     assert guards.holding("v1") == [] and list(guards) == [a]  # type: ignore[arg-type]
+
+
+def test_shares_answers_as_sharing_does() -> None:
+    """``shares(s)`` (asked by a staged loop per carried array) is whether ``sharing([s], s)`` has
+    anything, read off the array's own outers and dependents instead of the whole set."""
+    alone, outer, merged, self_merged, gone = (mutation.Storage(f"v{i}") for i in range(5))  # type: ignore[arg-type]
+    merged.alias = mutation.MaybeAlias((outer,), (outer.value,), "f.py:1", "`if`")
+    mutation._adopt(merged, [outer])  # noqa: SLF001
+    self_merged.alias = mutation.MaybeAlias((self_merged,), (self_merged.value,), "f.py:2", "`if`")
+    mutation._adopt(self_merged, [self_merged])  # noqa: SLF001
+    dead = mutation.Storage("v9")  # type: ignore[arg-type]
+    mutation._adopt(dead, [gone])  # noqa: SLF001  (a dependent without a MaybeAlias)
+    for storage, want in ((alone, False), (outer, True), (merged, True), (self_merged, False), (gone, False)):
+        assert mutation.shares(storage) is want
+        assert bool(mutation.sharing([storage], storage)) is want

@@ -743,7 +743,7 @@ def _flaggable(leaf: _Leaf) -> bool:
         return False
     if not leaf.ty.get_shape() and value.shape_source is None:
         return _argument_array([value])
-    return bool(mutation.sharing([value.storage], value.storage)) or value.storage.argument is not None
+    return mutation.shares(value.storage) or value.storage.argument is not None
 
 
 def _may_be_argument(storage: mutation.Storage) -> bool:

@@ -449,3 +449,24 @@ def test_unsupported_op_is_named() -> None:
     module = Parser(ctx, src).parse_module()
     with pytest.raises(DiagnosticException, match="tensor.pad"):
         _lower(ctx, module, loops=False)
+
+
+def test_block_order_lists_the_ops_between_two_positions_as_its_index_says() -> None:
+    """BlockOrder.between (asked per in-place write, instead of going through the whole block's
+    index) gives the ops whose index lies strictly between two positions, replacing ops included."""
+    from xdsl.dialects.builtin import FloatAttr, f64
+    from xdsl.ir import Block
+
+    from kiln.passes.bufferize.analysis import BlockOrder
+
+    block = Block()
+    ops = [arith.ConstantOp(FloatAttr(float(i), f64)) for i in range(6)]
+    block.add_ops(ops)
+    order = BlockOrder(block)
+    new = arith.ConstantOp(FloatAttr(9.0, f64))
+    block.insert_op_before(new, ops[3])
+    order.take_place(new, ops[3])
+    for start, end in ((0, 5), (1, 4), (2, 3), (3, 3), (-1, 6)):
+        want = {o for o, at in order.index.items() if start < at < end}
+        assert set(order.between(start, end)) == want
+    assert new in order.between(2, 4) and order.index[new] == 3

@@ -64,6 +64,18 @@ class BlockOrder:
     def __init__(self, block: Block) -> None:
         self.block = block
         self.index = {op: i for i, op in enumerate(block.ops)}
+        #: per position, the ops at it (an op and what replaced it: :meth:`take_place`)
+        self.at: list[list[Operation]] = [[op] for op in self.index]
+
+    def take_place(self, new: Operation, op: Operation) -> None:
+        """``new`` replaces ``op``: it has ``op``'s position."""
+        self.index[new] = self.index[op]
+        self.at[self.index[op]].append(new)
+
+    def between(self, start: int, end: int) -> list[Operation]:
+        """The ops with positions strictly between ``start`` and ``end`` (without a walk of the
+        whole block per ask: a function's every in-place write asks)."""
+        return [o for ops in self.at[start + 1:end] for o in ops]
 
     def holder(self, op: Operation) -> Operation:
         """The op of this block that is ``op`` or contains it."""

@@ -96,7 +96,7 @@ def _install(fb: FunctionBufferizer, op: Operation, new: Operation, keep: list[i
     new.location = op.location
     Rewriter.insert_op(new, InsertPoint.before(op))
     order = fb.order_of(op)
-    order.index[new] = order.index[op]
+    order.take_place(new, op)
     for j, i in enumerate(keep):
         if i in handed:
             block = op.parent_block()

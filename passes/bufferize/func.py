@@ -392,7 +392,7 @@ class FunctionBufferizer:
         if any(isinstance(v, OpResult) and v.op.parent_block() is block and order.index[v.op] > start
                for v in (*insert.offsets, *insert.sizes, *insert.strides)):
             return None  # the slice's bounds are computed after op
-        between = [o for o, at in order.index.items() if start < at < end and o not in chain]
+        between = [o for o in order.between(start, end) if o not in chain]
         if any(v in dest.root.aliases for o in between for nested in o.walk() for v in nested.operands):
             return None
         maps = op.get_indexing_maps().data

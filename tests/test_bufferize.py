@@ -470,3 +470,30 @@ def test_block_order_lists_the_ops_between_two_positions_as_its_index_says() -> 
         want = {o for o, at in order.index.items() if start < at < end}
         assert set(order.between(start, end)) == want
     assert new in order.between(2, 4) and order.index[new] == 3
+
+
+def test_a_loop_frees_the_buffers_it_does_not_pass_on_in_their_order() -> None:
+    """A staged loop carrying six arrays whose sizes change: each iteration frees the six buffers
+    it received, in the order of the loop's arguments (they were freed in a set's order, which
+    object addresses decide: the same function gave different C in different processes)."""
+    import re
+
+    import kiln
+
+    def f(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+        a, b, c, d, e, g = x[x > 0.0], x[x > 0.1], x[x > 0.2], x[x > 0.3], x[x > 0.4], x[x > 0.5]
+        i = 0
+        while i < n:
+            a, b, c, d, e, g = a[a > 0.15], b[b > 0.25], c[c > 0.35], d[d > 0.45], e[e > 0.55], g[g > 0.65]
+            i += 1
+        return a.sum() + b.sum() + c.sum() + d.sum() + e.sum() + g.sum()
+
+    x, n = np.linspace(0.0, 1.0, 50), np.array(3)
+    compiled = kiln.function(f)
+    np.testing.assert_allclose(compiled(x, n), f(x, n), rtol=1e-12)
+    text = compiled.get_concrete_function(x, n).lowered("buffer")
+    freed = [int(m.group(1)) for m in re.finditer(r"memref\.dealloc %(\d+) : memref<\?xf64>", text)]
+    windows = [freed[k:k + 6] for k in range(len(freed) - 5)]
+    together = [w for w in windows if sorted(w) == list(range(min(w), min(w) + 6))]  # six block arguments in a row
+    assert together, freed
+    assert all(w == sorted(w) for w in together), freed

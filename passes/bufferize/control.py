@@ -213,7 +213,7 @@ def hand_over(fb: FunctionBufferizer, block: Block, slots: dict[int, tuple[SSAVa
 def _free_unpassed(fb: FunctionBufferizer, owned_args: set[SSAValue], passed: dict[int, SSAValue]) -> None:
     """Free the carried buffers a region received and does not pass on (after its copies)."""
     kept = set(passed.values())
-    for arg in owned_args:
+    for arg in sorted(owned_args, key=lambda a: a.index):  # type: ignore[attr-defined]  (block arguments: freed in their order, not a set's)
         if arg not in kept:
             fb.emit(memref.DeallocOp.get(arg))
 

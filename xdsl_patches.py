@@ -697,6 +697,7 @@ def _segment_sizes(sizes: tuple[int, ...]) -> Attribute:
 
 
 def _plain_operand(value: Any) -> SSAValue | None:
+    """``value`` as the SSA value it stands for when it is one, or an op of one result; else None."""
     if value.__class__ in _VALUE_TYPES:
         return value
     if isinstance(value, Operation) and len(value.results) == 1:
@@ -772,12 +773,8 @@ _original_ssa_get = SSAValue.get
 
 
 def _ssa_get(arg: Any, *, type: Any = Attribute) -> Any:  # noqa: A002  (xDSL's keyword)
-    if type is Attribute:
-        if arg.__class__ in _VALUE_TYPES:
-            return arg
-        if isinstance(arg, Operation) and len(arg.results) == 1:
-            return arg.results[0]
-    return _original_ssa_get(arg, type=type)
+    plain = _plain_operand(arg) if type is Attribute else None
+    return plain if plain is not None else _original_ssa_get(arg, type=type)
 
 
 def apply() -> None:

@@ -2,8 +2,9 @@
 
 Issue 39 asks that compile time grow linearly with the program: this builds programs of about
 ``--ops`` graph ops (an elementwise chain, many reductions of one array, staged ``if``s, staged
-loops, all four in turn, staged ifs that rebind the array on one path only (``guards``), issue 40's comprehension of row sums, and kiln.fuzz 20300-8131's unrolled
-loop through an array rebound on some paths, ``aliases``), compiles each on its first
+loops, all four in turn, staged ifs that rebind the array on one path only, ``guards``, issue
+40's comprehension of row sums, and kiln.fuzz 20300-8131's unrolled loop through an array
+rebound on some paths, ``aliases``), compiles each on its first
 call with an empty ``KILN_CACHE_DIR`` and prints seconds per thousand graph ops.
 ``--time-passes`` adds the CPU seconds of the slowest passes of ``graph-to-c``, ``--stages`` those
 of each stage of the first call (tracing, each lowering stage, emitting C, compiling C).

@@ -88,9 +88,7 @@ class Storage:
 
     @value.setter
     def value(self, value: SSAValue) -> None:
-        global _contents_changes
-        if self.dependents:  # (an outer of a merged array: MaybeAlias.check_read's answers hold until one changes)
-            _contents_changes += 1
+        self._changed()
         for guards in self._guards:
             guards.moved(self, self._value, value)
         self._value = value
@@ -102,10 +100,15 @@ class Storage:
 
     @alias.setter
     def alias(self, alias: MaybeAlias | None) -> None:
-        global _contents_changes
-        if self.dependents:  # (and until which arrays such an outer may be changes)
-            _contents_changes += 1
+        self._changed()
         self._alias = alias
+
+    def _changed(self) -> None:
+        """Its contents, or the arrays it may be, change: for an outer of a merged array, the answers
+        MaybeAlias.check_read keeps no longer hold."""
+        global _contents_changes
+        if self.dependents:
+            _contents_changes += 1
 
     def base_layout(self) -> tuple[int, ...] | None:
         """The base's element strides (None: C-contiguous), :attr:`layout_rule` applied once; under
@@ -383,7 +386,7 @@ class _Guards:
         """``storage``'s contents are now ``new`` (were ``old``)."""
         refs = self._by_value.get(old)
         if refs is not None:
-            refs[:] = [r for r in refs if r() is not storage and r() is not None]
+            refs[:] = [r for r in refs if (held := r()) is not None and held is not storage]
             if not refs:
                 del self._by_value[old]
         self._by_value.setdefault(new, []).append(weakref.ref(storage))
